@@ -1,0 +1,226 @@
+//! The engine's inputs and outputs (the str0m pattern): the driver feeds [`Input`]s and user
+//! operations in, then drains [`Output`]s until it gets [`Output::Wake`], and sleeps until then.
+//! Time is a plain `u64` of milliseconds since the Unix epoch, always passed in.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::protocol::jsonrpc::RpcError;
+use crate::protocol::model::{Dialect, InputRequest, Outcome, Task};
+
+/// Milliseconds since the Unix epoch, supplied by the caller.
+pub type Millis = u64;
+
+/// Handle of one subscription to one task (a JS `TaskHandle`, a watcher, a `listTasks` caller…).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct SubId(pub u64);
+
+/// Handle of a one-shot operation (plain request, list, cancel).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct OpId(pub u64);
+
+/// Handle of one outgoing transmission; the driver reports its fate under this key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct SendKey(pub u64);
+
+/// Handle of one input request surfaced to the host.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct InputId(pub u64);
+
+/// Which dialect to use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DialectChoice {
+    /// Probe modern first, fall back to `initialize`.
+    #[default]
+    Auto,
+    Modern,
+    Legacy,
+    Draft,
+}
+
+/// Engine configuration; every field has a sensible default.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Config {
+    pub dialect: DialectChoice,
+    pub client_name: String,
+    pub client_version: String,
+    /// Largest message accepted from the server, in bytes.
+    pub max_message_bytes: usize,
+    /// How long a finished task's result stays retrievable after its last subscriber leaves.
+    pub result_gc_ms: u64,
+    /// Timeout for one request before it counts as failed.
+    pub request_timeout_ms: u64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            dialect: DialectChoice::Auto,
+            client_name: "mcp-task-client".into(),
+            client_version: env!("CARGO_PKG_VERSION").into(),
+            max_message_bytes: 16 * 1024 * 1024,
+            result_gc_ms: 5 * 60 * 1000,
+            request_timeout_ms: 60_000,
+        }
+    }
+}
+
+/// Whether to ask for a task when calling.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Augment {
+    /// Follow the tool's `taskSupport` (`required`/`optional` → augment, `forbidden` → never).
+    #[default]
+    Auto,
+    /// Ask for a task (refused client-side for `forbidden` tools).
+    Always,
+    /// Never ask (refused client-side for `required` tools).
+    Never,
+}
+
+/// Options of one call.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct CallOptions {
+    pub ttl_ms: Option<u64>,
+    pub augment: Augment,
+}
+
+/// What the driver tells the engine.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Input {
+    /// One message body from the server (a JSON text), on the response stream of `via`, or on a
+    /// listening stream / WebSocket when `via` is `None`.
+    Message { via: Option<SendKey>, body: String },
+    /// HTTP response head for a transmission (before its body). WebSocket never sends this.
+    Head { key: SendKey, status: u16, session_id: Option<String>, retry_after_ms: Option<u64> },
+    /// The response stream of a transmission ended (normally or not).
+    Ended { key: SendKey },
+    /// The transmission failed at the transport level.
+    Failed { key: SendKey, error: TransportError },
+    /// The connection (WebSocket, or the network) went down / came back.
+    Connection { up: bool },
+    /// Page visibility changed.
+    Visibility { visible: bool },
+    /// The browser reports it is online again.
+    Online,
+}
+
+/// A transport failure.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TransportError {
+    pub message: String,
+    pub http_status: Option<u16>,
+    pub retry_after_ms: Option<u64>,
+}
+
+/// One message to transmit. HTTP: POST `body` with `headers` and read the response (JSON or SSE)
+/// incrementally, feeding every message back as [`Input::Message`] with `via = Some(key)`.
+/// WebSocket: send `body` as one text frame (headers ignored).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Transmit {
+    pub key: SendKey,
+    pub body: String,
+    pub headers: Vec<(String, String)>,
+    /// A notification or a response: the server answers 202 with no body.
+    pub one_way: bool,
+}
+
+/// What the engine asks of the driver, and what it tells the host.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Output {
+    Transmit(Transmit),
+    /// Legacy HTTP: open (or keep open) the GET listening stream with these headers.
+    Listen { headers: Vec<(String, String)>, last_event_id: Option<String> },
+    /// Legacy HTTP: end the session (`DELETE` with these headers).
+    EndSession { headers: Vec<(String, String)> },
+    /// Abort a transmission's response stream (only for streams the engine knows are safe to close).
+    Abort { key: SendKey },
+    Event(Event),
+    /// Nothing more to do until this time (or until new input).
+    Wake(Millis),
+}
+
+/// Something the host (the JS layer) should know.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum Event {
+    /// The session is ready.
+    #[serde(rename_all = "camelCase")]
+    Connected { dialect: Dialect, protocol_version: String, server_info: Value, capabilities: Value },
+    /// A subscription's task is known or changed (status, message, ttl, input requests…).
+    #[serde(rename_all = "camelCase")]
+    Status { sub: SubId, task: Task },
+    /// The subscription ended: exactly once per subscription.
+    #[serde(rename_all = "camelCase")]
+    Done { sub: SubId, task_id: Option<String>, end: End },
+    /// The server needs input from the host; answer with `Engine::answer_input`.
+    #[serde(rename_all = "camelCase")]
+    Input { id: InputId, task_id: Option<String>, request: InputRequest },
+    /// A one-shot operation finished.
+    #[serde(rename_all = "camelCase")]
+    Reply { op: OpId, result: Result<Value, ClientError> },
+    /// A recoverable problem (poll failed, server sent garbage…); tracking goes on.
+    #[serde(rename_all = "camelCase")]
+    Warning { task_id: Option<String>, error: ClientError },
+    /// A task changed state (the event log of seed §8.3).
+    #[serde(rename_all = "camelCase")]
+    Transition { task_id: String, from: Option<crate::protocol::model::TaskStatus>, to: crate::protocol::model::TaskStatus, at: Millis },
+}
+
+/// How a subscription ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum End {
+    /// The task (or plain request) reached a terminal state; `task` is the final snapshot when there was a task.
+    #[serde(rename_all = "camelCase")]
+    Finished { task: Option<Task>, outcome: Option<Outcome> },
+    /// The caller stopped waiting (AbortSignal / unsubscribe of a call handle); nothing was sent.
+    Aborted,
+    /// The request could not be made or tracked.
+    #[serde(rename_all = "camelCase")]
+    Failed { error: ClientError },
+}
+
+/// A typed error for the host; `code` is the raw MCP/JSON-RPC code when there is one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClientError {
+    pub kind: ErrorKind,
+    pub message: String,
+    pub code: Option<i64>,
+    pub data: Option<Value>,
+}
+
+/// The class of a [`ClientError`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ErrorKind {
+    /// The server answered with a JSON-RPC error (see `code`).
+    Rpc,
+    /// Network / HTTP failure.
+    Transport,
+    /// The server sent something we could not understand.
+    Protocol,
+    /// The caller asked for something invalid (bad arguments, forbidden augmentation…).
+    InvalidInput,
+    /// The request timed out.
+    Timeout,
+    /// The client was closed.
+    Closed,
+}
+
+impl ClientError {
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Self { kind, message: message.into(), code: None, data: None }
+    }
+}
+
+impl From<RpcError> for ClientError {
+    fn from(e: RpcError) -> Self {
+        Self { kind: ErrorKind::Rpc, message: e.message, code: Some(e.code), data: e.data }
+    }
+}

@@ -1,0 +1,14 @@
+//! mcp-task-client: an MCP Tasks requestor for browsers, Node and Electron.
+//!
+//! The crate is four layers with dependencies pointing one way only:
+//! `js` → `driver` → `engine` → `protocol`.
+//! `protocol` and `engine` are pure Rust (sans-IO: time, randomness and bytes are inputs) and
+//! are tested natively; `driver` and `js` exist only on `wasm32`.
+
+pub mod engine;
+pub mod protocol;
+
+#[cfg(target_arch = "wasm32")]
+pub mod driver;
+#[cfg(target_arch = "wasm32")]
+pub mod js;

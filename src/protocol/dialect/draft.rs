@@ -1,0 +1,3 @@
+//! Draft dialect.
+
+pub struct Draft;

@@ -1,0 +1,3 @@
+//! Legacy dialect.
+
+pub struct Legacy;

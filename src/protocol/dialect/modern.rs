@@ -1,0 +1,3 @@
+//! Modern dialect.
+
+pub struct Modern;

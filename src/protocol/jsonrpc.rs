@@ -1,0 +1,189 @@
+//! JSON-RPC 2.0 envelope. Ids (number or string) are echoed verbatim; batches are rejected cleanly.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// A JSON-RPC id, kept exactly as received (number or string).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Id {
+    Number(i64),
+    String(String),
+}
+
+impl fmt::Display for Id {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Id::Number(n) => write!(f, "{n}"),
+            Id::String(s) => f.write_str(s),
+        }
+    }
+}
+
+/// A JSON-RPC error object; the raw `code` is always kept.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RpcError {
+    pub code: i64,
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+}
+
+impl RpcError {
+    pub fn new(code: i64, message: impl Into<String>) -> Self {
+        Self { code, message: message.into(), data: None }
+    }
+}
+
+/// Well-known codes.
+pub mod codes {
+    pub const PARSE_ERROR: i64 = -32700;
+    pub const INVALID_REQUEST: i64 = -32600;
+    pub const METHOD_NOT_FOUND: i64 = -32601;
+    pub const INVALID_PARAMS: i64 = -32602;
+    pub const INTERNAL_ERROR: i64 = -32603;
+}
+
+/// One decoded JSON-RPC message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Message {
+    Request { id: Id, method: String, params: Option<Value> },
+    Notification { method: String, params: Option<Value> },
+    Response { id: Id, result: Value },
+    Error { id: Option<Id>, error: RpcError },
+}
+
+/// Why bytes could not be decoded as one JSON-RPC message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DecodeError {
+    /// Not valid JSON.
+    Json(String),
+    /// A JSON array: batches are not part of current MCP.
+    Batch,
+    /// Valid JSON, but not a JSON-RPC 2.0 message.
+    NotJsonRpc(&'static str),
+    /// Larger than the configured limit.
+    TooLarge { len: usize, limit: usize },
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DecodeError::Json(e) => write!(f, "invalid JSON: {e}"),
+            DecodeError::Batch => f.write_str("JSON-RPC batches are not supported"),
+            DecodeError::NotJsonRpc(why) => write!(f, "not a JSON-RPC 2.0 message: {why}"),
+            DecodeError::TooLarge { len, limit } => {
+                write!(f, "message of {len} bytes exceeds the {limit}-byte limit")
+            }
+        }
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+impl Message {
+    /// Decodes one message from bytes, refusing anything longer than `limit`.
+    pub fn decode(bytes: &[u8], limit: usize) -> Result<Message, DecodeError> {
+        if bytes.len() > limit {
+            return Err(DecodeError::TooLarge { len: bytes.len(), limit });
+        }
+        let value: Value =
+            serde_json::from_slice(bytes).map_err(|e| DecodeError::Json(e.to_string()))?;
+        Self::from_value(value)
+    }
+
+    /// Classifies an already-parsed JSON value.
+    pub fn from_value(value: Value) -> Result<Message, DecodeError> {
+        let mut obj = match value {
+            Value::Object(o) => o,
+            Value::Array(_) => return Err(DecodeError::Batch),
+            _ => return Err(DecodeError::NotJsonRpc("not an object")),
+        };
+        if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+            return Err(DecodeError::NotJsonRpc("missing jsonrpc: \"2.0\""));
+        }
+        let id = match obj.remove("id") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(parse_id(v)?),
+        };
+        let params = obj.remove("params");
+        if let Some(method) = obj.remove("method") {
+            let method = match method {
+                Value::String(m) => m,
+                _ => return Err(DecodeError::NotJsonRpc("method is not a string")),
+            };
+            return Ok(match id {
+                Some(id) => Message::Request { id, method, params },
+                None => Message::Notification { method, params },
+            });
+        }
+        if let Some(err) = obj.remove("error") {
+            let error: RpcError = serde_json::from_value(err)
+                .map_err(|_| DecodeError::NotJsonRpc("malformed error object"))?;
+            return Ok(Message::Error { id, error });
+        }
+        match (id, obj.remove("result")) {
+            (Some(id), Some(result)) => Ok(Message::Response { id, result }),
+            (None, Some(_)) => Err(DecodeError::NotJsonRpc("response without id")),
+            _ => Err(DecodeError::NotJsonRpc("neither request, response nor error")),
+        }
+    }
+
+    /// Encodes the message as a JSON value.
+    pub fn to_value(&self) -> Value {
+        let mut obj = Map::new();
+        obj.insert("jsonrpc".into(), Value::from("2.0"));
+        match self {
+            Message::Request { id, method, params } => {
+                obj.insert("id".into(), id_value(id));
+                obj.insert("method".into(), Value::from(method.as_str()));
+                if let Some(p) = params {
+                    obj.insert("params".into(), p.clone());
+                }
+            }
+            Message::Notification { method, params } => {
+                obj.insert("method".into(), Value::from(method.as_str()));
+                if let Some(p) = params {
+                    obj.insert("params".into(), p.clone());
+                }
+            }
+            Message::Response { id, result } => {
+                obj.insert("id".into(), id_value(id));
+                obj.insert("result".into(), result.clone());
+            }
+            Message::Error { id, error } => {
+                obj.insert("id".into(), id.as_ref().map_or(Value::Null, id_value));
+                obj.insert(
+                    "error".into(),
+                    serde_json::to_value(error).unwrap_or(Value::Null),
+                );
+            }
+        }
+        Value::Object(obj)
+    }
+
+    /// Encodes the message as a JSON string.
+    pub fn encode(&self) -> String {
+        self.to_value().to_string()
+    }
+}
+
+fn parse_id(v: Value) -> Result<Id, DecodeError> {
+    match v {
+        Value::String(s) => Ok(Id::String(s)),
+        Value::Number(n) => n
+            .as_i64()
+            .map(Id::Number)
+            .ok_or(DecodeError::NotJsonRpc("id is not an integer")),
+        _ => Err(DecodeError::NotJsonRpc("id is neither number nor string")),
+    }
+}
+
+fn id_value(id: &Id) -> Value {
+    match id {
+        Id::Number(n) => Value::from(*n),
+        Id::String(s) => Value::from(s.as_str()),
+    }
+}

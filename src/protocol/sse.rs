@@ -1,0 +1,1 @@
+//! Incremental Server-Sent Events decoder.
