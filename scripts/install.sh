@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Brings whatever is missing on a fresh machine of this kind; a quick no-op when all is present.
+# Used by both README commands. Idempotent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+log() { printf '\033[1m[install]\033[0m %s\n' "$*"; }
+export PATH="$HOME/.cargo/bin:$PATH"
+
+# Rust: wasm32 target + components
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  log "adding the wasm32-unknown-unknown target"; rustup target add wasm32-unknown-unknown
+fi
+for c in rustfmt clippy; do
+  rustup component list --installed | grep -q "^$c" || rustup component add "$c"
+done
+
+# wasm-bindgen-cli at exactly the version in Cargo.lock
+WB_VERSION=$(awk '/^name = "wasm-bindgen"$/{getline; gsub(/version = |"/,""); print; exit}' Cargo.lock)
+if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WB_VERSION" ]; then
+  log "installing wasm-bindgen-cli $WB_VERSION (takes minutes on a cold machine)"
+  cargo install wasm-bindgen-cli --version "$WB_VERSION" --locked \
+    || cargo install wasm-bindgen-cli --version "$WB_VERSION" --force
+fi
+
+# Chromium + driver from Debian (never a browser download)
+if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
+  log "installing chromium + chromium-driver"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq && apt-get install -y -qq chromium chromium-driver >/dev/null
+fi
+
+# npm packages (repo-local, from the committed locks)
+npm_ci() { # dir
+  local dir=$1
+  [ -f "$dir/package-lock.json" ] || return 0
+  if [ ! -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
+    log "npm ci in $dir"; (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+}
+for d in scripts/tools tests/js tests/servers/ts-sdk; do npm_ci "$d"; done
+
+# Test servers: Python venv and the rmcp builds
+[ -f tests/servers/install.sh ] && bash tests/servers/install.sh
+[ -f tests/servers/rust/build.sh ] && bash tests/servers/rust/build.sh
+log "all present"
