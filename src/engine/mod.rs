@@ -1,4 +1,334 @@
 //! Sans-IO task engine: session and dialect negotiation, request ids, task registry, poll
 //! scheduler, subscriptions and result cache. No clock, no randomness source, no I/O of its own.
+//!
+//! The driver feeds [`Input`]s and user operations in, then calls [`Engine::poll_output`] until it
+//! returns [`Output::Wake`] and sleeps until then (`u64::MAX`: nothing scheduled, wait for input).
+//! The engine talks to a dialect only through [`Codec`](crate::protocol::dialect::Codec).
+//!
+//! Behaviour worth knowing (see the module docs of each part):
+//! - `tools/call` augmentation follows the tool's cached `execution.taskSupport` (see [`tools`]);
+//!   a legacy server advertising `tasks: {}` without `requests` (rmcp 2.0) is treated as accepting
+//!   task-augmented calls for tools that declare `required`/`optional`.
+//! - Subscribers of one task share one status request; every subscriber gets exactly one `Done`.
 
 pub mod api;
+mod calls;
+mod inputs;
+mod iso8601;
+mod registry;
+mod requests;
+mod rng;
+mod scheduler;
+mod session;
+mod tasks;
+mod tools;
+
+#[cfg(test)]
+mod testkit;
+#[cfg(test)]
+mod tests;
+
+use std::collections::{HashMap, VecDeque};
+
+use serde_json::Value;
+
+use crate::protocol::jsonrpc::RpcError;
+use crate::protocol::model::{Dialect, Task};
+
+use api::{
+    CallOptions, ClientError, Config, End, ErrorKind, Event, Input, InputId, Millis, OpId, Output,
+    SubId,
+};
+use calls::Call;
+use inputs::Inputs;
+use registry::Registry;
+use requests::{Purpose, Requests};
+use rng::Rng;
+use scheduler::{Timer, Timers};
+use session::Session;
+use tools::Tools;
+
+/// What a subscription waits on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Target {
+    /// A request not yet answered (it may still become a task).
+    Call(u64),
+    /// A task in the registry.
+    Task(String),
+}
+
+/// The engine. One engine talks to one server.
+pub struct Engine {
+    cfg: Config,
+    rng: Rng,
+    out: VecDeque<Output>,
+    closed: bool,
+    session: Session,
+    reqs: Requests,
+    tasks: Registry,
+    subs: HashMap<SubId, Target>,
+    calls: HashMap<u64, Call>,
+    inputs: Inputs,
+    tools: Tools,
+    timers: Timers,
+    visible: bool,
+    last_catch_up: Option<Millis>,
+    next_sub: u64,
+    next_op: u64,
+    next_call: u64,
+}
+
+impl Engine {
+    /// A new engine; it starts connecting at once (its first outputs are the probe or `initialize`).
+    pub fn new(config: Config, seed: u64, now: Millis) -> Engine {
+        let session = Session::new(&config);
+        let mut engine = Engine {
+            cfg: config,
+            rng: Rng::new(seed),
+            out: VecDeque::new(),
+            closed: false,
+            session,
+            reqs: Requests::default(),
+            tasks: Registry::new(),
+            subs: HashMap::new(),
+            calls: HashMap::new(),
+            inputs: Inputs::default(),
+            tools: Tools::default(),
+            timers: Timers::default(),
+            visible: true,
+            last_catch_up: None,
+            next_sub: 1,
+            next_op: 1,
+            next_call: 1,
+        };
+        engine.connect(now);
+        engine
+    }
+
+    /// Feeds one thing that happened.
+    pub fn handle_input(&mut self, now: Millis, input: Input) {
+        if self.closed {
+            return;
+        }
+        match input {
+            Input::Message { via, body } => self.on_message(now, via, &body),
+            Input::Head { key, status, session_id, retry_after_ms } => {
+                self.on_head(now, key, status, session_id, retry_after_ms)
+            }
+            Input::Ended { key } => self.on_ended(now, key, None),
+            Input::Failed { key, error } => self.on_ended(now, key, Some(error)),
+            Input::Connection { up } => self.on_connection(now, up),
+            Input::Visibility { visible } => {
+                self.visible = visible;
+                if visible {
+                    self.catch_up(now);
+                }
+            }
+            Input::Online => self.catch_up(now),
+        }
+    }
+
+    /// The next thing to do: run due timers, then hand out queued outputs; `Wake` when idle.
+    pub fn poll_output(&mut self, now: Millis) -> Output {
+        if self.out.is_empty() && !self.closed {
+            self.run_timers(now);
+        }
+        match self.out.pop_front() {
+            Some(o) => o,
+            None => Output::Wake(if self.closed { u64::MAX } else { self.timers.next().unwrap_or(u64::MAX) }),
+        }
+    }
+
+    /// Calls a tool; augmented with a task per its `taskSupport` and `opts.augment`.
+    pub fn call_tool(&mut self, now: Millis, name: &str, arguments: Value, opts: CallOptions) -> SubId {
+        let mut params = serde_json::Map::new();
+        params.insert("name".into(), Value::from(name));
+        params.insert("arguments".into(), arguments);
+        self.start_call(now, "tools/call", Value::Object(params), opts)
+    }
+
+    /// Sends any request; augmented where the dialect and the caller allow.
+    pub fn request(&mut self, now: Millis, method: &str, params: Value, opts: CallOptions) -> SubId {
+        self.start_call(now, method, params, opts)
+    }
+
+    /// Follows a task by id (e.g. after a reload); shares polling with every other subscriber.
+    pub fn watch(&mut self, now: Millis, task_id: &str) -> SubId {
+        let sub = self.new_sub(Target::Task(task_id.to_owned()));
+        if self.closed {
+            self.done(sub, Some(task_id.to_owned()), closed_end());
+            return sub;
+        }
+        self.subscribe(now, task_id, sub);
+        sub
+    }
+
+    /// Stops waiting: `Done{Aborted}` unless already done. Nothing is sent to the server.
+    pub fn unsubscribe(&mut self, now: Millis, sub: SubId) {
+        let Some(target) = self.subs.get(&sub).cloned() else { return };
+        match target {
+            Target::Call(c) => {
+                if let Some(call) = self.calls.get_mut(&c) {
+                    call.sub = None;
+                }
+                self.done(sub, None, End::Aborted);
+            }
+            Target::Task(t) => {
+                self.done(sub, Some(t.clone()), End::Aborted);
+                self.leave(now, &t, sub);
+            }
+        }
+    }
+
+    /// Asks the server to cancel a task (`tasks/cancel`, or the dialect's equivalent).
+    pub fn cancel(&mut self, now: Millis, task_id: &str) -> OpId {
+        let op = self.new_op();
+        if self.closed {
+            self.reply(op, Err(closed_error()));
+        } else {
+            self.dispatch(now, Purpose::Cancel { op, task_id: task_id.to_owned() });
+        }
+        op
+    }
+
+    /// Answers an input request surfaced as [`Event::Input`].
+    pub fn answer_input(&mut self, now: Millis, id: InputId, answer: Result<Value, RpcError>) {
+        if !self.closed {
+            self.answer(now, id, answer);
+        }
+    }
+
+    /// One page of the server's task list (`{tasks, nextCursor?}` in the reply).
+    pub fn list_tasks(&mut self, now: Millis, cursor: Option<&str>) -> OpId {
+        let op = self.new_op();
+        if self.closed {
+            self.reply(op, Err(closed_error()));
+        } else {
+            self.dispatch(now, Purpose::List { op, cursor: cursor.map(str::to_owned) });
+        }
+        op
+    }
+
+    /// The server's tools, all pages (`{tools}` in the reply); refreshes the taskSupport cache.
+    pub fn list_tools(&mut self, now: Millis) -> OpId {
+        let op = self.new_op();
+        if self.closed {
+            self.reply(op, Err(closed_error()));
+        } else {
+            self.tools.ops.push(op);
+            self.fetch_tools(now, true);
+        }
+        op
+    }
+
+    /// The latest snapshot of a task the engine tracks.
+    pub fn task(&self, task_id: &str) -> Option<&Task> {
+        self.tasks.get(task_id)?.snapshot.as_ref()
+    }
+
+    /// The negotiated dialect, once known.
+    pub fn dialect(&self) -> Option<Dialect> {
+        self.session.dialect()
+    }
+
+    /// Ends everything: each live subscription gets `Done{Failed: Closed}`, each open operation a
+    /// `Closed` reply; a legacy HTTP session is ended (`DELETE`).
+    pub fn close(&mut self, _now: Millis) {
+        if self.closed {
+            return;
+        }
+        let mut subs: Vec<(SubId, Target)> = self.subs.drain().collect();
+        subs.sort_by_key(|(s, _)| *s);
+        for (sub, target) in subs {
+            let task_id = match target {
+                Target::Task(t) => Some(t),
+                Target::Call(_) => None,
+            };
+            self.emit(Event::Done { sub, task_id, end: closed_end() });
+        }
+        for op in self.open_ops() {
+            self.reply(op, Err(closed_error()));
+        }
+        if let Some(headers) = self.session.end_session_headers() {
+            self.out.push_back(Output::EndSession { headers });
+        }
+        self.closed = true;
+        self.timers.clear_all();
+        self.tasks.clear();
+        self.calls.clear();
+        self.inputs = Inputs::default();
+        self.reqs = Requests::default();
+        self.session.queue.clear();
+    }
+
+    // ----- shared helpers -----
+
+    fn emit(&mut self, event: Event) {
+        self.out.push_back(Output::Event(event));
+    }
+
+    fn warn(&mut self, task_id: Option<String>, error: ClientError) {
+        self.emit(Event::Warning { task_id, error });
+    }
+
+    fn reply(&mut self, op: OpId, result: Result<Value, ClientError>) {
+        self.emit(Event::Reply { op, result });
+    }
+
+    /// Ends a subscription (exactly once: the sub is forgotten here).
+    fn done(&mut self, sub: SubId, task_id: Option<String>, end: End) {
+        if self.subs.remove(&sub).is_some() {
+            self.emit(Event::Done { sub, task_id, end });
+        }
+    }
+
+    fn new_sub(&mut self, target: Target) -> SubId {
+        let sub = SubId(self.next_sub);
+        self.next_sub += 1;
+        self.subs.insert(sub, target);
+        sub
+    }
+
+    fn new_op(&mut self) -> OpId {
+        let op = OpId(self.next_op);
+        self.next_op += 1;
+        op
+    }
+
+    /// Operations still waiting for a reply (queued or in flight).
+    fn open_ops(&self) -> Vec<OpId> {
+        let mut ops: Vec<OpId> = self
+            .reqs
+            .pending
+            .values()
+            .map(|p| &p.purpose)
+            .chain(self.session.queue.iter())
+            .filter_map(Purpose::op)
+            .chain(self.tools.ops.iter().copied())
+            .collect();
+        ops.sort();
+        ops.dedup();
+        ops
+    }
+
+    fn run_timers(&mut self, now: Millis) {
+        while let Some(timer) = self.timers.pop_due(now) {
+            match timer {
+                Timer::Poll(t) => self.on_poll_timer(now, &t),
+                Timer::Deadline(t) => self.on_deadline(now, &t),
+                Timer::Gc(t) => self.on_gc(&t),
+                Timer::Timeout(id) => self.on_timeout(now, id),
+                Timer::Connect => self.connect(now),
+                Timer::Listen => self.send_listen(now),
+            }
+        }
+    }
+}
+
+fn closed_error() -> ClientError {
+    ClientError::new(ErrorKind::Closed, "the client was closed")
+}
+
+fn closed_end() -> End {
+    End::Failed { error: closed_error() }
+}

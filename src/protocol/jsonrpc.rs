@@ -22,6 +22,12 @@ impl fmt::Display for Id {
     }
 }
 
+impl From<&Id> for Value {
+    fn from(id: &Id) -> Value {
+        id_value(id)
+    }
+}
+
 /// A JSON-RPC error object; the raw `code` is always kept.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RpcError {
@@ -33,8 +39,39 @@ pub struct RpcError {
 
 impl RpcError {
     pub fn new(code: i64, message: impl Into<String>) -> Self {
-        Self { code, message: message.into(), data: None }
+        Self {
+            code,
+            message: message.into(),
+            data: None,
+        }
     }
+
+    /// Reads an error object tolerantly: an integral float code is accepted, a missing or
+    /// non-string message becomes empty, `data: null` counts as absent. `None` without a code.
+    pub fn from_value(value: &Value) -> Option<RpcError> {
+        let obj = value.as_object()?;
+        let code = obj.get("code").and_then(integer)?;
+        let message = obj
+            .get("message")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let data = obj.get("data").filter(|d| !d.is_null()).cloned();
+        Some(RpcError {
+            code,
+            message: message.to_owned(),
+            data,
+        })
+    }
+}
+
+/// An integer, also when sent as an integral float (`3.0`, `1e3`).
+fn integer(value: &Value) -> Option<i64> {
+    if let Some(i) = value.as_i64() {
+        return Some(i);
+    }
+    let f = value.as_f64()?;
+    // `i64::MAX as f64` rounds up to 2^63, so `<` keeps the cast in range.
+    (f.fract() == 0.0 && f >= i64::MIN as f64 && f < i64::MAX as f64).then_some(f as i64)
 }
 
 /// Well-known codes.
@@ -49,10 +86,23 @@ pub mod codes {
 /// One decoded JSON-RPC message.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Message {
-    Request { id: Id, method: String, params: Option<Value> },
-    Notification { method: String, params: Option<Value> },
-    Response { id: Id, result: Value },
-    Error { id: Option<Id>, error: RpcError },
+    Request {
+        id: Id,
+        method: String,
+        params: Option<Value>,
+    },
+    Notification {
+        method: String,
+        params: Option<Value>,
+    },
+    Response {
+        id: Id,
+        result: Value,
+    },
+    Error {
+        id: Option<Id>,
+        error: RpcError,
+    },
 }
 
 /// Why bytes could not be decoded as one JSON-RPC message.
@@ -87,7 +137,10 @@ impl Message {
     /// Decodes one message from bytes, refusing anything longer than `limit`.
     pub fn decode(bytes: &[u8], limit: usize) -> Result<Message, DecodeError> {
         if bytes.len() > limit {
-            return Err(DecodeError::TooLarge { len: bytes.len(), limit });
+            return Err(DecodeError::TooLarge {
+                len: bytes.len(),
+                limit,
+            });
         }
         let value: Value =
             serde_json::from_slice(bytes).map_err(|e| DecodeError::Json(e.to_string()))?;
@@ -120,14 +173,16 @@ impl Message {
             });
         }
         if let Some(err) = obj.remove("error") {
-            let error: RpcError = serde_json::from_value(err)
-                .map_err(|_| DecodeError::NotJsonRpc("malformed error object"))?;
+            let error = RpcError::from_value(&err)
+                .ok_or(DecodeError::NotJsonRpc("malformed error object"))?;
             return Ok(Message::Error { id, error });
         }
         match (id, obj.remove("result")) {
             (Some(id), Some(result)) => Ok(Message::Response { id, result }),
             (None, Some(_)) => Err(DecodeError::NotJsonRpc("response without id")),
-            _ => Err(DecodeError::NotJsonRpc("neither request, response nor error")),
+            _ => Err(DecodeError::NotJsonRpc(
+                "neither request, response nor error",
+            )),
         }
     }
 
@@ -173,8 +228,7 @@ impl Message {
 fn parse_id(v: Value) -> Result<Id, DecodeError> {
     match v {
         Value::String(s) => Ok(Id::String(s)),
-        Value::Number(n) => n
-            .as_i64()
+        Value::Number(_) => integer(&v)
             .map(Id::Number)
             .ok_or(DecodeError::NotJsonRpc("id is not an integer")),
         _ => Err(DecodeError::NotJsonRpc("id is neither number nor string")),

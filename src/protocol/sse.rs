@@ -1,1 +1,267 @@
-//! Incremental Server-Sent Events decoder.
+//! Incremental Server-Sent Events decoder (the WHATWG `text/event-stream` parsing rules) for
+//! response bodies read chunk by chunk.
+//!
+//! Bytes may be split anywhere — inside a UTF-8 sequence, between CR and LF, inside the BOM —
+//! and decode the same. Lines end in LF, CRLF or CR; one leading BOM is dropped; `:` lines are
+//! comments; a field without a colon has an empty value; one space after the colon is stripped.
+//! `id` values containing NUL are ignored, `retry` takes ASCII digits only. An event whose data
+//! is empty is not dispatched (MCP priming events), but its `id` still becomes the last event id.
+//! Invalid UTF-8 decodes to U+FFFD. Memory stays bounded: a line or an event's data longer than
+//! the limit is an [`SseError::TooLarge`], after which the decoder refuses further input.
+
+use std::fmt;
+
+/// One dispatched event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SseEvent {
+    /// The `event` field, `message` when none was given.
+    pub event: String,
+    /// The `data` lines joined with `\n`; never empty.
+    pub data: String,
+    /// The last event id in force when this event was dispatched (`None` if none or empty).
+    pub id: Option<String>,
+}
+
+/// Why decoding stopped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SseError {
+    /// A line or an event's data exceeded the limit; the stream cannot be trusted any further.
+    TooLarge { limit: usize },
+    /// The stream ended inside an event; the partial event (`pending_bytes`) was discarded.
+    Truncated { pending_bytes: usize },
+}
+
+impl fmt::Display for SseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SseError::TooLarge { limit } => {
+                write!(f, "SSE line or event exceeds the {limit}-byte limit")
+            }
+            SseError::Truncated { pending_bytes } => {
+                write!(
+                    f,
+                    "SSE stream ended inside an event ({pending_bytes} bytes discarded)"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for SseError {}
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// Default limit for one line or one event's data: 16 MiB.
+pub const DEFAULT_LIMIT: usize = 16 * 1024 * 1024;
+
+/// The incremental decoder; feed it with [`SseDecoder::push`], end with [`SseDecoder::finish`].
+#[derive(Debug, Clone)]
+pub struct SseDecoder {
+    limit: usize,
+    /// At the start of a stream: the bytes seen so far while they could still be a BOM.
+    start: Option<Vec<u8>>,
+    /// Bytes of the current, not yet terminated line.
+    line: Vec<u8>,
+    /// The previous chunk ended in CR: a leading LF of the next one belongs to it.
+    after_cr: bool,
+    data: String,
+    event: String,
+    /// The id buffer: the last `id` field seen, not yet dispatched.
+    id_buffer: String,
+    last_event_id: String,
+    retry_ms: Option<u64>,
+    failed: bool,
+}
+
+impl Default for SseDecoder {
+    fn default() -> Self {
+        Self::with_limit(DEFAULT_LIMIT)
+    }
+}
+
+impl SseDecoder {
+    /// A decoder with the [`DEFAULT_LIMIT`].
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A decoder refusing lines or event data longer than `limit` bytes.
+    pub fn with_limit(limit: usize) -> Self {
+        Self {
+            limit,
+            start: Some(Vec::new()),
+            line: Vec::new(),
+            after_cr: false,
+            data: String::new(),
+            event: String::new(),
+            id_buffer: String::new(),
+            last_event_id: String::new(),
+            retry_ms: None,
+            failed: false,
+        }
+    }
+
+    /// The id to send as `Last-Event-ID` when resuming (`None` if none or reset to empty).
+    pub fn last_event_id(&self) -> Option<&str> {
+        Some(self.last_event_id.as_str()).filter(|id| !id.is_empty())
+    }
+
+    /// The reconnection delay the server asked for with `retry:`, in milliseconds.
+    pub fn retry_ms(&self) -> Option<u64> {
+        self.retry_ms
+    }
+
+    /// Decodes a chunk, returning the events it completed.
+    /// On error the events completed earlier in this chunk are lost; see [`SseDecoder::push_into`].
+    pub fn push(&mut self, bytes: &[u8]) -> Result<Vec<SseEvent>, SseError> {
+        let mut out = Vec::new();
+        self.push_into(bytes, &mut out)?;
+        Ok(out)
+    }
+
+    /// Decodes a chunk, appending completed events to `out` (also those before an error).
+    pub fn push_into(&mut self, bytes: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
+        if self.failed {
+            return Err(self.too_large());
+        }
+        let Some(mut head) = self.start.take() else {
+            return self.feed(bytes, out);
+        };
+        head.extend_from_slice(bytes);
+        if head.len() < BOM.len() && BOM.starts_with(&head) {
+            self.start = Some(head);
+            return Ok(());
+        }
+        self.feed(head.strip_prefix(BOM).unwrap_or(&head), out)
+    }
+
+    /// Ends the stream. A partial event is discarded (and reported); the decoder is then ready
+    /// for a new stream, keeping the last event id and retry delay for the reconnection.
+    pub fn finish(&mut self) -> Result<(), SseError> {
+        if self.failed {
+            return Err(self.too_large());
+        }
+        let held = self.start.as_ref().map_or(0, Vec::len);
+        let pending_bytes = held + self.line.len() + self.data.len();
+        self.start = Some(Vec::new());
+        self.line.clear();
+        self.data.clear();
+        self.event.clear();
+        self.id_buffer.clone_from(&self.last_event_id);
+        self.after_cr = false;
+        match pending_bytes {
+            0 => Ok(()),
+            pending_bytes => Err(SseError::Truncated { pending_bytes }),
+        }
+    }
+
+    fn too_large(&self) -> SseError {
+        SseError::TooLarge { limit: self.limit }
+    }
+
+    /// Splits `bytes` into lines (the first continuing `self.line`) and processes each.
+    fn feed(&mut self, bytes: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
+        let mut rest = bytes;
+        if self.after_cr && !rest.is_empty() {
+            self.after_cr = false;
+            rest = rest.strip_prefix(b"\n").unwrap_or(rest);
+        }
+        while let Some(end) = rest.iter().position(|&b| b == b'\n' || b == b'\r') {
+            let (head, tail) = rest.split_at(end);
+            let crlf = tail.starts_with(b"\r\n");
+            rest = tail.get(if crlf { 2 } else { 1 }..).unwrap_or_default();
+            if tail.first() == Some(&b'\r') && !crlf && rest.is_empty() {
+                self.after_cr = true;
+            }
+            let result = if self.line.is_empty() {
+                self.process_line(head, out)
+            } else {
+                let mut line = std::mem::take(&mut self.line);
+                line.extend_from_slice(head);
+                let result = self.process_line(&line, out);
+                line.clear();
+                self.line = line;
+                result
+            };
+            if let Err(e) = result {
+                self.failed = true;
+                return Err(e);
+            }
+        }
+        self.line.extend_from_slice(rest);
+        if self.line.len() > self.limit {
+            self.failed = true;
+            return Err(self.too_large());
+        }
+        Ok(())
+    }
+
+    /// Interprets one complete line (without its terminator).
+    fn process_line(&mut self, line: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
+        if line.len() > self.limit {
+            return Err(self.too_large());
+        }
+        if line.is_empty() {
+            self.dispatch(out);
+            return Ok(());
+        }
+        let (field, value) = match line.iter().position(|&b| b == b':') {
+            Some(0) => return Ok(()),
+            Some(colon) => {
+                let (field, value) = line.split_at(colon);
+                let value = value.get(1..).unwrap_or_default();
+                (field, value.strip_prefix(b" ").unwrap_or(value))
+            }
+            None => (line, &[][..]),
+        };
+        let value = String::from_utf8_lossy(value);
+        match field {
+            b"event" => replace(&mut self.event, &value),
+            b"data" => {
+                self.data.push_str(&value);
+                self.data.push('\n');
+                if self.data.len() > self.limit {
+                    return Err(self.too_large());
+                }
+            }
+            b"id" if !value.contains('\0') => replace(&mut self.id_buffer, &value),
+            b"retry" if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) => {
+                if let Ok(ms) = value.parse() {
+                    self.retry_ms = Some(ms);
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// End of an event (an empty line): record its id; dispatch it unless its data is empty.
+    fn dispatch(&mut self, out: &mut Vec<SseEvent>) {
+        self.last_event_id.clone_from(&self.id_buffer);
+        let mut data = std::mem::take(&mut self.data);
+        let event = std::mem::take(&mut self.event);
+        if data.ends_with('\n') {
+            data.pop();
+        }
+        if data.is_empty() {
+            return;
+        }
+        out.push(SseEvent {
+            event: if event.is_empty() {
+                "message".to_owned()
+            } else {
+                event
+            },
+            data,
+            id: self.last_event_id().map(str::to_owned),
+        });
+    }
+}
+
+fn replace(buffer: &mut String, value: &str) {
+    buffer.clear();
+    buffer.push_str(value);
+}
+
+#[cfg(test)]
+mod tests;

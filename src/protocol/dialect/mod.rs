@@ -9,9 +9,12 @@ use serde_json::Value;
 use super::jsonrpc::{Id, Message, RpcError};
 use super::model::{Dialect, InputRequest, Task};
 
+mod common;
 pub mod draft;
 pub mod legacy;
 pub mod modern;
+#[cfg(test)]
+mod test_support;
 
 /// A server answer the dialect could not map to the common model.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,7 +69,10 @@ pub enum CallReply {
     Complete(Value),
     /// Modern multi-round-trip: the server needs input before it will answer or make a task.
     /// Re-send the request with the answers (see [`Codec::retry_with_input`]).
-    InputRequired { requests: Vec<InputRequest>, request_state: Option<Value> },
+    InputRequired {
+        requests: Vec<InputRequest>,
+        request_state: Option<Value>,
+    },
 }
 
 /// A push from the server that concerns tasks.
@@ -146,6 +152,34 @@ pub trait Codec: Send + Sync {
 
     /// The opt-in for status pushes the dialect needs, if any (modern `subscriptions/listen`).
     fn build_listen(&self, s: &SessionInfo, task_ids: &[String]) -> Option<Outgoing>;
+
+    /// `notifications/initialized` after a successful `initialize` (legacy, draft).
+    fn build_initialized(&self, _s: &SessionInfo) -> Option<Outgoing> {
+        None
+    }
+
+    /// Modern `tasks/update {taskId, inputResponses}` answering several input requests at once
+    /// (`input_responses` is the `{key: result}` map). Other dialects: `None`.
+    fn build_update(
+        &self,
+        _s: &SessionInfo,
+        _task_id: &str,
+        _input_responses: Value,
+    ) -> Option<Outgoing> {
+        None
+    }
+
+    /// Draft `tasks/delete {taskId}`. Other dialects: `None`.
+    fn build_delete(&self, _s: &SessionInfo, _task_id: &str) -> Option<Outgoing> {
+        None
+    }
+
+    /// The HTTP headers to send with an already-built [`Message`] (an input answer from
+    /// [`Codec::build_input_answer`], or any other response or notification): legacy/draft
+    /// session headers; modern version plus `Mcp-Method`/`Mcp-Name` for requests.
+    fn message_headers(&self, _s: &SessionInfo, _message: &Message) -> Vec<(String, String)> {
+        Vec::new()
+    }
 }
 
 /// What a caller asks for when augmenting a request with a task.

@@ -1,0 +1,77 @@
+// Stack adapter: @modelcontextprotocol/sdk@1.32.2 client, `client.experimental.tasks` (legacy dialect only).
+// The same adapter shape is used by every stack (see bench/stacks/README.md).
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { CallToolResultSchema, TaskStatusNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+
+export const name = "sdk1";
+export const dialects = ["legacy"];
+
+const TERMINAL = new Set(["completed", "failed", "cancelled"]);
+const sleep = (ms, signal) => new Promise((resolve) => {
+  const t = setTimeout(resolve, ms);
+  signal?.addEventListener("abort", () => { clearTimeout(t); resolve(); }, { once: true });
+});
+
+export async function connect(url, { dialect = "legacy", onPush } = {}) {
+  if (dialect !== "legacy") throw new Error("sdk1 speaks the legacy dialect only");
+  const client = new Client({ name: "bench-sdk1", version: "0.0.0" }, { capabilities: {} });
+  if (onPush) {
+    // Push is not used by the SDK's task helpers; for the throughput figure the app registers a handler.
+    client.setNotificationHandler(TaskStatusNotificationSchema, (n) => onPush(n.params));
+  }
+  const transport = new StreamableHTTPClientTransport(new URL(url));
+  await client.connect(transport);
+  const stop = new AbortController();
+
+  return {
+    /** Creates a task through the SDK's call API; that stream is the first watcher. */
+    async callTool(ms, { onStatus, onDone, ttlMs = 600_000 } = {}) {
+      const stream = client.experimental.tasks.callToolStream(
+        { name: "work", arguments: { ms } }, undefined, { task: { ttl: ttlMs }, signal: stop.signal, timeout: 3_600_000 });
+      const first = await stream.next();
+      if (first.done || first.value.type !== "taskCreated") throw new Error(`no task: ${JSON.stringify(first.value)}`);
+      const taskId = first.value.task.taskId;
+      (async () => {
+        try {
+          for await (const m of stream) {
+            if (m.type === "taskStatus") onStatus?.(m.task);
+            else if (m.type === "result") { onDone?.({ status: "completed", result: m.result }); return; }
+            else if (m.type === "error") { onDone?.({ status: "error", error: String(m.error) }); return; }
+          }
+        } catch (e) { if (!stop.signal.aborted) onDone?.({ status: "error", error: String(e) }); }
+      })();
+      return { taskId };
+    },
+    /**
+     * An extra watcher of an existing task. SDK v1 has no attach API; this is the loop its
+     * requestStream runs (getTask, wait task.pollInterval, repeat; getTaskResult when completed).
+     */
+    watch(taskId, { onStatus, onDone } = {}) {
+      const ac = new AbortController();
+      const signal = AbortSignal.any([ac.signal, stop.signal]);
+      (async () => {
+        try {
+          while (!signal.aborted) {
+            const t = await client.experimental.tasks.getTask(taskId, { signal, timeout: 3_600_000 });
+            onStatus?.(t);
+            if (TERMINAL.has(t.status)) {
+              if (t.status === "completed") {
+                const r = await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema, { signal, timeout: 3_600_000 });
+                onDone?.({ status: "completed", result: r });
+              } else onDone?.({ status: t.status });
+              return;
+            }
+            await sleep(t.pollInterval ?? 1000, signal);
+          }
+        } catch (e) { if (!signal.aborted) onDone?.({ status: "error", error: String(e) }); }
+      })();
+      return () => ac.abort();
+    },
+    async close() {
+      stop.abort();
+      try { await transport.terminateSession(); } catch { /* server may not support DELETE */ }
+      await client.close();
+    },
+  };
+}

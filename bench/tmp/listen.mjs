@@ -1,0 +1,10 @@
+import { startFastServer } from "../servers/fast-server.mjs";
+import * as stack from "../stacks/ext.mjs";
+const srv = await startFastServer({ dialect: "modern", pollIntervalMs: 500, push: true });
+const c = await stack.connect(srv.url, { dialect: "modern", push: true, onPush: (p) => console.log("push", p.status, p.statusMessage) });
+const { taskId } = await c.callTool(2000, { onDone: (o) => console.log("done", o.status) });
+console.log("listening");
+const p = c.listen([taskId]).then(() => console.log("listen resolved"), (e) => console.log("listen err", e));
+await new Promise((r) => setTimeout(r, 3000));
+console.log(JSON.stringify((await (await fetch(srv.statsUrl)).json()).byMethod));
+await c.close(); await srv.stop();

@@ -1,0 +1,15 @@
+import { startFastServer } from "../servers/fast-server.mjs";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+const srv = await startFastServer({ dialect: "modern", pollIntervalMs: 500, push: true });
+const client = new Client({name:"x",version:"1"}, { capabilities: {}, versionNegotiation: { mode: { pin: "2026-07-28" } } });
+client.onerror = (e) => console.log("onerror", String(e));
+client.fallbackNotificationHandler = async (n) => console.log("fallback", n.method);
+const tr = new StreamableHTTPClientTransport(new URL(srv.url), { fetch: async (u, init) => { const r = await fetch(u, init); const b = JSON.parse(init.body ?? "{}"); console.log("fetch", JSON.stringify(b.params ?? {}).slice(0, 300), b.method, r.status, r.headers.get("content-type")); if (b.method === "subscriptions/listen") { const [a, c] = r.body.tee(); (async () => { const rd = c.getReader(); for (;;) { const x = await rd.read(); if (x.done) break; console.log("chunk", new TextDecoder().decode(x.value).slice(0, 90)); } })(); return new Response(a, { status: r.status, headers: r.headers }); } return r; } });
+await client.connect(tr);
+const r = await fetch(srv.url, {method:"POST", headers:{"content-type":"application/json"}, body: JSON.stringify({jsonrpc:"2.0",id:1,method:"tools/call",params:{name:"work",arguments:{ms:1500},_meta:{"io.modelcontextprotocol/clientCapabilities":{extensions:{"io.modelcontextprotocol/tasks":{}}}}}})});
+const task = (await r.json()).result; console.log(task.taskId);
+const om = tr.onmessage; tr.onmessage = (m, e) => { console.log("msg", m.method ?? m.id, JSON.stringify(e ?? {}).slice(0,100)); return om(m, e); };
+const sub = await client.listen({ notifications: { taskIds: [task.taskId] } });
+console.log("ack", JSON.stringify(sub.acknowledged ?? sub.ack ?? Object.keys(sub)));
+await new Promise((r) => setTimeout(r, 2000));
+await client.close(); await srv.stop();

@@ -1,0 +1,15 @@
+import { startFastServer } from "../servers/fast-server.mjs";
+const [stackName, dialect, push] = process.argv.slice(2);
+const stack = await import(`../stacks/${stackName}.mjs`);
+const srv = await startFastServer({ dialect, pollIntervalMs: 500, push: push === "1" });
+const t0 = Date.now();
+const c = await stack.connect(srv.url, { dialect, push: push === "1" });
+const { taskId } = await c.callTool(2000, { onStatus: (t) => console.log("status", Date.now() - t0, t.status, t.statusMessage), onDone: (o) => console.log("done", Date.now() - t0, JSON.stringify(o).slice(0, 200)) });
+await c.listen?.([taskId]);
+c.watch(taskId, { onDone: (o) => console.log("watch done", Date.now() - t0, o.status, o.error ?? "") });
+await new Promise((r) => setTimeout(r, 3000));
+const st = await (await fetch(srv.statsUrl)).json();
+console.log(JSON.stringify(st.byMethod));
+console.log(st.requests.map((r) => `${Math.round(r.t - t0 - performance.timeOrigin + performance.timeOrigin)} ${r.method}`).join("; ").slice(0, 600));
+await c.close();
+await srv.stop();

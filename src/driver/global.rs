@@ -1,0 +1,79 @@
+//! Bindings to the global scope (never `window`): they work in pages, workers, Node and Electron.
+
+use js_sys::{Function, Promise, Reflect};
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_name = fetch, catch)]
+    fn fetch_raw(input: &str, init: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(js_name = setTimeout, catch)]
+    fn set_timeout_raw(cb: &Function, ms: f64) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = clearTimeout, catch)]
+    fn clear_timeout_raw(handle: &JsValue) -> Result<(), JsValue>;
+    #[wasm_bindgen(js_namespace = crypto, js_name = getRandomValues, catch)]
+    fn get_random_values(buf: &mut [u8]) -> Result<JsValue, JsValue>;
+}
+
+/// Milliseconds since the Unix epoch (`Date.now()`).
+pub fn now() -> u64 {
+    let t = js_sys::Date::now();
+    if t.is_finite() && t > 0.0 {
+        t as u64
+    } else {
+        0
+    }
+}
+
+/// The global `fetch(input, init)`; a missing `fetch` is an error, not a panic.
+pub fn fetch(url: &str, init: &JsValue) -> Result<Promise, JsValue> {
+    fetch_raw(url, init)
+}
+
+/// Longest delay `setTimeout` accepts without overflowing (2³¹−1 ms).
+pub const MAX_TIMEOUT_MS: u64 = 0x7fff_ffff;
+
+/// The global `setTimeout`; returns the handle (a number in browsers, an object in Node).
+pub fn set_timeout(cb: &Function, ms: u64) -> Option<JsValue> {
+    set_timeout_raw(cb, ms.min(MAX_TIMEOUT_MS) as f64).ok()
+}
+
+/// The global `clearTimeout`.
+pub fn clear_timeout(handle: &JsValue) {
+    let _ = clear_timeout_raw(handle);
+}
+
+/// A 64-bit seed from `crypto.getRandomValues`, falling back to `Math.random` and the clock.
+pub fn random_seed() -> u64 {
+    let mut buf = [0u8; 8];
+    if get_random_values(&mut buf).is_ok() && buf != [0u8; 8] {
+        return u64::from_le_bytes(buf);
+    }
+    let hi = (js_sys::Math::random() * 4_294_967_296.0) as u64;
+    (hi << 32) ^ now()
+}
+
+/// The global `WebSocket` constructor, when there is one (Node 20 has none without a flag).
+pub fn websocket_ctor() -> Option<Function> {
+    Reflect::get(&js_sys::global(), &JsValue::from_str("WebSocket"))
+        .ok()
+        .and_then(|v| v.dyn_into::<Function>().ok())
+}
+
+/// A readable message for a thrown JS value.
+pub fn describe(e: &JsValue) -> String {
+    if let Some(err) = e.dyn_ref::<js_sys::Error>() {
+        let msg = String::from(err.message());
+        let cause = Reflect::get(err, &JsValue::from_str("cause"))
+            .ok()
+            .filter(|c| !c.is_undefined() && !c.is_null())
+            .map(|c| describe(&c));
+        return match cause {
+            Some(c) if !c.is_empty() => format!("{msg} ({c})"),
+            _ => msg,
+        };
+    }
+    e.as_string()
+        .or_else(|| js_sys::JSON::stringify(e).ok().and_then(|s| s.as_string()))
+        .unwrap_or_else(|| "unknown JavaScript error".into())
+}

@@ -1,0 +1,175 @@
+//! Request headers: the caller's (possibly async) provider, and `Retry-After` parsing.
+
+use js_sys::{Array, Function, Object, Promise, Reflect};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+use super::global::describe;
+
+/// Where extra (auth) headers come from; consulted before every request.
+#[derive(Debug, Clone, Default)]
+pub enum HeaderSource {
+    #[default]
+    None,
+    /// A plain object / `Headers` / `Map` / array of pairs, fixed at connect time.
+    Fixed(Vec<(String, String)>),
+    /// A function returning any of the above, or a promise of it.
+    Provider(Function),
+}
+
+impl HeaderSource {
+    /// Builds a source from the `headers` option (`undefined`, a function, or a header collection).
+    pub fn from_js(v: &JsValue) -> Result<Self, String> {
+        if v.is_undefined() || v.is_null() {
+            Ok(Self::None)
+        } else if let Some(f) = v.dyn_ref::<Function>() {
+            Ok(Self::Provider(f.clone()))
+        } else {
+            pairs(v).map(Self::Fixed)
+        }
+    }
+
+    /// The headers for one request; a throwing or rejecting provider is an error.
+    pub async fn resolve(&self) -> Result<Vec<(String, String)>, String> {
+        match self {
+            Self::None => Ok(Vec::new()),
+            Self::Fixed(h) => Ok(h.clone()),
+            Self::Provider(f) => {
+                let v = f
+                    .call0(&JsValue::UNDEFINED)
+                    .map_err(|e| format!("headers provider threw: {}", describe(&e)))?;
+                let v = if v.is_instance_of::<Promise>() || is_thenable(&v) {
+                    JsFuture::from(Promise::resolve(&v))
+                        .await
+                        .map_err(|e| format!("headers provider rejected: {}", describe(&e)))?
+                } else {
+                    v
+                };
+                if v.is_undefined() || v.is_null() {
+                    return Ok(Vec::new());
+                }
+                pairs(&v)
+            }
+        }
+    }
+}
+
+fn is_thenable(v: &JsValue) -> bool {
+    v.is_object()
+        && Reflect::get(v, &JsValue::from_str("then"))
+            .map(|t| t.is_function())
+            .unwrap_or(false)
+}
+
+/// Reads name/value pairs from an iterable of pairs (`Headers`, `Map`, arrays) or a plain object.
+fn pairs(v: &JsValue) -> Result<Vec<(String, String)>, String> {
+    if !v.is_object() {
+        return Err("headers must be an object, a Headers/Map, an array of pairs or a function".into());
+    }
+    let mut out = Vec::new();
+    let iter = js_sys::try_iter(v).map_err(|e| describe(&e))?;
+    match iter {
+        Some(it) => {
+            for item in it {
+                let item = item.map_err(|e| describe(&e))?;
+                let pair = Array::from(&item);
+                if pair.length() != 2 {
+                    return Err("header entries must be [name, value] pairs".into());
+                }
+                push(&mut out, &pair.get(0), &pair.get(1))?;
+            }
+        }
+        None => {
+            for entry in Object::entries(v.unchecked_ref::<Object>()).iter() {
+                let pair = Array::from(&entry);
+                push(&mut out, &pair.get(0), &pair.get(1))?;
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn push(out: &mut Vec<(String, String)>, k: &JsValue, v: &JsValue) -> Result<(), String> {
+    if v.is_undefined() || v.is_null() {
+        return Ok(());
+    }
+    let name = k.as_string().ok_or("header names must be strings")?;
+    let value = v
+        .as_string()
+        .or_else(|| v.as_f64().map(|n| n.to_string()))
+        .or_else(|| v.as_bool().map(|b| b.to_string()))
+        .ok_or_else(|| format!("header {name} must be a string"))?;
+    out.push((name, value));
+    Ok(())
+}
+
+/// Delay asked by `retry-after-ms` (ms) or `Retry-After` (seconds or an HTTP date), in ms from `now`.
+pub fn retry_after_ms(ms_header: Option<&str>, header: Option<&str>, now: u64) -> Option<u64> {
+    if let Some(ms) = ms_header.and_then(parse_non_negative) {
+        return Some(ms as u64);
+    }
+    let h = header?.trim();
+    if let Some(secs) = parse_non_negative(h) {
+        return Some((secs * 1000.0) as u64);
+    }
+    let at = js_sys::Date::parse(h);
+    if at.is_finite() {
+        return Some((at - now as f64).max(0.0) as u64);
+    }
+    None
+}
+
+fn parse_non_negative(s: &str) -> Option<f64> {
+    let s = s.trim();
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+        return None;
+    }
+    s.parse::<f64>().ok().filter(|v| v.is_finite() && *v >= 0.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn retry_after_forms() {
+        let now = 1_700_000_000_000;
+        assert_eq!(retry_after_ms(Some("250"), Some("9"), now), Some(250));
+        assert_eq!(retry_after_ms(None, Some("3"), now), Some(3000));
+        assert_eq!(retry_after_ms(None, Some(" 1.5 "), now), Some(1500));
+        let date = js_sys::Date::new(&JsValue::from_f64(now as f64 + 4000.0));
+        let http_date: String = date.to_utc_string().into();
+        let d = retry_after_ms(None, Some(&http_date), now);
+        assert!(matches!(d, Some(3000..=4000)), "{d:?} from {http_date}");
+        assert_eq!(retry_after_ms(None, Some("Thu, 01 Jan 1970 00:00:00 GMT"), now), Some(0));
+        assert_eq!(retry_after_ms(Some("-5"), Some("soon"), now), None);
+        assert_eq!(retry_after_ms(None, None, now), None);
+    }
+
+    #[test]
+    fn header_sources() {
+        let obj = js_sys::JSON::parse(r#"{"Authorization":"Bearer x","X-N":3,"skip":null}"#).unwrap();
+        let HeaderSource::Fixed(h) = HeaderSource::from_js(&obj).unwrap() else { panic!("fixed") };
+        assert_eq!(h, vec![("Authorization".into(), "Bearer x".into()), ("X-N".into(), "3".into())]);
+        let arr = js_sys::JSON::parse(r#"[["a","1"],["b","2"]]"#).unwrap();
+        let HeaderSource::Fixed(h) = HeaderSource::from_js(&arr).unwrap() else { panic!("fixed") };
+        assert_eq!(h.len(), 2);
+        assert!(HeaderSource::from_js(&JsValue::from_str("nope")).is_err());
+        let bad = js_sys::JSON::parse(r#"[["a"]]"#).unwrap();
+        assert!(HeaderSource::from_js(&bad).is_err());
+    }
+
+    #[wasm_bindgen_test::wasm_bindgen_test]
+    async fn async_provider_is_awaited_and_errors_are_typed() {
+        let f = Function::new_no_args("return Promise.resolve({ authorization: 'Bearer t' })");
+        let h = HeaderSource::from_js(&f).unwrap().resolve().await.unwrap();
+        assert_eq!(h, vec![("authorization".into(), "Bearer t".into())]);
+        let f = Function::new_no_args("return Promise.reject(new Error('no token'))");
+        let e = HeaderSource::from_js(&f).unwrap().resolve().await.unwrap_err();
+        assert!(e.contains("no token"), "{e}");
+        let f = Function::new_no_args("throw new Error('sync boom')");
+        let e = HeaderSource::from_js(&f).unwrap().resolve().await.unwrap_err();
+        assert!(e.contains("sync boom"), "{e}");
+    }
+}

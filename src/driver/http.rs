@@ -1,0 +1,382 @@
+//! Streamable HTTP: one POST per transmission (JSON or SSE response read incrementally), the legacy
+//! GET listening stream with `retry`/`Last-Event-ID` resumption, and the session `DELETE`.
+//! A pending POST's stream is closed only on [`Output::Abort`](crate::engine::api::Output::Abort)
+//! or `close()`: closing a modern response stream cancels the request on the server.
+
+use std::collections::HashMap;
+
+use futures::channel::oneshot;
+use js_sys::{Object, Reflect};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::{spawn_local, JsFuture};
+use web_sys::{AbortController, Headers, Response};
+
+use super::body::{self, BodyReader, Framing};
+use super::global::{self, describe};
+use super::headers::{retry_after_ms, HeaderSource};
+use super::{backoff, sse, Driver};
+use crate::engine::api::{Input, SendKey, Transmit, TransportError};
+
+/// How long `close()` waits for the session `DELETE`.
+const DELETE_GRACE_MS: u64 = 3_000;
+
+/// HTTP transport state.
+#[derive(Default)]
+pub struct Http {
+    inflight: HashMap<SendKey, AbortController>,
+    listen: Listen,
+    delete: Option<AbortController>,
+    delete_deadline: Option<u64>,
+    pub delete_done: Option<oneshot::Receiver<()>>,
+}
+
+/// The legacy GET listening stream.
+#[derive(Default)]
+struct Listen {
+    /// The session's headers while listening is wanted.
+    headers: Option<Vec<(String, String)>>,
+    generation: u64,
+    running: Option<AbortController>,
+    last_event_id: Option<String>,
+    /// The server's SSE `retry:` value.
+    retry_ms: Option<u64>,
+    attempt: u32,
+    retry_at: Option<u64>,
+    /// The server refused a listening stream for this session (405, 4xx, not SSE).
+    refused: bool,
+}
+
+impl Http {
+    /// Aborts a transmission's response stream on the engine's request; its inputs stop.
+    pub fn abort(&mut self, key: SendKey) {
+        if let Some(c) = self.inflight.remove(&key) {
+            c.abort();
+        }
+    }
+
+    /// Aborts every POST and the listening stream (not the session `DELETE`).
+    pub fn abort_all(&mut self) {
+        for (_, c) in self.inflight.drain() {
+            c.abort();
+        }
+        self.listen.headers = None;
+        self.listen.retry_at = None;
+        self.listen.generation += 1;
+        if let Some(c) = self.listen.running.take() {
+            c.abort();
+        }
+    }
+
+    /// The earliest deadline the HTTP transport itself needs the timer for.
+    pub fn next_deadline(&self) -> Option<u64> {
+        match (self.listen.retry_at, self.delete_deadline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn live(&self, key: SendKey) -> bool {
+        self.inflight.contains_key(&key)
+    }
+}
+
+/// Fires the transport's own deadlines (listen retry, `DELETE` grace).
+pub fn on_timer(d: &Driver, now: u64) {
+    let (restart, gen) = d.with(|st| {
+        let l = &mut st.http.listen;
+        let due = l.retry_at.is_some_and(|t| t <= now);
+        if due {
+            l.retry_at = None;
+        }
+        if st.http.delete_deadline.is_some_and(|t| t <= now) {
+            st.http.delete_deadline = None;
+            if let Some(c) = st.http.delete.take() {
+                c.abort();
+            }
+        }
+        (due && !st.closed && st.http.listen.headers.is_some(), st.http.listen.generation)
+    });
+    if restart {
+        spawn_local(listen_once(d.clone(), gen));
+    }
+}
+
+fn build_headers(
+    auth: &[(String, String)],
+    engine: &[(String, String)],
+    fixed: &[(&str, &str)],
+) -> Result<Headers, String> {
+    let h = Headers::new().map_err(|e| describe(&e))?;
+    for (k, v) in auth.iter().chain(engine.iter()) {
+        h.set(k, v).map_err(|e| format!("bad header {k}: {}", describe(&e)))?;
+    }
+    for (k, v) in fixed {
+        h.set(k, v).map_err(|e| describe(&e))?;
+    }
+    Ok(h)
+}
+
+fn request_init(method: &str, headers: &Headers, body: Option<&str>, ctrl: &AbortController) -> JsValue {
+    let init = Object::new();
+    let _ = Reflect::set(&init, &"method".into(), &method.into());
+    let _ = Reflect::set(&init, &"headers".into(), headers);
+    if let Some(b) = body {
+        let _ = Reflect::set(&init, &"body".into(), &b.into());
+    }
+    let _ = Reflect::set(&init, &"signal".into(), &ctrl.signal());
+    init.into()
+}
+
+fn transport_error(message: String) -> TransportError {
+    TransportError { message, http_status: None, retry_after_ms: None }
+}
+
+fn params(d: &Driver) -> (String, HeaderSource, usize) {
+    d.with(|st| (st.url.clone(), st.headers.clone(), st.max_body))
+}
+
+/// Starts one POST. Its fate comes back as `Head`, `Message`s, then `Ended` (or `Failed`).
+pub fn post(d: &Driver, t: Transmit) {
+    let Ok(ctrl) = AbortController::new() else {
+        d.defer(Input::Failed { key: t.key, error: transport_error("AbortController unavailable".into()) });
+        return;
+    };
+    d.with(|st| st.http.inflight.insert(t.key, ctrl.clone()));
+    spawn_local(run_post(d.clone(), t, ctrl));
+}
+
+async fn run_post(d: Driver, t: Transmit, ctrl: AbortController) {
+    let key = t.key;
+    let result = post_inner(&d, &t, &ctrl).await;
+    let live = d.with(|st| st.http.inflight.remove(&key).is_some());
+    if !live {
+        return; // aborted on request, or the client closed
+    }
+    d.feed(match result {
+        Ok(()) => Input::Ended { key },
+        Err(message) => Input::Failed { key, error: transport_error(message) },
+    });
+}
+
+async fn post_inner(d: &Driver, t: &Transmit, ctrl: &AbortController) -> Result<(), String> {
+    let (url, source, limit) = params(d);
+    let auth = source.resolve().await?;
+    let headers = build_headers(
+        &auth,
+        &t.headers,
+        &[("content-type", "application/json"), ("accept", "application/json, text/event-stream")],
+    )?;
+    let init = request_init("POST", &headers, Some(&t.body), ctrl);
+    let resp = fetch(&url, &init).await?;
+    if !d.with(|st| st.http.live(t.key)) {
+        return Ok(());
+    }
+    let now = global::now();
+    let h = resp.headers();
+    let get = |name: &str| h.get(name).ok().flatten();
+    d.feed(Input::Head {
+        key: t.key,
+        status: resp.status(),
+        session_id: get("mcp-session-id"),
+        retry_after_ms: retry_after_ms(get("retry-after-ms").as_deref(), get("retry-after").as_deref(), now),
+    });
+    let mut reader = BodyReader::new(&resp);
+    match Framing::of(&resp) {
+        Framing::Whole => {
+            let bytes = body::read_whole(&mut reader, limit).await?;
+            if let Some(text) = body::as_message(&bytes) {
+                if d.with(|st| st.http.live(t.key)) {
+                    d.feed(Input::Message { via: Some(t.key), body: text });
+                }
+            }
+        }
+        Framing::Sse => {
+            let mut dec = sse::Decoder::new(limit);
+            while let Some(chunk) = reader.next().await? {
+                for ev in dec.push(&chunk)? {
+                    if !d.with(|st| st.http.live(t.key)) {
+                        return Ok(());
+                    }
+                    if let Some(data) = ev.data {
+                        d.feed(Input::Message { via: Some(t.key), body: data });
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+async fn fetch(url: &str, init: &JsValue) -> Result<Response, String> {
+    let p = global::fetch(url, init).map_err(|e| format!("fetch unavailable: {}", describe(&e)))?;
+    let v = JsFuture::from(p).await.map_err(|e| format!("fetch failed: {}", describe(&e)))?;
+    Ok(v.unchecked_into::<Response>())
+}
+
+/// Wants the GET listening stream open with these (session) headers.
+pub fn listen(d: &Driver, headers: Vec<(String, String)>, last_event_id: Option<String>) {
+    let start = d.with(|st| {
+        let l = &mut st.http.listen;
+        if l.headers.as_ref() != Some(&headers) {
+            if let Some(c) = l.running.take() {
+                c.abort();
+            }
+            l.generation += 1;
+            l.headers = Some(headers);
+            l.refused = false;
+            l.attempt = 0;
+            l.retry_at = None;
+            l.retry_ms = None;
+            l.last_event_id = last_event_id;
+            Some(l.generation)
+        } else if l.running.is_none() && l.retry_at.is_none() && !l.refused {
+            if l.last_event_id.is_none() {
+                l.last_event_id = last_event_id;
+            }
+            Some(l.generation)
+        } else {
+            None
+        }
+    });
+    if let Some(gen) = start {
+        spawn_local(listen_once(d.clone(), gen));
+    }
+}
+
+/// What to do after one listening attempt.
+enum After {
+    Retry(Option<u64>),
+    Stop,
+}
+
+async fn listen_once(d: Driver, gen: u64) {
+    let Ok(ctrl) = AbortController::new() else { return };
+    let Some((headers, last_id)) = d.with(|st| {
+        let l = &mut st.http.listen;
+        if l.generation != gen || st.closed {
+            return None;
+        }
+        l.running = Some(ctrl.clone());
+        l.headers.clone().map(|h| (h, l.last_event_id.clone()))
+    }) else {
+        return;
+    };
+    let after = listen_body(&d, gen, &ctrl, &headers, last_id).await;
+    let now = global::now();
+    d.with(|st| {
+        if st.http.listen.generation != gen || st.closed {
+            return;
+        }
+        let delay = match after {
+            After::Stop => {
+                st.http.listen.refused = true;
+                None
+            }
+            After::Retry(asked) => {
+                let l = &mut st.http.listen;
+                let d = asked.or(l.retry_ms).unwrap_or_else(|| backoff::delay(l.attempt, &mut st.rng));
+                l.attempt = l.attempt.saturating_add(1);
+                Some(d)
+            }
+        };
+        let l = &mut st.http.listen;
+        l.running = None;
+        l.retry_at = delay.map(|d| now + d);
+    });
+    d.rearm();
+}
+
+async fn listen_body(
+    d: &Driver,
+    gen: u64,
+    ctrl: &AbortController,
+    headers: &[(String, String)],
+    last_id: Option<String>,
+) -> After {
+    let (url, source, limit) = params(d);
+    let Ok(auth) = source.resolve().await else { return After::Retry(None) };
+    let mut fixed = vec![("accept", "text/event-stream")];
+    if let Some(id) = last_id.as_deref() {
+        fixed.push(("last-event-id", id));
+    }
+    let Ok(h) = build_headers(&auth, headers, &fixed) else { return After::Stop };
+    let init = request_init("GET", &h, None, ctrl);
+    let Ok(resp) = fetch(&url, &init).await else { return After::Retry(None) };
+    let status = resp.status();
+    if status == 429 || status >= 500 {
+        let rh = resp.headers();
+        let get = |n: &str| rh.get(n).ok().flatten();
+        let asked = retry_after_ms(get("retry-after-ms").as_deref(), get("retry-after").as_deref(), global::now());
+        return After::Retry(asked);
+    }
+    if !(200..300).contains(&status) || Framing::of(&resp) != Framing::Sse {
+        return After::Stop;
+    }
+    let mut reader = BodyReader::new(&resp);
+    let mut dec = sse::Decoder::new(limit);
+    loop {
+        let chunk = match reader.next().await {
+            Ok(Some(c)) => c,
+            Ok(None) | Err(_) => return After::Retry(None),
+        };
+        let Ok(events) = dec.push(&chunk) else { return After::Retry(None) };
+        for ev in events {
+            let live = d.with(|st| {
+                let l = &mut st.http.listen;
+                if l.generation != gen {
+                    return false;
+                }
+                l.attempt = 0;
+                if let Some(id) = ev.id.clone() {
+                    l.last_event_id = Some(id);
+                }
+                if let Some(r) = ev.retry {
+                    l.retry_ms = Some(r);
+                }
+                true
+            });
+            if !live {
+                return After::Stop;
+            }
+            if let Some(data) = ev.data {
+                d.feed(Input::Message { via: None, body: data });
+            }
+        }
+    }
+}
+
+/// Ends the session: stops listening and sends `DELETE` (405 is fine; the result is ignored).
+pub fn end_session(d: &Driver, headers: Vec<(String, String)>) {
+    let Ok(ctrl) = AbortController::new() else { return };
+    let (tx, rx) = oneshot::channel();
+    d.with(|st| {
+        let l = &mut st.http.listen;
+        l.headers = None;
+        l.retry_at = None;
+        l.last_event_id = None;
+        l.generation += 1;
+        if let Some(c) = l.running.take() {
+            c.abort();
+        }
+        if let Some(old) = st.http.delete.replace(ctrl.clone()) {
+            old.abort();
+        }
+        st.http.delete_deadline = Some(global::now() + DELETE_GRACE_MS);
+        st.http.delete_done = Some(rx);
+    });
+    let d = d.clone();
+    spawn_local(async move {
+        let (url, source, _) = params(&d);
+        if let Ok(auth) = source.resolve().await {
+            if let Ok(h) = build_headers(&auth, &headers, &[]) {
+                let _ = fetch(&url, &request_init("DELETE", &h, None, &ctrl)).await;
+            }
+        }
+        d.with(|st| {
+            st.http.delete_deadline = None;
+            st.http.delete = None;
+        });
+        let _ = tx.send(());
+        d.rearm();
+    });
+}

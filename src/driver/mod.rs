@@ -1,0 +1,304 @@
+//! The only code that touches the world. A [`Driver`] owns one [`Engine`], feeds it what the network
+//! says, performs what it outputs (HTTP POST/GET/DELETE or WebSocket frames) and sleeps on one timer
+//! until the engine's next [`Output::Wake`]. Events go to the host (the JS layer) outside of any
+//! borrow, in order, so host callbacks may call back into the driver.
+
+pub mod backoff;
+pub mod body;
+pub mod global;
+pub mod headers;
+mod http;
+mod timer;
+mod ws;
+
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+use std::rc::{Rc, Weak};
+
+use js_sys::Function;
+
+use crate::engine::api::{ClientError, Config, ErrorKind, Event, Input, Output};
+use crate::engine::Engine;
+
+pub use headers::HeaderSource;
+use timer::Timer;
+
+/// Which transport carries the messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TransportKind {
+    /// Streamable HTTP (POST + JSON/SSE bodies, legacy GET listening stream, DELETE).
+    #[default]
+    Http,
+    /// One JSON-RPC message per text frame over `new WebSocket(url, "mcp")`.
+    WebSocket,
+}
+
+/// Everything a driver needs to connect.
+pub struct DriverOptions {
+    pub url: String,
+    pub transport: TransportKind,
+    pub config: Config,
+    pub headers: HeaderSource,
+    /// A `WebSocket` constructor to use instead of the global one (Node 20: the `ws` package).
+    pub websocket: Option<Function>,
+}
+
+/// Receives the engine's events, in order.
+pub type Host = Rc<dyn Fn(Event)>;
+
+/// A cheap handle on one running client.
+#[derive(Clone)]
+pub struct Driver(Rc<Shared>);
+
+struct Shared {
+    st: RefCell<State>,
+    /// Inputs produced while pumping (fed before the next `poll_output`).
+    inputs: RefCell<VecDeque<Input>>,
+    events: RefCell<VecDeque<Event>>,
+    pumping: Cell<bool>,
+    delivering: Cell<bool>,
+    host: RefCell<Option<Host>>,
+    timer: RefCell<Option<Timer>>,
+}
+
+struct State {
+    engine: Engine,
+    url: String,
+    headers: HeaderSource,
+    max_body: usize,
+    http: http::Http,
+    ws: Option<ws::Ws>,
+    engine_wake: u64,
+    rng: backoff::Rng,
+    closed: bool,
+}
+
+impl Driver {
+    /// Starts a client: for WebSocket, waits until the socket is open (or fails to open).
+    pub async fn connect(opts: DriverOptions, host: Host) -> Result<Driver, ClientError> {
+        let now = global::now();
+        let seed = global::random_seed();
+        let max_body = opts.config.max_message_bytes;
+        let engine = Engine::new(opts.config, seed, now);
+        let ws = match opts.transport {
+            TransportKind::Http => None,
+            TransportKind::WebSocket => {
+                let ctor = opts.websocket.or_else(global::websocket_ctor).ok_or_else(|| {
+                    ClientError::new(
+                        ErrorKind::InvalidInput,
+                        "no WebSocket constructor: pass options.WebSocket (e.g. from the `ws` package) or run Node with --experimental-websocket",
+                    )
+                })?;
+                Some(ws::Ws::new(ctor))
+            }
+        };
+        let shared = Rc::new(Shared {
+            st: RefCell::new(State {
+                engine,
+                url: opts.url,
+                headers: opts.headers,
+                max_body,
+                http: http::Http::default(),
+                ws,
+                engine_wake: u64::MAX,
+                rng: backoff::Rng::new(seed.rotate_left(17)),
+                closed: false,
+            }),
+            inputs: RefCell::new(VecDeque::new()),
+            events: RefCell::new(VecDeque::new()),
+            pumping: Cell::new(false),
+            delivering: Cell::new(false),
+            host: RefCell::new(Some(host)),
+            timer: RefCell::new(None),
+        });
+        let weak: Weak<Shared> = Rc::downgrade(&shared);
+        *shared.timer.borrow_mut() = Some(Timer::new(move || {
+            if let Some(s) = weak.upgrade() {
+                Driver(s).on_timer();
+            }
+        }));
+        let d = Driver(shared);
+        if d.is_ws() {
+            if let Err(e) = ws::open_first(&d).await {
+                d.shutdown();
+                return Err(e);
+            }
+        }
+        d.pump();
+        Ok(d)
+    }
+
+    /// Runs one engine operation at the current time, then performs whatever it caused.
+    pub fn op<R>(&self, f: impl FnOnce(&mut Engine, u64) -> R) -> R {
+        self.op_then(f, |_| {})
+    }
+
+    /// Like [`op`](Self::op), running `then` on the result before any consequence is delivered
+    /// (so the host can register the returned id before its events arrive).
+    pub fn op_then<R>(&self, f: impl FnOnce(&mut Engine, u64) -> R, then: impl FnOnce(&R)) -> R {
+        let r = {
+            let mut st = self.0.st.borrow_mut();
+            f(&mut st.engine, global::now())
+        };
+        then(&r);
+        self.pump();
+        r
+    }
+
+    /// Reads engine state without side effects.
+    pub fn read<R>(&self, f: impl FnOnce(&Engine) -> R) -> R {
+        f(&self.0.st.borrow().engine)
+    }
+
+    /// Whether `close` was called.
+    pub fn is_closed(&self) -> bool {
+        self.0.st.borrow().closed
+    }
+
+    /// Closes the engine (it ends every subscription and the session), then every stream,
+    /// socket and the timer. The session `DELETE`, if any, is awaited (bounded).
+    pub async fn close(&self) {
+        if self.is_closed() {
+            return;
+        }
+        self.op(|e, now| e.close(now));
+        let deleting = self.with(|st| st.http.delete_done.take());
+        self.shutdown();
+        if let Some(done) = deleting {
+            let _ = done.await;
+        }
+        if let Some(t) = self.0.timer.borrow_mut().as_mut() {
+            t.disarm();
+        }
+    }
+
+    fn shutdown(&self) {
+        let mut st = self.0.st.borrow_mut();
+        st.closed = true;
+        st.http.abort_all();
+        if let Some(ws) = st.ws.as_mut() {
+            ws.close();
+        }
+        drop(st);
+        self.rearm();
+    }
+
+    fn is_ws(&self) -> bool {
+        self.0.st.borrow().ws.is_some()
+    }
+
+    /// Feeds one input now and performs its consequences.
+    fn feed(&self, input: Input) {
+        self.0.inputs.borrow_mut().push_back(input);
+        self.pump();
+    }
+
+    /// Queues an input without pumping (from inside the pump loop).
+    fn defer(&self, input: Input) {
+        self.0.inputs.borrow_mut().push_back(input);
+    }
+
+    /// Drains the engine until it sleeps, performing every output; then delivers events.
+    fn pump(&self) {
+        if self.0.pumping.replace(true) {
+            return;
+        }
+        loop {
+            let now = global::now();
+            let out = {
+                let mut st = self.0.st.borrow_mut();
+                loop {
+                    let next = self.0.inputs.borrow_mut().pop_front();
+                    match next {
+                        Some(i) => st.engine.handle_input(now, i),
+                        None => break,
+                    }
+                }
+                st.engine.poll_output(now)
+            };
+            match out {
+                Output::Wake(at) => {
+                    if self.0.inputs.borrow().is_empty() {
+                        self.0.st.borrow_mut().engine_wake = at;
+                        break;
+                    }
+                }
+                Output::Event(e) => self.0.events.borrow_mut().push_back(e),
+                Output::Transmit(t) => {
+                    if self.is_ws() {
+                        ws::transmit(self, t);
+                    } else {
+                        http::post(self, t);
+                    }
+                }
+                Output::Listen { headers, last_event_id } => {
+                    if !self.is_ws() {
+                        http::listen(self, headers, last_event_id);
+                    }
+                }
+                Output::EndSession { headers } => {
+                    if !self.is_ws() {
+                        http::end_session(self, headers);
+                    }
+                }
+                Output::Abort { key } => self.0.st.borrow_mut().http.abort(key),
+            }
+        }
+        self.0.pumping.set(false);
+        self.rearm();
+        self.deliver();
+    }
+
+    /// Hands queued events to the host, one at a time, with no borrow held.
+    fn deliver(&self) {
+        if self.0.delivering.replace(true) {
+            return;
+        }
+        loop {
+            let ev = self.0.events.borrow_mut().pop_front();
+            let Some(ev) = ev else { break };
+            let host = self.0.host.borrow().clone();
+            if let Some(h) = host {
+                h(ev);
+            }
+        }
+        self.0.delivering.set(false);
+    }
+
+    /// Arms the one timer for the earliest of the engine's wake and the transports' own deadlines.
+    fn rearm(&self) {
+        let (at, closed) = {
+            let st = self.0.st.borrow();
+            let mut at = st.engine_wake;
+            if let Some(t) = st.http.next_deadline() {
+                at = at.min(t);
+            }
+            if let Some(t) = st.ws.as_ref().and_then(|w| w.reconnect_at) {
+                at = at.min(t);
+            }
+            (at, st.closed)
+        };
+        if let Some(t) = self.0.timer.borrow_mut().as_mut() {
+            let at = if closed { self.0.st.borrow().http.next_deadline().unwrap_or(u64::MAX) } else { at };
+            t.arm(at, global::now());
+        }
+    }
+
+    fn on_timer(&self) {
+        if let Some(t) = self.0.timer.borrow_mut().as_mut() {
+            t.fired();
+        }
+        let now = global::now();
+        http::on_timer(self, now);
+        ws::on_timer(self, now);
+        if self.is_closed() {
+            self.rearm();
+        } else {
+            self.pump();
+        }
+    }
+
+    fn with<R>(&self, f: impl FnOnce(&mut State) -> R) -> R {
+        f(&mut self.0.st.borrow_mut())
+    }
+}

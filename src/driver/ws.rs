@@ -1,0 +1,263 @@
+//! WebSocket transport: `new WebSocket(url, "mcp")`, one JSON-RPC message per text frame, reconnect
+//! with backoff and jitter; the engine hears `Input::Connection { up }`.
+
+use std::collections::VecDeque;
+
+use futures::channel::oneshot;
+use js_sys::{Array, Function, Reflect};
+use wasm_bindgen::prelude::*;
+use web_sys::{BinaryType, MessageEvent, WebSocket};
+
+use super::global::{self, describe};
+use super::{backoff, Driver, Shared};
+use crate::engine::api::{ClientError, ErrorKind, Input, Transmit, TransportError};
+
+type Handler = Closure<dyn FnMut(JsValue)>;
+
+/// WebSocket transport state.
+pub struct Ws {
+    ctor: Function,
+    socket: Option<WebSocket>,
+    open: bool,
+    generation: u64,
+    handlers: Vec<Handler>,
+    /// Frames sent while the socket was still connecting.
+    queued: VecDeque<Transmit>,
+    attempt: u32,
+    pub reconnect_at: Option<u64>,
+    first: Option<oneshot::Sender<Result<(), String>>>,
+}
+
+impl Ws {
+    pub fn new(ctor: Function) -> Self {
+        Self {
+            ctor,
+            socket: None,
+            open: false,
+            generation: 0,
+            handlers: Vec::new(),
+            queued: VecDeque::new(),
+            attempt: 0,
+            reconnect_at: None,
+            first: None,
+        }
+    }
+
+    /// Closes the socket for good (no reconnect; later socket events are ignored).
+    pub fn close(&mut self) {
+        self.generation += 1;
+        self.reconnect_at = None;
+        self.open = false;
+        if let Some(s) = self.socket.take() {
+            let _ = s.close_with_code(1000);
+        }
+    }
+}
+
+/// Opens the first socket and waits until it is open.
+pub async fn open_first(d: &Driver) -> Result<(), ClientError> {
+    let (tx, rx) = oneshot::channel();
+    d.with(|st| {
+        if let Some(ws) = st.ws.as_mut() {
+            ws.first = Some(tx);
+        }
+    });
+    open(d);
+    let msg = match rx.await {
+        Ok(Ok(())) => return Ok(()),
+        Ok(Err(m)) => m,
+        Err(_) => "WebSocket closed before it opened".to_string(),
+    };
+    Err(ClientError::new(ErrorKind::Transport, msg))
+}
+
+fn open(d: &Driver) {
+    let weak = std::rc::Rc::downgrade(&d.0);
+    let url = d.with(|st| st.url.clone());
+    let made = d.with(|st| {
+        let ws = st.ws.as_mut()?;
+        ws.generation += 1;
+        if let Some(old) = ws.socket.take() {
+            detach(&old);
+        }
+        ws.handlers.clear();
+        let args = Array::of2(&JsValue::from_str(&url), &JsValue::from_str("mcp"));
+        match Reflect::construct(&ws.ctor, &args) {
+            Ok(s) => {
+                let s: WebSocket = s.unchecked_into();
+                s.set_binary_type(BinaryType::Arraybuffer);
+                Some(Ok((s, ws.generation)))
+            }
+            Err(e) => Some(Err(describe(&e))),
+        }
+    });
+    match made {
+        Some(Ok((socket, gen))) => {
+            let on_open = handler(&weak, gen, |d, gen, _| opened(&d, gen));
+            let on_msg = handler(&weak, gen, |d, gen, ev| message(&d, gen, ev));
+            let on_close = handler(&weak, gen, |d, gen, _| closed(&d, gen, None));
+            let on_error = handler(&weak, gen, |_, _, _| {});
+            socket.set_onopen(Some(on_open.as_ref().unchecked_ref()));
+            socket.set_onmessage(Some(on_msg.as_ref().unchecked_ref()));
+            socket.set_onclose(Some(on_close.as_ref().unchecked_ref()));
+            socket.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+            d.with(|st| {
+                if let Some(ws) = st.ws.as_mut() {
+                    ws.socket = Some(socket);
+                    ws.handlers = vec![on_open, on_msg, on_close, on_error];
+                }
+            });
+        }
+        Some(Err(msg)) => {
+            let gen = d.with(|st| st.ws.as_ref().map_or(0, |w| w.generation));
+            closed(d, gen, Some(msg));
+        }
+        None => {}
+    }
+}
+
+fn handler(
+    weak: &std::rc::Weak<Shared>,
+    gen: u64,
+    f: impl Fn(Driver, u64, JsValue) + 'static,
+) -> Handler {
+    let weak = weak.clone();
+    Closure::new(move |ev: JsValue| {
+        if let Some(s) = weak.upgrade() {
+            f(Driver(s), gen, ev);
+        }
+    })
+}
+
+fn detach(s: &WebSocket) {
+    s.set_onopen(None);
+    s.set_onmessage(None);
+    s.set_onclose(None);
+    s.set_onerror(None);
+}
+
+fn current(d: &Driver, gen: u64) -> bool {
+    d.with(|st| !st.closed && st.ws.as_ref().is_some_and(|w| w.generation == gen))
+}
+
+fn opened(d: &Driver, gen: u64) {
+    if !current(d, gen) {
+        return;
+    }
+    let (first, queued) = d.with(|st| match st.ws.as_mut() {
+        Some(ws) => {
+            ws.open = true;
+            ws.attempt = 0;
+            (ws.first.take(), std::mem::take(&mut ws.queued))
+        }
+        None => (None, VecDeque::new()),
+    });
+    for t in queued {
+        send(d, t);
+    }
+    match first {
+        Some(tx) => {
+            let _ = tx.send(Ok(()));
+        }
+        None => d.feed(Input::Connection { up: true }),
+    }
+}
+
+fn message(d: &Driver, gen: u64, ev: JsValue) {
+    if !current(d, gen) {
+        return;
+    }
+    let data = ev.unchecked_into::<MessageEvent>().data();
+    let body = if let Some(s) = data.as_string() {
+        s
+    } else if data.is_instance_of::<js_sys::ArrayBuffer>() {
+        String::from_utf8_lossy(&js_sys::Uint8Array::new(&data).to_vec()).into_owned()
+    } else {
+        return; // Blob frames are not JSON-RPC messages we can read synchronously
+    };
+    d.feed(Input::Message { via: None, body });
+}
+
+fn closed(d: &Driver, gen: u64, why: Option<String>) {
+    if !current(d, gen) {
+        return;
+    }
+    let now = global::now();
+    let (was_open, first, failed) = d.with(|st| {
+        let Some(ws) = st.ws.as_mut() else { return (false, None, VecDeque::new()) };
+        let was_open = std::mem::replace(&mut ws.open, false);
+        if let Some(s) = ws.socket.take() {
+            detach(&s);
+        }
+        let first = ws.first.take();
+        if first.is_none() {
+            ws.reconnect_at = Some(now + backoff::delay(ws.attempt, &mut st.rng));
+            ws.attempt = ws.attempt.saturating_add(1);
+        }
+        (was_open, first, std::mem::take(&mut ws.queued))
+    });
+    if let Some(tx) = first {
+        let _ = tx.send(Err(why.unwrap_or_else(|| "WebSocket connection failed".into())));
+        return;
+    }
+    for t in failed {
+        d.defer(Input::Failed { key: t.key, error: not_connected() });
+    }
+    if was_open {
+        d.feed(Input::Connection { up: false });
+    } else {
+        d.pump();
+    }
+}
+
+fn not_connected() -> TransportError {
+    TransportError { message: "WebSocket is not connected".into(), http_status: None, retry_after_ms: None }
+}
+
+/// Sends one frame, or queues it while connecting; fails it when the socket is down.
+pub fn transmit(d: &Driver, t: Transmit) {
+    let connecting = d.with(|st| {
+        st.ws.as_mut().is_some_and(|ws| {
+            let connecting = !ws.open && ws.socket.is_some();
+            if connecting {
+                ws.queued.push_back(t.clone());
+            }
+            connecting
+        })
+    });
+    if !connecting {
+        send(d, t);
+    }
+}
+
+fn send(d: &Driver, t: Transmit) {
+    let socket = d.with(|st| st.ws.as_ref().filter(|w| w.open).and_then(|w| w.socket.clone()));
+    let result = match socket {
+        Some(s) => s.send_with_str(&t.body).map_err(|e| TransportError {
+            message: describe(&e),
+            http_status: None,
+            retry_after_ms: None,
+        }),
+        None => Err(not_connected()),
+    };
+    if let Err(error) = result {
+        d.defer(Input::Failed { key: t.key, error });
+    }
+}
+
+/// Reconnects when the backoff delay is over.
+pub fn on_timer(d: &Driver, now: u64) {
+    let due = d.with(|st| {
+        let closed = st.closed;
+        st.ws.as_mut().is_some_and(|ws| {
+            let due = !closed && ws.reconnect_at.is_some_and(|t| t <= now);
+            if due {
+                ws.reconnect_at = None;
+            }
+            due
+        })
+    });
+    if due {
+        open(d);
+    }
+}

@@ -1,0 +1,176 @@
+//! A small, tolerant ISO 8601 / RFC 3339 timestamp parser (no dependencies): accepts `Z`/`z`,
+//! `±HH:MM`, `±HHMM`, `±HH`, no offset (UTC), a `T`, `t` or space separator, any number of
+//! fractional digits (nanoseconds included) and a bare date.
+
+use super::api::Millis;
+
+/// Milliseconds since the Unix epoch, or `None` when the text is not a timestamp we understand
+/// (or lies before 1970).
+pub(crate) fn parse_millis(text: &str) -> Option<Millis> {
+    let mut p = Cursor { b: text.trim().as_bytes(), i: 0 };
+    let year = p.digits(4, 4)? as i64;
+    p.eat(b'-')?;
+    let month = p.digits(2, 2)? as u32;
+    p.eat(b'-')?;
+    let day = p.digits(2, 2)? as u32;
+    if !(1..=12).contains(&month) || day == 0 || day > days_in_month(year, month) {
+        return None;
+    }
+    let (mut hour, mut minute, mut second, mut millis, mut offset_min) = (0i64, 0i64, 0i64, 0i64, 0i64);
+    if let Some(&sep) = p.peek() {
+        if !matches!(sep, b'T' | b't' | b' ') {
+            return None;
+        }
+        p.i += 1;
+        hour = p.digits(2, 2)? as i64;
+        p.eat(b':')?;
+        minute = p.digits(2, 2)? as i64;
+        if p.peek() == Some(&b':') {
+            p.i += 1;
+            second = p.digits(2, 2)? as i64;
+            if matches!(p.peek(), Some(b'.') | Some(b',')) {
+                p.i += 1;
+                let start = p.i;
+                let mut frac = 0i64;
+                while let Some(d) = p.peek().filter(|c| c.is_ascii_digit()) {
+                    if p.i - start < 3 {
+                        frac = frac * 10 + i64::from(d - b'0');
+                    }
+                    p.i += 1;
+                }
+                let n = p.i - start;
+                if n == 0 {
+                    return None;
+                }
+                for _ in n..3 {
+                    frac *= 10;
+                }
+                millis = frac;
+            }
+        }
+        if hour > 24 || minute > 59 || second > 60 || (hour == 24 && (minute, second, millis) != (0, 0, 0)) {
+            return None;
+        }
+        match p.peek() {
+            None => {}
+            Some(b'Z') | Some(b'z') => p.i += 1,
+            Some(&sign @ (b'+' | b'-')) => {
+                p.i += 1;
+                let oh = p.digits(2, 2)? as i64;
+                if p.peek() == Some(&b':') {
+                    p.i += 1;
+                }
+                let om = if p.peek().is_some() { p.digits(2, 2)? as i64 } else { 0 };
+                if oh > 23 || om > 59 {
+                    return None;
+                }
+                let total = oh * 60 + om;
+                offset_min = if sign == b'+' { total } else { -total };
+            }
+            Some(_) => return None,
+        }
+    }
+    if p.peek().is_some() {
+        return None;
+    }
+    let days = days_from_civil(year, month, day);
+    let secs = days * 86_400 + hour * 3600 + minute * 60 + second - offset_min * 60;
+    let ms = secs.checked_mul(1000)?.checked_add(millis)?;
+    u64::try_from(ms).ok()
+}
+
+struct Cursor<'a> {
+    b: &'a [u8],
+    i: usize,
+}
+
+impl Cursor<'_> {
+    fn peek(&self) -> Option<&u8> {
+        self.b.get(self.i)
+    }
+
+    fn eat(&mut self, c: u8) -> Option<()> {
+        (self.peek() == Some(&c)).then(|| self.i += 1)
+    }
+
+    /// Between `min` and `max` ASCII digits as a number.
+    fn digits(&mut self, min: usize, max: usize) -> Option<u32> {
+        let mut n = 0u32;
+        let start = self.i;
+        while self.i - start < max {
+            match self.peek() {
+                Some(d) if d.is_ascii_digit() => {
+                    n = n * 10 + u32::from(d - b'0');
+                    self.i += 1;
+                }
+                _ => break,
+            }
+        }
+        (self.i - start >= min).then_some(n)
+    }
+}
+
+fn is_leap(y: i64) -> bool {
+    (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
+}
+
+fn days_in_month(y: i64, m: u32) -> u32 {
+    match m {
+        2 if is_leap(y) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (month 1..=12).
+fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+    // Shift the year so it starts in March: the leap day is then the year's last day.
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let year_of_era = y - era * 400;
+    let m = i64::from(m);
+    let shifted_month = if m > 2 { m - 3 } else { m + 9 };
+    let day_of_year = (153 * shifted_month + 2) / 5 + i64::from(d) - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    era * 146_097 + day_of_era - 719_468
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_millis as p;
+
+    #[test]
+    fn epoch_and_known_instants() {
+        assert_eq!(p("1970-01-01T00:00:00Z"), Some(0));
+        assert_eq!(p("2025-11-25T10:30:00Z"), Some(1_764_066_600_000));
+        assert_eq!(p("2000-02-29T00:00:00Z"), Some(951_782_400_000));
+        assert_eq!(p("2024-12-31T23:59:59.999Z"), Some(1_735_689_599_999));
+    }
+
+    #[test]
+    fn offsets_fractions_and_separators() {
+        let z = p("2025-11-25T10:30:00Z");
+        assert_eq!(p("2025-11-25T10:30:00+00:00"), z);
+        assert_eq!(p("2025-11-25T11:30:00+01:00"), z);
+        assert_eq!(p("2025-11-25T05:00:00-0530"), z);
+        assert_eq!(p("2025-11-25T12:30:00+02"), z);
+        assert_eq!(p("2025-11-25 10:30:00"), z);
+        assert_eq!(p("2025-11-25t10:30:00z"), z);
+        assert_eq!(p("2025-11-25T10:30Z"), z);
+        assert_eq!(p("2025-11-25T10:30:00.123456789Z"), z.map(|v| v + 123));
+        assert_eq!(p("2025-11-25T10:30:00.5+00:00"), z.map(|v| v + 500));
+        assert_eq!(p("2025-11-25"), p("2025-11-25T00:00:00Z"));
+    }
+
+    #[test]
+    fn rejects_garbage_without_panicking() {
+        for bad in [
+            "", "x", "2025", "2025-13-01T00:00:00Z", "2025-02-30T00:00:00Z", "2025-11-25T25:00:00Z",
+            "2025-11-25T10:30:00.Z", "2025-11-25T10:30:00+", "2025-11-25T10:30:00Zjunk", "1969-12-31T23:59:59Z",
+            "２０２５-11-25", "2025-11-25T10:30:00+99:00",
+        ] {
+            assert_eq!(p(bad), None, "{bad}");
+        }
+    }
+}

@@ -1,0 +1,182 @@
+//! The task registry: one entry per task id (one engine talks to one server), with its latest
+//! snapshot, its subscribers, poll state and cached outcome.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use crate::protocol::model::{Outcome, Task, TaskStatus};
+
+use super::api::{Millis, SubId};
+use super::iso8601;
+use super::scheduler::PollState;
+
+/// Where a result fetch stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Fetch {
+    #[default]
+    Idle,
+    /// Queued or in flight.
+    Busy,
+}
+
+/// One tracked task.
+#[derive(Debug, Default)]
+pub(crate) struct TaskEntry {
+    /// Latest snapshot in the common model (`None` until the server said anything about it).
+    pub(crate) snapshot: Option<Task>,
+    /// Subscribers still waiting for `Done`.
+    pub(crate) subs: BTreeSet<SubId>,
+    /// The server confirmed the task at least once (an unknown id afterwards means `expired`).
+    pub(crate) known: bool,
+    /// Draft: the task id is ours and the server has not confirmed it yet — do not poll.
+    pub(crate) awaiting_created: bool,
+    pub(crate) poll: PollState,
+    pub(crate) result: Fetch,
+    /// Failed result fetches in a row (retry backoff).
+    pub(crate) result_errors: u32,
+    /// The outcome, once known (inline, fetched, or the original response).
+    pub(crate) outcome: Option<Outcome>,
+    /// JSON-RPC id of the request that created the task (draft cancellation needs it).
+    pub(crate) origin: Option<i64>,
+    /// Modern `inputRequests` keys already surfaced to the host (each surfaced once).
+    pub(crate) input_keys: HashSet<String>,
+    /// createdAt + ttl, when the server gave both.
+    pub(crate) deadline: Option<Millis>,
+}
+
+impl TaskEntry {
+    pub(crate) fn status(&self) -> Option<TaskStatus> {
+        self.snapshot.as_ref().map(|t| t.status)
+    }
+
+    pub(crate) fn is_terminal(&self) -> bool {
+        self.status().is_some_and(TaskStatus::is_terminal)
+    }
+
+    pub(crate) fn server_interval(&self) -> Option<Millis> {
+        self.snapshot.as_ref().and_then(|t| t.poll_interval_ms)
+    }
+
+    /// Terminal and its outcome settled: nothing more will ever happen to it.
+    pub(crate) fn is_settled(&self, needs_fetch: bool) -> bool {
+        self.is_terminal() && !(needs_fetch && self.outcome.is_none())
+    }
+}
+
+/// What applying a snapshot changed.
+#[derive(Debug, Default)]
+pub(crate) struct Applied {
+    /// `Some((from, to))` when the status changed.
+    pub(crate) transition: Option<(Option<TaskStatus>, TaskStatus)>,
+    /// Anything a subscriber would see changed (status, message, ttl, interval, outcome, inputs).
+    pub(crate) visible_change: bool,
+}
+
+/// Merges a new snapshot into the old one: terminal states are final, fields a dialect omits
+/// keep their last known value, and `lastUpdatedAt` alone is not a change.
+pub(crate) fn apply(entry: &mut TaskEntry, mut new: Task) -> Applied {
+    let old = entry.snapshot.take();
+    let mut applied = Applied::default();
+    match old {
+        Some(old) if old.status.is_terminal() && new.status != old.status => {
+            // Late or contradicting news about a finished task: keep what we had.
+            entry.snapshot = Some(old);
+            return applied;
+        }
+        Some(old) => {
+            if new.created_at.is_none() {
+                new.created_at = old.created_at.clone();
+            }
+            if new.ttl_ms.is_none() {
+                new.ttl_ms = old.ttl_ms;
+            }
+            if new.poll_interval_ms.is_none() {
+                new.poll_interval_ms = old.poll_interval_ms;
+            }
+            if new.outcome.is_none() {
+                new.outcome = old.outcome.clone();
+            }
+            if old.status != new.status {
+                applied.transition = Some((Some(old.status), new.status));
+            }
+            applied.visible_change = differs(&old, &new);
+        }
+        None => {
+            applied.transition = Some((None, new.status));
+            applied.visible_change = true;
+        }
+    }
+    if new.outcome.is_some() && entry.outcome.is_none() {
+        entry.outcome = new.outcome.clone();
+    }
+    entry.deadline = deadline(&new);
+    entry.snapshot = Some(new);
+    applied
+}
+
+fn differs(a: &Task, b: &Task) -> bool {
+    a.status != b.status
+        || a.status_message != b.status_message
+        || a.ttl_ms != b.ttl_ms
+        || a.poll_interval_ms != b.poll_interval_ms
+        || a.outcome != b.outcome
+        || a.input_requests != b.input_requests
+}
+
+/// createdAt + ttl when both are known (draft tasks carry no createdAt: no deadline).
+fn deadline(t: &Task) -> Option<Millis> {
+    let created = iso8601::parse_millis(t.created_at.as_deref()?)?;
+    created.checked_add(t.ttl_ms?)
+}
+
+/// The registry proper.
+pub(crate) type Registry = HashMap<String, TaskEntry>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn task(status: TaskStatus) -> Task {
+        let mut t = Task::new("t1", status);
+        t.created_at = Some("2025-01-01T00:00:00Z".into());
+        t.ttl_ms = Some(60_000);
+        t
+    }
+
+    #[test]
+    fn first_snapshot_is_a_transition_from_nothing() {
+        let mut e = TaskEntry::default();
+        let a = apply(&mut e, task(TaskStatus::Working));
+        assert_eq!(a.transition, Some((None, TaskStatus::Working)));
+        assert!(a.visible_change);
+        assert_eq!(e.deadline, Some(1_735_689_600_000 + 60_000));
+    }
+
+    #[test]
+    fn last_updated_alone_is_not_a_change_and_missing_fields_are_kept() {
+        let mut e = TaskEntry::default();
+        let mut t = task(TaskStatus::Working);
+        t.poll_interval_ms = Some(3_000);
+        apply(&mut e, t);
+        let mut again = Task::new("t1", TaskStatus::Working);
+        again.last_updated_at = Some("2025-01-01T00:00:09Z".into());
+        let a = apply(&mut e, again);
+        assert!(a.transition.is_none());
+        assert!(!a.visible_change);
+        let snap = e.snapshot.as_ref().map(|t| (t.poll_interval_ms, t.created_at.clone()));
+        assert_eq!(snap, Some((Some(3_000), Some("2025-01-01T00:00:00Z".into()))));
+    }
+
+    #[test]
+    fn terminal_is_final() {
+        let mut e = TaskEntry::default();
+        let mut done = task(TaskStatus::Completed);
+        done.outcome = Some(Outcome::Result { result: json!({"ok": true}) });
+        apply(&mut e, done);
+        assert!(e.outcome.is_some());
+        let a = apply(&mut e, task(TaskStatus::Working));
+        assert!(a.transition.is_none() && !a.visible_change);
+        assert_eq!(e.status(), Some(TaskStatus::Completed));
+        assert!(e.is_settled(true));
+    }
+}

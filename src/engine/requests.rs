@@ -1,0 +1,394 @@
+//! Outgoing requests: id allocation, what each request is for, queueing until the session is
+//! ready, timeouts, and routing of every answer (by JSON-RPC id; by stream for id-less errors).
+
+use std::collections::HashMap;
+
+use crate::protocol::dialect::Outgoing;
+use crate::protocol::jsonrpc::{Id, Message, RpcError};
+
+use super::api::{
+    ClientError, ErrorKind, InputId, Millis, OpId, Output, SendKey, Transmit, TransportError,
+};
+use super::scheduler::Timer;
+use super::Engine;
+
+/// Why a request was sent; decides where its answer goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Purpose {
+    /// Era detection: a modern `server/discover`.
+    Probe,
+    Initialize,
+    /// The original request of a call (by call number).
+    Call(u64),
+    /// A status poll.
+    Get(String),
+    /// `tasks/result` (may block until the task ends: no timeout).
+    Result(String),
+    List { op: OpId, cursor: Option<String> },
+    Tools { cursor: Option<String> },
+    Cancel { op: OpId, task_id: String },
+    /// An input answer that is itself a request (modern `tasks/update`).
+    Answer(InputId),
+    /// The push subscription (its response stream stays open).
+    Listen,
+}
+
+impl Purpose {
+    /// The caller's operation waiting on this request, if any.
+    pub(crate) fn op(&self) -> Option<OpId> {
+        match self {
+            Purpose::List { op, .. } | Purpose::Cancel { op, .. } => Some(*op),
+            _ => None,
+        }
+    }
+
+    fn times_out(&self) -> bool {
+        !matches!(self, Purpose::Result(_) | Purpose::Listen)
+    }
+
+    /// Closing the response stream is harmless (the server may treat it as a cancellation).
+    fn abortable(&self) -> bool {
+        matches!(self, Purpose::Probe | Purpose::Get(_) | Purpose::List { .. } | Purpose::Tools { .. })
+    }
+}
+
+/// A request awaiting its answer.
+#[derive(Debug)]
+pub(crate) struct Pending {
+    pub(crate) purpose: Purpose,
+    pub(crate) key: SendKey,
+    /// Session generation it was sent in.
+    pub(crate) epoch: u64,
+    /// Sent with a session id (a 404 then means the session is gone).
+    pub(crate) sessioned: bool,
+    pub(crate) http_status: Option<u16>,
+    pub(crate) retry_after: Option<Millis>,
+    /// `Mcp-Session-Id` from the response head.
+    pub(crate) session_id: Option<String>,
+}
+
+/// Why a request did not produce a result.
+#[derive(Debug, Clone)]
+pub(crate) enum Failure {
+    Rpc(RpcError),
+    Transport { error: ClientError, status: Option<u16>, retry_after: Option<Millis> },
+    Timeout,
+}
+
+impl Failure {
+    pub(crate) fn client_error(&self) -> ClientError {
+        match self {
+            Failure::Rpc(e) => e.clone().into(),
+            Failure::Transport { error, .. } => error.clone(),
+            Failure::Timeout => ClientError::new(ErrorKind::Timeout, "the request timed out"),
+        }
+    }
+
+    pub(crate) fn retry_after(&self) -> Option<Millis> {
+        match self {
+            Failure::Transport { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+}
+
+/// Id and key allocation plus the pending map.
+#[derive(Debug)]
+pub(crate) struct Requests {
+    next_id: i64,
+    next_key: u64,
+    pub(crate) pending: HashMap<i64, Pending>,
+    /// Transmission key → request id, while the request is pending.
+    pub(crate) keys: HashMap<SendKey, i64>,
+    /// One-way input answers whose delivery is still unconfirmed.
+    pub(crate) answers: HashMap<SendKey, Option<String>>,
+}
+
+impl Default for Requests {
+    fn default() -> Self {
+        Self { next_id: 1, next_key: 1, pending: HashMap::new(), keys: HashMap::new(), answers: HashMap::new() }
+    }
+}
+
+impl Requests {
+    fn key(&mut self) -> SendKey {
+        let k = SendKey(self.next_key);
+        self.next_key += 1;
+        k
+    }
+}
+
+impl Engine {
+    /// Sends now when the session is ready, else queues until it is.
+    pub(crate) fn dispatch(&mut self, now: Millis, p: Purpose) {
+        if self.closed {
+            return;
+        }
+        let Some(codec) = self.session.ready_codec() else {
+            self.session.queue.push(p);
+            return;
+        };
+        let out = {
+            let si = self.session.info();
+            match &p {
+                Purpose::Call(c) => return self.send_call(now, *c),
+                Purpose::Answer(i) => return self.send_answer(now, *i),
+                Purpose::Listen => return self.send_listen(now),
+                Purpose::Probe | Purpose::Initialize => return,
+                Purpose::Get(t) => Some(codec.build_get(&si, t)),
+                Purpose::Result(t) => codec.build_result(&si, t),
+                Purpose::List { cursor, .. } => codec.build_list(&si, cursor.as_deref()),
+                Purpose::Tools { cursor } => {
+                    let params = match cursor {
+                        Some(c) => serde_json::json!({ "cursor": c }),
+                        None => serde_json::json!({}),
+                    };
+                    Some(codec.build_request(&si, "tools/list", params, None))
+                }
+                Purpose::Cancel { task_id, .. } => {
+                    let origin = self.tasks.get(task_id).and_then(|e| e.origin).map(Id::Number);
+                    Some(codec.build_cancel(&si, task_id, origin.as_ref()))
+                }
+            }
+        };
+        match out {
+            Some(o) => {
+                self.send(now, p, o);
+            }
+            None => self.unsupported(now, p),
+        }
+    }
+
+    /// Transmits a request (or, when the dialect built a notification, a one-way message).
+    /// Returns the JSON-RPC id of a request.
+    pub(crate) fn send(&mut self, now: Millis, p: Purpose, out: Outgoing) -> Option<i64> {
+        let key = self.reqs.key();
+        if !out.expects_response {
+            let body = Message::Notification { method: out.method, params: Some(out.params) }.encode();
+            self.out.push_back(Output::Transmit(Transmit { key, body, headers: out.headers, one_way: true }));
+            self.sent_one_way(now, p);
+            return None;
+        }
+        let id = self.reqs.next_id;
+        self.reqs.next_id += 1;
+        let body =
+            Message::Request { id: Id::Number(id), method: out.method, params: Some(out.params) }.encode();
+        if p.times_out() {
+            self.timers.set(Timer::Timeout(id), now.saturating_add(self.cfg.request_timeout_ms));
+        }
+        self.on_sent(now, &p, id);
+        let pending = Pending {
+            purpose: p,
+            key,
+            epoch: self.session.epoch,
+            sessioned: self.session.session_id.is_some(),
+            http_status: None,
+            retry_after: None,
+            session_id: None,
+        };
+        self.reqs.pending.insert(id, pending);
+        self.reqs.keys.insert(key, id);
+        self.out.push_back(Output::Transmit(Transmit { key, body, headers: out.headers, one_way: false }));
+        Some(id)
+    }
+
+    /// Transmits a ready-made one-way message (a response to the server).
+    pub(crate) fn send_message(&mut self, message: &Message, headers: Vec<(String, String)>) -> crate::engine::api::SendKey {
+        let key = self.reqs.key();
+        let body = message.encode();
+        self.out.push_back(Output::Transmit(Transmit { key, body, headers, one_way: true }));
+        key
+    }
+
+    fn on_sent(&mut self, now: Millis, p: &Purpose, id: i64) {
+        match p {
+            Purpose::Get(t) => {
+                if let Some(e) = self.tasks.get_mut(t) {
+                    e.poll.last_sent = Some(now);
+                }
+            }
+            Purpose::Call(c) => {
+                if let Some(call) = self.calls.get_mut(c) {
+                    call.req = Some(id);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn sent_one_way(&mut self, now: Millis, p: Purpose) {
+        match p {
+            Purpose::Cancel { op, task_id } => {
+                self.reply(op, Ok(serde_json::Value::Null));
+                self.poll_soon(now, &task_id);
+            }
+            Purpose::Call(c) => self.call_failed(c, ClientError::new(ErrorKind::Protocol, "the request was built as a notification")),
+            _ => {}
+        }
+    }
+
+    /// The dialect cannot build this request.
+    fn unsupported(&mut self, now: Millis, p: Purpose) {
+        let error = ClientError::new(ErrorKind::InvalidInput, "the server's dialect has no such request");
+        match p {
+            Purpose::Result(t) => self.result_unavailable(now, &t),
+            Purpose::List { op, .. } | Purpose::Cancel { op, .. } => self.reply(op, Err(error)),
+            Purpose::Tools { .. } => self.tools_failed(now, error),
+            _ => {}
+        }
+    }
+
+    // ----- incoming -----
+
+    pub(crate) fn on_message(&mut self, now: Millis, via: Option<SendKey>, body: &str) {
+        let msg = match Message::decode(body.as_bytes(), self.cfg.max_message_bytes) {
+            Ok(m) => m,
+            Err(e) => return self.warn(None, ClientError::new(ErrorKind::Protocol, e.to_string())),
+        };
+        match msg {
+            Message::Response { id, result } => {
+                if let Some(n) = self.route(&id) {
+                    self.complete(now, n, Ok(result));
+                }
+            }
+            Message::Error { id, error } => {
+                let direct = id.as_ref().and_then(|id| self.route(id));
+                let stray = direct.is_none();
+                let by_stream = via.and_then(|k| self.reqs.keys.get(&k).copied());
+                match direct.or(by_stream) {
+                    Some(n) => {
+                        let lost = stray
+                            && self.reqs.pending.get(&n).is_some_and(|p| {
+                                p.sessioned && matches!(p.http_status, Some(400) | Some(404))
+                            });
+                        if lost {
+                            self.session_lost(now, n);
+                        } else {
+                            self.complete(now, n, Err(Failure::Rpc(error)));
+                        }
+                    }
+                    None => self.warn(None, error.into()),
+                }
+            }
+            Message::Request { id, method, params } => self.on_server_request(now, via, id, &method, params),
+            Message::Notification { method, params } => self.on_notification(now, &method, params.as_ref()),
+        }
+    }
+
+    fn route(&self, id: &Id) -> Option<i64> {
+        let n = match id {
+            Id::Number(n) => *n,
+            Id::String(s) => s.parse().ok()?,
+        };
+        self.reqs.pending.contains_key(&n).then_some(n)
+    }
+
+    pub(crate) fn on_head(
+        &mut self,
+        now: Millis,
+        key: SendKey,
+        status: u16,
+        session_id: Option<String>,
+        retry_after: Option<Millis>,
+    ) {
+        if status < 400 {
+            self.reqs.answers.remove(&key);
+        }
+        let Some(&n) = self.reqs.keys.get(&key) else { return };
+        let Some(p) = self.reqs.pending.get_mut(&n) else { return };
+        p.http_status = Some(status);
+        p.retry_after = retry_after;
+        if session_id.is_some() {
+            p.session_id = session_id;
+        }
+        if status == 404 && p.sessioned {
+            self.session_lost(now, n);
+        }
+    }
+
+    /// A transmission's stream ended (`error` = it failed) — fails its request if still unanswered.
+    pub(crate) fn on_ended(&mut self, now: Millis, key: SendKey, error: Option<TransportError>) {
+        if let Some(task_id) = self.reqs.answers.remove(&key) {
+            if let Some(e) = &error {
+                let msg = format!("an input answer could not be delivered: {}", e.message);
+                self.warn(task_id, ClientError::new(ErrorKind::Transport, msg));
+            }
+        }
+        let Some(n) = self.reqs.keys.remove(&key) else { return };
+        let Some(p) = self.reqs.pending.get(&n) else { return };
+        let status = error.as_ref().and_then(|e| e.http_status).or(p.http_status);
+        if p.sessioned && matches!(status, Some(400) | Some(404)) {
+            return self.session_lost(now, n);
+        }
+        let message = match (&error, status) {
+            (Some(e), _) => e.message.clone(),
+            (None, Some(s)) => format!("HTTP {s} without a JSON-RPC response"),
+            (None, None) => "the response stream ended without a response".to_owned(),
+        };
+        let mut client = ClientError::new(ErrorKind::Transport, message);
+        client.code = status.map(i64::from);
+        let retry_after = error.as_ref().and_then(|e| e.retry_after_ms).or(p.retry_after);
+        self.complete(now, n, Err(Failure::Transport { error: client, status, retry_after }));
+    }
+
+    pub(crate) fn on_timeout(&mut self, now: Millis, n: i64) {
+        let Some(p) = self.reqs.pending.get(&n) else { return };
+        if p.purpose.abortable() {
+            let key = p.key;
+            self.out.push_back(Output::Abort { key });
+        }
+        self.complete(now, n, Err(Failure::Timeout));
+    }
+
+    fn take_pending(&mut self, n: i64) -> Option<Pending> {
+        let p = self.reqs.pending.remove(&n)?;
+        self.timers.clear(&Timer::Timeout(n));
+        self.reqs.keys.remove(&p.key);
+        Some(p)
+    }
+
+    /// The session behind a request is gone: start over and send the request again later.
+    fn session_lost(&mut self, now: Millis, n: i64) {
+        let Some(p) = self.take_pending(n) else { return };
+        if p.epoch == self.session.epoch && self.session.is_ready() {
+            self.reinitialize(now);
+        }
+        match p.purpose {
+            Purpose::Probe | Purpose::Initialize | Purpose::Listen => {}
+            other => self.dispatch(now, other),
+        }
+    }
+
+    fn complete(&mut self, now: Millis, n: i64, res: Result<serde_json::Value, Failure>) {
+        let Some(p) = self.take_pending(n) else { return };
+        match p.purpose {
+            Purpose::Probe => self.on_probe(now, res),
+            Purpose::Initialize => self.on_initialize(now, res, p.session_id),
+            Purpose::Call(c) => self.on_call_reply(now, c, n, res),
+            Purpose::Get(t) => self.on_get(now, &t, res),
+            Purpose::Result(t) => self.on_result(now, &t, res),
+            Purpose::List { op, .. } => self.on_list(op, res),
+            Purpose::Tools { .. } => self.on_tools_page(now, res),
+            Purpose::Cancel { op, task_id } => self.on_cancel(now, op, &task_id, res),
+            Purpose::Answer(i) => self.on_answer_ack(now, i, res),
+            Purpose::Listen => self.on_listen_end(now),
+        }
+    }
+
+    /// The (WebSocket) connection went down or came back.
+    pub(crate) fn on_connection(&mut self, now: Millis, up: bool) {
+        if !up {
+            self.session.link_down = true;
+            let mut ids: Vec<i64> = self.reqs.pending.keys().copied().collect();
+            ids.sort_unstable();
+            for n in ids {
+                let error = ClientError::new(ErrorKind::Transport, "the connection was lost");
+                self.complete(now, n, Err(Failure::Transport { error, status: None, retry_after: None }));
+            }
+            return;
+        }
+        if std::mem::take(&mut self.session.link_down) {
+            self.reconnected(now);
+        }
+    }
+}

@@ -1,0 +1,209 @@
+//! Time in the engine: one ordered set of timers (so the driver needs a single `Wake`), and the
+//! poll cadence of design.md as pure functions of a task's poll state.
+
+use std::collections::{BTreeSet, HashMap};
+
+use super::api::Millis;
+use super::rng::Rng;
+
+/// First poll never earlier than this when the server gives an interval below it.
+pub(crate) const MIN_FIRST_POLL_MS: Millis = 1_000;
+/// First poll when the server gives no interval.
+pub(crate) const DEFAULT_POLL_MS: Millis = 2_000;
+/// Backoff ceiling while the page is visible.
+pub(crate) const CAP_VISIBLE_MS: Millis = 20_000;
+/// Backoff ceiling while the page is hidden.
+pub(crate) const CAP_HIDDEN_MS: Millis = 60_000;
+/// Ceiling of the error backoff (before jitter).
+pub(crate) const ERROR_CAP_MS: Millis = 30_000;
+/// Catch-up polls (visible again, online again) at most this often.
+pub(crate) const CATCH_UP_THROTTLE_MS: Millis = 5_000;
+
+/// Everything the engine waits for.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) enum Timer {
+    /// Next status poll (or result fetch) of a task.
+    Poll(String),
+    /// The task's createdAt + ttl.
+    Deadline(String),
+    /// Drop a task nobody watches any more.
+    Gc(String),
+    /// A request's timeout, by JSON-RPC id.
+    Timeout(i64),
+    /// Retry establishing the session.
+    Connect,
+    /// (Re)open the push subscription for the tracked tasks.
+    Listen,
+}
+
+/// Timers ordered by due time; setting a timer again moves it.
+#[derive(Debug, Default)]
+pub(crate) struct Timers {
+    queue: BTreeSet<(Millis, Timer)>,
+    due: HashMap<Timer, Millis>,
+}
+
+impl Timers {
+    pub(crate) fn set(&mut self, timer: Timer, at: Millis) {
+        if let Some(old) = self.due.insert(timer.clone(), at) {
+            self.queue.remove(&(old, timer.clone()));
+        }
+        self.queue.insert((at, timer));
+    }
+
+    /// Sets the timer unless it is already due earlier.
+    pub(crate) fn set_earlier(&mut self, timer: Timer, at: Millis) {
+        match self.due.get(&timer) {
+            Some(&old) if old <= at => {}
+            _ => self.set(timer, at),
+        }
+    }
+
+    pub(crate) fn clear(&mut self, timer: &Timer) {
+        if let Some(old) = self.due.remove(timer) {
+            self.queue.remove(&(old, timer.clone()));
+        }
+    }
+
+    pub(crate) fn get(&self, timer: &Timer) -> Option<Millis> {
+        self.due.get(timer).copied()
+    }
+
+    /// The earliest due time.
+    pub(crate) fn next(&self) -> Option<Millis> {
+        self.queue.first().map(|(at, _)| *at)
+    }
+
+    /// Removes and returns one timer due at or before `now`.
+    pub(crate) fn pop_due(&mut self, now: Millis) -> Option<Timer> {
+        let (at, _) = self.queue.first()?;
+        if *at > now {
+            return None;
+        }
+        let (_, timer) = self.queue.pop_first()?;
+        self.due.remove(&timer);
+        Some(timer)
+    }
+
+    pub(crate) fn clear_all(&mut self) {
+        self.queue.clear();
+        self.due.clear();
+    }
+
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.queue.len()
+    }
+}
+
+/// Per-task poll bookkeeping.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PollState {
+    /// Successful polls since the status last changed (drives the ×1.5 backoff).
+    pub(crate) step: u32,
+    /// Consecutive failed polls (drives the error backoff).
+    pub(crate) errors: u32,
+    /// When the last status request went out.
+    pub(crate) last_sent: Option<Millis>,
+    /// A status request is queued or in flight.
+    pub(crate) in_flight: bool,
+}
+
+/// The server's minimum spacing, or ours when it gives none.
+pub(crate) fn floor(server_interval: Option<Millis>) -> Millis {
+    server_interval.unwrap_or(MIN_FIRST_POLL_MS)
+}
+
+fn cap(visible: bool, server_interval: Option<Millis>) -> Millis {
+    let cap = if visible { CAP_VISIBLE_MS } else { CAP_HIDDEN_MS };
+    cap.max(floor(server_interval))
+}
+
+/// Delay before the next poll after `step` successful polls: starts at max(server interval, 1 s)
+/// (2 s without a hint), ×1.5 per step up to the visible/hidden ceiling, jittered uniformly
+/// between the server floor and that value; never below the server's interval.
+pub(crate) fn poll_delay(rng: &mut Rng, server_interval: Option<Millis>, step: u32, visible: bool) -> Millis {
+    let lo = floor(server_interval);
+    let start = server_interval.map_or(DEFAULT_POLL_MS, |iv| iv.max(MIN_FIRST_POLL_MS));
+    let grown = start as f64 * 1.5f64.powi(step.min(64) as i32);
+    let computed = (grown.min(cap(visible, server_interval) as f64) as Millis).max(lo);
+    rng.between(lo, computed)
+}
+
+/// Delay after the `errors`-th consecutive failure (1-based): min(1 s·2ⁿ⁻¹, 30 s) × U(0.5, 1.5),
+/// never below the server's interval nor a `Retry-After` the server sent.
+pub(crate) fn error_delay(
+    rng: &mut Rng,
+    errors: u32,
+    retry_after: Option<Millis>,
+    server_interval: Option<Millis>,
+) -> Millis {
+    let exp = errors.saturating_sub(1).min(16);
+    let base = (1_000u64 << exp).min(ERROR_CAP_MS);
+    let jittered = (base as f64 * (0.5 + rng.unit())) as Millis;
+    jittered.max(floor(server_interval)).max(retry_after.unwrap_or(0))
+}
+
+/// After a push: the next poll only as a safety net.
+pub(crate) fn safety_delay(server_interval: Option<Millis>, visible: bool) -> Millis {
+    cap(visible, server_interval)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timers_order_move_and_pop() {
+        let mut t = Timers::default();
+        t.set(Timer::Poll("a".into()), 50);
+        t.set(Timer::Poll("b".into()), 10);
+        t.set(Timer::Poll("a".into()), 5);
+        t.set_earlier(Timer::Poll("b".into()), 40);
+        assert_eq!(t.next(), Some(5));
+        assert_eq!(t.get(&Timer::Poll("b".into())), Some(10));
+        assert_eq!(t.pop_due(4), None);
+        assert_eq!(t.pop_due(100), Some(Timer::Poll("a".into())));
+        t.clear(&Timer::Poll("b".into()));
+        assert_eq!(t.pop_due(100), None);
+        assert_eq!(t.len(), 0);
+    }
+
+    #[test]
+    fn first_poll_and_backoff_follow_design() {
+        let mut rng = Rng::new(3);
+        for _ in 0..200 {
+            // No hint: first poll between 1 s and 2 s, then growing ×1.5 up to 20 s / 60 s.
+            let d0 = poll_delay(&mut rng, None, 0, true);
+            assert!((1_000..=2_000).contains(&d0));
+            let d20 = poll_delay(&mut rng, None, 20, true);
+            assert!((1_000..=20_000).contains(&d20));
+            let h20 = poll_delay(&mut rng, None, 20, false);
+            assert!(h20 <= 60_000);
+            // Server hint of 5 s: first poll exactly 5 s, never below 5 s.
+            assert_eq!(poll_delay(&mut rng, Some(5_000), 0, true), 5_000);
+            assert!(poll_delay(&mut rng, Some(5_000), 3, true) >= 5_000);
+            // A hint above the ceiling wins over the ceiling.
+            assert_eq!(poll_delay(&mut rng, Some(90_000), 10, true), 90_000);
+        }
+        // The upper bound does reach the ceiling.
+        let max = (0..500).map(|_| poll_delay(&mut rng, None, 30, true)).max().unwrap_or(0);
+        assert!(max > 15_000);
+    }
+
+    #[test]
+    fn error_backoff_is_bounded_and_honours_retry_after() {
+        let mut rng = Rng::new(9);
+        for _ in 0..200 {
+            let d1 = error_delay(&mut rng, 1, None, None);
+            assert!((500..=1_500).contains(&d1), "{d1}");
+            let d9 = error_delay(&mut rng, 9, None, None);
+            assert!((15_000..=45_000).contains(&d9), "{d9}");
+            assert!(error_delay(&mut rng, 1, Some(7_000), None) >= 7_000);
+            assert!(error_delay(&mut rng, 1, None, Some(4_000)) >= 4_000);
+            assert!(error_delay(&mut rng, 1_000, None, None) <= 45_000);
+        }
+        assert_eq!(safety_delay(None, true), 20_000);
+        assert_eq!(safety_delay(Some(90_000), false), 90_000);
+    }
+}

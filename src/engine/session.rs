@@ -1,0 +1,301 @@
+//! The session: era detection (`Auto`: a modern `server/discover` first, then legacy
+//! `initialize`), the handshake, capabilities, the legacy session id, re-initialization when a
+//! legacy session dies, and the queue of requests made before the session is ready.
+
+use serde_json::{json, Value};
+
+use crate::protocol::dialect::{codec, Codec, SessionInfo, TaskAugment};
+use crate::protocol::headers;
+use crate::protocol::jsonrpc::RpcError;
+use crate::protocol::model::Dialect;
+
+use super::api::{ClientError, Config, DialectChoice, ErrorKind, Event, Millis, Output};
+use super::requests::{Failure, Purpose};
+use super::scheduler::{self, Timer};
+use super::Engine;
+
+/// The modern protocol version (era detection compares against it).
+const MODERN_VERSION: &str = crate::protocol::dialect::modern::PROTOCOL_VERSION;
+/// Modern error codes that prove the server is modern: header mismatch, missing capability.
+const MODERN_ONLY_CODES: [i64; 2] = [-32020, -32021];
+/// Unsupported protocol version (`data.supported` lists what the server speaks).
+const UNSUPPORTED_VERSION: i64 = -32022;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Connecting,
+    Ready,
+}
+
+/// What the engine knows about the connection to its server.
+pub(crate) struct Session {
+    choice: DialectChoice,
+    /// The dialect in use (kept across re-initialization).
+    codec: Option<&'static dyn Codec>,
+    /// The dialect an `initialize` in flight is for.
+    init_codec: Option<&'static dyn Codec>,
+    phase: Phase,
+    protocol_version: String,
+    client_info: Value,
+    client_caps: Value,
+    pub(crate) session_id: Option<String>,
+    pub(crate) server_caps: Value,
+    /// The session was opened with `initialize` (legacy, draft).
+    handshake: bool,
+    /// Bumped on every re-initialization.
+    pub(crate) epoch: u64,
+    connect_errors: u32,
+    /// Requests waiting for the session.
+    pub(crate) queue: Vec<Purpose>,
+    /// The (WebSocket) link went down and has not come back yet.
+    pub(crate) link_down: bool,
+    /// Asking for a task changes the request in this dialect (modern: the server decides alone).
+    pub(crate) augments: bool,
+}
+
+impl Session {
+    pub(crate) fn new(cfg: &Config) -> Self {
+        Self {
+            choice: cfg.dialect,
+            codec: None,
+            init_codec: None,
+            phase: Phase::Connecting,
+            protocol_version: String::new(),
+            client_info: json!({ "name": cfg.client_name, "version": cfg.client_version }),
+            client_caps: cfg.client_capabilities.clone(),
+            session_id: None,
+            server_caps: Value::Null,
+            handshake: false,
+            epoch: 0,
+            connect_errors: 0,
+            queue: Vec::new(),
+            link_down: false,
+            augments: false,
+        }
+    }
+
+    pub(crate) fn info(&self) -> SessionInfo<'_> {
+        SessionInfo {
+            protocol_version: &self.protocol_version,
+            client_info: &self.client_info,
+            client_capabilities: &self.client_caps,
+            session_id: self.session_id.as_deref(),
+        }
+    }
+
+    pub(crate) fn is_ready(&self) -> bool {
+        self.phase == Phase::Ready
+    }
+
+    /// The codec, when requests can go out now.
+    pub(crate) fn ready_codec(&self) -> Option<&'static dyn Codec> {
+        self.codec.filter(|_| self.is_ready())
+    }
+
+    pub(crate) fn dialect(&self) -> Option<Dialect> {
+        self.codec.map(|c| c.dialect())
+    }
+
+    /// `MCP-Protocol-Version` and `Mcp-Session-Id` (the legacy GET stream and `DELETE`).
+    fn session_headers(&self) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        if !self.protocol_version.is_empty() {
+            out.push((headers::PROTOCOL_VERSION.to_owned(), self.protocol_version.clone()));
+        }
+        if let Some(id) = &self.session_id {
+            out.push((headers::SESSION_ID.to_owned(), id.clone()));
+        }
+        out
+    }
+
+    /// Headers for the `DELETE` that ends a legacy HTTP session, if there is one.
+    pub(crate) fn end_session_headers(&self) -> Option<Vec<(String, String)>> {
+        (self.handshake && self.session_id.is_some()).then(|| self.session_headers())
+    }
+}
+
+/// `data.supported` of an unsupported-version error lists the modern version.
+fn lists_modern(e: &RpcError) -> bool {
+    e.code == UNSUPPORTED_VERSION
+        && e.data
+            .as_ref()
+            .and_then(|d| d.get("supported"))
+            .and_then(Value::as_array)
+            .is_some_and(|v| v.iter().any(|s| s.as_str() == Some(MODERN_VERSION)))
+}
+
+/// A JSON-RPC error only a modern server sends.
+fn is_modern_error(e: &RpcError) -> bool {
+    MODERN_ONLY_CODES.contains(&e.code) || lists_modern(e)
+}
+
+impl Engine {
+    /// Starts (or restarts) establishing the session.
+    pub(crate) fn connect(&mut self, now: Millis) {
+        if self.closed || self.session.is_ready() || self.connect_in_flight() {
+            return;
+        }
+        self.timers.clear(&Timer::Connect);
+        if let Some(c) = self.session.codec {
+            return self.open_with(now, c);
+        }
+        match self.session.choice {
+            DialectChoice::Auto => self.probe(now),
+            DialectChoice::Modern => self.open_with(now, codec(Dialect::Modern)),
+            DialectChoice::Legacy => self.open_with(now, codec(Dialect::Legacy)),
+            DialectChoice::Draft => self.open_with(now, codec(Dialect::Draft)),
+        }
+    }
+
+    fn connect_in_flight(&self) -> bool {
+        self.reqs.pending.values().any(|p| matches!(p.purpose, Purpose::Probe | Purpose::Initialize))
+    }
+
+    fn probe(&mut self, now: Millis) {
+        let modern = codec(Dialect::Modern);
+        self.session.protocol_version.clear();
+        self.session.session_id = None;
+        let out = modern.build_request(&self.session.info(), "server/discover", json!({}), None);
+        self.send(now, Purpose::Probe, out);
+    }
+
+    /// `initialize` for dialects with a handshake; ready at once for those without.
+    fn open_with(&mut self, now: Millis, c: &'static dyn Codec) {
+        self.session.protocol_version.clear();
+        self.session.session_id = None;
+        match c.build_initialize(&self.session.info()) {
+            Some(out) => {
+                self.session.init_codec = Some(c);
+                self.send(now, Purpose::Initialize, out);
+            }
+            None => self.become_ready(now, c, Value::Null, Value::Null),
+        }
+    }
+
+    pub(crate) fn on_probe(&mut self, now: Millis, res: Result<Value, Failure>) {
+        match res {
+            Ok(v) => {
+                let caps = v.get("capabilities").cloned().unwrap_or(Value::Null);
+                let info = v.get("serverInfo").cloned().unwrap_or(Value::Null);
+                self.become_ready(now, codec(Dialect::Modern), caps, info);
+            }
+            Err(Failure::Rpc(e)) if is_modern_error(&e) => {
+                self.become_ready(now, codec(Dialect::Modern), Value::Null, Value::Null)
+            }
+            Err(Failure::Transport { error, status: None, retry_after }) => {
+                self.connect_failed(now, error, retry_after, false)
+            }
+            // Any other error, an HTTP 4xx, silence: a legacy server.
+            Err(_) => self.open_with(now, codec(Dialect::Legacy)),
+        }
+    }
+
+    pub(crate) fn on_initialize(&mut self, now: Millis, res: Result<Value, Failure>, sid: Option<String>) {
+        let Some(c) = self.session.init_codec.take() else { return };
+        match res {
+            Ok(v) => {
+                let version = v.get("protocolVersion").and_then(Value::as_str).unwrap_or_default();
+                self.session.protocol_version = version.to_owned();
+                self.session.session_id = sid.filter(|s| !s.is_empty());
+                self.session.handshake = true;
+                let caps = v.get("capabilities").cloned().unwrap_or(Value::Null);
+                let info = v.get("serverInfo").cloned().unwrap_or(Value::Null);
+                if let Some(out) = c.build_initialized(&self.session.info()) {
+                    self.push_one_way(out);
+                }
+                self.become_ready(now, c, caps, info);
+            }
+            // A modern-only server refusing the handshake.
+            Err(Failure::Rpc(e)) if lists_modern(&e) => {
+                self.become_ready(now, codec(Dialect::Modern), Value::Null, Value::Null)
+            }
+            Err(Failure::Rpc(e)) => self.connect_failed(now, e.into(), None, true),
+            Err(Failure::Transport { error, status: Some(s), retry_after }) if (400..500).contains(&s) => {
+                self.connect_failed(now, error, retry_after, true)
+            }
+            Err(other) => {
+                let retry = other.retry_after();
+                self.connect_failed(now, other.client_error(), retry, false)
+            }
+        }
+    }
+
+    fn become_ready(&mut self, now: Millis, c: &'static dyn Codec, caps: Value, info: Value) {
+        if c.dialect() == Dialect::Modern {
+            self.session.protocol_version = MODERN_VERSION.to_owned();
+            self.session.session_id = None;
+            self.session.handshake = false;
+        }
+        self.session.codec = Some(c);
+        self.session.phase = Phase::Ready;
+        self.session.connect_errors = 0;
+        self.session.server_caps = caps.clone();
+        self.session.augments = {
+            let si = self.session.info();
+            let params = json!({ "name": "probe" });
+            let ask = TaskAugment { ttl_ms: Some(1), task_id: Some("probe".into()) };
+            c.build_request(&si, "tools/call", params.clone(), Some(&ask))
+                != c.build_request(&si, "tools/call", params, None)
+        };
+        self.emit(Event::Connected {
+            dialect: c.dialect(),
+            protocol_version: self.session.protocol_version.clone(),
+            server_info: info,
+            capabilities: caps,
+        });
+        if self.session.handshake {
+            let headers = self.session.session_headers();
+            self.out.push_back(Output::Listen { headers, last_event_id: None });
+        }
+        for p in std::mem::take(&mut self.session.queue) {
+            self.dispatch(now, p);
+        }
+        self.listen_changed(now);
+    }
+
+    /// The legacy session is gone (404): open a new one; every task stays tracked.
+    pub(crate) fn reinitialize(&mut self, now: Millis) {
+        let Some(c) = self.session.codec else { return };
+        self.warn(None, ClientError::new(ErrorKind::Transport, "the session expired; re-initializing"));
+        self.session.epoch += 1;
+        self.session.phase = Phase::Connecting;
+        self.open_with(now, c);
+    }
+
+    /// The (WebSocket) link is back: a handshake session without an id lived on the old socket.
+    pub(crate) fn reconnected(&mut self, now: Millis) {
+        if self.session.is_ready() && self.session.handshake && self.session.session_id.is_none() {
+            self.session.epoch += 1;
+            self.session.phase = Phase::Connecting;
+            if let Some(c) = self.session.codec {
+                self.open_with(now, c);
+            }
+        } else if !self.session.is_ready() {
+            self.connect(now);
+        }
+        self.last_catch_up = None;
+        self.catch_up(now);
+    }
+
+    /// Establishing the session failed; `fatal` = the server refused (queued calls fail now).
+    fn connect_failed(&mut self, now: Millis, error: ClientError, retry_after: Option<Millis>, fatal: bool) {
+        self.session.connect_errors = self.session.connect_errors.saturating_add(1);
+        self.warn(None, error.clone());
+        if fatal {
+            let (fail, keep): (Vec<Purpose>, Vec<Purpose>) = std::mem::take(&mut self.session.queue)
+                .into_iter()
+                .partition(|p| matches!(p, Purpose::Call(_) | Purpose::List { .. } | Purpose::Cancel { .. } | Purpose::Tools { .. }));
+            self.session.queue = keep;
+            for p in fail {
+                match p {
+                    Purpose::Call(c) => self.call_failed(c, error.clone()),
+                    Purpose::List { op, .. } | Purpose::Cancel { op, .. } => self.reply(op, Err(error.clone())),
+                    Purpose::Tools { .. } => self.tools_failed(now, error.clone()),
+                    _ => {}
+                }
+            }
+        }
+        let delay = scheduler::error_delay(&mut self.rng, self.session.connect_errors, retry_after, None);
+        self.timers.set(Timer::Connect, now.saturating_add(delay));
+    }
+}

@@ -1,0 +1,44 @@
+//! Typed JS errors: instances of the package's `McpTaskError` class (registered by the entry module)
+//! carrying `kind`, `code`, `data` and `taskId`.
+
+use std::cell::RefCell;
+
+use js_sys::{Array, Function, Reflect};
+use wasm_bindgen::prelude::*;
+
+use super::convert::to_js;
+use super::types::{ErrorInfo, ErrorKind};
+
+thread_local! {
+    static ERROR_CLASS: RefCell<Option<Function>> = const { RefCell::new(None) };
+}
+
+/// Called once by the package entry with its `McpTaskError` class.
+#[wasm_bindgen(js_name = __registerErrorClass, skip_typescript)]
+pub fn register_error_class(class: Function) {
+    ERROR_CLASS.with(|c| *c.borrow_mut() = Some(class));
+}
+
+/// Builds an `McpTaskError` (or, before registration, an `Error` named `McpTaskError`).
+pub fn js_error(info: &ErrorInfo) -> JsValue {
+    let details = to_js(info);
+    let class = ERROR_CLASS.with(|c| c.borrow().clone());
+    if let Some(class) = class {
+        let args = Array::of2(&JsValue::from_str(&info.message), &details);
+        if let Ok(e) = Reflect::construct(&class, &args) {
+            return e;
+        }
+    }
+    let e: JsValue = js_sys::Error::new(&info.message).into();
+    let _ = Reflect::set(&e, &"name".into(), &"McpTaskError".into());
+    for key in ["kind", "code", "data", "taskId"] {
+        let v = Reflect::get(&details, &key.into()).unwrap_or(JsValue::UNDEFINED);
+        let _ = Reflect::set(&e, &key.into(), &v);
+    }
+    e
+}
+
+/// Shorthand for an error of `kind` with `message`.
+pub fn error(kind: ErrorKind, message: impl Into<String>) -> JsValue {
+    js_error(&ErrorInfo::new(kind, message))
+}

@@ -1,0 +1,488 @@
+//! `TaskHandle` (one subscription to one task or request) and its `updates()` iterator.
+
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+use std::rc::{Rc, Weak};
+
+use js_sys::{Array, Function, Object, Promise, Reflect};
+use wasm_bindgen::prelude::*;
+use web_sys::AbortSignal;
+
+use super::convert::to_js;
+use super::error::{error, js_error};
+use super::types::{DoneKind, ErrorInfo, ErrorKind, Outcome, Task, TaskDone, TaskStatus};
+use super::ClientInner;
+use crate::engine::api::{End, SubId};
+use crate::protocol::model;
+
+/// A pending promise's settle functions.
+pub type Settle = (Function, Function);
+
+/// A promise and its settle functions.
+pub fn deferred() -> (Promise, Settle) {
+    let mut slot: Option<Settle> = None;
+    let p = Promise::new(&mut |res, rej| slot = Some((res, rej)));
+    let settle = slot.unwrap_or_else(|| (Function::new_no_args(""), Function::new_no_args("")));
+    (p, settle)
+}
+
+fn resolve(s: &Settle, v: &JsValue) {
+    let _ = s.0.call1(&JsValue::UNDEFINED, v);
+}
+
+fn reject(s: &Settle, v: &JsValue) {
+    let _ = s.1.call1(&JsValue::UNDEFINED, v);
+}
+
+/// Calls a user callback; a throwing callback must not disturb the client.
+fn call_user(f: &Function, v: &JsValue) {
+    let _ = f.call1(&JsValue::UNDEFINED, v);
+}
+
+/// The shared state behind a `TaskHandle` (every JS wrapper of one subscription points here).
+pub struct HandleState {
+    client: Weak<ClientInner>,
+    sub: Cell<Option<SubId>>,
+    task_id: RefCell<Option<String>>,
+    task: RefCell<Option<Task>>,
+    done: RefCell<Option<TaskDone>>,
+    abort_reason: RefCell<Option<JsValue>>,
+    status_cbs: RefCell<Vec<(u32, Function)>>,
+    done_cbs: RefCell<Vec<(u32, Function)>>,
+    next_cb: Cell<u32>,
+    waiters: RefCell<Vec<Settle>>,
+    first: RefCell<Option<Settle>>,
+    iters: RefCell<Vec<Rc<IterState>>>,
+    cancels: RefCell<Vec<Settle>>,
+    signal: RefCell<Option<(AbortSignal, Closure<dyn FnMut()>)>>,
+}
+
+impl HandleState {
+    pub fn new(client: Weak<ClientInner>, task_id: Option<String>) -> Rc<Self> {
+        Rc::new(Self {
+            client,
+            sub: Cell::new(None),
+            task_id: RefCell::new(task_id),
+            task: RefCell::new(None),
+            done: RefCell::new(None),
+            abort_reason: RefCell::new(None),
+            status_cbs: RefCell::new(Vec::new()),
+            done_cbs: RefCell::new(Vec::new()),
+            next_cb: Cell::new(1),
+            waiters: RefCell::new(Vec::new()),
+            first: RefCell::new(None),
+            iters: RefCell::new(Vec::new()),
+            cancels: RefCell::new(Vec::new()),
+            signal: RefCell::new(None),
+        })
+    }
+
+    /// The promise `callTool`/`request` return: settles on the first status or on the end.
+    pub fn first_promise(&self) -> Promise {
+        let (p, s) = deferred();
+        *self.first.borrow_mut() = Some(s);
+        p
+    }
+
+    pub fn set_sub(&self, sub: SubId) {
+        self.sub.set(Some(sub));
+    }
+
+    fn wrapper(self: &Rc<Self>) -> JsValue {
+        TaskHandle { st: self.clone() }.into()
+    }
+
+    /// Stops waiting when `signal` aborts (local only: the engine sends nothing).
+    pub fn watch_signal(self: &Rc<Self>, signal: AbortSignal) {
+        let weak = Rc::downgrade(self);
+        let sig = signal.clone();
+        let cb = Closure::<dyn FnMut()>::new(move || {
+            if let Some(h) = weak.upgrade() {
+                *h.abort_reason.borrow_mut() = Some(sig.reason());
+                h.stop();
+            }
+        });
+        let opts = Object::new();
+        let _ = Reflect::set(&opts, &"once".into(), &JsValue::TRUE);
+        let _ = call_method(&signal, "addEventListener", &[&"abort".into(), cb.as_ref(), &opts]);
+        let aborted = signal.aborted();
+        let reason = signal.reason();
+        *self.signal.borrow_mut() = Some((signal, cb));
+        if aborted {
+            *self.abort_reason.borrow_mut() = Some(reason);
+            self.stop();
+        }
+    }
+
+    fn release_signal(&self) {
+        if let Some((signal, cb)) = self.signal.borrow_mut().take() {
+            let _ = call_method(&signal, "removeEventListener", &[&"abort".into(), cb.as_ref()]);
+        }
+    }
+
+    /// Ends the handle `aborted` without involving the engine (an already-aborted signal).
+    pub fn abort_now(self: &Rc<Self>, reason: JsValue) {
+        *self.abort_reason.borrow_mut() = Some(reason);
+        self.on_done(None, End::Aborted);
+    }
+
+    /// Stop waiting: the subscription ends `aborted` (nothing is sent).
+    pub fn stop(self: &Rc<Self>) {
+        if self.done.borrow().is_some() {
+            return;
+        }
+        let client = self.client.upgrade();
+        match (self.sub.get(), client.and_then(|c| c.driver())) {
+            (Some(sub), Some(d)) => d.op(|e, now| e.unsubscribe(now, sub)),
+            _ => self.on_done(None, End::Aborted),
+        }
+    }
+
+    /// A status snapshot arrived.
+    pub fn on_status(self: &Rc<Self>, task: model::Task) {
+        if self.done.borrow().is_some() {
+            return;
+        }
+        if self.task_id.borrow().is_none() {
+            *self.task_id.borrow_mut() = Some(task.task_id.clone());
+        }
+        let task: Task = task.into();
+        let js = to_js(&task);
+        *self.task.borrow_mut() = Some(task.clone());
+        if let Some(first) = self.first.borrow_mut().take() {
+            resolve(&first, &self.wrapper());
+        }
+        for it in self.iters.borrow().iter() {
+            it.push(task.clone());
+        }
+        let cbs: Vec<Function> = self.status_cbs.borrow().iter().map(|(_, f)| f.clone()).collect();
+        for f in cbs {
+            call_user(&f, &js);
+        }
+        let cancels = std::mem::take(&mut *self.cancels.borrow_mut());
+        for s in cancels {
+            self.cancel_into(s);
+        }
+    }
+
+    /// The subscription ended (exactly once).
+    pub fn on_done(self: &Rc<Self>, task_id: Option<String>, end: End) {
+        if self.done.borrow().is_some() {
+            return;
+        }
+        let task_id = task_id.or_else(|| self.task_id.borrow().clone());
+        let done = TaskDone::from_end(task_id.clone(), end);
+        if let Some(t) = &done.task {
+            *self.task.borrow_mut() = Some(t.clone());
+        }
+        if self.task_id.borrow().is_none() {
+            *self.task_id.borrow_mut() = task_id;
+        }
+        *self.done.borrow_mut() = Some(done.clone());
+        self.release_signal();
+        let settled = self.settlement();
+        if let Some(first) = self.first.borrow_mut().take() {
+            match (&done.kind, self.task.borrow().is_some()) {
+                (DoneKind::Finished, _) | (_, true) => resolve(&first, &self.wrapper()),
+                _ => reject(&first, &settled.clone().err().unwrap_or(JsValue::UNDEFINED)),
+            }
+        }
+        for w in std::mem::take(&mut *self.waiters.borrow_mut()) {
+            match &settled {
+                Ok(v) => resolve(&w, v),
+                Err(e) => reject(&w, e),
+            }
+        }
+        let final_task = done.task.clone();
+        for it in std::mem::take(&mut *self.iters.borrow_mut()) {
+            if let Some(t) = &final_task {
+                it.push_if_new(t.clone());
+            }
+            it.finish();
+        }
+        let js = to_js(&done);
+        self.status_cbs.borrow_mut().clear();
+        for (_, f) in std::mem::take(&mut *self.done_cbs.borrow_mut()) {
+            call_user(&f, &js);
+        }
+        for s in std::mem::take(&mut *self.cancels.borrow_mut()) {
+            resolve(&s, &JsValue::UNDEFINED);
+        }
+    }
+
+    /// What `result()` settles with, once done.
+    fn settlement(&self) -> Result<JsValue, JsValue> {
+        let done = self.done.borrow();
+        let Some(done) = done.as_ref() else { return Err(JsValue::UNDEFINED) };
+        let task_id = done.task_id.clone();
+        let err = |kind, msg: String| Err(js_error(&ErrorInfo::new(kind, msg).with_task(task_id.clone())));
+        match done.kind {
+            DoneKind::Aborted => match self.abort_reason.borrow().clone() {
+                Some(r) if !r.is_undefined() => Err(r),
+                _ => err(ErrorKind::Aborted, "stopped waiting for the task".into()),
+            },
+            DoneKind::Failed => {
+                let info = done.error.clone().unwrap_or_else(|| ErrorInfo::new(ErrorKind::Protocol, "request failed"));
+                Err(js_error(&info.with_task(task_id.clone())))
+            }
+            DoneKind::Finished => {
+                let status_message = done.task.as_ref().and_then(|t| t.status_message.clone());
+                match (&done.outcome, done.status) {
+                    (Some(Outcome::Error { error }), _) => Err(js_error(&ErrorInfo {
+                        kind: ErrorKind::Rpc,
+                        message: error.message.clone(),
+                        code: Some(error.code),
+                        data: error.data.clone(),
+                        task_id: task_id.clone(),
+                    })),
+                    (Some(Outcome::Result { result }), Some(TaskStatus::Failed)) => {
+                        let mut info = ErrorInfo::new(
+                            ErrorKind::TaskFailed,
+                            status_message.unwrap_or_else(|| "the task failed".into()),
+                        )
+                        .with_task(task_id.clone());
+                        info.data = Some(result.clone());
+                        Err(js_error(&info))
+                    }
+                    (Some(Outcome::Result { result }), _) => Ok(to_js(result)),
+                    (None, Some(TaskStatus::Cancelled)) => err(ErrorKind::Cancelled, "the task was cancelled".into()),
+                    (None, Some(TaskStatus::Expired)) => err(ErrorKind::Expired, "the task expired".into()),
+                    (None, Some(TaskStatus::Failed | TaskStatus::Unknown)) => {
+                        err(ErrorKind::TaskFailed, status_message.unwrap_or_else(|| "the task failed".into()))
+                    }
+                    (None, s) => err(ErrorKind::Protocol, format!("the task ended ({s:?}) without a result")),
+                }
+            }
+        }
+    }
+
+    fn cancel_into(self: &Rc<Self>, s: Settle) {
+        let Some(task_id) = self.task_id.borrow().clone() else {
+            self.cancels.borrow_mut().push(s);
+            return;
+        };
+        match self.client.upgrade() {
+            Some(c) => c.cancel(&task_id, s),
+            None => reject(&s, &error(ErrorKind::Closed, "the client is gone")),
+        }
+    }
+
+    fn subscribe(&self, list: &RefCell<Vec<(u32, Function)>>, cb: Function) -> u32 {
+        let id = self.next_cb.get();
+        self.next_cb.set(id.wrapping_add(1));
+        list.borrow_mut().push((id, cb));
+        id
+    }
+
+    fn off(self: &Rc<Self>, id: u32) -> JsValue {
+        let weak = Rc::downgrade(self);
+        Closure::<dyn FnMut()>::new(move || {
+            if let Some(h) = weak.upgrade() {
+                h.status_cbs.borrow_mut().retain(|(i, _)| *i != id);
+                h.done_cbs.borrow_mut().retain(|(i, _)| *i != id);
+            }
+        })
+        .into_js_value()
+    }
+}
+
+fn call_method(target: &JsValue, name: &str, args: &[&JsValue]) -> Result<JsValue, JsValue> {
+    let f: Function = Reflect::get(target, &name.into())?.dyn_into()?;
+    let arr = Array::new();
+    for a in args {
+        arr.push(a);
+    }
+    f.apply(target, &arr)
+}
+
+/// One subscription to one task (or plain request). Obtain it from `callTool`, `request` or `watch`.
+#[wasm_bindgen]
+pub struct TaskHandle {
+    st: Rc<HandleState>,
+}
+
+impl TaskHandle {
+    pub fn new(st: Rc<HandleState>) -> Self {
+        Self { st }
+    }
+}
+
+#[wasm_bindgen]
+impl TaskHandle {
+    /// The task id; `null` until the server made a task (and for plain results).
+    #[wasm_bindgen(getter)]
+    pub fn id(&self) -> Option<String> {
+        self.st.task_id.borrow().clone()
+    }
+
+    /// The last known status; `null` before the first snapshot.
+    #[wasm_bindgen(getter, unchecked_return_type = "TaskStatus | null")]
+    pub fn status(&self) -> JsValue {
+        self.st.task.borrow().as_ref().map_or(JsValue::NULL, |t| to_js(&t.status))
+    }
+
+    /// The last known snapshot; `null` before the first one.
+    #[wasm_bindgen(getter, unchecked_return_type = "Task | null")]
+    pub fn task(&self) -> JsValue {
+        self.st.task.borrow().as_ref().map_or(JsValue::NULL, to_js)
+    }
+
+    /// Whether the handle has ended (then `onDone` has fired and `result()` is settled).
+    #[wasm_bindgen(getter, js_name = isDone)]
+    pub fn is_done(&self) -> bool {
+        self.st.done.borrow().is_some()
+    }
+
+    /// Calls `cb` with every new snapshot until the handle ends; returns the unsubscribe function.
+    #[wasm_bindgen(js_name = onStatus, unchecked_return_type = "() => void")]
+    pub fn on_status(&self, #[wasm_bindgen(unchecked_param_type = "(task: Task) => void")] cb: Function) -> JsValue {
+        if self.st.done.borrow().is_some() {
+            return self.st.off(0);
+        }
+        let id = self.st.subscribe(&self.st.status_cbs, cb);
+        self.st.off(id)
+    }
+
+    /// Calls `cb` exactly once when the handle ends (at once, asynchronously, if it already has);
+    /// returns the unsubscribe function.
+    #[wasm_bindgen(js_name = onDone, unchecked_return_type = "() => void")]
+    pub fn on_done(&self, #[wasm_bindgen(unchecked_param_type = "(done: TaskDone) => void")] cb: Function) -> JsValue {
+        if let Some(done) = self.st.done.borrow().clone() {
+            let js = to_js(&done);
+            let later = Closure::once_into_js(move || call_user(&cb, &js));
+            let _ = Promise::resolve(&JsValue::UNDEFINED).then(&later.unchecked_into());
+            return self.st.off(0);
+        }
+        let id = self.st.subscribe(&self.st.done_cbs, cb);
+        self.st.off(id)
+    }
+
+    /// Resolves with the request's result when the task completes; rejects with an `McpTaskError`
+    /// (`rpc`, `taskFailed`, `cancelled`, `expired`, `aborted`, …) otherwise.
+    #[wasm_bindgen(unchecked_return_type = "Promise<JsonObject>")]
+    pub fn result(&self) -> Promise {
+        if self.st.done.borrow().is_some() {
+            return match self.st.settlement() {
+                Ok(v) => Promise::resolve(&v),
+                Err(e) => Promise::reject(&e),
+            };
+        }
+        let (p, s) = deferred();
+        self.st.waiters.borrow_mut().push(s);
+        p
+    }
+
+    /// Every snapshot from now on (starting with the current one), ending when the handle ends.
+    pub fn updates(&self) -> TaskUpdates {
+        let it = Rc::new(IterState::default());
+        if let Some(t) = self.st.task.borrow().clone() {
+            it.push(t);
+        }
+        if self.st.done.borrow().is_some() {
+            it.finish();
+        } else {
+            self.st.iters.borrow_mut().push(it.clone());
+        }
+        TaskUpdates { st: it }
+    }
+
+    /// Asks the server to cancel the task (`tasks/cancel`, or the dialect's equivalent); resolves
+    /// once the server acknowledged. Before the task exists, the cancel is sent as soon as it does.
+    #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
+    pub fn cancel(&self) -> Promise {
+        let (p, s) = deferred();
+        if self.st.done.borrow().is_some() {
+            resolve(&s, &JsValue::UNDEFINED);
+        } else {
+            self.st.cancel_into(s);
+        }
+        p
+    }
+
+    /// Stops waiting (locally; nothing is sent): the handle ends `aborted`.
+    pub fn stop(&self) {
+        self.st.stop();
+    }
+}
+
+/// Snapshot queue behind one `updates()` iterator.
+#[derive(Default)]
+pub struct IterState {
+    queue: RefCell<VecDeque<Task>>,
+    last: RefCell<Option<Task>>,
+    waiter: RefCell<Option<Settle>>,
+    finished: Cell<bool>,
+}
+
+fn step(value: &JsValue, done: bool) -> JsValue {
+    let o = Object::new();
+    let _ = Reflect::set(&o, &"value".into(), value);
+    let _ = Reflect::set(&o, &"done".into(), &JsValue::from_bool(done));
+    o.into()
+}
+
+impl IterState {
+    fn push(&self, t: Task) {
+        if self.finished.get() {
+            return;
+        }
+        *self.last.borrow_mut() = Some(t.clone());
+        match self.waiter.borrow_mut().take() {
+            Some(w) => resolve(&w, &step(&to_js(&t), false)),
+            None => self.queue.borrow_mut().push_back(t),
+        }
+    }
+
+    fn push_if_new(&self, t: Task) {
+        let same = self.last.borrow().as_ref().is_some_and(|l| to_js_eq(l, &t));
+        if !same {
+            self.push(t);
+        }
+    }
+
+    fn finish(&self) {
+        self.finished.set(true);
+        if self.queue.borrow().is_empty() {
+            if let Some(w) = self.waiter.borrow_mut().take() {
+                resolve(&w, &step(&JsValue::UNDEFINED, true));
+            }
+        }
+    }
+}
+
+fn to_js_eq(a: &Task, b: &Task) -> bool {
+    serde_json::to_value(a).ok() == serde_json::to_value(b).ok()
+}
+
+/// The async iterator returned by `TaskHandle.updates()` (`for await (const task of handle.updates())`).
+#[wasm_bindgen]
+pub struct TaskUpdates {
+    st: Rc<IterState>,
+}
+
+#[wasm_bindgen]
+impl TaskUpdates {
+    /// The next snapshot; `{ done: true }` after the handle ended and all snapshots were read.
+    #[wasm_bindgen(unchecked_return_type = "Promise<IteratorResult<Task, undefined>>")]
+    pub fn next(&self) -> Promise {
+        if let Some(t) = self.st.queue.borrow_mut().pop_front() {
+            return Promise::resolve(&step(&to_js(&t), false));
+        }
+        if self.st.finished.get() {
+            return Promise::resolve(&step(&JsValue::UNDEFINED, true));
+        }
+        let (p, s) = deferred();
+        if let Some(old) = self.st.waiter.borrow_mut().replace(s) {
+            resolve(&old, &step(&JsValue::UNDEFINED, true));
+        }
+        p
+    }
+
+    /// Ends the iteration early (what `break` in `for await` calls).
+    #[wasm_bindgen(js_name = "return", unchecked_return_type = "Promise<IteratorResult<Task, undefined>>")]
+    pub fn finish(&self) -> Promise {
+        self.st.queue.borrow_mut().clear();
+        self.st.finish();
+        Promise::resolve(&step(&JsValue::UNDEFINED, true))
+    }
+}

@@ -1,0 +1,414 @@
+//! The wasm-bindgen face: `McpTaskClient`, `TaskHandle`, `TaskUpdates` and the TypeScript types.
+//! Conversion only: every decision is the engine's; this layer routes its events to promises and
+//! callbacks.
+
+mod convert;
+mod error;
+mod handle;
+mod options;
+mod types;
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::{Rc, Weak};
+
+use futures::channel::oneshot;
+use js_sys::{Function, Promise, Reflect};
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::{future_to_promise, spawn_local, JsFuture};
+
+use crate::driver::{Driver, DriverOptions, Host};
+use crate::engine::api::{Event, OpId, SubId};
+use crate::engine::Engine;
+use crate::protocol::jsonrpc::RpcError;
+use crate::protocol::model;
+
+use convert::{from_js, object_from_js, to_js};
+use error::{error, js_error};
+use handle::{deferred, HandleState, Settle};
+pub use handle::{TaskHandle, TaskUpdates};
+use types::{ErrorInfo, ErrorKind};
+
+/// What a pending one-shot operation resolves to.
+enum Pending {
+    Cancel(Settle),
+    Tasks(Settle),
+    Tools(Settle),
+}
+
+/// The state shared by a client's JS object, its handles and the driver's event host.
+pub struct ClientInner {
+    driver: RefCell<Option<Driver>>,
+    subs: RefCell<HashMap<SubId, Rc<HandleState>>>,
+    ops: RefCell<HashMap<OpId, Pending>>,
+    on_input: Option<Function>,
+    on_warning: Option<Function>,
+    transitions: RefCell<Vec<Function>>,
+    session: RefCell<Option<types::SessionInfo>>,
+    ready: RefCell<Option<oneshot::Sender<Result<(), ErrorInfo>>>>,
+}
+
+impl ClientInner {
+    fn driver(&self) -> Option<Driver> {
+        self.driver.borrow().clone()
+    }
+
+    fn on_event(self: &Rc<Self>, ev: Event) {
+        match ev {
+            Event::Connected { dialect, protocol_version, server_info, capabilities } => {
+                *self.session.borrow_mut() = Some(types::SessionInfo {
+                    dialect: dialect.into(),
+                    protocol_version,
+                    server_info,
+                    capabilities,
+                });
+                if let Some(tx) = self.ready.borrow_mut().take() {
+                    let _ = tx.send(Ok(()));
+                }
+            }
+            Event::Status { sub, task } => {
+                let h = self.subs.borrow().get(&sub).cloned();
+                if let Some(h) = h {
+                    h.on_status(task);
+                }
+            }
+            Event::Done { sub, task_id, end } => {
+                let h = self.subs.borrow_mut().remove(&sub);
+                if let Some(h) = h {
+                    h.on_done(task_id, end);
+                }
+            }
+            Event::Input { id, task_id, request } => self.answer_input(id, task_id, request),
+            Event::Reply { op, result } => {
+                let pending = self.ops.borrow_mut().remove(&op);
+                if let Some(p) = pending {
+                    settle_op(p, result);
+                }
+            }
+            Event::Warning { task_id, error } => {
+                let warning = types::ClientWarning { task_id, error: error.into() };
+                if let Some(f) = &self.on_warning {
+                    let _ = f.call1(&JsValue::UNDEFINED, &to_js(&warning));
+                }
+            }
+            Event::Transition { task_id, from, to, at } => {
+                let t = types::TaskTransition { task_id, from: from.map(Into::into), to: to.into(), at };
+                let js = to_js(&t);
+                let cbs = self.transitions.borrow().clone();
+                for f in cbs {
+                    let _ = f.call1(&JsValue::UNDEFINED, &js);
+                }
+            }
+        }
+    }
+
+    fn answer_input(self: &Rc<Self>, id: crate::engine::api::InputId, task_id: Option<String>, req: model::InputRequest) {
+        let ev = types::InputRequestEvent { key: req.key, method: req.method, params: req.params, task_id };
+        let handler = self.on_input.clone();
+        let weak = Rc::downgrade(self);
+        spawn_local(async move {
+            let answer = match handler {
+                None if ev.method == "elicitation/create" => Ok(serde_json::json!({ "action": "decline" })),
+                None => Err(RpcError::new(-32601, format!("no onInput handler for {}", ev.method))),
+                Some(f) => run_handler(&f, &to_js(&ev)).await,
+            };
+            if let Some(d) = weak.upgrade().and_then(|c| c.driver()) {
+                d.op(|e, now| e.answer_input(now, id, answer));
+            }
+        });
+    }
+
+    /// Registers a handle for the subscription `start` creates, before any of its events.
+    fn start(
+        self: &Rc<Self>,
+        h: &Rc<HandleState>,
+        signal: Option<web_sys::AbortSignal>,
+        start: impl FnOnce(&mut Engine, u64) -> SubId,
+    ) -> Result<(), JsValue> {
+        let d = self.live_driver()?;
+        let h2 = h.clone();
+        let me = self.clone();
+        d.op_then(start, move |sub| {
+            h2.set_sub(*sub);
+            me.subs.borrow_mut().insert(*sub, h2);
+        });
+        if let Some(s) = signal {
+            h.watch_signal(s);
+        }
+        Ok(())
+    }
+
+    /// `callTool`/`request`: the handle's first promise exists before the engine can answer.
+    fn call(
+        self: &Rc<Self>,
+        call: options::Call,
+        start: impl FnOnce(&mut Engine, u64, crate::engine::api::CallOptions) -> SubId,
+    ) -> Promise {
+        if let Some(reason) = call.signal.as_ref().filter(|s| s.aborted()).map(|s| s.reason()) {
+            return Promise::reject(&reason);
+        }
+        let h = HandleState::new(Rc::downgrade(self), None);
+        let p = h.first_promise();
+        let options = call.options;
+        match self.start(&h, call.signal, move |e, now| start(e, now, options)) {
+            Ok(()) => p,
+            Err(e) => Promise::reject(&e),
+        }
+    }
+
+    /// Starts a one-shot operation and parks its settle functions under its id.
+    fn one_shot(self: &Rc<Self>, make: impl FnOnce(Settle) -> Pending, run: impl FnOnce(&mut Engine, u64) -> OpId) -> Promise {
+        let (p, s) = deferred();
+        match self.live_driver() {
+            Ok(d) => {
+                let me = self.clone();
+                d.op_then(run, move |op| {
+                    me.ops.borrow_mut().insert(*op, make(s));
+                });
+            }
+            Err(e) => {
+                let _ = s.1.call1(&JsValue::UNDEFINED, &e);
+            }
+        }
+        p
+    }
+
+    fn cancel(self: &Rc<Self>, task_id: &str, s: Settle) {
+        let id = task_id.to_string();
+        let me = self.clone();
+        match self.live_driver() {
+            Ok(d) => d.op_then(
+                |e, now| e.cancel(now, &id),
+                move |op| {
+                    me.ops.borrow_mut().insert(*op, Pending::Cancel(s));
+                },
+            ),
+            Err(e) => {
+                let _ = s.1.call1(&JsValue::UNDEFINED, &e);
+            }
+        }
+    }
+
+    fn live_driver(&self) -> Result<Driver, JsValue> {
+        match self.driver() {
+            Some(d) if !d.is_closed() => Ok(d),
+            _ => Err(error(ErrorKind::Closed, "the client is closed")),
+        }
+    }
+}
+
+async fn run_handler(f: &Function, req: &JsValue) -> Result<Value, RpcError> {
+    let v = f.call1(&JsValue::UNDEFINED, req).map_err(|e| thrown(&e))?;
+    let v = JsFuture::from(Promise::resolve(&v)).await.map_err(|e| thrown(&e))?;
+    match from_js(&v) {
+        Ok(Some(o @ Value::Object(_))) => Ok(o),
+        _ => Err(RpcError::new(-32603, "onInput must return a JSON object")),
+    }
+}
+
+/// An RPC error from whatever `onInput` threw (its numeric `code` is kept).
+fn thrown(e: &JsValue) -> RpcError {
+    let code = Reflect::get(e, &"code".into()).ok().and_then(|c| c.as_f64()).filter(|c| c.fract() == 0.0);
+    RpcError::new(code.map_or(-32603, |c| c as i64), crate::driver::global::describe(e))
+}
+
+fn settle_op(p: Pending, result: Result<Value, crate::engine::api::ClientError>) {
+    let (s, value) = match p {
+        Pending::Cancel(s) => (s, result.map(|_| JsValue::UNDEFINED)),
+        Pending::Tools(s) => (s, result.map(|v| to_js(&v))),
+        Pending::Tasks(s) => {
+            let v = result.and_then(|v| {
+                serde_json::from_value::<types::EngineTaskList>(v)
+                    .map(|l| {
+                        to_js(&types::TaskList {
+                            tasks: l.tasks.into_iter().map(Into::into).collect(),
+                            next_cursor: l.next_cursor,
+                        })
+                    })
+                    .map_err(|e| {
+                        crate::engine::api::ClientError::new(
+                            crate::engine::api::ErrorKind::Protocol,
+                            format!("bad task list: {e}"),
+                        )
+                    })
+            });
+            (s, v)
+        }
+    };
+    let _ = match value {
+        Ok(v) => s.0.call1(&JsValue::UNDEFINED, &v),
+        Err(e) => s.1.call1(&JsValue::UNDEFINED, &js_error(&e.into())),
+    };
+}
+
+fn invalid(msg: impl Into<String>) -> JsValue {
+    error(ErrorKind::InvalidInput, msg)
+}
+
+/// An MCP client that turns requests into tracked tasks.
+#[wasm_bindgen]
+pub struct McpTaskClient {
+    inner: Rc<ClientInner>,
+}
+
+#[wasm_bindgen]
+impl McpTaskClient {
+    /// Connects and negotiates the dialect; resolves once the session is ready.
+    #[wasm_bindgen(unchecked_return_type = "Promise<McpTaskClient>")]
+    pub fn connect(url: String, #[wasm_bindgen(unchecked_param_type = "ConnectOptions")] options: Option<JsValue>) -> Promise {
+        future_to_promise(async move {
+            let o = options::connect(&url, options.as_ref().unwrap_or(&JsValue::UNDEFINED)).map_err(invalid)?;
+            let (tx, rx) = oneshot::channel();
+            let inner = Rc::new(ClientInner {
+                driver: RefCell::new(None),
+                subs: RefCell::new(HashMap::new()),
+                ops: RefCell::new(HashMap::new()),
+                on_input: o.on_input,
+                on_warning: o.on_warning,
+                transitions: RefCell::new(Vec::new()),
+                session: RefCell::new(None),
+                ready: RefCell::new(Some(tx)),
+            });
+            let weak: Weak<ClientInner> = Rc::downgrade(&inner);
+            let host: Host = Rc::new(move |ev| {
+                if let Some(c) = weak.upgrade() {
+                    c.on_event(ev);
+                }
+            });
+            let opts = DriverOptions {
+                url,
+                transport: o.transport,
+                config: o.config,
+                headers: o.headers,
+                websocket: o.websocket,
+            };
+            let driver = Driver::connect(opts, host).await.map_err(|e| js_error(&e.into()))?;
+            *inner.driver.borrow_mut() = Some(driver.clone());
+            match rx.await {
+                Ok(Ok(())) => Ok(McpTaskClient { inner }.into()),
+                Ok(Err(info)) => {
+                    driver.close().await;
+                    Err(js_error(&info))
+                }
+                Err(_) => {
+                    driver.close().await;
+                    Err(error(ErrorKind::Closed, "the client closed before the session was ready"))
+                }
+            }
+        })
+    }
+
+    /// The dialect the session speaks.
+    #[wasm_bindgen(getter, unchecked_return_type = "Dialect")]
+    pub fn dialect(&self) -> JsValue {
+        let d = self.inner.driver().and_then(|d| d.read(|e| e.dialect()));
+        d.map_or(JsValue::NULL, |d| to_js(&types::Dialect::from(d)))
+    }
+
+    /// What the session negotiated (protocol version, server info and capabilities).
+    #[wasm_bindgen(getter, unchecked_return_type = "SessionInfo")]
+    pub fn session(&self) -> JsValue {
+        self.inner.session.borrow().as_ref().map_or(JsValue::NULL, to_js)
+    }
+
+    /// Calls a tool, as a task when the tool and server allow it (`opts.task`).
+    #[wasm_bindgen(js_name = callTool, unchecked_return_type = "Promise<TaskHandle>")]
+    pub fn call_tool(
+        &self,
+        name: String,
+        #[wasm_bindgen(unchecked_param_type = "JsonObject")] args: Option<JsValue>,
+        #[wasm_bindgen(unchecked_param_type = "CallOptions")] opts: Option<JsValue>,
+    ) -> Promise {
+        let u = JsValue::UNDEFINED;
+        let prep = options::call(opts.as_ref().unwrap_or(&u))
+            .and_then(|c| object_from_js(args.as_ref().unwrap_or(&u), "arguments").map(|a| (c, a)));
+        let (call, args) = match prep {
+            Ok(x) => x,
+            Err(m) => return Promise::reject(&invalid(m)),
+        };
+        self.inner.call(call, move |e, now, o| e.call_tool(now, &name, args, o))
+    }
+
+    /// Sends any request (augmented as a task where the dialect allows it).
+    #[wasm_bindgen(unchecked_return_type = "Promise<TaskHandle>")]
+    pub fn request(
+        &self,
+        method: String,
+        #[wasm_bindgen(unchecked_param_type = "JsonObject")] params: Option<JsValue>,
+        #[wasm_bindgen(unchecked_param_type = "CallOptions")] opts: Option<JsValue>,
+    ) -> Promise {
+        let u = JsValue::UNDEFINED;
+        let prep = options::call(opts.as_ref().unwrap_or(&u))
+            .and_then(|c| object_from_js(params.as_ref().unwrap_or(&u), "params").map(|a| (c, a)));
+        let (call, params) = match prep {
+            Ok(x) => x,
+            Err(m) => return Promise::reject(&invalid(m)),
+        };
+        self.inner.call(call, move |e, now, o| e.request(now, &method, params, o))
+    }
+
+    /// Tracks an existing task by id (e.g. after a reload).
+    pub fn watch(
+        &self,
+        #[wasm_bindgen(js_name = taskId)] task_id: String,
+        #[wasm_bindgen(unchecked_param_type = "WatchOptions")] opts: Option<JsValue>,
+    ) -> Result<TaskHandle, JsValue> {
+        let signal = options::signal(opts.as_ref().unwrap_or(&JsValue::UNDEFINED)).map_err(invalid)?;
+        if let Some(s) = signal.as_ref().filter(|s| s.aborted()) {
+            let h = HandleState::new(Rc::downgrade(&self.inner), Some(task_id));
+            h.abort_now(s.reason());
+            return Ok(TaskHandle::new(h));
+        }
+        let h = HandleState::new(Rc::downgrade(&self.inner), Some(task_id.clone()));
+        self.inner.start(&h, signal, move |e, now| e.watch(now, &task_id))?;
+        Ok(TaskHandle::new(h))
+    }
+
+    /// One page of the server's tasks (`tasks/list`; legacy and draft servers only).
+    #[wasm_bindgen(js_name = listTasks, unchecked_return_type = "Promise<TaskList>")]
+    pub fn list_tasks(&self, cursor: Option<String>) -> Promise {
+        self.inner.one_shot(Pending::Tasks, move |e, now| e.list_tasks(now, cursor.as_deref()))
+    }
+
+    /// The server's tools (`tools/list`; also refreshes the client's `taskSupport` cache).
+    #[wasm_bindgen(js_name = listTools, unchecked_return_type = "Promise<ToolList>")]
+    pub fn list_tools(&self) -> Promise {
+        self.inner.one_shot(Pending::Tools, |e, now| e.list_tools(now))
+    }
+
+    /// The client's latest snapshot of a task, if it tracks it.
+    #[wasm_bindgen(unchecked_return_type = "Task | null")]
+    pub fn task(&self, #[wasm_bindgen(js_name = taskId)] task_id: String) -> JsValue {
+        let t = self.inner.driver().and_then(|d| d.read(|e| e.task(&task_id).cloned()));
+        t.map_or(JsValue::NULL, |t| to_js(&types::Task::from(t)))
+    }
+
+    /// Calls `cb` on every task state change; returns the unsubscribe function.
+    #[wasm_bindgen(js_name = onTransition, unchecked_return_type = "() => void")]
+    pub fn on_transition(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "(transition: TaskTransition) => void")] cb: Function,
+    ) -> JsValue {
+        self.inner.transitions.borrow_mut().push(cb.clone());
+        let weak = Rc::downgrade(&self.inner);
+        Closure::<dyn FnMut()>::new(move || {
+            if let Some(c) = weak.upgrade() {
+                c.transitions.borrow_mut().retain(|f| f != &cb);
+            }
+        })
+        .into_js_value()
+    }
+
+    /// Ends every subscription and the session (`DELETE` for legacy HTTP), then closes the transport.
+    #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
+    pub fn close(&self) -> Promise {
+        let d = self.inner.driver();
+        future_to_promise(async move {
+            if let Some(d) = d {
+                d.close().await;
+            }
+            Ok(JsValue::UNDEFINED)
+        })
+    }
+}

@@ -1,0 +1,137 @@
+//! Reads the option objects of the JS API.
+
+use js_sys::{Function, Reflect};
+use wasm_bindgen::prelude::*;
+use web_sys::AbortSignal;
+
+use crate::driver::{HeaderSource, TransportKind};
+use crate::engine::api::{Augment, CallOptions, Config, DialectChoice};
+
+/// Parsed `ConnectOptions`.
+pub struct Connect {
+    pub transport: TransportKind,
+    pub config: Config,
+    pub headers: HeaderSource,
+    pub websocket: Option<Function>,
+    pub on_input: Option<Function>,
+    pub on_warning: Option<Function>,
+}
+
+/// Parsed `CallOptions` / `WatchOptions`.
+pub struct Call {
+    pub options: CallOptions,
+    pub signal: Option<AbortSignal>,
+}
+
+fn get(o: &JsValue, key: &str) -> JsValue {
+    if !o.is_object() {
+        return JsValue::UNDEFINED;
+    }
+    Reflect::get(o, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+}
+
+fn string(o: &JsValue, key: &str) -> Result<Option<String>, String> {
+    let v = get(o, key);
+    if v.is_undefined() || v.is_null() {
+        return Ok(None);
+    }
+    v.as_string().map(Some).ok_or_else(|| format!("{key} must be a string"))
+}
+
+fn millis(o: &JsValue, key: &str) -> Result<Option<u64>, String> {
+    let v = get(o, key);
+    if v.is_undefined() || v.is_null() {
+        return Ok(None);
+    }
+    match v.as_f64() {
+        Some(n) if n.is_finite() && n >= 0.0 && n <= 9_007_199_254_740_991.0 => Ok(Some(n as u64)),
+        _ => Err(format!("{key} must be a non-negative number")),
+    }
+}
+
+fn function(o: &JsValue, key: &str) -> Result<Option<Function>, String> {
+    let v = get(o, key);
+    if v.is_undefined() || v.is_null() {
+        return Ok(None);
+    }
+    v.dyn_into::<Function>().map(Some).map_err(|_| format!("{key} must be a function"))
+}
+
+fn check_object(o: &JsValue, what: &str) -> Result<(), String> {
+    if o.is_undefined() || o.is_null() || (o.is_object() && !o.is_function()) {
+        Ok(())
+    } else {
+        Err(format!("{what} must be an object"))
+    }
+}
+
+/// Reads `ConnectOptions` for `url`.
+pub fn connect(url: &str, o: &JsValue) -> Result<Connect, String> {
+    check_object(o, "options")?;
+    let lower = url.to_ascii_lowercase();
+    let transport = match string(o, "transport")?.as_deref() {
+        None if lower.starts_with("ws:") || lower.starts_with("wss:") => TransportKind::WebSocket,
+        None | Some("http") => TransportKind::Http,
+        Some("websocket") => TransportKind::WebSocket,
+        Some(other) => return Err(format!("unknown transport {other:?} (use \"http\" or \"websocket\")")),
+    };
+    let dialect = match string(o, "dialect")?.as_deref() {
+        None | Some("auto") => DialectChoice::Auto,
+        Some("modern") => DialectChoice::Modern,
+        Some("legacy") => DialectChoice::Legacy,
+        Some("draft") => DialectChoice::Draft,
+        Some(other) => return Err(format!("unknown dialect {other:?}")),
+    };
+    let mut config = Config { dialect, ..Config::default() };
+    if let Some(n) = string(o, "clientName")? {
+        config.client_name = n;
+    }
+    if let Some(v) = string(o, "clientVersion")? {
+        config.client_version = v;
+    }
+    if let Some(t) = millis(o, "requestTimeoutMs")? {
+        config.request_timeout_ms = t;
+    }
+    if let Some(m) = millis(o, "maxMessageBytes")? {
+        config.max_message_bytes = usize::try_from(m).unwrap_or(usize::MAX);
+    }
+    if let Some(g) = millis(o, "resultGcMs")? {
+        config.result_gc_ms = g;
+    }
+    Ok(Connect {
+        transport,
+        config,
+        headers: HeaderSource::from_js(&get(o, "headers"))?,
+        websocket: function(o, "WebSocket")?,
+        on_input: function(o, "onInput")?,
+        on_warning: function(o, "onWarning")?,
+    })
+}
+
+/// Reads `CallOptions` (`ttlMs`, `task`, `signal`).
+pub fn call(o: &JsValue) -> Result<Call, String> {
+    check_object(o, "options")?;
+    let augment = match string(o, "task")?.as_deref() {
+        None | Some("auto") => Augment::Auto,
+        Some("always") => Augment::Always,
+        Some("never") => Augment::Never,
+        Some(other) => return Err(format!("unknown task option {other:?} (use \"auto\", \"always\" or \"never\")")),
+    };
+    let options = CallOptions { ttl_ms: millis(o, "ttlMs")?, augment };
+    Ok(Call { options, signal: signal(o)? })
+}
+
+/// Reads an optional `signal`.
+pub fn signal(o: &JsValue) -> Result<Option<AbortSignal>, String> {
+    let v = get(o, "signal");
+    if v.is_undefined() || v.is_null() {
+        return Ok(None);
+    }
+    let has_aborted = Reflect::has(&v, &JsValue::from_str("aborted")).unwrap_or(false);
+    let has_listen = get(&v, "addEventListener").is_function();
+    if has_aborted && has_listen {
+        Ok(Some(v.unchecked_into()))
+    } else {
+        Err("signal must be an AbortSignal".into())
+    }
+}

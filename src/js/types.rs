@@ -1,0 +1,421 @@
+//! The JS-facing data shapes. Each is a plain serde struct converted from the engine's types and
+//! serialized with `Serializer::json_compatible()`; `tsify` generates its TypeScript declaration from
+//! the same struct, so the `.d.ts` describes exactly what is serialized. Shapes that hold functions
+//! or host objects (options, `AbortSignal`) are declared by hand in [`MANUAL_TS`].
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tsify::Tsify;
+use wasm_bindgen::prelude::*;
+
+use crate::engine::api::{self, End};
+use crate::protocol::{jsonrpc, model};
+
+/// Hand-written declarations: JSON values, options with functions, tool listings, the error class.
+#[wasm_bindgen(typescript_custom_section)]
+const MANUAL_TS: &'static str = r#"
+/** Any JSON value. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+/** A JSON object. */
+export type JsonObject = { [key: string]: JsonValue };
+
+/** Extra request headers: a record, a `Headers`/`Map`, or pairs. */
+export type HeaderCollection = Record<string, string> | Iterable<readonly [string, string]>;
+/** Called before every HTTP request; may be async (e.g. to refresh a token). */
+export type HeaderProvider = () => HeaderCollection | undefined | Promise<HeaderCollection | undefined>;
+
+/** A `WebSocket`-compatible constructor (the global one, or `WebSocket` from the `ws` package). */
+export type WebSocketConstructor = new (url: string, protocols?: string | string[]) => object;
+
+export interface ConnectOptions {
+  /** Default: `"websocket"` for ws:/wss: URLs, else `"http"`. */
+  transport?: "http" | "websocket";
+  /** Default `"auto"`: probe the modern protocol first, fall back to `initialize`. */
+  dialect?: "auto" | "modern" | "legacy" | "draft";
+  /** Auth (or other) headers, sent on every HTTP request. */
+  headers?: HeaderCollection | HeaderProvider;
+  /** Answers the server's elicitation/sampling/roots requests; return the result object. */
+  onInput?: (request: InputRequestEvent) => JsonObject | Promise<JsonObject>;
+  /** Recoverable problems (a failed poll, garbage from the server); tracking goes on. */
+  onWarning?: (warning: ClientWarning) => void;
+  /** Override the global `WebSocket` (Node 20 without `--experimental-websocket`). */
+  WebSocket?: WebSocketConstructor;
+  clientName?: string;
+  clientVersion?: string;
+  /** Per-request timeout in ms (default 60 000). */
+  requestTimeoutMs?: number;
+  /** Largest accepted server message in bytes (default 16 MiB). */
+  maxMessageBytes?: number;
+  /** How long a finished task's result stays retrievable after its last subscriber leaves (ms). */
+  resultGcMs?: number;
+}
+
+export interface CallOptions {
+  /** Requested task lifetime in ms. */
+  ttlMs?: number;
+  /** Stop waiting (locally; nothing is sent). An already-aborted signal sends nothing at all. */
+  signal?: AbortSignal;
+  /** `"auto"` (default) follows the tool's `execution.taskSupport`. */
+  task?: "auto" | "always" | "never";
+}
+
+export interface WatchOptions {
+  signal?: AbortSignal;
+}
+
+export interface Tool {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: JsonObject;
+  outputSchema?: JsonObject;
+  annotations?: JsonObject;
+  execution?: { taskSupport?: "forbidden" | "optional" | "required" };
+  _meta?: JsonObject;
+  [key: string]: JsonValue | undefined;
+}
+
+/** The server's `tools/list` result. */
+export interface ToolList {
+  tools: Tool[];
+  nextCursor?: string;
+  [key: string]: JsonValue | undefined;
+}
+
+"#;
+
+/// Which dialect the session speaks.
+#[derive(Debug, Clone, Copy, Serialize, Tsify)]
+#[serde(rename_all = "lowercase")]
+pub enum Dialect {
+    Modern,
+    Legacy,
+    Draft,
+}
+
+impl From<model::Dialect> for Dialect {
+    fn from(d: model::Dialect) -> Self {
+        match d {
+            model::Dialect::Modern => Self::Modern,
+            model::Dialect::Legacy => Self::Legacy,
+            model::Dialect::Draft => Self::Draft,
+        }
+    }
+}
+
+/// Task status; `expired` is client-side (deadline passed, or the server forgot the task).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Tsify)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskStatus {
+    Submitted,
+    Working,
+    InputRequired,
+    Completed,
+    Failed,
+    Cancelled,
+    Unknown,
+    Expired,
+}
+
+impl From<model::TaskStatus> for TaskStatus {
+    fn from(s: model::TaskStatus) -> Self {
+        use model::TaskStatus as S;
+        match s {
+            S::Submitted => Self::Submitted,
+            S::Working => Self::Working,
+            S::InputRequired => Self::InputRequired,
+            S::Completed => Self::Completed,
+            S::Failed => Self::Failed,
+            S::Cancelled => Self::Cancelled,
+            S::Unknown => Self::Unknown,
+            S::Expired => Self::Expired,
+        }
+    }
+}
+
+/// A JSON-RPC error object.
+#[derive(Debug, Clone, Serialize, Tsify)]
+pub struct RpcErrorObject {
+    pub code: i64,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[tsify(type = "JsonValue")]
+    pub data: Option<Value>,
+}
+
+impl From<jsonrpc::RpcError> for RpcErrorObject {
+    fn from(e: jsonrpc::RpcError) -> Self {
+        Self { code: e.code, message: e.message, data: e.data }
+    }
+}
+
+/// How a task ended: the original request's result, or its JSON-RPC error.
+#[derive(Debug, Clone, Serialize, Tsify)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Outcome {
+    Result {
+        #[tsify(type = "JsonObject")]
+        result: Value,
+    },
+    Error {
+        error: RpcErrorObject,
+    },
+}
+
+impl From<model::Outcome> for Outcome {
+    fn from(o: model::Outcome) -> Self {
+        match o {
+            model::Outcome::Result { result } => Self::Result { result },
+            model::Outcome::Error { error } => Self::Error { error: error.into() },
+        }
+    }
+}
+
+/// A request from the server that needs the host's answer (elicitation, sampling, roots).
+#[derive(Debug, Clone, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct InputRequest {
+    pub key: String,
+    /// `elicitation/create`, `sampling/createMessage`, `roots/list`, …
+    pub method: String,
+    #[tsify(type = "JsonObject")]
+    pub params: Value,
+}
+
+impl From<model::InputRequest> for InputRequest {
+    fn from(r: model::InputRequest) -> Self {
+        Self { key: r.key, method: r.method, params: r.params }
+    }
+}
+
+/// What `onInput` receives: the request plus the task it belongs to.
+#[derive(Debug, Clone, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct InputRequestEvent {
+    pub key: String,
+    pub method: String,
+    #[tsify(type = "JsonObject")]
+    pub params: Value,
+    pub task_id: Option<String>,
+}
+
+/// A snapshot of one task.
+#[derive(Debug, Clone, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct Task {
+    pub task_id: String,
+    pub status: TaskStatus,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status_message: Option<String>,
+    /// ISO 8601, verbatim from the server.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_updated_at: Option<String>,
+    /// Lifetime in ms from creation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ttl_ms: Option<u64>,
+    /// The server's minimum poll interval in ms.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub poll_interval_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<Outcome>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[tsify(optional)]
+    pub input_requests: Vec<InputRequest>,
+}
+
+impl From<model::Task> for Task {
+    fn from(t: model::Task) -> Self {
+        Self {
+            task_id: t.task_id,
+            status: t.status.into(),
+            status_message: t.status_message,
+            created_at: t.created_at,
+            last_updated_at: t.last_updated_at,
+            ttl_ms: t.ttl_ms,
+            poll_interval_ms: t.poll_interval_ms,
+            outcome: t.outcome.map(Into::into),
+            input_requests: t.input_requests.into_iter().map(Into::into).collect(),
+        }
+    }
+}
+
+/// One page of `listTasks`.
+#[derive(Debug, Clone, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskList {
+    pub tasks: Vec<Task>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+}
+
+/// The engine's list reply, read back from JSON.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EngineTaskList {
+    #[serde(default)]
+    pub tasks: Vec<model::Task>,
+    #[serde(default)]
+    pub next_cursor: Option<String>,
+}
+
+/// The class of an [`ErrorInfo`]: the engine's kinds, plus how a task can end without a result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub enum ErrorKind {
+    /// The server answered with a JSON-RPC error (see `code`).
+    Rpc,
+    /// Network or HTTP failure.
+    Transport,
+    /// The server sent something this client could not understand.
+    Protocol,
+    /// The caller asked for something invalid (bad arguments, forbidden augmentation…).
+    InvalidInput,
+    Timeout,
+    /// The client was closed.
+    Closed,
+    /// The caller stopped waiting (AbortSignal / `stop()`).
+    Aborted,
+    /// The task ended `cancelled`.
+    Cancelled,
+    /// The task's deadline passed or the server forgot it.
+    Expired,
+    /// The task ended `failed` (or `unknown`) without a JSON-RPC error.
+    TaskFailed,
+}
+
+impl From<api::ErrorKind> for ErrorKind {
+    fn from(k: api::ErrorKind) -> Self {
+        match k {
+            api::ErrorKind::Rpc => Self::Rpc,
+            api::ErrorKind::Transport => Self::Transport,
+            api::ErrorKind::Protocol => Self::Protocol,
+            api::ErrorKind::InvalidInput => Self::InvalidInput,
+            api::ErrorKind::Timeout => Self::Timeout,
+            api::ErrorKind::Closed => Self::Closed,
+        }
+    }
+}
+
+/// The fields of an [`McpTaskError`](ErrorKind), as plain data.
+#[derive(Debug, Clone, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct ErrorInfo {
+    pub kind: ErrorKind,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[tsify(type = "JsonValue")]
+    pub data: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub task_id: Option<String>,
+}
+
+impl ErrorInfo {
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Self { kind, message: message.into(), code: None, data: None, task_id: None }
+    }
+
+    pub fn with_task(mut self, task_id: Option<String>) -> Self {
+        self.task_id = task_id;
+        self
+    }
+}
+
+impl From<api::ClientError> for ErrorInfo {
+    fn from(e: api::ClientError) -> Self {
+        Self { kind: e.kind.into(), message: e.message, code: e.code, data: e.data, task_id: None }
+    }
+}
+
+/// How a handle ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub enum DoneKind {
+    /// The task (or plain request) reached a terminal state.
+    Finished,
+    /// The caller stopped waiting; nothing was sent.
+    Aborted,
+    /// The request could not be made or tracked.
+    Failed,
+}
+
+/// What `onDone` receives, exactly once per handle.
+#[derive(Debug, Clone, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskDone {
+    pub kind: DoneKind,
+    pub task_id: Option<String>,
+    /// The final status when there was a task.
+    pub status: Option<TaskStatus>,
+    pub task: Option<Task>,
+    pub outcome: Option<Outcome>,
+    pub error: Option<ErrorInfo>,
+}
+
+impl TaskDone {
+    pub fn from_end(task_id: Option<String>, end: End) -> Self {
+        match end {
+            End::Finished { task, outcome } => {
+                let outcome = outcome.or_else(|| task.as_ref().and_then(|t| t.outcome.clone()));
+                Self {
+                    kind: DoneKind::Finished,
+                    task_id: task_id.or_else(|| task.as_ref().map(|t| t.task_id.clone())),
+                    status: task.as_ref().map(|t| t.status.into()),
+                    task: task.map(Into::into),
+                    outcome: outcome.map(Into::into),
+                    error: None,
+                }
+            }
+            End::Aborted => Self {
+                kind: DoneKind::Aborted,
+                task_id,
+                status: None,
+                task: None,
+                outcome: None,
+                error: None,
+            },
+            End::Failed { error } => Self {
+                kind: DoneKind::Failed,
+                task_id,
+                status: None,
+                task: None,
+                outcome: None,
+                error: Some(error.into()),
+            },
+        }
+    }
+}
+
+/// A recoverable problem reported through `onWarning`.
+#[derive(Debug, Clone, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct ClientWarning {
+    pub task_id: Option<String>,
+    pub error: ErrorInfo,
+}
+
+/// A task state change (the client's event log), reported through `onTransition`.
+#[derive(Debug, Clone, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskTransition {
+    pub task_id: String,
+    pub from: Option<TaskStatus>,
+    pub to: TaskStatus,
+    /// ms since the Unix epoch.
+    pub at: u64,
+}
+
+/// What the session negotiated.
+#[derive(Debug, Clone, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionInfo {
+    pub dialect: Dialect,
+    pub protocol_version: String,
+    #[tsify(type = "JsonObject")]
+    pub server_info: Value,
+    #[tsify(type = "JsonObject")]
+    pub capabilities: Value,
+}

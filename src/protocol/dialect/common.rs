@@ -1,0 +1,328 @@
+//! Small helpers the three dialect modules share: tolerant field readers, the task-shape parser,
+//! `_meta` merging and header assembly. Readers accept what real servers send (floats for integers,
+//! `null` for absent, any timestamp text) and turn wrong types into [`ProtocolError`]s.
+
+use serde_json::{Map, Value};
+
+use super::{InputRequest, Outgoing, ProtocolError, SessionInfo, Task};
+use crate::protocol::headers;
+use crate::protocol::jsonrpc::{Id, Message, RpcError};
+use crate::protocol::model::TaskStatus;
+
+/// The key under which the modern dialect declares the tasks extension.
+pub(super) const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
+pub(super) type Object = Map<String, Value>;
+
+/// The value as a JSON object, or an error naming `what` it should have been.
+pub(super) fn as_object<'a>(value: &'a Value, what: &str) -> Result<&'a Object, ProtocolError> {
+    value
+        .as_object()
+        .ok_or_else(|| ProtocolError::new(format!("{what} is not an object")))
+}
+
+/// An optional string field (`null` counts as absent).
+pub(super) fn opt_str(obj: &Object, key: &str) -> Result<Option<String>, ProtocolError> {
+    match obj.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(ProtocolError::new(format!("`{key}` is not a string"))),
+    }
+}
+
+/// An opaque identifier or timestamp: kept verbatim; a number is kept as its JSON text.
+pub(super) fn opt_text(obj: &Object, key: &str) -> Result<Option<String>, ProtocolError> {
+    match obj.get(key) {
+        Some(Value::Number(n)) => Ok(Some(n.to_string())),
+        _ => opt_str(obj, key),
+    }
+}
+
+/// A required opaque identifier (string, or a number kept as its JSON text).
+pub(super) fn req_text(obj: &Object, key: &str) -> Result<String, ProtocolError> {
+    opt_text(obj, key)?.ok_or_else(|| ProtocolError::new(format!("`{key}` is missing")))
+}
+
+/// A duration in milliseconds: integer or float (rounded), `null` or absent → `None`.
+pub(super) fn opt_millis(obj: &Object, key: &str) -> Result<Option<u64>, ProtocolError> {
+    let bad = || ProtocolError::new(format!("`{key}` is not a non-negative number"));
+    match obj.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) => {
+            if let Some(u) = n.as_u64() {
+                return Ok(Some(u));
+            }
+            match n.as_f64() {
+                // `u64::MAX as f64` rounds up to 2^64, so `<` keeps the cast in range.
+                Some(f) if f >= 0.0 && f.round() < u64::MAX as f64 => Ok(Some(f.round() as u64)),
+                _ => Err(bad()),
+            }
+        }
+        Some(_) => Err(bad()),
+    }
+}
+
+/// The first of `keys` that is present (and not `null`), read as milliseconds.
+fn first_millis(obj: &Object, keys: &[&str]) -> Result<Option<u64>, ProtocolError> {
+    for key in keys {
+        if let Some(ms) = opt_millis(obj, key)? {
+            return Ok(Some(ms));
+        }
+    }
+    Ok(None)
+}
+
+/// Maps a wire status word to the common model (all dialects' words, plus the `canceled` spelling).
+pub(super) fn parse_status(word: &str) -> Result<TaskStatus, ProtocolError> {
+    Ok(match word {
+        "submitted" => TaskStatus::Submitted,
+        "working" => TaskStatus::Working,
+        "input_required" => TaskStatus::InputRequired,
+        "completed" => TaskStatus::Completed,
+        "failed" => TaskStatus::Failed,
+        "cancelled" | "canceled" => TaskStatus::Cancelled,
+        "unknown" => TaskStatus::Unknown,
+        other => return Err(ProtocolError::new(format!("unknown task status `{other}`"))),
+    })
+}
+
+/// Which wire names a dialect uses for the two renamed task fields (first name wins).
+pub(super) struct FieldNames {
+    pub ttl: &'static [&'static str],
+    pub poll_interval: &'static [&'static str],
+}
+
+/// Parses the task fields every dialect shares: id, status, message, timestamps, ttl, interval.
+/// Outcome and input requests are left for the dialect to fill in.
+pub(super) fn parse_task(value: &Value, names: &FieldNames) -> Result<Task, ProtocolError> {
+    let obj = as_object(value, "task")?;
+    let status = match obj.get("status") {
+        Some(Value::String(s)) => parse_status(s)?,
+        Some(_) => return Err(ProtocolError::new("`status` is not a string")),
+        None => return Err(ProtocolError::new("`status` is missing")),
+    };
+    let mut task = Task::new(req_text(obj, "taskId")?, status);
+    task.status_message = opt_str(obj, "statusMessage")?;
+    task.created_at = opt_text(obj, "createdAt")?;
+    task.last_updated_at = opt_text(obj, "lastUpdatedAt")?;
+    task.ttl_ms = first_millis(obj, names.ttl)?;
+    task.poll_interval_ms = first_millis(obj, names.poll_interval)?;
+    Ok(task)
+}
+
+/// Parses a `{tasks: [...], nextCursor?}` page with the dialect's task parser.
+pub(super) fn parse_task_page(
+    result: &Value,
+    parse: impl Fn(&Value) -> Result<Task, ProtocolError>,
+) -> Result<(Vec<Task>, Option<String>), ProtocolError> {
+    let obj = as_object(result, "tasks/list result")?;
+    let tasks = match obj.get("tasks") {
+        Some(Value::Array(items)) => items.iter().map(parse).collect::<Result<Vec<_>, _>>()?,
+        Some(_) => return Err(ProtocolError::new("`tasks` is not an array")),
+        None => return Err(ProtocolError::new("`tasks` is missing")),
+    };
+    Ok((tasks, opt_str(obj, "nextCursor")?))
+}
+
+/// A JSON-RPC error object (tolerant of float codes and a missing message).
+pub(super) fn parse_rpc_error(value: &Value) -> Result<RpcError, ProtocolError> {
+    RpcError::from_value(value).ok_or_else(|| ProtocolError::new("malformed JSON-RPC error object"))
+}
+
+/// A modern-style `{key: {method, params}}` map of input requests, in key order.
+pub(super) fn parse_input_requests(value: &Value) -> Result<Vec<InputRequest>, ProtocolError> {
+    let map = as_object(value, "inputRequests")?;
+    map.iter()
+        .map(|(key, request)| {
+            let obj = as_object(request, "input request")?;
+            let method = opt_str(obj, "method")?
+                .ok_or_else(|| ProtocolError::new("input request without `method`"))?;
+            let params = obj.get("params").cloned().unwrap_or(Value::Null);
+            Ok(InputRequest {
+                key: key.clone(),
+                method,
+                params,
+            })
+        })
+        .collect()
+}
+
+/// `_meta[key].taskId` of a params or result object, if it is a string.
+pub(super) fn related_task_id(params_or_result: &Value, key: &str) -> Option<String> {
+    params_or_result
+        .get("_meta")?
+        .get(key)?
+        .get("taskId")?
+        .as_str()
+        .map(str::to_owned)
+}
+
+/// `{"taskId": task_id}`.
+pub(super) fn task_id_params(task_id: &str) -> Value {
+    let mut obj = Object::new();
+    obj.insert("taskId".into(), Value::from(task_id));
+    Value::Object(obj)
+}
+
+/// `{"taskId": task_id}` as the value of a related-task `_meta` entry.
+pub(super) fn related_task_meta(task_id: &str) -> Value {
+    task_id_params(task_id)
+}
+
+/// Params as an object: `null` becomes `{}`; anything else that is not an object is returned as
+/// `Err` unchanged (it cannot carry `_meta`, so callers send it as given).
+pub(super) fn params_object(params: Value) -> Result<Object, Value> {
+    match params {
+        Value::Object(obj) => Ok(obj),
+        Value::Null => Ok(Object::new()),
+        other => Err(other),
+    }
+}
+
+/// Inserts `entries` into `obj._meta`, keeping the caller's own `_meta` keys.
+pub(super) fn merge_meta(obj: &mut Object, entries: impl IntoIterator<Item = (String, Value)>) {
+    let meta = obj
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(Object::new()));
+    if !meta.is_object() {
+        *meta = Value::Object(Object::new());
+    }
+    if let Value::Object(meta) = meta {
+        meta.extend(entries);
+    }
+}
+
+/// `params` with `entries` merged into its `_meta` (non-object params are returned untouched).
+pub(super) fn with_meta(
+    params: Value,
+    entries: impl IntoIterator<Item = (String, Value)>,
+) -> Value {
+    match params_object(params) {
+        Ok(mut obj) => {
+            merge_meta(&mut obj, entries);
+            Value::Object(obj)
+        }
+        Err(other) => other,
+    }
+}
+
+/// Client capabilities without the modern tasks extension (it MUST NOT be used before 2026-07-28).
+pub(super) fn without_tasks_extension(capabilities: &Value) -> Value {
+    let mut caps = capabilities.clone();
+    if let Some(Value::Object(ext)) = caps.get_mut("extensions") {
+        ext.remove(TASKS_EXTENSION);
+        if ext.is_empty() {
+            if let Value::Object(obj) = &mut caps {
+                obj.remove("extensions");
+            }
+        }
+    }
+    caps
+}
+
+/// Builds an [`Outgoing`] request.
+pub(super) fn request(method: &str, params: Value, headers: Vec<(String, String)>) -> Outgoing {
+    Outgoing {
+        method: method.to_owned(),
+        params,
+        headers,
+        expects_response: true,
+    }
+}
+
+/// Builds an [`Outgoing`] notification.
+pub(super) fn notification(
+    method: &str,
+    params: Value,
+    headers: Vec<(String, String)>,
+) -> Outgoing {
+    Outgoing {
+        method: method.to_owned(),
+        params,
+        headers,
+        expects_response: false,
+    }
+}
+
+/// Legacy-style session headers: `MCP-Protocol-Version` and `Mcp-Session-Id` once known.
+pub(super) fn session_headers(s: &SessionInfo) -> Vec<(String, String)> {
+    let mut out = Vec::with_capacity(2);
+    if !s.protocol_version.is_empty() {
+        out.push((
+            headers::PROTOCOL_VERSION.to_owned(),
+            s.protocol_version.to_owned(),
+        ));
+    }
+    if let Some(id) = s.session_id.filter(|id| !id.is_empty()) {
+        out.push((headers::SESSION_ID.to_owned(), id.to_owned()));
+    }
+    out
+}
+
+/// The `initialize` request legacy and draft send (no headers: a new session starts).
+pub(super) fn initialize(s: &SessionInfo, protocol_version: &str) -> Outgoing {
+    let mut params = Object::new();
+    params.insert("protocolVersion".into(), Value::from(protocol_version));
+    params.insert(
+        "capabilities".into(),
+        without_tasks_extension(s.client_capabilities),
+    );
+    params.insert("clientInfo".into(), s.client_info.clone());
+    request("initialize", Value::Object(params), Vec::new())
+}
+
+/// `notifications/initialized` with the session headers.
+pub(super) fn initialized(s: &SessionInfo) -> Outgoing {
+    notification(
+        "notifications/initialized",
+        Value::Object(Object::new()),
+        session_headers(s),
+    )
+}
+
+/// `{cursor?}` params of a list request.
+pub(super) fn cursor_params(cursor: Option<&str>) -> Value {
+    let mut obj = Object::new();
+    if let Some(cursor) = cursor {
+        obj.insert("cursor".into(), Value::from(cursor));
+    }
+    Value::Object(obj)
+}
+
+/// A JSON-RPC response (legacy, draft) answering one server request, with related-task `_meta`
+/// under `related_key` on success. The id is `server_id`, else recovered from the request key.
+pub(super) fn answer_response(
+    related_key: &str,
+    task_id: Option<&str>,
+    request: &InputRequest,
+    server_id: Option<&Id>,
+    answer: Result<Value, RpcError>,
+) -> Message {
+    let id = server_id
+        .cloned()
+        .unwrap_or_else(|| id_from_key(&request.key));
+    match answer {
+        Ok(result) => {
+            let result = match task_id {
+                Some(task) => {
+                    with_meta(result, [(related_key.to_owned(), related_task_meta(task))])
+                }
+                None => result,
+            };
+            Message::Response { id, result }
+        }
+        Err(error) => Message::Error {
+            id: Some(id),
+            error,
+        },
+    }
+}
+
+/// Recovers a JSON-RPC id from an [`InputRequest::key`] that holds it as text: a canonical
+/// integer becomes a number, anything else stays a string.
+pub(super) fn id_from_key(key: &str) -> Id {
+    match key.parse::<i64>() {
+        Ok(n) if n.to_string() == key => Id::Number(n),
+        _ => Id::String(key.to_owned()),
+    }
+}

@@ -1,0 +1,410 @@
+// Fault matrix runner: for each fault case (cases.mjs) × server kind, runs a batch of tasks through
+// the fault proxy (proxy.mjs) in headless Chromium with the built pkg/, and asserts:
+//   panic    no `unreachable`/panic in the wasm module, and it stays usable (a fresh call on the same
+//            client and on a new client both complete once the fault is gone)
+//   once     every started task ends in exactly one terminal callback or one explicit error, and the
+//            end is the one the case expects (recoverable faults must not lose the result)
+//   bounds   requests per task per interval within the scheduler's bounds (design.md defaults),
+//            counted at the proxy: one in-flight tasks/get per task, no gap under the error-retry
+//            floor, Retry-After honoured, no re-sent tools/call, no initialize storm
+//   memory   JS heap (CDP, after forced GC) and wasm memory back near the baseline after the
+//            clients are closed
+// Prints a table and writes it to docs/fault-matrix.md. Exit code 1 on any failed assertion.
+//
+//   node tests/faults/matrix.mjs [--small|--large] [--kinds ts-sdk,rmcp3] [--cases a,b] [--no-write]
+//        [--pkg DIR] [--concurrency N] [--verbose]
+import http from "node:http";
+import { createReadStream, existsSync, statSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { startProxy } from "./proxy.mjs";
+import { buildCases } from "./cases.mjs";
+import { KINDS, startUpstream } from "./servers.mjs";
+import { securityCase, staticHtmlScan } from "./security.mjs";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(HERE, "../..");
+const argv = process.argv.slice(2);
+const flag = (n) => argv.includes(n);
+const opt = (n, d) => { const i = argv.indexOf(n); return i >= 0 ? argv[i + 1] : d; };
+
+const LARGE = flag("--large");
+const MODE = LARGE ? "large" : "small";
+const N = Number(opt("--tasks", LARGE ? 30 : 3));
+const TIMEOUT_MS = 2500; // the client's request timeout in these runs
+const TASK_MS = 2500; // how long each task works at the server
+const TTL_MS = 60_000;
+const DEADLINE_MS = LARGE ? 60_000 : 30_000; // every task must have ended by then
+const CASE_BUDGET_MS = DEADLINE_MS + 45_000; // hard cap per case
+const RUN_BUDGET_MS = LARGE ? 40 * 60_000 : 170_000; // hard cap for the whole run
+const CONCURRENCY = Number(opt("--concurrency", LARGE ? 2 : 4));
+const VERBOSE = flag("--verbose");
+const PKG = path.resolve(opt("--pkg", path.join(ROOT, "pkg")));
+const OUT = path.join(ROOT, "docs", "fault-matrix.md");
+const SECRET = `s3cr3t-${Math.random().toString(36).slice(2)}-${Date.now().toString(36)}`;
+const CLIENT_OPTIONS = { requestTimeoutMs: TIMEOUT_MS, maxMessageBytes: 1024 * 1024, resultGcMs: 500 };
+// Server kinds per mode: the small run covers every case on the reference server and the modern one.
+const DEFAULT_KINDS = LARGE ? ["ts-sdk", "python-http", "rmcp2", "rmcp3"] : ["ts-sdk", "rmcp3"];
+const SERVER_ARGS = { "ts-sdk": ["--poll-ms", "500"] };
+const SERVER_POLL_MS = { "ts-sdk": 500 };
+
+const log = (...a) => console.error(`[faults ${((Date.now() - T0) / 1000).toFixed(1)}s]`, ...a);
+const T0 = Date.now();
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function loadPlaywright() {
+  const tries = [path.join(ROOT, "tests/js/package.json"), process.env.PLAYWRIGHT_CORE_FROM].filter(Boolean);
+  for (const from of tries) {
+    try { return createRequire(from)("playwright-core"); } catch { /* next */ }
+  }
+  throw new Error("playwright-core not installed: run `npm ci` in tests/js (scripts/install.sh does)");
+}
+
+// ---------------------------------------------------------------- static files for the page
+
+function startStatic() {
+  const roots = { "/pkg/": PKG, "/page/": path.join(HERE, "page"), "/www/": path.join(ROOT, "www") };
+  const types = { ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm", ".html": "text/html", ".json": "application/json", ".css": "text/css", ".ts": "text/plain" };
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url, "http://127.0.0.1");
+    const prefix = Object.keys(roots).find((p) => url.pathname.startsWith(p));
+    if (!prefix) { res.writeHead(404).end(); return; }
+    const file = path.join(roots[prefix], path.normalize(decodeURIComponent(url.pathname.slice(prefix.length))).replace(/^(\.\.[/\\])+/, ""));
+    if (!file.startsWith(roots[prefix]) || !existsSync(file) || !statSync(file).isFile()) { res.writeHead(404).end(); return; }
+    res.writeHead(200, { "content-type": types[path.extname(file)] || "application/octet-stream", "cache-control": "no-store" });
+    createReadStream(file).pipe(res);
+  });
+  return new Promise((r) => server.listen(0, "127.0.0.1", () => r({ server, origin: `http://127.0.0.1:${server.address().port}` })));
+}
+
+// ---------------------------------------------------------------- analysis
+
+const MiB = 1024 * 1024;
+
+/** Scheduler bounds from design.md, checked on what the proxy saw. Returns a list of violations. */
+export function checkBounds(stats, { n, serverPollMs, sessionFaults = 0, restarts = 0 }) {
+  const v = [];
+  const ERR_FLOOR = 400; // first error retry: 1 s × U(0.5, 1.5) ≥ 500 ms, minus timer slop
+  const CLEAN_FLOOR = Math.min(1000, serverPollMs ?? 1000) - 100; // never faster than the server asked / 1 s
+  for (const [id, t] of Object.entries(stats.tasks)) {
+    if (t.maxInflight > 1) v.push(`${short(id)}: ${t.maxInflight} tasks/get in flight at once`);
+    for (let i = 1; i < t.gets.length; i++) {
+      const prev = t.gets[i - 1];
+      const gap = t.gets[i].t - prev.t;
+      const clean = !prev.fault && prev.status >= 200 && prev.status < 300;
+      if (gap < ERR_FLOOR) v.push(`${short(id)}: tasks/get ${gap} ms after the previous one`);
+      else if (clean && gap < CLEAN_FLOOR) v.push(`${short(id)}: tasks/get ${gap} ms after a clean poll (floor ${CLEAN_FLOOR})`);
+    }
+    for (let i = 0; i < t.gets.length; i++) {
+      let k = i;
+      while (k < t.gets.length && t.gets[k].t - t.gets[i].t < 10_000) k++;
+      if (k - i > 20) { v.push(`${short(id)}: ${k - i} tasks/get within 10 s`); break; }
+    }
+  }
+  for (const ra of stats.retryAfter) {
+    if (!ra.taskId) continue;
+    const t = stats.tasks[ra.taskId];
+    const next = [...(t?.gets ?? []).map((g) => g.t)].filter((x) => x > ra.at).sort((a, b) => a - b)[0];
+    const nextAny = stats.timeline.find(([at, m]) => at > ra.at && m === ra.method && ra.method !== "tasks/get");
+    const when = next ?? nextAny?.[0];
+    if (when !== undefined && when - ra.at < ra.waitMs - 100) v.push(`${short(ra.taskId)}: retried ${when - ra.at} ms after Retry-After ${ra.waitMs} ms`);
+  }
+  const calls = stats.byMethod["tools/call"] ?? 0;
+  if (calls > n) v.push(`tools/call sent ${calls}× for ${n} calls (a non-idempotent call was re-sent)`);
+  const inits = stats.byMethod.initialize ?? 0;
+  const initBudget = 1 + 2 * (sessionFaults + restarts);
+  if (inits > initBudget) v.push(`initialize sent ${inits}× (budget ${initBudget})`);
+  // global rate: any 1 s window
+  const tl = stats.timeline.map(([t]) => t);
+  const cap = 8 + 3 * n;
+  for (let i = 0, k = 0; i < tl.length; i++) {
+    while (k < tl.length && tl[k] - tl[i] < 1000) k++;
+    if (k - i > cap) { v.push(`${k - i} requests within 1 s (cap ${cap})`); break; }
+  }
+  return v;
+}
+
+const short = (id) => (String(id).length > 12 ? String(id).slice(0, 8) + "…" : String(id));
+
+/** Checks the batch records: exactly one end per task, of the expected kind. */
+export function checkEnds(batch, c) {
+  const v = [];
+  const outcomes = {};
+  if (batch.connectError) return { v: [`connect failed: ${batch.connectError.message}`], outcomes: { "connect error": 1 } };
+  for (const r of batch.recs) {
+    const ends = r.ends;
+    const tag = ends.length === 0 ? "no end" : endTag(ends[0], r);
+    outcomes[tag] = (outcomes[tag] || 0) + 1;
+    if (ends.length === 0) { v.push(`task ${r.i} (${short(r.taskId)}): never ended (statuses ${r.statuses.join("→") || "none"})`); continue; }
+    if (ends.length > 1) v.push(`task ${r.i} (${short(r.taskId)}): ${ends.length} ends (${ends.map((e) => endTag(e, r)).join(", ")})`);
+    if (r.hookError) v.push(`task ${r.i}: subscribing threw ${r.hookError.message}`);
+    const e = ends[0];
+    if (e.via === "onDone") {
+      if (!r.result) v.push(`task ${r.i} (${short(r.taskId)}): onDone fired but result() never settled`);
+      else if (isSuccess(e) !== r.result.ok) v.push(`task ${r.i}: onDone says ${tag} but result() ${r.result.ok ? "resolved" : "rejected: " + r.result.error?.message}`);
+    }
+    if (r.afterDone.length) {
+      const msg = `task ${r.i} (${short(r.taskId)}): status ${r.afterDone.join(",")} reported after its end`;
+      if (c.noStatusAfterDone) v.push(msg); else v.push(`(note) ${msg}`);
+    }
+    if (c.expect === "completed" && !(e.via === "onDone" && isSuccess(e) && /needs_task done|done/.test(r.result?.text ?? e.text ?? "")))
+      v.push(`task ${r.i} (${short(r.taskId)}): expected the result after a recoverable fault, got ${tag}${e.error ? ": " + e.error.message : ""}${r.result && !r.result.ok ? ": " + r.result.error?.message : ""}`);
+    if (c.expect === "expired" && !(tag === "expired" || e.via === "callTool" || (r.result && !r.result.ok)))
+      v.push(`task ${r.i} (${short(r.taskId)}): expected expired after the server forgot the task, got ${tag}`);
+  }
+  return { v: v.filter((x) => !x.startsWith("(note)")), notes: v.filter((x) => x.startsWith("(note)")), outcomes };
+}
+
+function isSuccess(end) {
+  return end.via === "onDone" && /completed/.test(String(end.status ?? end.text ?? ""));
+}
+function endTag(e, r) {
+  if (e.via === "callTool") return `error(${e.error?.kind ?? e.error?.name ?? "?"})`;
+  const s = String(e.status ?? "");
+  if (/completed|failed|cancelled|expired|unknown|aborted/i.test(s)) return s.toLowerCase();
+  const m = /"(completed|failed|cancelled|expired|unknown|aborted)"/i.exec(e.text ?? "");
+  return m ? m[1].toLowerCase() : (r.result && !r.result.ok ? `error(${r.result.error?.kind ?? r.result.error?.name ?? "?"})` : "done(?)");
+}
+
+// ---------------------------------------------------------------- one case
+
+async function measure(cdp, page) {
+  const samples = [];
+  for (let i = 0; i < 3; i++) {
+    await cdp.send("HeapProfiler.collectGarbage");
+    await sleep(150);
+    const { usedSize } = await cdp.send("Runtime.getHeapUsage");
+    samples.push(usedSize);
+  }
+  const wasm = await page.evaluate(() => window.__faults.wasmBytes());
+  return { heap: Math.min(...samples), wasm };
+}
+
+async function runCase(browser, staticOrigin, c, kind, upstreams) {
+  const row = { case: c.id, title: c.title, kind, expect: c.expect, checks: {}, violations: [], notes: [], outcomes: {}, ms: 0 };
+  const t0 = Date.now();
+  const spec = KINDS[kind];
+  let up = upstreams.get(kind);
+  let own = null;
+  if (c.action === "restart") { own = await startUpstream(kind, { args: SERVER_ARGS[kind] }); up = own; }
+  const proxy = await startProxy({ target: up.url, seed: hash(c.id + kind) });
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const consoleLines = [];
+  page.on("console", (m) => consoleLines.push(`${m.type()}: ${m.text()}`));
+  page.on("pageerror", (e) => consoleLines.push(`pageerror: ${e.stack || e.message}`));
+  const timers = [];
+  try {
+    await page.goto(`${staticOrigin}/page/index.html`);
+    await page.waitForFunction(() => window.__faults?.ready === true, null, { timeout: 20_000 });
+    const cdp = await context.newCDPSession(page);
+    const batchArgs = (n, extra = {}) => ({
+      url: proxy.url, n, tool: spec.tool.name, args: spec.tool.args(TASK_MS), ttlMs: TTL_MS,
+      deadlineMs: DEADLINE_MS, graceMs: 800, options: CLIENT_OPTIONS, secret: SECRET, ...extra,
+    });
+    // warm-up (no fault): must work, then the memory baseline
+    const warm = await page.evaluate((a) => window.__faults.runBatch(a), batchArgs(1, { args: spec.tool.args(200) }));
+    const warmCheck = checkEnds(warm, { expect: "completed" });
+    if (warmCheck.v.length) throw new Error(`warm-up without faults failed: ${warmCheck.v.join("; ")}`);
+    const base = await measure(cdp, page);
+
+    proxy.reset();
+    proxy.setRules(c.rules, hash(c.id));
+    if (c.action === "restart") {
+      timers.push(setTimeout(() => { up.stopOnly().catch(() => {}); }, 1200));
+      timers.push(setTimeout(() => { up.restart().catch((e) => log(`restart failed: ${e.message}`)); }, 3200));
+    }
+    const batch = await page.evaluate((a) => window.__faults.runBatch(a), batchArgs(N, { keep: true }));
+    const stats = proxy.stats();
+    proxy.setRules([]);
+    if (c.action === "restart") { await sleep(Math.max(0, 3500 - (Date.now() - t0))); await waitUp(up); }
+
+    const ends = checkEnds(batch, c);
+    row.outcomes = ends.outcomes;
+    row.notes.push(...ends.notes);
+    row.checks.once = ends.v.length === 0;
+    row.violations.push(...ends.v.map((x) => `once: ${x}`));
+    if (c.sizeError) {
+      const texts = JSON.stringify([batch.warnings, batch.recs.map((r) => [r.ends, r.result])]);
+      const clear = /too (large|big|long)|exceed|limit|size|bytes/i.test(texts);
+      row.checks.once = row.checks.once && clear;
+      if (!clear) row.violations.push("once: no caller-visible error says the message was too large");
+    }
+
+    const bounds = checkBounds(stats, { n: N, serverPollMs: SERVER_POLL_MS[kind], sessionFaults: c.id === "session-gone" ? 1 : 0, restarts: c.action === "restart" ? 1 : 0 });
+    row.checks.bounds = bounds.length === 0;
+    row.violations.push(...bounds.map((x) => `bounds: ${x}`));
+    row.requests = { total: stats.requests, get: stats.byMethod["tasks/get"] ?? 0, faults: Object.values(stats.faults).reduce((a, b) => a + b, 0) };
+
+    // after the fault: the same client recovers, a new client works
+    const again = await page.evaluate((a) => window.__faults.runBatch(a), batchArgs(1, { args: spec.tool.args(200), reuse: true }));
+    const fresh = await page.evaluate((a) => window.__faults.runBatch(a), batchArgs(1, { args: spec.tool.args(200) }));
+    await page.evaluate(() => window.__faults.closeAll());
+    const panicLines = consoleLines.filter((l) => /unreachable|panicked|RuntimeError|wasm-bindgen: imported JS function that was not marked as `catch` threw/i.test(l));
+    const runtimeErr = [...batch.recs, ...(again.recs ?? []), ...(fresh.recs ?? [])].some((r) => r.ends.some((e) => e.error?.isRuntimeError) || r.result?.error?.isRuntimeError);
+    const freshOk = checkEnds(fresh, { expect: "completed" }).v.length === 0;
+    const againOk = checkEnds(again, { expect: "completed" }).v.length === 0;
+    row.checks.panic = panicLines.length === 0 && !runtimeErr && freshOk;
+    if (panicLines.length) row.violations.push(...panicLines.slice(0, 3).map((l) => `panic: ${l.slice(0, 300)}`));
+    if (runtimeErr) row.violations.push("panic: a call failed with WebAssembly.RuntimeError");
+    if (!freshOk) row.violations.push(`panic: a new client after the fault did not complete a task (${JSON.stringify(fresh.connectError ?? fresh.recs?.[0]?.ends ?? "").slice(0, 200)})`);
+    if (!againOk) row.violations.push(`once: the same client did not complete a task after the fault was gone (${JSON.stringify(again.connectError ?? again.recs?.[0]?.ends ?? "").slice(0, 200)})`);
+    if (!againOk) row.checks.once = false;
+
+    // memory back near the baseline once the clients are closed
+    await sleep(1000);
+    const after = await measure(cdp, page);
+    const heapSlack = Math.max(2 * MiB, base.heap * 0.15);
+    const wasmSlack = 2 * MiB + N * 64 * 1024;
+    row.memory = { heapBase: base.heap, heapAfter: after.heap, wasmBase: base.wasm, wasmAfter: after.wasm };
+    row.checks.memory = after.heap <= base.heap + heapSlack && (after.wasm == null || after.wasm <= base.wasm + wasmSlack);
+    if (after.heap > base.heap + heapSlack) row.violations.push(`memory: JS heap ${mb(base.heap)} → ${mb(after.heap)} after GC`);
+    if (after.wasm != null && after.wasm > base.wasm + wasmSlack) row.violations.push(`memory: wasm memory ${mb(base.wasm)} → ${mb(after.wasm)}`);
+
+    // secrets never in console / storage / URLs, server HTML never rendered
+    const leaks = [];
+    if (consoleLines.some((l) => l.includes(SECRET))) leaks.push("the credential appeared in the console");
+    const dump = await page.evaluate(() => window.__faults.storageDump());
+    if (dump.includes(SECRET)) leaks.push("the credential was persisted in page storage");
+    if (stats.paths.some((p) => p.includes(SECRET))) leaks.push("the credential appeared in a request URL");
+    if ((await page.evaluate(() => window.__faults.xss())) !== 0) leaks.push("server text was interpreted as HTML");
+    if (leaks.length) { row.checks.once = false; row.violations.push(...leaks.map((x) => `security: ${x}`)); }
+    row.console = consoleLines.filter((l) => !l.startsWith("debug")).slice(0, 20);
+  } catch (e) {
+    row.violations.push(`harness: ${e.message.split("\n")[0]}`);
+    row.checks.once = row.checks.once ?? false;
+    row.setupError = true;
+    row.console = consoleLines.slice(0, 20);
+  } finally {
+    for (const t of timers) clearTimeout(t);
+    await context.close().catch(() => {});
+    await proxy.stop();
+    if (own) await own.stop().catch(() => {});
+  }
+  row.ms = Date.now() - t0;
+  row.ok = !row.setupError && ["panic", "once", "bounds", "memory"].every((k) => row.checks[k] === true);
+  return row;
+}
+
+async function waitUp(up) {
+  for (let i = 0; i < 50; i++) {
+    try { await fetch(up.url, { method: "OPTIONS", signal: AbortSignal.timeout(500) }); return; } catch { await sleep(200); }
+  }
+}
+
+const mb = (b) => `${(b / MiB).toFixed(1)} MiB`;
+function hash(s) { let h = 2166136261; for (const ch of s) h = Math.imul(h ^ ch.charCodeAt(0), 16777619); return h >>> 0; }
+
+// ---------------------------------------------------------------- table
+
+function table(rows, extra) {
+  const mark = (v) => (v === true ? "ok" : v === false ? "**FAIL**" : "–");
+  const lines = [
+    "| case | server | expect | outcomes | panic-free & usable | exactly one end | request bounds | memory | requests (gets) | time |",
+    "|---|---|---|---|---|---|---|---|---|---|",
+  ];
+  for (const r of rows) {
+    const out = Object.entries(r.outcomes).map(([k, v]) => `${v} ${k}`).join(", ") || "–";
+    lines.push(`| ${r.case} | ${r.kind} | ${r.expect} | ${out} | ${mark(r.checks.panic)} | ${mark(r.checks.once)} | ${mark(r.checks.bounds)} | ${mark(r.checks.memory)} | ${r.requests ? `${r.requests.total} (${r.requests.get})` : "–"} | ${(r.ms / 1000).toFixed(1)} s |`);
+  }
+  const failures = rows.filter((r) => !r.ok);
+  const detail = failures.length ? ["", "### Failed assertions", ""].concat(failures.flatMap((r) => [`- **${r.case} × ${r.kind}**`, ...r.violations.slice(0, 12).map((x) => `  - ${x.replace(/\|/g, "\\|")}`)])) : [];
+  const notes = rows.filter((r) => r.notes?.length);
+  const noteLines = notes.length ? ["", "### Notes (not failures)", ""].concat(notes.flatMap((r) => [`- ${r.case} × ${r.kind}: ${r.notes.slice(0, 3).join("; ")}`])) : [];
+  return lines.concat(detail, noteLines, extra).join("\n");
+}
+
+// ---------------------------------------------------------------- main
+
+async function main() {
+  const cases = buildCases({ n: N, timeoutMs: TIMEOUT_MS });
+  const want = opt("--cases") ? opt("--cases").split(",") : null;
+  const kinds = (opt("--kinds") ? opt("--kinds").split(",") : DEFAULT_KINDS).filter((k) => KINDS[k]?.transport === "http");
+  if (!existsSync(path.join(PKG, "mcp_task_client.js"))) {
+    console.error(`fault matrix: ${PKG}/mcp_task_client.js is missing: build it first (bash scripts/build.sh)`);
+    console.log("fault matrix: 0 passed, 1 failed");
+    process.exit(1);
+  }
+  const hardStop = setTimeout(() => { console.error(`fault matrix: run budget ${RUN_BUDGET_MS} ms exceeded`); process.exit(1); }, RUN_BUDGET_MS);
+  hardStop.unref();
+
+  const { chromium } = loadPlaywright();
+  // chromium.launch gives every run a fresh temporary user-data-dir (removed on close)
+  const browser = await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--enable-precise-memory-info", "--disable-background-timer-throttling", "--disable-renderer-backgrounding"],
+  });
+  const st = await startStatic();
+  const upstreams = new Map();
+  const rows = [];
+  const skipped = [];
+  try {
+    for (const k of kinds) {
+      try {
+        upstreams.set(k, await startUpstream(k, { args: SERVER_ARGS[k] }));
+        log(`server ${k} at ${upstreams.get(k).url}`);
+      } catch (e) {
+        skipped.push(`${k}: ${e.message.split("\n")[0]}`);
+        log(`server ${k} unavailable: ${e.message.split("\n")[0]}`);
+      }
+    }
+    if (!upstreams.size) throw new Error("no server could be started");
+    const jobs = [];
+    for (const c of cases) {
+      if (want && !want.includes(c.id)) continue;
+      for (const k of upstreams.keys()) {
+        if (c.kinds && !c.kinds.includes(k)) continue;
+        jobs.push([c, k]);
+      }
+    }
+    jobs.push([securityCase(), [...upstreams.keys()][0]]);
+    let next = 0;
+    const worker = async () => {
+      while (next < jobs.length) {
+        const [c, k] = jobs[next++];
+        const row = await Promise.race([
+          c.run ? c.run({ browser, staticOrigin: st.origin, up: upstreams.get(k), kind: k, secret: SECRET, ROOT, N }) : runCase(browser, st.origin, c, k, upstreams),
+          sleep(CASE_BUDGET_MS).then(() => ({ case: c.id, kind: k, title: c.title, expect: c.expect, checks: {}, outcomes: {}, violations: [`harness: case exceeded ${CASE_BUDGET_MS} ms`], ok: false, ms: CASE_BUDGET_MS })),
+        ]);
+        rows.push(row);
+        log(`${row.ok ? "ok  " : "FAIL"} ${c.id} × ${k} (${(row.ms / 1000).toFixed(1)} s)${row.ok ? "" : ": " + row.violations.slice(0, 2).join(" | ")}`);
+        if (VERBOSE) log(JSON.stringify(row, null, 1));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, jobs.length) }, worker));
+  } finally {
+    await browser.close().catch(() => {});
+    st.server.close();
+    for (const u of upstreams.values()) await u.stop().catch(() => {});
+  }
+  const order = new Map(cases.map((c, i) => [c.id, i]));
+  rows.sort((a, b) => (order.get(a.case) ?? 99) - (order.get(b.case) ?? 99) || a.kind.localeCompare(b.kind));
+  const scan = staticHtmlScan(ROOT);
+  const extra = [
+    "",
+    `Static scan (pkg/, www/) for innerHTML / outerHTML / insertAdjacentHTML / document.write: ${scan.ok ? "clean" : "**FAIL**"}`,
+    ...scan.findings.map((f) => `- ${f}`),
+    ...(skipped.length ? ["", "Servers not available in this run (not counted):", ...skipped.map((s) => `- ${s}`)] : []),
+  ];
+  const md = table(rows, extra);
+  const passed = rows.filter((r) => r.ok).length + (scan.ok ? 1 : 0);
+  const failed = rows.length + 1 - passed;
+  const header = [
+    "# Fault matrix",
+    "",
+    `Generated by \`bash tests/faults/run.sh --${MODE}\` (${N} task(s) per case, client request timeout ${TIMEOUT_MS} ms, ` +
+      `tasks of ${TASK_MS} ms, Chromium headless, the built pkg/). Each case runs a batch through the fault proxy ` +
+      "(tests/faults/proxy.mjs) in front of a real server; columns are the four assertions of tests/faults/matrix.mjs.",
+    "",
+  ];
+  console.log(md);
+  if (!flag("--no-write")) writeFileSync(OUT, header.concat(md, "", `Result: ${passed} passed, ${failed} failed.`, "").join("\n"));
+  console.log(`\nfault matrix: ${passed} passed, ${failed} failed`);
+  process.exit(failed ? 1 : 0);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main().catch((e) => { console.error(e.stack || e); console.log("fault matrix: 0 passed, 1 failed"); process.exit(1); });
+}

@@ -1,0 +1,153 @@
+// Page side of the fault matrix: loads the built package (pkg/) and runs batches of tasks for the
+// Node runner (matrix.mjs), recording every callback each task gets. Only talks to the proxy URL it
+// is given. Exposes window.__faults = {ready, runBatch, closeAll, wasmBytes, storageDump}.
+const mod = await import(new URLSearchParams(location.search).get("pkg") || "/pkg/mcp_task_client.js");
+const wasm = typeof mod.default === "function" ? await mod.default() : null;
+const Client = mod.McpTaskClient;
+
+const clients = new Set();
+let kept = null; // the client of the last `keep` batch, for a `reuse` batch
+const now = () => Math.round(performance.now());
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** A JSON-safe summary of whatever an error is. */
+function errInfo(e) {
+  if (e == null) return { message: String(e) };
+  if (typeof e !== "object") return { message: String(e) };
+  return {
+    name: e.name, message: String(e.message ?? ""), kind: e.kind ?? e.error?.kind, code: e.code ?? e.error?.code,
+    isRuntimeError: e instanceof WebAssembly.RuntimeError,
+  };
+}
+
+/** A JSON-safe summary of an outcome / done payload. */
+function outcomeInfo(o) {
+  let text;
+  try { text = JSON.stringify(o); } catch { text = String(o); }
+  const status = o?.status ?? o?.task?.status ?? o?.kind;
+  return { status, text: text && text.length > 600 ? text.slice(0, 600) + "…" : text };
+}
+
+function taskIdOf(h) {
+  return h?.taskId ?? h?.id ?? (typeof h?.task === "function" ? h.task()?.taskId : h?.task?.taskId);
+}
+
+async function connect(url, options, secret, warnings) {
+  const opts = {
+    transport: "http",
+    dialect: "auto",
+    ...options,
+    headers: async () => ({ Authorization: `Bearer ${secret}` }),
+  };
+  const client = await Client.connect(url, opts);
+  clients.add(client);
+  if (typeof client.onWarning === "function") client.onWarning((w) => warnings.push(errInfo(w?.error ?? w)));
+  else if (typeof client.on === "function") {
+    try { client.on("warning", (w) => warnings.push(errInfo(w?.error ?? w))); } catch { /* no such event */ }
+  }
+  return client;
+}
+
+/**
+ * Starts `n` tool calls at once and records every callback until each has ended (or `deadlineMs`),
+ * then waits `graceMs` more to catch late duplicates. Never throws: failures are data.
+ */
+async function runBatch({ url, n, tool, args, ttlMs, deadlineMs, graceMs = 1000, options = {}, secret, keep = false, reuse = false }) {
+  const t0 = now();
+  const warnings = reuse && kept ? kept.warnings : [];
+  let client = reuse && kept ? kept.client : null;
+  if (!client) {
+    try {
+      client = await connect(url, options, secret, warnings);
+    } catch (e) {
+      return { connectError: errInfo(e), recs: [], warnings, ms: now() - t0 };
+    }
+  }
+  if (keep) kept = { client, warnings };
+  const recs = Array.from({ length: n }, (_, i) => ({ i, ends: [], statuses: [], afterDone: [], result: null }));
+  await Promise.all(recs.map(async (rec) => {
+    rec.startedAt = now() - t0;
+    let h;
+    try {
+      h = await client.callTool(tool, args, { ttlMs });
+    } catch (e) {
+      rec.ends.push({ via: "callTool", at: now() - t0, error: errInfo(e) });
+      return;
+    }
+    rec.taskId = taskIdOf(h);
+    try {
+      h.onStatus((t) => {
+        rec.statuses.push(t?.status);
+        if (!rec.taskId) rec.taskId = t?.taskId;
+        if (rec.ends.length) rec.afterDone.push(t?.status);
+      });
+    } catch (e) { rec.hookError = errInfo(e); }
+    try {
+      h.onDone((o) => rec.ends.push({ via: "onDone", at: now() - t0, ...outcomeInfo(o) }));
+    } catch (e) { rec.hookError = errInfo(e); }
+    h.result().then(
+      (r) => { rec.result = { ok: true, at: now() - t0, ...outcomeInfo(r) }; },
+      (e) => { rec.result = { ok: false, at: now() - t0, error: errInfo(e) }; },
+    );
+  }));
+  const settled = (r) => r.ends.length > 0 && (r.ends[0].via === "callTool" || r.result);
+  const end = now() + deadlineMs;
+  while (now() < end && !recs.every(settled)) await sleep(100);
+  await sleep(graceMs);
+  if (!keep && !(reuse && kept?.client === client)) await closeClient(client);
+  return { recs, warnings, ms: now() - t0 };
+}
+
+async function closeClient(c) {
+  clients.delete(c);
+  try { await c.close?.(); } catch { /* closing a broken client must not matter here */ }
+}
+
+async function closeAll() {
+  kept = null;
+  for (const c of [...clients]) await closeClient(c);
+}
+
+/** Everything the page persisted: localStorage, sessionStorage, IndexedDB, caches, cookies. */
+async function storageDump() {
+  const out = { localStorage: {}, sessionStorage: {}, indexedDB: {}, caches: {}, cookie: document.cookie };
+  for (const [name, s] of [["localStorage", localStorage], ["sessionStorage", sessionStorage]]) {
+    for (let i = 0; i < s.length; i++) out[name][s.key(i)] = s.getItem(s.key(i));
+  }
+  for (const { name } of (await indexedDB.databases?.()) ?? []) {
+    out.indexedDB[name] = await new Promise((resolve) => {
+      const req = indexedDB.open(name);
+      req.onerror = () => resolve({ error: String(req.error) });
+      req.onsuccess = async () => {
+        const db = req.result;
+        const dump = {};
+        for (const store of db.objectStoreNames) {
+          dump[store] = await new Promise((res2) => {
+            const all = db.transaction(store, "readonly").objectStore(store).getAll();
+            all.onsuccess = () => res2(all.result);
+            all.onerror = () => res2({ error: String(all.error) });
+          });
+        }
+        db.close();
+        resolve(dump);
+      };
+    });
+  }
+  if (globalThis.caches) {
+    for (const name of await caches.keys()) {
+      const c = await caches.open(name);
+      out.caches[name] = await Promise.all((await c.keys()).map(async (r) => ({ url: r.url, body: await (await c.match(r)).text() })));
+    }
+  }
+  return JSON.stringify(out);
+}
+
+window.__faults = {
+  ready: true,
+  exports: Object.keys(mod),
+  runBatch,
+  closeAll,
+  storageDump,
+  wasmBytes: () => (wasm?.memory?.buffer?.byteLength ?? null),
+  xss: () => window.__faultXss ?? 0,
+};

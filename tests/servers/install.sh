@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Installs what the real MCP test servers need; idempotent, and a fast no-op when already installed.
+#
+#   tests/servers/install.sh [ts-sdk] [python] [rust]     (no argument = all of them)
+#
+# ts-sdk: `npm ci` in tests/servers/ts-sdk (exact versions from package-lock.json).
+# python: a venv outside the repo, ${MCP_TASK_CLIENT_VENV:-${XDG_CACHE_HOME:-~/.cache}/mcp-task-client/venv},
+#         with requirements.txt (every package pinned). Reused while requirements.txt is unchanged.
+# rust:   runs tests/servers/rust/install.sh when that file exists (owned by the Rust servers).
+# Uses the package registries only, through npm and pip.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+venv="${MCP_TASK_CLIENT_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/mcp-task-client/venv}"
+want=("$@")
+[ ${#want[@]} -eq 0 ] && want=(ts-sdk python rust)
+
+fingerprint() { sha256sum "$@" | sha256sum | cut -d' ' -f1; }
+say() { printf '[install] %s\n' "$*" >&2; }
+
+install_ts() {
+  local dir="$here/ts-sdk" stamp="$here/ts-sdk/node_modules/.mcp-task-client-stamp" fp
+  fp="$(fingerprint "$dir/package.json" "$dir/package-lock.json")"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$fp" ]; then
+    say "ts-sdk: up to date"
+    return
+  fi
+  say "ts-sdk: npm ci"
+  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+  echo "$fp" > "$stamp"
+}
+
+pick_python() {
+  local p
+  for p in python3.11 python3.12 python3.13 python3; do
+    if command -v "$p" >/dev/null 2>&1 && "$p" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else 1)'; then
+      echo "$p"
+      return
+    fi
+  done
+  say "python: need Python >= 3.10 with venv"
+  exit 1
+}
+
+install_python() {
+  local req="$here/python/requirements.txt" stamp="$venv/.mcp-task-client-stamp" fp py
+  fp="$(fingerprint "$req")"
+  if [ -x "$venv/bin/python" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$fp" ]; then
+    say "python: up to date ($venv)"
+    return
+  fi
+  if [ ! -x "$venv/bin/python" ]; then
+    py="$(pick_python)"
+    say "python: creating venv with $py at $venv"
+    mkdir -p "$(dirname "$venv")"
+    "$py" -m venv "$venv"
+  fi
+  say "python: pip install -r requirements.txt"
+  "$venv/bin/python" -m pip install --disable-pip-version-check --no-input -q -r "$req"
+  echo "$fp" > "$stamp"
+}
+
+for w in "${want[@]}"; do
+  case "$w" in
+    ts-sdk) install_ts ;;
+    python) install_python ;;
+    rust)
+      if [ -f "$here/rust/install.sh" ]; then
+        bash "$here/rust/install.sh"
+      else
+        say "rust: no tests/servers/rust/install.sh, skipped"
+      fi
+      ;;
+    *) say "unknown part: $w (ts-sdk | python | rust)"; exit 2 ;;
+  esac
+done

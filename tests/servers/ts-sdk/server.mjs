@@ -1,0 +1,332 @@
+// Task-capable MCP test server on the TypeScript SDK (legacy 2025-11-25 tasks), Streamable HTTP.
+//
+//   node server.mjs [--port N] [--poll-ms N] [--no-get] [--event-store] [--json]
+//
+// Env equivalents: PORT, POLL_MS, NO_GET=1, EVENT_STORE=1, JSON_RESPONSE=1. Port 0 (default) = any free port.
+// Binds 127.0.0.1 only. Prints one line `READY http://127.0.0.1:<port>/mcp` once listening.
+// Extra endpoints: GET /stats, POST /stats/reset (counts of the JSON-RPC messages received).
+import { randomUUID } from 'node:crypto';
+import express from 'express';
+import cors from 'cors';
+import * as z from 'zod/v4';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { InMemoryTaskStore, InMemoryTaskMessageQueue } from '@modelcontextprotocol/sdk/experimental/tasks';
+import { Stats } from './stats.mjs';
+import { MemoryEventStore } from './event-store.mjs';
+
+const RELATED = 'io.modelcontextprotocol/related-task';
+/** Long timeout for server→client requests made from task work (the SDK default is 60 s). */
+const INPUT_TIMEOUT_MS = 10 * 60_000;
+
+function option(name, envName) {
+    const i = process.argv.indexOf(name);
+    if (i >= 0 && i + 1 < process.argv.length) return process.argv[i + 1];
+    return process.env[envName];
+}
+const flag = (name, envName) => process.argv.includes(name) || process.env[envName] === '1';
+
+const PORT = Number.parseInt(option('--port', 'PORT') ?? '0', 10) || 0;
+const POLL_MS = option('--poll-ms', 'POLL_MS') ? Number.parseInt(option('--poll-ms', 'POLL_MS'), 10) : undefined;
+const NO_GET = flag('--no-get', 'NO_GET');
+const EVENT_STORE = flag('--event-store', 'EVENT_STORE');
+const JSON_RESPONSE = flag('--json', 'JSON_RESPONSE');
+
+const taskStore = new InMemoryTaskStore();
+const taskMessageQueue = new InMemoryTaskMessageQueue();
+const stats = new Stats();
+const sleep = ms => new Promise(resolve => setTimeout(resolve, ms));
+const text = t => ({ content: [{ type: 'text', text: t }] });
+
+/** True once the task is terminal (e.g. cancelled by `tasks/cancel`) or gone (ttl). */
+async function finished(store, taskId) {
+    try {
+        const t = await store.getTask(taskId);
+        return ['completed', 'failed', 'cancelled'].includes(t.status);
+    } catch {
+        return true;
+    }
+}
+
+/** Sleeps `ms` in slices, returning early (true) when the task was ended from outside. */
+async function sleepUnlessEnded(store, taskId, ms) {
+    const end = Date.now() + ms;
+    while (Date.now() < end) {
+        await sleep(Math.min(50, end - Date.now()));
+        if (await finished(store, taskId)) return true;
+    }
+    return finished(store, taskId);
+}
+
+/** Stores the outcome unless the task already ended (cancelled) or vanished (ttl). */
+async function settle(store, taskId, status, result) {
+    try {
+        await store.storeTaskResult(taskId, status, result);
+    } catch {
+        // cancelled or expired meanwhile: nothing to store
+    }
+}
+
+/** Registers a task tool whose background work is `work(args, {store, taskId, extra})`. */
+function taskTool(mcp, name, description, inputSchema, taskSupport, work) {
+    mcp.experimental.tasks.registerToolTask(
+        name,
+        { description, inputSchema, execution: { taskSupport } },
+        {
+            async createTask(args, extra) {
+                const store = extra.taskStore;
+                const task = await store.createTask({ ttl: extra.taskRequestedTtl, pollInterval: POLL_MS });
+                const progressToken = extra._meta?.progressToken;
+                const ctx = { store, taskId: task.taskId, progressToken, mcp };
+                (async () => {
+                    try {
+                        const out = await work(args ?? {}, ctx);
+                        if (out) await settle(store, task.taskId, out.status, out.result);
+                    } catch (e) {
+                        await settle(store, task.taskId, 'failed', {
+                            ...text(`${name} failed: ${e instanceof Error ? e.message : String(e)}`),
+                            isError: true
+                        });
+                    }
+                })();
+                return { task };
+            },
+            async getTask(_args, extra) {
+                return await extra.taskStore.getTask(extra.taskId);
+            },
+            async getTaskResult(_args, extra) {
+                return await extra.taskStore.getTaskResult(extra.taskId);
+            }
+        }
+    );
+}
+
+/** Progress for a task goes on the GET stream (the tools/call stream is closed by then). */
+async function progress(ctx, value, total, message) {
+    if (ctx.progressToken === undefined) return;
+    try {
+        await ctx.mcp.server.notification({
+            method: 'notifications/progress',
+            params: { progressToken: ctx.progressToken, progress: value, total, message, _meta: { [RELATED]: { taskId: ctx.taskId } } }
+        });
+    } catch {
+        // session gone
+    }
+}
+
+/** Asks the client from task work: status input_required, request queued for the tasks/result stream. */
+async function askClient(ctx, send) {
+    await ctx.store.updateTaskStatus(ctx.taskId, 'input_required', 'Waiting for the client');
+    const answer = await send({ relatedTask: { taskId: ctx.taskId }, timeout: INPUT_TIMEOUT_MS });
+    if (!(await finished(ctx.store, ctx.taskId))) await ctx.store.updateTaskStatus(ctx.taskId, 'working', 'Answer received');
+    return answer;
+}
+
+function createServer() {
+    const mcp = new McpServer(
+        { name: 'mcp-task-client-test-ts-sdk', version: '1.0.0' },
+        {
+            capabilities: { tools: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
+            taskStore,
+            taskMessageQueue
+        }
+    );
+
+    taskTool(
+        mcp,
+        'long_job',
+        'Works `steps` steps of `stepMs` ms each (status message + progress per step), then returns a text.',
+        { steps: z.number().int().min(0).max(1000).default(3), stepMs: z.number().int().min(0).default(200) },
+        'required',
+        async ({ steps, stepMs }, ctx) => {
+            for (let i = 1; i <= steps; i++) {
+                if (await sleepUnlessEnded(ctx.store, ctx.taskId, stepMs)) return undefined;
+                await ctx.store.updateTaskStatus(ctx.taskId, 'working', `step ${i}/${steps}`);
+                await progress(ctx, i, steps, `step ${i}/${steps}`);
+            }
+            return { status: 'completed', result: text(`long_job done: ${steps} steps`) };
+        }
+    );
+
+    taskTool(
+        mcp,
+        'fail_job',
+        'Fails after `ms` ms. how="failed" (default): status failed + isError result; how="iserror": status completed + isError result.',
+        { ms: z.number().int().min(0).default(100), how: z.enum(['failed', 'iserror']).default('failed') },
+        'required',
+        async ({ ms, how }, ctx) => {
+            if (await sleepUnlessEnded(ctx.store, ctx.taskId, ms)) return undefined;
+            return { status: how === 'iserror' ? 'completed' : 'failed', result: { ...text('fail_job: failed on purpose'), isError: true } };
+        }
+    );
+
+    taskTool(
+        mcp,
+        'ask_input',
+        'Asks the client a form elicitation mid-task ({answer: string}); the result echoes the answer.',
+        { message: z.string().default('What is your answer?') },
+        'required',
+        async ({ message }, ctx) => {
+            const requestedSchema = { type: 'object', properties: { answer: { type: 'string', title: 'Answer' } }, required: ['answer'] };
+            const r = await askClient(ctx, opts => ctx.mcp.server.elicitInput({ mode: 'form', message, requestedSchema }, opts));
+            if (await finished(ctx.store, ctx.taskId)) return undefined;
+            const reply = r.action === 'accept' ? `answer: ${r.content?.answer}` : `action: ${r.action}`;
+            return { status: 'completed', result: text(`ask_input got ${reply}`) };
+        }
+    );
+
+    taskTool(
+        mcp,
+        'sample_job',
+        'Asks the client sampling/createMessage mid-task; the result echoes the sampled text.',
+        { prompt: z.string().default('Say hello') },
+        'required',
+        async ({ prompt }, ctx) => {
+            const r = await askClient(ctx, opts =>
+                ctx.mcp.server.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens: 50 }, opts)
+            );
+            if (await finished(ctx.store, ctx.taskId)) return undefined;
+            const sampled = r.content?.type === 'text' ? r.content.text : JSON.stringify(r.content);
+            return { status: 'completed', result: text(`sample_job got: ${sampled}`) };
+        }
+    );
+
+    mcp.registerTool(
+        'quick',
+        { description: 'Plain tool (taskSupport forbidden): echoes `text`.', inputSchema: { text: z.string().default('hi') } },
+        async ({ text: t }) => text(`quick: ${t}`)
+    );
+
+    taskTool(
+        mcp,
+        'needs_task',
+        'taskSupport required: finishes after `ms` ms.',
+        { ms: z.number().int().min(0).default(100) },
+        'required',
+        async ({ ms }, ctx) => {
+            if (await sleepUnlessEnded(ctx.store, ctx.taskId, ms)) return undefined;
+            return { status: 'completed', result: text('needs_task done') };
+        }
+    );
+
+    taskTool(
+        mcp,
+        'maybe_task',
+        'taskSupport optional: finishes after `ms` ms (without `task` the SDK polls its own task, then answers).',
+        { ms: z.number().int().min(0).default(100) },
+        'optional',
+        async ({ ms }, ctx) => {
+            if (await sleepUnlessEnded(ctx.store, ctx.taskId, ms)) return undefined;
+            return { status: 'completed', result: text('maybe_task done') };
+        }
+    );
+
+    taskTool(
+        mcp,
+        'slow_job',
+        'Sleeps `ms` ms (default 5000), to outlive a short ttl; cancellable.',
+        { ms: z.number().int().min(0).default(5000) },
+        'required',
+        async ({ ms }, ctx) => {
+            if (await sleepUnlessEnded(ctx.store, ctx.taskId, ms)) return undefined;
+            return { status: 'completed', result: text(`slow_job done after ${ms} ms`) };
+        }
+    );
+
+    return mcp;
+}
+
+const sessions = new Map();
+const app = express();
+app.use(
+    cors({
+        origin: true,
+        methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
+        allowedHeaders: ['Content-Type', 'Accept', 'Authorization', 'Mcp-Session-Id', 'MCP-Protocol-Version', 'Mcp-Method', 'Mcp-Name', 'Last-Event-ID'],
+        exposedHeaders: ['Mcp-Session-Id', 'MCP-Protocol-Version'],
+        maxAge: 600
+    })
+);
+app.use(express.json({ limit: '4mb' }));
+
+app.get('/stats', (_req, res) => res.json(stats.snapshot()));
+app.post('/stats/reset', (_req, res) => {
+    stats.reset();
+    res.json({ ok: true });
+});
+
+const noSession = (res, status, message) => res.status(status).json({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
+
+app.post('/mcp', async (req, res) => {
+    const sid = req.headers['mcp-session-id'];
+    stats.record(req.body, 'post', sid);
+    try {
+        const session = sid ? sessions.get(sid) : undefined;
+        if (session) {
+            await session.transport.handleRequest(req, res, req.body);
+            return;
+        }
+        if (sid) {
+            res.status(404).json({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null });
+            return;
+        }
+        if (!isInitializeRequest(req.body)) {
+            noSession(res, 400, 'Bad Request: No valid session ID provided');
+            return;
+        }
+        const transport = new StreamableHTTPServerTransport({
+            sessionIdGenerator: () => randomUUID(),
+            enableJsonResponse: JSON_RESPONSE,
+            eventStore: EVENT_STORE ? new MemoryEventStore() : undefined,
+            onsessioninitialized: id => sessions.set(id, { transport })
+        });
+        transport.onclose = () => {
+            if (transport.sessionId) sessions.delete(transport.sessionId);
+        };
+        await createServer().connect(transport);
+        await transport.handleRequest(req, res, req.body);
+    } catch (e) {
+        console.error('error handling POST /mcp:', e);
+        if (!res.headersSent) res.status(500).json({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal server error' }, id: null });
+    }
+});
+
+async function sessionRequest(req, res) {
+    const sid = req.headers['mcp-session-id'];
+    if (req.method === 'GET') stats.recordGet(sid);
+    if (req.method === 'GET' && NO_GET) {
+        res.status(405).set('Allow', 'POST, DELETE').json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed' }, id: null });
+        return;
+    }
+    if (!sid) {
+        noSession(res, 400, 'Bad Request: Missing session ID');
+        return;
+    }
+    const session = sessions.get(sid);
+    if (!session) {
+        res.status(404).json({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null });
+        return;
+    }
+    await session.transport.handleRequest(req, res);
+}
+app.get('/mcp', sessionRequest);
+app.delete('/mcp', sessionRequest);
+
+const httpServer = app.listen(PORT, '127.0.0.1', err => {
+    if (err) {
+        console.error('listen failed:', err);
+        process.exit(1);
+    }
+    const { port } = httpServer.address();
+    process.stdout.write(`READY http://127.0.0.1:${port}/mcp\n`);
+});
+
+function shutdown() {
+    for (const { transport } of sessions.values()) transport.close().catch(() => {});
+    httpServer.closeAllConnections?.();
+    httpServer.close(() => process.exit(0));
+    setTimeout(() => process.exit(0), 1000).unref();
+}
+process.on('SIGTERM', shutdown);
+process.on('SIGINT', shutdown);
