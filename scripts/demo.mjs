@@ -21,7 +21,7 @@ import { dirname, extname, join, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const PKG_ENTRY = join(ROOT, "pkg", "mcp_task_client.js");
+const PKG_ENTRY = join(ROOT, "pkg", "index.js");
 
 const argv = process.argv.slice(2);
 const opt = (name, dflt) => {

@@ -42,5 +42,4 @@ for d in scripts/tools tests/js tests/servers/ts-sdk; do npm_ci "$d"; done
 
 # Test servers: Python venv and the rmcp builds
 [ -f tests/servers/install.sh ] && bash tests/servers/install.sh
-[ -f tests/servers/rust/build.sh ] && bash tests/servers/rust/build.sh
 log "all present"

@@ -8,8 +8,8 @@ import { el, replace, pretty } from "./lib/dom.js";
 import { schemaFields, defaultArguments } from "./lib/schema-form.js";
 import { loadTracked, track, updateTracked, forget, lastServer, rememberServer } from "./lib/store.js";
 
-/** The built package (web target), relative to this file. */
-const PKG_URL = new URL("../pkg/mcp_task_client.js", import.meta.url).href;
+/** The built package's browser entry (web target), relative to this file. */
+const PKG_URL = new URL("../pkg/index.js", import.meta.url).href;
 const TERMINAL = new Set(["completed", "failed", "cancelled", "unknown", "expired"]);
 const MAX_LOG = 400;
 
@@ -42,6 +42,7 @@ let pkg = null; // the imported module, once loaded
 let client = null; // the connected McpTaskClient
 let serverUrl = ""; // absolute URL of the connected server (the localStorage key)
 let localSeq = 0;
+let clientLogsTransitions = false; // the client reports transitions itself (onTransition)
 /** key → card state ({key, taskId, tool, args, status, handle, abort, node, parts…}) */
 const cards = new Map();
 /** input id → {node, settle, taskId} */
@@ -234,8 +235,21 @@ async function disconnect(quiet = false) {
   replace(ui.tools, el("p", { className: "muted" }, "Connect to list tools."));
 }
 
-/** Client-wide events, where the package offers them (warnings, transitions…); optional. */
+/** Client-wide events, where the package offers them (transitions, …); optional. */
 function subscribeClientEvents(c) {
+  clientLogsTransitions = false;
+  if (typeof c.onTransition === "function") {
+    try {
+      c.onTransition((tr) => {
+        const snap = typeof c.task === "function" ? c.task(String(tr?.taskId)) : null;
+        const msg = typeof snap?.statusMessage === "string" ? `: ${snap.statusMessage}` : "";
+        log("status", `${tr?.taskId} ${tr?.from ?? "new"} → ${tr?.to}${msg}`, tr);
+      });
+      clientLogsTransitions = true;
+    } catch {
+      // optional API
+    }
+  }
   for (const hook of ["onEvent"]) {
     if (typeof c[hook] === "function") {
       try {
@@ -416,7 +430,7 @@ function onTaskStatus(card, t) {
   const message = typeof t.statusMessage === "string" ? t.statusMessage : typeof t.error === "string" ? t.error : undefined;
   const prev = setStatus(card, status, message);
   renderMeta(card, t);
-  if (prev !== status) log("status", `${card.taskId ?? card.key} ${prev} → ${status}${message ? `: ${message}` : ""}`);
+  if (prev !== status && !clientLogsTransitions) log("status", `${card.taskId ?? card.key} ${prev} → ${status}${message ? `: ${message}` : ""}`);
   if (card.taskId) updateTracked(serverUrl, card.taskId, { status, statusMessage: message });
   if (TERMINAL.has(status)) dropInputsFor(card.taskId);
 }

@@ -1,30 +1,43 @@
-// One request-count run in its own Node process: one client of one stack, T tasks, W watchers each.
-// argv[2] = JSON {stack, dialect, push, url, statsUrl, W, T, P, N, taskMs}
-// Prints one JSON line: requests the server saw in the window [all watchers attached, + N·P).
+// Request-count runs in one Node process for one stack: each run has its own client and its own server.
+// argv[2] = JSON {stack, dialect, push, runs:[{key, url, statsUrl, W, T, P, N, taskMs}]}
+// For each run: T tasks created through the stack's call API (that call is watcher 1), W-1 more watchers
+// per task, then the server's request log is read for the window [all watchers attached, +N·P).
+// Prints one JSON line: {key: {perTask:[requests per interval for each task], requests, byMethod, ...}}.
+import { setMaxListeners } from "node:events";
 import { loadStack } from "../lib/stacks.mjs";
 import { getStats } from "../lib/daemon.mjs";
 
+setMaxListeners(0);
 const a = JSON.parse(process.argv[2]);
 const stack = await loadStack(a.stack);
-const errors = [];
-const onDone = (o) => { if (o?.status === "error") errors.push(o.error); };
-const conn = await stack.connect(a.url, { dialect: a.dialect, push: a.push });
-const ids = await Promise.all(Array.from({ length: a.T }, () => conn.callTool(a.taskMs, { onDone }).then((r) => r.taskId)));
-await conn.listen?.(ids);
-for (const id of ids) for (let w = 1; w < a.W; w++) conn.watch(id, { onDone });
-const t0 = performance.timeOrigin + performance.now();
-const windowMs = a.N * a.P;
-await new Promise((r) => setTimeout(r, windowMs + 50));
-const st = await getStats(a.statsUrl);
-const inWin = st.requests.filter((r) => r.t >= t0 && r.t < t0 + windowMs);
-const byMethod = {};
-for (const r of inWin) byMethod[r.method] = (byMethod[r.method] ?? 0) + 1;
-const setupByMethod = {};
-for (const r of st.requests.filter((r) => r.t < t0)) setupByMethod[r.method] = (setupByMethod[r.method] ?? 0) + 1;
-process.stdout.write(JSON.stringify({
-  requests: inWin.length,
-  perTaskPerInterval: inWin.length / (a.T * a.N),
-  byMethod, setupByMethod, errors: errors.slice(0, 3), errorCount: errors.length,
-}) + "\n");
-await Promise.race([conn.close(), new Promise((r) => setTimeout(r, 2000))]);
-process.exit(0);
+
+async function one(run) {
+  const errors = [];
+  const onDone = (o) => { if (o?.status === "error") errors.push(o.error); };
+  const conn = await stack.connect(run.url, { dialect: a.dialect, push: a.push });
+  const ids = await Promise.all(Array.from({ length: run.T }, () => conn.callTool(run.taskMs, { onDone }).then((r) => r.taskId)));
+  await conn.listen?.(ids);
+  for (const id of ids) for (let w = 1; w < run.W; w++) conn.watch(id, { onDone });
+  const t0 = performance.timeOrigin + performance.now();
+  const windowMs = run.N * run.P;
+  await new Promise((r) => setTimeout(r, windowMs + 100));
+  const st = await getStats(run.statsUrl);
+  const inWin = st.requests.filter((r) => r.t >= t0 && r.t < t0 + windowMs);
+  const byMethod = {};
+  const byTask = new Map(ids.map((id) => [id, 0]));
+  let shared = 0; // requests not naming one task (e.g. tasks/list pages) are spread over all tasks
+  for (const r of inWin) {
+    byMethod[r.method] = (byMethod[r.method] ?? 0) + 1;
+    if (r.taskId && byTask.has(r.taskId)) byTask.set(r.taskId, byTask.get(r.taskId) + 1);
+    else shared++;
+  }
+  const perTask = [...byTask.values()].map((n) => (n + shared / run.T) / run.N);
+  conn.close().catch(() => {});
+  return { perTask, requests: inWin.length, byMethod, errors: errors.slice(0, 2), errorCount: errors.length };
+}
+
+const results = await Promise.all(a.runs.map(async (run) => {
+  try { return [run.key, await one(run)]; } catch (e) { return [run.key, { error: String(e?.stack ?? e) }]; }
+}));
+process.stdout.write(JSON.stringify(Object.fromEntries(results)) + "\n");
+setTimeout(() => process.exit(0), 200);

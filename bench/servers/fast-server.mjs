@@ -57,7 +57,23 @@ export function startFastServer(o) {
   const sessions = new Map(); // legacy: id -> {streams:Set<res>, tasks:Set<id>}
   const listeners = new Set(); // modern: {res, ids:Set}
   const stats = { byMethod: {}, tasksGetByTask: {}, requests: [], completions: {} };
-  let replayBlob = null;
+  let prepared = [];
+
+  /** The SSE bytes of M status pushes over `ids` (what this server would send, back to back). */
+  function recordedStream(ids, M, subId) {
+    const method = dialect === "legacy" ? "notifications/tasks/status" : "notifications/tasks";
+    const t0 = now();
+    const parts = [];
+    for (let i = 0; i < M; i++) {
+      const id = ids[i % ids.length];
+      const final = i >= M - ids.length;
+      const t = { id, status: "working", statusMessage: final ? "final" : `step ${i}`, createdAt: t0, updatedAt: t0 + i };
+      const params = wireTask(t);
+      if (subId !== undefined) params._meta = { [SUB_ID]: subId };
+      parts.push(`event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", method, params })}\n\n`);
+    }
+    return parts.join("");
+  }
 
   function count(method, taskId) {
     stats.byMethod[method] = (stats.byMethod[method] ?? 0) + 1;
@@ -153,7 +169,6 @@ export function startFastServer(o) {
       res.write(": open\n\n");
       s.streams.add(res);
       res.on("close", () => s.streams.delete(res));
-      if (replayBlob) { res.write(replayBlob); }
       return;
     }
     if (req.method === "DELETE") {
@@ -287,7 +302,6 @@ export function startFastServer(o) {
         const l = { res, ids: new Set(accepted), subId: msg.id };
         listeners.add(l);
         res.on("close", () => { listeners.delete(l); if (process.env.BENCH_DEBUG) console.log("listener closed", msg.id); });
-        if (replayBlob) res.write(replayBlob);
         return;
       }
       default: return send(res, 404, err(msg.id, -32601, `Method not found: ${msg.method}`));
@@ -307,14 +321,22 @@ export function startFastServer(o) {
         for (const t of tasks.values()) { clearTimeout(t.timer); complete(t); }
         return send(res, 200, {});
       }
-      if (url.pathname === "/bench/replay" && req.method === "POST") {
-        // Writes the stored replay blob (a recorded SSE byte stream) to every open stream at once.
-        const body = await readBody(req);
-        const blob = Buffer.from(body);
-        let n = 0;
-        for (const s of sessions.values()) for (const r of s.streams) { r.write(blob); n++; }
-        for (const l of listeners) { l.res.write(blob); n++; }
-        return send(res, 200, { streams: n, bytes: blob.length });
+      if (url.pathname === "/bench/replay/prepare" && req.method === "POST") {
+        // Builds the recorded status stream for the given task ids: M messages round-robin over the
+        // ids, each a full task status push ("step i"), the last one per task saying "final".
+        const { ids, M } = JSON.parse((await readBody(req)).toString("utf8"));
+        prepared = [];
+        const targets = dialect === "legacy"
+          ? [...sessions.values()].flatMap((x) => [...x.streams].map((res) => ({ res, subId: undefined })))
+          : [...listeners].map((l) => ({ res: l.res, subId: l.subId }));
+        for (const target of targets) prepared.push({ res: target.res, blob: Buffer.from(recordedStream(ids, M, target.subId)) });
+        return send(res, 200, { streams: prepared.length, bytes: prepared[0]?.blob.length ?? 0 });
+      }
+      if (url.pathname === "/bench/replay/fire" && req.method === "POST") {
+        for (const p of prepared) p.res.write(p.blob);
+        const n = prepared.length;
+        prepared = [];
+        return send(res, 200, { streams: n });
       }
       if (url.pathname !== "/mcp") return send(res, 404, undefined);
       let msg;
@@ -341,7 +363,6 @@ export function startFastServer(o) {
         url: `${base}/mcp`,
         statsUrl: `${base}/stats`,
         base,
-        setReplay(blob) { replayBlob = blob; },
         stop: () => new Promise((r) => {
           if (progressTimer) clearInterval(progressTimer);
           for (const t of tasks.values()) clearTimeout(t.timer);

@@ -30,21 +30,3 @@ pub fn delay(attempt: u32, rng: &mut Rng) -> u64 {
     let base = BASE_MS.saturating_mul(1u64 << attempt.min(16)).min(CAP_MS);
     (base as f64 * (0.5 + rng.unit())) as u64
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use wasm_bindgen_test::wasm_bindgen_test as test;
-
-    #[test]
-    fn delays_grow_are_capped_and_jittered() {
-        let mut rng = Rng::new(42);
-        for attempt in 0..40 {
-            let base = (BASE_MS << attempt.min(16)).min(CAP_MS);
-            let d = delay(attempt, &mut rng);
-            assert!(d >= base / 2 && d <= base * 3 / 2, "attempt {attempt}: {d}");
-        }
-        let spread: Vec<u64> = (0..20).map(|_| delay(3, &mut rng)).collect();
-        assert!(spread.iter().any(|&d| d != spread[0]), "jitter must vary");
-    }
-}

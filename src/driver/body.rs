@@ -18,7 +18,12 @@ pub enum Framing {
 
 impl Framing {
     pub fn of(resp: &Response) -> Self {
-        let ct = resp.headers().get("content-type").ok().flatten().unwrap_or_default();
+        let ct = resp
+            .headers()
+            .get("content-type")
+            .ok()
+            .flatten()
+            .unwrap_or_default();
         if ct.to_ascii_lowercase().contains("text/event-stream") {
             Self::Sse
         } else {
@@ -34,16 +39,21 @@ pub struct BodyReader {
 
 impl BodyReader {
     pub fn new(resp: &Response) -> Self {
-        let reader = resp
-            .body()
-            .map(|b| b.get_reader().unchecked_into::<ReadableStreamDefaultReader>());
+        let reader = resp.body().map(|b| {
+            b.get_reader()
+                .unchecked_into::<ReadableStreamDefaultReader>()
+        });
         Self { reader }
     }
 
     /// The next chunk, `Ok(None)` at the end of the body.
     pub async fn next(&mut self) -> Result<Option<Vec<u8>>, String> {
-        let Some(reader) = &self.reader else { return Ok(None) };
-        let step = JsFuture::from(reader.read()).await.map_err(|e| describe(&e))?;
+        let Some(reader) = &self.reader else {
+            return Ok(None);
+        };
+        let step = JsFuture::from(reader.read())
+            .await
+            .map_err(|e| describe(&e))?;
         let done = Reflect::get(&step, &JsValue::from_str("done"))
             .map(|d| d.is_truthy())
             .unwrap_or(true);

@@ -64,7 +64,9 @@ fn is_thenable(v: &JsValue) -> bool {
 /// Reads name/value pairs from an iterable of pairs (`Headers`, `Map`, arrays) or a plain object.
 fn pairs(v: &JsValue) -> Result<Vec<(String, String)>, String> {
     if !v.is_object() {
-        return Err("headers must be an object, a Headers/Map, an array of pairs or a function".into());
+        return Err(
+            "headers must be an object, a Headers/Map, an array of pairs or a function".into(),
+        );
     }
     let mut out = Vec::new();
     let iter = js_sys::try_iter(v).map_err(|e| describe(&e))?;
@@ -125,51 +127,4 @@ fn parse_non_negative(s: &str) -> Option<f64> {
         return None;
     }
     s.parse::<f64>().ok().filter(|v| v.is_finite() && *v >= 0.0)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use wasm_bindgen_test::wasm_bindgen_test as test;
-
-    #[test]
-    fn retry_after_forms() {
-        let now = 1_700_000_000_000;
-        assert_eq!(retry_after_ms(Some("250"), Some("9"), now), Some(250));
-        assert_eq!(retry_after_ms(None, Some("3"), now), Some(3000));
-        assert_eq!(retry_after_ms(None, Some(" 1.5 "), now), Some(1500));
-        let date = js_sys::Date::new(&JsValue::from_f64(now as f64 + 4000.0));
-        let http_date: String = date.to_utc_string().into();
-        let d = retry_after_ms(None, Some(&http_date), now);
-        assert!(matches!(d, Some(3000..=4000)), "{d:?} from {http_date}");
-        assert_eq!(retry_after_ms(None, Some("Thu, 01 Jan 1970 00:00:00 GMT"), now), Some(0));
-        assert_eq!(retry_after_ms(Some("-5"), Some("soon"), now), None);
-        assert_eq!(retry_after_ms(None, None, now), None);
-    }
-
-    #[test]
-    fn header_sources() {
-        let obj = js_sys::JSON::parse(r#"{"Authorization":"Bearer x","X-N":3,"skip":null}"#).unwrap();
-        let HeaderSource::Fixed(h) = HeaderSource::from_js(&obj).unwrap() else { panic!("fixed") };
-        assert_eq!(h, vec![("Authorization".into(), "Bearer x".into()), ("X-N".into(), "3".into())]);
-        let arr = js_sys::JSON::parse(r#"[["a","1"],["b","2"]]"#).unwrap();
-        let HeaderSource::Fixed(h) = HeaderSource::from_js(&arr).unwrap() else { panic!("fixed") };
-        assert_eq!(h.len(), 2);
-        assert!(HeaderSource::from_js(&JsValue::from_str("nope")).is_err());
-        let bad = js_sys::JSON::parse(r#"[["a"]]"#).unwrap();
-        assert!(HeaderSource::from_js(&bad).is_err());
-    }
-
-    #[wasm_bindgen_test::wasm_bindgen_test]
-    async fn async_provider_is_awaited_and_errors_are_typed() {
-        let f = Function::new_no_args("return Promise.resolve({ authorization: 'Bearer t' })");
-        let h = HeaderSource::from_js(&f).unwrap().resolve().await.unwrap();
-        assert_eq!(h, vec![("authorization".into(), "Bearer t".into())]);
-        let f = Function::new_no_args("return Promise.reject(new Error('no token'))");
-        let e = HeaderSource::from_js(&f).unwrap().resolve().await.unwrap_err();
-        assert!(e.contains("no token"), "{e}");
-        let f = Function::new_no_args("throw new Error('sync boom')");
-        let e = HeaderSource::from_js(&f).unwrap().resolve().await.unwrap_err();
-        assert!(e.contains("sync boom"), "{e}");
-    }
 }

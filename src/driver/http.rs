@@ -14,8 +14,9 @@ use web_sys::{AbortController, Headers, Response};
 use super::body::{self, BodyReader, Framing};
 use super::global::{self, describe};
 use super::headers::{retry_after_ms, HeaderSource};
-use super::{backoff, sse, Driver};
+use super::{backoff, Driver};
 use crate::engine::api::{Input, SendKey, Transmit, TransportError};
+use crate::protocol::sse::{SseDecoder, SseEvent};
 
 /// How long `close()` waits for the session `DELETE`.
 const DELETE_GRACE_MS: u64 = 3_000;
@@ -94,7 +95,10 @@ pub fn on_timer(d: &Driver, now: u64) {
                 c.abort();
             }
         }
-        (due && !st.closed && st.http.listen.headers.is_some(), st.http.listen.generation)
+        (
+            due && !st.closed && st.http.listen.headers.is_some(),
+            st.http.listen.generation,
+        )
     });
     if restart {
         spawn_local(listen_once(d.clone(), gen));
@@ -108,7 +112,8 @@ fn build_headers(
 ) -> Result<Headers, String> {
     let h = Headers::new().map_err(|e| describe(&e))?;
     for (k, v) in auth.iter().chain(engine.iter()) {
-        h.set(k, v).map_err(|e| format!("bad header {k}: {}", describe(&e)))?;
+        h.set(k, v)
+            .map_err(|e| format!("bad header {k}: {}", describe(&e)))?;
     }
     for (k, v) in fixed {
         h.set(k, v).map_err(|e| describe(&e))?;
@@ -116,7 +121,12 @@ fn build_headers(
     Ok(h)
 }
 
-fn request_init(method: &str, headers: &Headers, body: Option<&str>, ctrl: &AbortController) -> JsValue {
+fn request_init(
+    method: &str,
+    headers: &Headers,
+    body: Option<&str>,
+    ctrl: &AbortController,
+) -> JsValue {
     let init = Object::new();
     let _ = Reflect::set(&init, &"method".into(), &method.into());
     let _ = Reflect::set(&init, &"headers".into(), headers);
@@ -128,7 +138,11 @@ fn request_init(method: &str, headers: &Headers, body: Option<&str>, ctrl: &Abor
 }
 
 fn transport_error(message: String) -> TransportError {
-    TransportError { message, http_status: None, retry_after_ms: None }
+    TransportError {
+        message,
+        http_status: None,
+        retry_after_ms: None,
+    }
 }
 
 fn params(d: &Driver) -> (String, HeaderSource, usize) {
@@ -138,7 +152,10 @@ fn params(d: &Driver) -> (String, HeaderSource, usize) {
 /// Starts one POST. Its fate comes back as `Head`, `Message`s, then `Ended` (or `Failed`).
 pub fn post(d: &Driver, t: Transmit) {
     let Ok(ctrl) = AbortController::new() else {
-        d.defer(Input::Failed { key: t.key, error: transport_error("AbortController unavailable".into()) });
+        d.defer(Input::Failed {
+            key: t.key,
+            error: transport_error("AbortController unavailable".into()),
+        });
         return;
     };
     d.with(|st| st.http.inflight.insert(t.key, ctrl.clone()));
@@ -154,7 +171,10 @@ async fn run_post(d: Driver, t: Transmit, ctrl: AbortController) {
     }
     d.feed(match result {
         Ok(()) => Input::Ended { key },
-        Err(message) => Input::Failed { key, error: transport_error(message) },
+        Err(message) => Input::Failed {
+            key,
+            error: transport_error(message),
+        },
     });
 }
 
@@ -164,7 +184,10 @@ async fn post_inner(d: &Driver, t: &Transmit, ctrl: &AbortController) -> Result<
     let headers = build_headers(
         &auth,
         &t.headers,
-        &[("content-type", "application/json"), ("accept", "application/json, text/event-stream")],
+        &[
+            ("content-type", "application/json"),
+            ("accept", "application/json, text/event-stream"),
+        ],
     )?;
     let init = request_init("POST", &headers, Some(&t.body), ctrl);
     let resp = fetch(&url, &init).await?;
@@ -178,7 +201,11 @@ async fn post_inner(d: &Driver, t: &Transmit, ctrl: &AbortController) -> Result<
         key: t.key,
         status: resp.status(),
         session_id: get("mcp-session-id"),
-        retry_after_ms: retry_after_ms(get("retry-after-ms").as_deref(), get("retry-after").as_deref(), now),
+        retry_after_ms: retry_after_ms(
+            get("retry-after-ms").as_deref(),
+            get("retry-after").as_deref(),
+            now,
+        ),
     });
     let mut reader = BodyReader::new(&resp);
     match Framing::of(&resp) {
@@ -186,20 +213,32 @@ async fn post_inner(d: &Driver, t: &Transmit, ctrl: &AbortController) -> Result<
             let bytes = body::read_whole(&mut reader, limit).await?;
             if let Some(text) = body::as_message(&bytes) {
                 if d.with(|st| st.http.live(t.key)) {
-                    d.feed(Input::Message { via: Some(t.key), body: text });
+                    d.feed(Input::Message {
+                        via: Some(t.key),
+                        body: text,
+                    });
                 }
             }
         }
         Framing::Sse => {
-            let mut dec = sse::Decoder::new(limit);
+            let mut dec = SseDecoder::with_limit(limit);
+            let mut events = Vec::new();
             while let Some(chunk) = reader.next().await? {
-                for ev in dec.push(&chunk)? {
+                let pushed = dec.push_into(&chunk, &mut events);
+                for ev in events.drain(..) {
                     if !d.with(|st| st.http.live(t.key)) {
                         return Ok(());
                     }
-                    if let Some(data) = ev.data {
-                        d.feed(Input::Message { via: Some(t.key), body: data });
+                    if let Some(body) = message_of(ev) {
+                        d.feed(Input::Message {
+                            via: Some(t.key),
+                            body,
+                        });
                     }
+                }
+                if let Err(e) = pushed {
+                    reader.cancel();
+                    return Err(e.to_string());
                 }
             }
         }
@@ -209,7 +248,9 @@ async fn post_inner(d: &Driver, t: &Transmit, ctrl: &AbortController) -> Result<
 
 async fn fetch(url: &str, init: &JsValue) -> Result<Response, String> {
     let p = global::fetch(url, init).map_err(|e| format!("fetch unavailable: {}", describe(&e)))?;
-    let v = JsFuture::from(p).await.map_err(|e| format!("fetch failed: {}", describe(&e)))?;
+    let v = JsFuture::from(p)
+        .await
+        .map_err(|e| format!("fetch failed: {}", describe(&e)))?;
     Ok(v.unchecked_into::<Response>())
 }
 
@@ -250,7 +291,9 @@ enum After {
 }
 
 async fn listen_once(d: Driver, gen: u64) {
-    let Ok(ctrl) = AbortController::new() else { return };
+    let Ok(ctrl) = AbortController::new() else {
+        return;
+    };
     let Some((headers, last_id)) = d.with(|st| {
         let l = &mut st.http.listen;
         if l.generation != gen || st.closed {
@@ -274,7 +317,9 @@ async fn listen_once(d: Driver, gen: u64) {
             }
             After::Retry(asked) => {
                 let l = &mut st.http.listen;
-                let d = asked.or(l.retry_ms).unwrap_or_else(|| backoff::delay(l.attempt, &mut st.rng));
+                let d = asked
+                    .or(l.retry_ms)
+                    .unwrap_or_else(|| backoff::delay(l.attempt, &mut st.rng));
                 l.attempt = l.attempt.saturating_add(1);
                 Some(d)
             }
@@ -294,60 +339,84 @@ async fn listen_body(
     last_id: Option<String>,
 ) -> After {
     let (url, source, limit) = params(d);
-    let Ok(auth) = source.resolve().await else { return After::Retry(None) };
+    let Ok(auth) = source.resolve().await else {
+        return After::Retry(None);
+    };
     let mut fixed = vec![("accept", "text/event-stream")];
     if let Some(id) = last_id.as_deref() {
         fixed.push(("last-event-id", id));
     }
-    let Ok(h) = build_headers(&auth, headers, &fixed) else { return After::Stop };
+    let Ok(h) = build_headers(&auth, headers, &fixed) else {
+        return After::Stop;
+    };
     let init = request_init("GET", &h, None, ctrl);
-    let Ok(resp) = fetch(&url, &init).await else { return After::Retry(None) };
+    let Ok(resp) = fetch(&url, &init).await else {
+        return After::Retry(None);
+    };
     let status = resp.status();
     if status == 429 || status >= 500 {
         let rh = resp.headers();
         let get = |n: &str| rh.get(n).ok().flatten();
-        let asked = retry_after_ms(get("retry-after-ms").as_deref(), get("retry-after").as_deref(), global::now());
+        let asked = retry_after_ms(
+            get("retry-after-ms").as_deref(),
+            get("retry-after").as_deref(),
+            global::now(),
+        );
         return After::Retry(asked);
     }
     if !(200..300).contains(&status) || Framing::of(&resp) != Framing::Sse {
         return After::Stop;
     }
     let mut reader = BodyReader::new(&resp);
-    let mut dec = sse::Decoder::new(limit);
+    let mut dec = SseDecoder::with_limit(limit);
+    let mut events = Vec::new();
     loop {
         let chunk = match reader.next().await {
             Ok(Some(c)) => c,
             Ok(None) | Err(_) => return After::Retry(None),
         };
-        let Ok(events) = dec.push(&chunk) else { return After::Retry(None) };
-        for ev in events {
-            let live = d.with(|st| {
-                let l = &mut st.http.listen;
-                if l.generation != gen {
-                    return false;
-                }
+        let pushed = dec.push_into(&chunk, &mut events);
+        let live = d.with(|st| {
+            let l = &mut st.http.listen;
+            if l.generation != gen {
+                return false;
+            }
+            if !events.is_empty() {
                 l.attempt = 0;
-                if let Some(id) = ev.id.clone() {
-                    l.last_event_id = Some(id);
-                }
-                if let Some(r) = ev.retry {
-                    l.retry_ms = Some(r);
-                }
-                true
-            });
-            if !live {
-                return After::Stop;
             }
-            if let Some(data) = ev.data {
-                d.feed(Input::Message { via: None, body: data });
+            if let Some(id) = dec.last_event_id() {
+                l.last_event_id = Some(id.to_owned());
             }
+            if let Some(r) = dec.retry_ms() {
+                l.retry_ms = Some(r);
+            }
+            true
+        });
+        if !live {
+            return After::Stop;
+        }
+        for ev in events.drain(..) {
+            if let Some(body) = message_of(ev) {
+                d.feed(Input::Message { via: None, body });
+            }
+        }
+        if pushed.is_err() {
+            reader.cancel();
+            return After::Retry(None);
         }
     }
 }
 
+/// The JSON-RPC message an SSE event carries (`message` events, or any JSON-looking data).
+fn message_of(ev: SseEvent) -> Option<String> {
+    (ev.event == "message" || ev.data.trim_start().starts_with('{')).then_some(ev.data)
+}
+
 /// Ends the session: stops listening and sends `DELETE` (405 is fine; the result is ignored).
 pub fn end_session(d: &Driver, headers: Vec<(String, String)>) {
-    let Ok(ctrl) = AbortController::new() else { return };
+    let Ok(ctrl) = AbortController::new() else {
+        return;
+    };
     let (tx, rx) = oneshot::channel();
     d.with(|st| {
         let l = &mut st.http.listen;

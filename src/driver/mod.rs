@@ -8,7 +8,7 @@ pub mod body;
 pub mod global;
 pub mod headers;
 mod http;
-mod timer;
+pub mod timer;
 mod ws;
 
 use std::cell::{Cell, RefCell};
@@ -172,6 +172,11 @@ impl Driver {
         }
     }
 
+    /// Drops the host (after `close`): breaks the client ↔ driver cycle.
+    pub fn release_host(&self) {
+        self.0.host.borrow_mut().take();
+    }
+
     fn shutdown(&self) {
         let mut st = self.0.st.borrow_mut();
         st.closed = true;
@@ -231,7 +236,10 @@ impl Driver {
                         http::post(self, t);
                     }
                 }
-                Output::Listen { headers, last_event_id } => {
+                Output::Listen {
+                    headers,
+                    last_event_id,
+                } => {
                     if !self.is_ws() {
                         http::listen(self, headers, last_event_id);
                     }
@@ -279,7 +287,11 @@ impl Driver {
             (at, st.closed)
         };
         if let Some(t) = self.0.timer.borrow_mut().as_mut() {
-            let at = if closed { self.0.st.borrow().http.next_deadline().unwrap_or(u64::MAX) } else { at };
+            let at = if closed {
+                self.0.st.borrow().http.next_deadline().unwrap_or(u64::MAX)
+            } else {
+                at
+            };
             t.arm(at, global::now());
         }
     }

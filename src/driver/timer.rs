@@ -13,7 +13,11 @@ pub struct Timer {
 
 impl Timer {
     pub fn new(on_fire: impl FnMut() + 'static) -> Self {
-        Self { cb: Closure::new(on_fire), handle: None, at: None }
+        Self {
+            cb: Closure::new(on_fire),
+            handle: None,
+            at: None,
+        }
     }
 
     /// Fires at `at` (ms since epoch); `u64::MAX` means never. Re-arming for the same time is a no-op.
@@ -40,11 +44,6 @@ impl Timer {
             global::clear_timeout(&h);
         }
         self.at = None;
-    }
-
-    /// When the timer will fire, if armed.
-    pub fn armed_at(&self) -> Option<u64> {
-        self.handle.as_ref().and(self.at)
     }
 }
 

@@ -184,7 +184,9 @@ fn closed(d: &Driver, gen: u64, why: Option<String>) {
     }
     let now = global::now();
     let (was_open, first, failed) = d.with(|st| {
-        let Some(ws) = st.ws.as_mut() else { return (false, None, VecDeque::new()) };
+        let Some(ws) = st.ws.as_mut() else {
+            return (false, None, VecDeque::new());
+        };
         let was_open = std::mem::replace(&mut ws.open, false);
         if let Some(s) = ws.socket.take() {
             detach(&s);
@@ -197,11 +199,16 @@ fn closed(d: &Driver, gen: u64, why: Option<String>) {
         (was_open, first, std::mem::take(&mut ws.queued))
     });
     if let Some(tx) = first {
-        let _ = tx.send(Err(why.unwrap_or_else(|| "WebSocket connection failed".into())));
+        let _ = tx.send(Err(
+            why.unwrap_or_else(|| "WebSocket connection failed".into())
+        ));
         return;
     }
     for t in failed {
-        d.defer(Input::Failed { key: t.key, error: not_connected() });
+        d.defer(Input::Failed {
+            key: t.key,
+            error: not_connected(),
+        });
     }
     if was_open {
         d.feed(Input::Connection { up: false });
@@ -211,7 +218,11 @@ fn closed(d: &Driver, gen: u64, why: Option<String>) {
 }
 
 fn not_connected() -> TransportError {
-    TransportError { message: "WebSocket is not connected".into(), http_status: None, retry_after_ms: None }
+    TransportError {
+        message: "WebSocket is not connected".into(),
+        http_status: None,
+        retry_after_ms: None,
+    }
 }
 
 /// Sends one frame, or queues it while connecting; fails it when the socket is down.
@@ -231,7 +242,12 @@ pub fn transmit(d: &Driver, t: Transmit) {
 }
 
 fn send(d: &Driver, t: Transmit) {
-    let socket = d.with(|st| st.ws.as_ref().filter(|w| w.open).and_then(|w| w.socket.clone()));
+    let socket = d.with(|st| {
+        st.ws
+            .as_ref()
+            .filter(|w| w.open)
+            .and_then(|w| w.socket.clone())
+    });
     let result = match socket {
         Some(s) => s.send_with_str(&t.body).map_err(|e| TransportError {
             message: describe(&e),

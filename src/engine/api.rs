@@ -52,6 +52,9 @@ pub struct Config {
     pub result_gc_ms: u64,
     /// Timeout for one request before it counts as failed.
     pub request_timeout_ms: u64,
+    /// The client capabilities declared to the server (what the host can answer: elicitation,
+    /// sampling, roots). The modern dialect adds the tasks extension itself.
+    pub client_capabilities: Value,
 }
 
 impl Default for Config {
@@ -63,6 +66,7 @@ impl Default for Config {
             max_message_bytes: 16 * 1024 * 1024,
             result_gc_ms: 5 * 60 * 1000,
             request_timeout_ms: 60_000,
+            client_capabilities: serde_json::json!({ "elicitation": {}, "sampling": {} }),
         }
     }
 }
@@ -140,7 +144,7 @@ pub enum Output {
     /// Abort a transmission's response stream (only for streams the engine knows are safe to close).
     Abort { key: SendKey },
     Event(Event),
-    /// Nothing more to do until this time (or until new input).
+    /// Nothing more to do until this time (or until new input); `u64::MAX`: no timer at all.
     Wake(Millis),
 }
 

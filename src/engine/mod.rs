@@ -15,6 +15,7 @@ pub mod api;
 mod calls;
 mod inputs;
 mod iso8601;
+mod listen;
 mod registry;
 mod requests;
 mod rng;
@@ -70,6 +71,7 @@ pub struct Engine {
     calls: HashMap<u64, Call>,
     inputs: Inputs,
     tools: Tools,
+    listen: listen::Listen,
     timers: Timers,
     visible: bool,
     last_catch_up: Option<Millis>,
@@ -94,6 +96,7 @@ impl Engine {
             calls: HashMap::new(),
             inputs: Inputs::default(),
             tools: Tools::default(),
+            listen: listen::Listen::default(),
             timers: Timers::default(),
             visible: true,
             last_catch_up: None,
@@ -316,7 +319,7 @@ impl Engine {
             match timer {
                 Timer::Poll(t) => self.on_poll_timer(now, &t),
                 Timer::Deadline(t) => self.on_deadline(now, &t),
-                Timer::Gc(t) => self.on_gc(&t),
+                Timer::Gc(t) => self.on_gc(now, &t),
                 Timer::Timeout(id) => self.on_timeout(now, id),
                 Timer::Connect => self.connect(now),
                 Timer::Listen => self.send_listen(now),

@@ -55,11 +55,6 @@ impl TaskEntry {
     pub(crate) fn server_interval(&self) -> Option<Millis> {
         self.snapshot.as_ref().and_then(|t| t.poll_interval_ms)
     }
-
-    /// Terminal and its outcome settled: nothing more will ever happen to it.
-    pub(crate) fn is_settled(&self, needs_fetch: bool) -> bool {
-        self.is_terminal() && !(needs_fetch && self.outcome.is_none())
-    }
 }
 
 /// What applying a snapshot changed.
@@ -177,6 +172,5 @@ mod tests {
         let a = apply(&mut e, task(TaskStatus::Working));
         assert!(a.transition.is_none() && !a.visible_change);
         assert_eq!(e.status(), Some(TaskStatus::Completed));
-        assert!(e.is_settled(true));
     }
 }

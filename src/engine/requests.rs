@@ -193,11 +193,18 @@ impl Engine {
     }
 
     /// Transmits a ready-made one-way message (a response to the server).
-    pub(crate) fn send_message(&mut self, message: &Message, headers: Vec<(String, String)>) -> crate::engine::api::SendKey {
+    pub(crate) fn send_message(&mut self, message: &Message, headers: Vec<(String, String)>) -> SendKey {
         let key = self.reqs.key();
         let body = message.encode();
         self.out.push_back(Output::Transmit(Transmit { key, body, headers, one_way: true }));
         key
+    }
+
+    /// Transmits a notification the dialect built (no purpose, no answer).
+    pub(crate) fn push_one_way(&mut self, out: Outgoing) {
+        let key = self.reqs.key();
+        let body = Message::Notification { method: out.method, params: Some(out.params) }.encode();
+        self.out.push_back(Output::Transmit(Transmit { key, body, headers: out.headers, one_way: true }));
     }
 
     fn on_sent(&mut self, now: Millis, p: &Purpose, id: i64) {
@@ -340,7 +347,7 @@ impl Engine {
         self.complete(now, n, Err(Failure::Timeout));
     }
 
-    fn take_pending(&mut self, n: i64) -> Option<Pending> {
+    pub(crate) fn take_pending(&mut self, n: i64) -> Option<Pending> {
         let p = self.reqs.pending.remove(&n)?;
         self.timers.clear(&Timer::Timeout(n));
         self.reqs.keys.remove(&p.key);

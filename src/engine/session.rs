@@ -51,6 +51,10 @@ pub(crate) struct Session {
     pub(crate) link_down: bool,
     /// Asking for a task changes the request in this dialect (modern: the server decides alone).
     pub(crate) augments: bool,
+    /// The dialect fetches outcomes with `tasks/result` (modern carries them inline).
+    pub(crate) fetches_results: bool,
+    /// The dialect needs an explicit opt-in for status pushes (modern `subscriptions/listen`).
+    pub(crate) listens: bool,
 }
 
 impl Session {
@@ -71,6 +75,8 @@ impl Session {
             queue: Vec::new(),
             link_down: false,
             augments: false,
+            fetches_results: false,
+            listens: false,
         }
     }
 
@@ -90,6 +96,15 @@ impl Session {
     /// The codec, when requests can go out now.
     pub(crate) fn ready_codec(&self) -> Option<&'static dyn Codec> {
         self.codec.filter(|_| self.is_ready())
+    }
+
+    /// The codec in use, also while re-initializing (to read late answers).
+    pub(crate) fn codec_any(&self) -> Option<&'static dyn Codec> {
+        self.codec
+    }
+
+    pub(crate) fn protocol_version(&self) -> &str {
+        &self.protocol_version
     }
 
     pub(crate) fn dialect(&self) -> Option<Dialect> {
@@ -237,6 +252,8 @@ impl Engine {
             c.build_request(&si, "tools/call", params.clone(), Some(&ask))
                 != c.build_request(&si, "tools/call", params, None)
         };
+        self.session.fetches_results = c.build_result(&self.session.info(), "probe").is_some();
+        self.session.listens = c.build_listen(&self.session.info(), &[]).is_some();
         self.emit(Event::Connected {
             dialect: c.dialect(),
             protocol_version: self.session.protocol_version.clone(),

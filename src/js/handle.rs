@@ -39,6 +39,9 @@ fn call_user(f: &Function, v: &JsValue) {
     let _ = f.call1(&JsValue::UNDEFINED, v);
 }
 
+/// An `abort` listener registered on a caller's signal.
+type SignalHook = (AbortSignal, Closure<dyn FnMut()>);
+
 /// The shared state behind a `TaskHandle` (every JS wrapper of one subscription points here).
 pub struct HandleState {
     client: Weak<ClientInner>,
@@ -54,7 +57,7 @@ pub struct HandleState {
     first: RefCell<Option<Settle>>,
     iters: RefCell<Vec<Rc<IterState>>>,
     cancels: RefCell<Vec<Settle>>,
-    signal: RefCell<Option<(AbortSignal, Closure<dyn FnMut()>)>>,
+    signal: RefCell<Option<SignalHook>>,
 }
 
 impl HandleState {
@@ -104,7 +107,11 @@ impl HandleState {
         });
         let opts = Object::new();
         let _ = Reflect::set(&opts, &"once".into(), &JsValue::TRUE);
-        let _ = call_method(&signal, "addEventListener", &[&"abort".into(), cb.as_ref(), &opts]);
+        let _ = call_method(
+            &signal,
+            "addEventListener",
+            &[&"abort".into(), cb.as_ref(), &opts],
+        );
         let aborted = signal.aborted();
         let reason = signal.reason();
         *self.signal.borrow_mut() = Some((signal, cb));
@@ -116,7 +123,11 @@ impl HandleState {
 
     fn release_signal(&self) {
         if let Some((signal, cb)) = self.signal.borrow_mut().take() {
-            let _ = call_method(&signal, "removeEventListener", &[&"abort".into(), cb.as_ref()]);
+            let _ = call_method(
+                &signal,
+                "removeEventListener",
+                &[&"abort".into(), cb.as_ref()],
+            );
         }
     }
 
@@ -155,7 +166,12 @@ impl HandleState {
         for it in self.iters.borrow().iter() {
             it.push(task.clone());
         }
-        let cbs: Vec<Function> = self.status_cbs.borrow().iter().map(|(_, f)| f.clone()).collect();
+        let cbs: Vec<Function> = self
+            .status_cbs
+            .borrow()
+            .iter()
+            .map(|(_, f)| f.clone())
+            .collect();
         for f in cbs {
             call_user(&f, &js);
         }
@@ -213,16 +229,25 @@ impl HandleState {
     /// What `result()` settles with, once done.
     fn settlement(&self) -> Result<JsValue, JsValue> {
         let done = self.done.borrow();
-        let Some(done) = done.as_ref() else { return Err(JsValue::UNDEFINED) };
+        let Some(done) = done.as_ref() else {
+            return Err(JsValue::UNDEFINED);
+        };
         let task_id = done.task_id.clone();
-        let err = |kind, msg: String| Err(js_error(&ErrorInfo::new(kind, msg).with_task(task_id.clone())));
+        let err = |kind, msg: String| {
+            Err(js_error(
+                &ErrorInfo::new(kind, msg).with_task(task_id.clone()),
+            ))
+        };
         match done.kind {
             DoneKind::Aborted => match self.abort_reason.borrow().clone() {
                 Some(r) if !r.is_undefined() => Err(r),
                 _ => err(ErrorKind::Aborted, "stopped waiting for the task".into()),
             },
             DoneKind::Failed => {
-                let info = done.error.clone().unwrap_or_else(|| ErrorInfo::new(ErrorKind::Protocol, "request failed"));
+                let info = done
+                    .error
+                    .clone()
+                    .unwrap_or_else(|| ErrorInfo::new(ErrorKind::Protocol, "request failed"));
                 Err(js_error(&info.with_task(task_id.clone())))
             }
             DoneKind::Finished => {
@@ -245,12 +270,20 @@ impl HandleState {
                         Err(js_error(&info))
                     }
                     (Some(Outcome::Result { result }), _) => Ok(to_js(result)),
-                    (None, Some(TaskStatus::Cancelled)) => err(ErrorKind::Cancelled, "the task was cancelled".into()),
-                    (None, Some(TaskStatus::Expired)) => err(ErrorKind::Expired, "the task expired".into()),
-                    (None, Some(TaskStatus::Failed | TaskStatus::Unknown)) => {
-                        err(ErrorKind::TaskFailed, status_message.unwrap_or_else(|| "the task failed".into()))
+                    (None, Some(TaskStatus::Cancelled)) => {
+                        err(ErrorKind::Cancelled, "the task was cancelled".into())
                     }
-                    (None, s) => err(ErrorKind::Protocol, format!("the task ended ({s:?}) without a result")),
+                    (None, Some(TaskStatus::Expired)) => {
+                        err(ErrorKind::Expired, "the task expired".into())
+                    }
+                    (None, Some(TaskStatus::Failed | TaskStatus::Unknown)) => err(
+                        ErrorKind::TaskFailed,
+                        status_message.unwrap_or_else(|| "the task failed".into()),
+                    ),
+                    (None, s) => err(
+                        ErrorKind::Protocol,
+                        format!("the task ended ({s:?}) without a result"),
+                    ),
                 }
             }
         }
@@ -310,15 +343,19 @@ impl TaskHandle {
 #[wasm_bindgen]
 impl TaskHandle {
     /// The task id; `null` until the server made a task (and for plain results).
-    #[wasm_bindgen(getter)]
-    pub fn id(&self) -> Option<String> {
-        self.st.task_id.borrow().clone()
+    #[wasm_bindgen(getter, unchecked_return_type = "string | null")]
+    pub fn id(&self) -> JsValue {
+        self.st.task_id.borrow().as_deref().map_or(JsValue::NULL, JsValue::from_str)
     }
 
     /// The last known status; `null` before the first snapshot.
     #[wasm_bindgen(getter, unchecked_return_type = "TaskStatus | null")]
     pub fn status(&self) -> JsValue {
-        self.st.task.borrow().as_ref().map_or(JsValue::NULL, |t| to_js(&t.status))
+        self.st
+            .task
+            .borrow()
+            .as_ref()
+            .map_or(JsValue::NULL, |t| to_js(&t.status))
     }
 
     /// The last known snapshot; `null` before the first one.
@@ -335,7 +372,10 @@ impl TaskHandle {
 
     /// Calls `cb` with every new snapshot until the handle ends; returns the unsubscribe function.
     #[wasm_bindgen(js_name = onStatus, unchecked_return_type = "() => void")]
-    pub fn on_status(&self, #[wasm_bindgen(unchecked_param_type = "(task: Task) => void")] cb: Function) -> JsValue {
+    pub fn on_status(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "(task: Task) => void")] cb: Function,
+    ) -> JsValue {
         if self.st.done.borrow().is_some() {
             return self.st.off(0);
         }
@@ -346,11 +386,13 @@ impl TaskHandle {
     /// Calls `cb` exactly once when the handle ends (at once, asynchronously, if it already has);
     /// returns the unsubscribe function.
     #[wasm_bindgen(js_name = onDone, unchecked_return_type = "() => void")]
-    pub fn on_done(&self, #[wasm_bindgen(unchecked_param_type = "(done: TaskDone) => void")] cb: Function) -> JsValue {
+    pub fn on_done(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "(done: TaskDone) => void")] cb: Function,
+    ) -> JsValue {
         if let Some(done) = self.st.done.borrow().clone() {
             let js = to_js(&done);
-            let later = Closure::once_into_js(move || call_user(&cb, &js));
-            let _ = Promise::resolve(&JsValue::UNDEFINED).then(&later.unchecked_into());
+            wasm_bindgen_futures::spawn_local(async move { call_user(&cb, &js) });
             return self.st.off(0);
         }
         let id = self.st.subscribe(&self.st.done_cbs, cb);
@@ -479,7 +521,10 @@ impl TaskUpdates {
     }
 
     /// Ends the iteration early (what `break` in `for await` calls).
-    #[wasm_bindgen(js_name = "return", unchecked_return_type = "Promise<IteratorResult<Task, undefined>>")]
+    #[wasm_bindgen(
+        js_name = "return",
+        unchecked_return_type = "Promise<IteratorResult<Task, undefined>>"
+    )]
     pub fn finish(&self) -> Promise {
         self.st.queue.borrow_mut().clear();
         self.st.finish();

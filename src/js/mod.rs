@@ -10,7 +10,7 @@ mod types;
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::rc::{Rc, Weak};
+use std::rc::Rc;
 
 use futures::channel::oneshot;
 use js_sys::{Function, Promise, Reflect};
@@ -56,7 +56,12 @@ impl ClientInner {
 
     fn on_event(self: &Rc<Self>, ev: Event) {
         match ev {
-            Event::Connected { dialect, protocol_version, server_info, capabilities } => {
+            Event::Connected {
+                dialect,
+                protocol_version,
+                server_info,
+                capabilities,
+            } => {
                 *self.session.borrow_mut() = Some(types::SessionInfo {
                     dialect: dialect.into(),
                     protocol_version,
@@ -79,7 +84,11 @@ impl ClientInner {
                     h.on_done(task_id, end);
                 }
             }
-            Event::Input { id, task_id, request } => self.answer_input(id, task_id, request),
+            Event::Input {
+                id,
+                task_id,
+                request,
+            } => self.answer_input(id, task_id, request),
             Event::Reply { op, result } => {
                 let pending = self.ops.borrow_mut().remove(&op);
                 if let Some(p) = pending {
@@ -87,13 +96,32 @@ impl ClientInner {
                 }
             }
             Event::Warning { task_id, error } => {
-                let warning = types::ClientWarning { task_id, error: error.into() };
+                // Before the session is ready, a session-level warning is the connect failure.
+                if task_id.is_none() {
+                    if let Some(tx) = self.ready.borrow_mut().take() {
+                        let _ = tx.send(Err(error.clone().into()));
+                    }
+                }
+                let warning = types::ClientWarning {
+                    task_id,
+                    error: error.into(),
+                };
                 if let Some(f) = &self.on_warning {
                     let _ = f.call1(&JsValue::UNDEFINED, &to_js(&warning));
                 }
             }
-            Event::Transition { task_id, from, to, at } => {
-                let t = types::TaskTransition { task_id, from: from.map(Into::into), to: to.into(), at };
+            Event::Transition {
+                task_id,
+                from,
+                to,
+                at,
+            } => {
+                let t = types::TaskTransition {
+                    task_id,
+                    from: from.map(Into::into),
+                    to: to.into(),
+                    at,
+                };
                 let js = to_js(&t);
                 let cbs = self.transitions.borrow().clone();
                 for f in cbs {
@@ -103,14 +131,29 @@ impl ClientInner {
         }
     }
 
-    fn answer_input(self: &Rc<Self>, id: crate::engine::api::InputId, task_id: Option<String>, req: model::InputRequest) {
-        let ev = types::InputRequestEvent { key: req.key, method: req.method, params: req.params, task_id };
+    fn answer_input(
+        self: &Rc<Self>,
+        id: crate::engine::api::InputId,
+        task_id: Option<String>,
+        req: model::InputRequest,
+    ) {
+        let ev = types::InputRequestEvent {
+            key: req.key,
+            method: req.method,
+            params: req.params,
+            task_id,
+        };
         let handler = self.on_input.clone();
         let weak = Rc::downgrade(self);
         spawn_local(async move {
             let answer = match handler {
-                None if ev.method == "elicitation/create" => Ok(serde_json::json!({ "action": "decline" })),
-                None => Err(RpcError::new(-32601, format!("no onInput handler for {}", ev.method))),
+                None if ev.method == "elicitation/create" => {
+                    Ok(serde_json::json!({ "action": "decline" }))
+                }
+                None => Err(RpcError::new(
+                    -32601,
+                    format!("no onInput handler for {}", ev.method),
+                )),
                 Some(f) => run_handler(&f, &to_js(&ev)).await,
             };
             if let Some(d) = weak.upgrade().and_then(|c| c.driver()) {
@@ -145,7 +188,12 @@ impl ClientInner {
         call: options::Call,
         start: impl FnOnce(&mut Engine, u64, crate::engine::api::CallOptions) -> SubId,
     ) -> Promise {
-        if let Some(reason) = call.signal.as_ref().filter(|s| s.aborted()).map(|s| s.reason()) {
+        if let Some(reason) = call
+            .signal
+            .as_ref()
+            .filter(|s| s.aborted())
+            .map(|s| s.reason())
+        {
             return Promise::reject(&reason);
         }
         let h = HandleState::new(Rc::downgrade(self), None);
@@ -158,7 +206,11 @@ impl ClientInner {
     }
 
     /// Starts a one-shot operation and parks its settle functions under its id.
-    fn one_shot(self: &Rc<Self>, make: impl FnOnce(Settle) -> Pending, run: impl FnOnce(&mut Engine, u64) -> OpId) -> Promise {
+    fn one_shot(
+        self: &Rc<Self>,
+        make: impl FnOnce(Settle) -> Pending,
+        run: impl FnOnce(&mut Engine, u64) -> OpId,
+    ) -> Promise {
         let (p, s) = deferred();
         match self.live_driver() {
             Ok(d) => {
@@ -178,12 +230,14 @@ impl ClientInner {
         let id = task_id.to_string();
         let me = self.clone();
         match self.live_driver() {
-            Ok(d) => d.op_then(
-                |e, now| e.cancel(now, &id),
-                move |op| {
-                    me.ops.borrow_mut().insert(*op, Pending::Cancel(s));
-                },
-            ),
+            Ok(d) => {
+                d.op_then(
+                    |e, now| e.cancel(now, &id),
+                    move |op| {
+                        me.ops.borrow_mut().insert(*op, Pending::Cancel(s));
+                    },
+                );
+            }
             Err(e) => {
                 let _ = s.1.call1(&JsValue::UNDEFINED, &e);
             }
@@ -200,7 +254,9 @@ impl ClientInner {
 
 async fn run_handler(f: &Function, req: &JsValue) -> Result<Value, RpcError> {
     let v = f.call1(&JsValue::UNDEFINED, req).map_err(|e| thrown(&e))?;
-    let v = JsFuture::from(Promise::resolve(&v)).await.map_err(|e| thrown(&e))?;
+    let v = JsFuture::from(Promise::resolve(&v))
+        .await
+        .map_err(|e| thrown(&e))?;
     match from_js(&v) {
         Ok(Some(o @ Value::Object(_))) => Ok(o),
         _ => Err(RpcError::new(-32603, "onInput must return a JSON object")),
@@ -209,8 +265,14 @@ async fn run_handler(f: &Function, req: &JsValue) -> Result<Value, RpcError> {
 
 /// An RPC error from whatever `onInput` threw (its numeric `code` is kept).
 fn thrown(e: &JsValue) -> RpcError {
-    let code = Reflect::get(e, &"code".into()).ok().and_then(|c| c.as_f64()).filter(|c| c.fract() == 0.0);
-    RpcError::new(code.map_or(-32603, |c| c as i64), crate::driver::global::describe(e))
+    let code = Reflect::get(e, &"code".into())
+        .ok()
+        .and_then(|c| c.as_f64())
+        .filter(|c| c.fract() == 0.0);
+    RpcError::new(
+        code.map_or(-32603, |c| c as i64),
+        crate::driver::global::describe(e),
+    )
 }
 
 fn settle_op(p: Pending, result: Result<Value, crate::engine::api::ClientError>) {
@@ -256,9 +318,13 @@ pub struct McpTaskClient {
 impl McpTaskClient {
     /// Connects and negotiates the dialect; resolves once the session is ready.
     #[wasm_bindgen(unchecked_return_type = "Promise<McpTaskClient>")]
-    pub fn connect(url: String, #[wasm_bindgen(unchecked_param_type = "ConnectOptions")] options: Option<JsValue>) -> Promise {
+    pub fn connect(
+        url: String,
+        #[wasm_bindgen(unchecked_optional_param_type = "ConnectOptions")] options: Option<JsValue>,
+    ) -> Promise {
         future_to_promise(async move {
-            let o = options::connect(&url, options.as_ref().unwrap_or(&JsValue::UNDEFINED)).map_err(invalid)?;
+            let o = options::connect(&url, options.as_ref().unwrap_or(&JsValue::UNDEFINED))
+                .map_err(invalid)?;
             let (tx, rx) = oneshot::channel();
             let inner = Rc::new(ClientInner {
                 driver: RefCell::new(None),
@@ -270,12 +336,9 @@ impl McpTaskClient {
                 session: RefCell::new(None),
                 ready: RefCell::new(Some(tx)),
             });
-            let weak: Weak<ClientInner> = Rc::downgrade(&inner);
-            let host: Host = Rc::new(move |ev| {
-                if let Some(c) = weak.upgrade() {
-                    c.on_event(ev);
-                }
-            });
+            // The driver holds the client strongly until `close()` (like an open socket does).
+            let me = inner.clone();
+            let host: Host = Rc::new(move |ev| me.on_event(ev));
             let opts = DriverOptions {
                 url,
                 transport: o.transport,
@@ -283,7 +346,9 @@ impl McpTaskClient {
                 headers: o.headers,
                 websocket: o.websocket,
             };
-            let driver = Driver::connect(opts, host).await.map_err(|e| js_error(&e.into()))?;
+            let driver = Driver::connect(opts, host)
+                .await
+                .map_err(|e| js_error(&e.into()))?;
             *inner.driver.borrow_mut() = Some(driver.clone());
             match rx.await {
                 Ok(Ok(())) => Ok(McpTaskClient { inner }.into()),
@@ -293,7 +358,10 @@ impl McpTaskClient {
                 }
                 Err(_) => {
                     driver.close().await;
-                    Err(error(ErrorKind::Closed, "the client closed before the session was ready"))
+                    Err(error(
+                        ErrorKind::Closed,
+                        "the client closed before the session was ready",
+                    ))
                 }
             }
         })
@@ -309,7 +377,11 @@ impl McpTaskClient {
     /// What the session negotiated (protocol version, server info and capabilities).
     #[wasm_bindgen(getter, unchecked_return_type = "SessionInfo")]
     pub fn session(&self) -> JsValue {
-        self.inner.session.borrow().as_ref().map_or(JsValue::NULL, to_js)
+        self.inner
+            .session
+            .borrow()
+            .as_ref()
+            .map_or(JsValue::NULL, to_js)
     }
 
     /// Calls a tool, as a task when the tool and server allow it (`opts.task`).
@@ -317,8 +389,8 @@ impl McpTaskClient {
     pub fn call_tool(
         &self,
         name: String,
-        #[wasm_bindgen(unchecked_param_type = "JsonObject")] args: Option<JsValue>,
-        #[wasm_bindgen(unchecked_param_type = "CallOptions")] opts: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "JsonObject")] args: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "CallOptions")] opts: Option<JsValue>,
     ) -> Promise {
         let u = JsValue::UNDEFINED;
         let prep = options::call(opts.as_ref().unwrap_or(&u))
@@ -327,7 +399,8 @@ impl McpTaskClient {
             Ok(x) => x,
             Err(m) => return Promise::reject(&invalid(m)),
         };
-        self.inner.call(call, move |e, now, o| e.call_tool(now, &name, args, o))
+        self.inner
+            .call(call, move |e, now, o| e.call_tool(now, &name, args, o))
     }
 
     /// Sends any request (augmented as a task where the dialect allows it).
@@ -335,8 +408,8 @@ impl McpTaskClient {
     pub fn request(
         &self,
         method: String,
-        #[wasm_bindgen(unchecked_param_type = "JsonObject")] params: Option<JsValue>,
-        #[wasm_bindgen(unchecked_param_type = "CallOptions")] opts: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "JsonObject")] params: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "CallOptions")] opts: Option<JsValue>,
     ) -> Promise {
         let u = JsValue::UNDEFINED;
         let prep = options::call(opts.as_ref().unwrap_or(&u))
@@ -345,42 +418,51 @@ impl McpTaskClient {
             Ok(x) => x,
             Err(m) => return Promise::reject(&invalid(m)),
         };
-        self.inner.call(call, move |e, now, o| e.request(now, &method, params, o))
+        self.inner
+            .call(call, move |e, now, o| e.request(now, &method, params, o))
     }
 
     /// Tracks an existing task by id (e.g. after a reload).
     pub fn watch(
         &self,
         #[wasm_bindgen(js_name = taskId)] task_id: String,
-        #[wasm_bindgen(unchecked_param_type = "WatchOptions")] opts: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "WatchOptions")] opts: Option<JsValue>,
     ) -> Result<TaskHandle, JsValue> {
-        let signal = options::signal(opts.as_ref().unwrap_or(&JsValue::UNDEFINED)).map_err(invalid)?;
+        let signal =
+            options::signal(opts.as_ref().unwrap_or(&JsValue::UNDEFINED)).map_err(invalid)?;
         if let Some(s) = signal.as_ref().filter(|s| s.aborted()) {
             let h = HandleState::new(Rc::downgrade(&self.inner), Some(task_id));
             h.abort_now(s.reason());
             return Ok(TaskHandle::new(h));
         }
         let h = HandleState::new(Rc::downgrade(&self.inner), Some(task_id.clone()));
-        self.inner.start(&h, signal, move |e, now| e.watch(now, &task_id))?;
+        self.inner
+            .start(&h, signal, move |e, now| e.watch(now, &task_id))?;
         Ok(TaskHandle::new(h))
     }
 
     /// One page of the server's tasks (`tasks/list`; legacy and draft servers only).
     #[wasm_bindgen(js_name = listTasks, unchecked_return_type = "Promise<TaskList>")]
     pub fn list_tasks(&self, cursor: Option<String>) -> Promise {
-        self.inner.one_shot(Pending::Tasks, move |e, now| e.list_tasks(now, cursor.as_deref()))
+        self.inner.one_shot(Pending::Tasks, move |e, now| {
+            e.list_tasks(now, cursor.as_deref())
+        })
     }
 
     /// The server's tools (`tools/list`; also refreshes the client's `taskSupport` cache).
     #[wasm_bindgen(js_name = listTools, unchecked_return_type = "Promise<ToolList>")]
     pub fn list_tools(&self) -> Promise {
-        self.inner.one_shot(Pending::Tools, |e, now| e.list_tools(now))
+        self.inner
+            .one_shot(Pending::Tools, |e, now| e.list_tools(now))
     }
 
     /// The client's latest snapshot of a task, if it tracks it.
     #[wasm_bindgen(unchecked_return_type = "Task | null")]
     pub fn task(&self, #[wasm_bindgen(js_name = taskId)] task_id: String) -> JsValue {
-        let t = self.inner.driver().and_then(|d| d.read(|e| e.task(&task_id).cloned()));
+        let t = self
+            .inner
+            .driver()
+            .and_then(|d| d.read(|e| e.task(&task_id).cloned()));
         t.map_or(JsValue::NULL, |t| to_js(&types::Task::from(t)))
     }
 
@@ -407,6 +489,7 @@ impl McpTaskClient {
         future_to_promise(async move {
             if let Some(d) = d {
                 d.close().await;
+                d.release_host();
             }
             Ok(JsValue::UNDEFINED)
         })

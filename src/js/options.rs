@@ -35,7 +35,9 @@ fn string(o: &JsValue, key: &str) -> Result<Option<String>, String> {
     if v.is_undefined() || v.is_null() {
         return Ok(None);
     }
-    v.as_string().map(Some).ok_or_else(|| format!("{key} must be a string"))
+    v.as_string()
+        .map(Some)
+        .ok_or_else(|| format!("{key} must be a string"))
 }
 
 fn millis(o: &JsValue, key: &str) -> Result<Option<u64>, String> {
@@ -44,7 +46,7 @@ fn millis(o: &JsValue, key: &str) -> Result<Option<u64>, String> {
         return Ok(None);
     }
     match v.as_f64() {
-        Some(n) if n.is_finite() && n >= 0.0 && n <= 9_007_199_254_740_991.0 => Ok(Some(n as u64)),
+        Some(n) if (0.0..=9_007_199_254_740_991.0).contains(&n) => Ok(Some(n as u64)),
         _ => Err(format!("{key} must be a non-negative number")),
     }
 }
@@ -54,7 +56,9 @@ fn function(o: &JsValue, key: &str) -> Result<Option<Function>, String> {
     if v.is_undefined() || v.is_null() {
         return Ok(None);
     }
-    v.dyn_into::<Function>().map(Some).map_err(|_| format!("{key} must be a function"))
+    v.dyn_into::<Function>()
+        .map(Some)
+        .map_err(|_| format!("{key} must be a function"))
 }
 
 fn check_object(o: &JsValue, what: &str) -> Result<(), String> {
@@ -73,7 +77,11 @@ pub fn connect(url: &str, o: &JsValue) -> Result<Connect, String> {
         None if lower.starts_with("ws:") || lower.starts_with("wss:") => TransportKind::WebSocket,
         None | Some("http") => TransportKind::Http,
         Some("websocket") => TransportKind::WebSocket,
-        Some(other) => return Err(format!("unknown transport {other:?} (use \"http\" or \"websocket\")")),
+        Some(other) => {
+            return Err(format!(
+                "unknown transport {other:?} (use \"http\" or \"websocket\")"
+            ))
+        }
     };
     let dialect = match string(o, "dialect")?.as_deref() {
         None | Some("auto") => DialectChoice::Auto,
@@ -82,7 +90,10 @@ pub fn connect(url: &str, o: &JsValue) -> Result<Connect, String> {
         Some("draft") => DialectChoice::Draft,
         Some(other) => return Err(format!("unknown dialect {other:?}")),
     };
-    let mut config = Config { dialect, ..Config::default() };
+    let mut config = Config {
+        dialect,
+        ..Config::default()
+    };
     if let Some(n) = string(o, "clientName")? {
         config.client_name = n;
     }
@@ -98,12 +109,23 @@ pub fn connect(url: &str, o: &JsValue) -> Result<Connect, String> {
     if let Some(g) = millis(o, "resultGcMs")? {
         config.result_gc_ms = g;
     }
+    let on_input = function(o, "onInput")?;
+    let caps = get(o, "capabilities");
+    if !caps.is_undefined() && !caps.is_null() {
+        config.client_capabilities = match super::convert::from_js(&caps)? {
+            Some(v @ serde_json::Value::Object(_)) => v,
+            _ => return Err("capabilities must be a plain object".into()),
+        };
+    } else if on_input.is_none() {
+        // Without a handler the host can answer nothing: declare nothing.
+        config.client_capabilities = serde_json::json!({});
+    }
     Ok(Connect {
         transport,
         config,
         headers: HeaderSource::from_js(&get(o, "headers"))?,
         websocket: function(o, "WebSocket")?,
-        on_input: function(o, "onInput")?,
+        on_input,
         on_warning: function(o, "onWarning")?,
     })
 }
@@ -115,10 +137,20 @@ pub fn call(o: &JsValue) -> Result<Call, String> {
         None | Some("auto") => Augment::Auto,
         Some("always") => Augment::Always,
         Some("never") => Augment::Never,
-        Some(other) => return Err(format!("unknown task option {other:?} (use \"auto\", \"always\" or \"never\")")),
+        Some(other) => {
+            return Err(format!(
+                "unknown task option {other:?} (use \"auto\", \"always\" or \"never\")"
+            ))
+        }
     };
-    let options = CallOptions { ttl_ms: millis(o, "ttlMs")?, augment };
-    Ok(Call { options, signal: signal(o)? })
+    let options = CallOptions {
+        ttl_ms: millis(o, "ttlMs")?,
+        augment,
+    };
+    Ok(Call {
+        options,
+        signal: signal(o)?,
+    })
 }
 
 /// Reads an optional `signal`.

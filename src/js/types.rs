@@ -36,6 +36,8 @@ export interface ConnectOptions {
   headers?: HeaderCollection | HeaderProvider;
   /** Answers the server's elicitation/sampling/roots requests; return the result object. */
   onInput?: (request: InputRequestEvent) => JsonObject | Promise<JsonObject>;
+  /** Client capabilities to declare (default: elicitation + sampling with `onInput`, none without). */
+  capabilities?: JsonObject;
   /** Recoverable problems (a failed poll, garbage from the server); tracking goes on. */
   onWarning?: (warning: ClientWarning) => void;
   /** Override the global `WebSocket` (Node 20 without `--experimental-websocket`). */
@@ -145,7 +147,11 @@ pub struct RpcErrorObject {
 
 impl From<jsonrpc::RpcError> for RpcErrorObject {
     fn from(e: jsonrpc::RpcError) -> Self {
-        Self { code: e.code, message: e.message, data: e.data }
+        Self {
+            code: e.code,
+            message: e.message,
+            data: e.data,
+        }
     }
 }
 
@@ -166,13 +172,16 @@ impl From<model::Outcome> for Outcome {
     fn from(o: model::Outcome) -> Self {
         match o {
             model::Outcome::Result { result } => Self::Result { result },
-            model::Outcome::Error { error } => Self::Error { error: error.into() },
+            model::Outcome::Error { error } => Self::Error {
+                error: error.into(),
+            },
         }
     }
 }
 
 /// A request from the server that needs the host's answer (elicitation, sampling, roots).
 #[derive(Debug, Clone, Serialize, Tsify)]
+#[tsify(missing_as_null)]
 #[serde(rename_all = "camelCase")]
 pub struct InputRequest {
     pub key: String,
@@ -184,12 +193,17 @@ pub struct InputRequest {
 
 impl From<model::InputRequest> for InputRequest {
     fn from(r: model::InputRequest) -> Self {
-        Self { key: r.key, method: r.method, params: r.params }
+        Self {
+            key: r.key,
+            method: r.method,
+            params: r.params,
+        }
     }
 }
 
 /// What `onInput` receives: the request plus the task it belongs to.
 #[derive(Debug, Clone, Serialize, Tsify)]
+#[tsify(missing_as_null)]
 #[serde(rename_all = "camelCase")]
 pub struct InputRequestEvent {
     pub key: String,
@@ -201,6 +215,7 @@ pub struct InputRequestEvent {
 
 /// A snapshot of one task.
 #[derive(Debug, Clone, Serialize, Tsify)]
+#[tsify(missing_as_null)]
 #[serde(rename_all = "camelCase")]
 pub struct Task {
     pub task_id: String,
@@ -243,6 +258,7 @@ impl From<model::Task> for Task {
 
 /// One page of `listTasks`.
 #[derive(Debug, Clone, Serialize, Tsify)]
+#[tsify(missing_as_null)]
 #[serde(rename_all = "camelCase")]
 pub struct TaskList {
     pub tasks: Vec<Task>,
@@ -300,6 +316,7 @@ impl From<api::ErrorKind> for ErrorKind {
 
 /// The fields of an [`McpTaskError`](ErrorKind), as plain data.
 #[derive(Debug, Clone, Serialize, Tsify)]
+#[tsify(missing_as_null)]
 #[serde(rename_all = "camelCase")]
 pub struct ErrorInfo {
     pub kind: ErrorKind,
@@ -315,7 +332,13 @@ pub struct ErrorInfo {
 
 impl ErrorInfo {
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Self { kind, message: message.into(), code: None, data: None, task_id: None }
+        Self {
+            kind,
+            message: message.into(),
+            code: None,
+            data: None,
+            task_id: None,
+        }
     }
 
     pub fn with_task(mut self, task_id: Option<String>) -> Self {
@@ -326,7 +349,13 @@ impl ErrorInfo {
 
 impl From<api::ClientError> for ErrorInfo {
     fn from(e: api::ClientError) -> Self {
-        Self { kind: e.kind.into(), message: e.message, code: e.code, data: e.data, task_id: None }
+        Self {
+            kind: e.kind.into(),
+            message: e.message,
+            code: e.code,
+            data: e.data,
+            task_id: None,
+        }
     }
 }
 
@@ -344,6 +373,7 @@ pub enum DoneKind {
 
 /// What `onDone` receives, exactly once per handle.
 #[derive(Debug, Clone, Serialize, Tsify)]
+#[tsify(missing_as_null)]
 #[serde(rename_all = "camelCase")]
 pub struct TaskDone {
     pub kind: DoneKind,
@@ -391,6 +421,7 @@ impl TaskDone {
 
 /// A recoverable problem reported through `onWarning`.
 #[derive(Debug, Clone, Serialize, Tsify)]
+#[tsify(missing_as_null)]
 #[serde(rename_all = "camelCase")]
 pub struct ClientWarning {
     pub task_id: Option<String>,
@@ -399,6 +430,7 @@ pub struct ClientWarning {
 
 /// A task state change (the client's event log), reported through `onTransition`.
 #[derive(Debug, Clone, Serialize, Tsify)]
+#[tsify(missing_as_null)]
 #[serde(rename_all = "camelCase")]
 pub struct TaskTransition {
     pub task_id: String,
@@ -410,6 +442,7 @@ pub struct TaskTransition {
 
 /// What the session negotiated.
 #[derive(Debug, Clone, Serialize, Tsify)]
+#[tsify(missing_as_null)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionInfo {
     pub dialect: Dialect,

@@ -5,7 +5,8 @@
 //
 // Covers every tool of the demo server through the page (forms answered, a task cancelled, one abandoned
 // with "Stop waiting"), hostile server text (`<img src=x onerror=...>`) rendered as text, a reload that picks
-// the tracked tasks up again, and the page served from another origin than the MCP server and from the same.
+// the tracked tasks up again, the page served from another origin than the MCP server and from the same, and
+// the draft dialect against the draft FIXTURE server (tests/fixtures/draft-server).
 // Screenshots go to artifacts/screenshots/. Every wait is bounded; the demo is stopped at the end.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -110,7 +111,7 @@ async function waitDone(card, timeout = WAIT) {
 
 before(async () => {
   assert.ok(
-    existsSync(join(ROOT, "pkg", "mcp_task_client.js")),
+    existsSync(join(ROOT, "pkg", "index.js")),
     "pkg/ is not built: run `bash scripts/build.sh` first (this test drives the real package)",
   );
   mkdirSync(SHOTS, { recursive: true });
@@ -330,4 +331,70 @@ test("same origin: the page and /mcp on one origin", { timeout: 120_000 }, async
   assert.ok(!names.some((n) => n.startsWith(`${new URL(urls.mcp).origin}/mcp`)), "and not to the server's port");
   assert.deepEqual(pageErrors, [], "no uncaught page errors");
   await page.close();
+});
+
+/** Starts the draft-dialect fixture server on a free port. */
+function startDraft() {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [join(ROOT, "tests", "fixtures", "draft-server", "server.mjs"), "--port", "0"], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    const timer = setTimeout(() => {
+      child.kill("SIGTERM");
+      reject(new Error("draft fixture did not get READY in 10 s"));
+    }, 10_000);
+    let out = "";
+    child.stdout.on("data", (d) => {
+      out += d;
+      const m = /^READY (\S+)$/m.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolvePromise({ child, url: m[1] });
+      }
+    });
+    child.on("exit", (code) => reject(new Error(`draft fixture exited early (${code})`)));
+  });
+}
+
+test("draft dialect: the dashboard against the SEP-1686 draft fixture", { timeout: 120_000 }, async () => {
+  const draft = await startDraft();
+  try {
+    const page = await newPage();
+    const base = new URL(urls.dashboard).origin;
+    await page.goto(`${base}/www/?server=${encodeURIComponent(draft.url)}&dialect=draft`);
+    await waitConnected(page);
+    assert.equal(await page.locator("#dialect").textContent(), "draft");
+    let d = await waitDone(await startTool(page, "long_job", { steps: 3, stepMs: 300 }));
+    assert.equal(d.status, "completed");
+    assert.match(d.outcome, /long_job done after 3 steps/);
+
+    const ask = await startTool(page, "long_job", { steps: 2, stepMs: 200, ask: "elicit" });
+    const form = page.locator('form.input-request[data-method="elicitation/create"]');
+    await form.waitFor({ timeout: WAIT });
+    await form.locator('input[name="name"]').fill("draft-user");
+    await form.locator('input[name="count"]').fill("3");
+    await form.locator("button.accept").click();
+    d = await waitDone(ask);
+    assert.equal(d.status, "completed");
+    assert.match(d.outcome, /draft-user/);
+
+    d = await waitDone(await startTool(page, "fail_job", { afterMs: 200, message: `boom ${XSS}` }));
+    assert.equal(d.status, "failed");
+    d = await waitDone(await startTool(page, "quick", { text: "quick draft" }));
+    assert.match(d.outcome, /quick draft/);
+
+    const slow = await startTool(page, "long_job", { steps: 100, stepMs: 200 });
+    await waitStatus(slow, ["working"]);
+    await slow.locator("button.cancel").click();
+    assert.equal(await waitStatus(slow, ["cancelled"]), "cancelled");
+    await shot(page, "09-draft-dialect");
+    const s = await (await fetch(new URL("/stats", draft.url))).json();
+    assert.ok((s.byMethod["notifications/cancelled"] ?? 0) >= 1, "cancel is notifications/cancelled in the draft");
+    assert.ok((s.byMethod["tasks/get"] ?? 0) >= 1, "the draft tasks were polled");
+    assert.equal(await page.locator("img").count(), 0);
+    assert.deepEqual(pageErrors, [], "no uncaught page errors");
+    await page.close();
+  } finally {
+    draft.child.kill("SIGTERM");
+  }
 });

@@ -29,6 +29,10 @@ export function buildCases({ n, timeoutMs }) {
       rules: [{ fault: "status", statuses: [500, 502, 503], method: reads, probability: 0.5 }],
     },
     {
+      id: "http-400", title: "400 + JSON-RPC error, id null, on some polls", expect: "ended",
+      rules: [{ fault: "status", status: 400, json: true, message: "Bad Request: invalid request", method: "tasks/get", probability: 0.3 }],
+    },
+    {
       id: "429-retry-after", title: "429 + Retry-After: 2 (seconds)", expect: "completed", retryAfter: true,
       rules: [{ fault: "retry-after", status: 429, seconds: 2, method: reads, probability: 0.5 }],
     },
@@ -89,6 +93,10 @@ export function buildCases({ n, timeoutMs }) {
     {
       id: "unknown-task", title: "tasks/get says -32602 for a known task", expect: "expired",
       rules: [{ fault: "unknown-task", method: "tasks/get" }],
+    },
+    {
+      id: "listen-retry-0", title: "GET stream says `retry: 0` and ends", expect: "completed", kinds: ["ts-sdk", "python-http", "rmcp2"],
+      rules: [{ fault: "sse-retry", ms: 0, method: "GET" }],
     },
     {
       id: "phantom", title: "responses to ids never sent, ghost task pushes", expect: "completed",

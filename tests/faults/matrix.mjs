@@ -110,6 +110,12 @@ export function checkBounds(stats, { n, serverPollMs, sessionFaults = 0, restart
     const when = next ?? nextAny?.[0];
     if (when !== undefined && when - ra.at < ra.waitMs - 100) v.push(`${short(ra.taskId)}: retried ${when - ra.at} ms after Retry-After ${ra.waitMs} ms`);
   }
+  // the GET listening stream: reconnects at most about once a second (backoff, `retry:` floor)
+  const gets = stats.timeline.filter(([, m]) => m === "GET").map(([t]) => t);
+  for (let i = 0, k = 0; i < gets.length; i++) {
+    while (k < gets.length && gets[k] - gets[i] < 5000) k++;
+    if (k - i > 8) { v.push(`GET listening stream opened ${k - i}× within 5 s (${gets.length} in total)`); break; }
+  }
   const calls = stats.byMethod["tools/call"] ?? 0;
   if (calls > n) v.push(`tools/call sent ${calls}× for ${n} calls (a non-idempotent call was re-sent)`);
   const inits = stats.byMethod.initialize ?? 0;
@@ -134,37 +140,38 @@ export function checkEnds(batch, c) {
   if (batch.connectError) return { v: [`connect failed: ${batch.connectError.message}`], outcomes: { "connect error": 1 } };
   for (const r of batch.recs) {
     const ends = r.ends;
-    const tag = ends.length === 0 ? "no end" : endTag(ends[0], r);
+    const tag = ends.length === 0 ? "no end" : endTag(ends[0]);
     outcomes[tag] = (outcomes[tag] || 0) + 1;
     if (ends.length === 0) { v.push(`task ${r.i} (${short(r.taskId)}): never ended (statuses ${r.statuses.join("→") || "none"})`); continue; }
-    if (ends.length > 1) v.push(`task ${r.i} (${short(r.taskId)}): ${ends.length} ends (${ends.map((e) => endTag(e, r)).join(", ")})`);
+    if (ends.length > 1) v.push(`task ${r.i} (${short(r.taskId)}): ${ends.length} ends (${ends.map((e) => endTag(e)).join(", ")})`);
     if (r.hookError) v.push(`task ${r.i}: subscribing threw ${r.hookError.message}`);
     const e = ends[0];
     if (e.via === "onDone") {
       if (!r.result) v.push(`task ${r.i} (${short(r.taskId)}): onDone fired but result() never settled`);
-      else if (isSuccess(e) !== r.result.ok) v.push(`task ${r.i}: onDone says ${tag} but result() ${r.result.ok ? "resolved" : "rejected: " + r.result.error?.message}`);
+      else if ((e.kind === "finished" && e.status === "completed" && e.outcomeKind === "result") !== r.result.ok) v.push(`task ${r.i}: onDone says ${tag} but result() ${r.result.ok ? "resolved" : "rejected: " + r.result.error?.message}`);
     }
     if (r.afterDone.length) {
       const msg = `task ${r.i} (${short(r.taskId)}): status ${r.afterDone.join(",")} reported after its end`;
       if (c.noStatusAfterDone) v.push(msg); else v.push(`(note) ${msg}`);
     }
-    if (c.expect === "completed" && !(e.via === "onDone" && isSuccess(e) && /needs_task done|done/.test(r.result?.text ?? e.text ?? "")))
-      v.push(`task ${r.i} (${short(r.taskId)}): expected the result after a recoverable fault, got ${tag}${e.error ? ": " + e.error.message : ""}${r.result && !r.result.ok ? ": " + r.result.error?.message : ""}`);
-    if (c.expect === "expired" && !(tag === "expired" || e.via === "callTool" || (r.result && !r.result.ok)))
+    if (c.expect === "completed" && !(isSuccess(e) && /done/.test(r.result?.text ?? "")))
+      v.push(`task ${r.i} (${short(r.taskId)}): expected the result after a recoverable fault, got ${tag}${e.error ? ": " + e.error.message : ""}${r.result && !r.result.ok ? " / result(): " + r.result.error?.message : ""}`);
+    if (c.expect === "expired" && !(tag === "expired" || tag.startsWith("error(")))
       v.push(`task ${r.i} (${short(r.taskId)}): expected expired after the server forgot the task, got ${tag}`);
   }
   return { v: v.filter((x) => !x.startsWith("(note)")), notes: v.filter((x) => x.startsWith("(note)")), outcomes };
 }
 
+/** A finished end whose task completed with a non-error result. */
 function isSuccess(end) {
-  return end.via === "onDone" && /completed/.test(String(end.status ?? end.text ?? ""));
+  return end.via === "onDone" && end.kind === "finished" && end.status === "completed" && end.outcomeKind === "result" && !end.isError;
 }
-function endTag(e, r) {
+/** A short label for how a task ended: its final status, `aborted`, or `error(kind)`. */
+function endTag(e) {
   if (e.via === "callTool") return `error(${e.error?.kind ?? e.error?.name ?? "?"})`;
-  const s = String(e.status ?? "");
-  if (/completed|failed|cancelled|expired|unknown|aborted/i.test(s)) return s.toLowerCase();
-  const m = /"(completed|failed|cancelled|expired|unknown|aborted)"/i.exec(e.text ?? "");
-  return m ? m[1].toLowerCase() : (r.result && !r.result.ok ? `error(${r.result.error?.kind ?? r.result.error?.name ?? "?"})` : "done(?)");
+  if (e.kind === "finished") return `${e.status ?? "finished"}${e.outcomeKind === "error" ? "(rpc error)" : e.isError ? "(isError)" : ""}`;
+  if (e.kind === "failed") return `error(${e.error?.kind ?? "?"})`;
+  return e.kind ?? "?";
 }
 
 // ---------------------------------------------------------------- one case
@@ -321,8 +328,8 @@ async function main() {
   const cases = buildCases({ n: N, timeoutMs: TIMEOUT_MS });
   const want = opt("--cases") ? opt("--cases").split(",") : null;
   const kinds = (opt("--kinds") ? opt("--kinds").split(",") : DEFAULT_KINDS).filter((k) => KINDS[k]?.transport === "http");
-  if (!existsSync(path.join(PKG, "mcp_task_client.js"))) {
-    console.error(`fault matrix: ${PKG}/mcp_task_client.js is missing: build it first (bash scripts/build.sh)`);
+  if (!existsSync(path.join(PKG, "index.js"))) {
+    console.error(`fault matrix: ${PKG}/index.js is missing: build it first (bash scripts/build.sh)`);
     console.log("fault matrix: 0 passed, 1 failed");
     process.exit(1);
   }

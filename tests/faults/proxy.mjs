@@ -19,7 +19,8 @@
 //   truncate     like reset but ends the response cleanly: the message is cut, the stream says "done".
 //   stall        forward head + [afterEvents=0] events, then send nothing more until the client gives up.
 //   status       answer [status=500] (or cycle [statuses]) without forwarding ([forward] forwards first,
-//                so the server acted but the client never hears) with an HTML error page.
+//                so the server acted but the client never hears) with an HTML error page ([json]: a
+//                JSON-RPC error with id null, [code], [message], as SDKs answer bad requests).
 //   retry-after  answer [status=429] with `Retry-After: [seconds]` or `retry-after-ms: [ms]`, no forward.
 //   delay        forward, then hold the response head [ms] (past the client's timeout).
 //   session-gone end the request's session at the server (DELETE upstream) and answer 404; every later
@@ -34,6 +35,7 @@
 //   backwards    after a response that says a task is terminal, push a status notification saying
 //                `working` for it, and answer that task's later tasks/get with `working`.
 //   unknown-task answer a request naming a taskId with JSON-RPC [code=-32602] "task not found", no forward.
+//   sse-retry    answer (a GET) with an SSE stream that says `retry: [ms=0]` and ends at once.
 //   html-text    put [payload] HTML into status messages, tool result text and error messages.
 //   phantom      append responses for request ids the client never sent and a status notification
 //                for a task id that never existed.
@@ -335,6 +337,7 @@ export async function startProxy({ target, port = 0, rules = [], seed = 1, log =
       applied(rule, getRec); noteError();
       const st = rule.statuses ? rule.statuses[statusCycle++ % rule.statuses.length] : rule.status || 500;
       finish(st);
+      if (rule.json) return sendJson(res, st, { jsonrpc: "2.0", error: { code: rule.code ?? -32600, message: rule.message ?? "Bad Request" }, id: null });
       return errorResponse(res, st);
     }
     if (f === "retry-after") {
@@ -345,6 +348,13 @@ export async function startProxy({ target, port = 0, rules = [], seed = 1, log =
       const waitMs = rule.ms ?? (rule.seconds ?? 1) * 1000;
       stats.retryAfter.push({ method, taskId: taskId ?? null, at: now - t0, waitMs });
       return errorResponse(res, st, hdr);
+    }
+    if (f === "sse-retry") {
+      // a stream that asks for an immediate reconnect (`retry: [ms]`), then ends
+      applied(rule, getRec); finish(200);
+      res.writeHead(200, { ...CORS_HEADERS, "content-type": "text/event-stream", "cache-control": "no-cache" });
+      res.end(`retry: ${rule.ms ?? 0}\n\n${rule.withEvent ? ": ping\n\nevent: ping\ndata: \n\n" : ""}`);
+      return;
     }
     if (f === "unknown-task" && taskId && first.id !== undefined) {
       applied(rule, getRec); finish(200); noteError();

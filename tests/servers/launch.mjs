@@ -42,7 +42,8 @@ function pythonKind(transport) {
             return {
                 cmd: python,
                 args: [join(HERE, 'python', 'server.py'), '--port', String(port), '--transport', transport, ...args],
-                cwd: join(HERE, 'python')
+                cwd: join(HERE, 'python'),
+                env: { PYTHONDONTWRITEBYTECODE: '1', PYTHONUNBUFFERED: '1' }
             };
         }
     };
@@ -177,6 +178,14 @@ async function cli(argv) {
         process.exit(kind ? 0 : 2);
     }
     let server;
+    let stopping = false;
+    const bye = () => {
+        stopping = true;
+        if (server) server.stop().then(() => process.exit(0));
+        else process.exit(0); // still starting: the 'exit' hook kills the child
+    };
+    process.on('SIGTERM', bye);
+    process.on('SIGINT', bye);
     try {
         server = await startServer(kind, { port: num('--port') ?? 0, timeoutMs: num('--timeout'), args: extra, log: true });
     } catch (e) {
@@ -184,13 +193,6 @@ async function cli(argv) {
         process.exit(1);
     }
     process.stdout.write(`${server.url}\n`);
-    let stopping = false;
-    const bye = () => {
-        stopping = true;
-        server.stop().then(() => process.exit(0));
-    };
-    process.on('SIGTERM', bye);
-    process.on('SIGINT', bye);
     server.exited.then(({ code }) => {
         if (!stopping) process.exit(code ?? 1);
     });

@@ -1,12 +1,19 @@
 // Page side of the fault matrix: loads the built package (pkg/) and runs batches of tasks for the
 // Node runner (matrix.mjs), recording every callback each task gets. Only talks to the proxy URL it
 // is given. Exposes window.__faults = {ready, runBatch, closeAll, wasmBytes, storageDump}.
-const mod = await import(new URLSearchParams(location.search).get("pkg") || "/pkg/mcp_task_client.js");
-const wasm = typeof mod.default === "function" ? await mod.default() : null;
+// the public entry (as users import it), then the raw glue only to reach the module's memory
+const mod = await import(new URLSearchParams(location.search).get("pkg") || "/pkg/index.js");
+if (typeof mod.default === "function") await mod.default();
+let wasm = null;
+try {
+  const raw = await import("/pkg/mcp_task_client.js");
+  wasm = typeof raw.default === "function" ? await raw.default() : null; // already initialised: returns the exports
+} catch { /* no raw glue: memory not measured */ }
 const Client = mod.McpTaskClient;
 
 const clients = new Set();
-let kept = null; // the client of the last `keep` batch, for a `reuse` batch
+let kept = null;
+let headerCalls = 0; // the client of the last `keep` batch, for a `reuse` batch
 const now = () => Math.round(performance.now());
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -20,12 +27,16 @@ function errInfo(e) {
   };
 }
 
-/** A JSON-safe summary of an outcome / done payload. */
+/** A JSON-safe summary of a TaskDone ({kind, taskId, status, task, outcome, error}) or a result. */
 function outcomeInfo(o) {
   let text;
   try { text = JSON.stringify(o); } catch { text = String(o); }
-  const status = o?.status ?? o?.task?.status ?? o?.kind;
-  return { status, text: text && text.length > 600 ? text.slice(0, 600) + "…" : text };
+  return {
+    kind: o?.kind, status: o?.status ?? o?.task?.status, outcomeKind: o?.outcome?.kind,
+    isError: o?.outcome?.result?.isError === true || o?.isError === true,
+    error: o?.error ? { kind: o.error.kind, message: o.error.message, code: o.error.code } : undefined,
+    text: text && text.length > 600 ? text.slice(0, 600) + "…" : text,
+  };
 }
 
 function taskIdOf(h) {
@@ -37,14 +48,11 @@ async function connect(url, options, secret, warnings) {
     transport: "http",
     dialect: "auto",
     ...options,
-    headers: async () => ({ Authorization: `Bearer ${secret}` }),
+    headers: async () => { headerCalls++; return { Authorization: `Bearer ${secret}` }; },
+    onWarning: (w) => { if (warnings.length < 200) warnings.push({ taskId: w?.taskId, ...errInfo(w?.error ?? w) }); },
   };
   const client = await Client.connect(url, opts);
   clients.add(client);
-  if (typeof client.onWarning === "function") client.onWarning((w) => warnings.push(errInfo(w?.error ?? w)));
-  else if (typeof client.on === "function") {
-    try { client.on("warning", (w) => warnings.push(errInfo(w?.error ?? w))); } catch { /* no such event */ }
-  }
   return client;
 }
 
@@ -150,4 +158,5 @@ window.__faults = {
   storageDump,
   wasmBytes: () => (wasm?.memory?.buffer?.byteLength ?? null),
   xss: () => window.__faultXss ?? 0,
+  headerCalls: () => headerCalls,
 };

@@ -1,7 +1,7 @@
 // A deliberately raw MCP requestor for recording and checking the test servers: JSON-RPC written by hand,
 // Streamable HTTP via fetch with SSE parsed by hand, or one WebSocket (subprotocol "mcp"). Every message
-// sent and received is appended to `log` as {t, dir: "send"|"recv", via: "post"|"get"|"ws"|"delete", http?, sse?, body}
-// (t = ms since the connection was opened).
+// sent and received is appended to `log` as {t, dir: "send"|"recv", via: "post"|"get"|"ws"|"delete", http?, sse?, ws?, body}
+// (t = ms since the connection was opened; `ws` marks the socket's open/close, with body null).
 // No dependencies; Node >= 20 (WebSocket needs Node 22, or Node 20 with --experimental-websocket).
 
 export const LEGACY_VERSION = '2025-11-25';
@@ -9,6 +9,8 @@ export const RELATED = 'io.modelcontextprotocol/related-task';
 const ORIGIN = 'http://127.0.0.1:9';
 
 const HEADER_SUBSET = [
+    'accept',
+    'origin',
     'content-type',
     'mcp-session-id',
     'mcp-protocol-version',
@@ -224,8 +226,10 @@ export class HttpConn extends Conn {
         const id = this.nextId();
         const msg = params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
         const answer = this.responseTo(id, timeoutMs ?? this.timeoutMs);
-        const sent = await this.sendMessage(msg);
-        if (sent.sse || !this.waiting.has(id)) return answer;
+        answer.catch(() => {}); // observed below; a timeout must not become an unhandled rejection
+        // A JSON answer is read before sendMessage returns: a server that never answers hits the timeout.
+        const sent = await Promise.race([this.sendMessage(msg), answer.then(() => null)]);
+        if (sent === null || sent.sse || !this.waiting.has(id)) return answer;
         // A JSON/empty answer that is not the response to `id` (e.g. an HTTP error with id null).
         this.forget(id);
         return { httpStatus: sent.status, ...(sent.body && typeof sent.body === 'object' ? sent.body : {}) };
@@ -274,20 +278,32 @@ export class WsConn extends Conn {
             this.ws.addEventListener('error', () => reject(new Error(`WebSocket ${this.url} failed`)), { once: true });
         });
         this.subprotocol = this.ws.protocol;
+        this.log.push({ dir: 'recv', via: 'ws', ws: { event: 'open', protocol: this.ws.protocol }, body: null });
         this.ws.addEventListener('message', ev => {
             const body = parseJson(String(ev.data));
             this.log.push({ dir: 'recv', via: 'ws', body });
             this.incoming(body).catch(() => {});
         });
-        this.closed = new Promise(resolve => this.ws.addEventListener('close', resolve, { once: true }));
+        this.closed = new Promise(resolve =>
+            this.ws.addEventListener(
+                'close',
+                ev => {
+                    this.log.push({ dir: 'recv', via: 'ws', ws: { event: 'close', code: ev.code }, body: null });
+                    resolve();
+                },
+                { once: true }
+            )
+        );
     }
 
     async sendMessage(body) {
+        if (this.ws.readyState !== WebSocket.OPEN) throw new Error('WebSocket is closed');
         this.log.push({ dir: 'send', via: 'ws', body });
         this.ws.send(JSON.stringify(body));
     }
 
     async request(method, params, { timeoutMs } = {}) {
+        if (this.ws.readyState !== WebSocket.OPEN) return { closed: true };
         const id = this.nextId();
         const answer = this.responseTo(id, timeoutMs ?? this.timeoutMs);
         await this.sendMessage(params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params });
@@ -299,7 +315,7 @@ export class WsConn extends Conn {
     }
 
     async close() {
-        this.ws.close();
+        if (this.ws.readyState === WebSocket.OPEN) this.ws.close();
         await this.closed;
     }
 }

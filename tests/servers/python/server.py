@@ -1,8 +1,10 @@
 """Task-capable MCP test server on the Python SDK (legacy 2025-11-25 tasks): Streamable HTTP and WebSocket.
 
-    python server.py [--port N] [--transport http|ws] [--no-get] [--json]
+    python server.py [--port N] [--transport http|ws] [--no-get] [--json] [--keep-cancel-bug]
 
-Env equivalents: PORT, TRANSPORT, NO_GET=1, JSON_RESPONSE=1. Port 0 (default) = any free port.
+Env equivalents: PORT, TRANSPORT, NO_GET=1, JSON_RESPONSE=1, KEEP_CANCEL_BUG=1. Port 0 (default) = any free port.
+--no-get: GET /mcp answers 405 (no listening stream). --json: JSON responses instead of SSE.
+--keep-cancel-bug: no workaround for the SDK's crash after tasks/cancel (the session dies once the work ends).
 Binds 127.0.0.1 only. Both transports are always served on the same port and path:
 Streamable HTTP at http://127.0.0.1:<port>/mcp and WebSocket (subprotocol "mcp") at ws://127.0.0.1:<port>/mcp.
 `--transport` only picks which URL the single `READY <url>` line announces.
@@ -38,6 +40,8 @@ warnings.simplefilter("ignore", DeprecationWarning)
 from mcp.server.websocket import websocket_server  # noqa: E402
 
 RELATED = "io.modelcontextprotocol/related-task"
+# --keep-cancel-bug: leave the SDK's crash after tasks/cancel in place (the session dies when the work ends).
+KEEP_SDK_CANCEL_BUG = "--keep-cancel-bug" in sys.argv or os.environ.get("KEEP_CANCEL_BUG") == "1"
 
 server: Server[Any, Any] = Server("mcp-task-client-test-python", version="1.0.0")
 task_support = server.experimental.enable_tasks()
@@ -115,10 +119,9 @@ async def _ended(task: ServerTaskContext) -> bool:
         task.task.status = "cancelled"
         return True
     if current.status in ("completed", "failed", "cancelled"):
-        try:
-            await task.update_status(current.statusMessage or f"ended: {current.status}", notify=False)
-        except ValueError:
-            pass
+        if not KEEP_SDK_CANCEL_BUG:
+            # same message: only the cached copy (and lastUpdatedAt) change
+            await task.update_status(current.statusMessage, notify=False)  # type: ignore[arg-type]
         return True
     return False
 
@@ -347,6 +350,7 @@ async def main() -> None:
     p.add_argument("--transport", choices=["http", "ws"], default=os.environ.get("TRANSPORT", "http"))
     p.add_argument("--no-get", action="store_true", default=os.environ.get("NO_GET") == "1")
     p.add_argument("--json", action="store_true", default=os.environ.get("JSON_RESPONSE") == "1")
+    p.add_argument("--keep-cancel-bug", action="store_true", help="do not work around the SDK's crash after tasks/cancel")
     a = p.parse_args()
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)

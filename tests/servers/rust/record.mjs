@@ -3,7 +3,7 @@
 // dependencies; Node >= 20). Each flow starts its own server (port 0, waits for `READY <url>`) and writes
 // tests/fixtures/transcripts/<rmcp2|rmcp3>-<flow>.json: an array of
 //   {dir: "send"|"recv", via: "post"|"get"|"delete", t, http: {method?|status, headers (subset)}, sse?, body}
-// (t = ms since the flow started; an SSE answer gives one "recv" entry per event, `sse` = {id, event, retry}).
+// (t = ms since the flow started; an SSE answer gives one "recv" entry per event, `sse` = {id, event, retry, eol}).
 //
 //   node tests/servers/rust/record.mjs [flow-or-prefix ...]     e.g. `rmcp2`, `rmcp3-input`; none = all
 // Build the servers first (tests/servers/rust/build.sh); SERVERS_TARGET_DIR overrides the cargo target dir.
@@ -51,6 +51,7 @@ async function* sse(body) {
         let m;
         while ((m = /\r\n|\n|\r(?!$)/.exec(buf))) {
             const line = buf.slice(0, m.index);
+            ev.eol ??= m[0] === '\r\n' ? 'crlf' : m[0] === '\n' ? 'lf' : 'cr';
             buf = buf.slice(m.index + m[0].length);
             if (line === '') {
                 if (ev.data.length || ev.id !== undefined || ev.event !== undefined || ev.retry !== undefined) yield { ...ev, data: ev.data.join('\n') };
@@ -125,7 +126,7 @@ class Wire {
             try {
                 for await (const ev of sse(res.body)) {
                     const body = ev.data === '' ? null : parse(ev.data);
-                    const meta = Object.fromEntries(['id', 'event', 'retry'].filter(k => ev[k] !== undefined).map(k => [k, ev[k]]));
+                    const meta = Object.fromEntries(['id', 'event', 'retry', 'eol'].filter(k => ev[k] !== undefined).map(k => [k, ev[k]]));
                     this.entry({ dir: 'recv', via, http, sse: meta, body });
                     if (body) {
                         out.push(body);
@@ -281,16 +282,17 @@ const rmcp2 = {
     },
     async failed(w) {
         await w.initialize();
-        let { response } = await w.request('tools/call', { name: 'fail_job', arguments: {}, task: {} });
-        let id = taskIdOf(response);
-        await w.pollUntil(id);
-        await w.request('tasks/result', { taskId: id });
-        ({ response } = await w.request('tools/call', { name: 'fail_job', arguments: { isError: true }, task: {} }));
-        id = taskIdOf(response);
+        const id = taskIdOf((await w.request('tools/call', { name: 'fail_job', arguments: {}, task: {} })).response);
         await w.pollUntil(id);
         await w.request('tasks/result', { taskId: id });
     },
-    async cancel(w) {
+    async 'failed-iserror'(w) {
+        await w.initialize();
+        const id = taskIdOf((await w.request('tools/call', { name: 'fail_job', arguments: { isError: true }, task: {} })).response);
+        await w.pollUntil(id); // an isError result ends "completed"
+        await w.request('tasks/result', { taskId: id });
+    },
+    async cancelled(w) {
         await w.initialize();
         const { response } = await w.request('tools/call', { name: 'slow_job', arguments: { ms: 5000 }, task: {} });
         const id = taskIdOf(response);
@@ -300,7 +302,7 @@ const rmcp2 = {
         await w.request('tasks/result', { taskId: id });
         await w.request('tasks/get', { taskId: id });
     },
-    async input(w) {
+    async 'input-required'(w) {
         await w.initialize({ elicitation: { form: {} } });
         const get = await w.listen();
         const { response } = await w.request('tools/call', { name: 'ask_input', arguments: { question: 'Your name?' }, task: {} });
@@ -312,7 +314,7 @@ const rmcp2 = {
         await w.request('tasks/result', { taskId: id });
         await get.close();
     },
-    async 'input-result-stream'(w) {
+    async 'input-required-result-stream'(w) {
         // tasks/result while input is pending: the elicitation goes to the GET stream, not this one.
         await w.initialize({ elicitation: { form: {} } });
         const { response } = await w.request('tools/call', { name: 'ask_input', arguments: { question: 'Color?' }, task: {} });
@@ -337,7 +339,7 @@ const rmcp2 = {
         for (const id of ids) await w.pollUntil(id);
         await w.request('tasks/list');
     },
-    async unknown(w) {
+    async 'unknown-task'(w) {
         await w.initialize();
         for (const m of ['tasks/get', 'tasks/result', 'tasks/cancel']) await w.request(m, { taskId: 'no-such-task' });
         await w.request('tasks/get', {});
@@ -356,7 +358,7 @@ const rmcp2 = {
         await get.close();
         await w.request('tasks/get', { taskId: id });
     },
-    async tasksupport(w) {
+    async 'task-support'(w) {
         await w.initialize();
         await w.request('tools/call', { name: 'needs_task', arguments: {} });
         await w.request('tools/call', { name: 'quick', arguments: { text: 'x' }, task: {} });
@@ -384,12 +386,14 @@ const rmcp3 = {
         await w.request('tasks/result', { taskId: id });
     },
     async failed(w) {
-        let id = taskIdOf((await w.request('tools/call', { name: 'fail_job', arguments: {} })).response);
-        await w.pollUntil(id);
-        id = taskIdOf((await w.request('tools/call', { name: 'fail_job', arguments: { isError: true } })).response);
+        const id = taskIdOf((await w.request('tools/call', { name: 'fail_job', arguments: {} })).response);
         await w.pollUntil(id);
     },
-    async cancel(w) {
+    async 'failed-iserror'(w) {
+        const id = taskIdOf((await w.request('tools/call', { name: 'fail_job', arguments: { isError: true } })).response);
+        await w.pollUntil(id);
+    },
+    async cancelled(w) {
         const id = taskIdOf((await w.request('tools/call', { name: 'slow_job', arguments: { ms: 5000 } })).response);
         await w.request('tasks/cancel', { taskId: id });
         await w.pollUntil(id);
@@ -399,7 +403,7 @@ const rmcp3 = {
         await w.request('tasks/cancel', { taskId: ask });
         await w.pollUntil(ask);
     },
-    async input(w) {
+    async 'input-required'(w) {
         const id = taskIdOf((await w.request('tools/call', { name: 'ask_input', arguments: { question: 'Name?', rounds: 2 } })).response);
         await w.pollUntil(id, r => r?.result?.inputRequests?.q1);
         await w.request('tasks/update', { taskId: id, inputResponses: { q1: { action: 'accept', content: { answer: 'Ada' } } } });
@@ -426,7 +430,7 @@ const rmcp3 = {
         await w.request('tools/call', { name: 'ask_input', arguments: {} });
         await w.request('tools/call', { name: 'ask_input', arguments: {}, inputResponses: { q1: { action: 'accept', content: { answer: 'Cy' } } } });
     },
-    async unknown(w) {
+    async 'unknown-task'(w) {
         for (const m of ['tasks/get', 'tasks/cancel']) await w.request(m, { taskId: 'no-such-task' });
         await w.request('tasks/update', { taskId: 'no-such-task', inputResponses: {} });
         await w.request('tasks/get', {});
@@ -501,7 +505,7 @@ const rmcp3Modes = {
             await w.request('tools/call', { name: 'quick', arguments: { text: 'x' } });
         }
     },
-    ttl: {
+    'ttl-expired': {
         args: ['--ttl-ms=1000', '--poll-ms=250'],
         async run(w) {
             const id = taskIdOf((await w.request('tools/call', { name: 'slow_job', arguments: { ms: 3000 } })).response);

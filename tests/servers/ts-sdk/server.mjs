@@ -116,7 +116,9 @@ async function progress(ctx, value, total, message) {
 }
 
 /** Asks the client from task work: status input_required, request queued for the tasks/result stream. */
-async function askClient(ctx, send) {
+async function askClient(ctx, capability, send) {
+    // The SDK checks elicitation support itself but would send sampling to a client that never declared it.
+    if (!ctx.mcp.server.getClientCapabilities()?.[capability]) throw new Error(`Client does not support ${capability}`);
     await ctx.store.updateTaskStatus(ctx.taskId, 'input_required', 'Waiting for the client');
     const answer = await send({ relatedTask: { taskId: ctx.taskId }, timeout: INPUT_TIMEOUT_MS });
     if (!(await finished(ctx.store, ctx.taskId))) await ctx.store.updateTaskStatus(ctx.taskId, 'working', 'Answer received');
@@ -169,7 +171,7 @@ function createServer() {
         'required',
         async ({ message }, ctx) => {
             const requestedSchema = { type: 'object', properties: { answer: { type: 'string', title: 'Answer' } }, required: ['answer'] };
-            const r = await askClient(ctx, opts => ctx.mcp.server.elicitInput({ mode: 'form', message, requestedSchema }, opts));
+            const r = await askClient(ctx, 'elicitation', opts => ctx.mcp.server.elicitInput({ mode: 'form', message, requestedSchema }, opts));
             if (await finished(ctx.store, ctx.taskId)) return undefined;
             const reply = r.action === 'accept' ? `answer: ${r.content?.answer}` : `action: ${r.action}`;
             return { status: 'completed', result: text(`ask_input got ${reply}`) };
@@ -183,7 +185,7 @@ function createServer() {
         { prompt: z.string().default('Say hello') },
         'required',
         async ({ prompt }, ctx) => {
-            const r = await askClient(ctx, opts =>
+            const r = await askClient(ctx, 'sampling', opts =>
                 ctx.mcp.server.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens: 50 }, opts)
             );
             if (await finished(ctx.store, ctx.taskId)) return undefined;
@@ -312,6 +314,11 @@ async function sessionRequest(req, res) {
 }
 app.get('/mcp', sessionRequest);
 app.delete('/mcp', sessionRequest);
+// A body that is not JSON: a JSON-RPC parse error instead of express's HTML page.
+app.use((err, _req, res, next) => {
+    if (err?.type !== 'entity.parse.failed') return next(err);
+    res.status(400).json({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' }, id: null });
+});
 
 const httpServer = app.listen(PORT, '127.0.0.1', err => {
     if (err) {

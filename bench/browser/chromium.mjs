@@ -1,0 +1,119 @@
+// Chromium figures (playwright-core driving /usr/bin/chromium): scale with 10,000 tracked tasks and
+// decode+dispatch throughput. Each measurement gets a fresh browser context (fresh page, fresh heap).
+import { chromium } from "playwright-core";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { getStats } from "../lib/daemon.mjs";
+
+const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+  "--disable-component-update", "--disable-sync", "--no-first-run"];
+
+/** Counts live JS timers (setTimeout/setInterval not yet fired or cleared). Runs before page scripts. */
+const TIMER_PROBE = `(() => {
+  const live = new Set();
+  const st = window.setTimeout, ct = window.clearTimeout, si = window.setInterval, ci = window.clearInterval;
+  window.setTimeout = function (fn, ms, ...args) {
+    let id;
+    const wrapped = typeof fn === "function" ? function (...a) { live.delete(id); return fn.apply(this, a); } : fn;
+    id = st.call(window, wrapped, ms, ...args);
+    live.add(id);
+    return id;
+  };
+  window.clearTimeout = function (id) { live.delete(id); return ct.call(window, id); };
+  window.setInterval = function (fn, ms, ...args) { const id = si.call(window, fn, ms, ...args); live.add(id); return id; };
+  window.clearInterval = function (id) { live.delete(id); return ci.call(window, id); };
+  window.__liveTimers = () => live.size;
+})();`;
+
+export async function launchChromium() {
+  const userDataDir = mkdtempSync(path.join(os.tmpdir(), "bench-chromium-"));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: "/usr/bin/chromium", headless: true, args: FLAGS,
+  });
+  const browser = context.browser();
+  const version = browser?.version() ?? (await (async () => {
+    const p = await context.newPage();
+    const v = await p.evaluate(() => navigator.userAgent);
+    await p.close();
+    return v.match(/Chrome\/([\d.]+)/)?.[1] ?? "unknown";
+  })());
+  return {
+    version,
+    /** A fresh page on the harness for `stack`, with the timer probe and a CDP session. */
+    async page(staticUrl, stack) {
+      const page = await context.newPage();
+      await page.addInitScript(TIMER_PROBE);
+      await page.goto(`${staticUrl}?stack=${stack}`);
+      await page.waitForFunction(() => window.bench?.ready || window.benchError, null, { timeout: 30_000 });
+      const err = await page.evaluate(() => window.benchError);
+      if (err) throw new Error(`page failed to load ${stack}: ${err}`);
+      const cdp = await context.newCDPSession(page);
+      await cdp.send("Performance.enable");
+      return { page, cdp };
+    },
+    close: async () => { await context.close(); rmSync(userDataDir, { recursive: true, force: true }); },
+  };
+}
+
+async function heap(cdp, page) {
+  await cdp.send("HeapProfiler.collectGarbage");
+  await cdp.send("HeapProfiler.collectGarbage");
+  const { usedSize } = await cdp.send("Runtime.getHeapUsage");
+  const wasm = await page.evaluate(() => window.bench.wasmBytes());
+  return { js: usedSize, wasm };
+}
+
+async function scriptSeconds(cdp) {
+  const { metrics } = await cdp.send("Performance.getMetrics");
+  const m = Object.fromEntries(metrics.map((x) => [x.name, x.value]));
+  return { script: m.ScriptDuration ?? NaN, task: m.TaskDuration ?? NaN };
+}
+
+/**
+ * 10,000 tasks tracked in one page. Returns live timers, heap growth per task, and main-thread
+ * script time per due task (script time in a window ÷ task polls the server saw in that window).
+ */
+export async function scaleFigure(chrome, { staticUrl, stack, dialect, server, n, windowMs }) {
+  const { page, cdp } = await chrome.page(staticUrl, stack);
+  try {
+    await page.evaluate(([u, d]) => window.bench.connect(u, d), [server.url, dialect]);
+    const timersBefore = await page.evaluate(() => window.__liveTimers());
+    const before = await heap(cdp, page);
+    const tc = performance.now();
+    const created = await page.evaluate(([k]) => window.bench.createMany(k, 3_600_000), [n]);
+    const createMs = performance.now() - tc;
+    await page.waitForTimeout(1000);
+    const after = await heap(cdp, page);
+    const timers = await page.evaluate(() => window.__liveTimers());
+    const m0 = await scriptSeconds(cdp);
+    const t0 = performance.timeOrigin + performance.now();
+    await page.waitForTimeout(windowMs);
+    const m1 = await scriptSeconds(cdp);
+    const t1 = performance.timeOrigin + performance.now();
+    const st = await getStats(server.statsUrl);
+    const polls = st.requests.filter((r) => r.t >= t0 && r.t < t1 && r.taskId).length;
+    const listPages = st.requests.filter((r) => r.t >= t0 && r.t < t1 && r.method === "tasks/list").length;
+    await page.evaluate(() => window.bench.close()).catch(() => {});
+    return {
+      n, createErrors: created.errors, createMs,
+      timersBefore, timers,
+      heapPerTask: (after.js - before.js + after.wasm - before.wasm) / n,
+      jsHeapPerTask: (after.js - before.js) / n, wasmPerTask: (after.wasm - before.wasm) / n,
+      scriptMs: (m1.script - m0.script) * 1000, taskMs: (m1.task - m0.task) * 1000,
+      duePolls: polls, listPages,
+      scriptMsPerDue: polls + listPages > 0 ? ((m1.script - m0.script) * 1000) / (polls + listPages) : NaN,
+    };
+  } finally {
+    await page.close().catch(() => {});
+  }
+}
+
+export async function throughputFigure(chrome, { staticUrl, stack, dialect, server, K, M }) {
+  const { page } = await chrome.page(staticUrl, stack);
+  try {
+    return await page.evaluate((o) => window.bench.throughput(o), { url: server.url, base: server.base, dialect, K, M });
+  } finally {
+    await page.close().catch(() => {});
+  }
+}

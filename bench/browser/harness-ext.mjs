@@ -1,0 +1,3 @@
+import * as stack from "../stacks/ext.mjs";
+import { installHarness } from "./harness.mjs";
+installHarness(stack);

@@ -1,0 +1,42 @@
+// Completion -> callback latency in one Node process for one stack.
+// argv[2] = JSON {stack, dialect, push, url, statsUrl, n, minMs, maxMs, seed}
+// n tasks with work durations spread over [minMs, maxMs]; one watcher each (the call itself).
+// Latency = time the stack hands the outcome to the app − time the server completed the task.
+import { setMaxListeners } from "node:events";
+import { loadStack } from "../lib/stacks.mjs";
+import { getStats } from "../lib/daemon.mjs";
+
+setMaxListeners(0);
+const a = JSON.parse(process.argv[2]);
+const stack = await loadStack(a.stack);
+let seed = a.seed >>> 0;
+const rnd = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+const conn = await stack.connect(a.url, { dialect: a.dialect, push: a.push });
+const doneAt = new Map();
+const outcomes = {};
+let pending = a.n;
+let allDone;
+const finished = new Promise((r) => { allDone = r; });
+const ids = await Promise.all(Array.from({ length: a.n }, async () => {
+  const ms = Math.round(a.minMs + rnd() * (a.maxMs - a.minMs));
+  let id;
+  const early = [];
+  const r = await conn.callTool(ms, {
+    onDone: (o) => {
+      const t = performance.timeOrigin + performance.now();
+      if (id === undefined) early.push(t); else doneAt.set(id, t);
+      outcomes[o?.status ?? "?"] = (outcomes[o?.status ?? "?"] ?? 0) + 1;
+      if (--pending === 0) allDone();
+    },
+  });
+  id = r.taskId;
+  if (early.length) doneAt.set(id, early[0]);
+  return id;
+}));
+await conn.listen?.(ids);
+await Promise.race([finished, new Promise((r) => setTimeout(r, a.maxMs + 30_000))]);
+const st = await getStats(a.statsUrl);
+const lat = ids.map((id) => (doneAt.has(id) && st.completions[id] ? doneAt.get(id) - st.completions[id] : NaN));
+process.stdout.write(JSON.stringify({ latencies: lat, outcomes, missing: lat.filter((x) => !Number.isFinite(x)).length }) + "\n");
+conn.close().catch(() => {});
+setTimeout(() => process.exit(0), 200);

@@ -1,0 +1,48 @@
+// Stack adapter: our mcp-task-client (pkg/, built by scripts/build.sh). Both dialects.
+// Node loads pkg/node.js; a browser page calls setModule() with the module it imported from pkg/index.js.
+export const name = "ours";
+export const dialects = ["legacy", "modern"];
+
+let mod;
+/** Browser pages hand in the already initialised module (pkg/index.js after `await init(wasmUrl)`). */
+export function setModule(m) { mod = m; }
+async function load() {
+  if (!mod) mod = await import(new URL("../../pkg/node.js", import.meta.url).href);
+  return mod;
+}
+
+export async function connect(url, { dialect = "legacy", onPush } = {}) {
+  const { McpTaskClient } = await load();
+  const client = await McpTaskClient.connect(url, { dialect, transport: "http", requestTimeoutMs: 3_600_000 });
+  if (client.dialect !== dialect) throw new Error(`expected ${dialect}, negotiated ${client.dialect}`);
+  const handles = new Set();
+  const wire = (h, { onStatus, onDone }) => {
+    handles.add(h);
+    if (onStatus || onPush) h.onStatus((t) => { onStatus?.(t); onPush?.(t); });
+    h.onDone((d) => {
+      handles.delete(h);
+      if (d.kind === "finished") onDone?.({ status: d.status ?? "completed", outcome: d.outcome });
+      else if (d.kind !== "aborted") onDone?.({ status: "error", error: JSON.stringify(d.error ?? d) });
+    });
+    return h;
+  };
+  return {
+    client,
+    /** Creates a task with callTool; the returned handle is the first watcher. */
+    async callTool(ms, { onStatus, onDone, ttlMs = 600_000 } = {}) {
+      const h = await client.callTool("work", { ms }, { task: "always", ttlMs });
+      wire(h, { onStatus, onDone });
+      return { taskId: h.id };
+    },
+    /** An extra watcher: client.watch(taskId) (shares the task's one poll loop). */
+    watch(taskId, opts = {}) {
+      const h = wire(client.watch(taskId), opts);
+      return () => h.stop();
+    },
+    /** For the throughput figure: watch without a creator (pushes arrive for these ids). */
+    async close() {
+      for (const h of handles) { try { h.stop(); } catch { /* done */ } }
+      await client.close();
+    },
+  };
+}

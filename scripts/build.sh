@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Builds the npm package into pkg/: cargo (wasm32, release) → wasm-bindgen (--target web) →
+# wasm-opt -Oz (npm binaryen 132 from scripts/tools; never Debian's) → the hand-written entry points
+# and package.json from src/js/npm. Prints the gzipped size of the wasm and the JS glue.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+export PATH="$HOME/.cargo/bin:$PATH"
+TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
+PKG=$ROOT/pkg
+NAME=mcp_task_client
+log() { printf '\033[1m[build]\033[0m %s\n' "$*"; }
+
+WASM_OPT=$ROOT/scripts/tools/node_modules/.bin/wasm-opt
+if [ ! -x "$WASM_OPT" ]; then
+  log "installing binaryen (npm) into scripts/tools"
+  (cd scripts/tools && npm ci --no-audit --no-fund --loglevel=error)
+fi
+"$WASM_OPT" --version | grep -q 'version 132' || { echo "wasm-opt is not binaryen 132" >&2; exit 1; }
+
+log "cargo build --release --target wasm32-unknown-unknown"
+cargo build --release --target wasm32-unknown-unknown --lib
+RAW=$TARGET_DIR/wasm32-unknown-unknown/release/$NAME.wasm
+
+log "wasm-bindgen --target web"
+rm -rf "$PKG"
+wasm-bindgen --target web --out-dir "$PKG" --out-name "$NAME" "$RAW"
+
+log "wasm-opt -Oz"
+"$WASM_OPT" -Oz "$PKG/${NAME}_bg.wasm" -o "$PKG/${NAME}_bg.opt.wasm"
+mv "$PKG/${NAME}_bg.opt.wasm" "$PKG/${NAME}_bg.wasm"
+
+cp src/js/npm/index.js src/js/npm/node.js src/js/npm/extras.js src/js/npm/extras.d.ts "$PKG/"
+# index.d.ts re-exports the public classes and types by name (not the raw InitOutput exports).
+names() { grep -oE "^export $1 [A-Za-z]+" "$PKG/$NAME.d.ts" | awk '{print $3}' | grep -vxE 'InitInput|InitOutput|SyncInitInput' | sort -u | paste -sd, - | sed 's/,/, /g'; }
+{
+  echo "export { $(names class) } from \"./$NAME.js\";"
+  echo "export type { $(names '(type|interface)') } from \"./$NAME.js\";"
+  grep -v '__EXPORTS__' src/js/npm/index.d.ts
+} > "$PKG/index.d.ts"
+VERSION=$(awk -F'"' '/^version = /{print $2; exit}' Cargo.toml)
+sed "s/__VERSION__/$VERSION/" src/js/npm/package.json > "$PKG/package.json"
+cp src/js/npm/README.md "$PKG/README.md"
+
+gz() { gzip -9 -c "$@" | wc -c; }
+WASM_RAW=$(wc -c < "$PKG/${NAME}_bg.wasm")
+WASM_GZ=$(gz "$PKG/${NAME}_bg.wasm")
+GLUE_GZ=$(cat "$PKG/$NAME.js" "$PKG/index.js" "$PKG/extras.js" | gz)
+log "pkg/ ready: ${NAME}_bg.wasm ${WASM_RAW} B (${WASM_GZ} B gz), JS glue ${GLUE_GZ} B gz"
+echo "gzipped size (wasm + JS glue): $((WASM_GZ + GLUE_GZ)) B"

@@ -1,0 +1,260 @@
+//! Calls: a request the caller waits on, which the server may answer at once, turn into a task,
+//! or (modern MRTR) answer with input requests first. Draft servers announce the task with
+//! `notifications/tasks/created` under the id we generated; the original response then carries
+//! the result.
+
+use std::collections::BTreeSet;
+
+use serde_json::{Map, Value};
+
+use crate::protocol::dialect::{CallReply, TaskAugment};
+use crate::protocol::model::{InputRequest, Outcome, Task, TaskStatus};
+use crate::protocol::tool_headers::tool_param_headers;
+
+use super::api::{CallOptions, ClientError, End, ErrorKind, Millis, SubId};
+use super::inputs::Origin;
+use super::requests::{Failure, Purpose};
+use super::tasks::Source;
+use super::tools::{self, Support};
+use super::{Engine, Target};
+
+/// An MRTR round waiting for the host's answers.
+#[derive(Debug, Default)]
+pub(crate) struct Round {
+    pub(crate) open: BTreeSet<String>,
+    pub(crate) responses: Map<String, Value>,
+    pub(crate) state: Option<Value>,
+}
+
+/// One call in progress.
+#[derive(Debug)]
+pub(crate) struct Call {
+    /// The waiting subscription (`None` once the caller stopped waiting).
+    pub(crate) sub: Option<SubId>,
+    method: String,
+    params: Value,
+    opts: CallOptions,
+    /// The task id a dialect with requestor-named tasks receives (128 random bits, hex).
+    task_id: String,
+    augmented: bool,
+    /// JSON-RPC id of the latest transmission.
+    pub(crate) req: Option<i64>,
+    /// The call already became this task while its request is still open (draft).
+    became: Option<String>,
+    pub(crate) round: Option<Round>,
+    /// Answers of the last completed MRTR round, re-sent with the request.
+    retry: Option<(Value, Option<Value>)>,
+}
+
+impl Engine {
+    pub(crate) fn start_call(&mut self, now: Millis, method: &str, params: Value, opts: CallOptions) -> SubId {
+        let c = self.next_call;
+        self.next_call += 1;
+        let sub = self.new_sub(Target::Call(c));
+        if self.closed {
+            self.done(sub, None, super::closed_end());
+            return sub;
+        }
+        let call = Call {
+            sub: Some(sub),
+            method: method.to_owned(),
+            params,
+            opts,
+            task_id: self.rng.hex128(),
+            augmented: false,
+            req: None,
+            became: None,
+            round: None,
+            retry: None,
+        };
+        self.calls.insert(c, call);
+        self.dispatch(now, Purpose::Call(c));
+        sub
+    }
+
+    /// Builds and sends a call (the session is ready). Waits for the tools cache first.
+    pub(crate) fn send_call(&mut self, now: Millis, c: u64) {
+        let Some(call) = self.calls.get(&c) else { return };
+        if call.sub.is_none() && call.became.is_none() {
+            // The caller stopped waiting before anything went out: send nothing.
+            self.calls.remove(&c);
+            return;
+        }
+        let tool = (call.method == "tools/call")
+            .then(|| call.params.get("name").and_then(Value::as_str).map(str::to_owned))
+            .flatten();
+        if tool.is_some() && !self.tools.loaded {
+            self.tools.waiting.push(c);
+            return self.fetch_tools(now, false);
+        }
+        let Some(codec) = self.session.ready_codec() else { return };
+        let support: Option<Support> = tool.as_deref().map(|n| self.tools.support(n));
+        let decision = tools::decide(
+            &self.session.server_caps,
+            self.session.protocol_version(),
+            support,
+            call.opts.augment,
+            self.session.augments,
+        );
+        let augment = match decision {
+            Ok(a) => a,
+            Err(e) => return self.call_failed(c, e),
+        };
+        let out = {
+            let si = self.session.info();
+            match &call.retry {
+                Some((responses, state)) => {
+                    codec.retry_with_input(&si, &call.method, call.params.clone(), responses.clone(), state.clone())
+                }
+                None => {
+                    let ask = TaskAugment { ttl_ms: call.opts.ttl_ms, task_id: Some(call.task_id.clone()) };
+                    Some(codec.build_request(&si, &call.method, call.params.clone(), augment.then_some(&ask)))
+                }
+            }
+        };
+        let Some(mut out) = out else {
+            return self.call_failed(c, ClientError::new(ErrorKind::Protocol, "the dialect cannot retry this request"));
+        };
+        if let Some(schema) = tool.as_deref().and_then(|n| self.tools.input_schema(n)) {
+            let args = call.params.get("arguments").unwrap_or(&Value::Null);
+            match tool_param_headers(schema, args) {
+                Ok(h) => out.headers.extend(h),
+                Err(e) => return self.call_failed(c, ClientError::new(ErrorKind::InvalidInput, e.to_string())),
+            }
+        }
+        if let Some(call) = self.calls.get_mut(&c) {
+            call.augmented |= augment;
+        }
+        self.send(now, Purpose::Call(c), out);
+    }
+
+    pub(crate) fn on_call_reply(&mut self, now: Millis, c: u64, n: i64, res: Result<Value, Failure>) {
+        let Some(call) = self.calls.get(&c) else { return };
+        if call.req != Some(n) {
+            return;
+        }
+        let became = call.became.is_some();
+        let Some(codec) = self.session.codec_any() else { return };
+        match res {
+            Ok(v) => match codec.parse_call_reply(v) {
+                Ok(CallReply::Task(task)) => self.call_became_task(now, c, task, Some(n)),
+                Ok(CallReply::Complete(result)) => self.call_complete(now, c, Outcome::Result { result }),
+                Ok(CallReply::InputRequired { requests, request_state }) => {
+                    self.call_needs_input(now, c, requests, request_state)
+                }
+                Err(e) => self.call_failed(c, ClientError::new(ErrorKind::Protocol, e.to_string())),
+            },
+            Err(Failure::Rpc(error)) => self.call_complete(now, c, Outcome::Error { error }),
+            // The task exists (draft): polling carries on without the original response.
+            Err(_) if became => {
+                self.calls.remove(&c);
+            }
+            Err(f) => self.call_failed(c, f.client_error()),
+        }
+    }
+
+    /// The call ended without a task: the caller gets the outcome.
+    fn call_complete(&mut self, now: Millis, c: u64, outcome: Outcome) {
+        let Some(call) = self.calls.remove(&c) else { return };
+        match (call.became, call.sub) {
+            (Some(t), _) => self.task_outcome(now, &t, outcome),
+            (None, Some(sub)) => self.done(sub, None, End::Finished { task: None, outcome: Some(outcome) }),
+            (None, None) => {}
+        }
+    }
+
+    /// The call could not be made or tracked.
+    pub(crate) fn call_failed(&mut self, c: u64, error: ClientError) {
+        let Some(call) = self.calls.remove(&c) else { return };
+        if let (None, Some(sub)) = (call.became, call.sub) {
+            self.done(sub, None, End::Failed { error });
+        }
+    }
+
+    /// The server made a task of the call: the caller now follows the task.
+    fn call_became_task(&mut self, now: Millis, c: u64, task: Task, origin: Option<i64>) {
+        let Some(call) = self.calls.remove(&c) else { return };
+        let id = task.task_id.clone();
+        let entry = self.tasks.entry(id.clone()).or_default();
+        entry.origin = origin;
+        self.attach(&id, call.sub);
+        self.apply_snapshot(now, &id, task, Source::Create);
+        self.after_membership_change(now, &id);
+    }
+
+    /// Moves a call's subscription onto a task.
+    fn attach(&mut self, task_id: &str, sub: Option<SubId>) {
+        let Some(sub) = sub else { return };
+        if let Some(entry) = self.tasks.get_mut(task_id) {
+            entry.subs.insert(sub);
+            self.subs.insert(sub, Target::Task(task_id.to_owned()));
+        }
+    }
+
+    /// Draft `notifications/tasks/created`: the id is one we generated for a call in flight.
+    pub(crate) fn on_created(&mut self, now: Millis, task_id: &str) {
+        let found = self
+            .calls
+            .iter()
+            .find(|(_, call)| call.augmented && call.became.is_none() && call.task_id == task_id)
+            .map(|(c, _)| *c);
+        let Some(c) = found else { return };
+        let Some(call) = self.calls.get_mut(&c) else { return };
+        call.became = Some(task_id.to_owned());
+        let sub = call.sub.take();
+        let origin = call.req;
+        if let Some(n) = origin {
+            // The original request now runs as long as the task: no timeout.
+            self.timers.clear(&super::scheduler::Timer::Timeout(n));
+        }
+        let entry = self.tasks.entry(task_id.to_owned()).or_default();
+        entry.origin = origin;
+        self.attach(task_id, sub);
+        if self.tasks.get(task_id).is_some_and(|e| e.snapshot.is_none()) {
+            self.apply_snapshot(now, task_id, Task::new(task_id, TaskStatus::Submitted), Source::Create);
+        }
+        self.after_membership_change(now, task_id);
+    }
+
+    /// Modern MRTR: surface the input requests; re-send once all are answered.
+    fn call_needs_input(&mut self, now: Millis, c: u64, requests: Vec<InputRequest>, state: Option<Value>) {
+        let Some(call) = self.calls.get_mut(&c) else { return };
+        if let Some(n) = call.req.take() {
+            self.timers.clear(&super::scheduler::Timer::Timeout(n));
+        }
+        if call.sub.is_none() {
+            self.calls.remove(&c);
+            return;
+        }
+        if requests.is_empty() {
+            call.retry = Some((Value::Object(Map::new()), state));
+            return self.dispatch(now, Purpose::Call(c));
+        }
+        call.round = Some(Round { open: requests.iter().map(|r| r.key.clone()).collect(), responses: Map::new(), state });
+        for request in requests {
+            self.surface_input(None, request, Origin::Mrtr(c));
+        }
+    }
+
+    /// One MRTR answer; `None` = the host declined (the key is left out of `inputResponses`).
+    pub(crate) fn mrtr_answer(&mut self, now: Millis, c: u64, key: &str, value: Option<Value>) {
+        let Some(call) = self.calls.get_mut(&c) else { return };
+        if call.sub.is_none() {
+            self.calls.remove(&c);
+            return;
+        }
+        let Some(round) = call.round.as_mut() else { return };
+        if !round.open.remove(key) {
+            return;
+        }
+        if let Some(v) = value {
+            round.responses.insert(key.to_owned(), v);
+        }
+        if round.open.is_empty() {
+            if let Some(round) = call.round.take() {
+                call.retry = Some((Value::Object(round.responses), round.state));
+            }
+            self.dispatch(now, Purpose::Call(c));
+        }
+    }
+}

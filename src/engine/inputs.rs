@@ -1,0 +1,171 @@
+//! Input requests from the server (elicitation, sampling, roots): surfaced once as
+//! [`Event::Input`](super::api::Event::Input), answered through the dialect (a JSON-RPC response,
+//! modern `tasks/update`, or an MRTR retry).
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Value};
+
+use crate::protocol::dialect::Outgoing;
+use crate::protocol::model::InputRequest;
+use crate::protocol::jsonrpc::{codes, Id, Message, RpcError};
+
+use super::api::{Event, InputId, Millis, SendKey};
+use super::requests::{Failure, Purpose};
+use super::Engine;
+
+/// Server→client requests the host answers.
+const HOST_METHODS: [&str; 3] = ["elicitation/create", "sampling/createMessage", "roots/list"];
+
+/// Where an input request came from (decides how it is answered).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Origin {
+    /// A JSON-RPC request from the server (legacy, draft), by its id.
+    Server(Id),
+    /// A modern task's `inputRequests` entry.
+    Task,
+    /// A modern MRTR round of a call.
+    Mrtr(u64),
+}
+
+/// One input request the host has not answered yet (or whose answer is not delivered yet).
+#[derive(Debug)]
+pub(crate) struct Open {
+    task_id: Option<String>,
+    request: InputRequest,
+    origin: Origin,
+    answer: Option<Result<Value, RpcError>>,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct Inputs {
+    next: u64,
+    open: BTreeMap<InputId, Open>,
+}
+
+impl Inputs {
+    /// Forgets the open requests of a task that ended.
+    pub(crate) fn drop_task(&mut self, task_id: &str) {
+        self.open.retain(|_, o| o.task_id.as_deref() != Some(task_id));
+    }
+
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.open.len()
+    }
+}
+
+impl Engine {
+    pub(crate) fn surface_input(&mut self, task_id: Option<String>, request: InputRequest, origin: Origin) {
+        self.inputs.next += 1;
+        let id = InputId(self.inputs.next);
+        let open = Open { task_id: task_id.clone(), request: request.clone(), origin, answer: None };
+        self.inputs.open.insert(id, open);
+        self.emit(Event::Input { id, task_id, request });
+    }
+
+    /// A request from the server: `ping` is answered here, host methods are surfaced (once per
+    /// id while open), anything else is refused.
+    pub(crate) fn on_server_request(
+        &mut self,
+        now: Millis,
+        via: Option<SendKey>,
+        id: Id,
+        method: &str,
+        params: Option<Value>,
+    ) {
+        let _ = now;
+        if method == "ping" {
+            return self.respond(Message::Response { id, result: json!({}) });
+        }
+        if !HOST_METHODS.contains(&method) {
+            let error = RpcError::new(codes::METHOD_NOT_FOUND, format!("method not found: {method}"));
+            return self.respond(Message::Error { id: Some(id), error });
+        }
+        if self.inputs.open.values().any(|o| o.origin == Origin::Server(id.clone())) {
+            return;
+        }
+        let params = params.unwrap_or(Value::Null);
+        let related = self.session.codec_any().and_then(|c| c.related_task(&params));
+        // Without related-task `_meta`, the stream it came on may tell (a `tasks/result` stream).
+        let by_stream = via
+            .and_then(|k| self.reqs.keys.get(&k))
+            .and_then(|n| self.reqs.pending.get(n))
+            .and_then(|p| match &p.purpose {
+                Purpose::Result(t) => Some(t.clone()),
+                _ => None,
+            });
+        let request = InputRequest { key: id.to_string(), method: method.to_owned(), params };
+        self.surface_input(related.or(by_stream), request, Origin::Server(id));
+    }
+
+    fn respond(&mut self, msg: Message) {
+        let headers = match self.session.codec_any() {
+            Some(c) => c.message_headers(&self.session.info(), &msg),
+            None => Vec::new(),
+        };
+        self.send_message(&msg, headers);
+    }
+
+    pub(crate) fn answer(&mut self, now: Millis, id: InputId, answer: Result<Value, RpcError>) {
+        let Some(open) = self.inputs.open.get_mut(&id) else { return };
+        if open.answer.is_some() {
+            return;
+        }
+        if let Origin::Mrtr(c) = open.origin {
+            let key = open.request.key.clone();
+            self.inputs.open.remove(&id);
+            return self.mrtr_answer(now, c, &key, answer.ok());
+        }
+        open.answer = Some(answer);
+        self.dispatch(now, Purpose::Answer(id));
+    }
+
+    /// Sends a stored answer (the session is ready).
+    pub(crate) fn send_answer(&mut self, now: Millis, id: InputId) {
+        let Some(codec) = self.session.ready_codec() else { return };
+        let Some(open) = self.inputs.open.get(&id) else { return };
+        let Some(answer) = open.answer.clone() else { return };
+        let server_id = match &open.origin {
+            Origin::Server(x) => Some(x.clone()),
+            _ => None,
+        };
+        let task_id = open.task_id.clone();
+        let (msg, headers) = {
+            let si = self.session.info();
+            let msg = codec.build_input_answer(&si, task_id.as_deref(), &open.request, server_id.as_ref(), answer);
+            let headers = codec.message_headers(&si, &msg);
+            (msg, headers)
+        };
+        match msg {
+            Message::Request { method, params, .. } => {
+                let params = params.unwrap_or(Value::Null);
+                let out = Outgoing { method, params, headers, expects_response: true };
+                self.send(now, Purpose::Answer(id), out);
+            }
+            other => {
+                let key = self.send_message(&other, headers);
+                self.reqs.answers.insert(key, task_id.clone());
+                self.inputs.open.remove(&id);
+                if let Some(t) = task_id {
+                    self.poll_soon(now, &t);
+                }
+            }
+        }
+    }
+
+    /// The answer request (`tasks/update`) was acknowledged or failed.
+    pub(crate) fn on_answer_ack(&mut self, now: Millis, id: InputId, res: Result<Value, Failure>) {
+        let Some(open) = self.inputs.open.remove(&id) else { return };
+        if let Err(f) = res {
+            self.warn(open.task_id.clone(), f.client_error());
+            // Ask the host again when the task still lists the request.
+            if let Some(e) = open.task_id.as_ref().and_then(|t| self.tasks.get_mut(t)) {
+                e.input_keys.remove(&open.request.key);
+            }
+        }
+        if let Some(t) = open.task_id {
+            self.poll_soon(now, &t);
+        }
+    }
+}

@@ -1,0 +1,63 @@
+//! Push opt-in where the dialect needs one (modern `subscriptions/listen` naming the followed
+//! task ids): one listen stream at a time, re-opened at most every few seconds as the set changes.
+
+use super::api::{Millis, Output};
+use super::requests::Purpose;
+use super::scheduler::Timer;
+use super::Engine;
+
+/// Re-open the listen stream at most this often.
+const LISTEN_THROTTLE_MS: Millis = 5_000;
+
+#[derive(Debug, Default)]
+pub(crate) struct Listen {
+    /// The open listen request.
+    req: Option<i64>,
+    /// The task ids it names.
+    ids: Vec<String>,
+    last: Option<Millis>,
+}
+
+impl Engine {
+    /// The set of followed tasks may have changed.
+    pub(crate) fn listen_changed(&mut self, now: Millis) {
+        if !self.session.listens || !self.session.is_ready() {
+            return;
+        }
+        let at = self.listen.last.map_or(now, |l| now.max(l.saturating_add(LISTEN_THROTTLE_MS)));
+        self.timers.set_earlier(Timer::Listen, at);
+    }
+
+    fn followed(&self) -> Vec<String> {
+        let mut ids: Vec<String> =
+            self.tasks.iter().filter(|(_, e)| !e.subs.is_empty() && !e.is_terminal()).map(|(k, _)| k.clone()).collect();
+        ids.sort();
+        ids
+    }
+
+    pub(crate) fn send_listen(&mut self, now: Millis) {
+        let Some(codec) = self.session.ready_codec() else { return };
+        let ids = self.followed();
+        if self.listen.req.is_some() && ids == self.listen.ids {
+            return;
+        }
+        if let Some(old) = self.listen.req.take().and_then(|n| self.take_pending(n)) {
+            self.out.push_back(Output::Abort { key: old.key });
+        }
+        self.listen.ids.clone_from(&ids);
+        if ids.is_empty() {
+            return;
+        }
+        let Some(out) = codec.build_listen(&self.session.info(), &ids) else { return };
+        self.listen.last = Some(now);
+        self.listen.req = self.send(now, Purpose::Listen, out);
+    }
+
+    /// The listen stream ended: open it again later if tasks are still followed.
+    pub(crate) fn on_listen_end(&mut self, now: Millis) {
+        self.listen.req = None;
+        self.listen.ids.clear();
+        self.listen.last = Some(now);
+        self.listen_changed(now);
+    }
+}

@@ -1,0 +1,445 @@
+//! Task tracking: subscribing and leaving, applying snapshots (polls, pushes, create results),
+//! the poll loop (one status request in flight per task), result fetching, expiry, and GC.
+
+use serde_json::{json, Value};
+
+use crate::protocol::dialect::TaskNotice;
+use crate::protocol::model::{Outcome, Task, TaskStatus};
+
+use super::api::{ClientError, End, ErrorKind, Event, Millis, OpId, SubId};
+use super::inputs::Origin;
+use super::registry::{self, Fetch};
+use super::requests::{Failure, Purpose};
+use super::scheduler::{self, Timer, CATCH_UP_THROTTLE_MS};
+use super::Engine;
+
+/// JSON-RPC codes servers use for "no such task" (match on meaning; the raw code is kept).
+const GONE_CODES: [i64; 4] = [-32602, -32002, -32600, -32010];
+
+/// Where a snapshot came from (decides the next poll).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Source {
+    /// The create result (or a draft `created`): schedule the first poll.
+    Create,
+    /// A status poll: schedule the next one with backoff.
+    Poll,
+    /// A push: the next poll becomes a safety net.
+    Push,
+    /// Anything else (a cancel answer, a synthesized end): no rescheduling.
+    Other,
+}
+
+impl Engine {
+    /// Adds a subscriber to a task (creating the entry), replaying what is known.
+    pub(crate) fn subscribe(&mut self, now: Millis, task_id: &str, sub: SubId) {
+        let entry = self.tasks.entry(task_id.to_owned()).or_default();
+        entry.subs.insert(sub);
+        let snapshot = entry.snapshot.clone();
+        let terminal = entry.is_terminal();
+        let unknown = snapshot.is_none() && !entry.awaiting_created;
+        if let Some(task) = snapshot {
+            self.emit(Event::Status { sub, task });
+        }
+        if terminal {
+            self.settle(now, task_id);
+        } else if unknown {
+            self.poll_now(now, task_id);
+        } else {
+            self.poll_soon(now, task_id);
+        }
+        self.after_membership_change(now, task_id);
+    }
+
+    /// A subscriber left (its `Done` was already emitted).
+    pub(crate) fn leave(&mut self, now: Millis, task_id: &str, sub: SubId) {
+        if let Some(entry) = self.tasks.get_mut(task_id) {
+            entry.subs.remove(&sub);
+        }
+        self.after_membership_change(now, task_id);
+    }
+
+    /// Stops polling a task nobody follows (and schedules its GC), or cancels a pending GC.
+    pub(crate) fn after_membership_change(&mut self, now: Millis, task_id: &str) {
+        let Some(entry) = self.tasks.get(task_id) else { return };
+        if entry.subs.is_empty() {
+            self.timers.clear(&Timer::Poll(task_id.to_owned()));
+            self.timers.clear(&Timer::Deadline(task_id.to_owned()));
+            let gc = Timer::Gc(task_id.to_owned());
+            if self.timers.get(&gc).is_none() {
+                self.timers.set(gc, now.saturating_add(self.cfg.result_gc_ms));
+            }
+        } else {
+            self.timers.clear(&Timer::Gc(task_id.to_owned()));
+            if let Some(d) = entry.deadline.filter(|_| !entry.is_terminal()) {
+                self.timers.set(Timer::Deadline(task_id.to_owned()), d);
+            }
+        }
+        self.listen_changed(now);
+    }
+
+    /// Merges a snapshot and does what it implies: events, inputs, deadline, next poll, the end.
+    pub(crate) fn apply_snapshot(&mut self, now: Millis, task_id: &str, mut task: Task, src: Source) {
+        let Some(entry) = self.tasks.get_mut(task_id) else { return };
+        task.task_id = task_id.to_owned();
+        entry.known = true;
+        entry.awaiting_created = false;
+        let applied = registry::apply(entry, task);
+        let Some(snapshot) = entry.snapshot.clone() else { return };
+        let subs: Vec<SubId> = entry.subs.iter().copied().collect();
+        let mut fetch = false;
+        if let Some((_, to)) = applied.transition {
+            entry.poll.step = 0;
+            // Legacy: the server sends its input requests on the `tasks/result` stream.
+            fetch = to == TaskStatus::InputRequired
+                && self.session.fetches_results
+                && entry.result == Fetch::Idle
+                && !subs.is_empty();
+            if fetch {
+                entry.result = Fetch::Busy;
+            }
+        }
+        if let Some((from, to)) = applied.transition {
+            self.emit(Event::Transition { task_id: task_id.to_owned(), from, to, at: now });
+        }
+        if applied.visible_change {
+            for sub in &subs {
+                self.emit(Event::Status { sub: *sub, task: snapshot.clone() });
+            }
+        }
+        if fetch {
+            self.dispatch(now, Purpose::Result(task_id.to_owned()));
+        }
+        self.surface_task_inputs(task_id, &snapshot);
+        if snapshot.status.is_terminal() {
+            return self.settle(now, task_id);
+        }
+        let Some(entry) = self.tasks.get_mut(task_id) else { return };
+        let deadline = Timer::Deadline(task_id.to_owned());
+        match entry.deadline {
+            Some(d) if !subs.is_empty() => self.timers.set(deadline, d),
+            _ => self.timers.clear(&deadline),
+        }
+        if subs.is_empty() || entry.poll.in_flight {
+            return;
+        }
+        let interval = entry.server_interval();
+        let delay = match src {
+            Source::Create | Source::Poll => {
+                let d = scheduler::poll_delay(&mut self.rng, interval, entry.poll.step, self.visible);
+                entry.poll.step = entry.poll.step.saturating_add(1);
+                d
+            }
+            Source::Push => scheduler::safety_delay(interval, self.visible),
+            Source::Other => return,
+        };
+        self.timers.set(Timer::Poll(task_id.to_owned()), now.saturating_add(delay));
+    }
+
+    /// Modern `inputRequests`: each key surfaced once per task.
+    fn surface_task_inputs(&mut self, task_id: &str, snapshot: &Task) {
+        if snapshot.input_requests.is_empty() {
+            return;
+        }
+        let Some(entry) = self.tasks.get_mut(task_id) else { return };
+        if entry.subs.is_empty() {
+            return;
+        }
+        let fresh: Vec<_> =
+            snapshot.input_requests.iter().filter(|r| entry.input_keys.insert(r.key.clone())).cloned().collect();
+        for request in fresh {
+            self.surface_input(Some(task_id.to_owned()), request, Origin::Task);
+        }
+    }
+
+    /// A poll is due now (first poll of a watched id).
+    fn poll_now(&mut self, now: Millis, task_id: &str) {
+        self.timers.set(Timer::Poll(task_id.to_owned()), now);
+    }
+
+    /// A poll as soon as the server's interval allows (catch-up, after an answer or a cancel).
+    pub(crate) fn poll_soon(&mut self, now: Millis, task_id: &str) {
+        let Some(e) = self.tasks.get(task_id) else { return };
+        if e.subs.is_empty() || e.is_terminal() || e.poll.in_flight || e.awaiting_created {
+            return;
+        }
+        let floor = scheduler::floor(e.server_interval());
+        let at = e.poll.last_sent.map_or(now, |last| now.max(last.saturating_add(floor)));
+        self.timers.set_earlier(Timer::Poll(task_id.to_owned()), at);
+    }
+
+    /// One catch-up poll for every followed task (visible again, online again): at most every 5 s.
+    pub(crate) fn catch_up(&mut self, now: Millis) {
+        if !self.session.is_ready() {
+            return self.connect(now);
+        }
+        if self.last_catch_up.is_some_and(|t| now < t.saturating_add(CATCH_UP_THROTTLE_MS)) {
+            return;
+        }
+        self.last_catch_up = Some(now);
+        let mut ids: Vec<String> =
+            self.tasks.iter().filter(|(_, e)| !e.subs.is_empty() && !e.is_terminal()).map(|(k, _)| k.clone()).collect();
+        ids.sort();
+        for t in ids {
+            self.poll_soon(now, &t);
+        }
+    }
+
+    pub(crate) fn on_poll_timer(&mut self, now: Millis, task_id: &str) {
+        let Some(entry) = self.tasks.get_mut(task_id) else { return };
+        if entry.subs.is_empty() {
+            return;
+        }
+        if entry.is_terminal() {
+            return self.settle(now, task_id);
+        }
+        if entry.poll.in_flight || entry.awaiting_created {
+            return;
+        }
+        entry.poll.in_flight = true;
+        self.dispatch(now, Purpose::Get(task_id.to_owned()));
+    }
+
+    pub(crate) fn on_get(&mut self, now: Millis, task_id: &str, res: Result<Value, Failure>) {
+        let Some(entry) = self.tasks.get_mut(task_id) else { return };
+        entry.poll.in_flight = false;
+        let known = entry.known;
+        let parsed = match res {
+            Ok(v) => match self.session.codec_any().map(|c| c.parse_get(v)) {
+                Some(Ok(task)) => Ok(task),
+                Some(Err(e)) => Err(Failure::Transport {
+                    error: ClientError::new(ErrorKind::Protocol, e.to_string()),
+                    status: None,
+                    retry_after: None,
+                }),
+                None => return,
+            },
+            Err(f) => Err(f),
+        };
+        match parsed {
+            Ok(task) => {
+                if let Some(e) = self.tasks.get_mut(task_id) {
+                    e.poll.errors = 0;
+                }
+                self.apply_snapshot(now, task_id, task, Source::Poll);
+            }
+            Err(Failure::Rpc(e)) if GONE_CODES.contains(&e.code) => {
+                if known {
+                    self.expire(now, task_id);
+                } else {
+                    self.unknown_task(task_id, e.into());
+                }
+            }
+            Err(f) => self.poll_failed(now, task_id, f),
+        }
+    }
+
+    /// A poll failed: say so, and try again with backoff (until the deadline).
+    fn poll_failed(&mut self, now: Millis, task_id: &str, f: Failure) {
+        self.warn(Some(task_id.to_owned()), f.client_error());
+        let Some(e) = self.tasks.get_mut(task_id) else { return };
+        e.poll.errors = e.poll.errors.saturating_add(1);
+        if e.subs.is_empty() || e.is_terminal() {
+            return;
+        }
+        let delay = scheduler::error_delay(&mut self.rng, e.poll.errors, f.retry_after(), e.server_interval());
+        self.timers.set(Timer::Poll(task_id.to_owned()), now.saturating_add(delay));
+    }
+
+    /// A watched id the server never knew: its watchers fail.
+    fn unknown_task(&mut self, task_id: &str, error: ClientError) {
+        let Some(entry) = self.tasks.remove(task_id) else { return };
+        self.clear_task_timers(task_id);
+        for sub in entry.subs {
+            self.done(sub, Some(task_id.to_owned()), End::Failed { error: error.clone() });
+        }
+    }
+
+    pub(crate) fn on_result(&mut self, now: Millis, task_id: &str, res: Result<Value, Failure>) {
+        let Some(entry) = self.tasks.get_mut(task_id) else { return };
+        entry.result = Fetch::Idle;
+        let terminal = entry.is_terminal();
+        match res {
+            Ok(result) => {
+                entry.result_errors = 0;
+                self.task_outcome(now, task_id, Outcome::Result { result });
+            }
+            Err(Failure::Rpc(error)) if terminal => self.task_outcome(now, task_id, Outcome::Error { error }),
+            // Answered early (not ready yet): polling goes on and fetches again at the end.
+            Err(Failure::Rpc(_)) => self.poll_soon(now, task_id),
+            Err(f) => {
+                entry.result_errors = entry.result_errors.saturating_add(1);
+                let errors = entry.result_errors;
+                self.warn(Some(task_id.to_owned()), f.client_error());
+                if terminal {
+                    let delay = scheduler::error_delay(&mut self.rng, errors, f.retry_after(), None);
+                    self.timers.set(Timer::Poll(task_id.to_owned()), now.saturating_add(delay));
+                } else {
+                    self.poll_soon(now, task_id);
+                }
+            }
+        }
+    }
+
+    /// The dialect has no `tasks/result`: finish with what is known.
+    pub(crate) fn result_unavailable(&mut self, now: Millis, task_id: &str) {
+        if let Some(e) = self.tasks.get_mut(task_id) {
+            e.result = Fetch::Idle;
+        }
+        self.settle(now, task_id);
+    }
+
+    /// The outcome arrived (result fetch, or the original response): it ends the task.
+    pub(crate) fn task_outcome(&mut self, now: Millis, task_id: &str, outcome: Outcome) {
+        let Some(entry) = self.tasks.get_mut(task_id) else { return };
+        if entry.outcome.is_none() {
+            entry.outcome = Some(outcome.clone());
+        }
+        if entry.is_terminal() {
+            return self.settle(now, task_id);
+        }
+        // A result only comes once the task ended: record the end we can infer.
+        let mut task = entry.snapshot.clone().unwrap_or_else(|| Task::new(task_id, TaskStatus::Working));
+        task.status = match outcome {
+            Outcome::Result { .. } => TaskStatus::Completed,
+            Outcome::Error { .. } => TaskStatus::Failed,
+        };
+        task.outcome = Some(outcome);
+        task.input_requests.clear();
+        self.apply_snapshot(now, task_id, task, Source::Other);
+    }
+
+    /// The task is terminal: fetch its result once if needed, else hand every subscriber its `Done`.
+    pub(crate) fn settle(&mut self, now: Millis, task_id: &str) {
+        let fetches = self.session.fetches_results;
+        let Some(entry) = self.tasks.get_mut(task_id) else { return };
+        if !entry.is_terminal() {
+            return;
+        }
+        self.timers.clear(&Timer::Poll(task_id.to_owned()));
+        self.timers.clear(&Timer::Deadline(task_id.to_owned()));
+        if entry.subs.is_empty() {
+            return self.after_membership_change(now, task_id);
+        }
+        let status = entry.status();
+        let needs_fetch = fetches
+            && entry.outcome.is_none()
+            && matches!(status, Some(TaskStatus::Completed) | Some(TaskStatus::Failed));
+        if needs_fetch {
+            if entry.result == Fetch::Idle {
+                entry.result = Fetch::Busy;
+                self.dispatch(now, Purpose::Result(task_id.to_owned()));
+            }
+            return;
+        }
+        if let Some(snap) = entry.snapshot.as_mut() {
+            if snap.outcome.is_none() {
+                snap.outcome = entry.outcome.clone();
+            }
+        }
+        let task = entry.snapshot.clone();
+        let outcome = entry.outcome.clone();
+        let subs = std::mem::take(&mut entry.subs);
+        self.inputs.drop_task(task_id);
+        for sub in subs {
+            let end = End::Finished { task: task.clone(), outcome: outcome.clone() };
+            self.done(sub, Some(task_id.to_owned()), end);
+        }
+        self.after_membership_change(now, task_id);
+    }
+
+    /// Client-side end: the deadline passed, or the server forgot a task it knew.
+    fn expire(&mut self, now: Millis, task_id: &str) {
+        let Some(entry) = self.tasks.get(task_id) else { return };
+        if entry.is_terminal() {
+            return;
+        }
+        let mut task = entry.snapshot.clone().unwrap_or_else(|| Task::new(task_id, TaskStatus::Expired));
+        task.status = TaskStatus::Expired;
+        task.input_requests.clear();
+        self.apply_snapshot(now, task_id, task, Source::Other);
+    }
+
+    pub(crate) fn on_deadline(&mut self, now: Millis, task_id: &str) {
+        if self.tasks.get(task_id).is_some_and(|e| e.deadline.is_some_and(|d| d <= now)) {
+            self.expire(now, task_id);
+        }
+    }
+
+    /// Drops a task nobody follows any more (unless a request about it is still out).
+    pub(crate) fn on_gc(&mut self, now: Millis, task_id: &str) {
+        let Some(entry) = self.tasks.get(task_id) else { return };
+        if !entry.subs.is_empty() {
+            return;
+        }
+        let busy = self.reqs.pending.values().any(|p| match &p.purpose {
+            Purpose::Get(t) | Purpose::Result(t) => t == task_id,
+            _ => false,
+        });
+        if busy || entry.poll.in_flight {
+            let at = now.saturating_add(self.cfg.request_timeout_ms.max(1));
+            return self.timers.set(Timer::Gc(task_id.to_owned()), at);
+        }
+        self.tasks.remove(task_id);
+        self.clear_task_timers(task_id);
+        self.inputs.drop_task(task_id);
+    }
+
+    fn clear_task_timers(&mut self, task_id: &str) {
+        for t in [Timer::Poll(task_id.to_owned()), Timer::Deadline(task_id.to_owned()), Timer::Gc(task_id.to_owned())] {
+            self.timers.clear(&t);
+        }
+    }
+
+    /// A server notification: task pushes of every dialect, tools-list changes.
+    pub(crate) fn on_notification(&mut self, now: Millis, method: &str, params: Option<&Value>) {
+        if method == "notifications/tools/list_changed" {
+            return self.tools.invalidate();
+        }
+        let Some(codec) = self.session.codec_any() else { return };
+        match codec.parse_notification(method, params) {
+            Some(TaskNotice::Status(task)) => {
+                let id = task.task_id.clone();
+                if self.tasks.contains_key(&id) {
+                    self.apply_snapshot(now, &id, task, Source::Push);
+                }
+            }
+            Some(TaskNotice::Created { task_id }) => self.on_created(now, &task_id),
+            None => {}
+        }
+    }
+
+    pub(crate) fn on_cancel(&mut self, now: Millis, op: OpId, task_id: &str, res: Result<Value, Failure>) {
+        match res {
+            Ok(v) => {
+                let snapshot = self.session.codec_any().and_then(|c| c.parse_get(v.clone()).ok());
+                self.reply(op, Ok(v));
+                if let Some(task) = snapshot.filter(|t| t.task_id == task_id) {
+                    if self.tasks.contains_key(task_id) {
+                        self.apply_snapshot(now, task_id, task, Source::Other);
+                    }
+                }
+                self.poll_soon(now, task_id);
+            }
+            Err(f) => self.reply(op, Err(f.client_error())),
+        }
+    }
+
+    pub(crate) fn on_list(&mut self, op: OpId, res: Result<Value, Failure>) {
+        let page = match res {
+            Ok(v) => self.session.codec_any().map(|c| c.parse_list(v)),
+            Err(f) => return self.reply(op, Err(f.client_error())),
+        };
+        match page {
+            Some(Ok((tasks, next))) => {
+                let tasks = serde_json::to_value(&tasks).unwrap_or_default();
+                let mut reply = json!({ "tasks": tasks });
+                if let (Some(c), Some(obj)) = (next, reply.as_object_mut()) {
+                    obj.insert("nextCursor".into(), Value::from(c));
+                }
+                self.reply(op, Ok(reply));
+            }
+            Some(Err(e)) => self.reply(op, Err(ClientError::new(ErrorKind::Protocol, e.to_string()))),
+            None => self.reply(op, Err(ClientError::new(ErrorKind::Protocol, "no dialect"))),
+        }
+    }
+}

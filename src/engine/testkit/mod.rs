@@ -1,0 +1,305 @@
+//! Test scaffolding shared by every engine test: a virtual clock, a fake server per dialect, and
+//! a loop that delivers the server's answers with latency and records what the engine did,
+//! checking the "≤ 1 status request in flight per task" invariant as it goes.
+
+pub(crate) mod server;
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde_json::{json, Value};
+
+use crate::protocol::model::{Dialect, TaskStatus};
+
+use super::api::{
+    CallOptions, Config, DialectChoice, End, Event, Input, Millis, OpId, Output, SendKey, SubId,
+};
+use super::rng::Rng;
+use super::Engine;
+pub(crate) use server::FakeServer;
+
+/// A fixed start time (2025-06-15).
+pub(crate) const T0: Millis = 1_750_000_000_000;
+
+/// One transmission the engine made.
+#[derive(Debug, Clone)]
+pub(crate) struct Sent {
+    pub(crate) at: Millis,
+    pub(crate) method: String,
+    pub(crate) task_id: Option<String>,
+}
+
+/// Engine + fake server + virtual time.
+pub(crate) struct Harness {
+    pub(crate) engine: Engine,
+    pub(crate) server: FakeServer,
+    pub(crate) now: Millis,
+    pub(crate) events: Vec<Event>,
+    pub(crate) sent: Vec<Sent>,
+    pub(crate) session_ends: usize,
+    pub(crate) listens: usize,
+    queue: BTreeMap<(Millis, u64), Input>,
+    seq: u64,
+    wake: Millis,
+    rng: Rng,
+    /// Delivery latency bounds (ms).
+    pub(crate) latency: (Millis, Millis),
+    /// Answer every input request at once with an accepting elicitation result.
+    pub(crate) auto_answer: bool,
+    /// Keep the event log (off for long simulations).
+    pub(crate) record: bool,
+    inflight_get: HashMap<String, SendKey>,
+    get_keys: HashMap<SendKey, String>,
+    pub(crate) violations: Vec<String>,
+}
+
+impl Harness {
+    pub(crate) fn new(choice: DialectChoice, server: Dialect, seed: u64) -> Self {
+        let cfg = Config { dialect: choice, ..Config::default() };
+        Self::with_config(cfg, server, seed)
+    }
+
+    pub(crate) fn with_config(cfg: Config, server: Dialect, seed: u64) -> Self {
+        Self {
+            engine: Engine::new(cfg, seed, T0),
+            server: FakeServer::new(server, seed),
+            now: T0,
+            events: Vec::new(),
+            sent: Vec::new(),
+            session_ends: 0,
+            listens: 0,
+            queue: BTreeMap::new(),
+            seq: 0,
+            wake: T0,
+            rng: Rng::new(seed.wrapping_mul(31).wrapping_add(7)),
+            latency: (5, 30),
+            auto_answer: true,
+            record: true,
+            inflight_get: HashMap::new(),
+            get_keys: HashMap::new(),
+            violations: Vec::new(),
+        }
+    }
+
+    /// Drains the engine's outputs at the current time.
+    pub(crate) fn pump(&mut self) {
+        loop {
+            match self.engine.poll_output(self.now) {
+                Output::Wake(at) => {
+                    self.wake = at;
+                    return;
+                }
+                Output::Transmit(t) => {
+                    let parsed: Value = serde_json::from_str(&t.body).unwrap_or(Value::Null);
+                    let method = parsed.get("method").and_then(Value::as_str).unwrap_or("(response)").to_owned();
+                    let task_id =
+                        parsed.get("params").and_then(|p| p.get("taskId")).and_then(Value::as_str).map(str::to_owned);
+                    if method == "tasks/get" {
+                        if let Some(task) = &task_id {
+                            if self.inflight_get.insert(task.clone(), t.key).is_some() {
+                                self.violations.push(format!("two tasks/get in flight for {task} at {}", self.now));
+                            }
+                            self.get_keys.insert(t.key, task.clone());
+                        }
+                    }
+                    if self.record || method != "tasks/get" {
+                        self.sent.push(Sent { at: self.now, method, task_id });
+                    }
+                    let replies = self.server.handle(self.now, &t);
+                    self.schedule(replies);
+                }
+                Output::Abort { key } => {
+                    self.server.abort(key);
+                    self.clear_get(key);
+                }
+                Output::Listen { .. } => self.listens += 1,
+                Output::EndSession { .. } => self.session_ends += 1,
+                Output::Event(e) => {
+                    if let (true, Event::Input { id, .. }) = (self.auto_answer, &e) {
+                        let id = *id;
+                        self.engine.answer_input(self.now, id, Ok(json!({ "action": "accept", "content": { "name": "x" } })));
+                    }
+                    if self.record || matches!(e, Event::Done { .. }) {
+                        self.events.push(e);
+                    }
+                }
+            }
+        }
+    }
+
+    fn schedule(&mut self, replies: server::Replies) {
+        if replies.is_empty() {
+            return;
+        }
+        let latency = self.rng.between(self.latency.0, self.latency.1);
+        for (delay, input) in replies {
+            self.seq += 1;
+            self.queue.insert((self.now + latency + delay, self.seq), input);
+        }
+    }
+
+    fn clear_get(&mut self, key: SendKey) {
+        if let Some(task) = self.get_keys.remove(&key) {
+            if self.inflight_get.get(&task) == Some(&key) {
+                self.inflight_get.remove(&task);
+            }
+        }
+    }
+
+    fn deliver(&mut self, input: Input) {
+        match &input {
+            Input::Message { via: Some(k), .. } | Input::Ended { key: k } | Input::Failed { key: k, .. } => {
+                self.clear_get(*k)
+            }
+            _ => {}
+        }
+        self.engine.handle_input(self.now, input);
+    }
+
+    /// Runs the world until `until` (virtual ms).
+    pub(crate) fn run_until(&mut self, until: Millis) {
+        for _ in 0..50_000_000u64 {
+            self.pump();
+            let next_delivery = self.queue.keys().next().map(|(t, _)| *t);
+            let next = [Some(self.wake), next_delivery, self.server.next_event(self.now)]
+                .into_iter()
+                .flatten()
+                .min()
+                .unwrap_or(u64::MAX)
+                .max(self.now);
+            if next > until {
+                self.now = until;
+                let replies = self.server.advance(self.now);
+                self.schedule(replies);
+                self.pump();
+                return;
+            }
+            self.now = next;
+            while let Some(entry) = self.queue.first_entry() {
+                if entry.key().0 > self.now {
+                    break;
+                }
+                let input = entry.remove();
+                self.deliver(input);
+            }
+            let replies = self.server.advance(self.now);
+            self.schedule(replies);
+        }
+        self.violations.push("the simulation did not settle".into());
+    }
+
+    pub(crate) fn run_for(&mut self, ms: Millis) {
+        self.run_until(self.now + ms);
+    }
+
+    /// Feeds an input directly (as the driver would).
+    pub(crate) fn input(&mut self, input: Input) {
+        self.deliver(input);
+        self.pump();
+    }
+
+    pub(crate) fn call(&mut self, tool: &str, args: Value) -> SubId {
+        self.call_with(tool, args, CallOptions::default())
+    }
+
+    pub(crate) fn call_with(&mut self, tool: &str, args: Value, opts: CallOptions) -> SubId {
+        let sub = self.engine.call_tool(self.now, tool, args, opts);
+        self.pump();
+        sub
+    }
+
+    pub(crate) fn watch(&mut self, task_id: &str) -> SubId {
+        let sub = self.engine.watch(self.now, task_id);
+        self.pump();
+        sub
+    }
+
+    pub(crate) fn unsubscribe(&mut self, sub: SubId) {
+        self.engine.unsubscribe(self.now, sub);
+        self.pump();
+    }
+
+    // ----- reading the record -----
+
+    pub(crate) fn dones(&self, sub: SubId) -> Vec<&End> {
+        self.events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Done { sub: s, end, .. } if *s == sub => Some(end),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The one `Done` of a subscription (test failure when there is not exactly one).
+    pub(crate) fn done(&self, sub: SubId) -> End {
+        let all = self.dones(sub);
+        assert_eq!(all.len(), 1, "expected exactly one Done for {sub:?}, got {all:?}");
+        all[0].clone()
+    }
+
+    pub(crate) fn statuses(&self, sub: SubId) -> Vec<TaskStatus> {
+        let mut out: Vec<TaskStatus> = Vec::new();
+        for e in &self.events {
+            if let Event::Status { sub: s, task } = e {
+                if *s == sub && out.last() != Some(&task.status) {
+                    out.push(task.status);
+                }
+            }
+        }
+        out
+    }
+
+    /// The task id a subscription follows (from its Status events).
+    pub(crate) fn task_of(&self, sub: SubId) -> Option<String> {
+        self.events.iter().find_map(|e| match e {
+            Event::Status { sub: s, task } if *s == sub => Some(task.task_id.clone()),
+            _ => None,
+        })
+    }
+
+    pub(crate) fn transitions(&self, task_id: &str) -> Vec<(Option<TaskStatus>, TaskStatus)> {
+        self.events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Transition { task_id: t, from, to, .. } if t == task_id => Some((*from, *to)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    pub(crate) fn reply(&self, op: OpId) -> Option<Result<Value, super::api::ClientError>> {
+        self.events.iter().find_map(|e| match e {
+            Event::Reply { op: o, result } if *o == op => Some(result.clone()),
+            _ => None,
+        })
+    }
+
+    pub(crate) fn count(&self, method: &str) -> usize {
+        self.sent.iter().filter(|s| s.method == method).count()
+    }
+
+    pub(crate) fn inputs_seen(&self) -> usize {
+        self.events.iter().filter(|e| matches!(e, Event::Input { .. })).count()
+    }
+
+    /// Every `tasks/get` the server processed for a task was at least `interval` after the last.
+    pub(crate) fn check_poll_spacing(&self, interval_of: impl Fn(&str) -> Option<Millis>) -> Result<(), String> {
+        for (task, times) in &self.server.gets {
+            let floor = interval_of(task).unwrap_or(0);
+            for w in times.windows(2) {
+                if w[1] - w[0] < floor {
+                    return Err(format!("{task}: polls {} ms apart, interval {floor}", w[1] - w[0]));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Nothing is left in the engine's memory for tasks, calls, inputs or subscriptions.
+    pub(crate) fn engine_is_empty(&self) -> bool {
+        self.engine.tasks.is_empty()
+            && self.engine.calls.is_empty()
+            && self.engine.subs.is_empty()
+            && self.engine.inputs.len() == 0
+    }
+}

@@ -1,0 +1,207 @@
+//! The cached `tools/list` and the task-augmentation policy for `tools/call`.
+//!
+//! Policy (decided client-side, because servers answer violations inconsistently):
+//! - a tool's `execution.taskSupport`: `required` → always augment (`never` is refused),
+//!   `forbidden` → never (`always` is refused), `optional` → the caller's choice (default: augment);
+//! - no `taskSupport`: from protocol 2025-11-25 on this means `forbidden`, so only an explicit
+//!   `always` augments; before 2025-11-25 (the draft era) the field did not exist and the
+//!   server's `tasks.requests.tools.call` capability alone decides `auto`;
+//! - a server whose `tasks.requests` omits `tools.call` refuses task-augmented calls (`always` on a
+//!   tool without `required` is refused); one advertising `tasks: {}` without `requests` (rmcp 2.0)
+//!   is taken at its tools' word: `required`/`optional` tools are augmented;
+//! - in a dialect where the server alone decides (modern), nothing is asked and nothing refused.
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::{json, Value};
+
+use super::api::{Augment, ClientError, ErrorKind, Millis, OpId};
+use super::requests::{Failure, Purpose};
+use super::Engine;
+
+/// The protocol version from which tools declare `execution.taskSupport`.
+const TOOL_LEVEL_SUPPORT_SINCE: &str = "2025-11-25";
+/// Stop paging a `tools/list` that never ends.
+const MAX_PAGES: u32 = 100;
+
+/// A tool's declared task support.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Support {
+    Forbidden,
+    Optional,
+    Required,
+    Unspecified,
+}
+
+/// The tools cache and who waits for it.
+#[derive(Debug, Default)]
+pub(crate) struct Tools {
+    /// A `tools/list` was completed (or failed: calls then proceed without tool knowledge).
+    pub(crate) loaded: bool,
+    fetching: bool,
+    pages: u32,
+    seen_cursors: HashSet<String>,
+    acc: Vec<Value>,
+    by_name: HashMap<String, Value>,
+    /// Calls waiting for the cache.
+    pub(crate) waiting: Vec<u64>,
+    /// `list_tools` operations waiting for the listing.
+    pub(crate) ops: Vec<OpId>,
+}
+
+impl Tools {
+    pub(crate) fn support(&self, name: &str) -> Support {
+        let word = self
+            .by_name
+            .get(name)
+            .and_then(|t| t.get("execution"))
+            .and_then(|e| e.get("taskSupport"))
+            .and_then(Value::as_str);
+        match word {
+            Some("forbidden") => Support::Forbidden,
+            Some("optional") => Support::Optional,
+            Some("required") => Support::Required,
+            _ => Support::Unspecified,
+        }
+    }
+
+    pub(crate) fn input_schema(&self, name: &str) -> Option<&Value> {
+        self.by_name.get(name)?.get("inputSchema")
+    }
+
+    /// The tools list changed on the server: fetch again before the next call.
+    pub(crate) fn invalidate(&mut self) {
+        if !self.fetching {
+            self.loaded = false;
+        }
+    }
+}
+
+fn refused(msg: &str) -> ClientError {
+    ClientError::new(ErrorKind::InvalidInput, msg)
+}
+
+/// Whether to ask for a task; `support` is `None` for requests other than `tools/call`.
+pub(crate) fn decide(
+    server_caps: &Value,
+    protocol_version: &str,
+    support: Option<Support>,
+    choice: Augment,
+    augments: bool,
+) -> Result<bool, ClientError> {
+    if !augments {
+        return Ok(false);
+    }
+    let Some(support) = support else { return Ok(choice == Augment::Always) };
+    let tasks = server_caps.get("tasks");
+    let requests = tasks.and_then(|t| t.get("requests"));
+    let server_refuses = requests.is_some_and(|r| r.get("tools").and_then(|t| t.get("call")).is_none());
+    let server_offers = requests.and_then(|r| r.get("tools")).and_then(|t| t.get("call")).is_some();
+    let tool_level = !protocol_version.is_empty() && protocol_version >= TOOL_LEVEL_SUPPORT_SINCE;
+    match (support, choice) {
+        (Support::Required, Augment::Never) => Err(refused("this tool requires a task (execution.taskSupport = required)")),
+        (Support::Required, _) => Ok(true),
+        (Support::Forbidden, Augment::Always) => Err(refused("this tool forbids tasks (execution.taskSupport = forbidden)")),
+        (Support::Forbidden, _) | (_, Augment::Never) => Ok(false),
+        (_, Augment::Always) if server_refuses => Err(refused("the server does not accept task-augmented tools/call")),
+        (Support::Optional, _) => Ok(!server_refuses),
+        (Support::Unspecified, Augment::Always) => Ok(true),
+        (Support::Unspecified, Augment::Auto) => Ok(!tool_level && server_offers),
+    }
+}
+
+impl Engine {
+    /// Starts a `tools/list` (all pages) unless one is running; `force` refetches a loaded cache.
+    pub(crate) fn fetch_tools(&mut self, now: Millis, force: bool) {
+        if self.tools.fetching || (self.tools.loaded && !force) {
+            return;
+        }
+        self.tools.fetching = true;
+        self.tools.pages = 0;
+        self.tools.acc.clear();
+        self.tools.seen_cursors.clear();
+        self.dispatch(now, Purpose::Tools { cursor: None });
+    }
+
+    pub(crate) fn on_tools_page(&mut self, now: Millis, res: Result<Value, Failure>) {
+        let page = match res {
+            Ok(v) => v,
+            Err(f) => return self.tools_failed(now, f.client_error()),
+        };
+        let Some(items) = page.get("tools").and_then(Value::as_array) else {
+            return self.tools_failed(now, ClientError::new(ErrorKind::Protocol, "tools/list result without `tools`"));
+        };
+        self.tools.acc.extend(items.iter().cloned());
+        self.tools.pages += 1;
+        let next = page.get("nextCursor").and_then(Value::as_str).map(str::to_owned);
+        if let Some(cursor) = next {
+            if self.tools.pages < MAX_PAGES && self.tools.seen_cursors.insert(cursor.clone()) {
+                return self.dispatch(now, Purpose::Tools { cursor: Some(cursor) });
+            }
+        }
+        let all = std::mem::take(&mut self.tools.acc);
+        self.tools.by_name = all
+            .iter()
+            .filter_map(|t| Some((t.get("name")?.as_str()?.to_owned(), t.clone())))
+            .collect();
+        self.tools_settled(now, Ok(json!({ "tools": all })));
+    }
+
+    /// The listing failed: waiting operations get the error; waiting calls go on without it.
+    pub(crate) fn tools_failed(&mut self, now: Millis, error: ClientError) {
+        self.warn(None, error.clone());
+        self.tools_settled(now, Err(error));
+    }
+
+    fn tools_settled(&mut self, now: Millis, result: Result<Value, ClientError>) {
+        self.tools.fetching = false;
+        self.tools.loaded = true;
+        for op in std::mem::take(&mut self.tools.ops) {
+            self.reply(op, result.clone());
+        }
+        for c in std::mem::take(&mut self.tools.waiting) {
+            self.dispatch(now, Purpose::Call(c));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const V25: &str = "2025-11-25";
+
+    #[test]
+    fn tool_level_support_rules() {
+        let caps = json!({ "tasks": { "requests": { "tools": { "call": {} } } } });
+        let d = |s, c| decide(&caps, V25, Some(s), c, true);
+        assert_eq!(d(Support::Required, Augment::Auto), Ok(true));
+        assert!(d(Support::Required, Augment::Never).is_err());
+        assert_eq!(d(Support::Forbidden, Augment::Auto), Ok(false));
+        assert!(d(Support::Forbidden, Augment::Always).is_err());
+        assert_eq!(d(Support::Optional, Augment::Auto), Ok(true));
+        assert_eq!(d(Support::Optional, Augment::Never), Ok(false));
+        assert_eq!(d(Support::Unspecified, Augment::Auto), Ok(false));
+        assert_eq!(d(Support::Unspecified, Augment::Always), Ok(true));
+    }
+
+    #[test]
+    fn server_capabilities_and_eras() {
+        let no_tools_call = json!({ "tasks": { "requests": {} } });
+        assert_eq!(decide(&no_tools_call, V25, Some(Support::Optional), Augment::Auto, true), Ok(false));
+        assert!(decide(&no_tools_call, V25, Some(Support::Optional), Augment::Always, true).is_err());
+        // rmcp 2.0: `tasks: {}` — the tools' word counts.
+        let bare = json!({ "tasks": {} });
+        assert_eq!(decide(&bare, V25, Some(Support::Optional), Augment::Auto, true), Ok(true));
+        assert_eq!(decide(&bare, V25, Some(Support::Required), Augment::Auto, true), Ok(true));
+        // Draft era: no tool-level field; the capability decides.
+        let draft = json!({ "tasks": { "requests": { "tools": { "call": true } } } });
+        assert_eq!(decide(&draft, "2025-06-18", Some(Support::Unspecified), Augment::Auto, true), Ok(true));
+        assert_eq!(decide(&json!({}), "2025-06-18", Some(Support::Unspecified), Augment::Auto, true), Ok(false));
+        // The server decides alone: never ask, never refuse.
+        assert_eq!(decide(&no_tools_call, V25, Some(Support::Forbidden), Augment::Always, false), Ok(false));
+        // Other requests: only on explicit request.
+        assert_eq!(decide(&draft, V25, None, Augment::Auto, true), Ok(false));
+        assert_eq!(decide(&draft, V25, None, Augment::Always, true), Ok(true));
+    }
+}

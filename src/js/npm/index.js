@@ -1,0 +1,22 @@
+// Entry for browsers, workers, bundlers and Electron renderers: the module is fetched from next to
+// this file on first use (or pass the wasm bytes / URL / Response to `init`).
+import initWasm, * as wasm from "./mcp_task_client.js";
+import { McpTaskError, install, patch } from "./extras.js";
+
+let ready;
+
+/** Loads the WebAssembly module once; `McpTaskClient.connect` calls it for you. */
+export default function init(input) {
+  ready ??= initWasm(input === undefined ? undefined : { module_or_path: input }).then(() => install(wasm));
+  return ready;
+}
+
+patch(wasm);
+const connect = wasm.McpTaskClient.connect;
+wasm.McpTaskClient.connect = async function (url, options) {
+  await init();
+  return connect.call(this, url, options);
+};
+
+export * from "./mcp_task_client.js";
+export { McpTaskError };

@@ -1,0 +1,15 @@
+// Entry for Node (>= 20) and Electron's main process: the module is read from disk and
+// instantiated synchronously at import.
+import { readFile } from "node:fs/promises";
+import * as wasm from "./mcp_task_client.js";
+import { McpTaskError, install, patch } from "./extras.js";
+
+wasm.initSync({ module: await readFile(new URL("./mcp_task_client_bg.wasm", import.meta.url)) });
+install(wasm);
+patch(wasm);
+
+/** Already done at import in Node; kept so the same code runs everywhere. */
+export default async function init() {}
+
+export * from "./mcp_task_client.js";
+export { McpTaskError };

@@ -1,0 +1,69 @@
+// node --test tests/servers/: every flow of tests/fixtures/transcripts/record.mjs (--check: nothing written)
+// against each of our task servers, plus the launcher's contract. Needs tests/servers/install.sh to have run.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startServer } from './launch.mjs';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const RECORD = join(HERE, '..', 'fixtures', 'transcripts', 'record.mjs');
+
+function runRecorder(server) {
+    return new Promise((resolve, reject) => {
+        const child = spawn(process.execPath, [RECORD, '--check', '--servers', server], { stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        child.stdout.on('data', d => (out += d));
+        child.stderr.on('data', d => (out += d));
+        const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+        child.on('error', reject);
+        child.on('exit', code => {
+            clearTimeout(timer);
+            resolve({ code, out });
+        });
+    });
+}
+
+for (const server of ['ts-sdk', 'python-http', 'python-ws']) {
+    test(`${server}: every task flow behaves as recorded`, { timeout: 130_000 }, async () => {
+        const { code, out } = await runRecorder(server);
+        assert.equal(code, 0, out);
+        assert.match(out, /\d+ passed, 0 failed/);
+    });
+}
+
+for (const kind of ['ts-sdk', 'python-http']) {
+    test(`${kind}: launcher contract, CORS, stats`, { timeout: 30_000 }, async () => {
+        const s = await startServer(kind);
+        try {
+            assert.match(s.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+            const pre = await fetch(s.url, {
+                method: 'OPTIONS',
+                headers: { origin: 'http://localhost:1234', 'access-control-request-method': 'POST', 'access-control-request-headers': 'mcp-session-id,mcp-protocol-version,authorization' }
+            });
+            assert.ok(pre.status === 200 || pre.status === 204, `preflight ${pre.status}`);
+            assert.equal(pre.headers.get('access-control-allow-origin'), 'http://localhost:1234');
+            assert.match(pre.headers.get('access-control-allow-headers') ?? '', /mcp-session-id/i);
+            const init = await fetch(s.url, {
+                method: 'POST',
+                headers: { origin: 'http://localhost:1234', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+                body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } } })
+            });
+            assert.equal(init.status, 200);
+            assert.match(init.headers.get('access-control-expose-headers') ?? '', /mcp-session-id/i);
+            assert.ok(init.headers.get('mcp-session-id'));
+            await init.text();
+            const stats = await (await fetch(s.statsUrl)).json();
+            assert.equal(stats.byMethod.initialize, 1);
+            assert.deepEqual(stats.tasksGetByTask, {});
+            assert.equal(stats.requests[0].method, 'initialize');
+            await fetch(s.statsUrl.replace(/\/stats$/, '/stats/reset'), { method: 'POST' });
+            assert.deepEqual(await (await fetch(s.statsUrl)).json(), { byMethod: {}, tasksGetByTask: {}, requests: [] });
+        } finally {
+            await s.stop();
+        }
+        const { code } = await s.exited;
+        assert.equal(code, 0, 'exits cleanly on SIGTERM');
+    });
+}
