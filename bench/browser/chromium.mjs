@@ -64,6 +64,21 @@ async function heap(cdp, page) {
   return { js: usedSize, wasm };
 }
 
+/** Sampled main-thread time in a CPU profile: JS (incl. wasm) and GC, excluding idle and "(program)". */
+function profileBusy(profile) {
+  const kind = new Map(profile.nodes.map((n) => [n.id, n.callFrame.functionName]));
+  let js = 0;
+  let gc = 0;
+  const { samples = [], timeDeltas = [] } = profile;
+  for (let i = 0; i < samples.length; i++) {
+    const dt = (timeDeltas[i + 1] ?? 0) / 1000;
+    const k = kind.get(samples[i]);
+    if (k === "(idle)" || k === "(program)" || k === "(root)") continue;
+    if (k === "(garbage collector)") gc += dt; else js += dt;
+  }
+  return { js, gc };
+}
+
 async function scriptSeconds(cdp) {
   const { metrics } = await cdp.send("Performance.getMetrics");
   const m = Object.fromEntries(metrics.map((x) => [x.name, x.value]));
@@ -86,11 +101,16 @@ export async function scaleFigure(chrome, { staticUrl, stack, dialect, server, n
     await page.waitForTimeout(1000);
     const after = await heap(cdp, page);
     const timers = await page.evaluate(() => window.__liveTimers());
+    await cdp.send("Profiler.enable");
+    await cdp.send("Profiler.setSamplingInterval", { interval: 250 });
     const m0 = await scriptSeconds(cdp);
     const t0 = performance.timeOrigin + performance.now();
+    await cdp.send("Profiler.start");
     await page.waitForTimeout(windowMs);
+    const { profile } = await cdp.send("Profiler.stop");
     const m1 = await scriptSeconds(cdp);
     const t1 = performance.timeOrigin + performance.now();
+    const prof = profileBusy(profile);
     const st = await getStats(server.statsUrl);
     const polls = st.requests.filter((r) => r.t >= t0 && r.t < t1 && r.taskId).length;
     const listPages = st.requests.filter((r) => r.t >= t0 && r.t < t1 && r.method === "tasks/list").length;
@@ -102,7 +122,9 @@ export async function scaleFigure(chrome, { staticUrl, stack, dialect, server, n
       jsHeapPerTask: (after.js - before.js) / n, wasmPerTask: (after.wasm - before.wasm) / n,
       scriptMs: (m1.script - m0.script) * 1000, taskMs: (m1.task - m0.task) * 1000,
       duePolls: polls, listPages,
-      scriptMsPerDue: polls + listPages > 0 ? ((m1.script - m0.script) * 1000) / (polls + listPages) : NaN,
+      busyMsPerDue: polls + listPages > 0 ? ((m1.task - m0.task) * 1000) / (polls + listPages) : NaN,
+      jsMs: prof.js, gcMs: prof.gc,
+      jsMsPerDue: polls + listPages > 0 ? (prof.js + prof.gc) / (polls + listPages) : NaN,
     };
   } finally {
     await page.close().catch(() => {});

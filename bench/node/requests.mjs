@@ -14,7 +14,7 @@ const stack = await loadStack(a.stack);
 async function one(run) {
   const errors = [];
   const onDone = (o) => { if (o?.status === "error") errors.push(o.error); };
-  const conn = await stack.connect(run.url, { dialect: a.dialect, push: a.push });
+  const conn = await stack.connect(run.url, { dialect: a.dialect, push: a.push, tool: a.tool });
   const ids = await Promise.all(Array.from({ length: run.T }, () => conn.callTool(run.taskMs, { onDone }).then((r) => r.taskId)));
   await conn.listen?.(ids);
   for (const id of ids) for (let w = 1; w < run.W; w++) conn.watch(id, { onDone });

@@ -49,7 +49,7 @@ function makeRawDispatch(url) {
   };
 }
 
-export async function connect(url, { dialect = "legacy", push = false, onPush } = {}) {
+export async function connect(url, { dialect = "legacy", push = false, onPush, tool = "work" } = {}) {
   const client = new Client(CLIENT_INFO, {
     capabilities: {},
     versionNegotiation: { mode: dialect === "modern" ? { pin: MODERN } : "legacy" },
@@ -80,7 +80,7 @@ export async function connect(url, { dialect = "legacy", push = false, onPush } 
     era,
     /** Creates a task through session.callTool; its execution (settle + onEvent) is the first watcher. */
     async callTool(ms, { onStatus, onDone, ttlMs = 600_000 } = {}) {
-      const ex = await session.callTool("work", { ms }, {
+      const ex = await session.callTool(tool, { ms }, {
         task: { preference: "require", retentionMs: ttlMs }, signal: stop.signal, requestTimeoutMs: 3_600_000,
       });
       if (ex.kind !== "task") throw new Error("server answered without a task");

@@ -11,7 +11,7 @@ async function load() {
   return mod;
 }
 
-export async function connect(url, { dialect = "legacy", onPush } = {}) {
+export async function connect(url, { dialect = "legacy", onPush, tool = "work" } = {}) {
   const { McpTaskClient } = await load();
   const client = await McpTaskClient.connect(url, { dialect, transport: "http", requestTimeoutMs: 3_600_000 });
   if (client.dialect !== dialect) throw new Error(`expected ${dialect}, negotiated ${client.dialect}`);
@@ -30,7 +30,7 @@ export async function connect(url, { dialect = "legacy", onPush } = {}) {
     client,
     /** Creates a task with callTool; the returned handle is the first watcher. */
     async callTool(ms, { onStatus, onDone, ttlMs = 600_000 } = {}) {
-      const h = await client.callTool("work", { ms }, { task: "always", ttlMs });
+      const h = await client.callTool(tool, { ms }, { task: "always", ttlMs });
       wire(h, { onStatus, onDone });
       return { taskId: h.id };
     },

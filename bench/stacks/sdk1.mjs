@@ -13,7 +13,7 @@ const sleep = (ms, signal) => new Promise((resolve) => {
   signal?.addEventListener("abort", () => { clearTimeout(t); resolve(); }, { once: true });
 });
 
-export async function connect(url, { dialect = "legacy", onPush } = {}) {
+export async function connect(url, { dialect = "legacy", onPush, tool = "work" } = {}) {
   if (dialect !== "legacy") throw new Error("sdk1 speaks the legacy dialect only");
   const client = new Client({ name: "bench-sdk1", version: "0.0.0" }, { capabilities: {} });
   if (onPush) {
@@ -28,7 +28,7 @@ export async function connect(url, { dialect = "legacy", onPush } = {}) {
     /** Creates a task through the SDK's call API; that stream is the first watcher. */
     async callTool(ms, { onStatus, onDone, ttlMs = 600_000 } = {}) {
       const stream = client.experimental.tasks.callToolStream(
-        { name: "work", arguments: { ms } }, undefined, { task: { ttl: ttlMs }, signal: stop.signal, timeout: 3_600_000 });
+        { name: tool, arguments: { ms } }, undefined, { task: { ttl: ttlMs }, signal: stop.signal, timeout: 3_600_000 });
       const first = await stream.next();
       if (first.done || first.value.type !== "taskCreated") throw new Error(`no task: ${JSON.stringify(first.value)}`);
       const taskId = first.value.task.taskId;

@@ -49,8 +49,16 @@ impl Ws {
         self.reconnect_at = None;
         self.open = false;
         if let Some(s) = self.socket.take() {
+            detach(&s);
             let _ = s.close_with_code(1000);
         }
+    }
+}
+
+impl Drop for Ws {
+    fn drop(&mut self) {
+        // The handlers die with this state: the socket must not call them afterwards.
+        self.close();
     }
 }
 
@@ -96,7 +104,8 @@ fn open(d: &Driver) {
             let on_open = handler(&weak, gen, |d, gen, _| opened(&d, gen));
             let on_msg = handler(&weak, gen, |d, gen, ev| message(&d, gen, ev));
             let on_close = handler(&weak, gen, |d, gen, _| closed(&d, gen, None));
-            let on_error = handler(&weak, gen, |_, _, _| {});
+            // Some runtimes (Node's undici) fire `error` without `close` when a connection fails.
+            let on_error = handler(&weak, gen, |d, gen, _| closed(&d, gen, None));
             socket.set_onopen(Some(on_open.as_ref().unchecked_ref()));
             socket.set_onmessage(Some(on_msg.as_ref().unchecked_ref()));
             socket.set_onclose(Some(on_close.as_ref().unchecked_ref()));
@@ -187,6 +196,9 @@ fn closed(d: &Driver, gen: u64, why: Option<String>) {
         let Some(ws) = st.ws.as_mut() else {
             return (false, None, VecDeque::new());
         };
+        if ws.socket.is_none() && why.is_none() {
+            return (false, None, VecDeque::new()); // `close` after `error`: handled once
+        }
         let was_open = std::mem::replace(&mut ws.open, false);
         if let Some(s) = ws.socket.take() {
             detach(&s);

@@ -216,6 +216,17 @@ impl Engine {
         self.after_membership_change(now, task_id);
     }
 
+    /// A task is dropped: a call that became it stops waiting for its original response.
+    pub(crate) fn forget_calls_of(&mut self, task_id: &str) {
+        let gone: Vec<u64> =
+            self.calls.iter().filter(|(_, c)| c.became.as_deref() == Some(task_id)).map(|(k, _)| *k).collect();
+        for c in gone {
+            if let Some(n) = self.calls.remove(&c).and_then(|call| call.req) {
+                self.take_pending(n);
+            }
+        }
+    }
+
     /// Modern MRTR: surface the input requests; re-send once all are answered.
     fn call_needs_input(&mut self, now: Millis, c: u64, requests: Vec<InputRequest>, state: Option<Value>) {
         let Some(call) = self.calls.get_mut(&c) else { return };

@@ -365,20 +365,33 @@ impl Engine {
         }
     }
 
-    /// Drops a task nobody follows any more (unless a request about it is still out).
+    /// Drops a task nobody follows any more. A status request still out (it times out) delays
+    /// this; a blocked `tasks/result` is closed (legacy: a disconnect is not a cancellation) and
+    /// a draft original request still open is forgotten.
     pub(crate) fn on_gc(&mut self, now: Millis, task_id: &str) {
         let Some(entry) = self.tasks.get(task_id) else { return };
         if !entry.subs.is_empty() {
             return;
         }
-        let busy = self.reqs.pending.values().any(|p| match &p.purpose {
-            Purpose::Get(t) | Purpose::Result(t) => t == task_id,
-            _ => false,
-        });
-        if busy || entry.poll.in_flight {
+        let is_get = |p: &Purpose| matches!(p, Purpose::Get(t) if t == task_id);
+        if self.reqs.pending.values().any(|p| is_get(&p.purpose)) {
             let at = now.saturating_add(self.cfg.request_timeout_ms.max(1));
             return self.timers.set(Timer::Gc(task_id.to_owned()), at);
         }
+        self.session.queue.retain(|p| !is_get(p) && *p != Purpose::Result(task_id.to_owned()));
+        let results: Vec<i64> = self
+            .reqs
+            .pending
+            .iter()
+            .filter(|(_, p)| p.purpose == Purpose::Result(task_id.to_owned()))
+            .map(|(n, _)| *n)
+            .collect();
+        for n in results {
+            if let Some(p) = self.take_pending(n) {
+                self.out.push_back(super::api::Output::Abort { key: p.key });
+            }
+        }
+        self.forget_calls_of(task_id);
         self.tasks.remove(task_id);
         self.clear_task_timers(task_id);
         self.inputs.drop_task(task_id);

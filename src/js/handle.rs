@@ -319,6 +319,13 @@ impl HandleState {
     }
 }
 
+impl Drop for HandleState {
+    fn drop(&mut self) {
+        // The listener's closure dies here: the signal must not call it afterwards.
+        self.release_signal();
+    }
+}
+
 fn call_method(target: &JsValue, name: &str, args: &[&JsValue]) -> Result<JsValue, JsValue> {
     let f: Function = Reflect::get(target, &name.into())?.dyn_into()?;
     let arr = Array::new();

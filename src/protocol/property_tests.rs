@@ -262,3 +262,11 @@ fn decode_accepts_integral_float_ids_and_codes() {
     let m = Message::decode(br#"{"jsonrpc":"2.0","id":3.5,"result":{}}"#, 1024);
     assert_eq!(m, Err(DecodeError::NotJsonRpc("id is not an integer")));
 }
+
+#[test]
+fn decode_keeps_floats_exact_through_a_round_trip() {
+    // Found by the jsonrpc fuzz target: without serde_json's `float_roundtrip` this number came
+    // back as 5.000079999999999e28 after decode → encode → decode.
+    let input = br#"{"jsonrpc":"2.0","id":1,"result":{"n":50000800000000000000000000000}}"#;
+    assert_eq!(fuzz_entry::jsonrpc(input), Ok(()));
+}

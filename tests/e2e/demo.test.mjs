@@ -233,22 +233,24 @@ test("cross-origin: every demo tool through the page, input forms, cancel, stop 
   const cancelsBefore = (await stats()).byMethod["tasks/cancel"] ?? 0;
   await idle.locator("button.stop").click();
   assert.equal(await waitStatus(idle, ["stopped"]), "stopped");
-  await page.waitForTimeout(1000);
-  const getsAtStop = (await stats()).tasksGetByTask[idleId] ?? 0;
+  await page.waitForTimeout(500);
+  const stoppedAt = Date.now();
   await page.waitForTimeout(3500);
   const s = await stats();
-  assert.equal(s.tasksGetByTask[idleId] ?? 0, getsAtStop, "no more tasks/get after Stop waiting");
+  const later = s.requests.filter((r) => r.taskId === idleId && r.t > stoppedAt).map((r) => r.method);
+  assert.deepEqual(later, [], "nothing is asked about the task after Stop waiting");
   assert.equal(s.byMethod["tasks/cancel"] ?? 0, cancelsBefore, "Stop waiting sends nothing");
 
-  // A status message carrying markup (the server's statusMessage rewritten on the wire) shows as text.
+  // A status message carrying markup shows as text: the task snapshot in the server's CreateTaskResult is
+  // given a hostile statusMessage on the wire (this server's own messages are fixed "step i/n" texts).
   await page.route(urls.mcp, async (route) => {
     const req = route.request();
-    if (req.method() !== "POST" || !/"tasks\/get"/.test(req.postData() ?? "")) return route.continue();
+    if (req.method() !== "POST" || !/"tools\/call"/.test(req.postData() ?? "")) return route.continue();
     const res = await route.fetch();
-    const body = (await res.text()).replace(/"statusMessage":"/g, `"statusMessage":"${XSS} `);
+    const body = (await res.text()).replace(/"status":"working"/, `"status":"working","statusMessage":"${XSS}"`);
     await route.fulfill({ response: res, body });
   });
-  const hostile = await startTool(page, "long_job", { steps: 6, stepMs: 500 });
+  const hostile = await startTool(page, "long_job", { steps: 2, stepMs: 3000 });
   const hostileKey = await hostile.getAttribute("data-key");
   await page.waitForFunction(
     ([key, x]) => (document.querySelector(`[data-key="${key}"] .status-message`)?.textContent ?? "").startsWith(x),
@@ -378,8 +380,10 @@ test("draft dialect: the dashboard against the SEP-1686 draft fixture", { timeou
     assert.equal(d.status, "completed");
     assert.match(d.outcome, /draft-user/);
 
+    // The draft's `error` string of a failed task is server text too: it must show as text.
     d = await waitDone(await startTool(page, "fail_job", { afterMs: 200, message: `boom ${XSS}` }));
     assert.equal(d.status, "failed");
+    assert.ok(d.outcome.includes(`boom ${XSS}`), "the hostile error shows literally");
     d = await waitDone(await startTool(page, "quick", { text: "quick draft" }));
     assert.match(d.outcome, /quick draft/);
 
@@ -388,6 +392,19 @@ test("draft dialect: the dashboard against the SEP-1686 draft fixture", { timeou
     await slow.locator("button.cancel").click();
     assert.equal(await waitStatus(slow, ["cancelled"]), "cancelled");
     await shot(page, "09-draft-dialect");
+
+    // Reload mid-task: this server does not bind tasks to sessions, so the re-watched task runs to its result.
+    const long = await startTool(page, "long_job", { steps: 12, stepMs: 250 });
+    await waitStatus(long, ["working"]);
+    const longId = await long.getAttribute("data-task-id");
+    await page.reload();
+    await waitConnected(page);
+    const again = page.locator(`#tasks .task[data-task-id="${longId}"]`);
+    await again.waitFor({ timeout: WAIT });
+    const after = await waitDone(again);
+    assert.equal(after.status, "completed");
+    assert.match(after.outcome, /long_job done after 12 steps/);
+    await shot(page, "10-draft-after-reload");
     const s = await (await fetch(new URL("/stats", draft.url))).json();
     assert.ok((s.byMethod["notifications/cancelled"] ?? 0) >= 1, "cancel is notifications/cancelled in the draft");
     assert.ok((s.byMethod["tasks/get"] ?? 0) >= 1, "the draft tasks were polled");

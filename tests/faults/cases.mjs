@@ -63,8 +63,8 @@ export function buildCases({ n, timeoutMs }) {
       ],
     },
     {
-      id: "wrong-types", title: "fields of the wrong JSON type in polls", expect: "completed",
-      rules: [{ fault: "wrong-types", method: reads, probability: 0.4 }],
+      id: "wrong-types", title: "fields of the wrong JSON type in status polls", expect: "completed",
+      rules: [{ fault: "wrong-types", method: "tasks/get", probability: 0.4 }],
     },
     {
       id: "wrong-types-create", title: "wrong types in every create answer", expect: "ended",

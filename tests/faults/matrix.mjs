@@ -102,13 +102,13 @@ export function checkBounds(stats, { n, serverPollMs, sessionFaults = 0, restart
       if (k - i > 20) { v.push(`${short(id)}: ${k - i} tasks/get within 10 s`); break; }
     }
   }
+  // Retry-After: the next request about the same task (or of the same method, for task-less ones)
   for (const ra of stats.retryAfter) {
-    if (!ra.taskId) continue;
-    const t = stats.tasks[ra.taskId];
-    const next = [...(t?.gets ?? []).map((g) => g.t)].filter((x) => x > ra.at).sort((a, b) => a - b)[0];
-    const nextAny = stats.timeline.find(([at, m]) => at > ra.at && m === ra.method && ra.method !== "tasks/get");
-    const when = next ?? nextAny?.[0];
-    if (when !== undefined && when - ra.at < ra.waitMs - 100) v.push(`${short(ra.taskId)}: retried ${when - ra.at} ms after Retry-After ${ra.waitMs} ms`);
+    const next = ra.taskId
+      ? stats.tasks[ra.taskId]?.reqs.find(([at]) => at > ra.at)
+      : stats.timeline.find(([at, m]) => at > ra.at && m === ra.method);
+    if (next && next[0] - ra.at < ra.waitMs - 100)
+      v.push(`${ra.taskId ? short(ra.taskId) : ra.method}: ${next[1]} sent ${next[0] - ra.at} ms after a ${ra.method} answered Retry-After ${ra.waitMs} ms`);
   }
   // the GET listening stream: reconnects at most about once a second (backoff, `retry:` floor)
   const gets = stats.timeline.filter(([, m]) => m === "GET").map(([t]) => t);
@@ -154,7 +154,7 @@ export function checkEnds(batch, c) {
       const msg = `task ${r.i} (${short(r.taskId)}): status ${r.afterDone.join(",")} reported after its end`;
       if (c.noStatusAfterDone) v.push(msg); else v.push(`(note) ${msg}`);
     }
-    if (c.expect === "completed" && !(isSuccess(e) && /done/.test(r.result?.text ?? "")))
+    if (c.expect === "completed" && !(isSuccess(e) && /needs_task/.test(r.result?.text ?? "")))
       v.push(`task ${r.i} (${short(r.taskId)}): expected the result after a recoverable fault, got ${tag}${e.error ? ": " + e.error.message : ""}${r.result && !r.result.ok ? " / result(): " + r.result.error?.message : ""}`);
     if (c.expect === "expired" && !(tag === "expired" || tag.startsWith("error(")))
       v.push(`task ${r.i} (${short(r.taskId)}): expected expired after the server forgot the task, got ${tag}`);

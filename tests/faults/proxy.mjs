@@ -213,7 +213,7 @@ export async function startProxy({ target, port = 0, rules = [], seed = 1, log =
   resetStats();
   setRules(rules);
 
-  const task = (id) => (stats.tasks[id] ??= { get: 0, gets: [], getErrors: [], result: 0, cancel: 0, other: 0, statuses: [], inflight: 0, maxInflight: 0 });
+  const task = (id) => (stats.tasks[id] ??= { get: 0, gets: [], getErrors: [], result: 0, cancel: 0, other: 0, statuses: [], inflight: 0, maxInflight: 0, reqs: [] });
   const bump = (obj, k, n = 1) => { obj[k] = (obj[k] || 0) + n; };
 
   function noteTasks(msg) {
@@ -307,6 +307,7 @@ export async function startProxy({ target, port = 0, rules = [], seed = 1, log =
     let getRec = null;
     if (taskId) {
       const rec = task(taskId);
+      rec.reqs.push([now - t0, method]);
       if (method === "tasks/get") {
         rec.get++;
         getRec = { t: now - t0, fault: null, status: null };

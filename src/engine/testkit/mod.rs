@@ -28,6 +28,14 @@ pub(crate) struct Sent {
     pub(crate) task_id: Option<String>,
 }
 
+impl Sent {
+    /// `"12345 tasks/get t1"`: handy in assertion messages.
+    #[allow(dead_code)]
+    pub(crate) fn line(&self) -> String {
+        format!("{} {} {}", self.at - T0, self.method, self.task_id.as_deref().unwrap_or(""))
+    }
+}
+
 /// Engine + fake server + virtual time.
 pub(crate) struct Harness {
     pub(crate) engine: Engine,
@@ -282,17 +290,24 @@ impl Harness {
         self.events.iter().filter(|e| matches!(e, Event::Input { .. })).count()
     }
 
-    /// Every `tasks/get` the server processed for a task was at least `interval` after the last.
+    /// Every `tasks/get` the server processed for a task came at least `interval` after the one
+    /// before it, when that one told the engine the interval.
     pub(crate) fn check_poll_spacing(&self, interval_of: impl Fn(&str) -> Option<Millis>) -> Result<(), String> {
         for (task, times) in &self.server.gets {
             let floor = interval_of(task).unwrap_or(0);
             for w in times.windows(2) {
-                if w[1] - w[0] < floor {
-                    return Err(format!("{task}: polls {} ms apart, interval {floor}", w[1] - w[0]));
+                let ((a, informed), (b, _)) = (w[0], w[1]);
+                if informed && b - a < floor {
+                    return Err(format!("{task}: polls {} ms apart, interval {floor}", b - a));
                 }
             }
         }
         Ok(())
+    }
+
+    /// When the server processed `tasks/get` for a task.
+    pub(crate) fn get_times(&self, task_id: &str) -> Vec<Millis> {
+        self.server.gets.get(task_id).map(|v| v.iter().map(|(t, _)| *t).collect()).unwrap_or_default()
     }
 
     /// Nothing is left in the engine's memory for tasks, calls, inputs or subscriptions.

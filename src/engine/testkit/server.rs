@@ -80,10 +80,13 @@ pub(crate) struct FakeServer {
     blocked: Vec<(String, SendKey, Id)>,
     pub(crate) faults: Faults,
     rng: Rng,
-    /// `tasks/get` times per task, as processed (404s excluded).
-    pub(crate) gets: BTreeMap<String, Vec<Millis>>,
+    /// `tasks/get` times per task, as processed (404s excluded), and whether the answer carried
+    /// the task (so the engine learnt its interval).
+    pub(crate) gets: BTreeMap<String, Vec<(Millis, bool)>>,
     /// Every method received, in order.
     pub(crate) methods: Vec<String>,
+    /// The poll interval each task was created with (kept after the task is gone).
+    pub(crate) intervals: BTreeMap<String, Option<u64>>,
 }
 
 /// What the server sends back: inputs for the engine, each after `delay` ms.
@@ -145,6 +148,7 @@ impl FakeServer {
             rng: Rng::new(seed ^ 0x5eed),
             gets: BTreeMap::new(),
             methods: Vec::new(),
+            intervals: BTreeMap::new(),
         }
     }
 
@@ -433,6 +437,7 @@ impl FakeServer {
             last_pushed: Some("working"),
         };
         self.tasks.insert(task_id.clone(), task);
+        self.intervals.insert(task_id.clone(), interval);
         match self.dialect {
             Dialect::Draft => {
                 let note = json!({ "jsonrpc": "2.0", "method": "notifications/tasks/created", "params": { "_meta": { related_key(Dialect::Draft): { "taskId": task_id } } } });
@@ -455,8 +460,10 @@ impl FakeServer {
 
     fn get(&mut self, now: Millis, key: SendKey, id: Id, task_id: Option<&str>) -> Replies {
         let Some(t) = task_id else { return self.ok(key, error_msg(Some(id), -32602, "taskId missing")) };
-        self.gets.entry(t.to_owned()).or_default().push(now);
         let roll = self.rng.between(0, 99) as u32;
+        let faulty = roll < self.faults.silence + self.faults.transport + self.faults.rpc_error;
+        let informs = !faulty && self.alive(t, now).is_some();
+        self.gets.entry(t.to_owned()).or_default().push((now, informs));
         if roll < self.faults.silence {
             return vec![(0, Input::Head { key, status: 200, session_id: None, retry_after_ms: None })];
         }

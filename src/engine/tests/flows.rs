@@ -335,7 +335,7 @@ fn retry_after_and_error_backoff() {
     let sub = h.call("job", json!({ "ms": 3_600_000 }));
     h.run_for(120_000);
     let task = h.task_of(sub).unwrap_or_default();
-    let times = h.server.gets.get(&task).cloned().unwrap_or_default();
+    let times = h.get_times(&task);
     assert!(times.len() >= 3);
     assert!(times.windows(2).all(|w| w[1] - w[0] >= 3_000), "Retry-After honoured: {times:?}");
     let warnings = h.events.iter().filter(|e| matches!(e, Event::Warning { .. })).count();
@@ -382,3 +382,4 @@ fn close_ends_everything_once() {
     assert!(h.engine_is_empty());
     assert!(h.now > T0);
 }
+

@@ -2,3 +2,5 @@
 //! inputs, and a simulated hour of 1,000 tasks.
 
 mod flows;
+mod props;
+mod hour;

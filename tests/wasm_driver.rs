@@ -1,0 +1,283 @@
+//! wasm-level tests of the driver and the JS face, run by `scripts/test-js.sh` in Node, headless
+//! Chromium and a dedicated worker (same binary; `WASM_BINDGEN_USE_BROWSER` /
+//! `WASM_BINDGEN_USE_DEDICATED_WORKER`). Real-server tests read the URLs the script baked in at
+//! compile time (`MCP_TEST_HTTP_URL`: ts-sdk, `MCP_TEST_WS_URL`: python-ws) and say so when skipped.
+#![cfg(target_arch = "wasm32")]
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use futures::channel::{mpsc, oneshot};
+use futures::StreamExt;
+use js_sys::{Array, Function, Reflect};
+use mcp_task_client::driver::body::{self, BodyReader, Framing};
+use mcp_task_client::driver::headers::{retry_after_ms, HeaderSource};
+use mcp_task_client::driver::timer::Timer;
+use mcp_task_client::driver::{backoff, global, Driver, DriverOptions, Host, TransportKind};
+use mcp_task_client::engine::api::{CallOptions, Config, End, ErrorKind, Event};
+use mcp_task_client::protocol::model::{Outcome, TaskStatus};
+use serde_json::json;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+use wasm_bindgen_test::wasm_bindgen_test;
+
+#[wasm_bindgen(inline_js = r#"
+export function chunked_response(chunks, contentType) {
+  const enc = new TextEncoder();
+  const stream = new ReadableStream({
+    async pull(ctrl) {
+      if (chunks.length === 0) { ctrl.close(); return; }
+      await new Promise((r) => setTimeout(r, 1));
+      ctrl.enqueue(enc.encode(chunks.shift()));
+    },
+  });
+  return new Response(stream, { headers: { "content-type": contentType } });
+}
+export function has_window() { return typeof window !== "undefined"; }
+"#)]
+extern "C" {
+    fn chunked_response(chunks: Array, content_type: &str) -> web_sys::Response;
+    fn has_window() -> bool;
+}
+
+fn chunks(parts: &[&str]) -> Array {
+    parts.iter().map(|p| JsValue::from_str(p)).collect()
+}
+
+#[wasm_bindgen_test]
+fn globals_come_from_the_global_scope() {
+    let d = (global::now() as f64 - js_sys::Date::now()).abs();
+    assert!(d < 1000.0, "now() is Date.now()");
+    assert_ne!(global::random_seed(), global::random_seed(), "crypto.getRandomValues seeds");
+    wasm_bindgen_test::console_log!("window present: {}", has_window());
+}
+
+#[wasm_bindgen_test]
+async fn one_timer_fires_once_and_rearms() {
+    let fired = Rc::new(Cell::new(0u32));
+    let (tx, rx) = oneshot::channel::<()>();
+    let tx = RefCell::new(Some(tx));
+    let f = fired.clone();
+    let timer = Rc::new(RefCell::new(None::<Timer>));
+    let t2 = timer.clone();
+    *timer.borrow_mut() = Some(Timer::new(move || {
+        f.set(f.get() + 1);
+        if let Some(t) = t2.borrow_mut().as_mut() {
+            t.fired();
+        }
+        if let Some(tx) = tx.borrow_mut().take() {
+            let _ = tx.send(());
+        }
+    }));
+    let now = global::now();
+    {
+        let mut t = timer.borrow_mut();
+        let t = t.as_mut().unwrap();
+        t.arm(now + 5_000, now);
+        t.arm(now + 20, now); // re-armed earlier: only this one may fire
+        t.arm(now + 20, now); // same deadline: no second timeout
+    }
+    rx.await.unwrap();
+    sleep(80).await;
+    assert_eq!(fired.get(), 1);
+    timer.borrow_mut().as_mut().unwrap().arm(u64::MAX, global::now());
+}
+
+async fn sleep(ms: i32) {
+    let p = js_sys::Promise::new(&mut |res, _| {
+        let set_timeout: Function = Reflect::get(&js_sys::global(), &"setTimeout".into()).unwrap().into();
+        set_timeout.call2(&JsValue::NULL, &res, &ms.into()).unwrap();
+    });
+    JsFuture::from(p).await.unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn bodies_are_read_incrementally_and_bounded() {
+    let resp = chunked_response(chunks(&["{\"jsonrpc\":", "\"2.0\",\"id\":1,", "\"result\":{}}"]), "application/json");
+    assert_eq!(Framing::of(&resp), Framing::Whole);
+    let mut r = BodyReader::new(&resp);
+    let bytes = body::read_whole(&mut r, 1024).await.unwrap();
+    assert_eq!(body::as_message(&bytes).unwrap(), r#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
+
+    let resp = chunked_response(chunks(&["0123456789", "0123456789"]), "application/json");
+    let mut r = BodyReader::new(&resp);
+    let e = body::read_whole(&mut r, 15).await.unwrap_err();
+    assert!(e.contains("15-byte limit"), "{e}");
+
+    let resp = chunked_response(chunks(&["id: 1\r", "\ndata: {\"a\":", "1}\r\n\r\n"]), "text/event-stream; charset=utf-8");
+    assert_eq!(Framing::of(&resp), Framing::Sse);
+    let mut r = BodyReader::new(&resp);
+    let mut seen = Vec::new();
+    while let Some(c) = r.next().await.unwrap() {
+        seen.push(c.len());
+    }
+    assert_eq!(seen, vec![6, 12, 6], "chunks arrive as sent");
+    assert_eq!(body::as_message(b"<html>nope</html>"), None);
+}
+
+#[wasm_bindgen_test]
+fn retry_after_forms() {
+    let now = 1_700_000_000_000;
+    assert_eq!(retry_after_ms(Some("250"), Some("9"), now), Some(250));
+    assert_eq!(retry_after_ms(None, Some("3"), now), Some(3000));
+    assert_eq!(retry_after_ms(None, Some(" 1.5 "), now), Some(1500));
+    let date = js_sys::Date::new(&JsValue::from_f64(now as f64 + 4000.0));
+    let http_date: String = date.to_utc_string().into();
+    let d = retry_after_ms(None, Some(&http_date), now);
+    assert!(matches!(d, Some(3000..=4000)), "{d:?} from {http_date}");
+    assert_eq!(retry_after_ms(None, Some("Thu, 01 Jan 1970 00:00:00 GMT"), now), Some(0));
+    assert_eq!(retry_after_ms(Some("-5"), Some("soon"), now), None);
+    assert_eq!(retry_after_ms(None, None, now), None);
+}
+
+#[wasm_bindgen_test]
+fn backoff_grows_is_capped_and_jittered() {
+    let mut rng = backoff::Rng::new(42);
+    for attempt in 0..40u32 {
+        let base = (backoff::BASE_MS << attempt.min(16)).min(backoff::CAP_MS);
+        let d = backoff::delay(attempt, &mut rng);
+        assert!(d >= base / 2 && d <= base * 3 / 2, "attempt {attempt}: {d}");
+    }
+    let spread: Vec<u64> = (0..20).map(|_| backoff::delay(3, &mut rng)).collect();
+    assert!(spread.iter().any(|&d| d != spread[0]), "jitter varies");
+}
+
+#[wasm_bindgen_test]
+async fn header_sources_fixed_and_async() {
+    let obj = js_sys::JSON::parse(r#"{"Authorization":"Bearer x","X-N":3,"skip":null}"#).unwrap();
+    let h = HeaderSource::from_js(&obj).unwrap().resolve().await.unwrap();
+    assert_eq!(h, vec![("Authorization".into(), "Bearer x".into()), ("X-N".into(), "3".into())]);
+    let arr = js_sys::JSON::parse(r#"[["a","1"],["b","2"]]"#).unwrap();
+    assert_eq!(HeaderSource::from_js(&arr).unwrap().resolve().await.unwrap().len(), 2);
+    assert!(HeaderSource::from_js(&JsValue::from_str("nope")).is_err());
+    assert!(HeaderSource::from_js(&js_sys::JSON::parse(r#"[["a"]]"#).unwrap()).is_err());
+
+    let f = Function::new_no_args("return Promise.resolve({ authorization: 'Bearer t' })");
+    let h = HeaderSource::from_js(&f).unwrap().resolve().await.unwrap();
+    assert_eq!(h, vec![("authorization".into(), "Bearer t".into())]);
+    let f = Function::new_no_args("return Promise.reject(new Error('no token'))");
+    let e = HeaderSource::from_js(&f).unwrap().resolve().await.unwrap_err();
+    assert!(e.contains("no token"), "{e}");
+    let f = Function::new_no_args("throw new Error('sync boom')");
+    let e = HeaderSource::from_js(&f).unwrap().resolve().await.unwrap_err();
+    assert!(e.contains("sync boom"), "{e}");
+}
+
+/// Connects a driver whose events go into a channel.
+async fn driver(url: &str, transport: TransportKind) -> (Driver, mpsc::UnboundedReceiver<Event>) {
+    let (tx, rx) = mpsc::unbounded();
+    let host: Host = Rc::new(move |ev| {
+        let _ = tx.unbounded_send(ev);
+    });
+    let opts = DriverOptions {
+        url: url.into(),
+        transport,
+        config: Config::default(),
+        headers: HeaderSource::None,
+        websocket: None,
+    };
+    let d = Driver::connect(opts, host).await.expect("connects");
+    (d, rx)
+}
+
+/// Runs `long_job` as a task to the end through the driver; returns the statuses seen.
+async fn long_job(url: &str, transport: TransportKind) -> Vec<TaskStatus> {
+    let (d, mut rx) = driver(url, transport).await;
+    let args = json!({ "steps": 2, "stepMs": 100 });
+    let sub = d.op(|e, now| e.call_tool(now, "long_job", args, CallOptions::default()));
+    let mut statuses = Vec::new();
+    let mut connected = false;
+    while let Some(ev) = rx.next().await {
+        match ev {
+            Event::Connected { .. } => connected = true,
+            Event::Status { sub: s, task } if s == sub => statuses.push(task.status),
+            Event::Done { sub: s, end, .. } if s == sub => {
+                let End::Finished { task, outcome } = end else { panic!("ended {end:?}") };
+                assert_eq!(task.map(|t| t.status), Some(TaskStatus::Completed));
+                let Some(Outcome::Result { result }) = outcome else { panic!("no result") };
+                assert!(result.to_string().contains("long_job done: 2 steps"), "{result}");
+                break;
+            }
+            _ => {}
+        }
+    }
+    assert!(connected);
+    d.close().await;
+    assert!(d.is_closed());
+    statuses
+}
+
+#[wasm_bindgen_test]
+async fn driver_runs_a_task_over_streamable_http() {
+    let Some(url) = option_env!("MCP_TEST_HTTP_URL") else {
+        return wasm_bindgen_test::console_log!("skipped: MCP_TEST_HTTP_URL unset");
+    };
+    let statuses = long_job(url, TransportKind::Http).await;
+    assert_eq!(statuses.first(), Some(&TaskStatus::Working));
+    assert_eq!(statuses.last(), Some(&TaskStatus::Completed));
+}
+
+#[wasm_bindgen_test]
+async fn driver_runs_a_task_over_websocket() {
+    let Some(url) = option_env!("MCP_TEST_WS_URL") else {
+        return wasm_bindgen_test::console_log!("skipped: MCP_TEST_WS_URL unset");
+    };
+    if global::websocket_ctor().is_none() {
+        panic!("no global WebSocket: run Node with --experimental-websocket (NODE_ARGS)");
+    }
+    let statuses = long_job(url, TransportKind::WebSocket).await;
+    assert_eq!(statuses.last(), Some(&TaskStatus::Completed));
+}
+
+#[wasm_bindgen_test]
+async fn refused_connections_are_typed_errors() {
+    let Some(port) = option_env!("MCP_TEST_CLOSED_PORT") else {
+        return wasm_bindgen_test::console_log!("skipped: MCP_TEST_CLOSED_PORT unset");
+    };
+    if global::websocket_ctor().is_some() {
+        let (tx, _rx) = mpsc::unbounded();
+        let host: Host = Rc::new(move |ev| {
+            let _ = tx.unbounded_send(ev);
+        });
+        let opts = DriverOptions {
+            url: format!("ws://127.0.0.1:{port}/mcp"),
+            transport: TransportKind::WebSocket,
+            config: Config::default(),
+            headers: HeaderSource::None,
+            websocket: None,
+        };
+        let Err(e) = Driver::connect(opts, host).await else { panic!("a closed port accepted a WebSocket") };
+        assert_eq!(e.kind, ErrorKind::Transport);
+    }
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let e = JsFuture::from(mcp_task_client::js::McpTaskClient::connect(url, None)).await.expect_err("nothing listens");
+    let kind = Reflect::get(&e, &"kind".into()).unwrap();
+    assert_eq!(kind.as_string().as_deref(), Some("transport"), "{e:?}");
+    assert_eq!(Reflect::get(&e, &"name".into()).unwrap().as_string().as_deref(), Some("McpTaskError"));
+}
+
+/// Calls `obj[name](...args)` and awaits the promise it returns.
+async fn call(obj: &JsValue, name: &str, args: &[JsValue]) -> Result<JsValue, JsValue> {
+    let f: Function = Reflect::get(obj, &name.into())?.dyn_into()?;
+    let p = f.apply(obj, &args.iter().collect::<Array>())?;
+    JsFuture::from(js_sys::Promise::from(p)).await
+}
+
+#[wasm_bindgen_test]
+async fn js_face_calls_a_tool_and_rejects_bad_input() {
+    use mcp_task_client::js::McpTaskClient;
+    let Some(url) = option_env!("MCP_TEST_HTTP_URL") else {
+        return wasm_bindgen_test::console_log!("skipped: MCP_TEST_HTTP_URL unset");
+    };
+    let client = JsFuture::from(McpTaskClient::connect(url.into(), None)).await.expect("connects");
+    let args = js_sys::JSON::parse(r#"{"text":"wasm"}"#).unwrap();
+    let handle = call(&client, "callTool", &["quick".into(), args]).await.unwrap();
+    let r = call(&handle, "result", &[]).await.unwrap();
+    let text = js_sys::JSON::stringify(&r).unwrap().as_string().unwrap();
+    assert!(text.contains("quick: wasm"), "{text}");
+    let e = call(&client, "callTool", &["quick".into(), JsValue::from_f64(3.0)]).await.unwrap_err();
+    assert_eq!(Reflect::get(&e, &"kind".into()).unwrap().as_string().as_deref(), Some("invalidInput"));
+    call(&client, "close", &[]).await.unwrap();
+    let e = call(&client, "listTools", &[]).await.unwrap_err();
+    assert_eq!(Reflect::get(&e, &"kind".into()).unwrap().as_string().as_deref(), Some("closed"));
+}
