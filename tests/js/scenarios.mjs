@@ -50,7 +50,8 @@ export const PROFILES = {
     sample: false,
     taskSupport: false, // 2026-07-28 has no taskSupport: the server decides
     list: "none",
-    expires: true, // started with --ttl-ms: a task running past its ttl ends failed/expired
+    expires: true, // the requestor cannot ask for a ttl: a second server runs with a short one
+    expiresArgs: ["--ttl-ms=1500"],
     cancelled: ["cancelled"],
     pollMs: 1000,
   },
