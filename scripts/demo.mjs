@@ -15,7 +15,7 @@
 // server's own origin (same-origin) as well as from another origin (the MCP server's own port, CORS).
 // Machine-readable lines on stdout: `MCP <url>`, `DASHBOARD <url>`, `DASHBOARD_SAME_ORIGIN <url>`, `READY <url>`.
 import http from "node:http";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { createReadStream, existsSync, statSync } from "node:fs";
 import { dirname, extname, join, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -55,13 +55,27 @@ function say(line) {
   process.stdout.write(`${line}\n`);
 }
 
-function ensurePackage() {
+/** Builds pkg/ when it is missing. The build runs in its own process group, stopped with us on a signal. */
+async function ensurePackage() {
   if (existsSync(PKG_ENTRY) || NO_PKG) return;
   if (NO_BUILD) throw new Error(`pkg/ is missing (${PKG_ENTRY}) and --no-build was given`);
   if (!existsSync(join(ROOT, "scripts", "build.sh"))) throw new Error("pkg/ is missing and scripts/build.sh does not exist yet");
   say("[demo] pkg/ missing: running scripts/build.sh");
-  const r = spawnSync("bash", ["scripts/build.sh"], { cwd: ROOT, stdio: ["ignore", "inherit", "inherit"] });
-  if (r.status !== 0 || !existsSync(PKG_ENTRY)) throw new Error(`scripts/build.sh failed (exit ${r.status})`);
+  const child = spawn("bash", ["scripts/build.sh"], { cwd: ROOT, stdio: ["ignore", "inherit", "inherit"], detached: true });
+  const stop = () => {
+    try {
+      process.kill(-child.pid, "SIGTERM");
+    } catch {
+      // already gone
+    }
+    process.exit(130);
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  const code = await new Promise((done) => child.once("exit", (c) => done(c)));
+  process.off("SIGINT", stop);
+  process.off("SIGTERM", stop);
+  if (code !== 0 || !existsSync(PKG_ENTRY)) throw new Error(`scripts/build.sh failed (exit ${code})`);
 }
 
 async function startMcpServer() {
@@ -159,7 +173,7 @@ function startStatic(mcpUrl) {
 }
 
 async function main() {
-  ensurePackage();
+  await ensurePackage();
   const mcp = await startMcpServer();
   let web;
   try {

@@ -64,19 +64,27 @@ async function heap(cdp, page) {
   return { js: usedSize, wasm };
 }
 
-/** Sampled main-thread time in a CPU profile: JS (incl. wasm) and GC, excluding idle and "(program)". */
+/**
+ * Sampled main-thread time in a CPU profile: JS (incl. wasm) and GC, excluding idle and "(program)";
+ * also per 1-second bin (ms since profile start) so a median over bins can be taken.
+ */
 function profileBusy(profile) {
   const kind = new Map(profile.nodes.map((n) => [n.id, n.callFrame.functionName]));
   let js = 0;
   let gc = 0;
+  const bins = [];
   const { samples = [], timeDeltas = [] } = profile;
+  let at = 0; // µs since profile start
   for (let i = 0; i < samples.length; i++) {
+    at += timeDeltas[i] ?? 0;
     const dt = (timeDeltas[i + 1] ?? 0) / 1000;
     const k = kind.get(samples[i]);
     if (k === "(idle)" || k === "(program)" || k === "(root)") continue;
+    const b = Math.floor(at / 1e6);
+    bins[b] = (bins[b] ?? 0) + dt;
     if (k === "(garbage collector)") gc += dt; else js += dt;
   }
-  return { js, gc };
+  return { js, gc, bins };
 }
 
 async function scriptSeconds(cdp) {
@@ -113,6 +121,17 @@ export async function scaleFigure(chrome, { staticUrl, stack, dialect, server, n
     const prof = profileBusy(profile);
     const st = await getStats(server.statsUrl);
     const polls = st.requests.filter((r) => r.t >= t0 && r.t < t1 && r.taskId).length;
+    // Median over 1-s bins of (JS+GC ms in the bin ÷ task requests the server saw in the bin).
+    const reqBins = [];
+    for (const r of st.requests) {
+      if (r.t < t0 || r.t >= t1 || !(r.taskId || r.method === "tasks/list")) continue;
+      const b = Math.floor((r.t - t0) / 1000);
+      reqBins[b] = (reqBins[b] ?? 0) + 1;
+    }
+    const perBin = [];
+    for (let b = 0; b < reqBins.length; b++) {
+      if ((reqBins[b] ?? 0) >= 20) perBin.push((prof.bins[b] ?? 0) / reqBins[b]);
+    }
     const listPages = st.requests.filter((r) => r.t >= t0 && r.t < t1 && r.method === "tasks/list").length;
     await page.evaluate(() => window.bench.close()).catch(() => {});
     return {
@@ -125,6 +144,7 @@ export async function scaleFigure(chrome, { staticUrl, stack, dialect, server, n
       busyMsPerDue: polls + listPages > 0 ? ((m1.task - m0.task) * 1000) / (polls + listPages) : NaN,
       jsMs: prof.js, gcMs: prof.gc,
       jsMsPerDue: polls + listPages > 0 ? (prof.js + prof.gc) / (polls + listPages) : NaN,
+      jsMsPerDueBins: perBin,
     };
   } finally {
     await page.close().catch(() => {});

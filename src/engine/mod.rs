@@ -12,6 +12,7 @@
 //! - Subscribers of one task share one status request; every subscriber gets exactly one `Done`.
 
 pub mod api;
+pub mod snapshot;
 mod calls;
 mod inputs;
 mod iso8601;

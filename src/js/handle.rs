@@ -48,6 +48,8 @@ pub struct HandleState {
     sub: Cell<Option<SubId>>,
     task_id: RefCell<Option<String>>,
     task: RefCell<Option<Task>>,
+    /// Bumped on every delivered snapshot.
+    version: Cell<u64>,
     done: RefCell<Option<TaskDone>>,
     abort_reason: RefCell<Option<JsValue>>,
     status_cbs: RefCell<Vec<(u32, Function)>>,
@@ -67,6 +69,7 @@ impl HandleState {
             sub: Cell::new(None),
             task_id: RefCell::new(task_id),
             task: RefCell::new(None),
+            version: Cell::new(0),
             done: RefCell::new(None),
             abort_reason: RefCell::new(None),
             status_cbs: RefCell::new(Vec::new()),
@@ -160,6 +163,7 @@ impl HandleState {
         let task: Task = task.into();
         let js = to_js(&task);
         *self.task.borrow_mut() = Some(task.clone());
+        self.version.set(self.version.get() + 1);
         if let Some(first) = self.first.borrow_mut().take() {
             resolve(&first, &self.wrapper());
         }
@@ -377,7 +381,8 @@ impl TaskHandle {
         self.st.done.borrow().is_some()
     }
 
-    /// Calls `cb` with every new snapshot until the handle ends; returns the unsubscribe function.
+    /// Calls `cb` with the current snapshot (asynchronously, when there is one) and with every new
+    /// one until the handle ends; returns the unsubscribe function.
     #[wasm_bindgen(js_name = onStatus, unchecked_return_type = "() => void")]
     pub fn on_status(
         &self,
@@ -386,7 +391,19 @@ impl TaskHandle {
         if self.st.done.borrow().is_some() {
             return self.st.off(0);
         }
-        let id = self.st.subscribe(&self.st.status_cbs, cb);
+        let id = self.st.subscribe(&self.st.status_cbs, cb.clone());
+        if self.st.task.borrow().is_some() {
+            let st = self.st.clone();
+            let version = st.version.get();
+            wasm_bindgen_futures::spawn_local(async move {
+                // Replay only if still subscribed and nothing newer was delivered meanwhile.
+                let live = st.status_cbs.borrow().iter().any(|(i, _)| *i == id);
+                let task = st.task.borrow().as_ref().map(to_js);
+                if let (true, true, Some(task)) = (live, st.version.get() == version, task) {
+                    call_user(&cb, &task);
+                }
+            });
+        }
         self.st.off(id)
     }
 

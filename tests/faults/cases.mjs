@@ -45,6 +45,10 @@ export function buildCases({ n, timeoutMs }) {
       rules: [{ fault: "delay", ms: Math.round(timeoutMs * 1.5), method: reads, probability: 0.4, count: n }],
     },
     {
+      id: "tools-list-503", title: "the connect-time tools/list fails once (503)", expect: "completed",
+      rules: [{ fault: "status", status: 503, method: "tools/list", count: 1 }],
+    },
+    {
       id: "create-lost", title: "tools/call acted on, answer lost (502)", expect: "ended",
       rules: [{ fault: "status", status: 502, forward: true, method: "tools/call", probability: 0.5 }],
     },

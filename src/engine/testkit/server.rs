@@ -2,7 +2,7 @@
 //! every task flow: scripted tasks (`job` tool arguments say how long they run, how they end,
 //! whether they ask for input), sessions that can die, pagination, pushes and fault injection.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{json, Map, Value};
 
@@ -76,8 +76,11 @@ pub(crate) struct FakeServer {
     /// Send status notifications on every change.
     pub(crate) push: bool,
     pub(crate) page_size: usize,
-    /// Blocked `tasks/result` requests: (task, stream, request id).
-    blocked: Vec<(String, SendKey, Id)>,
+    /// Blocked `tasks/result` requests per task: (stream, request id).
+    blocked: BTreeMap<String, Vec<(SendKey, Id)>>,
+    /// When tasks change on their own (run end, input needed, ttl), and tasks changed by a request.
+    timeline: BTreeSet<(Millis, String)>,
+    dirty: BTreeSet<String>,
     pub(crate) faults: Faults,
     rng: Rng,
     /// `tasks/get` times per task, as processed (404s excluded), and whether the answer carried
@@ -143,7 +146,9 @@ impl FakeServer {
             next_task: 1,
             push: false,
             page_size: 3,
-            blocked: Vec::new(),
+            blocked: BTreeMap::new(),
+            timeline: BTreeSet::new(),
+            dirty: BTreeSet::new(),
             faults: Faults::default(),
             rng: Rng::new(seed ^ 0x5eed),
             gets: BTreeMap::new(),
@@ -349,6 +354,7 @@ impl FakeServer {
                         task.cancelled = true;
                     }
                 }
+                self.dirty.insert(t.clone());
                 let r = match (self.dialect, self.tasks.get(&t)) {
                     (Dialect::Legacy, Some(task)) => self.task_json(&t, task, now),
                     _ => json!({}),
@@ -356,11 +362,9 @@ impl FakeServer {
                 self.ok(key, result_msg(id, r))
             }
             (Dialect::Modern, "tasks/update") => {
-                if let Some(task) = task_id.as_deref().and_then(|t| self.tasks.get_mut(t)) {
-                    if task.input_at.is_some_and(|at| now >= at) && params.get("inputResponses").and_then(|r| r.get("ask")).is_some() {
-                        task.input_at = None;
-                        task.until = now + 1_000;
-                    }
+                let answered = params.get("inputResponses").and_then(|r| r.get("ask")).is_some();
+                if let Some(t) = task_id.filter(|_| answered) {
+                    self.resume(now, &t);
                 }
                 self.ok(key, result_msg(id, json!({})))
             }
@@ -436,6 +440,7 @@ impl FakeServer {
             origin: (self.dialect == Dialect::Draft).then(|| (key, id.clone())),
             last_pushed: Some("working"),
         };
+        self.schedule(&task_id, &task);
         self.tasks.insert(task_id.clone(), task);
         self.intervals.insert(task_id.clone(), interval);
         match self.dialect {
@@ -495,9 +500,9 @@ impl FakeServer {
                 self.ok(key, error_msg(Some(id), -32602, "Task is not completed"))
             };
         }
-        self.blocked.push((t, key, id));
+        self.blocked.entry(t.clone()).or_default().push((key, id));
         let mut out = vec![(0, Input::Head { key, status: 200, session_id: None, retry_after_ms: None })];
-        out.extend(self.advance(now));
+        out.extend(self.process(now, &t));
         out
     }
 
@@ -526,10 +531,11 @@ impl FakeServer {
     fn notification(&mut self, now: Millis, method: &str, params: Value) {
         if method == "notifications/cancelled" {
             let rid = params.get("requestId").cloned();
-            for t in self.tasks.values_mut() {
+            for (k, t) in self.tasks.iter_mut() {
                 let matches = t.origin.as_ref().is_some_and(|(_, id)| Some(Value::from(id)) == rid);
                 if matches && !t.terminal(now) {
                     t.cancelled = true;
+                    self.dirty.insert(k.clone());
                 }
             }
         }
@@ -539,106 +545,120 @@ impl FakeServer {
     fn answered(&mut self, now: Millis, id: &Id) {
         let Id::String(s) = id else { return };
         let Some(task_id) = s.strip_prefix("elicit-") else { return };
-        if let Some(t) = self.tasks.get_mut(task_id) {
-            if t.input_at.is_some_and(|at| now >= at) {
-                t.input_at = None;
-                t.until = now + 1_000;
-            }
+        self.resume(now, &task_id.to_owned());
+    }
+
+    /// The input a task waited for arrived: it works one more second.
+    fn resume(&mut self, now: Millis, task_id: &str) {
+        let Some(t) = self.tasks.get_mut(task_id) else { return };
+        if t.input_at.is_some_and(|at| now >= at) {
+            t.input_at = None;
+            t.until = now + 1_000;
+            self.timeline.insert((now + 1_000, task_id.to_owned()));
+            self.dirty.insert(task_id.to_owned());
+        }
+    }
+
+    fn schedule(&mut self, id: &str, t: &FakeTask) {
+        for at in [Some(t.until), t.input_at, t.ttl.map(|ttl| t.created + ttl)].into_iter().flatten() {
+            self.timeline.insert((at, id.to_owned()));
         }
     }
 
     /// When the server next has something to do on its own.
     pub(crate) fn next_event(&self, now: Millis) -> Option<Millis> {
-        let mut best: Option<Millis> = None;
-        let mut consider = |at: Millis| {
-            if at > now {
-                best = Some(best.map_or(at, |b: Millis| b.min(at)));
-            }
-        };
-        for t in self.tasks.values() {
-            consider(t.until);
-            if let Some(at) = t.input_at {
-                consider(at);
-            }
-            if let Some(ttl) = t.ttl {
-                consider(t.created + ttl);
-            }
+        if !self.dirty.is_empty() {
+            return Some(now);
         }
-        best
+        self.timeline.iter().map(|(t, _)| *t).find(|t| *t > now)
     }
 
-    /// Time passed: unblock results, send input requests and pushes, finish draft originals.
+    /// Time passed: the tasks that changed send input requests and pushes, finish draft
+    /// originals and unblock results.
     pub(crate) fn advance(&mut self, now: Millis) -> Replies {
-        let mut out = Vec::new();
-        let ids: Vec<String> = self.tasks.keys().cloned().collect();
-        for id in ids {
-            let Some(task) = self.tasks.get(&id).cloned() else { continue };
-            let status = task.status(now);
-            if status == "input_required" && !task.input_sent && self.dialect != Dialect::Modern {
-                // Legacy: on a blocked tasks/result stream when there is one; draft: any stream.
-                let via = self.blocked.iter().find(|(t, _, _)| *t == id).map(|(_, k, _)| *k);
-                let via = if self.dialect == Dialect::Legacy { via } else { None };
-                if self.dialect == Dialect::Draft || via.is_some() {
-                    let req = json!({ "jsonrpc": "2.0", "id": format!("elicit-{id}"), "method": "elicitation/create",
-                        "params": { "message": "name?", "_meta": { related_key(self.dialect): { "taskId": id } } } });
-                    out.push((0, Input::Message { via, body: req.to_string() }));
-                    if let Some(t) = self.tasks.get_mut(&id) {
-                        t.input_sent = true;
-                    }
-                }
+        let mut due = std::mem::take(&mut self.dirty);
+        while let Some((at, _)) = self.timeline.first() {
+            if *at > now {
+                break;
             }
-            if self.push && task.last_pushed != Some(status) && self.dialect != Dialect::Draft {
-                let method = if self.dialect == Dialect::Modern { "notifications/tasks" } else { "notifications/tasks/status" };
-                let body = json!({ "jsonrpc": "2.0", "method": method, "params": self.task_json(&id, &task, now) });
-                out.push((0, Input::Message { via: None, body: body.to_string() }));
-                if let Some(t) = self.tasks.get_mut(&id) {
-                    t.last_pushed = Some(status);
-                }
-            }
-            if task.terminal(now) {
-                if let Some((key, rid)) = task.origin.clone() {
-                    if let Some(t) = self.tasks.get_mut(&id) {
-                        t.origin = None;
-                    }
-                    match status {
-                        "completed" => out.push((0, Input::Message { via: Some(key), body: result_msg(rid, self.final_result(&id)) })),
-                        "failed" => out.push((0, Input::Message { via: Some(key), body: error_msg(Some(rid), -32603, "boom") })),
-                        _ => {}
-                    }
-                    out.push((0, Input::Ended { key }));
-                }
+            if let Some((_, id)) = self.timeline.pop_first() {
+                due.insert(id);
             }
         }
-        let blocked = std::mem::take(&mut self.blocked);
-        for (t, key, id) in blocked {
-            match self.alive(&t, now) {
-                Some(task) if task.terminal(now) => {
-                    let body = match (task.status(now), task.end.as_str()) {
-                        ("failed", "error") => error_msg(Some(id), -32603, "boom"),
-                        ("cancelled", _) => error_msg(Some(id), -32602, "Task was cancelled"),
-                        ("failed", _) => {
-                            let mut r = self.final_result(&t);
-                            r["isError"] = json!(true);
-                            result_msg(id, r)
-                        }
-                        _ => result_msg(id, self.final_result(&t)),
-                    };
-                    out.push((0, Input::Message { via: Some(key), body }));
-                    out.push((0, Input::Ended { key }));
-                }
-                Some(_) => self.blocked.push((t, key, id)),
-                None => {
-                    out.push((0, Input::Message { via: Some(key), body: error_msg(Some(id), -32602, "Task not found") }));
-                    out.push((0, Input::Ended { key }));
-                }
-            }
+        let mut out = Vec::new();
+        for id in due {
+            out.extend(self.process(now, &id));
         }
         out
     }
 
-    /// The engine closed a stream: a blocked result or a draft original stops.
+    fn process(&mut self, now: Millis, id: &str) -> Replies {
+        let mut out = Vec::new();
+        let Some(task) = self.alive(id, now) else {
+            for (key, rid) in self.blocked.remove(id).unwrap_or_default() {
+                out.push((0, Input::Message { via: Some(key), body: error_msg(Some(rid), -32602, "Task not found") }));
+                out.push((0, Input::Ended { key }));
+            }
+            return out;
+        };
+        let status = task.status(now);
+        let terminal = task.terminal(now);
+        let (input_sent, last_pushed, end) = (task.input_sent, task.last_pushed, task.end.clone());
+        if status == "input_required" && !input_sent && self.dialect != Dialect::Modern {
+            // Legacy: on a blocked tasks/result stream when there is one; draft: any stream.
+            let via = self.blocked.get(id).and_then(|b| b.first()).map(|(k, _)| *k);
+            if self.dialect == Dialect::Draft || via.is_some() {
+                let via = if self.dialect == Dialect::Legacy { via } else { None };
+                let req = json!({ "jsonrpc": "2.0", "id": format!("elicit-{id}"), "method": "elicitation/create",
+                    "params": { "message": "name?", "_meta": { related_key(self.dialect): { "taskId": id } } } });
+                out.push((0, Input::Message { via, body: req.to_string() }));
+                if let Some(t) = self.tasks.get_mut(id) {
+                    t.input_sent = true;
+                }
+            }
+        }
+        if self.push && last_pushed != Some(status) && self.dialect != Dialect::Draft {
+            let method = if self.dialect == Dialect::Modern { "notifications/tasks" } else { "notifications/tasks/status" };
+            let params = self.tasks.get(id).map(|t| self.task_json(id, t, now)).unwrap_or_default();
+            let body = json!({ "jsonrpc": "2.0", "method": method, "params": params });
+            out.push((0, Input::Message { via: None, body: body.to_string() }));
+            if let Some(t) = self.tasks.get_mut(id) {
+                t.last_pushed = Some(status);
+            }
+        }
+        if !terminal {
+            return out;
+        }
+        if let Some((key, rid)) = self.tasks.get_mut(id).and_then(|t| t.origin.take()) {
+            match status {
+                "completed" => out.push((0, Input::Message { via: Some(key), body: result_msg(rid, self.final_result(id)) })),
+                "failed" => out.push((0, Input::Message { via: Some(key), body: error_msg(Some(rid), -32603, "boom") })),
+                _ => {}
+            }
+            out.push((0, Input::Ended { key }));
+        }
+        for (key, rid) in self.blocked.remove(id).unwrap_or_default() {
+            let body = match (status, end.as_str()) {
+                ("failed", "error") => error_msg(Some(rid), -32603, "boom"),
+                ("cancelled", _) => error_msg(Some(rid), -32602, "Task was cancelled"),
+                ("failed", _) => {
+                    let mut r = self.final_result(id);
+                    r["isError"] = json!(true);
+                    result_msg(rid, r)
+                }
+                _ => result_msg(rid, self.final_result(id)),
+            };
+            out.push((0, Input::Message { via: Some(key), body }));
+            out.push((0, Input::Ended { key }));
+        }
+        out
+    }
+
+    /// The engine closed a stream: a blocked result stops.
     pub(crate) fn abort(&mut self, key: SendKey) {
-        self.blocked.retain(|(_, k, _)| *k != key);
+        for b in self.blocked.values_mut() {
+            b.retain(|(k, _)| *k != key);
+        }
     }
 }
 

@@ -1,0 +1,177 @@
+// Renders bench results (the object run.mjs builds) as the markdown table in bench/results/latest.md.
+const NAMES = { ours: "ours", sdk1: "SDK v1", ext: "ext-tasks" };
+const OTHERS = ["sdk1", "ext"];
+
+export function renderMarkdown(R) {
+  const notes = [];
+  const note = (text) => {
+    const i = notes.indexOf(text);
+    if (i >= 0) return `[^${i + 1}]`;
+    notes.push(text);
+    return `[^${notes.length}]`;
+  };
+  const num = (x, unit = "") => {
+    if (!Number.isFinite(x)) return "n/a";
+    const a = Math.abs(x);
+    const s = a >= 1000 ? Math.round(x).toLocaleString("en-US") : a >= 100 ? x.toFixed(0) : a >= 10 ? x.toFixed(1) : a >= 1 ? x.toFixed(2) : x.toFixed(3);
+    return s + unit;
+  };
+  const ratio = (a, b) => (Number.isFinite(a) && Number.isFinite(b) && b !== 0 ? `×${num(a / b)}` : "—");
+  /** A cell: value, or n/a with the reason as a footnote. */
+  const cell = (v, pick, unit) => {
+    if (v === undefined) return "n/a";
+    if (v.na) return `n/a${note(v.na)}`;
+    if (v.error) return `n/a${note(`error: ${String(v.error).split("\n")[0].slice(0, 300)}`)}`;
+    const x = pick(v);
+    return Number.isFinite(x) ? num(x, unit) : `n/a${note("not measured in this run")}`;
+  };
+  const val = (v, pick) => (v && !v.error && !v.na ? pick(v) : NaN);
+  const row = (label, get, pick, unit = "") => {
+    const o = get("ours");
+    const vals = { ours: o, sdk1: get("sdk1"), ext: get("ext") };
+    return `| ${label.join(" | ")} | ${["ours", ...OTHERS].map((s) => cell(vals[s], pick, unit)).join(" | ")} | ${OTHERS.map((s) => ratio(val(o, pick), val(vals[s], pick))).join(" | ")} |`;
+  };
+  const sdkModern = { na: "the TS SDK v1 client speaks only the legacy dialect" };
+  const m = R.meta;
+  const L = [];
+  L.push("# Benchmarks: mcp-task-client vs the official TypeScript requester stacks", "");
+  L.push(`Run ${m.date} by \`bash bench/run.sh\`${m.quick ? " (--quick: fewer repeats, smaller sizes)" : ""}${m.only ? ` (only: ${m.only.join(", ")})` : ""}; took ${Math.round(m.durationS)} s.`);
+  L.push(`Machine: ${m.machine}. Node ${m.node}${m.chromium ? `, Chromium ${m.chromium}` : ""}.`);
+  L.push(`Versions: ours ${m.versions.ours}; ${Object.entries(m.versions).filter(([k]) => k !== "ours").map(([k, v]) => `${k} ${v}`).join(", ")}.`, "");
+  L.push("Stacks: **ours** = this package (`pkg/`); **SDK v1** = `@modelcontextprotocol/sdk` client, `client.experimental.tasks` (legacy dialect only);");
+  L.push("**ext-tasks** = `@modelcontextprotocol/ext-tasks` on `@modelcontextprotocol/client` v2 (legacy, and modern via the host's `rawDispatch` + `v2RequestFraming`).");
+  L.push("Ratios are ours ÷ theirs: below ×1 means ours is lower (better, except throughput where higher is better).", "");
+  for (const n of R.notes ?? []) L.push(`> ${n}`, "");
+
+  const head = (cols) => [`| ${cols.join(" | ")} | ours | SDK v1 | ext-tasks | ours ÷ SDK v1 | ours ÷ ext-tasks |`, `|${Array(cols.length + 5).fill("---").join("|")}|`];
+
+  if (Object.keys(R.counts ?? {}).length) {
+    L.push("## Requests sent per task per server interval (lower is better)", "");
+    L.push("Counted at the server (its request log) over a window of N server intervals P starting once every watcher is attached;");
+    L.push("each task created through the stack's call API (watcher 1) plus W−1 more watchers of it. Median over tasks (T = 100) or over 3 runs (T = 1).", "");
+    L.push(...head(["dialect", "push", "W × T", "P × N"]));
+    for (const d of ["legacy", "modern"]) {
+      for (const push of ["off", "on"]) {
+        for (const wt of ["1x1", "10x1", "100x1", "1x100", "10x100", "100x100"]) {
+          const any = Object.entries(R.counts).find(([k]) => k.endsWith(`|${d}|${push}|${wt}`));
+          if (!any) continue;
+          const pn = `${any[1].P / 1000} s × ${any[1].N}`;
+          L.push(row([d, push, wt.replace("x", " × "), pn], (s) => (s === "sdk1" && d === "modern" ? sdkModern : withErr(R.counts[`${s}|${d}|${push}|${wt}`])), (v) => v.median));
+        }
+      }
+    }
+    L.push("");
+  }
+
+  if (Object.keys(R.latency ?? {}).length) {
+    L.push("## Completion → callback latency, ms (lower is better)", "");
+    L.push("50 tasks of 2–4 s each, server interval 1 s; from the server marking a task completed to the stack handing the outcome to the app.", "");
+    L.push(...head(["dialect", "status pushes", "statistic"]));
+    for (const d of ["legacy", "modern"]) {
+      for (const push of ["off", "on"]) {
+        for (const stat of ["median", "p95"]) {
+          L.push(row([d, push === "off" ? "off (polled)" : "on (pushed)", stat], (s) => (s === "sdk1" && d === "modern" ? sdkModern : R.latency[`${s}|${d}|${push}`]), (v) => v[stat]));
+        }
+      }
+    }
+    L.push("");
+  }
+
+  if (R.bundle) {
+    L.push("## Bundle size, bytes gzipped (lower is better)", "");
+    L.push("Theirs: client + Streamable HTTP transport + tasks, bundled and minified by esbuild for the browser, gzip -9.");
+    L.push("Ours: the .wasm gzipped + our JS entry and wasm-bindgen glue bundled and minified the same way, gzipped.", "");
+    L.push(...head(["what"]));
+    const b = (s) => (R.bundle[s] ? R.bundle[s] : s === "ours" ? { na: "pkg/ not built" } : undefined);
+    L.push(row(["total (gz)"], b, (v) => v.totalGz, " B"));
+    L.push(row(["of which JS (gz)"], b, (v) => v.jsGz, " B"));
+    L.push(row(["of which wasm (gz)"], b, (v) => (v.wasm ? v.wasmGz : NaN), " B").replace(/n\/a\[\^\d+\]/g, "—"));
+    L.push("");
+  }
+
+  if (Object.keys(R.scale ?? {}).length) {
+    L.push("## 10,000 tracked tasks in one Chromium page (lower is better)", "");
+    L.push("Tasks created through each stack's call API (server interval 30 s). Live timers and heap after creation (2 forced GCs;");
+    L.push("ours counts wasm memory growth too). Per due task: main-thread JS + GC time from a CPU profile over 15 s, ÷ the task requests the");
+    L.push("server saw (median over 1-s bins with ≥ 20 requests); busy = all main-thread work (CDP TaskDuration) ÷ the same requests.", "");
+    L.push(...head(["dialect", "figure"]));
+    const sc = (s, d) => (s === "sdk1" && d === "modern" ? sdkModern : withScaleErr(R.scale[`${s}|${d}`]));
+    for (const d of ["legacy", "modern"]) {
+      L.push(row([d, "live JS timers"], (s) => sc(s, d), (v) => v.timers));
+      L.push(row([d, "heap growth per task"], (s) => sc(s, d), (v) => v.heapPerTask, " B"));
+      L.push(row([d, "JS+GC ms per due task"], (s) => sc(s, d), (v) => median(v.jsMsPerDueBins ?? [])));
+      L.push(row([d, "busy ms per due task"], (s) => sc(s, d), (v) => v.busyMsPerDue));
+    }
+    L.push("");
+  }
+
+  if (Object.keys(R.chromeTp ?? {}).length || Object.keys(R.nodeTp ?? {}).length) {
+    L.push("## Decode + dispatch throughput, status messages per second (higher is better)", "");
+    L.push("A recorded stream of 20,000 task status pushes (SSE, round-robin over 100 tracked tasks) written to the client's open stream at once;");
+    L.push("time until every task's last status reached the app. Median of 3 runs.", "");
+    L.push(...head(["runtime", "dialect"]));
+    for (const [rt, obj] of [[`Chromium`, R.chromeTp], [`Node ${R.meta.node}`, R.nodeTp]]) {
+      if (!Object.keys(obj ?? {}).length) continue;
+      for (const d of ["legacy", "modern"]) {
+        L.push(row([rt, d], (s) => (s === "sdk1" && d === "modern" ? sdkModern : obj[`${s}|${d}`]), (v) => v.median));
+      }
+    }
+    L.push("");
+  }
+
+  if (Object.keys(R.real ?? {}).length) {
+    L.push("## Cross-check on the project's real test servers: requests per task per interval", "");
+    L.push("`slow_job` tasks (30 s) on tests/servers kinds, server interval 1 s, window 3 s. Median over tasks / 3 runs.", "");
+    L.push(...head(["server", "W × T"]));
+    for (const [kind, d] of [["ts-sdk", "legacy"], ["rmcp3-modern", "modern"]]) {
+      for (const wt of ["1x1", "10x10"]) {
+        const get = (s) => {
+          if (s === "sdk1" && d === "modern") return sdkModern;
+          const startErr = R.real[`${kind}|${s}`];
+          return startErr ?? withErr(R.real[`${kind}|${s}|${wt}`]);
+        };
+        if (!["ours", "sdk1", "ext"].some((s) => R.real[`${kind}|${s}|${wt}`] || R.real[`${kind}|${s}`])) continue;
+        L.push(row([`${kind} (${d})`, wt.replace("x", " × ")], get, (v) => v.median));
+      }
+    }
+    L.push("");
+  }
+
+  L.push("## How each stack watches", "");
+  L.push("- ours: `client.callTool(name, args, {task: \"always\"})` → `TaskHandle` (`onStatus`/`onDone`); extra watchers `client.watch(taskId)`.");
+  L.push("- SDK v1: `client.experimental.tasks.callToolStream(...)` (polls `tasks/get` every `pollInterval`, ignores pushes); it has no way to attach to an");
+  L.push("  existing task, so extra watchers run the loop its `requestStream` runs (`getTask`, wait `pollInterval`, `getTaskResult` when completed).");
+  L.push("- ext-tasks: `session.callTool(name, args, {task: {preference: \"require\"}})` + `execution.settle({onEvent})`; extra watchers");
+  L.push("  `session.task(taskId).result()` (one execution per task per session is allowed). Modern pushes need the host to open");
+  L.push("  `client.listen({taskIds})`, which the harness does when pushes are on.");
+  L.push("- Servers: bench/servers/fast-server.mjs (raw node:http, both dialects, counts every request, pushes each status change when");
+  L.push("  push is on; statusMessage changes every interval) unless a section names a tests/servers kind.", "");
+
+  if (notes.length) {
+    L.push("## Notes", "");
+    notes.forEach((n, i) => L.push(`[^${i + 1}]: ${n}`));
+    L.push("");
+  }
+  return L.join("\n");
+}
+
+function median(xs) {
+  const a = xs.filter(Number.isFinite).sort((x, y) => x - y);
+  if (!a.length) return NaN;
+  const m = (a.length - 1) / 2;
+  return (a[Math.floor(m)] + a[Math.ceil(m)]) / 2;
+}
+
+/** A count entry with errors but no value is an error cell; with both, the value stands (errors go to latest.json). */
+function withErr(v) {
+  if (!v) return undefined;
+  if (!Number.isFinite(v.median) && v.errors?.length) return { error: v.errors[0] };
+  return v;
+}
+
+function withScaleErr(v) {
+  if (!v) return undefined;
+  if (v.error) return v;
+  if (v.createErrors) return { ...v, note: `${v.createErrors} creations failed` };
+  return v;
+}

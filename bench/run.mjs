@@ -1,0 +1,243 @@
+// Side-by-side benchmark: our pkg/ vs @modelcontextprotocol/sdk@1.32.2 (client.experimental.tasks) vs
+// @modelcontextprotocol/ext-tasks@0.2.2 on @modelcontextprotocol/client@2.4.0, same servers, same run.
+// Writes bench/results/latest.md (+ latest.json). Usage: node run.mjs [--only=a,b] [--quick]
+//   phases: bundle, counts, latency, real, node-tp, chromium
+import { spawn } from "node:child_process";
+import { mkdirSync, writeFileSync, readFileSync, existsSync, createWriteStream } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { execSync } from "node:child_process";
+import { startDaemon } from "./lib/daemon.mjs";
+import { median, p95 } from "./lib/stats.mjs";
+import { benchDir, outDir, pkgDir, oursAvailable, bundleSizes, buildHarnesses } from "./lib/build.mjs";
+import { renderMarkdown } from "./lib/report.mjs";
+
+const argv = process.argv.slice(2);
+const only = argv.find((a) => a.startsWith("--only="))?.slice(7).split(",");
+const quick = argv.includes("--quick");
+const want = (p) => !only || only.includes(p);
+const T_START = Date.now();
+const log = (...a) => console.error(`[bench +${((Date.now() - T_START) / 1000).toFixed(0)}s]`, ...a);
+
+mkdirSync(path.join(outDir, "logs"), { recursive: true });
+const childLog = createWriteStream(path.join(outDir, "logs", "children.log"));
+
+/** Runs a bench child script (Node, own process) and returns its last stdout line as JSON. */
+function child(script, arg, timeoutMs = 300_000) {
+  return new Promise((resolve) => {
+    const p = spawn(process.execPath, ["--no-warnings", path.join(benchDir, script), JSON.stringify(arg)], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    p.stdout.on("data", (c) => { out += c; });
+    p.stderr.on("data", (c) => childLog.write(c));
+    const timer = setTimeout(() => p.kill("SIGKILL"), timeoutMs);
+    p.on("exit", (code) => {
+      clearTimeout(timer);
+      const last = out.trim().split("\n").pop();
+      try { resolve(JSON.parse(last)); } catch { resolve({ error: `${script} exited ${code} without a result` }); }
+    });
+  });
+}
+
+const STACKS = [
+  { stack: "ours", dialect: "legacy" }, { stack: "sdk1", dialect: "legacy" }, { stack: "ext", dialect: "legacy" },
+  { stack: "ours", dialect: "modern" }, { stack: "ext", dialect: "modern" },
+];
+const haveOurs = oursAvailable();
+const stacksNow = STACKS.filter((s) => s.stack !== "ours" || haveOurs);
+const fastKind = (d) => (d === "legacy" ? "fast-legacy" : "fast-modern");
+const R = { meta: {}, notes: [], bundle: null, counts: {}, latency: {}, real: {}, nodeTp: {}, chromeTp: {}, scale: {} };
+const key = (s, d, push) => `${s}|${d}|${push ? "on" : "off"}`;
+
+const daemon = await startDaemon();
+try {
+  R.meta = meta();
+  if (!haveOurs) R.notes.push("pkg/ was not built (run `bash scripts/build.sh`): every `ours` figure is n/a.");
+
+  // ---- bundle sizes ----
+  if (want("bundle")) {
+    log("bundle sizes (esbuild, browser, minified, gzip -9)");
+    R.bundle = await bundleSizes();
+  }
+
+  // ---- request counts ----
+  if (want("counts")) {
+    const groups = quick
+      ? [{ name: "A", P: 1000, N: 3, configs: [[1, 1, 1], [10, 1, 1], [1, 100, 1]] }]
+      : [
+        { name: "A", P: 1000, N: 3, configs: [[1, 1, 3], [10, 1, 3], [100, 1, 3], [1, 100, 1]] },
+        { name: "B", P: 2000, N: 3, configs: [[10, 100, 1]] },
+        { name: "C", P: 20000, N: 2, configs: [[100, 100, 1]] },
+      ];
+    for (const g of groups) {
+      log(`request counts, group ${g.name}: P=${g.P} ms, window ${g.N} intervals, configs ${JSON.stringify(g.configs)}`);
+      const job = async (s, push) => {
+        const runs = [];
+        for (const [W, T, reps] of g.configs) {
+          for (let r = 0; r < reps; r++) {
+            const srv = await daemon.start({ kind: fastKind(s.dialect), pollIntervalMs: g.P, progressMs: g.P, push });
+            runs.push({ key: `${W}x${T}#${r}`, W, T, P: g.P, N: g.N, taskMs: (g.N + 10) * g.P, url: srv.url, statsUrl: srv.statsUrl, id: srv.id });
+          }
+        }
+        const res = await child("node/requests.mjs", { stack: s.stack, dialect: s.dialect, push, runs }, 600_000);
+        for (const r of runs) await daemon.stop(r.id);
+        for (const [W, T] of g.configs) {
+          const per = [];
+          const errs = [];
+          for (const r of runs.filter((x) => x.W === W && x.T === T)) {
+            const x = res[r.key] ?? { error: res.error ?? "no result" };
+            if (x.error) errs.push(x.error); else per.push(...x.perTask);
+            if (x.errorCount) errs.push(`${x.errorCount} watcher errors, e.g. ${x.errors?.[0]}`);
+          }
+          R.counts[`${key(s.stack, s.dialect, push)}|${W}x${T}`] = { median: median(per), mean: per.reduce((a, b) => a + b, 0) / per.length, n: per.length, P: g.P, N: g.N, errors: errs.slice(0, 2) };
+        }
+      };
+      // ours (cheap) alongside the first official stack; official stacks one at a time (CPU-bound at W·T = 10,000).
+      const ours = stacksNow.filter((s) => s.stack === "ours");
+      const theirs = stacksNow.filter((s) => s.stack !== "ours");
+      const oursJobs = Promise.all(ours.flatMap((s) => [job(s, false), job(s, true)]));
+      for (const s of theirs) { await job(s, false); await job(s, true); }
+      await oursJobs;
+    }
+  }
+
+  // ---- latency ----
+  if (want("latency")) {
+    const n = quick ? 20 : 50;
+    for (const push of [false, true]) {
+      log(`latency, push ${push ? "on" : "off"}: ${n} tasks per stack, 2–4 s each, P = 1000 ms`);
+      await Promise.all(stacksNow.map(async (s) => {
+        const srv = await daemon.start({ kind: fastKind(s.dialect), pollIntervalMs: 1000, progressMs: 1000, push });
+        const res = await child("node/latency.mjs", { stack: s.stack, dialect: s.dialect, push, url: srv.url, statsUrl: srv.statsUrl, n, minMs: 2000, maxMs: 4000, seed: 42 });
+        await daemon.stop(srv.id);
+        const lat = (res.latencies ?? []).filter(Number.isFinite);
+        R.latency[key(s.stack, s.dialect, push)] = res.error || lat.length < n
+          ? { error: res.error ?? `${n - lat.length} of ${n} tasks never reached the app (outcomes ${JSON.stringify(res.outcomes)})` }
+          : { median: median(lat), p95: p95(lat), n: lat.length };
+      }));
+    }
+  }
+
+  // ---- real servers (cross-check of the request counts) ----
+  if (want("real")) {
+    const real = [
+      { kind: "ts-sdk", dialect: "legacy", options: { args: ["--poll-ms", "1000"] } },
+      { kind: "rmcp3-modern", dialect: "modern", options: { args: ["--poll-ms=1000"] } },
+    ];
+    for (const rs of real) {
+      for (const s of stacksNow.filter((x) => x.dialect === rs.dialect)) {
+        log(`real server ${rs.kind}: ${s.stack}`);
+        const runs = [];
+        try {
+          for (const [W, T, reps] of quick ? [[1, 1, 1]] : [[1, 1, 3], [10, 10, 1]]) {
+            for (let r = 0; r < reps; r++) {
+              const srv = await daemon.start({ kind: rs.kind, options: rs.options });
+              runs.push({ key: `${W}x${T}#${r}`, W, T, P: 1000, N: 3, taskMs: 30_000, url: srv.url, statsUrl: srv.statsUrl, id: srv.id });
+            }
+          }
+        } catch (e) {
+          R.real[`${rs.kind}|${s.stack}`] = { error: `server did not start: ${String(e.message ?? e).split("\n")[0]}` };
+          for (const r of runs) await daemon.stop(r.id);
+          continue;
+        }
+        const res = await child("node/requests.mjs", { stack: s.stack, dialect: s.dialect, push: true, tool: "slow_job", runs });
+        for (const r of runs) await daemon.stop(r.id);
+        for (const cfg of ["1x1", "10x10"]) {
+          const per = [];
+          const errs = [];
+          for (const r of runs.filter((x) => x.key.startsWith(`${cfg}#`))) {
+            const x = res[r.key] ?? { error: res.error ?? "no result" };
+            if (x.error) errs.push(x.error.split("\n")[0]); else per.push(...x.perTask);
+            if (x.errorCount) errs.push(`${x.errorCount} watcher errors, e.g. ${String(x.errors?.[0]).split("\n")[0]}`);
+          }
+          if (per.length || errs.length) R.real[`${rs.kind}|${s.stack}|${cfg}`] = { median: median(per), n: per.length, errors: errs.slice(0, 2) };
+        }
+      }
+    }
+  }
+
+  // ---- throughput in Node 20 ----
+  if (want("node-tp")) {
+    const reps = quick ? 1 : 3;
+    for (const s of stacksNow) {
+      log(`throughput in Node ${process.version}: ${s.stack} ${s.dialect}, ${reps} runs`);
+      const rates = [];
+      let err;
+      for (let i = 0; i < reps; i++) {
+        const srv = await daemon.start({ kind: fastKind(s.dialect), pollIntervalMs: 60_000, progressMs: 0, push: true });
+        const r = await child("node/throughput.mjs", { stack: s.stack, dialect: s.dialect, url: srv.url, base: srv.base, K: 100, M: 20_000 });
+        await daemon.stop(srv.id);
+        if (r.error) err = r.error; else rates.push(r.rate);
+      }
+      R.nodeTp[`${s.stack}|${s.dialect}`] = rates.length ? { median: median(rates), n: rates.length } : { error: err };
+    }
+  }
+
+  // ---- Chromium: throughput and 10,000-task scale ----
+  if (want("chromium")) {
+    const { startStatic } = await import("./lib/static.mjs");
+    const { launchChromium, scaleFigure, throughputFigure } = await import("./browser/chromium.mjs");
+    await buildHarnesses();
+    const st = await startStatic();
+    const chrome = await launchChromium();
+    R.meta.chromium = chrome.version;
+    try {
+      const reps = quick ? 1 : 3;
+      for (const s of stacksNow) {
+        log(`throughput in Chromium: ${s.stack} ${s.dialect}, ${reps} runs`);
+        const rates = [];
+        let err;
+        for (let i = 0; i < reps; i++) {
+          const srv = await daemon.start({ kind: fastKind(s.dialect), pollIntervalMs: 60_000, progressMs: 0, push: true });
+          const r = await throughputFigure(chrome, { staticUrl: st.url, stack: s.stack, dialect: s.dialect, server: srv, K: 100, M: 20_000 }).catch((e) => ({ error: String(e.message ?? e) }));
+          await daemon.stop(srv.id);
+          if (r.error) err = r.error; else rates.push(r.rate);
+        }
+        R.chromeTp[`${s.stack}|${s.dialect}`] = rates.length ? { median: median(rates), n: rates.length } : { error: err };
+      }
+      const n = quick ? 1000 : 10_000;
+      for (const s of stacksNow) {
+        log(`scale in Chromium: ${n} tasks, ${s.stack} ${s.dialect}`);
+        const srv = await daemon.start({ kind: fastKind(s.dialect), pollIntervalMs: 30_000, progressMs: 0 });
+        const r = await scaleFigure(chrome, { staticUrl: st.url, stack: s.stack, dialect: s.dialect, server: srv, n, windowMs: quick ? 5000 : 15_000 })
+          .catch((e) => ({ error: String(e.message ?? e).split("\n")[0] }));
+        await daemon.stop(srv.id);
+        R.scale[`${s.stack}|${s.dialect}`] = r;
+      }
+    } finally {
+      await chrome.close();
+      await st.stop();
+    }
+  }
+} finally {
+  await daemon.close();
+}
+
+R.meta.durationS = (Date.now() - T_START) / 1000;
+R.meta.quick = quick;
+R.meta.only = only ?? null;
+mkdirSync(path.join(benchDir, "results"), { recursive: true });
+writeFileSync(path.join(benchDir, "results", "latest.json"), JSON.stringify(R, null, 2) + "\n");
+const md = renderMarkdown(R);
+writeFileSync(path.join(benchDir, "results", "latest.md"), md);
+process.stdout.write(md);
+log(`done in ${R.meta.durationS.toFixed(0)} s; wrote bench/results/latest.md`);
+childLog.end();
+
+function meta() {
+  const v = (p) => { try { return JSON.parse(readFileSync(path.join(benchDir, "node_modules", p, "package.json"), "utf8")).version; } catch { return "?"; } };
+  const sh = (c) => { try { return execSync(c, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim(); } catch { return "?"; } };
+  let oursVersion = "n/a";
+  if (existsSync(path.join(pkgDir, "package.json"))) oursVersion = JSON.parse(readFileSync(path.join(pkgDir, "package.json"), "utf8")).version;
+  return {
+    date: new Date().toISOString(),
+    machine: `${os.cpus()[0]?.model ?? "?"}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${sh("uname -sr")}, Debian ${sh("cat /etc/debian_version")}`,
+    node: process.version,
+    versions: {
+      ours: `${oursVersion} (commit ${sh("git -C .. rev-parse --short HEAD")}${sh("git -C .. status --porcelain -- src Cargo.toml") ? ", dirty tree" : ""}, pkg/ built ${existsSync(path.join(pkgDir, "mcp_task_client_bg.wasm")) ? sh(`date -u -r ${path.join(pkgDir, "mcp_task_client_bg.wasm")} +%FT%TZ`) : "never"})`,
+      "@modelcontextprotocol/sdk": v("@modelcontextprotocol/sdk"),
+      "@modelcontextprotocol/client": v("@modelcontextprotocol/client"),
+      "@modelcontextprotocol/ext-tasks": v("@modelcontextprotocol/ext-tasks"),
+      esbuild: v("esbuild"), "playwright-core": v("playwright-core"), zod: v("zod"),
+    },
+  };
+}

@@ -1,0 +1,320 @@
+//! Hooks for persistence and tab coordination (all pure): a session snapshot and its adoption by
+//! a fresh engine, export/import of one task's tracked state, and detaching without ending the
+//! session.
+//!
+//! Adoption replays the handshake: the fresh engine's `server/discover` / `initialize` are
+//! answered from the snapshot instead of being sent, so a new leader tab (or a reloaded page)
+//! keeps the legacy session its tasks are scoped to. A session that died meanwhile is noticed on
+//! the first request (404) and re-initialized as usual.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use crate::protocol::model::{Dialect, Task, TaskStatus};
+
+use super::api::{Input, Millis, Output, Transmit};
+use super::registry;
+use super::scheduler::Timer;
+use super::Engine;
+
+/// What a later engine needs to continue an established session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionSnapshot {
+    pub dialect: Dialect,
+    pub protocol_version: String,
+    /// The legacy `Mcp-Session-Id` (`None`: modern, or a server without sessions).
+    pub session_id: Option<String>,
+    pub capabilities: Value,
+    pub server_info: Value,
+}
+
+/// One task's tracked state, as persisted between engines.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskSnapshot {
+    pub task: Task,
+    /// The server confirmed the task (an unknown id later means `expired`).
+    pub known: bool,
+    pub last_polled_at: Option<Millis>,
+    /// When the exporting engine meant to poll next (informational on import).
+    pub next_poll_at: Option<Millis>,
+    pub deadline: Option<Millis>,
+    /// Export: input keys surfaced so far. Import: keys never to surface again (answered).
+    #[serde(default)]
+    pub input_keys: Vec<String>,
+}
+
+/// Most handshake steps a replay answers (`server/discover`, then `initialize`).
+const MAX_REPLAY_STEPS: usize = 3;
+
+impl Engine {
+    /// The established session, once ready (`server_info` comes from the `Connected` event).
+    pub fn session_snapshot(&self, server_info: Value) -> Option<SessionSnapshot> {
+        if !self.session.is_ready() {
+            return None;
+        }
+        Some(SessionSnapshot {
+            dialect: self.dialect()?,
+            protocol_version: self.session.protocol_version().to_owned(),
+            session_id: self.session.session_id.clone(),
+            capabilities: self.session.server_caps.clone(),
+            server_info,
+        })
+    }
+
+    /// Continues `s` instead of opening a new session. Call right after [`Engine::new`], before
+    /// draining any output. Returns `false` when the snapshot does not fit this engine's dialect
+    /// choice; the engine is then in an unspecified state: build a fresh one.
+    pub fn adopt_session(&mut self, now: Millis, s: &SessionSnapshot) -> bool {
+        for _ in 0..MAX_REPLAY_STEPS {
+            let Some(t) = self.take_handshake() else { break };
+            let (id, method) = request_head(&t);
+            let key = t.key;
+            let head = |status: u16, session_id: Option<String>| Input::Head { key, status, session_id, retry_after_ms: None };
+            let answer = |result: Value| Input::Message {
+                via: Some(key),
+                body: json!({ "jsonrpc": "2.0", "id": id, "result": result }).to_string(),
+            };
+            let info = json!({ "capabilities": s.capabilities, "serverInfo": s.server_info });
+            match (method.as_str(), s.dialect) {
+                ("server/discover", Dialect::Modern) => {
+                    self.handle_input(now, head(200, None));
+                    self.handle_input(now, answer(info));
+                }
+                // Not modern: what a legacy server answers to the probe (falls back to `initialize`).
+                ("server/discover", _) => self.handle_input(now, head(400, None)),
+                ("initialize", d) if d != Dialect::Modern => {
+                    let mut result = info;
+                    if let Some(o) = result.as_object_mut() {
+                        o.insert("protocolVersion".into(), Value::from(s.protocol_version.clone()));
+                    }
+                    self.handle_input(now, head(200, s.session_id.clone()));
+                    self.handle_input(now, answer(result));
+                }
+                _ => return false,
+            }
+            self.handle_input(now, Input::Ended { key });
+        }
+        // The original session was announced as initialized already.
+        self.out.retain(|o| !matches!(o, Output::Transmit(t) if t.one_way && t.body.contains("notifications/initialized")));
+        self.session.is_ready() && self.dialect() == Some(s.dialect)
+    }
+
+    /// Removes the queued handshake request, if any.
+    fn take_handshake(&mut self) -> Option<Transmit> {
+        let pos = self.out.iter().position(|o| match o {
+            Output::Transmit(t) if !t.one_way => {
+                let (_, m) = request_head(t);
+                m == "server/discover" || m == "initialize"
+            }
+            _ => false,
+        })?;
+        match self.out.remove(pos) {
+            Some(Output::Transmit(t)) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// A tracked task's state, for persisting (`None` until the server said anything about it).
+    pub fn export_task(&self, task_id: &str) -> Option<TaskSnapshot> {
+        let e = self.tasks.get(task_id)?;
+        let mut task = e.snapshot.clone()?;
+        if task.outcome.is_none() {
+            task.outcome = e.outcome.clone();
+        }
+        let mut input_keys: Vec<String> = e.input_keys.iter().cloned().collect();
+        input_keys.sort();
+        Some(TaskSnapshot {
+            task,
+            known: e.known,
+            last_polled_at: e.poll.last_sent,
+            next_poll_at: self.timers.get(&Timer::Poll(task_id.to_owned())),
+            deadline: e.deadline,
+            input_keys,
+        })
+    }
+
+    /// Seeds a task this engine does not know yet (before `watch`), so polling continues where
+    /// the exporting engine left off: never sooner than the server's interval after its last
+    /// poll, an unknown id later means `expired`, answered input keys stay answered. A persisted
+    /// `input_required` is imported as `working`, so the next poll surfaces the input again.
+    /// Returns `false` (and changes nothing) when the engine already has a snapshot of the task.
+    pub fn import_task(&mut self, now: Millis, snap: TaskSnapshot) -> bool {
+        if self.closed {
+            return false;
+        }
+        let id = snap.task.task_id.clone();
+        let entry = self.tasks.entry(id.clone()).or_default();
+        if entry.snapshot.is_some() {
+            return false;
+        }
+        let mut task = snap.task;
+        if task.status == TaskStatus::InputRequired {
+            task.status = TaskStatus::Working;
+        }
+        task.input_requests.clear();
+        registry::apply(entry, task);
+        if entry.deadline.is_none() {
+            entry.deadline = snap.deadline;
+        }
+        entry.known = snap.known;
+        entry.poll.last_sent = snap.last_polled_at.filter(|t| *t <= now);
+        entry.input_keys.extend(snap.input_keys);
+        // No subscriber yet: collected after the GC delay unless someone watches it.
+        self.after_membership_change(now, &id);
+        true
+    }
+
+    /// Ends this engine like [`Engine::close`] but leaves the server session open (no `DELETE`):
+    /// another engine adopts it. Live subscriptions still get `Done{Failed: Closed}`.
+    pub fn detach(&mut self, now: Millis) {
+        self.close(now);
+        self.out.retain(|o| !matches!(o, Output::EndSession { .. }));
+    }
+}
+
+/// The JSON-RPC id and method of a transmission's body (`Null`/empty when absent).
+fn request_head(t: &Transmit) -> (Value, String) {
+    let v: Value = serde_json::from_str(&t.body).unwrap_or(Value::Null);
+    let method = v.get("method").and_then(Value::as_str).unwrap_or_default().to_owned();
+    (v.get("id").cloned().unwrap_or(Value::Null), method)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::engine::api::{Config, DialectChoice, End, Event};
+    use crate::engine::testkit::{Harness, T0};
+
+    /// Replaces the harness engine with a fresh one that adopted the old session and imported
+    /// every listed task (a reload, or a new leader tab).
+    fn hand_over(h: &mut Harness, choice: DialectChoice, ids: &[String]) -> bool {
+        let info = json!({ "name": "fake" });
+        let Some(s) = h.engine.session_snapshot(info) else { return false };
+        let snaps: Vec<TaskSnapshot> = ids.iter().filter_map(|id| h.engine.export_task(id)).collect();
+        h.engine.detach(h.now);
+        h.pump();
+        // The fresh engine numbers its subscriptions from 1 again.
+        h.events.clear();
+        let mut fresh = Engine::new(Config { dialect: choice, ..Config::default() }, 99, h.now);
+        let adopted = fresh.adopt_session(h.now, &s);
+        for snap in snaps {
+            fresh.import_task(h.now, snap);
+        }
+        h.engine = fresh;
+        h.pump();
+        adopted
+    }
+
+    fn finished_status(end: &End) -> Option<TaskStatus> {
+        match end {
+            End::Finished { task: Some(t), .. } => Some(t.status),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn legacy_session_is_adopted_without_a_new_handshake() {
+        for choice in [DialectChoice::Auto, DialectChoice::Legacy] {
+            let mut h = Harness::new(choice, Dialect::Legacy, 7);
+            let sub = h.call("job", json!({ "ms": 20_000 }));
+            h.run_for(3_000);
+            let id = h.task_of(sub).unwrap_or_default();
+            assert!(!id.is_empty());
+            let inits = h.count("initialize");
+            assert!(hand_over(&mut h, choice, std::slice::from_ref(&id)));
+            let watcher = h.watch(&id);
+            h.run_for(60_000);
+            assert_eq!(h.count("initialize"), inits, "no second initialize");
+            assert_eq!(h.count("server/discover"), if choice == DialectChoice::Auto { 1 } else { 0 });
+            assert_eq!(h.count("notifications/initialized"), 1);
+            assert_eq!(finished_status(&h.done(watcher)), Some(TaskStatus::Completed));
+            assert_eq!(h.session_ends, 0, "detach never ends the session");
+            assert!(h.violations.is_empty(), "{:?}", h.violations);
+        }
+    }
+
+    #[test]
+    fn modern_session_is_adopted() {
+        let mut h = Harness::new(DialectChoice::Auto, Dialect::Modern, 3);
+        let sub = h.call("job", json!({ "ms": 10_000 }));
+        h.run_for(2_000);
+        let id = h.task_of(sub).unwrap_or_default();
+        assert!(hand_over(&mut h, DialectChoice::Auto, std::slice::from_ref(&id)));
+        assert_eq!(h.count("server/discover"), 1);
+        let watcher = h.watch(&id);
+        h.run_for(40_000);
+        assert_eq!(finished_status(&h.done(watcher)), Some(TaskStatus::Completed));
+    }
+
+    #[test]
+    fn a_dead_adopted_session_is_reinitialized() {
+        let mut h = Harness::new(DialectChoice::Legacy, Dialect::Legacy, 11);
+        let sub = h.call("job", json!({ "ms": 30_000 }));
+        h.run_for(2_000);
+        let id = h.task_of(sub).unwrap_or_default();
+        h.server.kill_session();
+        assert!(hand_over(&mut h, DialectChoice::Legacy, std::slice::from_ref(&id)));
+        let watcher = h.watch(&id);
+        h.run_for(60_000);
+        assert_eq!(h.count("initialize"), 2);
+        // The task lived in the old session: once known, a forgotten id is `expired`.
+        assert!(matches!(finished_status(&h.done(watcher)), Some(TaskStatus::Expired | TaskStatus::Completed)));
+    }
+
+    #[test]
+    fn adoption_refuses_a_mismatched_dialect() {
+        let mut e = Engine::new(Config { dialect: DialectChoice::Legacy, ..Config::default() }, 1, T0);
+        let s = SessionSnapshot {
+            dialect: Dialect::Modern,
+            protocol_version: "2026-07-28".into(),
+            session_id: None,
+            capabilities: json!({}),
+            server_info: json!({}),
+        };
+        assert!(!e.adopt_session(T0, &s));
+    }
+
+    #[test]
+    fn import_respects_the_last_poll_and_a_finished_task_settles_at_once() {
+        let mut e = Engine::new(Config { dialect: DialectChoice::Modern, ..Config::default() }, 5, T0);
+        let mut done = Task::new("t-done", TaskStatus::Completed);
+        done.outcome = Some(crate::protocol::model::Outcome::Result { result: json!({ "ok": true }) });
+        let snap = |task: Task| TaskSnapshot {
+            task,
+            known: true,
+            last_polled_at: Some(T0 - 500),
+            next_poll_at: None,
+            deadline: None,
+            input_keys: vec!["ask".into()],
+        };
+        assert!(e.import_task(T0, snap(done)));
+        let mut working = Task::new("t-run", TaskStatus::InputRequired);
+        working.poll_interval_ms = Some(3_000);
+        assert!(e.import_task(T0, snap(working.clone())));
+        assert!(!e.import_task(T0, snap(working)), "a second import changes nothing");
+        let sub = e.watch(T0, "t-done");
+        let run = e.watch(T0, "t-run");
+        let mut dones = Vec::new();
+        let mut sent_at = Vec::new();
+        let mut now = T0;
+        while now < T0 + 5_000 {
+            match e.poll_output(now) {
+                Output::Wake(at) => now = at.min(T0 + 5_000).max(now + 1),
+                Output::Event(Event::Done { sub: s, end, .. }) => dones.push((s, end)),
+                Output::Transmit(t) if t.body.contains("tasks/get") => sent_at.push(now),
+                _ => {}
+            }
+        }
+        assert_eq!(dones.len(), 1);
+        assert_eq!(dones[0].0, sub);
+        assert_eq!(e.task("t-run").map(|t| t.status), Some(TaskStatus::Working));
+        assert_eq!(e.export_task("t-run").map(|s| s.input_keys), Some(vec!["ask".to_owned()]));
+        // Last polled 500 ms before import with a 3 s interval: the first poll waits 2.5 s.
+        assert_eq!(sent_at.first().copied(), Some(T0 + 2_500));
+        e.unsubscribe(now, run);
+    }
+}

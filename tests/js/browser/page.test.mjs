@@ -1,0 +1,78 @@
+// The built pkg/ in a real page in headless Chromium (Debian's, through playwright-core): the shared
+// scenarios against real servers over fetch/SSE and the browser's own WebSocket.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+import { startServer } from "../../servers/launch.mjs";
+import { ALL } from "../scenarios.mjs";
+import { startStatic } from "./static.mjs";
+
+const KINDS = (process.env.PAGE_KINDS ?? "ts-sdk,python-ws,rmcp3").split(",").filter(Boolean);
+const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+  "--disable-component-update", "--disable-sync", "--no-first-run"];
+
+let browser;
+let site;
+let profileDir;
+
+before(async () => {
+  site = await startStatic();
+  profileDir = await mkdtemp(join(tmpdir(), "mcp-page-"));
+  browser = await chromium.launchPersistentContext(profileDir, {
+    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+    args: FLAGS,
+    headless: true,
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  await site?.stop();
+  if (profileDir) await rm(profileDir, { recursive: true, force: true });
+});
+
+describe("Chromium page", { concurrency: true }, () => {
+  for (const kind of KINDS) {
+    describe(kind, () => {
+      let server;
+      let page;
+      const errors = [];
+      before(async () => {
+        server = await startServer(kind, { port: 0, timeoutMs: 30_000 });
+        page = await browser.newPage();
+        page.on("pageerror", (e) => errors.push(String(e)));
+        await page.goto(`${site.origin}/tests/js/browser/page.html`);
+        await page.waitForFunction(() => window.ready === true, null, { timeout: 15_000 });
+      });
+      after(async () => {
+        await page?.close();
+        await server?.stop();
+      });
+      test("runs in a window, loads the wasm with fetch", async () => {
+        const info = await page.evaluate(() => window.pageInfo());
+        assert.equal(info.hasWindow, true);
+      });
+      for (const name of Object.keys(ALL)) {
+        test(name, { timeout: 90_000 }, async (t) => {
+          let s = server;
+          if (name === "expires" && kind === "rmcp3") {
+            s = await startServer(kind, { port: 0, args: ["--ttl-ms=1500"], timeoutMs: 30_000 });
+          }
+          try {
+            const r = await page.evaluate(([n, c]) => window.runScenario(n, c), [name, { kind, url: s.url, statsUrl: s.statsUrl }]);
+            assert.ok(r.ok, r.error);
+            if (r.note) t.diagnostic(r.note);
+          } finally {
+            if (s !== server) await s.stop();
+          }
+        });
+      }
+      test("no uncaught page errors", () => {
+        assert.deepEqual(errors, []);
+      });
+    });
+  }
+});
