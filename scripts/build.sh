@@ -35,7 +35,7 @@ cp src/js/npm/index.js src/js/npm/node.js src/js/npm/extras.js src/js/npm/extras
 names() { grep -oE "^export $1 [A-Za-z]+" "$PKG/$NAME.d.ts" | awk '{print $3}' | grep -vxE 'InitInput|InitOutput|SyncInitInput' | sort -u | paste -sd, - | sed 's/,/, /g'; }
 {
   echo "export { $(names class) } from \"./$NAME.js\";"
-  echo "export type { $(names '(type|interface)') } from \"./$NAME.js\";"
+  echo "export type { $(comm -23 <(names '(type|interface)' | tr -d ' ' | tr , '\n') <(names class | tr -d ' ' | tr , '\n') | paste -sd, - | sed 's/,/, /g') } from \"./$NAME.js\";"
   grep -v '__EXPORTS__' src/js/npm/index.d.ts
 } > "$PKG/index.d.ts"
 VERSION=$(awk -F'"' '/^version = /{print $2; exit}' Cargo.toml)

@@ -48,7 +48,11 @@ fn chunks(parts: &[&str]) -> Array {
 fn globals_come_from_the_global_scope() {
     let d = (global::now() as f64 - js_sys::Date::now()).abs();
     assert!(d < 1000.0, "now() is Date.now()");
-    assert_ne!(global::random_seed(), global::random_seed(), "crypto.getRandomValues seeds");
+    assert_ne!(
+        global::random_seed(),
+        global::random_seed(),
+        "crypto.getRandomValues seeds"
+    );
     wasm_bindgen_test::console_log!("window present: {}", has_window());
 }
 
@@ -80,12 +84,18 @@ async fn one_timer_fires_once_and_rearms() {
     rx.await.unwrap();
     sleep(80).await;
     assert_eq!(fired.get(), 1);
-    timer.borrow_mut().as_mut().unwrap().arm(u64::MAX, global::now());
+    timer
+        .borrow_mut()
+        .as_mut()
+        .unwrap()
+        .arm(u64::MAX, global::now());
 }
 
 async fn sleep(ms: i32) {
     let p = js_sys::Promise::new(&mut |res, _| {
-        let set_timeout: Function = Reflect::get(&js_sys::global(), &"setTimeout".into()).unwrap().into();
+        let set_timeout: Function = Reflect::get(&js_sys::global(), &"setTimeout".into())
+            .unwrap()
+            .into();
         set_timeout.call2(&JsValue::NULL, &res, &ms.into()).unwrap();
     });
     JsFuture::from(p).await.unwrap();
@@ -93,18 +103,27 @@ async fn sleep(ms: i32) {
 
 #[wasm_bindgen_test]
 async fn bodies_are_read_incrementally_and_bounded() {
-    let resp = chunked_response(chunks(&["{\"jsonrpc\":", "\"2.0\",\"id\":1,", "\"result\":{}}"]), "application/json");
+    let resp = chunked_response(
+        chunks(&["{\"jsonrpc\":", "\"2.0\",\"id\":1,", "\"result\":{}}"]),
+        "application/json",
+    );
     assert_eq!(Framing::of(&resp), Framing::Whole);
     let mut r = BodyReader::new(&resp);
     let bytes = body::read_whole(&mut r, 1024).await.unwrap();
-    assert_eq!(body::as_message(&bytes).unwrap(), r#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
+    assert_eq!(
+        body::as_message(&bytes).unwrap(),
+        r#"{"jsonrpc":"2.0","id":1,"result":{}}"#
+    );
 
     let resp = chunked_response(chunks(&["0123456789", "0123456789"]), "application/json");
     let mut r = BodyReader::new(&resp);
     let e = body::read_whole(&mut r, 15).await.unwrap_err();
     assert!(e.contains("15-byte limit"), "{e}");
 
-    let resp = chunked_response(chunks(&["id: 1\r", "\ndata: {\"a\":", "1}\r\n\r\n"]), "text/event-stream; charset=utf-8");
+    let resp = chunked_response(
+        chunks(&["id: 1\r", "\ndata: {\"a\":", "1}\r\n\r\n"]),
+        "text/event-stream; charset=utf-8",
+    );
     assert_eq!(Framing::of(&resp), Framing::Sse);
     let mut r = BodyReader::new(&resp);
     let mut seen = Vec::new();
@@ -125,7 +144,10 @@ fn retry_after_forms() {
     let http_date: String = date.to_utc_string().into();
     let d = retry_after_ms(None, Some(&http_date), now);
     assert!(matches!(d, Some(3000..=4000)), "{d:?} from {http_date}");
-    assert_eq!(retry_after_ms(None, Some("Thu, 01 Jan 1970 00:00:00 GMT"), now), Some(0));
+    assert_eq!(
+        retry_after_ms(None, Some("Thu, 01 Jan 1970 00:00:00 GMT"), now),
+        Some(0)
+    );
     assert_eq!(retry_after_ms(Some("-5"), Some("soon"), now), None);
     assert_eq!(retry_after_ms(None, None, now), None);
 }
@@ -145,10 +167,28 @@ fn backoff_grows_is_capped_and_jittered() {
 #[wasm_bindgen_test]
 async fn header_sources_fixed_and_async() {
     let obj = js_sys::JSON::parse(r#"{"Authorization":"Bearer x","X-N":3,"skip":null}"#).unwrap();
-    let h = HeaderSource::from_js(&obj).unwrap().resolve().await.unwrap();
-    assert_eq!(h, vec![("Authorization".into(), "Bearer x".into()), ("X-N".into(), "3".into())]);
+    let h = HeaderSource::from_js(&obj)
+        .unwrap()
+        .resolve()
+        .await
+        .unwrap();
+    assert_eq!(
+        h,
+        vec![
+            ("Authorization".into(), "Bearer x".into()),
+            ("X-N".into(), "3".into())
+        ]
+    );
     let arr = js_sys::JSON::parse(r#"[["a","1"],["b","2"]]"#).unwrap();
-    assert_eq!(HeaderSource::from_js(&arr).unwrap().resolve().await.unwrap().len(), 2);
+    assert_eq!(
+        HeaderSource::from_js(&arr)
+            .unwrap()
+            .resolve()
+            .await
+            .unwrap()
+            .len(),
+        2
+    );
     assert!(HeaderSource::from_js(&JsValue::from_str("nope")).is_err());
     assert!(HeaderSource::from_js(&js_sys::JSON::parse(r#"[["a"]]"#).unwrap()).is_err());
 
@@ -156,10 +196,18 @@ async fn header_sources_fixed_and_async() {
     let h = HeaderSource::from_js(&f).unwrap().resolve().await.unwrap();
     assert_eq!(h, vec![("authorization".into(), "Bearer t".into())]);
     let f = Function::new_no_args("return Promise.reject(new Error('no token'))");
-    let e = HeaderSource::from_js(&f).unwrap().resolve().await.unwrap_err();
+    let e = HeaderSource::from_js(&f)
+        .unwrap()
+        .resolve()
+        .await
+        .unwrap_err();
     assert!(e.contains("no token"), "{e}");
     let f = Function::new_no_args("throw new Error('sync boom')");
-    let e = HeaderSource::from_js(&f).unwrap().resolve().await.unwrap_err();
+    let e = HeaderSource::from_js(&f)
+        .unwrap()
+        .resolve()
+        .await
+        .unwrap_err();
     assert!(e.contains("sync boom"), "{e}");
 }
 
@@ -192,10 +240,17 @@ async fn long_job(url: &str, transport: TransportKind) -> Vec<TaskStatus> {
             Event::Connected { .. } => connected = true,
             Event::Status { sub: s, task } if s == sub => statuses.push(task.status),
             Event::Done { sub: s, end, .. } if s == sub => {
-                let End::Finished { task, outcome } = end else { panic!("ended {end:?}") };
+                let End::Finished { task, outcome } = end else {
+                    panic!("ended {end:?}")
+                };
                 assert_eq!(task.map(|t| t.status), Some(TaskStatus::Completed));
-                let Some(Outcome::Result { result }) = outcome else { panic!("no result") };
-                assert!(result.to_string().contains("long_job done: 2 steps"), "{result}");
+                let Some(Outcome::Result { result }) = outcome else {
+                    panic!("no result")
+                };
+                assert!(
+                    result.to_string().contains("long_job done: 2 steps"),
+                    "{result}"
+                );
                 break;
             }
             _ => {}
@@ -246,14 +301,24 @@ async fn refused_connections_are_typed_errors() {
             headers: HeaderSource::None,
             websocket: None,
         };
-        let Err(e) = Driver::connect(opts, host).await else { panic!("a closed port accepted a WebSocket") };
+        let Err(e) = Driver::connect(opts, host).await else {
+            panic!("a closed port accepted a WebSocket")
+        };
         assert_eq!(e.kind, ErrorKind::Transport);
     }
     let url = format!("http://127.0.0.1:{port}/mcp");
-    let e = JsFuture::from(mcp_task_client::js::McpTaskClient::connect(url, None)).await.expect_err("nothing listens");
+    let e = JsFuture::from(mcp_task_client::js::McpTaskClient::connect(url, None))
+        .await
+        .expect_err("nothing listens");
     let kind = Reflect::get(&e, &"kind".into()).unwrap();
     assert_eq!(kind.as_string().as_deref(), Some("transport"), "{e:?}");
-    assert_eq!(Reflect::get(&e, &"name".into()).unwrap().as_string().as_deref(), Some("McpTaskError"));
+    assert_eq!(
+        Reflect::get(&e, &"name".into())
+            .unwrap()
+            .as_string()
+            .as_deref(),
+        Some("McpTaskError")
+    );
 }
 
 /// Calls `obj[name](...args)` and awaits the promise it returns.
@@ -269,15 +334,37 @@ async fn js_face_calls_a_tool_and_rejects_bad_input() {
     let Some(url) = option_env!("MCP_TEST_HTTP_URL") else {
         return wasm_bindgen_test::console_log!("skipped: MCP_TEST_HTTP_URL unset");
     };
-    let client = JsFuture::from(McpTaskClient::connect(url.into(), None)).await.expect("connects");
+    let client = JsFuture::from(McpTaskClient::connect(url.into(), None))
+        .await
+        .expect("connects");
     let args = js_sys::JSON::parse(r#"{"text":"wasm"}"#).unwrap();
-    let handle = call(&client, "callTool", &["quick".into(), args]).await.unwrap();
+    let handle = call(&client, "callTool", &["quick".into(), args])
+        .await
+        .unwrap();
     let r = call(&handle, "result", &[]).await.unwrap();
     let text = js_sys::JSON::stringify(&r).unwrap().as_string().unwrap();
     assert!(text.contains("quick: wasm"), "{text}");
-    let e = call(&client, "callTool", &["quick".into(), JsValue::from_f64(3.0)]).await.unwrap_err();
-    assert_eq!(Reflect::get(&e, &"kind".into()).unwrap().as_string().as_deref(), Some("invalidInput"));
+    let e = call(
+        &client,
+        "callTool",
+        &["quick".into(), JsValue::from_f64(3.0)],
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(
+        Reflect::get(&e, &"kind".into())
+            .unwrap()
+            .as_string()
+            .as_deref(),
+        Some("invalidInput")
+    );
     call(&client, "close", &[]).await.unwrap();
     let e = call(&client, "listTools", &[]).await.unwrap_err();
-    assert_eq!(Reflect::get(&e, &"kind".into()).unwrap().as_string().as_deref(), Some("closed"));
+    assert_eq!(
+        Reflect::get(&e, &"kind".into())
+            .unwrap()
+            .as_string()
+            .as_deref(),
+        Some("closed")
+    );
 }

@@ -97,7 +97,7 @@ async function scriptSeconds(cdp) {
  * 10,000 tasks tracked in one page. Returns live timers, heap growth per task, and main-thread
  * script time per due task (script time in a window ÷ task polls the server saw in that window).
  */
-export async function scaleFigure(chrome, { staticUrl, stack, dialect, server, n, windowMs }) {
+export async function scaleFigure(chrome, { staticUrl, stack, dialect, server, n, windowMs, intervalMs }) {
   const { page, cdp } = await chrome.page(staticUrl, stack);
   try {
     await page.evaluate(([u, d]) => window.bench.connect(u, d), [server.url, dialect]);
@@ -108,6 +108,9 @@ export async function scaleFigure(chrome, { staticUrl, stack, dialect, server, n
     const createMs = performance.now() - tc;
     await page.waitForTimeout(1000);
     const after = await heap(cdp, page);
+    // The window opens once the first tasks are due (one server interval after creation began).
+    const wait = tc + intervalMs - performance.now();
+    if (wait > 0) await page.waitForTimeout(wait);
     const timers = await page.evaluate(() => window.__liveTimers());
     await cdp.send("Profiler.enable");
     await cdp.send("Profiler.setSamplingInterval", { interval: 250 });

@@ -91,8 +91,9 @@ export function renderMarkdown(R) {
 
   if (Object.keys(R.scale ?? {}).length) {
     L.push("## 10,000 tracked tasks in one Chromium page (lower is better)", "");
-    L.push("Tasks created through each stack's call API (server interval 30 s). Live timers and heap after creation (2 forced GCs;");
-    L.push("ours counts wasm memory growth too). Per due task: main-thread JS + GC time from a CPU profile over 15 s, ÷ the task requests the");
+    L.push("Tasks created through each stack's call API (server interval 20 s). Live timers and heap after creation (2 forced GCs;");
+    L.push("ours counts wasm memory growth too). Per due task: main-thread JS + GC time from a CPU profile over 10 s (from one interval after");
+    L.push("creation began), ÷ the task requests the");
     L.push("server saw (median over 1-s bins with ≥ 20 requests); busy = all main-thread work (CDP TaskDuration) ÷ the same requests.", "");
     L.push(...head(["dialect", "figure"]));
     const sc = (s, d) => (s === "sdk1" && d === "modern" ? sdkModern : withScaleErr(R.scale[`${s}|${d}`]));

@@ -7,6 +7,9 @@ pub mod backoff;
 pub mod body;
 pub mod global;
 pub mod headers;
+// Tab coordination + persistence (issue 5; owned by the tabs helper).
+pub mod persist;
+pub mod tabs;
 mod http;
 pub mod timer;
 mod ws;
@@ -76,10 +79,21 @@ struct State {
 impl Driver {
     /// Starts a client: for WebSocket, waits until the socket is open (or fails to open).
     pub async fn connect(opts: DriverOptions, host: Host) -> Result<Driver, ClientError> {
+        Self::connect_with(opts, host, |_, _| {}).await
+    }
+
+    /// Like [`connect`](Self::connect), letting `prepare` act on the fresh engine before any of
+    /// its output is performed (tabs: adopt a persisted session instead of a new handshake).
+    pub async fn connect_with(
+        opts: DriverOptions,
+        host: Host,
+        prepare: impl FnOnce(&mut Engine, u64),
+    ) -> Result<Driver, ClientError> {
         let now = global::now();
         let seed = global::random_seed();
         let max_body = opts.config.max_message_bytes;
-        let engine = Engine::new(opts.config, seed, now);
+        let mut engine = Engine::new(opts.config, seed, now);
+        prepare(&mut engine, now);
         let ws = match opts.transport {
             TransportKind::Http => None,
             TransportKind::WebSocket => {

@@ -1,8 +1,6 @@
 //! WebSocket transport: `new WebSocket(url, "mcp")`, one JSON-RPC message per text frame, reconnect
 //! with backoff and jitter; the engine hears `Input::Connection { up }`.
 
-use std::collections::VecDeque;
-
 use futures::channel::oneshot;
 use js_sys::{Array, Function, Reflect};
 use wasm_bindgen::prelude::*;
@@ -21,8 +19,6 @@ pub struct Ws {
     open: bool,
     generation: u64,
     handlers: Vec<Handler>,
-    /// Frames sent while the socket was still connecting.
-    queued: VecDeque<Transmit>,
     attempt: u32,
     pub reconnect_at: Option<u64>,
     first: Option<oneshot::Sender<Result<(), String>>>,
@@ -36,7 +32,6 @@ impl Ws {
             open: false,
             generation: 0,
             handlers: Vec::new(),
-            queued: VecDeque::new(),
             attempt: 0,
             reconnect_at: None,
             first: None,
@@ -153,17 +148,13 @@ fn opened(d: &Driver, gen: u64) {
     if !current(d, gen) {
         return;
     }
-    let (first, queued) = d.with(|st| match st.ws.as_mut() {
-        Some(ws) => {
+    let first = d.with(|st| {
+        st.ws.as_mut().and_then(|ws| {
             ws.open = true;
             ws.attempt = 0;
-            (ws.first.take(), std::mem::take(&mut ws.queued))
-        }
-        None => (None, VecDeque::new()),
+            ws.first.take()
+        })
     });
-    for t in queued {
-        send(d, t);
-    }
     match first {
         Some(tx) => {
             let _ = tx.send(Ok(()));
@@ -192,12 +183,12 @@ fn closed(d: &Driver, gen: u64, why: Option<String>) {
         return;
     }
     let now = global::now();
-    let (was_open, first, failed) = d.with(|st| {
+    let (was_open, first) = d.with(|st| {
         let Some(ws) = st.ws.as_mut() else {
-            return (false, None, VecDeque::new());
+            return (false, None);
         };
         if ws.socket.is_none() && why.is_none() {
-            return (false, None, VecDeque::new()); // `close` after `error`: handled once
+            return (false, None); // `close` after `error`: handled once
         }
         let was_open = std::mem::replace(&mut ws.open, false);
         if let Some(s) = ws.socket.take() {
@@ -208,19 +199,13 @@ fn closed(d: &Driver, gen: u64, why: Option<String>) {
             ws.reconnect_at = Some(now + backoff::delay(ws.attempt, &mut st.rng));
             ws.attempt = ws.attempt.saturating_add(1);
         }
-        (was_open, first, std::mem::take(&mut ws.queued))
+        (was_open, first)
     });
     if let Some(tx) = first {
         let _ = tx.send(Err(
             why.unwrap_or_else(|| "WebSocket connection failed".into())
         ));
         return;
-    }
-    for t in failed {
-        d.defer(Input::Failed {
-            key: t.key,
-            error: not_connected(),
-        });
     }
     if was_open {
         d.feed(Input::Connection { up: false });
@@ -237,23 +222,9 @@ fn not_connected() -> TransportError {
     }
 }
 
-/// Sends one frame, or queues it while connecting; fails it when the socket is down.
+/// Sends one frame; fails it at once while the socket is down or (re)connecting (the engine only
+/// runs once the first socket is open, and re-opens its session after `Connection { up: true }`).
 pub fn transmit(d: &Driver, t: Transmit) {
-    let connecting = d.with(|st| {
-        st.ws.as_mut().is_some_and(|ws| {
-            let connecting = !ws.open && ws.socket.is_some();
-            if connecting {
-                ws.queued.push_back(t.clone());
-            }
-            connecting
-        })
-    });
-    if !connecting {
-        send(d, t);
-    }
-}
-
-fn send(d: &Driver, t: Transmit) {
     let socket = d.with(|st| {
         st.ws
             .as_ref()

@@ -175,7 +175,7 @@ impl Engine {
     fn call_became_task(&mut self, now: Millis, c: u64, task: Task, origin: Option<i64>) {
         let Some(call) = self.calls.remove(&c) else { return };
         let id = task.task_id.clone();
-        let entry = self.tasks.entry(id.clone()).or_default();
+        let entry = self.task_entry(&id);
         entry.origin = origin;
         self.attach(&id, call.sub);
         self.apply_snapshot(now, &id, task, Source::Create);
@@ -207,7 +207,7 @@ impl Engine {
             // The original request now runs as long as the task: no timeout.
             self.timers.clear(&super::scheduler::Timer::Timeout(n));
         }
-        let entry = self.tasks.entry(task_id.to_owned()).or_default();
+        let entry = self.task_entry(task_id);
         entry.origin = origin;
         self.attach(task_id, sub);
         if self.tasks.get(task_id).is_some_and(|e| e.snapshot.is_none()) {

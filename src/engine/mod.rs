@@ -46,7 +46,7 @@ use inputs::Inputs;
 use registry::Registry;
 use requests::{Purpose, Requests};
 use rng::Rng;
-use scheduler::{Timer, Timers};
+use scheduler::{TaskTimer, Timer, Timers};
 use session::Session;
 use tools::Tools;
 
@@ -68,6 +68,9 @@ pub struct Engine {
     session: Session,
     reqs: Requests,
     tasks: Registry,
+    /// Task slot → task id (timers name tasks by slot).
+    slots: HashMap<u64, String, scheduler::IdHash>,
+    next_slot: u64,
     subs: HashMap<SubId, Target>,
     calls: HashMap<u64, Call>,
     inputs: Inputs,
@@ -93,6 +96,8 @@ impl Engine {
             session,
             reqs: Requests::default(),
             tasks: Registry::new(),
+            slots: HashMap::default(),
+            next_slot: 1,
             subs: HashMap::new(),
             calls: HashMap::new(),
             inputs: Inputs::default(),
@@ -259,6 +264,7 @@ impl Engine {
         self.closed = true;
         self.timers.clear_all();
         self.tasks.clear();
+        self.slots.clear();
         self.calls.clear();
         self.inputs = Inputs::default();
         self.reqs = Requests::default();
@@ -318,9 +324,14 @@ impl Engine {
     fn run_timers(&mut self, now: Millis) {
         while let Some(timer) = self.timers.pop_due(now) {
             match timer {
-                Timer::Poll(t) => self.on_poll_timer(now, &t),
-                Timer::Deadline(t) => self.on_deadline(now, &t),
-                Timer::Gc(t) => self.on_gc(now, &t),
+                Timer::Task(kind, slot) => {
+                    let Some(t) = self.slots.get(&slot).cloned() else { continue };
+                    match kind {
+                        TaskTimer::Poll => self.on_poll_timer(now, &t),
+                        TaskTimer::Deadline => self.on_deadline(now, &t),
+                        TaskTimer::Gc => self.on_gc(now, &t),
+                    }
+                }
                 Timer::Timeout(id) => self.on_timeout(now, id),
                 Timer::Connect => self.connect(now),
                 Timer::Listen => self.send_listen(now),

@@ -21,6 +21,8 @@ pub(crate) enum Fetch {
 /// One tracked task.
 #[derive(Debug, Default)]
 pub(crate) struct TaskEntry {
+    /// The entry's number (its timers are keyed by it).
+    pub(crate) slot: u64,
     /// Latest snapshot in the common model (`None` until the server said anything about it).
     pub(crate) snapshot: Option<Task>,
     /// Subscribers still waiting for `Done`.

@@ -3,13 +3,16 @@
 
 use std::collections::HashMap;
 
+use serde::Serialize;
+use serde_json::Value;
+
 use crate::protocol::dialect::Outgoing;
 use crate::protocol::jsonrpc::{Id, Message, RpcError};
 
 use super::api::{
     ClientError, ErrorKind, InputId, Millis, OpId, Output, SendKey, Transmit, TransportError,
 };
-use super::scheduler::Timer;
+use super::scheduler::{IdHash, Timer};
 use super::Engine;
 
 /// Why a request was sent; decides where its answer goes.
@@ -92,21 +95,38 @@ impl Failure {
     }
 }
 
+/// A request or notification as it goes on the wire, serialized without copying its params.
+#[derive(Serialize)]
+struct Wire<'a> {
+    jsonrpc: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<i64>,
+    method: &'a str,
+    params: &'a Value,
+}
+
+impl Wire<'_> {
+    fn encode(id: Option<i64>, method: &str, params: &Value) -> String {
+        // Serializing a `Value` cannot fail (its map keys are strings).
+        serde_json::to_string(&Wire { jsonrpc: "2.0", id, method, params }).unwrap_or_default()
+    }
+}
+
 /// Id and key allocation plus the pending map.
 #[derive(Debug)]
 pub(crate) struct Requests {
     next_id: i64,
     next_key: u64,
-    pub(crate) pending: HashMap<i64, Pending>,
+    pub(crate) pending: HashMap<i64, Pending, IdHash>,
     /// Transmission key → request id, while the request is pending.
-    pub(crate) keys: HashMap<SendKey, i64>,
+    pub(crate) keys: HashMap<SendKey, i64, IdHash>,
     /// One-way input answers whose delivery is still unconfirmed.
     pub(crate) answers: HashMap<SendKey, Option<String>>,
 }
 
 impl Default for Requests {
     fn default() -> Self {
-        Self { next_id: 1, next_key: 1, pending: HashMap::new(), keys: HashMap::new(), answers: HashMap::new() }
+        Self { next_id: 1, next_key: 1, pending: HashMap::default(), keys: HashMap::default(), answers: HashMap::new() }
     }
 }
 
@@ -164,15 +184,14 @@ impl Engine {
     pub(crate) fn send(&mut self, now: Millis, p: Purpose, out: Outgoing) -> Option<i64> {
         let key = self.reqs.key();
         if !out.expects_response {
-            let body = Message::Notification { method: out.method, params: Some(out.params) }.encode();
+            let body = Wire::encode(None, &out.method, &out.params);
             self.out.push_back(Output::Transmit(Transmit { key, body, headers: out.headers, one_way: true }));
             self.sent_one_way(now, p);
             return None;
         }
         let id = self.reqs.next_id;
         self.reqs.next_id += 1;
-        let body =
-            Message::Request { id: Id::Number(id), method: out.method, params: Some(out.params) }.encode();
+        let body = Wire::encode(Some(id), &out.method, &out.params);
         if p.times_out() {
             self.timers.set(Timer::Timeout(id), now.saturating_add(self.cfg.request_timeout_ms));
         }
@@ -203,7 +222,7 @@ impl Engine {
     /// Transmits a notification the dialect built (no purpose, no answer).
     pub(crate) fn push_one_way(&mut self, out: Outgoing) {
         let key = self.reqs.key();
-        let body = Message::Notification { method: out.method, params: Some(out.params) }.encode();
+        let body = Wire::encode(None, &out.method, &out.params);
         self.out.push_back(Output::Transmit(Transmit { key, body, headers: out.headers, one_way: true }));
     }
 

@@ -6,6 +6,50 @@ use std::collections::{BTreeSet, HashMap};
 use super::api::Millis;
 use super::rng::Rng;
 
+/// A fast hasher for the engine's own integer keys (ids it allocated itself; never keys chosen by
+/// a server). Multiplicative mixing, in the spirit of FxHash.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct IdHash;
+
+impl std::hash::BuildHasher for IdHash {
+    type Hasher = IdHasher;
+    fn build_hasher(&self) -> IdHasher {
+        IdHasher(0)
+    }
+}
+
+#[derive(Debug)]
+pub(crate) struct IdHasher(u64);
+
+impl IdHasher {
+    fn mix(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl std::hash::Hasher for IdHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.mix(u64::from(*b));
+        }
+    }
+    fn write_u8(&mut self, n: u8) {
+        self.mix(u64::from(n));
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.mix(n);
+    }
+    fn write_i64(&mut self, n: i64) {
+        self.mix(n as u64);
+    }
+    fn write_isize(&mut self, n: isize) {
+        self.mix(n as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
 /// First poll never earlier than this when the server gives an interval below it.
 pub(crate) const MIN_FIRST_POLL_MS: Millis = 1_000;
 /// First poll when the server gives no interval.
@@ -19,15 +63,22 @@ pub(crate) const ERROR_CAP_MS: Millis = 30_000;
 /// Catch-up polls (visible again, online again) at most this often.
 pub(crate) const CATCH_UP_THROTTLE_MS: Millis = 5_000;
 
-/// Everything the engine waits for.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub(crate) enum Timer {
-    /// Next status poll (or result fetch) of a task.
-    Poll(String),
+/// The timers every task has (keyed by the task's slot number, not its id: cheap to hash).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) enum TaskTimer {
+    /// Next status poll (or result fetch).
+    Poll,
     /// The task's createdAt + ttl.
-    Deadline(String),
+    Deadline,
     /// Drop a task nobody watches any more.
-    Gc(String),
+    Gc,
+}
+
+/// Everything the engine waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) enum Timer {
+    /// A task's timer, by slot.
+    Task(TaskTimer, u64),
     /// A request's timeout, by JSON-RPC id.
     Timeout(i64),
     /// Retry establishing the session.
@@ -40,13 +91,13 @@ pub(crate) enum Timer {
 #[derive(Debug, Default)]
 pub(crate) struct Timers {
     queue: BTreeSet<(Millis, Timer)>,
-    due: HashMap<Timer, Millis>,
+    due: HashMap<Timer, Millis, IdHash>,
 }
 
 impl Timers {
     pub(crate) fn set(&mut self, timer: Timer, at: Millis) {
-        if let Some(old) = self.due.insert(timer.clone(), at) {
-            self.queue.remove(&(old, timer.clone()));
+        if let Some(old) = self.due.insert(timer, at) {
+            self.queue.remove(&(old, timer));
         }
         self.queue.insert((at, timer));
     }
@@ -61,7 +112,7 @@ impl Timers {
 
     pub(crate) fn clear(&mut self, timer: &Timer) {
         if let Some(old) = self.due.remove(timer) {
-            self.queue.remove(&(old, timer.clone()));
+            self.queue.remove(&(old, *timer));
         }
     }
 
@@ -156,15 +207,16 @@ mod tests {
     #[test]
     fn timers_order_move_and_pop() {
         let mut t = Timers::default();
-        t.set(Timer::Poll("a".into()), 50);
-        t.set(Timer::Poll("b".into()), 10);
-        t.set(Timer::Poll("a".into()), 5);
-        t.set_earlier(Timer::Poll("b".into()), 40);
+        let (a, b) = (Timer::Task(TaskTimer::Poll, 1), Timer::Task(TaskTimer::Poll, 2));
+        t.set(a, 50);
+        t.set(b, 10);
+        t.set(a, 5);
+        t.set_earlier(b, 40);
         assert_eq!(t.next(), Some(5));
-        assert_eq!(t.get(&Timer::Poll("b".into())), Some(10));
+        assert_eq!(t.get(&b), Some(10));
         assert_eq!(t.pop_due(4), None);
-        assert_eq!(t.pop_due(100), Some(Timer::Poll("a".into())));
-        t.clear(&Timer::Poll("b".into()));
+        assert_eq!(t.pop_due(100), Some(a));
+        t.clear(&b);
         assert_eq!(t.pop_due(100), None);
         assert_eq!(t.len(), 0);
     }

@@ -14,7 +14,7 @@ use crate::protocol::model::{Dialect, Task, TaskStatus};
 
 use super::api::{Input, Millis, Output, Transmit};
 use super::registry;
-use super::scheduler::Timer;
+use super::scheduler::{TaskTimer, Timer};
 use super::Engine;
 
 /// What a later engine needs to continue an established session.
@@ -129,7 +129,7 @@ impl Engine {
             task,
             known: e.known,
             last_polled_at: e.poll.last_sent,
-            next_poll_at: self.timers.get(&Timer::Poll(task_id.to_owned())),
+            next_poll_at: self.timers.get(&Timer::Task(TaskTimer::Poll, e.slot)),
             deadline: e.deadline,
             input_keys,
         })
@@ -145,7 +145,7 @@ impl Engine {
             return false;
         }
         let id = snap.task.task_id.clone();
-        let entry = self.tasks.entry(id.clone()).or_default();
+        let entry = self.task_entry(&id);
         if entry.snapshot.is_some() {
             return false;
         }

@@ -10,7 +10,8 @@ use super::api::{ClientError, End, ErrorKind, Event, Millis, OpId, SubId};
 use super::inputs::Origin;
 use super::registry::{self, Fetch};
 use super::requests::{Failure, Purpose};
-use super::scheduler::{self, Timer, CATCH_UP_THROTTLE_MS};
+use super::registry::TaskEntry;
+use super::scheduler::{self, TaskTimer, Timer, CATCH_UP_THROTTLE_MS};
 use super::Engine;
 
 /// JSON-RPC codes servers use for "no such task" (match on meaning; the raw code is kept).
@@ -30,9 +31,41 @@ pub(crate) enum Source {
 }
 
 impl Engine {
+    /// The entry of a task, created (with a fresh slot) when new.
+    pub(crate) fn task_entry(&mut self, task_id: &str) -> &mut TaskEntry {
+        if !self.tasks.contains_key(task_id) {
+            let slot = self.next_slot;
+            self.next_slot += 1;
+            self.slots.insert(slot, task_id.to_owned());
+            self.tasks.insert(task_id.to_owned(), TaskEntry { slot, ..TaskEntry::default() });
+        }
+        self.tasks.entry(task_id.to_owned()).or_default()
+    }
+
+    /// Forgets a task entirely: entry, slot, timers.
+    fn remove_task(&mut self, task_id: &str) -> Option<TaskEntry> {
+        let entry = self.tasks.remove(task_id)?;
+        self.slots.remove(&entry.slot);
+        for kind in [TaskTimer::Poll, TaskTimer::Deadline, TaskTimer::Gc] {
+            self.timers.clear(&Timer::Task(kind, entry.slot));
+        }
+        Some(entry)
+    }
+
+    /// A task's timer, when the task is known.
+    pub(crate) fn task_timer(&self, kind: TaskTimer, task_id: &str) -> Option<Timer> {
+        self.tasks.get(task_id).map(|e| Timer::Task(kind, e.slot))
+    }
+
+    fn set_task_timer(&mut self, kind: TaskTimer, task_id: &str, at: Millis) {
+        if let Some(t) = self.task_timer(kind, task_id) {
+            self.timers.set(t, at);
+        }
+    }
+
     /// Adds a subscriber to a task (creating the entry), replaying what is known.
     pub(crate) fn subscribe(&mut self, now: Millis, task_id: &str, sub: SubId) {
-        let entry = self.tasks.entry(task_id.to_owned()).or_default();
+        let entry = self.task_entry(task_id);
         entry.subs.insert(sub);
         let snapshot = entry.snapshot.clone();
         let terminal = entry.is_terminal();
@@ -61,17 +94,18 @@ impl Engine {
     /// Stops polling a task nobody follows (and schedules its GC), or cancels a pending GC.
     pub(crate) fn after_membership_change(&mut self, now: Millis, task_id: &str) {
         let Some(entry) = self.tasks.get(task_id) else { return };
+        let slot = entry.slot;
         if entry.subs.is_empty() {
-            self.timers.clear(&Timer::Poll(task_id.to_owned()));
-            self.timers.clear(&Timer::Deadline(task_id.to_owned()));
-            let gc = Timer::Gc(task_id.to_owned());
+            self.timers.clear(&Timer::Task(TaskTimer::Poll, slot));
+            self.timers.clear(&Timer::Task(TaskTimer::Deadline, slot));
+            let gc = Timer::Task(TaskTimer::Gc, slot);
             if self.timers.get(&gc).is_none() {
                 self.timers.set(gc, now.saturating_add(self.cfg.result_gc_ms));
             }
         } else {
-            self.timers.clear(&Timer::Gc(task_id.to_owned()));
+            self.timers.clear(&Timer::Task(TaskTimer::Gc, slot));
             if let Some(d) = entry.deadline.filter(|_| !entry.is_terminal()) {
-                self.timers.set(Timer::Deadline(task_id.to_owned()), d);
+                self.timers.set(Timer::Task(TaskTimer::Deadline, slot), d);
             }
         }
         self.listen_changed(now);
@@ -84,7 +118,11 @@ impl Engine {
         entry.known = true;
         entry.awaiting_created = false;
         let applied = registry::apply(entry, task);
-        let Some(snapshot) = entry.snapshot.clone() else { return };
+        let Some(snap) = entry.snapshot.as_ref() else { return };
+        let status = snap.status;
+        // Clone only when someone will see it (most polls change nothing).
+        let shown = (applied.visible_change && !entry.subs.is_empty()) || !snap.input_requests.is_empty();
+        let snapshot = shown.then(|| snap.clone());
         let subs: Vec<SubId> = entry.subs.iter().copied().collect();
         let mut fetch = false;
         if let Some((_, to)) = applied.transition {
@@ -101,7 +139,7 @@ impl Engine {
         if let Some((from, to)) = applied.transition {
             self.emit(Event::Transition { task_id: task_id.to_owned(), from, to, at: now });
         }
-        if applied.visible_change {
+        if let (true, Some(snapshot)) = (applied.visible_change, &snapshot) {
             for sub in &subs {
                 self.emit(Event::Status { sub: *sub, task: snapshot.clone() });
             }
@@ -109,14 +147,20 @@ impl Engine {
         if fetch {
             self.dispatch(now, Purpose::Result(task_id.to_owned()));
         }
-        self.surface_task_inputs(task_id, &snapshot);
-        if snapshot.status.is_terminal() {
+        if let Some(snapshot) = &snapshot {
+            self.surface_task_inputs(task_id, snapshot);
+        }
+        if status.is_terminal() {
             return self.settle(now, task_id);
         }
         let Some(entry) = self.tasks.get_mut(task_id) else { return };
-        let deadline = Timer::Deadline(task_id.to_owned());
+        let deadline = Timer::Task(TaskTimer::Deadline, entry.slot);
         match entry.deadline {
-            Some(d) if !subs.is_empty() => self.timers.set(deadline, d),
+            Some(d) if !subs.is_empty() => {
+                if self.timers.get(&deadline) != Some(d) {
+                    self.timers.set(deadline, d);
+                }
+            }
             _ => self.timers.clear(&deadline),
         }
         if subs.is_empty() || entry.poll.in_flight {
@@ -132,7 +176,7 @@ impl Engine {
             Source::Push => scheduler::safety_delay(interval, self.visible),
             Source::Other => return,
         };
-        self.timers.set(Timer::Poll(task_id.to_owned()), now.saturating_add(delay));
+        self.timers.set(Timer::Task(TaskTimer::Poll, entry.slot), now.saturating_add(delay));
     }
 
     /// Modern `inputRequests`: each key surfaced once per task.
@@ -153,7 +197,7 @@ impl Engine {
 
     /// A poll is due now (first poll of a watched id).
     fn poll_now(&mut self, now: Millis, task_id: &str) {
-        self.timers.set(Timer::Poll(task_id.to_owned()), now);
+        self.set_task_timer(TaskTimer::Poll, task_id, now);
     }
 
     /// A poll as soon as the server's interval allows (catch-up, after an answer or a cancel).
@@ -164,7 +208,7 @@ impl Engine {
         }
         let floor = scheduler::floor(e.server_interval());
         let at = e.poll.last_sent.map_or(now, |last| now.max(last.saturating_add(floor)));
-        self.timers.set_earlier(Timer::Poll(task_id.to_owned()), at);
+        self.timers.set_earlier(Timer::Task(TaskTimer::Poll, e.slot), at);
     }
 
     /// One catch-up poll for every followed task (visible again, online again): at most every 5 s.
@@ -242,13 +286,12 @@ impl Engine {
             return;
         }
         let delay = scheduler::error_delay(&mut self.rng, e.poll.errors, f.retry_after(), e.server_interval());
-        self.timers.set(Timer::Poll(task_id.to_owned()), now.saturating_add(delay));
+        self.timers.set(Timer::Task(TaskTimer::Poll, e.slot), now.saturating_add(delay));
     }
 
     /// A watched id the server never knew: its watchers fail.
     fn unknown_task(&mut self, task_id: &str, error: ClientError) {
-        let Some(entry) = self.tasks.remove(task_id) else { return };
-        self.clear_task_timers(task_id);
+        let Some(entry) = self.remove_task(task_id) else { return };
         for sub in entry.subs {
             self.done(sub, Some(task_id.to_owned()), End::Failed { error: error.clone() });
         }
@@ -272,7 +315,7 @@ impl Engine {
                 self.warn(Some(task_id.to_owned()), f.client_error());
                 if terminal {
                     let delay = scheduler::error_delay(&mut self.rng, errors, f.retry_after(), None);
-                    self.timers.set(Timer::Poll(task_id.to_owned()), now.saturating_add(delay));
+                    self.set_task_timer(TaskTimer::Poll, task_id, now.saturating_add(delay));
                 } else {
                     self.poll_soon(now, task_id);
                 }
@@ -315,8 +358,8 @@ impl Engine {
         if !entry.is_terminal() {
             return;
         }
-        self.timers.clear(&Timer::Poll(task_id.to_owned()));
-        self.timers.clear(&Timer::Deadline(task_id.to_owned()));
+        self.timers.clear(&Timer::Task(TaskTimer::Poll, entry.slot));
+        self.timers.clear(&Timer::Task(TaskTimer::Deadline, entry.slot));
         if entry.subs.is_empty() {
             return self.after_membership_change(now, task_id);
         }
@@ -376,7 +419,7 @@ impl Engine {
         let is_get = |p: &Purpose| matches!(p, Purpose::Get(t) if t == task_id);
         if self.reqs.pending.values().any(|p| is_get(&p.purpose)) {
             let at = now.saturating_add(self.cfg.request_timeout_ms.max(1));
-            return self.timers.set(Timer::Gc(task_id.to_owned()), at);
+            return self.set_task_timer(TaskTimer::Gc, task_id, at);
         }
         self.session.queue.retain(|p| !is_get(p) && *p != Purpose::Result(task_id.to_owned()));
         let results: Vec<i64> = self
@@ -392,15 +435,8 @@ impl Engine {
             }
         }
         self.forget_calls_of(task_id);
-        self.tasks.remove(task_id);
-        self.clear_task_timers(task_id);
+        self.remove_task(task_id);
         self.inputs.drop_task(task_id);
-    }
-
-    fn clear_task_timers(&mut self, task_id: &str) {
-        for t in [Timer::Poll(task_id.to_owned()), Timer::Deadline(task_id.to_owned()), Timer::Gc(task_id.to_owned())] {
-            self.timers.clear(&t);
-        }
     }
 
     /// A server notification: task pushes of every dialect, tools-list changes.

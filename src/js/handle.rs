@@ -222,9 +222,9 @@ impl HandleState {
         }
         let js = to_js(&done);
         self.status_cbs.borrow_mut().clear();
-        for (_, f) in std::mem::take(&mut *self.done_cbs.borrow_mut()) {
-            call_user(&f, &js);
-        }
+        // With `persist`, a finished task's callbacks fire in one page only (the ledger).
+        let cbs = std::mem::take(&mut *self.done_cbs.borrow_mut()).into_iter().map(|(_, f)| f).collect();
+        crate::driver::tabs::fire(super::tabs::ledger_for(&self.client, &done), cbs, js);
         for s in std::mem::take(&mut *self.cancels.borrow_mut()) {
             resolve(&s, &JsValue::UNDEFINED);
         }
@@ -356,7 +356,11 @@ impl TaskHandle {
     /// The task id; `null` until the server made a task (and for plain results).
     #[wasm_bindgen(getter, unchecked_return_type = "string | null")]
     pub fn id(&self) -> JsValue {
-        self.st.task_id.borrow().as_deref().map_or(JsValue::NULL, JsValue::from_str)
+        self.st
+            .task_id
+            .borrow()
+            .as_deref()
+            .map_or(JsValue::NULL, JsValue::from_str)
     }
 
     /// The last known status; `null` before the first snapshot.
@@ -416,7 +420,8 @@ impl TaskHandle {
     ) -> JsValue {
         if let Some(done) = self.st.done.borrow().clone() {
             let js = to_js(&done);
-            wasm_bindgen_futures::spawn_local(async move { call_user(&cb, &js) });
+            let ledger = super::tabs::ledger_for(&self.st.client, &done);
+            wasm_bindgen_futures::spawn_local(async move { crate::driver::tabs::fire(ledger, vec![cb], js) });
             return self.st.off(0);
         }
         let id = self.st.subscribe(&self.st.done_cbs, cb);

@@ -6,6 +6,8 @@ mod convert;
 mod error;
 mod handle;
 mod options;
+// Tab coordination + persistence (issue 5; the tabs helper's file).
+mod tabs;
 mod types;
 
 use std::cell::RefCell;
@@ -18,9 +20,9 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, spawn_local, JsFuture};
 
-use crate::driver::{Driver, DriverOptions, Host};
+use crate::driver::tabs::{Link, Requestor, SharedOptions};
+use crate::driver::{DriverOptions, Host};
 use crate::engine::api::{Event, OpId, SubId};
-use crate::engine::Engine;
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model;
 
@@ -39,7 +41,7 @@ enum Pending {
 
 /// The state shared by a client's JS object, its handles and the driver's event host.
 pub struct ClientInner {
-    driver: RefCell<Option<Driver>>,
+    driver: RefCell<Option<Link>>,
     subs: RefCell<HashMap<SubId, Rc<HandleState>>>,
     ops: RefCell<HashMap<OpId, Pending>>,
     on_input: Option<Function>,
@@ -50,7 +52,7 @@ pub struct ClientInner {
 }
 
 impl ClientInner {
-    fn driver(&self) -> Option<Driver> {
+    fn driver(&self) -> Option<Link> {
         self.driver.borrow().clone()
     }
 
@@ -167,7 +169,7 @@ impl ClientInner {
         self: &Rc<Self>,
         h: &Rc<HandleState>,
         signal: Option<web_sys::AbortSignal>,
-        start: impl FnOnce(&mut Engine, u64) -> SubId,
+        start: impl FnOnce(&mut dyn Requestor, u64) -> SubId,
     ) -> Result<(), JsValue> {
         let d = self.live_driver()?;
         let h2 = h.clone();
@@ -186,7 +188,7 @@ impl ClientInner {
     fn call(
         self: &Rc<Self>,
         call: options::Call,
-        start: impl FnOnce(&mut Engine, u64, crate::engine::api::CallOptions) -> SubId,
+        start: impl FnOnce(&mut dyn Requestor, u64, crate::engine::api::CallOptions) -> SubId,
     ) -> Promise {
         if let Some(reason) = call
             .signal
@@ -209,7 +211,7 @@ impl ClientInner {
     fn one_shot(
         self: &Rc<Self>,
         make: impl FnOnce(Settle) -> Pending,
-        run: impl FnOnce(&mut Engine, u64) -> OpId,
+        run: impl FnOnce(&mut dyn Requestor, u64) -> OpId,
     ) -> Promise {
         let (p, s) = deferred();
         match self.live_driver() {
@@ -244,7 +246,7 @@ impl ClientInner {
         }
     }
 
-    fn live_driver(&self) -> Result<Driver, JsValue> {
+    fn live_driver(&self) -> Result<Link, JsValue> {
         match self.driver() {
             Some(d) if !d.is_closed() => Ok(d),
             _ => Err(error(ErrorKind::Closed, "the client is closed")),
@@ -323,8 +325,11 @@ impl McpTaskClient {
         #[wasm_bindgen(unchecked_optional_param_type = "ConnectOptions")] options: Option<JsValue>,
     ) -> Promise {
         future_to_promise(async move {
-            let o = options::connect(&url, options.as_ref().unwrap_or(&JsValue::UNDEFINED))
-                .map_err(invalid)?;
+            let undefined = JsValue::UNDEFINED;
+            let raw = options.as_ref().unwrap_or(&undefined);
+            let o = options::connect(&url, raw).map_err(invalid)?;
+            // Tabs/persistence options (issue 5): `persist`, `identity`, `persistResults`, `tabs`.
+            let shared = SharedOptions::from_js(raw).map_err(invalid)?;
             let (tx, rx) = oneshot::channel();
             let inner = Rc::new(ClientInner {
                 driver: RefCell::new(None),
@@ -346,7 +351,7 @@ impl McpTaskClient {
                 headers: o.headers,
                 websocket: o.websocket,
             };
-            let driver = Driver::connect(opts, host)
+            let driver = Link::connect(opts, shared, host)
                 .await
                 .map_err(|e| js_error(&e.into()))?;
             *inner.driver.borrow_mut() = Some(driver.clone());
@@ -462,7 +467,7 @@ impl McpTaskClient {
         let t = self
             .inner
             .driver()
-            .and_then(|d| d.read(|e| e.task(&task_id).cloned()));
+            .and_then(|d| d.read(|e| e.task(&task_id)));
         t.map_or(JsValue::NULL, |t| to_js(&types::Task::from(t)))
     }
 

@@ -74,14 +74,19 @@ export interface Tool {
   annotations?: JsonObject;
   execution?: { taskSupport?: "forbidden" | "optional" | "required" };
   _meta?: JsonObject;
-  [key: string]: JsonValue | undefined;
+  [key: string]: unknown;
+}
+
+/** `for await (const task of handle.updates())`. */
+export interface TaskUpdates {
+  [Symbol.asyncIterator](): TaskUpdates;
 }
 
 /** The server's `tools/list` result. */
 export interface ToolList {
   tools: Tool[];
   nextCursor?: string;
-  [key: string]: JsonValue | undefined;
+  [key: string]: unknown;
 }
 
 "#;

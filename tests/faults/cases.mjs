@@ -49,6 +49,14 @@ export function buildCases({ n, timeoutMs }) {
       rules: [{ fault: "status", status: 503, method: "tools/list", count: 1 }],
     },
     {
+      id: "connect-5xx", title: "503 twice while connecting (discover / initialize)", expect: "completed", connectErrorOk: true,
+      rules: [{ fault: "status", status: 503, method: ["server/discover", "initialize"], count: 2 }],
+    },
+    {
+      id: "create-slow", title: `tools/call answered after ${Math.round(timeoutMs * 1.5)} ms (> timeout)`, expect: "ended",
+      rules: [{ fault: "delay", ms: Math.round(timeoutMs * 1.5), method: "tools/call", probability: 0.5 }],
+    },
+    {
       id: "create-lost", title: "tools/call acted on, answer lost (502)", expect: "ended",
       rules: [{ fault: "status", status: 502, forward: true, method: "tools/call", probability: 0.5 }],
     },
@@ -97,6 +105,10 @@ export function buildCases({ n, timeoutMs }) {
     {
       id: "unknown-task", title: "tasks/get says -32602 for a known task", expect: "expired",
       rules: [{ fault: "unknown-task", method: "tasks/get" }],
+    },
+    {
+      id: "result-unknown", title: "tasks/result says -32602 (task gone) after completed", expect: "ended", kinds: ["ts-sdk", "python-http", "rmcp2"],
+      rules: [{ fault: "unknown-task", method: "tasks/result" }],
     },
     {
       id: "listen-retry-0", title: "GET stream says `retry: 0` and ends", expect: "completed", kinds: ["ts-sdk", "python-http", "rmcp2"],

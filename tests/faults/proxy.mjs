@@ -220,6 +220,8 @@ export async function startProxy({ target, port = 0, rules = [], seed = 1, log =
     for (const t of tasksIn(msg)) {
       if (typeof t.status !== "string") continue;
       const rec = task(t.taskId);
+      const iv = t.pollInterval ?? t.pollIntervalMs;
+      if (typeof iv === "number") rec.pollInterval = rec.pollInterval === undefined ? iv : Math.min(rec.pollInterval, iv);
       if (rec.statuses[rec.statuses.length - 1] !== t.status) rec.statuses.push(t.status);
       const h = taskHistory.get(t.taskId) || [];
       if (!h.length || h[h.length - 1].status !== t.status) h.push({ status: t.status, snapshot: structuredClone(t) });

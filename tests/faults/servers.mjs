@@ -9,12 +9,12 @@ const LAUNCHER = path.resolve(HERE, "../servers/launch.mjs");
 
 /** What the fault tests need to know of each server kind: dialect and a tool that runs `ms` as a task. */
 export const KINDS = {
-  "ts-sdk": { dialect: "legacy", transport: "http", tool: { name: "needs_task", args: (ms) => ({ ms }) } },
-  "python-http": { dialect: "legacy", transport: "http", tool: { name: "needs_task", args: (ms) => ({ ms }) } },
-  "python-ws": { dialect: "legacy", transport: "websocket", tool: { name: "needs_task", args: (ms) => ({ ms }) } },
-  rmcp2: { dialect: "legacy", transport: "http", tool: { name: "needs_task", args: (ms) => ({ ms }) } },
-  rmcp3: { dialect: "modern", transport: "http", tool: { name: "needs_task", args: (ms) => ({ ms }) } },
-  custom: { dialect: process.env.FAULTS_DIALECT || "legacy", transport: "http", tool: { name: process.env.FAULTS_TOOL || "needs_task", args: (ms) => ({ ms }) } },
+  "ts-sdk": { dialect: "legacy", transport: "http", tool: { name: "slow_job", args: (ms) => ({ ms }) } },
+  "python-http": { dialect: "legacy", transport: "http", tool: { name: "slow_job", args: (ms) => ({ ms }) } },
+  "python-ws": { dialect: "legacy", transport: "websocket", tool: { name: "slow_job", args: (ms) => ({ ms }) } },
+  rmcp2: { dialect: "legacy", transport: "http", tool: { name: "slow_job", args: (ms) => ({ ms }) } },
+  rmcp3: { dialect: "modern", transport: "http", tool: { name: "slow_job", args: (ms) => ({ ms }) } },
+  custom: { dialect: process.env.FAULTS_DIALECT || "legacy", transport: "http", tool: { name: process.env.FAULTS_TOOL || "slow_job", args: (ms) => ({ ms }) } },
 };
 
 /** Kinds named in `list` (comma-separated) or the defaults, HTTP only (the proxy speaks HTTP). */

@@ -97,10 +97,7 @@ impl Harness {
                     return;
                 }
                 Output::Transmit(t) => {
-                    let parsed: Value = serde_json::from_str(&t.body).unwrap_or(Value::Null);
-                    let method = parsed.get("method").and_then(Value::as_str).unwrap_or("(response)").to_owned();
-                    let task_id =
-                        parsed.get("params").and_then(|p| p.get("taskId")).and_then(Value::as_str).map(str::to_owned);
+                    let (method, task_id, replies) = self.server.handle(self.now, &t);
                     if method == "tasks/get" {
                         if let Some(task) = &task_id {
                             if self.inflight_get.insert(task.clone(), t.key).is_some() {
@@ -112,7 +109,6 @@ impl Harness {
                     if self.record || method != "tasks/get" {
                         self.sent.push(Sent { at: self.now, method, task_id });
                     }
-                    let replies = self.server.handle(self.now, &t);
                     self.schedule(replies);
                 }
                 Output::Abort { key } => {

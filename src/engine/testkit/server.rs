@@ -15,6 +15,7 @@ use crate::protocol::model::Dialect;
 #[derive(Debug, Clone)]
 pub(crate) struct FakeTask {
     pub(crate) created: Millis,
+    created_iso: String,
     pub(crate) ttl: Option<u64>,
     pub(crate) interval: Option<u64>,
     /// Runs until this time (pushed back when input is needed).
@@ -86,8 +87,6 @@ pub(crate) struct FakeServer {
     /// `tasks/get` times per task, as processed (404s excluded), and whether the answer carried
     /// the task (so the engine learnt its interval).
     pub(crate) gets: BTreeMap<String, Vec<(Millis, bool)>>,
-    /// Every method received, in order.
-    pub(crate) methods: Vec<String>,
     /// The poll interval each task was created with (kept after the task is gone).
     pub(crate) intervals: BTreeMap<String, Option<u64>>,
 }
@@ -132,6 +131,20 @@ fn error_msg(id: Option<Id>, code: i64, message: &str) -> String {
     Message::Error { id, error: RpcError::new(code, message) }.encode()
 }
 
+/// Id and task id of a `tasks/get` as the engine writes it (`{"jsonrpc":"2.0","id":N,...}`);
+/// `None` sends the message down the general path.
+fn quick_get(body: &str) -> Option<(i64, String)> {
+    if !body.contains(r#""method":"tasks/get""#) {
+        return None;
+    }
+    let rest = body.strip_prefix(r#"{"jsonrpc":"2.0","id":"#)?;
+    let id = rest.get(..rest.find(',')?)?.parse().ok()?;
+    let at = body.find(r#""taskId":""#)? + r#""taskId":""#.len();
+    let tail = body.get(at..)?;
+    let task = tail.get(..tail.find('"')?)?;
+    (!task.contains('\\')).then(|| (id, task.to_owned()))
+}
+
 fn header<'a>(t: &'a Transmit, name: &str) -> Option<&'a str> {
     t.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
 }
@@ -152,7 +165,6 @@ impl FakeServer {
             faults: Faults::default(),
             rng: Rng::new(seed ^ 0x5eed),
             gets: BTreeMap::new(),
-            methods: Vec::new(),
             intervals: BTreeMap::new(),
         }
     }
@@ -192,7 +204,7 @@ impl FakeServer {
         o.insert("status".into(), json!(status));
         match self.dialect {
             Dialect::Modern => {
-                o.insert("createdAt".into(), json!(iso(t.created)));
+                o.insert("createdAt".into(), json!(t.created_iso));
                 o.insert("lastUpdatedAt".into(), json!(iso(now)));
                 o.insert("ttlMs".into(), json!(t.ttl));
                 if let Some(i) = t.interval {
@@ -213,7 +225,7 @@ impl FakeServer {
                 }
             }
             Dialect::Legacy => {
-                o.insert("createdAt".into(), json!(iso(t.created)));
+                o.insert("createdAt".into(), json!(t.created_iso));
                 o.insert("lastUpdatedAt".into(), json!(iso(now)));
                 o.insert("ttl".into(), json!(t.ttl));
                 if let Some(i) = t.interval {
@@ -233,6 +245,26 @@ impl FakeServer {
         Value::Object(o)
     }
 
+    /// The `tasks/get` response for a working task, written directly (the common case).
+    fn working_json(&self, rid: &Id, id: &str, t: &FakeTask, now: Millis) -> String {
+        let rid = serde_json::to_string(rid).unwrap_or_default();
+        let num = |v: Option<u64>| v.map_or("null".to_owned(), |n| n.to_string());
+        let task = match self.dialect {
+            Dialect::Modern => format!(
+                r#"{{"taskId":"{id}","status":"working","createdAt":"{}","lastUpdatedAt":"{}","ttlMs":{},"pollIntervalMs":{}}}"#,
+                t.created_iso, iso(now), num(t.ttl), num(t.interval)
+            ),
+            Dialect::Legacy => format!(
+                r#"{{"taskId":"{id}","status":"working","createdAt":"{}","lastUpdatedAt":"{}","ttl":{},"pollInterval":{}}}"#,
+                t.created_iso, iso(now), num(t.ttl), num(t.interval)
+            ),
+            Dialect::Draft => {
+                format!(r#"{{"taskId":"{id}","status":"working","keepAlive":{},"pollFrequency":{}}}"#, num(t.ttl), num(t.interval))
+            }
+        };
+        format!(r#"{{"jsonrpc":"2.0","id":{rid},"result":{task}}}"#)
+    }
+
     fn final_result(&self, id: &str) -> Value {
         let mut r = json!({ "content": [{ "type": "text", "text": "done" }] });
         if let Some(o) = r.as_object_mut() {
@@ -249,26 +281,37 @@ impl FakeServer {
         }
     }
 
-    /// Handles one transmission from the engine.
-    pub(crate) fn handle(&mut self, now: Millis, tx: &Transmit) -> Replies {
+    /// Handles one transmission from the engine: its method, task id and the replies.
+    pub(crate) fn handle(&mut self, now: Millis, tx: &Transmit) -> (String, Option<String>, Replies) {
         let key = tx.key;
+        // Fast path for the bulk of the traffic: find what a `tasks/get` needs without parsing.
+        if let Some((id, task)) = quick_get(&tx.body) {
+            let replies = match self.check_session(tx) {
+                Some(refused) => refused,
+                None => self.get(now, key, Id::Number(id), Some(&task)),
+            };
+            return ("tasks/get".into(), Some(task), replies);
+        }
         let msg = match Message::decode(tx.body.as_bytes(), usize::MAX) {
             Ok(m) => m,
-            Err(_) => return vec![(0, Input::Head { key, status: 400, session_id: None, retry_after_ms: None }), (0, Input::Ended { key })],
+            Err(_) => {
+                let replies = vec![(0, Input::Head { key, status: 400, session_id: None, retry_after_ms: None }), (0, Input::Ended { key })];
+                return ("(garbage)".into(), None, replies);
+            }
         };
-        let sessioned = self.dialect != Dialect::Modern;
-        let method = match &msg {
-            Message::Request { method, .. } | Message::Notification { method, .. } => method.clone(),
-            _ => "(response)".to_owned(),
+        let (method, task_id) = match &msg {
+            Message::Request { method, params, .. } | Message::Notification { method, params } => {
+                let task = params.as_ref().and_then(|p| p.get("taskId")).and_then(Value::as_str).map(str::to_owned);
+                (method.clone(), task)
+            }
+            _ => ("(response)".to_owned(), None),
         };
-        self.methods.push(method.clone());
-        if sessioned && method != "initialize" && method != "server/discover" {
-            let sid = header(tx, "Mcp-Session-Id");
-            if sid.is_none() || sid != self.session.as_deref() {
-                return vec![(0, Input::Head { key, status: 404, session_id: None, retry_after_ms: None }), (0, Input::Ended { key })];
+        if method != "initialize" && method != "server/discover" {
+            if let Some(refused) = self.check_session(tx) {
+                return (method, task_id, refused);
             }
         }
-        match msg {
+        let replies = match msg {
             Message::Request { id, method, params } => self.request(now, key, id, &method, params.unwrap_or(Value::Null)),
             Message::Notification { method, params } => {
                 self.notification(now, &method, params.unwrap_or(Value::Null));
@@ -279,7 +322,21 @@ impl FakeServer {
                 vec![(0, Input::Head { key, status: 202, session_id: None, retry_after_ms: None }), (0, Input::Ended { key })]
             }
             Message::Error { id: None, .. } => vec![(0, Input::Ended { key })],
+        };
+        (method, task_id, replies)
+    }
+
+    /// Sessioned dialects refuse a request without the current session id (404).
+    fn check_session(&self, tx: &Transmit) -> Option<Replies> {
+        if self.dialect == Dialect::Modern {
+            return None;
         }
+        let sid = header(tx, "Mcp-Session-Id");
+        if sid.is_some() && sid == self.session.as_deref() {
+            return None;
+        }
+        let key = tx.key;
+        Some(vec![(0, Input::Head { key, status: 404, session_id: None, retry_after_ms: None }), (0, Input::Ended { key })])
     }
 
     fn ok(&self, key: SendKey, body: String) -> Replies {
@@ -430,6 +487,7 @@ impl FakeServer {
         };
         let task = FakeTask {
             created: now,
+            created_iso: iso(now),
             ttl,
             interval,
             until: now + ms,
@@ -480,6 +538,10 @@ impl FakeServer {
             return self.ok(key, error_msg(Some(id), -32603, "internal"));
         }
         match self.alive(t, now) {
+            Some(task) if task.status(now) == "working" => {
+                let body = self.working_json(&id, t, task, now);
+                self.ok(key, body)
+            }
             Some(task) => {
                 let body = result_msg(id, self.task_json(t, task, now));
                 self.ok(key, body)

@@ -36,7 +36,7 @@ after(async () => {
 
 describe("Chromium page", { concurrency: true }, () => {
   for (const kind of KINDS) {
-    describe(kind, () => {
+    describe(kind, { concurrency: 1 }, () => {
       let server;
       let page;
       const errors = [];

@@ -1,0 +1,257 @@
+//! Persistence of tracked tasks and of the shared session, per scope (server URL + identity).
+//!
+//! Every key starts with the scope's key, so one server's or one identity's records are never
+//! read for another. Backends, best first: IndexedDB (atomic read-modify-write in one
+//! transaction), `localStorage`, memory (nothing survives the page). Values are JSON text.
+//!
+//! A task record holds what a later page or leader tab needs to continue tracking (status, ttl /
+//! deadline, last and next poll time, answered input keys) and the completion ledger (`fired`).
+//! The outcome is kept only when the caller opted in (`persistResults`); input request payloads
+//! never are.
+
+mod idb;
+mod local;
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::engine::api::Millis;
+use crate::engine::snapshot::{SessionSnapshot, TaskSnapshot};
+use crate::protocol::model::{Dialect, TaskStatus};
+
+/// Which server and which user a record belongs to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Scope {
+    pub url: String,
+    pub identity: Option<String>,
+    /// `["url", identity]` as JSON: prefix-free, so no scope's keys are a prefix of another's.
+    pub key: String,
+}
+
+impl Scope {
+    pub fn new(url: &str, identity: Option<&str>) -> Scope {
+        let key = serde_json::to_string(&(url, identity)).unwrap_or_else(|_| url.to_owned());
+        Scope { url: url.to_owned(), identity: identity.map(str::to_owned), key }
+    }
+
+    fn task_prefix(&self) -> String {
+        format!("task|{}|", self.key)
+    }
+
+    fn task_key(&self, task_id: &str) -> String {
+        format!("{}{task_id}", self.task_prefix())
+    }
+
+    fn session_key(&self) -> String {
+        format!("session|{}", self.key)
+    }
+}
+
+/// One tracked task.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskRecord {
+    pub url: String,
+    pub identity: Option<String>,
+    pub task_id: String,
+    pub dialect: Option<Dialect>,
+    /// Tracking state; `task.outcome` only with `persistResults`.
+    pub snapshot: Option<TaskSnapshot>,
+    pub status: Option<TaskStatus>,
+    /// Input request keys the host answered (never surfaced again).
+    #[serde(default)]
+    pub answered_inputs: BTreeSet<String>,
+    /// The completion ledger: a terminal callback fired for this task (in some tab).
+    #[serde(default)]
+    pub fired: bool,
+    pub fired_at: Option<Millis>,
+    pub created_at: Millis,
+    pub updated_at: Millis,
+}
+
+impl TaskRecord {
+    pub fn new(scope: &Scope, task_id: &str, now: Millis) -> TaskRecord {
+        TaskRecord {
+            url: scope.url.clone(),
+            identity: scope.identity.clone(),
+            task_id: task_id.to_owned(),
+            dialect: None,
+            snapshot: None,
+            status: None,
+            answered_inputs: BTreeSet::new(),
+            fired: false,
+            fired_at: None,
+            created_at: now,
+            updated_at: now,
+        }
+    }
+
+    pub fn is_terminal(&self) -> bool {
+        self.status.is_some_and(TaskStatus::is_terminal)
+    }
+
+    /// A leader's fresh view merged over what is stored: the ledger and answered keys are never
+    /// lost, and a stored terminal state is never replaced by an older non-terminal one.
+    pub fn merged_over(mut self, old: Option<TaskRecord>) -> TaskRecord {
+        let Some(old) = old else { return self };
+        self.created_at = old.created_at.min(self.created_at);
+        self.fired |= old.fired;
+        self.fired_at = old.fired_at.or(self.fired_at);
+        let old_terminal = old.is_terminal();
+        self.answered_inputs.extend(old.answered_inputs);
+        if old_terminal && !self.is_terminal() {
+            self.snapshot = old.snapshot;
+            self.status = old.status;
+        }
+        self
+    }
+}
+
+/// Records older than this are dropped when a leader starts (ledger entries included).
+pub const RETENTION_MS: Millis = 7 * 24 * 3_600_000;
+/// Fired records (ledger tombstones) are kept this long after firing.
+pub const FIRED_RETENTION_MS: Millis = 24 * 3_600_000;
+
+/// The session a scope's tabs share.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionRecord {
+    pub session: SessionSnapshot,
+    pub saved_at: Millis,
+}
+
+#[derive(Clone)]
+enum Backend {
+    Idb(Rc<idb::Idb>),
+    Local(local::WebStorage),
+    Memory(Rc<RefCell<BTreeMap<String, String>>>),
+}
+
+/// The records of one scope.
+#[derive(Clone)]
+pub struct Store {
+    scope: Scope,
+    backend: Backend,
+}
+
+impl Store {
+    /// Opens the best backend available.
+    pub async fn open(scope: Scope) -> Store {
+        let backend = match idb::Idb::open().await {
+            Some(db) => Backend::Idb(Rc::new(db)),
+            None => match local::open() {
+                Some(s) => Backend::Local(s),
+                None => Backend::Memory(Rc::default()),
+            },
+        };
+        Store { scope, backend }
+    }
+
+    pub fn scope(&self) -> &Scope {
+        &self.scope
+    }
+
+    /// `"indexedDB"`, `"localStorage"` or `"memory"`.
+    pub fn kind(&self) -> &'static str {
+        match self.backend {
+            Backend::Idb(_) => "indexedDB",
+            Backend::Local(_) => "localStorage",
+            Backend::Memory(_) => "memory",
+        }
+    }
+
+    /// Whether a read-modify-write needs a Web Lock to be atomic across pages.
+    pub fn needs_lock(&self) -> bool {
+        matches!(self.backend, Backend::Local(_))
+    }
+
+    async fn scan(&self, prefix: &str) -> Vec<String> {
+        match &self.backend {
+            Backend::Idb(db) => db.scan(prefix).await.unwrap_or_default(),
+            Backend::Local(s) => s.scan(prefix),
+            Backend::Memory(m) => m.borrow().range(prefix.to_owned()..).take_while(|(k, _)| k.starts_with(prefix)).map(|(_, v)| v.clone()).collect(),
+        }
+    }
+
+    async fn get(&self, key: &str) -> Option<String> {
+        match &self.backend {
+            Backend::Idb(db) => db.get(key).await.ok().flatten(),
+            Backend::Local(s) => s.read(key),
+            Backend::Memory(m) => m.borrow().get(key).cloned(),
+        }
+    }
+
+    async fn update(&self, key: &str, f: impl FnOnce(Option<String>) -> Option<String> + 'static) -> Option<String> {
+        match &self.backend {
+            Backend::Idb(db) => db.update(key, f).await.ok().flatten(),
+            Backend::Local(s) => {
+                let new = f(s.read(key));
+                s.write(key, new.as_deref()).ok()?;
+                new
+            }
+            Backend::Memory(m) => {
+                let old = m.borrow().get(key).cloned();
+                let new = f(old);
+                match &new {
+                    Some(v) => m.borrow_mut().insert(key.to_owned(), v.clone()),
+                    None => m.borrow_mut().remove(key),
+                };
+                new
+            }
+        }
+    }
+
+    /// Every task record of the scope (unreadable ones are skipped).
+    pub async fn tasks(&self) -> Vec<TaskRecord> {
+        let rows = self.scan(&self.scope.task_prefix()).await;
+        let mut out: Vec<TaskRecord> = rows
+            .iter()
+            .filter_map(|r| serde_json::from_str::<TaskRecord>(r).ok())
+            .filter(|r| r.url == self.scope.url && r.identity == self.scope.identity)
+            .collect();
+        out.sort_by(|a, b| (a.created_at, &a.task_id).cmp(&(b.created_at, &b.task_id)));
+        out
+    }
+
+    /// Atomically replaces a task record with `f(old)` (`None`: delete); returns the new one.
+    pub async fn update_task(
+        &self,
+        task_id: &str,
+        f: impl FnOnce(Option<TaskRecord>) -> Option<TaskRecord> + 'static,
+    ) -> Option<TaskRecord> {
+        let key = self.scope.task_key(task_id);
+        let text = self
+            .update(&key, move |old| {
+                let old = old.and_then(|t| serde_json::from_str::<TaskRecord>(&t).ok());
+                f(old).and_then(|r| serde_json::to_string(&r).ok())
+            })
+            .await?;
+        serde_json::from_str(&text).ok()
+    }
+
+    pub async fn delete_task(&self, task_id: &str) {
+        let key = self.scope.task_key(task_id);
+        match &self.backend {
+            Backend::Idb(db) => {
+                let _ = db.delete(&key).await;
+            }
+            _ => {
+                self.update(&key, |_| None).await;
+            }
+        }
+    }
+
+    pub async fn session(&self) -> Option<SessionRecord> {
+        let text = self.get(&self.scope.session_key()).await?;
+        serde_json::from_str(&text).ok()
+    }
+
+    pub async fn put_session(&self, rec: &SessionRecord) {
+        if let Ok(text) = serde_json::to_string(rec) {
+            self.update(&self.scope.session_key(), move |_| Some(text)).await;
+        }
+    }
+}

@@ -1,0 +1,119 @@
+//! The completion ledger: a task's terminal callbacks fire in exactly one page, once, across
+//! reloads and tabs. Claiming is a check-and-set on the task's record under a Web Lock (and, with
+//! IndexedDB, inside one `readwrite` transaction). Within the page that won, every handle's
+//! `onDone` fires; every other page (and every later load) skips them.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use futures::channel::oneshot;
+use js_sys::Function;
+use wasm_bindgen::JsValue;
+use wasm_bindgen_futures::spawn_local;
+
+use super::web;
+use crate::driver::global;
+use crate::driver::persist::{Store, TaskRecord};
+
+enum Claim {
+    Won,
+    Lost,
+    Pending(Vec<oneshot::Sender<bool>>),
+}
+
+/// The ledger of one scope, shared by every handle of one client.
+#[derive(Clone)]
+pub struct Ledger(Rc<Inner>);
+
+struct Inner {
+    store: Store,
+    lock_name: String,
+    claims: RefCell<HashMap<String, Claim>>,
+}
+
+impl Ledger {
+    pub fn new(store: Store, lock_name: String) -> Ledger {
+        Ledger(Rc::new(Inner { store, lock_name, claims: RefCell::new(HashMap::new()) }))
+    }
+
+    /// Whether this page may fire `task_id`'s terminal callbacks (the first caller across all
+    /// pages and loads wins; later calls in the winning page also get `true`).
+    pub async fn claim(&self, task_id: &str) -> bool {
+        let rx = {
+            let mut claims = self.0.claims.borrow_mut();
+            match claims.get_mut(task_id) {
+                Some(Claim::Won) => return true,
+                Some(Claim::Lost) => return false,
+                Some(Claim::Pending(waiters)) => {
+                    let (tx, rx) = oneshot::channel();
+                    waiters.push(tx);
+                    Some(rx)
+                }
+                None => {
+                    claims.insert(task_id.to_owned(), Claim::Pending(Vec::new()));
+                    None
+                }
+            }
+        };
+        if let Some(rx) = rx {
+            return rx.await.unwrap_or(false);
+        }
+        let won = self.check_and_set(task_id).await;
+        let prev = self.0.claims.borrow_mut().insert(task_id.to_owned(), if won { Claim::Won } else { Claim::Lost });
+        if let Some(Claim::Pending(waiters)) = prev {
+            for w in waiters {
+                let _ = w.send(won);
+            }
+        }
+        won
+    }
+
+    async fn check_and_set(&self, task_id: &str) -> bool {
+        let store = self.0.store.clone();
+        let id = task_id.to_owned();
+        let work = async move {
+            let won = Rc::new(RefCell::new(false));
+            let w = won.clone();
+            let scope = store.scope().clone();
+            let key = id.clone();
+            let stored = store
+                .update_task(&key, move |old| {
+                    let mut rec = old.unwrap_or_else(|| TaskRecord::new(&scope, &id, global::now()));
+                    if !rec.fired {
+                        rec.fired = true;
+                        rec.fired_at = Some(global::now());
+                        *w.borrow_mut() = true;
+                    }
+                    Some(rec)
+                })
+                .await;
+            // Storage failed: fire rather than lose the callback (at least once beats never).
+            let v = stored.is_none() || *won.borrow();
+            v
+        };
+        match web::lock_manager() {
+            Some(locks) => web::with_lock(&locks, &self.0.lock_name, work).await.unwrap_or(false),
+            None => work.await,
+        }
+    }
+}
+
+/// Calls `callbacks` with `value` — at once without a ledger, else only if this page wins the
+/// claim for `task_id`.
+pub fn fire(ledger: Option<(Ledger, String)>, callbacks: Vec<Function>, value: JsValue) {
+    match ledger {
+        None => {
+            for f in callbacks {
+                let _ = f.call1(&JsValue::UNDEFINED, &value);
+            }
+        }
+        Some((l, task_id)) => spawn_local(async move {
+            if l.claim(&task_id).await {
+                for f in callbacks {
+                    let _ = f.call1(&JsValue::UNDEFINED, &value);
+                }
+            }
+        }),
+    }
+}

@@ -1,0 +1,245 @@
+//! Tab coordination and persistence for one (server URL, identity) scope.
+//!
+//! With `persist: true` a client becomes a [`Link::Shared`]: every tab of the scope races for one
+//! Web Lock; the holder is the *leader* and alone does network I/O (one engine, one session,
+//! one `tasks/get` per task however many tabs watch). Every other tab is a *follower*: it sends
+//! its operations to the leader over a `BroadcastChannel` and gets statuses, results and input
+//! requests back. The lock frees itself when the leader tab dies; a frozen leader releases it on
+//! the `freeze` event; a silent one has it stolen. The next holder adopts the persisted session,
+//! imports every persisted task and receives every follower's live operations again.
+//!
+//! Without Web Locks or `BroadcastChannel` (or with `tabs: false`) every tab is its own leader
+//! and only persistence remains. Without `persist` the client is a plain [`Link::Solo`] driver.
+//!
+//! Tracked tasks live in [`persist`](crate::driver::persist); terminal callbacks go through the
+//! [`Ledger`] so they fire exactly once across tabs and reloads.
+
+mod leader;
+mod ledger;
+mod tab;
+mod web;
+pub mod wire;
+
+use js_sys::Reflect;
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+
+use crate::engine::api::{CallOptions, ClientError, InputId, OpId, SubId};
+use crate::engine::Engine;
+use crate::protocol::jsonrpc::RpcError;
+use crate::protocol::model::{Dialect, Task};
+
+use super::{Driver, DriverOptions, Host};
+
+pub use ledger::{fire, Ledger};
+use tab::Tab;
+
+/// The engine operations the JS layer uses: implemented by the [`Engine`] itself (solo) and by
+/// a tab's view of its leader (shared), which speaks in tab-local ids.
+pub trait Requestor {
+    fn call_tool(&mut self, now: u64, name: &str, arguments: Value, opts: CallOptions) -> SubId;
+    fn request(&mut self, now: u64, method: &str, params: Value, opts: CallOptions) -> SubId;
+    fn watch(&mut self, now: u64, task_id: &str) -> SubId;
+    fn unsubscribe(&mut self, now: u64, sub: SubId);
+    fn cancel(&mut self, now: u64, task_id: &str) -> OpId;
+    fn answer_input(&mut self, now: u64, id: InputId, answer: Result<Value, RpcError>);
+    fn list_tasks(&mut self, now: u64, cursor: Option<&str>) -> OpId;
+    fn list_tools(&mut self, now: u64) -> OpId;
+    fn task(&self, task_id: &str) -> Option<Task>;
+    fn dialect(&self) -> Option<Dialect>;
+}
+
+impl Requestor for Engine {
+    fn call_tool(&mut self, now: u64, name: &str, arguments: Value, opts: CallOptions) -> SubId {
+        Engine::call_tool(self, now, name, arguments, opts)
+    }
+    fn request(&mut self, now: u64, method: &str, params: Value, opts: CallOptions) -> SubId {
+        Engine::request(self, now, method, params, opts)
+    }
+    fn watch(&mut self, now: u64, task_id: &str) -> SubId {
+        Engine::watch(self, now, task_id)
+    }
+    fn unsubscribe(&mut self, now: u64, sub: SubId) {
+        Engine::unsubscribe(self, now, sub)
+    }
+    fn cancel(&mut self, now: u64, task_id: &str) -> OpId {
+        Engine::cancel(self, now, task_id)
+    }
+    fn answer_input(&mut self, now: u64, id: InputId, answer: Result<Value, RpcError>) {
+        Engine::answer_input(self, now, id, answer)
+    }
+    fn list_tasks(&mut self, now: u64, cursor: Option<&str>) -> OpId {
+        Engine::list_tasks(self, now, cursor)
+    }
+    fn list_tools(&mut self, now: u64) -> OpId {
+        Engine::list_tools(self, now)
+    }
+    fn task(&self, task_id: &str) -> Option<Task> {
+        Engine::task(self, task_id).cloned()
+    }
+    fn dialect(&self) -> Option<Dialect> {
+        Engine::dialect(self)
+    }
+}
+
+/// The `ConnectOptions` of this layer.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SharedOptions {
+    /// Scope records, locks and channels to this user as well as to the server URL.
+    pub identity: Option<String>,
+    /// Keep task outcomes in storage too.
+    pub persist_results: bool,
+    /// Coordinate tabs (`tabs: false`: every tab its own leader).
+    pub coordinate: bool,
+}
+
+impl SharedOptions {
+    /// Reads `persist`, `identity`, `persistResults`, `tabs`; `None` unless `persist: true`.
+    pub fn from_js(o: &JsValue) -> Result<Option<SharedOptions>, String> {
+        let get = |k: &str| -> JsValue {
+            if o.is_object() {
+                Reflect::get(o, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED)
+            } else {
+                JsValue::UNDEFINED
+            }
+        };
+        let flag = |k: &str, default: bool| -> Result<bool, String> {
+            let v = get(k);
+            if v.is_undefined() || v.is_null() {
+                return Ok(default);
+            }
+            v.as_bool().ok_or_else(|| format!("{k} must be a boolean"))
+        };
+        let identity = get("identity");
+        let identity = if identity.is_undefined() || identity.is_null() {
+            None
+        } else {
+            Some(identity.as_string().ok_or("identity must be a string")?)
+        };
+        if !flag("persist", false)? {
+            if identity.is_some() || flag("persistResults", false)? {
+                return Err("identity and persistResults need persist: true".into());
+            }
+            return Ok(None);
+        }
+        Ok(Some(SharedOptions { identity, persist_results: flag("persistResults", false)?, coordinate: flag("tabs", true)? }))
+    }
+}
+
+/// Declarations merged into `ConnectOptions` (TypeScript interface merging).
+#[wasm_bindgen(typescript_custom_section)]
+const TABS_TS: &'static str = r#"
+export interface ConnectOptions {
+  /** Track tasks in IndexedDB (or localStorage) and share one connection per server and identity
+   *  across tabs: one leader tab polls, the others follow; `onDone` fires once across tabs and
+   *  reloads; `resume()` re-attaches after a reload. Default false. */
+  persist?: boolean;
+  /** With `persist`: scope stored tasks and tab sharing to this user too (e.g. a user id hash,
+   *  never a credential). */
+  identity?: string;
+  /** With `persist`: store task results too (default: statuses only, never results). */
+  persistResults?: boolean;
+  /** With `persist`: coordinate tabs (default true); false makes every tab its own leader. */
+  tabs?: boolean;
+}
+"#;
+
+/// What a JS client talks to: a plain driver, or a tab of a shared scope.
+#[derive(Clone)]
+pub enum Link {
+    Solo(Driver),
+    Shared(Tab),
+}
+
+impl Link {
+    /// Connects directly (`shared: None`) or joins the scope's tabs.
+    pub async fn connect(opts: DriverOptions, shared: Option<SharedOptions>, host: Host) -> Result<Link, ClientError> {
+        match shared {
+            None => Driver::connect(opts, host).await.map(Link::Solo),
+            Some(s) => Ok(Link::Shared(Tab::start(opts, s, host).await)),
+        }
+    }
+
+    /// Runs one operation, then performs whatever it caused.
+    pub fn op<R>(&self, f: impl FnOnce(&mut dyn Requestor, u64) -> R) -> R {
+        self.op_then(f, |_| {})
+    }
+
+    /// Like [`op`](Self::op), running `then` on the result before any consequence is delivered.
+    pub fn op_then<R>(&self, f: impl FnOnce(&mut dyn Requestor, u64) -> R, then: impl FnOnce(&R)) -> R {
+        match self {
+            Link::Solo(d) => d.op_then(|e, now| f(e, now), then),
+            Link::Shared(t) => t.op_then(f, then),
+        }
+    }
+
+    /// Reads state without side effects.
+    pub fn read<R>(&self, f: impl FnOnce(&dyn Requestor) -> R) -> R {
+        match self {
+            Link::Solo(d) => d.read(|e| f(e)),
+            Link::Shared(t) => t.read(f),
+        }
+    }
+
+    pub fn is_closed(&self) -> bool {
+        match self {
+            Link::Solo(d) => d.is_closed(),
+            Link::Shared(t) => t.is_closed(),
+        }
+    }
+
+    /// Solo: closes the engine and the session. Shared: leaves the scope (the session stays open
+    /// for the other tabs and later loads); this tab's subscriptions end `closed`.
+    pub async fn close(&self) {
+        match self {
+            Link::Solo(d) => d.close().await,
+            Link::Shared(t) => t.close().await,
+        }
+    }
+
+    pub fn release_host(&self) {
+        match self {
+            Link::Solo(d) => d.release_host(),
+            Link::Shared(t) => t.release_host(),
+        }
+    }
+
+    /// The completion ledger (shared links only).
+    pub fn ledger(&self) -> Option<Ledger> {
+        match self {
+            Link::Solo(_) => None,
+            Link::Shared(t) => Some(t.ledger()),
+        }
+    }
+
+    /// `"solo"`, `"leader"`, `"follower"` or `"electing"`.
+    pub fn role(&self) -> &'static str {
+        match self {
+            Link::Solo(_) => "solo",
+            Link::Shared(t) => t.role_name(),
+        }
+    }
+
+    /// Persisted tasks whose terminal callbacks have not fired yet (oldest first).
+    pub async fn pending_tasks(&self) -> Vec<String> {
+        match self {
+            Link::Solo(_) => Vec::new(),
+            Link::Shared(t) => t.pending_tasks().await,
+        }
+    }
+
+    /// Stops tracking a task and deletes its record (its ledger entry too).
+    pub async fn forget(&self, task_id: &str) {
+        if let Link::Shared(t) = self {
+            t.forget(task_id).await;
+        }
+    }
+
+    /// Which storage backs the records (`None` for solo links).
+    pub fn storage(&self) -> Option<&'static str> {
+        match self {
+            Link::Solo(_) => None,
+            Link::Shared(t) => Some(t.storage()),
+        }
+    }
+}

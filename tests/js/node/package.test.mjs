@@ -1,0 +1,87 @@
+// The shape of the built npm package: conditions and files, resolution by name in Node, the
+// browser entry's lazy init, and complete TypeScript types without `any` in the public surface.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+const PKG = fileURLToPath(new URL("../../../pkg/", import.meta.url));
+const JS = fileURLToPath(new URL("../", import.meta.url));
+
+test("package.json: ESM, conditions for types/node/browser/default, every listed file exists", async () => {
+  const pj = JSON.parse(await readFile(join(PKG, "package.json"), "utf8"));
+  assert.equal(pj.name, "mcp-task-client");
+  assert.equal(pj.type, "module");
+  const dot = pj.exports["."];
+  assert.deepEqual(Object.keys(dot), ["types", "node", "browser", "default"]);
+  assert.equal(dot.node, "./node.js");
+  assert.equal(dot.browser, "./index.js");
+  for (const f of pj.files) assert.ok(existsSync(join(PKG, f)), `${f} is in pkg/`);
+  for (const target of Object.values(dot)) assert.ok(pj.files.includes(target.slice(2)), `${target} is published`);
+});
+
+test("resolves by name in Node (node condition) and works without init()", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "mcp-pkg-"));
+  try {
+    await mkdir(join(dir, "node_modules"));
+    await symlink(PKG, join(dir, "node_modules", "mcp-task-client"), "dir");
+    await writeFile(
+      join(dir, "probe.mjs"),
+      `import init, * as m from "mcp-task-client";
+       await init();
+       const e = new m.McpTaskError("x", { kind: "closed" });
+       const r = await m.McpTaskClient.connect("http://127.0.0.1:9/mcp", { dialect: "nope" }).catch((x) => x);
+       console.log(JSON.stringify({
+         resolved: import.meta.resolve("mcp-task-client"),
+         names: Object.keys(m).sort(),
+         error: [e instanceof Error, e.name, e.kind],
+         rejected: [r instanceof m.McpTaskError, r.kind],
+       }));`,
+    );
+    const { stdout } = await run(process.execPath, ["probe.mjs"], { cwd: dir, timeout: 20_000 });
+    const out = JSON.parse(stdout);
+    assert.match(out.resolved, /\/node\.js$/);
+    for (const n of ["McpTaskClient", "McpTaskError", "TaskHandle", "TaskUpdates", "default"]) assert.ok(out.names.includes(n), n);
+    assert.deepEqual(out.error, [true, "McpTaskError", "closed"]);
+    assert.deepEqual(out.rejected, [true, "invalidInput"]);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test("the browser entry loads the wasm lazily on first connect", async () => {
+  const src = await readFile(join(PKG, "index.js"), "utf8");
+  assert.match(src, /await init\(\)/);
+  assert.doesNotMatch(src, /node:/, "no Node built-ins in the browser entry");
+  const glue = await readFile(join(PKG, "mcp_task_client.js"), "utf8");
+  assert.match(glue, /new URL\('mcp_task_client_bg\.wasm', import\.meta\.url\)/, "bundler-friendly wasm URL");
+  const bare = glue.split("\n").filter((l) => /\bwindow\b/.test(l) && !/typeof window/.test(l));
+  assert.deepEqual(bare, [], "`window` only behind a typeof guard (pages, workers, Node)");
+});
+
+test("TypeScript: the public surface has no `any` and a strict usage file compiles", async () => {
+  const generated = await readFile(join(PKG, "mcp_task_client.d.ts"), "utf8");
+  // InitOutput (raw wasm exports) is not re-exported by index.d.ts; everything else is public.
+  const publicPart = generated.replace(/export interface InitOutput \{[\s\S]*?\n\}\n/, "");
+  assert.notEqual(publicPart, generated, "InitOutput block found and skipped");
+  for (const [name, text] of [
+    ["mcp_task_client.d.ts", publicPart],
+    ["index.d.ts", await readFile(join(PKG, "index.d.ts"), "utf8")],
+    ["extras.d.ts", await readFile(join(PKG, "extras.d.ts"), "utf8")],
+  ]) {
+    const hits = text.split("\n").filter((l) => /\bany\b/.test(l.replace(/\/\*\*.*|^\s*\*.*/, "")));
+    assert.deepEqual(hits, [], `${name} has no any`);
+  }
+  const index = await readFile(join(PKG, "index.d.ts"), "utf8");
+  assert.doesNotMatch(index, /InitOutput/);
+  const tsc = join(JS, "node_modules", "typescript", "bin", "tsc");
+  await run(process.execPath, [tsc, "-p", join(JS, "types", "tsconfig.json")], { timeout: 120_000 }).catch((e) => {
+    assert.fail(`tsc failed:\n${e.stdout}${e.stderr}`);
+  });
+});

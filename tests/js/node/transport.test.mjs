@@ -1,0 +1,67 @@
+// Driver behaviour seen on the wire, through the fault proxy (tests/faults/proxy.mjs) in front of the
+// real TS SDK server: auth headers from the async provider on every request (POST, the GET
+// listening stream, DELETE), and `Retry-After` on a 429 honoured before the next poll.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { startServer } from "../../servers/launch.mjs";
+import { startProxy } from "../../faults/proxy.mjs";
+import { McpTaskClient } from "../../../pkg/node.js";
+
+let server;
+let proxy;
+
+before(async () => {
+  server = await startServer("ts-sdk", { port: 0, timeoutMs: 30_000 });
+  proxy = await startProxy({ target: server.url });
+});
+
+after(async () => {
+  await proxy?.stop();
+  await server?.stop();
+});
+
+const proxyStats = async () => (await fetch(proxy.statsUrl)).json();
+
+test("the async headers provider is asked before every request, GET and DELETE included", async () => {
+  await fetch(proxy.statsUrl.replace("/stats", "/reset"), { method: "POST" });
+  let asked = 0;
+  const client = await McpTaskClient.connect(proxy.url, {
+    headers: async () => {
+      asked++;
+      await new Promise((r) => setTimeout(r, 5));
+      return { Authorization: `Bearer token-${asked}` };
+    },
+  });
+  const h = await client.callTool("long_job", { steps: 2, stepMs: 100 });
+  await h.result();
+  await client.close();
+  const s = await proxyStats();
+  assert.equal(s.auth.without, 0, "no request without Authorization");
+  assert.equal(s.auth.with, s.requests, "every request carried it");
+  assert.ok(asked >= s.requests, `provider asked ${asked} times for ${s.requests} requests`);
+  assert.ok((s.byMethod.GET ?? 0) >= 1, "the listening stream was opened");
+  assert.equal(s.byMethod.DELETE, 1, "the session was ended with DELETE");
+});
+
+test("a 429 with Retry-After delays the next tasks/get by at least that long", async () => {
+  await fetch(proxy.statsUrl.replace("/stats", "/rules"), {
+    method: "POST",
+    body: JSON.stringify({ rules: [{ fault: "retry-after", method: "tasks/get", count: 1, seconds: 3 }] }),
+  });
+  try {
+    const client = await McpTaskClient.connect(proxy.url, {});
+    const h = await client.callTool("slow_job", { ms: 9000 });
+    const id = h.id;
+    await new Promise((r) => setTimeout(r, 6500));
+    const s = await proxyStats();
+    await h.cancel();
+    await client.close();
+    const hit = s.retryAfter.find((r) => r.taskId === id);
+    assert.ok(hit, `a tasks/get of ${id} got the 429: ${JSON.stringify(s.retryAfter)}`);
+    const later = s.tasks[id].gets.map((g) => g.t).filter((t) => t > hit.at);
+    assert.ok(later.length >= 1, "polling went on after the 429");
+    assert.ok(later[0] - hit.at >= 2900, `next tasks/get ${later[0] - hit.at} ms after the 429 (Retry-After: 3)`);
+  } finally {
+    await fetch(proxy.statsUrl.replace("/stats", "/rules"), { method: "POST", body: JSON.stringify({ rules: [] }) });
+  }
+});
