@@ -140,6 +140,15 @@ fn retry_after_forms() {
     assert_eq!(retry_after_ms(Some("250"), Some("9"), now), Some(250));
     assert_eq!(retry_after_ms(None, Some("3"), now), Some(3000));
     assert_eq!(retry_after_ms(None, Some(" 1.5 "), now), Some(1500));
+    assert_eq!(retry_after_ms(Some("12.9"), None, now), Some(12));
+    assert_eq!(retry_after_ms(None, Some("0.0015"), now), Some(1));
+    assert_eq!(retry_after_ms(None, Some("1."), now), Some(1000));
+    assert_eq!(retry_after_ms(None, Some(".5"), now), None);
+    assert_eq!(retry_after_ms(None, Some("-5"), now), None);
+    assert_eq!(
+        retry_after_ms(None, Some("99999999999999999999"), now),
+        None
+    );
     let date = js_sys::Date::new(&JsValue::from_f64(now as f64 + 4000.0));
     let http_date: String = date.to_utc_string().into();
     let d = retry_after_ms(None, Some(&http_date), now);

@@ -96,10 +96,14 @@ fn push(out: &mut Vec<(String, String)>, k: &JsValue, v: &JsValue) -> Result<(),
         return Ok(());
     }
     let name = k.as_string().ok_or("header names must be strings")?;
+    // Numbers and booleans as JavaScript spells them (`String(v)`).
     let value = v
         .as_string()
-        .or_else(|| v.as_f64().map(|n| n.to_string()))
-        .or_else(|| v.as_bool().map(|b| b.to_string()))
+        .or_else(|| {
+            (v.as_f64().is_some() || v.as_bool().is_some())
+                .then(|| js_sys::JSON::stringify(v).ok().and_then(|j| j.as_string()))
+                .flatten()
+        })
         .ok_or_else(|| format!("header {name} must be a string"))?;
     out.push((name, value));
     Ok(())
@@ -107,24 +111,39 @@ fn push(out: &mut Vec<(String, String)>, k: &JsValue, v: &JsValue) -> Result<(),
 
 /// Delay asked by `retry-after-ms` (ms) or `Retry-After` (seconds or an HTTP date), in ms from `now`.
 pub fn retry_after_ms(ms_header: Option<&str>, header: Option<&str>, now: u64) -> Option<u64> {
-    if let Some(ms) = ms_header.and_then(parse_non_negative) {
-        return Some(ms as u64);
+    if let Some(ms) = ms_header.and_then(|h| decimal(h, 1)) {
+        return Some(ms);
     }
     let h = header?.trim();
-    if let Some(secs) = parse_non_negative(h) {
-        return Some((secs * 1000.0) as u64);
+    if let Some(ms) = decimal(h, 1000) {
+        return Some(ms);
     }
+    // An HTTP date ("Sun, 06 Nov 1994 08:49:37 GMT"); `Date.parse` alone accepts stray numbers.
+    let date_like = h.contains(':') && h.bytes().any(|b| b.is_ascii_alphabetic());
     let at = js_sys::Date::parse(h);
-    if at.is_finite() {
+    if date_like && at.is_finite() {
         return Some((at - now as f64).max(0.0) as u64);
     }
     None
 }
 
-fn parse_non_negative(s: &str) -> Option<f64> {
+/// `digits[.digits]` times `scale` (1 or 1000), truncated to an integer; no float parsing.
+fn decimal(s: &str, scale: u64) -> Option<u64> {
     let s = s.trim();
-    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+    let (int, frac) = s.split_once('.').unwrap_or((s, ""));
+    let digits = |t: &str| t.bytes().all(|b| b.is_ascii_digit());
+    if int.is_empty() || !digits(int) || !digits(frac) {
         return None;
     }
-    s.parse::<f64>().ok().filter(|v| v.is_finite() && *v >= 0.0)
+    let whole = int.parse::<u64>().ok()?.checked_mul(scale)?;
+    let mut part = 0u64;
+    let mut unit = scale;
+    for b in frac.bytes() {
+        unit /= 10;
+        if unit == 0 {
+            break;
+        }
+        part += u64::from(b - b'0') * unit;
+    }
+    whole.checked_add(part)
 }

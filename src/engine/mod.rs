@@ -327,7 +327,7 @@ impl Engine {
                 Timer::Task(kind, slot) => {
                     let Some(t) = self.slots.get(&slot).cloned() else { continue };
                     match kind {
-                        TaskTimer::Poll => self.on_poll_timer(now, &t),
+                        TaskTimer::Poll => self.on_poll_timer(now, t),
                         TaskTimer::Deadline => self.on_deadline(now, &t),
                         TaskTimer::Gc => self.on_gc(now, &t),
                     }

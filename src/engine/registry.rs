@@ -7,6 +7,7 @@ use crate::protocol::model::{Outcome, Task, TaskStatus};
 
 use super::api::{Millis, SubId};
 use super::iso8601;
+use super::requests::Encoded;
 use super::scheduler::PollState;
 
 /// Where a result fetch stands.
@@ -43,6 +44,8 @@ pub(crate) struct TaskEntry {
     pub(crate) input_keys: HashSet<String>,
     /// createdAt + ttl, when the server gave both.
     pub(crate) deadline: Option<Millis>,
+    /// The encoded `tasks/get`, valid for one session epoch.
+    pub(crate) poll_request: Option<(u64, Encoded)>,
 }
 
 impl TaskEntry {

@@ -3,8 +3,6 @@
 
 use std::collections::HashMap;
 
-use serde::Serialize;
-use serde_json::Value;
 
 use crate::protocol::dialect::Outgoing;
 use crate::protocol::jsonrpc::{Id, Message, RpcError};
@@ -95,20 +93,39 @@ impl Failure {
     }
 }
 
-/// A request or notification as it goes on the wire, serialized without copying its params.
-#[derive(Serialize)]
-struct Wire<'a> {
-    jsonrpc: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    id: Option<i64>,
-    method: &'a str,
-    params: &'a Value,
+/// A request with its params already serialized: status polls reuse it (the body then differs
+/// only in the JSON-RPC id), which keeps the hot path free of JSON building.
+#[derive(Debug, Clone)]
+pub(crate) struct Encoded {
+    method: String,
+    params: String,
+    headers: Vec<(String, String)>,
+    expects_response: bool,
 }
 
-impl Wire<'_> {
-    fn encode(id: Option<i64>, method: &str, params: &Value) -> String {
+impl Encoded {
+    pub(crate) fn new(out: Outgoing) -> Self {
         // Serializing a `Value` cannot fail (its map keys are strings).
-        serde_json::to_string(&Wire { jsonrpc: "2.0", id, method, params }).unwrap_or_default()
+        let params = serde_json::to_string(&out.params).unwrap_or_else(|_| "null".into());
+        Self { method: out.method, params, headers: out.headers, expects_response: out.expects_response }
+    }
+
+    /// The JSON-RPC message (a notification without `id`).
+    fn body(&self, id: Option<i64>) -> String {
+        let method = serde_json::to_string(&self.method).unwrap_or_else(|_| "\"\"".into());
+        let mut b = String::with_capacity(64 + method.len() + self.params.len());
+        b.push_str(r#"{"jsonrpc":"2.0","#);
+        if let Some(id) = id {
+            b.push_str(r#""id":"#);
+            b.push_str(&id.to_string());
+            b.push(',');
+        }
+        b.push_str(r#""method":"#);
+        b.push_str(&method);
+        b.push_str(r#","params":"#);
+        b.push_str(&self.params);
+        b.push('}');
+        b
     }
 }
 
@@ -131,6 +148,12 @@ impl Default for Requests {
 }
 
 impl Requests {
+    fn alloc_id(&mut self) -> i64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        id
+    }
+
     fn key(&mut self) -> SendKey {
         let k = SendKey(self.next_key);
         self.next_key += 1;
@@ -148,6 +171,10 @@ impl Engine {
             self.session.queue.push(p);
             return;
         };
+        let p = match p {
+            Purpose::Get(t) => return self.send_get(now, t, codec),
+            other => other,
+        };
         let out = {
             let si = self.session.info();
             match &p {
@@ -155,7 +182,7 @@ impl Engine {
                 Purpose::Answer(i) => return self.send_answer(now, *i),
                 Purpose::Listen => return self.send_listen(now),
                 Purpose::Probe | Purpose::Initialize => return,
-                Purpose::Get(t) => Some(codec.build_get(&si, t)),
+                Purpose::Get(_) => None,
                 Purpose::Result(t) => codec.build_result(&si, t),
                 Purpose::List { cursor, .. } => codec.build_list(&si, cursor.as_deref()),
                 Purpose::Tools { cursor } => {
@@ -179,19 +206,47 @@ impl Engine {
         }
     }
 
+    /// A status poll, from the task's cached request when the session has not changed.
+    fn send_get(&mut self, now: Millis, t: String, codec: &'static dyn crate::protocol::dialect::Codec) {
+        let epoch = self.session.epoch;
+        let Some(entry) = self.tasks.get_mut(&t) else { return };
+        if !matches!(entry.poll_request, Some((e, _)) if e == epoch) {
+            entry.poll_request = Some((epoch, Encoded::new(codec.build_get(&self.session.info(), &t))));
+        }
+        let Some((_, enc)) = &entry.poll_request else { return };
+        let id = self.reqs.alloc_id();
+        let body = enc.body(Some(id));
+        let headers = enc.headers.clone();
+        entry.poll.last_sent = Some(now);
+        self.track(now, id, Purpose::Get(t), body, headers);
+    }
+
     /// Transmits a request (or, when the dialect built a notification, a one-way message).
     /// Returns the JSON-RPC id of a request.
     pub(crate) fn send(&mut self, now: Millis, p: Purpose, out: Outgoing) -> Option<i64> {
-        let key = self.reqs.key();
-        if !out.expects_response {
-            let body = Wire::encode(None, &out.method, &out.params);
-            self.out.push_back(Output::Transmit(Transmit { key, body, headers: out.headers, one_way: true }));
+        let enc = Encoded::new(out);
+        self.send_encoded(now, p, &enc)
+    }
+
+    /// [`Engine::send`] for an already-encoded request.
+    pub(crate) fn send_encoded(&mut self, now: Millis, p: Purpose, enc: &Encoded) -> Option<i64> {
+        let headers = enc.headers.clone();
+        if !enc.expects_response {
+            let key = self.reqs.key();
+            let body = enc.body(None);
+            self.out.push_back(Output::Transmit(Transmit { key, body, headers, one_way: true }));
             self.sent_one_way(now, p);
             return None;
         }
-        let id = self.reqs.next_id;
-        self.reqs.next_id += 1;
-        let body = Wire::encode(Some(id), &out.method, &out.params);
+        let id = self.reqs.alloc_id();
+        let body = enc.body(Some(id));
+        self.track(now, id, p, body, headers);
+        Some(id)
+    }
+
+    /// Registers a request being transmitted: pending entry, timeout, transmission.
+    fn track(&mut self, now: Millis, id: i64, p: Purpose, body: String, headers: Vec<(String, String)>) {
+        let key = self.reqs.key();
         if p.times_out() {
             self.timers.set(Timer::Timeout(id), now.saturating_add(self.cfg.request_timeout_ms));
         }
@@ -207,8 +262,7 @@ impl Engine {
         };
         self.reqs.pending.insert(id, pending);
         self.reqs.keys.insert(key, id);
-        self.out.push_back(Output::Transmit(Transmit { key, body, headers: out.headers, one_way: false }));
-        Some(id)
+        self.out.push_back(Output::Transmit(Transmit { key, body, headers, one_way: false }));
     }
 
     /// Transmits a ready-made one-way message (a response to the server).
@@ -222,17 +276,13 @@ impl Engine {
     /// Transmits a notification the dialect built (no purpose, no answer).
     pub(crate) fn push_one_way(&mut self, out: Outgoing) {
         let key = self.reqs.key();
-        let body = Wire::encode(None, &out.method, &out.params);
-        self.out.push_back(Output::Transmit(Transmit { key, body, headers: out.headers, one_way: true }));
+        let enc = Encoded::new(out);
+        let body = enc.body(None);
+        self.out.push_back(Output::Transmit(Transmit { key, body, headers: enc.headers, one_way: true }));
     }
 
-    fn on_sent(&mut self, now: Millis, p: &Purpose, id: i64) {
+    fn on_sent(&mut self, _now: Millis, p: &Purpose, id: i64) {
         match p {
-            Purpose::Get(t) => {
-                if let Some(e) = self.tasks.get_mut(t) {
-                    e.poll.last_sent = Some(now);
-                }
-            }
             Purpose::Call(c) => {
                 if let Some(call) = self.calls.get_mut(c) {
                     call.req = Some(id);

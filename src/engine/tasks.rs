@@ -228,19 +228,19 @@ impl Engine {
         }
     }
 
-    pub(crate) fn on_poll_timer(&mut self, now: Millis, task_id: &str) {
-        let Some(entry) = self.tasks.get_mut(task_id) else { return };
+    pub(crate) fn on_poll_timer(&mut self, now: Millis, task_id: String) {
+        let Some(entry) = self.tasks.get_mut(&task_id) else { return };
         if entry.subs.is_empty() {
             return;
         }
         if entry.is_terminal() {
-            return self.settle(now, task_id);
+            return self.settle(now, &task_id);
         }
         if entry.poll.in_flight || entry.awaiting_created {
             return;
         }
         entry.poll.in_flight = true;
-        self.dispatch(now, Purpose::Get(task_id.to_owned()));
+        self.dispatch(now, Purpose::Get(task_id));
     }
 
     pub(crate) fn on_get(&mut self, now: Millis, task_id: &str, res: Result<Value, Failure>) {

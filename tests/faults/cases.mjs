@@ -14,35 +14,35 @@ export function buildCases({ n, timeoutMs }) {
     { id: "baseline", title: "no fault (control)", rules: [], expect: "completed" },
     {
       id: "reset-mid-sse", title: "connection reset mid-SSE (reads + GET stream)", expect: "completed",
-      rules: [{ fault: "reset", method: [...reads, "GET"], probability: 0.5, midEvent: true }],
+      rules: [{ fault: "reset", method: [...reads, "GET"], every: 2, midEvent: true }],
     },
     {
       id: "truncated-stream", title: "stream ends cleanly mid-message", expect: "completed",
-      rules: [{ fault: "truncate", method: reads, probability: 0.5, midEvent: true }],
+      rules: [{ fault: "truncate", method: reads, every: 2, midEvent: true }],
     },
     {
       id: "stalled-stream", title: "head sent, then silence (client timeout)", expect: "completed",
-      rules: [{ fault: "stall", method: reads, probability: 0.4, count: n }],
+      rules: [{ fault: "stall", method: reads, every: 2, count: n }],
     },
     {
       id: "http-5xx", title: "500 / 502 / 503 with HTML bodies", expect: "completed",
-      rules: [{ fault: "status", statuses: [500, 502, 503], method: reads, probability: 0.5 }],
+      rules: [{ fault: "status", statuses: [500, 502, 503], method: reads, every: 2 }],
     },
     {
       id: "http-400", title: "400 + JSON-RPC error, id null, on some polls", expect: "ended",
-      rules: [{ fault: "status", status: 400, json: true, message: "Bad Request: invalid request", method: "tasks/get", probability: 0.3 }],
+      rules: [{ fault: "status", status: 400, json: true, message: "Bad Request: invalid request", method: "tasks/get", every: 3 }],
     },
     {
       id: "429-retry-after", title: "429 + Retry-After: 2 (seconds)", expect: "completed", retryAfter: true,
-      rules: [{ fault: "retry-after", status: 429, seconds: 2, method: reads, probability: 0.5 }],
+      rules: [{ fault: "retry-after", status: 429, seconds: 2, method: reads, every: 2 }],
     },
     {
       id: "503-retry-after-ms", title: "503 + retry-after-ms: 1500", expect: "completed", retryAfter: true,
-      rules: [{ fault: "retry-after", status: 503, ms: 1500, method: reads, probability: 0.5 }],
+      rules: [{ fault: "retry-after", status: 503, ms: 1500, method: reads, every: 2 }],
     },
     {
       id: "slow-past-timeout", title: `response held ${Math.round(timeoutMs * 1.5)} ms (> client timeout)`, expect: "completed",
-      rules: [{ fault: "delay", ms: Math.round(timeoutMs * 1.5), method: reads, probability: 0.4, count: n }],
+      rules: [{ fault: "delay", ms: Math.round(timeoutMs * 1.5), method: reads, every: 2, count: n }],
     },
     {
       id: "tools-list-503", title: "the connect-time tools/list fails once (503)", expect: "completed",
@@ -54,11 +54,11 @@ export function buildCases({ n, timeoutMs }) {
     },
     {
       id: "create-slow", title: `tools/call answered after ${Math.round(timeoutMs * 1.5)} ms (> timeout)`, expect: "ended",
-      rules: [{ fault: "delay", ms: Math.round(timeoutMs * 1.5), method: "tools/call", probability: 0.5 }],
+      rules: [{ fault: "delay", ms: Math.round(timeoutMs * 1.5), method: "tools/call", every: 2 }],
     },
     {
       id: "create-lost", title: "tools/call acted on, answer lost (502)", expect: "ended",
-      rules: [{ fault: "status", status: 502, forward: true, method: "tools/call", probability: 0.5 }],
+      rules: [{ fault: "status", status: 502, forward: true, method: "tools/call", every: 2 }],
     },
     {
       id: "session-gone", title: "session ended at the server mid-task (404)", expect: "ended", kinds: ["ts-sdk", "python-http", "rmcp2"],
@@ -67,16 +67,11 @@ export function buildCases({ n, timeoutMs }) {
     { id: "server-restart", title: "server killed, restarted 2 s later", expect: "ended", action: "restart", rules: [] },
     {
       id: "malformed-json", title: "garbage / cut JSON / not JSON-RPC / HTML bodies", expect: "completed",
-      rules: [
-        { fault: "malformed", variant: "garbage", method: reads, probability: 0.25 },
-        { fault: "malformed", variant: "truncated", method: reads, probability: 0.2 },
-        { fault: "malformed", variant: "not-rpc", method: reads, probability: 0.2 },
-        { fault: "malformed", variant: "html", method: reads, probability: 0.2 },
-      ],
+      rules: [{ fault: "malformed", variants: ["garbage", "truncated", "not-rpc", "html"], method: reads, every: 2 }],
     },
     {
       id: "wrong-types", title: "fields of the wrong JSON type in status polls", expect: "completed",
-      rules: [{ fault: "wrong-types", method: "tasks/get", probability: 0.4 }],
+      rules: [{ fault: "wrong-types", method: "tasks/get", every: 2 }],
     },
     {
       id: "wrong-types-create", title: "wrong types in every create answer", expect: "ended",
@@ -92,11 +87,11 @@ export function buildCases({ n, timeoutMs }) {
     },
     {
       id: "duplicate", title: "every message delivered twice", expect: "completed",
-      rules: [{ fault: "duplicate", method: "*", probability: 0.7 }],
+      rules: [{ fault: "duplicate", method: "*" }],
     },
     {
       id: "out-of-order", title: "responses overtaken + stale snapshots", expect: "completed",
-      rules: [{ fault: "reorder", ms: 1500, method: "tasks/get", probability: 0.5 }],
+      rules: [{ fault: "reorder", ms: 1500, method: "tasks/get", count: n }],
     },
     {
       id: "status-backwards", title: "completed, then pushed/polled as working", expect: "completed", noStatusAfterDone: true,
@@ -116,7 +111,7 @@ export function buildCases({ n, timeoutMs }) {
     },
     {
       id: "phantom", title: "responses to ids never sent, ghost task pushes", expect: "completed",
-      rules: [{ fault: "phantom", method: "*", probability: 0.5 }],
+      rules: [{ fault: "phantom", method: "*", every: 2 }],
     },
   ];
 }

@@ -11,7 +11,8 @@
 //   method       JSON-RPC method of the request ("tasks/get"), "GET"/"DELETE" for those HTTP
 //                methods, "response"/"notification" for client→server ones; string, array or "*".
 //   probability  chance a matching request is hit (seeded PRNG; default 1).
-//   count        at most this many applications (default unlimited); after: skip the first N matches.
+//   count        at most this many applications (default unlimited); after: skip the first N matches;
+//                every: hit only every k-th match (1st, k+1th, …), deterministic where probability is not.
 // At most one rule applies to one HTTP exchange (the first that fires, in order).
 // Faults (params in brackets):
 //   reset        forward head + [afterEvents=1] SSE events (or half a JSON body), then destroy the socket
@@ -239,6 +240,7 @@ export async function startProxy({ target, port = 0, rules = [], seed = 1, log =
       if (r.count !== undefined && r._applied >= r.count) continue;
       r._matched++;
       if (r.after && r._matched <= r.after) continue;
+      if (r.every && (r._matched - (r.after ?? 0) - 1) % r.every !== 0) continue;
       if (r.probability !== undefined && rand() >= r.probability) continue;
       return r;
     }
@@ -459,12 +461,12 @@ export async function startProxy({ target, port = 0, rules = [], seed = 1, log =
       if (hit) applied(rule, ctx.getRec);
       return [msg];
     }
-    if (!rule || !isResponse) return [msg];
+    if (!rule || (!isResponse && f !== "backwards")) return [msg];
     switch (f) {
       case "malformed": {
         applied(rule, ctx.getRec);
         const id = JSON.stringify(msg?.id ?? null);
-        const v = rule.variant || "garbage";
+        const v = rule.variants ? rule.variants[(rule._applied - 1) % rule.variants.length] : rule.variant || "garbage";
         if (v === "truncated") return [`{"jsonrpc":"2.0","id":${id},"result":{"task":{"taskId":"`];
         if (v === "not-rpc") return [`[1,2,{"jsonrpc":"3.0","identifier":${id}}]`];
         if (v === "html") return [`<html><body><h1>Oops</h1><img src=x onerror="window.__faultXss=1"></body></html>`];
@@ -492,7 +494,7 @@ export async function startProxy({ target, port = 0, rules = [], seed = 1, log =
         return [msg];
       }
       case "backwards": {
-        const term = tasksIn(msg).filter((t) => TERMINAL.has(t.status));
+        const term = tasksIn(msg).filter((t) => TERMINAL.has(t.status) && !backwardsTasks.has(t.taskId));
         if (!term.length) return [msg];
         applied(rule, ctx.getRec);
         const out = [msg];

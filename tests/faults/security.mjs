@@ -102,7 +102,7 @@ export function securityCase() {
         const imgs = await page.evaluate(() => document.querySelectorAll("img[src=x], script:not([type=module])").length);
         if (xss || imgs) row.violations.push(`html: server text was interpreted as HTML (${xss} handler runs, ${imgs} injected elements)`);
         row.checks = { panic: !consoleLines.some((l) => /unreachable|panicked|RuntimeError/.test(l)), once: cred.length === 0 && !xss && !imgs && sizeOk, bounds: true, memory: true };
-        row.requests = { total: stats.requests, get: stats.byMethod["tasks/get"] ?? 0 };
+        row.requests = { total: stats.requests, get: stats.byMethod["tasks/get"] ?? 0, faults: Object.values(stats.faults).reduce((a, b) => a + b, 0) };
         row.notes.push(`auth header on ${stats.auth.with}/${stats.auth.with + stats.auth.without} requests`);
       } catch (e) {
         row.violations.push(`harness: ${e.message.split("\n")[0]}`);

@@ -96,11 +96,15 @@ impl Tab {
         }
     }
 
-    fn announce(&self) {
+    pub(super) fn announce(&self) {
         let msg = {
             let st = self.0.st.borrow();
             let Role::Leader(l) = &st.role else { return };
-            Msg::Leader { from: self.0.id, epoch: l.epoch, visible: st.visible, session: st.session.clone() }
+            Msg::Leader { from: self.0.id, epoch: l.epoch, hidden_ms: 0, session: st.session.clone() }
+        };
+        let msg = match msg {
+            Msg::Leader { from, epoch, session, .. } => Msg::Leader { from, epoch, hidden_ms: self.hidden_ms(), session },
+            other => other,
         };
         self.post(&msg);
     }
@@ -113,7 +117,6 @@ impl Tab {
             if st.closed {
                 return;
             }
-            let visible = st.visible;
             st.role = Role::Leader(Box::new(Leading {
                 epoch,
                 driver: None,
@@ -125,7 +128,8 @@ impl Tab {
                 answered: HashMap::new(),
                 dirty: BTreeSet::new(),
                 flushing: false,
-                any_visible: visible,
+                // What the engine assumes at first: told otherwise once ready.
+                any_visible: true,
                 server_info: Value::Null,
             }));
         }

@@ -26,6 +26,9 @@ pub(super) const TICK_MS: u32 = 1_000;
 const STEAL_VISIBLE_MS: u64 = 6_000;
 /// …or this long when it said hidden (hidden pages' timers may run once a minute).
 const STEAL_HIDDEN_MS: u64 = 150_000;
+/// A visible follower takes over from a leader hidden this long, before the browser throttles
+/// the hidden leader's timers (and so its polling) to once a minute.
+const HANDOFF_HIDDEN_MS: u64 = 60_000;
 
 /// What a leader needs to open its own driver (the `DriverOptions` parts, cloneable).
 pub(super) struct Conf {
@@ -78,8 +81,11 @@ pub(super) struct State {
     pub session: Option<SessionWire>,
     delivered_session: Option<SessionWire>,
     pub visible: bool,
+    /// When this page was last hidden (`None`: visible).
+    pub hidden_since: Option<u64>,
     pub leader_seen: u64,
-    pub leader_visible: bool,
+    /// How long the leader's page had been hidden at `leader_seen` (0: visible).
+    pub leader_hidden_ms: u64,
 }
 
 #[derive(Default)]
@@ -161,8 +167,9 @@ impl Tab {
                 session: None,
                 delivered_session: None,
                 visible: web::page_visible(),
+                hidden_since: (!web::page_visible()).then_some(now),
                 leader_seen: now,
-                leader_visible: true,
+                leader_hidden_ms: 0,
             }),
             host: RefCell::new(Some(host)),
             outbox: RefCell::new(VecDeque::new()),
@@ -524,7 +531,7 @@ impl Tab {
             return;
         }
         match msg {
-            Msg::Leader { from, epoch, visible, session } if from != self.0.id => self.on_leader(from, epoch, visible, session),
+            Msg::Leader { from, epoch, hidden_ms, session } if from != self.0.id => self.on_leader(epoch, hidden_ms, session),
             Msg::Ev { to, epoch, event } if to.is_none_or(|t| t == self.0.id) => {
                 let (current, connected) = {
                     let st = self.0.st.borrow();
@@ -550,7 +557,7 @@ impl Tab {
         self.deliver();
     }
 
-    fn on_leader(&self, from: TabId, epoch: u64, visible: bool, session: Option<SessionWire>) {
+    fn on_leader(&self, epoch: u64, hidden_ms: u64, session: Option<SessionWire>) {
         let new_leader = {
             let mut st = self.0.st.borrow_mut();
             if matches!(st.role, Role::Leader(_)) {
@@ -558,7 +565,7 @@ impl Tab {
                 return;
             }
             st.leader_seen = global::now();
-            st.leader_visible = visible;
+            st.leader_hidden_ms = hidden_ms;
             let known = matches!(st.role, Role::Follower { epoch: e, .. } if e == epoch);
             if !known {
                 st.role = Role::Follower { epoch };
@@ -571,6 +578,25 @@ impl Tab {
         if new_leader {
             self.resend_all();
         }
+        self.maybe_take_over();
+    }
+
+    /// This page is visible and the leader's has been hidden long: lead from here instead.
+    fn maybe_take_over(&self) {
+        let take = {
+            let st = self.0.st.borrow();
+            let hidden_for = st.leader_hidden_ms.saturating_add(global::now().saturating_sub(st.leader_seen));
+            st.visible && !st.closed && matches!(st.role, Role::Follower { .. }) && st.leader_hidden_ms > 0 && hidden_for > HANDOFF_HIDDEN_MS
+        };
+        if take && self.0.web.borrow().locks.is_some() {
+            self.0.st.borrow_mut().leader_hidden_ms = 0;
+            self.request_leadership(true);
+        }
+    }
+
+    /// How long this page has been hidden (0: visible).
+    pub(super) fn hidden_ms(&self) -> u64 {
+        self.0.st.borrow().hidden_since.map_or(0, |t| global::now().saturating_sub(t).max(1))
     }
 
     // ----- page events and housekeeping -----
@@ -584,7 +610,7 @@ impl Tab {
         }
         let (closed, silent, limit) = {
             let st = self.0.st.borrow();
-            let limit = if st.leader_visible { STEAL_VISIBLE_MS } else { STEAL_HIDDEN_MS };
+            let limit = if st.leader_hidden_ms == 0 { STEAL_VISIBLE_MS } else { STEAL_HIDDEN_MS };
             (st.closed, global::now().saturating_sub(st.leader_seen), limit)
         };
         if !closed && silent > limit && self.0.web.borrow().locks.is_some() {
@@ -595,12 +621,18 @@ impl Tab {
     }
 
     fn on_visibility(&self, visible: bool) {
-        self.0.st.borrow_mut().visible = visible;
+        {
+            let mut st = self.0.st.borrow_mut();
+            st.visible = visible;
+            st.hidden_since = if visible { None } else { st.hidden_since.or(Some(global::now())) };
+        }
         let follower = !matches!(self.0.st.borrow().role, Role::Leader(_));
         if follower {
             self.post(&Msg::Vis { from: self.0.id, visible });
+            self.maybe_take_over();
         } else {
             self.leader_visibility(self.0.id, visible);
+            self.announce();
         }
     }
 

@@ -77,9 +77,10 @@ pub enum Msg {
     /// A tab joined (or woke up) and wants to hear from the leader.
     #[serde(rename_all = "camelCase")]
     Hello { from: TabId, visible: bool },
-    /// The leader's announcement and heartbeat; a new `epoch` means a new leader.
+    /// The leader's announcement and heartbeat; a new `epoch` means a new leader. `hidden_ms`:
+    /// how long its page has been hidden (0: visible).
     #[serde(rename_all = "camelCase")]
-    Leader { from: TabId, epoch: u64, visible: bool, session: Option<SessionWire> },
+    Leader { from: TabId, epoch: u64, hidden_ms: u64, session: Option<SessionWire> },
     /// A follower's operation; `id` is its local sub/op id (0 when the op makes neither).
     #[serde(rename_all = "camelCase")]
     Op { from: TabId, epoch: u64, id: u64, op: Op },

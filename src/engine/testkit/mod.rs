@@ -45,7 +45,8 @@ pub(crate) struct Harness {
     pub(crate) sent: Vec<Sent>,
     pub(crate) session_ends: usize,
     pub(crate) listens: usize,
-    queue: BTreeMap<(Millis, u64), Input>,
+    /// Deliveries by time; one batch = one server answer, delivered in order.
+    queue: BTreeMap<(Millis, u64), Vec<Input>>,
     seq: u64,
     wake: Millis,
     rng: Rng,
@@ -135,10 +136,17 @@ impl Harness {
             return;
         }
         let latency = self.rng.between(self.latency.0, self.latency.1);
+        let mut batch = Vec::with_capacity(replies.len());
         for (delay, input) in replies {
-            self.seq += 1;
-            self.queue.insert((self.now + latency + delay, self.seq), input);
+            if delay == 0 {
+                batch.push(input);
+            } else {
+                self.seq += 1;
+                self.queue.insert((self.now + latency + delay, self.seq), vec![input]);
+            }
         }
+        self.seq += 1;
+        self.queue.insert((self.now + latency, self.seq), batch);
     }
 
     fn clear_get(&mut self, key: SendKey) {
@@ -182,8 +190,9 @@ impl Harness {
                 if entry.key().0 > self.now {
                     break;
                 }
-                let input = entry.remove();
-                self.deliver(input);
+                for input in entry.remove() {
+                    self.deliver(input);
+                }
             }
             let replies = self.server.advance(self.now);
             self.schedule(replies);

@@ -246,17 +246,17 @@ impl FakeServer {
     }
 
     /// The `tasks/get` response for a working task, written directly (the common case).
-    fn working_json(&self, rid: &Id, id: &str, t: &FakeTask, now: Millis) -> String {
+    fn working_json(&self, rid: &Id, id: &str, t: &FakeTask) -> String {
         let rid = serde_json::to_string(rid).unwrap_or_default();
         let num = |v: Option<u64>| v.map_or("null".to_owned(), |n| n.to_string());
         let task = match self.dialect {
             Dialect::Modern => format!(
                 r#"{{"taskId":"{id}","status":"working","createdAt":"{}","lastUpdatedAt":"{}","ttlMs":{},"pollIntervalMs":{}}}"#,
-                t.created_iso, iso(now), num(t.ttl), num(t.interval)
+                t.created_iso, t.created_iso, num(t.ttl), num(t.interval)
             ),
             Dialect::Legacy => format!(
                 r#"{{"taskId":"{id}","status":"working","createdAt":"{}","lastUpdatedAt":"{}","ttl":{},"pollInterval":{}}}"#,
-                t.created_iso, iso(now), num(t.ttl), num(t.interval)
+                t.created_iso, t.created_iso, num(t.ttl), num(t.interval)
             ),
             Dialect::Draft => {
                 format!(r#"{{"taskId":"{id}","status":"working","keepAlive":{},"pollFrequency":{}}}"#, num(t.ttl), num(t.interval))
@@ -526,7 +526,12 @@ impl FakeServer {
         let roll = self.rng.between(0, 99) as u32;
         let faulty = roll < self.faults.silence + self.faults.transport + self.faults.rpc_error;
         let informs = !faulty && self.alive(t, now).is_some();
-        self.gets.entry(t.to_owned()).or_default().push((now, informs));
+        match self.gets.get_mut(t) {
+            Some(v) => v.push((now, informs)),
+            None => {
+                self.gets.insert(t.to_owned(), vec![(now, informs)]);
+            }
+        }
         if roll < self.faults.silence {
             return vec![(0, Input::Head { key, status: 200, session_id: None, retry_after_ms: None })];
         }
@@ -539,7 +544,7 @@ impl FakeServer {
         }
         match self.alive(t, now) {
             Some(task) if task.status(now) == "working" => {
-                let body = self.working_json(&id, t, task, now);
+                let body = self.working_json(&id, t, task);
                 self.ok(key, body)
             }
             Some(task) => {

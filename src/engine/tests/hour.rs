@@ -1,7 +1,8 @@
-//! One simulated hour of 1,000 tasks: the engine's per-poll cost stays small enough to run the
-//! hour (engine + fake server + JSON both ways) in well under a second of real time.
+//! One simulated hour of 1,000 tasks: engine + fake server + JSON both ways must run the hour in
+//! under a second. Wall time on a shared machine is noisy, so the bound is checked against the
+//! test thread's CPU time where the OS reports it (Linux), else against wall time.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde_json::json;
 
@@ -12,11 +13,23 @@ use crate::protocol::model::{Dialect, TaskStatus};
 const TASKS: u64 = 1_000;
 const HOUR_MS: u64 = 3_600_000;
 
-fn simulate(choice: DialectChoice, server: Dialect) -> (std::time::Duration, usize, usize) {
+/// CPU time of the current thread (Linux `/proc/thread-self/schedstat`, first field in ns).
+fn thread_cpu() -> Option<Duration> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    Some(Duration::from_nanos(text.split_whitespace().next()?.parse().ok()?))
+}
+
+struct Run {
+    wall: Duration,
+    cpu: Option<Duration>,
+    completed: usize,
+    polls: usize,
+}
+
+fn simulate(choice: DialectChoice, server: Dialect) -> Run {
     let mut h = Harness::new(choice, server, 42);
     h.record = false;
-    h.auto_answer = true;
-    let started = Instant::now();
+    let (wall0, cpu0) = (Instant::now(), thread_cpu());
     let mut subs = Vec::new();
     for i in 0..TASKS {
         // Durations spread over two hours: about half finish inside the simulated hour.
@@ -25,29 +38,35 @@ fn simulate(choice: DialectChoice, server: Dialect) -> (std::time::Duration, usi
         subs.push(h.call("job", json!({ "ms": ms, "interval": interval, "ttl": null })));
     }
     h.run_for(HOUR_MS);
-    let elapsed = started.elapsed();
-    let finished = subs
+    let wall = wall0.elapsed();
+    let cpu = cpu0.zip(thread_cpu()).map(|(a, b)| b.saturating_sub(a));
+    let completed = subs
         .iter()
         .filter(|s| {
             matches!(h.dones(**s).as_slice(), [End::Finished { task: Some(t), .. }] if t.status == TaskStatus::Completed)
         })
         .count();
     assert!(h.violations.is_empty(), "{:?}", h.violations);
-    (elapsed, finished, h.server.gets.values().map(Vec::len).sum())
+    let polls = h.server.gets.values().map(Vec::len).sum();
+    Run { wall, cpu, completed, polls }
 }
 
-/// Debug builds are ~10× slower than release; the bound below is for release
-/// (`cargo test --release --lib simulated_hour`); a debug run only checks behaviour.
+/// Release only for the time bound (`cargo test --release --lib simulated_hour -- --nocapture`):
+/// a debug build is ~10× slower and checks behaviour only.
 #[test]
 fn simulated_hour_of_a_thousand_tasks() {
-    for (choice, server) in [(DialectChoice::Modern, Dialect::Modern), (DialectChoice::Legacy, Dialect::Legacy)] {
-        let (elapsed, finished, polls) = simulate(choice, server);
-        println!("{server:?}: 1h × {TASKS} tasks in {elapsed:?}: {finished} completed, {polls} polls");
-        assert!((440..=560).contains(&finished), "{finished}");
+    for (choice, server) in [(DialectChoice::Legacy, Dialect::Legacy), (DialectChoice::Modern, Dialect::Modern)] {
+        let r = simulate(choice, server);
+        println!(
+            "{server:?}: 1 h × {TASKS} tasks: wall {:?}, thread CPU {:?}; {} completed, {} polls",
+            r.wall, r.cpu, r.completed, r.polls
+        );
+        assert!((440..=560).contains(&r.completed), "{}", r.completed);
         // Full jitter under a 20 s ceiling averages ~10 s between polls: < 400 per task-hour.
-        assert!(polls < (TASKS * 400) as usize, "{polls}");
+        assert!(r.polls < (TASKS * 400) as usize, "{}", r.polls);
         if !cfg!(debug_assertions) {
-            assert!(elapsed.as_millis() < 1_000, "{elapsed:?}");
+            let spent = r.cpu.unwrap_or(r.wall);
+            assert!(spent < Duration::from_secs(1), "{server:?}: {spent:?}");
         }
     }
 }

@@ -16,14 +16,15 @@ window.T = {
 
   /** Connects with persistence on (tabs shared); returns the client's index. */
   async connect(url, opts = {}) {
+    const ci = this.clients.length;
     const c = await McpTaskClient.connect(url, {
       persist: true,
       ...opts,
       onWarning: (w) => report({ type: "warning", taskId: w.taskId ?? null, message: w.error?.message }),
     });
-    c.onTransition((t) => report({ type: "transition", client: this.clients.length, taskId: t.taskId, to: t.to }));
-    this.clients.push(c);
-    return this.clients.length - 1;
+    c.onTransition((t) => report({ type: "transition", client: ci, taskId: t.taskId, to: t.to }));
+    this.clients[ci] = c;
+    return ci;
   },
 
   role(ci = 0) {
