@@ -9,7 +9,7 @@ import path from "node:path";
 import { execSync } from "node:child_process";
 import { startDaemon } from "./lib/daemon.mjs";
 import { median, p95 } from "./lib/stats.mjs";
-import { benchDir, outDir, pkgDir, oursAvailable, bundleSizes, buildHarnesses } from "./lib/build.mjs";
+import { benchDir, outDir, pkgPath, oursAvailable, bundleSizes, buildHarnesses, snapshotPkg } from "./lib/build.mjs";
 import { renderMarkdown } from "./lib/report.mjs";
 
 const argv = process.argv.slice(2);
@@ -38,6 +38,9 @@ function child(script, arg, timeoutMs = 300_000) {
   });
 }
 
+const snap = snapshotPkg();
+if (snap) process.env.BENCH_PKG_DIR = snap; // children inherit it
+const pkgDir = pkgPath();
 const STACKS = [
   { stack: "ours", dialect: "legacy" }, { stack: "sdk1", dialect: "legacy" }, { stack: "ext", dialect: "legacy" },
   { stack: "ours", dialect: "modern" }, { stack: "ext", dialect: "modern" },
@@ -51,7 +54,7 @@ const key = (s, d, push) => `${s}|${d}|${push ? "on" : "off"}`;
 const daemon = await startDaemon();
 try {
   R.meta = meta();
-  if (!haveOurs) R.notes.push("pkg/ was not built (run `bash scripts/build.sh`): every `ours` figure is n/a.");
+  if (!haveOurs) R.notes.push("pkg/ was not built when the run started (run `bash scripts/build.sh`): every `ours` figure is n/a.");
 
   // ---- bundle sizes ----
   if (want("bundle")) {

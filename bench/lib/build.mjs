@@ -1,15 +1,34 @@
 // esbuild steps: minified browser bundles for the size figure, and the in-page harness bundles.
 import * as esbuild from "esbuild";
 import { gzipSync } from "node:zlib";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const benchDir = path.resolve(here, "..");
 export const outDir = path.join(benchDir, ".out");
-export const pkgDir = path.resolve(benchDir, "../pkg");
-export const oursAvailable = () => existsSync(path.join(pkgDir, "mcp_task_client_bg.wasm")) && existsSync(path.join(pkgDir, "index.js"));
+export const repoPkgDir = path.resolve(benchDir, "../pkg");
+/** The pkg/ the bench uses: a snapshot taken at the start of the run (BENCH_PKG_DIR), else pkg/ itself. */
+export const pkgPath = () => process.env.BENCH_PKG_DIR ?? repoPkgDir;
+export const oursAvailable = (dir = pkgPath()) => existsSync(path.join(dir, "mcp_task_client_bg.wasm")) && existsSync(path.join(dir, "index.js")) && existsSync(path.join(dir, "node.js"));
+
+/** Copies pkg/ to bench/.out/pkg so a rebuild during the run cannot pull it away; returns the copy's path. */
+export function snapshotPkg() {
+  if (!oursAvailable(repoPkgDir)) return null;
+  const dest = path.join(outDir, "pkg");
+  rmSync(dest, { recursive: true, force: true });
+  cpSync(repoPkgDir, dest, { recursive: true });
+  return oursAvailable(dest) ? dest : null;
+}
+
+/** Points the harness's `../../pkg/...` imports at the pkg/ in use. */
+const pkgRedirect = {
+  name: "pkg-redirect",
+  setup(b) {
+    b.onResolve({ filter: /(^|\/)pkg\/[^/]+\.js$/ }, (args) => ({ path: path.join(pkgPath(), path.basename(args.path)) }));
+  },
+};
 
 const common = {
   bundle: true, platform: "browser", format: "esm", target: "es2022", logLevel: "error",
@@ -26,10 +45,10 @@ export async function bundleSizes() {
     out[s] = { js: js.length, jsGz: gz(js), wasm: 0, wasmGz: 0, totalGz: gz(js) };
   }
   if (oursAvailable()) {
-    const r = await esbuild.build({ ...common, entryPoints: [path.join(benchDir, "bundle/entry-ours.mjs")], minify: true, write: false });
+    const r = await esbuild.build({ ...common, entryPoints: [path.join(benchDir, "bundle/entry-ours.mjs")], minify: true, write: false, plugins: [pkgRedirect] });
     const js = r.outputFiles[0].contents;
-    const wasm = readFileSync(path.join(pkgDir, "mcp_task_client_bg.wasm"));
-    const shipped = Buffer.concat(["mcp_task_client.js", "index.js", "extras.js"].map((f) => readFileSync(path.join(pkgDir, f))));
+    const wasm = readFileSync(path.join(pkgPath(), "mcp_task_client_bg.wasm"));
+    const shipped = Buffer.concat(["mcp_task_client.js", "index.js", "extras.js"].map((f) => readFileSync(path.join(pkgPath(), f))));
     out.ours = { js: js.length, jsGz: gz(js), wasm: wasm.length, wasmGz: gz(wasm), totalGz: gz(js) + gz(wasm), shippedGlueGz: gz(shipped) };
   }
   return out;
@@ -42,7 +61,7 @@ export async function buildHarnesses() {
   for (const s of stacks) {
     await esbuild.build({
       ...common, entryPoints: [path.join(benchDir, `browser/harness-${s}.mjs`)], outfile: path.join(outDir, `harness-${s}.js`),
-      minify: true, external: ["node:*"],
+      minify: true, external: ["node:*"], plugins: [pkgRedirect],
     });
   }
   return stacks;

@@ -2,7 +2,7 @@
 import http from "node:http";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { benchDir, outDir, pkgDir } from "./build.mjs";
+import { benchDir, outDir, pkgPath } from "./build.mjs";
 
 const TYPES = { ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm", ".html": "text/html", ".json": "application/json" };
 
@@ -12,7 +12,7 @@ export function startStatic() {
     let file;
     if (p === "/" || p === "/index.html") file = path.join(benchDir, "browser/page.html");
     else if (p.startsWith("/out/")) file = path.join(outDir, path.basename(p));
-    else if (p.startsWith("/pkg/")) file = path.join(pkgDir, path.basename(p));
+    else if (p.startsWith("/pkg/")) file = path.join(pkgPath(), path.basename(p));
     if (!file) { res.writeHead(404); return res.end(); }
     try {
       const body = await readFile(file);

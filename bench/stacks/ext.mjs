@@ -73,24 +73,27 @@ export async function connect(url, { dialect = "legacy", push = false, onPush, t
       if (n.method === "notifications/tasks/status" || n.method === "notifications/tasks") onPush(n.params);
     };
   }
-  const stop = new AbortController();
+  // One controller per call/watcher (see stacks/sdk1.mjs: a shared signal makes the harness quadratic).
+  const live = new Set();
+  const controller = () => { const ac = new AbortController(); live.add(ac); return ac; };
   const subscriptions = [];
 
   const api = {
     era,
     /** Creates a task through session.callTool; its execution (settle + onEvent) is the first watcher. */
     async callTool(ms, { onStatus, onDone, ttlMs = 600_000 } = {}) {
+      const ac = controller();
       const ex = await session.callTool(tool, { ms }, {
-        task: { preference: "require", retentionMs: ttlMs }, signal: stop.signal, requestTimeoutMs: 3_600_000,
+        task: { preference: "require", retentionMs: ttlMs }, signal: ac.signal, requestTimeoutMs: 3_600_000,
       });
       if (ex.kind !== "task") throw new Error("server answered without a task");
       const taskId = ex.handle.taskId;
       ex.settle({
-        signal: stop.signal,
+        signal: ac.signal,
         onEvent: (e) => { if (e.type === "task") onStatus?.(e.task); },
       }).then(
-        (s) => onDone?.(s.outcome),
-        (e) => { if (!stop.signal.aborted) onDone?.({ status: "error", error: String(e) }); },
+        (s) => { live.delete(ac); onDone?.(s.outcome); },
+        (e) => { live.delete(ac); if (!ac.signal.aborted) onDone?.({ status: "error", error: String(e) }); },
       );
       return { taskId };
     },
@@ -99,11 +102,11 @@ export async function connect(url, { dialect = "legacy", push = false, onPush, t
      * forbids a second execution for the same task in one session).
      */
     watch(taskId, { onDone } = {}) {
-      const ac = new AbortController();
-      const signal = AbortSignal.any([ac.signal, stop.signal]);
+      const ac = controller();
+      const { signal } = ac;
       session.task(taskId, { requestTimeoutMs: 3_600_000 }).result({ signal }).then(
-        (o) => onDone?.(o),
-        (e) => { if (!signal.aborted) onDone?.({ status: "error", error: String(e) }); },
+        (o) => { live.delete(ac); onDone?.(o); },
+        (e) => { live.delete(ac); if (!signal.aborted) onDone?.({ status: "error", error: String(e) }); },
       );
       return () => ac.abort();
     },
@@ -111,11 +114,11 @@ export async function connect(url, { dialect = "legacy", push = false, onPush, t
     async listen(taskIds) {
       if (!modern || !push) return;
       // client.listen takes the notifications filter; ext-tasks contributes the task ids to it.
-      const sub = await client.listen(contributeTaskFilterV2({}, taskIds).notifications, { signal: stop.signal });
+      const sub = await client.listen(contributeTaskFilterV2({}, taskIds).notifications, { signal: controller().signal });
       subscriptions.push(sub);
     },
     async close() {
-      stop.abort();
+      for (const ac of live) ac.abort();
       for (const s of subscriptions) { try { await s.close(); } catch { /* gone */ } }
       try { await session.close(); } catch { /* executions already aborted */ }
       try { await transport.terminateSession?.(); } catch { /* modern: no sessions */ }

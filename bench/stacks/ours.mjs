@@ -7,7 +7,12 @@ let mod;
 /** Browser pages hand in the already initialised module (pkg/index.js after `await init(wasmUrl)`). */
 export function setModule(m) { mod = m; }
 async function load() {
-  if (!mod) mod = await import(new URL("../../pkg/node.js", import.meta.url).href);
+  if (!mod) {
+    // BENCH_PKG_DIR: the snapshot of pkg/ that bench/run.mjs takes at start (pkg/ may be rebuilt meanwhile).
+    const dir = globalThis.process?.env?.BENCH_PKG_DIR;
+    const href = dir ? new URL(`file://${dir}/node.js`).href : new URL("../../pkg/node.js", import.meta.url).href;
+    mod = await import(href);
+  }
   return mod;
 }
 

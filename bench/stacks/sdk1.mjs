@@ -22,13 +22,17 @@ export async function connect(url, { dialect = "legacy", onPush, tool = "work" }
   }
   const transport = new StreamableHTTPClientTransport(new URL(url));
   await client.connect(transport);
-  const stop = new AbortController();
+  // One controller per call/watcher (a single shared signal would collect one abort listener per request,
+  // and EventTarget's duplicate check makes that quadratic — a harness cost, not the SDK's).
+  const live = new Set();
+  const controller = () => { const ac = new AbortController(); live.add(ac); return ac; };
 
   return {
     /** Creates a task through the SDK's call API; that stream is the first watcher. */
     async callTool(ms, { onStatus, onDone, ttlMs = 600_000 } = {}) {
+      const ac = controller();
       const stream = client.experimental.tasks.callToolStream(
-        { name: tool, arguments: { ms } }, undefined, { task: { ttl: ttlMs }, signal: stop.signal, timeout: 3_600_000 });
+        { name: tool, arguments: { ms } }, undefined, { task: { ttl: ttlMs }, signal: ac.signal, timeout: 3_600_000 });
       const first = await stream.next();
       if (first.done || first.value.type !== "taskCreated") throw new Error(`no task: ${JSON.stringify(first.value)}`);
       const taskId = first.value.task.taskId;
@@ -39,7 +43,8 @@ export async function connect(url, { dialect = "legacy", onPush, tool = "work" }
             else if (m.type === "result") { onDone?.({ status: "completed", result: m.result }); return; }
             else if (m.type === "error") { onDone?.({ status: "error", error: String(m.error) }); return; }
           }
-        } catch (e) { if (!stop.signal.aborted) onDone?.({ status: "error", error: String(e) }); }
+        } catch (e) { if (!ac.signal.aborted) onDone?.({ status: "error", error: String(e) }); }
+        live.delete(ac);
       })();
       return { taskId };
     },
@@ -48,8 +53,8 @@ export async function connect(url, { dialect = "legacy", onPush, tool = "work" }
      * requestStream runs (getTask, wait task.pollInterval, repeat; getTaskResult when completed).
      */
     watch(taskId, { onStatus, onDone } = {}) {
-      const ac = new AbortController();
-      const signal = AbortSignal.any([ac.signal, stop.signal]);
+      const ac = controller();
+      const { signal } = ac;
       (async () => {
         try {
           while (!signal.aborted) {
@@ -65,11 +70,12 @@ export async function connect(url, { dialect = "legacy", onPush, tool = "work" }
             await sleep(t.pollInterval ?? 1000, signal);
           }
         } catch (e) { if (!signal.aborted) onDone?.({ status: "error", error: String(e) }); }
+        live.delete(ac);
       })();
       return () => ac.abort();
     },
     async close() {
-      stop.abort();
+      for (const ac of live) ac.abort();
       try { await transport.terminateSession(); } catch { /* server may not support DELETE */ }
       await client.close();
     },

@@ -7,12 +7,13 @@ pub mod backoff;
 pub mod body;
 pub mod global;
 pub mod headers;
-// Tab coordination + persistence (issue 5; owned by the tabs helper).
-pub mod persist;
-pub mod tabs;
 mod http;
 pub mod timer;
 mod ws;
+
+// Tab coordination + persistence (issue 5; owned by the tabs helper).
+pub mod persist;
+pub mod tabs;
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;

@@ -205,7 +205,7 @@ impl Engine {
         let origin = call.req;
         if let Some(n) = origin {
             // The original request now runs as long as the task: no timeout.
-            self.timers.clear(&super::scheduler::Timer::Timeout(n));
+            self.reqs.no_timeout(n);
         }
         let entry = self.task_entry(task_id);
         entry.origin = origin;
@@ -231,7 +231,7 @@ impl Engine {
     fn call_needs_input(&mut self, now: Millis, c: u64, requests: Vec<InputRequest>, state: Option<Value>) {
         let Some(call) = self.calls.get_mut(&c) else { return };
         if let Some(n) = call.req.take() {
-            self.timers.clear(&super::scheduler::Timer::Timeout(n));
+            self.reqs.no_timeout(n);
         }
         if call.sub.is_none() {
             self.calls.remove(&c);

@@ -144,7 +144,7 @@ impl Engine {
         }
         match self.out.pop_front() {
             Some(o) => o,
-            None => Output::Wake(if self.closed { u64::MAX } else { self.timers.next().unwrap_or(u64::MAX) }),
+            None => Output::Wake(if self.closed { u64::MAX } else { self.next_wake().unwrap_or(u64::MAX) }),
         }
     }
 
@@ -321,7 +321,19 @@ impl Engine {
         ops
     }
 
+    /// When the engine next needs to run: its earliest timer or request timeout.
+    fn next_wake(&mut self) -> Option<Millis> {
+        let timeout = self.reqs.next_timeout();
+        match (self.timers.next(), timeout) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
     fn run_timers(&mut self, now: Millis) {
+        while let Some(n) = self.reqs.pop_timeout(now) {
+            self.on_timeout(now, n);
+        }
         while let Some(timer) = self.timers.pop_due(now) {
             match timer {
                 Timer::Task(kind, slot) => {
@@ -332,7 +344,6 @@ impl Engine {
                         TaskTimer::Gc => self.on_gc(now, &t),
                     }
                 }
-                Timer::Timeout(id) => self.on_timeout(now, id),
                 Timer::Connect => self.connect(now),
                 Timer::Listen => self.send_listen(now),
             }

@@ -76,6 +76,7 @@ pub(crate) struct Applied {
 pub(crate) fn apply(entry: &mut TaskEntry, mut new: Task) -> Applied {
     let old = entry.snapshot.take();
     let mut applied = Applied::default();
+    let mut clock_changed = true;
     match old {
         Some(old) if old.status.is_terminal() && new.status != old.status => {
             // Late or contradicting news about a finished task: keep what we had.
@@ -99,6 +100,7 @@ pub(crate) fn apply(entry: &mut TaskEntry, mut new: Task) -> Applied {
                 applied.transition = Some((Some(old.status), new.status));
             }
             applied.visible_change = differs(&old, &new);
+            clock_changed = old.created_at != new.created_at || old.ttl_ms != new.ttl_ms;
         }
         None => {
             applied.transition = Some((None, new.status));
@@ -108,7 +110,9 @@ pub(crate) fn apply(entry: &mut TaskEntry, mut new: Task) -> Applied {
     if new.outcome.is_some() && entry.outcome.is_none() {
         entry.outcome = new.outcome.clone();
     }
-    entry.deadline = deadline(&new);
+    if clock_changed {
+        entry.deadline = deadline(&new);
+    }
     entry.snapshot = Some(new);
     applied
 }

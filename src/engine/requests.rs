@@ -1,7 +1,7 @@
 //! Outgoing requests: id allocation, what each request is for, queueing until the session is
 //! ready, timeouts, and routing of every answer (by JSON-RPC id; by stream for id-less errors).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 
 use crate::protocol::dialect::Outgoing;
@@ -10,7 +10,7 @@ use crate::protocol::jsonrpc::{Id, Message, RpcError};
 use super::api::{
     ClientError, ErrorKind, InputId, Millis, OpId, Output, SendKey, Transmit, TransportError,
 };
-use super::scheduler::{IdHash, Timer};
+use super::scheduler::IdHash;
 use super::Engine;
 
 /// Why a request was sent; decides where its answer goes.
@@ -66,6 +66,8 @@ pub(crate) struct Pending {
     pub(crate) retry_after: Option<Millis>,
     /// `Mcp-Session-Id` from the response head.
     pub(crate) session_id: Option<String>,
+    /// When it times out (`None`: never).
+    timeout_at: Option<Millis>,
 }
 
 /// Why a request did not produce a result.
@@ -117,7 +119,7 @@ impl Encoded {
         b.push_str(r#"{"jsonrpc":"2.0","#);
         if let Some(id) = id {
             b.push_str(r#""id":"#);
-            b.push_str(&id.to_string());
+            push_int(&mut b, id);
             b.push(',');
         }
         b.push_str(r#""method":"#);
@@ -126,6 +128,27 @@ impl Encoded {
         b.push_str(&self.params);
         b.push('}');
         b
+    }
+}
+
+/// Appends an integer's decimal digits (the hot path avoids the formatting machinery).
+fn push_int(out: &mut String, n: i64) {
+    if n < 0 {
+        out.push('-');
+    }
+    let mut digits = [0u8; 20];
+    let mut v = n.unsigned_abs();
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    for d in &digits[i..] {
+        out.push(char::from(*d));
     }
 }
 
@@ -138,16 +161,62 @@ pub(crate) struct Requests {
     /// Transmission key → request id, while the request is pending.
     pub(crate) keys: HashMap<SendKey, i64, IdHash>,
     /// One-way input answers whose delivery is still unconfirmed.
-    pub(crate) answers: HashMap<SendKey, Option<String>>,
+    pub(crate) answers: HashMap<SendKey, Option<String>, IdHash>,
+    /// Request timeouts in the order they were set (a constant delay, so in time order too);
+    /// entries of answered requests are skipped when reached.
+    timeouts: VecDeque<(Millis, i64)>,
 }
 
 impl Default for Requests {
     fn default() -> Self {
-        Self { next_id: 1, next_key: 1, pending: HashMap::default(), keys: HashMap::default(), answers: HashMap::new() }
+        Self {
+            next_id: 1,
+            next_key: 1,
+            pending: HashMap::default(),
+            keys: HashMap::default(),
+            answers: HashMap::default(),
+            timeouts: VecDeque::new(),
+        }
     }
 }
 
 impl Requests {
+    /// The request no longer times out (it became long-running).
+    pub(crate) fn no_timeout(&mut self, n: i64) {
+        if let Some(p) = self.pending.get_mut(&n) {
+            p.timeout_at = None;
+        }
+    }
+
+    fn live_timeout(&self, (at, n): (Millis, i64)) -> bool {
+        self.pending.get(&n).is_some_and(|p| p.timeout_at == Some(at))
+    }
+
+    /// The earliest timeout still armed (dropping stale entries on the way).
+    pub(crate) fn next_timeout(&mut self) -> Option<Millis> {
+        while let Some(&front) = self.timeouts.front() {
+            if self.live_timeout(front) {
+                return Some(front.0);
+            }
+            self.timeouts.pop_front();
+        }
+        None
+    }
+
+    /// A request whose timeout is due.
+    pub(crate) fn pop_timeout(&mut self, now: Millis) -> Option<i64> {
+        while let Some(&front) = self.timeouts.front() {
+            if front.0 > now {
+                return None;
+            }
+            self.timeouts.pop_front();
+            if self.live_timeout(front) {
+                return Some(front.1);
+            }
+        }
+        None
+    }
+
     fn alloc_id(&mut self) -> i64 {
         let id = self.next_id;
         self.next_id += 1;
@@ -247,8 +316,9 @@ impl Engine {
     /// Registers a request being transmitted: pending entry, timeout, transmission.
     fn track(&mut self, now: Millis, id: i64, p: Purpose, body: String, headers: Vec<(String, String)>) {
         let key = self.reqs.key();
-        if p.times_out() {
-            self.timers.set(Timer::Timeout(id), now.saturating_add(self.cfg.request_timeout_ms));
+        let timeout_at = p.times_out().then(|| now.saturating_add(self.cfg.request_timeout_ms));
+        if let Some(at) = timeout_at {
+            self.reqs.timeouts.push_back((at, id));
         }
         self.on_sent(now, &p, id);
         let pending = Pending {
@@ -259,6 +329,7 @@ impl Engine {
             http_status: None,
             retry_after: None,
             session_id: None,
+            timeout_at,
         };
         self.reqs.pending.insert(id, pending);
         self.reqs.keys.insert(key, id);
@@ -418,7 +489,6 @@ impl Engine {
 
     pub(crate) fn take_pending(&mut self, n: i64) -> Option<Pending> {
         let p = self.reqs.pending.remove(&n)?;
-        self.timers.clear(&Timer::Timeout(n));
         self.reqs.keys.remove(&p.key);
         Some(p)
     }
@@ -466,5 +536,29 @@ impl Engine {
         if std::mem::take(&mut self.session.link_down) {
             self.reconnected(now);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn encoded_bodies_are_the_messages() {
+        let out = Outgoing {
+            method: "tasks/get".into(),
+            params: json!({ "taskId": "a\"b" }),
+            headers: vec![],
+            expects_response: true,
+        };
+        let enc = Encoded::new(out);
+        for id in [0i64, 7, -12, 1_234_567_890_123, i64::MAX, i64::MIN] {
+            let m = Message::decode(enc.body(Some(id)).as_bytes(), 1 << 20);
+            let expected = Message::Request { id: Id::Number(id), method: "tasks/get".into(), params: Some(json!({ "taskId": "a\"b" })) };
+            assert_eq!(m, Ok(expected));
+        }
+        let note = Message::decode(enc.body(None).as_bytes(), 1 << 20);
+        assert!(matches!(note, Ok(Message::Notification { .. })));
     }
 }

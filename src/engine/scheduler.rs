@@ -79,8 +79,6 @@ pub(crate) enum TaskTimer {
 pub(crate) enum Timer {
     /// A task's timer, by slot.
     Task(TaskTimer, u64),
-    /// A request's timeout, by JSON-RPC id.
-    Timeout(i64),
     /// Retry establishing the session.
     Connect,
     /// (Re)open the push subscription for the tracked tasks.

@@ -68,10 +68,17 @@ impl Engine {
     /// choice; the engine is then in an unspecified state: build a fresh one.
     pub fn adopt_session(&mut self, now: Millis, s: &SessionSnapshot) -> bool {
         for _ in 0..MAX_REPLAY_STEPS {
-            let Some(t) = self.take_handshake() else { break };
+            let Some(t) = self.take_handshake() else {
+                break;
+            };
             let (id, method) = request_head(&t);
             let key = t.key;
-            let head = |status: u16, session_id: Option<String>| Input::Head { key, status, session_id, retry_after_ms: None };
+            let head = |status: u16, session_id: Option<String>| Input::Head {
+                key,
+                status,
+                session_id,
+                retry_after_ms: None,
+            };
             let answer = |result: Value| Input::Message {
                 via: Some(key),
                 body: json!({ "jsonrpc": "2.0", "id": id, "result": result }).to_string(),
@@ -87,7 +94,10 @@ impl Engine {
                 ("initialize", d) if d != Dialect::Modern => {
                     let mut result = info;
                     if let Some(o) = result.as_object_mut() {
-                        o.insert("protocolVersion".into(), Value::from(s.protocol_version.clone()));
+                        o.insert(
+                            "protocolVersion".into(),
+                            Value::from(s.protocol_version.clone()),
+                        );
                     }
                     self.handle_input(now, head(200, s.session_id.clone()));
                     self.handle_input(now, answer(result));
@@ -177,7 +187,11 @@ impl Engine {
 /// The JSON-RPC id and method of a transmission's body (`Null`/empty when absent).
 fn request_head(t: &Transmit) -> (Value, String) {
     let v: Value = serde_json::from_str(&t.body).unwrap_or(Value::Null);
-    let method = v.get("method").and_then(Value::as_str).unwrap_or_default().to_owned();
+    let method = v
+        .get("method")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
     (v.get("id").cloned().unwrap_or(Value::Null), method)
 }
 
@@ -193,13 +207,25 @@ mod tests {
     /// every listed task (a reload, or a new leader tab).
     fn hand_over(h: &mut Harness, choice: DialectChoice, ids: &[String]) -> bool {
         let info = json!({ "name": "fake" });
-        let Some(s) = h.engine.session_snapshot(info) else { return false };
-        let snaps: Vec<TaskSnapshot> = ids.iter().filter_map(|id| h.engine.export_task(id)).collect();
+        let Some(s) = h.engine.session_snapshot(info) else {
+            return false;
+        };
+        let snaps: Vec<TaskSnapshot> = ids
+            .iter()
+            .filter_map(|id| h.engine.export_task(id))
+            .collect();
         h.engine.detach(h.now);
         h.pump();
         // The fresh engine numbers its subscriptions from 1 again.
         h.events.clear();
-        let mut fresh = Engine::new(Config { dialect: choice, ..Config::default() }, 99, h.now);
+        let mut fresh = Engine::new(
+            Config {
+                dialect: choice,
+                ..Config::default()
+            },
+            99,
+            h.now,
+        );
         let adopted = fresh.adopt_session(h.now, &s);
         for snap in snaps {
             fresh.import_task(h.now, snap);
@@ -229,9 +255,15 @@ mod tests {
             let watcher = h.watch(&id);
             h.run_for(60_000);
             assert_eq!(h.count("initialize"), inits, "no second initialize");
-            assert_eq!(h.count("server/discover"), if choice == DialectChoice::Auto { 1 } else { 0 });
+            assert_eq!(
+                h.count("server/discover"),
+                if choice == DialectChoice::Auto { 1 } else { 0 }
+            );
             assert_eq!(h.count("notifications/initialized"), 1);
-            assert_eq!(finished_status(&h.done(watcher)), Some(TaskStatus::Completed));
+            assert_eq!(
+                finished_status(&h.done(watcher)),
+                Some(TaskStatus::Completed)
+            );
             assert_eq!(h.session_ends, 0, "detach never ends the session");
             assert!(h.violations.is_empty(), "{:?}", h.violations);
         }
@@ -243,11 +275,18 @@ mod tests {
         let sub = h.call("job", json!({ "ms": 10_000 }));
         h.run_for(2_000);
         let id = h.task_of(sub).unwrap_or_default();
-        assert!(hand_over(&mut h, DialectChoice::Auto, std::slice::from_ref(&id)));
+        assert!(hand_over(
+            &mut h,
+            DialectChoice::Auto,
+            std::slice::from_ref(&id)
+        ));
         assert_eq!(h.count("server/discover"), 1);
         let watcher = h.watch(&id);
         h.run_for(40_000);
-        assert_eq!(finished_status(&h.done(watcher)), Some(TaskStatus::Completed));
+        assert_eq!(
+            finished_status(&h.done(watcher)),
+            Some(TaskStatus::Completed)
+        );
     }
 
     #[test]
@@ -257,17 +296,31 @@ mod tests {
         h.run_for(2_000);
         let id = h.task_of(sub).unwrap_or_default();
         h.server.kill_session();
-        assert!(hand_over(&mut h, DialectChoice::Legacy, std::slice::from_ref(&id)));
+        assert!(hand_over(
+            &mut h,
+            DialectChoice::Legacy,
+            std::slice::from_ref(&id)
+        ));
         let watcher = h.watch(&id);
         h.run_for(60_000);
         assert_eq!(h.count("initialize"), 2);
         // The task lived in the old session: once known, a forgotten id is `expired`.
-        assert!(matches!(finished_status(&h.done(watcher)), Some(TaskStatus::Expired | TaskStatus::Completed)));
+        assert!(matches!(
+            finished_status(&h.done(watcher)),
+            Some(TaskStatus::Expired | TaskStatus::Completed)
+        ));
     }
 
     #[test]
     fn adoption_refuses_a_mismatched_dialect() {
-        let mut e = Engine::new(Config { dialect: DialectChoice::Legacy, ..Config::default() }, 1, T0);
+        let mut e = Engine::new(
+            Config {
+                dialect: DialectChoice::Legacy,
+                ..Config::default()
+            },
+            1,
+            T0,
+        );
         let s = SessionSnapshot {
             dialect: Dialect::Modern,
             protocol_version: "2026-07-28".into(),
@@ -280,9 +333,18 @@ mod tests {
 
     #[test]
     fn import_respects_the_last_poll_and_a_finished_task_settles_at_once() {
-        let mut e = Engine::new(Config { dialect: DialectChoice::Modern, ..Config::default() }, 5, T0);
+        let mut e = Engine::new(
+            Config {
+                dialect: DialectChoice::Modern,
+                ..Config::default()
+            },
+            5,
+            T0,
+        );
         let mut done = Task::new("t-done", TaskStatus::Completed);
-        done.outcome = Some(crate::protocol::model::Outcome::Result { result: json!({ "ok": true }) });
+        done.outcome = Some(crate::protocol::model::Outcome::Result {
+            result: json!({ "ok": true }),
+        });
         let snap = |task: Task| TaskSnapshot {
             task,
             known: true,
@@ -295,7 +357,10 @@ mod tests {
         let mut working = Task::new("t-run", TaskStatus::InputRequired);
         working.poll_interval_ms = Some(3_000);
         assert!(e.import_task(T0, snap(working.clone())));
-        assert!(!e.import_task(T0, snap(working)), "a second import changes nothing");
+        assert!(
+            !e.import_task(T0, snap(working)),
+            "a second import changes nothing"
+        );
         let sub = e.watch(T0, "t-done");
         let run = e.watch(T0, "t-run");
         let mut dones = Vec::new();
@@ -312,7 +377,10 @@ mod tests {
         assert_eq!(dones.len(), 1);
         assert_eq!(dones[0].0, sub);
         assert_eq!(e.task("t-run").map(|t| t.status), Some(TaskStatus::Working));
-        assert_eq!(e.export_task("t-run").map(|s| s.input_keys), Some(vec!["ask".to_owned()]));
+        assert_eq!(
+            e.export_task("t-run").map(|s| s.input_keys),
+            Some(vec!["ask".to_owned()])
+        );
         // Last polled 500 ms before import with a 3 s interval: the first poll waits 2.5 s.
         assert_eq!(sent_at.first().copied(), Some(T0 + 2_500));
         e.unsubscribe(now, run);

@@ -123,7 +123,8 @@ impl Engine {
         // Clone only when someone will see it (most polls change nothing).
         let shown = (applied.visible_change && !entry.subs.is_empty()) || !snap.input_requests.is_empty();
         let snapshot = shown.then(|| snap.clone());
-        let subs: Vec<SubId> = entry.subs.iter().copied().collect();
+        let has_subs = !entry.subs.is_empty();
+        let subs: Vec<SubId> = if shown { entry.subs.iter().copied().collect() } else { Vec::new() };
         let mut fetch = false;
         if let Some((_, to)) = applied.transition {
             entry.poll.step = 0;
@@ -131,7 +132,7 @@ impl Engine {
             fetch = to == TaskStatus::InputRequired
                 && self.session.fetches_results
                 && entry.result == Fetch::Idle
-                && !subs.is_empty();
+                && has_subs;
             if fetch {
                 entry.result = Fetch::Busy;
             }
@@ -156,14 +157,14 @@ impl Engine {
         let Some(entry) = self.tasks.get_mut(task_id) else { return };
         let deadline = Timer::Task(TaskTimer::Deadline, entry.slot);
         match entry.deadline {
-            Some(d) if !subs.is_empty() => {
+            Some(d) if has_subs => {
                 if self.timers.get(&deadline) != Some(d) {
                     self.timers.set(deadline, d);
                 }
             }
             _ => self.timers.clear(&deadline),
         }
-        if subs.is_empty() || entry.poll.in_flight {
+        if !has_subs || entry.poll.in_flight {
             return;
         }
         let interval = entry.server_interval();

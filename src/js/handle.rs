@@ -223,7 +223,10 @@ impl HandleState {
         let js = to_js(&done);
         self.status_cbs.borrow_mut().clear();
         // With `persist`, a finished task's callbacks fire in one page only (the ledger).
-        let cbs = std::mem::take(&mut *self.done_cbs.borrow_mut()).into_iter().map(|(_, f)| f).collect();
+        let cbs = std::mem::take(&mut *self.done_cbs.borrow_mut())
+            .into_iter()
+            .map(|(_, f)| f)
+            .collect();
         crate::driver::tabs::fire(super::tabs::ledger_for(&self.client, &done), cbs, js);
         for s in std::mem::take(&mut *self.cancels.borrow_mut()) {
             resolve(&s, &JsValue::UNDEFINED);
@@ -421,7 +424,9 @@ impl TaskHandle {
         if let Some(done) = self.st.done.borrow().clone() {
             let js = to_js(&done);
             let ledger = super::tabs::ledger_for(&self.st.client, &done);
-            wasm_bindgen_futures::spawn_local(async move { crate::driver::tabs::fire(ledger, vec![cb], js) });
+            wasm_bindgen_futures::spawn_local(async move {
+                crate::driver::tabs::fire(ledger, vec![cb], js)
+            });
             return self.st.off(0);
         }
         let id = self.st.subscribe(&self.st.done_cbs, cb);

@@ -55,14 +55,23 @@ impl McpTaskClient {
 
     /// This tab's part: `"solo"` (no `persist`), `"leader"` (does the network I/O), `"follower"`
     /// or `"electing"` (between leaders).
-    #[wasm_bindgen(getter, unchecked_return_type = "\"solo\" | \"leader\" | \"follower\" | \"electing\"")]
+    #[wasm_bindgen(
+        getter,
+        unchecked_return_type = "\"solo\" | \"leader\" | \"follower\" | \"electing\""
+    )]
     pub fn role(&self) -> String {
         self.inner.driver().map_or("solo", |l| l.role()).to_owned()
     }
 
     /// Where tracked tasks are stored: `"indexedDB"`, `"localStorage"`, `"memory"`; `null` without `persist`.
-    #[wasm_bindgen(getter, unchecked_return_type = "\"indexedDB\" | \"localStorage\" | \"memory\" | null")]
+    #[wasm_bindgen(
+        getter,
+        unchecked_return_type = "\"indexedDB\" | \"localStorage\" | \"memory\" | null"
+    )]
     pub fn storage(&self) -> JsValue {
-        self.inner.driver().and_then(|l| l.storage()).map_or(JsValue::NULL, JsValue::from_str)
+        self.inner
+            .driver()
+            .and_then(|l| l.storage())
+            .map_or(JsValue::NULL, JsValue::from_str)
     }
 }

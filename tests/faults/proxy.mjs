@@ -12,7 +12,8 @@
 //                methods, "response"/"notification" for client→server ones; string, array or "*".
 //   probability  chance a matching request is hit (seeded PRNG; default 1).
 //   count        at most this many applications (default unlimited); after: skip the first N matches;
-//                every: hit only every k-th match (1st, k+1th, …), deterministic where probability is not.
+//                every: hit only every k-th match (1st, k+1th, …) of each task (of all task-less
+//                requests together), deterministic where probability is not.
 // At most one rule applies to one HTTP exchange (the first that fires, in order).
 // Faults (params in brackets):
 //   reset        forward head + [afterEvents=1] SSE events (or half a JSON body), then destroy the socket
@@ -37,7 +38,8 @@
 //                `working` for it, and answer that task's later tasks/get with `working`.
 //   unknown-task answer a request naming a taskId with JSON-RPC [code=-32602] "task not found", no forward.
 //   sse-retry    answer (a GET) with an SSE stream that says `retry: [ms=0]` and ends at once.
-//   html-text    put [payload] HTML into status messages, tool result text and error messages.
+//   html-text    put [payload] HTML into status messages, tool result text, error messages, tool
+//                descriptions/titles, server name and instructions.
 //   phantom      append responses for request ids the client never sent and a status notification
 //                for a task id that never existed.
 import http from "node:http";
@@ -207,7 +209,7 @@ export async function startProxy({ target, port = 0, rules = [], seed = 1, log =
     };
   }
   function setRules(list, s = seed) {
-    active = (list || []).map((r, i) => ({ ...r, name: r.name || `${r.fault}#${i}`, _matched: 0, _applied: 0 }));
+    active = (list || []).map((r, i) => ({ ...r, name: r.name || `${r.fault}#${i}`, _matched: 0, _applied: 0, _every: new Map() }));
     rand = prng(s);
     statusCycle = 0;
   }
@@ -240,7 +242,13 @@ export async function startProxy({ target, port = 0, rules = [], seed = 1, log =
       if (r.count !== undefined && r._applied >= r.count) continue;
       r._matched++;
       if (r.after && r._matched <= r.after) continue;
-      if (r.every && (r._matched - (r.after ?? 0) - 1) % r.every !== 0) continue;
+      if (r.every) {
+        // per task when the request names one (so no task is unlucky every time), else global
+        const key = info.taskId ?? "";
+        const k = (r._every.get(key) ?? 0) + 1;
+        r._every.set(key, k);
+        if ((k - 1) % r.every !== 0) continue;
+      }
       if (r.probability !== undefined && rand() >= r.probability) continue;
       return r;
     }
@@ -458,6 +466,9 @@ export async function startProxy({ target, port = 0, rules = [], seed = 1, log =
       if (r && Array.isArray(r.content)) { for (const c of r.content) if (c && c.type === "text") { c.text = p + c.text; hit = true; } }
       if (r && r.result && Array.isArray(r.result.content)) for (const c of r.result.content) if (c && c.type === "text") { c.text = p + c.text; hit = true; }
       if (msg.error && typeof msg.error === "object") { msg.error.message = p; hit = true; }
+      if (r && Array.isArray(r.tools)) for (const t of r.tools) if (t && typeof t === "object") { t.description = p + (t.description ?? ""); t.title = p; hit = true; }
+      if (r && r.serverInfo && typeof r.serverInfo === "object") { r.serverInfo.name = p; r.serverInfo.title = p; hit = true; }
+      if (r && typeof r.instructions === "string") { r.instructions = p; hit = true; }
       if (hit) applied(rule, ctx.getRec);
       return [msg];
     }

@@ -49,13 +49,56 @@ export function staticHtmlScan(root) {
 
 const PAYLOAD = `<img src=x onerror="window.__faultXss=(window.__faultXss||0)+1"><script>window.__faultXss=1</script>`;
 
+/**
+ * Loads the shipped dashboard (www/index.html?server=<proxy>) with every server string carrying an
+ * HTML payload, starts a task from its UI and waits for its card to end. The payload must show up
+ * as literal text and never as elements (the page's CSP would block inline handlers anyway, so the
+ * check counts injected elements rather than handler runs).
+ */
+async function checkDashboard({ context, staticOrigin, proxy, root }) {
+  if (!existsSync(path.join(root, "www", "index.html"))) return { skipped: "no www/index.html" };
+  const violations = [];
+  const page = await context.newPage();
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  try {
+    proxy.setRules([{ fault: "html-text", method: "*", payload: PAYLOAD }]);
+    await page.goto(`${staticOrigin}/www/index.html?server=${encodeURIComponent(proxy.url)}`);
+    const start = page.locator('[data-tool="slow_job"] button.start');
+    await start.waitFor({ timeout: 15_000 });
+    await page.locator('[data-tool="slow_job"] textarea.args').fill('{"ms": 500}');
+    await start.click();
+    let status = "?";
+    const end = Date.now() + 20_000;
+    while (Date.now() < end) {
+      status = await page.evaluate(() => {
+        const t = document.querySelector("#tasks [data-status]");
+        return t ? t.getAttribute("data-status") : document.querySelector("#tasks")?.textContent?.match(/completed|failed|expired|cancelled/)?.[0] ?? "?";
+      });
+      if (/completed|failed|expired|cancelled/.test(status)) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const injected = await page.evaluate(() => document.querySelectorAll("img[src=x], script:not([src])").length);
+    const literal = await page.evaluate(() => document.body.innerText.split("<img src=x").length - 1);
+    if (injected) violations.push(`${injected} element(s) from server text were created in the DOM`);
+    if (!literal) violations.push("the payload never appeared as text (was it interpreted or dropped?)");
+    if (errors.length) violations.push(`page errors: ${errors.slice(0, 2).join("; ")}`);
+    return { violations, status, literal };
+  } catch (e) {
+    return { violations: [`dashboard check failed: ${e.message.split("\n")[0]}`], status: "?", literal: 0 };
+  } finally {
+    proxy.setRules([]);
+    await page.close().catch(() => {});
+  }
+}
+
 /** The matrix row: credentials, HTML payloads, oversized create answer. */
 export function securityCase() {
   return {
     id: "security",
     title: "credentials / HTML payloads / size limit",
     expect: "ended",
-    async run({ browser, staticOrigin, up, kind, secret, N }) {
+    async run({ browser, staticOrigin, up, kind, secret, N, ROOT }) {
       const row = { case: "security", kind, title: this.title, expect: this.expect, checks: {}, violations: [], notes: [], outcomes: {}, ms: 0 };
       const t0 = Date.now();
       const spec = KINDS[kind];
@@ -101,7 +144,14 @@ export function securityCase() {
         const xss = await page.evaluate(() => window.__faults.xss());
         const imgs = await page.evaluate(() => document.querySelectorAll("img[src=x], script:not([type=module])").length);
         if (xss || imgs) row.violations.push(`html: server text was interpreted as HTML (${xss} handler runs, ${imgs} injected elements)`);
-        row.checks = { panic: !consoleLines.some((l) => /unreachable|panicked|RuntimeError/.test(l)), once: cred.length === 0 && !xss && !imgs && sizeOk, bounds: true, memory: true };
+        // the dashboard we ship (www/), against the same HTML payloads
+        const dash = await checkDashboard({ context, staticOrigin, proxy, root: ROOT });
+        if (dash.skipped) row.notes.push(`dashboard: ${dash.skipped}`);
+        else {
+          row.notes.push(`dashboard: task ended "${dash.status}", payload shown as text ${dash.literal}×`);
+          row.violations.push(...dash.violations.map((x) => `html (www/): ${x}`));
+        }
+        row.checks = { panic: !consoleLines.some((l) => /unreachable|panicked|RuntimeError/.test(l)), once: cred.length === 0 && !xss && !imgs && sizeOk && !dash.violations?.length, bounds: true, memory: true };
         row.requests = { total: stats.requests, get: stats.byMethod["tasks/get"] ?? 0, faults: Object.values(stats.faults).reduce((a, b) => a + b, 0) };
         row.notes.push(`auth header on ${stats.auth.with}/${stats.auth.with + stats.auth.without} requests`);
       } catch (e) {

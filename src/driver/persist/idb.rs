@@ -26,9 +26,14 @@ extern "C" {
 
     pub type IdbDatabase;
     #[wasm_bindgen(method, catch)]
-    fn transaction(this: &IdbDatabase, stores: &str, mode: &str) -> Result<IdbTransaction, JsValue>;
+    fn transaction(this: &IdbDatabase, stores: &str, mode: &str)
+        -> Result<IdbTransaction, JsValue>;
     #[wasm_bindgen(method, catch, js_name = createObjectStore)]
-    fn create_object_store(this: &IdbDatabase, name: &str, options: &JsValue) -> Result<JsValue, JsValue>;
+    fn create_object_store(
+        this: &IdbDatabase,
+        name: &str,
+        options: &JsValue,
+    ) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, setter)]
     fn set_onversionchange(this: &IdbDatabase, f: Option<&Function>);
     #[wasm_bindgen(method, js_name = close)]
@@ -83,17 +88,25 @@ struct Waiter {
 
 impl Waiter {
     async fn wait(self) -> Result<(), JsValue> {
-        self.rx.await.unwrap_or_else(|_| Err(JsValue::from_str("IndexedDB callback dropped")))
+        self.rx
+            .await
+            .unwrap_or_else(|_| Err(JsValue::from_str("IndexedDB callback dropped")))
     }
 }
 
 /// A sender shared by several callbacks: the first one to fire wins.
-fn shared_sender() -> (Rc<RefCell<Option<oneshot::Sender<Result<(), JsValue>>>>>, oneshot::Receiver<Result<(), JsValue>>) {
+fn shared_sender() -> (
+    Rc<RefCell<Option<oneshot::Sender<Result<(), JsValue>>>>>,
+    oneshot::Receiver<Result<(), JsValue>>,
+) {
     let (tx, rx) = oneshot::channel();
     (Rc::new(RefCell::new(Some(tx))), rx)
 }
 
-fn callback(tx: &Rc<RefCell<Option<oneshot::Sender<Result<(), JsValue>>>>>, ok: bool) -> Closure<dyn FnMut(JsValue)> {
+fn callback(
+    tx: &Rc<RefCell<Option<oneshot::Sender<Result<(), JsValue>>>>>,
+    ok: bool,
+) -> Closure<dyn FnMut(JsValue)> {
     let tx = tx.clone();
     Closure::new(move |ev: JsValue| {
         if let Some(t) = tx.borrow_mut().take() {
@@ -117,7 +130,10 @@ fn on_request(req: &IdbRequest) -> Waiter {
     let err = callback(&tx, false);
     req.set_onsuccess(Some(ok.as_ref().unchecked_ref()));
     req.set_onerror(Some(err.as_ref().unchecked_ref()));
-    Waiter { rx, _cbs: vec![ok, err] }
+    Waiter {
+        rx,
+        _cbs: vec![ok, err],
+    }
 }
 
 fn on_transaction(tx: &IdbTransaction) -> Waiter {
@@ -128,7 +144,10 @@ fn on_transaction(tx: &IdbTransaction) -> Waiter {
     tx.set_oncomplete(Some(ok.as_ref().unchecked_ref()));
     tx.set_onerror(Some(err.as_ref().unchecked_ref()));
     tx.set_onabort(Some(abort.as_ref().unchecked_ref()));
-    Waiter { rx, _cbs: vec![ok, err, abort] }
+    Waiter {
+        rx,
+        _cbs: vec![ok, err, abort],
+    }
 }
 
 fn row(key: &str, value: &str) -> JsValue {
@@ -139,13 +158,17 @@ fn row(key: &str, value: &str) -> JsValue {
 }
 
 fn row_value(row: &JsValue) -> Option<String> {
-    Reflect::get(row, &"v".into()).ok().and_then(|v| v.as_string())
+    Reflect::get(row, &"v".into())
+        .ok()
+        .and_then(|v| v.as_string())
 }
 
 impl Idb {
     /// Opens (creating on first use) the database; `None` where IndexedDB is missing or refused.
     pub async fn open() -> Option<Idb> {
-        let factory = Reflect::get(&js_sys::global(), &"indexedDB".into()).ok().filter(|f| f.is_object())?;
+        let factory = Reflect::get(&js_sys::global(), &"indexedDB".into())
+            .ok()
+            .filter(|f| f.is_object())?;
         let factory: IdbFactory = factory.unchecked_into();
         let req = factory.open(DB_NAME, DB_VERSION).ok()?;
         let r2 = req.clone().unchecked_into::<IdbRequest>();
@@ -166,7 +189,10 @@ impl Idb {
         let db2 = db.clone().unchecked_into::<IdbDatabase>();
         let on_vc = Closure::<dyn FnMut()>::new(move || db2.close_db());
         db.set_onversionchange(Some(on_vc.as_ref().unchecked_ref()));
-        Some(Idb { db, _on_version_change: on_vc })
+        Some(Idb {
+            db,
+            _on_version_change: on_vc,
+        })
     }
 
     /// Every value whose key starts with `prefix`.

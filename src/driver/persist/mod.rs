@@ -34,7 +34,11 @@ pub struct Scope {
 impl Scope {
     pub fn new(url: &str, identity: Option<&str>) -> Scope {
         let key = serde_json::to_string(&(url, identity)).unwrap_or_else(|_| url.to_owned());
-        Scope { url: url.to_owned(), identity: identity.map(str::to_owned), key }
+        Scope {
+            url: url.to_owned(),
+            identity: identity.map(str::to_owned),
+            key,
+        }
     }
 
     fn task_prefix(&self) -> String {
@@ -172,7 +176,12 @@ impl Store {
         match &self.backend {
             Backend::Idb(db) => db.scan(prefix).await.unwrap_or_default(),
             Backend::Local(s) => s.scan(prefix),
-            Backend::Memory(m) => m.borrow().range(prefix.to_owned()..).take_while(|(k, _)| k.starts_with(prefix)).map(|(_, v)| v.clone()).collect(),
+            Backend::Memory(m) => m
+                .borrow()
+                .range(prefix.to_owned()..)
+                .take_while(|(k, _)| k.starts_with(prefix))
+                .map(|(_, v)| v.clone())
+                .collect(),
         }
     }
 
@@ -184,7 +193,11 @@ impl Store {
         }
     }
 
-    async fn update(&self, key: &str, f: impl FnOnce(Option<String>) -> Option<String> + 'static) -> Option<String> {
+    async fn update(
+        &self,
+        key: &str,
+        f: impl FnOnce(Option<String>) -> Option<String> + 'static,
+    ) -> Option<String> {
         match &self.backend {
             Backend::Idb(db) => db.update(key, f).await.ok().flatten(),
             Backend::Local(s) => {
@@ -251,7 +264,8 @@ impl Store {
 
     pub async fn put_session(&self, rec: &SessionRecord) {
         if let Ok(text) = serde_json::to_string(rec) {
-            self.update(&self.scope.session_key(), move |_| Some(text)).await;
+            self.update(&self.scope.session_key(), move |_| Some(text))
+                .await;
         }
     }
 }

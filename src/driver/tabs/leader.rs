@@ -84,7 +84,8 @@ impl Tab {
     }
 
     fn ready_driver(&self) -> Option<Driver> {
-        self.leading(|l| if l.ready { l.driver.clone() } else { None }).flatten()
+        self.leading(|l| if l.ready { l.driver.clone() } else { None })
+            .flatten()
     }
 
     /// Sends an event to a tab (this one directly, others over the channel).
@@ -92,19 +93,26 @@ impl Tab {
         if tab == self.0.id {
             self.push_local(event);
         } else {
-            self.post(&Msg::Ev { to: Some(tab), epoch, event });
+            self.post(&Msg::Ev {
+                to: Some(tab),
+                epoch,
+                event,
+            });
         }
     }
 
+    /// Broadcasts that this tab leads (also the heartbeat).
     pub(super) fn announce(&self) {
+        let hidden_ms = self.hidden_ms();
         let msg = {
             let st = self.0.st.borrow();
             let Role::Leader(l) = &st.role else { return };
-            Msg::Leader { from: self.0.id, epoch: l.epoch, hidden_ms: 0, session: st.session.clone() }
-        };
-        let msg = match msg {
-            Msg::Leader { from, epoch, session, .. } => Msg::Leader { from, epoch, hidden_ms: self.hidden_ms(), session },
-            other => other,
+            Msg::Leader {
+                from: self.0.id,
+                epoch: l.epoch,
+                hidden_ms,
+                session: st.session.clone(),
+            }
         };
         self.post(&msg);
     }
@@ -145,7 +153,8 @@ impl Tab {
         let mut records = Vec::new();
         for r in self.0.store.tasks().await {
             let stale = now.saturating_sub(r.updated_at) > RETENTION_MS
-                || r.fired_at.is_some_and(|t| now.saturating_sub(t) > FIRED_RETENTION_MS);
+                || r.fired_at
+                    .is_some_and(|t| now.saturating_sub(t) > FIRED_RETENTION_MS);
             if stale {
                 self.0.store.delete_task(&r.task_id).await;
             } else {
@@ -153,7 +162,11 @@ impl Tab {
             }
         }
         let http = self.0.conf.transport == TransportKind::Http;
-        let session = if http { self.0.store.session().await } else { None };
+        let session = if http {
+            self.0.store.session().await
+        } else {
+            None
+        };
         loop {
             if !self.is_epoch(epoch) {
                 return;
@@ -166,14 +179,15 @@ impl Tab {
             });
             let config = self.0.conf.config.clone();
             let adopt = session.clone();
-            let res = Driver::connect_with(self.0.conf.driver_options(), host, move |engine, now| {
-                if let Some(s) = adopt {
-                    if !engine.adopt_session(now, &s.session) {
-                        *engine = Engine::new(config, global::random_seed(), now);
+            let res =
+                Driver::connect_with(self.0.conf.driver_options(), host, move |engine, now| {
+                    if let Some(s) = adopt {
+                        if !engine.adopt_session(now, &s.session) {
+                            *engine = Engine::new(config, global::random_seed(), now);
+                        }
                     }
-                }
-            })
-            .await;
+                })
+                .await;
             match res {
                 Ok(d) => {
                     if !self.is_epoch(epoch) {
@@ -186,15 +200,27 @@ impl Tab {
                     break;
                 }
                 Err(e) => {
-                    self.push_local(Event::Warning { task_id: None, error: e.clone() });
-                    self.post(&Msg::Ev { to: None, epoch, event: Event::Warning { task_id: None, error: e } });
+                    self.push_local(Event::Warning {
+                        task_id: None,
+                        error: e.clone(),
+                    });
+                    self.post(&Msg::Ev {
+                        to: None,
+                        epoch,
+                        event: Event::Warning {
+                            task_id: None,
+                            error: e,
+                        },
+                    });
                     self.deliver();
                     TimeoutFuture::new(RETRY_CONNECT_MS).await;
                 }
             }
         }
         self.save_session();
-        let Some(driver) = self.leading(|l| l.driver.clone()).flatten() else { return };
+        let Some(driver) = self.leading(|l| l.driver.clone()).flatten() else {
+            return;
+        };
         driver.op(|e, now| {
             for r in &records {
                 if let Some(mut s) = r.snapshot.clone() {
@@ -203,10 +229,15 @@ impl Tab {
                 }
             }
         });
-        let ids: Vec<String> = records.iter().filter(|r| !r.is_terminal()).map(|r| r.task_id.clone()).collect();
+        let ids: Vec<String> = records
+            .iter()
+            .filter(|r| !r.is_terminal())
+            .map(|r| r.task_id.clone())
+            .collect();
         self.leading(|l| {
             for r in records {
-                l.answered.insert(r.task_id.clone(), r.answered_inputs.clone());
+                l.answered
+                    .insert(r.task_id.clone(), r.answered_inputs.clone());
                 l.records.insert(r.task_id.clone(), r);
             }
             l.ready = true;
@@ -215,7 +246,9 @@ impl Tab {
             self.import_record(&id, true);
         }
         self.resend_all();
-        let inbox = self.leading(|l| std::mem::take(&mut l.inbox)).unwrap_or_default();
+        let inbox = self
+            .leading(|l| std::mem::take(&mut l.inbox))
+            .unwrap_or_default();
         for (from, id, op) in inbox {
             self.apply(from, id, op);
         }
@@ -250,7 +283,9 @@ impl Tab {
         let epoch = self.leading(|l| l.epoch).unwrap_or_default();
         match op {
             Op::CallTool { .. } | Op::Request { .. } | Op::Watch { .. } => {
-                let known = self.leading(|l| l.router.sub_keys.contains_key(&(from, id))).unwrap_or(true);
+                let known = self
+                    .leading(|l| l.router.sub_keys.contains_key(&(from, id)))
+                    .unwrap_or(true);
                 if !known {
                     if let Op::Watch { task_id } = &op {
                         self.import_record(task_id, false);
@@ -261,8 +296,16 @@ impl Tab {
                     };
                     driver.op_then(
                         |e, now| match op {
-                            Op::CallTool { name, arguments, opts } => e.call_tool(now, &name, arguments, opts),
-                            Op::Request { method, params, opts } => e.request(now, &method, params, opts),
+                            Op::CallTool {
+                                name,
+                                arguments,
+                                opts,
+                            } => e.call_tool(now, &name, arguments, opts),
+                            Op::Request {
+                                method,
+                                params,
+                                opts,
+                            } => e.request(now, &method, params, opts),
                             Op::Watch { task_id } => e.watch(now, &task_id),
                             _ => SubId(0),
                         },
@@ -280,14 +323,26 @@ impl Tab {
                 self.ack(from, epoch, id);
             }
             Op::Unsubscribe { sub } => {
-                let engine_sub = self.leading(|l| l.router.sub_keys.get(&(from, sub.0)).copied()).flatten();
+                let engine_sub = self
+                    .leading(|l| l.router.sub_keys.get(&(from, sub.0)).copied())
+                    .flatten();
                 match engine_sub {
                     Some(s) => driver.op(|e, now| e.unsubscribe(now, s)),
-                    None => self.send_to(from, epoch, Event::Done { sub, task_id: None, end: End::Aborted }),
+                    None => self.send_to(
+                        from,
+                        epoch,
+                        Event::Done {
+                            sub,
+                            task_id: None,
+                            end: End::Aborted,
+                        },
+                    ),
                 }
             }
             Op::Cancel { .. } | Op::ListTasks { .. } | Op::ListTools => {
-                let known = self.leading(|l| l.router.op_keys.contains_key(&(from, id))).unwrap_or(true);
+                let known = self
+                    .leading(|l| l.router.op_keys.contains_key(&(from, id)))
+                    .unwrap_or(true);
                 if known {
                     return;
                 }
@@ -347,16 +402,24 @@ impl Tab {
     /// following it on the leader's own account until it ends, so its record stays current when
     /// no tab watches it.
     fn import_record(&self, task_id: &str, track: bool) {
-        let Some(driver) = self.ready_driver() else { return };
+        let Some(driver) = self.ready_driver() else {
+            return;
+        };
         let plan = self.leading(|l| {
             if track && l.router.internal.contains_key(task_id) {
                 return None;
             }
             let rec = l.records.get(task_id).cloned();
-            let keys: Vec<String> = l.answered.get(task_id).map(|k| k.iter().cloned().collect()).unwrap_or_default();
+            let keys: Vec<String> = l
+                .answered
+                .get(task_id)
+                .map(|k| k.iter().cloned().collect())
+                .unwrap_or_default();
             Some((rec, keys))
         });
-        let Some(Some((rec, keys))) = plan else { return };
+        let Some(Some((rec, keys))) = plan else {
+            return;
+        };
         let id = task_id.to_owned();
         driver.op_then(
             |e, now| {
@@ -394,8 +457,18 @@ impl Tab {
 
     fn route_event(&self, epoch: u64, ev: Event) {
         match ev {
-            Event::Connected { dialect, protocol_version, server_info, capabilities } => {
-                let s = SessionWire { dialect, protocol_version, server_info: server_info.clone(), capabilities };
+            Event::Connected {
+                dialect,
+                protocol_version,
+                server_info,
+                capabilities,
+            } => {
+                let s = SessionWire {
+                    dialect,
+                    protocol_version,
+                    server_info: server_info.clone(),
+                    capabilities,
+                };
                 self.leading(|l| l.server_info = server_info);
                 self.announce_session(&s);
                 self.announce();
@@ -408,7 +481,14 @@ impl Tab {
                     l.router.subs.get(&sub).cloned()
                 });
                 if let Some(Some(Dest::Tab(t, local))) = dest {
-                    self.send_to(t, epoch, Event::Status { sub: SubId(local), task });
+                    self.send_to(
+                        t,
+                        epoch,
+                        Event::Status {
+                            sub: SubId(local),
+                            task,
+                        },
+                    );
                 }
                 self.persist(&task_id);
             }
@@ -436,20 +516,39 @@ impl Tab {
                     }
                 }
                 if let Some(Some(Dest::Tab(t, local))) = dest {
-                    self.send_to(t, epoch, Event::Done { sub: SubId(local), task_id, end });
+                    self.send_to(
+                        t,
+                        epoch,
+                        Event::Done {
+                            sub: SubId(local),
+                            task_id,
+                            end,
+                        },
+                    );
                 }
             }
-            Event::Input { id, task_id, request } => {
+            Event::Input {
+                id,
+                task_id,
+                request,
+            } => {
                 let wire = InputId(((epoch & 0xffff_ffff) << 32) | (id.0 & 0xffff_ffff));
                 let target = self.leading(|l| {
-                    l.router.inputs.insert(wire.0, (id, task_id.clone(), request.key.clone()));
+                    l.router
+                        .inputs
+                        .insert(wire.0, (id, task_id.clone(), request.key.clone()));
                     // The tab that follows the task longest answers it; else this one.
                     let mut owners: Vec<(SubId, TabId)> = l
                         .router
                         .subs
                         .iter()
                         .filter_map(|(s, d)| match d {
-                            Dest::Tab(t, _) if task_id.is_some() && l.router.sub_tasks.get(s) == task_id.as_ref() => Some((*s, *t)),
+                            Dest::Tab(t, _)
+                                if task_id.is_some()
+                                    && l.router.sub_tasks.get(s) == task_id.as_ref() =>
+                            {
+                                Some((*s, *t))
+                            }
                             _ => None,
                         })
                         .collect();
@@ -457,7 +556,15 @@ impl Tab {
                     owners.first().map(|(_, t)| *t)
                 });
                 let to = target.flatten().unwrap_or(self.0.id);
-                self.send_to(to, epoch, Event::Input { id: wire, task_id, request });
+                self.send_to(
+                    to,
+                    epoch,
+                    Event::Input {
+                        id: wire,
+                        task_id,
+                        request,
+                    },
+                );
             }
             Event::Reply { op, result } => {
                 let dest = self.leading(|l| {
@@ -468,10 +575,20 @@ impl Tab {
                     d
                 });
                 if let Some(Some((t, local))) = dest {
-                    self.send_to(t, epoch, Event::Reply { op: OpId(local), result });
+                    self.send_to(
+                        t,
+                        epoch,
+                        Event::Reply {
+                            op: OpId(local),
+                            result,
+                        },
+                    );
                 }
             }
-            Event::Warning { task_id: Some(task), error } => {
+            Event::Warning {
+                task_id: Some(task),
+                error,
+            } => {
                 let tabs = self.leading(|l| {
                     let set: HashSet<TabId> = l
                         .router
@@ -490,11 +607,22 @@ impl Tab {
                     tabs.push(self.0.id);
                 }
                 for t in tabs {
-                    self.send_to(t, epoch, Event::Warning { task_id: Some(task.clone()), error: error.clone() });
+                    self.send_to(
+                        t,
+                        epoch,
+                        Event::Warning {
+                            task_id: Some(task.clone()),
+                            error: error.clone(),
+                        },
+                    );
                 }
             }
             ev @ (Event::Warning { task_id: None, .. } | Event::Transition { .. }) => {
-                self.post(&Msg::Ev { to: None, epoch, event: ev.clone() });
+                self.post(&Msg::Ev {
+                    to: None,
+                    epoch,
+                    event: ev.clone(),
+                });
                 self.push_local(ev);
             }
         }
@@ -505,13 +633,23 @@ impl Tab {
         if self.0.conf.transport != TransportKind::Http {
             return;
         }
-        let Some((driver, info)) = self.leading(|l| l.driver.clone().map(|d| (d, l.server_info.clone()))).flatten() else {
+        let Some((driver, info)) = self
+            .leading(|l| l.driver.clone().map(|d| (d, l.server_info.clone())))
+            .flatten()
+        else {
             return;
         };
-        let Some(session) = driver.read(|e| e.session_snapshot(info)) else { return };
+        let Some(session) = driver.read(|e| e.session_snapshot(info)) else {
+            return;
+        };
         let store = self.0.store.clone();
         spawn_local(async move {
-            store.put_session(&SessionRecord { session, saved_at: global::now() }).await;
+            store
+                .put_session(&SessionRecord {
+                    session,
+                    saved_at: global::now(),
+                })
+                .await;
         });
     }
 
@@ -529,14 +667,22 @@ impl Tab {
 
     async fn flush(&self) {
         loop {
-            let batch = self.leading(|l| std::mem::take(&mut l.dirty)).unwrap_or_default();
+            let batch = self
+                .leading(|l| std::mem::take(&mut l.dirty))
+                .unwrap_or_default();
             if batch.is_empty() {
                 self.leading(|l| l.flushing = false);
                 return;
             }
             for id in batch {
-                let Some(rec) = self.record_of(&id) else { continue };
-                let stored = self.0.store.update_task(&id, move |old| Some(rec.merged_over(old))).await;
+                let Some(rec) = self.record_of(&id) else {
+                    continue;
+                };
+                let stored = self
+                    .0
+                    .store
+                    .update_task(&id, move |old| Some(rec.merged_over(old)))
+                    .await;
                 if let Some(r) = stored {
                     self.leading(|l| l.records.insert(id.clone(), r));
                 }
@@ -546,9 +692,15 @@ impl Tab {
 
     /// The record of a task as this leader knows it (results stripped unless opted in).
     fn record_of(&self, task_id: &str) -> Option<TaskRecord> {
-        let (driver, answered, known) = self
-            .leading(|l| (l.driver.clone(), l.answered.get(task_id).cloned().unwrap_or_default(), l.records.get(task_id).cloned()))?;
-        let (snap, dialect): (Option<TaskSnapshot>, _) = driver?.read(|e| (e.export_task(task_id), e.dialect()));
+        let (driver, answered, known) = self.leading(|l| {
+            (
+                l.driver.clone(),
+                l.answered.get(task_id).cloned().unwrap_or_default(),
+                l.records.get(task_id).cloned(),
+            )
+        })?;
+        let (snap, dialect): (Option<TaskSnapshot>, _) =
+            driver?.read(|e| (e.export_task(task_id), e.dialect()));
         let mut snap = snap?;
         if !self.0.conf.shared.persist_results {
             snap.task.outcome = None;
@@ -570,7 +722,9 @@ impl Tab {
     pub(super) fn leader_tick(&self, n: u64) {
         self.announce();
         if n % CHECKPOINT_TICKS == 0 {
-            let ids: BTreeSet<String> = self.leading(|l| l.router.sub_tasks.values().cloned().collect()).unwrap_or_default();
+            let ids: BTreeSet<String> = self
+                .leading(|l| l.router.sub_tasks.values().cloned().collect())
+                .unwrap_or_default();
             for id in ids {
                 self.persist(&id);
             }
@@ -583,10 +737,18 @@ impl Tab {
 
     /// Drops the subscriptions of tabs whose presence lock is gone (closed without a `Bye`).
     async fn prune(&self) {
-        let Some(locks) = self.0.web.borrow().locks.clone() else { return };
-        let Ok(names) = web::held_names(&locks).await else { return };
+        let Some(locks) = self.0.web.borrow().locks.clone() else {
+            return;
+        };
+        let Ok(names) = web::held_names(&locks).await else {
+            return;
+        };
         let prefix = self.presence_prefix();
-        let alive: HashSet<TabId> = names.iter().filter_map(|n| n.strip_prefix(&prefix)).filter_map(|s| s.parse().ok()).collect();
+        let alive: HashSet<TabId> = names
+            .iter()
+            .filter_map(|n| n.strip_prefix(&prefix))
+            .filter_map(|s| s.parse().ok())
+            .collect();
         let gone: Vec<TabId> = self
             .leading(|l| {
                 let mut tabs: HashSet<TabId> = l.router.peers.keys().copied().collect();
@@ -600,7 +762,10 @@ impl Tab {
                         }
                         continue;
                     }
-                    let p = l.router.peers.entry(t).or_insert(Peer { visible: false, missing: 0 });
+                    let p = l.router.peers.entry(t).or_insert(Peer {
+                        visible: false,
+                        missing: 0,
+                    });
                     p.missing += 1;
                     // Twice in a row: a tab that just joined may not hold its lock yet.
                     if p.missing >= 2 {
@@ -619,7 +784,13 @@ impl Tab {
     pub(super) fn drop_tab(&self, tab: TabId) {
         let subs = self.leading(|l| {
             l.router.peers.remove(&tab);
-            let keys: Vec<(TabId, u64)> = l.router.sub_keys.keys().filter(|(t, _)| *t == tab).copied().collect();
+            let keys: Vec<(TabId, u64)> = l
+                .router
+                .sub_keys
+                .keys()
+                .filter(|(t, _)| *t == tab)
+                .copied()
+                .collect();
             let mut subs = Vec::new();
             for k in keys {
                 if let Some(s) = l.router.sub_keys.remove(&k) {
@@ -647,13 +818,29 @@ impl Tab {
         };
         match msg {
             Msg::Hello { from, visible } => {
-                self.leading(|l| l.router.peers.insert(from, Peer { visible, missing: 0 }));
+                self.leading(|l| {
+                    l.router.peers.insert(
+                        from,
+                        Peer {
+                            visible,
+                            missing: 0,
+                        },
+                    )
+                });
                 self.announce();
                 self.recompute_visibility(visible);
             }
-            Msg::Op { from, epoch: e, id, op } if e == epoch => {
+            Msg::Op {
+                from,
+                epoch: e,
+                id,
+                op,
+            } if e == epoch => {
                 self.leading(|l| {
-                    l.router.peers.entry(from).or_insert(Peer { visible: false, missing: 0 });
+                    l.router.peers.entry(from).or_insert(Peer {
+                        visible: false,
+                        missing: 0,
+                    });
                 });
                 self.apply(from, id, op);
             }
@@ -666,7 +853,16 @@ impl Tab {
 
     pub(super) fn leader_visibility(&self, from: TabId, visible: bool) {
         if from != self.0.id {
-            self.leading(|l| l.router.peers.entry(from).or_insert(Peer { visible, missing: 0 }).visible = visible);
+            self.leading(|l| {
+                l.router
+                    .peers
+                    .entry(from)
+                    .or_insert(Peer {
+                        visible,
+                        missing: 0,
+                    })
+                    .visible = visible
+            });
         }
         self.recompute_visibility(visible);
     }
@@ -692,4 +888,3 @@ impl Tab {
         }
     }
 }
-

@@ -34,7 +34,11 @@ struct Inner {
 
 impl Ledger {
     pub fn new(store: Store, lock_name: String) -> Ledger {
-        Ledger(Rc::new(Inner { store, lock_name, claims: RefCell::new(HashMap::new()) }))
+        Ledger(Rc::new(Inner {
+            store,
+            lock_name,
+            claims: RefCell::new(HashMap::new()),
+        }))
     }
 
     /// Whether this page may fire `task_id`'s terminal callbacks (the first caller across all
@@ -60,7 +64,10 @@ impl Ledger {
             return rx.await.unwrap_or(false);
         }
         let won = self.check_and_set(task_id).await;
-        let prev = self.0.claims.borrow_mut().insert(task_id.to_owned(), if won { Claim::Won } else { Claim::Lost });
+        let prev = self.0.claims.borrow_mut().insert(
+            task_id.to_owned(),
+            if won { Claim::Won } else { Claim::Lost },
+        );
         if let Some(Claim::Pending(waiters)) = prev {
             for w in waiters {
                 let _ = w.send(won);
@@ -79,7 +86,8 @@ impl Ledger {
             let key = id.clone();
             let stored = store
                 .update_task(&key, move |old| {
-                    let mut rec = old.unwrap_or_else(|| TaskRecord::new(&scope, &id, global::now()));
+                    let mut rec =
+                        old.unwrap_or_else(|| TaskRecord::new(&scope, &id, global::now()));
                     if !rec.fired {
                         rec.fired = true;
                         rec.fired_at = Some(global::now());
@@ -93,7 +101,9 @@ impl Ledger {
             v
         };
         match web::lock_manager() {
-            Some(locks) => web::with_lock(&locks, &self.0.lock_name, work).await.unwrap_or(false),
+            Some(locks) => web::with_lock(&locks, &self.0.lock_name, work)
+                .await
+                .unwrap_or(false),
             None => work.await,
         }
     }

@@ -122,7 +122,11 @@ impl SharedOptions {
             }
             return Ok(None);
         }
-        Ok(Some(SharedOptions { identity, persist_results: flag("persistResults", false)?, coordinate: flag("tabs", true)? }))
+        Ok(Some(SharedOptions {
+            identity,
+            persist_results: flag("persistResults", false)?,
+            coordinate: flag("tabs", true)?,
+        }))
     }
 }
 
@@ -153,7 +157,11 @@ pub enum Link {
 
 impl Link {
     /// Connects directly (`shared: None`) or joins the scope's tabs.
-    pub async fn connect(opts: DriverOptions, shared: Option<SharedOptions>, host: Host) -> Result<Link, ClientError> {
+    pub async fn connect(
+        opts: DriverOptions,
+        shared: Option<SharedOptions>,
+        host: Host,
+    ) -> Result<Link, ClientError> {
         match shared {
             None => Driver::connect(opts, host).await.map(Link::Solo),
             Some(s) => Ok(Link::Shared(Tab::start(opts, s, host).await)),
@@ -166,7 +174,11 @@ impl Link {
     }
 
     /// Like [`op`](Self::op), running `then` on the result before any consequence is delivered.
-    pub fn op_then<R>(&self, f: impl FnOnce(&mut dyn Requestor, u64) -> R, then: impl FnOnce(&R)) -> R {
+    pub fn op_then<R>(
+        &self,
+        f: impl FnOnce(&mut dyn Requestor, u64) -> R,
+        then: impl FnOnce(&R),
+    ) -> R {
         match self {
             Link::Solo(d) => d.op_then(|e, now| f(e, now), then),
             Link::Shared(t) => t.op_then(f, then),

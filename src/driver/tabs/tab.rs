@@ -15,8 +15,10 @@ use super::web::{self, Channel, Held, Listener};
 use super::wire::{Msg, Op, SessionWire, TabId};
 use super::{Requestor, SharedOptions};
 use crate::driver::persist::{Scope, Store};
-use crate::driver::{global, DriverOptions, Host, HeaderSource, TransportKind};
-use crate::engine::api::{CallOptions, ClientError, Config, End, ErrorKind, Event, InputId, OpId, SubId};
+use crate::driver::{global, DriverOptions, HeaderSource, Host, TransportKind};
+use crate::engine::api::{
+    CallOptions, ClientError, Config, End, ErrorKind, Event, InputId, OpId, SubId,
+};
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::{Dialect, Task};
 
@@ -66,7 +68,9 @@ pub(super) struct MySub {
 pub(super) enum Role {
     /// No leader known yet (or the last one left).
     Electing,
-    Follower { epoch: u64 },
+    Follower {
+        epoch: u64,
+    },
     Leader(Box<Leading>),
 }
 
@@ -212,16 +216,28 @@ impl Tab {
         self.hold_presence();
         self.request_leadership(false);
         let visible = self.0.st.borrow().visible;
-        self.post(&Msg::Hello { from: self.0.id, visible });
+        self.post(&Msg::Hello {
+            from: self.0.id,
+            visible,
+        });
     }
 
     /// A lock named after this tab, held for its life: the leader reads who is alive from it.
     fn hold_presence(&self) {
-        let Some(locks) = self.0.web.borrow().locks.clone() else { return };
+        let Some(locks) = self.0.web.borrow().locks.clone() else {
+            return;
+        };
         let slot: Rc<RefCell<Option<Held>>> = Rc::default();
         let s2 = slot.clone();
         let name = Self::presence_name(&self.0.scope, self.0.id);
-        let req = web::acquire(&locks, &name, false, move |h| *s2.borrow_mut() = Some(h), || {}).ok();
+        let req = web::acquire(
+            &locks,
+            &name,
+            false,
+            move |h| *s2.borrow_mut() = Some(h),
+            || {},
+        )
+        .ok();
         let mut w = self.0.web.borrow_mut();
         w.presence = Some(slot);
         w.presence_req = req;
@@ -229,7 +245,9 @@ impl Tab {
 
     /// Queues for the leader lock (`steal`: take it now).
     pub(super) fn request_leadership(&self, steal: bool) {
-        let Some(locks) = self.0.web.borrow().locks.clone() else { return };
+        let Some(locks) = self.0.web.borrow().locks.clone() else {
+            return;
+        };
         if let Some(mut old) = self.0.web.borrow_mut().leader_req.take() {
             old.abort();
         }
@@ -271,7 +289,9 @@ impl Tab {
             })
         };
         if let Some(d) = &doc {
-            ls.extend(on(d, "visibilitychange", |t| t.on_visibility(web::page_visible())));
+            ls.extend(on(d, "visibilitychange", |t| {
+                t.on_visibility(web::page_visible())
+            }));
             ls.extend(on(d, "freeze", Tab::on_freeze));
             ls.extend(on(d, "resume", Tab::on_resume));
         }
@@ -289,8 +309,15 @@ impl Tab {
 
     // ----- the JS layer's side -----
 
-    pub fn op_then<R>(&self, f: impl FnOnce(&mut dyn Requestor, u64) -> R, then: impl FnOnce(&R)) -> R {
-        let mut req = TabReq { tab: self, queued: Vec::new() };
+    pub fn op_then<R>(
+        &self,
+        f: impl FnOnce(&mut dyn Requestor, u64) -> R,
+        then: impl FnOnce(&R),
+    ) -> R {
+        let mut req = TabReq {
+            tab: self,
+            queued: Vec::new(),
+        };
         let r = f(&mut req, global::now());
         let queued = std::mem::take(&mut req.queued);
         then(&r);
@@ -302,7 +329,10 @@ impl Tab {
     }
 
     pub fn read<R>(&self, f: impl FnOnce(&dyn Requestor) -> R) -> R {
-        f(&TabReq { tab: self, queued: Vec::new() })
+        f(&TabReq {
+            tab: self,
+            queued: Vec::new(),
+        })
     }
 
     pub fn is_closed(&self) -> bool {
@@ -326,16 +356,33 @@ impl Tab {
     }
 
     pub async fn pending_tasks(&self) -> Vec<String> {
-        self.0.store.tasks().await.into_iter().filter(|r| !r.fired).map(|r| r.task_id).collect()
+        self.0
+            .store
+            .tasks()
+            .await
+            .into_iter()
+            .filter(|r| !r.fired)
+            .map(|r| r.task_id)
+            .collect()
     }
 
     pub async fn forget(&self, task_id: &str) {
-        self.op(|r, _| r.queued.push((0, Op::Forget { task_id: task_id.to_owned() })));
+        self.op(|r, _| {
+            r.queued.push((
+                0,
+                Op::Forget {
+                    task_id: task_id.to_owned(),
+                },
+            ))
+        });
         self.0.store.delete_task(task_id).await;
     }
 
     fn op<R>(&self, f: impl FnOnce(&mut TabReq<'_>, u64) -> R) -> R {
-        let mut req = TabReq { tab: self, queued: Vec::new() };
+        let mut req = TabReq {
+            tab: self,
+            queued: Vec::new(),
+        };
         let r = f(&mut req, global::now());
         for (id, op) in std::mem::take(&mut req.queued) {
             self.route(id, op);
@@ -354,7 +401,11 @@ impl Tab {
             }
             st.closed = true;
             let role = std::mem::replace(&mut st.role, Role::Electing);
-            (role, std::mem::take(&mut st.subs), std::mem::take(&mut st.ops))
+            (
+                role,
+                std::mem::take(&mut st.subs),
+                std::mem::take(&mut st.ops),
+            )
         };
         match role {
             Role::Leader(l) => self.step_down(l, true),
@@ -362,11 +413,20 @@ impl Tab {
         }
         let error = ClientError::new(ErrorKind::Closed, "the client was closed");
         for (id, s) in subs {
-            let end = End::Failed { error: error.clone() };
-            self.push_local(Event::Done { sub: SubId(id), task_id: s.task_id, end });
+            let end = End::Failed {
+                error: error.clone(),
+            };
+            self.push_local(Event::Done {
+                sub: SubId(id),
+                task_id: s.task_id,
+                end,
+            });
         }
         for id in ops.keys() {
-            self.push_local(Event::Reply { op: OpId(*id), result: Err(error.clone()) });
+            self.push_local(Event::Reply {
+                op: OpId(*id),
+                result: Err(error.clone()),
+            });
         }
         self.deliver();
         let mut w = self.0.web.borrow_mut();
@@ -404,7 +464,12 @@ impl Tab {
         };
         match to {
             To::Me => self.apply(self.0.id, id, op),
-            To::Peer(epoch) => self.post(&Msg::Op { from: self.0.id, epoch, id, op }),
+            To::Peer(epoch) => self.post(&Msg::Op {
+                from: self.0.id,
+                epoch,
+                id,
+                op,
+            }),
             To::Nobody => match op {
                 // Nobody has it yet: stopping is local (the next leader never hears of it).
                 Op::Unsubscribe { sub } => self.abort_local(sub),
@@ -418,7 +483,11 @@ impl Tab {
     fn abort_local(&self, sub: SubId) {
         let s = self.0.st.borrow_mut().subs.remove(&sub.0);
         if let Some(s) = s {
-            self.push_local(Event::Done { sub, task_id: s.task_id, end: End::Aborted });
+            self.push_local(Event::Done {
+                sub,
+                task_id: s.task_id,
+                end: End::Aborted,
+            });
         }
     }
 
@@ -445,7 +514,11 @@ impl Tab {
                             "the leader tab went away before the server named the task; the call may have run",
                         );
                         error.data = Some(Value::from("leaderLost"));
-                        self.push_local(Event::Done { sub: SubId(id), task_id: None, end: End::Failed { error } });
+                        self.push_local(Event::Done {
+                            sub: SubId(id),
+                            task_id: None,
+                            end: End::Failed { error },
+                        });
                     }
                     continue;
                 }
@@ -531,11 +604,19 @@ impl Tab {
             return;
         }
         match msg {
-            Msg::Leader { from, epoch, hidden_ms, session } if from != self.0.id => self.on_leader(epoch, hidden_ms, session),
+            Msg::Leader {
+                from,
+                epoch,
+                hidden_ms,
+                session,
+            } if from != self.0.id => self.on_leader(epoch, hidden_ms, session),
             Msg::Ev { to, epoch, event } if to.is_none_or(|t| t == self.0.id) => {
                 let (current, connected) = {
                     let st = self.0.st.borrow();
-                    (matches!(st.role, Role::Follower { epoch: e, .. } if e == epoch), st.delivered_session.is_some())
+                    (
+                        matches!(st.role, Role::Follower { epoch: e, .. } if e == epoch),
+                        st.delivered_session.is_some(),
+                    )
                 };
                 // Before this tab is connected, the leader's session warnings are not ours: they
                 // would read as this tab's failed connect.
@@ -585,8 +666,14 @@ impl Tab {
     fn maybe_take_over(&self) {
         let take = {
             let st = self.0.st.borrow();
-            let hidden_for = st.leader_hidden_ms.saturating_add(global::now().saturating_sub(st.leader_seen));
-            st.visible && !st.closed && matches!(st.role, Role::Follower { .. }) && st.leader_hidden_ms > 0 && hidden_for > HANDOFF_HIDDEN_MS
+            let hidden_for = st
+                .leader_hidden_ms
+                .saturating_add(global::now().saturating_sub(st.leader_seen));
+            st.visible
+                && !st.closed
+                && matches!(st.role, Role::Follower { .. })
+                && st.leader_hidden_ms > 0
+                && hidden_for > HANDOFF_HIDDEN_MS
         };
         if take && self.0.web.borrow().locks.is_some() {
             self.0.st.borrow_mut().leader_hidden_ms = 0;
@@ -596,7 +683,11 @@ impl Tab {
 
     /// How long this page has been hidden (0: visible).
     pub(super) fn hidden_ms(&self) -> u64 {
-        self.0.st.borrow().hidden_since.map_or(0, |t| global::now().saturating_sub(t).max(1))
+        self.0
+            .st
+            .borrow()
+            .hidden_since
+            .map_or(0, |t| global::now().saturating_sub(t).max(1))
     }
 
     // ----- page events and housekeeping -----
@@ -610,8 +701,16 @@ impl Tab {
         }
         let (closed, silent, limit) = {
             let st = self.0.st.borrow();
-            let limit = if st.leader_hidden_ms == 0 { STEAL_VISIBLE_MS } else { STEAL_HIDDEN_MS };
-            (st.closed, global::now().saturating_sub(st.leader_seen), limit)
+            let limit = if st.leader_hidden_ms == 0 {
+                STEAL_VISIBLE_MS
+            } else {
+                STEAL_HIDDEN_MS
+            };
+            (
+                st.closed,
+                global::now().saturating_sub(st.leader_seen),
+                limit,
+            )
         };
         if !closed && silent > limit && self.0.web.borrow().locks.is_some() {
             // The lock is held by a tab that says nothing (hung, or frozen without a `freeze`).
@@ -624,11 +723,18 @@ impl Tab {
         {
             let mut st = self.0.st.borrow_mut();
             st.visible = visible;
-            st.hidden_since = if visible { None } else { st.hidden_since.or(Some(global::now())) };
+            st.hidden_since = if visible {
+                None
+            } else {
+                st.hidden_since.or(Some(global::now()))
+            };
         }
         let follower = !matches!(self.0.st.borrow().role, Role::Leader(_));
         if follower {
-            self.post(&Msg::Vis { from: self.0.id, visible });
+            self.post(&Msg::Vis {
+                from: self.0.id,
+                visible,
+            });
             self.maybe_take_over();
         } else {
             self.leader_visibility(self.0.id, visible);
@@ -683,7 +789,10 @@ impl Tab {
         }
         let visible = web::page_visible();
         self.0.st.borrow_mut().visible = visible;
-        self.post(&Msg::Hello { from: self.0.id, visible });
+        self.post(&Msg::Hello {
+            from: self.0.id,
+            visible,
+        });
     }
 
     fn on_pagehide(&self) {
@@ -707,9 +816,11 @@ impl Tab {
         }
         self.request_leadership(false);
         let visible = self.0.st.borrow().visible;
-        self.post(&Msg::Hello { from: self.0.id, visible });
+        self.post(&Msg::Hello {
+            from: self.0.id,
+            visible,
+        });
     }
-
 }
 
 /// A tab's [`Requestor`]: allocates tab-local ids and queues operations for the leader.
@@ -728,7 +839,12 @@ impl TabReq<'_> {
 
     fn sub(&mut self, op: Op) -> SubId {
         let id = self.alloc();
-        let s = MySub { op: op.clone(), task_id: None, acked: false, stopping: false };
+        let s = MySub {
+            op: op.clone(),
+            task_id: None,
+            acked: false,
+            stopping: false,
+        };
         self.tab.0.st.borrow_mut().subs.insert(id, s);
         self.queued.push((id, op));
         SubId(id)
@@ -744,15 +860,25 @@ impl TabReq<'_> {
 
 impl Requestor for TabReq<'_> {
     fn call_tool(&mut self, _now: u64, name: &str, arguments: Value, opts: CallOptions) -> SubId {
-        self.sub(Op::CallTool { name: name.to_owned(), arguments, opts })
+        self.sub(Op::CallTool {
+            name: name.to_owned(),
+            arguments,
+            opts,
+        })
     }
 
     fn request(&mut self, _now: u64, method: &str, params: Value, opts: CallOptions) -> SubId {
-        self.sub(Op::Request { method: method.to_owned(), params, opts })
+        self.sub(Op::Request {
+            method: method.to_owned(),
+            params,
+            opts,
+        })
     }
 
     fn watch(&mut self, _now: u64, task_id: &str) -> SubId {
-        let sub = self.sub(Op::Watch { task_id: task_id.to_owned() });
+        let sub = self.sub(Op::Watch {
+            task_id: task_id.to_owned(),
+        });
         if let Some(s) = self.tab.0.st.borrow_mut().subs.get_mut(&sub.0) {
             s.task_id = Some(task_id.to_owned());
         }
@@ -773,7 +899,9 @@ impl Requestor for TabReq<'_> {
     }
 
     fn cancel(&mut self, _now: u64, task_id: &str) -> OpId {
-        self.one_shot(Op::Cancel { task_id: task_id.to_owned() })
+        self.one_shot(Op::Cancel {
+            task_id: task_id.to_owned(),
+        })
     }
 
     fn answer_input(&mut self, _now: u64, id: InputId, answer: Result<Value, RpcError>) {
@@ -781,7 +909,9 @@ impl Requestor for TabReq<'_> {
     }
 
     fn list_tasks(&mut self, _now: u64, cursor: Option<&str>) -> OpId {
-        self.one_shot(Op::ListTasks { cursor: cursor.map(str::to_owned) })
+        self.one_shot(Op::ListTasks {
+            cursor: cursor.map(str::to_owned),
+        })
     }
 
     fn list_tools(&mut self, _now: u64) -> OpId {
@@ -790,7 +920,10 @@ impl Requestor for TabReq<'_> {
 
     fn task(&self, task_id: &str) -> Option<Task> {
         let from_engine = match &self.tab.0.st.borrow().role {
-            Role::Leader(l) => l.driver.as_ref().and_then(|d| d.read(|e| e.task(task_id).cloned())),
+            Role::Leader(l) => l
+                .driver
+                .as_ref()
+                .and_then(|d| d.read(|e| e.task(task_id).cloned())),
             _ => None,
         };
         from_engine.or_else(|| self.tab.0.st.borrow().tasks.get(task_id).cloned())

@@ -16,7 +16,12 @@ extern "C" {
     #[derive(Clone)]
     pub type LockManager;
     #[wasm_bindgen(method, catch, js_name = request)]
-    fn request_with(this: &LockManager, name: &str, options: &JsValue, cb: &Function) -> Result<Promise, JsValue>;
+    fn request_with(
+        this: &LockManager,
+        name: &str,
+        options: &JsValue,
+        cb: &Function,
+    ) -> Result<Promise, JsValue>;
     #[wasm_bindgen(method, catch)]
     fn query(this: &LockManager) -> Result<Promise, JsValue>;
 
@@ -33,7 +38,9 @@ extern "C" {
 }
 
 fn global_get(target: &JsValue, key: &str) -> Option<JsValue> {
-    Reflect::get(target, &JsValue::from_str(key)).ok().filter(|v| !v.is_undefined() && !v.is_null())
+    Reflect::get(target, &JsValue::from_str(key))
+        .ok()
+        .filter(|v| !v.is_undefined() && !v.is_null())
 }
 
 /// `navigator.locks`, when the page has it.
@@ -136,7 +143,8 @@ pub async fn with_lock<T: 'static>(
     });
     let p = locks.request_with(name, &Object::new(), cb.unchecked_ref())?;
     JsFuture::from(p).await?;
-    rx.await.map_err(|_| JsValue::from_str("the lock callback did not run"))
+    rx.await
+        .map_err(|_| JsValue::from_str("the lock callback did not run"))
 }
 
 /// Names of every lock held right now (in this origin).
@@ -144,7 +152,10 @@ pub async fn held_names(locks: &LockManager) -> Result<Vec<String>, JsValue> {
     let snapshot = JsFuture::from(locks.query()?).await?;
     let held = global_get(&snapshot, "held").unwrap_or_else(|| Array::new().into());
     let arr: Array = held.dyn_into().unwrap_or_default();
-    Ok(arr.iter().filter_map(|l| global_get(&l, "name").and_then(|n| n.as_string())).collect())
+    Ok(arr
+        .iter()
+        .filter_map(|l| global_get(&l, "name").and_then(|n| n.as_string()))
+        .collect())
 }
 
 /// One open `BroadcastChannel` with its message handler (closed on drop).
@@ -166,7 +177,10 @@ impl Channel {
             }
         });
         bc.set_onmessage(Some(cb.as_ref().unchecked_ref()));
-        Some(Channel { bc, _on_message: cb })
+        Some(Channel {
+            bc,
+            _on_message: cb,
+        })
     }
 
     pub fn post(&self, text: &str) {
@@ -190,18 +204,33 @@ pub struct Listener {
 
 impl Listener {
     /// Listens for `kind` on `target` (`None` when the target or `addEventListener` is missing).
-    pub fn on(target: &JsValue, kind: &'static str, f: impl FnMut(JsValue) + 'static) -> Option<Listener> {
+    pub fn on(
+        target: &JsValue,
+        kind: &'static str,
+        f: impl FnMut(JsValue) + 'static,
+    ) -> Option<Listener> {
         let add: Function = global_get(target, "addEventListener")?.dyn_into().ok()?;
         let cb = Closure::<dyn FnMut(JsValue)>::new(f);
-        add.call2(target, &JsValue::from_str(kind), cb.as_ref()).ok()?;
-        Some(Listener { target: target.clone(), kind, cb })
+        add.call2(target, &JsValue::from_str(kind), cb.as_ref())
+            .ok()?;
+        Some(Listener {
+            target: target.clone(),
+            kind,
+            cb,
+        })
     }
 }
 
 impl Drop for Listener {
     fn drop(&mut self) {
-        if let Some(rm) = global_get(&self.target, "removeEventListener").and_then(|f| f.dyn_into::<Function>().ok()) {
-            let _ = rm.call2(&self.target, &JsValue::from_str(self.kind), self.cb.as_ref());
+        if let Some(rm) = global_get(&self.target, "removeEventListener")
+            .and_then(|f| f.dyn_into::<Function>().ok())
+        {
+            let _ = rm.call2(
+                &self.target,
+                &JsValue::from_str(self.kind),
+                self.cb.as_ref(),
+            );
         }
     }
 }

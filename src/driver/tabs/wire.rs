@@ -19,33 +19,60 @@ pub type TabId = u64;
 #[serde(tag = "op", rename_all = "camelCase")]
 pub enum Op {
     #[serde(rename_all = "camelCase")]
-    CallTool { name: String, arguments: Value, opts: CallOptions },
+    CallTool {
+        name: String,
+        arguments: Value,
+        opts: CallOptions,
+    },
     #[serde(rename_all = "camelCase")]
-    Request { method: String, params: Value, opts: CallOptions },
+    Request {
+        method: String,
+        params: Value,
+        opts: CallOptions,
+    },
     #[serde(rename_all = "camelCase")]
-    Watch { task_id: String },
+    Watch {
+        task_id: String,
+    },
     #[serde(rename_all = "camelCase")]
-    Unsubscribe { sub: SubId },
+    Unsubscribe {
+        sub: SubId,
+    },
     #[serde(rename_all = "camelCase")]
-    Cancel { task_id: String },
+    Cancel {
+        task_id: String,
+    },
     #[serde(rename_all = "camelCase")]
-    AnswerInput { id: InputId, answer: Result<Value, RpcError> },
+    AnswerInput {
+        id: InputId,
+        answer: Result<Value, RpcError>,
+    },
     #[serde(rename_all = "camelCase")]
-    ListTasks { cursor: Option<String> },
+    ListTasks {
+        cursor: Option<String>,
+    },
     ListTools,
     /// Stop tracking a task (the caller forgot it).
     #[serde(rename_all = "camelCase")]
-    Forget { task_id: String },
+    Forget {
+        task_id: String,
+    },
 }
 
 impl Op {
     /// Operations answered by a subscription (the rest by a reply, or by nothing).
     pub fn makes_sub(&self) -> bool {
-        matches!(self, Op::CallTool { .. } | Op::Request { .. } | Op::Watch { .. })
+        matches!(
+            self,
+            Op::CallTool { .. } | Op::Request { .. } | Op::Watch { .. }
+        )
     }
 
     pub fn makes_reply(&self) -> bool {
-        matches!(self, Op::Cancel { .. } | Op::ListTasks { .. } | Op::ListTools)
+        matches!(
+            self,
+            Op::Cancel { .. } | Op::ListTasks { .. } | Op::ListTools
+        )
     }
 }
 
@@ -80,16 +107,30 @@ pub enum Msg {
     /// The leader's announcement and heartbeat; a new `epoch` means a new leader. `hidden_ms`:
     /// how long its page has been hidden (0: visible).
     #[serde(rename_all = "camelCase")]
-    Leader { from: TabId, epoch: u64, hidden_ms: u64, session: Option<SessionWire> },
+    Leader {
+        from: TabId,
+        epoch: u64,
+        hidden_ms: u64,
+        session: Option<SessionWire>,
+    },
     /// A follower's operation; `id` is its local sub/op id (0 when the op makes neither).
     #[serde(rename_all = "camelCase")]
-    Op { from: TabId, epoch: u64, id: u64, op: Op },
+    Op {
+        from: TabId,
+        epoch: u64,
+        id: u64,
+        op: Op,
+    },
     /// The leader received a subscribing operation (a call is not re-sent after this).
     #[serde(rename_all = "camelCase")]
     Ack { to: TabId, epoch: u64, id: u64 },
     /// An event for one tab (`to`), or for all (`None`), in tab-local ids.
     #[serde(rename_all = "camelCase")]
-    Ev { to: Option<TabId>, epoch: u64, event: Event },
+    Ev {
+        to: Option<TabId>,
+        epoch: u64,
+        event: Event,
+    },
     /// A follower's page became visible or hidden.
     #[serde(rename_all = "camelCase")]
     Vis { from: TabId, visible: bool },

@@ -57,7 +57,7 @@ pub(crate) struct Harness {
     /// Keep the event log (off for long simulations).
     pub(crate) record: bool,
     inflight_get: HashMap<String, SendKey>,
-    get_keys: HashMap<SendKey, String>,
+    get_keys: HashMap<SendKey, String, super::scheduler::IdHash>,
     pub(crate) violations: Vec<String>,
 }
 
@@ -84,7 +84,7 @@ impl Harness {
             auto_answer: true,
             record: true,
             inflight_get: HashMap::new(),
-            get_keys: HashMap::new(),
+            get_keys: HashMap::default(),
             violations: Vec::new(),
         }
     }

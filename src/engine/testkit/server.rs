@@ -2,7 +2,7 @@
 //! every task flow: scripted tasks (`job` tool arguments say how long they run, how they end,
 //! whether they ask for input), sessions that can die, pagination, pushes and fault injection.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde_json::{json, Map, Value};
 
@@ -70,7 +70,7 @@ pub(crate) struct Faults {
 /// The server.
 pub(crate) struct FakeServer {
     pub(crate) dialect: Dialect,
-    pub(crate) tasks: BTreeMap<String, FakeTask>,
+    pub(crate) tasks: HashMap<String, FakeTask>,
     session: Option<String>,
     sessions: u32,
     next_task: u64,
@@ -78,7 +78,7 @@ pub(crate) struct FakeServer {
     pub(crate) push: bool,
     pub(crate) page_size: usize,
     /// Blocked `tasks/result` requests per task: (stream, request id).
-    blocked: BTreeMap<String, Vec<(SendKey, Id)>>,
+    blocked: HashMap<String, Vec<(SendKey, Id)>>,
     /// When tasks change on their own (run end, input needed, ttl), and tasks changed by a request.
     timeline: BTreeSet<(Millis, String)>,
     dirty: BTreeSet<String>,
@@ -86,7 +86,7 @@ pub(crate) struct FakeServer {
     rng: Rng,
     /// `tasks/get` times per task, as processed (404s excluded), and whether the answer carried
     /// the task (so the engine learnt its interval).
-    pub(crate) gets: BTreeMap<String, Vec<(Millis, bool)>>,
+    pub(crate) gets: HashMap<String, Vec<(Millis, bool)>>,
     /// The poll interval each task was created with (kept after the task is gone).
     pub(crate) intervals: BTreeMap<String, Option<u64>>,
 }
@@ -153,18 +153,18 @@ impl FakeServer {
     pub(crate) fn new(dialect: Dialect, seed: u64) -> Self {
         Self {
             dialect,
-            tasks: BTreeMap::new(),
+            tasks: HashMap::new(),
             session: None,
             sessions: 0,
             next_task: 1,
             push: false,
             page_size: 3,
-            blocked: BTreeMap::new(),
+            blocked: HashMap::new(),
             timeline: BTreeSet::new(),
             dirty: BTreeSet::new(),
             faults: Faults::default(),
             rng: Rng::new(seed ^ 0x5eed),
-            gets: BTreeMap::new(),
+            gets: HashMap::new(),
             intervals: BTreeMap::new(),
         }
     }
@@ -247,22 +247,37 @@ impl FakeServer {
 
     /// The `tasks/get` response for a working task, written directly (the common case).
     fn working_json(&self, rid: &Id, id: &str, t: &FakeTask) -> String {
-        let rid = serde_json::to_string(rid).unwrap_or_default();
         let num = |v: Option<u64>| v.map_or("null".to_owned(), |n| n.to_string());
-        let task = match self.dialect {
-            Dialect::Modern => format!(
-                r#"{{"taskId":"{id}","status":"working","createdAt":"{}","lastUpdatedAt":"{}","ttlMs":{},"pollIntervalMs":{}}}"#,
-                t.created_iso, t.created_iso, num(t.ttl), num(t.interval)
-            ),
-            Dialect::Legacy => format!(
-                r#"{{"taskId":"{id}","status":"working","createdAt":"{}","lastUpdatedAt":"{}","ttl":{},"pollInterval":{}}}"#,
-                t.created_iso, t.created_iso, num(t.ttl), num(t.interval)
-            ),
-            Dialect::Draft => {
-                format!(r#"{{"taskId":"{id}","status":"working","keepAlive":{},"pollFrequency":{}}}"#, num(t.ttl), num(t.interval))
-            }
+        let mut b = String::with_capacity(256);
+        b.push_str(r#"{"jsonrpc":"2.0","id":"#);
+        b.push_str(&serde_json::to_string(rid).unwrap_or_default());
+        b.push_str(r#","result":{"taskId":""#);
+        b.push_str(id);
+        b.push_str(r#"","status":"working","#);
+        let (ttl, interval) = match self.dialect {
+            Dialect::Modern => ("ttlMs", "pollIntervalMs"),
+            Dialect::Legacy => ("ttl", "pollInterval"),
+            Dialect::Draft => ("keepAlive", "pollFrequency"),
         };
-        format!(r#"{{"jsonrpc":"2.0","id":{rid},"result":{task}}}"#)
+        if self.dialect != Dialect::Draft {
+            for field in ["createdAt", "lastUpdatedAt"] {
+                b.push('"');
+                b.push_str(field);
+                b.push_str(r#"":""#);
+                b.push_str(&t.created_iso);
+                b.push_str(r#"","#);
+            }
+        }
+        for (field, v) in [(ttl, t.ttl), (interval, t.interval)] {
+            b.push('"');
+            b.push_str(field);
+            b.push_str(r#"":"#);
+            b.push_str(&num(v));
+            b.push(',');
+        }
+        b.pop();
+        b.push_str("}}");
+        b
     }
 
     fn final_result(&self, id: &str) -> Value {
@@ -581,12 +596,13 @@ impl FakeServer {
                 Err(_) => return self.ok(key, error_msg(Some(id), -32602, "Invalid cursor")),
             },
         };
-        let live: Vec<(String, Value)> = self
+        let mut live: Vec<(String, Value)> = self
             .tasks
             .iter()
             .filter(|(k, _)| self.alive(k, now).is_some())
             .map(|(k, t)| (k.clone(), self.task_json(k, t, now)))
             .collect();
+        live.sort_by(|a, b| a.0.cmp(&b.0));
         let page: Vec<Value> = live.iter().skip(start).take(self.page_size).map(|(_, v)| v.clone()).collect();
         let mut r = json!({ "tasks": page });
         if start + self.page_size < live.len() {
