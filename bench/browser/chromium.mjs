@@ -98,7 +98,10 @@ async function scriptSeconds(cdp) {
  * script time per due task (script time in a window ÷ task polls the server saw in that window).
  */
 export async function scaleFigure(chrome, { staticUrl, stack, dialect, server, n, windowMs, intervalMs }) {
+  const T = performance.now();
+  const phase = (what) => { if (process.env.BENCH_DEBUG) console.error(`[scale ${stack}] ${what} +${((performance.now() - T) / 1000).toFixed(1)}s`); };
   const { page, cdp } = await chrome.page(staticUrl, stack);
+  phase("page ready");
   try {
     await page.evaluate(([u, d]) => window.bench.connect(u, d), [server.url, dialect]);
     const timersBefore = await page.evaluate(() => window.__liveTimers());
@@ -106,8 +109,10 @@ export async function scaleFigure(chrome, { staticUrl, stack, dialect, server, n
     const tc = performance.now();
     const created = await page.evaluate(([k]) => window.bench.createMany(k, 3_600_000), [n]);
     const createMs = performance.now() - tc;
+    phase("created");
     await page.waitForTimeout(1000);
     const after = await heap(cdp, page);
+    phase("heap measured");
     // The window opens once the first tasks are due (one server interval after creation began).
     const wait = tc + intervalMs - performance.now();
     if (wait > 0) await page.waitForTimeout(wait);
@@ -122,6 +127,7 @@ export async function scaleFigure(chrome, { staticUrl, stack, dialect, server, n
     const m1 = await scriptSeconds(cdp);
     const t1 = performance.timeOrigin + performance.now();
     const prof = profileBusy(profile);
+    phase("profiled");
     const st = await getStats(server.statsUrl);
     const polls = st.requests.filter((r) => r.t >= t0 && r.t < t1 && r.taskId).length;
     // Median over 1-s bins of (JS+GC ms in the bin ÷ task requests the server saw in the bin).
@@ -136,14 +142,16 @@ export async function scaleFigure(chrome, { staticUrl, stack, dialect, server, n
       if ((reqBins[b] ?? 0) >= 20) perBin.push((prof.bins[b] ?? 0) / reqBins[b]);
     }
     const listPages = st.requests.filter((r) => r.t >= t0 && r.t < t1 && r.method === "tasks/list").length;
-    await page.evaluate(() => window.bench.close()).catch(() => {});
+    phase("stats read");
+    await Promise.race([page.evaluate(() => window.bench.close()).catch(() => {}), new Promise((r) => setTimeout(r, 3000))]);
+    phase("closed");
     return {
       n, createErrors: created.errors, createMs,
       timersBefore, timers,
       heapPerTask: (after.js - before.js + after.wasm - before.wasm) / n,
       jsHeapPerTask: (after.js - before.js) / n, wasmPerTask: (after.wasm - before.wasm) / n,
       scriptMs: (m1.script - m0.script) * 1000, taskMs: (m1.task - m0.task) * 1000,
-      duePolls: polls, listPages,
+      duePolls: polls, listPages, preflights: st.preflights ?? 0,
       busyMsPerDue: polls + listPages > 0 ? ((m1.task - m0.task) * 1000) / (polls + listPages) : NaN,
       jsMs: prof.js, gcMs: prof.gc,
       jsMsPerDue: polls + listPages > 0 ? (prof.js + prof.gc) / (polls + listPages) : NaN,
@@ -151,6 +159,7 @@ export async function scaleFigure(chrome, { staticUrl, stack, dialect, server, n
     };
   } finally {
     await page.close().catch(() => {});
+    phase("page closed");
   }
 }
 

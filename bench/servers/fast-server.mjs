@@ -311,7 +311,7 @@ export function startFastServer(o) {
   const server = http.createServer(async (req, res) => {
     try {
       const url = new URL(req.url ?? "/", "http://x");
-      if (req.method === "OPTIONS") { res.writeHead(204, CORS); return res.end(); }
+      if (req.method === "OPTIONS") { stats.preflights = (stats.preflights ?? 0) + 1; res.writeHead(204, CORS); return res.end(); }
       if (url.pathname === "/stats" && req.method === "GET") return send(res, 200, stats);
       if (url.pathname === "/stats/reset" && req.method === "POST") {
         stats.byMethod = {}; stats.tasksGetByTask = {}; stats.requests = []; stats.completions = {};

@@ -99,7 +99,12 @@ pub enum Input {
     /// listening stream / WebSocket when `via` is `None`.
     Message { via: Option<SendKey>, body: String },
     /// HTTP response head for a transmission (before its body). WebSocket never sends this.
-    Head { key: SendKey, status: u16, session_id: Option<String>, retry_after_ms: Option<u64> },
+    Head {
+        key: SendKey,
+        status: u16,
+        session_id: Option<String>,
+        retry_after_ms: Option<u64>,
+    },
     /// The response stream of a transmission ended (normally or not).
     Ended { key: SendKey },
     /// The transmission failed at the transport level.
@@ -138,11 +143,18 @@ pub struct Transmit {
 pub enum Output {
     Transmit(Transmit),
     /// Legacy HTTP: open (or keep open) the GET listening stream with these headers.
-    Listen { headers: Vec<(String, String)>, last_event_id: Option<String> },
+    Listen {
+        headers: Vec<(String, String)>,
+        last_event_id: Option<String>,
+    },
     /// Legacy HTTP: end the session (`DELETE` with these headers).
-    EndSession { headers: Vec<(String, String)> },
+    EndSession {
+        headers: Vec<(String, String)>,
+    },
     /// Abort a transmission's response stream (only for streams the engine knows are safe to close).
-    Abort { key: SendKey },
+    Abort {
+        key: SendKey,
+    },
     Event(Event),
     /// Nothing more to do until this time (or until new input); `u64::MAX`: no timer at all.
     Wake(Millis),
@@ -154,25 +166,49 @@ pub enum Output {
 pub enum Event {
     /// The session is ready.
     #[serde(rename_all = "camelCase")]
-    Connected { dialect: Dialect, protocol_version: String, server_info: Value, capabilities: Value },
+    Connected {
+        dialect: Dialect,
+        protocol_version: String,
+        server_info: Value,
+        capabilities: Value,
+    },
     /// A subscription's task is known or changed (status, message, ttl, input requests…).
     #[serde(rename_all = "camelCase")]
     Status { sub: SubId, task: Task },
     /// The subscription ended: exactly once per subscription.
     #[serde(rename_all = "camelCase")]
-    Done { sub: SubId, task_id: Option<String>, end: End },
+    Done {
+        sub: SubId,
+        task_id: Option<String>,
+        end: End,
+    },
     /// The server needs input from the host; answer with `Engine::answer_input`.
     #[serde(rename_all = "camelCase")]
-    Input { id: InputId, task_id: Option<String>, request: InputRequest },
+    Input {
+        id: InputId,
+        task_id: Option<String>,
+        request: InputRequest,
+    },
     /// A one-shot operation finished.
     #[serde(rename_all = "camelCase")]
-    Reply { op: OpId, result: Result<Value, ClientError> },
+    Reply {
+        op: OpId,
+        result: Result<Value, ClientError>,
+    },
     /// A recoverable problem (poll failed, server sent garbage…); tracking goes on.
     #[serde(rename_all = "camelCase")]
-    Warning { task_id: Option<String>, error: ClientError },
+    Warning {
+        task_id: Option<String>,
+        error: ClientError,
+    },
     /// A task changed state (the event log of seed §8.3).
     #[serde(rename_all = "camelCase")]
-    Transition { task_id: String, from: Option<crate::protocol::model::TaskStatus>, to: crate::protocol::model::TaskStatus, at: Millis },
+    Transition {
+        task_id: String,
+        from: Option<crate::protocol::model::TaskStatus>,
+        to: crate::protocol::model::TaskStatus,
+        at: Millis,
+    },
 }
 
 /// How a subscription ended.
@@ -181,7 +217,10 @@ pub enum Event {
 pub enum End {
     /// The task (or plain request) reached a terminal state; `task` is the final snapshot when there was a task.
     #[serde(rename_all = "camelCase")]
-    Finished { task: Option<Task>, outcome: Option<Outcome> },
+    Finished {
+        task: Option<Task>,
+        outcome: Option<Outcome>,
+    },
     /// The caller stopped waiting (AbortSignal / unsubscribe of a call handle); nothing was sent.
     Aborted,
     /// The request could not be made or tracked.
@@ -219,12 +258,22 @@ pub enum ErrorKind {
 
 impl ClientError {
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Self { kind, message: message.into(), code: None, data: None }
+        Self {
+            kind,
+            message: message.into(),
+            code: None,
+            data: None,
+        }
     }
 }
 
 impl From<RpcError> for ClientError {
     fn from(e: RpcError) -> Self {
-        Self { kind: ErrorKind::Rpc, message: e.message, code: Some(e.code), data: e.data }
+        Self {
+            kind: ErrorKind::Rpc,
+            message: e.message,
+            code: Some(e.code),
+            data: e.data,
+        }
     }
 }

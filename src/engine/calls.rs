@@ -46,8 +46,27 @@ pub(crate) struct Call {
     retry: Option<(Value, Option<Value>)>,
 }
 
+impl Call {
+    /// The call became this task and its original request is still open.
+    pub(crate) fn became_task(&self, task_id: &str) -> bool {
+        self.became.as_deref() == Some(task_id) && self.req.is_some()
+    }
+}
+
 impl Engine {
-    pub(crate) fn start_call(&mut self, now: Millis, method: &str, params: Value, opts: CallOptions) -> SubId {
+    /// Forgets a call and any input requests of its MRTR round.
+    fn remove_call(&mut self, c: u64) -> Option<Call> {
+        self.inputs.drop_call(c);
+        self.calls.remove(&c)
+    }
+
+    pub(crate) fn start_call(
+        &mut self,
+        now: Millis,
+        method: &str,
+        params: Value,
+        opts: CallOptions,
+    ) -> SubId {
         let c = self.next_call;
         self.next_call += 1;
         let sub = self.new_sub(Target::Call(c));
@@ -74,20 +93,29 @@ impl Engine {
 
     /// Builds and sends a call (the session is ready). Waits for the tools cache first.
     pub(crate) fn send_call(&mut self, now: Millis, c: u64) {
-        let Some(call) = self.calls.get(&c) else { return };
+        let Some(call) = self.calls.get(&c) else {
+            return;
+        };
         if call.sub.is_none() && call.became.is_none() {
             // The caller stopped waiting before anything went out: send nothing.
-            self.calls.remove(&c);
+            self.remove_call(c);
             return;
         }
         let tool = (call.method == "tools/call")
-            .then(|| call.params.get("name").and_then(Value::as_str).map(str::to_owned))
+            .then(|| {
+                call.params
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            })
             .flatten();
         if tool.is_some() && !self.tools.loaded {
             self.tools.waiting.push(c);
             return self.fetch_tools(now, false);
         }
-        let Some(codec) = self.session.ready_codec() else { return };
+        let Some(codec) = self.session.ready_codec() else {
+            return;
+        };
         let support: Option<Support> = tool.as_deref().map(|n| self.tools.support(n));
         let decision = tools::decide(
             &self.session.server_caps,
@@ -103,23 +131,41 @@ impl Engine {
         let out = {
             let si = self.session.info();
             match &call.retry {
-                Some((responses, state)) => {
-                    codec.retry_with_input(&si, &call.method, call.params.clone(), responses.clone(), state.clone())
-                }
+                Some((responses, state)) => codec.retry_with_input(
+                    &si,
+                    &call.method,
+                    call.params.clone(),
+                    responses.clone(),
+                    state.clone(),
+                ),
                 None => {
-                    let ask = TaskAugment { ttl_ms: call.opts.ttl_ms, task_id: Some(call.task_id.clone()) };
-                    Some(codec.build_request(&si, &call.method, call.params.clone(), augment.then_some(&ask)))
+                    let ask = TaskAugment {
+                        ttl_ms: call.opts.ttl_ms,
+                        task_id: Some(call.task_id.clone()),
+                    };
+                    Some(codec.build_request(
+                        &si,
+                        &call.method,
+                        call.params.clone(),
+                        augment.then_some(&ask),
+                    ))
                 }
             }
         };
         let Some(mut out) = out else {
-            return self.call_failed(c, ClientError::new(ErrorKind::Protocol, "the dialect cannot retry this request"));
+            return self.call_failed(
+                c,
+                ClientError::new(ErrorKind::Protocol, "the dialect cannot retry this request"),
+            );
         };
         if let Some(schema) = tool.as_deref().and_then(|n| self.tools.input_schema(n)) {
             let args = call.params.get("arguments").unwrap_or(&Value::Null);
             match tool_param_headers(schema, args) {
                 Ok(h) => out.headers.extend(h),
-                Err(e) => return self.call_failed(c, ClientError::new(ErrorKind::InvalidInput, e.to_string())),
+                Err(e) => {
+                    return self
+                        .call_failed(c, ClientError::new(ErrorKind::InvalidInput, e.to_string()))
+                }
             }
         }
         if let Some(call) = self.calls.get_mut(&c) {
@@ -128,26 +174,42 @@ impl Engine {
         self.send(now, Purpose::Call(c), out);
     }
 
-    pub(crate) fn on_call_reply(&mut self, now: Millis, c: u64, n: i64, res: Result<Value, Failure>) {
-        let Some(call) = self.calls.get(&c) else { return };
+    pub(crate) fn on_call_reply(
+        &mut self,
+        now: Millis,
+        c: u64,
+        n: i64,
+        res: Result<Value, Failure>,
+    ) {
+        let Some(call) = self.calls.get(&c) else {
+            return;
+        };
         if call.req != Some(n) {
             return;
         }
         let became = call.became.is_some();
-        let Some(codec) = self.session.codec_any() else { return };
+        let Some(codec) = self.session.codec_any() else {
+            return;
+        };
         match res {
             Ok(v) => match codec.parse_call_reply(v) {
                 Ok(CallReply::Task(task)) => self.call_became_task(now, c, task, Some(n)),
-                Ok(CallReply::Complete(result)) => self.call_complete(now, c, Outcome::Result { result }),
-                Ok(CallReply::InputRequired { requests, request_state }) => {
-                    self.call_needs_input(now, c, requests, request_state)
+                Ok(CallReply::Complete(result)) => {
+                    self.call_complete(now, c, Outcome::Result { result })
                 }
+                Ok(CallReply::InputRequired {
+                    requests,
+                    request_state,
+                }) => self.call_needs_input(now, c, requests, request_state),
                 Err(e) => self.call_failed(c, ClientError::new(ErrorKind::Protocol, e.to_string())),
             },
             Err(Failure::Rpc(error)) => self.call_complete(now, c, Outcome::Error { error }),
             // The task exists (draft): polling carries on without the original response.
             Err(_) if became => {
-                self.calls.remove(&c);
+                let task = self.remove_call(c).and_then(|call| call.became);
+                if let Some(t) = task {
+                    self.settle(now, &t);
+                }
             }
             Err(f) => self.call_failed(c, f.client_error()),
         }
@@ -155,17 +217,28 @@ impl Engine {
 
     /// The call ended without a task: the caller gets the outcome.
     fn call_complete(&mut self, now: Millis, c: u64, outcome: Outcome) {
-        let Some(call) = self.calls.remove(&c) else { return };
+        let Some(call) = self.remove_call(c) else {
+            return;
+        };
         match (call.became, call.sub) {
             (Some(t), _) => self.task_outcome(now, &t, outcome),
-            (None, Some(sub)) => self.done(sub, None, End::Finished { task: None, outcome: Some(outcome) }),
+            (None, Some(sub)) => self.done(
+                sub,
+                None,
+                End::Finished {
+                    task: None,
+                    outcome: Some(outcome),
+                },
+            ),
             (None, None) => {}
         }
     }
 
     /// The call could not be made or tracked.
     pub(crate) fn call_failed(&mut self, c: u64, error: ClientError) {
-        let Some(call) = self.calls.remove(&c) else { return };
+        let Some(call) = self.remove_call(c) else {
+            return;
+        };
         if let (None, Some(sub)) = (call.became, call.sub) {
             self.done(sub, None, End::Failed { error });
         }
@@ -173,7 +246,9 @@ impl Engine {
 
     /// The server made a task of the call: the caller now follows the task.
     fn call_became_task(&mut self, now: Millis, c: u64, task: Task, origin: Option<i64>) {
-        let Some(call) = self.calls.remove(&c) else { return };
+        let Some(call) = self.remove_call(c) else {
+            return;
+        };
         let id = task.task_id.clone();
         let entry = self.task_entry(&id);
         entry.origin = origin;
@@ -199,7 +274,9 @@ impl Engine {
             .find(|(_, call)| call.augmented && call.became.is_none() && call.task_id == task_id)
             .map(|(c, _)| *c);
         let Some(c) = found else { return };
-        let Some(call) = self.calls.get_mut(&c) else { return };
+        let Some(call) = self.calls.get_mut(&c) else {
+            return;
+        };
         call.became = Some(task_id.to_owned());
         let sub = call.sub.take();
         let origin = call.req;
@@ -210,38 +287,63 @@ impl Engine {
         let entry = self.task_entry(task_id);
         entry.origin = origin;
         self.attach(task_id, sub);
-        if self.tasks.get(task_id).is_some_and(|e| e.snapshot.is_none()) {
-            self.apply_snapshot(now, task_id, Task::new(task_id, TaskStatus::Submitted), Source::Create);
+        if self
+            .tasks
+            .get(task_id)
+            .is_some_and(|e| e.snapshot.is_none())
+        {
+            self.apply_snapshot(
+                now,
+                task_id,
+                Task::new(task_id, TaskStatus::Submitted),
+                Source::Create,
+            );
         }
         self.after_membership_change(now, task_id);
     }
 
     /// A task is dropped: a call that became it stops waiting for its original response.
     pub(crate) fn forget_calls_of(&mut self, task_id: &str) {
-        let gone: Vec<u64> =
-            self.calls.iter().filter(|(_, c)| c.became.as_deref() == Some(task_id)).map(|(k, _)| *k).collect();
+        let gone: Vec<u64> = self
+            .calls
+            .iter()
+            .filter(|(_, c)| c.became.as_deref() == Some(task_id))
+            .map(|(k, _)| *k)
+            .collect();
         for c in gone {
-            if let Some(n) = self.calls.remove(&c).and_then(|call| call.req) {
+            if let Some(n) = self.remove_call(c).and_then(|call| call.req) {
                 self.take_pending(n);
             }
         }
     }
 
     /// Modern MRTR: surface the input requests; re-send once all are answered.
-    fn call_needs_input(&mut self, now: Millis, c: u64, requests: Vec<InputRequest>, state: Option<Value>) {
-        let Some(call) = self.calls.get_mut(&c) else { return };
+    fn call_needs_input(
+        &mut self,
+        now: Millis,
+        c: u64,
+        requests: Vec<InputRequest>,
+        state: Option<Value>,
+    ) {
+        let Some(call) = self.calls.get_mut(&c) else {
+            return;
+        };
         if let Some(n) = call.req.take() {
             self.reqs.no_timeout(n);
         }
         if call.sub.is_none() {
-            self.calls.remove(&c);
+            self.remove_call(c);
             return;
         }
         if requests.is_empty() {
             call.retry = Some((Value::Object(Map::new()), state));
             return self.dispatch(now, Purpose::Call(c));
         }
-        call.round = Some(Round { open: requests.iter().map(|r| r.key.clone()).collect(), responses: Map::new(), state });
+        call.round = Some(Round {
+            open: requests.iter().map(|r| r.key.clone()).collect(),
+            responses: Map::new(),
+            state,
+        });
         for request in requests {
             self.surface_input(None, request, Origin::Mrtr(c));
         }
@@ -249,12 +351,16 @@ impl Engine {
 
     /// One MRTR answer; `None` = the host declined (the key is left out of `inputResponses`).
     pub(crate) fn mrtr_answer(&mut self, now: Millis, c: u64, key: &str, value: Option<Value>) {
-        let Some(call) = self.calls.get_mut(&c) else { return };
+        let Some(call) = self.calls.get_mut(&c) else {
+            return;
+        };
         if call.sub.is_none() {
-            self.calls.remove(&c);
+            self.remove_call(c);
             return;
         }
-        let Some(round) = call.round.as_mut() else { return };
+        let Some(round) = call.round.as_mut() else {
+            return;
+        };
         if !round.open.remove(key) {
             return;
         }

@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use serde_json::{json, Value};
 
 use crate::protocol::dialect::Outgoing;
-use crate::protocol::model::InputRequest;
 use crate::protocol::jsonrpc::{codes, Id, Message, RpcError};
+use crate::protocol::model::InputRequest;
 
 use super::api::{Event, InputId, Millis, SendKey};
 use super::requests::{Failure, Purpose};
@@ -46,7 +46,13 @@ pub(crate) struct Inputs {
 impl Inputs {
     /// Forgets the open requests of a task that ended.
     pub(crate) fn drop_task(&mut self, task_id: &str) {
-        self.open.retain(|_, o| o.task_id.as_deref() != Some(task_id));
+        self.open
+            .retain(|_, o| o.task_id.as_deref() != Some(task_id));
+    }
+
+    /// Forgets the open requests of an MRTR call that ended.
+    pub(crate) fn drop_call(&mut self, call: u64) {
+        self.open.retain(|_, o| o.origin != Origin::Mrtr(call));
     }
 
     #[cfg(test)]
@@ -56,12 +62,26 @@ impl Inputs {
 }
 
 impl Engine {
-    pub(crate) fn surface_input(&mut self, task_id: Option<String>, request: InputRequest, origin: Origin) {
+    pub(crate) fn surface_input(
+        &mut self,
+        task_id: Option<String>,
+        request: InputRequest,
+        origin: Origin,
+    ) {
         self.inputs.next += 1;
         let id = InputId(self.inputs.next);
-        let open = Open { task_id: task_id.clone(), request: request.clone(), origin, answer: None };
+        let open = Open {
+            task_id: task_id.clone(),
+            request: request.clone(),
+            origin,
+            answer: None,
+        };
         self.inputs.open.insert(id, open);
-        self.emit(Event::Input { id, task_id, request });
+        self.emit(Event::Input {
+            id,
+            task_id,
+            request,
+        });
     }
 
     /// A request from the server: `ping` is answered here, host methods are surfaced (once per
@@ -76,17 +96,34 @@ impl Engine {
     ) {
         let _ = now;
         if method == "ping" {
-            return self.respond(Message::Response { id, result: json!({}) });
+            return self.respond(Message::Response {
+                id,
+                result: json!({}),
+            });
         }
         if !HOST_METHODS.contains(&method) {
-            let error = RpcError::new(codes::METHOD_NOT_FOUND, format!("method not found: {method}"));
-            return self.respond(Message::Error { id: Some(id), error });
+            let error = RpcError::new(
+                codes::METHOD_NOT_FOUND,
+                format!("method not found: {method}"),
+            );
+            return self.respond(Message::Error {
+                id: Some(id),
+                error,
+            });
         }
-        if self.inputs.open.values().any(|o| o.origin == Origin::Server(id.clone())) {
+        if self
+            .inputs
+            .open
+            .values()
+            .any(|o| o.origin == Origin::Server(id.clone()))
+        {
             return;
         }
         let params = params.unwrap_or(Value::Null);
-        let related = self.session.codec_any().and_then(|c| c.related_task(&params));
+        let related = self
+            .session
+            .codec_any()
+            .and_then(|c| c.related_task(&params));
         // Without related-task `_meta`, the stream it came on may tell (a `tasks/result` stream).
         let by_stream = via
             .and_then(|k| self.reqs.keys.get(&k))
@@ -95,7 +132,11 @@ impl Engine {
                 Purpose::Result(t) => Some(t.clone()),
                 _ => None,
             });
-        let request = InputRequest { key: id.to_string(), method: method.to_owned(), params };
+        let request = InputRequest {
+            key: id.to_string(),
+            method: method.to_owned(),
+            params,
+        };
         self.surface_input(related.or(by_stream), request, Origin::Server(id));
     }
 
@@ -108,7 +149,9 @@ impl Engine {
     }
 
     pub(crate) fn answer(&mut self, now: Millis, id: InputId, answer: Result<Value, RpcError>) {
-        let Some(open) = self.inputs.open.get_mut(&id) else { return };
+        let Some(open) = self.inputs.open.get_mut(&id) else {
+            return;
+        };
         if open.answer.is_some() {
             return;
         }
@@ -123,9 +166,15 @@ impl Engine {
 
     /// Sends a stored answer (the session is ready).
     pub(crate) fn send_answer(&mut self, now: Millis, id: InputId) {
-        let Some(codec) = self.session.ready_codec() else { return };
-        let Some(open) = self.inputs.open.get(&id) else { return };
-        let Some(answer) = open.answer.clone() else { return };
+        let Some(codec) = self.session.ready_codec() else {
+            return;
+        };
+        let Some(open) = self.inputs.open.get(&id) else {
+            return;
+        };
+        let Some(answer) = open.answer.clone() else {
+            return;
+        };
         let server_id = match &open.origin {
             Origin::Server(x) => Some(x.clone()),
             _ => None,
@@ -133,14 +182,25 @@ impl Engine {
         let task_id = open.task_id.clone();
         let (msg, headers) = {
             let si = self.session.info();
-            let msg = codec.build_input_answer(&si, task_id.as_deref(), &open.request, server_id.as_ref(), answer);
+            let msg = codec.build_input_answer(
+                &si,
+                task_id.as_deref(),
+                &open.request,
+                server_id.as_ref(),
+                answer,
+            );
             let headers = codec.message_headers(&si, &msg);
             (msg, headers)
         };
         match msg {
             Message::Request { method, params, .. } => {
                 let params = params.unwrap_or(Value::Null);
-                let out = Outgoing { method, params, headers, expects_response: true };
+                let out = Outgoing {
+                    method,
+                    params,
+                    headers,
+                    expects_response: true,
+                };
                 self.send(now, Purpose::Answer(id), out);
             }
             other => {
@@ -156,7 +216,9 @@ impl Engine {
 
     /// The answer request (`tasks/update`) was acknowledged or failed.
     pub(crate) fn on_answer_ack(&mut self, now: Millis, id: InputId, res: Result<Value, Failure>) {
-        let Some(open) = self.inputs.open.remove(&id) else { return };
+        let Some(open) = self.inputs.open.remove(&id) else {
+            return;
+        };
         if let Err(f) = res {
             self.warn(open.task_id.clone(), f.client_error());
             // Ask the host again when the task still lists the request.

@@ -7,7 +7,10 @@ use super::api::Millis;
 /// Milliseconds since the Unix epoch, or `None` when the text is not a timestamp we understand
 /// (or lies before 1970).
 pub(crate) fn parse_millis(text: &str) -> Option<Millis> {
-    let mut p = Cursor { b: text.trim().as_bytes(), i: 0 };
+    let mut p = Cursor {
+        b: text.trim().as_bytes(),
+        i: 0,
+    };
     let year = p.digits(4, 4)? as i64;
     p.eat(b'-')?;
     let month = p.digits(2, 2)? as u32;
@@ -16,7 +19,8 @@ pub(crate) fn parse_millis(text: &str) -> Option<Millis> {
     if !(1..=12).contains(&month) || day == 0 || day > days_in_month(year, month) {
         return None;
     }
-    let (mut hour, mut minute, mut second, mut millis, mut offset_min) = (0i64, 0i64, 0i64, 0i64, 0i64);
+    let (mut hour, mut minute, mut second, mut millis, mut offset_min) =
+        (0i64, 0i64, 0i64, 0i64, 0i64);
     if let Some(&sep) = p.peek() {
         if !matches!(sep, b'T' | b't' | b' ') {
             return None;
@@ -48,7 +52,11 @@ pub(crate) fn parse_millis(text: &str) -> Option<Millis> {
                 millis = frac;
             }
         }
-        if hour > 24 || minute > 59 || second > 60 || (hour == 24 && (minute, second, millis) != (0, 0, 0)) {
+        if hour > 24
+            || minute > 59
+            || second > 60
+            || (hour == 24 && (minute, second, millis) != (0, 0, 0))
+        {
             return None;
         }
         match p.peek() {
@@ -60,7 +68,11 @@ pub(crate) fn parse_millis(text: &str) -> Option<Millis> {
                 if p.peek() == Some(&b':') {
                     p.i += 1;
                 }
-                let om = if p.peek().is_some() { p.digits(2, 2)? as i64 } else { 0 };
+                let om = if p.peek().is_some() {
+                    p.digits(2, 2)? as i64
+                } else {
+                    0
+                };
                 if oh > 23 || om > 59 {
                     return None;
                 }
@@ -166,9 +178,18 @@ mod tests {
     #[test]
     fn rejects_garbage_without_panicking() {
         for bad in [
-            "", "x", "2025", "2025-13-01T00:00:00Z", "2025-02-30T00:00:00Z", "2025-11-25T25:00:00Z",
-            "2025-11-25T10:30:00.Z", "2025-11-25T10:30:00+", "2025-11-25T10:30:00Zjunk", "1969-12-31T23:59:59Z",
-            "２０２５-11-25", "2025-11-25T10:30:00+99:00",
+            "",
+            "x",
+            "2025",
+            "2025-13-01T00:00:00Z",
+            "2025-02-30T00:00:00Z",
+            "2025-11-25T25:00:00Z",
+            "2025-11-25T10:30:00.Z",
+            "2025-11-25T10:30:00+",
+            "2025-11-25T10:30:00Zjunk",
+            "1969-12-31T23:59:59Z",
+            "２０２５-11-25",
+            "2025-11-25T10:30:00+99:00",
         ] {
             assert_eq!(p(bad), None, "{bad}");
         }

@@ -24,19 +24,28 @@ impl Engine {
         if !self.session.listens || !self.session.is_ready() {
             return;
         }
-        let at = self.listen.last.map_or(now, |l| now.max(l.saturating_add(LISTEN_THROTTLE_MS)));
+        let at = self
+            .listen
+            .last
+            .map_or(now, |l| now.max(l.saturating_add(LISTEN_THROTTLE_MS)));
         self.timers.set_earlier(Timer::Listen, at);
     }
 
     fn followed(&self) -> Vec<String> {
-        let mut ids: Vec<String> =
-            self.tasks.iter().filter(|(_, e)| !e.subs.is_empty() && !e.is_terminal()).map(|(k, _)| k.clone()).collect();
+        let mut ids: Vec<String> = self
+            .tasks
+            .iter()
+            .filter(|(_, e)| !e.subs.is_empty() && !e.is_terminal())
+            .map(|(k, _)| k.clone())
+            .collect();
         ids.sort();
         ids
     }
 
     pub(crate) fn send_listen(&mut self, now: Millis) {
-        let Some(codec) = self.session.ready_codec() else { return };
+        let Some(codec) = self.session.ready_codec() else {
+            return;
+        };
         let ids = self.followed();
         if self.listen.req.is_some() && ids == self.listen.ids {
             return;
@@ -48,7 +57,9 @@ impl Engine {
         if ids.is_empty() {
             return;
         }
-        let Some(out) = codec.build_listen(&self.session.info(), &ids) else { return };
+        let Some(out) = codec.build_listen(&self.session.info(), &ids) else {
+            return;
+        };
         self.listen.last = Some(now);
         self.listen.req = self.send(now, Purpose::Listen, out);
     }

@@ -12,7 +12,6 @@
 //! - Subscribers of one task share one status request; every subscriber gets exactly one `Done`.
 
 pub mod api;
-pub mod snapshot;
 mod calls;
 mod inputs;
 mod iso8601;
@@ -22,6 +21,7 @@ mod requests;
 mod rng;
 mod scheduler;
 mod session;
+pub mod snapshot;
 mod tasks;
 mod tools;
 
@@ -121,9 +121,12 @@ impl Engine {
         }
         match input {
             Input::Message { via, body } => self.on_message(now, via, &body),
-            Input::Head { key, status, session_id, retry_after_ms } => {
-                self.on_head(now, key, status, session_id, retry_after_ms)
-            }
+            Input::Head {
+                key,
+                status,
+                session_id,
+                retry_after_ms,
+            } => self.on_head(now, key, status, session_id, retry_after_ms),
             Input::Ended { key } => self.on_ended(now, key, None),
             Input::Failed { key, error } => self.on_ended(now, key, Some(error)),
             Input::Connection { up } => self.on_connection(now, up),
@@ -144,12 +147,22 @@ impl Engine {
         }
         match self.out.pop_front() {
             Some(o) => o,
-            None => Output::Wake(if self.closed { u64::MAX } else { self.next_wake().unwrap_or(u64::MAX) }),
+            None => Output::Wake(if self.closed {
+                u64::MAX
+            } else {
+                self.next_wake().unwrap_or(u64::MAX)
+            }),
         }
     }
 
     /// Calls a tool; augmented with a task per its `taskSupport` and `opts.augment`.
-    pub fn call_tool(&mut self, now: Millis, name: &str, arguments: Value, opts: CallOptions) -> SubId {
+    pub fn call_tool(
+        &mut self,
+        now: Millis,
+        name: &str,
+        arguments: Value,
+        opts: CallOptions,
+    ) -> SubId {
         let mut params = serde_json::Map::new();
         params.insert("name".into(), Value::from(name));
         params.insert("arguments".into(), arguments);
@@ -157,7 +170,13 @@ impl Engine {
     }
 
     /// Sends any request; augmented where the dialect and the caller allow.
-    pub fn request(&mut self, now: Millis, method: &str, params: Value, opts: CallOptions) -> SubId {
+    pub fn request(
+        &mut self,
+        now: Millis,
+        method: &str,
+        params: Value,
+        opts: CallOptions,
+    ) -> SubId {
         self.start_call(now, method, params, opts)
     }
 
@@ -174,12 +193,16 @@ impl Engine {
 
     /// Stops waiting: `Done{Aborted}` unless already done. Nothing is sent to the server.
     pub fn unsubscribe(&mut self, now: Millis, sub: SubId) {
-        let Some(target) = self.subs.get(&sub).cloned() else { return };
+        let Some(target) = self.subs.get(&sub).cloned() else {
+            return;
+        };
         match target {
             Target::Call(c) => {
                 if let Some(call) = self.calls.get_mut(&c) {
                     call.sub = None;
+                    call.round = None;
                 }
+                self.inputs.drop_call(c);
                 self.done(sub, None, End::Aborted);
             }
             Target::Task(t) => {
@@ -195,7 +218,13 @@ impl Engine {
         if self.closed {
             self.reply(op, Err(closed_error()));
         } else {
-            self.dispatch(now, Purpose::Cancel { op, task_id: task_id.to_owned() });
+            self.dispatch(
+                now,
+                Purpose::Cancel {
+                    op,
+                    task_id: task_id.to_owned(),
+                },
+            );
         }
         op
     }
@@ -213,7 +242,13 @@ impl Engine {
         if self.closed {
             self.reply(op, Err(closed_error()));
         } else {
-            self.dispatch(now, Purpose::List { op, cursor: cursor.map(str::to_owned) });
+            self.dispatch(
+                now,
+                Purpose::List {
+                    op,
+                    cursor: cursor.map(str::to_owned),
+                },
+            );
         }
         op
     }
@@ -253,7 +288,11 @@ impl Engine {
                 Target::Task(t) => Some(t),
                 Target::Call(_) => None,
             };
-            self.emit(Event::Done { sub, task_id, end: closed_end() });
+            self.emit(Event::Done {
+                sub,
+                task_id,
+                end: closed_end(),
+            });
         }
         for op in self.open_ops() {
             self.reply(op, Err(closed_error()));
@@ -337,7 +376,9 @@ impl Engine {
         while let Some(timer) = self.timers.pop_due(now) {
             match timer {
                 Timer::Task(kind, slot) => {
-                    let Some(t) = self.slots.get(&slot).cloned() else { continue };
+                    let Some(t) = self.slots.get(&slot).cloned() else {
+                        continue;
+                    };
                     match kind {
                         TaskTimer::Poll => self.on_poll_timer(now, t),
                         TaskTimer::Deadline => self.on_deadline(now, &t),
@@ -356,5 +397,7 @@ fn closed_error() -> ClientError {
 }
 
 fn closed_end() -> End {
-    End::Failed { error: closed_error() }
+    End::Failed {
+        error: closed_error(),
+    }
 }

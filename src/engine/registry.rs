@@ -30,8 +30,10 @@ pub(crate) struct TaskEntry {
     pub(crate) subs: BTreeSet<SubId>,
     /// The server confirmed the task at least once (an unknown id afterwards means `expired`).
     pub(crate) known: bool,
-    /// Draft: the task id is ours and the server has not confirmed it yet — do not poll.
-    pub(crate) awaiting_created: bool,
+    /// A terminal task's last `tasks/get` (for an inline outcome) was made.
+    pub(crate) final_get: bool,
+    /// The deadline passed; one last poll decides between its real end and `expired`.
+    pub(crate) past_deadline: bool,
     pub(crate) poll: PollState,
     pub(crate) result: Fetch,
     /// Failed result fetches in a row (retry backoff).
@@ -167,15 +169,23 @@ mod tests {
         let a = apply(&mut e, again);
         assert!(a.transition.is_none());
         assert!(!a.visible_change);
-        let snap = e.snapshot.as_ref().map(|t| (t.poll_interval_ms, t.created_at.clone()));
-        assert_eq!(snap, Some((Some(3_000), Some("2025-01-01T00:00:00Z".into()))));
+        let snap = e
+            .snapshot
+            .as_ref()
+            .map(|t| (t.poll_interval_ms, t.created_at.clone()));
+        assert_eq!(
+            snap,
+            Some((Some(3_000), Some("2025-01-01T00:00:00Z".into())))
+        );
     }
 
     #[test]
     fn terminal_is_final() {
         let mut e = TaskEntry::default();
         let mut done = task(TaskStatus::Completed);
-        done.outcome = Some(Outcome::Result { result: json!({"ok": true}) });
+        done.outcome = Some(Outcome::Result {
+            result: json!({"ok": true}),
+        });
         apply(&mut e, done);
         assert!(e.outcome.is_some());
         let a = apply(&mut e, task(TaskStatus::Working));

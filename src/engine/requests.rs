@@ -3,7 +3,6 @@
 
 use std::collections::{HashMap, VecDeque};
 
-
 use crate::protocol::dialect::Outgoing;
 use crate::protocol::jsonrpc::{Id, Message, RpcError};
 
@@ -25,9 +24,17 @@ pub(crate) enum Purpose {
     Get(String),
     /// `tasks/result` (may block until the task ends: no timeout).
     Result(String),
-    List { op: OpId, cursor: Option<String> },
-    Tools { cursor: Option<String> },
-    Cancel { op: OpId, task_id: String },
+    List {
+        op: OpId,
+        cursor: Option<String>,
+    },
+    Tools {
+        cursor: Option<String>,
+    },
+    Cancel {
+        op: OpId,
+        task_id: String,
+    },
     /// An input answer that is itself a request (modern `tasks/update`).
     Answer(InputId),
     /// The push subscription (its response stream stays open).
@@ -49,7 +56,10 @@ impl Purpose {
 
     /// Closing the response stream is harmless (the server may treat it as a cancellation).
     fn abortable(&self) -> bool {
-        matches!(self, Purpose::Probe | Purpose::Get(_) | Purpose::List { .. } | Purpose::Tools { .. })
+        matches!(
+            self,
+            Purpose::Probe | Purpose::Get(_) | Purpose::List { .. } | Purpose::Tools { .. }
+        )
     }
 }
 
@@ -74,7 +84,11 @@ pub(crate) struct Pending {
 #[derive(Debug, Clone)]
 pub(crate) enum Failure {
     Rpc(RpcError),
-    Transport { error: ClientError, status: Option<u16>, retry_after: Option<Millis> },
+    Transport {
+        error: ClientError,
+        status: Option<u16>,
+        retry_after: Option<Millis>,
+    },
     Timeout,
 }
 
@@ -109,7 +123,12 @@ impl Encoded {
     pub(crate) fn new(out: Outgoing) -> Self {
         // Serializing a `Value` cannot fail (its map keys are strings).
         let params = serde_json::to_string(&out.params).unwrap_or_else(|_| "null".into());
-        Self { method: out.method, params, headers: out.headers, expects_response: out.expects_response }
+        Self {
+            method: out.method,
+            params,
+            headers: out.headers,
+            expects_response: out.expects_response,
+        }
     }
 
     /// The JSON-RPC message (a notification without `id`).
@@ -189,7 +208,9 @@ impl Requests {
     }
 
     fn live_timeout(&self, (at, n): (Millis, i64)) -> bool {
-        self.pending.get(&n).is_some_and(|p| p.timeout_at == Some(at))
+        self.pending
+            .get(&n)
+            .is_some_and(|p| p.timeout_at == Some(at))
     }
 
     /// The earliest timeout still armed (dropping stale entries on the way).
@@ -262,7 +283,11 @@ impl Engine {
                     Some(codec.build_request(&si, "tools/list", params, None))
                 }
                 Purpose::Cancel { task_id, .. } => {
-                    let origin = self.tasks.get(task_id).and_then(|e| e.origin).map(Id::Number);
+                    let origin = self
+                        .tasks
+                        .get(task_id)
+                        .and_then(|e| e.origin)
+                        .map(Id::Number);
                     Some(codec.build_cancel(&si, task_id, origin.as_ref()))
                 }
             }
@@ -276,13 +301,25 @@ impl Engine {
     }
 
     /// A status poll, from the task's cached request when the session has not changed.
-    fn send_get(&mut self, now: Millis, t: String, codec: &'static dyn crate::protocol::dialect::Codec) {
+    fn send_get(
+        &mut self,
+        now: Millis,
+        t: String,
+        codec: &'static dyn crate::protocol::dialect::Codec,
+    ) {
         let epoch = self.session.epoch;
-        let Some(entry) = self.tasks.get_mut(&t) else { return };
+        let Some(entry) = self.tasks.get_mut(&t) else {
+            return;
+        };
         if !matches!(entry.poll_request, Some((e, _)) if e == epoch) {
-            entry.poll_request = Some((epoch, Encoded::new(codec.build_get(&self.session.info(), &t))));
+            entry.poll_request = Some((
+                epoch,
+                Encoded::new(codec.build_get(&self.session.info(), &t)),
+            ));
         }
-        let Some((_, enc)) = &entry.poll_request else { return };
+        let Some((_, enc)) = &entry.poll_request else {
+            return;
+        };
         let id = self.reqs.alloc_id();
         let body = enc.body(Some(id));
         let headers = enc.headers.clone();
@@ -303,7 +340,12 @@ impl Engine {
         if !enc.expects_response {
             let key = self.reqs.key();
             let body = enc.body(None);
-            self.out.push_back(Output::Transmit(Transmit { key, body, headers, one_way: true }));
+            self.out.push_back(Output::Transmit(Transmit {
+                key,
+                body,
+                headers,
+                one_way: true,
+            }));
             self.sent_one_way(now, p);
             return None;
         }
@@ -314,9 +356,18 @@ impl Engine {
     }
 
     /// Registers a request being transmitted: pending entry, timeout, transmission.
-    fn track(&mut self, now: Millis, id: i64, p: Purpose, body: String, headers: Vec<(String, String)>) {
+    fn track(
+        &mut self,
+        now: Millis,
+        id: i64,
+        p: Purpose,
+        body: String,
+        headers: Vec<(String, String)>,
+    ) {
         let key = self.reqs.key();
-        let timeout_at = p.times_out().then(|| now.saturating_add(self.cfg.request_timeout_ms));
+        let timeout_at = p
+            .times_out()
+            .then(|| now.saturating_add(self.cfg.request_timeout_ms));
         if let Some(at) = timeout_at {
             self.reqs.timeouts.push_back((at, id));
         }
@@ -333,14 +384,28 @@ impl Engine {
         };
         self.reqs.pending.insert(id, pending);
         self.reqs.keys.insert(key, id);
-        self.out.push_back(Output::Transmit(Transmit { key, body, headers, one_way: false }));
+        self.out.push_back(Output::Transmit(Transmit {
+            key,
+            body,
+            headers,
+            one_way: false,
+        }));
     }
 
     /// Transmits a ready-made one-way message (a response to the server).
-    pub(crate) fn send_message(&mut self, message: &Message, headers: Vec<(String, String)>) -> SendKey {
+    pub(crate) fn send_message(
+        &mut self,
+        message: &Message,
+        headers: Vec<(String, String)>,
+    ) -> SendKey {
         let key = self.reqs.key();
         let body = message.encode();
-        self.out.push_back(Output::Transmit(Transmit { key, body, headers, one_way: true }));
+        self.out.push_back(Output::Transmit(Transmit {
+            key,
+            body,
+            headers,
+            one_way: true,
+        }));
         key
     }
 
@@ -349,7 +414,12 @@ impl Engine {
         let key = self.reqs.key();
         let enc = Encoded::new(out);
         let body = enc.body(None);
-        self.out.push_back(Output::Transmit(Transmit { key, body, headers: enc.headers, one_way: true }));
+        self.out.push_back(Output::Transmit(Transmit {
+            key,
+            body,
+            headers: enc.headers,
+            one_way: true,
+        }));
     }
 
     fn on_sent(&mut self, _now: Millis, p: &Purpose, id: i64) {
@@ -369,14 +439,23 @@ impl Engine {
                 self.reply(op, Ok(serde_json::Value::Null));
                 self.poll_soon(now, &task_id);
             }
-            Purpose::Call(c) => self.call_failed(c, ClientError::new(ErrorKind::Protocol, "the request was built as a notification")),
+            Purpose::Call(c) => self.call_failed(
+                c,
+                ClientError::new(
+                    ErrorKind::Protocol,
+                    "the request was built as a notification",
+                ),
+            ),
             _ => {}
         }
     }
 
     /// The dialect cannot build this request.
     fn unsupported(&mut self, now: Millis, p: Purpose) {
-        let error = ClientError::new(ErrorKind::InvalidInput, "the server's dialect has no such request");
+        let error = ClientError::new(
+            ErrorKind::InvalidInput,
+            "the server's dialect has no such request",
+        );
         match p {
             Purpose::Result(t) => self.result_unavailable(now, &t),
             Purpose::List { op, .. } | Purpose::Cancel { op, .. } => self.reply(op, Err(error)),
@@ -417,8 +496,12 @@ impl Engine {
                     None => self.warn(None, error.into()),
                 }
             }
-            Message::Request { id, method, params } => self.on_server_request(now, via, id, &method, params),
-            Message::Notification { method, params } => self.on_notification(now, &method, params.as_ref()),
+            Message::Request { id, method, params } => {
+                self.on_server_request(now, via, id, &method, params)
+            }
+            Message::Notification { method, params } => {
+                self.on_notification(now, &method, params.as_ref())
+            }
         }
     }
 
@@ -441,8 +524,12 @@ impl Engine {
         if status < 400 {
             self.reqs.answers.remove(&key);
         }
-        let Some(&n) = self.reqs.keys.get(&key) else { return };
-        let Some(p) = self.reqs.pending.get_mut(&n) else { return };
+        let Some(&n) = self.reqs.keys.get(&key) else {
+            return;
+        };
+        let Some(p) = self.reqs.pending.get_mut(&n) else {
+            return;
+        };
         p.http_status = Some(status);
         p.retry_after = retry_after;
         if session_id.is_some() {
@@ -461,8 +548,12 @@ impl Engine {
                 self.warn(task_id, ClientError::new(ErrorKind::Transport, msg));
             }
         }
-        let Some(n) = self.reqs.keys.remove(&key) else { return };
-        let Some(p) = self.reqs.pending.get(&n) else { return };
+        let Some(n) = self.reqs.keys.remove(&key) else {
+            return;
+        };
+        let Some(p) = self.reqs.pending.get(&n) else {
+            return;
+        };
         let status = error.as_ref().and_then(|e| e.http_status).or(p.http_status);
         if p.sessioned && matches!(status, Some(400) | Some(404)) {
             return self.session_lost(now, n);
@@ -474,12 +565,25 @@ impl Engine {
         };
         let mut client = ClientError::new(ErrorKind::Transport, message);
         client.code = status.map(i64::from);
-        let retry_after = error.as_ref().and_then(|e| e.retry_after_ms).or(p.retry_after);
-        self.complete(now, n, Err(Failure::Transport { error: client, status, retry_after }));
+        let retry_after = error
+            .as_ref()
+            .and_then(|e| e.retry_after_ms)
+            .or(p.retry_after);
+        self.complete(
+            now,
+            n,
+            Err(Failure::Transport {
+                error: client,
+                status,
+                retry_after,
+            }),
+        );
     }
 
     pub(crate) fn on_timeout(&mut self, now: Millis, n: i64) {
-        let Some(p) = self.reqs.pending.get(&n) else { return };
+        let Some(p) = self.reqs.pending.get(&n) else {
+            return;
+        };
         if p.purpose.abortable() {
             let key = p.key;
             self.out.push_back(Output::Abort { key });
@@ -495,7 +599,9 @@ impl Engine {
 
     /// The session behind a request is gone: start over and send the request again later.
     fn session_lost(&mut self, now: Millis, n: i64) {
-        let Some(p) = self.take_pending(n) else { return };
+        let Some(p) = self.take_pending(n) else {
+            return;
+        };
         if p.epoch == self.session.epoch && self.session.is_ready() {
             self.reinitialize(now);
         }
@@ -506,7 +612,9 @@ impl Engine {
     }
 
     fn complete(&mut self, now: Millis, n: i64, res: Result<serde_json::Value, Failure>) {
-        let Some(p) = self.take_pending(n) else { return };
+        let Some(p) = self.take_pending(n) else {
+            return;
+        };
         match p.purpose {
             Purpose::Probe => self.on_probe(now, res),
             Purpose::Initialize => self.on_initialize(now, res, p.session_id),
@@ -529,7 +637,15 @@ impl Engine {
             ids.sort_unstable();
             for n in ids {
                 let error = ClientError::new(ErrorKind::Transport, "the connection was lost");
-                self.complete(now, n, Err(Failure::Transport { error, status: None, retry_after: None }));
+                self.complete(
+                    now,
+                    n,
+                    Err(Failure::Transport {
+                        error,
+                        status: None,
+                        retry_after: None,
+                    }),
+                );
             }
             return;
         }
@@ -555,7 +671,11 @@ mod tests {
         let enc = Encoded::new(out);
         for id in [0i64, 7, -12, 1_234_567_890_123, i64::MAX, i64::MIN] {
             let m = Message::decode(enc.body(Some(id)).as_bytes(), 1 << 20);
-            let expected = Message::Request { id: Id::Number(id), method: "tasks/get".into(), params: Some(json!({ "taskId": "a\"b" })) };
+            let expected = Message::Request {
+                id: Id::Number(id),
+                method: "tasks/get".into(),
+                params: Some(json!({ "taskId": "a\"b" })),
+            };
             assert_eq!(m, Ok(expected));
         }
         let note = Message::decode(enc.body(None).as_bytes(), 1 << 20);

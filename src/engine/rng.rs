@@ -19,7 +19,14 @@ fn splitmix(state: &mut u64) -> u64 {
 impl Rng {
     pub(crate) fn new(seed: u64) -> Self {
         let mut st = seed;
-        Self { s: [splitmix(&mut st), splitmix(&mut st), splitmix(&mut st), splitmix(&mut st)] }
+        Self {
+            s: [
+                splitmix(&mut st),
+                splitmix(&mut st),
+                splitmix(&mut st),
+                splitmix(&mut st),
+            ],
+        }
     }
 
     pub(crate) fn next_u64(&mut self) -> u64 {

@@ -164,14 +164,23 @@ pub(crate) fn floor(server_interval: Option<Millis>) -> Millis {
 }
 
 fn cap(visible: bool, server_interval: Option<Millis>) -> Millis {
-    let cap = if visible { CAP_VISIBLE_MS } else { CAP_HIDDEN_MS };
+    let cap = if visible {
+        CAP_VISIBLE_MS
+    } else {
+        CAP_HIDDEN_MS
+    };
     cap.max(floor(server_interval))
 }
 
 /// Delay before the next poll after `step` successful polls: starts at max(server interval, 1 s)
 /// (2 s without a hint), ×1.5 per step up to the visible/hidden ceiling, jittered uniformly
 /// between the server floor and that value; never below the server's interval.
-pub(crate) fn poll_delay(rng: &mut Rng, server_interval: Option<Millis>, step: u32, visible: bool) -> Millis {
+pub(crate) fn poll_delay(
+    rng: &mut Rng,
+    server_interval: Option<Millis>,
+    step: u32,
+    visible: bool,
+) -> Millis {
     let lo = floor(server_interval);
     let start = server_interval.map_or(DEFAULT_POLL_MS, |iv| iv.max(MIN_FIRST_POLL_MS));
     let grown = start as f64 * 1.5f64.powi(step.min(64) as i32);
@@ -190,7 +199,9 @@ pub(crate) fn error_delay(
     let exp = errors.saturating_sub(1).min(16);
     let base = (1_000u64 << exp).min(ERROR_CAP_MS);
     let jittered = (base as f64 * (0.5 + rng.unit())) as Millis;
-    jittered.max(floor(server_interval)).max(retry_after.unwrap_or(0))
+    jittered
+        .max(floor(server_interval))
+        .max(retry_after.unwrap_or(0))
 }
 
 /// After a push: the next poll only as a safety net.
@@ -205,7 +216,10 @@ mod tests {
     #[test]
     fn timers_order_move_and_pop() {
         let mut t = Timers::default();
-        let (a, b) = (Timer::Task(TaskTimer::Poll, 1), Timer::Task(TaskTimer::Poll, 2));
+        let (a, b) = (
+            Timer::Task(TaskTimer::Poll, 1),
+            Timer::Task(TaskTimer::Poll, 2),
+        );
         t.set(a, 50);
         t.set(b, 10);
         t.set(a, 5);
@@ -237,7 +251,10 @@ mod tests {
             assert_eq!(poll_delay(&mut rng, Some(90_000), 10, true), 90_000);
         }
         // The upper bound does reach the ceiling.
-        let max = (0..500).map(|_| poll_delay(&mut rng, None, 30, true)).max().unwrap_or(0);
+        let max = (0..500)
+            .map(|_| poll_delay(&mut rng, None, 30, true))
+            .max()
+            .unwrap_or(0);
         assert!(max > 15_000);
     }
 

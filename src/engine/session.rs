@@ -115,7 +115,10 @@ impl Session {
     fn session_headers(&self) -> Vec<(String, String)> {
         let mut out = Vec::new();
         if !self.protocol_version.is_empty() {
-            out.push((headers::PROTOCOL_VERSION.to_owned(), self.protocol_version.clone()));
+            out.push((
+                headers::PROTOCOL_VERSION.to_owned(),
+                self.protocol_version.clone(),
+            ));
         }
         if let Some(id) = &self.session_id {
             out.push((headers::SESSION_ID.to_owned(), id.clone()));
@@ -163,7 +166,10 @@ impl Engine {
     }
 
     fn connect_in_flight(&self) -> bool {
-        self.reqs.pending.values().any(|p| matches!(p.purpose, Purpose::Probe | Purpose::Initialize))
+        self.reqs
+            .pending
+            .values()
+            .any(|p| matches!(p.purpose, Purpose::Probe | Purpose::Initialize))
     }
 
     fn probe(&mut self, now: Millis) {
@@ -197,19 +203,31 @@ impl Engine {
             Err(Failure::Rpc(e)) if is_modern_error(&e) => {
                 self.become_ready(now, codec(Dialect::Modern), Value::Null, Value::Null)
             }
-            Err(Failure::Transport { error, status: None, retry_after }) => {
-                self.connect_failed(now, error, retry_after, false)
-            }
+            Err(Failure::Transport {
+                error,
+                status: None,
+                retry_after,
+            }) => self.connect_failed(now, error, retry_after, false),
             // Any other error, an HTTP 4xx, silence: a legacy server.
             Err(_) => self.open_with(now, codec(Dialect::Legacy)),
         }
     }
 
-    pub(crate) fn on_initialize(&mut self, now: Millis, res: Result<Value, Failure>, sid: Option<String>) {
-        let Some(c) = self.session.init_codec.take() else { return };
+    pub(crate) fn on_initialize(
+        &mut self,
+        now: Millis,
+        res: Result<Value, Failure>,
+        sid: Option<String>,
+    ) {
+        let Some(c) = self.session.init_codec.take() else {
+            return;
+        };
         match res {
             Ok(v) => {
-                let version = v.get("protocolVersion").and_then(Value::as_str).unwrap_or_default();
+                let version = v
+                    .get("protocolVersion")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
                 self.session.protocol_version = version.to_owned();
                 self.session.session_id = sid.filter(|s| !s.is_empty());
                 self.session.handshake = true;
@@ -225,9 +243,11 @@ impl Engine {
                 self.become_ready(now, codec(Dialect::Modern), Value::Null, Value::Null)
             }
             Err(Failure::Rpc(e)) => self.connect_failed(now, e.into(), None, true),
-            Err(Failure::Transport { error, status: Some(s), retry_after }) if (400..500).contains(&s) => {
-                self.connect_failed(now, error, retry_after, true)
-            }
+            Err(Failure::Transport {
+                error,
+                status: Some(s),
+                retry_after,
+            }) if (400..500).contains(&s) => self.connect_failed(now, error, retry_after, true),
             Err(other) => {
                 let retry = other.retry_after();
                 self.connect_failed(now, other.client_error(), retry, false)
@@ -248,7 +268,10 @@ impl Engine {
         self.session.augments = {
             let si = self.session.info();
             let params = json!({ "name": "probe" });
-            let ask = TaskAugment { ttl_ms: Some(1), task_id: Some("probe".into()) };
+            let ask = TaskAugment {
+                ttl_ms: Some(1),
+                task_id: Some("probe".into()),
+            };
             c.build_request(&si, "tools/call", params.clone(), Some(&ask))
                 != c.build_request(&si, "tools/call", params, None)
         };
@@ -262,7 +285,10 @@ impl Engine {
         });
         if self.session.handshake {
             let headers = self.session.session_headers();
-            self.out.push_back(Output::Listen { headers, last_event_id: None });
+            self.out.push_back(Output::Listen {
+                headers,
+                last_event_id: None,
+            });
         }
         for p in std::mem::take(&mut self.session.queue) {
             self.dispatch(now, p);
@@ -273,7 +299,10 @@ impl Engine {
     /// The legacy session is gone (404): open a new one; every task stays tracked.
     pub(crate) fn reinitialize(&mut self, now: Millis) {
         let Some(c) = self.session.codec else { return };
-        self.warn(None, ClientError::new(ErrorKind::Transport, "the session expired; re-initializing"));
+        self.warn(
+            None,
+            ClientError::new(ErrorKind::Transport, "the session expired; re-initializing"),
+        );
         self.session.epoch += 1;
         self.session.phase = Phase::Connecting;
         self.open_with(now, c);
@@ -295,24 +324,46 @@ impl Engine {
     }
 
     /// Establishing the session failed; `fatal` = the server refused (queued calls fail now).
-    fn connect_failed(&mut self, now: Millis, error: ClientError, retry_after: Option<Millis>, fatal: bool) {
+    fn connect_failed(
+        &mut self,
+        now: Millis,
+        error: ClientError,
+        retry_after: Option<Millis>,
+        fatal: bool,
+    ) {
         self.session.connect_errors = self.session.connect_errors.saturating_add(1);
         self.warn(None, error.clone());
         if fatal {
-            let (fail, keep): (Vec<Purpose>, Vec<Purpose>) = std::mem::take(&mut self.session.queue)
-                .into_iter()
-                .partition(|p| matches!(p, Purpose::Call(_) | Purpose::List { .. } | Purpose::Cancel { .. } | Purpose::Tools { .. }));
+            let (fail, keep): (Vec<Purpose>, Vec<Purpose>) =
+                std::mem::take(&mut self.session.queue)
+                    .into_iter()
+                    .partition(|p| {
+                        matches!(
+                            p,
+                            Purpose::Call(_)
+                                | Purpose::List { .. }
+                                | Purpose::Cancel { .. }
+                                | Purpose::Tools { .. }
+                        )
+                    });
             self.session.queue = keep;
             for p in fail {
                 match p {
                     Purpose::Call(c) => self.call_failed(c, error.clone()),
-                    Purpose::List { op, .. } | Purpose::Cancel { op, .. } => self.reply(op, Err(error.clone())),
+                    Purpose::List { op, .. } | Purpose::Cancel { op, .. } => {
+                        self.reply(op, Err(error.clone()))
+                    }
                     Purpose::Tools { .. } => self.tools_failed(now, error.clone()),
                     _ => {}
                 }
             }
         }
-        let delay = scheduler::error_delay(&mut self.rng, self.session.connect_errors, retry_after, None);
+        let delay = scheduler::error_delay(
+            &mut self.rng,
+            self.session.connect_errors,
+            retry_after,
+            None,
+        );
         self.timers.set(Timer::Connect, now.saturating_add(delay));
     }
 }

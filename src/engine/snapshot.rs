@@ -14,7 +14,7 @@ use crate::protocol::model::{Dialect, Task, TaskStatus};
 
 use super::api::{Input, Millis, Output, Transmit};
 use super::registry;
-use super::scheduler::{TaskTimer, Timer};
+use super::scheduler::{self, TaskTimer, Timer};
 use super::Engine;
 
 /// What a later engine needs to continue an established session.
@@ -155,6 +155,10 @@ impl Engine {
             return false;
         }
         let id = snap.task.task_id.clone();
+        // Overdue (or never polled): the catch-up is spread over one server interval instead of
+        // polling every imported task in the same tick.
+        let floor = scheduler::floor(snap.task.poll_interval_ms);
+        let spread = self.rng.between(0, floor);
         let entry = self.task_entry(&id);
         if entry.snapshot.is_some() {
             return false;
@@ -169,7 +173,10 @@ impl Engine {
             entry.deadline = snap.deadline;
         }
         entry.known = snap.known;
-        entry.poll.last_sent = snap.last_polled_at.filter(|t| *t <= now);
+        entry.poll.last_sent = match snap.last_polled_at {
+            Some(t) if t <= now && t.saturating_add(floor) > now => Some(t),
+            _ => Some(now.saturating_sub(floor).saturating_add(spread)),
+        };
         entry.input_keys.extend(snap.input_keys);
         // No subscriber yet: collected after the GC delay unless someone watches it.
         self.after_membership_change(now, &id);
@@ -384,5 +391,43 @@ mod tests {
         // Last polled 500 ms before import with a 3 s interval: the first poll waits 2.5 s.
         assert_eq!(sent_at.first().copied(), Some(T0 + 2_500));
         e.unsubscribe(now, run);
+    }
+
+    #[test]
+    fn overdue_imports_are_spread_over_one_interval() {
+        let mut e = Engine::new(
+            Config {
+                dialect: DialectChoice::Modern,
+                ..Config::default()
+            },
+            8,
+            T0,
+        );
+        for i in 0..20 {
+            let mut t = Task::new(format!("t{i}"), TaskStatus::Working);
+            t.poll_interval_ms = Some(2_000);
+            let snap = TaskSnapshot {
+                task: t,
+                known: true,
+                last_polled_at: if i % 2 == 0 { None } else { Some(T0 - 60_000) },
+                next_poll_at: None,
+                deadline: None,
+                input_keys: Vec::new(),
+            };
+            assert!(e.import_task(T0, snap));
+            e.watch(T0, &format!("t{i}"));
+        }
+        let mut sent_at = Vec::new();
+        let mut now = T0;
+        while now <= T0 + 2_000 {
+            match e.poll_output(now) {
+                Output::Wake(at) => now = at.max(now + 1),
+                Output::Transmit(t) if t.body.contains("tasks/get") => sent_at.push(now),
+                _ => {}
+            }
+        }
+        assert_eq!(sent_at.len(), 20, "every task polled within one interval");
+        let distinct: std::collections::BTreeSet<_> = sent_at.iter().collect();
+        assert!(distinct.len() >= 15, "not all in one tick: {sent_at:?}");
     }
 }

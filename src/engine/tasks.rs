@@ -8,9 +8,9 @@ use crate::protocol::model::{Outcome, Task, TaskStatus};
 
 use super::api::{ClientError, End, ErrorKind, Event, Millis, OpId, SubId};
 use super::inputs::Origin;
+use super::registry::TaskEntry;
 use super::registry::{self, Fetch};
 use super::requests::{Failure, Purpose};
-use super::registry::TaskEntry;
 use super::scheduler::{self, TaskTimer, Timer, CATCH_UP_THROTTLE_MS};
 use super::Engine;
 
@@ -37,7 +37,13 @@ impl Engine {
             let slot = self.next_slot;
             self.next_slot += 1;
             self.slots.insert(slot, task_id.to_owned());
-            self.tasks.insert(task_id.to_owned(), TaskEntry { slot, ..TaskEntry::default() });
+            self.tasks.insert(
+                task_id.to_owned(),
+                TaskEntry {
+                    slot,
+                    ..TaskEntry::default()
+                },
+            );
         }
         self.tasks.entry(task_id.to_owned()).or_default()
     }
@@ -69,15 +75,23 @@ impl Engine {
         entry.subs.insert(sub);
         let snapshot = entry.snapshot.clone();
         let terminal = entry.is_terminal();
-        let unknown = snapshot.is_none() && !entry.awaiting_created;
+        let unknown = snapshot.is_none();
+        let slot = entry.slot;
+        let polling = entry.poll.in_flight;
         if let Some(task) = snapshot {
             self.emit(Event::Status { sub, task });
         }
         if terminal {
             self.settle(now, task_id);
-        } else if unknown {
+        } else if unknown && !polling {
             self.poll_now(now, task_id);
-        } else {
+        } else if !polling
+            && self
+                .timers
+                .get(&Timer::Task(TaskTimer::Poll, slot))
+                .is_none()
+        {
+            // Polling had stopped (nobody followed the task): resume.
             self.poll_soon(now, task_id);
         }
         self.after_membership_change(now, task_id);
@@ -93,14 +107,17 @@ impl Engine {
 
     /// Stops polling a task nobody follows (and schedules its GC), or cancels a pending GC.
     pub(crate) fn after_membership_change(&mut self, now: Millis, task_id: &str) {
-        let Some(entry) = self.tasks.get(task_id) else { return };
+        let Some(entry) = self.tasks.get(task_id) else {
+            return;
+        };
         let slot = entry.slot;
         if entry.subs.is_empty() {
             self.timers.clear(&Timer::Task(TaskTimer::Poll, slot));
             self.timers.clear(&Timer::Task(TaskTimer::Deadline, slot));
             let gc = Timer::Task(TaskTimer::Gc, slot);
             if self.timers.get(&gc).is_none() {
-                self.timers.set(gc, now.saturating_add(self.cfg.result_gc_ms));
+                self.timers
+                    .set(gc, now.saturating_add(self.cfg.result_gc_ms));
             }
         } else {
             self.timers.clear(&Timer::Task(TaskTimer::Gc, slot));
@@ -112,19 +129,36 @@ impl Engine {
     }
 
     /// Merges a snapshot and does what it implies: events, inputs, deadline, next poll, the end.
-    pub(crate) fn apply_snapshot(&mut self, now: Millis, task_id: &str, mut task: Task, src: Source) {
-        let Some(entry) = self.tasks.get_mut(task_id) else { return };
+    pub(crate) fn apply_snapshot(
+        &mut self,
+        now: Millis,
+        task_id: &str,
+        mut task: Task,
+        src: Source,
+    ) {
+        let Some(entry) = self.tasks.get_mut(task_id) else {
+            return;
+        };
         task.task_id = task_id.to_owned();
         entry.known = true;
-        entry.awaiting_created = false;
         let applied = registry::apply(entry, task);
-        let Some(snap) = entry.snapshot.as_ref() else { return };
+        if src == Source::Poll {
+            entry.final_get |= entry.is_terminal();
+        }
+        let Some(snap) = entry.snapshot.as_ref() else {
+            return;
+        };
         let status = snap.status;
         // Clone only when someone will see it (most polls change nothing).
-        let shown = (applied.visible_change && !entry.subs.is_empty()) || !snap.input_requests.is_empty();
+        let shown =
+            (applied.visible_change && !entry.subs.is_empty()) || !snap.input_requests.is_empty();
         let snapshot = shown.then(|| snap.clone());
         let has_subs = !entry.subs.is_empty();
-        let subs: Vec<SubId> = if shown { entry.subs.iter().copied().collect() } else { Vec::new() };
+        let subs: Vec<SubId> = if shown {
+            entry.subs.iter().copied().collect()
+        } else {
+            Vec::new()
+        };
         let mut fetch = false;
         if let Some((_, to)) = applied.transition {
             entry.poll.step = 0;
@@ -138,11 +172,19 @@ impl Engine {
             }
         }
         if let Some((from, to)) = applied.transition {
-            self.emit(Event::Transition { task_id: task_id.to_owned(), from, to, at: now });
+            self.emit(Event::Transition {
+                task_id: task_id.to_owned(),
+                from,
+                to,
+                at: now,
+            });
         }
         if let (true, Some(snapshot)) = (applied.visible_change, &snapshot) {
             for sub in &subs {
-                self.emit(Event::Status { sub: *sub, task: snapshot.clone() });
+                self.emit(Event::Status {
+                    sub: *sub,
+                    task: snapshot.clone(),
+                });
             }
         }
         if fetch {
@@ -154,14 +196,26 @@ impl Engine {
         if status.is_terminal() {
             return self.settle(now, task_id);
         }
-        let Some(entry) = self.tasks.get_mut(task_id) else { return };
+        let Some(entry) = self.tasks.get_mut(task_id) else {
+            return;
+        };
+        if entry.past_deadline {
+            if src == Source::Poll && entry.deadline.is_none_or(|d| d <= now) {
+                // The last poll after the deadline: still not ended.
+                return self.expire(now, task_id);
+            }
+            if entry.deadline.is_some_and(|d| d > now) {
+                entry.past_deadline = false;
+            }
+        }
         let deadline = Timer::Task(TaskTimer::Deadline, entry.slot);
         match entry.deadline {
-            Some(d) if has_subs => {
+            Some(d) if has_subs && !entry.past_deadline => {
                 if self.timers.get(&deadline) != Some(d) {
                     self.timers.set(deadline, d);
                 }
             }
+            _ if entry.past_deadline => {}
             _ => self.timers.clear(&deadline),
         }
         if !has_subs || entry.poll.in_flight {
@@ -170,14 +224,18 @@ impl Engine {
         let interval = entry.server_interval();
         let delay = match src {
             Source::Create | Source::Poll => {
-                let d = scheduler::poll_delay(&mut self.rng, interval, entry.poll.step, self.visible);
+                let d =
+                    scheduler::poll_delay(&mut self.rng, interval, entry.poll.step, self.visible);
                 entry.poll.step = entry.poll.step.saturating_add(1);
                 d
             }
             Source::Push => scheduler::safety_delay(interval, self.visible),
             Source::Other => return,
         };
-        self.timers.set(Timer::Task(TaskTimer::Poll, entry.slot), now.saturating_add(delay));
+        self.timers.set(
+            Timer::Task(TaskTimer::Poll, entry.slot),
+            now.saturating_add(delay),
+        );
     }
 
     /// Modern `inputRequests`: each key surfaced once per task.
@@ -185,12 +243,18 @@ impl Engine {
         if snapshot.input_requests.is_empty() {
             return;
         }
-        let Some(entry) = self.tasks.get_mut(task_id) else { return };
+        let Some(entry) = self.tasks.get_mut(task_id) else {
+            return;
+        };
         if entry.subs.is_empty() {
             return;
         }
-        let fresh: Vec<_> =
-            snapshot.input_requests.iter().filter(|r| entry.input_keys.insert(r.key.clone())).cloned().collect();
+        let fresh: Vec<_> = snapshot
+            .input_requests
+            .iter()
+            .filter(|r| entry.input_keys.insert(r.key.clone()))
+            .cloned()
+            .collect();
         for request in fresh {
             self.surface_input(Some(task_id.to_owned()), request, Origin::Task);
         }
@@ -203,13 +267,19 @@ impl Engine {
 
     /// A poll as soon as the server's interval allows (catch-up, after an answer or a cancel).
     pub(crate) fn poll_soon(&mut self, now: Millis, task_id: &str) {
-        let Some(e) = self.tasks.get(task_id) else { return };
-        if e.subs.is_empty() || e.is_terminal() || e.poll.in_flight || e.awaiting_created {
+        let Some(e) = self.tasks.get(task_id) else {
+            return;
+        };
+        if e.subs.is_empty() || e.is_terminal() || e.poll.in_flight {
             return;
         }
         let floor = scheduler::floor(e.server_interval());
-        let at = e.poll.last_sent.map_or(now, |last| now.max(last.saturating_add(floor)));
-        self.timers.set_earlier(Timer::Task(TaskTimer::Poll, e.slot), at);
+        let at = e
+            .poll
+            .last_sent
+            .map_or(now, |last| now.max(last.saturating_add(floor)));
+        self.timers
+            .set_earlier(Timer::Task(TaskTimer::Poll, e.slot), at);
     }
 
     /// One catch-up poll for every followed task (visible again, online again): at most every 5 s.
@@ -217,12 +287,19 @@ impl Engine {
         if !self.session.is_ready() {
             return self.connect(now);
         }
-        if self.last_catch_up.is_some_and(|t| now < t.saturating_add(CATCH_UP_THROTTLE_MS)) {
+        if self
+            .last_catch_up
+            .is_some_and(|t| now < t.saturating_add(CATCH_UP_THROTTLE_MS))
+        {
             return;
         }
         self.last_catch_up = Some(now);
-        let mut ids: Vec<String> =
-            self.tasks.iter().filter(|(_, e)| !e.subs.is_empty() && !e.is_terminal()).map(|(k, _)| k.clone()).collect();
+        let mut ids: Vec<String> = self
+            .tasks
+            .iter()
+            .filter(|(_, e)| !e.subs.is_empty() && !e.is_terminal())
+            .map(|(k, _)| k.clone())
+            .collect();
         ids.sort();
         for t in ids {
             self.poll_soon(now, &t);
@@ -230,14 +307,16 @@ impl Engine {
     }
 
     pub(crate) fn on_poll_timer(&mut self, now: Millis, task_id: String) {
-        let Some(entry) = self.tasks.get_mut(&task_id) else { return };
+        let Some(entry) = self.tasks.get_mut(&task_id) else {
+            return;
+        };
         if entry.subs.is_empty() {
             return;
         }
         if entry.is_terminal() {
             return self.settle(now, &task_id);
         }
-        if entry.poll.in_flight || entry.awaiting_created {
+        if entry.poll.in_flight {
             return;
         }
         entry.poll.in_flight = true;
@@ -245,7 +324,9 @@ impl Engine {
     }
 
     pub(crate) fn on_get(&mut self, now: Millis, task_id: &str, res: Result<Value, Failure>) {
-        let Some(entry) = self.tasks.get_mut(task_id) else { return };
+        let Some(entry) = self.tasks.get_mut(task_id) else {
+            return;
+        };
         entry.poll.in_flight = false;
         let known = entry.known;
         let parsed = match res {
@@ -281,25 +362,48 @@ impl Engine {
     /// A poll failed: say so, and try again with backoff (until the deadline).
     fn poll_failed(&mut self, now: Millis, task_id: &str, f: Failure) {
         self.warn(Some(task_id.to_owned()), f.client_error());
-        let Some(e) = self.tasks.get_mut(task_id) else { return };
+        let Some(e) = self.tasks.get_mut(task_id) else {
+            return;
+        };
+        if e.past_deadline {
+            return self.expire(now, task_id);
+        }
         e.poll.errors = e.poll.errors.saturating_add(1);
         if e.subs.is_empty() || e.is_terminal() {
             return;
         }
-        let delay = scheduler::error_delay(&mut self.rng, e.poll.errors, f.retry_after(), e.server_interval());
-        self.timers.set(Timer::Task(TaskTimer::Poll, e.slot), now.saturating_add(delay));
+        let delay = scheduler::error_delay(
+            &mut self.rng,
+            e.poll.errors,
+            f.retry_after(),
+            e.server_interval(),
+        );
+        self.timers.set(
+            Timer::Task(TaskTimer::Poll, e.slot),
+            now.saturating_add(delay),
+        );
     }
 
     /// A watched id the server never knew: its watchers fail.
     fn unknown_task(&mut self, task_id: &str, error: ClientError) {
-        let Some(entry) = self.remove_task(task_id) else { return };
+        let Some(entry) = self.remove_task(task_id) else {
+            return;
+        };
         for sub in entry.subs {
-            self.done(sub, Some(task_id.to_owned()), End::Failed { error: error.clone() });
+            self.done(
+                sub,
+                Some(task_id.to_owned()),
+                End::Failed {
+                    error: error.clone(),
+                },
+            );
         }
     }
 
     pub(crate) fn on_result(&mut self, now: Millis, task_id: &str, res: Result<Value, Failure>) {
-        let Some(entry) = self.tasks.get_mut(task_id) else { return };
+        let Some(entry) = self.tasks.get_mut(task_id) else {
+            return;
+        };
         entry.result = Fetch::Idle;
         let terminal = entry.is_terminal();
         match res {
@@ -307,7 +411,9 @@ impl Engine {
                 entry.result_errors = 0;
                 self.task_outcome(now, task_id, Outcome::Result { result });
             }
-            Err(Failure::Rpc(error)) if terminal => self.task_outcome(now, task_id, Outcome::Error { error }),
+            Err(Failure::Rpc(error)) if terminal => {
+                self.task_outcome(now, task_id, Outcome::Error { error })
+            }
             // Answered early (not ready yet): polling goes on and fetches again at the end.
             Err(Failure::Rpc(_)) => self.poll_soon(now, task_id),
             Err(f) => {
@@ -315,7 +421,8 @@ impl Engine {
                 let errors = entry.result_errors;
                 self.warn(Some(task_id.to_owned()), f.client_error());
                 if terminal {
-                    let delay = scheduler::error_delay(&mut self.rng, errors, f.retry_after(), None);
+                    let delay =
+                        scheduler::error_delay(&mut self.rng, errors, f.retry_after(), None);
                     self.set_task_timer(TaskTimer::Poll, task_id, now.saturating_add(delay));
                 } else {
                     self.poll_soon(now, task_id);
@@ -334,7 +441,9 @@ impl Engine {
 
     /// The outcome arrived (result fetch, or the original response): it ends the task.
     pub(crate) fn task_outcome(&mut self, now: Millis, task_id: &str, outcome: Outcome) {
-        let Some(entry) = self.tasks.get_mut(task_id) else { return };
+        let Some(entry) = self.tasks.get_mut(task_id) else {
+            return;
+        };
         if entry.outcome.is_none() {
             entry.outcome = Some(outcome.clone());
         }
@@ -342,7 +451,10 @@ impl Engine {
             return self.settle(now, task_id);
         }
         // A result only comes once the task ended: record the end we can infer.
-        let mut task = entry.snapshot.clone().unwrap_or_else(|| Task::new(task_id, TaskStatus::Working));
+        let mut task = entry
+            .snapshot
+            .clone()
+            .unwrap_or_else(|| Task::new(task_id, TaskStatus::Working));
         task.status = match outcome {
             Outcome::Result { .. } => TaskStatus::Completed,
             Outcome::Error { .. } => TaskStatus::Failed,
@@ -355,25 +467,51 @@ impl Engine {
     /// The task is terminal: fetch its result once if needed, else hand every subscriber its `Done`.
     pub(crate) fn settle(&mut self, now: Millis, task_id: &str) {
         let fetches = self.session.fetches_results;
-        let Some(entry) = self.tasks.get_mut(task_id) else { return };
+        let Some(entry) = self.tasks.get_mut(task_id) else {
+            return;
+        };
         if !entry.is_terminal() {
             return;
         }
         self.timers.clear(&Timer::Task(TaskTimer::Poll, entry.slot));
-        self.timers.clear(&Timer::Task(TaskTimer::Deadline, entry.slot));
+        self.timers
+            .clear(&Timer::Task(TaskTimer::Deadline, entry.slot));
         if entry.subs.is_empty() {
             return self.after_membership_change(now, task_id);
         }
         let status = entry.status();
-        let needs_fetch = fetches
-            && entry.outcome.is_none()
-            && matches!(status, Some(TaskStatus::Completed) | Some(TaskStatus::Failed));
-        if needs_fetch {
-            if entry.result == Fetch::Idle {
+        let wants_outcome = entry.outcome.is_none()
+            && matches!(
+                status,
+                Some(TaskStatus::Completed) | Some(TaskStatus::Failed)
+            );
+        if wants_outcome && fetches {
+            // The original request is still open (draft): its response is the result.
+            let original_open = self.calls.values().any(|c| c.became_task(task_id));
+            if !original_open && entry.result == Fetch::Idle {
                 entry.result = Fetch::Busy;
                 self.dispatch(now, Purpose::Result(task_id.to_owned()));
             }
             return;
+        }
+        if wants_outcome && !entry.final_get {
+            // Inline outcomes (modern): the end was seen without one (create result, push).
+            if entry.poll.in_flight {
+                return;
+            }
+            let floor = scheduler::floor(entry.server_interval());
+            let at = entry
+                .poll
+                .last_sent
+                .map_or(now, |last| now.max(last.saturating_add(floor)));
+            if at > now {
+                return self
+                    .timers
+                    .set(Timer::Task(TaskTimer::Poll, entry.slot), at);
+            }
+            entry.final_get = true;
+            entry.poll.in_flight = true;
+            return self.dispatch(now, Purpose::Get(task_id.to_owned()));
         }
         if let Some(snap) = entry.snapshot.as_mut() {
             if snap.outcome.is_none() {
@@ -385,7 +523,10 @@ impl Engine {
         let subs = std::mem::take(&mut entry.subs);
         self.inputs.drop_task(task_id);
         for sub in subs {
-            let end = End::Finished { task: task.clone(), outcome: outcome.clone() };
+            let end = End::Finished {
+                task: task.clone(),
+                outcome: outcome.clone(),
+            };
             self.done(sub, Some(task_id.to_owned()), end);
         }
         self.after_membership_change(now, task_id);
@@ -393,27 +534,48 @@ impl Engine {
 
     /// Client-side end: the deadline passed, or the server forgot a task it knew.
     fn expire(&mut self, now: Millis, task_id: &str) {
-        let Some(entry) = self.tasks.get(task_id) else { return };
+        let Some(entry) = self.tasks.get(task_id) else {
+            return;
+        };
         if entry.is_terminal() {
             return;
         }
-        let mut task = entry.snapshot.clone().unwrap_or_else(|| Task::new(task_id, TaskStatus::Expired));
+        let mut task = entry
+            .snapshot
+            .clone()
+            .unwrap_or_else(|| Task::new(task_id, TaskStatus::Expired));
         task.status = TaskStatus::Expired;
         task.input_requests.clear();
         self.apply_snapshot(now, task_id, task, Source::Other);
     }
 
+    /// createdAt + ttl passed: one last poll (the task may have ended just in time, or the clocks
+    /// may disagree), then `expired` unless it ended. A second firing (no answer) expires it.
     pub(crate) fn on_deadline(&mut self, now: Millis, task_id: &str) {
-        if self.tasks.get(task_id).is_some_and(|e| e.deadline.is_some_and(|d| d <= now)) {
-            self.expire(now, task_id);
+        let Some(e) = self.tasks.get_mut(task_id) else {
+            return;
+        };
+        if e.is_terminal() || !e.deadline.is_some_and(|d| d <= now) {
+            return;
         }
+        if e.past_deadline {
+            return self.expire(now, task_id);
+        }
+        e.past_deadline = true;
+        let slot = e.slot;
+        let fallback = now.saturating_add(self.cfg.request_timeout_ms.max(1));
+        self.timers
+            .set(Timer::Task(TaskTimer::Deadline, slot), fallback);
+        self.poll_soon(now, task_id);
     }
 
     /// Drops a task nobody follows any more. A status request still out (it times out) delays
     /// this; a blocked `tasks/result` is closed (legacy: a disconnect is not a cancellation) and
     /// a draft original request still open is forgotten.
     pub(crate) fn on_gc(&mut self, now: Millis, task_id: &str) {
-        let Some(entry) = self.tasks.get(task_id) else { return };
+        let Some(entry) = self.tasks.get(task_id) else {
+            return;
+        };
         if !entry.subs.is_empty() {
             return;
         }
@@ -422,7 +584,9 @@ impl Engine {
             let at = now.saturating_add(self.cfg.request_timeout_ms.max(1));
             return self.set_task_timer(TaskTimer::Gc, task_id, at);
         }
-        self.session.queue.retain(|p| !is_get(p) && *p != Purpose::Result(task_id.to_owned()));
+        self.session
+            .queue
+            .retain(|p| !is_get(p) && *p != Purpose::Result(task_id.to_owned()));
         let results: Vec<i64> = self
             .reqs
             .pending
@@ -445,7 +609,9 @@ impl Engine {
         if method == "notifications/tools/list_changed" {
             return self.tools.invalidate();
         }
-        let Some(codec) = self.session.codec_any() else { return };
+        let Some(codec) = self.session.codec_any() else {
+            return;
+        };
         match codec.parse_notification(method, params) {
             Some(TaskNotice::Status(task)) => {
                 let id = task.task_id.clone();
@@ -458,10 +624,19 @@ impl Engine {
         }
     }
 
-    pub(crate) fn on_cancel(&mut self, now: Millis, op: OpId, task_id: &str, res: Result<Value, Failure>) {
+    pub(crate) fn on_cancel(
+        &mut self,
+        now: Millis,
+        op: OpId,
+        task_id: &str,
+        res: Result<Value, Failure>,
+    ) {
         match res {
             Ok(v) => {
-                let snapshot = self.session.codec_any().and_then(|c| c.parse_get(v.clone()).ok());
+                let snapshot = self
+                    .session
+                    .codec_any()
+                    .and_then(|c| c.parse_get(v.clone()).ok());
                 self.reply(op, Ok(v));
                 if let Some(task) = snapshot.filter(|t| t.task_id == task_id) {
                     if self.tasks.contains_key(task_id) {
@@ -488,7 +663,10 @@ impl Engine {
                 }
                 self.reply(op, Ok(reply));
             }
-            Some(Err(e)) => self.reply(op, Err(ClientError::new(ErrorKind::Protocol, e.to_string()))),
+            Some(Err(e)) => self.reply(
+                op,
+                Err(ClientError::new(ErrorKind::Protocol, e.to_string())),
+            ),
             None => self.reply(op, Err(ClientError::new(ErrorKind::Protocol, "no dialect"))),
         }
     }

@@ -92,18 +92,30 @@ pub(crate) fn decide(
     if !augments {
         return Ok(false);
     }
-    let Some(support) = support else { return Ok(choice == Augment::Always) };
+    let Some(support) = support else {
+        return Ok(choice == Augment::Always);
+    };
     let tasks = server_caps.get("tasks");
     let requests = tasks.and_then(|t| t.get("requests"));
-    let server_refuses = requests.is_some_and(|r| r.get("tools").and_then(|t| t.get("call")).is_none());
-    let server_offers = requests.and_then(|r| r.get("tools")).and_then(|t| t.get("call")).is_some();
+    let server_refuses =
+        requests.is_some_and(|r| r.get("tools").and_then(|t| t.get("call")).is_none());
+    let server_offers = requests
+        .and_then(|r| r.get("tools"))
+        .and_then(|t| t.get("call"))
+        .is_some();
     let tool_level = !protocol_version.is_empty() && protocol_version >= TOOL_LEVEL_SUPPORT_SINCE;
     match (support, choice) {
-        (Support::Required, Augment::Never) => Err(refused("this tool requires a task (execution.taskSupport = required)")),
+        (Support::Required, Augment::Never) => Err(refused(
+            "this tool requires a task (execution.taskSupport = required)",
+        )),
         (Support::Required, _) => Ok(true),
-        (Support::Forbidden, Augment::Always) => Err(refused("this tool forbids tasks (execution.taskSupport = forbidden)")),
+        (Support::Forbidden, Augment::Always) => Err(refused(
+            "this tool forbids tasks (execution.taskSupport = forbidden)",
+        )),
         (Support::Forbidden, _) | (_, Augment::Never) => Ok(false),
-        (_, Augment::Always) if server_refuses => Err(refused("the server does not accept task-augmented tools/call")),
+        (_, Augment::Always) if server_refuses => Err(refused(
+            "the server does not accept task-augmented tools/call",
+        )),
         (Support::Optional, _) => Ok(!server_refuses),
         (Support::Unspecified, Augment::Always) => Ok(true),
         (Support::Unspecified, Augment::Auto) => Ok(!tool_level && server_offers),
@@ -129,14 +141,25 @@ impl Engine {
             Err(f) => return self.tools_failed(now, f.client_error()),
         };
         let Some(items) = page.get("tools").and_then(Value::as_array) else {
-            return self.tools_failed(now, ClientError::new(ErrorKind::Protocol, "tools/list result without `tools`"));
+            return self.tools_failed(
+                now,
+                ClientError::new(ErrorKind::Protocol, "tools/list result without `tools`"),
+            );
         };
         self.tools.acc.extend(items.iter().cloned());
         self.tools.pages += 1;
-        let next = page.get("nextCursor").and_then(Value::as_str).map(str::to_owned);
+        let next = page
+            .get("nextCursor")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
         if let Some(cursor) = next {
             if self.tools.pages < MAX_PAGES && self.tools.seen_cursors.insert(cursor.clone()) {
-                return self.dispatch(now, Purpose::Tools { cursor: Some(cursor) });
+                return self.dispatch(
+                    now,
+                    Purpose::Tools {
+                        cursor: Some(cursor),
+                    },
+                );
             }
         }
         let all = std::mem::take(&mut self.tools.acc);
@@ -188,18 +211,67 @@ mod tests {
     #[test]
     fn server_capabilities_and_eras() {
         let no_tools_call = json!({ "tasks": { "requests": {} } });
-        assert_eq!(decide(&no_tools_call, V25, Some(Support::Optional), Augment::Auto, true), Ok(false));
-        assert!(decide(&no_tools_call, V25, Some(Support::Optional), Augment::Always, true).is_err());
+        assert_eq!(
+            decide(
+                &no_tools_call,
+                V25,
+                Some(Support::Optional),
+                Augment::Auto,
+                true
+            ),
+            Ok(false)
+        );
+        assert!(decide(
+            &no_tools_call,
+            V25,
+            Some(Support::Optional),
+            Augment::Always,
+            true
+        )
+        .is_err());
         // rmcp 2.0: `tasks: {}` — the tools' word counts.
         let bare = json!({ "tasks": {} });
-        assert_eq!(decide(&bare, V25, Some(Support::Optional), Augment::Auto, true), Ok(true));
-        assert_eq!(decide(&bare, V25, Some(Support::Required), Augment::Auto, true), Ok(true));
+        assert_eq!(
+            decide(&bare, V25, Some(Support::Optional), Augment::Auto, true),
+            Ok(true)
+        );
+        assert_eq!(
+            decide(&bare, V25, Some(Support::Required), Augment::Auto, true),
+            Ok(true)
+        );
         // Draft era: no tool-level field; the capability decides.
         let draft = json!({ "tasks": { "requests": { "tools": { "call": true } } } });
-        assert_eq!(decide(&draft, "2025-06-18", Some(Support::Unspecified), Augment::Auto, true), Ok(true));
-        assert_eq!(decide(&json!({}), "2025-06-18", Some(Support::Unspecified), Augment::Auto, true), Ok(false));
+        assert_eq!(
+            decide(
+                &draft,
+                "2025-06-18",
+                Some(Support::Unspecified),
+                Augment::Auto,
+                true
+            ),
+            Ok(true)
+        );
+        assert_eq!(
+            decide(
+                &json!({}),
+                "2025-06-18",
+                Some(Support::Unspecified),
+                Augment::Auto,
+                true
+            ),
+            Ok(false)
+        );
         // The server decides alone: never ask, never refuse.
-        assert_eq!(decide(&no_tools_call, V25, Some(Support::Forbidden), Augment::Always, false), Ok(false));
+        assert_eq!(
+            decide(
+                &no_tools_call,
+                V25,
+                Some(Support::Forbidden),
+                Augment::Always,
+                false
+            ),
+            Ok(false)
+        );
         // Other requests: only on explicit request.
         assert_eq!(decide(&draft, V25, None, Augment::Auto, true), Ok(false));
         assert_eq!(decide(&draft, V25, None, Augment::Always, true), Ok(true));

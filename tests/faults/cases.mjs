@@ -110,6 +110,12 @@ export function buildCases({ n, timeoutMs }) {
       rules: [{ fault: "sse-retry", ms: 0, method: "GET" }],
     },
     {
+      // no fault: many tasks asking for input at once; legacy servers answer tasks/result only at the
+      // end and send the elicitation on that (blocking) stream, which holds one HTTP/1.1 connection
+      id: "input-burst", title: "8 tasks ask for input at once (no fault; HTTP/1.1 pool)", expect: "completed",
+      tool: { name: "ask_input", args: () => ({}), pattern: /ask_input|answer|42/ }, n: Math.max(n, 8), answer: true, rules: [],
+    },
+    {
       id: "phantom", title: "responses to ids never sent, ghost task pushes", expect: "completed",
       rules: [{ fault: "phantom", method: "*", every: 2 }],
     },

@@ -408,3 +408,77 @@ test("results are not stored unless persistResults is set", { timeout: 90_000 },
     await server.stop();
   }
 });
+
+test("an input request goes to the tab that follows the task; its answer reaches the server", { timeout: 60_000 }, async () => {
+  const server = await startServer("ts-sdk", { args: ["--poll-ms", "500"] });
+  const b = await browser();
+  try {
+    const [p0, p1] = [await b.page(), await b.page()];
+    await p0.evaluate((u) => T.connect(u, { answer: "from the leader" }), server.url);
+    await p1.evaluate((u) => T.connect(u, { answer: "from the follower" }), server.url);
+    assert.equal(await p1.evaluate(() => T.role()), "follower");
+    const id = await p1.evaluate(() => T.call(0, "ask_input", { message: "who?" }));
+    assert.equal(await p1.evaluate(() => T.settle(20_000)), 1);
+    assert.match((await p1.evaluate(() => T.results()))[0], /ask_input got answer: from the follower/);
+    const inputs = b.events.filter((e) => e.type === "input");
+    assert.deepEqual(inputs.map((e) => [e.page, e.taskId, e.method]), [[1, id, "elicitation/create"]]);
+  } finally {
+    await b.close();
+    await server.stop();
+  }
+});
+
+test("a tab becoming visible, and going online, make the leader poll every task at once", { timeout: 90_000 }, async () => {
+  const server = await startServer("ts-sdk", { args: ["--no-get", "--poll-ms", "1000"] });
+  const b = await browser();
+  try {
+    const [p0, p1] = [await b.page(), await b.page()];
+    await p0.evaluate((u) => T.connect(u), server.url);
+    const ids = await p0.evaluate(() => T.callMany(0, 5, "long_job", { steps: 90, stepMs: 1000 }));
+    await p1.evaluate((u) => T.connect(u), server.url);
+    await p1.evaluate(() => T.setVisible(false));
+    await sleep(20_000); // the backoff has grown to several seconds per task
+    const polledWithin = async (ms) => {
+      const t0 = Date.now();
+      await sleep(ms);
+      return new Set((await stats(server)).requests.filter((r) => r.method === "tasks/get" && r.t >= t0).map((r) => r.taskId)).size;
+    };
+    await resetStats(server);
+    const idle = await polledWithin(1_500);
+    await p1.evaluate(() => T.setVisible(true));
+    const visible = await polledWithin(1_500);
+    await sleep(5_000); // the engine throttles catch-ups to one per 5 s
+    await p1.evaluate(() => window.dispatchEvent(new Event("online")));
+    const online = await polledWithin(1_500);
+    console.log(`tasks polled within 1.5 s: idle ${idle}, after visible ${visible}, after online ${online} (of ${ids.length})`);
+    assert.equal(visible, ids.length);
+    assert.equal(online, ids.length);
+    assert.ok(idle < ids.length, `without a trigger only some tasks are due (${idle})`);
+  } finally {
+    await b.close();
+    await server.stop();
+  }
+});
+
+test("without tab coordination (tabs: false) every tab leads, and onDone still fires once", { timeout: 60_000 }, async () => {
+  const server = await startServer("ts-sdk", { args: ["--no-get", "--poll-ms", "500"] });
+  const b = await browser();
+  try {
+    const [p0, p1] = [await b.page(), await b.page()];
+    await p0.evaluate((u) => T.connect(u, { tabs: false }), server.url);
+    const id = await p0.evaluate(() => T.call(0, "long_job", { steps: 3, stepMs: 700 }));
+    await sleep(500);
+    await p1.evaluate((u) => T.connect(u, { tabs: false }), server.url);
+    await p1.evaluate((id) => T.watch(0, id), id);
+    assert.deepEqual(await Promise.all([p0, p1].map((p) => p.evaluate(() => T.role()))), ["leader", "leader"]);
+    assert.deepEqual(await Promise.all([p0, p1].map((p) => p.evaluate(() => T.settle(15_000)))), [1, 1]);
+    await allDone(b.events, [id]);
+    assert.equal(dones(b.events, id).length, 1);
+    // Both tabs polled (no coordination), on the one persisted session.
+    const s = await stats(server);
+    assert.equal(s.byMethod.initialize, 1);
+  } finally {
+    await b.close();
+    await server.stop();
+  }
+});

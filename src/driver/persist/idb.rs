@@ -95,18 +95,14 @@ impl Waiter {
 }
 
 /// A sender shared by several callbacks: the first one to fire wins.
-fn shared_sender() -> (
-    Rc<RefCell<Option<oneshot::Sender<Result<(), JsValue>>>>>,
-    oneshot::Receiver<Result<(), JsValue>>,
-) {
+type Shared = Rc<RefCell<Option<oneshot::Sender<Result<(), JsValue>>>>>;
+
+fn shared_sender() -> (Shared, oneshot::Receiver<Result<(), JsValue>>) {
     let (tx, rx) = oneshot::channel();
     (Rc::new(RefCell::new(Some(tx))), rx)
 }
 
-fn callback(
-    tx: &Rc<RefCell<Option<oneshot::Sender<Result<(), JsValue>>>>>,
-    ok: bool,
-) -> Closure<dyn FnMut(JsValue)> {
+fn callback(tx: &Shared, ok: bool) -> Closure<dyn FnMut(JsValue)> {
     let tx = tx.clone();
     Closure::new(move |ev: JsValue| {
         if let Some(t) = tx.borrow_mut().take() {

@@ -136,7 +136,8 @@ const TABS_TS: &'static str = r#"
 export interface ConnectOptions {
   /** Track tasks in IndexedDB (or localStorage) and share one connection per server and identity
    *  across tabs: one leader tab polls, the others follow; `onDone` fires once across tabs and
-   *  reloads; `resume()` re-attaches after a reload. Default false. */
+   *  reloads; `resume()` re-attaches after a reload. `close()` then leaves the server session open
+   *  (other tabs and later loads continue it). Default false. */
   persist?: boolean;
   /** With `persist`: scope stored tasks and tab sharing to this user too (e.g. a user id hash,
    *  never a credential). */

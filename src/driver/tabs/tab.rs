@@ -470,13 +470,14 @@ impl Tab {
                 id,
                 op,
             }),
-            To::Nobody => match op {
-                // Nobody has it yet: stopping is local (the next leader never hears of it).
-                Op::Unsubscribe { sub } => self.abort_local(sub),
-                // Kept in `subs`/`ops`: sent once a leader is known. Answers to a gone leader's
-                // input requests are dropped (the next leader asks again where it can).
-                _ => {}
-            },
+            // Nobody has it yet: stopping is local (the next leader never hears of it). Anything
+            // else stays in `subs`/`ops` and is sent once a leader is known; answers to a gone
+            // leader's input requests are dropped (the next leader asks again where it can).
+            To::Nobody => {
+                if let Op::Unsubscribe { sub } = op {
+                    self.abort_local(sub);
+                }
+            }
         }
     }
 

@@ -12,6 +12,7 @@ use crate::protocol::model::{Dialect, TaskStatus};
 
 use super::api::{
     CallOptions, Config, DialectChoice, End, Event, Input, Millis, OpId, Output, SendKey, SubId,
+    Transmit,
 };
 use super::rng::Rng;
 use super::Engine;
@@ -32,14 +33,46 @@ impl Sent {
     /// `"12345 tasks/get t1"`: handy in assertion messages.
     #[allow(dead_code)]
     pub(crate) fn line(&self) -> String {
-        format!("{} {} {}", self.at - T0, self.method, self.task_id.as_deref().unwrap_or(""))
+        format!(
+            "{} {} {}",
+            self.at - T0,
+            self.method,
+            self.task_id.as_deref().unwrap_or("")
+        )
     }
 }
 
-/// Engine + fake server + virtual time.
-pub(crate) struct Harness {
+/// What the harness plays the server with: the fake server, or a transcript replay.
+pub(crate) trait World {
+    /// A transmission from the engine: its method, task id, and the answers (each after a delay).
+    fn handle(&mut self, now: Millis, tx: &Transmit) -> (String, Option<String>, server::Replies);
+    /// Time passed: what the server sends on its own.
+    fn advance(&mut self, now: Millis) -> server::Replies;
+    /// When the server next acts on its own.
+    fn next_event(&self, now: Millis) -> Option<Millis>;
+    /// The engine closed a stream.
+    fn abort(&mut self, key: SendKey);
+}
+
+impl World for FakeServer {
+    fn handle(&mut self, now: Millis, tx: &Transmit) -> (String, Option<String>, server::Replies) {
+        FakeServer::handle(self, now, tx)
+    }
+    fn advance(&mut self, now: Millis) -> server::Replies {
+        FakeServer::advance(self, now)
+    }
+    fn next_event(&self, now: Millis) -> Option<Millis> {
+        FakeServer::next_event(self, now)
+    }
+    fn abort(&mut self, key: SendKey) {
+        FakeServer::abort(self, key)
+    }
+}
+
+/// Engine + server + virtual time.
+pub(crate) struct Harness<S: World = FakeServer> {
     pub(crate) engine: Engine,
-    pub(crate) server: FakeServer,
+    pub(crate) server: S,
     pub(crate) now: Millis,
     pub(crate) events: Vec<Event>,
     pub(crate) sent: Vec<Sent>,
@@ -58,19 +91,36 @@ pub(crate) struct Harness {
     pub(crate) record: bool,
     inflight_get: HashMap<String, SendKey>,
     get_keys: HashMap<SendKey, String, super::scheduler::IdHash>,
+    /// Every `tasks/get` sent, per task: (time, its answer reached the engine with the task).
+    polls: HashMap<String, Vec<(Millis, bool)>>,
+    poll_of_key: HashMap<SendKey, (String, usize), super::scheduler::IdHash>,
     pub(crate) violations: Vec<String>,
 }
 
 impl Harness {
     pub(crate) fn new(choice: DialectChoice, server: Dialect, seed: u64) -> Self {
-        let cfg = Config { dialect: choice, ..Config::default() };
+        let cfg = Config {
+            dialect: choice,
+            ..Config::default()
+        };
         Self::with_config(cfg, server, seed)
     }
 
     pub(crate) fn with_config(cfg: Config, server: Dialect, seed: u64) -> Self {
+        Harness::with_world(cfg, FakeServer::new(server, seed), seed)
+    }
+
+    /// When the server processed `tasks/get` for a task.
+    pub(crate) fn get_times(&self, task_id: &str) -> Vec<Millis> {
+        self.server.gets.get(task_id).cloned().unwrap_or_default()
+    }
+}
+
+impl<S: World> Harness<S> {
+    pub(crate) fn with_world(cfg: Config, server: S, seed: u64) -> Self {
         Self {
             engine: Engine::new(cfg, seed, T0),
-            server: FakeServer::new(server, seed),
+            server,
             now: T0,
             events: Vec::new(),
             sent: Vec::new(),
@@ -85,6 +135,8 @@ impl Harness {
             record: true,
             inflight_get: HashMap::new(),
             get_keys: HashMap::default(),
+            polls: HashMap::new(),
+            poll_of_key: HashMap::default(),
             violations: Vec::new(),
         }
     }
@@ -102,26 +154,42 @@ impl Harness {
                     if method == "tasks/get" {
                         if let Some(task) = &task_id {
                             if self.inflight_get.insert(task.clone(), t.key).is_some() {
-                                self.violations.push(format!("two tasks/get in flight for {task} at {}", self.now));
+                                self.violations.push(format!(
+                                    "two tasks/get in flight for {task} at {}",
+                                    self.now
+                                ));
                             }
                             self.get_keys.insert(t.key, task.clone());
+                            let log = self.polls.entry(task.clone()).or_default();
+                            log.push((self.now, false));
+                            self.poll_of_key
+                                .insert(t.key, (task.clone(), log.len() - 1));
                         }
                     }
                     if self.record || method != "tasks/get" {
-                        self.sent.push(Sent { at: self.now, method, task_id });
+                        self.sent.push(Sent {
+                            at: self.now,
+                            method,
+                            task_id,
+                        });
                     }
                     self.schedule(replies);
                 }
                 Output::Abort { key } => {
                     self.server.abort(key);
                     self.clear_get(key);
+                    self.poll_of_key.remove(&key);
                 }
                 Output::Listen { .. } => self.listens += 1,
                 Output::EndSession { .. } => self.session_ends += 1,
                 Output::Event(e) => {
                     if let (true, Event::Input { id, .. }) = (self.auto_answer, &e) {
                         let id = *id;
-                        self.engine.answer_input(self.now, id, Ok(json!({ "action": "accept", "content": { "name": "x" } })));
+                        self.engine.answer_input(
+                            self.now,
+                            id,
+                            Ok(json!({ "action": "accept", "content": { "name": "x" } })),
+                        );
                     }
                     if self.record || matches!(e, Event::Done { .. }) {
                         self.events.push(e);
@@ -142,7 +210,8 @@ impl Harness {
                 batch.push(input);
             } else {
                 self.seq += 1;
-                self.queue.insert((self.now + latency + delay, self.seq), vec![input]);
+                self.queue
+                    .insert((self.now + latency + delay, self.seq), vec![input]);
             }
         }
         self.seq += 1;
@@ -158,9 +227,25 @@ impl Harness {
     }
 
     fn deliver(&mut self, input: Input) {
+        if let Input::Message { via: Some(k), body } = &input {
+            // Only an answer the engine still waits for can teach it anything.
+            let live = self.get_keys.contains_key(k);
+            if let Some((task, i)) = self.poll_of_key.remove(k).filter(|_| live) {
+                let informs = body.contains(r#""result""#);
+                if let Some(entry) = self.polls.get_mut(&task).and_then(|v| v.get_mut(i)) {
+                    entry.1 = informs;
+                }
+            }
+        }
         match &input {
-            Input::Message { via: Some(k), .. } | Input::Ended { key: k } | Input::Failed { key: k, .. } => {
-                self.clear_get(*k)
+            Input::Message { via: Some(k), .. }
+            | Input::Ended { key: k }
+            | Input::Failed { key: k, .. } => self.clear_get(*k),
+            // The link is gone: whatever was in flight on it is lost.
+            Input::Connection { up: false } => {
+                self.inflight_get.clear();
+                self.get_keys.clear();
+                self.poll_of_key.clear();
             }
             _ => {}
         }
@@ -172,12 +257,16 @@ impl Harness {
         for _ in 0..50_000_000u64 {
             self.pump();
             let next_delivery = self.queue.keys().next().map(|(t, _)| *t);
-            let next = [Some(self.wake), next_delivery, self.server.next_event(self.now)]
-                .into_iter()
-                .flatten()
-                .min()
-                .unwrap_or(u64::MAX)
-                .max(self.now);
+            let next = [
+                Some(self.wake),
+                next_delivery,
+                self.server.next_event(self.now),
+            ]
+            .into_iter()
+            .flatten()
+            .min()
+            .unwrap_or(u64::MAX)
+            .max(self.now);
             if next > until {
                 self.now = until;
                 let replies = self.server.advance(self.now);
@@ -246,7 +335,11 @@ impl Harness {
     /// The one `Done` of a subscription (test failure when there is not exactly one).
     pub(crate) fn done(&self, sub: SubId) -> End {
         let all = self.dones(sub);
-        assert_eq!(all.len(), 1, "expected exactly one Done for {sub:?}, got {all:?}");
+        assert_eq!(
+            all.len(),
+            1,
+            "expected exactly one Done for {sub:?}, got {all:?}"
+        );
         all[0].clone()
     }
 
@@ -274,7 +367,12 @@ impl Harness {
         self.events
             .iter()
             .filter_map(|e| match e {
-                Event::Transition { task_id: t, from, to, .. } if t == task_id => Some((*from, *to)),
+                Event::Transition {
+                    task_id: t,
+                    from,
+                    to,
+                    ..
+                } if t == task_id => Some((*from, *to)),
                 _ => None,
             })
             .collect()
@@ -292,27 +390,31 @@ impl Harness {
     }
 
     pub(crate) fn inputs_seen(&self) -> usize {
-        self.events.iter().filter(|e| matches!(e, Event::Input { .. })).count()
+        self.events
+            .iter()
+            .filter(|e| matches!(e, Event::Input { .. }))
+            .count()
     }
 
-    /// Every `tasks/get` the server processed for a task came at least `interval` after the one
-    /// before it, when that one told the engine the interval.
-    pub(crate) fn check_poll_spacing(&self, interval_of: impl Fn(&str) -> Option<Millis>) -> Result<(), String> {
-        for (task, times) in &self.server.gets {
+    /// Every `tasks/get` the engine sent for a task went out at least `interval` after the one
+    /// before it, when the answer to that one reached the engine (so it knew the interval).
+    pub(crate) fn check_poll_spacing(
+        &self,
+        interval_of: impl Fn(&str) -> Option<Millis>,
+    ) -> Result<(), String> {
+        for (task, times) in &self.polls {
             let floor = interval_of(task).unwrap_or(0);
             for w in times.windows(2) {
                 let ((a, informed), (b, _)) = (w[0], w[1]);
                 if informed && b - a < floor {
-                    return Err(format!("{task}: polls {} ms apart, interval {floor}", b - a));
+                    return Err(format!(
+                        "{task}: polls {} ms apart, interval {floor}",
+                        b - a
+                    ));
                 }
             }
         }
         Ok(())
-    }
-
-    /// When the server processed `tasks/get` for a task.
-    pub(crate) fn get_times(&self, task_id: &str) -> Vec<Millis> {
-        self.server.gets.get(task_id).map(|v| v.iter().map(|(t, _)| *t).collect()).unwrap_or_default()
     }
 
     /// Nothing is left in the engine's memory for tasks, calls, inputs or subscriptions.

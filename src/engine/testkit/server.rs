@@ -84,9 +84,8 @@ pub(crate) struct FakeServer {
     dirty: BTreeSet<String>,
     pub(crate) faults: Faults,
     rng: Rng,
-    /// `tasks/get` times per task, as processed (404s excluded), and whether the answer carried
-    /// the task (so the engine learnt its interval).
-    pub(crate) gets: HashMap<String, Vec<(Millis, bool)>>,
+    /// `tasks/get` times per task, as processed (404s excluded).
+    pub(crate) gets: HashMap<String, Vec<Millis>>,
     /// The poll interval each task was created with (kept after the task is gone).
     pub(crate) intervals: BTreeMap<String, Option<u64>>,
 }
@@ -128,7 +127,11 @@ fn result_msg(id: Id, result: Value) -> String {
 }
 
 fn error_msg(id: Option<Id>, code: i64, message: &str) -> String {
-    Message::Error { id, error: RpcError::new(code, message) }.encode()
+    Message::Error {
+        id,
+        error: RpcError::new(code, message),
+    }
+    .encode()
 }
 
 /// Id and task id of a `tasks/get` as the engine writes it (`{"jsonrpc":"2.0","id":N,...}`);
@@ -146,7 +149,10 @@ fn quick_get(body: &str) -> Option<(i64, String)> {
 }
 
 fn header<'a>(t: &'a Transmit, name: &str) -> Option<&'a str> {
-    t.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    t.headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.as_str())
 }
 
 impl FakeServer {
@@ -212,7 +218,10 @@ impl FakeServer {
                 }
                 match status {
                     "completed" => {
-                        o.insert("result".into(), json!({ "content": [{ "type": "text", "text": "done" }] }));
+                        o.insert(
+                            "result".into(),
+                            json!({ "content": [{ "type": "text", "text": "done" }] }),
+                        );
                     }
                     "failed" => {
                         o.insert("error".into(), json!({ "code": -32603, "message": "boom" }));
@@ -283,7 +292,10 @@ impl FakeServer {
     fn final_result(&self, id: &str) -> Value {
         let mut r = json!({ "content": [{ "type": "text", "text": "done" }] });
         if let Some(o) = r.as_object_mut() {
-            o.insert("_meta".into(), json!({ related_key(self.dialect): { "taskId": id } }));
+            o.insert(
+                "_meta".into(),
+                json!({ related_key(self.dialect): { "taskId": id } }),
+            );
         }
         r
     }
@@ -297,7 +309,11 @@ impl FakeServer {
     }
 
     /// Handles one transmission from the engine: its method, task id and the replies.
-    pub(crate) fn handle(&mut self, now: Millis, tx: &Transmit) -> (String, Option<String>, Replies) {
+    pub(crate) fn handle(
+        &mut self,
+        now: Millis,
+        tx: &Transmit,
+    ) -> (String, Option<String>, Replies) {
         let key = tx.key;
         // Fast path for the bulk of the traffic: find what a `tasks/get` needs without parsing.
         if let Some((id, task)) = quick_get(&tx.body) {
@@ -310,13 +326,28 @@ impl FakeServer {
         let msg = match Message::decode(tx.body.as_bytes(), usize::MAX) {
             Ok(m) => m,
             Err(_) => {
-                let replies = vec![(0, Input::Head { key, status: 400, session_id: None, retry_after_ms: None }), (0, Input::Ended { key })];
+                let replies = vec![
+                    (
+                        0,
+                        Input::Head {
+                            key,
+                            status: 400,
+                            session_id: None,
+                            retry_after_ms: None,
+                        },
+                    ),
+                    (0, Input::Ended { key }),
+                ];
                 return ("(garbage)".into(), None, replies);
             }
         };
         let (method, task_id) = match &msg {
             Message::Request { method, params, .. } | Message::Notification { method, params } => {
-                let task = params.as_ref().and_then(|p| p.get("taskId")).and_then(Value::as_str).map(str::to_owned);
+                let task = params
+                    .as_ref()
+                    .and_then(|p| p.get("taskId"))
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
                 (method.clone(), task)
             }
             _ => ("(response)".to_owned(), None),
@@ -327,14 +358,38 @@ impl FakeServer {
             }
         }
         let replies = match msg {
-            Message::Request { id, method, params } => self.request(now, key, id, &method, params.unwrap_or(Value::Null)),
+            Message::Request { id, method, params } => {
+                self.request(now, key, id, &method, params.unwrap_or(Value::Null))
+            }
             Message::Notification { method, params } => {
                 self.notification(now, &method, params.unwrap_or(Value::Null));
-                vec![(0, Input::Head { key, status: 202, session_id: None, retry_after_ms: None }), (0, Input::Ended { key })]
+                vec![
+                    (
+                        0,
+                        Input::Head {
+                            key,
+                            status: 202,
+                            session_id: None,
+                            retry_after_ms: None,
+                        },
+                    ),
+                    (0, Input::Ended { key }),
+                ]
             }
             Message::Response { id, .. } | Message::Error { id: Some(id), .. } => {
                 self.answered(now, &id);
-                vec![(0, Input::Head { key, status: 202, session_id: None, retry_after_ms: None }), (0, Input::Ended { key })]
+                vec![
+                    (
+                        0,
+                        Input::Head {
+                            key,
+                            status: 202,
+                            session_id: None,
+                            retry_after_ms: None,
+                        },
+                    ),
+                    (0, Input::Ended { key }),
+                ]
             }
             Message::Error { id: None, .. } => vec![(0, Input::Ended { key })],
         };
@@ -351,36 +406,104 @@ impl FakeServer {
             return None;
         }
         let key = tx.key;
-        Some(vec![(0, Input::Head { key, status: 404, session_id: None, retry_after_ms: None }), (0, Input::Ended { key })])
+        Some(vec![
+            (
+                0,
+                Input::Head {
+                    key,
+                    status: 404,
+                    session_id: None,
+                    retry_after_ms: None,
+                },
+            ),
+            (0, Input::Ended { key }),
+        ])
     }
 
     fn ok(&self, key: SendKey, body: String) -> Replies {
         vec![
-            (0, Input::Head { key, status: 200, session_id: None, retry_after_ms: None }),
-            (0, Input::Message { via: Some(key), body }),
+            (
+                0,
+                Input::Head {
+                    key,
+                    status: 200,
+                    session_id: None,
+                    retry_after_ms: None,
+                },
+            ),
+            (
+                0,
+                Input::Message {
+                    via: Some(key),
+                    body,
+                },
+            ),
             (0, Input::Ended { key }),
         ]
     }
 
-    fn request(&mut self, now: Millis, key: SendKey, id: Id, method: &str, params: Value) -> Replies {
-        let task_id = params.get("taskId").and_then(Value::as_str).map(str::to_owned);
+    fn request(
+        &mut self,
+        now: Millis,
+        key: SendKey,
+        id: Id,
+        method: &str,
+        params: Value,
+    ) -> Replies {
+        let task_id = params
+            .get("taskId")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
         match (self.dialect, method) {
             (Dialect::Modern, "server/discover") => {
                 let r = json!({ "supportedVersions": ["2026-07-28"], "capabilities": { "tools": {} }, "serverInfo": { "name": "fake" } });
                 self.ok(key, result_msg(id, r))
             }
             (_, "server/discover") => vec![
-                (0, Input::Head { key, status: 400, session_id: None, retry_after_ms: None }),
-                (0, Input::Message { via: Some(key), body: error_msg(None, -32000, "Bad Request: Server not initialized") }),
+                (
+                    0,
+                    Input::Head {
+                        key,
+                        status: 400,
+                        session_id: None,
+                        retry_after_ms: None,
+                    },
+                ),
+                (
+                    0,
+                    Input::Message {
+                        via: Some(key),
+                        body: error_msg(None, -32000, "Bad Request: Server not initialized"),
+                    },
+                ),
                 (0, Input::Ended { key }),
             ],
             (Dialect::Modern, "initialize") => {
                 let mut error = RpcError::new(-32022, "Unsupported protocol version");
-                error.data = Some(json!({ "supported": ["2026-07-28"], "requested": "2025-11-25" }));
-                let body = Message::Error { id: Some(id), error }.encode();
+                error.data =
+                    Some(json!({ "supported": ["2026-07-28"], "requested": "2025-11-25" }));
+                let body = Message::Error {
+                    id: Some(id),
+                    error,
+                }
+                .encode();
                 vec![
-                    (0, Input::Head { key, status: 200, session_id: Some("ignored".into()), retry_after_ms: None }),
-                    (0, Input::Message { via: Some(key), body }),
+                    (
+                        0,
+                        Input::Head {
+                            key,
+                            status: 200,
+                            session_id: Some("ignored".into()),
+                            retry_after_ms: None,
+                        },
+                    ),
+                    (
+                        0,
+                        Input::Message {
+                            via: Some(key),
+                            body,
+                        },
+                    ),
                     (0, Input::Ended { key }),
                 ]
             }
@@ -389,19 +512,43 @@ impl FakeServer {
                 let sid = format!("sess-{}", self.sessions);
                 self.session = Some(sid.clone());
                 let (version, caps) = match d {
-                    Dialect::Draft => ("2025-06-18", json!({ "tools": {}, "tasks": { "requests": { "tools": { "call": true } }, "list": true } })),
-                    _ => ("2025-11-25", json!({ "tools": {}, "tasks": { "list": {}, "cancel": {}, "requests": { "tools": { "call": {} } } } })),
+                    Dialect::Draft => (
+                        "2025-06-18",
+                        json!({ "tools": {}, "tasks": { "requests": { "tools": { "call": true } }, "list": true } }),
+                    ),
+                    _ => (
+                        "2025-11-25",
+                        json!({ "tools": {}, "tasks": { "list": {}, "cancel": {}, "requests": { "tools": { "call": {} } } } }),
+                    ),
                 };
                 let r = json!({ "protocolVersion": version, "capabilities": caps, "serverInfo": { "name": "fake" } });
                 vec![
-                    (0, Input::Head { key, status: 200, session_id: Some(sid), retry_after_ms: None }),
-                    (0, Input::Message { via: Some(key), body: result_msg(id, r) }),
+                    (
+                        0,
+                        Input::Head {
+                            key,
+                            status: 200,
+                            session_id: Some(sid),
+                            retry_after_ms: None,
+                        },
+                    ),
+                    (
+                        0,
+                        Input::Message {
+                            via: Some(key),
+                            body: result_msg(id, r),
+                        },
+                    ),
                     (0, Input::Ended { key }),
                 ]
             }
             (_, "tools/list") => {
                 let all = self.tools();
-                let start: usize = params.get("cursor").and_then(Value::as_str).and_then(|c| c.parse().ok()).unwrap_or(0);
+                let start: usize = params
+                    .get("cursor")
+                    .and_then(Value::as_str)
+                    .and_then(|c| c.parse().ok())
+                    .unwrap_or(0);
                 let page: Vec<Value> = all.iter().skip(start).take(2).cloned().collect();
                 let mut r = json!({ "tools": page });
                 if start + 2 < all.len() {
@@ -434,36 +581,59 @@ impl FakeServer {
                 self.ok(key, result_msg(id, r))
             }
             (Dialect::Modern, "tasks/update") => {
-                let answered = params.get("inputResponses").and_then(|r| r.get("ask")).is_some();
+                let answered = params
+                    .get("inputResponses")
+                    .and_then(|r| r.get("ask"))
+                    .is_some();
                 if let Some(t) = task_id.filter(|_| answered) {
                     self.resume(now, &t);
                 }
                 self.ok(key, result_msg(id, json!({})))
             }
             (Dialect::Modern, "subscriptions/listen") => {
-                vec![(0, Input::Head { key, status: 200, session_id: None, retry_after_ms: None })]
+                vec![(
+                    0,
+                    Input::Head {
+                        key,
+                        status: 200,
+                        session_id: None,
+                        retry_after_ms: None,
+                    },
+                )]
             }
             _ => self.ok(key, error_msg(Some(id), -32601, "Method not found")),
         }
     }
 
     fn call(&mut self, now: Millis, key: SendKey, id: Id, params: &Value) -> Replies {
-        let name = params.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
+        let name = params
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
         if self.dialect == Dialect::Modern && name == "ask" {
             // MRTR: ask first, answer once the retry carries the response and the state.
-            let answered = params.get("inputResponses").and_then(|r| r.get("ask")).is_some()
+            let answered = params
+                .get("inputResponses")
+                .and_then(|r| r.get("ask"))
+                .is_some()
                 && params.get("requestState").and_then(Value::as_str) == Some("st");
             let r = if answered {
                 json!({ "content": [{ "type": "text", "text": "thanks" }] })
             } else {
-                let ask = json!({ "method": "elicitation/create", "params": { "message": "name?" } });
+                let ask =
+                    json!({ "method": "elicitation/create", "params": { "message": "name?" } });
                 json!({ "resultType": "input_required", "inputRequests": { "ask": ask }, "requestState": "st" })
             };
             return self.ok(key, result_msg(id, r));
         }
         let args = params.get("arguments").cloned().unwrap_or(Value::Null);
         let ms = args.get("ms").and_then(Value::as_u64).unwrap_or(3_000);
-        let end = args.get("end").and_then(Value::as_str).unwrap_or("completed").to_owned();
+        let end = args
+            .get("end")
+            .and_then(Value::as_str)
+            .unwrap_or("completed")
+            .to_owned();
         let interval = args.get("interval").and_then(Value::as_u64);
         let wants_input = args.get("input").and_then(Value::as_bool).unwrap_or(false);
         let ttl = match args.get("ttl") {
@@ -520,8 +690,22 @@ impl FakeServer {
             Dialect::Draft => {
                 let note = json!({ "jsonrpc": "2.0", "method": "notifications/tasks/created", "params": { "_meta": { related_key(Dialect::Draft): { "taskId": task_id } } } });
                 vec![
-                    (0, Input::Head { key, status: 200, session_id: None, retry_after_ms: None }),
-                    (0, Input::Message { via: None, body: note.to_string() }),
+                    (
+                        0,
+                        Input::Head {
+                            key,
+                            status: 200,
+                            session_id: None,
+                            retry_after_ms: None,
+                        },
+                    ),
+                    (
+                        0,
+                        Input::Message {
+                            via: None,
+                            body: note.to_string(),
+                        },
+                    ),
                 ]
             }
             Dialect::Modern => {
@@ -537,21 +721,33 @@ impl FakeServer {
     }
 
     fn get(&mut self, now: Millis, key: SendKey, id: Id, task_id: Option<&str>) -> Replies {
-        let Some(t) = task_id else { return self.ok(key, error_msg(Some(id), -32602, "taskId missing")) };
+        let Some(t) = task_id else {
+            return self.ok(key, error_msg(Some(id), -32602, "taskId missing"));
+        };
         let roll = self.rng.between(0, 99) as u32;
-        let faulty = roll < self.faults.silence + self.faults.transport + self.faults.rpc_error;
-        let informs = !faulty && self.alive(t, now).is_some();
         match self.gets.get_mut(t) {
-            Some(v) => v.push((now, informs)),
+            Some(v) => v.push(now),
             None => {
-                self.gets.insert(t.to_owned(), vec![(now, informs)]);
+                self.gets.insert(t.to_owned(), vec![now]);
             }
         }
         if roll < self.faults.silence {
-            return vec![(0, Input::Head { key, status: 200, session_id: None, retry_after_ms: None })];
+            return vec![(
+                0,
+                Input::Head {
+                    key,
+                    status: 200,
+                    session_id: None,
+                    retry_after_ms: None,
+                },
+            )];
         }
         if roll < self.faults.silence + self.faults.transport {
-            let error = TransportError { message: "503".into(), http_status: Some(503), retry_after_ms: Some(3_000) };
+            let error = TransportError {
+                message: "503".into(),
+                http_status: Some(503),
+                retry_after_ms: Some(3_000),
+            };
             return vec![(0, Input::Failed { key, error })];
         }
         if roll < self.faults.silence + self.faults.transport + self.faults.rpc_error {
@@ -571,11 +767,18 @@ impl FakeServer {
     }
 
     fn result(&mut self, now: Millis, key: SendKey, id: Id, task_id: Option<&str>) -> Replies {
-        let Some(t) = task_id.filter(|t| self.alive(t, now).is_some()).map(str::to_owned) else {
+        let Some(t) = task_id
+            .filter(|t| self.alive(t, now).is_some())
+            .map(str::to_owned)
+        else {
             return self.ok(key, error_msg(Some(id), -32602, "Task not found"));
         };
         if self.dialect == Dialect::Draft {
-            let status = self.tasks.get(&t).map(|task| task.status(now)).unwrap_or_default();
+            let status = self
+                .tasks
+                .get(&t)
+                .map(|task| task.status(now))
+                .unwrap_or_default();
             return if status == "completed" {
                 self.ok(key, result_msg(id, self.final_result(&t)))
             } else {
@@ -583,7 +786,15 @@ impl FakeServer {
             };
         }
         self.blocked.entry(t.clone()).or_default().push((key, id));
-        let mut out = vec![(0, Input::Head { key, status: 200, session_id: None, retry_after_ms: None })];
+        let mut out = vec![(
+            0,
+            Input::Head {
+                key,
+                status: 200,
+                session_id: None,
+                retry_after_ms: None,
+            },
+        )];
         out.extend(self.process(now, &t));
         out
     }
@@ -603,7 +814,12 @@ impl FakeServer {
             .map(|(k, t)| (k.clone(), self.task_json(k, t, now)))
             .collect();
         live.sort_by(|a, b| a.0.cmp(&b.0));
-        let page: Vec<Value> = live.iter().skip(start).take(self.page_size).map(|(_, v)| v.clone()).collect();
+        let page: Vec<Value> = live
+            .iter()
+            .skip(start)
+            .take(self.page_size)
+            .map(|(_, v)| v.clone())
+            .collect();
         let mut r = json!({ "tasks": page });
         if start + self.page_size < live.len() {
             r["nextCursor"] = json!((start + self.page_size).to_string());
@@ -615,7 +831,10 @@ impl FakeServer {
         if method == "notifications/cancelled" {
             let rid = params.get("requestId").cloned();
             for (k, t) in self.tasks.iter_mut() {
-                let matches = t.origin.as_ref().is_some_and(|(_, id)| Some(Value::from(id)) == rid);
+                let matches = t
+                    .origin
+                    .as_ref()
+                    .is_some_and(|(_, id)| Some(Value::from(id)) == rid);
                 if matches && !t.terminal(now) {
                     t.cancelled = true;
                     self.dirty.insert(k.clone());
@@ -627,13 +846,17 @@ impl FakeServer {
     /// The engine answered one of our requests (an elicitation).
     fn answered(&mut self, now: Millis, id: &Id) {
         let Id::String(s) = id else { return };
-        let Some(task_id) = s.strip_prefix("elicit-") else { return };
+        let Some(task_id) = s.strip_prefix("elicit-") else {
+            return;
+        };
         self.resume(now, &task_id.to_owned());
     }
 
     /// The input a task waited for arrived: it works one more second.
     fn resume(&mut self, now: Millis, task_id: &str) {
-        let Some(t) = self.tasks.get_mut(task_id) else { return };
+        let Some(t) = self.tasks.get_mut(task_id) else {
+            return;
+        };
         if t.input_at.is_some_and(|at| now >= at) {
             t.input_at = None;
             t.until = now + 1_000;
@@ -643,7 +866,10 @@ impl FakeServer {
     }
 
     fn schedule(&mut self, id: &str, t: &FakeTask) {
-        for at in [Some(t.until), t.input_at, t.ttl.map(|ttl| t.created + ttl)].into_iter().flatten() {
+        for at in [Some(t.until), t.input_at, t.ttl.map(|ttl| t.created + ttl)]
+            .into_iter()
+            .flatten()
+        {
             self.timeline.insert((at, id.to_owned()));
         }
     }
@@ -679,7 +905,13 @@ impl FakeServer {
         let mut out = Vec::new();
         let Some(task) = self.alive(id, now) else {
             for (key, rid) in self.blocked.remove(id).unwrap_or_default() {
-                out.push((0, Input::Message { via: Some(key), body: error_msg(Some(rid), -32602, "Task not found") }));
+                out.push((
+                    0,
+                    Input::Message {
+                        via: Some(key),
+                        body: error_msg(Some(rid), -32602, "Task not found"),
+                    },
+                ));
                 out.push((0, Input::Ended { key }));
             }
             return out;
@@ -689,22 +921,50 @@ impl FakeServer {
         let (input_sent, last_pushed, end) = (task.input_sent, task.last_pushed, task.end.clone());
         if status == "input_required" && !input_sent && self.dialect != Dialect::Modern {
             // Legacy: on a blocked tasks/result stream when there is one; draft: any stream.
-            let via = self.blocked.get(id).and_then(|b| b.first()).map(|(k, _)| *k);
+            let via = self
+                .blocked
+                .get(id)
+                .and_then(|b| b.first())
+                .map(|(k, _)| *k);
             if self.dialect == Dialect::Draft || via.is_some() {
-                let via = if self.dialect == Dialect::Legacy { via } else { None };
+                let via = if self.dialect == Dialect::Legacy {
+                    via
+                } else {
+                    None
+                };
                 let req = json!({ "jsonrpc": "2.0", "id": format!("elicit-{id}"), "method": "elicitation/create",
                     "params": { "message": "name?", "_meta": { related_key(self.dialect): { "taskId": id } } } });
-                out.push((0, Input::Message { via, body: req.to_string() }));
+                out.push((
+                    0,
+                    Input::Message {
+                        via,
+                        body: req.to_string(),
+                    },
+                ));
                 if let Some(t) = self.tasks.get_mut(id) {
                     t.input_sent = true;
                 }
             }
         }
         if self.push && last_pushed != Some(status) && self.dialect != Dialect::Draft {
-            let method = if self.dialect == Dialect::Modern { "notifications/tasks" } else { "notifications/tasks/status" };
-            let params = self.tasks.get(id).map(|t| self.task_json(id, t, now)).unwrap_or_default();
+            let method = if self.dialect == Dialect::Modern {
+                "notifications/tasks"
+            } else {
+                "notifications/tasks/status"
+            };
+            let params = self
+                .tasks
+                .get(id)
+                .map(|t| self.task_json(id, t, now))
+                .unwrap_or_default();
             let body = json!({ "jsonrpc": "2.0", "method": method, "params": params });
-            out.push((0, Input::Message { via: None, body: body.to_string() }));
+            out.push((
+                0,
+                Input::Message {
+                    via: None,
+                    body: body.to_string(),
+                },
+            ));
             if let Some(t) = self.tasks.get_mut(id) {
                 t.last_pushed = Some(status);
             }
@@ -714,8 +974,20 @@ impl FakeServer {
         }
         if let Some((key, rid)) = self.tasks.get_mut(id).and_then(|t| t.origin.take()) {
             match status {
-                "completed" => out.push((0, Input::Message { via: Some(key), body: result_msg(rid, self.final_result(id)) })),
-                "failed" => out.push((0, Input::Message { via: Some(key), body: error_msg(Some(rid), -32603, "boom") })),
+                "completed" => out.push((
+                    0,
+                    Input::Message {
+                        via: Some(key),
+                        body: result_msg(rid, self.final_result(id)),
+                    },
+                )),
+                "failed" => out.push((
+                    0,
+                    Input::Message {
+                        via: Some(key),
+                        body: error_msg(Some(rid), -32603, "boom"),
+                    },
+                )),
                 _ => {}
             }
             out.push((0, Input::Ended { key }));
@@ -731,7 +1003,13 @@ impl FakeServer {
                 }
                 _ => result_msg(rid, self.final_result(id)),
             };
-            out.push((0, Input::Message { via: Some(key), body }));
+            out.push((
+                0,
+                Input::Message {
+                    via: Some(key),
+                    body,
+                },
+            ));
             out.push((0, Input::Ended { key }));
         }
         out

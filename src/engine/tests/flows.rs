@@ -28,17 +28,31 @@ fn create_work_complete_in_every_dialect() {
         assert_eq!(h.engine.dialect(), Some(server), "{server:?}");
         let (status, outcome) = finished(&h.done(sub));
         assert_eq!(status, Some(TaskStatus::Completed), "{server:?}");
-        assert!(matches!(outcome, Some(Outcome::Result { .. })), "{server:?}: {outcome:?}");
+        assert!(
+            matches!(outcome, Some(Outcome::Result { .. })),
+            "{server:?}: {outcome:?}"
+        );
         let seen = h.statuses(sub);
-        assert_eq!(seen.last(), Some(&TaskStatus::Completed), "{server:?}: {seen:?}");
-        assert!(seen.contains(&TaskStatus::Working) || seen.contains(&TaskStatus::Submitted), "{seen:?}");
+        assert_eq!(
+            seen.last(),
+            Some(&TaskStatus::Completed),
+            "{server:?}: {seen:?}"
+        );
+        assert!(
+            seen.contains(&TaskStatus::Working) || seen.contains(&TaskStatus::Submitted),
+            "{seen:?}"
+        );
         let task = h.task_of(sub).unwrap_or_default();
         let tr = h.transitions(&task);
         assert_eq!(tr.first().map(|t| t.0), Some(None), "{tr:?}");
         assert_eq!(tr.last().map(|t| t.1), Some(TaskStatus::Completed));
         assert!(h.count("tasks/get") >= 1);
         assert!(h.violations.is_empty(), "{:?}", h.violations);
-        let connected = h.events.iter().filter(|e| matches!(e, Event::Connected { .. })).count();
+        let connected = h
+            .events
+            .iter()
+            .filter(|e| matches!(e, Event::Connected { .. }))
+            .count();
         assert_eq!(connected, 1);
     }
 }
@@ -49,10 +63,22 @@ fn legacy_detection_handshake_and_result_fetch() {
     let sub = h.call("job", json!({ "ms": 4_000, "interval": 1_500 }));
     h.run_for(30_000);
     let methods: Vec<&str> = h.sent.iter().map(|s| s.method.as_str()).take(5).collect();
-    assert_eq!(methods, ["server/discover", "initialize", "notifications/initialized", "tools/list", "tools/list"]);
+    assert_eq!(
+        methods,
+        [
+            "server/discover",
+            "initialize",
+            "notifications/initialized",
+            "tools/list",
+            "tools/list"
+        ]
+    );
     assert_eq!(h.listens, 1, "the GET listening stream is requested once");
     assert_eq!(h.count("tasks/result"), 1, "result fetched once");
-    assert!(matches!(finished(&h.done(sub)).1, Some(Outcome::Result { .. })));
+    assert!(matches!(
+        finished(&h.done(sub)).1,
+        Some(Outcome::Result { .. })
+    ));
     assert_eq!(h.check_poll_spacing(|_| Some(1_500)), Ok(()));
 }
 
@@ -62,12 +88,18 @@ fn draft_ids_are_ours_and_unguessable() {
     let a = h.call("job", json!({ "ms": 3_000 }));
     let b = h.call("job", json!({ "ms": 3_000 }));
     h.run_for(30_000);
-    let (ta, tb) = (h.task_of(a).unwrap_or_default(), h.task_of(b).unwrap_or_default());
+    let (ta, tb) = (
+        h.task_of(a).unwrap_or_default(),
+        h.task_of(b).unwrap_or_default(),
+    );
     assert_eq!(ta.len(), 32);
     assert!(ta.chars().all(|c| c.is_ascii_hexdigit()));
     assert_ne!(ta, tb);
     assert_eq!(h.statuses(a).first(), Some(&TaskStatus::Submitted));
-    assert!(matches!(finished(&h.done(a)).1, Some(Outcome::Result { .. })));
+    assert!(matches!(
+        finished(&h.done(a)).1,
+        Some(Outcome::Result { .. })
+    ));
 }
 
 #[test]
@@ -88,7 +120,9 @@ fn failures_in_every_dialect() {
     let sub = h.call("job", json!({ "ms": 2_000, "end": "failed" }));
     h.run_for(30_000);
     match finished(&h.done(sub)) {
-        (Some(TaskStatus::Failed), Some(Outcome::Result { result })) => assert_eq!(result["isError"], json!(true)),
+        (Some(TaskStatus::Failed), Some(Outcome::Result { result })) => {
+            assert_eq!(result["isError"], json!(true))
+        }
         other => panic!("{other:?}"),
     }
 }
@@ -103,7 +137,11 @@ fn cancel_in_every_dialect() {
         let op = h.engine.cancel(h.now, &task);
         h.pump();
         h.run_for(20_000);
-        assert!(matches!(h.reply(op), Some(Ok(_))), "{server:?}: {:?}", h.reply(op));
+        assert!(
+            matches!(h.reply(op), Some(Ok(_))),
+            "{server:?}: {:?}",
+            h.reply(op)
+        );
         let (status, _) = finished(&h.done(sub));
         assert_eq!(status, Some(TaskStatus::Cancelled), "{server:?}");
         let sent_cancel = h.count("tasks/cancel") + h.count("notifications/cancelled");
@@ -122,10 +160,16 @@ fn input_required_answered_then_completed_in_every_dialect() {
         assert_eq!(status, Some(TaskStatus::Completed), "{server:?}");
         assert!(outcome.is_some());
         let input = h.events.iter().find_map(|e| match e {
-            Event::Input { task_id, request, .. } => Some((task_id.clone(), request.method.clone())),
+            Event::Input {
+                task_id, request, ..
+            } => Some((task_id.clone(), request.method.clone())),
             _ => None,
         });
-        assert_eq!(input, Some((h.task_of(sub), "elicitation/create".to_owned())), "{server:?}");
+        assert_eq!(
+            input,
+            Some((h.task_of(sub), "elicitation/create".to_owned())),
+            "{server:?}"
+        );
         if server == Dialect::Modern {
             assert_eq!(h.count("tasks/update"), 1);
         }
@@ -140,7 +184,10 @@ fn modern_multi_round_trip_call() {
     assert_eq!(h.inputs_seen(), 1);
     assert_eq!(h.count("tools/call"), 2, "retried once with the answer");
     match h.done(sub) {
-        End::Finished { task: None, outcome: Some(Outcome::Result { result }) } => {
+        End::Finished {
+            task: None,
+            outcome: Some(Outcome::Result { result }),
+        } => {
             assert_eq!(result["content"][0]["text"], json!("thanks"))
         }
         other => panic!("{other:?}"),
@@ -172,7 +219,9 @@ fn unknown_id_after_known_task_is_expired_and_unknown_watch_fails() {
     let w = h.watch("no-such-task");
     h.run_for(5_000);
     match h.done(w) {
-        End::Failed { error } => assert_eq!((error.kind, error.code), (ErrorKind::Rpc, Some(-32602))),
+        End::Failed { error } => {
+            assert_eq!((error.kind, error.code), (ErrorKind::Rpc, Some(-32602)))
+        }
         other => panic!("{other:?}"),
     }
 }
@@ -192,7 +241,10 @@ fn task_list_pages() {
         h.run_for(500);
         let reply = h.reply(op).and_then(Result::ok).unwrap_or_default();
         seen += reply["tasks"].as_array().map_or(0, Vec::len);
-        cursor = reply.get("nextCursor").and_then(|c| c.as_str()).map(str::to_owned);
+        cursor = reply
+            .get("nextCursor")
+            .and_then(|c| c.as_str())
+            .map(str::to_owned);
         if cursor.is_none() {
             assert_eq!(page, 2);
             break;
@@ -215,7 +267,10 @@ fn dead_session_is_reinitialized_and_tasks_keep_being_tracked() {
     h.run_for(60_000);
     assert_eq!(h.count("initialize"), 2);
     assert_eq!(finished(&h.done(sub)).0, Some(TaskStatus::Completed));
-    assert_eq!(h.listens, 2, "the listening stream is reopened for the new session");
+    assert_eq!(
+        h.listens, 2,
+        "the listening stream is reopened for the new session"
+    );
 }
 
 #[test]
@@ -230,15 +285,37 @@ fn modern_only_server_refusing_initialize_is_modern() {
 #[test]
 fn task_support_is_enforced_client_side() {
     let mut h = Harness::new(DialectChoice::Legacy, Dialect::Legacy, 13);
-    let forbidden = h.call_with("quick", json!({}), CallOptions { augment: Augment::Always, ..Default::default() });
-    let required = h.call_with("must", json!({}), CallOptions { augment: Augment::Never, ..Default::default() });
+    let forbidden = h.call_with(
+        "quick",
+        json!({}),
+        CallOptions {
+            augment: Augment::Always,
+            ..Default::default()
+        },
+    );
+    let required = h.call_with(
+        "must",
+        json!({}),
+        CallOptions {
+            augment: Augment::Never,
+            ..Default::default()
+        },
+    );
     let plain = h.call("quick", json!({}));
     let must = h.call("must", json!({ "ms": 1_000 }));
     h.run_for(20_000);
     for s in [forbidden, required] {
-        assert!(matches!(h.done(s), End::Failed { error } if error.kind == ErrorKind::InvalidInput));
+        assert!(
+            matches!(h.done(s), End::Failed { error } if error.kind == ErrorKind::InvalidInput)
+        );
     }
-    assert!(matches!(h.done(plain), End::Finished { task: None, outcome: Some(Outcome::Result { .. }) }));
+    assert!(matches!(
+        h.done(plain),
+        End::Finished {
+            task: None,
+            outcome: Some(Outcome::Result { .. })
+        }
+    ));
     assert_eq!(finished(&h.done(must)).0, Some(TaskStatus::Completed));
     assert_eq!(h.count("tools/call"), 2, "refused calls send nothing");
 }
@@ -272,7 +349,11 @@ fn abort_is_local_and_the_registry_empties_after_gc() {
     h.unsubscribe(sub);
     assert!(matches!(h.done(sub), End::Aborted));
     h.run_for(60_000);
-    assert_eq!(h.sent.len(), before, "nothing sent after the last subscriber left");
+    assert_eq!(
+        h.sent.len(),
+        before,
+        "nothing sent after the last subscriber left"
+    );
     assert!(!h.engine_is_empty(), "kept until GC");
     h.run_for(5 * 60_000);
     assert!(h.engine_is_empty());
@@ -296,7 +377,10 @@ fn finished_result_is_cached_for_late_watchers_until_gc() {
     let task = h.task_of(sub).unwrap_or_default();
     let results = h.count("tasks/result");
     let late = h.watch(&task);
-    assert!(matches!(finished(&h.done(late)).1, Some(Outcome::Result { .. })));
+    assert!(matches!(
+        finished(&h.done(late)).1,
+        Some(Outcome::Result { .. })
+    ));
     assert_eq!(h.count("tasks/result"), results, "served from cache");
     h.run_for(10 * 60_000);
     assert!(h.engine_is_empty());
@@ -337,8 +421,15 @@ fn retry_after_and_error_backoff() {
     let task = h.task_of(sub).unwrap_or_default();
     let times = h.get_times(&task);
     assert!(times.len() >= 3);
-    assert!(times.windows(2).all(|w| w[1] - w[0] >= 3_000), "Retry-After honoured: {times:?}");
-    let warnings = h.events.iter().filter(|e| matches!(e, Event::Warning { .. })).count();
+    assert!(
+        times.windows(2).all(|w| w[1] - w[0] >= 3_000),
+        "Retry-After honoured: {times:?}"
+    );
+    let warnings = h
+        .events
+        .iter()
+        .filter(|e| matches!(e, Event::Warning { .. }))
+        .count();
     assert!(warnings >= times.len(), "every failure is surfaced");
     assert!(h.dones(sub).is_empty(), "never gives up silently");
 }
@@ -371,7 +462,9 @@ fn close_ends_everything_once() {
     h.engine.close(h.now);
     h.pump();
     h.engine.close(h.now);
-    let late = h.engine.call_tool(h.now, "job", json!({}), CallOptions::default());
+    let late = h
+        .engine
+        .call_tool(h.now, "job", json!({}), CallOptions::default());
     h.pump();
     h.run_for(60_000);
     for s in [a, b, late] {
@@ -383,3 +476,99 @@ fn close_ends_everything_once() {
     assert!(h.now > T0);
 }
 
+/// Drains outputs; returns the transmissions (body as JSON) and events.
+fn drain(
+    e: &mut crate::engine::Engine,
+    now: u64,
+) -> (
+    Vec<(crate::engine::api::SendKey, serde_json::Value)>,
+    Vec<Event>,
+) {
+    let (mut sent, mut events) = (Vec::new(), Vec::new());
+    loop {
+        match e.poll_output(now) {
+            crate::engine::api::Output::Wake(_) => return (sent, events),
+            crate::engine::api::Output::Transmit(t) => {
+                sent.push((t.key, serde_json::from_str(&t.body).unwrap_or_default()))
+            }
+            crate::engine::api::Output::Event(ev) => events.push(ev),
+            _ => {}
+        }
+    }
+}
+
+fn answer(
+    e: &mut crate::engine::Engine,
+    now: u64,
+    key: crate::engine::api::SendKey,
+    id: &serde_json::Value,
+    result: serde_json::Value,
+) {
+    let body = json!({ "jsonrpc": "2.0", "id": id, "result": result }).to_string();
+    e.handle_input(
+        now,
+        Input::Message {
+            via: Some(key),
+            body,
+        },
+    );
+}
+
+#[test]
+fn a_passed_deadline_gets_one_last_poll_that_may_find_the_real_end() {
+    use crate::engine::api::Config;
+    for ends in ["completed", "working"] {
+        let mut e = crate::engine::Engine::new(
+            Config {
+                dialect: DialectChoice::Modern,
+                ..Config::default()
+            },
+            1,
+            T0,
+        );
+        let sub = e.call_tool(T0, "job", json!({}), CallOptions::default());
+        let (sent, _) = drain(&mut e, T0);
+        assert_eq!(sent[0].1["method"], json!("tools/list"));
+        answer(
+            &mut e,
+            T0,
+            sent[0].0,
+            &sent[0].1["id"],
+            json!({ "tools": [] }),
+        );
+        let (sent, _) = drain(&mut e, T0);
+        assert_eq!(sent[0].1["method"], json!("tools/call"));
+        // The server's clock says the task was created an hour ago with a 1 s ttl.
+        let task = json!({ "resultType": "task", "taskId": "t1", "status": "working",
+            "createdAt": "2025-06-15T14:06:40Z", "lastUpdatedAt": "2025-06-15T14:06:40Z", "ttlMs": 1000 });
+        answer(&mut e, T0, sent[0].0, &sent[0].1["id"], task);
+        let (sent, events) = drain(&mut e, T0 + 1);
+        assert!(
+            !events.iter().any(|ev| matches!(ev, Event::Done { .. })),
+            "not expired before the last poll"
+        );
+        let Some(get) = sent
+            .iter()
+            .find(|(_, b)| b["method"] == json!("tasks/get"))
+            .cloned()
+        else {
+            panic!("no last poll: {sent:?}");
+        };
+        let mut last = json!({ "taskId": "t1", "status": ends, "createdAt": "2025-06-15T14:06:40Z", "ttlMs": 1000 });
+        if ends == "completed" {
+            last["result"] = json!({ "content": [] });
+        }
+        answer(&mut e, T0 + 2, get.0, &get.1["id"], last);
+        let (_, events) = drain(&mut e, T0 + 2);
+        let end = events.iter().find_map(|ev| match ev {
+            Event::Done { sub: s, end, .. } if *s == sub => Some(end.clone()),
+            _ => None,
+        });
+        let want = if ends == "completed" {
+            TaskStatus::Completed
+        } else {
+            TaskStatus::Expired
+        };
+        assert_eq!(end.map(|e| finished(&e).0), Some(Some(want)), "{ends}");
+    }
+}

@@ -2,5 +2,6 @@
 //! inputs, and a simulated hour of 1,000 tasks.
 
 mod flows;
-mod props;
 mod hour;
+mod props;
+mod replay;

@@ -8,16 +8,32 @@ use proptest::prelude::*;
 use serde_json::{json, Value};
 
 use crate::engine::api::{
-    Augment, CallOptions, Config, DialectChoice, Event, Input, InputId, SendKey, SubId, TransportError,
+    Augment, CallOptions, Config, DialectChoice, Event, Input, InputId, SendKey, SubId,
+    TransportError,
 };
 use crate::engine::testkit::Harness;
 use crate::engine::Engine;
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::Dialect;
 
+/// `PROPTEST_CASES` overrides the number of cases (e.g. for a long soak run).
+fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 #[derive(Debug, Clone)]
 enum Op {
-    Call { ms: u64, end: u8, input: bool, interval: Option<u64>, ttl: Option<u64>, augment: u8 },
+    Call {
+        ms: u64,
+        end: u8,
+        input: bool,
+        interval: Option<u64>,
+        ttl: Option<u64>,
+        augment: u8,
+    },
     Watch(usize),
     WatchBogus,
     Unsub(usize),
@@ -67,7 +83,12 @@ fn harness(kind: u8, seed: u64) -> Harness {
         2 => (DialectChoice::Legacy, Dialect::Legacy),
         _ => (DialectChoice::Draft, Dialect::Draft),
     };
-    let cfg = Config { dialect: choice, request_timeout_ms: 20_000, result_gc_ms: 60_000, ..Config::default() };
+    let cfg = Config {
+        dialect: choice,
+        request_timeout_ms: 20_000,
+        result_gc_ms: 60_000,
+        ..Config::default()
+    };
     let mut h = Harness::with_config(cfg, server, seed);
     h.latency = (1, 400);
     h
@@ -79,11 +100,26 @@ fn play(h: &mut Harness, ops: &[Op]) -> Vec<SubId> {
     let tasks = |h: &Harness| -> Vec<String> { h.server.intervals.keys().cloned().collect() };
     for op in ops {
         match op.clone() {
-            Op::Call { ms, end, input, interval, ttl, augment } => {
+            Op::Call {
+                ms,
+                end,
+                input,
+                interval,
+                ttl,
+                augment,
+            } => {
                 let end = ["completed", "failed", "error", "cancelled"][usize::from(end % 4)];
                 let args = json!({ "ms": ms, "end": end, "input": input, "interval": interval, "ttl": ttl });
-                let augment = [Augment::Auto, Augment::Always, Augment::Never][usize::from(augment % 3)];
-                subs.push(h.call_with("job", args, CallOptions { ttl_ms: ttl, augment }));
+                let augment =
+                    [Augment::Auto, Augment::Always, Augment::Never][usize::from(augment % 3)];
+                subs.push(h.call_with(
+                    "job",
+                    args,
+                    CallOptions {
+                        ttl_ms: ttl,
+                        augment,
+                    },
+                ));
             }
             Op::Watch(i) => {
                 let all = tasks(h);
@@ -142,7 +178,7 @@ fn done_counts(h: &Harness) -> HashMap<SubId, usize> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(96), ..ProptestConfig::default() })]
 
     /// Random interleavings: ≤ 1 status request in flight per task, polls never closer than the
     /// task's interval, each subscription exactly one Done, an empty registry after everybody
@@ -212,11 +248,24 @@ fn json_value() -> impl Strategy<Value = Value> {
         Just(Value::Null),
         any::<bool>().prop_map(Value::from),
         any::<i64>().prop_map(Value::from),
-        any::<f64>().prop_map(|f| serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)),
+        any::<f64>()
+            .prop_map(|f| serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)),
         prop::sample::select(vec![
-            "working", "completed", "failed", "input_required", "cancelled", "task", "t1", "2025-01-01T00:00:00Z",
-            "notifications/tasks/status", "notifications/tasks", "notifications/tasks/created", "elicitation/create",
-            "2026-07-28", "2.0", "ping",
+            "working",
+            "completed",
+            "failed",
+            "input_required",
+            "cancelled",
+            "task",
+            "t1",
+            "2025-01-01T00:00:00Z",
+            "notifications/tasks/status",
+            "notifications/tasks",
+            "notifications/tasks/created",
+            "elicitation/create",
+            "2026-07-28",
+            "2.0",
+            "ping",
         ])
         .prop_map(Value::from),
         ".{0,12}".prop_map(Value::from),
@@ -225,12 +274,38 @@ fn json_value() -> impl Strategy<Value = Value> {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
             prop::collection::vec(
-                (prop::sample::select(vec![
-                    "jsonrpc", "id", "method", "params", "result", "error", "code", "message", "data", "taskId",
-                    "status", "task", "resultType", "_meta", "ttl", "ttlMs", "pollInterval", "createdAt",
-                    "inputRequests", "tasks", "nextCursor", "protocolVersion", "capabilities", "supported", "tools",
-                    "io.modelcontextprotocol/related-task", "modelcontextprotocol.io/related-task",
-                ]), inner),
+                (
+                    prop::sample::select(vec![
+                        "jsonrpc",
+                        "id",
+                        "method",
+                        "params",
+                        "result",
+                        "error",
+                        "code",
+                        "message",
+                        "data",
+                        "taskId",
+                        "status",
+                        "task",
+                        "resultType",
+                        "_meta",
+                        "ttl",
+                        "ttlMs",
+                        "pollInterval",
+                        "createdAt",
+                        "inputRequests",
+                        "tasks",
+                        "nextCursor",
+                        "protocolVersion",
+                        "capabilities",
+                        "supported",
+                        "tools",
+                        "io.modelcontextprotocol/related-task",
+                        "modelcontextprotocol.io/related-task",
+                    ]),
+                    inner
+                ),
                 0..6,
             )
             .prop_map(|kv| Value::Object(kv.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())),
@@ -275,7 +350,7 @@ fn raw() -> impl Strategy<Value = Raw> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(400), ..ProptestConfig::default() })]
 
     /// Arbitrary inputs in any order, for every dialect choice: no panic, at most one Done per
     /// subscription, exactly one after close.

@@ -13,7 +13,8 @@ const Client = mod.McpTaskClient;
 
 const clients = new Set();
 let kept = null;
-let headerCalls = 0; // the client of the last `keep` batch, for a `reuse` batch
+let headerCalls = 0;
+let inputsAnswered = 0; // the client of the last `keep` batch, for a `reuse` batch
 const now = () => Math.round(performance.now());
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -43,10 +44,19 @@ function taskIdOf(h) {
   return h?.taskId ?? h?.id ?? (typeof h?.task === "function" ? h.task()?.taskId : h?.task?.taskId);
 }
 
-async function connect(url, options, secret, warnings) {
+/** Answers every input request at once: elicitation accepted with {answer: "42"}, sampling with a text. */
+async function autoAnswer(req) {
+  inputsAnswered++;
+  if (req?.method === "elicitation/create") return { action: "accept", content: { answer: "42" } };
+  if (req?.method === "sampling/createMessage") return { role: "assistant", content: { type: "text", text: "hello" }, model: "fault-matrix" };
+  return {};
+}
+
+async function connect(url, options, secret, warnings, answer) {
   const opts = {
     transport: "http",
     dialect: "auto",
+    ...(answer ? { onInput: autoAnswer } : {}),
     ...options,
     headers: async () => { headerCalls++; return { Authorization: `Bearer ${secret}` }; },
     onWarning: (w) => { if (warnings.length < 200) warnings.push({ taskId: w?.taskId, ...errInfo(w?.error ?? w) }); },
@@ -60,13 +70,13 @@ async function connect(url, options, secret, warnings) {
  * Starts `n` tool calls at once and records every callback until each has ended (or `deadlineMs`),
  * then waits `graceMs` more to catch late duplicates. Never throws: failures are data.
  */
-async function runBatch({ url, n, tool, args, ttlMs, deadlineMs, graceMs = 1000, options = {}, secret, keep = false, reuse = false }) {
+async function runBatch({ url, n, tool, args, ttlMs, deadlineMs, graceMs = 1000, options = {}, secret, keep = false, reuse = false, noClose = false, answer = false }) {
   const t0 = now();
   const warnings = reuse && kept ? kept.warnings : [];
   let client = reuse && kept ? kept.client : null;
   if (!client) {
     try {
-      client = await connect(url, options, secret, warnings);
+      client = await connect(url, options, secret, warnings, answer);
     } catch (e) {
       return { connectError: errInfo(e), recs: [], warnings, ms: now() - t0 };
     }
@@ -102,8 +112,8 @@ async function runBatch({ url, n, tool, args, ttlMs, deadlineMs, graceMs = 1000,
   const end = now() + deadlineMs;
   while (now() < end && !recs.every(settled)) await sleep(100);
   await sleep(graceMs);
-  if (!keep && !(reuse && kept?.client === client)) await closeClient(client);
-  return { recs, warnings, ms: now() - t0 };
+  if (!keep && !noClose && !(reuse && kept?.client === client)) await closeClient(client);
+  return { recs, warnings, inputsAnswered, ms: now() - t0 };
 }
 
 async function closeClient(c) {

@@ -14,11 +14,19 @@ window.T = {
   clients: [],
   handles: [],
 
-  /** Connects with persistence on (tabs shared); returns the client's index. */
-  async connect(url, opts = {}) {
+  /** Connects with persistence on (tabs shared); `answer`: answer elicitations with it. */
+  async connect(url, { answer, ...opts } = {}) {
     const ci = this.clients.length;
+    const onInput =
+      answer === undefined
+        ? undefined
+        : async (req) => {
+            report({ type: "input", client: ci, taskId: req.taskId ?? null, method: req.method });
+            return { action: "accept", content: { answer } };
+          };
     const c = await McpTaskClient.connect(url, {
       persist: true,
+      onInput,
       ...opts,
       onWarning: (w) => report({ type: "warning", taskId: w.taskId ?? null, message: w.error?.message }),
     });
@@ -102,6 +110,13 @@ window.T = {
       out.localStorage.push({ key: k, value: localStorage.getItem(k) });
     }
     return out;
+  },
+
+  /** Pretends the page became hidden or visible (headless pages are always visible). */
+  setVisible(visible) {
+    Object.defineProperty(document, "visibilityState", { configurable: true, get: () => (visible ? "visible" : "hidden") });
+    Object.defineProperty(document, "hidden", { configurable: true, get: () => !visible });
+    document.dispatchEvent(new Event("visibilitychange"));
   },
 
   async closeAll() {
