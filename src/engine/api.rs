@@ -140,6 +140,8 @@ pub struct Transmit {
 
 /// What the engine asks of the driver, and what it tells the host.
 #[derive(Debug, Clone, PartialEq)]
+// Outputs are handed out one at a time and moved straight on: boxing would only add allocations.
+#[allow(clippy::large_enum_variant)]
 pub enum Output {
     Transmit(Transmit),
     /// Legacy HTTP: open (or keep open) the GET listening stream with these headers.
@@ -214,6 +216,7 @@ pub enum Event {
 /// How a subscription ended.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "camelCase")]
+#[allow(clippy::large_enum_variant)]
 pub enum End {
     /// The task (or plain request) reached a terminal state; `task` is the final snapshot when there was a task.
     #[serde(rename_all = "camelCase")]

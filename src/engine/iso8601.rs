@@ -13,9 +13,9 @@ pub(crate) fn parse_millis(text: &str) -> Option<Millis> {
     };
     let year = p.digits(4, 4)? as i64;
     p.eat(b'-')?;
-    let month = p.digits(2, 2)? as u32;
+    let month = p.digits(2, 2)?;
     p.eat(b'-')?;
-    let day = p.digits(2, 2)? as u32;
+    let day = p.digits(2, 2)?;
     if !(1..=12).contains(&month) || day == 0 || day > days_in_month(year, month) {
         return None;
     }

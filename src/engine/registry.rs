@@ -30,7 +30,7 @@ pub(crate) struct TaskEntry {
     pub(crate) subs: BTreeSet<SubId>,
     /// The server confirmed the task at least once (an unknown id afterwards means `expired`).
     pub(crate) known: bool,
-    /// A terminal task's last `tasks/get` (for an inline outcome) was made.
+    /// Fetching a terminal task's outcome is over (made, or given up after failures).
     pub(crate) final_get: bool,
     /// The deadline passed; one last poll decides between its real end and `expired`.
     pub(crate) past_deadline: bool,

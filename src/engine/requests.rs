@@ -6,9 +6,7 @@ use std::collections::{HashMap, VecDeque};
 use crate::protocol::dialect::Outgoing;
 use crate::protocol::jsonrpc::{Id, Message, RpcError};
 
-use super::api::{
-    ClientError, ErrorKind, InputId, Millis, OpId, Output, SendKey, Transmit, TransportError,
-};
+use super::api::{ClientError, ErrorKind, InputId, Millis, OpId, Output, SendKey, Transmit};
 use super::scheduler::IdHash;
 use super::Engine;
 
@@ -55,7 +53,7 @@ impl Purpose {
     }
 
     /// Closing the response stream is harmless (the server may treat it as a cancellation).
-    fn abortable(&self) -> bool {
+    pub(crate) fn abortable(&self) -> bool {
         matches!(
             self,
             Purpose::Probe | Purpose::Get(_) | Purpose::List { .. } | Purpose::Tools { .. }
@@ -155,20 +153,14 @@ fn push_int(out: &mut String, n: i64) {
     if n < 0 {
         out.push('-');
     }
-    let mut digits = [0u8; 20];
-    let mut v = n.unsigned_abs();
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
+    push_digits(out, n.unsigned_abs());
+}
+
+fn push_digits(out: &mut String, v: u64) {
+    if v >= 10 {
+        push_digits(out, v / 10);
     }
-    for d in &digits[i..] {
-        out.push(char::from(*d));
-    }
+    out.push(char::from(b'0' + (v % 10) as u8));
 }
 
 /// Id and key allocation plus the pending map.
@@ -371,7 +363,7 @@ impl Engine {
         if let Some(at) = timeout_at {
             self.reqs.timeouts.push_back((at, id));
         }
-        self.on_sent(now, &p, id);
+        self.on_sent(&p, id);
         let pending = Pending {
             purpose: p,
             key,
@@ -422,14 +414,11 @@ impl Engine {
         }));
     }
 
-    fn on_sent(&mut self, _now: Millis, p: &Purpose, id: i64) {
-        match p {
-            Purpose::Call(c) => {
-                if let Some(call) = self.calls.get_mut(c) {
-                    call.req = Some(id);
-                }
+    fn on_sent(&mut self, p: &Purpose, id: i64) {
+        if let Purpose::Call(c) = p {
+            if let Some(call) = self.calls.get_mut(c) {
+                call.req = Some(id);
             }
-            _ => {}
         }
     }
 
@@ -461,196 +450,6 @@ impl Engine {
             Purpose::List { op, .. } | Purpose::Cancel { op, .. } => self.reply(op, Err(error)),
             Purpose::Tools { .. } => self.tools_failed(now, error),
             _ => {}
-        }
-    }
-
-    // ----- incoming -----
-
-    pub(crate) fn on_message(&mut self, now: Millis, via: Option<SendKey>, body: &str) {
-        let msg = match Message::decode(body.as_bytes(), self.cfg.max_message_bytes) {
-            Ok(m) => m,
-            Err(e) => return self.warn(None, ClientError::new(ErrorKind::Protocol, e.to_string())),
-        };
-        match msg {
-            Message::Response { id, result } => {
-                if let Some(n) = self.route(&id) {
-                    self.complete(now, n, Ok(result));
-                }
-            }
-            Message::Error { id, error } => {
-                let direct = id.as_ref().and_then(|id| self.route(id));
-                let stray = direct.is_none();
-                let by_stream = via.and_then(|k| self.reqs.keys.get(&k).copied());
-                match direct.or(by_stream) {
-                    Some(n) => {
-                        let lost = stray
-                            && self.reqs.pending.get(&n).is_some_and(|p| {
-                                p.sessioned && matches!(p.http_status, Some(400) | Some(404))
-                            });
-                        if lost {
-                            self.session_lost(now, n);
-                        } else {
-                            self.complete(now, n, Err(Failure::Rpc(error)));
-                        }
-                    }
-                    None => self.warn(None, error.into()),
-                }
-            }
-            Message::Request { id, method, params } => {
-                self.on_server_request(now, via, id, &method, params)
-            }
-            Message::Notification { method, params } => {
-                self.on_notification(now, &method, params.as_ref())
-            }
-        }
-    }
-
-    fn route(&self, id: &Id) -> Option<i64> {
-        let n = match id {
-            Id::Number(n) => *n,
-            Id::String(s) => s.parse().ok()?,
-        };
-        self.reqs.pending.contains_key(&n).then_some(n)
-    }
-
-    pub(crate) fn on_head(
-        &mut self,
-        now: Millis,
-        key: SendKey,
-        status: u16,
-        session_id: Option<String>,
-        retry_after: Option<Millis>,
-    ) {
-        if status < 400 {
-            self.reqs.answers.remove(&key);
-        }
-        let Some(&n) = self.reqs.keys.get(&key) else {
-            return;
-        };
-        let Some(p) = self.reqs.pending.get_mut(&n) else {
-            return;
-        };
-        p.http_status = Some(status);
-        p.retry_after = retry_after;
-        if session_id.is_some() {
-            p.session_id = session_id;
-        }
-        if status == 404 && p.sessioned {
-            self.session_lost(now, n);
-        }
-    }
-
-    /// A transmission's stream ended (`error` = it failed) — fails its request if still unanswered.
-    pub(crate) fn on_ended(&mut self, now: Millis, key: SendKey, error: Option<TransportError>) {
-        if let Some(task_id) = self.reqs.answers.remove(&key) {
-            if let Some(e) = &error {
-                let msg = format!("an input answer could not be delivered: {}", e.message);
-                self.warn(task_id, ClientError::new(ErrorKind::Transport, msg));
-            }
-        }
-        let Some(n) = self.reqs.keys.remove(&key) else {
-            return;
-        };
-        let Some(p) = self.reqs.pending.get(&n) else {
-            return;
-        };
-        let status = error.as_ref().and_then(|e| e.http_status).or(p.http_status);
-        if p.sessioned && matches!(status, Some(400) | Some(404)) {
-            return self.session_lost(now, n);
-        }
-        let message = match (&error, status) {
-            (Some(e), _) => e.message.clone(),
-            (None, Some(s)) => format!("HTTP {s} without a JSON-RPC response"),
-            (None, None) => "the response stream ended without a response".to_owned(),
-        };
-        let mut client = ClientError::new(ErrorKind::Transport, message);
-        client.code = status.map(i64::from);
-        let retry_after = error
-            .as_ref()
-            .and_then(|e| e.retry_after_ms)
-            .or(p.retry_after);
-        self.complete(
-            now,
-            n,
-            Err(Failure::Transport {
-                error: client,
-                status,
-                retry_after,
-            }),
-        );
-    }
-
-    pub(crate) fn on_timeout(&mut self, now: Millis, n: i64) {
-        let Some(p) = self.reqs.pending.get(&n) else {
-            return;
-        };
-        if p.purpose.abortable() {
-            let key = p.key;
-            self.out.push_back(Output::Abort { key });
-        }
-        self.complete(now, n, Err(Failure::Timeout));
-    }
-
-    pub(crate) fn take_pending(&mut self, n: i64) -> Option<Pending> {
-        let p = self.reqs.pending.remove(&n)?;
-        self.reqs.keys.remove(&p.key);
-        Some(p)
-    }
-
-    /// The session behind a request is gone: start over and send the request again later.
-    fn session_lost(&mut self, now: Millis, n: i64) {
-        let Some(p) = self.take_pending(n) else {
-            return;
-        };
-        if p.epoch == self.session.epoch && self.session.is_ready() {
-            self.reinitialize(now);
-        }
-        match p.purpose {
-            Purpose::Probe | Purpose::Initialize | Purpose::Listen => {}
-            other => self.dispatch(now, other),
-        }
-    }
-
-    fn complete(&mut self, now: Millis, n: i64, res: Result<serde_json::Value, Failure>) {
-        let Some(p) = self.take_pending(n) else {
-            return;
-        };
-        match p.purpose {
-            Purpose::Probe => self.on_probe(now, res),
-            Purpose::Initialize => self.on_initialize(now, res, p.session_id),
-            Purpose::Call(c) => self.on_call_reply(now, c, n, res),
-            Purpose::Get(t) => self.on_get(now, &t, res),
-            Purpose::Result(t) => self.on_result(now, &t, res),
-            Purpose::List { op, .. } => self.on_list(op, res),
-            Purpose::Tools { .. } => self.on_tools_page(now, res),
-            Purpose::Cancel { op, task_id } => self.on_cancel(now, op, &task_id, res),
-            Purpose::Answer(i) => self.on_answer_ack(now, i, res),
-            Purpose::Listen => self.on_listen_end(now),
-        }
-    }
-
-    /// The (WebSocket) connection went down or came back.
-    pub(crate) fn on_connection(&mut self, now: Millis, up: bool) {
-        if !up {
-            self.session.link_down = true;
-            let mut ids: Vec<i64> = self.reqs.pending.keys().copied().collect();
-            ids.sort_unstable();
-            for n in ids {
-                let error = ClientError::new(ErrorKind::Transport, "the connection was lost");
-                self.complete(
-                    now,
-                    n,
-                    Err(Failure::Transport {
-                        error,
-                        status: None,
-                        retry_after: None,
-                    }),
-                );
-            }
-            return;
-        }
-        if std::mem::take(&mut self.session.link_down) {
-            self.reconnected(now);
         }
     }
 }

@@ -21,8 +21,12 @@ export function buildCases({ n, timeoutMs }) {
       rules: [{ fault: "truncate", method: reads, every: 2, midEvent: true }],
     },
     {
-      id: "stalled-stream", title: "head sent, then silence (client timeout)", expect: "completed",
-      rules: [{ fault: "stall", method: reads, every: 2, count: n }],
+      id: "stalled-stream", title: "tasks/get: head sent, then silence (client timeout)", expect: "completed",
+      rules: [{ fault: "stall", method: "tasks/get", every: 2, count: n }],
+    },
+    {
+      id: "stalled-result", title: "tasks/result: head sent, then silence", expect: "completed", kinds: ["ts-sdk", "python-http", "rmcp2"],
+      rules: [{ fault: "stall", method: "tasks/result", count: n }],
     },
     {
       id: "http-5xx", title: "500 / 502 / 503 with HTML bodies", expect: "completed",

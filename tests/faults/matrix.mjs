@@ -163,7 +163,7 @@ export function checkEnds(batch, c) {
       if (c.noStatusAfterDone) v.push(msg); else v.push(`(note) ${msg}`);
     }
     if (c.expect === "completed" && !(isSuccess(e) && (c.pattern ?? /slow_job/).test(r.result?.text ?? "")))
-      v.push(`task ${r.i} (${short(r.taskId)}): expected the result after a recoverable fault, got ${tag}${e.error ? ": " + e.error.message : ""}${r.result && !r.result.ok ? " / result(): " + r.result.error?.message : ""}`);
+      v.push(`task ${r.i} (${r.taskId ? short(r.taskId) : "no task"}): expected the result after a recoverable fault, got ${tag}${e.error ? ": " + e.error.message : ""}${r.result && !r.result.ok ? " / result(): " + r.result.error?.message : ""}`);
     if (c.expect === "expired" && !(tag === "expired" || tag.startsWith("error(")))
       v.push(`task ${r.i} (${short(r.taskId)}): expected expired after the server forgot the task, got ${tag}`);
   }

@@ -74,6 +74,7 @@ async function browser() {
       const p = await context.newPage();
       pages.push(p);
       p.on("pageerror", (e) => errors.push(String(e)));
+      if (process.env.DEBUG_TABS) p.on("console", (m) => console.log(`[page ${pages.indexOf(p)}] ${Date.now() % 100000} ${m.text()}`));
       await p.goto(`${web.url}/`);
       await p.waitForFunction(() => window.ready === true, null, { timeout: 15_000 });
       return p;
@@ -438,19 +439,26 @@ test("a tab becoming visible, and going online, make the leader poll every task 
     await p1.evaluate((u) => T.connect(u), server.url);
     await p1.evaluate(() => T.setVisible(false));
     await sleep(20_000); // the backoff has grown to several seconds per task
-    const polledWithin = async (ms) => {
+    /** Distinct tasks polled within `ms` of running `trigger` (the clock starts before it). */
+    const polledWithin = async (ms, trigger = async () => {}) => {
       const t0 = Date.now();
-      await sleep(ms);
-      return new Set((await stats(server)).requests.filter((r) => r.method === "tasks/get" && r.t >= t0).map((r) => r.taskId)).size;
+      await trigger();
+      await sleep(ms - (Date.now() - t0));
+      const gets = (await stats(server)).requests.filter((r) => r.method === "tasks/get" && r.t >= t0);
+      if (process.env.DEBUG_TABS) console.log(JSON.stringify(gets.map((r) => [r.taskId.slice(0, 4), r.t - t0])));
+      return new Set(gets.map((r) => r.taskId)).size;
     };
     await resetStats(server);
     const idle = await polledWithin(1_500);
-    await p1.evaluate(() => T.setVisible(true));
-    const visible = await polledWithin(1_500);
+    const visible = await polledWithin(1_500, () => p1.evaluate(() => T.setVisible(true)));
     await sleep(5_000); // the engine throttles catch-ups to one per 5 s
-    await p1.evaluate(() => window.dispatchEvent(new Event("online")));
-    const online = await polledWithin(1_500);
+    const online = await polledWithin(1_500, () => p1.evaluate(() => window.dispatchEvent(new Event("online"))));
     console.log(`tasks polled within 1.5 s: idle ${idle}, after visible ${visible}, after online ${online} (of ${ids.length})`);
+    if (process.env.DEBUG_TABS) {
+      const all = (await stats(server)).requests;
+      for (const id of ids) console.log(id.slice(0, 4), JSON.stringify(all.filter((r) => r.taskId === id).map((r) => [r.method, r.t % 100000])));
+      console.log(JSON.stringify(b.events.filter((e) => e.type !== "status")));
+    }
     assert.equal(visible, ids.length);
     assert.equal(online, ids.length);
     assert.ok(idle < ids.length, `without a trigger only some tasks are due (${idle})`);

@@ -90,10 +90,10 @@ pub(crate) struct Harness<S: World = FakeServer> {
     /// Keep the event log (off for long simulations).
     pub(crate) record: bool,
     inflight_get: HashMap<String, SendKey>,
-    get_keys: HashMap<SendKey, String, super::scheduler::IdHash>,
+    /// Status requests in flight: key → (task, index in `polls`).
+    get_keys: HashMap<SendKey, (String, usize), super::scheduler::IdHash>,
     /// Every `tasks/get` sent, per task: (time, its answer reached the engine with the task).
     polls: HashMap<String, Vec<(Millis, bool)>>,
-    poll_of_key: HashMap<SendKey, (String, usize), super::scheduler::IdHash>,
     pub(crate) violations: Vec<String>,
 }
 
@@ -136,7 +136,6 @@ impl<S: World> Harness<S> {
             inflight_get: HashMap::new(),
             get_keys: HashMap::default(),
             polls: HashMap::new(),
-            poll_of_key: HashMap::default(),
             violations: Vec::new(),
         }
     }
@@ -151,20 +150,8 @@ impl<S: World> Harness<S> {
                 }
                 Output::Transmit(t) => {
                     let (method, task_id, replies) = self.server.handle(self.now, &t);
-                    if method == "tasks/get" {
-                        if let Some(task) = &task_id {
-                            if self.inflight_get.insert(task.clone(), t.key).is_some() {
-                                self.violations.push(format!(
-                                    "two tasks/get in flight for {task} at {}",
-                                    self.now
-                                ));
-                            }
-                            self.get_keys.insert(t.key, task.clone());
-                            let log = self.polls.entry(task.clone()).or_default();
-                            log.push((self.now, false));
-                            self.poll_of_key
-                                .insert(t.key, (task.clone(), log.len() - 1));
-                        }
+                    if let (true, Some(task)) = (method == "tasks/get", &task_id) {
+                        self.track_get(t.key, task);
                     }
                     if self.record || method != "tasks/get" {
                         self.sent.push(Sent {
@@ -177,8 +164,7 @@ impl<S: World> Harness<S> {
                 }
                 Output::Abort { key } => {
                     self.server.abort(key);
-                    self.clear_get(key);
-                    self.poll_of_key.remove(&key);
+                    self.clear_get(key, None);
                 }
                 Output::Listen { .. } => self.listens += 1,
                 Output::EndSession { .. } => self.session_ends += 1,
@@ -218,34 +204,50 @@ impl<S: World> Harness<S> {
         self.queue.insert((self.now + latency, self.seq), batch);
     }
 
-    fn clear_get(&mut self, key: SendKey) {
-        if let Some(task) = self.get_keys.remove(&key) {
-            if self.inflight_get.get(&task) == Some(&key) {
-                self.inflight_get.remove(&task);
+    /// A status request went out: log it, and check no other one is in flight for the task.
+    fn track_get(&mut self, key: SendKey, task: &str) {
+        let index = match self.polls.get_mut(task) {
+            Some(log) => {
+                log.push((self.now, false));
+                log.len() - 1
             }
+            None => {
+                self.polls.insert(task.to_owned(), vec![(self.now, false)]);
+                0
+            }
+        };
+        if self.inflight_get.insert(task.to_owned(), key).is_some() {
+            let at = self.now;
+            self.violations
+                .push(format!("two tasks/get in flight for {task} at {at}"));
+        }
+        self.get_keys.insert(key, (task.to_owned(), index));
+    }
+
+    /// The engine stopped waiting for a status request; `answer` = the body it got, if any.
+    fn clear_get(&mut self, key: SendKey, answer: Option<&str>) {
+        let Some((task, i)) = self.get_keys.remove(&key) else {
+            return;
+        };
+        if let Some(body) = answer {
+            // An answer the engine still waited for: it learnt the task (and its interval).
+            if let Some(entry) = self.polls.get_mut(&task).and_then(|v| v.get_mut(i)) {
+                entry.1 = body.contains(r#""result""#);
+            }
+        }
+        if self.inflight_get.get(&task) == Some(&key) {
+            self.inflight_get.remove(&task);
         }
     }
 
     fn deliver(&mut self, input: Input) {
-        if let Input::Message { via: Some(k), body } = &input {
-            // Only an answer the engine still waits for can teach it anything.
-            let live = self.get_keys.contains_key(k);
-            if let Some((task, i)) = self.poll_of_key.remove(k).filter(|_| live) {
-                let informs = body.contains(r#""result""#);
-                if let Some(entry) = self.polls.get_mut(&task).and_then(|v| v.get_mut(i)) {
-                    entry.1 = informs;
-                }
-            }
-        }
         match &input {
-            Input::Message { via: Some(k), .. }
-            | Input::Ended { key: k }
-            | Input::Failed { key: k, .. } => self.clear_get(*k),
+            Input::Message { via: Some(k), body } => self.clear_get(*k, Some(body)),
+            Input::Ended { key: k } | Input::Failed { key: k, .. } => self.clear_get(*k, None),
             // The link is gone: whatever was in flight on it is lost.
             Input::Connection { up: false } => {
                 self.inflight_get.clear();
                 self.get_keys.clear();
-                self.poll_of_key.clear();
             }
             _ => {}
         }

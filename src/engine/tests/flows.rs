@@ -572,3 +572,25 @@ fn a_passed_deadline_gets_one_last_poll_that_may_find_the_real_end() {
         assert_eq!(end.map(|e| finished(&e).0), Some(Some(want)), "{ends}");
     }
 }
+
+#[test]
+fn modern_task_already_ended_at_creation_gets_its_outcome_from_one_poll() {
+    let mut h = Harness::new(DialectChoice::Modern, Dialect::Modern, 23);
+    let sub = h.call("job", json!({ "ms": 0 }));
+    h.run_for(10_000);
+    assert!(matches!(
+        finished(&h.done(sub)),
+        (Some(TaskStatus::Completed), Some(Outcome::Result { .. }))
+    ));
+    assert_eq!(h.count("tasks/get"), 1);
+}
+
+#[test]
+fn a_final_poll_that_keeps_failing_ends_without_the_outcome() {
+    let mut h = Harness::new(DialectChoice::Modern, Dialect::Modern, 24);
+    h.server.faults.transport = 100;
+    let sub = h.call("job", json!({ "ms": 0 }));
+    h.run_for(120_000);
+    assert_eq!(finished(&h.done(sub)), (Some(TaskStatus::Completed), None));
+    assert_eq!(h.count("tasks/get"), 4, "the final poll and three retries");
+}

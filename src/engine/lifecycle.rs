@@ -1,0 +1,229 @@
+//! The end of a task's life: its outcome (fetched once, or inline, or the original response),
+//! handing every subscriber its `Done`, expiry at the deadline, and garbage collection.
+
+use serde_json::Value;
+
+use crate::protocol::model::{Outcome, Task, TaskStatus};
+
+use super::api::{End, Millis};
+use super::registry::Fetch;
+use super::requests::{Failure, Purpose};
+use super::scheduler::{self, TaskTimer, Timer};
+use super::tasks::Source;
+use super::Engine;
+
+impl Engine {
+    pub(crate) fn on_result(&mut self, now: Millis, task_id: &str, res: Result<Value, Failure>) {
+        let Some(entry) = self.tasks.get_mut(task_id) else {
+            return;
+        };
+        entry.result = Fetch::Idle;
+        let terminal = entry.is_terminal();
+        match res {
+            Ok(result) => {
+                entry.result_errors = 0;
+                self.task_outcome(now, task_id, Outcome::Result { result });
+            }
+            Err(Failure::Rpc(error)) if terminal => {
+                self.task_outcome(now, task_id, Outcome::Error { error })
+            }
+            // Answered early (not ready yet): polling goes on and fetches again at the end.
+            Err(Failure::Rpc(_)) => self.poll_soon(now, task_id),
+            Err(f) => {
+                entry.result_errors = entry.result_errors.saturating_add(1);
+                let errors = entry.result_errors;
+                self.warn(Some(task_id.to_owned()), f.client_error());
+                if terminal && errors > super::tasks::FINAL_POLL_TRIES {
+                    self.give_up_outcome(now, task_id);
+                } else if terminal {
+                    let delay =
+                        scheduler::error_delay(&mut self.rng, errors, f.retry_after(), None);
+                    self.set_task_timer(TaskTimer::Poll, task_id, now.saturating_add(delay));
+                } else {
+                    self.poll_soon(now, task_id);
+                }
+            }
+        }
+    }
+
+    /// The dialect has no `tasks/result`: finish with what is known.
+    pub(crate) fn result_unavailable(&mut self, now: Millis, task_id: &str) {
+        if let Some(e) = self.tasks.get_mut(task_id) {
+            e.result = Fetch::Idle;
+        }
+        self.settle(now, task_id);
+    }
+
+    /// The outcome arrived (result fetch, or the original response): it ends the task.
+    pub(crate) fn task_outcome(&mut self, now: Millis, task_id: &str, outcome: Outcome) {
+        let Some(entry) = self.tasks.get_mut(task_id) else {
+            return;
+        };
+        if entry.outcome.is_none() {
+            entry.outcome = Some(outcome.clone());
+        }
+        if entry.is_terminal() {
+            return self.settle(now, task_id);
+        }
+        // A result only comes once the task ended: record the end we can infer.
+        let mut task = entry
+            .snapshot
+            .clone()
+            .unwrap_or_else(|| Task::new(task_id, TaskStatus::Working));
+        task.status = match outcome {
+            Outcome::Result { .. } => TaskStatus::Completed,
+            Outcome::Error { .. } => TaskStatus::Failed,
+        };
+        task.outcome = Some(outcome);
+        task.input_requests.clear();
+        self.apply_snapshot(now, task_id, task, Source::Other);
+    }
+
+    /// The task is terminal: fetch its result once if needed, else hand every subscriber its `Done`.
+    pub(crate) fn settle(&mut self, now: Millis, task_id: &str) {
+        let fetches = self.session.fetches_results;
+        let Some(entry) = self.tasks.get_mut(task_id) else {
+            return;
+        };
+        if !entry.is_terminal() {
+            return;
+        }
+        self.timers.clear(&Timer::Task(TaskTimer::Poll, entry.slot));
+        self.timers
+            .clear(&Timer::Task(TaskTimer::Deadline, entry.slot));
+        if entry.subs.is_empty() {
+            return self.after_membership_change(now, task_id);
+        }
+        let status = entry.status();
+        let wants_outcome = entry.outcome.is_none()
+            && matches!(
+                status,
+                Some(TaskStatus::Completed) | Some(TaskStatus::Failed)
+            );
+        if wants_outcome && fetches && !entry.final_get {
+            // The original request is still open (draft): its response is the result.
+            let original_open = self.calls.values().any(|c| c.became_task(task_id));
+            if !original_open && entry.result == Fetch::Idle {
+                entry.result = Fetch::Busy;
+                self.dispatch(now, Purpose::Result(task_id.to_owned()));
+            }
+            return;
+        }
+        if wants_outcome && !entry.final_get {
+            // Inline outcomes (modern): the end was seen without one (create result, push).
+            if entry.poll.in_flight {
+                return;
+            }
+            let floor = scheduler::floor(entry.server_interval());
+            let at = entry
+                .poll
+                .last_sent
+                .map_or(now, |last| now.max(last.saturating_add(floor)));
+            if at > now {
+                return self
+                    .timers
+                    .set(Timer::Task(TaskTimer::Poll, entry.slot), at);
+            }
+            entry.final_get = true;
+            entry.poll.in_flight = true;
+            return self.dispatch(now, Purpose::Get(task_id.to_owned()));
+        }
+        if let Some(snap) = entry.snapshot.as_mut() {
+            if snap.outcome.is_none() {
+                snap.outcome = entry.outcome.clone();
+            }
+        }
+        let task = entry.snapshot.clone();
+        let outcome = entry.outcome.clone();
+        let subs = std::mem::take(&mut entry.subs);
+        self.inputs.drop_task(task_id);
+        for sub in subs {
+            let end = End::Finished {
+                task: task.clone(),
+                outcome: outcome.clone(),
+            };
+            self.done(sub, Some(task_id.to_owned()), end);
+        }
+        self.after_membership_change(now, task_id);
+    }
+
+    /// The outcome cannot be had: the subscribers get the end without it.
+    pub(crate) fn give_up_outcome(&mut self, now: Millis, task_id: &str) {
+        if let Some(e) = self.tasks.get_mut(task_id) {
+            e.final_get = true;
+        }
+        self.settle(now, task_id);
+    }
+
+    /// Client-side end: the deadline passed, or the server forgot a task it knew.
+    pub(crate) fn expire(&mut self, now: Millis, task_id: &str) {
+        let Some(entry) = self.tasks.get(task_id) else {
+            return;
+        };
+        if entry.is_terminal() {
+            return;
+        }
+        let mut task = entry
+            .snapshot
+            .clone()
+            .unwrap_or_else(|| Task::new(task_id, TaskStatus::Expired));
+        task.status = TaskStatus::Expired;
+        task.input_requests.clear();
+        self.apply_snapshot(now, task_id, task, Source::Other);
+    }
+
+    /// createdAt + ttl passed: one last poll (the task may have ended just in time, or the clocks
+    /// may disagree), then `expired` unless it ended. A second firing (no answer) expires it.
+    pub(crate) fn on_deadline(&mut self, now: Millis, task_id: &str) {
+        let Some(e) = self.tasks.get_mut(task_id) else {
+            return;
+        };
+        if e.is_terminal() || e.deadline.is_none_or(|d| d > now) {
+            return;
+        }
+        if e.past_deadline {
+            return self.expire(now, task_id);
+        }
+        e.past_deadline = true;
+        let slot = e.slot;
+        let fallback = now.saturating_add(self.cfg.request_timeout_ms.max(1));
+        self.timers
+            .set(Timer::Task(TaskTimer::Deadline, slot), fallback);
+        self.poll_soon(now, task_id);
+    }
+
+    /// Drops a task nobody follows any more. A status request still out (it times out) delays
+    /// this; a blocked `tasks/result` is closed (legacy: a disconnect is not a cancellation) and
+    /// a draft original request still open is forgotten.
+    pub(crate) fn on_gc(&mut self, now: Millis, task_id: &str) {
+        let Some(entry) = self.tasks.get(task_id) else {
+            return;
+        };
+        if !entry.subs.is_empty() {
+            return;
+        }
+        let is_get = |p: &Purpose| matches!(p, Purpose::Get(t) if t == task_id);
+        if self.reqs.pending.values().any(|p| is_get(&p.purpose)) {
+            let at = now.saturating_add(self.cfg.request_timeout_ms.max(1));
+            return self.set_task_timer(TaskTimer::Gc, task_id, at);
+        }
+        self.session
+            .queue
+            .retain(|p| !is_get(p) && *p != Purpose::Result(task_id.to_owned()));
+        let results: Vec<i64> = self
+            .reqs
+            .pending
+            .iter()
+            .filter(|(_, p)| p.purpose == Purpose::Result(task_id.to_owned()))
+            .map(|(n, _)| *n)
+            .collect();
+        for n in results {
+            if let Some(p) = self.take_pending(n) {
+                self.out.push_back(super::api::Output::Abort { key: p.key });
+            }
+        }
+        self.forget_calls_of(task_id);
+        self.remove_task(task_id);
+        self.inputs.drop_task(task_id);
+    }
+}

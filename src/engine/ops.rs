@@ -1,0 +1,80 @@
+//! Server notifications about tasks, and the answers to the caller's one-shot operations
+//! (cancel, list).
+
+use serde_json::{json, Value};
+
+use crate::protocol::dialect::TaskNotice;
+
+use super::api::{ClientError, ErrorKind, Millis, OpId};
+use super::requests::Failure;
+use super::tasks::Source;
+use super::Engine;
+
+impl Engine {
+    /// A server notification: task pushes of every dialect, tools-list changes.
+    pub(crate) fn on_notification(&mut self, now: Millis, method: &str, params: Option<&Value>) {
+        if method == "notifications/tools/list_changed" {
+            return self.tools.invalidate();
+        }
+        let Some(codec) = self.session.codec_any() else {
+            return;
+        };
+        match codec.parse_notification(method, params) {
+            Some(TaskNotice::Status(task)) => {
+                let id = task.task_id.clone();
+                if self.tasks.contains_key(&id) {
+                    self.apply_snapshot(now, &id, task, Source::Push);
+                }
+            }
+            Some(TaskNotice::Created { task_id }) => self.on_created(now, &task_id),
+            None => {}
+        }
+    }
+
+    pub(crate) fn on_cancel(
+        &mut self,
+        now: Millis,
+        op: OpId,
+        task_id: &str,
+        res: Result<Value, Failure>,
+    ) {
+        match res {
+            Ok(v) => {
+                let snapshot = self
+                    .session
+                    .codec_any()
+                    .and_then(|c| c.parse_get(v.clone()).ok());
+                self.reply(op, Ok(v));
+                if let Some(task) = snapshot.filter(|t| t.task_id == task_id) {
+                    if self.tasks.contains_key(task_id) {
+                        self.apply_snapshot(now, task_id, task, Source::Other);
+                    }
+                }
+                self.poll_soon(now, task_id);
+            }
+            Err(f) => self.reply(op, Err(f.client_error())),
+        }
+    }
+
+    pub(crate) fn on_list(&mut self, op: OpId, res: Result<Value, Failure>) {
+        let page = match res {
+            Ok(v) => self.session.codec_any().map(|c| c.parse_list(v)),
+            Err(f) => return self.reply(op, Err(f.client_error())),
+        };
+        match page {
+            Some(Ok((tasks, next))) => {
+                let tasks = serde_json::to_value(&tasks).unwrap_or_default();
+                let mut reply = json!({ "tasks": tasks });
+                if let (Some(c), Some(obj)) = (next, reply.as_object_mut()) {
+                    obj.insert("nextCursor".into(), Value::from(c));
+                }
+                self.reply(op, Ok(reply));
+            }
+            Some(Err(e)) => self.reply(
+                op,
+                Err(ClientError::new(ErrorKind::Protocol, e.to_string())),
+            ),
+            None => self.reply(op, Err(ClientError::new(ErrorKind::Protocol, "no dialect"))),
+        }
+    }
+}

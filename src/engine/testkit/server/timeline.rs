@@ -1,0 +1,191 @@
+//! The fake server's own clock: tasks that end, ask for input or expire on their own, and what
+//! it sends then (input requests, pushes, the draft original response, blocked results).
+
+use serde_json::json;
+
+use super::wire::{error_msg, related_key, result_msg};
+use super::{FakeServer, FakeTask, Replies};
+use crate::engine::api::{Input, Millis, SendKey};
+use crate::protocol::jsonrpc::Id;
+use crate::protocol::model::Dialect;
+
+impl FakeServer {
+    /// The engine answered one of our requests (an elicitation).
+    pub(super) fn answered(&mut self, now: Millis, id: &Id) {
+        let Id::String(s) = id else { return };
+        let Some(task_id) = s.strip_prefix("elicit-") else {
+            return;
+        };
+        self.resume(now, task_id);
+    }
+
+    /// The input a task waited for arrived: it works one more second.
+    pub(super) fn resume(&mut self, now: Millis, task_id: &str) {
+        let Some(t) = self.tasks.get_mut(task_id) else {
+            return;
+        };
+        if t.input_at.is_some_and(|at| now >= at) {
+            t.input_at = None;
+            t.until = now + 1_000;
+            self.timeline.insert((now + 1_000, task_id.to_owned()));
+            self.dirty.insert(task_id.to_owned());
+        }
+    }
+
+    pub(super) fn schedule(&mut self, id: &str, t: &FakeTask) {
+        for at in [Some(t.until), t.input_at, t.ttl.map(|ttl| t.created + ttl)]
+            .into_iter()
+            .flatten()
+        {
+            self.timeline.insert((at, id.to_owned()));
+        }
+    }
+
+    /// When the server next has something to do on its own.
+    pub(crate) fn next_event(&self, now: Millis) -> Option<Millis> {
+        if !self.dirty.is_empty() {
+            return Some(now);
+        }
+        self.timeline.iter().map(|(t, _)| *t).find(|t| *t > now)
+    }
+
+    /// Time passed: the tasks that changed send input requests and pushes, finish draft
+    /// originals and unblock results.
+    pub(crate) fn advance(&mut self, now: Millis) -> Replies {
+        let mut due = std::mem::take(&mut self.dirty);
+        while let Some((at, _)) = self.timeline.first() {
+            if *at > now {
+                break;
+            }
+            if let Some((_, id)) = self.timeline.pop_first() {
+                due.insert(id);
+            }
+        }
+        let mut out = Vec::new();
+        for id in due {
+            out.extend(self.process(now, &id));
+        }
+        out
+    }
+
+    pub(super) fn process(&mut self, now: Millis, id: &str) -> Replies {
+        let mut out = Vec::new();
+        let Some(task) = self.alive(id, now) else {
+            for (key, rid) in self.blocked.remove(id).unwrap_or_default() {
+                out.push((
+                    0,
+                    Input::Message {
+                        via: Some(key),
+                        body: error_msg(Some(rid), -32602, "Task not found"),
+                    },
+                ));
+                out.push((0, Input::Ended { key }));
+            }
+            return out;
+        };
+        let status = task.status(now);
+        let terminal = task.terminal(now);
+        let (input_sent, last_pushed, end) = (task.input_sent, task.last_pushed, task.end.clone());
+        if status == "input_required" && !input_sent && self.dialect != Dialect::Modern {
+            // Legacy: on a blocked tasks/result stream when there is one; draft: any stream.
+            let via = self
+                .blocked
+                .get(id)
+                .and_then(|b| b.first())
+                .map(|(k, _)| *k);
+            if self.dialect == Dialect::Draft || via.is_some() {
+                let via = if self.dialect == Dialect::Legacy {
+                    via
+                } else {
+                    None
+                };
+                let req = json!({ "jsonrpc": "2.0", "id": format!("elicit-{id}"), "method": "elicitation/create",
+                    "params": { "message": "name?", "_meta": { related_key(self.dialect): { "taskId": id } } } });
+                out.push((
+                    0,
+                    Input::Message {
+                        via,
+                        body: req.to_string(),
+                    },
+                ));
+                if let Some(t) = self.tasks.get_mut(id) {
+                    t.input_sent = true;
+                }
+            }
+        }
+        if self.push && last_pushed != Some(status) && self.dialect != Dialect::Draft {
+            let method = if self.dialect == Dialect::Modern {
+                "notifications/tasks"
+            } else {
+                "notifications/tasks/status"
+            };
+            let params = self
+                .tasks
+                .get(id)
+                .map(|t| self.task_json(id, t, now))
+                .unwrap_or_default();
+            let body = json!({ "jsonrpc": "2.0", "method": method, "params": params });
+            out.push((
+                0,
+                Input::Message {
+                    via: None,
+                    body: body.to_string(),
+                },
+            ));
+            if let Some(t) = self.tasks.get_mut(id) {
+                t.last_pushed = Some(status);
+            }
+        }
+        if !terminal {
+            return out;
+        }
+        if let Some((key, rid)) = self.tasks.get_mut(id).and_then(|t| t.origin.take()) {
+            match status {
+                "completed" => out.push((
+                    0,
+                    Input::Message {
+                        via: Some(key),
+                        body: result_msg(rid, self.final_result(id)),
+                    },
+                )),
+                "failed" => out.push((
+                    0,
+                    Input::Message {
+                        via: Some(key),
+                        body: error_msg(Some(rid), -32603, "boom"),
+                    },
+                )),
+                _ => {}
+            }
+            out.push((0, Input::Ended { key }));
+        }
+        for (key, rid) in self.blocked.remove(id).unwrap_or_default() {
+            let body = match (status, end.as_str()) {
+                ("failed", "error") => error_msg(Some(rid), -32603, "boom"),
+                ("cancelled", _) => error_msg(Some(rid), -32602, "Task was cancelled"),
+                ("failed", _) => {
+                    let mut r = self.final_result(id);
+                    r["isError"] = json!(true);
+                    result_msg(rid, r)
+                }
+                _ => result_msg(rid, self.final_result(id)),
+            };
+            out.push((
+                0,
+                Input::Message {
+                    via: Some(key),
+                    body,
+                },
+            ));
+            out.push((0, Input::Ended { key }));
+        }
+        out
+    }
+
+    /// The engine closed a stream: a blocked result stops.
+    pub(crate) fn abort(&mut self, key: SendKey) {
+        for b in self.blocked.values_mut() {
+            b.retain(|(k, _)| *k != key);
+        }
+    }
+}

@@ -1,0 +1,200 @@
+//! The fake server's wire shapes: timestamps, task objects per dialect, JSON-RPC envelopes.
+
+use serde_json::{json, Map, Value};
+
+use super::{FakeServer, FakeTask};
+use crate::engine::api::{Millis, Transmit};
+use crate::protocol::jsonrpc::{Id, Message, RpcError};
+use crate::protocol::model::Dialect;
+
+pub(super) fn iso(ms: Millis) -> String {
+    let days = (ms / 86_400_000) as i64;
+    let rem = ms % 86_400_000;
+    // Civil date from days since 1970-01-01 (inverse of the parser's formula).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3_600_000,
+        rem / 60_000 % 60,
+        rem / 1000 % 60,
+        rem % 1000
+    )
+}
+
+pub(super) fn related_key(d: Dialect) -> &'static str {
+    match d {
+        Dialect::Draft => "modelcontextprotocol.io/related-task",
+        _ => "io.modelcontextprotocol/related-task",
+    }
+}
+
+pub(super) fn result_msg(id: Id, result: Value) -> String {
+    Message::Response { id, result }.encode()
+}
+
+pub(super) fn error_msg(id: Option<Id>, code: i64, message: &str) -> String {
+    Message::Error {
+        id,
+        error: RpcError::new(code, message),
+    }
+    .encode()
+}
+
+/// Id and task id of a `tasks/get` as the engine writes it (`{"jsonrpc":"2.0","id":N,...}`);
+/// `None` sends the message down the general path.
+pub(super) fn quick_get(body: &str) -> Option<(i64, String)> {
+    if !body.contains(r#""method":"tasks/get""#) {
+        return None;
+    }
+    let rest = body.strip_prefix(r#"{"jsonrpc":"2.0","id":"#)?;
+    let id = rest.get(..rest.find(',')?)?.parse().ok()?;
+    let at = body.find(r#""taskId":""#)? + r#""taskId":""#.len();
+    let tail = body.get(at..)?;
+    let task = tail.get(..tail.find('"')?)?;
+    (!task.contains('\\')).then(|| (id, task.to_owned()))
+}
+
+pub(super) fn header<'a>(t: &'a Transmit, name: &str) -> Option<&'a str> {
+    t.headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.as_str())
+}
+
+impl FakeServer {
+    pub(super) fn tools(&self) -> Vec<Value> {
+        let support = |s: &str| json!({ "taskSupport": s });
+        let schema = json!({ "type": "object" });
+        let mut tools = vec![
+            json!({ "name": "job", "inputSchema": schema, "execution": support("optional") }),
+            json!({ "name": "must", "inputSchema": schema, "execution": support("required") }),
+            json!({ "name": "quick", "inputSchema": schema, "execution": support("forbidden") }),
+        ];
+        if self.dialect != Dialect::Legacy {
+            for t in &mut tools {
+                if let Some(o) = t.as_object_mut() {
+                    o.remove("execution");
+                }
+            }
+        }
+        tools
+    }
+
+    pub(super) fn task_json(&self, id: &str, t: &FakeTask, now: Millis) -> Value {
+        let status = t.status(now);
+        let mut o = Map::new();
+        o.insert("taskId".into(), json!(id));
+        o.insert("status".into(), json!(status));
+        match self.dialect {
+            Dialect::Modern => {
+                o.insert("createdAt".into(), json!(t.created_iso));
+                o.insert("lastUpdatedAt".into(), json!(iso(now)));
+                o.insert("ttlMs".into(), json!(t.ttl));
+                if let Some(i) = t.interval {
+                    o.insert("pollIntervalMs".into(), json!(i));
+                }
+                match status {
+                    "completed" => {
+                        o.insert(
+                            "result".into(),
+                            json!({ "content": [{ "type": "text", "text": "done" }] }),
+                        );
+                    }
+                    "failed" => {
+                        o.insert("error".into(), json!({ "code": -32603, "message": "boom" }));
+                    }
+                    "input_required" => {
+                        let ask = json!({ "method": "elicitation/create", "params": { "message": "name?" } });
+                        o.insert("inputRequests".into(), json!({ "ask": ask }));
+                    }
+                    _ => {}
+                }
+            }
+            Dialect::Legacy => {
+                o.insert("createdAt".into(), json!(t.created_iso));
+                o.insert("lastUpdatedAt".into(), json!(iso(now)));
+                o.insert("ttl".into(), json!(t.ttl));
+                if let Some(i) = t.interval {
+                    o.insert("pollInterval".into(), json!(i));
+                }
+            }
+            Dialect::Draft => {
+                o.insert("keepAlive".into(), json!(t.ttl));
+                if let Some(i) = t.interval {
+                    o.insert("pollFrequency".into(), json!(i));
+                }
+                if status == "failed" {
+                    o.insert("error".into(), json!("boom"));
+                }
+            }
+        }
+        Value::Object(o)
+    }
+
+    /// The `tasks/get` response for a working task, written directly (the common case).
+    pub(super) fn working_json(&self, rid: &Id, id: &str, t: &FakeTask) -> String {
+        let num = |v: Option<u64>| v.map_or("null".to_owned(), |n| n.to_string());
+        let mut b = String::with_capacity(256);
+        b.push_str(r#"{"jsonrpc":"2.0","id":"#);
+        b.push_str(&serde_json::to_string(rid).unwrap_or_default());
+        b.push_str(r#","result":{"taskId":""#);
+        b.push_str(id);
+        b.push_str(r#"","status":"working","#);
+        let (ttl, interval) = match self.dialect {
+            Dialect::Modern => ("ttlMs", "pollIntervalMs"),
+            Dialect::Legacy => ("ttl", "pollInterval"),
+            Dialect::Draft => ("keepAlive", "pollFrequency"),
+        };
+        if self.dialect != Dialect::Draft {
+            for field in ["createdAt", "lastUpdatedAt"] {
+                b.push('"');
+                b.push_str(field);
+                b.push_str(r#"":""#);
+                b.push_str(&t.created_iso);
+                b.push_str(r#"","#);
+            }
+        }
+        for (field, v) in [(ttl, t.ttl), (interval, t.interval)] {
+            b.push('"');
+            b.push_str(field);
+            b.push_str(r#"":"#);
+            b.push_str(&num(v));
+            b.push(',');
+        }
+        b.pop();
+        b.push_str("}}");
+        b
+    }
+
+    pub(super) fn final_result(&self, id: &str) -> Value {
+        let mut r = json!({ "content": [{ "type": "text", "text": "done" }] });
+        if let Some(o) = r.as_object_mut() {
+            o.insert(
+                "_meta".into(),
+                json!({ related_key(self.dialect): { "taskId": id } }),
+            );
+        }
+        r
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::iso;
+    use crate::engine::iso8601::parse_millis;
+
+    #[test]
+    fn iso_round_trips() {
+        for ms in [0u64, 951_782_400_000, 1_735_689_599_999, 1_764_066_600_123] {
+            assert_eq!(parse_millis(&iso(ms)), Some(ms));
+        }
+    }
+}
