@@ -52,8 +52,11 @@ const R = { meta: {}, notes: [], bundle: null, counts: {}, latency: {}, real: {}
 const key = (s, d, push) => `${s}|${d}|${push ? "on" : "off"}`;
 
 const daemon = await startDaemon();
+let daemon2;
+const secondDaemon = () => (daemon2 ??= startDaemon());
 try {
   R.meta = meta();
+  R.meta.loadStart = os.loadavg().map((x) => x.toFixed(1)).join(" ");
   if (!haveOurs) R.notes.push("pkg/ was not built when the run started (run `bash scripts/build.sh`): every `ours` figure is n/a.");
 
   // ---- bundle sizes ----
@@ -73,16 +76,19 @@ try {
       ];
     for (const g of groups) {
       log(`request counts, group ${g.name}: P=${g.P} ms, window ${g.N} intervals, configs ${JSON.stringify(g.configs)}`);
+      // Each side of a pair gets its own server process: at W·T = 10,000 Node's fetch opens a socket per
+      // in-flight request, and one process would run out of file descriptors serving both.
       const job = async (s, push) => {
+        const dmn = push ? await secondDaemon() : daemon;
         const runs = [];
         for (const [W, T, reps] of g.configs) {
           for (let r = 0; r < reps; r++) {
-            const srv = await daemon.start({ kind: fastKind(s.dialect), pollIntervalMs: g.P, progressMs: g.P, push });
+            const srv = await dmn.start({ kind: fastKind(s.dialect), pollIntervalMs: g.P, progressMs: g.P, push });
             runs.push({ key: `${W}x${T}#${r}`, W, T, P: g.P, N: g.N, taskMs: (g.N + 10) * g.P, url: srv.url, statsUrl: srv.statsUrl, id: srv.id });
           }
         }
         const res = await child("node/requests.mjs", { stack: s.stack, dialect: s.dialect, push, runs }, 600_000);
-        for (const r of runs) await daemon.stop(r.id);
+        for (const r of runs) await dmn.stop(r.id);
         for (const [W, T] of g.configs) {
           const per = [];
           const errs = [];
@@ -91,16 +97,13 @@ try {
             if (x.error) errs.push(x.error); else per.push(...x.perTask);
             if (x.errorCount) errs.push(`${x.errorCount} watcher errors, e.g. ${x.errors?.[0]}`);
           }
-          R.counts[`${key(s.stack, s.dialect, push)}|${W}x${T}`] = { median: median(per), mean: per.reduce((a, b) => a + b, 0) / per.length, n: per.length, P: g.P, N: g.N, errors: errs.slice(0, 2) };
+          R.counts[`${key(s.stack, s.dialect, push)}|${W}x${T}`] = { median: median(per), mean: per.reduce((a, b) => a + b, 0) / per.length, min: Math.min(...per), n: per.length, P: g.P, N: g.N, errors: errs.slice(0, 2) };
         }
       };
-      // ours (cheap) alongside the first official stack; official stacks one at a time.
-      const ours = stacksNow.filter((s) => s.stack === "ours");
-      const theirs = stacksNow.filter((s) => s.stack !== "ours");
-      const oursJobs = Promise.all(ours.flatMap((s) => [job(s, false), job(s, true)]));
-      // push off and on side by side (2 client processes on 2 cores; ≤ 500 requests/s each by the choice of P).
-      for (const s of theirs) await Promise.all([job(s, false), job(s, true)]);
-      await oursJobs;
+      // Official stacks one at a time, push off and on side by side (2 client processes on 2 cores, ≤ 500
+      // requests/s each by the choice of P); then ours, all four jobs together (they send a few requests/s).
+      for (const s of stacksNow.filter((x) => x.stack !== "ours")) await Promise.all([job(s, false), job(s, true)]);
+      await Promise.all(stacksNow.filter((x) => x.stack === "ours").flatMap((s) => [job(s, false), job(s, true)]));
     }
   }
 
@@ -215,9 +218,11 @@ try {
   }
 } finally {
   await daemon.close();
+  if (daemon2) await (await daemon2).close();
 }
 
 R.meta.durationS = (Date.now() - T_START) / 1000;
+R.meta.loadEnd = os.loadavg().map((x) => x.toFixed(1)).join(" ");
 R.meta.quick = quick;
 R.meta.only = only ?? null;
 mkdirSync(path.join(benchDir, "results"), { recursive: true });

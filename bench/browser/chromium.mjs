@@ -146,7 +146,7 @@ export async function scaleFigure(chrome, { staticUrl, stack, dialect, server, n
     await Promise.race([page.evaluate(() => window.bench.close()).catch(() => {}), new Promise((r) => setTimeout(r, 3000))]);
     phase("closed");
     return {
-      n, createErrors: created.errors, createMs,
+      n, createErrors: created.errors, createErrorSamples: created.samples, createMs,
       timersBefore, timers,
       heapPerTask: (after.js - before.js + after.wasm - before.wasm) / n,
       jsHeapPerTask: (after.js - before.js) / n, wasmPerTask: (after.wasm - before.wasm) / n,

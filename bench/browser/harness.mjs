@@ -16,14 +16,18 @@ export function installHarness(stack, extras = {}) {
     async createMany(n, ms, parallel = 64) {
       let next = 0;
       let errors = 0;
+      const samples = [];
       const worker = async () => {
         while (next < n) {
           next++;
-          try { await conn.callTool(ms, {}); } catch { errors++; }
+          try { await conn.callTool(ms, {}); } catch (e) {
+            errors++;
+            if (samples.length < 3) samples.push(String(e?.message ?? JSON.stringify(e)).slice(0, 300));
+          }
         }
       };
       await Promise.all(Array.from({ length: parallel }, worker));
-      return { errors };
+      return { errors, samples };
     },
     async close() { await conn?.close(); conn = null; },
     throughput: (opts) => runThroughput(stack, opts),

@@ -18,7 +18,7 @@ export function snapshotPkg() {
   if (!oursAvailable(repoPkgDir)) return null;
   const dest = path.join(outDir, "pkg");
   rmSync(dest, { recursive: true, force: true });
-  cpSync(repoPkgDir, dest, { recursive: true });
+  cpSync(repoPkgDir, dest, { recursive: true, preserveTimestamps: true });
   return oursAvailable(dest) ? dest : null;
 }
 

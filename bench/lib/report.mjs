@@ -23,7 +23,8 @@ export function renderMarkdown(R) {
     if (v.na) return `n/a${note(v.na)}`;
     if (v.error) return `n/a${note(`error: ${String(v.error).split("\n")[0].slice(0, 300)}`)}`;
     const x = pick(v);
-    return Number.isFinite(x) ? num(x, unit) : `n/a${note("not measured in this run")}`;
+    if (!Number.isFinite(x)) return `n/a${note(v.why ?? "not measured in this run")}`;
+    return num(x, unit) + (v.warn ? note(v.warn) : "");
   };
   const val = (v, pick) => (v && !v.error && !v.na ? pick(v) : NaN);
   const row = (label, get, pick, unit = "") => {
@@ -36,7 +37,7 @@ export function renderMarkdown(R) {
   const L = [];
   L.push("# Benchmarks: mcp-task-client vs the official TypeScript requester stacks", "");
   L.push(`Run ${m.date} by \`bash bench/run.sh\`${m.quick ? " (--quick: fewer repeats, smaller sizes)" : ""}${m.only ? ` (only: ${m.only.join(", ")})` : ""}; took ${Math.round(m.durationS)} s.`);
-  L.push(`Machine: ${m.machine}. Node ${m.node}${m.chromium ? `, Chromium ${m.chromium}` : ""}.`);
+  L.push(`Machine: ${m.machine}. Node ${m.node}${m.chromium ? `, Chromium ${m.chromium}` : ""}. Load average at start / end: ${m.loadStart} / ${m.loadEnd}${Math.max(...`${m.loadStart} ${m.loadEnd}`.split(" ").map(Number)) > 2.5 ? " (other work was running: timing figures are noisier than on an idle machine)" : ""}.`);
   L.push(`Versions: ours ${m.versions.ours}; ${Object.entries(m.versions).filter(([k]) => k !== "ours").map(([k, v]) => `${k} ${v}`).join(", ")}.`, "");
   L.push("Stacks: **ours** = this package (`pkg/`); **SDK v1** = `@modelcontextprotocol/sdk` client, `client.experimental.tasks` (legacy dialect only);");
   L.push("**ext-tasks** = `@modelcontextprotocol/ext-tasks` on `@modelcontextprotocol/client` v2 (legacy, and modern via the host's `rawDispatch` + `v2RequestFraming`).");
@@ -98,6 +99,7 @@ export function renderMarkdown(R) {
     L.push(...head(["dialect", "figure"]));
     const sc = (s, d) => (s === "sdk1" && d === "modern" ? sdkModern : withScaleErr(R.scale[`${s}|${d}`]));
     for (const d of ["legacy", "modern"]) {
+      L.push(row([d, "time to create and track them"], (s) => sc(s, d), (v) => v.createMs / 1000, " s"));
       L.push(row([d, "live JS timers"], (s) => sc(s, d), (v) => v.timers));
       L.push(row([d, "heap growth per task"], (s) => sc(s, d), (v) => v.heapPerTask, " B"));
       L.push(row([d, "JS+GC ms per due task"], (s) => sc(s, d), (v) => median(v.jsMsPerDueBins ?? [])));
@@ -167,12 +169,14 @@ function median(xs) {
 function withErr(v) {
   if (!v) return undefined;
   if (!Number.isFinite(v.median) && v.errors?.length) return { error: v.errors[0] };
+  if (v.errors?.length) return { ...v, warn: `measured, but some watchers failed: ${String(v.errors[0]).split("\n")[0].slice(0, 200)}` };
   return v;
 }
 
 function withScaleErr(v) {
   if (!v) return undefined;
   if (v.error) return v;
-  if (v.createErrors) return { ...v, note: `${v.createErrors} creations failed` };
+  if (v.createErrors) return { ...v, warn: `${v.createErrors} of ${v.n} creations failed, e.g. ${v.createErrorSamples?.[0] ?? "?"}` };
+  if (!(v.jsMsPerDueBins ?? []).length) return { ...v, why: "no 1-s bin with ≥ 20 task requests in the window" };
   return v;
 }

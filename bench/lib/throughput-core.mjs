@@ -17,11 +17,7 @@ export async function runThroughput(stack, { url, base, dialect, K, M, timeoutMs
     }
   };
   const conn = await stack.connect(url, { dialect, push: true, onPush: mark });
-  const ids = [];
-  for (let i = 0; i < K; i++) {
-    const { taskId } = await conn.callTool(3_600_000, { onStatus: mark });
-    ids.push(taskId);
-  }
+  const ids = (await Promise.all(Array.from({ length: K }, () => conn.callTool(3_600_000, { onStatus: mark })))).map((r) => r.taskId);
   await conn.listen?.(ids);
   await new Promise((r) => setTimeout(r, 300)); // first polls and stream setup settle
   seen = 0;

@@ -101,9 +101,17 @@ impl Engine {
                 Some(TaskStatus::Completed) | Some(TaskStatus::Failed)
             );
         if wants_outcome && fetches && !entry.final_get {
-            // The original request is still open (draft): its response is the result.
+            // The original request is still open (draft): its response is the result — for
+            // a while; then `tasks/result` anyway.
             let original_open = self.calls.values().any(|c| c.became_task(task_id));
-            if !original_open && entry.result == Fetch::Idle {
+            if original_open && !entry.waited_original {
+                entry.waited_original = true;
+                let at = now.saturating_add(self.cfg.request_timeout_ms.max(1));
+                return self
+                    .timers
+                    .set(Timer::Task(TaskTimer::Poll, entry.slot), at);
+            }
+            if entry.result == Fetch::Idle {
                 entry.result = Fetch::Busy;
                 self.dispatch(now, Purpose::Result(task_id.to_owned()));
             }

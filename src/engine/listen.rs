@@ -47,7 +47,11 @@ impl Engine {
             return;
         };
         let ids = self.followed();
-        if self.listen.req.is_some() && ids == self.listen.ids {
+        // Pushes about tasks nobody follows any more are harmless: reopen only for new ones.
+        let covered = ids
+            .iter()
+            .all(|id| self.listen.ids.binary_search(id).is_ok());
+        if self.listen.req.is_some() && covered && !ids.is_empty() {
             return;
         }
         if let Some(old) = self.listen.req.take().and_then(|n| self.take_pending(n)) {

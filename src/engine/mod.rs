@@ -3,13 +3,24 @@
 //!
 //! The driver feeds [`Input`]s and user operations in, then calls [`Engine::poll_output`] until it
 //! returns [`Output::Wake`] and sleeps until then (`u64::MAX`: nothing scheduled, wait for input).
-//! The engine talks to a dialect only through [`Codec`](crate::protocol::dialect::Codec).
+//! The engine talks to a dialect only through [`Codec`](crate::protocol::dialect::Codec); era
+//! detection alone names a dialect (it probes with the modern codec's `server/discover`).
 //!
-//! Behaviour worth knowing (see the module docs of each part):
-//! - `tools/call` augmentation follows the tool's cached `execution.taskSupport` (see [`tools`]);
-//!   a legacy server advertising `tasks: {}` without `requests` (rmcp 2.0) is treated as accepting
-//!   task-augmented calls for tools that declare `required`/`optional`.
-//! - Subscribers of one task share one status request; every subscriber gets exactly one `Done`.
+//! Behaviour worth knowing (details in each module):
+//! - Era detection (`Auto`): a modern result or modern error (-32020/-32021, or -32022 listing
+//!   2026-07-28) means modern; anything else (HTTP 4xx, -32000, silence) falls back to
+//!   `initialize`, and an `initialize` refused with -32022 listing only 2026-07-28 means modern.
+//! - `tools/call` augmentation follows the cached `tools/list` (see `tools.rs`); a legacy server
+//!   advertising `tasks: {}` without `requests` (rmcp 2.0) is taken at its tools' word:
+//!   `required`/`optional` tools are augmented.
+//! - One status request in flight per task, shared by all its subscribers; cadence per
+//!   design.md (`scheduler.rs`); every subscriber gets exactly one `Done`.
+//! - A task ends once: its outcome is fetched once (`tasks/result`, or one last `tasks/get` for
+//!   inline outcomes, or the draft original response) and cached until GC.
+//! - At createdAt + ttl one last poll decides between the task's real end and `expired`; an
+//!   unknown id after a known task is `expired`.
+//! - A legacy session answering 404 (or 400 with an id-less error) is re-initialized; every
+//!   task stays tracked and the requests it refused are sent again.
 
 pub mod api;
 mod calls;

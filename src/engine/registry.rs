@@ -34,6 +34,8 @@ pub(crate) struct TaskEntry {
     pub(crate) final_get: bool,
     /// The deadline passed; one last poll decides between its real end and `expired`.
     pub(crate) past_deadline: bool,
+    /// Draft: waited (once, bounded) for the original response to carry the outcome.
+    pub(crate) waited_original: bool,
     pub(crate) poll: PollState,
     pub(crate) result: Fetch,
     /// Failed result fetches in a row (retry backoff).

@@ -111,6 +111,7 @@ impl Failure {
 /// only in the JSON-RPC id), which keeps the hot path free of JSON building.
 #[derive(Debug, Clone)]
 pub(crate) struct Encoded {
+    /// The method as a JSON string (quoted, escaped).
     method: String,
     params: String,
     headers: Vec<(String, String)>,
@@ -121,8 +122,9 @@ impl Encoded {
     pub(crate) fn new(out: Outgoing) -> Self {
         // Serializing a `Value` cannot fail (its map keys are strings).
         let params = serde_json::to_string(&out.params).unwrap_or_else(|_| "null".into());
+        let method = serde_json::to_string(&out.method).unwrap_or_else(|_| "\"\"".into());
         Self {
-            method: out.method,
+            method,
             params,
             headers: out.headers,
             expects_response: out.expects_response,
@@ -131,8 +133,7 @@ impl Encoded {
 
     /// The JSON-RPC message (a notification without `id`).
     fn body(&self, id: Option<i64>) -> String {
-        let method = serde_json::to_string(&self.method).unwrap_or_else(|_| "\"\"".into());
-        let mut b = String::with_capacity(64 + method.len() + self.params.len());
+        let mut b = String::with_capacity(64 + self.method.len() + self.params.len());
         b.push_str(r#"{"jsonrpc":"2.0","#);
         if let Some(id) = id {
             b.push_str(r#""id":"#);
@@ -140,7 +141,7 @@ impl Encoded {
             b.push(',');
         }
         b.push_str(r#""method":"#);
-        b.push_str(&method);
+        b.push_str(&self.method);
         b.push_str(r#","params":"#);
         b.push_str(&self.params);
         b.push('}');

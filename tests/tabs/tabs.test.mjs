@@ -445,7 +445,6 @@ test("a tab becoming visible, and going online, make the leader poll every task 
       await trigger();
       await sleep(ms - (Date.now() - t0));
       const gets = (await stats(server)).requests.filter((r) => r.method === "tasks/get" && r.t >= t0);
-      if (process.env.DEBUG_TABS) console.log(JSON.stringify(gets.map((r) => [r.taskId.slice(0, 4), r.t - t0])));
       return new Set(gets.map((r) => r.taskId)).size;
     };
     await resetStats(server);
@@ -454,11 +453,6 @@ test("a tab becoming visible, and going online, make the leader poll every task 
     await sleep(5_000); // the engine throttles catch-ups to one per 5 s
     const online = await polledWithin(1_500, () => p1.evaluate(() => window.dispatchEvent(new Event("online"))));
     console.log(`tasks polled within 1.5 s: idle ${idle}, after visible ${visible}, after online ${online} (of ${ids.length})`);
-    if (process.env.DEBUG_TABS) {
-      const all = (await stats(server)).requests;
-      for (const id of ids) console.log(id.slice(0, 4), JSON.stringify(all.filter((r) => r.taskId === id).map((r) => [r.method, r.t % 100000])));
-      console.log(JSON.stringify(b.events.filter((e) => e.type !== "status")));
-    }
     assert.equal(visible, ids.length);
     assert.equal(online, ids.length);
     assert.ok(idle < ids.length, `without a trigger only some tasks are due (${idle})`);

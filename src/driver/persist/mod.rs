@@ -114,6 +114,9 @@ impl TaskRecord {
     }
 }
 
+/// How long opening IndexedDB may take before `localStorage` is used instead.
+const IDB_OPEN_TIMEOUT_MS: u32 = 3_000;
+
 /// Records older than this are dropped when a leader starts (ledger entries included).
 pub const RETENTION_MS: Millis = 7 * 24 * 3_600_000;
 /// Fired records (ledger tombstones) are kept this long after firing.
@@ -144,7 +147,14 @@ pub struct Store {
 impl Store {
     /// Opens the best backend available.
     pub async fn open(scope: Scope) -> Store {
-        let backend = match idb::Idb::open().await {
+        // An open that never settles (a browser bug, a blocked upgrade) must not hang `connect`.
+        let opening = Box::pin(idb::Idb::open());
+        let timeout = gloo_timers::future::TimeoutFuture::new(IDB_OPEN_TIMEOUT_MS);
+        let db = match futures::future::select(opening, timeout).await {
+            futures::future::Either::Left((db, _)) => db,
+            futures::future::Either::Right(_) => None,
+        };
+        let backend = match db {
             Some(db) => Backend::Idb(Rc::new(db)),
             None => match local::open() {
                 Some(s) => Backend::Local(s),

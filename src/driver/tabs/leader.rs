@@ -877,7 +877,6 @@ impl Tab {
             l.any_visible = any;
             (changed || (became_visible && any)).then_some(any)
         });
-        dbg_log(&format!("recompute became={became_visible} own={own} change={change:?} ready={}", self.ready_driver().is_some()));
         if let (Some(Some(visible)), Some(d)) = (change, self.ready_driver()) {
             d.op(|e, now| e.handle_input(now, Input::Visibility { visible }));
         }
@@ -886,17 +885,6 @@ impl Tab {
     pub(super) fn leader_online(&self) {
         if let Some(d) = self.ready_driver() {
             d.op(|e, now| e.handle_input(now, Input::Online));
-        }
-    }
-}
-
-/// TEMP debug.
-pub(super) fn dbg_log(m: &str) {
-    if let Ok(c) = js_sys::Reflect::get(&js_sys::global(), &"console".into()) {
-        if let Ok(f) = js_sys::Reflect::get(&c, &"log".into()) {
-            if let Ok(f) = wasm_bindgen::JsCast::dyn_into::<js_sys::Function>(f) {
-                let _ = f.call1(&c, &wasm_bindgen::JsValue::from_str(m));
-            }
         }
     }
 }

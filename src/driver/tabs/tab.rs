@@ -721,7 +721,6 @@ impl Tab {
     }
 
     fn on_visibility(&self, visible: bool) {
-        super::leader::dbg_log(&format!("on_visibility {visible} role={}", self.role_name()));
         {
             let mut st = self.0.st.borrow_mut();
             st.visible = visible;

@@ -4,7 +4,7 @@
 
 pub(crate) mod server;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BinaryHeap, HashMap};
 
 use serde_json::{json, Value};
 
@@ -31,7 +31,6 @@ pub(crate) struct Sent {
 
 impl Sent {
     /// `"12345 tasks/get t1"`: handy in assertion messages.
-    #[allow(dead_code)]
     pub(crate) fn line(&self) -> String {
         format!(
             "{} {} {}",
@@ -39,6 +38,34 @@ impl Sent {
             self.method,
             self.task_id.as_deref().unwrap_or("")
         )
+    }
+}
+
+/// Inputs due at a time, in the order they were scheduled (a min-heap entry).
+pub(crate) struct Delivery {
+    at: Millis,
+    seq: u64,
+    inputs: Vec<Input>,
+}
+
+impl PartialEq for Delivery {
+    fn eq(&self, other: &Self) -> bool {
+        (self.at, self.seq) == (other.at, other.seq)
+    }
+}
+
+impl Eq for Delivery {}
+
+impl PartialOrd for Delivery {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Delivery {
+    /// Reversed: the earliest (then first scheduled) is the heap's top.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (other.at, other.seq).cmp(&(self.at, self.seq))
     }
 }
 
@@ -79,7 +106,7 @@ pub(crate) struct Harness<S: World = FakeServer> {
     pub(crate) session_ends: usize,
     pub(crate) listens: usize,
     /// Deliveries by time; one batch = one server answer, delivered in order.
-    queue: BTreeMap<(Millis, u64), Vec<Input>>,
+    queue: BinaryHeap<Delivery>,
     seq: u64,
     wake: Millis,
     rng: Rng,
@@ -126,7 +153,7 @@ impl<S: World> Harness<S> {
             sent: Vec::new(),
             session_ends: 0,
             listens: 0,
-            queue: BTreeMap::new(),
+            queue: BinaryHeap::new(),
             seq: 0,
             wake: T0,
             rng: Rng::new(seed.wrapping_mul(31).wrapping_add(7)),
@@ -196,12 +223,21 @@ impl<S: World> Harness<S> {
                 batch.push(input);
             } else {
                 self.seq += 1;
-                self.queue
-                    .insert((self.now + latency + delay, self.seq), vec![input]);
+                let at = self.now + latency + delay;
+                self.queue.push(Delivery {
+                    at,
+                    seq: self.seq,
+                    inputs: vec![input],
+                });
             }
         }
         self.seq += 1;
-        self.queue.insert((self.now + latency, self.seq), batch);
+        let at = self.now + latency;
+        self.queue.push(Delivery {
+            at,
+            seq: self.seq,
+            inputs: batch,
+        });
     }
 
     /// A status request went out: log it, and check no other one is in flight for the task.
@@ -258,7 +294,7 @@ impl<S: World> Harness<S> {
     pub(crate) fn run_until(&mut self, until: Millis) {
         for _ in 0..50_000_000u64 {
             self.pump();
-            let next_delivery = self.queue.keys().next().map(|(t, _)| *t);
+            let next_delivery = self.queue.peek().map(|d| d.at);
             let next = [
                 Some(self.wake),
                 next_delivery,
@@ -277,11 +313,8 @@ impl<S: World> Harness<S> {
                 return;
             }
             self.now = next;
-            while let Some(entry) = self.queue.first_entry() {
-                if entry.key().0 > self.now {
-                    break;
-                }
-                for input in entry.remove() {
+            while self.queue.peek().is_some_and(|d| d.at <= self.now) {
+                for input in self.queue.pop().map(|d| d.inputs).unwrap_or_default() {
                     self.deliver(input);
                 }
             }

@@ -74,7 +74,8 @@ fn legacy_detection_handshake_and_result_fetch() {
         ]
     );
     assert_eq!(h.listens, 1, "the GET listening stream is requested once");
-    assert_eq!(h.count("tasks/result"), 1, "result fetched once");
+    let log: Vec<String> = h.sent.iter().map(|s| s.line()).collect();
+    assert_eq!(h.count("tasks/result"), 1, "result fetched once: {log:#?}");
     assert!(matches!(
         finished(&h.done(sub)).1,
         Some(Outcome::Result { .. })
