@@ -30,3 +30,16 @@ pub fn delay(attempt: u32, rng: &mut Rng) -> u64 {
     let base = BASE_MS.saturating_mul(1u64 << attempt.min(16)).min(CAP_MS);
     (base as f64 * (0.5 + rng.unit())) as u64
 }
+
+/// Floor of any reconnect delay, whatever the server's `retry:` says (a `retry: 0` must not storm).
+pub const MIN_RECONNECT_MS: u64 = 250;
+
+/// Delay before reopening a stream: the server's `retry:` (floored) for the first attempt after a
+/// stream that delivered events; once attempts keep failing, the larger of it and our backoff.
+pub fn reconnect_delay(server_ms: Option<u64>, attempt: u32, rng: &mut Rng) -> u64 {
+    match server_ms {
+        Some(ms) if attempt == 0 => ms.max(MIN_RECONNECT_MS),
+        Some(ms) => ms.max(delay(attempt, rng)),
+        None => delay(attempt, rng),
+    }
+}

@@ -317,9 +317,7 @@ async fn listen_once(d: Driver, gen: u64) {
             }
             After::Retry(asked) => {
                 let l = &mut st.http.listen;
-                let d = asked
-                    .or(l.retry_ms)
-                    .unwrap_or_else(|| backoff::delay(l.attempt, &mut st.rng));
+                let d = backoff::reconnect_delay(asked.or(l.retry_ms), l.attempt, &mut st.rng);
                 l.attempt = l.attempt.saturating_add(1);
                 Some(d)
             }
