@@ -22,6 +22,7 @@ stage "clippy wasm32" cargo clippy --lib --target wasm32-unknown-unknown --locke
 stage "native tests" cargo test --locked
 stage "build pkg" bash scripts/build.sh
 stage "wasm + JS tests (Node, Chromium)" bash scripts/test-js.sh
+[ -f tests/tabs/tabs.test.mjs ] && stage "tabs + persistence (Chromium)" node --test tests/tabs/
 [ -f tests/e2e/demo.test.mjs ] && stage "demo end-to-end (Chromium)" node --test tests/e2e/
 [ -f tests/faults/run.sh ] && stage "fault matrix (small batch)" bash tests/faults/run.sh --small
 

@@ -31,39 +31,40 @@ impl Engine {
         self.timers.set_earlier(Timer::Listen, at);
     }
 
-    fn followed(&self) -> Vec<String> {
-        let mut ids: Vec<String> = self
-            .tasks
+    fn followed(&self) -> impl Iterator<Item = &String> {
+        self.tasks
             .iter()
             .filter(|(_, e)| !e.subs.is_empty() && !e.is_terminal())
-            .map(|(k, _)| k.clone())
-            .collect();
-        ids.sort();
-        ids
+            .map(|(k, _)| k)
     }
 
     pub(crate) fn send_listen(&mut self, now: Millis) {
         let Some(codec) = self.session.ready_codec() else {
             return;
         };
-        let ids = self.followed();
         // Pushes about tasks nobody follows any more are harmless: reopen only for new ones.
-        let covered = ids
-            .iter()
-            .all(|id| self.listen.ids.binary_search(id).is_ok());
-        if self.listen.req.is_some() && covered && !ids.is_empty() {
+        let mut any = false;
+        let mut uncovered = false;
+        for id in self.followed() {
+            any = true;
+            uncovered |= self.listen.ids.binary_search(id).is_err();
+        }
+        if self.listen.req.is_some() && any && !uncovered {
             return;
         }
         if let Some(old) = self.listen.req.take().and_then(|n| self.take_pending(n)) {
             self.out.push_back(Output::Abort { key: old.key });
         }
-        self.listen.ids.clone_from(&ids);
-        if ids.is_empty() {
+        self.listen.ids.clear();
+        if !any {
             return;
         }
+        let mut ids: Vec<String> = self.followed().cloned().collect();
+        ids.sort();
         let Some(out) = codec.build_listen(&self.session.info(), &ids) else {
             return;
         };
+        self.listen.ids = ids;
         self.listen.last = Some(now);
         self.listen.req = self.send(now, Purpose::Listen, out);
     }

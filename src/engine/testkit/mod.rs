@@ -15,6 +15,7 @@ use super::api::{
     Transmit,
 };
 use super::rng::Rng;
+use super::scheduler::IdHash;
 use super::Engine;
 pub(crate) use server::FakeServer;
 
@@ -116,11 +117,11 @@ pub(crate) struct Harness<S: World = FakeServer> {
     pub(crate) auto_answer: bool,
     /// Keep the event log (off for long simulations).
     pub(crate) record: bool,
-    inflight_get: HashMap<String, SendKey>,
+    inflight_get: HashMap<String, SendKey, IdHash>,
     /// Status requests in flight: key → (task, index in `polls`).
-    get_keys: HashMap<SendKey, (String, usize), super::scheduler::IdHash>,
+    get_keys: HashMap<SendKey, (String, usize), IdHash>,
     /// Every `tasks/get` sent, per task: (time, its answer reached the engine with the task).
-    polls: HashMap<String, Vec<(Millis, bool)>>,
+    polls: HashMap<String, Vec<(Millis, bool)>, IdHash>,
     pub(crate) violations: Vec<String>,
 }
 
@@ -160,9 +161,9 @@ impl<S: World> Harness<S> {
             latency: (5, 30),
             auto_answer: true,
             record: true,
-            inflight_get: HashMap::new(),
+            inflight_get: HashMap::default(),
             get_keys: HashMap::default(),
-            polls: HashMap::new(),
+            polls: HashMap::default(),
             violations: Vec::new(),
         }
     }

@@ -8,6 +8,7 @@ use serde_json::{json, Value};
 
 use crate::engine::api::{Input, Millis, SendKey, Transmit};
 use crate::engine::rng::Rng;
+use crate::engine::scheduler::IdHash;
 use crate::protocol::jsonrpc::{Id, Message, RpcError};
 use crate::protocol::model::Dialect;
 
@@ -75,7 +76,7 @@ pub(crate) struct Faults {
 /// The server.
 pub(crate) struct FakeServer {
     pub(crate) dialect: Dialect,
-    pub(crate) tasks: HashMap<String, FakeTask>,
+    pub(crate) tasks: HashMap<String, FakeTask, IdHash>,
     session: Option<String>,
     sessions: u32,
     next_task: u64,
@@ -83,14 +84,14 @@ pub(crate) struct FakeServer {
     pub(crate) push: bool,
     pub(crate) page_size: usize,
     /// Blocked `tasks/result` requests per task: (stream, request id).
-    blocked: HashMap<String, Vec<(SendKey, Id)>>,
+    blocked: HashMap<String, Vec<(SendKey, Id)>, IdHash>,
     /// When tasks change on their own (run end, input needed, ttl), and tasks changed by a request.
     timeline: BTreeSet<(Millis, String)>,
     dirty: BTreeSet<String>,
     pub(crate) faults: Faults,
     rng: Rng,
     /// `tasks/get` times per task, as processed (404s excluded).
-    pub(crate) gets: HashMap<String, Vec<Millis>>,
+    pub(crate) gets: HashMap<String, Vec<Millis>, IdHash>,
     /// The poll interval each task was created with (kept after the task is gone).
     pub(crate) intervals: BTreeMap<String, Option<u64>>,
 }
@@ -102,18 +103,18 @@ impl FakeServer {
     pub(crate) fn new(dialect: Dialect, seed: u64) -> Self {
         Self {
             dialect,
-            tasks: HashMap::new(),
+            tasks: HashMap::default(),
             session: None,
             sessions: 0,
             next_task: 1,
             push: false,
             page_size: 3,
-            blocked: HashMap::new(),
+            blocked: HashMap::default(),
             timeline: BTreeSet::new(),
             dirty: BTreeSet::new(),
             faults: Faults::default(),
             rng: Rng::new(seed ^ 0x5eed),
-            gets: HashMap::new(),
+            gets: HashMap::default(),
             intervals: BTreeMap::new(),
         }
     }

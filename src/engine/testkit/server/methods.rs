@@ -141,7 +141,12 @@ impl FakeServer {
         let Some(t) = task_id else {
             return self.ok(key, error_msg(Some(id), -32602, "taskId missing"));
         };
-        let roll = self.rng.between(0, 99) as u32;
+        let faulty = self.faults.silence + self.faults.transport + self.faults.rpc_error > 0;
+        let roll = if faulty {
+            self.rng.between(0, 99) as u32
+        } else {
+            100
+        };
         match self.gets.get_mut(t) {
             Some(v) => v.push(now),
             None => {
