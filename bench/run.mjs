@@ -225,12 +225,16 @@ R.meta.durationS = (Date.now() - T_START) / 1000;
 R.meta.loadEnd = os.loadavg().map((x) => x.toFixed(1)).join(" ");
 R.meta.quick = quick;
 R.meta.only = only ?? null;
-mkdirSync(path.join(benchDir, "results"), { recursive: true });
-writeFileSync(path.join(benchDir, "results", "latest.json"), JSON.stringify(R, null, 2) + "\n");
+// Only a full run replaces latest.md; --quick / --only runs go to .out/partial.md.
+const full = !quick && !only;
+const dir = full ? path.join(benchDir, "results") : outDir;
+const base = full ? "latest" : "partial";
+mkdirSync(dir, { recursive: true });
+writeFileSync(path.join(dir, `${base}.json`), JSON.stringify(R, null, 2) + "\n");
 const md = renderMarkdown(R);
-writeFileSync(path.join(benchDir, "results", "latest.md"), md);
+writeFileSync(path.join(dir, `${base}.md`), md);
 process.stdout.write(md);
-log(`done in ${R.meta.durationS.toFixed(0)} s; wrote bench/results/latest.md`);
+log(`done in ${R.meta.durationS.toFixed(0)} s; wrote ${path.relative(path.resolve(benchDir, ".."), path.join(dir, `${base}.md`))}`);
 childLog.end();
 
 function meta() {

@@ -49,7 +49,9 @@ export function renderMarkdown(R) {
   if (Object.keys(R.counts ?? {}).length) {
     L.push("## Requests sent per task per server interval (lower is better)", "");
     L.push("Counted at the server (its request log) over a window of N server intervals P starting once every watcher is attached;");
-    L.push("each task created through the stack's call API (watcher 1) plus W−1 more watchers of it. Median over tasks (T = 100) or over 3 runs (T = 1).", "");
+    L.push("each task created through the stack's call API (watcher 1) plus W−1 more watchers of it. Median over tasks (T = 100) or over 3 runs (T = 1).");
+    L.push("The official stacks wait P after each response, so their rate is W·P/(P + response time): on a loaded machine it drops below W.");
+    L.push("Ours backs off (first poll after max(P, 1 s), then ×1.5), so its figure depends on the window: N intervals from attach.", "");
     L.push(...head(["dialect", "push", "W × T", "P × N"]));
     for (const d of ["legacy", "modern"]) {
       for (const push of ["off", "on"]) {

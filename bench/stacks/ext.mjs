@@ -18,17 +18,19 @@ function makeRawDispatch(url) {
     const id = `raw-${next++}`;
     const p = request.params ?? {};
     const mcpName = request.method === "tools/call" ? p.name : (typeof p.taskId === "string" ? p.taskId : undefined);
+    const headers = new Headers({
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": MODERN,
+      "mcp-method": request.method,
+    });
+    if (mcpName !== undefined) headers.set("mcp-name", String(mcpName));
+    // ext-tasks may pass its own headers (it sets Mcp-Name on some task requests): theirs replace ours.
+    for (const [k, v] of Object.entries(options.context?.headers ?? {})) headers.set(k, v);
     const res = await fetch(url, {
       method: "POST",
       signal: options.signal,
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-protocol-version": MODERN,
-        "mcp-method": request.method,
-        ...(mcpName === undefined ? {} : { "mcp-name": String(mcpName) }),
-        ...(options.context?.headers ?? {}),
-      },
+      headers,
       body: JSON.stringify({ jsonrpc: "2.0", id, ...request }),
     });
     const type = res.headers.get("content-type") ?? "";

@@ -461,3 +461,43 @@ impl<S: World> Harness<S> {
             && self.engine.inputs.len() == 0
     }
 }
+
+// ----- scripting an engine by hand (no server) -----
+
+/// Drains an engine's outputs at `now`: the transmissions (key, body as JSON) and the events.
+pub(crate) fn drain(e: &mut Engine, now: Millis) -> (Vec<(SendKey, Value)>, Vec<Event>) {
+    let (mut sent, mut events) = (Vec::new(), Vec::new());
+    loop {
+        match e.poll_output(now) {
+            Output::Wake(_) => return (sent, events),
+            Output::Transmit(t) => {
+                sent.push((t.key, serde_json::from_str(&t.body).unwrap_or_default()))
+            }
+            Output::Event(ev) => events.push(ev),
+            _ => {}
+        }
+    }
+}
+
+/// Feeds the JSON-RPC result for request `id` on the stream of `key`.
+pub(crate) fn answer(e: &mut Engine, now: Millis, key: SendKey, id: &Value, result: Value) {
+    let body = json!({ "jsonrpc": "2.0", "id": id, "result": result }).to_string();
+    e.handle_input(
+        now,
+        Input::Message {
+            via: Some(key),
+            body,
+        },
+    );
+}
+
+/// Feeds any message body on a stream (`None`: a listening stream or WebSocket).
+pub(crate) fn feed(e: &mut Engine, now: Millis, via: Option<SendKey>, body: Value) {
+    e.handle_input(
+        now,
+        Input::Message {
+            via,
+            body: body.to_string(),
+        },
+    );
+}

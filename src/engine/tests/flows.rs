@@ -3,7 +3,7 @@
 use serde_json::json;
 
 use crate::engine::api::{Augment, CallOptions, DialectChoice, End, ErrorKind, Event, Input};
-use crate::engine::testkit::{Harness, T0};
+use crate::engine::testkit::{answer, drain, Harness, T0};
 use crate::protocol::model::{Dialect, Outcome, TaskStatus};
 
 const ALL: [(DialectChoice, Dialect); 3] = [
@@ -475,44 +475,6 @@ fn close_ends_everything_once() {
     assert_eq!(h.session_ends, 1);
     assert!(h.engine_is_empty());
     assert!(h.now > T0);
-}
-
-/// Drains outputs; returns the transmissions (body as JSON) and events.
-fn drain(
-    e: &mut crate::engine::Engine,
-    now: u64,
-) -> (
-    Vec<(crate::engine::api::SendKey, serde_json::Value)>,
-    Vec<Event>,
-) {
-    let (mut sent, mut events) = (Vec::new(), Vec::new());
-    loop {
-        match e.poll_output(now) {
-            crate::engine::api::Output::Wake(_) => return (sent, events),
-            crate::engine::api::Output::Transmit(t) => {
-                sent.push((t.key, serde_json::from_str(&t.body).unwrap_or_default()))
-            }
-            crate::engine::api::Output::Event(ev) => events.push(ev),
-            _ => {}
-        }
-    }
-}
-
-fn answer(
-    e: &mut crate::engine::Engine,
-    now: u64,
-    key: crate::engine::api::SendKey,
-    id: &serde_json::Value,
-    result: serde_json::Value,
-) {
-    let body = json!({ "jsonrpc": "2.0", "id": id, "result": result }).to_string();
-    e.handle_input(
-        now,
-        Input::Message {
-            via: Some(key),
-            body,
-        },
-    );
 }
 
 #[test]

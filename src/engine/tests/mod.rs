@@ -1,7 +1,9 @@
-//! Engine tests (native): flows per dialect, properties over random interleavings, fuzzing of
-//! inputs, and a simulated hour of 1,000 tasks.
+//! Engine tests (native): flows per dialect against the fake server, session details scripted
+//! by hand, properties over random interleavings, fuzzing of inputs, replays of real servers'
+//! transcripts, and a simulated hour of 1,000 tasks. Scaffolding: `engine::testkit`.
 
 mod flows;
 mod hour;
 mod props;
 mod replay;
+mod session;

@@ -1,0 +1,221 @@
+//! Session details scripted by hand: era detection edge cases, dead sessions answered with 400,
+//! server requests (ping, unknown methods, duplicates), and transport failures while connecting.
+
+use serde_json::{json, Value};
+
+use crate::engine::api::{
+    CallOptions, Config, DialectChoice, Event, Input, Output, SendKey, TransportError,
+};
+use crate::engine::testkit::{answer, drain, feed, T0};
+use crate::engine::Engine;
+use crate::protocol::model::Dialect;
+
+fn engine(dialect: DialectChoice) -> Engine {
+    Engine::new(
+        Config {
+            dialect,
+            ..Config::default()
+        },
+        7,
+        T0,
+    )
+}
+
+fn method(sent: &[(SendKey, Value)], i: usize) -> &str {
+    sent.get(i)
+        .and_then(|(_, b)| b["method"].as_str())
+        .unwrap_or("")
+}
+
+/// A legacy session opened by hand; returns the engine and the `initialize` session id used.
+fn legacy_ready() -> Engine {
+    let mut e = engine(DialectChoice::Legacy);
+    let (sent, _) = drain(&mut e, T0);
+    assert_eq!(method(&sent, 0), "initialize");
+    let (key, id) = (sent[0].0, sent[0].1["id"].clone());
+    e.handle_input(
+        T0,
+        Input::Head {
+            key,
+            status: 200,
+            session_id: Some("s1".into()),
+            retry_after_ms: None,
+        },
+    );
+    let caps = json!({ "tasks": { "requests": { "tools": { "call": {} } } } });
+    answer(
+        &mut e,
+        T0,
+        key,
+        &id,
+        json!({ "protocolVersion": "2025-11-25", "capabilities": caps, "serverInfo": {} }),
+    );
+    e
+}
+
+#[test]
+fn a_modern_error_to_the_probe_means_modern() {
+    let mut e = engine(DialectChoice::Auto);
+    let (sent, _) = drain(&mut e, T0);
+    assert_eq!(method(&sent, 0), "server/discover");
+    let (key, id) = (sent[0].0, sent[0].1["id"].clone());
+    e.handle_input(
+        T0,
+        Input::Head {
+            key,
+            status: 400,
+            session_id: None,
+            retry_after_ms: None,
+        },
+    );
+    let error = json!({ "code": -32021, "message": "missing capability", "data": {} });
+    feed(
+        &mut e,
+        T0,
+        Some(key),
+        json!({ "jsonrpc": "2.0", "id": id, "error": error }),
+    );
+    let (sent, events) = drain(&mut e, T0);
+    assert_eq!(e.dialect(), Some(Dialect::Modern));
+    assert!(sent.is_empty(), "no initialize: {sent:?}");
+    assert!(events.iter().any(|ev| matches!(
+        ev,
+        Event::Connected {
+            dialect: Dialect::Modern,
+            ..
+        }
+    )));
+}
+
+#[test]
+fn a_network_failure_while_probing_retries_instead_of_guessing() {
+    let mut e = engine(DialectChoice::Auto);
+    let (sent, _) = drain(&mut e, T0);
+    let error = TransportError {
+        message: "offline".into(),
+        http_status: None,
+        retry_after_ms: None,
+    };
+    e.handle_input(
+        T0,
+        Input::Failed {
+            key: sent[0].0,
+            error,
+        },
+    );
+    let (sent, events) = drain(&mut e, T0);
+    assert!(sent.is_empty());
+    assert!(events.iter().any(|ev| matches!(ev, Event::Warning { .. })));
+    assert_eq!(e.dialect(), None);
+    let Output::Wake(at) = e.poll_output(T0) else {
+        panic!("expected a wake")
+    };
+    assert!(
+        (T0 + 500..=T0 + 1_500).contains(&at),
+        "retry after ~1 s: {}",
+        at - T0
+    );
+    let (sent, _) = drain(&mut e, at);
+    assert_eq!(method(&sent, 0), "server/discover");
+}
+
+#[test]
+fn an_id_less_400_on_a_session_reinitializes_and_resends() {
+    let mut e = legacy_ready();
+    let sub = e.request(
+        T0,
+        "resources/read",
+        json!({ "uri": "x" }),
+        CallOptions::default(),
+    );
+    let (sent, _) = drain(&mut e, T0);
+    let read = sent
+        .iter()
+        .find(|(_, b)| b["method"] == json!("resources/read"))
+        .cloned();
+    let Some((key, _)) = read else {
+        panic!("{sent:?}")
+    };
+    e.handle_input(
+        T0,
+        Input::Head {
+            key,
+            status: 400,
+            session_id: None,
+            retry_after_ms: None,
+        },
+    );
+    let body = json!({ "jsonrpc": "2.0", "id": null, "error": { "code": -32000, "message": "Bad Request: No valid session ID provided" } });
+    feed(&mut e, T0, Some(key), body);
+    let (sent, events) = drain(&mut e, T0);
+    assert_eq!(method(&sent, 0), "initialize", "{sent:?}");
+    assert!(!events
+        .iter()
+        .any(|ev| matches!(ev, Event::Done { sub: s, .. } if *s == sub)));
+    let (key, id) = (sent[0].0, sent[0].1["id"].clone());
+    e.handle_input(
+        T0,
+        Input::Head {
+            key,
+            status: 200,
+            session_id: Some("s2".into()),
+            retry_after_ms: None,
+        },
+    );
+    answer(
+        &mut e,
+        T0,
+        key,
+        &id,
+        json!({ "protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {} }),
+    );
+    let (sent, _) = drain(&mut e, T0);
+    assert!(
+        sent.iter()
+            .any(|(_, b)| b["method"] == json!("resources/read")),
+        "resent: {sent:?}"
+    );
+}
+
+#[test]
+fn server_requests_ping_unknown_and_duplicates() {
+    let mut e = legacy_ready();
+    drain(&mut e, T0);
+    feed(
+        &mut e,
+        T0,
+        None,
+        json!({ "jsonrpc": "2.0", "id": "p", "method": "ping" }),
+    );
+    feed(
+        &mut e,
+        T0,
+        None,
+        json!({ "jsonrpc": "2.0", "id": 9, "method": "weird/thing" }),
+    );
+    let ask = json!({ "jsonrpc": "2.0", "id": 5, "method": "elicitation/create", "params": { "message": "?" } });
+    feed(&mut e, T0, None, ask.clone());
+    feed(&mut e, T0, None, ask);
+    let (sent, events) = drain(&mut e, T0);
+    assert_eq!(sent.len(), 2);
+    assert_eq!(
+        sent[0].1,
+        json!({ "jsonrpc": "2.0", "id": "p", "result": {} })
+    );
+    assert_eq!(sent[1].1["error"]["code"], json!(-32601));
+    let inputs: Vec<_> = events
+        .iter()
+        .filter(|ev| matches!(ev, Event::Input { .. }))
+        .collect();
+    assert_eq!(inputs.len(), 1, "a duplicate delivery is surfaced once");
+    let Some(Event::Input { id, request, .. }) = inputs.first().map(|ev| (*ev).clone()) else {
+        return;
+    };
+    assert_eq!(request.key, "5");
+    e.answer_input(T0, id, Ok(json!({ "action": "decline" })));
+    e.answer_input(T0, id, Ok(json!({ "action": "accept" })));
+    let (sent, _) = drain(&mut e, T0);
+    assert_eq!(sent.len(), 1, "answered once");
+    assert_eq!(sent[0].1["id"], json!(5));
+    assert_eq!(sent[0].1["result"]["action"], json!("decline"));
+}
