@@ -47,6 +47,9 @@ stage "JS in Node (pkg/ against ts-sdk, python-http, python-ws, rmcp2, rmcp3)" \
 stage "JS in a Chromium page (pkg/ against ts-sdk, python-ws, rmcp3)" \
   bash -c 'cd tests/js && timeout 600 node --test browser/*.test.mjs'
 
+stage "npm pack → scratch project: Node 20 import + Vite-built page" \
+  bash -c 'cd tests/js && timeout 300 node --test pack/*.test.mjs'
+
 [ "$failed" -gt 0 ] && log "failed stages: ${failed_names[*]}"
 echo "test-js: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
