@@ -55,6 +55,10 @@ pub struct Config {
     /// The client capabilities declared to the server (what the host can answer: elicitation,
     /// sampling, roots). The modern dialect adds the tasks extension itself.
     pub client_capabilities: Value,
+    /// Most `tasks/result` requests held open at once while their tasks still run (legacy input
+    /// requests travel on them). Browsers allow 6 HTTP/1.1 connections per origin: the rest stay
+    /// free for polls and input answers. At least 1.
+    pub max_blocking_results: usize,
 }
 
 impl Default for Config {
@@ -67,6 +71,7 @@ impl Default for Config {
             result_gc_ms: 5 * 60 * 1000,
             request_timeout_ms: 60_000,
             client_capabilities: serde_json::json!({ "elicitation": {}, "sampling": {} }),
+            max_blocking_results: 3,
         }
     }
 }
@@ -257,6 +262,9 @@ pub enum ErrorKind {
     Timeout,
     /// The client was closed.
     Closed,
+    /// The task completed but its result cannot be had (the server forgot it, or fetching it
+    /// kept failing).
+    ResultUnavailable,
 }
 
 impl ClientError {

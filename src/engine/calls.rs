@@ -44,6 +44,8 @@ pub(crate) struct Call {
     pub(crate) round: Option<Round>,
     /// Answers of the last completed MRTR round, re-sent with the request.
     retry: Option<(Value, Option<Value>)>,
+    /// Waited for a `tools/list` that failed: goes on without the tools' word.
+    pub(crate) tools_checked: bool,
 }
 
 impl Call {
@@ -85,6 +87,7 @@ impl Engine {
             became: None,
             round: None,
             retry: None,
+            tools_checked: false,
         };
         self.calls.insert(c, call);
         self.dispatch(now, Purpose::Call(c));
@@ -109,7 +112,7 @@ impl Engine {
                     .map(str::to_owned)
             })
             .flatten();
-        if tool.is_some() && !self.tools.loaded {
+        if tool.is_some() && !self.tools.loaded && !call.tools_checked {
             self.tools.waiting.push(c);
             return self.fetch_tools(now, false);
         }
@@ -203,7 +206,9 @@ impl Engine {
                 }) => self.call_needs_input(now, c, requests, request_state),
                 Err(e) => self.call_failed(c, ClientError::new(ErrorKind::Protocol, e.to_string())),
             },
-            Err(Failure::Rpc(error)) => self.call_complete(now, c, Outcome::Error { error }),
+            Err(Failure::Rpc(error)) | Err(Failure::Rejected { error, .. }) => {
+                self.call_complete(now, c, Outcome::Error { error })
+            }
             // The task exists (draft): polling carries on without the original response.
             Err(_) if became => {
                 let task = self.remove_call(c).and_then(|call| call.became);

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use crate::protocol::model::{Outcome, Task, TaskStatus};
 
-use super::api::{End, Millis};
+use super::api::{ClientError, End, ErrorKind, Millis};
 use super::registry::Fetch;
 use super::requests::{Failure, Purpose};
 use super::scheduler::{self, TaskTimer, Timer};
@@ -14,15 +14,25 @@ use super::Engine;
 
 impl Engine {
     pub(crate) fn on_result(&mut self, now: Millis, task_id: &str, res: Result<Value, Failure>) {
+        let gone = match &res {
+            Err(Failure::Rpc(e)) => self.gone_code(e.code),
+            _ => false,
+        };
         let Some(entry) = self.tasks.get_mut(task_id) else {
             return;
         };
         entry.result = Fetch::Idle;
         let terminal = entry.is_terminal();
+        let completed = entry.status() == Some(TaskStatus::Completed);
         match res {
             Ok(result) => {
                 entry.result_errors = 0;
                 self.task_outcome(now, task_id, Outcome::Result { result });
+            }
+            // Completed, yet "no such task": the result is gone (consumed, evicted), which is
+            // not the task's outcome.
+            Err(Failure::Rpc(error)) if completed && gone => {
+                self.give_up_outcome(now, task_id, error.into())
             }
             Err(Failure::Rpc(error)) if terminal => {
                 self.task_outcome(now, task_id, Outcome::Error { error })
@@ -32,9 +42,10 @@ impl Engine {
             Err(f) => {
                 entry.result_errors = entry.result_errors.saturating_add(1);
                 let errors = entry.result_errors;
-                self.warn(Some(task_id.to_owned()), f.client_error());
+                let error = f.client_error();
+                self.warn(Some(task_id.to_owned()), error.clone());
                 if terminal && errors > super::tasks::FINAL_POLL_TRIES {
-                    self.give_up_outcome(now, task_id);
+                    self.give_up_outcome(now, task_id, error);
                 } else if terminal {
                     let delay =
                         scheduler::error_delay(&mut self.rng, errors, f.retry_after(), None);
@@ -50,7 +61,9 @@ impl Engine {
     pub(crate) fn result_unavailable(&mut self, now: Millis, task_id: &str) {
         if let Some(e) = self.tasks.get_mut(task_id) {
             e.result = Fetch::Idle;
+            e.final_get = true;
         }
+        self.drop_result(task_id);
         self.settle(now, task_id);
     }
 
@@ -114,6 +127,15 @@ impl Engine {
             if entry.result == Fetch::Idle {
                 entry.result = Fetch::Busy;
                 self.dispatch(now, Purpose::Result(task_id.to_owned()));
+            } else if let Some(n) = entry.result_req {
+                // Opened while the task ran (it blocked); now it must answer, or be asked again.
+                if !self.reqs.has_timeout(n) {
+                    let at = now.saturating_add(self.cfg.request_timeout_ms);
+                    self.reqs.arm_timeout(n, at);
+                }
+            } else if self.unqueue_result(task_id) {
+                // It waited for a slot: a finished task's result needs none.
+                self.dispatch(now, Purpose::Result(task_id.to_owned()));
             }
             return;
         }
@@ -141,24 +163,39 @@ impl Engine {
                 snap.outcome = entry.outcome.clone();
             }
         }
-        let task = entry.snapshot.clone();
-        let outcome = entry.outcome.clone();
+        let end = match &entry.end_error {
+            Some(error) => End::Failed {
+                error: error.clone(),
+            },
+            None => End::Finished {
+                task: entry.snapshot.clone(),
+                outcome: entry.outcome.clone(),
+            },
+        };
         let subs = std::mem::take(&mut entry.subs);
         self.inputs.drop_task(task_id);
         for sub in subs {
-            let end = End::Finished {
-                task: task.clone(),
-                outcome: outcome.clone(),
-            };
-            self.done(sub, Some(task_id.to_owned()), end);
+            self.done(sub, Some(task_id.to_owned()), end.clone());
         }
         self.after_membership_change(now, task_id);
     }
 
-    /// The outcome cannot be had: the subscribers get the end without it.
-    pub(crate) fn give_up_outcome(&mut self, now: Millis, task_id: &str) {
+    /// The outcome cannot be had (`cause` says why). A completed task's subscribers end with a
+    /// [`ErrorKind::ResultUnavailable`] error (keeping the server's code); others get the end
+    /// without an outcome (their status tells how they ended).
+    pub(crate) fn give_up_outcome(&mut self, now: Millis, task_id: &str, cause: ClientError) {
         if let Some(e) = self.tasks.get_mut(task_id) {
             e.final_get = true;
+            if e.status() == Some(TaskStatus::Completed) && e.outcome.is_none() {
+                let message = format!(
+                    "the task completed but its result could not be fetched: {}",
+                    cause.message
+                );
+                let mut error = ClientError::new(ErrorKind::ResultUnavailable, message);
+                error.code = cause.code;
+                error.data = cause.data;
+                e.end_error = Some(error);
+            }
         }
         self.settle(now, task_id);
     }

@@ -24,6 +24,7 @@
 
 pub mod api;
 mod calls;
+mod hold;
 mod inputs;
 mod iso8601;
 mod lifecycle;
@@ -31,6 +32,7 @@ mod listen;
 mod ops;
 mod registry;
 mod requests;
+mod results;
 mod rng;
 mod routing;
 mod scheduler;
@@ -90,6 +92,7 @@ pub struct Engine {
     inputs: Inputs,
     tools: Tools,
     listen: listen::Listen,
+    blocking: results::Blocking,
     timers: Timers,
     visible: bool,
     last_catch_up: Option<Millis>,
@@ -117,6 +120,7 @@ impl Engine {
             inputs: Inputs::default(),
             tools: Tools::default(),
             listen: listen::Listen::default(),
+            blocking: results::Blocking::default(),
             timers: Timers::default(),
             visible: true,
             last_catch_up: None,
@@ -158,6 +162,9 @@ impl Engine {
     pub fn poll_output(&mut self, now: Millis) -> Output {
         if self.out.is_empty() && !self.closed {
             self.run_timers(now);
+        }
+        if self.blocking.freed && !self.closed {
+            self.fill_result_slots(now);
         }
         match self.out.pop_front() {
             Some(o) => o,
@@ -321,6 +328,7 @@ impl Engine {
         self.calls.clear();
         self.inputs = Inputs::default();
         self.reqs = Requests::default();
+        self.blocking = results::Blocking::default();
         self.session.queue.clear();
     }
 
@@ -401,6 +409,8 @@ impl Engine {
                 }
                 Timer::Connect => self.connect(now),
                 Timer::Listen => self.send_listen(now),
+                Timer::Hold => self.release_hold(now),
+                Timer::Tools => self.retry_tools(now),
             }
         }
     }

@@ -5,7 +5,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use crate::protocol::model::{Outcome, Task, TaskStatus};
 
-use super::api::{Millis, SubId};
+use super::api::{ClientError, Millis, SubId};
 use super::iso8601;
 use super::requests::Encoded;
 use super::scheduler::PollState;
@@ -38,8 +38,12 @@ pub(crate) struct TaskEntry {
     pub(crate) waited_original: bool,
     pub(crate) poll: PollState,
     pub(crate) result: Fetch,
+    /// JSON-RPC id of the `tasks/result` in flight.
+    pub(crate) result_req: Option<i64>,
     /// Failed result fetches in a row (retry backoff).
     pub(crate) result_errors: u32,
+    /// The task ended but its outcome cannot be had: subscribers end with this error.
+    pub(crate) end_error: Option<ClientError>,
     /// The outcome, once known (inline, fetched, or the original response).
     pub(crate) outcome: Option<Outcome>,
     /// JSON-RPC id of the request that created the task (draft cancellation needs it).

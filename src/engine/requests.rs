@@ -20,7 +20,7 @@ pub(crate) enum Purpose {
     Call(u64),
     /// A status poll.
     Get(String),
-    /// `tasks/result` (may block until the task ends: no timeout).
+    /// `tasks/result` (may block until the task ends: no timeout while the task runs).
     Result(String),
     List {
         op: OpId,
@@ -81,7 +81,15 @@ pub(crate) struct Pending {
 /// Why a request did not produce a result.
 #[derive(Debug, Clone)]
 pub(crate) enum Failure {
+    /// A JSON-RPC error answering the request (its id).
     Rpc(RpcError),
+    /// An id-less JSON-RPC error on the request's stream: the server refused the request without
+    /// processing it (bad request, overload…). Says nothing about the request's subject.
+    Rejected {
+        error: RpcError,
+        status: Option<u16>,
+        retry_after: Option<Millis>,
+    },
     Transport {
         error: ClientError,
         status: Option<u16>,
@@ -93,7 +101,7 @@ pub(crate) enum Failure {
 impl Failure {
     pub(crate) fn client_error(&self) -> ClientError {
         match self {
-            Failure::Rpc(e) => e.clone().into(),
+            Failure::Rpc(e) | Failure::Rejected { error: e, .. } => e.clone().into(),
             Failure::Transport { error, .. } => error.clone(),
             Failure::Timeout => ClientError::new(ErrorKind::Timeout, "the request timed out"),
         }
@@ -101,9 +109,28 @@ impl Failure {
 
     pub(crate) fn retry_after(&self) -> Option<Millis> {
         match self {
-            Failure::Transport { retry_after, .. } => *retry_after,
+            Failure::Transport { retry_after, .. } | Failure::Rejected { retry_after, .. } => {
+                *retry_after
+            }
             _ => None,
         }
+    }
+
+    /// The JSON-RPC error, whether it answered the request or refused it.
+    pub(crate) fn rpc(&self) -> Option<&RpcError> {
+        match self {
+            Failure::Rpc(e) | Failure::Rejected { error: e, .. } => Some(e),
+            _ => None,
+        }
+    }
+
+    /// The server is there but cannot serve now (HTTP 429 or 5xx): worth trying again.
+    pub(crate) fn overloaded(&self) -> bool {
+        let status = match self {
+            Failure::Transport { status, .. } | Failure::Rejected { status, .. } => *status,
+            _ => None,
+        };
+        status.is_some_and(|s| s == 429 || (500..600).contains(&s))
     }
 }
 
@@ -193,6 +220,20 @@ impl Default for Requests {
 }
 
 impl Requests {
+    /// The request times out at `at` (unless answered or re-armed before). `at` must be `now`
+    /// plus the request timeout, which keeps the queue in time order.
+    pub(crate) fn arm_timeout(&mut self, n: i64, at: Millis) {
+        if let Some(p) = self.pending.get_mut(&n) {
+            p.timeout_at = Some(at);
+            self.timeouts.push_back((at, n));
+        }
+    }
+
+    /// Whether the request has a timeout armed.
+    pub(crate) fn has_timeout(&self, n: i64) -> bool {
+        self.pending.get(&n).is_some_and(|p| p.timeout_at.is_some())
+    }
+
     /// The request no longer times out (it became long-running).
     pub(crate) fn no_timeout(&mut self, n: i64) {
         if let Some(p) = self.pending.get_mut(&n) {
@@ -250,12 +291,13 @@ impl Engine {
         if self.closed {
             return;
         }
-        let Some(codec) = self.session.ready_codec() else {
+        let Some(codec) = self.session.ready_codec().filter(|_| !self.held(now, &p)) else {
             self.session.queue.push(p);
             return;
         };
         let p = match p {
             Purpose::Get(t) => return self.send_get(now, t, codec),
+            Purpose::Result(t) if !self.result_slot(&t) => return,
             other => other,
         };
         let out = {
@@ -358,9 +400,12 @@ impl Engine {
         headers: Vec<(String, String)>,
     ) {
         let key = self.reqs.key();
-        let timeout_at = p
-            .times_out()
-            .then(|| now.saturating_add(self.cfg.request_timeout_ms));
+        // A finished task's result answers at once: it times out like any request.
+        let times_out = match &p {
+            Purpose::Result(t) => self.tasks.get(t).is_some_and(|e| e.is_terminal()),
+            other => other.times_out(),
+        };
+        let timeout_at = times_out.then(|| now.saturating_add(self.cfg.request_timeout_ms));
         if let Some(at) = timeout_at {
             self.reqs.timeouts.push_back((at, id));
         }
@@ -416,10 +461,18 @@ impl Engine {
     }
 
     fn on_sent(&mut self, p: &Purpose, id: i64) {
-        if let Purpose::Call(c) = p {
-            if let Some(call) = self.calls.get_mut(c) {
-                call.req = Some(id);
+        match p {
+            Purpose::Call(c) => {
+                if let Some(call) = self.calls.get_mut(c) {
+                    call.req = Some(id);
+                }
             }
+            Purpose::Result(t) => {
+                if let Some(e) = self.tasks.get_mut(t) {
+                    e.result_req = Some(id);
+                }
+            }
+            _ => {}
         }
     }
 
@@ -449,7 +502,7 @@ impl Engine {
         match p {
             Purpose::Result(t) => self.result_unavailable(now, &t),
             Purpose::List { op, .. } | Purpose::Cancel { op, .. } => self.reply(op, Err(error)),
-            Purpose::Tools { .. } => self.tools_failed(now, error),
+            Purpose::Tools { .. } => self.tools_failed(now, error, true),
             _ => {}
         }
     }

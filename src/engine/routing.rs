@@ -19,31 +19,79 @@ impl Engine {
                     self.complete(now, n, Ok(result));
                 }
             }
-            Message::Error { id, error } => {
-                let direct = id.as_ref().and_then(|id| self.route(id));
-                let stray = direct.is_none();
-                let by_stream = via.and_then(|k| self.reqs.keys.get(&k).copied());
-                match direct.or(by_stream) {
-                    Some(n) => {
-                        let lost = stray
-                            && self.reqs.pending.get(&n).is_some_and(|p| {
-                                p.sessioned && matches!(p.http_status, Some(400) | Some(404))
-                            });
-                        if lost {
-                            self.session_lost(now, n);
-                        } else {
-                            self.complete(now, n, Err(Failure::Rpc(error)));
-                        }
-                    }
-                    None => self.warn(None, error.into()),
+            Message::Error { id: Some(id), error } => match self.route(&id) {
+                Some(n) => self.complete(now, n, Err(Failure::Rpc(error))),
+                // An answer to nothing we sent: it fails nothing.
+                None => self.stray_error(error),
+            },
+            // No id: the server could not tell which request it refuses; the stream tells.
+            Message::Error { id: None, error } => {
+                match via.and_then(|k| self.reqs.keys.get(&k).copied()) {
+                    Some(n) => self.rejected(now, n, error),
+                    None => self.stray_error(error),
                 }
             }
             Message::Request { id, method, params } => {
+                self.stream_progress(now, via);
                 self.on_server_request(now, via, id, &method, params)
             }
             Message::Notification { method, params } => {
+                self.stream_progress(now, via);
                 self.on_notification(now, &method, params.as_ref())
             }
+        }
+    }
+
+    /// An error for no request of ours. Reported once the session is up (before, a warning reads
+    /// as a failed connect).
+    fn stray_error(&mut self, error: crate::protocol::jsonrpc::RpcError) {
+        if self.session.is_ready() {
+            self.warn(None, error.into());
+        }
+    }
+
+    /// An id-less error on a request's stream. On a request that carried a session id, a 404, or
+    /// a 400 saying the session is unknown, means the session is gone; anything else fails this
+    /// one request.
+    fn rejected(&mut self, now: Millis, n: i64, error: crate::protocol::jsonrpc::RpcError) {
+        let Some(p) = self.reqs.pending.get(&n) else {
+            return;
+        };
+        let (status, retry_after) = (p.http_status, p.retry_after);
+        let lost = p.sessioned
+            && match status {
+                Some(404) => true,
+                Some(400) => names_dead_session(&error.message),
+                _ => false,
+            };
+        if lost {
+            return self.session_lost(now, n);
+        }
+        self.complete(
+            now,
+            n,
+            Err(Failure::Rejected {
+                error,
+                status,
+                retry_after,
+            }),
+        );
+    }
+
+    /// A message other than the answer arrived on a request's stream: a finished task's
+    /// `tasks/result` that still talks is not stalled.
+    fn stream_progress(&mut self, now: Millis, via: Option<SendKey>) {
+        let Some(&n) = via.and_then(|k| self.reqs.keys.get(&k)) else {
+            return;
+        };
+        let result = self
+            .reqs
+            .pending
+            .get(&n)
+            .is_some_and(|p| matches!(p.purpose, Purpose::Result(_)));
+        if result && self.reqs.has_timeout(n) {
+            let at = now.saturating_add(self.cfg.request_timeout_ms);
+            self.reqs.arm_timeout(n, at);
         }
     }
 
@@ -77,7 +125,9 @@ impl Engine {
         if session_id.is_some() {
             p.session_id = session_id;
         }
-        if status == 404 && p.sessioned {
+        let sessioned = p.sessioned;
+        self.note_retry_after(now, Some(status), retry_after);
+        if status == 404 && sessioned {
             self.session_lost(now, n);
         }
     }
@@ -97,7 +147,14 @@ impl Engine {
             return;
         };
         let status = error.as_ref().and_then(|e| e.http_status).or(p.http_status);
-        if p.sessioned && matches!(status, Some(400) | Some(404)) {
+        if let Some(e) = &error {
+            self.note_retry_after(now, e.http_status, e.retry_after_ms);
+        }
+        let Some(p) = self.reqs.pending.get(&n) else {
+            return;
+        };
+        // A 400 without a body naming the session is a bad request, not a dead session.
+        if p.sessioned && status == Some(404) {
             return self.session_lost(now, n);
         }
         let message = match (&error, status) {
@@ -126,7 +183,8 @@ impl Engine {
         let Some(p) = self.reqs.pending.get(&n) else {
             return;
         };
-        if p.purpose.abortable() {
+        // A `tasks/result` only times out once its task is over: closing it cancels nothing.
+        if p.purpose.abortable() || matches!(p.purpose, Purpose::Result(_)) {
             let key = p.key;
             self.out.push_back(Output::Abort { key });
         }
@@ -136,6 +194,9 @@ impl Engine {
     pub(crate) fn take_pending(&mut self, n: i64) -> Option<Pending> {
         let p = self.reqs.pending.remove(&n)?;
         self.reqs.keys.remove(&p.key);
+        if let Purpose::Result(t) = &p.purpose {
+            self.result_ended(t, n);
+        }
         Some(p)
     }
 
@@ -195,4 +256,11 @@ impl Engine {
             self.reconnected(now);
         }
     }
+}
+
+/// An error message saying the request's session is unknown (servers answer a dead session with
+/// 400 as well as 404: "No valid session ID provided", "Server not initialized"…).
+fn names_dead_session(message: &str) -> bool {
+    let m = message.to_ascii_lowercase();
+    m.contains("session") || m.contains("not initialized")
 }

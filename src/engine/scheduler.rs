@@ -83,6 +83,10 @@ pub(crate) enum Timer {
     Connect,
     /// (Re)open the push subscription for the tracked tasks.
     Listen,
+    /// The server's `Retry-After` passed: send what was held back.
+    Hold,
+    /// Retry a failed `tools/list`.
+    Tools,
 }
 
 /// Timers ordered by due time; setting a timer again moves it.

@@ -20,6 +20,8 @@ const MODERN_VERSION: &str = crate::protocol::dialect::modern::PROTOCOL_VERSION;
 const MODERN_ONLY_CODES: [i64; 2] = [-32020, -32021];
 /// Unsupported protocol version (`data.supported` lists what the server speaks).
 const UNSUPPORTED_VERSION: i64 = -32022;
+/// Connect failures from an overloaded server (429/5xx) retried before the host hears of them.
+const QUIET_CONNECT_RETRIES: u32 = 2;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -49,6 +51,8 @@ pub(crate) struct Session {
     pub(crate) queue: Vec<Purpose>,
     /// The (WebSocket) link went down and has not come back yet.
     pub(crate) link_down: bool,
+    /// The server asked for quiet (`Retry-After`) until then (see `hold.rs`).
+    pub(crate) hold_until: Option<Millis>,
     /// Asking for a task changes the request in this dialect (modern: the server decides alone).
     pub(crate) augments: bool,
     /// The dialect fetches outcomes with `tasks/result` (modern carries them inline).
@@ -74,6 +78,7 @@ impl Session {
             connect_errors: 0,
             queue: Vec::new(),
             link_down: false,
+            hold_until: None,
             augments: false,
             fetches_results: false,
             listens: false,
@@ -153,6 +158,9 @@ impl Engine {
         if self.closed || self.session.is_ready() || self.connect_in_flight() {
             return;
         }
+        if let Some(h) = self.hold(now) {
+            return self.timers.set(Timer::Connect, h);
+        }
         self.timers.clear(&Timer::Connect);
         if let Some(c) = self.session.codec {
             return self.open_with(now, c);
@@ -200,14 +208,12 @@ impl Engine {
                 let info = v.get("serverInfo").cloned().unwrap_or(Value::Null);
                 self.become_ready(now, codec(Dialect::Modern), caps, info);
             }
-            Err(Failure::Rpc(e)) if is_modern_error(&e) => {
+            Err(f) if f.rpc().is_some_and(is_modern_error) => {
                 self.become_ready(now, codec(Dialect::Modern), Value::Null, Value::Null)
             }
-            Err(Failure::Transport {
-                error,
-                status: None,
-                retry_after,
-            }) => self.connect_failed(now, error, retry_after, false),
+            // No answer at all, or an overloaded server: ask again rather than guess.
+            Err(f @ Failure::Transport { status: None, .. }) => self.connect_failed(now, f, false),
+            Err(f) if f.overloaded() => self.connect_failed(now, f, false),
             // Any other error, an HTTP 4xx, silence: a legacy server.
             Err(_) => self.open_with(now, codec(Dialect::Legacy)),
         }
@@ -239,19 +245,17 @@ impl Engine {
                 self.become_ready(now, c, caps, info);
             }
             // A modern-only server refusing the handshake.
-            Err(Failure::Rpc(e)) if lists_modern(&e) => {
+            Err(f) if f.rpc().is_some_and(lists_modern) => {
                 self.become_ready(now, codec(Dialect::Modern), Value::Null, Value::Null)
             }
-            Err(Failure::Rpc(e)) => self.connect_failed(now, e.into(), None, true),
-            Err(Failure::Transport {
-                error,
-                status: Some(s),
-                retry_after,
-            }) if (400..500).contains(&s) => self.connect_failed(now, error, retry_after, true),
-            Err(other) => {
-                let retry = other.retry_after();
-                self.connect_failed(now, other.client_error(), retry, false)
+            Err(f) if f.overloaded() => self.connect_failed(now, f, false),
+            Err(f @ (Failure::Rpc(_) | Failure::Rejected { .. })) => {
+                self.connect_failed(now, f, true)
             }
+            Err(f @ Failure::Transport { status: Some(s), .. }) if (400..500).contains(&s) => {
+                self.connect_failed(now, f, true)
+            }
+            Err(f) => self.connect_failed(now, f, false),
         }
     }
 
@@ -305,7 +309,10 @@ impl Engine {
         );
         self.session.epoch += 1;
         self.session.phase = Phase::Connecting;
-        self.open_with(now, c);
+        match self.hold(now) {
+            Some(h) => self.timers.set(Timer::Connect, h),
+            None => self.open_with(now, c),
+        }
     }
 
     /// The (WebSocket) link is back: a handshake session without an id lived on the old socket.
@@ -324,15 +331,16 @@ impl Engine {
     }
 
     /// Establishing the session failed; `fatal` = the server refused (queued calls fail now).
-    fn connect_failed(
-        &mut self,
-        now: Millis,
-        error: ClientError,
-        retry_after: Option<Millis>,
-        fatal: bool,
-    ) {
+    /// An overloaded server (429/5xx) is asked again a few times before the host hears of it.
+    fn connect_failed(&mut self, now: Millis, failure: Failure, fatal: bool) {
+        let error = failure.client_error();
+        let retry_after = failure.retry_after();
         self.session.connect_errors = self.session.connect_errors.saturating_add(1);
-        self.warn(None, error.clone());
+        let quiet =
+            !fatal && failure.overloaded() && self.session.connect_errors <= QUIET_CONNECT_RETRIES;
+        if !quiet {
+            self.warn(None, error.clone());
+        }
         if fatal {
             let (fail, keep): (Vec<Purpose>, Vec<Purpose>) =
                 std::mem::take(&mut self.session.queue)
@@ -353,7 +361,7 @@ impl Engine {
                     Purpose::List { op, .. } | Purpose::Cancel { op, .. } => {
                         self.reply(op, Err(error.clone()))
                     }
-                    Purpose::Tools { .. } => self.tools_failed(now, error.clone()),
+                    Purpose::Tools { .. } => self.tools_failed(now, error.clone(), false),
                     _ => {}
                 }
             }

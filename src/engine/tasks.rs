@@ -17,7 +17,10 @@ use super::Engine;
 pub(crate) const FINAL_POLL_TRIES: u32 = 3;
 
 /// JSON-RPC codes servers use for "no such task" (match on meaning; the raw code is kept).
-const GONE_CODES: [i64; 4] = [-32602, -32002, -32600, -32010];
+const GONE_CODES: [i64; 3] = [-32602, -32002, -32010];
+/// Also "no such task" from a legacy server; from a sessionless (modern) server it means a
+/// malformed request, which says nothing about the task.
+const LEGACY_GONE_CODE: i64 = -32600;
 
 /// Where a snapshot came from (decides the next poll).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,9 +53,17 @@ impl Engine {
         self.tasks.entry(task_id.to_owned()).or_default()
     }
 
+    /// Whether a JSON-RPC error code answering a request about a task means "no such task".
+    pub(crate) fn gone_code(&self, code: i64) -> bool {
+        GONE_CODES.contains(&code)
+            || (code == LEGACY_GONE_CODE
+                && self.session.dialect() != Some(crate::protocol::model::Dialect::Modern))
+    }
+
     /// Forgets a task entirely: entry, slot, timers.
     pub(crate) fn remove_task(&mut self, task_id: &str) -> Option<TaskEntry> {
         let entry = self.tasks.remove(task_id)?;
+        self.drop_result(task_id);
         self.slots.remove(&entry.slot);
         for kind in [TaskTimer::Poll, TaskTimer::Deadline, TaskTimer::Gc] {
             self.timers.clear(&Timer::Task(kind, entry.slot));
@@ -352,10 +363,10 @@ impl Engine {
                 }
                 self.apply_snapshot(now, task_id, task, Source::Poll);
             }
-            Err(Failure::Rpc(e)) if GONE_CODES.contains(&e.code) => {
+            Err(Failure::Rpc(e)) if self.gone_code(e.code) => {
                 if terminal {
                     // The final poll for an inline outcome: the server already forgot the task.
-                    self.give_up_outcome(now, task_id);
+                    self.give_up_outcome(now, task_id, e.into());
                 } else if known {
                     self.expire(now, task_id);
                 } else {
@@ -379,7 +390,7 @@ impl Engine {
             // The final poll for an inline outcome failed: a few more tries, then end without it.
             e.poll.errors = e.poll.errors.saturating_add(1);
             if e.poll.errors > FINAL_POLL_TRIES {
-                return self.give_up_outcome(now, task_id);
+                return self.give_up_outcome(now, task_id, f.client_error());
             }
             e.final_get = false;
             let delay = scheduler::error_delay(

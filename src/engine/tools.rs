@@ -15,14 +15,19 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{json, Value};
 
+use crate::protocol::jsonrpc::codes;
+
 use super::api::{Augment, ClientError, ErrorKind, Millis, OpId};
 use super::requests::{Failure, Purpose};
+use super::scheduler::{self, Timer};
 use super::Engine;
 
 /// The protocol version from which tools declare `execution.taskSupport`.
 const TOOL_LEVEL_SUPPORT_SINCE: &str = "2025-11-25";
 /// Stop paging a `tools/list` that never ends.
 const MAX_PAGES: u32 = 100;
+/// Attempts at a `tools/list` (with backoff) before calls go on without it.
+const TRIES: u32 = 3;
 
 /// A tool's declared task support.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,9 +41,12 @@ pub(crate) enum Support {
 /// The tools cache and who waits for it.
 #[derive(Debug, Default)]
 pub(crate) struct Tools {
-    /// A `tools/list` was completed (or failed: calls then proceed without tool knowledge).
+    /// A `tools/list` was completed (or the server has none). A failed one is not remembered:
+    /// the calls that waited go on without the tools' word, the next call asks again.
     pub(crate) loaded: bool,
     fetching: bool,
+    /// Failed attempts of the current fetch.
+    errors: u32,
     pages: u32,
     seen_cursors: HashSet<String>,
     acc: Vec<Value>,
@@ -129,21 +137,38 @@ impl Engine {
             return;
         }
         self.tools.fetching = true;
+        self.tools.errors = 0;
+        self.start_tools(now);
+    }
+
+    fn start_tools(&mut self, now: Millis) {
         self.tools.pages = 0;
         self.tools.acc.clear();
         self.tools.seen_cursors.clear();
         self.dispatch(now, Purpose::Tools { cursor: None });
     }
 
+    /// The backoff after a failed `tools/list` passed: ask again.
+    pub(crate) fn retry_tools(&mut self, now: Millis) {
+        if self.tools.fetching {
+            self.start_tools(now);
+        }
+    }
+
     pub(crate) fn on_tools_page(&mut self, now: Millis, res: Result<Value, Failure>) {
         let page = match res {
             Ok(v) => v,
-            Err(f) => return self.tools_failed(now, f.client_error()),
+            Err(f) => return self.tools_error(now, f),
         };
         let Some(items) = page.get("tools").and_then(Value::as_array) else {
-            return self.tools_failed(
+            let error = ClientError::new(ErrorKind::Protocol, "tools/list result without `tools`");
+            return self.tools_error(
                 now,
-                ClientError::new(ErrorKind::Protocol, "tools/list result without `tools`"),
+                Failure::Transport {
+                    error,
+                    status: None,
+                    retry_after: None,
+                },
             );
         };
         self.tools.acc.extend(items.iter().cloned());
@@ -167,22 +192,40 @@ impl Engine {
             .iter()
             .filter_map(|t| Some((t.get("name")?.as_str()?.to_owned(), t.clone())))
             .collect();
-        self.tools_settled(now, Ok(json!({ "tools": all })));
+        self.tools_settled(now, Ok(json!({ "tools": all })), true);
     }
 
-    /// The listing failed: waiting operations get the error; waiting calls go on without it.
-    pub(crate) fn tools_failed(&mut self, now: Millis, error: ClientError) {
+    /// A `tools/list` attempt failed: say so and try again with backoff, a few times, unless
+    /// the server has no such method.
+    fn tools_error(&mut self, now: Millis, f: Failure) {
+        let absent = matches!(&f, Failure::Rpc(e) if e.code == codes::METHOD_NOT_FOUND);
+        self.tools.errors = self.tools.errors.saturating_add(1);
+        if absent || self.tools.errors >= TRIES {
+            return self.tools_failed(now, f.client_error(), absent);
+        }
+        self.warn(None, f.client_error());
+        let delay = scheduler::error_delay(&mut self.rng, self.tools.errors, f.retry_after(), None);
+        self.timers.set(Timer::Tools, now.saturating_add(delay));
+    }
+
+    /// The listing failed for good: waiting operations get the error; waiting calls go on
+    /// without it. `remember`: the server will never list tools (no later call asks again).
+    pub(crate) fn tools_failed(&mut self, now: Millis, error: ClientError, remember: bool) {
         self.warn(None, error.clone());
-        self.tools_settled(now, Err(error));
+        self.tools_settled(now, Err(error), remember);
     }
 
-    fn tools_settled(&mut self, now: Millis, result: Result<Value, ClientError>) {
+    fn tools_settled(&mut self, now: Millis, result: Result<Value, ClientError>, loaded: bool) {
         self.tools.fetching = false;
-        self.tools.loaded = true;
+        self.tools.loaded = loaded;
+        self.timers.clear(&Timer::Tools);
         for op in std::mem::take(&mut self.tools.ops) {
             self.reply(op, result.clone());
         }
         for c in std::mem::take(&mut self.tools.waiting) {
+            if let Some(call) = self.calls.get_mut(&c) {
+                call.tools_checked = true;
+            }
             self.dispatch(now, Purpose::Call(c));
         }
     }

@@ -304,6 +304,9 @@ pub enum ErrorKind {
     Expired,
     /// The task ended `failed` (or `unknown`) without a JSON-RPC error.
     TaskFailed,
+    /// The task completed but its result cannot be had (the server forgot it, or fetching it
+    /// kept failing).
+    ResultUnavailable,
 }
 
 impl From<api::ErrorKind> for ErrorKind {
@@ -315,6 +318,7 @@ impl From<api::ErrorKind> for ErrorKind {
             api::ErrorKind::InvalidInput => Self::InvalidInput,
             api::ErrorKind::Timeout => Self::Timeout,
             api::ErrorKind::Closed => Self::Closed,
+            api::ErrorKind::ResultUnavailable => Self::ResultUnavailable,
         }
     }
 }

@@ -4,7 +4,7 @@
 
 pub(crate) mod server;
 
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashMap, HashSet, VecDeque};
 
 use serde_json::{json, Value};
 
@@ -123,6 +123,14 @@ pub(crate) struct Harness<S: World = FakeServer> {
     /// Every `tasks/get` sent, per task: (time, its answer reached the engine with the task).
     polls: HashMap<String, Vec<(Millis, bool)>, IdHash>,
     pub(crate) violations: Vec<String>,
+    /// A browser's HTTP/1.1 pool: at most this many streams open at once (the legacy GET
+    /// listening stream holds one for good); transmissions beyond it wait their turn.
+    pub(crate) pool: Option<usize>,
+    open: HashSet<SendKey, IdHash>,
+    waiting: VecDeque<Transmit>,
+    /// `tasks/result` streams open now, and the most open at once.
+    results_open: HashSet<SendKey, IdHash>,
+    pub(crate) max_results_open: usize,
 }
 
 impl Harness {
@@ -165,6 +173,59 @@ impl<S: World> Harness<S> {
             get_keys: HashMap::default(),
             polls: HashMap::default(),
             violations: Vec::new(),
+            pool: None,
+            open: HashSet::default(),
+            waiting: VecDeque::new(),
+            results_open: HashSet::default(),
+            max_results_open: 0,
+        }
+    }
+
+    /// Streams the pool holds: the open ones, plus the GET listening stream once asked for.
+    fn pool_used(&self) -> usize {
+        self.open.len() + usize::from(self.listens > 0)
+    }
+
+    /// Hands a transmission to the server (through the pool, when there is one).
+    fn transmit(&mut self, t: Transmit) {
+        if let Some(cap) = self.pool {
+            if self.pool_used() >= cap {
+                self.waiting.push_back(t);
+                return;
+            }
+            self.open.insert(t.key);
+        }
+        let (method, task_id, replies) = self.server.handle(self.now, &t);
+        if let (true, Some(task)) = (method == "tasks/get", &task_id) {
+            self.track_get(t.key, task);
+        }
+        if method == "tasks/result" {
+            self.results_open.insert(t.key);
+            self.max_results_open = self.max_results_open.max(self.results_open.len());
+        }
+        if self.record || method != "tasks/get" {
+            self.sent.push(Sent {
+                at: self.now,
+                method,
+                task_id,
+            });
+        }
+        self.schedule(replies);
+    }
+
+    /// A stream is over (ended, failed, aborted): its pool slot goes to the next in line.
+    fn release(&mut self, key: SendKey) {
+        if !self.results_open.is_empty() {
+            self.results_open.remove(&key);
+        }
+        if self.pool.is_none() {
+            return;
+        }
+        self.waiting.retain(|t| t.key != key);
+        if self.open.remove(&key) {
+            if let Some(next) = self.waiting.pop_front() {
+                self.transmit(next);
+            }
         }
     }
 
@@ -176,23 +237,11 @@ impl<S: World> Harness<S> {
                     self.wake = at;
                     return;
                 }
-                Output::Transmit(t) => {
-                    let (method, task_id, replies) = self.server.handle(self.now, &t);
-                    if let (true, Some(task)) = (method == "tasks/get", &task_id) {
-                        self.track_get(t.key, task);
-                    }
-                    if self.record || method != "tasks/get" {
-                        self.sent.push(Sent {
-                            at: self.now,
-                            method,
-                            task_id,
-                        });
-                    }
-                    self.schedule(replies);
-                }
+                Output::Transmit(t) => self.transmit(t),
                 Output::Abort { key } => {
                     self.server.abort(key);
                     self.clear_get(key, None);
+                    self.release(key);
                 }
                 Output::Listen { .. } => self.listens += 1,
                 Output::EndSession { .. } => self.session_ends += 1,
@@ -280,7 +329,10 @@ impl<S: World> Harness<S> {
     fn deliver(&mut self, input: Input) {
         match &input {
             Input::Message { via: Some(k), body } => self.clear_get(*k, Some(body)),
-            Input::Ended { key: k } | Input::Failed { key: k, .. } => self.clear_get(*k, None),
+            Input::Ended { key: k } | Input::Failed { key: k, .. } => {
+                self.clear_get(*k, None);
+                self.release(*k);
+            }
             // The link is gone: whatever was in flight on it is lost.
             Input::Connection { up: false } => {
                 self.inflight_get.clear();

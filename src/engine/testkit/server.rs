@@ -71,6 +71,25 @@ pub(crate) struct Faults {
     pub(crate) transport: u32,
     /// Responses never delivered (the engine must time out).
     pub(crate) silence: u32,
+    /// Counted faults (each fires for the next N requests of its kind):
+    /// `tasks/result` answers never sent (the stream stays open and silent).
+    pub(crate) mute_results: u32,
+    /// `tasks/result` answered -32602 "Task not found" (the result is gone).
+    pub(crate) gone_results: u32,
+    /// `tools/list` failing with HTTP 503.
+    pub(crate) tools_503: u32,
+    /// `tasks/get` answered HTTP 400 with an id-less -32600 "Bad Request: invalid request".
+    pub(crate) bad_gets: u32,
+    /// `tasks/get` answered HTTP 429 with `Retry-After` of `throttle_ms`.
+    pub(crate) throttled_gets: u32,
+    pub(crate) throttle_ms: Millis,
+}
+
+/// Takes one from a fault counter: whether the fault fires.
+pub(crate) fn take(n: &mut u32) -> bool {
+    let fire = *n > 0;
+    *n = n.saturating_sub(1);
+    fire
 }
 
 /// The server.
@@ -371,6 +390,18 @@ impl FakeServer {
                     (0, Input::Ended { key }),
                 ]
             }
+            (_, "tools/list") if take(&mut self.faults.tools_503) => vec![
+                (
+                    0,
+                    Input::Head {
+                        key,
+                        status: 503,
+                        session_id: None,
+                        retry_after_ms: None,
+                    },
+                ),
+                (0, Input::Ended { key }),
+            ],
             (_, "tools/list") => {
                 let all = self.tools();
                 let start: usize = params

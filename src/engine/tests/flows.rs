@@ -549,11 +549,17 @@ fn modern_task_already_ended_at_creation_gets_its_outcome_from_one_poll() {
 }
 
 #[test]
-fn a_final_poll_that_keeps_failing_ends_without_the_outcome() {
+fn a_final_poll_that_keeps_failing_ends_with_result_unavailable() {
     let mut h = Harness::new(DialectChoice::Modern, Dialect::Modern, 24);
     h.server.faults.transport = 100;
     let sub = h.call("job", json!({ "ms": 0 }));
     h.run_for(120_000);
-    assert_eq!(finished(&h.done(sub)), (Some(TaskStatus::Completed), None));
+    match h.done(sub) {
+        End::Failed { error } => {
+            assert_eq!(error.kind, ErrorKind::ResultUnavailable);
+            assert_eq!(error.code, Some(503), "the last failure's code is kept");
+        }
+        other => panic!("{other:?}"),
+    }
     assert_eq!(h.count("tasks/get"), 4, "the final poll and three retries");
 }

@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 
 use super::wire::{error_msg, iso, related_key, result_msg};
-use super::{FakeServer, FakeTask, Replies};
+use super::{take, FakeServer, FakeTask, Replies};
 use crate::engine::api::{Input, Millis, SendKey, TransportError};
 use crate::protocol::jsonrpc::Id;
 use crate::protocol::model::Dialect;
@@ -153,6 +153,42 @@ impl FakeServer {
                 self.gets.insert(t.to_owned(), vec![now]);
             }
         }
+        if take(&mut self.faults.bad_gets) {
+            let body = error_msg(None, -32600, "Bad Request: invalid request");
+            return vec![
+                (
+                    0,
+                    Input::Head {
+                        key,
+                        status: 400,
+                        session_id: None,
+                        retry_after_ms: None,
+                    },
+                ),
+                (
+                    0,
+                    Input::Message {
+                        via: Some(key),
+                        body,
+                    },
+                ),
+                (0, Input::Ended { key }),
+            ];
+        }
+        if take(&mut self.faults.throttled_gets) {
+            return vec![
+                (
+                    0,
+                    Input::Head {
+                        key,
+                        status: 429,
+                        session_id: None,
+                        retry_after_ms: Some(self.faults.throttle_ms),
+                    },
+                ),
+                (0, Input::Ended { key }),
+            ];
+        }
         if roll < self.faults.silence {
             return vec![(
                 0,
@@ -201,6 +237,9 @@ impl FakeServer {
         else {
             return self.ok(key, error_msg(Some(id), -32602, "Task not found"));
         };
+        if take(&mut self.faults.gone_results) {
+            return self.ok(key, error_msg(Some(id), -32602, "Task not found"));
+        }
         if self.dialect == Dialect::Draft {
             let status = self
                 .tasks

@@ -160,6 +160,10 @@ impl FakeServer {
             out.push((0, Input::Ended { key }));
         }
         for (key, rid) in self.blocked.remove(id).unwrap_or_default() {
+            if super::take(&mut self.faults.mute_results) {
+                // The answer is never sent: the stream stays open, silent.
+                continue;
+            }
             let body = match (status, end.as_str()) {
                 ("failed", "error") => error_msg(Some(rid), -32603, "boom"),
                 ("cancelled", _) => error_msg(Some(rid), -32602, "Task was cancelled"),

@@ -1,0 +1,105 @@
+//! Blocking `tasks/result` requests. A legacy server holds `tasks/result` open until the task
+//! ends and sends the task's input requests on it, so each one holds an HTTP/1.1 connection
+//! (browsers allow 6 per origin). At most `Config::max_blocking_results` are open at once; the
+//! rest wait, tasks still in `input_required` first, so polls and input answers always find a
+//! connection. A finished task's result answers at once and takes no slot; once a task is known
+//! to be over, its result stream must make progress within the request timeout or it is closed
+//! and asked again (see `lifecycle.rs`).
+
+use std::collections::{HashSet, VecDeque};
+
+use crate::protocol::model::TaskStatus;
+
+use super::api::Millis;
+use super::registry::Fetch;
+use super::requests::Purpose;
+use super::Engine;
+
+#[derive(Debug, Default)]
+pub(crate) struct Blocking {
+    /// Tasks with a blocking `tasks/result` in flight.
+    open: HashSet<String>,
+    /// Tasks waiting for a slot, in arrival order.
+    queue: VecDeque<String>,
+    /// A slot was freed: fill it before the next output.
+    pub(crate) freed: bool,
+}
+
+impl Engine {
+    fn result_cap(&self) -> usize {
+        self.cfg.max_blocking_results.max(1)
+    }
+
+    /// Whether the `tasks/result` of `task_id` may go out now; queues it when every slot is taken.
+    pub(crate) fn result_slot(&mut self, task_id: &str) -> bool {
+        let running = self.tasks.get(task_id).is_some_and(|e| !e.is_terminal());
+        if !running || self.blocking.open.contains(task_id) {
+            return true;
+        }
+        if self.blocking.open.len() < self.result_cap() {
+            self.blocking.open.insert(task_id.to_owned());
+            return true;
+        }
+        if !self.blocking.queue.iter().any(|t| t == task_id) {
+            self.blocking.queue.push_back(task_id.to_owned());
+        }
+        false
+    }
+
+    /// The `tasks/result` request `n` of a task is over (answered, failed, closed).
+    pub(crate) fn result_ended(&mut self, task_id: &str, n: i64) {
+        if self.blocking.open.remove(task_id) {
+            self.blocking.freed = true;
+        }
+        if let Some(e) = self.tasks.get_mut(task_id) {
+            if e.result_req == Some(n) {
+                e.result_req = None;
+            }
+        }
+    }
+
+    /// Takes a task out of the waiting line; `true` if it was waiting.
+    pub(crate) fn unqueue_result(&mut self, task_id: &str) -> bool {
+        let before = self.blocking.queue.len();
+        self.blocking.queue.retain(|t| t != task_id);
+        before != self.blocking.queue.len()
+    }
+
+    /// The task is forgotten: its slot or place in line goes.
+    pub(crate) fn drop_result(&mut self, task_id: &str) {
+        self.unqueue_result(task_id);
+        if self.blocking.open.remove(task_id) {
+            self.blocking.freed = true;
+        }
+    }
+
+    /// Sends waiting results into free slots: tasks waiting for input first. A waiting task that
+    /// ended goes out at once; one that runs again without needing input no longer waits.
+    pub(crate) fn fill_result_slots(&mut self, now: Millis) {
+        self.blocking.freed = false;
+        while self.blocking.open.len() < self.result_cap() {
+            let asking = |t: &String| {
+                self.tasks
+                    .get(t)
+                    .is_some_and(|e| e.status() == Some(TaskStatus::InputRequired))
+            };
+            let at = self.blocking.queue.iter().position(asking).unwrap_or(0);
+            let Some(t) = self.blocking.queue.remove(at) else {
+                return;
+            };
+            let Some(e) = self.tasks.get_mut(&t) else {
+                continue;
+            };
+            if e.result != Fetch::Busy {
+                continue;
+            }
+            let wanted = e.is_terminal()
+                || (e.status() == Some(TaskStatus::InputRequired) && !e.subs.is_empty());
+            if wanted {
+                self.dispatch(now, Purpose::Result(t));
+            } else {
+                e.result = Fetch::Idle;
+            }
+        }
+    }
+}
