@@ -13,6 +13,12 @@ import { benchDir, outDir, pkgPath, oursAvailable, bundleSizes, buildHarnesses, 
 import { renderMarkdown } from "./lib/report.mjs";
 
 const argv = process.argv.slice(2);
+if (argv.includes("--render")) {
+  // Re-renders results/latest.md from results/latest.json (after a change to lib/report.mjs); measures nothing.
+  const R = JSON.parse(readFileSync(path.join(benchDir, "results", "latest.json"), "utf8"));
+  writeFileSync(path.join(benchDir, "results", "latest.md"), renderMarkdown(R));
+  process.exit(0);
+}
 const only = argv.find((a) => a.startsWith("--only="))?.slice(7).split(",");
 const quick = argv.includes("--quick");
 const want = (p) => !only || only.includes(p);

@@ -20,6 +20,7 @@ export function renderMarkdown(R) {
   /** A cell: value, or n/a with the reason as a footnote. */
   const cell = (v, pick, unit) => {
     if (v === undefined) return "n/a";
+    if (v.skip) return "—";
     if (v.na) return `n/a${note(v.na)}`;
     if (v.error) return `n/a${note(`error: ${String(v.error).split("\n")[0].slice(0, 300)}`)}`;
     const x = pick(v);
@@ -88,7 +89,7 @@ export function renderMarkdown(R) {
     const b = (s) => (R.bundle[s] ? R.bundle[s] : s === "ours" ? { na: "pkg/ not built" } : undefined);
     L.push(row(["total (gz)"], b, (v) => v.totalGz, " B"));
     L.push(row(["of which JS (gz)"], b, (v) => v.jsGz, " B"));
-    L.push(row(["of which wasm (gz)"], b, (v) => (v.wasm ? v.wasmGz : NaN), " B").replace(/n\/a\[\^\d+\]/g, "—"));
+    L.push(row(["of which wasm (gz)"], (s) => (s === "ours" ? b(s) : { skip: true }), (v) => v.wasmGz, " B"));
     L.push("");
   }
 

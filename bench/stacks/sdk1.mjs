@@ -1,5 +1,5 @@
 // Stack adapter: @modelcontextprotocol/sdk@1.32.2 client, `client.experimental.tasks` (legacy dialect only).
-// The same adapter shape is used by every stack (see bench/stacks/README.md).
+// The same adapter shape is used by every stack (see bench/README.md).
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema, TaskStatusNotificationSchema } from "@modelcontextprotocol/sdk/types.js";

@@ -6,7 +6,8 @@
 use serde_json::{json, Value};
 
 use crate::engine::api::{
-    CallOptions, Config, DialectChoice, End, ErrorKind, Event, Input, Millis, SendKey, SubId,
+    CallOptions, Config, DialectChoice, End, ErrorKind, Event, Input, InputId, Millis, SendKey,
+    SubId,
 };
 use crate::engine::testkit::{answer, drain, feed, Harness, T0};
 use crate::engine::Engine;
@@ -106,10 +107,29 @@ fn a_result_that_never_comes_ends_with_an_explicit_error() {
 fn an_input_burst_fits_a_six_stream_pool() {
     let mut h = legacy(34);
     h.pool = Some(6);
+    // The host takes its time: every task waits for input at once.
+    h.auto_answer = false;
     let subs: Vec<SubId> = (0..8)
         .map(|_| h.call("job", json!({ "ms": 4_000, "input": true })))
         .collect();
-    h.run_for(120_000);
+    let mut answered = 0;
+    for _ in 0..30 {
+        h.run_for(5_000);
+        let asked: Vec<InputId> = h
+            .events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Input { id, .. } => Some(*id),
+                _ => None,
+            })
+            .collect();
+        for id in asked.into_iter().skip(answered) {
+            let answer = json!({ "action": "accept", "content": { "name": "x" } });
+            h.engine.answer_input(h.now, id, Ok(answer));
+            answered += 1;
+        }
+        h.pump();
+    }
     assert_eq!(h.inputs_seen(), 8);
     for sub in subs {
         let log: Vec<String> = h.sent.iter().map(|s| s.line()).collect();
