@@ -7,7 +7,9 @@ use super::scheduler::Timer;
 use super::Engine;
 
 /// Re-open the listen stream at most this often.
-const LISTEN_THROTTLE_MS: Millis = 5_000;
+const LISTEN_THROTTLE_MS: Millis = 1_000;
+/// Wait this long after a change so tasks created together share one listen request.
+const LISTEN_COALESCE_MS: Millis = 50;
 
 #[derive(Debug, Default)]
 pub(crate) struct Listen {
@@ -24,10 +26,11 @@ impl Engine {
         if !self.session.listens || !self.session.is_ready() {
             return;
         }
+        let soon = now.saturating_add(LISTEN_COALESCE_MS);
         let at = self
             .listen
             .last
-            .map_or(now, |l| now.max(l.saturating_add(LISTEN_THROTTLE_MS)));
+            .map_or(soon, |l| soon.max(l.saturating_add(LISTEN_THROTTLE_MS)));
         self.timers.set_earlier(Timer::Listen, at);
     }
 

@@ -19,7 +19,10 @@ impl Engine {
                     self.complete(now, n, Ok(result));
                 }
             }
-            Message::Error { id: Some(id), error } => match self.route(&id) {
+            Message::Error {
+                id: Some(id),
+                error,
+            } => match self.route(&id) {
                 Some(n) => self.complete(now, n, Err(Failure::Rpc(error))),
                 // An answer to nothing we sent: it fails nothing.
                 None => self.stray_error(error),

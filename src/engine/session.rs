@@ -252,9 +252,11 @@ impl Engine {
             Err(f @ (Failure::Rpc(_) | Failure::Rejected { .. })) => {
                 self.connect_failed(now, f, true)
             }
-            Err(f @ Failure::Transport { status: Some(s), .. }) if (400..500).contains(&s) => {
-                self.connect_failed(now, f, true)
-            }
+            Err(
+                f @ Failure::Transport {
+                    status: Some(s), ..
+                },
+            ) if (400..500).contains(&s) => self.connect_failed(now, f, true),
             Err(f) => self.connect_failed(now, f, false),
         }
     }

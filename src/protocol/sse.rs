@@ -127,12 +127,18 @@ impl SseDecoder {
         let Some(mut head) = self.start.take() else {
             return self.feed(bytes, out);
         };
-        head.extend_from_slice(bytes);
+        // Only the bytes that may still be a BOM are held (never a copy of a whole chunk).
+        let take = BOM.len().saturating_sub(head.len()).min(bytes.len());
+        let (first, rest) = bytes.split_at(take);
+        head.extend_from_slice(first);
         if head.len() < BOM.len() && BOM.starts_with(&head) {
             self.start = Some(head);
             return Ok(());
         }
-        self.feed(head.strip_prefix(BOM).unwrap_or(&head), out)
+        if head != BOM {
+            self.feed(&head, out)?;
+        }
+        self.feed(rest, out)
     }
 
     /// Ends the stream. A partial event is discarded (and reported); the decoder is then ready
@@ -175,6 +181,8 @@ impl SseDecoder {
             }
             let result = if self.line.is_empty() {
                 self.process_line(head, out)
+            } else if self.line.len() + head.len() > self.limit {
+                Err(self.too_large())
             } else {
                 let mut line = std::mem::take(&mut self.line);
                 line.extend_from_slice(head);
@@ -188,11 +196,12 @@ impl SseDecoder {
                 return Err(e);
             }
         }
-        self.line.extend_from_slice(rest);
-        if self.line.len() > self.limit {
+        // Checked before buffering: an oversized chunk is refused, not copied.
+        if self.line.len() + rest.len() > self.limit {
             self.failed = true;
             return Err(self.too_large());
         }
+        self.line.extend_from_slice(rest);
         Ok(())
     }
 
@@ -218,11 +227,11 @@ impl SseDecoder {
         match field {
             b"event" => replace(&mut self.event, &value),
             b"data" => {
-                self.data.push_str(&value);
-                self.data.push('\n');
-                if self.data.len() > self.limit {
+                if self.data.len() + value.len() + 1 > self.limit {
                     return Err(self.too_large());
                 }
+                self.data.push_str(&value);
+                self.data.push('\n');
             }
             b"id" if !value.contains('\0') => replace(&mut self.id_buffer, &value),
             b"retry" if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) => {

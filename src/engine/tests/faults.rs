@@ -166,7 +166,13 @@ fn modern_call_in_flight() -> (Engine, SubId, SendKey, Value) {
     let (sent, _) = drain(&mut e, T0);
     assert_eq!(sent[0].1["method"], json!("tools/list"));
     let (key, id) = (sent[0].0, sent[0].1["id"].clone());
-    answer(&mut e, T0, key, &id, json!({ "tools": [{ "name": "job" }] }));
+    answer(
+        &mut e,
+        T0,
+        key,
+        &id,
+        json!({ "tools": [{ "name": "job" }] }),
+    );
     let (sent, _) = drain(&mut e, T0);
     assert_eq!(sent[0].1["method"], json!("tools/call"));
     (e, sub, sent[0].0, sent[0].1["id"].clone())
@@ -218,7 +224,8 @@ fn a_phantom_error_does_not_derail_the_era_probe() {
         events.is_empty(),
         "no warning (it would read as a failed connect): {events:?}"
     );
-    let discover = json!({ "supportedVersions": ["2026-07-28"], "capabilities": {}, "serverInfo": {} });
+    let discover =
+        json!({ "supportedVersions": ["2026-07-28"], "capabilities": {}, "serverInfo": {} });
     answer(&mut e, T0, key, &id, discover);
     drain(&mut e, T0);
     assert_eq!(e.dialect(), Some(Dialect::Modern));
@@ -245,7 +252,10 @@ fn a_tools_list_that_keeps_failing_is_not_remembered() {
     let first = h.call("job", json!({ "ms": 2_000 }));
     h.run_for(30_000);
     assert_eq!(h.count("tools/list"), 3, "three attempts");
-    assert!(h.task_of(first).is_none(), "went on without the tools' word");
+    assert!(
+        h.task_of(first).is_none(),
+        "went on without the tools' word"
+    );
     let second = h.call("job", json!({ "ms": 2_000 }));
     h.run_for(30_000);
     assert!(h.count("tools/list") > 3, "asked again");
@@ -298,7 +308,9 @@ fn an_invalid_request_answer_from_a_modern_server_is_not_task_gone() {
     feed(&mut e, at, Some(key), invalid);
     let (_, events) = drain(&mut e, at);
     assert!(
-        !events.iter().any(|ev| matches!(ev, Event::Done { sub: s, .. } if *s == sub)),
+        !events
+            .iter()
+            .any(|ev| matches!(ev, Event::Done { sub: s, .. } if *s == sub)),
         "{events:?}"
     );
     assert_eq!(e.task("t1").map(|t| t.status), Some(TaskStatus::Working));

@@ -2,7 +2,9 @@
 
 use serde_json::json;
 
-use crate::engine::api::{Augment, CallOptions, DialectChoice, End, ErrorKind, Event, Input};
+use crate::engine::api::{
+    Augment, CallOptions, DialectChoice, End, ErrorKind, Event, Input, Millis,
+};
 use crate::engine::testkit::{answer, drain, Harness, T0};
 use crate::protocol::model::{Dialect, Outcome, TaskStatus};
 
@@ -562,4 +564,24 @@ fn a_final_poll_that_keeps_failing_ends_with_result_unavailable() {
         other => panic!("{other:?}"),
     }
     assert_eq!(h.count("tasks/get"), 4, "the final poll and three retries");
+}
+
+#[test]
+fn modern_listen_covers_tasks_created_together_within_a_second() {
+    let mut h = Harness::new(DialectChoice::Modern, Dialect::Modern, 7);
+    let subs: Vec<_> = (0..5)
+        .map(|_| h.call("job", json!({ "ms": 20_000 })))
+        .collect();
+    h.run_for(8_000);
+    assert!(subs.iter().all(|s| h.task_of(*s).is_some()));
+    let listens: Vec<Millis> = h
+        .sent
+        .iter()
+        .filter(|s| s.method == "subscriptions/listen")
+        .map(|s| s.at - T0)
+        .collect();
+    assert!(
+        !listens.is_empty() && listens.len() <= 2 && listens.iter().all(|&at| at <= 1_500),
+        "the listen stream settles on all five tasks within ~1 s: {listens:?}"
+    );
 }

@@ -276,6 +276,26 @@ fn overlong_event_data_is_an_error() {
 }
 
 #[test]
+fn an_oversized_chunk_is_refused_before_it_is_buffered() {
+    let big = vec![b'a'; 1 << 20];
+    // At the start of a stream (BOM detection), in the middle of a line, and before its end.
+    let mut fresh = SseDecoder::with_limit(1024);
+    assert_eq!(fresh.push(&big), Err(SseError::TooLarge { limit: 1024 }));
+    let mut mid = SseDecoder::with_limit(1024);
+    assert_eq!(mid.push(b"data: abc"), Ok(vec![]));
+    assert_eq!(mid.push(&big), Err(SseError::TooLarge { limit: 1024 }));
+    let mut ended = SseDecoder::with_limit(1024);
+    assert_eq!(ended.push(b"data: abc"), Ok(vec![]));
+    let mut line = big.clone();
+    line.extend_from_slice(b"\n\n");
+    assert_eq!(ended.push(&line), Err(SseError::TooLarge { limit: 1024 }));
+    for d in [&fresh, &mid, &ended] {
+        let held = d.line.capacity() + d.start.as_ref().map_or(0, Vec::capacity);
+        assert!(held <= 1024, "{held} bytes held");
+    }
+}
+
+#[test]
 fn comment_floods_do_not_grow_memory() {
     let mut d = SseDecoder::with_limit(64);
     for _ in 0..10_000 {
