@@ -8,6 +8,7 @@ pub mod body;
 pub mod global;
 pub mod headers;
 mod http;
+pub mod json;
 pub mod timer;
 mod ws;
 

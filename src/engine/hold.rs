@@ -1,6 +1,8 @@
 //! A server's `Retry-After` (on a 429 or 503) holds the whole server: until it passes nothing is
 //! sent to it except input answers (the server asked for them, and a task may wait on them).
-//! Requests made meanwhile wait in the session queue and go out when the hold ends.
+//! Requests made meanwhile wait in the session queue. When the hold ends one of them goes out
+//! first, alone; the rest follow once its answer starts without a new hold, so a server still
+//! overloaded meets one request, not a burst.
 
 use super::api::Millis;
 use super::requests::Purpose;
@@ -34,12 +36,19 @@ impl Engine {
         self.session.hold_until.filter(|&h| now < h)
     }
 
-    /// Whether `p` must wait for the hold to pass.
-    pub(crate) fn held(&self, now: Millis, p: &Purpose) -> bool {
-        !matches!(p, Purpose::Answer(_)) && self.hold(now).is_some()
+    /// Requests wait: the hold is in force (until its timer releases it, also at its last
+    /// millisecond), or the first request after it is not answered yet.
+    pub(crate) fn gated(&self) -> bool {
+        self.session.hold_probe.is_some() || self.session.hold_until.is_some()
     }
 
-    /// The hold passed: send what waited.
+    /// Whether `p` must wait (input answers never do).
+    pub(crate) fn held(&self, p: &Purpose) -> bool {
+        !matches!(p, Purpose::Answer(_)) && self.gated()
+    }
+
+    /// The hold passed: send the first waiting request alone (the others follow its answer, or
+    /// a request timeout later at most).
     pub(crate) fn release_hold(&mut self, now: Millis) {
         if let Some(h) = self.hold(now) {
             return self.timers.set(Timer::Hold, h);
@@ -48,9 +57,63 @@ impl Engine {
         if !self.session.is_ready() {
             return self.connect(now);
         }
-        for p in std::mem::take(&mut self.session.queue) {
+        if self.session.hold_probe.take().is_some() {
+            return self.drain_held(now);
+        }
+        let mut waiting = self.waiting_requests().into_iter();
+        for p in waiting.by_ref() {
+            let before = self.reqs.last_id();
+            self.dispatch(now, p);
+            if self.reqs.last_id() != before {
+                self.session.hold_probe = Some(self.reqs.last_id());
+                let at = now.saturating_add(self.cfg.request_timeout_ms.max(1));
+                self.timers.set(Timer::Hold, at);
+                break;
+            }
+        }
+        self.session.queue.extend(waiting);
+        if self.session.hold_probe.is_none() {
+            self.listen_changed(now);
+        }
+    }
+
+    /// The first request after a hold got its answer's head (or ended): unless it brought a new
+    /// hold, the rest may go.
+    pub(crate) fn probe_answered(&mut self, n: i64) {
+        if self.session.hold_probe == Some(n) {
+            self.session.hold_probe = None;
+            self.session.drain = true;
+        }
+    }
+
+    /// Sends everything that waited, unless a new hold came.
+    pub(crate) fn drain_held(&mut self, now: Millis) {
+        self.session.drain = false;
+        if self.gated() || !self.session.is_ready() {
+            return;
+        }
+        self.timers.clear(&Timer::Hold);
+        for p in self.waiting_requests() {
             self.dispatch(now, p);
         }
         self.listen_changed(now);
+    }
+
+    /// The session queue, without polls made moot while waiting: a finished task whose outcome
+    /// comes from `tasks/result` needs no status request.
+    fn waiting_requests(&mut self) -> Vec<Purpose> {
+        let fetches = self.session.fetches_results;
+        let mut queue = std::mem::take(&mut self.session.queue);
+        queue.retain(|p| {
+            let Purpose::Get(t) = p else { return true };
+            match self.tasks.get_mut(t) {
+                Some(e) if fetches && e.is_terminal() => {
+                    e.poll.in_flight = false;
+                    false
+                }
+                _ => true,
+            }
+        });
+        queue
     }
 }

@@ -207,7 +207,13 @@ impl Engine {
                 let key = self.send_message(&other, headers);
                 self.reqs.answers.insert(key, task_id.clone());
                 self.inputs.open.remove(&id);
-                if let Some(t) = task_id {
+                // A status poll tells what the answer changed, unless the task's `tasks/result`
+                // is open: it carries the rest (and regular polls go on).
+                let streaming = task_id
+                    .as_ref()
+                    .and_then(|t| self.tasks.get(t))
+                    .is_some_and(|e| e.result_req.is_some());
+                if let Some(t) = task_id.filter(|_| !streaming) {
                     self.poll_soon(now, &t);
                 }
             }

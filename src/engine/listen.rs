@@ -45,6 +45,10 @@ impl Engine {
         let Some(codec) = self.session.ready_codec() else {
             return;
         };
+        if self.gated() {
+            // Asked again when the hold is over.
+            return;
+        }
         // Pushes about tasks nobody follows any more are harmless: reopen only for new ones.
         let mut any = false;
         let mut uncovered = false;

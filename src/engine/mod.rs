@@ -163,6 +163,9 @@ impl Engine {
         if self.out.is_empty() && !self.closed {
             self.run_timers(now);
         }
+        if self.session.drain && !self.closed {
+            self.drain_held(now);
+        }
         if self.blocking.freed && !self.closed {
             self.fill_result_slots(now);
         }

@@ -272,6 +272,11 @@ impl Requests {
         None
     }
 
+    /// The last JSON-RPC id handed out (0 before any).
+    pub(crate) fn last_id(&self) -> i64 {
+        self.next_id - 1
+    }
+
     fn alloc_id(&mut self) -> i64 {
         let id = self.next_id;
         self.next_id += 1;
@@ -291,7 +296,7 @@ impl Engine {
         if self.closed {
             return;
         }
-        let Some(codec) = self.session.ready_codec().filter(|_| !self.held(now, &p)) else {
+        let Some(codec) = self.session.ready_codec().filter(|_| !self.held(&p)) else {
             self.session.queue.push(p);
             return;
         };

@@ -130,6 +130,7 @@ impl Engine {
         }
         let sessioned = p.sessioned;
         self.note_retry_after(now, Some(status), retry_after);
+        self.probe_answered(n);
         if status == 404 && sessioned {
             self.session_lost(now, n);
         }
@@ -197,6 +198,7 @@ impl Engine {
     pub(crate) fn take_pending(&mut self, n: i64) -> Option<Pending> {
         let p = self.reqs.pending.remove(&n)?;
         self.reqs.keys.remove(&p.key);
+        self.probe_answered(n);
         if let Purpose::Result(t) = &p.purpose {
             self.result_ended(t, n);
         }

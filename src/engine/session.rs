@@ -53,6 +53,10 @@ pub(crate) struct Session {
     pub(crate) link_down: bool,
     /// The server asked for quiet (`Retry-After`) until then (see `hold.rs`).
     pub(crate) hold_until: Option<Millis>,
+    /// The one request sent after a hold, before the others.
+    pub(crate) hold_probe: Option<i64>,
+    /// The others may go (checked before the next output).
+    pub(crate) drain: bool,
     /// Asking for a task changes the request in this dialect (modern: the server decides alone).
     pub(crate) augments: bool,
     /// The dialect fetches outcomes with `tasks/result` (modern carries them inline).
@@ -79,6 +83,8 @@ impl Session {
             queue: Vec::new(),
             link_down: false,
             hold_until: None,
+            hold_probe: None,
+            drain: false,
             augments: false,
             fetches_results: false,
             listens: false,

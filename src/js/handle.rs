@@ -510,7 +510,7 @@ impl IterState {
     }
 
     fn push_if_new(&self, t: Task) {
-        let same = self.last.borrow().as_ref().is_some_and(|l| to_js_eq(l, &t));
+        let same = self.last.borrow().as_ref() == Some(&t);
         if !same {
             self.push(t);
         }
@@ -524,10 +524,6 @@ impl IterState {
             }
         }
     }
-}
-
-fn to_js_eq(a: &Task, b: &Task) -> bool {
-    serde_json::to_value(a).ok() == serde_json::to_value(b).ok()
 }
 
 /// The async iterator returned by `TaskHandle.updates()` (`for await (const task of handle.updates())`).

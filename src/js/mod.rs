@@ -283,17 +283,17 @@ fn settle_op(p: Pending, result: Result<Value, crate::engine::api::ClientError>)
         Pending::Tools(s) => (s, result.map(|v| to_js(&v))),
         Pending::Tasks(s) => {
             let v = result.and_then(|v| {
-                serde_json::from_value::<types::EngineTaskList>(v)
-                    .map(|l| {
+                crate::driver::json::task_list(v)
+                    .map(|(tasks, next_cursor)| {
                         to_js(&types::TaskList {
-                            tasks: l.tasks.into_iter().map(Into::into).collect(),
-                            next_cursor: l.next_cursor,
+                            tasks: tasks.into_iter().map(Into::into).collect(),
+                            next_cursor,
                         })
                     })
-                    .map_err(|e| {
+                    .ok_or_else(|| {
                         crate::engine::api::ClientError::new(
                             crate::engine::api::ErrorKind::Protocol,
-                            format!("bad task list: {e}"),
+                            "bad task list",
                         )
                     })
             });

@@ -3,7 +3,7 @@
 //! the same struct, so the `.d.ts` describes exactly what is serialized. Shapes that hold functions
 //! or host objects (options, `AbortSignal`) are declared by hand in [`MANUAL_TS`].
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
@@ -141,7 +141,7 @@ impl From<model::TaskStatus> for TaskStatus {
 }
 
 /// A JSON-RPC error object.
-#[derive(Debug, Clone, Serialize, Tsify)]
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
 pub struct RpcErrorObject {
     pub code: i64,
     pub message: String,
@@ -161,7 +161,7 @@ impl From<jsonrpc::RpcError> for RpcErrorObject {
 }
 
 /// How a task ended: the original request's result, or its JSON-RPC error.
-#[derive(Debug, Clone, Serialize, Tsify)]
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Outcome {
     Result {
@@ -185,7 +185,7 @@ impl From<model::Outcome> for Outcome {
 }
 
 /// A request from the server that needs the host's answer (elicitation, sampling, roots).
-#[derive(Debug, Clone, Serialize, Tsify)]
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
 #[tsify(missing_as_null)]
 #[serde(rename_all = "camelCase")]
 pub struct InputRequest {
@@ -219,7 +219,7 @@ pub struct InputRequestEvent {
 }
 
 /// A snapshot of one task.
-#[derive(Debug, Clone, Serialize, Tsify)]
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
 #[tsify(missing_as_null)]
 #[serde(rename_all = "camelCase")]
 pub struct Task {
@@ -268,16 +268,6 @@ impl From<model::Task> for Task {
 pub struct TaskList {
     pub tasks: Vec<Task>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub next_cursor: Option<String>,
-}
-
-/// The engine's list reply, read back from JSON.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct EngineTaskList {
-    #[serde(default)]
-    pub tasks: Vec<model::Task>,
-    #[serde(default)]
     pub next_cursor: Option<String>,
 }
 

@@ -16,8 +16,10 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
+use serde_json::Value;
 
+use crate::driver::json::{self, Fields};
 use crate::engine::api::Millis;
 use crate::engine::snapshot::{SessionSnapshot, TaskSnapshot};
 use crate::protocol::model::{Dialect, TaskStatus};
@@ -55,7 +57,7 @@ impl Scope {
 }
 
 /// One tracked task.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TaskRecord {
     pub url: String,
@@ -93,6 +95,28 @@ impl TaskRecord {
         }
     }
 
+    /// Reads a stored record (the JSON `Serialize` wrote).
+    pub fn read(text: &str) -> Option<TaskRecord> {
+        Self::from_value(json::parse(text)?)
+    }
+
+    fn from_value(v: Value) -> Option<TaskRecord> {
+        let mut f = Fields::of(v)?;
+        Some(TaskRecord {
+            url: f.get("url", json::string)?,
+            identity: f.opt("identity", json::string)?,
+            task_id: f.get("taskId", json::string)?,
+            dialect: f.opt("dialect", json::dialect)?,
+            snapshot: f.opt("snapshot", json::task_snapshot)?,
+            status: f.opt("status", json::task_status)?,
+            answered_inputs: f.or_default("answeredInputs", json::strings)?,
+            fired: f.or_default("fired", json::bool)?,
+            fired_at: f.opt("firedAt", json::u64)?,
+            created_at: f.get("createdAt", json::u64)?,
+            updated_at: f.get("updatedAt", json::u64)?,
+        })
+    }
+
     pub fn is_terminal(&self) -> bool {
         self.status.is_some_and(TaskStatus::is_terminal)
     }
@@ -123,11 +147,21 @@ pub const RETENTION_MS: Millis = 7 * 24 * 3_600_000;
 pub const FIRED_RETENTION_MS: Millis = 24 * 3_600_000;
 
 /// The session a scope's tabs share.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionRecord {
     pub session: SessionSnapshot,
     pub saved_at: Millis,
+}
+
+impl SessionRecord {
+    fn read(text: &str) -> Option<SessionRecord> {
+        let mut f = Fields::of(json::parse(text)?)?;
+        Some(SessionRecord {
+            session: f.get("session", json::session_snapshot)?,
+            saved_at: f.get("savedAt", json::u64)?,
+        })
+    }
 }
 
 #[derive(Clone)]
@@ -232,7 +266,7 @@ impl Store {
         let rows = self.scan(&self.scope.task_prefix()).await;
         let mut out: Vec<TaskRecord> = rows
             .iter()
-            .filter_map(|r| serde_json::from_str::<TaskRecord>(r).ok())
+            .filter_map(|r| TaskRecord::read(r))
             .filter(|r| r.url == self.scope.url && r.identity == self.scope.identity)
             .collect();
         out.sort_by(|a, b| (a.created_at, &a.task_id).cmp(&(b.created_at, &b.task_id)));
@@ -248,11 +282,11 @@ impl Store {
         let key = self.scope.task_key(task_id);
         let text = self
             .update(&key, move |old| {
-                let old = old.and_then(|t| serde_json::from_str::<TaskRecord>(&t).ok());
+                let old = old.and_then(|t| TaskRecord::read(&t));
                 f(old).and_then(|r| serde_json::to_string(&r).ok())
             })
             .await?;
-        serde_json::from_str(&text).ok()
+        TaskRecord::read(&text)
     }
 
     pub async fn delete_task(&self, task_id: &str) {
@@ -269,7 +303,7 @@ impl Store {
 
     pub async fn session(&self) -> Option<SessionRecord> {
         let text = self.get(&self.scope.session_key()).await?;
-        serde_json::from_str(&text).ok()
+        SessionRecord::read(&text)
     }
 
     pub async fn put_session(&self, rec: &SessionRecord) {

@@ -4,9 +4,10 @@
 //! them to its engine's ids. A follower re-sends its live operations to every new leader (the
 //! leader ignores what it already has), so a failover loses nothing that can be safely repeated.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
+use crate::driver::json::{self, Fields};
 use crate::engine::api::{CallOptions, Event, InputId, SubId};
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::Dialect;
@@ -15,7 +16,7 @@ use crate::protocol::model::Dialect;
 pub type TabId = u64;
 
 /// One operation a tab asks of the leader.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "op", rename_all = "camelCase")]
 pub enum Op {
     #[serde(rename_all = "camelCase")]
@@ -74,10 +75,48 @@ impl Op {
             Op::Cancel { .. } | Op::ListTasks { .. } | Op::ListTools
         )
     }
+
+    fn read(v: Value) -> Option<Op> {
+        let mut f = Fields::of(v)?;
+        let task_id = |f: &mut Fields| f.get("taskId", json::string);
+        Some(match f.tag("op")?.as_str() {
+            "callTool" => Op::CallTool {
+                name: f.get("name", json::string)?,
+                arguments: f.get("arguments", json::value)?,
+                opts: f.get("opts", json::call_options)?,
+            },
+            "request" => Op::Request {
+                method: f.get("method", json::string)?,
+                params: f.get("params", json::value)?,
+                opts: f.get("opts", json::call_options)?,
+            },
+            "watch" => Op::Watch {
+                task_id: task_id(&mut f)?,
+            },
+            "unsubscribe" => Op::Unsubscribe {
+                sub: SubId(f.get("sub", json::u64)?),
+            },
+            "cancel" => Op::Cancel {
+                task_id: task_id(&mut f)?,
+            },
+            "answerInput" => Op::AnswerInput {
+                id: InputId(f.get("id", json::u64)?),
+                answer: f.get("answer", json::answer)?,
+            },
+            "listTasks" => Op::ListTasks {
+                cursor: f.opt("cursor", json::string)?,
+            },
+            "listTools" => Op::ListTools,
+            "forget" => Op::Forget {
+                task_id: task_id(&mut f)?,
+            },
+            _ => return None,
+        })
+    }
 }
 
 /// What the session looks like (the payload of `Event::Connected`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionWire {
     pub dialect: Dialect,
@@ -95,10 +134,20 @@ impl SessionWire {
             capabilities: self.capabilities.clone(),
         }
     }
+
+    fn read(v: Value) -> Option<SessionWire> {
+        let mut f = Fields::of(v)?;
+        Some(SessionWire {
+            dialect: f.get("dialect", json::dialect)?,
+            protocol_version: f.get("protocolVersion", json::string)?,
+            server_info: f.get("serverInfo", json::value)?,
+            capabilities: f.get("capabilities", json::value)?,
+        })
+    }
 }
 
 /// One channel message.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "t", rename_all = "camelCase")]
 pub enum Msg {
     /// A tab joined (or woke up) and wants to hear from the leader.
@@ -147,7 +196,49 @@ impl Msg {
         serde_json::to_string(self).unwrap_or_default()
     }
 
+    /// Reads what [`encode`](Self::encode) wrote (`None` for anything else).
     pub fn decode(text: &str) -> Option<Msg> {
-        serde_json::from_str(text).ok()
+        let mut f = Fields::of(json::parse(text)?)?;
+        let from = |f: &mut Fields| f.get("from", json::u64);
+        let epoch = |f: &mut Fields| f.get("epoch", json::u64);
+        Some(match f.tag("t")?.as_str() {
+            "hello" => Msg::Hello {
+                from: from(&mut f)?,
+                visible: f.get("visible", json::bool)?,
+            },
+            "leader" => Msg::Leader {
+                from: from(&mut f)?,
+                epoch: epoch(&mut f)?,
+                hidden_ms: f.get("hiddenMs", json::u64)?,
+                session: f.opt("session", SessionWire::read)?,
+            },
+            "op" => Msg::Op {
+                from: from(&mut f)?,
+                epoch: epoch(&mut f)?,
+                id: f.get("id", json::u64)?,
+                op: f.get("op", Op::read)?,
+            },
+            "ack" => Msg::Ack {
+                to: f.get("to", json::u64)?,
+                epoch: epoch(&mut f)?,
+                id: f.get("id", json::u64)?,
+            },
+            "ev" => Msg::Ev {
+                to: f.opt("to", json::u64)?,
+                epoch: epoch(&mut f)?,
+                event: f.get("event", json::event)?,
+            },
+            "vis" => Msg::Vis {
+                from: from(&mut f)?,
+                visible: f.get("visible", json::bool)?,
+            },
+            "online" => Msg::Online {
+                from: from(&mut f)?,
+            },
+            "bye" => Msg::Bye {
+                from: from(&mut f)?,
+            },
+            _ => return None,
+        })
     }
 }

@@ -351,6 +351,34 @@ fn retry_after_holds_every_request_to_the_server() {
     }
 }
 
+#[test]
+fn after_a_hold_one_request_goes_first_and_meets_the_next_hold_alone() {
+    let mut h = legacy(42);
+    h.latency = (10, 10);
+    h.server.faults.throttled_gets = 2;
+    h.server.faults.throttle_ms = 3_000;
+    let subs: Vec<SubId> = (0..4)
+        .map(|i| h.call("job", json!({ "ms": 2_500 + i * 300 })))
+        .collect();
+    h.run_for(60_000);
+    let log: Vec<String> = h.sent.iter().map(|s| s.line()).collect();
+    let gets = times(&h, "tasks/get");
+    let (first, second) = (gets[0], gets[1]);
+    assert_eq!(
+        second,
+        first + 10 + 3_000,
+        "the probe is the next poll: {log:#?}"
+    );
+    let sent_in =
+        |from: Millis, to: Millis| h.sent.iter().filter(|s| (from..to).contains(&s.at)).count();
+    assert_eq!(sent_in(first + 11, second), 0, "{log:#?}");
+    assert_eq!(sent_in(second, second + 10), 1, "alone: {log:#?}");
+    assert_eq!(sent_in(second + 11, second + 10 + 3_000), 0, "{log:#?}");
+    for sub in subs {
+        assert!(completed(&h, sub));
+    }
+}
+
 // ----- smaller ones -----
 
 #[test]
