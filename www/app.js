@@ -183,6 +183,8 @@ async function connect() {
       transport,
       dialect,
       clientName: "mcp-task-dashboard",
+      // One poller per task across tabs, the session kept across reloads, onDone exactly once.
+      persist: true,
       onInput,
       onWarning: (w) => log("warn", `${w?.taskId ? `${w.taskId}: ` : ""}${errText(w?.error ?? w)}`, w),
     });

@@ -79,7 +79,10 @@ fn read(v: &JsValue, depth: u32) -> Result<Value, &'static str> {
     let mut out = serde_json::Map::new();
     for pair in entries.iter() {
         let pair: Array = pair.unchecked_into();
-        let key = pair.get(0).as_string().ok_or("a Map key that is not a string")?;
+        let key = pair
+            .get(0)
+            .as_string()
+            .ok_or("a Map key that is not a string")?;
         out.insert(key, read(&pair.get(1), depth + 1)?);
     }
     Ok(Value::Object(out))

@@ -51,6 +51,8 @@ struct Router {
     inputs: HashMap<u64, (InputId, Option<String>, String)>,
     sub_tasks: HashMap<SubId, String>,
     internal: HashMap<String, SubId>,
+    /// Subscriptions their tab stopped on purpose: the leader lets go of the task when they end.
+    stopped: HashSet<SubId>,
     peers: HashMap<TabId, Peer>,
 }
 
@@ -324,7 +326,13 @@ impl Tab {
             }
             Op::Unsubscribe { sub } => {
                 let engine_sub = self
-                    .leading(|l| l.router.sub_keys.get(&(from, sub.0)).copied())
+                    .leading(|l| {
+                        let s = l.router.sub_keys.get(&(from, sub.0)).copied();
+                        if let Some(s) = s {
+                            l.router.stopped.insert(s);
+                        }
+                        s
+                    })
                     .flatten();
                 match engine_sub {
                     Some(s) => driver.op(|e, now| e.unsubscribe(now, s)),
@@ -447,6 +455,29 @@ impl Tab {
         );
     }
 
+    /// Drops the leader's own tracking of a task that no tab follows any more.
+    fn release_if_unwatched(&self, task_id: &str) {
+        let internal = self
+            .leading(|l| {
+                let watched = l.router.sub_tasks.iter().any(|(s, t)| {
+                    t == task_id && matches!(l.router.subs.get(s), Some(Dest::Tab(..)))
+                });
+                if watched {
+                    return None;
+                }
+                let s = l.router.internal.remove(task_id);
+                if let Some(s) = s {
+                    l.router.subs.remove(&s);
+                    l.router.sub_tasks.remove(&s);
+                }
+                s
+            })
+            .flatten();
+        if let (Some(s), Some(driver)) = (internal, self.ready_driver()) {
+            driver.op(|e, now| e.unsubscribe(now, s));
+        }
+    }
+
     /// Routes one event of the leader's engine (ignored once this leadership ended).
     fn on_engine_event(&self, epoch: u64, ev: Event) {
         if self.is_epoch(epoch) {
@@ -494,6 +525,7 @@ impl Tab {
             }
             Event::Done { sub, task_id, end } => {
                 let dest = self.leading(|l| {
+                    let stopped = l.router.stopped.remove(&sub);
                     l.router.sub_tasks.remove(&sub);
                     let d = l.router.subs.remove(&sub);
                     match &d {
@@ -505,13 +537,20 @@ impl Tab {
                         }
                         None => {}
                     }
-                    d
+                    (d, stopped)
                 });
+                let (dest, stopped) = match dest {
+                    Some((d, stopped)) => (Some(d), stopped),
+                    None => (None, false),
+                };
                 if let Some(id) = &task_id {
                     self.persist(id);
-                    // A watcher left before the end (stopped, or its tab closed): keep tracking.
                     let internal = matches!(dest, Some(Some(Dest::Internal(_))));
-                    if !internal && !matches!(end, End::Finished { .. }) {
+                    if stopped {
+                        // Stopped on purpose: let go unless another tab still follows the task.
+                        self.release_if_unwatched(id);
+                    } else if !internal && !matches!(end, End::Finished { .. }) {
+                        // The watcher's tab went away before the end: keep tracking.
                         self.import_record(id, true);
                     }
                 }
