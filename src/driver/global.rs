@@ -7,10 +7,6 @@ use wasm_bindgen::prelude::*;
 extern "C" {
     #[wasm_bindgen(js_name = fetch, catch)]
     fn fetch_raw(input: &str, init: &JsValue) -> Result<Promise, JsValue>;
-    #[wasm_bindgen(js_name = setTimeout, catch)]
-    fn set_timeout_raw(cb: &Function, ms: f64) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(js_name = clearTimeout, catch)]
-    fn clear_timeout_raw(handle: &JsValue) -> Result<(), JsValue>;
     #[wasm_bindgen(js_namespace = crypto, js_name = getRandomValues, catch)]
     fn get_random_values(buf: &mut [u8]) -> Result<JsValue, JsValue>;
 }
@@ -32,16 +28,6 @@ pub fn fetch(url: &str, init: &JsValue) -> Result<Promise, JsValue> {
 
 /// Longest delay `setTimeout` accepts without overflowing (2³¹−1 ms).
 pub const MAX_TIMEOUT_MS: u64 = 0x7fff_ffff;
-
-/// The global `setTimeout`; returns the handle (a number in browsers, an object in Node).
-pub fn set_timeout(cb: &Function, ms: u64) -> Option<JsValue> {
-    set_timeout_raw(cb, ms.min(MAX_TIMEOUT_MS) as f64).ok()
-}
-
-/// The global `clearTimeout`.
-pub fn clear_timeout(handle: &JsValue) {
-    let _ = clear_timeout_raw(handle);
-}
 
 /// A 64-bit seed from `crypto.getRandomValues`, falling back to `Math.random` and the clock.
 pub fn random_seed() -> u64 {

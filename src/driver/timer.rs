@@ -1,21 +1,28 @@
 //! The one timer of a client: a single `setTimeout` re-armed for the earliest deadline.
+//!
+//! `gloo_timers` binds the global `setTimeout`/`clearTimeout` (never `window`), so this works in
+//! pages, workers and Node alike; its handle is kept as a `JsValue` (a number in browsers, an
+//! object in Node).
 
-use wasm_bindgen::prelude::*;
+use std::rc::Rc;
 
-use super::global;
+use gloo_timers::callback::Timeout;
 
-/// One re-armable timeout around a single long-lived callback (no closure per tick).
+use super::global::MAX_TIMEOUT_MS;
+
+/// One re-armable timeout calling one long-lived callback.
 pub struct Timer {
-    cb: Closure<dyn FnMut()>,
-    handle: Option<JsValue>,
+    on_fire: Rc<dyn Fn()>,
+    /// Dropping it clears the timeout.
+    pending: Option<Timeout>,
     at: Option<u64>,
 }
 
 impl Timer {
-    pub fn new(on_fire: impl FnMut() + 'static) -> Self {
+    pub fn new(on_fire: impl Fn() + 'static) -> Self {
         Self {
-            cb: Closure::new(on_fire),
-            handle: None,
+            on_fire: Rc::new(on_fire),
+            pending: None,
             at: None,
         }
     }
@@ -25,30 +32,24 @@ impl Timer {
         if at == u64::MAX {
             return self.disarm();
         }
-        if self.at == Some(at) && self.handle.is_some() {
+        if self.at == Some(at) && self.pending.is_some() {
             return;
         }
         self.disarm();
-        self.handle = global::set_timeout(self.cb.as_ref().unchecked_ref(), at.saturating_sub(now));
+        let f = self.on_fire.clone();
+        // At most 2³¹−1 ms: it fits the `i32` gloo hands to `setTimeout`.
+        let ms = at.saturating_sub(now).min(MAX_TIMEOUT_MS) as u32;
+        self.pending = Some(Timeout::new(ms, move || f()));
         self.at = Some(at);
     }
 
-    /// Forgets the handle of a timeout that just fired.
+    /// Forgets a timeout that just fired.
     pub fn fired(&mut self) {
-        self.handle = None;
-        self.at = None;
+        self.disarm();
     }
 
     pub fn disarm(&mut self) {
-        if let Some(h) = self.handle.take() {
-            global::clear_timeout(&h);
-        }
+        self.pending = None;
         self.at = None;
-    }
-}
-
-impl Drop for Timer {
-    fn drop(&mut self) {
-        self.disarm();
     }
 }

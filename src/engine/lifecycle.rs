@@ -247,25 +247,21 @@ impl Engine {
         if !entry.subs.is_empty() {
             return;
         }
-        let is_get = |p: &Purpose| matches!(p, Purpose::Get(t) if t == task_id);
-        if self.reqs.pending.values().any(|p| is_get(&p.purpose)) {
+        let (polling, result) = (entry.poll.in_flight, entry.result_req);
+        let ours = |p: &Purpose| matches!(p, Purpose::Get(t) | Purpose::Result(t) if t == task_id);
+        let queued_get = self
+            .session
+            .queue
+            .iter()
+            .any(|p| matches!(p, Purpose::Get(t) if t == task_id));
+        if polling && !queued_get {
+            // A status request is out (it times out).
             let at = now.saturating_add(self.cfg.request_timeout_ms.max(1));
             return self.set_task_timer(TaskTimer::Gc, task_id, at);
         }
-        self.session
-            .queue
-            .retain(|p| !is_get(p) && *p != Purpose::Result(task_id.to_owned()));
-        let results: Vec<i64> = self
-            .reqs
-            .pending
-            .iter()
-            .filter(|(_, p)| p.purpose == Purpose::Result(task_id.to_owned()))
-            .map(|(n, _)| *n)
-            .collect();
-        for n in results {
-            if let Some(p) = self.take_pending(n) {
-                self.out.push_back(super::api::Output::Abort { key: p.key });
-            }
+        self.session.queue.retain(|p| !ours(p));
+        if let Some(p) = result.and_then(|n| self.take_pending(n)) {
+            self.out.push_back(super::api::Output::Abort { key: p.key });
         }
         self.forget_calls_of(task_id);
         self.remove_task(task_id);

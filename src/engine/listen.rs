@@ -1,5 +1,9 @@
 //! Push opt-in where the dialect needs one (modern `subscriptions/listen` naming the followed
 //! task ids): one listen stream at a time, re-opened at most every few seconds as the set changes.
+//! Re-opened only for tasks it does not name yet (pushes about tasks nobody follows any more are
+//! harmless), or closed when it names none still followed; both known without scanning the tasks.
+
+use std::collections::HashSet;
 
 use super::api::{Millis, Output};
 use super::requests::Purpose;
@@ -15,8 +19,10 @@ const LISTEN_COALESCE_MS: Millis = 50;
 pub(crate) struct Listen {
     /// The open listen request.
     req: Option<i64>,
-    /// The task ids it names.
-    ids: Vec<String>,
+    /// The task ids it names that are still followed.
+    covered: HashSet<String>,
+    /// A followed task it does not name.
+    fresh: bool,
     last: Option<Millis>,
 }
 
@@ -34,6 +40,21 @@ impl Engine {
         self.timers.set_earlier(Timer::Listen, at);
     }
 
+    /// A task started (`followed`) or stopped being followed.
+    pub(crate) fn listen_follow(&mut self, now: Millis, task_id: &str, followed: bool) {
+        if !self.session.listens {
+            return;
+        }
+        if followed {
+            if !self.listen.covered.contains(task_id) {
+                self.listen.fresh = true;
+                self.listen_changed(now);
+            }
+        } else if self.listen.covered.remove(task_id) && self.listen.covered.is_empty() {
+            self.listen_changed(now);
+        }
+    }
+
     fn followed(&self) -> impl Iterator<Item = &String> {
         self.tasks
             .iter()
@@ -49,29 +70,23 @@ impl Engine {
             // Asked again when the hold is over.
             return;
         }
-        // Pushes about tasks nobody follows any more are harmless: reopen only for new ones.
-        let mut any = false;
-        let mut uncovered = false;
-        for id in self.followed() {
-            any = true;
-            uncovered |= self.listen.ids.binary_search(id).is_err();
-        }
-        if self.listen.req.is_some() && any && !uncovered {
+        if self.listen.req.is_some() && !self.listen.fresh && !self.listen.covered.is_empty() {
             return;
         }
         if let Some(old) = self.listen.req.take().and_then(|n| self.take_pending(n)) {
             self.out.push_back(Output::Abort { key: old.key });
         }
-        self.listen.ids.clear();
-        if !any {
+        self.listen.covered.clear();
+        self.listen.fresh = false;
+        let mut ids: Vec<String> = self.followed().cloned().collect();
+        if ids.is_empty() {
             return;
         }
-        let mut ids: Vec<String> = self.followed().cloned().collect();
         ids.sort();
         let Some(out) = codec.build_listen(&self.session.info(), &ids) else {
             return;
         };
-        self.listen.ids = ids;
+        self.listen.covered = ids.into_iter().collect();
         self.listen.last = Some(now);
         self.listen.req = self.send(now, Purpose::Listen, out);
     }
@@ -79,7 +94,7 @@ impl Engine {
     /// The listen stream ended: open it again later if tasks are still followed.
     pub(crate) fn on_listen_end(&mut self, now: Millis) {
         self.listen.req = None;
-        self.listen.ids.clear();
+        self.listen.covered.clear();
         self.listen.last = Some(now);
         self.listen_changed(now);
     }

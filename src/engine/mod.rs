@@ -24,6 +24,7 @@
 
 pub mod api;
 mod calls;
+mod echo;
 mod hold;
 mod inputs;
 mod iso8601;
@@ -93,6 +94,8 @@ pub struct Engine {
     tools: Tools,
     listen: listen::Listen,
     blocking: results::Blocking,
+    /// The text of the status answer being handled, without its id (see `echo.rs`).
+    echo: Option<String>,
     timers: Timers,
     visible: bool,
     last_catch_up: Option<Millis>,
@@ -121,6 +124,7 @@ impl Engine {
             tools: Tools::default(),
             listen: listen::Listen::default(),
             blocking: results::Blocking::default(),
+            echo: None,
             timers: Timers::default(),
             visible: true,
             last_catch_up: None,

@@ -54,6 +54,8 @@ pub(crate) struct TaskEntry {
     pub(crate) deadline: Option<Millis>,
     /// The encoded `tasks/get`, valid for one session epoch.
     pub(crate) poll_request: Option<(u64, Encoded)>,
+    /// The last status answer applied, without its id (see `echo.rs`).
+    pub(crate) poll_echo: Option<String>,
 }
 
 impl TaskEntry {

@@ -9,13 +9,24 @@ use super::Engine;
 
 impl Engine {
     pub(crate) fn on_message(&mut self, now: Millis, via: Option<SendKey>, body: &str) {
-        let msg = match Message::decode(body.as_bytes(), self.cfg.max_message_bytes) {
+        if let Some(k) = via {
+            if self.unchanged_poll(now, k, body) {
+                return;
+            }
+        }
+        let msg = match Message::decode_str(body, self.cfg.max_message_bytes) {
             Ok(m) => m,
             Err(e) => return self.warn(None, ClientError::new(ErrorKind::Protocol, e.to_string())),
         };
         match msg {
             Message::Response { id, result } => {
                 if let Some(n) = self.route(&id) {
+                    let get = self
+                        .reqs
+                        .pending
+                        .get(&n)
+                        .is_some_and(|p| matches!(p.purpose, Purpose::Get(_)));
+                    self.echo = get.then(|| Self::echo_of(body, n)).flatten();
                     self.complete(now, n, Ok(result));
                 }
             }
@@ -227,7 +238,10 @@ impl Engine {
             Purpose::Probe => self.on_probe(now, res),
             Purpose::Initialize => self.on_initialize(now, res, p.session_id),
             Purpose::Call(c) => self.on_call_reply(now, c, n, res),
-            Purpose::Get(t) => self.on_get(now, &t, res),
+            Purpose::Get(t) => {
+                let echo = self.echo.take();
+                self.on_get(now, &t, res, echo)
+            }
             Purpose::Result(t) => self.on_result(now, &t, res),
             Purpose::List { op, .. } => self.on_list(op, res),
             Purpose::Tools { .. } => self.on_tools_page(now, res),

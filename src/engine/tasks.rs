@@ -124,6 +124,11 @@ impl Engine {
             return;
         };
         let slot = entry.slot;
+        let followed = !entry.subs.is_empty() && !entry.is_terminal();
+        self.listen_follow(now, task_id, followed);
+        let Some(entry) = self.tasks.get(task_id) else {
+            return;
+        };
         if entry.subs.is_empty() {
             self.timers.clear(&Timer::Task(TaskTimer::Poll, slot));
             self.timers.clear(&Timer::Task(TaskTimer::Deadline, slot));
@@ -138,7 +143,6 @@ impl Engine {
                 self.timers.set(Timer::Task(TaskTimer::Deadline, slot), d);
             }
         }
-        self.listen_changed(now);
     }
 
     /// Merges a snapshot and does what it implies: events, inputs, deadline, next poll, the end.
@@ -152,7 +156,13 @@ impl Engine {
         let Some(entry) = self.tasks.get_mut(task_id) else {
             return;
         };
-        task.task_id = task_id.to_owned();
+        if src != Source::Poll {
+            // Other news: an answer like the last poll's may no longer mean "unchanged".
+            entry.poll_echo = None;
+        }
+        if task.task_id != task_id {
+            task.task_id = task_id.to_owned();
+        }
         entry.known = true;
         let applied = registry::apply(entry, task);
         if src == Source::Poll && !self.session.fetches_results {
@@ -232,7 +242,15 @@ impl Engine {
             _ if entry.past_deadline => {}
             _ => self.timers.clear(&deadline),
         }
-        if !has_subs || entry.poll.in_flight {
+        self.schedule_poll(now, task_id, src);
+    }
+
+    /// The next poll after news from `src` (polls back off, pushes postpone).
+    pub(crate) fn schedule_poll(&mut self, now: Millis, task_id: &str, src: Source) {
+        let Some(entry) = self.tasks.get_mut(task_id) else {
+            return;
+        };
+        if entry.subs.is_empty() || entry.poll.in_flight {
             return;
         }
         let interval = entry.server_interval();
@@ -337,7 +355,14 @@ impl Engine {
         self.dispatch(now, Purpose::Get(task_id));
     }
 
-    pub(crate) fn on_get(&mut self, now: Millis, task_id: &str, res: Result<Value, Failure>) {
+    /// A status answer; `echo` is its text without the id, kept once applied (see `echo.rs`).
+    pub(crate) fn on_get(
+        &mut self,
+        now: Millis,
+        task_id: &str,
+        res: Result<Value, Failure>,
+        echo: Option<String>,
+    ) {
         let Some(entry) = self.tasks.get_mut(task_id) else {
             return;
         };
@@ -362,6 +387,9 @@ impl Engine {
                     e.poll.errors = 0;
                 }
                 self.apply_snapshot(now, task_id, task, Source::Poll);
+                if let Some(e) = self.tasks.get_mut(task_id) {
+                    e.poll_echo = echo;
+                }
             }
             Err(Failure::Rpc(e)) if self.gone_code(e.code) => {
                 if terminal {
@@ -370,7 +398,7 @@ impl Engine {
                 } else if known {
                     self.expire(now, task_id);
                 } else {
-                    self.unknown_task(task_id, e.into());
+                    self.unknown_task(now, task_id, e.into());
                 }
             }
             Err(f) => self.poll_failed(now, task_id, f),
@@ -422,10 +450,11 @@ impl Engine {
     }
 
     /// A watched id the server never knew: its watchers fail.
-    fn unknown_task(&mut self, task_id: &str, error: ClientError) {
+    fn unknown_task(&mut self, now: Millis, task_id: &str, error: ClientError) {
         let Some(entry) = self.remove_task(task_id) else {
             return;
         };
+        self.listen_follow(now, task_id, false);
         for sub in entry.subs {
             self.done(
                 sub,

@@ -205,6 +205,36 @@ proptest! {
     }
 
     #[test]
+    fn message_decode_reads_like_the_value_way(
+        id in prop::option::of(arb_json()),
+        method in prop::option::of(arb_json()),
+        params in prop::option::of(arb_json()),
+        result in prop::option::of(arb_json()),
+        error in prop::option::of(arb_task_like()),
+        jsonrpc in prop::option::of(arb_json()),
+        twice in prop::option::of(0usize..6),
+    ) {
+        // Members in order, `jsonrpc` usually "2.0", sometimes one member twice.
+        let jsonrpc = jsonrpc.unwrap_or_else(|| Value::from("2.0"));
+        let members = [("jsonrpc", Some(jsonrpc)), ("id", id), ("method", method),
+            ("params", params), ("result", result), ("error", error)];
+        let mut parts: Vec<String> = members
+            .iter()
+            .filter_map(|(k, v)| v.as_ref().map(|v| format!("{}:{v}", Value::from(*k))))
+            .collect();
+        if let Some(i) = twice.filter(|i| *i < parts.len()) {
+            let again = parts[i].clone();
+            parts.push(again);
+        }
+        let text = format!(" {{{}}}", parts.join(","));
+        let value_way = serde_json::from_str::<Value>(&text)
+            .map_err(|e| DecodeError::Json(e.to_string()))
+            .and_then(Message::from_value);
+        prop_assert_eq!(Message::decode(text.as_bytes(), usize::MAX), value_way.clone());
+        prop_assert_eq!(Message::decode_str(&text, usize::MAX), value_way);
+    }
+
+    #[test]
     fn dialect_parsers_take_arbitrary_json(value in arb_json()) {
         for d in DIALECTS {
             prop_assert_eq!(fuzz_entry::dialect_value(d, &value), Ok(()));

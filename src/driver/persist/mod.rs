@@ -13,7 +13,7 @@ mod idb;
 mod local;
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::rc::Rc;
 
 use serde::Serialize;
@@ -155,7 +155,8 @@ pub struct SessionRecord {
 }
 
 impl SessionRecord {
-    fn read(text: &str) -> Option<SessionRecord> {
+    /// Reads a stored session (the JSON `Serialize` wrote).
+    pub fn read(text: &str) -> Option<SessionRecord> {
         let mut f = Fields::of(json::parse(text)?)?;
         Some(SessionRecord {
             session: f.get("session", json::session_snapshot)?,
@@ -168,7 +169,8 @@ impl SessionRecord {
 enum Backend {
     Idb(Rc<idb::Idb>),
     Local(local::WebStorage),
-    Memory(Rc<RefCell<BTreeMap<String, String>>>),
+    /// Key-value pairs (a few records at most; a `Vec` keeps the wasm small).
+    Memory(Rc<RefCell<Vec<(String, String)>>>),
 }
 
 /// The records of one scope.
@@ -222,8 +224,8 @@ impl Store {
             Backend::Local(s) => s.scan(prefix),
             Backend::Memory(m) => m
                 .borrow()
-                .range(prefix.to_owned()..)
-                .take_while(|(k, _)| k.starts_with(prefix))
+                .iter()
+                .filter(|(k, _)| k.starts_with(prefix))
                 .map(|(_, v)| v.clone())
                 .collect(),
         }
@@ -233,7 +235,11 @@ impl Store {
         match &self.backend {
             Backend::Idb(db) => db.get(key).await.ok().flatten(),
             Backend::Local(s) => s.read(key),
-            Backend::Memory(m) => m.borrow().get(key).cloned(),
+            Backend::Memory(m) => m
+                .borrow()
+                .iter()
+                .find(|(k, _)| k == key)
+                .map(|(_, v)| v.clone()),
         }
     }
 
@@ -250,12 +256,23 @@ impl Store {
                 new
             }
             Backend::Memory(m) => {
-                let old = m.borrow().get(key).cloned();
+                let at = m.borrow().iter().position(|(k, _)| k == key);
+                let old =
+                    at.and_then(|i| m.borrow_mut().get_mut(i).map(|(_, v)| std::mem::take(v)));
                 let new = f(old);
-                match &new {
-                    Some(v) => m.borrow_mut().insert(key.to_owned(), v.clone()),
-                    None => m.borrow_mut().remove(key),
-                };
+                let mut m = m.borrow_mut();
+                match (at, &new) {
+                    (Some(i), Some(v)) => {
+                        if let Some(e) = m.get_mut(i) {
+                            e.1 = v.clone();
+                        }
+                    }
+                    (Some(i), None) => {
+                        m.remove(i);
+                    }
+                    (None, Some(v)) => m.push((key.to_owned(), v.clone())),
+                    (None, None) => {}
+                }
                 new
             }
         }
@@ -269,7 +286,18 @@ impl Store {
             .filter_map(|r| TaskRecord::read(r))
             .filter(|r| r.url == self.scope.url && r.identity == self.scope.identity)
             .collect();
-        out.sort_by(|a, b| (a.created_at, &a.task_id).cmp(&(b.created_at, &b.task_id)));
+        // Insertion sort: few records, and no sort routine instantiated for `TaskRecord`.
+        let after = |a: &TaskRecord, b: &TaskRecord| {
+            (a.created_at, &a.task_id) > (b.created_at, &b.task_id)
+        };
+        for i in 1..out.len() {
+            let mut j = i;
+            while j > 0 && matches!((out.get(j - 1), out.get(j)), (Some(a), Some(b)) if after(a, b))
+            {
+                out.swap(j - 1, j);
+                j -= 1;
+            }
+        }
         out
     }
 

@@ -577,8 +577,7 @@ impl Tab {
                         .inputs
                         .insert(wire.0, (id, task_id.clone(), request.key.clone()));
                     // The tab that follows the task longest answers it; else this one.
-                    let mut owners: Vec<(SubId, TabId)> = l
-                        .router
+                    l.router
                         .subs
                         .iter()
                         .filter_map(|(s, d)| match d {
@@ -590,9 +589,8 @@ impl Tab {
                             }
                             _ => None,
                         })
-                        .collect();
-                    owners.sort();
-                    owners.first().map(|(_, t)| *t)
+                        .min()
+                        .map(|(_, t): (SubId, TabId)| t)
                 });
                 let to = target.flatten().unwrap_or(self.0.id);
                 self.send_to(

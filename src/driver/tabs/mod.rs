@@ -14,6 +14,7 @@
 //! Tracked tasks live in [`persist`](crate::driver::persist); terminal callbacks go through the
 //! [`Ledger`] so they fire exactly once across tabs and reloads.
 
+mod idmap;
 mod leader;
 mod ledger;
 mod tab;

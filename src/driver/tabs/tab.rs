@@ -2,13 +2,14 @@
 //! re-sent to every new leader), its role, the channel, the locks and the page events.
 
 use std::cell::{Cell, RefCell};
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::rc::{Rc, Weak};
 
 use gloo_timers::callback::Interval;
 use serde_json::Value;
 use wasm_bindgen::JsValue;
 
+use super::idmap::IdMap;
 use super::leader::Leading;
 use super::ledger::Ledger;
 use super::web::{self, Channel, Held, Listener};
@@ -78,8 +79,8 @@ pub(super) struct State {
     pub role: Role,
     pub closed: bool,
     next_local: u64,
-    pub subs: BTreeMap<u64, MySub>,
-    pub ops: BTreeMap<u64, Op>,
+    pub subs: IdMap<MySub>,
+    pub ops: IdMap<Op>,
     /// The latest snapshot this tab saw of each task it follows.
     pub tasks: HashMap<String, Task>,
     pub session: Option<SessionWire>,
@@ -165,8 +166,8 @@ impl Tab {
                 role: Role::Electing,
                 closed: false,
                 next_local: 1,
-                subs: BTreeMap::new(),
-                ops: BTreeMap::new(),
+                subs: IdMap::default(),
+                ops: IdMap::default(),
                 tasks: HashMap::new(),
                 session: None,
                 delivered_session: None,

@@ -97,6 +97,13 @@ impl World for FakeServer {
     }
 }
 
+/// Every `tasks/get` sent for one task: (time, its answer reached the engine with the task).
+struct PollLog {
+    task: String,
+    log: Vec<(Millis, bool)>,
+    in_flight: Option<SendKey>,
+}
+
 /// Engine + server + virtual time.
 pub(crate) struct Harness<S: World = FakeServer> {
     pub(crate) engine: Engine,
@@ -117,11 +124,12 @@ pub(crate) struct Harness<S: World = FakeServer> {
     pub(crate) auto_answer: bool,
     /// Keep the event log (off for long simulations).
     pub(crate) record: bool,
-    inflight_get: HashMap<String, SendKey, IdHash>,
-    /// Status requests in flight: key → (task, index in `polls`).
-    get_keys: HashMap<SendKey, (String, usize), IdHash>,
-    /// Every `tasks/get` sent, per task: (time, its answer reached the engine with the task).
-    polls: HashMap<String, Vec<(Millis, bool)>, IdHash>,
+    /// Tasks polled so far → their index in `polls`.
+    polled: HashMap<String, usize, IdHash>,
+    /// Status requests in flight: key → (task index, index in its log).
+    get_keys: HashMap<SendKey, (usize, usize), IdHash>,
+    /// Per polled task: its `tasks/get` log and the one in flight.
+    polls: Vec<PollLog>,
     pub(crate) violations: Vec<String>,
     /// A browser's HTTP/1.1 pool: at most this many streams open at once (the legacy GET
     /// listening stream holds one for good); transmissions beyond it wait their turn.
@@ -169,9 +177,9 @@ impl<S: World> Harness<S> {
             latency: (5, 30),
             auto_answer: true,
             record: true,
-            inflight_get: HashMap::default(),
+            polled: HashMap::default(),
             get_keys: HashMap::default(),
-            polls: HashMap::default(),
+            polls: Vec::new(),
             violations: Vec::new(),
             pool: None,
             open: HashSet::default(),
@@ -292,37 +300,47 @@ impl<S: World> Harness<S> {
 
     /// A status request went out: log it, and check no other one is in flight for the task.
     fn track_get(&mut self, key: SendKey, task: &str) {
-        let index = match self.polls.get_mut(task) {
-            Some(log) => {
-                log.push((self.now, false));
-                log.len() - 1
-            }
+        let t = match self.polled.get(task) {
+            Some(&t) => t,
             None => {
-                self.polls.insert(task.to_owned(), vec![(self.now, false)]);
-                0
+                self.polled.insert(task.to_owned(), self.polls.len());
+                self.polls.push(PollLog {
+                    task: task.to_owned(),
+                    log: Vec::new(),
+                    in_flight: None,
+                });
+                self.polls.len() - 1
             }
         };
-        if self.inflight_get.insert(task.to_owned(), key).is_some() {
+        let Some(p) = self.polls.get_mut(t) else {
+            return;
+        };
+        p.log.push((self.now, false));
+        let index = p.log.len() - 1;
+        if p.in_flight.replace(key).is_some() {
             let at = self.now;
             self.violations
                 .push(format!("two tasks/get in flight for {task} at {at}"));
         }
-        self.get_keys.insert(key, (task.to_owned(), index));
+        self.get_keys.insert(key, (t, index));
     }
 
     /// The engine stopped waiting for a status request; `answer` = the body it got, if any.
     fn clear_get(&mut self, key: SendKey, answer: Option<&str>) {
-        let Some((task, i)) = self.get_keys.remove(&key) else {
+        let Some((t, i)) = self.get_keys.remove(&key) else {
+            return;
+        };
+        let Some(p) = self.polls.get_mut(t) else {
             return;
         };
         if let Some(body) = answer {
             // An answer the engine still waited for: it learnt the task (and its interval).
-            if let Some(entry) = self.polls.get_mut(&task).and_then(|v| v.get_mut(i)) {
+            if let Some(entry) = p.log.get_mut(i) {
                 entry.1 = body.contains(r#""result""#);
             }
         }
-        if self.inflight_get.get(&task) == Some(&key) {
-            self.inflight_get.remove(&task);
+        if p.in_flight == Some(key) {
+            p.in_flight = None;
         }
     }
 
@@ -335,7 +353,9 @@ impl<S: World> Harness<S> {
             }
             // The link is gone: whatever was in flight on it is lost.
             Input::Connection { up: false } => {
-                self.inflight_get.clear();
+                for p in &mut self.polls {
+                    p.in_flight = None;
+                }
                 self.get_keys.clear();
             }
             _ => {}
@@ -490,9 +510,9 @@ impl<S: World> Harness<S> {
         &self,
         interval_of: impl Fn(&str) -> Option<Millis>,
     ) -> Result<(), String> {
-        for (task, times) in &self.polls {
+        for PollLog { task, log, .. } in &self.polls {
             let floor = interval_of(task).unwrap_or(0);
-            for w in times.windows(2) {
+            for w in log.windows(2) {
                 let ((a, informed), (b, _)) = (w[0], w[1]);
                 if informed && b - a < floor {
                     return Err(format!(

@@ -462,3 +462,55 @@ fn an_id_less_400_not_naming_the_session_fails_the_request_only() {
         .iter()
         .any(|ev| matches!(ev, Event::Done { sub: s, .. } if *s == sub)));
 }
+
+// ----- unchanged poll answers (the hot path skips them) -----
+
+#[test]
+fn an_answer_like_the_last_poll_is_applied_again_after_other_news() {
+    let mut e = Engine::new(config(DialectChoice::Modern, 5_000), 13, T0);
+    drain(&mut e, T0);
+    let sub = e.watch(T0, "t1");
+    let working = json!({ "taskId": "t1", "status": "working", "createdAt": "2025-06-15T00:00:00Z", "ttlMs": null });
+    let statuses = |events: &[Event]| -> Vec<TaskStatus> {
+        events
+            .iter()
+            .filter_map(|ev| match ev {
+                Event::Status { sub: s, task } if *s == sub => Some(task.status),
+                _ => None,
+            })
+            .collect()
+    };
+    // Three polls answered alike; a push in between says the task needs input.
+    let mut now = T0;
+    let mut seen = Vec::new();
+    for round in 0..3 {
+        let (key, id) = loop {
+            let (sent, events) = drain(&mut e, now);
+            seen.extend(statuses(&events));
+            if sent.iter().any(|(_, b)| b["method"] == json!("tasks/get")) {
+                break get_of(&sent);
+            }
+            now = e.next_wake().unwrap_or(u64::MAX);
+            assert!(now < T0 + 600_000, "round {round}: a poll is scheduled");
+        };
+        answer(&mut e, now, key, &id, working.clone());
+        if round == 1 {
+            let mut asking = working.clone();
+            asking["status"] = json!("input_required");
+            let push =
+                json!({ "jsonrpc": "2.0", "method": "notifications/tasks", "params": asking });
+            feed(&mut e, now, None, push);
+        }
+        let (_, events) = drain(&mut e, now);
+        seen.extend(statuses(&events));
+    }
+    assert_eq!(
+        seen,
+        [
+            TaskStatus::Working,
+            TaskStatus::InputRequired,
+            TaskStatus::Working
+        ]
+    );
+    assert_eq!(e.task("t1").map(|t| t.status), Some(TaskStatus::Working));
+}

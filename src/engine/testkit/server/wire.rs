@@ -51,14 +51,21 @@ pub(super) fn error_msg(id: Option<Id>, code: i64, message: &str) -> String {
 /// Id and task id of a `tasks/get` as the engine writes it (`{"jsonrpc":"2.0","id":N,...}`);
 /// `None` sends the message down the general path.
 pub(super) fn quick_get(body: &str) -> Option<(i64, String)> {
-    if !body.contains(r#""method":"tasks/get""#) {
-        return None;
-    }
     let rest = body.strip_prefix(r#"{"jsonrpc":"2.0","id":"#)?;
-    let id = rest.get(..rest.find(',')?)?.parse().ok()?;
-    let at = body.find(r#""taskId":""#)? + r#""taskId":""#.len();
-    let tail = body.get(at..)?;
-    let task = tail.get(..tail.find('"')?)?;
+    let comma = rest.bytes().position(|b| b == b',')?;
+    let id = rest.get(..comma)?.parse().ok()?;
+    let params = rest
+        .get(comma..)?
+        .strip_prefix(r#","method":"tasks/get","params":"#)?;
+    // Params keys are sorted: `taskId` comes after `_meta`.
+    let key = br#""taskId":""#;
+    let p = params.as_bytes();
+    let at = (0..p.len())
+        .rev()
+        .find(|&i| p.get(i..i + key.len()) == Some(key))?
+        + key.len();
+    let tail = params.get(at..)?;
+    let task = tail.get(..tail.bytes().position(|b| b == b'"')?)?;
     (!task.contains('\\')).then(|| (id, task.to_owned()))
 }
 
@@ -141,10 +148,15 @@ impl FakeServer {
 
     /// The `tasks/get` response for a working task, written directly (the common case).
     pub(super) fn working_json(&self, rid: &Id, id: &str, t: &FakeTask) -> String {
-        let num = |v: Option<u64>| v.map_or("null".to_owned(), |n| n.to_string());
+        use std::fmt::Write;
         let mut b = String::with_capacity(256);
         b.push_str(r#"{"jsonrpc":"2.0","id":"#);
-        b.push_str(&serde_json::to_string(rid).unwrap_or_default());
+        match rid {
+            Id::Number(n) => {
+                let _ = write!(b, "{n}");
+            }
+            other => b.push_str(&serde_json::to_string(other).unwrap_or_default()),
+        }
         b.push_str(r#","result":{"taskId":""#);
         b.push_str(id);
         b.push_str(r#"","status":"working","#);
@@ -166,7 +178,12 @@ impl FakeServer {
             b.push('"');
             b.push_str(field);
             b.push_str(r#"":"#);
-            b.push_str(&num(v));
+            match v {
+                Some(n) => {
+                    let _ = write!(b, "{n}");
+                }
+                None => b.push_str("null"),
+            }
             b.push(',');
         }
         b.pop();

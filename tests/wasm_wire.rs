@@ -1,0 +1,526 @@
+//! wasm-level tests of the hand-written JSON readers (`driver::json`, `Msg::decode`, the stored
+//! records) and of the JS ↔ JSON conversions (`js::convert`). Pure: no server, runs in Node
+//! (`cargo test --target wasm32-unknown-unknown --test wasm_wire`) and in browsers alike.
+//!
+//! The readers replace derived `Deserialize` impls to keep the wasm small, so every test here
+//! pins them to the derives' format: what `Serialize` writes reads back equal, and where the
+//! engine's types still derive `Deserialize`, both readers agree.
+#![cfg(target_arch = "wasm32")]
+
+use std::collections::BTreeSet;
+
+use js_sys::{Array, Object, Reflect};
+use mcp_task_client::driver::json;
+use mcp_task_client::driver::persist::{Scope, SessionRecord, TaskRecord};
+use mcp_task_client::driver::tabs::wire::{Msg, Op, SessionWire};
+use mcp_task_client::engine::api::{
+    Augment, CallOptions, ClientError, End, ErrorKind, Event, InputId, OpId, SubId,
+};
+use mcp_task_client::engine::snapshot::{SessionSnapshot, TaskSnapshot};
+use mcp_task_client::js::convert::{from_js, to_js};
+use mcp_task_client::protocol::jsonrpc::RpcError;
+use mcp_task_client::protocol::model::{Dialect, InputRequest, Outcome, Task, TaskStatus};
+use serde_json::{json, Value};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_test::wasm_bindgen_test;
+
+const STATUSES: [TaskStatus; 8] = [
+    TaskStatus::Submitted,
+    TaskStatus::Working,
+    TaskStatus::InputRequired,
+    TaskStatus::Completed,
+    TaskStatus::Failed,
+    TaskStatus::Cancelled,
+    TaskStatus::Unknown,
+    TaskStatus::Expired,
+];
+
+const KINDS: [ErrorKind; 7] = [
+    ErrorKind::Rpc,
+    ErrorKind::Transport,
+    ErrorKind::Protocol,
+    ErrorKind::InvalidInput,
+    ErrorKind::Timeout,
+    ErrorKind::Closed,
+    ErrorKind::ResultUnavailable,
+];
+
+fn full_task(status: TaskStatus) -> Task {
+    Task {
+        task_id: "t-1".into(),
+        status,
+        status_message: Some("working \"hard\" \u{e9}\n".into()),
+        created_at: Some("2026-01-01T00:00:00Z".into()),
+        last_updated_at: Some("2026-01-01T00:00:01Z".into()),
+        ttl_ms: Some(60_000),
+        poll_interval_ms: Some(u64::MAX),
+        outcome: Some(Outcome::Result {
+            result: json!({ "content": [{ "type": "text", "text": "hi" }], "n": 50000800000000000000000000000.0, "x": -1.5e-300 }),
+        }),
+        input_requests: vec![InputRequest {
+            key: "k1".into(),
+            method: "elicitation/create".into(),
+            params: json!({ "message": "ok?", "requestedSchema": { "type": "object" } }),
+        }],
+    }
+}
+
+fn error(kind: ErrorKind) -> ClientError {
+    ClientError {
+        kind,
+        message: "boom".into(),
+        code: Some(-32_000),
+        data: Some(json!({ "why": [1, 2.5, null] })),
+    }
+}
+
+fn rpc_error() -> RpcError {
+    RpcError {
+        code: -32602,
+        message: "bad".into(),
+        data: Some(json!("details")),
+    }
+}
+
+fn events() -> Vec<Event> {
+    let mut out = vec![
+        Event::Connected {
+            dialect: Dialect::Legacy,
+            protocol_version: "2025-11-25".into(),
+            server_info: json!({ "name": "s", "version": "1" }),
+            capabilities: json!({ "tasks": {} }),
+        },
+        Event::Done {
+            sub: SubId(7),
+            task_id: None,
+            end: End::Aborted,
+        },
+        Event::Done {
+            sub: SubId(8),
+            task_id: Some("t-1".into()),
+            end: End::Finished {
+                task: Some(full_task(TaskStatus::Completed)),
+                outcome: Some(Outcome::Error { error: rpc_error() }),
+            },
+        },
+        Event::Done {
+            sub: SubId(9),
+            task_id: None,
+            end: End::Finished {
+                task: None,
+                outcome: None,
+            },
+        },
+        Event::Input {
+            id: InputId(u64::MAX),
+            task_id: Some("t-1".into()),
+            request: InputRequest {
+                key: "7".into(),
+                method: "roots/list".into(),
+                params: Value::Null,
+            },
+        },
+        Event::Reply {
+            op: OpId(3),
+            result: Ok(json!({ "tasks": [] })),
+        },
+        Event::Reply {
+            op: OpId(4),
+            result: Err(ClientError::new(ErrorKind::Closed, "closed")),
+        },
+        Event::Warning {
+            task_id: None,
+            error: error(ErrorKind::Transport),
+        },
+        Event::Transition {
+            task_id: "t-1".into(),
+            from: None,
+            to: TaskStatus::Submitted,
+            at: 1_700_000_000_000,
+        },
+        Event::Transition {
+            task_id: "t-1".into(),
+            from: Some(TaskStatus::Working),
+            to: TaskStatus::Expired,
+            at: 0,
+        },
+    ];
+    for s in STATUSES {
+        out.push(Event::Status {
+            sub: SubId(1),
+            task: full_task(s),
+        });
+        out.push(Event::Status {
+            sub: SubId(2),
+            task: Task::new("bare", s),
+        });
+    }
+    for k in KINDS {
+        out.push(Event::Done {
+            sub: SubId(10),
+            task_id: Some("t-2".into()),
+            end: End::Failed { error: error(k) },
+        });
+    }
+    out
+}
+
+fn ops() -> Vec<Op> {
+    vec![
+        Op::CallTool {
+            name: "slow".into(),
+            arguments: json!({ "ms": 10, "nested": { "a": [true, false] } }),
+            opts: CallOptions {
+                ttl_ms: Some(5_000),
+                augment: Augment::Always,
+            },
+        },
+        Op::Request {
+            method: "tools/list".into(),
+            params: json!({}),
+            opts: CallOptions::default(),
+        },
+        Op::Request {
+            method: "x".into(),
+            params: Value::Null,
+            opts: CallOptions {
+                ttl_ms: None,
+                augment: Augment::Never,
+            },
+        },
+        Op::Watch {
+            task_id: "t-1".into(),
+        },
+        Op::Unsubscribe { sub: SubId(4) },
+        Op::Cancel {
+            task_id: "t-1".into(),
+        },
+        Op::AnswerInput {
+            id: InputId(5),
+            answer: Ok(json!({ "action": "accept" })),
+        },
+        Op::AnswerInput {
+            id: InputId(6),
+            answer: Err(rpc_error()),
+        },
+        Op::ListTasks { cursor: None },
+        Op::ListTasks {
+            cursor: Some("c2".into()),
+        },
+        Op::ListTools,
+        Op::Forget {
+            task_id: "t-1".into(),
+        },
+    ]
+}
+
+fn session() -> SessionWire {
+    SessionWire {
+        dialect: Dialect::Modern,
+        protocol_version: "2026-07-28".into(),
+        server_info: json!({ "name": "s" }),
+        capabilities: json!({}),
+    }
+}
+
+fn msgs() -> Vec<Msg> {
+    let mut out = vec![
+        Msg::Hello {
+            from: 1,
+            visible: true,
+        },
+        Msg::Leader {
+            from: 2,
+            epoch: (1 << 53) - 1,
+            hidden_ms: 0,
+            session: None,
+        },
+        Msg::Leader {
+            from: 2,
+            epoch: 3,
+            hidden_ms: 61_000,
+            session: Some(session()),
+        },
+        Msg::Ack {
+            to: 1,
+            epoch: 3,
+            id: 9,
+        },
+        Msg::Vis {
+            from: 1,
+            visible: false,
+        },
+        Msg::Online { from: 1 },
+        Msg::Bye { from: u64::MAX },
+    ];
+    for (i, op) in ops().into_iter().enumerate() {
+        out.push(Msg::Op {
+            from: 1,
+            epoch: 3,
+            id: i as u64,
+            op,
+        });
+    }
+    for (i, event) in events().into_iter().enumerate() {
+        out.push(Msg::Ev {
+            to: (i % 2 == 0).then_some(1),
+            epoch: 3,
+            event,
+        });
+    }
+    out
+}
+
+/// Exhaustive: a new variant fails to compile here until the samples (and the readers) know it.
+fn msg_name(m: &Msg) -> String {
+    match m {
+        Msg::Hello { .. } => "hello".into(),
+        Msg::Leader { .. } => "leader".into(),
+        Msg::Op { op, .. } => match op {
+            Op::CallTool { .. } => "op callTool",
+            Op::Request { .. } => "op request",
+            Op::Watch { .. } => "op watch",
+            Op::Unsubscribe { .. } => "op unsubscribe",
+            Op::Cancel { .. } => "op cancel",
+            Op::AnswerInput { .. } => "op answerInput",
+            Op::ListTasks { .. } => "op listTasks",
+            Op::ListTools => "op listTools",
+            Op::Forget { .. } => "op forget",
+        }
+        .into(),
+        Msg::Ack { .. } => "ack".into(),
+        Msg::Ev { event, .. } => match event {
+            Event::Connected { .. } => "ev connected".into(),
+            Event::Status { .. } => "ev status".into(),
+            Event::Done { end, .. } => match end {
+                End::Finished { .. } => "ev done finished",
+                End::Aborted => "ev done aborted",
+                End::Failed { .. } => "ev done failed",
+            }
+            .into(),
+            Event::Input { .. } => "ev input".into(),
+            Event::Reply { .. } => "ev reply".into(),
+            Event::Warning { .. } => "ev warning".into(),
+            Event::Transition { .. } => "ev transition".into(),
+        },
+        Msg::Vis { .. } => "vis".into(),
+        Msg::Online { .. } => "online".into(),
+        Msg::Bye { .. } => "bye".into(),
+    }
+}
+
+#[wasm_bindgen_test]
+fn every_channel_message_reads_back_equal() {
+    let all = msgs();
+    let names: BTreeSet<String> = all.iter().map(msg_name).collect();
+    // 6 plain messages, 9 operations, 9 kinds of event (three of them `done`).
+    assert_eq!(names.len(), 24, "a sample for every variant: {names:?}");
+    for m in all {
+        let text = m.encode();
+        assert_eq!(Msg::decode(&text).as_ref(), Some(&m), "{text}");
+    }
+}
+
+#[wasm_bindgen_test]
+fn event_reader_agrees_with_the_derived_deserialize() {
+    for e in events() {
+        let v = serde_json::to_value(&e).unwrap();
+        let derived: Option<Event> = serde_json::from_value(v.clone()).ok();
+        assert_eq!(json::event(v), derived.clone(), "{e:?}");
+        assert_eq!(derived, Some(e));
+    }
+    // Shapes the derive accepts that our writer never produces: absent optional members,
+    // members in any order, unknown members.
+    let v = json!({ "extra": 1, "task": { "status": "working", "taskId": "a" }, "sub": 1, "type": "status" });
+    let derived: Option<Event> = serde_json::from_value(v.clone()).ok();
+    assert!(derived.is_some());
+    assert_eq!(json::event(v), derived);
+}
+
+#[wasm_bindgen_test]
+fn snapshots_read_like_the_derives() {
+    let snap = TaskSnapshot {
+        task: full_task(TaskStatus::InputRequired),
+        known: true,
+        last_polled_at: Some(5),
+        next_poll_at: None,
+        deadline: Some(u64::MAX),
+        input_keys: vec!["k1".into(), "k0".into()],
+    };
+    let v = serde_json::to_value(&snap).unwrap();
+    assert_eq!(json::task_snapshot(v.clone()), Some(snap.clone()));
+    assert_eq!(serde_json::from_value::<TaskSnapshot>(v).ok(), Some(snap));
+    let v = json!({ "task": { "taskId": "a", "status": "failed" }, "known": false });
+    assert_eq!(
+        json::task_snapshot(v.clone()),
+        serde_json::from_value::<TaskSnapshot>(v).ok()
+    );
+
+    let s = SessionSnapshot {
+        dialect: Dialect::Draft,
+        protocol_version: "2025-06-18".into(),
+        session_id: Some("sid".into()),
+        capabilities: json!({ "tasks": { "list": {} } }),
+        server_info: Value::Null,
+    };
+    let v = serde_json::to_value(&s).unwrap();
+    assert_eq!(json::session_snapshot(v.clone()), Some(s.clone()));
+    assert_eq!(serde_json::from_value::<SessionSnapshot>(v).ok(), Some(s));
+}
+
+#[wasm_bindgen_test]
+fn stored_records_read_back_equal() {
+    let scope = Scope::new("https://example.test/mcp", Some("user"));
+    let minimal = TaskRecord::new(&scope, "t-9", 42);
+    let mut full = TaskRecord::new(&scope, "t-1", 1);
+    full.dialect = Some(Dialect::Modern);
+    full.status = Some(TaskStatus::Completed);
+    full.snapshot = Some(TaskSnapshot {
+        task: full_task(TaskStatus::Completed),
+        known: true,
+        last_polled_at: None,
+        next_poll_at: Some(3),
+        deadline: None,
+        input_keys: vec![],
+    });
+    full.answered_inputs = ["b".to_string(), "a".to_string()].into();
+    full.fired = true;
+    full.fired_at = Some(2);
+    full.updated_at = 3;
+    for r in [minimal, full] {
+        let text = serde_json::to_string(&r).unwrap();
+        assert_eq!(TaskRecord::read(&text).as_ref(), Some(&r), "{text}");
+    }
+    // What an older writer left: no `answeredInputs` / `fired` (serde defaults), nulls for `None`.
+    let old = r#"{"url":"u","identity":null,"taskId":"x","dialect":"legacy","snapshot":null,
+        "status":"working","firedAt":null,"createdAt":1,"updatedAt":2}"#;
+    let r = TaskRecord::read(old).unwrap();
+    assert!(!r.fired && r.answered_inputs.is_empty() && r.status == Some(TaskStatus::Working));
+
+    let s = SessionRecord {
+        session: SessionSnapshot {
+            dialect: Dialect::Legacy,
+            protocol_version: "2025-11-25".into(),
+            session_id: None,
+            capabilities: json!({}),
+            server_info: json!({ "name": "n" }),
+        },
+        saved_at: 9,
+    };
+    let text = serde_json::to_string(&s).unwrap();
+    assert_eq!(SessionRecord::read(&text), Some(s));
+}
+
+#[wasm_bindgen_test]
+fn task_lists_read_like_the_engine_writes_them() {
+    let tasks = vec![
+        full_task(TaskStatus::Working),
+        Task::new("b", TaskStatus::Cancelled),
+    ];
+    let v = json!({ "tasks": serde_json::to_value(&tasks).unwrap(), "nextCursor": "n" });
+    assert_eq!(json::task_list(v), Some((tasks, Some("n".into()))));
+    assert_eq!(json::task_list(json!({})), Some((vec![], None)));
+    assert_eq!(json::task_list(json!({ "tasks": [{ "taskId": 1 }] })), None);
+}
+
+#[wasm_bindgen_test]
+fn wrong_shapes_read_as_nothing() {
+    for text in [
+        "",
+        "null",
+        "[]",
+        "{}",
+        "{\"t\":\"nope\",\"from\":1}",
+        "{\"t\":\"hello\",\"from\":\"1\",\"visible\":true}",
+        "{\"t\":\"hello\",\"from\":-1,\"visible\":true}",
+        "{\"t\":\"hello\",\"from\":1.5,\"visible\":true}",
+        "{\"t\":\"hello\",\"from\":18446744073709551616,\"visible\":true}",
+        "{\"t\":\"hello\",\"visible\":true}",
+        "{\"t\":\"op\",\"from\":1,\"epoch\":1,\"id\":1,\"op\":{\"op\":\"answerInput\",\"id\":1,\"answer\":{\"Ok\":1,\"Err\":2}}}",
+        "{\"t\":\"op\",\"from\":1,\"epoch\":1,\"id\":1,\"op\":{\"op\":\"callTool\",\"name\":\"x\",\"opts\":{}}}",
+        "{\"t\":\"op\",\"from\":1,\"epoch\":1,\"id\":1,\"op\":{\"op\":\"callTool\",\"name\":\"x\",\"arguments\":{},\"opts\":{\"augment\":\"sometimes\"}}}",
+        "{\"t\":\"ev\",\"to\":null,\"epoch\":1,\"event\":{\"type\":\"status\",\"sub\":1,\"task\":{\"taskId\":\"a\",\"status\":\"busy\"}}}",
+        "{\"t\":\"ev\",\"to\":null,\"epoch\":1,\"event\":{\"type\":\"done\",\"sub\":1,\"end\":{\"kind\":\"finished\",\"outcome\":{\"kind\":\"maybe\"}}}}",
+        "{\"t\":\"leader\",\"from\":1,\"epoch\":1,\"hiddenMs\":0,\"session\":{\"dialect\":\"ancient\"}}",
+        "{\"t\":\"hello\",\"from\":1,\"visible\":true",
+    ] {
+        assert_eq!(Msg::decode(text), None, "{text}");
+    }
+    // Optional members: `null` and absence both read as `None`.
+    assert_eq!(
+        Msg::decode("{\"t\":\"ev\",\"epoch\":1,\"event\":{\"type\":\"warning\",\"error\":{\"kind\":\"rpc\",\"message\":\"m\"}}}"),
+        Some(Msg::Ev {
+            to: None,
+            epoch: 1,
+            event: Event::Warning {
+                task_id: None,
+                error: ClientError::new(ErrorKind::Rpc, "m"),
+            },
+        })
+    );
+    assert_eq!(TaskRecord::read("{\"url\":\"u\"}"), None);
+    assert_eq!(SessionRecord::read("[1]"), None);
+}
+
+#[wasm_bindgen(inline_js = r#"
+export function sample() {
+  const cyclic = {}; cyclic.self = cyclic;
+  return {
+    plain: { a: 1, b: "x", c: [true, null, undefined, -0, 1.5, 2 ** 53, NaN, Infinity], d: undefined },
+    map: new Map([["k", { n: 1n }], ["big", 18446744073709551615n]]),
+    date: new Date(0),
+    bad: [() => 1, Symbol("s"), new Set([1]), new Uint8Array(2), 2n ** 64n, new Map([[1, 2]]), cyclic],
+  };
+}
+export function own(obj, key) { return Object.prototype.hasOwnProperty.call(obj, key); }
+"#)]
+extern "C" {
+    fn sample() -> JsValue;
+    fn own(obj: &JsValue, key: &str) -> bool;
+}
+
+fn get(v: &JsValue, k: &str) -> JsValue {
+    Reflect::get(v, &JsValue::from_str(k)).unwrap()
+}
+
+#[wasm_bindgen_test]
+fn js_values_read_as_json() {
+    let s = sample();
+    assert_eq!(from_js(&JsValue::UNDEFINED), Ok(None));
+    assert_eq!(
+        from_js(&get(&s, "plain")).unwrap(),
+        Some(json!({
+            "a": 1, "b": "x",
+            "c": [true, null, null, 0, 1.5, 9007199254740992.0, null, null],
+            "d": null
+        }))
+    );
+    assert_eq!(
+        from_js(&get(&s, "map")).unwrap(),
+        Some(json!({ "k": { "n": 1 }, "big": u64::MAX }))
+    );
+    assert_eq!(from_js(&get(&s, "date")).unwrap(), Some(json!({})));
+    let bad: Array = get(&s, "bad").unchecked_into();
+    for v in bad.iter() {
+        let e = from_js(&v).unwrap_err();
+        assert!(e.starts_with("not JSON-serializable: "), "{e}");
+    }
+    assert_eq!(from_js(&Object::new().into()).unwrap(), Some(json!({})));
+}
+
+#[wasm_bindgen_test]
+fn json_values_become_plain_js_objects() {
+    let v = json!({ "__proto__": { "polluted": true }, "list": [1, "two", null, { "x": 2.5 }], "big": u64::MAX });
+    let js = to_js(&v);
+    assert!(own(&js, "__proto__"), "an own property, not the prototype");
+    assert!(get(&Object::new().into(), "polluted").is_undefined());
+    let back = from_js(&js).unwrap().unwrap();
+    assert_eq!(back["list"], v["list"]);
+    assert_eq!(back["__proto__"], v["__proto__"]);
+    assert_eq!(back["big"].as_f64(), Some(u64::MAX as f64));
+    let task = full_task(TaskStatus::Working);
+    let mut expected = serde_json::to_value(&task).unwrap();
+    // u64::MAX comes back as a JS number (a float), as from any JSON reader.
+    expected["pollIntervalMs"] = json!(u64::MAX as f64);
+    assert_eq!(from_js(&to_js(&task)).unwrap(), Some(expected));
+}
