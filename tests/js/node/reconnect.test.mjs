@@ -23,8 +23,9 @@ test("python-ws: reconnects after the server restarts", { timeout: 60_000 }, asy
     const first = await client.callTool("quick", { text: "before" });
     assert.match(JSON.stringify(await first.result()), /quick: before/);
     eqProtocol(attempts[0].protocols);
-    await server.stop();
+    // The socket drops once stop() begins; stop() itself returns later (the process must exit).
     const downAt = Date.now();
+    await server.stop();
     await sleep(1500);
     server = await startServer("python-ws", { port, timeoutMs: 30_000 });
     let text = null;
