@@ -44,7 +44,7 @@ stage "wasm (headless Chromium)" env WASM_BINDGEN_USE_BROWSER=1 bash -c "$(decla
 stage "wasm (Chromium dedicated worker)" env WASM_BINDGEN_USE_DEDICATED_WORKER=1 bash -c "$(declare -f wasm_test); wasm_test"
 stage "JS in Node (pkg/ against ts-sdk, python-http, python-ws, rmcp2, rmcp3)" \
   bash -c 'cd tests/js && timeout 900 node --test --test-concurrency=3 node/*.test.mjs'
-stage "JS in a Chromium page (pkg/ against ts-sdk, python-ws, rmcp3)" \
+stage "JS in a Chromium page (pkg/ against ts-sdk, python-http, python-ws, rmcp2, rmcp3)" \
   bash -c 'cd tests/js && timeout 600 node --test browser/*.test.mjs'
 
 stage "npm pack → scratch project: Node 20 import + Vite-built page" \

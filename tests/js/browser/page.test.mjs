@@ -10,7 +10,7 @@ import { startServer } from "../../servers/launch.mjs";
 import { ALL } from "../scenarios.mjs";
 import { startStatic } from "./static.mjs";
 
-const KINDS = (process.env.PAGE_KINDS ?? "ts-sdk,python-ws,rmcp3").split(",").filter(Boolean);
+const KINDS = (process.env.PAGE_KINDS ?? "ts-sdk,python-http,python-ws,rmcp2,rmcp3").split(",").filter(Boolean);
 const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
   "--disable-component-update", "--disable-sync", "--no-first-run"];
 
