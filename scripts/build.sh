@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the npm package into pkg/: cargo (wasm32, release) → wasm-bindgen (--target web) →
-# wasm-opt -Oz (npm binaryen 132 from scripts/tools; never Debian's) → the hand-written entry points
-# and package.json from src/js/npm. Prints the gzipped size of the wasm and the JS glue.
+# wasm-opt -Os --converge (npm binaryen 132 from scripts/tools; never Debian's) → the hand-written
+# entry points and package.json from src/js/npm. Prints the gzipped size of the wasm and the JS glue.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -26,8 +26,10 @@ log "wasm-bindgen --target web"
 rm -rf "$PKG"
 wasm-bindgen --target web --out-dir "$PKG" --out-name "$NAME" "$RAW"
 
-log "wasm-opt -Oz"
-"$WASM_OPT" -Oz "$PKG/${NAME}_bg.wasm" -o "$PKG/${NAME}_bg.opt.wasm"
+# -Os --converge: the smallest gzipped module of the flags measured (-Oz alone: ~1 KB more gz,
+# though ~6 KB fewer raw bytes; what is shipped is gzipped).
+log "wasm-opt -Os --converge"
+"$WASM_OPT" -Os --converge "$PKG/${NAME}_bg.wasm" -o "$PKG/${NAME}_bg.opt.wasm"
 mv "$PKG/${NAME}_bg.opt.wasm" "$PKG/${NAME}_bg.wasm"
 
 cp src/js/npm/index.js src/js/npm/node.js src/js/npm/extras.js src/js/npm/extras.d.ts "$PKG/"

@@ -1,6 +1,6 @@
 //! The JS-facing data shapes. Each is a plain serde struct converted from the engine's types and
-//! serialized with `Serializer::json_compatible()`; `tsify` generates its TypeScript declaration from
-//! the same struct, so the `.d.ts` describes exactly what is serialized. Shapes that hold functions
+//! handed to JS as JSON (`convert::to_js`: plain objects, `null` for `None`); `tsify` generates its
+//! TypeScript declaration from the same struct, so the `.d.ts` describes exactly what is serialized. Shapes that hold functions
 //! or host objects (options, `AbortSignal`) are declared by hand in [`MANUAL_TS`].
 
 use serde::Serialize;

@@ -165,6 +165,11 @@ impl SessionRecord {
     }
 }
 
+/// A read-modify-write of one stored value (`None`: delete). Boxed, so that the storage code is
+/// compiled once rather than once per caller's closure.
+type Edit = Box<dyn FnOnce(Option<String>) -> Option<String>>;
+type RecordEdit = Box<dyn FnOnce(Option<TaskRecord>) -> Option<TaskRecord>>;
+
 #[derive(Clone)]
 enum Backend {
     Idb(Rc<idb::Idb>),
@@ -243,11 +248,8 @@ impl Store {
         }
     }
 
-    async fn update(
-        &self,
-        key: &str,
-        f: impl FnOnce(Option<String>) -> Option<String> + 'static,
-    ) -> Option<String> {
+    /// Replaces the value under `key` with `f(old)` (`None`: delete); returns the new one.
+    async fn update(&self, key: &str, f: Edit) -> Option<String> {
         match &self.backend {
             Backend::Idb(db) => db.update(key, f).await.ok().flatten(),
             Backend::Local(s) => {
@@ -307,13 +309,17 @@ impl Store {
         task_id: &str,
         f: impl FnOnce(Option<TaskRecord>) -> Option<TaskRecord> + 'static,
     ) -> Option<TaskRecord> {
+        self.update_record(task_id, Box::new(f)).await
+    }
+
+    /// [`update_task`](Self::update_task) without type parameters: compiled once.
+    async fn update_record(&self, task_id: &str, f: RecordEdit) -> Option<TaskRecord> {
         let key = self.scope.task_key(task_id);
-        let text = self
-            .update(&key, move |old| {
-                let old = old.and_then(|t| TaskRecord::read(&t));
-                f(old).and_then(|r| serde_json::to_string(&r).ok())
-            })
-            .await?;
+        let edit: Edit = Box::new(move |old| {
+            let old = old.and_then(|t| TaskRecord::read(&t));
+            f(old).and_then(|r| serde_json::to_string(&r).ok())
+        });
+        let text = self.update(&key, edit).await?;
         TaskRecord::read(&text)
     }
 
@@ -324,7 +330,7 @@ impl Store {
                 let _ = db.delete(&key).await;
             }
             _ => {
-                self.update(&key, |_| None).await;
+                self.update(&key, Box::new(|_| None)).await;
             }
         }
     }
@@ -336,7 +342,7 @@ impl Store {
 
     pub async fn put_session(&self, rec: &SessionRecord) {
         if let Ok(text) = serde_json::to_string(rec) {
-            self.update(&self.scope.session_key(), move |_| Some(text))
+            self.update(&self.scope.session_key(), Box::new(move |_| Some(text)))
                 .await;
         }
     }
