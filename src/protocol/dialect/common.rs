@@ -326,3 +326,8 @@ pub(super) fn id_from_key(key: &str) -> Id {
         _ => Id::String(key.to_owned()),
     }
 }
+
+/// `tasks/list {cursor?}` with the session headers (legacy and draft share it).
+pub(super) fn list_request(s: &SessionInfo, cursor: Option<&str>) -> Outgoing {
+    request("tasks/list", cursor_params(cursor), session_headers(s))
+}

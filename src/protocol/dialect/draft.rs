@@ -108,17 +108,6 @@ impl Codec for Draft {
         Ok(CallReply::Complete(result))
     }
 
-    fn retry_with_input(
-        &self,
-        _s: &SessionInfo,
-        _method: &str,
-        _params: Value,
-        _responses: Value,
-        _request_state: Option<Value>,
-    ) -> Option<Outgoing> {
-        None
-    }
-
     fn build_get(&self, s: &SessionInfo, task_id: &str) -> Outgoing {
         task_request(s, "tasks/get", task_id)
     }
@@ -132,12 +121,7 @@ impl Codec for Draft {
     }
 
     fn build_list(&self, s: &SessionInfo, cursor: Option<&str>) -> Option<Outgoing> {
-        let params = common::cursor_params(cursor);
-        Some(common::request(
-            "tasks/list",
-            params,
-            common::session_headers(s),
-        ))
+        Some(common::list_request(s, cursor))
     }
 
     fn parse_list(&self, result: Value) -> Result<(Vec<Task>, Option<String>), ProtocolError> {

@@ -112,12 +112,14 @@ pub trait Codec: Send + Sync {
     /// Re-sends a modern MRTR request with `inputResponses` (and `requestState`). Other dialects: `None`.
     fn retry_with_input(
         &self,
-        s: &SessionInfo,
-        method: &str,
-        params: Value,
-        responses: Value,
-        request_state: Option<Value>,
-    ) -> Option<Outgoing>;
+        _s: &SessionInfo,
+        _method: &str,
+        _params: Value,
+        _responses: Value,
+        _request_state: Option<Value>,
+    ) -> Option<Outgoing> {
+        None
+    }
 
     fn build_get(&self, s: &SessionInfo, task_id: &str) -> Outgoing;
     fn parse_get(&self, result: Value) -> Result<Task, ProtocolError>;
