@@ -3,7 +3,11 @@
 #   wasm-bindgen-test (tests/wasm_driver.rs) in Node, headless Chromium and a dedicated worker;
 #   the built pkg/ in Node (tests/js/node: ts-sdk, python-http, python-ws via `ws`, rmcp2, rmcp3,
 #   package shape + TypeScript types, wire behaviour through the fault proxy);
-#   the built pkg/ in a real page in headless Chromium (tests/js/browser, playwright-core).
+#   the built pkg/ in a real page in headless Chromium (tests/js/browser, playwright-core);
+#   the npm tarball in a scratch project (tests/js/pack).
+#
+#   bash scripts/test-js.sh [wasm] [node] [browser] [pack]     (no argument = all four groups)
+#
 # Builds pkg/ first when it is missing. Exits non-zero if any stage fails.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -12,6 +16,9 @@ log() { printf '\033[1m[test-js]\033[0m %s\n' "$*"; }
 
 [ -f pkg/mcp_task_client_bg.wasm ] || bash scripts/build.sh || exit 1
 if [ ! -d tests/js/node_modules ]; then (cd tests/js && npm ci --no-audit --no-fund --loglevel=error) || exit 1; fi
+
+groups=" ${*:-wasm node browser pack} "
+want() { [[ $groups == *" $1 "* ]]; }
 
 passed=0; failed=0; failed_names=()
 stage() { # name, command...
@@ -22,32 +29,35 @@ stage() { # name, command...
   else failed=$((failed + 1)); failed_names+=("$name"); log "== $name: FAILED ($((SECONDS - t0)) s)"; fi
 }
 
-# Servers for the wasm tests (they cannot spawn processes): URLs are baked in at compile time.
-tmp=$(mktemp -d)
-node tests/js/serve.mjs ts-sdk python-ws > "$tmp/serve.out" 2> "$tmp/serve.err" &
-serve_pid=$!
-trap 'kill $serve_pid 2>/dev/null; wait $serve_pid 2>/dev/null; rm -rf "$tmp"' EXIT
-for _ in $(seq 1 300); do grep -q '^READY' "$tmp/serve.out" && break; kill -0 $serve_pid 2>/dev/null || break; sleep 0.2; done
-if ! grep -q '^READY' "$tmp/serve.out"; then
-  cat "$tmp/serve.err" >&2; echo "test servers did not start" >&2; exit 1
-fi
-MCP_TEST_HTTP_URL=$(awk '$1=="ts-sdk"{print $2}' "$tmp/serve.out")
-MCP_TEST_WS_URL=$(awk '$1=="python-ws"{print $2}' "$tmp/serve.out")
-MCP_TEST_CLOSED_PORT=$(awk '$1=="closed-port"{print $2}' "$tmp/serve.out")
-export MCP_TEST_HTTP_URL MCP_TEST_WS_URL MCP_TEST_CLOSED_PORT
-export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner
-export CHROMEDRIVER=${CHROMEDRIVER:-/usr/bin/chromedriver}
-wasm_test() { cargo test --target wasm32-unknown-unknown --test wasm_driver; }
+wasm_tests() {
+  # Servers for the wasm tests (they cannot spawn processes): URLs are baked in at compile time.
+  tmp=$(mktemp -d)
+  node tests/js/serve.mjs ts-sdk python-ws > "$tmp/serve.out" 2> "$tmp/serve.err" &
+  serve_pid=$!
+  trap 'kill $serve_pid 2>/dev/null; wait $serve_pid 2>/dev/null; rm -rf "$tmp"' EXIT
+  for _ in $(seq 1 300); do grep -q '^READY' "$tmp/serve.out" && break; kill -0 $serve_pid 2>/dev/null || break; sleep 0.2; done
+  if ! grep -q '^READY' "$tmp/serve.out"; then
+    cat "$tmp/serve.err" >&2; echo "test servers did not start" >&2
+    failed=$((failed + 1)); failed_names+=("wasm test servers"); return
+  fi
+  MCP_TEST_HTTP_URL=$(awk '$1=="ts-sdk"{print $2}' "$tmp/serve.out")
+  MCP_TEST_WS_URL=$(awk '$1=="python-ws"{print $2}' "$tmp/serve.out")
+  MCP_TEST_CLOSED_PORT=$(awk '$1=="closed-port"{print $2}' "$tmp/serve.out")
+  export MCP_TEST_HTTP_URL MCP_TEST_WS_URL MCP_TEST_CLOSED_PORT
+  export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner
+  export CHROMEDRIVER=${CHROMEDRIVER:-/usr/bin/chromedriver}
+  local run="cargo test --target wasm32-unknown-unknown --test wasm_driver"
+  stage "wasm (Node, global WebSocket via --experimental-websocket)" env NODE_ARGS=--experimental-websocket $run
+  stage "wasm (headless Chromium)" env WASM_BINDGEN_USE_BROWSER=1 $run
+  stage "wasm (Chromium dedicated worker)" env WASM_BINDGEN_USE_DEDICATED_WORKER=1 $run
+}
 
-stage "wasm (Node, global WebSocket via --experimental-websocket)" env NODE_ARGS=--experimental-websocket bash -c "$(declare -f wasm_test); wasm_test"
-stage "wasm (headless Chromium)" env WASM_BINDGEN_USE_BROWSER=1 bash -c "$(declare -f wasm_test); wasm_test"
-stage "wasm (Chromium dedicated worker)" env WASM_BINDGEN_USE_DEDICATED_WORKER=1 bash -c "$(declare -f wasm_test); wasm_test"
-stage "JS in Node (pkg/ against ts-sdk, python-http, python-ws, rmcp2, rmcp3)" \
+want wasm && wasm_tests
+want node && stage "JS in Node (pkg/ against ts-sdk, python-http, python-ws, rmcp2, rmcp3)" \
   bash -c 'cd tests/js && timeout 900 node --test --test-concurrency=3 node/*.test.mjs'
-stage "JS in a Chromium page (pkg/ against ts-sdk, python-http, python-ws, rmcp2, rmcp3)" \
+want browser && stage "JS in a Chromium page (pkg/ against ts-sdk, python-http, python-ws, rmcp2, rmcp3)" \
   bash -c 'cd tests/js && timeout 600 node --test browser/*.test.mjs'
-
-stage "npm pack → scratch project: Node 20 import + Vite-built page" \
+want pack && stage "npm pack → scratch project: Node 20 import + Vite-built page" \
   bash -c 'cd tests/js && timeout 300 node --test pack/*.test.mjs'
 
 [ "$failed" -gt 0 ] && log "failed stages: ${failed_names[*]}"

@@ -1,19 +1,28 @@
 #!/usr/bin/env bash
 # Runs every test: formatting, clippy (native + wasm32), native tests, the pkg build, wasm tests in Node
-# and headless Chromium, JS-level tests in Node and a real page, the demo end-to-end test and the
-# fault matrix (small batch). Exits non-zero if any stage fails; ends with one summary line.
+# and headless Chromium, JS-level tests in Node and a real page, tab coordination, the demo end-to-end
+# test and the fault matrix (small batch). Exits non-zero if any stage fails; ends with one summary line.
+#
+# The compile-bound stages run one after another; the browser and server stages, which mostly wait on
+# task timers, then run side by side (TEST_JOBS at once, default 3; TEST_JOBS=1 runs them in order).
+# Each of those writes to its own log, printed whole when it ends.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 bash scripts/install.sh || { echo "install failed"; echo "summary: 0 passed, 1 failed"; exit 1; }
+T0=$SECONDS
 
 passed=0; failed=0; failed_names=()
+record() { # name, seconds, exit code
+  if [ "$3" -eq 0 ]; then passed=$((passed + 1)); printf '=== %s: ok (%ss)\n' "$1" "$2"
+  else failed=$((failed + 1)); failed_names+=("$1"); printf '=== %s: FAILED (%ss)\n' "$1" "$2"; fi
+}
 stage() { # name, command...
   local name=$1; shift
   local t0=$SECONDS
   printf '\n\033[1m=== %s ===\033[0m\n' "$name"
-  if "$@"; then passed=$((passed + 1)); printf '=== %s: ok (%ss)\n' "$name" $((SECONDS - t0))
-  else failed=$((failed + 1)); failed_names+=("$name"); printf '=== %s: FAILED (%ss)\n' "$name" $((SECONDS - t0)); fi
+  "$@"
+  record "$name" $((SECONDS - t0)) $?
 }
 
 stage "cargo fmt --check" cargo fmt --all -- --check
@@ -23,12 +32,49 @@ stage "native tests" cargo test --locked
 stage "simulated hour: 1,000 tasks (release, < 1 s)" cargo test --locked --release --lib engine::tests::hour -- --nocapture
 stage "fuzz smoke (20k mutated inputs per decoder)" cargo run --quiet --locked --example fuzz_smoke -- 20000
 stage "build pkg" bash scripts/build.sh
-stage "wasm + JS tests (Node, Chromium)" bash scripts/test-js.sh
-[ -f tests/tabs/tabs.test.mjs ] && stage "tabs + persistence (Chromium)" node --test tests/tabs/
-[ -f tests/e2e/demo.test.mjs ] && stage "demo end-to-end (Chromium)" node --test tests/e2e/
-[ -f tests/faults/run.sh ] && stage "fault matrix (small batch)" bash tests/faults/run.sh --small
+stage "build wasm test binary" cargo test --locked --target wasm32-unknown-unknown --test wasm_driver --no-run
+
+# Side by side, longest first. Each entry: name|command (run by bash -c, bounded by `timeout`).
+side=(
+  "fault matrix (small batch)|bash tests/faults/run.sh --small"
+  "tabs: failover (Chromium)|node --test tests/tabs/failover.test.mjs"
+  "tabs: one poller, catch-up (Chromium)|node --test tests/tabs/polling.test.mjs"
+  "JS in Node|bash scripts/test-js.sh node"
+  "demo end-to-end (Chromium)|node --test tests/e2e/"
+  "wasm in Node, Chromium, worker|bash scripts/test-js.sh wasm"
+  "tabs: persistence, resume (Chromium)|node --test tests/tabs/persistence.test.mjs"
+  "JS in a Chromium page|bash scripts/test-js.sh browser"
+  "npm pack → Node 20 + Vite page|bash scripts/test-js.sh pack"
+)
+jobs_max=${TEST_JOBS:-3}
+logs=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$logs"' EXIT
+declare -A started=()
+shown=()
+running() { jobs -rp | wc -l; }
+show_finished() { # prints every side stage that has ended and was not shown yet
+  local i
+  for i in "${!side[@]}"; do
+    [ -f "$logs/$i.rc" ] || continue
+    [[ " ${shown[*]} " == *" $i "* ]] && continue
+    shown+=("$i")
+    printf '\n\033[1m=== %s ===\033[0m\n' "${side[$i]%%|*}"
+    cat "$logs/$i.log"
+    record "${side[$i]%%|*}" $(($(cat "$logs/$i.end") - started[$i])) "$(cat "$logs/$i.rc")"
+  done
+}
+printf '\n\033[1m=== %s stages side by side (%s at once) ===\033[0m\n' "${#side[@]}" "$jobs_max"
+for i in "${!side[@]}"; do
+  while [ "$(running)" -ge "$jobs_max" ]; do wait -n; show_finished; done
+  started[$i]=$SECONDS
+  ( timeout --kill-after=10 900 bash -c "${side[$i]#*|}" > "$logs/$i.log" 2>&1; rc=$?
+    echo $SECONDS > "$logs/$i.end"; echo $rc > "$logs/$i.rc" ) &
+done
+while [ "$(running)" -gt 0 ]; do wait -n; show_finished; done
+show_finished
 
 echo
-if [ "$failed" -gt 0 ]; then echo "failed stages: ${failed_names[*]}"; fi
+[ "$failed" -gt 0 ] && echo "failed stages: ${failed_names[*]}"
+echo "test time after install: $((SECONDS - T0)) s"
 echo "summary: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

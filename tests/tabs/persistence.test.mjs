@@ -1,0 +1,187 @@
+// Persistence and resume: reloads, tasks that finished while no tab was open, scoping by server and
+// identity, results not stored by default, input routing, and tabs: false. Headless Chromium + the
+// real ts-sdk test server.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { startServer } from "../servers/launch.mjs";
+import { allDone, browser, dones, servePage, sleep, stats, until } from "./harness.mjs";
+
+servePage();
+
+test("reload mid-task: onDone fires exactly once, and never again after another reload", { timeout: 90_000 }, async () => {
+  const server = await startServer("ts-sdk", { args: ["--poll-ms", "500"] });
+  const b = await browser();
+  try {
+    const p = await b.page();
+    await p.evaluate((u) => T.connect(u), server.url);
+    const id = await p.evaluate(() => T.call(0, "long_job", { steps: 4, stepMs: 1000 }));
+    await sleep(1_000);
+    await b.reload(p);
+    await p.evaluate((u) => T.connect(u), server.url);
+    assert.deepEqual(await p.evaluate(() => T.resume()), [id], "resume() re-attaches the unfinished task");
+    const d = await until(() => dones(b.events, id).length > 0, 20_000);
+    assert.ok(d, "the resumed task finished");
+    await sleep(1_000);
+    assert.equal(dones(b.events, id).length, 1);
+    assert.equal(dones(b.events, id)[0].status, "completed");
+    assert.match((await p.evaluate(() => T.results()))[0], /long_job done: 4 steps/);
+
+    await b.reload(p);
+    await p.evaluate((u) => T.connect(u), server.url);
+    assert.deepEqual(await p.evaluate(() => T.resume()), [], "nothing left to resume");
+    await p.evaluate((id) => T.watch(0, id), id);
+    assert.equal(await p.evaluate(() => T.settle(10_000)), 1, "watching the finished task settles");
+    // Results were not stored: the handle gets it from the server again (same session).
+    assert.match((await p.evaluate(() => T.results()))[0], /long_job done: 4 steps/);
+    await sleep(1_000);
+    assert.equal(dones(b.events, id).length, 1, "onDone did not fire again");
+    assert.deepEqual(b.errors, []);
+  } finally {
+    await b.close();
+    await server.stop();
+  }
+});
+
+test("a task that finished while no tab was open fires onDone once on the next load", { timeout: 60_000 }, async () => {
+  const server = await startServer("ts-sdk", { args: ["--poll-ms", "500"] });
+  const b = await browser();
+  try {
+    const p = await b.page();
+    await p.evaluate((u) => T.connect(u), server.url);
+    const id = await p.evaluate(() => T.call(0, "long_job", { steps: 2, stepMs: 800 }));
+    await sleep(300);
+    await p.close();
+    await sleep(3_500);
+    const q = await b.page();
+    await q.evaluate((u) => T.connect(u), server.url);
+    assert.deepEqual(await q.evaluate(() => T.resume()), [id]);
+    assert.ok(await until(() => dones(b.events, id).length > 0, 15_000), "onDone fired");
+    await sleep(1_000);
+    const d = dones(b.events, id);
+    assert.equal(d.length, 1);
+    assert.equal(d[0].status, "completed");
+  } finally {
+    await b.close();
+    await server.stop();
+  }
+});
+
+test("tasks of server A or identity A never appear for server B or identity B", { timeout: 90_000 }, async () => {
+  const [A, B] = await Promise.all([startServer("ts-sdk", { args: ["--no-get"] }), startServer("ts-sdk", { args: ["--no-get"] })]);
+  const b = await browser();
+  try {
+    const p = await b.page();
+    const q = await b.page();
+    const alice = await p.evaluate((u) => T.connect(u, { identity: "alice" }), A.url);
+    const id = await p.evaluate((ci) => T.call(ci, "long_job", { steps: 30, stepMs: 1000 }), alice);
+    const bob = await p.evaluate((u) => T.connect(u, { identity: "bob" }), A.url);
+    const nobody = await p.evaluate((u) => T.connect(u), A.url);
+    const aliceB = await p.evaluate((u) => T.connect(u, { identity: "alice" }), B.url);
+    const alice2 = await q.evaluate((u) => T.connect(u, { identity: "alice" }), A.url);
+    const bob2 = await q.evaluate((u) => T.connect(u, { identity: "bob" }), A.url);
+    await sleep(1_500);
+    assert.deepEqual(await p.evaluate((c) => c.map((i) => T.role(i)), [alice, bob, nobody, aliceB]), ["leader", "leader", "leader", "leader"]);
+    assert.deepEqual(await q.evaluate((c) => c.map((i) => T.role(i)), [alice2, bob2]), ["follower", "follower"]);
+    for (const ci of [bob, nobody, aliceB]) assert.deepEqual(await p.evaluate((ci) => T.resume(ci), ci), [], `client ${ci} sees no task`);
+    assert.deepEqual(await q.evaluate((ci) => T.resume(ci), bob2), []);
+    assert.deepEqual(await q.evaluate((ci) => T.resume(ci), alice2), [id], "the same server and identity sees it (another tab)");
+    await sleep(2_000);
+    // No transition of alice's task reached any client of another scope (channels are per scope too).
+    const leaked = b.events.filter((e) => e.taskId === id && !((e.page === 0 && e.client === alice) || (e.page === 1 && e.client === alice2)));
+    assert.deepEqual(leaked, []);
+    assert.ok(b.events.some((e) => e.type === "status" && e.taskId === id && e.page === 1 && e.client === alice2), "alice's other tab hears about it");
+    // Storage: every record of the task is alice's on server A.
+    const dump = await p.evaluate(() => T.dumpStorage());
+    const rows = dump.indexedDB.filter((r) => r.row.includes(id));
+    assert.ok(rows.length >= 1, "the task is stored");
+    for (const r of rows) {
+      const v = JSON.parse(JSON.parse(r.row).v);
+      assert.equal(v.url, A.url);
+      assert.equal(v.identity, "alice");
+    }
+    // B's server never heard of it.
+    const sb = await stats(B);
+    assert.ok(!sb.requests.some((r) => r.taskId === id));
+  } finally {
+    await b.close();
+    await Promise.all([A.stop(), B.stop()]);
+  }
+});
+
+test("results are not stored unless persistResults is set", { timeout: 90_000 }, async () => {
+  const server = await startServer("ts-sdk", { args: ["--poll-ms", "500"] });
+  const RESULT = "long_job done: 1 steps";
+  const scenario = async (opts) => {
+    const b = await browser();
+    try {
+      const p = await b.page();
+      await p.evaluate(([u, o]) => T.connect(u, o), [server.url, opts]);
+      const id = await p.evaluate(() => T.call(0, "long_job", { steps: 1, stepMs: 200 }));
+      assert.equal(await p.evaluate(() => T.settle(15_000)), 1);
+      assert.match((await p.evaluate(() => T.results()))[0], /long_job done: 1 steps/);
+      await sleep(1_000);
+      const dump = await p.evaluate(() => T.dumpStorage());
+      assert.equal(await p.evaluate(() => T.storage()), "indexedDB");
+      const records = dump.indexedDB.map((r) => JSON.parse(JSON.parse(r.row).v));
+      return { id, records, text: JSON.stringify(dump) };
+    } finally {
+      await b.close();
+    }
+  };
+  try {
+    const plain = await scenario({});
+    const rec = plain.records.find((r) => r.taskId === plain.id);
+    assert.ok(rec, "the task record is stored");
+    assert.equal(rec.status, "completed");
+    assert.equal(rec.fired, true, "with its ledger entry");
+    assert.equal(rec.snapshot.task.outcome, undefined, "no outcome in the record");
+    assert.ok(!plain.text.includes(RESULT), "no result text anywhere in storage");
+    assert.ok(!plain.text.includes("outcome"), "no outcome field anywhere in storage");
+    const opted = await scenario({ persistResults: true });
+    assert.ok(opted.text.includes(RESULT), "persistResults: the result is stored");
+  } finally {
+    await server.stop();
+  }
+});
+
+test("an input request goes to the tab that follows the task; its answer reaches the server", { timeout: 60_000 }, async () => {
+  const server = await startServer("ts-sdk", { args: ["--poll-ms", "500"] });
+  const b = await browser();
+  try {
+    const [p0, p1] = [await b.page(), await b.page()];
+    await p0.evaluate((u) => T.connect(u, { answer: "from the leader" }), server.url);
+    await p1.evaluate((u) => T.connect(u, { answer: "from the follower" }), server.url);
+    assert.equal(await p1.evaluate(() => T.role()), "follower");
+    const id = await p1.evaluate(() => T.call(0, "ask_input", { message: "who?" }));
+    assert.equal(await p1.evaluate(() => T.settle(20_000)), 1);
+    assert.match((await p1.evaluate(() => T.results()))[0], /ask_input got answer: from the follower/);
+    const inputs = b.events.filter((e) => e.type === "input");
+    assert.deepEqual(inputs.map((e) => [e.page, e.taskId, e.method]), [[1, id, "elicitation/create"]]);
+  } finally {
+    await b.close();
+    await server.stop();
+  }
+});
+
+test("without tab coordination (tabs: false) every tab leads, and onDone still fires once", { timeout: 60_000 }, async () => {
+  const server = await startServer("ts-sdk", { args: ["--no-get", "--poll-ms", "500"] });
+  const b = await browser();
+  try {
+    const [p0, p1] = [await b.page(), await b.page()];
+    await p0.evaluate((u) => T.connect(u, { tabs: false }), server.url);
+    const id = await p0.evaluate(() => T.call(0, "long_job", { steps: 3, stepMs: 700 }));
+    await sleep(500);
+    await p1.evaluate((u) => T.connect(u, { tabs: false }), server.url);
+    await p1.evaluate((id) => T.watch(0, id), id);
+    assert.deepEqual(await Promise.all([p0, p1].map((p) => p.evaluate(() => T.role()))), ["leader", "leader"]);
+    assert.deepEqual(await Promise.all([p0, p1].map((p) => p.evaluate(() => T.settle(15_000)))), [1, 1]);
+    await allDone(b.events, [id]);
+    assert.equal(dones(b.events, id).length, 1);
+    // Both tabs polled (no coordination), on the one persisted session.
+    const s = await stats(server);
+    assert.equal(s.byMethod.initialize, 1);
+  } finally {
+    await b.close();
+    await server.stop();
+  }
+});
