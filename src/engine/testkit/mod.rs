@@ -551,6 +551,16 @@ pub(crate) fn drain(e: &mut Engine, now: Millis) -> (Vec<(SendKey, Value)>, Vec<
     }
 }
 
+/// A response head on stream `key`: `status`, the session id if any, no `Retry-After`.
+pub(crate) fn head(key: SendKey, status: u16, session_id: Option<&str>) -> Input {
+    Input::Head {
+        key,
+        status,
+        session_id: session_id.map(str::to_owned),
+        retry_after_ms: None,
+    }
+}
+
 /// Feeds the JSON-RPC result for request `id` on the stream of `key`.
 pub(crate) fn answer(e: &mut Engine, now: Millis, key: SendKey, id: &Value, result: Value) {
     let body = json!({ "jsonrpc": "2.0", "id": id, "result": result }).to_string();
