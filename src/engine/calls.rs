@@ -62,7 +62,8 @@ impl Engine {
         self.calls.remove(&c)
     }
 
-    pub(crate) fn start_call(
+    /// Sends any request; augmented where the dialect and the caller allow.
+    pub fn request(
         &mut self,
         now: Millis,
         method: &str,

@@ -194,18 +194,7 @@ impl Engine {
         let mut params = serde_json::Map::new();
         params.insert("name".into(), Value::from(name));
         params.insert("arguments".into(), arguments);
-        self.start_call(now, "tools/call", Value::Object(params), opts)
-    }
-
-    /// Sends any request; augmented where the dialect and the caller allow.
-    pub fn request(
-        &mut self,
-        now: Millis,
-        method: &str,
-        params: Value,
-        opts: CallOptions,
-    ) -> SubId {
-        self.start_call(now, method, params, opts)
+        self.request(now, "tools/call", Value::Object(params), opts)
     }
 
     /// Follows a task by id (e.g. after a reload); shares polling with every other subscriber.
@@ -243,18 +232,8 @@ impl Engine {
     /// Asks the server to cancel a task (`tasks/cancel`, or the dialect's equivalent).
     pub fn cancel(&mut self, now: Millis, task_id: &str) -> OpId {
         let op = self.new_op();
-        if self.closed {
-            self.reply(op, Err(closed_error()));
-        } else {
-            self.dispatch(
-                now,
-                Purpose::Cancel {
-                    op,
-                    task_id: task_id.to_owned(),
-                },
-            );
-        }
-        op
+        let task_id = task_id.to_owned();
+        self.dispatch_op(now, op, Purpose::Cancel { op, task_id })
     }
 
     /// Answers an input request surfaced as [`Event::Input`].
@@ -267,18 +246,8 @@ impl Engine {
     /// One page of the server's task list (`{tasks, nextCursor?}` in the reply).
     pub fn list_tasks(&mut self, now: Millis, cursor: Option<&str>) -> OpId {
         let op = self.new_op();
-        if self.closed {
-            self.reply(op, Err(closed_error()));
-        } else {
-            self.dispatch(
-                now,
-                Purpose::List {
-                    op,
-                    cursor: cursor.map(str::to_owned),
-                },
-            );
-        }
-        op
+        let cursor = cursor.map(str::to_owned);
+        self.dispatch_op(now, op, Purpose::List { op, cursor })
     }
 
     /// The server's tools, all pages (`{tools}` in the reply); refreshes the taskSupport cache.
@@ -370,6 +339,16 @@ impl Engine {
     fn new_op(&mut self) -> OpId {
         let op = OpId(self.next_op);
         self.next_op += 1;
+        op
+    }
+
+    /// Dispatches `purpose` for operation `op`, or answers `op` with the closed error at once.
+    fn dispatch_op(&mut self, now: Millis, op: OpId, purpose: Purpose) -> OpId {
+        if self.closed {
+            self.reply(op, Err(closed_error()));
+        } else {
+            self.dispatch(now, purpose);
+        }
         op
     }
 

@@ -15,7 +15,8 @@ use crate::protocol::model::Dialect;
 mod methods;
 mod timeline;
 mod wire;
-use wire::{error_msg, header, quick_get, result_msg};
+use super::head;
+use wire::{bare, error_msg, header, quick_get, reply, result_msg};
 
 /// One scripted task on the server.
 #[derive(Debug, Clone)]
@@ -174,19 +175,7 @@ impl FakeServer {
         let msg = match Message::decode(tx.body.as_bytes(), usize::MAX) {
             Ok(m) => m,
             Err(_) => {
-                let replies = vec![
-                    (
-                        0,
-                        Input::Head {
-                            key,
-                            status: 400,
-                            session_id: None,
-                            retry_after_ms: None,
-                        },
-                    ),
-                    (0, Input::Ended { key }),
-                ];
-                return ("(garbage)".into(), None, replies);
+                return ("(garbage)".into(), None, bare(key, 400));
             }
         };
         let (method, task_id) = match &msg {
@@ -211,33 +200,11 @@ impl FakeServer {
             }
             Message::Notification { method, params } => {
                 self.notification(now, &method, params.unwrap_or(Value::Null));
-                vec![
-                    (
-                        0,
-                        Input::Head {
-                            key,
-                            status: 202,
-                            session_id: None,
-                            retry_after_ms: None,
-                        },
-                    ),
-                    (0, Input::Ended { key }),
-                ]
+                bare(key, 202)
             }
             Message::Response { id, .. } | Message::Error { id: Some(id), .. } => {
                 self.answered(now, &id);
-                vec![
-                    (
-                        0,
-                        Input::Head {
-                            key,
-                            status: 202,
-                            session_id: None,
-                            retry_after_ms: None,
-                        },
-                    ),
-                    (0, Input::Ended { key }),
-                ]
+                bare(key, 202)
             }
             Message::Error { id: None, .. } => vec![(0, Input::Ended { key })],
         };
@@ -253,41 +220,12 @@ impl FakeServer {
         if sid.is_some() && sid == self.session.as_deref() {
             return None;
         }
-        let key = tx.key;
-        Some(vec![
-            (
-                0,
-                Input::Head {
-                    key,
-                    status: 404,
-                    session_id: None,
-                    retry_after_ms: None,
-                },
-            ),
-            (0, Input::Ended { key }),
-        ])
+        Some(bare(tx.key, 404))
     }
 
+    /// A 200 answer carrying `body`.
     fn ok(&self, key: SendKey, body: String) -> Replies {
-        vec![
-            (
-                0,
-                Input::Head {
-                    key,
-                    status: 200,
-                    session_id: None,
-                    retry_after_ms: None,
-                },
-            ),
-            (
-                0,
-                Input::Message {
-                    via: Some(key),
-                    body,
-                },
-            ),
-            (0, Input::Ended { key }),
-        ]
+        reply(key, 200, None, body)
     }
 
     fn request(
@@ -307,25 +245,10 @@ impl FakeServer {
                 let r = json!({ "supportedVersions": ["2026-07-28"], "capabilities": { "tools": {} }, "serverInfo": { "name": "fake" } });
                 self.ok(key, result_msg(id, r))
             }
-            (_, "server/discover") => vec![
-                (
-                    0,
-                    Input::Head {
-                        key,
-                        status: 400,
-                        session_id: None,
-                        retry_after_ms: None,
-                    },
-                ),
-                (
-                    0,
-                    Input::Message {
-                        via: Some(key),
-                        body: error_msg(None, -32000, "Bad Request: Server not initialized"),
-                    },
-                ),
-                (0, Input::Ended { key }),
-            ],
+            (_, "server/discover") => {
+                let body = error_msg(None, -32000, "Bad Request: Server not initialized");
+                reply(key, 400, None, body)
+            }
             (Dialect::Modern, "initialize") => {
                 let mut error = RpcError::new(-32022, "Unsupported protocol version");
                 error.data =
@@ -335,25 +258,7 @@ impl FakeServer {
                     error,
                 }
                 .encode();
-                vec![
-                    (
-                        0,
-                        Input::Head {
-                            key,
-                            status: 200,
-                            session_id: Some("ignored".into()),
-                            retry_after_ms: None,
-                        },
-                    ),
-                    (
-                        0,
-                        Input::Message {
-                            via: Some(key),
-                            body,
-                        },
-                    ),
-                    (0, Input::Ended { key }),
-                ]
+                reply(key, 200, Some("ignored"), body)
             }
             (d, "initialize") => {
                 self.sessions += 1;
@@ -370,38 +275,9 @@ impl FakeServer {
                     ),
                 };
                 let r = json!({ "protocolVersion": version, "capabilities": caps, "serverInfo": { "name": "fake" } });
-                vec![
-                    (
-                        0,
-                        Input::Head {
-                            key,
-                            status: 200,
-                            session_id: Some(sid),
-                            retry_after_ms: None,
-                        },
-                    ),
-                    (
-                        0,
-                        Input::Message {
-                            via: Some(key),
-                            body: result_msg(id, r),
-                        },
-                    ),
-                    (0, Input::Ended { key }),
-                ]
+                reply(key, 200, Some(&sid), result_msg(id, r))
             }
-            (_, "tools/list") if take(&mut self.faults.tools_503) => vec![
-                (
-                    0,
-                    Input::Head {
-                        key,
-                        status: 503,
-                        session_id: None,
-                        retry_after_ms: None,
-                    },
-                ),
-                (0, Input::Ended { key }),
-            ],
+            (_, "tools/list") if take(&mut self.faults.tools_503) => bare(key, 503),
             (_, "tools/list") => {
                 let all = self.tools();
                 let start: usize = params
@@ -450,17 +326,7 @@ impl FakeServer {
                 }
                 self.ok(key, result_msg(id, json!({})))
             }
-            (Dialect::Modern, "subscriptions/listen") => {
-                vec![(
-                    0,
-                    Input::Head {
-                        key,
-                        status: 200,
-                        session_id: None,
-                        retry_after_ms: None,
-                    },
-                )]
-            }
+            (Dialect::Modern, "subscriptions/listen") => vec![(0, head(key, 200, None))],
             _ => self.ok(key, error_msg(Some(id), -32601, "Method not found")),
         }
     }

@@ -9,7 +9,9 @@ use crate::engine::api::{
     CallOptions, Config, DialectChoice, End, ErrorKind, Event, Input, InputId, Millis, SendKey,
     SubId,
 };
-use crate::engine::testkit::{answer, drain, feed, Harness, T0};
+use crate::engine::testkit::{
+    accept_initialize, answer, drain, feed, head, read_resource, Harness, T0,
+};
 use crate::engine::Engine;
 use crate::protocol::model::{Dialect, Outcome, TaskStatus};
 
@@ -405,13 +407,7 @@ fn a_503_while_probing_probes_again_quietly() {
         assert_eq!(sent.len(), 1, "attempt {attempt}: {sent:?}");
         assert_eq!(sent[0].1["method"], json!("server/discover"));
         let key = sent[0].0;
-        let head = Input::Head {
-            key,
-            status: 503,
-            session_id: None,
-            retry_after_ms: None,
-        };
-        e.handle_input(now, head);
+        e.handle_input(now, head(key, 503, None));
         e.handle_input(now, Input::Ended { key });
         let (sent, events) = drain(&mut e, now);
         assert!(sent.is_empty(), "no fallback to initialize: {sent:?}");
@@ -426,34 +422,11 @@ fn a_503_while_probing_probes_again_quietly() {
 fn an_id_less_400_not_naming_the_session_fails_the_request_only() {
     let mut e = Engine::new(config(DialectChoice::Legacy, 5_000), 12, T0);
     let (sent, _) = drain(&mut e, T0);
-    let (key, id) = (sent[0].0, sent[0].1["id"].clone());
-    e.handle_input(
-        T0,
-        Input::Head {
-            key,
-            status: 200,
-            session_id: Some("s1".into()),
-            retry_after_ms: None,
-        },
-    );
-    let init = json!({ "protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {} });
-    answer(&mut e, T0, key, &id, init);
+    accept_initialize(&mut e, T0, &sent, "s1", json!({}));
     drain(&mut e, T0);
-    let sub = e.request(
-        T0,
-        "resources/read",
-        json!({ "uri": "x" }),
-        CallOptions::default(),
-    );
-    let (sent, _) = drain(&mut e, T0);
+    let (sub, sent) = read_resource(&mut e, T0);
     let key = sent[0].0;
-    let head = Input::Head {
-        key,
-        status: 400,
-        session_id: None,
-        retry_after_ms: None,
-    };
-    e.handle_input(T0, head);
+    e.handle_input(T0, head(key, 400, None));
     let bad = json!({ "jsonrpc": "2.0", "id": null, "error": { "code": -32600, "message": "Bad Request: invalid request" } });
     feed(&mut e, T0, Some(key), bad);
     let (sent, events) = drain(&mut e, T0);

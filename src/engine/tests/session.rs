@@ -3,10 +3,8 @@
 
 use serde_json::{json, Value};
 
-use crate::engine::api::{
-    CallOptions, Config, DialectChoice, Event, Input, Output, SendKey, TransportError,
-};
-use crate::engine::testkit::{answer, drain, feed, T0};
+use crate::engine::api::{Config, DialectChoice, Event, Input, Output, SendKey, TransportError};
+use crate::engine::testkit::{accept_initialize, drain, feed, head, read_resource, T0};
 use crate::engine::Engine;
 use crate::protocol::model::Dialect;
 
@@ -32,24 +30,8 @@ fn legacy_ready() -> Engine {
     let mut e = engine(DialectChoice::Legacy);
     let (sent, _) = drain(&mut e, T0);
     assert_eq!(method(&sent, 0), "initialize");
-    let (key, id) = (sent[0].0, sent[0].1["id"].clone());
-    e.handle_input(
-        T0,
-        Input::Head {
-            key,
-            status: 200,
-            session_id: Some("s1".into()),
-            retry_after_ms: None,
-        },
-    );
     let caps = json!({ "tasks": { "requests": { "tools": { "call": {} } } } });
-    answer(
-        &mut e,
-        T0,
-        key,
-        &id,
-        json!({ "protocolVersion": "2025-11-25", "capabilities": caps, "serverInfo": {} }),
-    );
+    accept_initialize(&mut e, T0, &sent, "s1", caps);
     e
 }
 
@@ -59,15 +41,7 @@ fn a_modern_error_to_the_probe_means_modern() {
     let (sent, _) = drain(&mut e, T0);
     assert_eq!(method(&sent, 0), "server/discover");
     let (key, id) = (sent[0].0, sent[0].1["id"].clone());
-    e.handle_input(
-        T0,
-        Input::Head {
-            key,
-            status: 400,
-            session_id: None,
-            retry_after_ms: None,
-        },
-    );
+    e.handle_input(T0, head(key, 400, None));
     let error = json!({ "code": -32021, "message": "missing capability", "data": {} });
     feed(
         &mut e,
@@ -122,13 +96,7 @@ fn a_network_failure_while_probing_retries_instead_of_guessing() {
 #[test]
 fn an_id_less_400_on_a_session_reinitializes_and_resends() {
     let mut e = legacy_ready();
-    let sub = e.request(
-        T0,
-        "resources/read",
-        json!({ "uri": "x" }),
-        CallOptions::default(),
-    );
-    let (sent, _) = drain(&mut e, T0);
+    let (sub, sent) = read_resource(&mut e, T0);
     let read = sent
         .iter()
         .find(|(_, b)| b["method"] == json!("resources/read"))
@@ -136,15 +104,7 @@ fn an_id_less_400_on_a_session_reinitializes_and_resends() {
     let Some((key, _)) = read else {
         panic!("{sent:?}")
     };
-    e.handle_input(
-        T0,
-        Input::Head {
-            key,
-            status: 400,
-            session_id: None,
-            retry_after_ms: None,
-        },
-    );
+    e.handle_input(T0, head(key, 400, None));
     let body = json!({ "jsonrpc": "2.0", "id": null, "error": { "code": -32000, "message": "Bad Request: No valid session ID provided" } });
     feed(&mut e, T0, Some(key), body);
     let (sent, events) = drain(&mut e, T0);
@@ -152,23 +112,7 @@ fn an_id_less_400_on_a_session_reinitializes_and_resends() {
     assert!(!events
         .iter()
         .any(|ev| matches!(ev, Event::Done { sub: s, .. } if *s == sub)));
-    let (key, id) = (sent[0].0, sent[0].1["id"].clone());
-    e.handle_input(
-        T0,
-        Input::Head {
-            key,
-            status: 200,
-            session_id: Some("s2".into()),
-            retry_after_ms: None,
-        },
-    );
-    answer(
-        &mut e,
-        T0,
-        key,
-        &id,
-        json!({ "protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {} }),
-    );
+    accept_initialize(&mut e, T0, &sent, "s2", json!({}));
     let (sent, _) = drain(&mut e, T0);
     assert!(
         sent.iter()

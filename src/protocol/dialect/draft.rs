@@ -8,9 +8,10 @@
 use serde_json::{Map, Value};
 
 use super::common::{self, FieldNames};
+use super::session::SessionDialect;
 use super::{
-    CallReply, Codec, Dialect, Id, InputRequest, Message, Outgoing, ProtocolError, RpcError,
-    SessionInfo, Task, TaskAugment, TaskNotice,
+    CallReply, Dialect, Id, Outgoing, ProtocolError, RpcError, SessionInfo, Task, TaskAugment,
+    TaskNotice,
 };
 use crate::protocol::jsonrpc::codes;
 use crate::protocol::model::{Outcome, TaskStatus};
@@ -29,7 +30,7 @@ const NAMES: FieldNames = FieldNames {
     poll_interval: &["pollFrequency"],
 };
 
-/// The draft [`Codec`].
+/// The draft [`Codec`](super::Codec).
 pub struct Draft;
 
 /// Parses a draft task (`tasks/get`, list entries). A `failed` task's `error` (a message string,
@@ -54,12 +55,7 @@ pub fn parse_task(value: &Value) -> Result<Task, ProtocolError> {
     Ok(task)
 }
 
-/// Session headers plus related-task `_meta` on a `{taskId}` request, as the SEP shows.
-fn task_request(s: &SessionInfo, method: &str, task_id: &str) -> Outgoing {
-    let params = related(common::task_id_params(task_id), task_id);
-    common::request(method, params, common::session_headers(s))
-}
-
+/// `params` with related-task `_meta` naming `task_id`.
 fn related(params: Value, task_id: &str) -> Value {
     common::with_meta(
         params,
@@ -67,28 +63,14 @@ fn related(params: Value, task_id: &str) -> Value {
     )
 }
 
-impl Codec for Draft {
-    fn dialect(&self) -> Dialect {
-        Dialect::Draft
-    }
-
-    fn build_initialize(&self, s: &SessionInfo) -> Option<Outgoing> {
-        Some(common::initialize(s, PROTOCOL_VERSION))
-    }
-
-    fn build_initialized(&self, s: &SessionInfo) -> Option<Outgoing> {
-        Some(common::initialized(s))
-    }
+impl SessionDialect for Draft {
+    const DIALECT: Dialect = Dialect::Draft;
+    const PROTOCOL_VERSION: &'static str = PROTOCOL_VERSION;
+    const RELATED_TASK: &'static str = RELATED_TASK;
 
     /// Augments only when the engine supplied the task id (`TaskAugment::task_id`).
-    fn build_request(
-        &self,
-        s: &SessionInfo,
-        method: &str,
-        params: Value,
-        task: Option<&TaskAugment>,
-    ) -> Outgoing {
-        let params = match task.and_then(|t| t.task_id.as_deref().map(|id| (id, t.ttl_ms))) {
+    fn augment(params: Value, task: Option<&TaskAugment>) -> Value {
+        match task.and_then(|t| t.task_id.as_deref().map(|id| (id, t.ttl_ms))) {
             Some((task_id, keep_alive)) => {
                 let mut meta = Map::new();
                 meta.insert("taskId".into(), Value::from(task_id));
@@ -98,39 +80,32 @@ impl Codec for Draft {
                 common::with_meta(params, [(TASK.to_owned(), Value::Object(meta))])
             }
             None => params,
-        };
-        common::request(method, params, common::session_headers(s))
+        }
     }
 
     /// The original response is always the request's own result in this dialect.
-    fn parse_call_reply(&self, result: Value) -> Result<CallReply, ProtocolError> {
+    fn parse_call_reply(result: Value) -> Result<CallReply, ProtocolError> {
         common::as_object(&result, "result")?;
         Ok(CallReply::Complete(result))
     }
 
-    fn build_get(&self, s: &SessionInfo, task_id: &str) -> Outgoing {
-        task_request(s, "tasks/get", task_id)
+    fn parse_get(result: &Value) -> Result<Task, ProtocolError> {
+        parse_task(result)
     }
 
-    fn parse_get(&self, result: Value) -> Result<Task, ProtocolError> {
-        parse_task(&result)
+    fn parse_list_entry(value: &Value) -> Result<Task, ProtocolError> {
+        parse_task(value)
     }
 
-    fn build_result(&self, s: &SessionInfo, task_id: &str) -> Option<Outgoing> {
-        Some(task_request(s, "tasks/result", task_id))
-    }
-
-    fn build_list(&self, s: &SessionInfo, cursor: Option<&str>) -> Option<Outgoing> {
-        Some(common::list_request(s, cursor))
-    }
-
-    fn parse_list(&self, result: Value) -> Result<(Vec<Task>, Option<String>), ProtocolError> {
-        common::parse_task_page(&result, parse_task)
+    /// Session headers plus related-task `_meta`, as the SEP shows.
+    fn task_request(s: &SessionInfo, method: &str, task_id: &str) -> Outgoing {
+        let params = related(common::task_id_params(task_id), task_id);
+        common::request(method, params, common::session_headers(s))
     }
 
     /// `notifications/cancelled {requestId}` for the original request; without `original` the
     /// notification carries only the related-task `_meta`.
-    fn build_cancel(&self, s: &SessionInfo, task_id: &str, original: Option<&Id>) -> Outgoing {
+    fn build_cancel(s: &SessionInfo, task_id: &str, original: Option<&Id>) -> Outgoing {
         let mut params = Map::new();
         if let Some(id) = original {
             params.insert("requestId".into(), Value::from(id));
@@ -143,18 +118,7 @@ impl Codec for Draft {
         )
     }
 
-    fn build_input_answer(
-        &self,
-        _s: &SessionInfo,
-        task_id: Option<&str>,
-        request: &InputRequest,
-        server_id: Option<&Id>,
-        answer: Result<Value, RpcError>,
-    ) -> Message {
-        common::answer_response(RELATED_TASK, task_id, request, server_id, answer)
-    }
-
-    fn parse_notification(&self, method: &str, params: Option<&Value>) -> Option<TaskNotice> {
+    fn parse_notification(method: &str, params: Option<&Value>) -> Option<TaskNotice> {
         match method {
             CREATED_NOTIFICATION => {
                 let task_id = common::related_task_id(params?, RELATED_TASK)?;
@@ -164,20 +128,8 @@ impl Codec for Draft {
         }
     }
 
-    fn related_task(&self, params_or_result: &Value) -> Option<String> {
-        common::related_task_id(params_or_result, RELATED_TASK)
-    }
-
-    fn build_listen(&self, _s: &SessionInfo, _task_ids: &[String]) -> Option<Outgoing> {
-        None
-    }
-
-    fn build_delete(&self, s: &SessionInfo, task_id: &str) -> Option<Outgoing> {
-        Some(task_request(s, "tasks/delete", task_id))
-    }
-
-    fn message_headers(&self, s: &SessionInfo, _message: &Message) -> Vec<(String, String)> {
-        common::session_headers(s)
+    fn build_delete(s: &SessionInfo, task_id: &str) -> Option<Outgoing> {
+        Some(Self::task_request(s, "tasks/delete", task_id))
     }
 }
 

@@ -6,9 +6,9 @@
 use serde_json::{Map, Value};
 
 use super::common::{self, FieldNames};
+use super::session::SessionDialect;
 use super::{
-    CallReply, Codec, Dialect, Id, InputRequest, Message, Outgoing, ProtocolError, RpcError,
-    SessionInfo, Task, TaskAugment, TaskNotice,
+    CallReply, Dialect, Id, Outgoing, ProtocolError, SessionInfo, Task, TaskAugment, TaskNotice,
 };
 
 /// The protocol version legacy `initialize` asks for.
@@ -24,7 +24,7 @@ const NAMES: FieldNames = FieldNames {
     poll_interval: &["pollInterval", "pollIntervalMs"],
 };
 
-/// The legacy [`Codec`].
+/// The legacy [`Codec`](super::Codec).
 pub struct Legacy;
 
 /// Parses a legacy task object (`tasks/get`, `tasks/cancel`, list entries, status pushes).
@@ -32,44 +32,14 @@ pub fn parse_task(value: &Value) -> Result<Task, ProtocolError> {
     common::parse_task(value, &NAMES)
 }
 
-/// A `tasks/get` style result: the task flat, or (tolerated) nested under `task`.
-fn parse_task_result(result: &Value) -> Result<Task, ProtocolError> {
-    let obj = common::as_object(result, "task result")?;
-    match obj.get("task") {
-        Some(nested @ Value::Object(_)) if !obj.contains_key("taskId") => parse_task(nested),
-        _ => parse_task(result),
-    }
-}
+impl SessionDialect for Legacy {
+    const DIALECT: Dialect = Dialect::Legacy;
+    const PROTOCOL_VERSION: &'static str = PROTOCOL_VERSION;
+    const RELATED_TASK: &'static str = RELATED_TASK;
 
-fn task_request(s: &SessionInfo, method: &str, task_id: &str) -> Outgoing {
-    common::request(
-        method,
-        common::task_id_params(task_id),
-        common::session_headers(s),
-    )
-}
-
-impl Codec for Legacy {
-    fn dialect(&self) -> Dialect {
-        Dialect::Legacy
-    }
-
-    fn build_initialize(&self, s: &SessionInfo) -> Option<Outgoing> {
-        Some(common::initialize(s, PROTOCOL_VERSION))
-    }
-
-    fn build_initialized(&self, s: &SessionInfo) -> Option<Outgoing> {
-        Some(common::initialized(s))
-    }
-
-    fn build_request(
-        &self,
-        s: &SessionInfo,
-        method: &str,
-        params: Value,
-        task: Option<&TaskAugment>,
-    ) -> Outgoing {
-        let params = match (task, common::params_object(params)) {
+    /// `params.task = {ttl?}`; non-task params only lose a `null` (sent as `{}`).
+    fn augment(params: Value, task: Option<&TaskAugment>) -> Value {
+        match (task, common::params_object(params)) {
             (Some(augment), Ok(mut obj)) => {
                 let mut meta = Map::new();
                 if let Some(ttl) = augment.ttl_ms {
@@ -80,11 +50,10 @@ impl Codec for Legacy {
             }
             (_, Ok(obj)) => Value::Object(obj),
             (_, Err(other)) => other,
-        };
-        common::request(method, params, common::session_headers(s))
+        }
     }
 
-    fn parse_call_reply(&self, result: Value) -> Result<CallReply, ProtocolError> {
+    fn parse_call_reply(result: Value) -> Result<CallReply, ProtocolError> {
         let obj = common::as_object(&result, "result")?;
         if obj.get("resultType").and_then(Value::as_str) == Some("task") {
             // A hybrid server answering with the modern flat shape.
@@ -96,58 +65,36 @@ impl Codec for Legacy {
         }
     }
 
-    fn build_get(&self, s: &SessionInfo, task_id: &str) -> Outgoing {
-        task_request(s, "tasks/get", task_id)
+    /// The task flat, or (tolerated) nested under `task`.
+    fn parse_get(result: &Value) -> Result<Task, ProtocolError> {
+        let obj = common::as_object(result, "task result")?;
+        match obj.get("task") {
+            Some(nested @ Value::Object(_)) if !obj.contains_key("taskId") => parse_task(nested),
+            _ => parse_task(result),
+        }
     }
 
-    fn parse_get(&self, result: Value) -> Result<Task, ProtocolError> {
-        parse_task_result(&result)
+    fn parse_list_entry(value: &Value) -> Result<Task, ProtocolError> {
+        parse_task(value)
     }
 
-    fn build_result(&self, s: &SessionInfo, task_id: &str) -> Option<Outgoing> {
-        Some(task_request(s, "tasks/result", task_id))
+    fn task_request(s: &SessionInfo, method: &str, task_id: &str) -> Outgoing {
+        common::request(
+            method,
+            common::task_id_params(task_id),
+            common::session_headers(s),
+        )
     }
 
-    fn build_list(&self, s: &SessionInfo, cursor: Option<&str>) -> Option<Outgoing> {
-        Some(common::list_request(s, cursor))
+    fn build_cancel(s: &SessionInfo, task_id: &str, _original: Option<&Id>) -> Outgoing {
+        Self::task_request(s, "tasks/cancel", task_id)
     }
 
-    fn parse_list(&self, result: Value) -> Result<(Vec<Task>, Option<String>), ProtocolError> {
-        common::parse_task_page(&result, parse_task)
-    }
-
-    fn build_cancel(&self, s: &SessionInfo, task_id: &str, _original: Option<&Id>) -> Outgoing {
-        task_request(s, "tasks/cancel", task_id)
-    }
-
-    fn build_input_answer(
-        &self,
-        _s: &SessionInfo,
-        task_id: Option<&str>,
-        request: &InputRequest,
-        server_id: Option<&Id>,
-        answer: Result<Value, RpcError>,
-    ) -> Message {
-        common::answer_response(RELATED_TASK, task_id, request, server_id, answer)
-    }
-
-    fn parse_notification(&self, method: &str, params: Option<&Value>) -> Option<TaskNotice> {
+    fn parse_notification(method: &str, params: Option<&Value>) -> Option<TaskNotice> {
         match method {
             STATUS_NOTIFICATION => parse_task(params?).ok().map(TaskNotice::Status),
             _ => None,
         }
-    }
-
-    fn related_task(&self, params_or_result: &Value) -> Option<String> {
-        common::related_task_id(params_or_result, RELATED_TASK)
-    }
-
-    fn build_listen(&self, _s: &SessionInfo, _task_ids: &[String]) -> Option<Outgoing> {
-        None
-    }
-
-    fn message_headers(&self, s: &SessionInfo, _message: &Message) -> Vec<(String, String)> {
-        common::session_headers(s)
     }
 }
 

@@ -13,6 +13,7 @@ mod common;
 pub mod draft;
 pub mod legacy;
 pub mod modern;
+mod session;
 #[cfg(test)]
 mod test_support;
 

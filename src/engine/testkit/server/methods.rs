@@ -3,7 +3,8 @@
 
 use serde_json::{json, Value};
 
-use super::wire::{error_msg, iso, related_key, result_msg};
+use super::super::head;
+use super::wire::{error_msg, iso, related_key, reply, result_msg};
 use super::{take, FakeServer, FakeTask, Replies};
 use crate::engine::api::{Input, Millis, SendKey, TransportError};
 use crate::protocol::jsonrpc::Id;
@@ -95,15 +96,7 @@ impl FakeServer {
             Dialect::Draft => {
                 let note = json!({ "jsonrpc": "2.0", "method": "notifications/tasks/created", "params": { "_meta": { related_key(Dialect::Draft): { "taskId": task_id } } } });
                 vec![
-                    (
-                        0,
-                        Input::Head {
-                            key,
-                            status: 200,
-                            session_id: None,
-                            retry_after_ms: None,
-                        },
-                    ),
+                    (0, head(key, 200, None)),
                     (
                         0,
                         Input::Message {
@@ -155,25 +148,7 @@ impl FakeServer {
         }
         if take(&mut self.faults.bad_gets) {
             let body = error_msg(None, -32600, "Bad Request: invalid request");
-            return vec![
-                (
-                    0,
-                    Input::Head {
-                        key,
-                        status: 400,
-                        session_id: None,
-                        retry_after_ms: None,
-                    },
-                ),
-                (
-                    0,
-                    Input::Message {
-                        via: Some(key),
-                        body,
-                    },
-                ),
-                (0, Input::Ended { key }),
-            ];
+            return reply(key, 400, None, body);
         }
         if take(&mut self.faults.throttled_gets) {
             return vec![
@@ -190,15 +165,7 @@ impl FakeServer {
             ];
         }
         if roll < self.faults.silence {
-            return vec![(
-                0,
-                Input::Head {
-                    key,
-                    status: 200,
-                    session_id: None,
-                    retry_after_ms: None,
-                },
-            )];
+            return vec![(0, head(key, 200, None))];
         }
         if roll < self.faults.silence + self.faults.transport {
             let error = TransportError {
@@ -253,15 +220,7 @@ impl FakeServer {
             };
         }
         self.blocked.entry(t.clone()).or_default().push((key, id));
-        let mut out = vec![(
-            0,
-            Input::Head {
-                key,
-                status: 200,
-                session_id: None,
-                retry_after_ms: None,
-            },
-        )];
+        let mut out = vec![(0, head(key, 200, None))];
         out.extend(self.process(now, &t));
         out
     }

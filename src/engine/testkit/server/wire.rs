@@ -1,9 +1,11 @@
-//! The fake server's wire shapes: timestamps, task objects per dialect, JSON-RPC envelopes.
+//! The fake server's wire shapes: timestamps, task objects per dialect, JSON-RPC envelopes and
+//! the HTTP answers that carry them.
 
 use serde_json::{json, Map, Value};
 
-use super::{FakeServer, FakeTask};
-use crate::engine::api::{Millis, Transmit};
+use super::super::head;
+use super::{FakeServer, FakeTask, Replies};
+use crate::engine::api::{Input, Millis, SendKey, Transmit};
 use crate::protocol::jsonrpc::{Id, Message, RpcError};
 use crate::protocol::model::Dialect;
 
@@ -34,6 +36,26 @@ pub(super) fn related_key(d: Dialect) -> &'static str {
         Dialect::Draft => "modelcontextprotocol.io/related-task",
         _ => "io.modelcontextprotocol/related-task",
     }
+}
+
+/// An HTTP answer without a body: the head, then the end of the stream.
+pub(super) fn bare(key: SendKey, status: u16) -> Replies {
+    vec![(0, head(key, status, None)), (0, Input::Ended { key })]
+}
+
+/// An HTTP answer with one message: the head (opening `session_id`, if any), `body`, the end.
+pub(super) fn reply(key: SendKey, status: u16, session_id: Option<&str>, body: String) -> Replies {
+    vec![
+        (0, head(key, status, session_id)),
+        (
+            0,
+            Input::Message {
+                via: Some(key),
+                body,
+            },
+        ),
+        (0, Input::Ended { key }),
+    ]
 }
 
 pub(super) fn result_msg(id: Id, result: Value) -> String {

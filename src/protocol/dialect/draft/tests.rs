@@ -1,6 +1,7 @@
 use serde_json::json;
 
 use super::super::test_support::{headers, Fixture};
+use super::super::{Codec, InputRequest, Message};
 use super::*;
 
 fn fx() -> Fixture {

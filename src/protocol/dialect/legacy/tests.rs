@@ -1,6 +1,7 @@
 use serde_json::json;
 
 use super::super::test_support::{headers, Fixture};
+use super::super::{Codec, InputRequest, Message, RpcError};
 use super::*;
 use crate::protocol::model::{Outcome, TaskStatus};
 
