@@ -83,6 +83,7 @@ impl Engine {
         };
         if let Some(e) = self.tasks.get_mut(&t) {
             e.poll.in_flight = false;
+            e.poll.last_answered = Some(now);
             e.poll.errors = 0;
         }
         self.schedule_poll(now, &t, Source::Poll);

@@ -144,11 +144,7 @@ impl Engine {
             if entry.poll.in_flight {
                 return;
             }
-            let floor = scheduler::floor(entry.server_interval());
-            let at = entry
-                .poll
-                .last_sent
-                .map_or(now, |last| now.max(last.saturating_add(floor)));
+            let at = (entry.poll).earliest_next(now, scheduler::floor(entry.server_interval()));
             if at > now {
                 return self
                     .timers

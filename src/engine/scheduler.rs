@@ -158,8 +158,20 @@ pub(crate) struct PollState {
     pub(crate) errors: u32,
     /// When the last status request went out.
     pub(crate) last_sent: Option<Millis>,
+    /// When the last status answer came back.
+    pub(crate) last_answered: Option<Millis>,
     /// A status request is queued or in flight.
     pub(crate) in_flight: bool,
+}
+
+impl PollState {
+    /// The earliest time from `now` that the next status request may go out, `floor` after the
+    /// last one was sent or answered, whichever is later: a request that waited in the browser
+    /// reached the server late, and the server must still see the spacing it asked for.
+    pub(crate) fn earliest_next(&self, now: Millis, floor: Millis) -> Millis {
+        let last = self.last_sent.max(self.last_answered);
+        last.map_or(now, |last| now.max(last.saturating_add(floor)))
+    }
 }
 
 /// The server's minimum spacing, or ours when it gives none.

@@ -305,11 +305,9 @@ impl Engine {
         if e.subs.is_empty() || e.is_terminal() || e.poll.in_flight {
             return;
         }
-        let floor = scheduler::floor(e.server_interval());
         let at = e
             .poll
-            .last_sent
-            .map_or(now, |last| now.max(last.saturating_add(floor)));
+            .earliest_next(now, scheduler::floor(e.server_interval()));
         self.timers
             .set_earlier(Timer::Task(TaskTimer::Poll, e.slot), at);
     }
@@ -367,6 +365,7 @@ impl Engine {
             return;
         };
         entry.poll.in_flight = false;
+        entry.poll.last_answered = Some(now);
         let known = entry.known;
         let terminal = entry.is_terminal();
         let parsed = match res {

@@ -120,6 +120,11 @@ pub(crate) struct Harness<S: World = FakeServer> {
     rng: Rng,
     /// Delivery latency bounds (ms).
     pub(crate) latency: (Millis, Millis),
+    /// How long a transmission takes to reach the server, bounds in ms (a busy page, a request
+    /// queued in the browser): the server sees it, and logs its poll, that much later.
+    pub(crate) request_delay: (Millis, Millis),
+    /// Transmissions on their way to the server: (arrival time, transmission).
+    arriving: Vec<(Millis, Transmit)>,
     /// Answer every input request at once with an accepting elicitation result.
     pub(crate) auto_answer: bool,
     /// Keep the event log (off for long simulations).
@@ -175,6 +180,8 @@ impl<S: World> Harness<S> {
             wake: T0,
             rng: Rng::new(seed.wrapping_mul(31).wrapping_add(7)),
             latency: (5, 30),
+            request_delay: (0, 0),
+            arriving: Vec::new(),
             auto_answer: true,
             record: true,
             polled: HashMap::default(),
@@ -203,6 +210,16 @@ impl<S: World> Harness<S> {
             }
             self.open.insert(t.key);
         }
+        if self.request_delay.1 > 0 {
+            let at = self.now + self.rng.between(self.request_delay.0, self.request_delay.1);
+            self.arriving.push((at, t));
+            return;
+        }
+        self.arrive(t);
+    }
+
+    /// A transmission reaches the server now.
+    fn arrive(&mut self, t: Transmit) {
         let (method, task_id, replies) = self.server.handle(self.now, &t);
         if let (true, Some(task)) = (method == "tasks/get", &task_id) {
             self.track_get(t.key, task);
@@ -226,6 +243,7 @@ impl<S: World> Harness<S> {
         if !self.results_open.is_empty() {
             self.results_open.remove(&key);
         }
+        self.arriving.retain(|(_, t)| t.key != key);
         if self.pool.is_none() {
             return;
         }
@@ -353,6 +371,7 @@ impl<S: World> Harness<S> {
             }
             // The link is gone: whatever was in flight on it is lost.
             Input::Connection { up: false } => {
+                self.arriving.clear();
                 for p in &mut self.polls {
                     p.in_flight = None;
                 }
@@ -368,9 +387,11 @@ impl<S: World> Harness<S> {
         for _ in 0..50_000_000u64 {
             self.pump();
             let next_delivery = self.queue.peek().map(|d| d.at);
+            let next_arrival = self.arriving.iter().map(|(at, _)| *at).min();
             let next = [
                 Some(self.wake),
                 next_delivery,
+                next_arrival,
                 self.server.next_event(self.now),
             ]
             .into_iter()
@@ -386,6 +407,14 @@ impl<S: World> Harness<S> {
                 return;
             }
             self.now = next;
+            while let Some(i) = (self.arriving.iter().enumerate())
+                .filter(|(_, (at, _))| *at <= self.now)
+                .min_by_key(|(_, (at, _))| *at)
+                .map(|(i, _)| i)
+            {
+                let (_, t) = self.arriving.remove(i);
+                self.arrive(t);
+            }
             while self.queue.peek().is_some_and(|d| d.at <= self.now) {
                 for input in self.queue.pop().map(|d| d.inputs).unwrap_or_default() {
                     self.deliver(input);

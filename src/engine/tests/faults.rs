@@ -141,6 +141,28 @@ fn an_input_burst_fits_a_six_stream_pool() {
     assert!(h.violations.is_empty(), "{:?}", h.violations);
 }
 
+/// Seen in the browser matrix (input-burst × rmcp3, page under load): a poll reached the server
+/// late, and the poll asked right after the input answer went out one interval after the late
+/// poll was *sent*, under the interval as the server saw it. The floor counts from the answer.
+#[test]
+fn polls_after_input_answers_keep_the_interval_as_the_server_sees_it() {
+    for seed in 0..8 {
+        let mut h = modern(70 + seed);
+        h.request_delay = (0, 400);
+        let args = json!({ "ms": 3_000, "input": true, "interval": 1_000 });
+        let subs: Vec<SubId> = (0..8).map(|_| h.call("job", args.clone())).collect();
+        h.run_for(60_000);
+        assert_eq!(h.inputs_seen(), 8, "seed {seed}");
+        for sub in subs {
+            assert!(completed(&h, sub), "seed {seed}: {sub:?}");
+        }
+        let intervals = h.server.intervals.clone();
+        let spacing = h.check_poll_spacing(|t| intervals.get(t).copied().flatten());
+        assert_eq!(spacing, Ok(()), "seed {seed}");
+        assert!(h.violations.is_empty(), "{:?}", h.violations);
+    }
+}
+
 #[test]
 fn the_blocking_result_cap_is_configurable() {
     let cfg = Config {

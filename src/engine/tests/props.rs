@@ -91,6 +91,7 @@ fn harness(kind: u8, seed: u64) -> Harness {
     };
     let mut h = Harness::with_config(cfg, server, seed);
     h.latency = (1, 400);
+    h.request_delay = (0, 300);
     h
 }
 
