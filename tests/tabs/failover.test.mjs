@@ -82,7 +82,8 @@ for (const [name, silent, limit] of [
     try {
       const [p0, p1] = [await b.page(), await b.page()];
       await p0.evaluate((u) => T.connect(u), server.url);
-      const ids = await p0.evaluate(() => T.callMany(0, 5, "long_job", { steps: 15, stepMs: 1000 }));
+      // Long enough to still run after the freeze, the handover and the thaw on a loaded machine.
+      const ids = await p0.evaluate(() => T.callMany(0, 5, "long_job", { steps: 22, stepMs: 1000 }));
       await p1.evaluate((u) => T.connect(u), server.url);
       await p1.evaluate((ids) => T.watchMany(0, ids), ids);
       assert.equal(await p1.evaluate(() => T.role()), "follower");
@@ -98,6 +99,8 @@ for (const [name, silent, limit] of [
       // Thawed: the old leader follows (its engine is gone; one session keeps polling).
       assert.equal(await until(() => p0.evaluate(() => T.role()).then((r) => (r === "follower" ? r : null)), 20_000), "follower");
       await resetStats(server);
+      const polled = await until(async () => (await stats(server)).requests.some((r) => r.method === "tasks/get"), 10_000);
+      assert.ok(polled, "the tasks are still polled after the thaw");
       await sleep(3_000);
       const s = await stats(server);
       assert.equal(new Set(s.requests.filter((r) => r.method === "tasks/get").map((r) => r.session)).size, 1);
