@@ -36,7 +36,7 @@ stage "build wasm test binary" cargo test --locked --target wasm32-unknown-unkno
 
 # Side by side, longest first. Each entry: name|command (run by bash -c, bounded by `timeout`).
 side=(
-  "fault matrix (small batch)|bash tests/faults/run.sh --small"
+  "fault matrix (small batch)|bash tests/faults/run.sh --small --no-write"
   "tabs: failover (Chromium)|node --test tests/tabs/failover.test.mjs"
   "tabs: one poller, catch-up (Chromium)|node --test tests/tabs/polling.test.mjs"
   "JS in Node|bash scripts/test-js.sh node"
