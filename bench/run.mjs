@@ -1,7 +1,7 @@
 // Side-by-side benchmark: our pkg/ vs @modelcontextprotocol/sdk@1.32.2 (client.experimental.tasks) vs
 // @modelcontextprotocol/ext-tasks@0.2.2 on @modelcontextprotocol/client@2.4.0, same servers, same run.
 // Writes bench/results/latest.md (+ latest.json). Usage: node run.mjs [--only=a,b] [--quick]
-//   phases: bundle, counts, latency, real, node-tp, chromium
+//   phases: bundle, counts, latency, real, node-tp, chromium, tabs
 import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync, readFileSync, existsSync, createWriteStream } from "node:fs";
 import os from "node:os";
@@ -54,8 +54,24 @@ const STACKS = [
 const haveOurs = oursAvailable();
 const stacksNow = STACKS.filter((s) => s.stack !== "ours" || haveOurs);
 const fastKind = (d) => (d === "legacy" ? "fast-legacy" : "fast-modern");
-const R = { meta: {}, notes: [], bundle: null, counts: {}, latency: {}, real: {}, nodeTp: {}, chromeTp: {}, scale: {} };
+const R = { meta: {}, notes: [], bundle: null, counts: {}, tabs: {}, latency: {}, real: {}, nodeTp: {}, chromeTp: {}, scale: {} };
 const key = (s, d, push) => `${s}|${d}|${push ? "on" : "off"}`;
+
+/** Harness bundles, the static server and a fresh Chromium for `fn`; closed after it. */
+async function withChromium(fn) {
+  const { startStatic } = await import("./lib/static.mjs");
+  const browser = await import("./browser/chromium.mjs");
+  await buildHarnesses();
+  const st = await startStatic();
+  const chrome = await browser.launchChromium();
+  R.meta.chromium = chrome.version;
+  try {
+    await fn({ ...browser, chrome, staticUrl: st.url });
+  } finally {
+    await chrome.close();
+    await st.stop();
+  }
+}
 
 const daemon = await startDaemon();
 let daemon2;
@@ -187,13 +203,7 @@ try {
 
   // ---- Chromium: throughput and 10,000-task scale ----
   if (want("chromium")) {
-    const { startStatic } = await import("./lib/static.mjs");
-    const { launchChromium, scaleFigure, throughputFigure } = await import("./browser/chromium.mjs");
-    await buildHarnesses();
-    const st = await startStatic();
-    const chrome = await launchChromium();
-    R.meta.chromium = chrome.version;
-    try {
+    await withChromium(async ({ chrome, staticUrl, scaleFigure, throughputFigure }) => {
       const reps = quick ? 1 : 3;
       for (const s of stacksNow) {
         log(`throughput in Chromium: ${s.stack} ${s.dialect}, ${reps} runs`);
@@ -201,7 +211,7 @@ try {
         let err;
         for (let i = 0; i < reps; i++) {
           const srv = await daemon.start({ kind: fastKind(s.dialect), pollIntervalMs: 60_000, progressMs: 0, push: true });
-          const r = await throughputFigure(chrome, { staticUrl: st.url, stack: s.stack, dialect: s.dialect, server: srv, K: 100, M: 20_000 }).catch((e) => ({ error: String(e.message ?? e) }));
+          const r = await throughputFigure(chrome, { staticUrl, stack: s.stack, dialect: s.dialect, server: srv, K: 100, M: 20_000 }).catch((e) => ({ error: String(e.message ?? e) }));
           await daemon.stop(srv.id);
           if (r.error) err = r.error; else rates.push(r.rate);
         }
@@ -212,15 +222,34 @@ try {
         log(`scale in Chromium: ${n} tasks, ${s.stack} ${s.dialect}`);
         const P = quick ? 5000 : 20_000;
         const srv = await daemon.start({ kind: fastKind(s.dialect), pollIntervalMs: P, progressMs: 0 });
-        const r = await scaleFigure(chrome, { staticUrl: st.url, stack: s.stack, dialect: s.dialect, server: srv, n, windowMs: quick ? 5000 : 10_000, intervalMs: P })
+        const r = await scaleFigure(chrome, { staticUrl, stack: s.stack, dialect: s.dialect, server: srv, n, windowMs: quick ? 5000 : 10_000, intervalMs: P })
           .catch((e) => ({ error: String(e.message ?? e).split("\n")[0] }));
         await daemon.stop(srv.id);
         R.scale[`${s.stack}|${s.dialect}`] = r;
       }
-    } finally {
-      await chrome.close();
-      await st.stop();
-    }
+    });
+  }
+
+  // ---- Chromium: request counts with K tabs of one origin (legacy, pushes off) ----
+  if (want("tabs")) {
+    // A fresh browser (fresh profile) of its own; every (stack, K) run its own server, so its own tab scope.
+    // The server lets any session read any task: the official stacks' tabs each open their own session.
+    const T = 20, P = 1000, N = 3;
+    await withChromium(async ({ chrome, staticUrl, tabsFigure }) => {
+      for (const s of stacksNow.filter((x) => x.dialect === "legacy")) {
+        for (const K of quick ? [1, 5] : [1, 3, 5]) {
+          log(`tabs in Chromium: ${s.stack}, ${K} tab(s) × ${T} tasks, P = ${P} ms, window ${N} intervals`);
+          const srv = await daemon.start({ kind: "fast-legacy", pollIntervalMs: P, progressMs: P, push: false, crossSession: true });
+          const r = await tabsFigure(chrome, { staticUrl, stack: s.stack, server: srv, K, T, P, N })
+            .catch((e) => ({ error: String(e.message ?? e).split("\n")[0] }));
+          await daemon.stop(srv.id);
+          R.tabs[`${s.stack}|${K}`] = r.error ? { error: r.error } : {
+            median: median(r.perTask), n: r.perTask.length, P, N, T, roles: r.roles, byMethod: r.byMethod,
+            errors: r.errorCount ? [`${r.errorCount} watcher errors, e.g. ${r.errors[0]}`] : [],
+          };
+        }
+      }
+    });
   }
 } finally {
   await daemon.close();

@@ -1,10 +1,12 @@
-// Chromium figures (playwright-core driving /usr/bin/chromium): scale with 10,000 tracked tasks and
-// decode+dispatch throughput. Each measurement gets a fresh browser context (fresh page, fresh heap).
+// Chromium figures (playwright-core driving /usr/bin/chromium): scale with 10,000 tracked tasks,
+// decode+dispatch throughput (each measurement on a fresh page, fresh heap), and request counts with
+// K tabs (K pages of the one browser context: tabs of one origin).
 import { chromium } from "playwright-core";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { getStats } from "../lib/daemon.mjs";
+import { perTaskRates } from "../lib/stats.mjs";
 
 const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
   "--disable-component-update", "--disable-sync", "--no-first-run"];
@@ -169,5 +171,32 @@ export async function throughputFigure(chrome, { staticUrl, stack, dialect, serv
     return await page.evaluate((o) => window.bench.throughput(o), { url: server.url, base: server.base, dialect, K, M });
   } finally {
     await page.close().catch(() => {});
+  }
+}
+
+/**
+ * K tabs watching the same T legacy tasks: tab 1 creates them through the stack's call API, tabs 2..K
+ * attach one more watcher each (ours: `persist: true` in every tab, so one leader polls for all).
+ * Requests per task per interval at the server over N intervals P from the moment every tab is attached.
+ */
+export async function tabsFigure(chrome, { staticUrl, stack, server, K, T, P, N }) {
+  const pages = [];
+  try {
+    for (let i = 0; i < K; i++) pages.push((await chrome.page(staticUrl, stack)).page);
+    const opts = stack === "ours" ? { persist: true } : {};
+    const roles = [];
+    for (const p of pages) roles.push(await p.evaluate(([u, o]) => window.bench.connect(u, "legacy", o), [server.url, opts]));
+    const created = await pages[0].evaluate(([n, ms]) => window.bench.createMany(n, ms, 64, { keepIds: true }), [T, (N + 10) * P]);
+    if (created.ids.length < T) throw new Error(`${T - created.ids.length} of ${T} creations failed, e.g. ${created.samples[0]}`);
+    for (const p of pages.slice(1)) await p.evaluate((ids) => window.bench.watchMany(ids), created.ids);
+    const t0 = performance.timeOrigin + performance.now();
+    await new Promise((r) => setTimeout(r, N * P + 100));
+    const rates = perTaskRates((await getStats(server.statsUrl)).requests, created.ids, t0, P, N);
+    const watchErrors = await Promise.all(pages.map((p) => p.evaluate(() => window.bench.watchErrors())));
+    const errorCount = watchErrors.reduce((a, w) => a + w.count, 0);
+    await Promise.all(pages.map((p) => Promise.race([p.evaluate(() => window.bench.close()).catch(() => {}), new Promise((r) => setTimeout(r, 3000))])));
+    return { ...rates, roles, errorCount, errors: watchErrors.flatMap((w) => w.samples).slice(0, 2) };
+  } finally {
+    await Promise.all(pages.map((p) => p.close().catch(() => {})));
   }
 }

@@ -47,12 +47,13 @@ export function renderMarkdown(R) {
 
   const head = (cols) => [`| ${cols.join(" | ")} | ours | SDK v1 | ext-tasks | ours ÷ SDK v1 | ours ÷ ext-tasks |`, `|${Array(cols.length + 5).fill("---").join("|")}|`];
 
-  if (Object.keys(R.counts ?? {}).length) {
+  if (Object.keys(R.counts ?? {}).length || Object.keys(R.tabs ?? {}).length) {
     L.push("## Requests sent per task per server interval (lower is better)", "");
     L.push("Counted at the server (its request log) over a window of N server intervals P starting once every watcher is attached;");
     L.push("each task created through the stack's call API (watcher 1) plus W−1 more watchers of it. Median over tasks (T = 100) or over 3 runs (T = 1).");
     L.push("The official stacks wait P after each response, so their rate is W·P/(P + response time): on a loaded machine it drops below W.");
-    L.push("Ours backs off (first poll after max(P, 1 s), then ×1.5), so its figure depends on the window: N intervals from attach.", "");
+    L.push("Ours backs off (first poll after max(P, 1 s), then ×1.5), so its figure depends on the window: N intervals from attach.");
+    L.push("K tabs: K Chromium pages of one origin watch the same 20 tasks (tab 1 creates them, each other tab adds one watcher per task as W does; ours with `persist: true`, the others one session per tab, the server letting any session read any task).", "");
     L.push(...head(["dialect", "push", "W × T", "P × N"]));
     for (const d of ["legacy", "modern"]) {
       for (const push of ["off", "on"]) {
@@ -61,6 +62,13 @@ export function renderMarkdown(R) {
           if (!any) continue;
           const pn = `${any[1].P / 1000} s × ${any[1].N}`;
           L.push(row([d, push, wt.replace("x", " × "), pn], (s) => (s === "sdk1" && d === "modern" ? sdkModern : withErr(R.counts[`${s}|${d}|${push}|${wt}`])), (v) => v.median));
+        }
+        if (d !== "legacy" || push !== "off") continue;
+        for (const K of [1, 3, 5]) {
+          const any = ["ours", ...OTHERS].map((s) => R.tabs?.[`${s}|${K}`]).find((v) => v?.P);
+          if (!any && !["ours", ...OTHERS].some((s) => R.tabs?.[`${s}|${K}`])) continue;
+          const pn = any ? `${any.P / 1000} s × ${any.N}` : "—";
+          L.push(row([d, push, `${K} tab${K > 1 ? "s" : ""} × ${any?.T ?? 20} tasks`, pn], (s) => withErr(R.tabs[`${s}|${K}`]), (v) => v.median));
         }
       }
     }

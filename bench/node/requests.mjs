@@ -6,6 +6,7 @@
 import { setMaxListeners } from "node:events";
 import { loadStack } from "../lib/stacks.mjs";
 import { getStats } from "../lib/daemon.mjs";
+import { perTaskRates } from "../lib/stats.mjs";
 
 setMaxListeners(0);
 const a = JSON.parse(process.argv[2]);
@@ -21,19 +22,9 @@ async function one(run) {
   const t0 = performance.timeOrigin + performance.now();
   const windowMs = run.N * run.P;
   await new Promise((r) => setTimeout(r, windowMs + 100));
-  const st = await getStats(run.statsUrl);
-  const inWin = st.requests.filter((r) => r.t >= t0 && r.t < t0 + windowMs);
-  const byMethod = {};
-  const byTask = new Map(ids.map((id) => [id, 0]));
-  let shared = 0; // requests not naming one task (e.g. tasks/list pages) are spread over all tasks
-  for (const r of inWin) {
-    byMethod[r.method] = (byMethod[r.method] ?? 0) + 1;
-    if (r.taskId && byTask.has(r.taskId)) byTask.set(r.taskId, byTask.get(r.taskId) + 1);
-    else shared++;
-  }
-  const perTask = [...byTask.values()].map((n) => (n + shared / run.T) / run.N);
+  const { perTask, requests, byMethod } = perTaskRates((await getStats(run.statsUrl)).requests, ids, t0, run.P, run.N);
   conn.close().catch(() => {});
-  return { perTask, requests: inWin.length, byMethod, errors: errors.slice(0, 2), errorCount: errors.length };
+  return { perTask, requests, byMethod, errors: errors.slice(0, 2), errorCount: errors.length };
 }
 
 const results = await Promise.all(a.runs.map(async (run) => {

@@ -43,6 +43,8 @@ const TOOL = {
  * @param {boolean} [o.push] push status changes
  * @param {number} [o.ttlMs]
  * @param {number} [o.pageSize] legacy tasks/list page size
+ * @param {boolean} [o.crossSession] legacy: any session may read any task (tasks scoped to the server, as
+ *   for a server that binds tasks to the user rather than the session); default: the creating session only
  */
 export function startFastServer(o) {
   const dialect = o.dialect;
@@ -51,6 +53,9 @@ export function startFastServer(o) {
   const push = !!o.push;
   const ttlMs = o.ttlMs ?? 600_000;
   const pageSize = o.pageSize ?? 100;
+  const crossSession = !!o.crossSession;
+  /** Legacy: whether session `sid` may see task `t`. */
+  const mine = (t, sid) => crossSession || t.session === sid;
 
   /** @type {Map<string, any>} */
   const tasks = new Map();
@@ -214,18 +219,18 @@ export function startFastServer(o) {
       }
       case "tasks/get": {
         const t = tasks.get(taskId);
-        if (!t || t.session !== sid) return send(res, 200, err(msg.id, -32602, "Unknown taskId"));
+        if (!t || !mine(t, sid)) return send(res, 200, err(msg.id, -32602, "Unknown taskId"));
         return send(res, 200, ok(msg.id, wireTask(t)));
       }
       case "tasks/result": {
         const t = tasks.get(taskId);
-        if (!t || t.session !== sid) return send(res, 200, err(msg.id, -32602, "Unknown taskId"));
+        if (!t || !mine(t, sid)) return send(res, 200, err(msg.id, -32602, "Unknown taskId"));
         if (t.status === "working") await new Promise((r) => t.waiters.push(r));
         if (t.status === "cancelled") return send(res, 200, err(msg.id, -32603, "Task cancelled"));
         return send(res, 200, ok(msg.id, { ...t.result, _meta: { [RELATED]: { taskId: t.id } } }));
       }
       case "tasks/list": {
-        const all = [...tasks.values()].filter((t) => t.session === sid);
+        const all = [...tasks.values()].filter((t) => mine(t, sid));
         const start = Number.parseInt(p.cursor ?? "0", 10) || 0;
         const page = all.slice(start, start + pageSize).map(wireTask);
         const next = start + pageSize < all.length ? String(start + pageSize) : undefined;
@@ -233,7 +238,7 @@ export function startFastServer(o) {
       }
       case "tasks/cancel": {
         const t = tasks.get(taskId);
-        if (!t || t.session !== sid || t.status !== "working") return send(res, 200, err(msg.id, -32602, "Task not cancellable"));
+        if (!t || !mine(t, sid) || t.status !== "working") return send(res, 200, err(msg.id, -32602, "Task not cancellable"));
         clearTimeout(t.timer);
         t.status = "cancelled"; t.updatedAt = now(); t.statusMessage = "cancelled";
         for (const w of t.waiters) w();

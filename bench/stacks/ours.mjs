@@ -16,9 +16,10 @@ async function load() {
   return mod;
 }
 
-export async function connect(url, { dialect = "legacy", onPush, tool = "work" } = {}) {
+/** `persist: true` turns tab coordination on (browser pages of one origin share one leader's polling). */
+export async function connect(url, { dialect = "legacy", onPush, tool = "work", persist = false } = {}) {
   const { McpTaskClient } = await load();
-  const client = await McpTaskClient.connect(url, { dialect, transport: "http", requestTimeoutMs: 3_600_000 });
+  const client = await McpTaskClient.connect(url, { dialect, transport: "http", requestTimeoutMs: 3_600_000, ...(persist ? { persist } : {}) });
   if (client.dialect !== dialect) throw new Error(`expected ${dialect}, negotiated ${client.dialect}`);
   const handles = new Set();
   const wire = (h, { onStatus, onDone }) => {
@@ -33,6 +34,7 @@ export async function connect(url, { dialect = "legacy", onPush, tool = "work" }
   };
   return {
     client,
+    role: client.role,
     /** Creates a task with callTool; the returned handle is the first watcher. */
     async callTool(ms, { onStatus, onDone, ttlMs = 600_000 } = {}) {
       const h = await client.callTool(tool, { ms }, { task: "always", ttlMs });
