@@ -2,6 +2,8 @@
 //! task ids): one listen stream at a time, re-opened at most every few seconds as the set changes.
 //! Re-opened only for tasks it does not name yet (pushes about tasks nobody follows any more are
 //! harmless), or closed when it names none still followed; both known without scanning the tasks.
+//! Make before break: a re-opened stream replaces the old one once the server accepts it, so
+//! pushes already on their way on the old stream are not cut off.
 
 use std::collections::HashSet;
 
@@ -19,6 +21,8 @@ const LISTEN_COALESCE_MS: Millis = 50;
 pub(crate) struct Listen {
     /// The open listen request.
     req: Option<i64>,
+    /// The one it replaces, kept open until the server accepts `req`.
+    retiring: Option<i64>,
     /// The task ids it names that are still followed.
     covered: HashSet<String>,
     /// A followed task it does not name.
@@ -73,9 +77,8 @@ impl Engine {
         if self.listen.req.is_some() && !self.listen.fresh && !self.listen.covered.is_empty() {
             return;
         }
-        if let Some(old) = self.listen.req.take().and_then(|n| self.take_pending(n)) {
-            self.out.push_back(Output::Abort { key: old.key });
-        }
+        self.retire_listen();
+        self.listen.retiring = self.listen.req.take();
         self.listen.covered.clear();
         self.listen.fresh = false;
         let mut ids: Vec<String> = self.followed().cloned().collect();
@@ -91,8 +94,34 @@ impl Engine {
         self.listen.req = self.send(now, Purpose::Listen, out);
     }
 
-    /// The listen stream ended: open it again later if tasks are still followed.
-    pub(crate) fn on_listen_end(&mut self, now: Millis) {
+    /// Closes the stream being replaced, if any.
+    fn retire_listen(&mut self) {
+        if let Some(old) = self
+            .listen
+            .retiring
+            .take()
+            .and_then(|n| self.take_pending(n))
+        {
+            self.out.push_back(Output::Abort { key: old.key });
+        }
+    }
+
+    /// The server answered listen request `n` with an HTTP status: once it accepts the current
+    /// one, the stream it replaces goes.
+    pub(crate) fn on_listen_head(&mut self, n: i64, status: u16) {
+        if status < 400 && self.listen.req == Some(n) {
+            self.retire_listen();
+        }
+    }
+
+    /// Listen request `n` ended. The stream being replaced just goes; when the current one ends
+    /// (the one it replaces with it), it is opened again later if tasks are still followed.
+    pub(crate) fn on_listen_end(&mut self, now: Millis, n: i64) {
+        if self.listen.retiring == Some(n) {
+            self.listen.retiring = None;
+            return;
+        }
+        self.retire_listen();
         self.listen.req = None;
         self.listen.covered.clear();
         self.listen.last = Some(now);

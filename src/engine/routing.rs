@@ -140,6 +140,9 @@ impl Engine {
             p.session_id = session_id;
         }
         let sessioned = p.sessioned;
+        if matches!(p.purpose, Purpose::Listen) {
+            self.on_listen_head(n, status);
+        }
         self.note_retry_after(now, Some(status), retry_after);
         self.probe_answered(n);
         if status == 404 && sessioned {
@@ -247,7 +250,7 @@ impl Engine {
             Purpose::Tools { .. } => self.on_tools_page(now, res),
             Purpose::Cancel { op, task_id } => self.on_cancel(now, op, &task_id, res),
             Purpose::Answer(i) => self.on_answer_ack(now, i, res),
-            Purpose::Listen => self.on_listen_end(now),
+            Purpose::Listen => self.on_listen_end(now, n),
         }
     }
 

@@ -28,6 +28,7 @@ pub(crate) const T0: Millis = 1_750_000_000_000;
 #[derive(Debug, Clone)]
 pub(crate) struct Sent {
     pub(crate) at: Millis,
+    pub(crate) key: SendKey,
     pub(crate) method: String,
     pub(crate) task_id: Option<String>,
 }
@@ -115,6 +116,8 @@ pub(crate) struct Harness<S: World = FakeServer> {
     pub(crate) sent: Vec<Sent>,
     pub(crate) session_ends: usize,
     pub(crate) listens: usize,
+    /// Streams the engine closed: (when, which).
+    pub(crate) aborted: Vec<(Millis, SendKey)>,
     /// Deliveries by time; one batch = one server answer, delivered in order.
     queue: BinaryHeap<Delivery>,
     seq: u64,
@@ -177,6 +180,7 @@ impl<S: World> Harness<S> {
             sent: Vec::new(),
             session_ends: 0,
             listens: 0,
+            aborted: Vec::new(),
             queue: BinaryHeap::new(),
             seq: 0,
             wake: T0,
@@ -233,6 +237,7 @@ impl<S: World> Harness<S> {
         if self.record || method != "tasks/get" {
             self.sent.push(Sent {
                 at: self.now,
+                key: t.key,
                 method,
                 task_id,
             });
@@ -267,6 +272,7 @@ impl<S: World> Harness<S> {
                 }
                 Output::Transmit(t) => self.transmit(t),
                 Output::Abort { key } => {
+                    self.aborted.push((self.now, key));
                     self.server.abort(key);
                     self.clear_get(key, None);
                     self.release(key);
