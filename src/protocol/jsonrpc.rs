@@ -147,17 +147,9 @@ impl Message {
         Self::from_value(value)
     }
 
-    /// [`Message::decode`] for text (its UTF-8 is not checked again).
+    /// [`Message::decode`] for text. Read as bytes: one JSON reader instance in the binary.
     pub fn decode_str(text: &str, limit: usize) -> Result<Message, DecodeError> {
-        if text.len() > limit {
-            return Err(DecodeError::TooLarge {
-                len: text.len(),
-                limit,
-            });
-        }
-        let value: Value =
-            serde_json::from_str(text).map_err(|e| DecodeError::Json(e.to_string()))?;
-        Self::from_value(value)
+        Self::decode(text.as_bytes(), limit)
     }
 
     /// Classifies an already-parsed JSON value.
