@@ -279,7 +279,7 @@ impl Engine {
             return;
         }
         let mut subs: Vec<(SubId, Target)> = self.subs.drain().collect();
-        subs.sort_by_key(|(s, _)| *s);
+        subs.sort_unstable_by_key(|(s, _)| *s);
         for (sub, target) in subs {
             let task_id = match target {
                 Target::Task(t) => Some(t),
@@ -363,7 +363,7 @@ impl Engine {
             .filter_map(Purpose::op)
             .chain(self.tools.ops.iter().copied())
             .collect();
-        ops.sort();
+        ops.sort_unstable();
         ops.dedup();
         ops
     }
