@@ -39,6 +39,7 @@ mod routing;
 mod scheduler;
 mod session;
 pub mod snapshot;
+mod sorted_set;
 mod tasks;
 mod tools;
 
