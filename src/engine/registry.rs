@@ -9,7 +9,7 @@ use super::api::{ClientError, Millis, SubId};
 use super::iso8601;
 use super::requests::Encoded;
 use super::scheduler::PollState;
-use super::sorted_set::SortedSet;
+use super::sorted::SortedSet;
 
 /// Where a result fetch stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
