@@ -39,7 +39,7 @@ mod routing;
 mod scheduler;
 mod session;
 pub mod snapshot;
-mod sorted;
+pub mod sorted;
 mod tasks;
 mod tools;
 

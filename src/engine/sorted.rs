@@ -1,10 +1,12 @@
 //! Small ordered collections kept as a sorted `Vec`, for a few entries each (a task's
-//! subscribers, the open input requests). They iterate in the same order as `BTreeMap` and
+//! subscribers, the open input requests, a task's answered input keys). They iterate in the same order as `BTreeMap` and
 //! `BTreeSet`, for a fraction of the code another BTree instantiation costs in the wasm binary.
+
+use serde::{Serialize, Serializer};
 
 /// A map from `K` to `V` in ascending key order.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct SortedMap<K, V>(Vec<(K, V)>);
+pub struct SortedMap<K, V>(Vec<(K, V)>);
 
 impl<K, V> Default for SortedMap<K, V> {
     fn default() -> Self {
@@ -18,7 +20,7 @@ impl<K: Ord, V> SortedMap<K, V> {
     }
 
     /// Sets `k` to `v`, returning the value it replaces.
-    pub(crate) fn insert(&mut self, k: K, v: V) -> Option<V> {
+    pub fn insert(&mut self, k: K, v: V) -> Option<V> {
         match self.find(&k) {
             Ok(at) => self.0.get_mut(at).map(|e| std::mem::replace(&mut e.1, v)),
             Err(at) => {
@@ -29,50 +31,50 @@ impl<K: Ord, V> SortedMap<K, V> {
         }
     }
 
-    pub(crate) fn get(&self, k: &K) -> Option<&V> {
+    pub fn get(&self, k: &K) -> Option<&V> {
         let at = self.find(k).ok()?;
         self.0.get(at).map(|e| &e.1)
     }
 
-    pub(crate) fn get_mut(&mut self, k: &K) -> Option<&mut V> {
+    pub fn get_mut(&mut self, k: &K) -> Option<&mut V> {
         let at = self.find(k).ok()?;
         self.0.get_mut(at).map(|e| &mut e.1)
     }
 
     /// Removes `k`, returning its value.
-    pub(crate) fn remove(&mut self, k: &K) -> Option<V> {
+    pub fn remove(&mut self, k: &K) -> Option<V> {
         // A found index is in `0..len`, where `Vec::remove` cannot fail.
         self.find(k).ok().map(|at| self.0.remove(at).1)
     }
 
     /// Keeps only the entries `keep` says yes to.
-    pub(crate) fn retain(&mut self, mut keep: impl FnMut(&K, &mut V) -> bool) {
+    pub fn retain(&mut self, mut keep: impl FnMut(&K, &mut V) -> bool) {
         self.0.retain_mut(|(k, v)| keep(k, v));
     }
 
-    pub(crate) fn is_empty(&self) -> bool {
+    pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
 
     #[cfg(test)]
-    pub(crate) fn len(&self) -> usize {
+    pub fn len(&self) -> usize {
         self.0.len()
     }
 
     /// The keys in ascending order.
-    pub(crate) fn keys(&self) -> impl Iterator<Item = &K> {
+    pub fn keys(&self) -> impl Iterator<Item = &K> {
         self.0.iter().map(|e| &e.0)
     }
 
     /// The values in ascending key order.
-    pub(crate) fn values(&self) -> impl Iterator<Item = &V> {
+    pub fn values(&self) -> impl Iterator<Item = &V> {
         self.0.iter().map(|e| &e.1)
     }
 }
 
-/// A set of `T` in ascending order.
+/// A set of `T` in ascending order (serialized as a sequence, like a `BTreeSet`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct SortedSet<T>(SortedMap<T, ()>);
+pub struct SortedSet<T>(SortedMap<T, ()>);
 
 impl<T> Default for SortedSet<T> {
     fn default() -> Self {
@@ -82,22 +84,44 @@ impl<T> Default for SortedSet<T> {
 
 impl<T: Ord> SortedSet<T> {
     /// Adds `v`; `false` if it was there already.
-    pub(crate) fn insert(&mut self, v: T) -> bool {
+    pub fn insert(&mut self, v: T) -> bool {
         self.0.insert(v, ()).is_none()
     }
 
     /// Removes `v`; `false` if it was not there.
-    pub(crate) fn remove(&mut self, v: &T) -> bool {
+    pub fn remove(&mut self, v: &T) -> bool {
         self.0.remove(v).is_some()
     }
 
-    pub(crate) fn is_empty(&self) -> bool {
+    pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
 
     /// The members in ascending order.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = &T> {
+    pub fn iter(&self) -> impl Iterator<Item = &T> {
         self.0.keys()
+    }
+}
+
+impl<T: Ord> Extend<T> for SortedSet<T> {
+    fn extend<I: IntoIterator<Item = T>>(&mut self, items: I) {
+        for v in items {
+            self.insert(v);
+        }
+    }
+}
+
+impl<T: Ord> FromIterator<T> for SortedSet<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(items: I) -> Self {
+        let mut set = SortedSet::default();
+        set.extend(items);
+        set
+    }
+}
+
+impl<T: Ord + Serialize> Serialize for SortedSet<T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
     }
 }
 
@@ -134,6 +158,11 @@ mod tests {
                 prop_assert_eq!(ours.is_empty(), model.is_empty());
                 prop_assert!(ours.iter().eq(model.iter()));
             }
+            prop_assert_eq!(serde_json::to_value(&ours).ok(), serde_json::to_value(&model).ok());
+            let mut twice: Vec<u8> = ours.iter().chain(ours.iter()).copied().collect();
+            twice.reverse();
+            let again: SortedSet<u8> = twice.into_iter().collect();
+            prop_assert_eq!(&again, &ours);
             prop_assert!(ours.into_iter().eq(model));
         }
 

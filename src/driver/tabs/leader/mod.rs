@@ -8,7 +8,7 @@ mod ops;
 mod peers;
 mod records;
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
@@ -18,6 +18,7 @@ use super::wire::{Msg, Op, TabId};
 use crate::driver::persist::TaskRecord;
 use crate::driver::Driver;
 use crate::engine::api::{Event, InputId, OpId, SubId};
+use crate::engine::sorted::SortedSet;
 
 /// Who an engine subscription belongs to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,8 +61,9 @@ pub(super) struct Leading {
     inbox: Vec<(TabId, u64, Op)>,
     router: Router,
     records: HashMap<String, TaskRecord>,
-    answered: HashMap<String, BTreeSet<String>>,
-    dirty: BTreeSet<String>,
+    answered: HashMap<String, SortedSet<String>>,
+    /// Records to write (in task id order).
+    dirty: HashSet<String>,
     flushing: bool,
     any_visible: bool,
     server_info: Value,
