@@ -134,7 +134,7 @@ impl Engine {
             task.outcome = e.outcome.clone();
         }
         let mut input_keys: Vec<String> = e.input_keys.iter().cloned().collect();
-        input_keys.sort();
+        input_keys.sort_unstable();
         Some(TaskSnapshot {
             task,
             known: e.known,
