@@ -8,9 +8,10 @@
 //! the first request (404) and re-initialized as usual.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::protocol::model::{Dialect, Task, TaskStatus};
+use crate::protocol::object;
 
 use super::api::{Input, Millis, Output, Transmit};
 use super::registry;
@@ -81,9 +82,17 @@ impl Engine {
             };
             let answer = |result: Value| Input::Message {
                 via: Some(key),
-                body: json!({ "jsonrpc": "2.0", "id": id, "result": result }).to_string(),
+                body: object([
+                    ("jsonrpc", "2.0".into()),
+                    ("id", id.clone()),
+                    ("result", result),
+                ])
+                .to_string(),
             };
-            let info = json!({ "capabilities": s.capabilities, "serverInfo": s.server_info });
+            let info = object([
+                ("capabilities", s.capabilities.clone()),
+                ("serverInfo", s.server_info.clone()),
+            ]);
             match (method.as_str(), s.dialect) {
                 ("server/discover", Dialect::Modern) => {
                     self.handle_input(now, head(200, None));

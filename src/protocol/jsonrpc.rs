@@ -62,6 +62,17 @@ impl RpcError {
             data,
         })
     }
+
+    /// The error object as JSON (what the derived `Serialize` writes).
+    pub fn to_value(&self) -> Value {
+        let mut obj = Map::new();
+        obj.insert("code".into(), Value::from(self.code));
+        obj.insert("message".into(), Value::from(self.message.as_str()));
+        if let Some(data) = &self.data {
+            obj.insert("data".into(), data.clone());
+        }
+        Value::Object(obj)
+    }
 }
 
 /// An integer, also when sent as an integral float (`3.0`, `1e3`).
@@ -215,10 +226,7 @@ impl Message {
             }
             Message::Error { id, error } => {
                 obj.insert("id".into(), id.as_ref().map_or(Value::Null, id_value));
-                obj.insert(
-                    "error".into(),
-                    serde_json::to_value(error).unwrap_or(Value::Null),
-                );
+                obj.insert("error".into(), error.to_value());
             }
         }
         Value::Object(obj)

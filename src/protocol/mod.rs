@@ -12,3 +12,15 @@ pub mod tool_headers;
 
 #[cfg(test)]
 mod property_tests;
+
+use serde_json::{Map, Value};
+
+/// A JSON object of these members: `json!` without serializing each member into a `Value`
+/// (which would pull serde_json's value serializer into the wasm binary).
+pub fn object<const N: usize>(members: [(&str, Value); N]) -> Value {
+    let mut obj = Map::new();
+    for (key, value) in members {
+        obj.insert(key.to_owned(), value);
+    }
+    Value::Object(obj)
+}
