@@ -255,9 +255,11 @@ impl Engine {
     pub(crate) fn on_connection(&mut self, now: Millis, up: bool) {
         if !up {
             self.session.link_down = true;
-            let mut ids: Vec<i64> = self.reqs.pending.keys().copied().collect();
+            // Ids count up from 1, so they sort the same as `u64`: the one integer sort instance
+            // in the binary (`close` sorts `SubId`s and `OpId`s, identical code). Casts are lossless.
+            let mut ids: Vec<u64> = self.reqs.pending.keys().map(|n| *n as u64).collect();
             ids.sort_unstable();
-            for n in ids {
+            for n in ids.into_iter().map(|n| n as i64) {
                 let error = ClientError::new(ErrorKind::Transport, "the connection was lost");
                 self.complete(
                     now,
