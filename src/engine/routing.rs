@@ -1,6 +1,7 @@
 //! Incoming: routing every answer to its request (by JSON-RPC id; by stream for id-less errors),
 //! HTTP heads and stream ends, timeouts, dead sessions and lost connections.
 
+use crate::protocol::contains;
 use crate::protocol::jsonrpc::{Id, Message};
 
 use super::api::{ClientError, ErrorKind, Millis, Output, SendKey, TransportError};
@@ -283,5 +284,5 @@ impl Engine {
 /// 400 as well as 404: "No valid session ID provided", "Server not initialized"…).
 fn names_dead_session(message: &str) -> bool {
     let m = message.to_ascii_lowercase();
-    m.contains("session") || m.contains("not initialized")
+    contains(&m, "session") || contains(&m, "not initialized")
 }
