@@ -8,6 +8,7 @@ mod ops;
 mod peers;
 mod records;
 
+use std::cell::RefMut;
 use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
@@ -71,10 +72,16 @@ pub(super) struct Leading {
 
 impl Tab {
     fn leading<R>(&self, f: impl FnOnce(&mut Leading) -> R) -> Option<R> {
-        match &mut self.0.st.borrow_mut().role {
-            Role::Leader(l) => Some(f(l)),
+        self.leader_state().map(|mut l| f(&mut l))
+    }
+
+    /// The leader's state, borrowed, while this tab leads ([`Tab::leading`]'s non-generic part).
+    fn leader_state(&self) -> Option<RefMut<'_, Leading>> {
+        RefMut::filter_map(self.0.st.borrow_mut(), |st| match &mut st.role {
+            Role::Leader(l) => Some(&mut **l),
             _ => None,
-        }
+        })
+        .ok()
     }
 
     fn is_epoch(&self, epoch: u64) -> bool {
