@@ -3,7 +3,7 @@
 //! `notifications/tasks/created` under the id we generated; the original response then carries
 //! the result.
 
-use std::collections::BTreeSet;
+use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
@@ -21,7 +21,7 @@ use super::{Engine, Target};
 /// An MRTR round waiting for the host's answers.
 #[derive(Debug, Default)]
 pub(crate) struct Round {
-    pub(crate) open: BTreeSet<String>,
+    pub(crate) open: HashSet<String>,
     pub(crate) responses: Map<String, Value>,
     pub(crate) state: Option<Value>,
 }

@@ -2,8 +2,6 @@
 //! [`Event::Input`](super::api::Event::Input), answered through the dialect (a JSON-RPC response,
 //! modern `tasks/update`, or an MRTR retry).
 
-use std::collections::BTreeMap;
-
 use serde_json::{json, Value};
 
 use crate::protocol::dialect::Outgoing;
@@ -12,6 +10,7 @@ use crate::protocol::model::InputRequest;
 
 use super::api::{Event, InputId, Millis, SendKey};
 use super::requests::{Failure, Purpose};
+use super::sorted::SortedMap;
 use super::Engine;
 
 /// Server→client requests the host answers.
@@ -40,7 +39,7 @@ pub(crate) struct Open {
 #[derive(Debug, Default)]
 pub(crate) struct Inputs {
     next: u64,
-    open: BTreeMap<InputId, Open>,
+    open: SortedMap<InputId, Open>,
 }
 
 impl Inputs {

@@ -85,7 +85,7 @@ impl Engine {
         if ids.is_empty() {
             return;
         }
-        ids.sort();
+        ids.sort_unstable();
         let Some(out) = codec.build_listen(&self.session.info(), &ids) else {
             return;
         };

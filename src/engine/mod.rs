@@ -39,6 +39,7 @@ mod routing;
 mod scheduler;
 mod session;
 pub mod snapshot;
+pub mod sorted;
 mod tasks;
 mod tools;
 
@@ -278,9 +279,14 @@ impl Engine {
         if self.closed {
             return;
         }
-        let mut subs: Vec<(SubId, Target)> = self.subs.drain().collect();
-        subs.sort_by_key(|(s, _)| *s);
-        for (sub, target) in subs {
+        let mut subs = std::mem::take(&mut self.subs);
+        // Ids sorted alone: the same sort instance as `open_ops` (identical code for `OpId`).
+        let mut ids: Vec<SubId> = subs.keys().copied().collect();
+        ids.sort_unstable();
+        for sub in ids {
+            let Some(target) = subs.remove(&sub) else {
+                continue;
+            };
             let task_id = match target {
                 Target::Task(t) => Some(t),
                 Target::Call(_) => None,
@@ -363,7 +369,7 @@ impl Engine {
             .filter_map(Purpose::op)
             .chain(self.tools.ops.iter().copied())
             .collect();
-        ops.sort();
+        ops.sort_unstable();
         ops.dedup();
         ops
     }

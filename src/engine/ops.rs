@@ -1,9 +1,10 @@
 //! Server notifications about tasks, and the answers to the caller's one-shot operations
 //! (cancel, list).
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::protocol::dialect::TaskNotice;
+use crate::protocol::object;
 
 use super::api::{ClientError, ErrorKind, Millis, OpId};
 use super::requests::Failure;
@@ -63,8 +64,12 @@ impl Engine {
         };
         match page {
             Some(Ok((tasks, next))) => {
-                let tasks = serde_json::to_value(&tasks).unwrap_or_default();
-                let mut reply = json!({ "tasks": tasks });
+                // Through the text the tasks serialize to anyway (no value serializer).
+                let tasks = serde_json::to_vec(&tasks)
+                    .ok()
+                    .and_then(|text| serde_json::from_slice(&text).ok())
+                    .unwrap_or_default();
+                let mut reply = object([("tasks", tasks)]);
                 if let (Some(c), Some(obj)) = (next, reply.as_object_mut()) {
                     obj.insert("nextCursor".into(), Value::from(c));
                 }

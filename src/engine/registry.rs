@@ -1,7 +1,7 @@
 //! The task registry: one entry per task id (one engine talks to one server), with its latest
 //! snapshot, its subscribers, poll state and cached outcome.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
 use crate::protocol::model::{Outcome, Task, TaskStatus};
 
@@ -9,6 +9,7 @@ use super::api::{ClientError, Millis, SubId};
 use super::iso8601;
 use super::requests::Encoded;
 use super::scheduler::PollState;
+use super::sorted::SortedSet;
 
 /// Where a result fetch stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -27,7 +28,7 @@ pub(crate) struct TaskEntry {
     /// Latest snapshot in the common model (`None` until the server said anything about it).
     pub(crate) snapshot: Option<Task>,
     /// Subscribers still waiting for `Done`.
-    pub(crate) subs: BTreeSet<SubId>,
+    pub(crate) subs: SortedSet<SubId>,
     /// The server confirmed the task at least once (an unknown id afterwards means `expired`).
     pub(crate) known: bool,
     /// Fetching a terminal task's outcome is over (made, or given up after failures).

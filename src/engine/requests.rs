@@ -5,6 +5,7 @@ use std::collections::{HashMap, VecDeque};
 
 use crate::protocol::dialect::Outgoing;
 use crate::protocol::jsonrpc::{Id, Message, RpcError};
+use crate::protocol::object;
 
 use super::api::{ClientError, ErrorKind, InputId, Millis, OpId, Output, SendKey, Transmit};
 use super::scheduler::IdHash;
@@ -317,7 +318,7 @@ impl Engine {
                 Purpose::List { cursor, .. } => codec.build_list(&si, cursor.as_deref()),
                 Purpose::Tools { cursor } => {
                     let params = match cursor {
-                        Some(c) => serde_json::json!({ "cursor": c }),
+                        Some(c) => object([("cursor", serde_json::Value::from(c.as_str()))]),
                         None => serde_json::json!({}),
                     };
                     Some(codec.build_request(&si, "tools/list", params, None))

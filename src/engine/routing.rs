@@ -1,6 +1,7 @@
 //! Incoming: routing every answer to its request (by JSON-RPC id; by stream for id-less errors),
 //! HTTP heads and stream ends, timeouts, dead sessions and lost connections.
 
+use crate::protocol::contains;
 use crate::protocol::jsonrpc::{Id, Message};
 
 use super::api::{ClientError, ErrorKind, Millis, Output, SendKey, TransportError};
@@ -258,9 +259,11 @@ impl Engine {
     pub(crate) fn on_connection(&mut self, now: Millis, up: bool) {
         if !up {
             self.session.link_down = true;
-            let mut ids: Vec<i64> = self.reqs.pending.keys().copied().collect();
+            // Ids count up from 1, so they sort the same as `u64`: the one integer sort instance
+            // in the binary (`close` sorts `SubId`s and `OpId`s, identical code). Casts are lossless.
+            let mut ids: Vec<u64> = self.reqs.pending.keys().map(|n| *n as u64).collect();
             ids.sort_unstable();
-            for n in ids {
+            for n in ids.into_iter().map(|n| n as i64) {
                 let error = ClientError::new(ErrorKind::Transport, "the connection was lost");
                 self.complete(
                     now,
@@ -284,5 +287,5 @@ impl Engine {
 /// 400 as well as 404: "No valid session ID provided", "Server not initialized"…).
 fn names_dead_session(message: &str) -> bool {
     let m = message.to_ascii_lowercase();
-    m.contains("session") || m.contains("not initialized")
+    contains(&m, "session") || contains(&m, "not initialized")
 }

@@ -1,7 +1,8 @@
 //! Time in the engine: one ordered set of timers (so the driver needs a single `Wake`), and the
 //! poll cadence of design.md as pure functions of a task's poll state.
 
-use std::collections::{BTreeSet, HashMap};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 
 use super::api::Millis;
 use super::rng::Rng;
@@ -90,18 +91,21 @@ pub(crate) enum Timer {
 }
 
 /// Timers ordered by due time; setting a timer again moves it.
+///
+/// A binary heap with lazy deletion (far less wasm than a `BTreeSet`): setting or clearing a
+/// timer leaves its old entry behind, dropped once it reaches the top, or all at once when stale
+/// entries outnumber live ones. The top entry is always live, so [`Timers::next`] is exact.
 #[derive(Debug, Default)]
 pub(crate) struct Timers {
-    queue: BTreeSet<(Millis, Timer)>,
+    queue: BinaryHeap<Reverse<(Millis, Timer)>>,
     due: HashMap<Timer, Millis, IdHash>,
 }
 
 impl Timers {
     pub(crate) fn set(&mut self, timer: Timer, at: Millis) {
-        if let Some(old) = self.due.insert(timer, at) {
-            self.queue.remove(&(old, timer));
-        }
-        self.queue.insert((at, timer));
+        self.due.insert(timer, at);
+        self.queue.push(Reverse((at, timer)));
+        self.tidy();
     }
 
     /// Sets the timer unless it is already due earlier.
@@ -113,8 +117,8 @@ impl Timers {
     }
 
     pub(crate) fn clear(&mut self, timer: &Timer) {
-        if let Some(old) = self.due.remove(timer) {
-            self.queue.remove(&(old, *timer));
+        if self.due.remove(timer).is_some() {
+            self.tidy();
         }
     }
 
@@ -124,17 +128,18 @@ impl Timers {
 
     /// The earliest due time.
     pub(crate) fn next(&self) -> Option<Millis> {
-        self.queue.first().map(|(at, _)| *at)
+        self.queue.peek().map(|Reverse((at, _))| *at)
     }
 
     /// Removes and returns one timer due at or before `now`.
     pub(crate) fn pop_due(&mut self, now: Millis) -> Option<Timer> {
-        let (at, _) = self.queue.first()?;
-        if *at > now {
+        let Reverse((at, timer)) = *self.queue.peek()?;
+        if at > now {
             return None;
         }
-        let (_, timer) = self.queue.pop_first()?;
+        self.queue.pop();
         self.due.remove(&timer);
+        self.tidy();
         Some(timer)
     }
 
@@ -145,7 +150,21 @@ impl Timers {
 
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        self.queue.len()
+        self.due.len()
+    }
+
+    /// Drops stale entries from the top (a timer set again or cleared since), so the top is a
+    /// live timer; rebuilds the queue from the live timers when stale entries outnumber them.
+    fn tidy(&mut self) {
+        if self.queue.len() > 2 * self.due.len() + 16 {
+            self.queue = self.due.iter().map(|(t, at)| Reverse((*at, *t))).collect();
+        }
+        while let Some(Reverse((at, timer))) = self.queue.peek() {
+            if self.due.get(timer) == Some(at) {
+                break;
+            }
+            self.queue.pop();
+        }
     }
 }
 
@@ -247,6 +266,48 @@ mod tests {
         t.clear(&b);
         assert_eq!(t.pop_due(100), None);
         assert_eq!(t.len(), 0);
+    }
+
+    proptest::proptest! {
+        /// The heap reads like the ordered set it replaced: a map of live timers, popped in
+        /// (due time, timer) order.
+        #[test]
+        fn timers_behave_like_an_ordered_set(
+            ops in proptest::collection::vec((0u8..4, 0u64..6, 0u64..100), 0..200),
+        ) {
+            let mut t = Timers::default();
+            let mut model: std::collections::BTreeMap<Timer, Millis> = Default::default();
+            for (op, slot, at) in ops {
+                let timer = Timer::Task(TaskTimer::Poll, slot);
+                match op {
+                    0 => {
+                        t.set(timer, at);
+                        model.insert(timer, at);
+                    }
+                    1 => {
+                        t.set_earlier(timer, at);
+                        let e = model.entry(timer).or_insert(at);
+                        *e = (*e).min(at);
+                    }
+                    2 => {
+                        t.clear(&timer);
+                        model.remove(&timer);
+                    }
+                    _ => {
+                        let first = model.iter().map(|(t, at)| (*at, *t)).min();
+                        let want = first.filter(|(due, _)| *due <= at).map(|(_, t)| t);
+                        if let Some(w) = want {
+                            model.remove(&w);
+                        }
+                        proptest::prop_assert_eq!(t.pop_due(at), want);
+                    }
+                }
+                let first = model.values().copied().min();
+                proptest::prop_assert_eq!(t.next(), first);
+                proptest::prop_assert_eq!(t.len(), model.len());
+                proptest::prop_assert_eq!(t.get(&timer), model.get(&timer).copied());
+            }
+        }
     }
 
     #[test]

@@ -8,6 +8,7 @@ use crate::protocol::dialect::{codec, Codec, SessionInfo, TaskAugment};
 use crate::protocol::headers;
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::Dialect;
+use crate::protocol::object;
 
 use super::api::{ClientError, Config, DialectChoice, ErrorKind, Event, Millis, Output};
 use super::requests::{Failure, Purpose};
@@ -73,7 +74,10 @@ impl Session {
             init_codec: None,
             phase: Phase::Connecting,
             protocol_version: String::new(),
-            client_info: json!({ "name": cfg.client_name, "version": cfg.client_version }),
+            client_info: object([
+                ("name", Value::from(cfg.client_name.as_str())),
+                ("version", Value::from(cfg.client_version.as_str())),
+            ]),
             client_caps: cfg.client_capabilities.clone(),
             session_id: None,
             server_caps: Value::Null,
@@ -279,7 +283,7 @@ impl Engine {
         self.session.server_caps = caps.clone();
         self.session.augments = {
             let si = self.session.info();
-            let params = json!({ "name": "probe" });
+            let params = object([("name", "probe".into())]);
             let ask = TaskAugment {
                 ttl_ms: Some(1),
                 task_id: Some("probe".into()),

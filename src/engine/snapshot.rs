@@ -8,9 +8,10 @@
 //! the first request (404) and re-initialized as usual.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::protocol::model::{Dialect, Task, TaskStatus};
+use crate::protocol::{contains, object};
 
 use super::api::{Input, Millis, Output, Transmit};
 use super::registry;
@@ -81,9 +82,17 @@ impl Engine {
             };
             let answer = |result: Value| Input::Message {
                 via: Some(key),
-                body: json!({ "jsonrpc": "2.0", "id": id, "result": result }).to_string(),
+                body: object([
+                    ("jsonrpc", "2.0".into()),
+                    ("id", id.clone()),
+                    ("result", result),
+                ])
+                .to_string(),
             };
-            let info = json!({ "capabilities": s.capabilities, "serverInfo": s.server_info });
+            let info = object([
+                ("capabilities", s.capabilities.clone()),
+                ("serverInfo", s.server_info.clone()),
+            ]);
             match (method.as_str(), s.dialect) {
                 ("server/discover", Dialect::Modern) => {
                     self.handle_input(now, head(200, None));
@@ -107,7 +116,7 @@ impl Engine {
             self.handle_input(now, Input::Ended { key });
         }
         // The original session was announced as initialized already.
-        self.out.retain(|o| !matches!(o, Output::Transmit(t) if t.one_way && t.body.contains("notifications/initialized")));
+        self.out.retain(|o| !matches!(o, Output::Transmit(t) if t.one_way && contains(&t.body, "notifications/initialized")));
         self.session.is_ready() && self.dialect() == Some(s.dialect)
     }
 
@@ -134,7 +143,7 @@ impl Engine {
             task.outcome = e.outcome.clone();
         }
         let mut input_keys: Vec<String> = e.input_keys.iter().cloned().collect();
-        input_keys.sort();
+        input_keys.sort_unstable();
         Some(TaskSnapshot {
             task,
             known: e.known,
@@ -193,7 +202,7 @@ impl Engine {
 
 /// The JSON-RPC id and method of a transmission's body (`Null`/empty when absent).
 fn request_head(t: &Transmit) -> (Value, String) {
-    let v: Value = serde_json::from_str(&t.body).unwrap_or(Value::Null);
+    let v: Value = serde_json::from_slice(t.body.as_bytes()).unwrap_or(Value::Null);
     let method = v
         .get("method")
         .and_then(Value::as_str)

@@ -330,7 +330,7 @@ impl Engine {
             .filter(|(_, e)| !e.subs.is_empty() && !e.is_terminal())
             .map(|(k, _)| k.clone())
             .collect();
-        ids.sort();
+        ids.sort_unstable();
         for t in ids {
             self.poll_soon(now, &t);
         }

@@ -13,9 +13,10 @@
 
 use std::collections::{HashMap, HashSet};
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::protocol::jsonrpc::codes;
+use crate::protocol::object;
 
 use super::api::{Augment, ClientError, ErrorKind, Millis, OpId};
 use super::requests::{Failure, Purpose};
@@ -192,7 +193,7 @@ impl Engine {
             .iter()
             .filter_map(|t| Some((t.get("name")?.as_str()?.to_owned(), t.clone())))
             .collect();
-        self.tools_settled(now, Ok(json!({ "tools": all })), true);
+        self.tools_settled(now, Ok(object([("tools", Value::Array(all))])), true);
     }
 
     /// A `tools/list` attempt failed: say so and try again with backoff, a few times, unless
@@ -233,6 +234,8 @@ impl Engine {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     const V25: &str = "2025-11-25";

@@ -14,9 +14,12 @@ const MAX_DEPTH: u32 = 512;
 
 /// Serializes to plain JS objects (never `Map`s); `undefined` if the value cannot be represented.
 pub fn to_js<T: Serialize + ?Sized>(v: &T) -> JsValue {
-    serde_json::to_string(v)
-        .ok()
-        .and_then(|s| JSON::parse(&s).ok())
+    parse(serde_json::to_string(v).ok())
+}
+
+/// `JSON.parse` of the text (not generic: one copy in the binary for every `to_js` type).
+fn parse(text: Option<String>) -> JsValue {
+    text.and_then(|s| JSON::parse(&s).ok())
         .unwrap_or(JsValue::UNDEFINED)
 }
 

@@ -155,7 +155,7 @@ impl ClientInner {
         spawn_local(async move {
             let answer = match handler {
                 None if ev.method == "elicitation/create" => {
-                    Ok(serde_json::json!({ "action": "decline" }))
+                    Ok(crate::protocol::object([("action", "decline".into())]))
                 }
                 None => Err(RpcError::new(
                     -32601,

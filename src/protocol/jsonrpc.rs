@@ -1,9 +1,8 @@
 //! JSON-RPC 2.0 envelope. Ids (number or string) are echoed verbatim; batches are rejected cleanly.
 
-use std::borrow::Cow;
 use std::fmt;
 
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// A JSON-RPC id, kept exactly as received (number or string).
@@ -63,6 +62,17 @@ impl RpcError {
             data,
         })
     }
+
+    /// The error object as JSON (what the derived `Serialize` writes).
+    pub fn to_value(&self) -> Value {
+        let mut obj = Map::new();
+        obj.insert("code".into(), Value::from(self.code));
+        obj.insert("message".into(), Value::from(self.message.as_str()));
+        if let Some(data) = &self.data {
+            obj.insert("data".into(), data.clone());
+        }
+        Value::Object(obj)
+    }
 }
 
 /// An integer, also when sent as an integral float (`3.0`, `1e3`).
@@ -73,72 +83,6 @@ fn integer(value: &Value) -> Option<i64> {
     let f = value.as_f64()?;
     // `i64::MAX as f64` rounds up to 2^63, so `<` keeps the cast in range.
     (f.fract() == 0.0 && f >= i64::MIN as f64 && f < i64::MAX as f64).then_some(f as i64)
-}
-
-/// The members of a JSON-RPC object, read straight from the text (no map of the whole message).
-/// Anything it does not take (duplicate members, an escaped `jsonrpc`…) goes the `Value` way,
-/// so both ways classify the same.
-#[derive(Deserialize)]
-struct Envelope<'a> {
-    #[serde(borrow, default)]
-    jsonrpc: Option<Cow<'a, str>>,
-    #[serde(default, deserialize_with = "present")]
-    id: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    method: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    params: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    result: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    error: Option<Value>,
-}
-
-/// A member that is there, `null` included (`Option`'s own rule would read `null` as absent).
-fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
-    Value::deserialize(d).map(Some)
-}
-
-impl Envelope<'_> {
-    /// Only a JSON object is read this way (a struct would also accept an array).
-    fn object(bytes: &[u8]) -> Option<()> {
-        let first = bytes.iter().find(|b| !b.is_ascii_whitespace())?;
-        (*first == b'{').then_some(())
-    }
-
-    /// The same rules as [`Message::from_value`].
-    fn classify(self) -> Result<Message, DecodeError> {
-        if self.jsonrpc.as_deref() != Some("2.0") {
-            return Err(DecodeError::NotJsonRpc("missing jsonrpc: \"2.0\""));
-        }
-        let id = match self.id {
-            None | Some(Value::Null) => None,
-            Some(v) => Some(parse_id(v)?),
-        };
-        if let Some(method) = self.method {
-            let method = match method {
-                Value::String(m) => m,
-                _ => return Err(DecodeError::NotJsonRpc("method is not a string")),
-            };
-            let params = self.params;
-            return Ok(match id {
-                Some(id) => Message::Request { id, method, params },
-                None => Message::Notification { method, params },
-            });
-        }
-        if let Some(err) = self.error {
-            let error = RpcError::from_value(&err)
-                .ok_or(DecodeError::NotJsonRpc("malformed error object"))?;
-            return Ok(Message::Error { id, error });
-        }
-        match (id, self.result) {
-            (Some(id), Some(result)) => Ok(Message::Response { id, result }),
-            (None, Some(_)) => Err(DecodeError::NotJsonRpc("response without id")),
-            _ => Err(DecodeError::NotJsonRpc(
-                "neither request, response nor error",
-            )),
-        }
-    }
 }
 
 /// Well-known codes.
@@ -209,30 +153,14 @@ impl Message {
                 limit,
             });
         }
-        if let Some(m) = Envelope::object(bytes).and_then(|_| serde_json::from_slice(bytes).ok()) {
-            return Envelope::classify(m);
-        }
         let value: Value =
             serde_json::from_slice(bytes).map_err(|e| DecodeError::Json(e.to_string()))?;
         Self::from_value(value)
     }
 
-    /// [`Message::decode`] for text (its UTF-8 is not checked again).
+    /// [`Message::decode`] for text. Read as bytes: one JSON reader instance in the binary.
     pub fn decode_str(text: &str, limit: usize) -> Result<Message, DecodeError> {
-        if text.len() > limit {
-            return Err(DecodeError::TooLarge {
-                len: text.len(),
-                limit,
-            });
-        }
-        if let Some(m) =
-            Envelope::object(text.as_bytes()).and_then(|_| serde_json::from_str(text).ok())
-        {
-            return Envelope::classify(m);
-        }
-        let value: Value =
-            serde_json::from_str(text).map_err(|e| DecodeError::Json(e.to_string()))?;
-        Self::from_value(value)
+        Self::decode(text.as_bytes(), limit)
     }
 
     /// Classifies an already-parsed JSON value.
@@ -298,10 +226,7 @@ impl Message {
             }
             Message::Error { id, error } => {
                 obj.insert("id".into(), id.as_ref().map_or(Value::Null, id_value));
-                obj.insert(
-                    "error".into(),
-                    serde_json::to_value(error).unwrap_or(Value::Null),
-                );
+                obj.insert("error".into(), error.to_value());
             }
         }
         Value::Object(obj)

@@ -12,3 +12,22 @@ pub mod tool_headers;
 
 #[cfg(test)]
 mod property_tests;
+
+use serde_json::{Map, Value};
+
+/// A JSON object of these members: `json!` without serializing each member into a `Value`
+/// (which would pull serde_json's value serializer into the wasm binary).
+pub fn object<const N: usize>(members: [(&str, Value); N]) -> Value {
+    let mut obj = Map::new();
+    for (key, value) in members {
+        obj.insert(key.to_owned(), value);
+    }
+    Value::Object(obj)
+}
+
+/// Whether `needle` occurs in `hay`: a plain scan, for the few short words the client looks for
+/// (`str::contains` would bring core's two-way searcher, about 2.5 KB of wasm).
+pub fn contains(hay: &str, needle: &str) -> bool {
+    let needle = needle.as_bytes();
+    needle.is_empty() || hay.as_bytes().windows(needle.len()).any(|w| w == needle)
+}

@@ -7,7 +7,7 @@ use proptest::prelude::*;
 use serde_json::{Map, Number, Value};
 
 use super::fuzz_entry;
-use super::jsonrpc::{DecodeError, Message};
+use super::jsonrpc::{DecodeError, Message, RpcError};
 use super::model::Dialect;
 use super::sse::DEFAULT_LIMIT;
 
@@ -232,6 +232,27 @@ proptest! {
             .and_then(Message::from_value);
         prop_assert_eq!(Message::decode(text.as_bytes(), usize::MAX), value_way.clone());
         prop_assert_eq!(Message::decode_str(&text, usize::MAX), value_way);
+    }
+
+    #[test]
+    fn rpc_error_to_value_is_what_serialize_writes(
+        code in any::<i64>(),
+        message in ".{0,8}",
+        data in prop::option::of(arb_json()),
+    ) {
+        let error = RpcError { code, message, data };
+        prop_assert_eq!(Some(error.to_value()), serde_json::to_value(&error).ok());
+    }
+
+    #[test]
+    fn contains_is_str_contains(hay in "[ab]{0,12}", needle in "[ab]{0,4}") {
+        prop_assert_eq!(super::contains(&hay, &needle), hay.contains(needle.as_str()));
+    }
+
+    #[test]
+    fn object_is_what_json_writes(a in arb_json(), b in arb_json()) {
+        let ours = super::object([("a", a.clone()), ("b", b.clone()), ("a", b.clone())]);
+        prop_assert_eq!(ours, serde_json::json!({ "a": a, "b": b, "a": b }));
     }
 
     #[test]

@@ -13,7 +13,6 @@ mod idb;
 mod local;
 
 use std::cell::RefCell;
-use std::collections::BTreeSet;
 use std::rc::Rc;
 
 use serde::Serialize;
@@ -22,6 +21,7 @@ use serde_json::Value;
 use crate::driver::json::{self, Fields};
 use crate::engine::api::Millis;
 use crate::engine::snapshot::{SessionSnapshot, TaskSnapshot};
+use crate::engine::sorted::SortedSet;
 use crate::protocol::model::{Dialect, TaskStatus};
 
 /// Which server and which user a record belongs to.
@@ -69,7 +69,7 @@ pub struct TaskRecord {
     pub status: Option<TaskStatus>,
     /// Input request keys the host answered (never surfaced again).
     #[serde(default)]
-    pub answered_inputs: BTreeSet<String>,
+    pub answered_inputs: SortedSet<String>,
     /// The completion ledger: a terminal callback fired for this task (in some tab).
     #[serde(default)]
     pub fired: bool,
@@ -87,7 +87,7 @@ impl TaskRecord {
             dialect: None,
             snapshot: None,
             status: None,
-            answered_inputs: BTreeSet::new(),
+            answered_inputs: SortedSet::default(),
             fired: false,
             fired_at: None,
             created_at: now,

@@ -110,10 +110,11 @@ pub(super) fn parse_task(value: &Value, names: &FieldNames) -> Result<Task, Prot
     Ok(task)
 }
 
-/// Parses a `{tasks: [...], nextCursor?}` page with the dialect's task parser.
+/// Parses a `{tasks: [...], nextCursor?}` page with the dialect's task parser (a `fn`, not a
+/// generic: one copy in the binary for all dialects).
 pub(super) fn parse_task_page(
     result: &Value,
-    parse: impl Fn(&Value) -> Result<Task, ProtocolError>,
+    parse: fn(&Value) -> Result<Task, ProtocolError>,
 ) -> Result<(Vec<Task>, Option<String>), ProtocolError> {
     let obj = as_object(result, "tasks/list result")?;
     let tasks = match obj.get("tasks") {

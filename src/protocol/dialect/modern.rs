@@ -154,7 +154,7 @@ fn response_value(request: &InputRequest, answer: Result<Value, RpcError>) -> Va
             obj.insert("action".into(), Value::from("cancel"));
             Value::Object(obj)
         }
-        Err(error) => serde_json::to_value(error).unwrap_or(Value::Null),
+        Err(error) => error.to_value(),
     }
 }
 

@@ -1,7 +1,7 @@
 //! One leadership (epoch): taking over the scope, opening its driver and importing the persisted
 //! records, and stepping down.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use gloo_timers::future::TimeoutFuture;
@@ -38,7 +38,7 @@ impl Tab {
                 router: Router::default(),
                 records: HashMap::new(),
                 answered: HashMap::new(),
-                dirty: BTreeSet::new(),
+                dirty: HashSet::new(),
                 flushing: false,
                 // What the engine assumes at first: told otherwise once ready.
                 any_visible: true,

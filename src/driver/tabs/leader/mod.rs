@@ -8,7 +8,8 @@ mod ops;
 mod peers;
 mod records;
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::cell::RefMut;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
@@ -18,6 +19,7 @@ use super::wire::{Msg, Op, TabId};
 use crate::driver::persist::TaskRecord;
 use crate::driver::Driver;
 use crate::engine::api::{Event, InputId, OpId, SubId};
+use crate::engine::sorted::SortedSet;
 
 /// Who an engine subscription belongs to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,8 +62,9 @@ pub(super) struct Leading {
     inbox: Vec<(TabId, u64, Op)>,
     router: Router,
     records: HashMap<String, TaskRecord>,
-    answered: HashMap<String, BTreeSet<String>>,
-    dirty: BTreeSet<String>,
+    answered: HashMap<String, SortedSet<String>>,
+    /// Records to write (in task id order).
+    dirty: HashSet<String>,
     flushing: bool,
     any_visible: bool,
     server_info: Value,
@@ -69,10 +72,16 @@ pub(super) struct Leading {
 
 impl Tab {
     fn leading<R>(&self, f: impl FnOnce(&mut Leading) -> R) -> Option<R> {
-        match &mut self.0.st.borrow_mut().role {
-            Role::Leader(l) => Some(f(l)),
+        self.leader_state().map(|mut l| f(&mut l))
+    }
+
+    /// The leader's state, borrowed, while this tab leads ([`Tab::leading`]'s non-generic part).
+    fn leader_state(&self) -> Option<RefMut<'_, Leading>> {
+        RefMut::filter_map(self.0.st.borrow_mut(), |st| match &mut st.role {
+            Role::Leader(l) => Some(&mut **l),
             _ => None,
-        }
+        })
+        .ok()
     }
 
     fn is_epoch(&self, epoch: u64) -> bool {

@@ -1,7 +1,7 @@
 //! The other tabs as the leader sees them: their messages, their visibility, and the periodic
 //! housekeeping (checkpoints, pruning tabs that died silently).
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::HashSet;
 
 use wasm_bindgen_futures::spawn_local;
 
@@ -20,9 +20,11 @@ impl Tab {
     pub(in crate::driver::tabs) fn leader_tick(&self, n: u64) {
         self.announce();
         if n % CHECKPOINT_TICKS == 0 {
-            let ids: BTreeSet<String> = self
+            let mut ids: Vec<String> = self
                 .leading(|l| l.router.sub_tasks.values().cloned().collect())
                 .unwrap_or_default();
+            ids.sort_unstable();
+            ids.dedup();
             for id in ids {
                 self.persist(&id);
             }

@@ -47,9 +47,10 @@ impl Tab {
 
     async fn flush(&self) {
         loop {
-            let batch = self
-                .leading(|l| std::mem::take(&mut l.dirty))
+            let mut batch: Vec<String> = self
+                .leading(|l| l.dirty.drain().collect())
                 .unwrap_or_default();
+            batch.sort_unstable();
             if batch.is_empty() {
                 self.leading(|l| l.flushing = false);
                 return;

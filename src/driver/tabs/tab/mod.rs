@@ -194,10 +194,7 @@ impl Tab {
         let r = f(&mut req, global::now());
         let queued = std::mem::take(&mut req.queued);
         then(&r);
-        for (id, op) in queued {
-            self.route(id, op);
-        }
-        self.deliver();
+        self.send(queued);
         r
     }
 
@@ -257,11 +254,17 @@ impl Tab {
             queued: Vec::new(),
         };
         let r = f(&mut req, global::now());
-        for (id, op) in std::mem::take(&mut req.queued) {
+        self.send(std::mem::take(&mut req.queued));
+        r
+    }
+
+    /// Routes the operations a requestor queued, then hands this tab its events (not generic:
+    /// one copy for every `op`/`op_then` instance).
+    fn send(&self, queued: Vec<(u64, Op)>) {
+        for (id, op) in queued {
             self.route(id, op);
         }
         self.deliver();
-        r
     }
 
     /// Leaves the scope: this tab's subscriptions end `closed`; a leader steps down without

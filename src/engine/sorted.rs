@@ -1,0 +1,197 @@
+//! Small ordered collections kept as a sorted `Vec`, for a few entries each (a task's
+//! subscribers, the open input requests, a task's answered input keys). They iterate in the same order as `BTreeMap` and
+//! `BTreeSet`, for a fraction of the code another BTree instantiation costs in the wasm binary.
+
+use serde::{Serialize, Serializer};
+
+/// A map from `K` to `V` in ascending key order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SortedMap<K, V>(Vec<(K, V)>);
+
+impl<K, V> Default for SortedMap<K, V> {
+    fn default() -> Self {
+        SortedMap(Vec::new())
+    }
+}
+
+impl<K: Ord, V> SortedMap<K, V> {
+    fn find(&self, k: &K) -> Result<usize, usize> {
+        self.0.binary_search_by(|(x, _)| x.cmp(k))
+    }
+
+    /// Sets `k` to `v`, returning the value it replaces.
+    pub fn insert(&mut self, k: K, v: V) -> Option<V> {
+        match self.find(&k) {
+            Ok(at) => self.0.get_mut(at).map(|e| std::mem::replace(&mut e.1, v)),
+            Err(at) => {
+                // `find` gives an index in `0..=len`, where `Vec::insert` cannot fail.
+                self.0.insert(at, (k, v));
+                None
+            }
+        }
+    }
+
+    pub fn get(&self, k: &K) -> Option<&V> {
+        let at = self.find(k).ok()?;
+        self.0.get(at).map(|e| &e.1)
+    }
+
+    pub fn get_mut(&mut self, k: &K) -> Option<&mut V> {
+        let at = self.find(k).ok()?;
+        self.0.get_mut(at).map(|e| &mut e.1)
+    }
+
+    /// Removes `k`, returning its value.
+    pub fn remove(&mut self, k: &K) -> Option<V> {
+        // A found index is in `0..len`, where `Vec::remove` cannot fail.
+        self.find(k).ok().map(|at| self.0.remove(at).1)
+    }
+
+    /// Keeps only the entries `keep` says yes to.
+    pub fn retain(&mut self, mut keep: impl FnMut(&K, &mut V) -> bool) {
+        self.0.retain_mut(|(k, v)| keep(k, v));
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    #[cfg(test)]
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// The keys in ascending order.
+    pub fn keys(&self) -> impl Iterator<Item = &K> {
+        self.0.iter().map(|e| &e.0)
+    }
+
+    /// The values in ascending key order.
+    pub fn values(&self) -> impl Iterator<Item = &V> {
+        self.0.iter().map(|e| &e.1)
+    }
+}
+
+/// A set of `T` in ascending order (serialized as a sequence, like a `BTreeSet`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SortedSet<T>(SortedMap<T, ()>);
+
+impl<T> Default for SortedSet<T> {
+    fn default() -> Self {
+        SortedSet(SortedMap::default())
+    }
+}
+
+impl<T: Ord> SortedSet<T> {
+    /// Adds `v`; `false` if it was there already.
+    pub fn insert(&mut self, v: T) -> bool {
+        self.0.insert(v, ()).is_none()
+    }
+
+    /// Removes `v`; `false` if it was not there.
+    pub fn remove(&mut self, v: &T) -> bool {
+        self.0.remove(v).is_some()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The members in ascending order.
+    pub fn iter(&self) -> impl Iterator<Item = &T> {
+        self.0.keys()
+    }
+}
+
+impl<T: Ord> Extend<T> for SortedSet<T> {
+    fn extend<I: IntoIterator<Item = T>>(&mut self, items: I) {
+        for v in items {
+            self.insert(v);
+        }
+    }
+}
+
+impl<T: Ord> FromIterator<T> for SortedSet<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(items: I) -> Self {
+        let mut set = SortedSet::default();
+        set.extend(items);
+        set
+    }
+}
+
+impl<T: Ord + Serialize> Serialize for SortedSet<T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
+}
+
+impl<T> IntoIterator for SortedSet<T> {
+    type Item = T;
+    type IntoIter = std::iter::Map<std::vec::IntoIter<(T, ())>, fn((T, ())) -> T>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        (self.0).0.into_iter().map(|(v, ())| v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{BTreeMap, BTreeSet};
+
+    use proptest::prelude::*;
+
+    use super::{SortedMap, SortedSet};
+
+    proptest! {
+        #[test]
+        fn a_sorted_set_behaves_like_a_btree_set(
+            ops in prop::collection::vec((any::<bool>(), 0u8..16), 0..64),
+        ) {
+            let mut ours = SortedSet::default();
+            let mut model = BTreeSet::new();
+            for (add, v) in ops {
+                if add {
+                    prop_assert_eq!(ours.insert(v), model.insert(v));
+                } else {
+                    prop_assert_eq!(ours.remove(&v), model.remove(&v));
+                }
+                prop_assert_eq!(ours.is_empty(), model.is_empty());
+                prop_assert!(ours.iter().eq(model.iter()));
+            }
+            prop_assert_eq!(serde_json::to_value(&ours).ok(), serde_json::to_value(&model).ok());
+            let mut twice: Vec<u8> = ours.iter().chain(ours.iter()).copied().collect();
+            twice.reverse();
+            let again: SortedSet<u8> = twice.into_iter().collect();
+            prop_assert_eq!(&again, &ours);
+            prop_assert!(ours.into_iter().eq(model));
+        }
+
+        #[test]
+        fn a_sorted_map_behaves_like_a_btree_map(
+            ops in prop::collection::vec((0u8..4, 0u8..16, any::<u8>()), 0..64),
+        ) {
+            let mut ours = SortedMap::default();
+            let mut model = BTreeMap::new();
+            for (op, k, v) in ops {
+                match op {
+                    0 => prop_assert_eq!(ours.insert(k, v), model.insert(k, v)),
+                    1 => prop_assert_eq!(ours.remove(&k), model.remove(&k)),
+                    2 => {
+                        if let (Some(a), Some(b)) = (ours.get_mut(&k), model.get_mut(&k)) {
+                            *a = a.wrapping_add(v);
+                            *b = b.wrapping_add(v);
+                        }
+                    }
+                    _ => {
+                        ours.retain(|k, x| (k ^ *x) & 1 == 0);
+                        model.retain(|k, x| (k ^ *x) & 1 == 0);
+                    }
+                }
+                prop_assert_eq!(ours.get(&k), model.get(&k));
+                prop_assert_eq!(ours.len(), model.len());
+                prop_assert!(ours.keys().eq(model.keys()));
+                prop_assert!(ours.values().eq(model.values()));
+            }
+        }
+    }
+}
