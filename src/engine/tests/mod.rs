@@ -5,6 +5,7 @@
 mod faults;
 mod flows;
 mod hour;
+mod listen;
 mod props;
 mod replay;
 mod session;
