@@ -1,5 +1,5 @@
-//! Time in the engine: one ordered set of timers (so the driver needs a single `Wake`), and the
-//! poll cadence of design.md as pure functions of a task's poll state.
+//! Time in the engine: one queue of timers ordered by due time (so the driver needs a single
+//! `Wake`), and the poll cadence of design.md as pure functions of a task's poll state.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
