@@ -8,13 +8,21 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::handle::{HandleState, TaskHandle};
-use super::types::{DoneKind, TaskDone};
+use super::types::{DoneKind, ErrorKind, TaskDone};
 use super::{ClientInner, McpTaskClient};
 use crate::driver::tabs::Ledger;
 
-/// The ledger to consult before firing `onDone` for `done` (finished tasks of shared clients).
+/// The ledger to consult before firing `onDone` for `done` (tasks of shared clients): every end
+/// the task itself reached, also one whose outcome could not be fetched (a later page must not
+/// fire again because the server forgot a task whose end already fired), but not the ends this
+/// page chose (it stopped waiting, or closed its client), which claim nothing.
 pub(super) fn ledger_for(client: &Weak<ClientInner>, done: &TaskDone) -> Option<(Ledger, String)> {
-    if done.kind != DoneKind::Finished {
+    let chosen_here = match done.kind {
+        DoneKind::Finished => false,
+        DoneKind::Aborted => true,
+        DoneKind::Failed => done.error.as_ref().is_some_and(|e| e.kind == ErrorKind::Closed),
+    };
+    if chosen_here {
         return None;
     }
     let id = done.task_id.clone()?;

@@ -185,3 +185,33 @@ test("without tab coordination (tabs: false) every tab leads, and onDone still f
     await server.stop();
   }
 });
+
+test("onDone that fired never fires again, even once the server forgot the task (results not stored)", { timeout: 60_000 }, async () => {
+  const server = await startServer("ts-sdk", { args: ["--poll-ms", "500"] });
+  const TTL_MS = 3_000;
+  const b = await browser();
+  try {
+    const p = await b.page();
+    await p.evaluate((u) => T.connect(u), server.url);
+    const id = await p.evaluate((ttlMs) => T.call(0, "long_job", { steps: 1, stepMs: 200 }, { ttlMs }), TTL_MS);
+    assert.equal(await p.evaluate(() => T.settle(15_000)), 1);
+    await allDone(b.events, [id]);
+    assert.deepEqual(dones(b.events, id).map((d) => [d.kind, d.status]), [["finished", "completed"]]);
+    await p.close();
+    await sleep(TTL_MS + 2_000); // the server drops the task after its ttl
+
+    const q = await b.page();
+    await q.evaluate((u) => T.connect(u), server.url);
+    assert.deepEqual(await q.evaluate(() => T.resume()), [], "nothing left to resume");
+    await q.evaluate((id) => T.watch(0, id), id);
+    assert.equal(await q.evaluate(() => T.settle(15_000)), 1, "watching the forgotten task settles");
+    const [res] = await q.evaluate(() => T.results());
+    assert.match(res, /^error: /, "the server forgot the task: its result is gone");
+    await sleep(1_000);
+    assert.equal(dones(b.events, id).length, 1, `onDone did not fire again (${JSON.stringify(dones(b.events, id))})`);
+    assert.deepEqual(b.errors, []);
+  } finally {
+    await b.close();
+    await server.stop();
+  }
+});
