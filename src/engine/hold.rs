@@ -5,6 +5,7 @@
 //! overloaded meets one request, not a burst.
 
 use super::api::Millis;
+use super::registry::Fetch;
 use super::requests::Purpose;
 use super::scheduler::Timer;
 use super::Engine;
@@ -45,6 +46,37 @@ impl Engine {
     /// Whether `p` must wait (input answers never do).
     pub(crate) fn held(&self, p: &Purpose) -> bool {
         !matches!(p, Purpose::Answer(_)) && self.gated()
+    }
+
+    /// A request the server refused with the `Retry-After` now in force waits at the front of
+    /// the queue instead of on a timer, so it goes first when the hold ends: the server said
+    /// when it may come back. Behind the requests made meanwhile it would meet each new hold
+    /// first, and under a per-task limit one task after another would be refused while none got
+    /// through. `wait` is its retry delay: one longer than the `Retry-After` (error backoff)
+    /// keeps its timer. Returns whether `p` was queued.
+    pub(crate) fn retry_first(
+        &mut self,
+        now: Millis,
+        p: Purpose,
+        retry_after: Option<Millis>,
+        wait: Millis,
+    ) -> bool {
+        if !retry_after.is_some_and(|ra| wait <= ra) || self.hold(now).is_none() {
+            return false;
+        }
+        match &p {
+            Purpose::Get(t) => match self.tasks.get_mut(t) {
+                Some(e) => e.poll.in_flight = true,
+                None => return false,
+            },
+            Purpose::Result(t) => match self.tasks.get_mut(t) {
+                Some(e) => e.result = Fetch::Busy,
+                None => return false,
+            },
+            _ => return false,
+        }
+        self.session.queue.insert(0, p);
+        true
     }
 
     /// The hold passed: send the first waiting request alone (the others follow its answer, or

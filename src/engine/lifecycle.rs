@@ -49,7 +49,10 @@ impl Engine {
                 } else if terminal {
                     let delay =
                         scheduler::error_delay(&mut self.rng, errors, f.retry_after(), None);
-                    self.set_task_timer(TaskTimer::Poll, task_id, now.saturating_add(delay));
+                    let again = Purpose::Result(task_id.to_owned());
+                    if !self.retry_first(now, again, f.retry_after(), delay) {
+                        self.set_task_timer(TaskTimer::Poll, task_id, now.saturating_add(delay));
+                    }
                 } else {
                     self.poll_soon(now, task_id);
                 }

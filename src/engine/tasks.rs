@@ -442,10 +442,11 @@ impl Engine {
             f.retry_after(),
             e.server_interval(),
         );
-        self.timers.set(
-            Timer::Task(TaskTimer::Poll, e.slot),
-            now.saturating_add(delay),
-        );
+        let slot = e.slot;
+        if !self.retry_first(now, Purpose::Get(task_id.to_owned()), f.retry_after(), delay) {
+            let at = now.saturating_add(delay);
+            self.timers.set(Timer::Task(TaskTimer::Poll, slot), at);
+        }
     }
 
     /// A watched id the server never knew: its watchers fail.

@@ -84,6 +84,8 @@ pub(crate) struct Faults {
     /// `tasks/get` answered HTTP 429 with `Retry-After` of `throttle_ms`.
     pub(crate) throttled_gets: u32,
     pub(crate) throttle_ms: Millis,
+    /// Every n-th `tasks/get` of each task (its 1st, n+1-th, …) answered like `throttled_gets`.
+    pub(crate) throttle_every: u32,
 }
 
 /// Takes one from a fault counter: whether the fault fires.

@@ -15,7 +15,7 @@ use crate::engine::testkit::{
 use crate::engine::Engine;
 use crate::protocol::model::{Dialect, Outcome, TaskStatus};
 
-fn config(dialect: DialectChoice, timeout: Millis) -> Config {
+pub(super) fn config(dialect: DialectChoice, timeout: Millis) -> Config {
     Config {
         dialect,
         request_timeout_ms: timeout,
@@ -23,16 +23,16 @@ fn config(dialect: DialectChoice, timeout: Millis) -> Config {
     }
 }
 
-fn legacy(seed: u64) -> Harness {
+pub(super) fn legacy(seed: u64) -> Harness {
     Harness::with_config(config(DialectChoice::Legacy, 5_000), Dialect::Legacy, seed)
 }
 
-fn modern(seed: u64) -> Harness {
+pub(super) fn modern(seed: u64) -> Harness {
     Harness::with_config(config(DialectChoice::Modern, 5_000), Dialect::Modern, seed)
 }
 
 /// The subscription completed with a result.
-fn completed(h: &Harness, sub: SubId) -> bool {
+pub(super) fn completed(h: &Harness, sub: SubId) -> bool {
     matches!(
         h.done(sub),
         End::Finished { task: Some(t), outcome: Some(Outcome::Result { .. }) }
@@ -47,7 +47,7 @@ fn warnings(h: &Harness, kind: ErrorKind) -> usize {
         .count()
 }
 
-fn times(h: &Harness, method: &str) -> Vec<Millis> {
+pub(super) fn times(h: &Harness, method: &str) -> Vec<Millis> {
     h.sent
         .iter()
         .filter(|s| s.method == method)

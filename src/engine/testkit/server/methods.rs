@@ -140,17 +140,22 @@ impl FakeServer {
         } else {
             100
         };
-        match self.gets.get_mut(t) {
-            Some(v) => v.push(now),
+        let nth = match self.gets.get_mut(t) {
+            Some(v) => {
+                v.push(now);
+                v.len() as u32
+            }
             None => {
                 self.gets.insert(t.to_owned(), vec![now]);
+                1
             }
-        }
+        };
         if take(&mut self.faults.bad_gets) {
             let body = error_msg(None, -32600, "Bad Request: invalid request");
             return reply(key, 400, None, body);
         }
-        if take(&mut self.faults.throttled_gets) {
+        let every = self.faults.throttle_every;
+        if take(&mut self.faults.throttled_gets) || (every > 0 && (nth - 1) % every == 0) {
             return vec![
                 (
                     0,

@@ -1,0 +1,35 @@
+//! Faults the large browser batch (30 tasks per case, docs/fault-matrix.md) found: throttling
+//! that leaves one task behind on every hold.
+
+use serde_json::json;
+
+use super::faults::{completed, legacy};
+use crate::engine::api::SubId;
+
+/// The server refuses each task's every other poll with `429, Retry-After: 2 s` (a per-task
+/// limit): the hold must still let every task through, the refused poll first.
+#[test]
+fn a_per_task_retry_after_lets_a_batch_of_thirty_finish() {
+    let mut h = legacy(51);
+    h.latency = (5, 15);
+    h.server.faults.throttle_every = 2;
+    h.server.faults.throttle_ms = 2_000;
+    let subs: Vec<SubId> = (0..30)
+        .map(|_| h.call("job", json!({ "ms": 2_500 })))
+        .collect();
+    h.run_for(60_000);
+    let log: Vec<String> = h.sent.iter().map(|s| s.line()).collect();
+    let ended = subs.iter().filter(|s| h.dones(**s).len() == 1).count();
+    assert_eq!(ended, subs.len(), "every task ended: {log:#?}");
+    for sub in &subs {
+        assert!(completed(&h, *sub), "{sub:?}: {:?}", h.done(*sub));
+        let task = h.task_of(*sub).unwrap_or_default();
+        let gets = h.get_times(&task);
+        for (i, pair) in gets.windows(2).enumerate() {
+            if i % 2 == 0 {
+                assert!(pair[1] - pair[0] >= 2_000, "{task}: Retry-After honoured: {gets:?}");
+            }
+        }
+    }
+    assert!(h.violations.is_empty(), "{:?}", h.violations);
+}
