@@ -95,10 +95,13 @@ export function checkBounds(stats, { n, sessionFaults = 0, restarts = 0 }) {
       const prev = t.gets[i - 1];
       const gap = t.gets[i].t - prev.t;
       const clean = !prev.fault && prev.status >= 200 && prev.status < 300;
-      // a poll re-sent right after the session was re-established (404 → initialize) is one resend
+      // a poll re-sent right after the session was re-established (404 → initialize) is one resend;
+      // so is one refused with 404 because its session was gone, re-sent on the new session (it
+      // can reach the server after the new `initialize` when it was on its way meanwhile)
       const reinit = stats.timeline.some(([at, m]) => m === "initialize" && at > prev.t && at < t.gets[i].t);
-      if (reinit) continue;
-      if (gap < ERR_FLOOR) v.push(`${short(id)}: tasks/get ${gap} ms after the previous one`);
+      const resent = prev.status === 404 && prev.session !== t.gets[i].session;
+      if (reinit || resent) continue;
+      if (gap < ERR_FLOOR) v.push(`${short(id)}: tasks/get ${gap} ms after the previous one (answered ${prev.status ?? "–"}${prev.fault ? ", fault " + prev.fault : ""})`);
       else if (clean && gap < CLEAN_FLOOR) v.push(`${short(id)}: tasks/get ${gap} ms after a clean poll (floor ${CLEAN_FLOOR})`);
     }
     for (let i = 0; i < t.gets.length; i++) {

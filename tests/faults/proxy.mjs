@@ -322,7 +322,7 @@ export async function startProxy({ target, port = 0, rules = [], seed = 1, log =
       rec.reqs.push([now - t0, method]);
       if (method === "tasks/get") {
         rec.get++;
-        getRec = { t: now - t0, fault: null, status: null };
+        getRec = { t: now - t0, fault: null, status: null, session: sessionId ?? null };
         rec.gets.push(getRec);
         rec.inflight++;
         rec.maxInflight = Math.max(rec.maxInflight, rec.inflight);
