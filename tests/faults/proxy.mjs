@@ -326,7 +326,11 @@ export async function startProxy({ target, port = 0, rules = [], seed = 1, log =
         rec.gets.push(getRec);
         rec.inflight++;
         rec.maxInflight = Math.max(rec.maxInflight, rec.inflight);
-        res.on("close", () => { rec.inflight--; });
+        if (rec.inflight > 1) (rec.overlaps ??= []).push({ t: now - t0, open: (rec._open ?? []).map(([g, r]) => ({ t: g.t, status: g.status, fault: g.fault, destroyed: r.destroyed, sock: r.socket ? r.socket.destroyed : "none", ended: r.writableEnded, closedAt: g.closedAt })) });
+        Object.defineProperty(rec, "_open", { value: rec._open ?? [], enumerable: false, writable: true });
+        const pair = [getRec, res];
+        rec._open.push(pair);
+        res.on("close", () => { rec.inflight--; getRec.closedAt = Date.now() - t0; rec._open = rec._open.filter((x) => x !== pair); });
       }
       else if (method === "tasks/result") rec.result++;
       else if (method === "tasks/cancel" || method === "tasks/delete") rec.cancel++;

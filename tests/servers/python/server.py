@@ -1,10 +1,12 @@
 """Task-capable MCP test server on the Python SDK (legacy 2025-11-25 tasks): Streamable HTTP and WebSocket.
 
-    python server.py [--port N] [--transport http|ws] [--no-get] [--json] [--keep-cancel-bug]
+    python server.py [--port N] [--transport http|ws] [--no-get] [--json] [--keep-cancel-bug] [--keep-task-group-bug]
 
-Env equivalents: PORT, TRANSPORT, NO_GET=1, JSON_RESPONSE=1, KEEP_CANCEL_BUG=1. Port 0 (default) = any free port.
---no-get: GET /mcp answers 405 (no listening stream). --json: JSON responses instead of SSE.
+Env equivalents: PORT, TRANSPORT, NO_GET=1, JSON_RESPONSE=1, KEEP_CANCEL_BUG=1, KEEP_TASK_GROUP_BUG=1. Port 0 (default) =
+any free port. --no-get: GET /mcp answers 405 (no listening stream). --json: JSON responses instead of SSE.
 --keep-cancel-bug: no workaround for the SDK's crash after tasks/cancel (the session dies once the work ends).
+--keep-task-group-bug: no workaround for the SDK's shared task group (any session that ends stops task creation in
+every other session: their task-augmented calls answer isError "TaskSupport not running"). Implied by --keep-cancel-bug.
 Binds 127.0.0.1 only. Both transports are always served on the same port and path:
 Streamable HTTP at http://127.0.0.1:<port>/mcp and WebSocket (subprotocol "mcp") at ws://127.0.0.1:<port>/mcp.
 `--transport` only picks which URL the single `READY <url>` line announces.
@@ -21,10 +23,12 @@ import signal
 import socket
 import sys
 import warnings
-from contextlib import AsyncExitStack
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 import anyio
+import anyio.abc
 import uvicorn
 from starlette.middleware.cors import CORSMiddleware
 
@@ -42,6 +46,10 @@ from mcp.server.websocket import websocket_server  # noqa: E402
 RELATED = "io.modelcontextprotocol/related-task"
 # --keep-cancel-bug: leave the SDK's crash after tasks/cancel in place (the session dies when the work ends).
 KEEP_SDK_CANCEL_BUG = "--keep-cancel-bug" in sys.argv or os.environ.get("KEEP_CANCEL_BUG") == "1"
+# --keep-task-group-bug: leave the SDK's task group for task work as it is (see _process_task_group).
+KEEP_SDK_TASK_GROUP_BUG = (
+    KEEP_SDK_CANCEL_BUG or "--keep-task-group-bug" in sys.argv or os.environ.get("KEEP_TASK_GROUP_BUG") == "1"
+)
 
 server: Server[Any, Any] = Server("mcp-task-client-test-python", version="1.0.0")
 task_support = server.experimental.enable_tasks()
@@ -263,6 +271,47 @@ def _count_ws(receive, session: str):
     return wrapped
 
 
+class _Contained:
+    """A task group whose work cannot take the group down: a failure is logged (one task's bug stays one task's)."""
+
+    def __init__(self, tg: anyio.abc.TaskGroup) -> None:
+        self._tg = tg
+
+    def start_soon(self, fn, *args: Any, name: Any = None) -> None:
+        async def contained() -> None:
+            try:
+                await fn(*args)
+            except Exception as e:  # noqa: BLE001 - logged, the server goes on
+                sys.stderr.write(f"task work failed: {e!r}\n")
+
+        self._tg.start_soon(contained, name=name)
+
+
+@asynccontextmanager
+async def _process_task_group() -> AsyncIterator[None]:
+    """One task group for every session's task work, for the life of the server.
+
+    The SDK keeps a single task group on its TaskSupport: each session's Server.run() sets it to the session's own
+    group and clears it when that session ends, whatever other sessions still run. So any session that ends (a POST
+    without a session id such as a `server/discover` probe, a DELETE, a dead client) leaves every other session unable
+    to create tasks: their task-augmented calls answer isError "TaskSupport not running. Ensure Server.run() is
+    active." until some session starts again. Here the group is the server's, and Server.run() leaves it alone.
+    """
+
+    @asynccontextmanager
+    async def leave_alone() -> AsyncIterator[None]:
+        yield
+
+    async with anyio.create_task_group() as tg:
+        task_support._task_group = _Contained(tg)  # type: ignore[assignment]  # noqa: SLF001
+        task_support.run = leave_alone  # type: ignore[method-assign]
+        try:
+            yield
+        finally:
+            task_support._task_group = None  # noqa: SLF001
+            tg.cancel_scope.cancel()
+
+
 async def _send_json(send, status: int, body: Any, extra_headers: list[tuple[bytes, bytes]] | None = None) -> None:
     data = json.dumps(body).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]
@@ -288,6 +337,8 @@ def build_app(json_response: bool, no_get: bool):
                 message = await receive()
                 if message["type"] == "lifespan.startup":
                     await stack.enter_async_context(manager.run())
+                    if not KEEP_SDK_TASK_GROUP_BUG:
+                        await stack.enter_async_context(_process_task_group())
                     await send({"type": "lifespan.startup.complete"})
                 elif message["type"] == "lifespan.shutdown":
                     await stack.aclose()  # ends every session before reporting shutdown complete
@@ -351,6 +402,7 @@ async def main() -> None:
     p.add_argument("--no-get", action="store_true", default=os.environ.get("NO_GET") == "1")
     p.add_argument("--json", action="store_true", default=os.environ.get("JSON_RESPONSE") == "1")
     p.add_argument("--keep-cancel-bug", action="store_true", help="do not work around the SDK's crash after tasks/cancel")
+    p.add_argument("--keep-task-group-bug", action="store_true", help="do not work around the SDK's shared task group")
     a = p.parse_args()
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
