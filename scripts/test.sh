@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test: formatting, clippy (native + wasm32), native tests, the pkg build, wasm tests in Node
 # and headless Chromium, JS-level tests in Node and a real page, tab coordination, the demo end-to-end
-# test and the fault matrix (small batch). Exits non-zero if any stage fails; ends with one summary line.
+# test and the fault matrix (small batch, and the large batch of its core cases; the full large batch is a
+# release check: bash tests/faults/run.sh --large). Exits non-zero if any stage fails; ends with one summary line.
 #
 # The compile-bound stages run one after another; the browser and server stages, which mostly wait on
 # task timers, then run side by side (TEST_JOBS at once, default 3; TEST_JOBS=1 runs them in order).
@@ -37,6 +38,7 @@ stage "build wasm test binary" cargo test --locked --target wasm32-unknown-unkno
 # Side by side, longest first. Each entry: name|command (run by bash -c, bounded by `timeout`).
 side=(
   "fault matrix (small batch)|bash tests/faults/run.sh --small --no-write"
+  "fault matrix (large batch, core cases × 4 servers)|bash tests/faults/run.sh --large-core --no-write"
   "tabs: failover (Chromium)|node --test tests/tabs/failover.test.mjs"
   "tabs: one poller, catch-up (Chromium)|node --test tests/tabs/polling.test.mjs"
   "JS in Node|bash scripts/test-js.sh node"
