@@ -204,7 +204,7 @@ export async function startProxy({ target, port = 0, rules = [], seed = 1, log =
   function resetStats() {
     stats = {
       startedAt: t0, requests: 0, byMethod: {}, byStatus: {}, faults: {}, tasks: {},
-      upstreamErrors: 0, clientAborts: 0, retryAfter: [], sessions: {}, initialize: 0, maxOpen: 0,
+      upstreamErrors: 0, clientAborts: 0, retryAfter: [], sessions: {}, refused: {}, initialize: 0, maxOpen: 0,
       auth: { with: 0, without: 0, values: [] }, paths: [], timeline: [],
     };
   }
@@ -344,6 +344,7 @@ export async function startProxy({ target, port = 0, rules = [], seed = 1, log =
     // Sessions this proxy ended stay gone.
     if (sessionId && killedSessions.has(sessionId)) {
       finish(404); noteError();
+      bump(stats.refused, method); // never reached the server: re-sending it is safe
       return sendJson(res, 404, { jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null });
     }
 
