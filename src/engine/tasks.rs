@@ -443,7 +443,12 @@ impl Engine {
             e.server_interval(),
         );
         let slot = e.slot;
-        if !self.retry_first(now, Purpose::Get(task_id.to_owned()), f.retry_after(), delay) {
+        if !self.retry_first(
+            now,
+            Purpose::Get(task_id.to_owned()),
+            f.retry_after(),
+            delay,
+        ) {
             let at = now.saturating_add(delay);
             self.timers.set(Timer::Task(TaskTimer::Poll, slot), at);
         }

@@ -20,7 +20,10 @@ pub(super) fn ledger_for(client: &Weak<ClientInner>, done: &TaskDone) -> Option<
     let chosen_here = match done.kind {
         DoneKind::Finished => false,
         DoneKind::Aborted => true,
-        DoneKind::Failed => done.error.as_ref().is_some_and(|e| e.kind == ErrorKind::Closed),
+        DoneKind::Failed => done
+            .error
+            .as_ref()
+            .is_some_and(|e| e.kind == ErrorKind::Closed),
     };
     if chosen_here {
         return None;

@@ -90,7 +90,11 @@ export function checkBounds(stats, { n, sessionFaults = 0, restarts = 0 }) {
   for (const [id, t] of Object.entries(stats.tasks)) {
     // after a good poll: never faster than the server's interval (1 s when it gives none)
     const CLEAN_FLOOR = (t.pollInterval ?? 1000) - 100;
-    if (t.maxInflight > 1) v.push(`${short(id)}: ${t.maxInflight} tasks/get in flight at once`);
+    if (t.maxInflight > 1) {
+      const o = t.overlaps?.[0];
+      const detail = o ? ` (at ${o.t} ms; still open: ${o.open.map((g) => `sent ${g.t}, ${g.fault ?? g.status ?? "no answer"}, closed ${g.closedAt ?? "never"}`).join("; ")})` : "";
+      v.push(`${short(id)}: ${t.maxInflight} tasks/get in flight at once${detail}`);
+    }
     for (let i = 1; i < t.gets.length; i++) {
       const prev = t.gets[i - 1];
       const gap = t.gets[i].t - prev.t;

@@ -198,10 +198,12 @@ export async function startProxy({ target, port = 0, rules = [], seed = 1, log =
   const backwardsTasks = new Map(); // taskId -> remaining rewrites
   const sockets = new Set();
   const openResponses = new Set();
+  const openGets = new Map(); // task id → its tasks/get records not closed yet
   const t0 = Date.now();
   let statusCycle = 0;
 
   function resetStats() {
+    openGets.clear();
     stats = {
       startedAt: t0, requests: 0, byMethod: {}, byStatus: {}, faults: {}, tasks: {},
       upstreamErrors: 0, clientAborts: 0, retryAfter: [], sessions: {}, refused: {}, initialize: 0, maxOpen: 0,
@@ -326,11 +328,11 @@ export async function startProxy({ target, port = 0, rules = [], seed = 1, log =
         rec.gets.push(getRec);
         rec.inflight++;
         rec.maxInflight = Math.max(rec.maxInflight, rec.inflight);
-        if (rec.inflight > 1) (rec.overlaps ??= []).push({ t: now - t0, open: (rec._open ?? []).map(([g, r]) => ({ t: g.t, status: g.status, fault: g.fault, destroyed: r.destroyed, sock: r.socket ? r.socket.destroyed : "none", ended: r.writableEnded, closedAt: g.closedAt })) });
-        Object.defineProperty(rec, "_open", { value: rec._open ?? [], enumerable: false, writable: true });
-        const pair = [getRec, res];
-        rec._open.push(pair);
-        res.on("close", () => { rec.inflight--; getRec.closedAt = Date.now() - t0; rec._open = rec._open.filter((x) => x !== pair); });
+        // what was still open when a second one came (and, once they close, when), for the report
+        const open = (openGets.get(taskId) ?? []).filter((g) => g.closedAt === undefined);
+        if (open.length) (rec.overlaps ??= []).push({ t: now - t0, open });
+        openGets.set(taskId, [...open, getRec]);
+        res.on("close", () => { rec.inflight--; getRec.closedAt = Date.now() - t0; });
       }
       else if (method === "tasks/result") rec.result++;
       else if (method === "tasks/cancel" || method === "tasks/delete") rec.cancel++;

@@ -86,6 +86,8 @@ pub(crate) struct Faults {
     pub(crate) throttle_ms: Millis,
     /// Every n-th `tasks/get` of each task (its 1st, n+1-th, …) answered like `throttled_gets`.
     pub(crate) throttle_every: u32,
+    /// Every n-th `tasks/get` of each task (its 1st, n+1-th, …) stalls: head sent, then silence.
+    pub(crate) stall_every: u32,
 }
 
 /// Takes one from a fault counter: whether the fault fires.

@@ -27,9 +27,39 @@ fn a_per_task_retry_after_lets_a_batch_of_thirty_finish() {
         let gets = h.get_times(&task);
         for (i, pair) in gets.windows(2).enumerate() {
             if i % 2 == 0 {
-                assert!(pair[1] - pair[0] >= 2_000, "{task}: Retry-After honoured: {gets:?}");
+                assert!(
+                    pair[1] - pair[0] >= 2_000,
+                    "{task}: Retry-After honoured: {gets:?}"
+                );
             }
         }
     }
     assert!(h.violations.is_empty(), "{:?}", h.violations);
+}
+
+/// Each task's first poll stalls (head, then silence) while 30 tasks share a six-stream pool, and
+/// requests reach the server late: as the server sees it, one status request at most is open per
+/// task (the stalled one is closed before the next goes out), and every task still completes.
+#[test]
+fn stalled_polls_in_a_busy_pool_never_overlap_at_the_server() {
+    for seed in 0..8 {
+        let mut h = super::faults::modern(60 + seed);
+        h.server.push = seed % 2 == 0;
+        h.pool = Some(6);
+        h.request_delay = (0, 400);
+        h.latency = (5, 120);
+        h.server.faults.stall_every = 2;
+        let subs: Vec<SubId> = (0..30)
+            .map(|_| h.call("job", json!({ "ms": 2_500 })))
+            .collect();
+        h.run_for(90_000);
+        assert!(h.violations.is_empty(), "seed {seed}: {:?}", h.violations);
+        for sub in &subs {
+            assert!(
+                completed(&h, *sub),
+                "seed {seed} {sub:?}: {:?}",
+                h.dones(*sub)
+            );
+        }
+    }
 }

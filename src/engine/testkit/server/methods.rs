@@ -169,7 +169,8 @@ impl FakeServer {
                 (0, Input::Ended { key }),
             ];
         }
-        if roll < self.faults.silence {
+        let stall = self.faults.stall_every;
+        if roll < self.faults.silence || (stall > 0 && (nth - 1) % stall == 0) {
             return vec![(0, head(key, 200, None))];
         }
         if roll < self.faults.silence + self.faults.transport {
