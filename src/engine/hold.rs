@@ -61,7 +61,7 @@ impl Engine {
         retry_after: Option<Millis>,
         wait: Millis,
     ) -> bool {
-        if !retry_after.is_some_and(|ra| wait <= ra) || self.hold(now).is_none() {
+        if retry_after.is_none_or(|ra| wait > ra) || self.hold(now).is_none() {
             return false;
         }
         match &p {
