@@ -5,6 +5,14 @@ use serde_json::json;
 
 use super::faults::{completed, legacy};
 use crate::engine::api::SubId;
+use crate::engine::testkit::Harness;
+
+/// The matrix's large batch: 30 tasks of 2.5 s started at once.
+fn thirty_jobs(h: &mut Harness) -> Vec<SubId> {
+    (0..30)
+        .map(|_| h.call("job", json!({ "ms": 2_500 })))
+        .collect()
+}
 
 /// The server refuses each task's every other poll with `429, Retry-After: 2 s` (a per-task
 /// limit): the hold must still let every task through, the refused poll first.
@@ -14,9 +22,7 @@ fn a_per_task_retry_after_lets_a_batch_of_thirty_finish() {
     h.latency = (5, 15);
     h.server.faults.throttle_every = 2;
     h.server.faults.throttle_ms = 2_000;
-    let subs: Vec<SubId> = (0..30)
-        .map(|_| h.call("job", json!({ "ms": 2_500 })))
-        .collect();
+    let subs = thirty_jobs(&mut h);
     h.run_for(60_000);
     let log: Vec<String> = h.sent.iter().map(|s| s.line()).collect();
     let ended = subs.iter().filter(|s| h.dones(**s).len() == 1).count();
@@ -49,9 +55,7 @@ fn stalled_polls_in_a_busy_pool_never_overlap_at_the_server() {
         h.request_delay = (0, 400);
         h.latency = (5, 120);
         h.server.faults.stall_every = 2;
-        let subs: Vec<SubId> = (0..30)
-            .map(|_| h.call("job", json!({ "ms": 2_500 })))
-            .collect();
+        let subs = thirty_jobs(&mut h);
         h.run_for(90_000);
         assert!(h.violations.is_empty(), "seed {seed}: {:?}", h.violations);
         for sub in &subs {
