@@ -25,6 +25,7 @@
 pub mod api;
 mod calls;
 mod echo;
+mod elicit;
 mod hold;
 mod inputs;
 mod iso8601;
@@ -34,6 +35,7 @@ mod ops;
 mod registry;
 mod requests;
 mod results;
+pub(crate) mod resume;
 mod rng;
 mod routing;
 mod scheduler;
@@ -42,6 +44,7 @@ pub mod snapshot;
 pub mod sorted;
 mod tasks;
 mod tools;
+mod unauthorized;
 
 #[cfg(test)]
 mod testkit;
@@ -149,7 +152,20 @@ impl Engine {
                 status,
                 session_id,
                 retry_after_ms,
-            } => self.on_head(now, key, status, session_id, retry_after_ms),
+                www_authenticate,
+            } => self.on_head(
+                now,
+                key,
+                status,
+                session_id,
+                retry_after_ms,
+                www_authenticate,
+            ),
+            Input::Cursor {
+                key,
+                last_event_id,
+                retry_ms,
+            } => self.on_cursor(key, last_event_id, retry_ms),
             Input::Ended { key } => self.on_ended(now, key, None),
             Input::Failed { key, error } => self.on_ended(now, key, Some(error)),
             Input::Connection { up } => self.on_connection(now, up),
@@ -403,6 +419,7 @@ impl Engine {
                 Timer::Listen => self.send_listen(now),
                 Timer::Hold => self.release_hold(now),
                 Timer::Tools => self.retry_tools(now),
+                Timer::Resume(n) => self.resume(n),
             }
         }
     }

@@ -9,3 +9,4 @@ mod listen;
 mod props;
 mod replay;
 mod session;
+mod streams;
