@@ -260,13 +260,13 @@ impl HandleState {
             DoneKind::Finished => {
                 let status_message = done.task.as_ref().and_then(|t| t.status_message.clone());
                 match (&done.outcome, done.status) {
-                    (Some(Outcome::Error { error }), _) => Err(js_error(&ErrorInfo {
-                        kind: ErrorKind::Rpc,
-                        message: error.message.clone(),
-                        code: Some(error.code),
-                        data: error.data.clone(),
-                        task_id: task_id.clone(),
-                    })),
+                    (Some(Outcome::Error { error }), _) => {
+                        let mut info = ErrorInfo::new(ErrorKind::Rpc, error.message.clone())
+                            .with_task(task_id.clone());
+                        info.code = Some(error.code);
+                        info.data = error.data.clone();
+                        Err(js_error(&info))
+                    }
                     (Some(Outcome::Result { result }), Some(TaskStatus::Failed)) => {
                         let mut info = ErrorInfo::new(
                             ErrorKind::TaskFailed,

@@ -59,9 +59,12 @@ export async function usage(signal: AbortSignal): Promise<void> {
     await again.result();
   } catch (e) {
     if (e instanceof McpTaskError) {
-      const k: "rpc" | "transport" | "protocol" | "invalidInput" | "timeout" | "closed" | "aborted" | "cancelled" | "expired" | "taskFailed" | "resultUnavailable" = e.kind;
+      const k: "rpc" | "transport" | "protocol" | "invalidInput" | "timeout" | "closed" | "aborted" | "cancelled" | "expired" | "taskFailed" | "resultUnavailable" | "unauthorized" = e.kind;
       const code: number | undefined = e.code;
-      console.log(k, code, e.data, e.taskId, e.message);
+      const httpStatus: number | undefined = e.httpStatus;
+      const metadata: string | null | undefined = e.auth?.resourceMetadata;
+      const scope: string | null | undefined = e.auth?.scope;
+      console.log(k, code, httpStatus, metadata, scope, e.auth?.error, e.auth?.wwwAuthenticate, e.data, e.taskId, e.message);
     }
   }
   console.log(dialect, id, status, result, next, support, plain, snapshot);
