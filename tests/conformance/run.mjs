@@ -37,8 +37,11 @@ function runScenario(scenario, out) {
 /** The checks the suite wrote for `scenario` under `out` (`null` when it wrote none). */
 function checksOf(out, scenario) {
   const dir = readdirSync(out).find((d) => d.startsWith(`${scenario}-`));
-  if (!dir) return null;
-  return JSON.parse(readFileSync(join(out, dir, "checks.json"), "utf8"));
+  try {
+    return dir ? JSON.parse(readFileSync(join(out, dir, "checks.json"), "utf8")) : null;
+  } catch {
+    return null;
+  }
 }
 
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : SCENARIOS;
@@ -65,6 +68,9 @@ for (const scenario of wanted) {
   );
   for (const c of checks.filter((c) => c.status === "FAILURE" || c.status === "WARNING")) {
     console.log(`       ${c.status} ${c.name}: ${c.errorMessage ?? c.description}`);
+  }
+  for (const c of checks.filter((c) => c.details?.actualDelayMs !== undefined)) {
+    console.log(`       ${c.name}: reconnected after ${c.details.actualDelayMs} ms (retry ${c.details.expectedRetryMs} ms)`);
   }
   if (!pass) console.log(log.replace(/^/gm, "       | "));
   if (pass) passed++;
