@@ -24,6 +24,16 @@ fn outputs(e: &mut Engine, now: Millis) -> Vec<Output> {
     }
 }
 
+/// The events among `out`.
+fn events_of(out: &[Output]) -> Vec<Event> {
+    out.iter()
+        .filter_map(|o| match o {
+            Output::Event(ev) => Some(ev.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
 fn wake(e: &mut Engine, now: Millis) -> Millis {
     match e.poll_output(now) {
         Output::Wake(at) => at,
@@ -63,6 +73,16 @@ fn request(e: &mut Engine) -> (SubId, SendKey, Value) {
     (sub, key, body["id"].clone())
 }
 
+/// A plain request whose SSE stream (200) carried event `event` with `retry_ms`, then ended at
+/// `at` unanswered: its subscription and JSON-RPC id.
+fn cut_stream(e: &mut Engine, event: &str, retry_ms: Option<u64>, at: Millis) -> (SubId, Value) {
+    let (sub, key, id) = request(e);
+    e.handle_input(T0, head(key, 200, Some("s1")));
+    e.handle_input(T0, cursor(key, event, retry_ms));
+    e.handle_input(at, Input::Ended { key });
+    (sub, id)
+}
+
 fn cursor(key: SendKey, id: &str, retry_ms: Option<u64>) -> Input {
     Input::Cursor {
         key,
@@ -85,8 +105,11 @@ fn failed(events: &[Event], sub: SubId) -> ClientError {
     }
 }
 
-/// The resumption `GET` among `out`: its key, headers and `Last-Event-ID`.
-fn resumed(out: &[Output]) -> Option<(SendKey, Vec<(String, String)>, String)> {
+/// A resumption `GET`: its key, headers and `Last-Event-ID`.
+type Resumption = (SendKey, Vec<(String, String)>, String);
+
+/// The resumption `GET` among `out`.
+fn resumed(out: &[Output]) -> Option<Resumption> {
     out.iter().find_map(|o| match o {
         Output::Resume {
             key,
@@ -100,16 +123,10 @@ fn resumed(out: &[Output]) -> Option<(SendKey, Vec<(String, String)>, String)> {
 #[test]
 fn a_post_stream_closed_before_its_answer_is_resumed_and_the_request_resolves() {
     let mut e = legacy_ready();
-    let (sub, key, id) = request(&mut e);
-    e.handle_input(T0, head(key, 200, Some("s1")));
-    e.handle_input(T0, cursor(key, "event-1", Some(500)));
-    e.handle_input(T0 + 50, Input::Ended { key });
+    let (sub, id) = cut_stream(&mut e, "event-1", Some(500), T0 + 50);
     let out = outputs(&mut e, T0 + 50);
     assert!(resumed(&out).is_none(), "not before `retry` ms: {out:?}");
-    let events: Vec<&Output> = out
-        .iter()
-        .filter(|o| matches!(o, Output::Event(_)))
-        .collect();
+    let events = events_of(&out);
     assert!(
         events.is_empty(),
         "the request neither failed nor warned: {events:?}"
@@ -139,16 +156,10 @@ fn a_post_stream_closed_before_its_answer_is_resumed_and_the_request_resolves() 
     answer(&mut e, T0 + 560, get, &id, json!({ "contents": [] }));
     let out = outputs(&mut e, T0 + 560);
     assert!(
-        out.iter().any(|o| *o == Output::Abort { key: get }),
+        out.contains(&Output::Abort { key: get }),
         "the resumption GET is closed once answered: {out:?}"
     );
-    let events: Vec<Event> = out
-        .into_iter()
-        .filter_map(|o| match o {
-            Output::Event(ev) => Some(ev),
-            _ => None,
-        })
-        .collect();
+    let events = events_of(&out);
     match done(&events, sub) {
         Some(End::Finished { outcome, .. }) => {
             assert!(outcome.is_some(), "the redelivered answer is the outcome")
@@ -160,22 +171,13 @@ fn a_post_stream_closed_before_its_answer_is_resumed_and_the_request_resolves() 
 #[test]
 fn resumptions_without_a_new_event_are_bounded_and_back_off() {
     let mut e = legacy_ready();
-    let (sub, key, _) = request(&mut e);
-    e.handle_input(T0, head(key, 200, Some("s1")));
-    e.handle_input(T0, cursor(key, "e1", Some(300)));
-    e.handle_input(T0, Input::Ended { key });
+    let (sub, _) = cut_stream(&mut e, "e1", Some(300), T0);
     let mut now = T0;
     let mut delays = Vec::new();
     let mut progressed = false;
     loop {
         let out = outputs(&mut e, now);
-        let events: Vec<Event> = out
-            .iter()
-            .filter_map(|o| match o {
-                Output::Event(ev) => Some(ev.clone()),
-                _ => None,
-            })
-            .collect();
+        let events = events_of(&out);
         if done(&events, sub).is_some() {
             let error = failed(&events, sub);
             assert_eq!(error.kind, ErrorKind::Transport);
@@ -224,10 +226,7 @@ fn a_refused_resumption_or_a_stream_without_ids_fails_with_the_status_not_a_code
     assert_eq!((error.http_status, error.code), (Some(200), None));
     assert!(error.message.contains("HTTP 200"), "{}", error.message);
 
-    let (sub, key, _) = request(&mut e);
-    e.handle_input(T0, head(key, 200, Some("s1")));
-    e.handle_input(T0, cursor(key, "e1", None));
-    e.handle_input(T0, Input::Ended { key });
+    let (sub, _) = cut_stream(&mut e, "e1", None, T0);
     let at = wake(&mut e, T0);
     assert_eq!(at, T0 + 1_000, "no `retry`: one second");
     let Some((get, _, _)) = resumed(&outputs(&mut e, at)) else {
