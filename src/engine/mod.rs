@@ -21,6 +21,8 @@
 //!   unknown id after a known task is `expired`.
 //! - A legacy session answering 404 (or 400 with an id-less error) is re-initialized; every
 //!   task stays tracked and the requests it refused are sent again.
+//! - A response stream with event ids that ends before its answer is resumed (`resume.rs`); an
+//!   HTTP 401 is sent once more, then fails as `Unauthorized`, like a 403 (`unauthorized.rs`).
 
 pub mod api;
 mod calls;
