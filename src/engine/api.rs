@@ -93,8 +93,14 @@ pub enum Augment {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct CallOptions {
+    /// Requested task lifetime from creation (legacy `ttl`, modern `ttlMs`).
     pub ttl_ms: Option<u64>,
+    /// Requested retention after the task ended (draft `keepAlive`).
+    pub keep_alive_ms: Option<u64>,
     pub augment: Augment,
+    /// Delete the task on the server once its result was delivered (draft `tasks/delete`;
+    /// refused client-side on dialects without it).
+    pub delete_on_done: bool,
 }
 
 /// What the driver tells the engine.

@@ -24,6 +24,8 @@
 
 pub mod api;
 mod calls;
+mod deletes;
+mod detect;
 mod echo;
 mod hold;
 mod inputs;
@@ -235,6 +237,21 @@ impl Engine {
         let op = self.new_op();
         let task_id = task_id.to_owned();
         self.dispatch_op(now, op, Purpose::Cancel { op, task_id })
+    }
+
+    /// Deletes a finished task on the server (draft `tasks/delete`) and forgets it here. Other
+    /// dialects have no delete: the reply is an `InvalidInput` error and nothing is sent.
+    pub fn delete_task(&mut self, now: Millis, task_id: &str) -> OpId {
+        let op = self.new_op();
+        let task_id = task_id.to_owned();
+        self.dispatch_op(
+            now,
+            op,
+            Purpose::Delete {
+                op: Some(op),
+                task_id,
+            },
+        )
     }
 
     /// Answers an input request surfaced as [`Event::Input`].

@@ -86,6 +86,25 @@ impl Tools {
     }
 }
 
+/// Whether any dialect lets `method` run as a task: not the handshake and session plumbing,
+/// not a listing, not the task methods themselves, not notifications.
+pub(crate) fn augmentable(method: &str) -> bool {
+    const NEVER: [&str; 8] = [
+        "initialize",
+        "ping",
+        "server/discover",
+        "subscriptions/listen",
+        "logging/setLevel",
+        "resources/subscribe",
+        "resources/unsubscribe",
+        "completion/complete",
+    ];
+    !(NEVER.contains(&method)
+        || method.ends_with("/list")
+        || method.starts_with("tasks/")
+        || method.starts_with("notifications/"))
+}
+
 fn refused(msg: &str) -> ClientError {
     ClientError::new(ErrorKind::InvalidInput, msg)
 }

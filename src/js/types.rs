@@ -232,9 +232,12 @@ pub struct Task {
     pub created_at: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_updated_at: Option<String>,
-    /// Lifetime in ms from creation.
+    /// Lifetime in ms from creation (legacy `ttl`, modern `ttlMs`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ttl_ms: Option<u64>,
+    /// How long the server keeps the task and its result after it ended, in ms (draft `keepAlive`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub keep_alive_ms: Option<u64>,
     /// The server's minimum poll interval in ms.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub poll_interval_ms: Option<u64>,
@@ -254,6 +257,7 @@ impl From<model::Task> for Task {
             created_at: t.created_at,
             last_updated_at: t.last_updated_at,
             ttl_ms: t.ttl_ms,
+            keep_alive_ms: t.keep_alive_ms,
             poll_interval_ms: t.poll_interval_ms,
             outcome: t.outcome.map(Into::into),
             input_requests: t.input_requests.into_iter().map(Into::into).collect(),

@@ -119,6 +119,7 @@ fn play(h: &mut Harness, ops: &[Op]) -> Vec<SubId> {
                     CallOptions {
                         ttl_ms: ttl,
                         augment,
+                        ..CallOptions::default()
                     },
                 ));
             }
