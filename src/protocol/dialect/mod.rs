@@ -78,6 +78,8 @@ pub enum CallReply {
 
 /// A push from the server that concerns tasks.
 #[derive(Debug, Clone, PartialEq)]
+// A notice is handled at once and never stored: boxing would only add an allocation.
+#[allow(clippy::large_enum_variant)]
 pub enum TaskNotice {
     /// A status push with the whole task (legacy `notifications/tasks/status`,
     /// modern `notifications/tasks`).

@@ -93,6 +93,7 @@ impl FakeServer {
         self.tasks.insert(task_id.clone(), task);
         self.intervals.insert(task_id.clone(), interval);
         match self.dialect {
+            Dialect::Draft if !self.announce => vec![(0, head(key, 200, None))],
             Dialect::Draft => {
                 let note = json!({ "jsonrpc": "2.0", "method": "notifications/tasks/created", "params": { "_meta": { related_key(Dialect::Draft): { "taskId": task_id } } } });
                 vec![
@@ -251,5 +252,26 @@ impl FakeServer {
             r["nextCursor"] = json!((start + self.page_size).to_string());
         }
         self.ok(key, result_msg(id, r))
+    }
+
+    /// Draft `tasks/delete`: a terminal task is forgotten; a running or unknown one is -32602.
+    pub(super) fn delete(
+        &mut self,
+        now: Millis,
+        key: SendKey,
+        id: Id,
+        task_id: Option<&str>,
+    ) -> Replies {
+        let terminal = task_id
+            .and_then(|t| self.alive(t, now))
+            .map(|t| t.terminal(now));
+        match (task_id, terminal) {
+            (Some(t), Some(true)) => {
+                self.tasks.remove(t);
+                self.ok(key, result_msg(id, json!({})))
+            }
+            (_, Some(false)) => self.ok(key, error_msg(Some(id), -32602, "Task is not terminal")),
+            _ => self.ok(key, error_msg(Some(id), -32602, "Task not found")),
+        }
     }
 }
