@@ -30,7 +30,11 @@ export type WebSocketConstructor = new (url: string, protocols?: string | string
 export interface ConnectOptions {
   /** Default: `"websocket"` for ws:/wss: URLs, else `"http"`. */
   transport?: "http" | "websocket";
-  /** Default `"auto"`: probe the modern protocol first, fall back to `initialize`. */
+  /**
+   * Default `"auto"`: probe the modern protocol first, fall back to `initialize`; a server that
+   * declares `tasks` the SEP-1686 draft way (boolean members, `delete`) is spoken to as `"draft"`.
+   * Choose `"draft"` for a draft server that declares nothing (`auto` then warns once).
+   */
   dialect?: "auto" | "modern" | "legacy" | "draft";
   /** Auth (or other) headers, sent on every HTTP request. */
   headers?: HeaderCollection | HeaderProvider;
@@ -53,11 +57,21 @@ export interface ConnectOptions {
 }
 
 export interface CallOptions {
-  /** Requested task lifetime in ms. */
+  /** Requested task lifetime in ms from creation (legacy and modern; the draft has none). */
   ttlMs?: number;
+  /** Draft: how long the server should keep the task and its result after it ended, in ms. */
+  keepAliveMs?: number;
+  /**
+   * Delete the task on the server once its result was delivered (draft `tasks/delete`).
+   * Other dialects have no delete: the call is rejected (`invalidInput`) before it is sent.
+   */
+  deleteOnDone?: boolean;
   /** Stop waiting (locally; nothing is sent). An already-aborted signal sends nothing at all. */
   signal?: AbortSignal;
-  /** `"auto"` (default) follows the tool's `execution.taskSupport`. */
+  /**
+   * `"auto"` (default) follows the tool's `execution.taskSupport`. `"always"` on a request that
+   * cannot be a task (`ping`, listings, `tasks/*`, …) is rejected (`invalidInput`) before it is sent.
+   */
   task?: "auto" | "always" | "never";
 }
 
