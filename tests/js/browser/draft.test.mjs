@@ -2,37 +2,24 @@
 // ../draft-scenarios.mjs against the draft FIXTURE server in its SSE and JSON-only modes.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { chromium } from "playwright-core";
 import { registerKind, startServer } from "../../servers/launch.mjs";
 import { draftKind } from "../../fixtures/draft-server/kind.mjs";
 import { DRAFT } from "../draft-scenarios.mjs";
-import { startStatic } from "./static.mjs";
+import { openChromium } from "./chromium.mjs";
 
 registerKind("draft", draftKind);
-const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-  "--disable-component-update", "--disable-sync", "--no-first-run"];
 
 let browser;
 let site;
-let profileDir;
+let chrome;
 
 before(async () => {
-  site = await startStatic();
-  profileDir = await mkdtemp(join(tmpdir(), "mcp-draft-page-"));
-  browser = await chromium.launchPersistentContext(profileDir, {
-    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-    args: FLAGS,
-    headless: true,
-  });
+  chrome = await openChromium("mcp-draft-page-");
+  ({ browser, site } = chrome);
 });
 
 after(async () => {
-  await browser?.close();
-  await site?.stop();
-  if (profileDir) await rm(profileDir, { recursive: true, force: true });
+  await chrome?.close();
 });
 
 for (const mode of ["sse", "json"]) {
