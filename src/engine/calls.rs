@@ -135,8 +135,9 @@ impl Engine {
             return self.call_failed(c, error);
         }
         let support: Option<Support> = tool.as_deref().map(|n| self.tools.support(n));
+        let caps = tools::effective_caps(&self.session.server_caps, codec.names_tasks());
         let decision = tools::decide(
-            &self.session.server_caps,
+            &caps,
             self.session.protocol_version(),
             support,
             call.opts.augment,
@@ -234,16 +235,13 @@ impl Engine {
             Err(Failure::Rpc(error)) | Err(Failure::Rejected { error, .. }) => {
                 self.call_complete(now, c, Outcome::Error { error })
             }
-            // The task exists (draft): polling carries on without the original response. A task
-            // the server never confirmed ends with the request's failure.
-            Err(f) if became => {
+            // The task exists (draft), or may (not confirmed yet): polling carries on without the
+            // original response, and asks soon.
+            Err(_) if became => {
                 let task = self.remove_call(c).and_then(|call| call.became);
-                match task {
-                    Some(t) if self.tasks.get(&t).is_some_and(|e| !e.known) => {
-                        self.unknown_task(now, &t, f.client_error())
-                    }
-                    Some(t) => self.settle(now, &t),
-                    None => {}
+                if let Some(t) = task {
+                    self.settle(now, &t);
+                    self.poll_soon(now, &t);
                 }
             }
             Err(f) => self.call_failed(c, f.client_error()),

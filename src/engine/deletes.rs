@@ -4,6 +4,8 @@
 
 use serde_json::Value;
 
+use crate::protocol::model::Dialect;
+
 use super::api::{ClientError, End, ErrorKind, Millis, OpId};
 use super::requests::{Failure, Purpose};
 use super::Engine;
@@ -12,8 +14,10 @@ impl Engine {
     /// The error for a delete the session's dialect cannot make.
     pub(crate) fn no_delete(&self) -> ClientError {
         let dialect = match self.session.dialect() {
-            Some(d) => format!("{d:?}").to_lowercase(),
-            None => "negotiated".into(),
+            Some(Dialect::Legacy) => "legacy",
+            Some(Dialect::Modern) => "modern",
+            Some(Dialect::Draft) => "draft",
+            None => "negotiated",
         };
         ClientError::new(
             ErrorKind::InvalidInput,

@@ -472,7 +472,7 @@ impl Engine {
     }
 
     /// A watched id the server never knew: its watchers fail.
-    pub(crate) fn unknown_task(&mut self, now: Millis, task_id: &str, error: ClientError) {
+    fn unknown_task(&mut self, now: Millis, task_id: &str, error: ClientError) {
         let Some(entry) = self.remove_task(task_id) else {
             return;
         };

@@ -56,7 +56,8 @@ fn boolean(o: &JsValue, key: &str) -> Result<bool, String> {
     if v.is_undefined() || v.is_null() {
         return Ok(false);
     }
-    v.as_bool().ok_or_else(|| format!("{key} must be a boolean"))
+    v.as_bool()
+        .ok_or_else(|| format!("{key} must be a boolean"))
 }
 
 fn function(o: &JsValue, key: &str) -> Result<Option<Function>, String> {

@@ -102,9 +102,27 @@ fn a_named_task_can_be_watched_and_cancelled_without_created() {
 }
 
 #[test]
+fn cancelled_before_any_poll_without_created_ends_cancelled() {
+    // JSON-only: the server drops the original request; nothing confirmed the task yet.
+    let mut h = draft(false, 31);
+    let sub = h.call("job", json!({ "ms": 60_000 }));
+    h.run_for(100);
+    let id = h.task_of(sub).unwrap_or_default();
+    assert!(h.get_times(&id).is_empty(), "not polled yet");
+    let op = h.engine.cancel(h.now, &id);
+    h.pump();
+    h.run_for(10_000);
+    assert!(matches!(h.reply(op), Some(Ok(_))));
+    match h.done(sub) {
+        End::Finished { task: Some(t), .. } => assert_eq!(t.status, TaskStatus::Cancelled),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
 fn not_found_while_the_original_request_is_open_is_not_expiry() {
-    // The server never made the task (it ignored the name) and never answers: polls say "not
-    // found" meanwhile, which must not end the task; the request's own timeout does.
+    // The server never made the task and never answers: polls say "not found" meanwhile, which
+    // must not end the task. Once the request timed out, "not found" means it never existed.
     let mut h = draft(false, 23);
     let sub = h.call("job", json!({ "ms": 600_000 }));
     h.run_for(100);
@@ -116,11 +134,12 @@ fn not_found_while_the_original_request_is_open_is_not_expiry() {
     assert!(h.get_times(&id).len() >= 2, "polled meanwhile");
     assert!(!h.statuses(sub).contains(&TaskStatus::Expired));
     h.run_for(60_000);
-    assert!(
-        failed_with(&h.done(sub), ErrorKind::Timeout),
-        "{:?}",
-        h.done(sub)
-    );
+    match h.done(sub) {
+        End::Failed { error } => {
+            assert_eq!((error.kind, error.code), (ErrorKind::Rpc, Some(-32602)))
+        }
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]
