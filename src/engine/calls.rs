@@ -283,9 +283,10 @@ impl Engine {
             return;
         };
         let id = task.task_id.clone();
+        let delete = call.opts.delete_on_done || self.cfg.delete_on_done;
         let entry = self.task_entry(&id);
         entry.origin = origin;
-        entry.delete_on_done |= call.opts.delete_on_done;
+        entry.delete_on_done |= delete;
         self.attach(&id, call.sub);
         self.apply_snapshot(now, &id, task, Source::Create);
         self.after_membership_change(now, &id);
@@ -324,7 +325,7 @@ impl Engine {
         call.became = Some(task_id.clone());
         let sub = call.sub.take();
         let origin = call.req;
-        let delete = call.opts.delete_on_done;
+        let delete = call.opts.delete_on_done || self.cfg.delete_on_done;
         let entry = self.task_entry(&task_id);
         entry.origin = origin;
         entry.delete_on_done |= delete;

@@ -1,6 +1,6 @@
 //! `tasks/delete` (draft): on the caller's request, or once a task's result was delivered to a
-//! caller who asked for that (`CallOptions::delete_on_done`). Dialects without delete refuse
-//! before anything is sent.
+//! caller who asked for that (`CallOptions::delete_on_done`, or `Config::delete_on_done` for
+//! every task). Dialects without delete refuse a request or a call option before anything is sent.
 
 use serde_json::Value;
 
@@ -37,11 +37,12 @@ impl Engine {
     /// A finished task's subscribers got their `end`: delete it when a caller asked to and the
     /// server knows it (a task the server never confirmed is not there to delete).
     pub(crate) fn delete_when_delivered(&mut self, now: Millis, task_id: &str, end: &End) {
+        let deletes = self.deletes();
         let Some(entry) = self.tasks.get_mut(task_id) else {
             return;
         };
         let delivered = matches!(end, End::Finished { .. });
-        if !(entry.delete_on_done && entry.known && delivered) {
+        if !(deletes && entry.delete_on_done && entry.known && delivered) {
             return;
         }
         entry.delete_on_done = false;

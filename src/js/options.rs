@@ -118,6 +118,7 @@ pub fn connect(url: &str, o: &JsValue) -> Result<Connect, String> {
     if let Some(g) = millis(o, "resultGcMs")? {
         config.result_gc_ms = g;
     }
+    config.delete_on_done = boolean(o, "deleteOnDone")?;
     let on_input = function(o, "onInput")?;
     let caps = get(o, "capabilities");
     if !caps.is_undefined() && !caps.is_null() {

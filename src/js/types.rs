@@ -54,6 +54,11 @@ export interface ConnectOptions {
   maxMessageBytes?: number;
   /** How long a finished task's result stays retrievable after its last subscriber leaves (ms). */
   resultGcMs?: number;
+  /**
+   * Delete every task on the server once its result was delivered, where the dialect can
+   * (draft `tasks/delete`); on other dialects it does nothing (unlike the call option).
+   */
+  deleteOnDone?: boolean;
 }
 
 export interface CallOptions {

@@ -97,9 +97,20 @@ export async function deletes(ctx) {
     }
     assert(gone, "deleteOnDone sent tasks/delete");
     assert(!(await listed()).includes(d.id), "deleteOnDone: gone from tasks/list");
-    const sent = count(await stats(ctx), "tasks/delete") - count(before, "tasks/delete");
-    eq(sent, 5, "tasks/delete sent: refused, a, b, x, d");
   });
+  // The connect option: every task, once delivered.
+  await withClient(ctx, { ...draft, deleteOnDone: true }, async (c) => {
+    const e = await c.callTool("long_job", { steps: 1, stepMs: 50 });
+    await within(15_000, e.result(), "e completes");
+    let gone = false;
+    for (let i = 0; i < 40 && !gone; i++) {
+      gone = requestsFor(await stats(ctx), e.id).some((r) => r.method === "tasks/delete");
+      if (!gone) await sleep(50);
+    }
+    assert(gone, "connect deleteOnDone sent tasks/delete");
+  });
+  const sent = count(await stats(ctx), "tasks/delete") - count(before, "tasks/delete");
+  eq(sent, 6, "tasks/delete sent: refused, a, b, x, d, e");
 }
 
 /** A dialect without tasks/delete refuses delete and deleteOnDone before sending anything. */
@@ -112,9 +123,14 @@ export async function noDeleteElsewhere(ctx) {
     const e2 = await rejection(c.callTool("long_job", { steps: 1 }, { deleteOnDone: true }), "deleteOnDone on legacy");
     eq(e2.kind, "invalidInput", "deleteOnDone kind");
   });
+  // The connect option does nothing where there is no delete: calls go on.
+  await withClient(ctx, { dialect: "legacy", deleteOnDone: true }, async (c) => {
+    const h = await c.callTool("quick", { text: "hi" });
+    await within(15_000, h.result(), "a call under connect deleteOnDone");
+  });
   const after = await stats(ctx);
   eq(count(after, "tasks/delete"), count(before, "tasks/delete"), "no tasks/delete sent");
-  eq(count(after, "tools/call"), count(before, "tools/call"), "the deleteOnDone call was not sent");
+  eq(count(after, "tools/call"), count(before, "tools/call") + 1, "only the quick call was sent");
 }
 
 /** auto detects the fixture (it declares tasks the draft way); one that declares nothing is said once. */

@@ -170,6 +170,24 @@ fn delete_on_done_deletes_once_the_result_was_delivered() {
 }
 
 #[test]
+fn delete_on_done_for_every_task_where_the_dialect_deletes() {
+    for server in [Dialect::Draft, Dialect::Legacy] {
+        let cfg = Config {
+            dialect: DialectChoice::Auto,
+            delete_on_done: true,
+            ..Config::default()
+        };
+        let mut h = Harness::with_config(cfg, server, 32);
+        h.server.announce = false;
+        let sub = h.call("job", json!({ "ms": 3_000 }));
+        h.run_for(30_000);
+        assert!(completed_with_result(&h.done(sub)), "{server:?}");
+        let deletes = usize::from(server == Dialect::Draft);
+        assert_eq!(h.count("tasks/delete"), deletes, "{server:?}");
+    }
+}
+
+#[test]
 fn delete_task_on_request() {
     let mut h = draft(false, 26);
     let sub = h.call("job", json!({ "ms": 3_000 }));
