@@ -12,6 +12,15 @@ const draft = { dialect: "draft" };
 /** The fixture's requests for one task id. */
 const requestsFor = (s, id) => s.requests.filter((r) => r.taskId === id);
 
+/** Whether the fixture saw a `tasks/delete` for `id` (within 2 s). */
+async function deleteSent(ctx, id) {
+  for (let i = 0; i < 40; i++) {
+    if (requestsFor(await stats(ctx), id).some((r) => r.method === "tasks/delete")) return true;
+    await sleep(50);
+  }
+  return false;
+}
+
 /** handle.id is the generated id at once; the task is polled and followed while it runs. */
 export async function idAtOnce(ctx) {
   await withClient(ctx, draft, async (c) => {
@@ -90,24 +99,14 @@ export async function deletes(ctx) {
     // deleteOnDone: deleted once its result was delivered.
     const d = await c.callTool("long_job", { steps: 2, stepMs: 100 }, { deleteOnDone: true });
     await within(15_000, d.result(), "d completes");
-    let gone = false;
-    for (let i = 0; i < 40 && !gone; i++) {
-      gone = requestsFor(await stats(ctx), d.id).some((r) => r.method === "tasks/delete");
-      if (!gone) await sleep(50);
-    }
-    assert(gone, "deleteOnDone sent tasks/delete");
+    assert(await deleteSent(ctx, d.id), "deleteOnDone sent tasks/delete");
     assert(!(await listed()).includes(d.id), "deleteOnDone: gone from tasks/list");
   });
   // The connect option: every task, once delivered.
   await withClient(ctx, { ...draft, deleteOnDone: true }, async (c) => {
     const e = await c.callTool("long_job", { steps: 1, stepMs: 50 });
     await within(15_000, e.result(), "e completes");
-    let gone = false;
-    for (let i = 0; i < 40 && !gone; i++) {
-      gone = requestsFor(await stats(ctx), e.id).some((r) => r.method === "tasks/delete");
-      if (!gone) await sleep(50);
-    }
-    assert(gone, "connect deleteOnDone sent tasks/delete");
+    assert(await deleteSent(ctx, e.id), "connect deleteOnDone sent tasks/delete");
   });
   const sent = count(await stats(ctx), "tasks/delete") - count(before, "tasks/delete");
   eq(sent, 6, "tasks/delete sent: refused, a, b, x, d, e");

@@ -303,7 +303,18 @@ impl FakeServer {
             }
             (_, "tasks/result") => self.result(now, key, id, task_id.as_deref()),
             (_, "tasks/list") => self.list(now, key, id, &params),
-            (Dialect::Draft, "tasks/delete") => self.delete(now, key, id, task_id.as_deref()),
+            // Draft: a terminal task is forgotten; a running or unknown one is -32602.
+            (Dialect::Draft, "tasks/delete") => {
+                let t = task_id.unwrap_or_default();
+                match self.alive(&t, now).map(|task| task.terminal(now)) {
+                    Some(true) => {
+                        self.tasks.remove(&t);
+                        self.ok(key, result_msg(id, json!({})))
+                    }
+                    Some(false) => self.ok(key, error_msg(Some(id), -32602, "Task is running")),
+                    None => self.ok(key, error_msg(Some(id), -32602, "Task not found")),
+                }
+            }
             (_, "tasks/cancel") => {
                 let Some(t) = task_id.as_deref().filter(|t| self.alive(t, now).is_some()) else {
                     return self.ok(key, error_msg(Some(id), -32602, "Task not found"));

@@ -88,13 +88,18 @@ fn a_named_task_can_be_watched_and_cancelled_without_created() {
     let watcher = h.watch(&id);
     h.run_for(3_000);
     assert!(h.statuses(watcher).contains(&TaskStatus::Working));
-    let op = h.engine.cancel(h.now, &id);
+    cancel_ends_cancelled(&mut h, &id, &[sub, watcher]);
+}
+
+/// Cancels `id` (acknowledged, one `notifications/cancelled`); every sub in `subs` ends cancelled.
+fn cancel_ends_cancelled(h: &mut Harness, id: &str, subs: &[SubId]) {
+    let op = h.engine.cancel(h.now, id);
     h.pump();
     h.run_for(10_000);
     assert!(matches!(h.reply(op), Some(Ok(_))), "{:?}", h.reply(op));
     assert_eq!(h.count("notifications/cancelled"), 1);
-    for s in [sub, watcher] {
-        match h.done(s) {
+    for s in subs {
+        match h.done(*s) {
             End::Finished { task: Some(t), .. } => assert_eq!(t.status, TaskStatus::Cancelled),
             other => panic!("{other:?}"),
         }
@@ -109,14 +114,7 @@ fn cancelled_before_any_poll_without_created_ends_cancelled() {
     h.run_for(100);
     let id = h.task_of(sub).unwrap_or_default();
     assert!(h.get_times(&id).is_empty(), "not polled yet");
-    let op = h.engine.cancel(h.now, &id);
-    h.pump();
-    h.run_for(10_000);
-    assert!(matches!(h.reply(op), Some(Ok(_))));
-    match h.done(sub) {
-        End::Finished { task: Some(t), .. } => assert_eq!(t.status, TaskStatus::Cancelled),
-        other => panic!("{other:?}"),
-    }
+    cancel_ends_cancelled(&mut h, &id, &[sub]);
 }
 
 #[test]

@@ -253,25 +253,4 @@ impl FakeServer {
         }
         self.ok(key, result_msg(id, r))
     }
-
-    /// Draft `tasks/delete`: a terminal task is forgotten; a running or unknown one is -32602.
-    pub(super) fn delete(
-        &mut self,
-        now: Millis,
-        key: SendKey,
-        id: Id,
-        task_id: Option<&str>,
-    ) -> Replies {
-        let terminal = task_id
-            .and_then(|t| self.alive(t, now))
-            .map(|t| t.terminal(now));
-        match (task_id, terminal) {
-            (Some(t), Some(true)) => {
-                self.tasks.remove(t);
-                self.ok(key, result_msg(id, json!({})))
-            }
-            (_, Some(false)) => self.ok(key, error_msg(Some(id), -32602, "Task is not terminal")),
-            _ => self.ok(key, error_msg(Some(id), -32602, "Task not found")),
-        }
-    }
 }
