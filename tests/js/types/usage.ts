@@ -33,7 +33,8 @@ export async function usage(signal: AbortSignal): Promise<void> {
   const off: () => void = task.onStatus((t: Task) => {
     const s: TaskStatus = t.status;
     const ttl: number | undefined = t.ttlMs;
-    console.log(s, ttl, t.statusMessage?.toUpperCase(), t.outcome?.kind);
+    const keepAlive: number | undefined = t.keepAliveMs;
+    console.log(s, ttl, keepAlive, t.statusMessage?.toUpperCase(), t.outcome?.kind);
   });
   off();
   task.onDone((d: TaskDone) => {
@@ -47,6 +48,11 @@ export async function usage(signal: AbortSignal): Promise<void> {
     console.log(s);
   }
   await task.cancel();
+  const deleted: void = await task.delete();
+  const draftOpts: CallOptions = { keepAliveMs: 60_000, deleteOnDone: true, task: "always" };
+  await client.callTool("long_job", {}, draftOpts);
+  await client.deleteTask("saved-id");
+  console.log(deleted);
   task.stop();
   const again: TaskHandle = client.watch("saved-id", { signal });
   const page: TaskList = await client.listTasks();
@@ -72,6 +78,10 @@ export async function usage(signal: AbortSignal): Promise<void> {
 
   // @ts-expect-error status is a string union, not a number
   const n: number = task.status;
+  // @ts-expect-error deleteOnDone is a boolean
+  await client.callTool("x", {}, { deleteOnDone: "yes" });
+  // @ts-expect-error deleteTask needs an id
+  await client.deleteTask();
   // @ts-expect-error unknown task option
   await client.callTool("x", {}, { task: "sometimes" });
   // @ts-expect-error arguments are JSON objects
