@@ -41,7 +41,7 @@ after(async () => {
 test("Chromium: a server selecting no subprotocol is retried without `mcp`; a task completes", { timeout: 90_000 }, async () => {
   const page = await browser.newPage();
   await page.goto(`${site.origin}/tests/js/browser/page.html`);
-  await page.waitForFunction(() => window.ready === true, null, { timeout: 15_000 });
+  await page.waitForFunction(() => window.ready === true, null, { timeout: 30_000 });
   const r = await page.evaluate(([n, c]) => window.runScenario(n, c), [
     "completes",
     { kind: "python-ws", url: front.url, statsUrl: server.statsUrl },
