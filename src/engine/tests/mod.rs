@@ -3,6 +3,7 @@
 //! transcripts, and a simulated hour of 1,000 tasks. Scaffolding: `engine::testkit`.
 
 mod batch;
+mod draft;
 mod faults;
 mod flows;
 mod hour;
@@ -10,3 +11,4 @@ mod listen;
 mod props;
 mod replay;
 mod session;
+mod streams;
