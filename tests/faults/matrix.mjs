@@ -12,7 +12,7 @@
 // Prints a table and writes it to docs/fault-matrix.md. Exit code 1 on any failed assertion.
 //
 //   node tests/faults/matrix.mjs [--small|--large] [--kinds ts-sdk,rmcp3] [--cases a,b] [--no-write]
-//        [--pkg DIR] [--concurrency N] [--verbose]
+//        [--pkg DIR] [--concurrency N] [--tasks N] [--timeout-ms N] [--verbose]
 import http from "node:http";
 import { createReadStream, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -32,7 +32,7 @@ const opt = (n, d) => { const i = argv.indexOf(n); return i >= 0 ? argv[i + 1] :
 const LARGE = flag("--large");
 const MODE = LARGE ? "large" : "small";
 const N = Number(opt("--tasks", LARGE ? 30 : 3));
-const TIMEOUT_MS = 2500; // the client's request timeout in these runs
+const TIMEOUT_MS = Number(opt("--timeout-ms", 2500)); // the client's request timeout in these runs
 const TASK_MS = LARGE ? 2500 : 1500; // how long each task works at the server
 const TTL_MS = 60_000;
 const DEADLINE_MS = LARGE ? 60_000 : 20_000; // every task must have ended by then
