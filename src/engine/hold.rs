@@ -1,8 +1,9 @@
 //! A server's `Retry-After` (on a 429 or 503) holds the whole server: until it passes nothing is
 //! sent to it except input answers (the server asked for them, and a task may wait on them).
-//! Requests made meanwhile wait in the session queue. When the hold ends one of them goes out
-//! first, alone; the rest follow once its answer starts without a new hold, so a server still
-//! overloaded meets one request, not a burst.
+//! Requests made meanwhile wait in the session queue, behind the ones the server refused. When
+//! the hold ends one of them goes out first, alone (a refused one, when there is one); the rest
+//! follow once its answer starts without a new hold, so a server still overloaded meets one
+//! request, not a burst.
 
 use super::api::Millis;
 use super::registry::Fetch;
