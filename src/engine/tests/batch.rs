@@ -67,3 +67,26 @@ fn stalled_polls_in_a_busy_pool_never_overlap_at_the_server() {
         }
     }
 }
+
+/// A push says the task ended while the server's `Retry-After` holds: its result waits too (the
+/// fault matrix saw a `tasks/result` 1 s after a 503 with `retry-after-ms: 1500`, under load: it
+/// had left the engine before the 503 reached it).
+#[test]
+fn a_push_during_a_hold_does_not_send_the_result_early() {
+    let mut h = legacy(52);
+    h.server.push = true;
+    h.latency = (10, 10);
+    h.server.faults.throttled_gets = 1;
+    h.server.faults.throttle_ms = 3_000;
+    let sub = h.call("job", json!({ "ms": 1_800 }));
+    h.run_for(30_000);
+    let log: Vec<String> = h.sent.iter().map(|s| s.line()).collect();
+    let refused = h.get_times(&h.task_of(sub).unwrap_or_default())[0];
+    let early = h
+        .sent
+        .iter()
+        .filter(|s| s.at > refused + 10 && s.at < refused + 10 + 3_000)
+        .count();
+    assert_eq!(early, 0, "nothing during the hold: {log:#?}");
+    assert!(completed(&h, sub), "{log:#?}");
+}
