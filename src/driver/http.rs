@@ -17,7 +17,7 @@ use super::global::{self, describe};
 use super::headers::{retry_after_ms, HeaderSource};
 use super::{backoff, Driver};
 use crate::engine::api::{Input, SendKey, Transmit, TransportError};
-use crate::protocol::sse::{SseDecoder, SseEvent};
+use crate::protocol::sse::{SseDecoder, SseError, SseEvent};
 
 /// How long `close()` waits for the session `DELETE`.
 const DELETE_GRACE_MS: u64 = 3_000;
@@ -143,6 +143,22 @@ fn transport_error(message: String) -> TransportError {
         message,
         http_status: None,
         retry_after_ms: None,
+        over_limit: false,
+    }
+}
+
+/// Why an exchange failed: a message, and whether a message exceeded the size limit.
+struct Fail {
+    message: String,
+    over_limit: bool,
+}
+
+impl From<String> for Fail {
+    fn from(message: String) -> Self {
+        Fail {
+            message,
+            over_limit: false,
+        }
     }
 }
 
@@ -196,9 +212,12 @@ async fn run(d: Driver, key: SendKey, req: Request, ctrl: AbortController) {
     }
     d.feed(match result {
         Ok(()) => Input::Ended { key },
-        Err(message) => Input::Failed {
+        Err(fail) => Input::Failed {
             key,
-            error: transport_error(message),
+            error: TransportError {
+                over_limit: fail.over_limit,
+                ..transport_error(fail.message)
+            },
         },
     });
 }
@@ -208,7 +227,7 @@ async fn exchange(
     key: SendKey,
     req: &Request,
     ctrl: &AbortController,
-) -> Result<(), String> {
+) -> Result<(), Fail> {
     let (url, source, limit) = params(d);
     let auth = source.resolve().await?;
     let init = match req {
@@ -274,7 +293,7 @@ async fn read_events(
     key: SendKey,
     reader: &mut BodyReader,
     limit: usize,
-) -> Result<(), String> {
+) -> Result<(), Fail> {
     let mut dec = SseDecoder::with_limit(limit);
     let mut events = Vec::new();
     let mut told: (Option<String>, Option<u64>) = (None, None);
@@ -305,7 +324,10 @@ async fn read_events(
         }
         if let Err(e) = pushed {
             reader.cancel();
-            return Err(e.to_string());
+            return Err(Fail {
+                message: e.to_string(),
+                over_limit: matches!(e, SseError::TooLarge { .. }),
+            });
         }
     }
     Ok(())

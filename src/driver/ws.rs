@@ -249,6 +249,7 @@ fn not_connected() -> TransportError {
         message: "WebSocket is not connected".into(),
         http_status: None,
         retry_after_ms: None,
+        over_limit: false,
     }
 }
 
@@ -266,6 +267,7 @@ pub fn transmit(d: &Driver, t: Transmit) {
             message: describe(&e),
             http_status: None,
             retry_after_ms: None,
+            over_limit: false,
         }),
         None => Err(not_connected()),
     };

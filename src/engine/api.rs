@@ -149,6 +149,10 @@ pub struct TransportError {
     pub message: String,
     pub http_status: Option<u16>,
     pub retry_after_ms: Option<u64>,
+    /// A message on the stream exceeded the size limit: the stream is not resumed (it would
+    /// bring the same message again).
+    #[serde(default)]
+    pub over_limit: bool,
 }
 
 /// One message to transmit. HTTP: POST `body` with `headers` and read the response (JSON or SSE)

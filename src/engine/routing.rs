@@ -179,7 +179,8 @@ impl Engine {
         if p.sessioned && status == Some(404) {
             return self.session_lost(now, n);
         }
-        if self.try_resume(now, n, status) {
+        let over_limit = error.as_ref().is_some_and(|e| e.over_limit);
+        if !over_limit && self.try_resume(now, n, status) {
             return;
         }
         let Some(p) = self.reqs.pending.get(&n) else {

@@ -69,6 +69,7 @@ fn a_network_failure_while_probing_retries_instead_of_guessing() {
         message: "offline".into(),
         http_status: None,
         retry_after_ms: None,
+        over_limit: false,
     };
     e.handle_input(
         T0,

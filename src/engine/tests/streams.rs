@@ -249,6 +249,7 @@ fn a_stream_broken_by_the_network_is_resumed_too() {
         message: "network error".into(),
         http_status: None,
         retry_after_ms: None,
+        over_limit: false,
     };
     e.handle_input(T0, Input::Failed { key, error });
     let Some((get, _, _)) = resumed(&outputs(&mut e, T0 + 200)) else {
@@ -257,6 +258,27 @@ fn a_stream_broken_by_the_network_is_resumed_too() {
     answer(&mut e, T0 + 210, get, &id, json!({ "contents": [] }));
     let (_, events) = drain(&mut e, T0 + 210);
     assert!(matches!(done(&events, sub), Some(End::Finished { .. })));
+}
+
+/// The fault matrix's oversized poll: the message after the last event id is over the size limit,
+/// so resuming would bring it again; the request fails with the size error (no resumption).
+#[test]
+fn a_stream_broken_by_an_oversized_message_is_not_resumed() {
+    let mut e = legacy_ready();
+    let (sub, key, _) = request(&mut e);
+    e.handle_input(T0, head(key, 200, Some("s1")));
+    e.handle_input(T0, cursor(key, "e1", Some(200)));
+    let error = crate::engine::api::TransportError {
+        message: "SSE line or event exceeds the 1048576-byte limit".into(),
+        http_status: None,
+        retry_after_ms: None,
+        over_limit: true,
+    };
+    e.handle_input(T0, Input::Failed { key, error });
+    let out = outputs(&mut e, T0 + 5_000);
+    assert!(resumed(&out).is_none(), "{out:?}");
+    let error = failed(&events_of(&out), sub);
+    assert!(error.message.contains("limit"), "{}", error.message);
 }
 
 fn www_auth() -> Input {

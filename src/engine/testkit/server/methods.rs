@@ -180,6 +180,7 @@ impl FakeServer {
                 message: "503".into(),
                 http_status: Some(503),
                 retry_after_ms: Some(3_000),
+                over_limit: false,
             };
             return vec![(0, Input::Failed { key, error })];
         }
