@@ -23,6 +23,7 @@
 //!   task stays tracked and the requests it refused are sent again.
 
 pub mod api;
+mod cadence;
 mod calls;
 mod echo;
 mod hold;
@@ -387,6 +388,7 @@ impl Engine {
         while let Some(n) = self.reqs.pop_timeout(now) {
             self.on_timeout(now, n);
         }
+        self.respace_after_leap(now);
         while let Some(timer) = self.timers.pop_due(now) {
             match timer {
                 Timer::Task(kind, slot) => {
