@@ -70,9 +70,9 @@ pub(crate) const CAP_HIDDEN_MS: Millis = 60_000;
 pub(crate) const ERROR_CAP_MS: Millis = 30_000;
 /// Catch-up polls (visible again, online again) at most this often.
 pub(crate) const CATCH_UP_THROTTLE_MS: Millis = 5_000;
-/// A timer this late means the clock leapt (the machine slept, the page froze): the polls it
-/// held back are spread over one interval instead of all going out at once.
-pub(crate) const LEAP_MS: Millis = 5_000;
+/// A timer this late in a visible page means the clock leapt (the machine slept, the page
+/// froze): the polls it held back are spread over one interval instead of going out at once.
+pub(crate) const LEAP_MS: Millis = 2_000;
 
 /// The timers every task has (keyed by the task's slot number, not its id: cheap to hash).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

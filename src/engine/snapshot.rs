@@ -227,38 +227,6 @@ mod tests {
     use crate::engine::api::{Config, DialectChoice, End, Event};
     use crate::engine::testkit::{Harness, T0};
 
-    /// Replaces the harness engine with a fresh one that adopted the old session and imported
-    /// every listed task (a reload, or a new leader tab).
-    fn hand_over(h: &mut Harness, choice: DialectChoice, ids: &[String]) -> bool {
-        let info = json!({ "name": "fake" });
-        let Some(s) = h.engine.session_snapshot(info) else {
-            return false;
-        };
-        let snaps: Vec<TaskSnapshot> = ids
-            .iter()
-            .filter_map(|id| h.engine.export_task(id))
-            .collect();
-        h.engine.detach(h.now);
-        h.pump();
-        // The fresh engine numbers its subscriptions from 1 again.
-        h.events.clear();
-        let mut fresh = Engine::new(
-            Config {
-                dialect: choice,
-                ..Config::default()
-            },
-            99,
-            h.now,
-        );
-        let adopted = fresh.adopt_session(h.now, &s);
-        for snap in snaps {
-            fresh.import_task(h.now, snap);
-        }
-        h.engine = fresh;
-        h.pump();
-        adopted
-    }
-
     fn finished_status(end: &End) -> Option<TaskStatus> {
         match end {
             End::Finished { task: Some(t), .. } => Some(t.status),
@@ -275,7 +243,7 @@ mod tests {
             let id = h.task_of(sub).unwrap_or_default();
             assert!(!id.is_empty());
             let inits = h.count("initialize");
-            assert!(hand_over(&mut h, choice, std::slice::from_ref(&id)));
+            assert!(h.hand_over(choice, std::slice::from_ref(&id)));
             let watcher = h.watch(&id);
             h.run_for(60_000);
             assert_eq!(h.count("initialize"), inits, "no second initialize");
@@ -299,11 +267,7 @@ mod tests {
         let sub = h.call("job", json!({ "ms": 10_000 }));
         h.run_for(2_000);
         let id = h.task_of(sub).unwrap_or_default();
-        assert!(hand_over(
-            &mut h,
-            DialectChoice::Auto,
-            std::slice::from_ref(&id)
-        ));
+        assert!(h.hand_over(DialectChoice::Auto, std::slice::from_ref(&id)));
         assert_eq!(h.count("server/discover"), 1);
         let watcher = h.watch(&id);
         h.run_for(40_000);
@@ -320,11 +284,7 @@ mod tests {
         h.run_for(2_000);
         let id = h.task_of(sub).unwrap_or_default();
         h.server.kill_session();
-        assert!(hand_over(
-            &mut h,
-            DialectChoice::Legacy,
-            std::slice::from_ref(&id)
-        ));
+        assert!(h.hand_over(DialectChoice::Legacy, std::slice::from_ref(&id)));
         let watcher = h.watch(&id);
         h.run_for(60_000);
         assert_eq!(h.count("initialize"), 2);
