@@ -53,6 +53,7 @@ export function renderMarkdown(R) {
     L.push("each task created through the stack's call API (watcher 1) plus W−1 more watchers of it. Median over tasks (T = 100) or over 3 runs (T = 1).");
     L.push("The official stacks wait P after each response, so their rate is W·P/(P + response time): on a loaded machine it drops below W.");
     L.push("Ours polls at P (+ ≤ 10 % jitter) while a task is young, then every tenth of its age; one poll per task however many watchers.");
+    L.push("Modern, pushes off: neither ours (`subscribe: false`) nor the ext-tasks host opens `subscriptions/listen`; with pushes on both do.");
     L.push("K tabs: K Chromium pages of one origin watch the same 20 tasks (tab 1 creates them, each other tab adds one watcher per task as W does; ours with `persist: true`, the others one session per tab, the server letting any session read any task).", "");
     L.push(...head(["dialect", "push", "W × T", "P × N"]));
     for (const d of ["legacy", "modern"]) {

@@ -16,10 +16,16 @@ async function load() {
   return mod;
 }
 
-/** `persist: true` turns tab coordination on (browser pages of one origin share one leader's polling). */
-export async function connect(url, { dialect = "legacy", onPush, tool = "work", persist = false } = {}) {
+/**
+ * `persist: true` turns tab coordination on (browser pages of one origin share one leader's polling).
+ * `push: false` (a run whose server does not push): `subscribe: false`, no modern `subscriptions/listen`,
+ * as the ext-tasks adapter opens its host listen only when pushes are on.
+ */
+export async function connect(url, { dialect = "legacy", push, onPush, tool = "work", persist = false } = {}) {
   const { McpTaskClient } = await load();
-  const client = await McpTaskClient.connect(url, { dialect, transport: "http", requestTimeoutMs: 3_600_000, ...(persist ? { persist } : {}) });
+  const client = await McpTaskClient.connect(url, {
+    dialect, transport: "http", requestTimeoutMs: 3_600_000, ...(persist ? { persist } : {}), ...(push === false ? { subscribe: false } : {}),
+  });
   if (client.dialect !== dialect) throw new Error(`expected ${dialect}, negotiated ${client.dialect}`);
   const handles = new Set();
   const wire = (h, { onStatus, onDone }) => {

@@ -51,6 +51,16 @@ fn millis(o: &JsValue, key: &str) -> Result<Option<u64>, String> {
     }
 }
 
+fn boolean(o: &JsValue, key: &str) -> Result<Option<bool>, String> {
+    let v = get(o, key);
+    if v.is_undefined() || v.is_null() {
+        return Ok(None);
+    }
+    v.as_bool()
+        .map(Some)
+        .ok_or_else(|| format!("{key} must be a boolean"))
+}
+
 fn function(o: &JsValue, key: &str) -> Result<Option<Function>, String> {
     let v = get(o, key);
     if v.is_undefined() || v.is_null() {
@@ -108,6 +118,9 @@ pub fn connect(url: &str, o: &JsValue) -> Result<Connect, String> {
     }
     if let Some(g) = millis(o, "resultGcMs")? {
         config.result_gc_ms = g;
+    }
+    if let Some(s) = boolean(o, "subscribe")? {
+        config.subscribe = s;
     }
     let on_input = function(o, "onInput")?;
     let caps = get(o, "capabilities");

@@ -50,6 +50,11 @@ export interface ConnectOptions {
   maxMessageBytes?: number;
   /** How long a finished task's result stays retrievable after its last subscriber leaves (ms). */
   resultGcMs?: number;
+  /**
+   * Subscribe to status pushes where the dialect needs it (modern `subscriptions/listen`, one request per
+   * batch of new tasks; default true). `false`: polling alone, for a server known not to push.
+   */
+  subscribe?: boolean;
 }
 
 export interface CallOptions {
