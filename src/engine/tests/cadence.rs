@@ -6,18 +6,11 @@
 use proptest::prelude::*;
 use serde_json::json;
 
+use super::cases;
 use crate::engine::api::{DialectChoice, Input, Millis};
 use crate::engine::scheduler::{floor, poll_gap, with_jitter_bound};
 use crate::engine::testkit::Harness;
 use crate::protocol::model::Dialect;
-
-/// `PROPTEST_CASES` overrides the number of cases.
-fn cases(default: u32) -> u32 {
-    std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 /// One task the test creates: how long it works, and the interval its server asks for.
 #[derive(Debug, Clone)]

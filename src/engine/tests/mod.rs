@@ -10,3 +10,11 @@ mod listen;
 mod props;
 mod replay;
 mod session;
+
+/// `PROPTEST_CASES` overrides the number of property cases (e.g. for a long soak run).
+fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
