@@ -28,6 +28,7 @@
 //!   HTTP 401 is sent once more, then fails as `Unauthorized`, like a 403 (`unauthorized.rs`).
 
 pub mod api;
+mod cadence;
 mod calls;
 mod deletes;
 mod detect;
@@ -425,6 +426,7 @@ impl Engine {
         while let Some(n) = self.reqs.pop_timeout(now) {
             self.on_timeout(now, n);
         }
+        self.respace_after_leap(now);
         while let Some(timer) = self.timers.pop_due(now) {
             match timer {
                 Timer::Task(kind, slot) => {
