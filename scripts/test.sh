@@ -36,12 +36,13 @@ stage "fuzz smoke (20k mutated inputs per decoder)" cargo run --quiet --locked -
 stage "build pkg" bash scripts/build.sh
 stage "build wasm test binary" cargo test --locked --target wasm32-unknown-unknown --test wasm_driver --no-run
 
-# Side by side, longest first. Each entry: name|command (run by bash -c, bounded by `timeout`).
+# Side by side, longest first (the large fault batch after the small one has started alone: the small
+# batch has a hard time budget). Each entry: name|command (run by bash -c, bounded by `timeout`).
 side=(
   "fault matrix (small batch)|bash tests/faults/run.sh --small --no-write"
-  "fault matrix (large batch, core cases × 4 servers)|bash tests/faults/run.sh --large-core --no-write"
   "tabs: failover (Chromium)|node --test tests/tabs/failover.test.mjs"
   "tabs: one poller, catch-up (Chromium)|node --test tests/tabs/polling.test.mjs"
+  "fault matrix (large batch, core cases × 4 servers)|bash tests/faults/run.sh --large-core --no-write"
   "JS in Node|bash scripts/test-js.sh node"
   "demo end-to-end (Chromium)|node --test tests/e2e/"
   "wasm in Node, Chromium, worker|bash scripts/test-js.sh wasm"

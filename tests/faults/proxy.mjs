@@ -228,6 +228,7 @@ export async function startProxy({ target, port = 0, rules = [], seed = 1, log =
       const iv = t.pollInterval ?? t.pollIntervalMs;
       if (typeof iv === "number") rec.pollInterval = rec.pollInterval === undefined ? iv : Math.min(rec.pollInterval, iv);
       if (rec.statuses[rec.statuses.length - 1] !== t.status) rec.statuses.push(t.status);
+      if (TERMINAL.has(t.status)) rec.terminalAt ??= Date.now() - t0; // first sent to the client (push or answer)
       const h = taskHistory.get(t.taskId) || [];
       if (!h.length || h[h.length - 1].status !== t.status) h.push({ status: t.status, snapshot: structuredClone(t) });
       taskHistory.set(t.taskId, h);
