@@ -12,7 +12,7 @@
 // Prints a table and writes it to docs/fault-matrix.md. Exit code 1 on any failed assertion.
 //
 //   node tests/faults/matrix.mjs [--small|--large] [--kinds ts-sdk,rmcp3] [--cases a,b] [--no-write]
-//        [--pkg DIR] [--concurrency N] [--tasks N] [--timeout-ms N] [--verbose]
+//        [--pkg DIR] [--concurrency N] [--tasks N] [--timeout-ms N] [--artifacts DIR] [--verbose]
 import http from "node:http";
 import os from "node:os";
 import { createReadStream, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -43,7 +43,7 @@ const CONCURRENCY = Number(opt("--concurrency", LARGE ? 3 : 8));
 const VERBOSE = flag("--verbose");
 const PKG = path.resolve(opt("--pkg", path.join(ROOT, "pkg")));
 const OUT = path.join(ROOT, "docs", "fault-matrix.md");
-const ARTIFACTS = path.join(ROOT, "artifacts", "fault-matrix"); // per-case records (git-ignored)
+const ARTIFACTS = path.resolve(ROOT, opt("--artifacts", "artifacts/fault-matrix")); // per-case records (git-ignored)
 const SECRET = `s3cr3t-${Math.random().toString(36).slice(2)}-${Date.now().toString(36)}`;
 const CLIENT_OPTIONS = { requestTimeoutMs: TIMEOUT_MS, maxMessageBytes: 1024 * 1024, resultGcMs: 500 };
 // Server kinds per mode: the small run covers every case on the reference server and the modern one.

@@ -25,7 +25,7 @@ args=()
 for a in "$@"; do
   case "$a" in
     --large) mode=large; args+=("$a") ;;
-    --large-core) mode=large-core; args+=(--large --cases "$LARGE_CORE" --timeout-ms 5000) ;;
+    --large-core) mode=large-core; args+=(--large --cases "$LARGE_CORE" --timeout-ms 5000 --artifacts artifacts/fault-matrix-core) ;;
     *) args+=("$a") ;;
   esac
 done
