@@ -36,7 +36,7 @@ package() {
 
   cp src/js/npm/index.js src/js/npm/node.js src/js/npm/extras.js src/js/npm/extras.d.ts "$PKG/"
   # index.d.ts re-exports the public classes and types by name (not the raw InitOutput exports).
-  names() { grep -oE "^export $1 [A-Za-z]+" "$PKG/$NAME.d.ts" | awk '{print $3}' | grep -vxE 'InitInput|InitOutput|SyncInitInput' | sort -u | paste -sd, - | sed 's/,/, /g'; }
+  names() { grep -oE "^export (declare )?$1 [A-Za-z]+" "$PKG/$NAME.d.ts" | awk '{print $NF}' | grep -vxE 'InitInput|InitOutput|SyncInitInput' | sort -u | paste -sd, - | sed 's/,/, /g'; }
   {
     echo "export { $(names class) } from \"./$NAME.js\";"
     echo "export type { $(comm -23 <(names '(type|interface)' | tr -d ' ' | tr , '\n') <(names class | tr -d ' ' | tr , '\n') | paste -sd, - | sed 's/,/, /g') } from \"./$NAME.js\";"

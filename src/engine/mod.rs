@@ -22,6 +22,7 @@
 //! - A legacy session answering 404 (or 400 with an id-less error) is re-initialized; every
 //!   task stays tracked and the requests it refused are sent again.
 
+mod answers;
 pub mod api;
 mod calls;
 mod echo;
@@ -42,6 +43,7 @@ pub mod snapshot;
 pub mod sorted;
 mod tasks;
 mod tools;
+pub mod verdict;
 
 #[cfg(test)]
 mod testkit;
