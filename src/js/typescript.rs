@@ -139,7 +139,6 @@ export interface ElicitRequestParams {
   url?: string;
   elicitationId?: string;
   _meta?: JsonObject;
-  [key: string]: JsonValue | undefined;
 }
 /** The user's answer to an elicitation. */
 export type ElicitResult =
@@ -165,7 +164,6 @@ export interface CreateMessageRequestParams {
   modelPreferences?: JsonObject;
   metadata?: JsonObject;
   _meta?: JsonObject;
-  [key: string]: JsonValue | undefined;
 }
 /** The host model's completion. */
 export interface CreateMessageResult {
@@ -179,7 +177,6 @@ export interface CreateMessageResult {
 /** `roots/list`: the server asks which roots (directories, files) it may use. */
 export interface ListRootsRequestParams {
   _meta?: JsonObject;
-  [key: string]: JsonValue | undefined;
 }
 export interface Root { uri: string; name?: string; _meta?: JsonObject }
 export interface ListRootsResult { roots: Root[]; _meta?: JsonObject }
