@@ -7,11 +7,9 @@ use serde_json::Value;
 use super::api::{ClientError, End, ErrorKind};
 use crate::protocol::model::{Outcome, Task, TaskStatus};
 
-/// Why an ended subscription has no result.
+/// How a task ended without a result, when no error was sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FailureKind {
-    /// The request could not be made or tracked, or the server answered with an error.
-    Client(ErrorKind),
+pub enum Ending {
     /// The holder stopped waiting (nothing was sent).
     Aborted,
     /// The task ended `cancelled`.
@@ -24,33 +22,26 @@ pub enum FailureKind {
 
 /// What a holder is told when there is no result.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Failure {
-    pub kind: FailureKind,
-    /// Human-readable; for a failed tool call, the tool's own text when it gave one.
-    pub message: String,
-    pub code: Option<i64>,
-    /// The error's data, or the failed task's result.
-    pub data: Option<Value>,
+pub enum Failure {
+    /// The request could not be made or tracked, or the server answered with an error (kept
+    /// whole: code, data and whatever else the error carries).
+    Error(ClientError),
+    /// The task ended without a result.
+    Ended {
+        how: Ending,
+        /// Human-readable; for a failed tool call, the tool's own text when it gave one.
+        message: String,
+        /// The failed task's result, when it has one.
+        data: Option<Value>,
+    },
 }
 
 impl Failure {
-    fn new(kind: FailureKind, message: impl Into<String>) -> Self {
-        Self {
-            kind,
+    fn ended(how: Ending, message: impl Into<String>) -> Self {
+        Self::Ended {
+            how,
             message: message.into(),
-            code: None,
             data: None,
-        }
-    }
-}
-
-impl From<ClientError> for Failure {
-    fn from(e: ClientError) -> Self {
-        Self {
-            kind: FailureKind::Client(e.kind),
-            message: e.message,
-            code: e.code,
-            data: e.data,
         }
     }
 }
@@ -59,11 +50,11 @@ impl From<ClientError> for Failure {
 /// has no other).
 pub fn verdict(end: &End, last: Option<&Task>) -> Result<Value, Failure> {
     match end {
-        End::Aborted => Err(Failure::new(
-            FailureKind::Aborted,
+        End::Aborted => Err(Failure::ended(
+            Ending::Aborted,
             "stopped waiting for the task",
         )),
-        End::Failed { error } => Err(error.clone().into()),
+        End::Failed { error } => Err(Failure::Error(error.clone())),
         End::Finished { task, outcome } => {
             let task = task.as_ref().or(last);
             let outcome = outcome.as_ref().or(task.and_then(|t| t.outcome.as_ref()));
@@ -76,41 +67,42 @@ fn finished(task: Option<&Task>, outcome: Option<&Outcome>) -> Result<Value, Fai
     let status = task.map(|t| t.status);
     let status_message = task.and_then(|t| t.status_message.clone());
     match (outcome, status) {
-        (Some(Outcome::Error { error }), _) => Err(Failure {
-            kind: FailureKind::Client(ErrorKind::Rpc),
-            message: error.message.clone(),
-            code: Some(error.code),
-            data: error.data.clone(),
-        }),
+        (Some(Outcome::Error { error }), _) => {
+            let mut e = ClientError::new(ErrorKind::Rpc, error.message.clone());
+            e.code = Some(error.code);
+            e.data.clone_from(&error.data);
+            Err(Failure::Error(e))
+        }
         (Some(Outcome::Result { result }), Some(TaskStatus::Failed | TaskStatus::Unknown)) => {
             let message = tool_text(result)
                 .or(status_message)
                 .unwrap_or_else(|| "the task failed".into());
-            Err(Failure {
+            Err(Failure::Ended {
+                how: Ending::TaskFailed,
+                message,
                 data: Some(result.clone()),
-                ..Failure::new(FailureKind::TaskFailed, message)
             })
         }
         (Some(Outcome::Result { result }), _) => Ok(result.clone()),
-        (None, Some(TaskStatus::Cancelled)) => Err(Failure::new(
-            FailureKind::Cancelled,
+        (None, Some(TaskStatus::Cancelled)) => Err(Failure::ended(
+            Ending::Cancelled,
             status_message.unwrap_or_else(|| "the task was cancelled".into()),
         )),
-        (None, Some(TaskStatus::Expired)) => Err(Failure::new(
-            FailureKind::Expired,
+        (None, Some(TaskStatus::Expired)) => Err(Failure::ended(
+            Ending::Expired,
             status_message.unwrap_or_else(|| "the task expired".into()),
         )),
-        (None, Some(TaskStatus::Failed | TaskStatus::Unknown)) => Err(Failure::new(
-            FailureKind::TaskFailed,
+        (None, Some(TaskStatus::Failed | TaskStatus::Unknown)) => Err(Failure::ended(
+            Ending::TaskFailed,
             status_message.unwrap_or_else(|| "the task failed".into()),
         )),
-        (None, s) => Err(Failure::new(
-            FailureKind::Client(ErrorKind::Protocol),
+        (None, s) => Err(Failure::Error(ClientError::new(
+            ErrorKind::Protocol,
             match s {
                 Some(s) => format!("the task ended ({s:?}) without a result"),
                 None => "the request ended without a result".into(),
             },
-        )),
+        ))),
     }
 }
 
@@ -151,6 +143,21 @@ mod tests {
         Some(Outcome::Result { result: v })
     }
 
+    /// The failure's kind, message and data.
+    fn ended(end: &End, last: Option<&Task>) -> (Ending, String, Option<Value>) {
+        match verdict(end, last) {
+            Err(Failure::Ended { how, message, data }) => (how, message, data),
+            other => panic!("expected an ending, got {other:?}"),
+        }
+    }
+
+    fn error(end: &End) -> ClientError {
+        match verdict(end, None) {
+            Err(Failure::Error(e)) => e,
+            other => panic!("expected an error, got {other:?}"),
+        }
+    }
+
     #[test]
     fn a_completed_task_yields_its_result_even_with_is_error() {
         let r = json!({"content": [{"type": "text", "text": "no"}], "isError": true});
@@ -166,10 +173,8 @@ mod tests {
             {"type": "text", "text": "on /tmp"}
         ], "isError": true});
         let end = finished(TaskStatus::Failed, Some("step 3 of 5"), result(r.clone()));
-        let f = verdict(&end, None).unwrap_err();
-        assert_eq!(f.kind, FailureKind::TaskFailed);
-        assert_eq!(f.message, "disk full\non /tmp");
-        assert_eq!(f.data, Some(r));
+        let expected = (Ending::TaskFailed, "disk full\non /tmp".into(), Some(r));
+        assert_eq!(ended(&end, None), expected);
     }
 
     #[test]
@@ -179,44 +184,53 @@ mod tests {
             Some("boom"),
             result(json!({"content": []})),
         );
-        assert_eq!(verdict(&end, None).unwrap_err().message, "boom");
+        assert_eq!(ended(&end, None).1, "boom");
         let end = finished(TaskStatus::Unknown, None, None);
-        let f = verdict(&end, None).unwrap_err();
+        let (how, message, _) = ended(&end, None);
         assert_eq!(
-            (f.kind, f.message.as_str()),
-            (FailureKind::TaskFailed, "the task failed")
+            (how, message.as_str()),
+            (Ending::TaskFailed, "the task failed")
         );
     }
 
     #[test]
     fn an_rpc_outcome_is_an_rpc_failure_with_its_code_and_data() {
-        let error = RpcError {
+        let rpc = RpcError {
             data: Some(json!({"why": 1})),
             ..RpcError::new(-32602, "bad args")
         };
-        let end = finished(TaskStatus::Failed, None, Some(Outcome::Error { error }));
-        let f = verdict(&end, None).unwrap_err();
-        assert_eq!(f.kind, FailureKind::Client(ErrorKind::Rpc));
-        assert_eq!((f.code, f.message.as_str()), (Some(-32602), "bad args"));
-        assert_eq!(f.data, Some(json!({"why": 1})));
+        let end = finished(
+            TaskStatus::Failed,
+            None,
+            Some(Outcome::Error { error: rpc }),
+        );
+        let e = error(&end);
+        assert_eq!(e.kind, ErrorKind::Rpc);
+        assert_eq!((e.code, e.message.as_str()), (Some(-32602), "bad args"));
+        assert_eq!(e.data, Some(json!({"why": 1})));
     }
 
     #[test]
     fn cancelled_expired_and_stopped_have_their_own_kinds() {
-        let kind = |end: End| verdict(&end, None).unwrap_err().kind;
+        let how = |end: End| ended(&end, None).0;
         assert_eq!(
-            kind(finished(TaskStatus::Cancelled, None, None)),
-            FailureKind::Cancelled
+            how(finished(TaskStatus::Cancelled, None, None)),
+            Ending::Cancelled
         );
         assert_eq!(
-            kind(finished(TaskStatus::Expired, None, None)),
-            FailureKind::Expired
+            how(finished(TaskStatus::Expired, None, None)),
+            Ending::Expired
         );
-        assert_eq!(kind(End::Aborted), FailureKind::Aborted);
+        assert_eq!(how(End::Aborted), Ending::Aborted);
+        let down = ClientError::new(ErrorKind::Transport, "down");
         let failed = End::Failed {
-            error: ClientError::new(ErrorKind::Transport, "down"),
+            error: down.clone(),
         };
-        assert_eq!(kind(failed), FailureKind::Client(ErrorKind::Transport));
+        assert_eq!(
+            error(&failed),
+            down,
+            "the engine's error is passed on whole"
+        );
     }
 
     #[test]
@@ -226,12 +240,8 @@ mod tests {
             outcome: None,
         };
         let last = task(TaskStatus::Cancelled, None);
-        assert_eq!(
-            verdict(&end, Some(&last)).unwrap_err().kind,
-            FailureKind::Cancelled
-        );
-        let f = verdict(&end, None).unwrap_err();
-        assert_eq!(f.kind, FailureKind::Client(ErrorKind::Protocol));
+        assert_eq!(ended(&end, Some(&last)).0, Ending::Cancelled);
+        assert_eq!(error(&end).kind, ErrorKind::Protocol);
     }
 
     #[test]

@@ -423,12 +423,7 @@ impl McpTaskClient {
     /// Calls a tool, as a task when the tool and server allow it (`opts.task`). Declared in
     /// `typescript.rs` (generic).
     #[wasm_bindgen(js_name = callTool, skip_typescript)]
-    pub fn call_tool(
-        &self,
-        name: String,
-        args: Option<JsValue>,
-        opts: Option<JsValue>,
-    ) -> Promise {
+    pub fn call_tool(&self, name: String, args: Option<JsValue>, opts: Option<JsValue>) -> Promise {
         let u = JsValue::UNDEFINED;
         let prep = options::call(opts.as_ref().unwrap_or(&u))
             .and_then(|c| object_from_js(args.as_ref().unwrap_or(&u), "arguments").map(|a| (c, a)));
@@ -461,11 +456,7 @@ impl McpTaskClient {
 
     /// Tracks an existing task by id (e.g. after a reload). Declared in `typescript.rs` (generic).
     #[wasm_bindgen(skip_typescript)]
-    pub fn watch(
-        &self,
-        task_id: String,
-        opts: Option<JsValue>,
-    ) -> Result<TaskHandle, JsValue> {
+    pub fn watch(&self, task_id: String, opts: Option<JsValue>) -> Result<TaskHandle, JsValue> {
         let signal =
             options::signal(opts.as_ref().unwrap_or(&JsValue::UNDEFINED)).map_err(invalid)?;
         if let Some(s) = signal.as_ref().filter(|s| s.aborted()) {

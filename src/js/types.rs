@@ -9,7 +9,7 @@ use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
 use crate::engine::api::{self, End};
-use crate::engine::verdict::{self, FailureKind};
+use crate::engine::verdict::{self, Ending};
 use crate::protocol::{jsonrpc, model};
 
 /// Hand-written declarations: JSON values, options with functions, tool listings, the error class.
@@ -352,19 +352,19 @@ impl ErrorInfo {
 
 impl From<verdict::Failure> for ErrorInfo {
     fn from(f: verdict::Failure) -> Self {
-        let kind = match f.kind {
-            FailureKind::Client(k) => k.into(),
-            FailureKind::Aborted => ErrorKind::Aborted,
-            FailureKind::Cancelled => ErrorKind::Cancelled,
-            FailureKind::Expired => ErrorKind::Expired,
-            FailureKind::TaskFailed => ErrorKind::TaskFailed,
+        let (how, message, data) = match f {
+            verdict::Failure::Error(e) => return e.into(),
+            verdict::Failure::Ended { how, message, data } => (how, message, data),
+        };
+        let kind = match how {
+            Ending::Aborted => ErrorKind::Aborted,
+            Ending::Cancelled => ErrorKind::Cancelled,
+            Ending::Expired => ErrorKind::Expired,
+            Ending::TaskFailed => ErrorKind::TaskFailed,
         };
         Self {
-            kind,
-            message: f.message,
-            code: f.code,
-            data: f.data,
-            task_id: None,
+            data,
+            ..Self::new(kind, message)
         }
     }
 }
