@@ -394,22 +394,6 @@ export async function aborts(ctx) {
  * Symbol.asyncDispose closes, and an onInput answer that does not fit its method is refused.
  */
 export async function lifecycle(ctx) {
-  const gaveUp = new Error("gave up");
-  const ac = new AbortController();
-  ac.abort(gaveUp);
-  const e0 = await rejection(connect(ctx, { signal: ac.signal }), "connect with an aborted signal");
-  assert(e0 instanceof ctx.McpTaskError, `McpTaskError, got ${e0}`);
-  eq(e0.kind, "aborted", "connect abort kind");
-  assert(e0.cause === gaveUp, "the signal's reason is the cause");
-  // Aborting while connecting either wins (aborted, nothing left open) or comes too late (a client).
-  const ac1 = new AbortController();
-  const racing = connect(ctx, { signal: ac1.signal });
-  await sleep(1);
-  ac1.abort();
-  const raced = await racing.catch((e) => e);
-  if (raced instanceof ctx.McpTaskError) eq(raced.kind, "aborted", "mid-connect abort kind");
-  else await raced.close();
-
   const warnings = [];
   const onInput = async () => ({ action: "accept", content: { answer: "wrong method" } });
   const c = await within(15_000, connect(ctx, { onInput, onWarning: (w) => warnings.push(w.error) }), "connect");
@@ -420,7 +404,7 @@ export async function lifecycle(ctx) {
     for await (const t of h.updates()) seen.push(t);
     const texts = seen.map((t) => JSON.stringify(t));
     for (let i = 1; i < texts.length; i++) assert(texts[i] !== texts[i - 1], `snapshot ${i} repeats: ${texts[i]}`);
-    eq(seen.filter((t) => t.status === "completed").length, 1, "one terminal snapshot");
+    eq(seen.filter((t) => t.status === "completed").length, 1, "one terminal snapshot ");
     eq(seen[seen.length - 1].status, "completed", "the last snapshot is the final one");
 
     // stop(), free() and Symbol.dispose on handles: the handle ends aborted and keeps working.
@@ -455,6 +439,24 @@ export async function lifecycle(ctx) {
   }
   const closed = await rejection(c.callTool("quick", {}), "a closed client");
   eq(closed.kind, "closed", "calls after dispose reject closed");
+
+  // connect({ signal }). Last: the Python SDK's WebSocket server stops running tasks for later
+  // sessions once a session closes right after it connected (as the racing one below may).
+  const gaveUp = new Error("gave up");
+  const ac = new AbortController();
+  ac.abort(gaveUp);
+  const e0 = await rejection(connect(ctx, { signal: ac.signal }), "connect with an aborted signal");
+  assert(e0 instanceof ctx.McpTaskError, `McpTaskError, got ${e0}`);
+  eq(e0.kind, "aborted", "connect abort kind");
+  assert(e0.cause === gaveUp, "the signal's reason is the cause");
+  // Aborting while connecting either wins (aborted, nothing left open) or comes too late (a client).
+  const ac1 = new AbortController();
+  const racing = connect(ctx, { signal: ac1.signal });
+  await sleep(1);
+  ac1.abort();
+  const raced = await racing.catch((e) => e);
+  if (raced instanceof ctx.McpTaskError) eq(raced.kind, "aborted", "mid-connect abort kind");
+  else await raced.close();
 }
 
 /** Every scenario, in the order the suites run them. */

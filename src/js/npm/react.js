@@ -39,6 +39,13 @@ export function useMcpClient(url, options) {
   return state;
 }
 
+/** Cancels the remote task; a watcher made for it is stopped once the server acknowledged. */
+function cancel(h, made) {
+  h.cancel()
+    .catch(() => {})
+    .finally(() => made && h.stop());
+}
+
 const IDLE = { task: null, status: null, done: null, result: undefined, error: null };
 
 /** Follows a task (a handle, or an id with `options.client`) while the component is mounted. */
@@ -66,7 +73,7 @@ export function useTask(handleOrId, options = {}) {
       offStatus();
       offDone();
       if (own) h.stop();
-      if (cancelOnUnmount) pendingCancel.current = setTimeout(() => void h.cancel().catch(() => {}), 0);
+      if (cancelOnUnmount) pendingCancel.current = setTimeout(() => cancel(own ? client.watch(h.id ?? handleOrId) : h, own), 0);
     };
   }, [handleOrId, client, cancelOnUnmount]);
   return state;
