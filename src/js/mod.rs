@@ -386,7 +386,10 @@ impl McpTaskClient {
             // An abort ends the wait for the session like a failure would (the driver is closed).
             let _hook = signal.as_ref().map(|s| abort_connect(s, &inner));
             match rx.await {
-                Ok(Ok(())) => Ok(McpTaskClient { inner }.into()),
+                Ok(Ok(())) => {
+                    tabs::warn_if_unstored(&inner, &driver);
+                    Ok(McpTaskClient { inner }.into())
+                }
                 Ok(Err(info)) => {
                     driver.close().await;
                     let reason = signal.map_or(JsValue::UNDEFINED, |s| s.reason());

@@ -11,8 +11,8 @@ use wasm_bindgen_futures::future_to_promise;
 
 use super::convert::to_js;
 use super::handle::{HandleState, TaskHandle};
-use super::types::{DoneKind, TaskDone};
-use super::McpTaskClient;
+use super::types::{ClientWarning, DoneKind, ErrorInfo, ErrorKind, TaskDone};
+use super::{ClientInner, McpTaskClient};
 use crate::driver::tabs::Link;
 
 /// The client's `onTaskDoneOnce` callbacks and the tasks whose end this page already reported.
@@ -38,9 +38,31 @@ impl Once {
         if !self.reported.borrow_mut().insert(id.clone()) {
             return;
         }
-        let ledger = link.and_then(|l| l.ledger()).map(|l| (l, id));
+        // A page-only store (an opaque origin) shares nothing: `reported` alone makes it once.
+        let shared = link.filter(|l| l.storage().is_some_and(|s| s != "memory"));
+        let ledger = shared.and_then(|l| l.ledger()).map(|l| (l, id));
         let callbacks = self.callbacks.borrow().clone();
         crate::driver::tabs::fire(ledger, callbacks, to_js(done));
+    }
+}
+
+/// With `persist` but no storage the origin lets us use (an opaque origin: a sandboxed frame, a
+/// `data:` page; or storage blocked), tasks live in memory for this page only: say so once.
+pub(super) fn warn_if_unstored(inner: &ClientInner, link: &Link) {
+    if link.storage() != Some("memory") {
+        return;
+    }
+    let error = ErrorInfo::new(
+        ErrorKind::InvalidInput,
+        "persist: this origin has no storage (an opaque origin, or storage blocked): tasks are \
+         kept in memory for this page only, and not shared with other tabs or reloads",
+    );
+    if let Some(f) = &inner.on_warning {
+        let warning = ClientWarning {
+            task_id: None,
+            error,
+        };
+        let _ = f.call1(&JsValue::UNDEFINED, &to_js(&warning));
     }
 }
 
