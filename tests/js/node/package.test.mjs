@@ -86,3 +86,12 @@ test("TypeScript: the public surface has no `any` and a strict usage file compil
     assert.fail(`tsc failed:\n${e.stdout}${e.stderr}`);
   });
 });
+
+test("TypeScript: the demo dashboard (www/app.js, // @ts-check) uses only the package's real API", async () => {
+  const app = await readFile(join(JS, "..", "..", "www", "app.js"), "utf8");
+  assert.match(app, /^\/\/ @ts-check$/m);
+  const tsc = join(JS, "node_modules", "typescript", "bin", "tsc");
+  await run(process.execPath, [tsc, "-p", join(JS, "types", "www.tsconfig.json")], { timeout: 120_000 }).catch((e) => {
+    assert.fail(`tsc failed on www/app.js:\n${e.stdout}${e.stderr}`);
+  });
+});
