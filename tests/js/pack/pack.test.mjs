@@ -57,6 +57,20 @@ test("Node 20 imports the installed tarball by name and runs a task", { timeout:
   assert.equal(typeof got.id, "string");
   assert.ok(got.id.length > 0);
   assert.match(got.text, /\S/);
+  // Disposal closes: after `client[Symbol.dispose]()` (what `using` calls) the process exits on its
+  // own, and a later close() neither throws nor hangs.
+  await writeFile(join(app, "dispose.mjs"), `
+    import { McpTaskClient } from "mcp-task-client";
+    const client = await McpTaskClient.connect(process.argv[2]);
+    const task = await client.callTool("long_job", { steps: 1, stepMs: 50 });
+    task[Symbol.dispose]();
+    client[Symbol.dispose]();
+    await client.close();
+    const e = await client.callTool("long_job", {}).catch((x) => x);
+    console.log(JSON.stringify({ stopped: task.isDone, kind: e.kind }));
+  `);
+  const disposed = execFileSync(process.execPath, ["dispose.mjs", server.url], { cwd: app, encoding: "utf8", timeout: 20_000 });
+  assert.deepEqual(JSON.parse(disposed.trim().split("\n").pop()), { stopped: true, kind: "closed" });
 });
 
 test("a Vite-built page bundles the tarball and runs a task in Chromium", { timeout: 120_000 }, async () => {
