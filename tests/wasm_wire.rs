@@ -53,6 +53,7 @@ fn full_task(status: TaskStatus) -> Task {
         created_at: Some("2026-01-01T00:00:00Z".into()),
         last_updated_at: Some("2026-01-01T00:00:01Z".into()),
         ttl_ms: Some(60_000),
+        keep_alive_ms: Some(30_000),
         poll_interval_ms: Some(u64::MAX),
         outcome: Some(Outcome::Result {
             result: json!({ "content": [{ "type": "text", "text": "hi" }], "n": 50000800000000000000000000000.0, "x": -1.5e-300 }),
@@ -172,7 +173,9 @@ fn ops() -> Vec<Op> {
             arguments: json!({ "ms": 10, "nested": { "a": [true, false] } }),
             opts: CallOptions {
                 ttl_ms: Some(5_000),
+                keep_alive_ms: Some(60_000),
                 augment: Augment::Always,
+                delete_on_done: true,
             },
         },
         Op::Request {
@@ -184,8 +187,8 @@ fn ops() -> Vec<Op> {
             method: "x".into(),
             params: Value::Null,
             opts: CallOptions {
-                ttl_ms: None,
                 augment: Augment::Never,
+                ..CallOptions::default()
             },
         },
         Op::Watch {
@@ -193,6 +196,9 @@ fn ops() -> Vec<Op> {
         },
         Op::Unsubscribe { sub: SubId(4) },
         Op::Cancel {
+            task_id: "t-1".into(),
+        },
+        Op::DeleteTask {
             task_id: "t-1".into(),
         },
         Op::AnswerInput {
@@ -282,6 +288,7 @@ fn msg_name(m: &Msg) -> String {
             Op::Watch { .. } => "op watch",
             Op::Unsubscribe { .. } => "op unsubscribe",
             Op::Cancel { .. } => "op cancel",
+            Op::DeleteTask { .. } => "op deleteTask",
             Op::AnswerInput { .. } => "op answerInput",
             Op::ListTasks { .. } => "op listTasks",
             Op::ListTools => "op listTools",

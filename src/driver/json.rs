@@ -199,7 +199,9 @@ pub fn call_options(v: Value) -> Option<CallOptions> {
     let mut f = Fields::of(v)?;
     Some(CallOptions {
         ttl_ms: f.opt("ttlMs", u64)?,
+        keep_alive_ms: f.opt("keepAliveMs", u64)?,
         augment: f.or_default("augment", augment)?,
+        delete_on_done: f.or_default("deleteOnDone", bool)?,
     })
 }
 
@@ -234,6 +236,7 @@ pub fn task(v: Value) -> Option<Task> {
         created_at: f.opt("createdAt", string)?,
         last_updated_at: f.opt("lastUpdatedAt", string)?,
         ttl_ms: f.opt("ttlMs", u64)?,
+        keep_alive_ms: f.opt("keepAliveMs", u64)?,
         poll_interval_ms: f.opt("pollIntervalMs", u64)?,
         outcome: f.opt("outcome", outcome)?,
         input_requests: f.or_default("inputRequests", |v| list(v, input_request))?,

@@ -59,6 +59,9 @@ pub struct Config {
     /// requests travel on them). Browsers allow 6 HTTP/1.1 connections per origin: the rest stay
     /// free for polls and input answers. At least 1.
     pub max_blocking_results: usize,
+    /// Delete every task once its result was delivered, where the dialect can (draft
+    /// `tasks/delete`); elsewhere it does nothing. The per-call option refuses instead.
+    pub delete_on_done: bool,
 }
 
 impl Default for Config {
@@ -72,6 +75,7 @@ impl Default for Config {
             request_timeout_ms: 60_000,
             client_capabilities: serde_json::json!({ "elicitation": {}, "sampling": {} }),
             max_blocking_results: 3,
+            delete_on_done: false,
         }
     }
 }
@@ -93,8 +97,14 @@ pub enum Augment {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct CallOptions {
+    /// Requested task lifetime from creation (legacy `ttl`, modern `ttlMs`).
     pub ttl_ms: Option<u64>,
+    /// Requested retention after the task ended (draft `keepAlive`).
+    pub keep_alive_ms: Option<u64>,
     pub augment: Augment,
+    /// Delete the task on the server once its result was delivered (draft `tasks/delete`;
+    /// refused client-side on dialects without it).
+    pub delete_on_done: bool,
 }
 
 /// What the driver tells the engine.

@@ -173,6 +173,7 @@ impl Engine {
         for sub in subs {
             self.done(sub, Some(task_id.to_owned()), end.clone());
         }
+        self.delete_when_delivered(now, task_id, &end);
         self.after_membership_change(now, task_id);
     }
 

@@ -10,6 +10,9 @@
 //! - Era detection (`Auto`): a modern result or modern error (-32020/-32021, or -32022 listing
 //!   2026-07-28) means modern; anything else (HTTP 4xx, -32000, silence) falls back to
 //!   `initialize`, and an `initialize` refused with -32022 listing only 2026-07-28 means modern.
+//!   An `initialize` answer declaring `tasks` the draft's way means draft (see `detect.rs`).
+//! - Draft tasks are named by the engine: a call follows its task from the moment it is sent;
+//!   `created` or a first status answer confirms it; `tasks/delete` on request or after delivery.
 //! - `tools/call` augmentation follows the cached `tools/list` (see `tools.rs`); a legacy server
 //!   advertising `tasks: {}` without `requests` (rmcp 2.0) is taken at its tools' word:
 //!   `required`/`optional` tools are augmented.
@@ -25,6 +28,8 @@
 mod answers;
 pub mod api;
 mod calls;
+mod deletes;
+mod detect;
 mod echo;
 mod hold;
 mod inputs;
@@ -237,6 +242,21 @@ impl Engine {
         let op = self.new_op();
         let task_id = task_id.to_owned();
         self.dispatch_op(now, op, Purpose::Cancel { op, task_id })
+    }
+
+    /// Deletes a finished task on the server (draft `tasks/delete`) and forgets it here. Other
+    /// dialects have no delete: the reply is an `InvalidInput` error and nothing is sent.
+    pub fn delete_task(&mut self, now: Millis, task_id: &str) -> OpId {
+        let op = self.new_op();
+        let task_id = task_id.to_owned();
+        self.dispatch_op(
+            now,
+            op,
+            Purpose::Delete {
+                op: Some(op),
+                task_id,
+            },
+        )
     }
 
     /// Answers an input request surfaced as [`Event::Input`].

@@ -34,6 +34,11 @@ pub(crate) enum Purpose {
         op: OpId,
         task_id: String,
     },
+    /// `tasks/delete`: for the caller's operation, or (`None`) after a result was delivered.
+    Delete {
+        op: Option<OpId>,
+        task_id: String,
+    },
     /// An input answer that is itself a request (modern `tasks/update`).
     Answer(InputId),
     /// The push subscription (its response stream stays open).
@@ -45,6 +50,7 @@ impl Purpose {
     pub(crate) fn op(&self) -> Option<OpId> {
         match self {
             Purpose::List { op, .. } | Purpose::Cancel { op, .. } => Some(*op),
+            Purpose::Delete { op, .. } => *op,
             _ => None,
         }
     }
@@ -331,6 +337,7 @@ impl Engine {
                         .map(Id::Number);
                     Some(codec.build_cancel(&si, task_id, origin.as_ref()))
                 }
+                Purpose::Delete { task_id, .. } => codec.build_delete(&si, task_id),
             }
         };
         match out {
@@ -507,6 +514,7 @@ impl Engine {
         );
         match p {
             Purpose::Result(t) => self.result_unavailable(now, &t),
+            Purpose::Delete { op: Some(op), .. } => self.reply(op, Err(self.no_delete())),
             Purpose::List { op, .. } | Purpose::Cancel { op, .. } => self.reply(op, Err(error)),
             Purpose::Tools { .. } => self.tools_failed(now, error, true),
             _ => {}

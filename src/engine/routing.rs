@@ -250,6 +250,7 @@ impl Engine {
             Purpose::List { op, .. } => self.on_list(op, res),
             Purpose::Tools { .. } => self.on_tools_page(now, res),
             Purpose::Cancel { op, task_id } => self.on_cancel(now, op, &task_id, res),
+            Purpose::Delete { op, task_id } => self.on_delete(now, op, &task_id, res),
             Purpose::Answer(i) => self.on_answer_ack(now, i, res),
             Purpose::Listen => self.on_listen_end(now, n),
         }

@@ -249,10 +249,14 @@ impl Engine {
                 self.session.handshake = true;
                 let caps = v.get("capabilities").cloned().unwrap_or(Value::Null);
                 let info = v.get("serverInfo").cloned().unwrap_or(Value::Null);
+                let (c, hint) = self.auto_draft(c, &caps);
                 if let Some(out) = c.build_initialized(&self.session.info()) {
                     self.push_one_way(out);
                 }
                 self.become_ready(now, c, caps, info);
+                if let Some(hint) = hint {
+                    self.warn(None, hint);
+                }
             }
             // A modern-only server refusing the handshake.
             Err(f) if f.rpc().is_some_and(lists_modern) => {

@@ -325,7 +325,8 @@ impl TaskHandle {
 
 #[wasm_bindgen]
 impl TaskHandle {
-    /// The task id; `null` until the server made a task (and for plain results).
+    /// The task id; `null` until the server made a task (and for plain results). On the draft
+    /// dialect it is the id this client generated, from the moment the request went out.
     #[wasm_bindgen(getter)]
     pub fn id(&self) -> JsValue {
         self.st
@@ -432,6 +433,17 @@ impl TaskHandle {
             self.st.cancel_into(s);
         }
         p
+    }
+
+    /// Deletes the task on the server (`tasks/delete`, draft servers only; other dialects reject
+    /// with `invalidInput` without sending anything). Rejects `invalidInput` without a task id.
+    pub fn delete(&self) -> Promise {
+        let id = self.st.task_id.borrow().clone();
+        match (id, self.st.client.upgrade()) {
+            (Some(id), Some(c)) => c.delete(id),
+            (None, _) => Promise::reject(&error(ErrorKind::InvalidInput, "no task to delete")),
+            (_, None) => Promise::reject(&error(ErrorKind::Closed, "the client is gone")),
+        }
     }
 
     /// Stops waiting (locally; nothing is sent): the handle ends `aborted`.

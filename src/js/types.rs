@@ -31,7 +31,11 @@ export type WebSocketConstructor = new (url: string, protocols?: string | string
 export interface ConnectOptions {
   /** Default: `"websocket"` for ws:/wss: URLs, else `"http"`. */
   transport?: "http" | "websocket";
-  /** Default `"auto"`: probe the modern protocol first, fall back to `initialize`. */
+  /**
+   * Default `"auto"`: probe the modern protocol first, fall back to `initialize`; a server that
+   * declares `tasks` the SEP-1686 draft way (boolean members, `delete`) is spoken to as `"draft"`.
+   * Choose `"draft"` for a draft server that declares nothing (`auto` then warns once).
+   */
   dialect?: "auto" | "modern" | "legacy" | "draft";
   /** Auth (or other) headers, sent on every HTTP request. */
   headers?: HeaderCollection | HeaderProvider;
@@ -55,14 +59,29 @@ export interface ConnectOptions {
   maxMessageBytes?: number;
   /** How long a finished task's result stays retrievable after its last subscriber leaves (ms). */
   resultGcMs?: number;
+  /**
+   * Delete every task on the server once its result was delivered, where the dialect can
+   * (draft `tasks/delete`); on other dialects it does nothing (unlike the call option).
+   */
+  deleteOnDone?: boolean;
 }
 
 export interface CallOptions {
-  /** Requested task lifetime in ms. */
+  /** Requested task lifetime in ms from creation (legacy and modern; the draft has none). */
   ttlMs?: number;
+  /** Draft: how long the server should keep the task and its result after it ended, in ms. */
+  keepAliveMs?: number;
+  /**
+   * Delete the task on the server once its result was delivered (draft `tasks/delete`).
+   * Other dialects have no delete: the call is rejected (`invalidInput`) before it is sent.
+   */
+  deleteOnDone?: boolean;
   /** Stop waiting (locally; nothing is sent). An already-aborted signal sends nothing at all. */
   signal?: AbortSignal;
-  /** `"auto"` (default) follows the tool's `execution.taskSupport`. */
+  /**
+   * `"auto"` (default) follows the tool's `execution.taskSupport`. `"always"` on a request that
+   * cannot be a task (`ping`, listings, `tasks/*`, …) is rejected (`invalidInput`) before it is sent.
+   */
   task?: "auto" | "always" | "never";
 }
 
@@ -236,9 +255,12 @@ pub struct Task {
     pub created_at: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_updated_at: Option<String>,
-    /// Lifetime in ms from creation.
+    /// Lifetime in ms from creation (legacy `ttl`, modern `ttlMs`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ttl_ms: Option<u64>,
+    /// How long the server keeps the task and its result after it ended, in ms (draft `keepAlive`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub keep_alive_ms: Option<u64>,
     /// The server's minimum poll interval in ms.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub poll_interval_ms: Option<u64>,
@@ -258,6 +280,7 @@ impl From<model::Task> for Task {
             created_at: t.created_at,
             last_updated_at: t.last_updated_at,
             ttl_ms: t.ttl_ms,
+            keep_alive_ms: t.keep_alive_ms,
             poll_interval_ms: t.poll_interval_ms,
             outcome: t.outcome.map(Into::into),
             input_requests: t.input_requests.into_iter().map(Into::into).collect(),

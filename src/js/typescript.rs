@@ -22,7 +22,8 @@ export declare class TaskHandle<R = JsonObject> {
   free(): void;
   /** Same as `stop()` (`using handle = await client.callTool(…)`). */
   [Symbol.dispose](): void;
-  /** The task id; `null` until the server made a task (and for plain results). */
+  /** The task id; `null` until the server made a task (and for plain results). On the draft
+   *  dialect it is the id this client generated, from the moment the request went out. */
   readonly id: string | null;
   /** The last known status; `null` before the first snapshot. */
   readonly status: TaskStatus | null;
@@ -48,6 +49,9 @@ export declare class TaskHandle<R = JsonObject> {
   /** Asks the server to cancel the task (`tasks/cancel`, or the dialect's equivalent); resolves
    *  once the server acknowledged. Before the task exists, the cancel is sent as soon as it does. */
   cancel(): Promise<void>;
+  /** Deletes the task on the server (`tasks/delete`, draft servers only; other dialects reject
+   *  with `invalidInput` without sending anything). Rejects `invalidInput` without a task id. */
+  delete(): Promise<void>;
   /** Stops waiting (locally; nothing is sent): the handle ends `aborted`. */
   stop(): void;
 }

@@ -461,3 +461,6 @@ export async function lifecycle(ctx) {
 
 /** Every scenario, in the order the suites run them. */
 export const ALL = { completes, fails, cancels, asksInput, taskSupport, lists, expires, tenWatchers, aborts, lifecycle };
+
+/** The assertion kit, for scenario modules of single dialects (draft-scenarios.mjs). */
+export const kit = { assert, eq, sleep, within, rejection, stats, count, withClient };

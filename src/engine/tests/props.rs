@@ -73,7 +73,7 @@ fn op() -> impl Strategy<Value = Op> {
 }
 
 fn scenario() -> impl Strategy<Value = (u8, u64, Vec<Op>)> {
-    (0u8..4, any::<u64>(), prop::collection::vec(op(), 1..40))
+    (0u8..6, any::<u64>(), prop::collection::vec(op(), 1..40))
 }
 
 fn harness(kind: u8, seed: u64) -> Harness {
@@ -81,7 +81,9 @@ fn harness(kind: u8, seed: u64) -> Harness {
         0 => (DialectChoice::Auto, Dialect::Modern),
         1 => (DialectChoice::Auto, Dialect::Legacy),
         2 => (DialectChoice::Legacy, Dialect::Legacy),
-        _ => (DialectChoice::Draft, Dialect::Draft),
+        // Draft: chosen, detected, and (4) a JSON-only server that never sends `created`.
+        3 | 4 => (DialectChoice::Draft, Dialect::Draft),
+        _ => (DialectChoice::Auto, Dialect::Draft),
     };
     let cfg = Config {
         dialect: choice,
@@ -92,6 +94,7 @@ fn harness(kind: u8, seed: u64) -> Harness {
     let mut h = Harness::with_config(cfg, server, seed);
     h.latency = (1, 400);
     h.request_delay = (0, 300);
+    h.server.announce = kind != 4;
     h
 }
 
@@ -119,6 +122,7 @@ fn play(h: &mut Harness, ops: &[Op]) -> Vec<SubId> {
                     CallOptions {
                         ttl_ms: ttl,
                         augment,
+                        ..CallOptions::default()
                     },
                 ));
             }

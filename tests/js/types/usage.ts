@@ -123,7 +123,8 @@ export async function usage(signal: AbortSignal): Promise<void> {
   const off: () => void = task.onStatus((t: Task) => {
     const s: TaskStatus = t.status;
     const ttl: number | undefined = t.ttlMs;
-    console.log(s, ttl, t.statusMessage?.toUpperCase(), t.outcome?.kind);
+    const keepAlive: number | undefined = t.keepAliveMs;
+    console.log(s, ttl, keepAlive, t.statusMessage?.toUpperCase(), t.outcome?.kind);
   });
   off();
   // Rows 4 and 5: onDone fires in this page; `error` says why whenever the task did not succeed.
@@ -142,6 +143,11 @@ export async function usage(signal: AbortSignal): Promise<void> {
   await task.updates().return();
   console.log(step.done, id, status, last, ended);
   await task.cancel();
+  const deleted: void = await task.delete();
+  const draftOpts: CallOptions = { keepAliveMs: 60_000, deleteOnDone: true, task: "always" };
+  await client.callTool("long_job", {}, draftOpts);
+  await client.deleteTask("saved-id");
+  console.log(deleted);
   task.stop();
   task.free();
   task[Symbol.dispose]();
@@ -191,6 +197,10 @@ export async function usage(signal: AbortSignal): Promise<void> {
 
   // @ts-expect-error status is a string union, not a number
   const n: number = task.status;
+  // @ts-expect-error deleteOnDone is a boolean
+  await client.callTool("x", {}, { deleteOnDone: "yes" });
+  // @ts-expect-error deleteTask needs an id
+  await client.deleteTask();
   // @ts-expect-error unknown task option
   await client.callTool("x", {}, { task: "sometimes" });
   // @ts-expect-error arguments are objects
