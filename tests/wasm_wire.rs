@@ -18,6 +18,7 @@ use mcp_task_client::engine::api::{
 };
 use mcp_task_client::engine::snapshot::{SessionSnapshot, TaskSnapshot};
 use mcp_task_client::js::convert::{from_js, to_js};
+use mcp_task_client::protocol::auth::AuthChallenge;
 use mcp_task_client::protocol::jsonrpc::RpcError;
 use mcp_task_client::protocol::model::{Dialect, InputRequest, Outcome, Task, TaskStatus};
 use serde_json::{json, Value};
@@ -35,7 +36,7 @@ const STATUSES: [TaskStatus; 8] = [
     TaskStatus::Expired,
 ];
 
-const KINDS: [ErrorKind; 7] = [
+const KINDS: [ErrorKind; 8] = [
     ErrorKind::Rpc,
     ErrorKind::Transport,
     ErrorKind::Protocol,
@@ -43,6 +44,7 @@ const KINDS: [ErrorKind; 7] = [
     ErrorKind::Timeout,
     ErrorKind::Closed,
     ErrorKind::ResultUnavailable,
+    ErrorKind::Unauthorized,
 ];
 
 fn full_task(status: TaskStatus) -> Task {
@@ -72,6 +74,14 @@ fn error(kind: ErrorKind) -> ClientError {
         message: "boom".into(),
         code: Some(-32_000),
         data: Some(json!({ "why": [1, 2.5, null] })),
+        http_status: Some(401),
+        auth: Some(Box::new(AuthChallenge {
+            www_authenticate: Some("Bearer scope=\"a, b\"".into()),
+            resource_metadata: Some("https://a/.well-known/oauth-protected-resource".into()),
+            scope: Some("a, b".into()),
+            error: Some("invalid_token".into()),
+            error_description: None,
+        })),
     }
 }
 
@@ -390,7 +400,7 @@ fn stored_records_read_back_equal() {
         deadline: None,
         input_keys: vec![],
     });
-    full.answered_inputs = ["b".to_string(), "a".to_string()].into();
+    full.answered_inputs = ["b".to_string(), "a".to_string()].into_iter().collect();
     full.fired = true;
     full.fired_at = Some(2);
     full.updated_at = 3;

@@ -98,11 +98,20 @@ function banner(text, kind = "error") {
   replace(ui.banner, text);
 }
 
+/**
+ * An error's kind and message, with its JSON-RPC code and HTTP status when it has them.
+ * @param {{ kind: string, message: string, code?: number | null, httpStatus?: number | null }} e
+ */
+function infoText(e) {
+  const notes = [e.code != null && `code ${e.code}`, e.httpStatus != null && `HTTP ${e.httpStatus}`].filter(Boolean);
+  return `${e.kind}: ${e.message}${notes.length ? ` (${notes.join(", ")})` : ""}`;
+}
+
 /** An error's text: an `McpTaskError` (or any Error) by its message and code, plain data by its fields. @param {unknown} e */
 function errText(e) {
   if (e === null || e === undefined) return "unknown error";
   if (typeof e === "string") return e;
-  if (pkg && e instanceof pkg.McpTaskError) return e.code === undefined ? `${e.kind}: ${e.message}` : `${e.kind}: ${e.message} (code ${e.code})`;
+  if (pkg && e instanceof pkg.McpTaskError) return infoText(e);
   if (e instanceof Error) return e.message;
   return pretty(e);
 }
@@ -186,7 +195,7 @@ async function connect() {
       // One poller per task across tabs, the session and the tasks kept across reloads.
       persist: true,
       onInput,
-      onWarning: (w) => log("warn", `${w.taskId ? `${w.taskId}: ` : ""}${w.error.kind}: ${w.error.message}`, w),
+      onWarning: (w) => log("warn", `${w.taskId ? `${w.taskId}: ` : ""}${infoText(w.error)}`, w),
     });
     client = c;
     rememberServer(url);
@@ -414,7 +423,7 @@ function describeDone(done) {
   const status = done.status ?? (done.error ? "failed" : "completed");
   if (done.error) {
     // `taskFailed` carries the tool's own text; `rpc` the server's error; `cancelled`/`expired` say so.
-    return { status, summary: `${done.error.kind}: ${done.error.message}`, detail: done.error };
+    return { status, summary: infoText(done.error), detail: done.error };
   }
   if (done.outcome?.kind === "result") {
     const result = /** @type {import("../pkg/index.js").CallToolResult} */ (/** @type {unknown} */ (done.outcome.result));

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::protocol::auth::AuthChallenge;
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::{Dialect, InputRequest, Outcome, Task};
 
@@ -119,6 +120,15 @@ pub enum Input {
         status: u16,
         session_id: Option<String>,
         retry_after_ms: Option<u64>,
+        /// The raw `WWW-Authenticate` header (read on 401 and 403).
+        www_authenticate: Option<String>,
+    },
+    /// An SSE response stream's position moved: its last event id and the server's `retry`
+    /// delay (fed as they change, before the messages that follow and before `Ended`).
+    Cursor {
+        key: SendKey,
+        last_event_id: Option<String>,
+        retry_ms: Option<u64>,
     },
     /// The response stream of a transmission ended (normally or not).
     Ended { key: SendKey },
@@ -171,6 +181,13 @@ pub enum Output {
     /// Abort a transmission's response stream (only for streams the engine knows are safe to close).
     Abort {
         key: SendKey,
+    },
+    /// HTTP: resume a request's response stream with `GET` + `Last-Event-ID`; report it like a
+    /// transmission under the new `key` (head, cursor, messages with `via = Some(key)`, end).
+    Resume {
+        key: SendKey,
+        headers: Vec<(String, String)>,
+        last_event_id: String,
     },
     Event(Event),
     /// Nothing more to do until this time (or until new input); `u64::MAX`: no timer at all.
@@ -246,7 +263,8 @@ pub enum End {
     Failed { error: ClientError },
 }
 
-/// A typed error for the host; `code` is the raw MCP/JSON-RPC code when there is one.
+/// A typed error for the host; `code` is the raw MCP/JSON-RPC code when there is one (never an
+/// HTTP status: that is `http_status`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ClientError {
@@ -254,6 +272,12 @@ pub struct ClientError {
     pub message: String,
     pub code: Option<i64>,
     pub data: Option<Value>,
+    /// The HTTP status of the response that failed, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http_status: Option<u16>,
+    /// What a 401/403 said about authorization (`Unauthorized` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auth: Option<Box<AuthChallenge>>,
 }
 
 /// The class of a [`ClientError`].
@@ -275,6 +299,8 @@ pub enum ErrorKind {
     /// The task completed but its result cannot be had (the server forgot it, or fetching it
     /// kept failing).
     ResultUnavailable,
+    /// HTTP 401 or 403: the credentials were refused (see `http_status` and `auth`).
+    Unauthorized,
 }
 
 impl ClientError {
@@ -284,6 +310,8 @@ impl ClientError {
             message: message.into(),
             code: None,
             data: None,
+            http_status: None,
+            auth: None,
         }
     }
 }
@@ -295,6 +323,8 @@ impl From<RpcError> for ClientError {
             message: e.message,
             code: Some(e.code),
             data: e.data,
+            http_status: None,
+            auth: None,
         }
     }
 }

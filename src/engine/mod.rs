@@ -24,6 +24,8 @@
 //!   unknown id after a known task is `expired`.
 //! - A legacy session answering 404 (or 400 with an id-less error) is re-initialized; every
 //!   task stays tracked and the requests it refused are sent again.
+//! - A response stream with event ids that ends before its answer is resumed (`resume.rs`); an
+//!   HTTP 401 is sent once more, then fails as `Unauthorized`, like a 403 (`unauthorized.rs`).
 
 mod answers;
 pub mod api;
@@ -31,6 +33,7 @@ mod calls;
 mod deletes;
 mod detect;
 mod echo;
+mod elicit;
 mod hold;
 mod inputs;
 mod iso8601;
@@ -40,6 +43,7 @@ mod ops;
 mod registry;
 mod requests;
 mod results;
+pub(crate) mod resume;
 mod rng;
 mod routing;
 mod scheduler;
@@ -48,6 +52,7 @@ pub mod snapshot;
 pub mod sorted;
 mod tasks;
 mod tools;
+mod unauthorized;
 pub mod verdict;
 
 #[cfg(test)]
@@ -156,7 +161,20 @@ impl Engine {
                 status,
                 session_id,
                 retry_after_ms,
-            } => self.on_head(now, key, status, session_id, retry_after_ms),
+                www_authenticate,
+            } => self.on_head(
+                now,
+                key,
+                status,
+                session_id,
+                retry_after_ms,
+                www_authenticate,
+            ),
+            Input::Cursor {
+                key,
+                last_event_id,
+                retry_ms,
+            } => self.on_cursor(key, last_event_id, retry_ms),
             Input::Ended { key } => self.on_ended(now, key, None),
             Input::Failed { key, error } => self.on_ended(now, key, Some(error)),
             Input::Connection { up } => self.on_connection(now, up),
@@ -425,6 +443,7 @@ impl Engine {
                 Timer::Listen => self.send_listen(now),
                 Timer::Hold => self.release_hold(now),
                 Timer::Tools => self.retry_tools(now),
+                Timer::Resume(n) => self.resume(n),
             }
         }
     }

@@ -83,6 +83,10 @@ pub(crate) struct Pending {
     pub(crate) session_id: Option<String>,
     /// When it times out (`None`: never).
     timeout_at: Option<Millis>,
+    /// Where its SSE response stream is, for resuming it.
+    pub(crate) stream: super::resume::StreamPos,
+    /// Sent again after an HTTP 401 already (a second 401 fails it).
+    pub(crate) reauthorized: bool,
 }
 
 /// Why a request did not produce a result.
@@ -211,6 +215,8 @@ pub(crate) struct Requests {
     /// Request timeouts in the order they were set (a constant delay, so in time order too);
     /// entries of answered requests are skipped when reached.
     timeouts: VecDeque<(Millis, i64)>,
+    /// The next request tracked is a resend after an HTTP 401.
+    pub(crate) resending: bool,
 }
 
 impl Default for Requests {
@@ -222,6 +228,7 @@ impl Default for Requests {
             keys: HashMap::default(),
             answers: HashMap::default(),
             timeouts: VecDeque::new(),
+            resending: false,
         }
     }
 }
@@ -290,7 +297,7 @@ impl Requests {
         id
     }
 
-    fn key(&mut self) -> SendKey {
+    pub(crate) fn key(&mut self) -> SendKey {
         let k = SendKey(self.next_key);
         self.next_key += 1;
         k
@@ -432,6 +439,8 @@ impl Engine {
             retry_after: None,
             session_id: None,
             timeout_at,
+            stream: Default::default(),
+            reauthorized: std::mem::take(&mut self.reqs.resending),
         };
         self.reqs.pending.insert(id, pending);
         self.reqs.keys.insert(key, id);

@@ -10,6 +10,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::engine::api::{self, End};
 use crate::engine::verdict::{self, Ending};
+use crate::protocol::auth::AuthChallenge;
 use crate::protocol::{jsonrpc, model};
 
 /// Hand-written declarations: JSON values, options with functions, tool listings, the error class.
@@ -324,6 +325,8 @@ pub enum ErrorKind {
     /// The task completed but its result cannot be had (the server forgot it, or fetching it
     /// kept failing).
     ResultUnavailable,
+    /// HTTP 401 or 403: the server refused the credentials (see `httpStatus` and `auth`).
+    Unauthorized,
 }
 
 impl From<api::ErrorKind> for ErrorKind {
@@ -336,6 +339,7 @@ impl From<api::ErrorKind> for ErrorKind {
             api::ErrorKind::Timeout => Self::Timeout,
             api::ErrorKind::Closed => Self::Closed,
             api::ErrorKind::ResultUnavailable => Self::ResultUnavailable,
+            api::ErrorKind::Unauthorized => Self::Unauthorized,
         }
     }
 }
@@ -354,6 +358,39 @@ pub struct ErrorInfo {
     pub data: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub task_id: Option<String>,
+    /// The HTTP status of the response that failed (`code` is only ever a JSON-RPC code).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub http_status: Option<u16>,
+    /// What an HTTP 401/403 said about authorization (kind `unauthorized`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub auth: Option<AuthInfo>,
+}
+
+/// The `WWW-Authenticate` challenge of an HTTP 401/403, raw and parsed (its `Bearer` parameters),
+/// for a host running its own OAuth (RFC 9728 `resource_metadata`, RFC 6750 `scope`, `error`).
+#[derive(Debug, Clone, Serialize, Tsify)]
+#[tsify(missing_as_null)]
+#[serde(rename_all = "camelCase")]
+pub struct AuthInfo {
+    /// The raw header (`null` when the server sent none, or a browser page cannot read it: the
+    /// server must list it in `Access-Control-Expose-Headers`).
+    pub www_authenticate: Option<String>,
+    pub resource_metadata: Option<String>,
+    pub scope: Option<String>,
+    pub error: Option<String>,
+    pub error_description: Option<String>,
+}
+
+impl From<AuthChallenge> for AuthInfo {
+    fn from(a: AuthChallenge) -> Self {
+        Self {
+            www_authenticate: a.www_authenticate,
+            resource_metadata: a.resource_metadata,
+            scope: a.scope,
+            error: a.error,
+            error_description: a.error_description,
+        }
+    }
 }
 
 impl ErrorInfo {
@@ -364,6 +401,8 @@ impl ErrorInfo {
             code: None,
             data: None,
             task_id: None,
+            http_status: None,
+            auth: None,
         }
     }
 
@@ -400,6 +439,8 @@ impl From<api::ClientError> for ErrorInfo {
             code: e.code,
             data: e.data,
             task_id: None,
+            http_status: e.http_status,
+            auth: e.auth.map(|a| (*a).into()),
         }
     }
 }

@@ -10,3 +10,4 @@ mod listen;
 mod props;
 mod replay;
 mod session;
+mod streams;

@@ -176,10 +176,14 @@ export async function usage(signal: AbortSignal): Promise<void> {
     await again.result();
   } catch (e) {
     if (e instanceof McpTaskError) {
-      const k: ErrorKind = e.kind;
+      const k: "rpc" | "transport" | "protocol" | "invalidInput" | "timeout" | "closed" | "aborted" | "cancelled" | "expired" | "taskFailed" | "resultUnavailable" | "unauthorized" = e.kind;
+      const kind: ErrorKind = k;
       const code: number | undefined = e.code;
+      const httpStatus: number | undefined = e.httpStatus;
+      const metadata: string | null | undefined = e.auth?.resourceMetadata;
+      const scope: string | null | undefined = e.auth?.scope;
       if (k === "aborted") console.log(e.cause);
-      console.log(k, code, e.data, e.taskId, e.message, e.name);
+      console.log(kind, code, httpStatus, metadata, scope, e.auth?.error, e.auth?.wwwAuthenticate, e.data, e.taskId, e.message, e.name);
     }
   }
   console.log(next, support, watched, resumed, listed, snapshot);

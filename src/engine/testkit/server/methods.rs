@@ -160,6 +160,7 @@ impl FakeServer {
                         status: 429,
                         session_id: None,
                         retry_after_ms: Some(self.faults.throttle_ms),
+                        www_authenticate: None,
                     },
                 ),
                 (0, Input::Ended { key }),
