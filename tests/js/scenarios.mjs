@@ -407,6 +407,12 @@ export async function lifecycle(ctx) {
     eq(seen.filter((t) => t.status === "completed").length, 1, "one terminal snapshot ");
     eq(seen[seen.length - 1].status, "completed", "the last snapshot is the final one");
 
+    // A member set to `undefined` is left out, as JSON.stringify does (not sent as null): the
+    // server's own default applies (ts-sdk and Python echo "hi" only when `text` is absent).
+    const q = await c.callTool("quick", { text: undefined });
+    const echoed = text(await within(10_000, q.result(), "quick with an undefined member"));
+    if (["ts-sdk", "python-http", "python-ws"].includes(ctx.kind)) assert(echoed.includes("quick: hi"), `the server's default: ${echoed}`);
+
     // stop(), free() and Symbol.dispose on handles: the handle ends aborted and keeps working.
     for (const end of ["stop", "free", "dispose"]) {
       const s = await c.callTool("slow_job", { ms: 3000 });
