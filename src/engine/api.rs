@@ -60,6 +60,9 @@ pub struct Config {
     /// requests travel on them). Browsers allow 6 HTTP/1.1 connections per origin: the rest stay
     /// free for polls and input answers. At least 1.
     pub max_blocking_results: usize,
+    /// Subscribe to status pushes where the dialect needs a subscription (modern
+    /// `subscriptions/listen`). Off: polling alone, for a server known not to push.
+    pub subscribe: bool,
     /// Delete every task once its result was delivered, where the dialect can (draft
     /// `tasks/delete`); elsewhere it does nothing. The per-call option refuses instead.
     pub delete_on_done: bool,
@@ -76,6 +79,7 @@ impl Default for Config {
             request_timeout_ms: 60_000,
             client_capabilities: serde_json::json!({ "elicitation": {}, "sampling": {} }),
             max_blocking_results: 3,
+            subscribe: true,
             delete_on_done: false,
         }
     }

@@ -29,6 +29,7 @@
 
 mod answers;
 pub mod api;
+mod cadence;
 mod calls;
 mod deletes;
 mod detect;
@@ -427,6 +428,7 @@ impl Engine {
         while let Some(n) = self.reqs.pop_timeout(now) {
             self.on_timeout(now, n);
         }
+        self.respace_after_leap(now);
         while let Some(timer) = self.timers.pop_due(now) {
             match timer {
                 Timer::Task(kind, slot) => {
