@@ -27,6 +27,7 @@
 //! - A response stream with event ids that ends before its answer is resumed (`resume.rs`); an
 //!   HTTP 401 is sent once more, then fails as `Unauthorized`, like a 403 (`unauthorized.rs`).
 
+mod answers;
 pub mod api;
 mod cadence;
 mod calls;
@@ -53,6 +54,7 @@ pub mod sorted;
 mod tasks;
 mod tools;
 mod unauthorized;
+pub mod verdict;
 
 #[cfg(test)]
 mod testkit;
