@@ -37,9 +37,20 @@ impl Engine {
             Err(Failure::Rpc(error)) if terminal => {
                 self.task_outcome(now, task_id, Outcome::Error { error })
             }
-            // Answered early (not ready yet): polling goes on and fetches again at the end.
-            Err(Failure::Rpc(_)) => self.poll_soon(now, task_id),
+            // Answered early (not ready yet): this server does not hold results; polling goes
+            // on and fetches again at the end.
+            Err(Failure::Rpc(_)) => {
+                self.result_refused();
+                self.poll_soon(now, task_id)
+            }
             Err(f) => {
+                if !terminal && !f.overloaded() && matches!(f, Failure::Transport { .. }) {
+                    // Closed without a result while the task ran.
+                    self.result_refused();
+                }
+                let Some(entry) = self.tasks.get_mut(task_id) else {
+                    return;
+                };
                 entry.result_errors = entry.result_errors.saturating_add(1);
                 let errors = entry.result_errors;
                 let error = f.client_error();

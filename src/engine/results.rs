@@ -1,14 +1,24 @@
 //! Blocking `tasks/result` requests. A legacy server holds `tasks/result` open until the task
-//! ends and sends the task's input requests on it, so each one holds an HTTP/1.1 connection
-//! (browsers allow 6 per origin). At most `Config::max_blocking_results` are open at once; the
-//! rest wait, tasks still in `input_required` first, so polls and input answers always find a
-//! connection. A finished task's result answers at once and takes no slot; once a task is known
-//! to be over, its result stream must make progress within the request timeout or it is closed
-//! and asked again (see `lifecycle.rs`).
+//! ends and sends the task's input requests on it, so each one may hold a connection. The link's
+//! budget ([`Link::result_budget`](super::api::Link::result_budget), or
+//! `Config::max_blocking_results`) bounds how many are open at once; the rest wait, tasks still in
+//! `input_required` first, so polls and input answers always find a connection.
+//!
+//! Where the budget is roomy (not a browser's HTTP/1.1), every running legacy task holds its
+//! `tasks/result` from the start: the outcome arrives the moment the task ends, and polls drop to
+//! the safety interval meanwhile. A server that answers it at once with an error, or closes it
+//! without a result, while the task runs is remembered: from then on its tasks are polled (no
+//! retry loop). On a tight budget only tasks waiting for input hold one.
+//!
+//! A finished task's result answers at once and takes no slot; once a task is known to be over,
+//! its result stream must make progress within the request timeout or it is closed and asked
+//! again (see `lifecycle.rs`).
 
 use std::collections::{HashSet, VecDeque};
 
 use crate::protocol::model::TaskStatus;
+
+use crate::protocol::model::Dialect;
 
 use super::api::Millis;
 use super::registry::Fetch;
@@ -23,11 +33,36 @@ pub(crate) struct Blocking {
     queue: VecDeque<String>,
     /// A slot was freed: fill it before the next output.
     pub(crate) freed: bool,
+    /// The server does not hold `tasks/result` while a task runs (it answered early, or closed
+    /// the stream): its running tasks are polled, not held.
+    pub(crate) refused: bool,
 }
+
+/// A budget at or below this is tight: only tasks waiting for input hold a result.
+const TIGHT_BUDGET: usize = 3;
 
 impl Engine {
     fn result_cap(&self) -> usize {
-        self.cfg.max_blocking_results.max(1)
+        self.cfg
+            .max_blocking_results
+            .unwrap_or_else(|| self.cfg.link.result_budget())
+            .max(1)
+    }
+
+    /// Whether running tasks hold a blocking `tasks/result` from the start: a legacy server that
+    /// has not refused, on a link whose budget is not tight.
+    pub(crate) fn holds_running(&self) -> bool {
+        self.session.dialect() == Some(Dialect::Legacy)
+            && !self.blocking.refused
+            && self.result_cap() > TIGHT_BUDGET
+    }
+
+    /// A `tasks/result` ended without the outcome while its task still ran: the server does not
+    /// hold it (a dropped connection or a timeout says nothing about the server).
+    pub(crate) fn result_refused(&mut self) {
+        if !self.session.link_down {
+            self.blocking.refused = true;
+        }
     }
 
     /// Whether the `tasks/result` of `task_id` may go out now; queues it when every slot is taken.
@@ -74,9 +109,11 @@ impl Engine {
     }
 
     /// Sends waiting results into free slots: tasks waiting for input first. A waiting task that
-    /// ended goes out at once; one that runs again without needing input no longer waits.
+    /// ended goes out at once; one that runs again without needing input no longer waits, unless
+    /// running tasks hold their results.
     pub(crate) fn fill_result_slots(&mut self, now: Millis) {
         self.blocking.freed = false;
+        let hold_running = self.holds_running();
         while self.blocking.open.len() < self.result_cap() {
             let asking = |t: &String| {
                 self.tasks
@@ -94,7 +131,8 @@ impl Engine {
                 continue;
             }
             let wanted = e.is_terminal()
-                || (e.status() == Some(TaskStatus::InputRequired) && !e.subs.is_empty());
+                || (!e.subs.is_empty()
+                    && (hold_running || e.status() == Some(TaskStatus::InputRequired)));
             if wanted {
                 self.dispatch(now, Purpose::Result(t));
             } else {

@@ -153,6 +153,7 @@ impl Engine {
         mut task: Task,
         src: Source,
     ) {
+        let hold_running = self.holds_running();
         let Some(entry) = self.tasks.get_mut(task_id) else {
             return;
         };
@@ -186,8 +187,9 @@ impl Engine {
         let mut fetch = false;
         if let Some((_, to)) = applied.transition {
             entry.poll.since = Some(now);
-            // Legacy: the server sends its input requests on the `tasks/result` stream.
-            fetch = to == TaskStatus::InputRequired
+            // Legacy: the server sends its input requests on the `tasks/result` stream, and
+            // where connections are free it carries the outcome the moment the task ends.
+            fetch = (to == TaskStatus::InputRequired || (hold_running && !to.is_terminal()))
                 && self.session.fetches_results
                 && entry.result == Fetch::Idle
                 && has_subs;
@@ -254,7 +256,12 @@ impl Engine {
             return;
         }
         let interval = entry.server_interval();
+        // A held `tasks/result` brings the end: polls are only the safety net meanwhile.
+        let held = entry.result_req.is_some() && !entry.is_terminal();
         let delay = match src {
+            Source::Create | Source::Poll | Source::Push if held => {
+                scheduler::safety_delay(interval, self.visible)
+            }
             Source::Create | Source::Poll => {
                 let age = now.saturating_sub(entry.poll.since.unwrap_or(now));
                 scheduler::poll_delay(&mut self.rng, interval, age, self.visible)
@@ -368,6 +375,7 @@ impl Engine {
         entry.poll.last_answered = Some(now);
         let known = entry.known;
         let terminal = entry.is_terminal();
+        let held_result = entry.result_req.filter(|_| !terminal);
         let parsed = match res {
             Ok(v) => match self.session.codec_any().map(|c| c.parse_get(v)) {
                 Some(Ok(task)) => Ok(task),
@@ -391,7 +399,14 @@ impl Engine {
                 }
             }
             Err(Failure::Rpc(e)) if self.gone_code(e.code) => {
-                if terminal {
+                if let Some(n) = held_result {
+                    // The held `tasks/result` may have taken the task (a server that forgets a
+                    // task once its result is read): its answer decides, within a timeout.
+                    if !self.reqs.has_timeout(n) {
+                        let at = now.saturating_add(self.cfg.request_timeout_ms.max(1));
+                        self.reqs.arm_timeout(n, at);
+                    }
+                } else if terminal {
                     // The final poll for an inline outcome: the server already forgot the task.
                     self.give_up_outcome(now, task_id, e.into());
                 } else if known {

@@ -8,6 +8,7 @@ mod flows;
 mod hour;
 mod listen;
 mod props;
+mod push;
 mod replay;
 mod session;
 
