@@ -107,6 +107,23 @@ export function renderMarkdown(R) {
     L.push("");
   }
 
+  if (Object.keys(R.blocking ?? {}).length) {
+    L.push("## Completion at push speed: latency (ms) and requests per task (lower is better)", "");
+    L.push("Node, N tasks of 2–4 s created at once per stack, each stack alone against a fresh server. Latency: completion → the app's callback");
+    L.push("(tests/servers kinds log no completion time: the call's send time + the work's duration stands in). Requests: the ones naming the task");
+    L.push("over its whole life plus task-less ones after the calls, shared. Ours on a legacy server holds one blocking `tasks/result` per running task");
+    L.push("(link `node` / `websocket`), polls only every 20 s meanwhile; modern: one `subscriptions/listen` (the bench server pushes `notifications/tasks`).");
+    L.push("The official clients poll at the server's interval (1 s; python 0.5 s; rmcp2 names none: the client's default).", "");
+    L.push(...head(["server", "transport", "dialect", "statistic"]));
+    const seen = [...new Set(Object.keys(R.blocking).map((k) => k.split("|").slice(0, 3).join("|")))];
+    for (const g of seen) {
+      for (const [stat, label] of [["median", "latency median"], ["p95", "latency p95"], ["requests", "requests per task"]]) {
+        L.push(row([...g.split("|"), label], (s) => R.blocking[`${g}|${s}`], (v) => v[stat]));
+      }
+    }
+    L.push("");
+  }
+
   if (R.bundle) {
     L.push("## Bundle size, bytes gzipped (lower is better)", "");
     L.push("Theirs: client + Streamable HTTP transport + tasks, bundled and minified by esbuild for the browser, gzip -9.");

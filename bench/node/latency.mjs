@@ -1,7 +1,9 @@
 // Completion -> callback latency in one Node process for one stack.
-// argv[2] = JSON {stack, dialect, push, url, statsUrl, n, minMs, maxMs, seed}
+// argv[2] = JSON {stack, dialect, push, url, statsUrl, n, minMs, maxMs, seed, tool?, transport?}
 // n tasks with work durations spread over [minMs, maxMs]; one watcher each (the call itself).
-// Latency = time the stack hands the outcome to the app − time the server completed the task.
+// Latency = time the stack hands the outcome to the app − time the server completed the task: the
+// completion time the server logs (bench servers), else (tests/servers kinds, which log none) the time the
+// call was sent plus the work's duration — a few ms early (the call's way to the server), for every stack alike.
 // Requests per task: the requests naming the task, plus the task-less ones after the calls (listen
 // streams, task lists) shared over all tasks; the session's setup and the calls themselves are not counted.
 import { setMaxListeners } from "node:events";
@@ -13,7 +15,8 @@ const a = JSON.parse(process.argv[2]);
 const stack = await loadStack(a.stack);
 let seed = a.seed >>> 0;
 const rnd = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
-const conn = await stack.connect(a.url, { dialect: a.dialect, push: a.push });
+const conn = await stack.connect(a.url, { dialect: a.dialect, push: a.push, tool: a.tool, transport: a.transport });
+const endsBy = new Map();
 const doneAt = new Map();
 const outcomes = {};
 let pending = a.n;
@@ -23,6 +26,7 @@ const ids = await Promise.all(Array.from({ length: a.n }, async () => {
   const ms = Math.round(a.minMs + rnd() * (a.maxMs - a.minMs));
   let id;
   const early = [];
+  const sent = performance.timeOrigin + performance.now();
   const r = await conn.callTool(ms, {
     onDone: (o) => {
       const t = performance.timeOrigin + performance.now();
@@ -32,13 +36,15 @@ const ids = await Promise.all(Array.from({ length: a.n }, async () => {
     },
   });
   id = r.taskId;
+  endsBy.set(id, sent + ms);
   if (early.length) doneAt.set(id, early[0]);
   return id;
 }));
 await conn.listen?.(ids);
 await Promise.race([finished, new Promise((r) => setTimeout(r, a.maxMs + 30_000))]);
 const st = await getStats(a.statsUrl);
-const lat = ids.map((id) => (doneAt.has(id) && st.completions[id] ? doneAt.get(id) - st.completions[id] : NaN));
+const completedAt = (id) => (st.completions ? st.completions[id] : endsBy.get(id));
+const lat = ids.map((id) => (doneAt.has(id) && completedAt(id) ? doneAt.get(id) - completedAt(id) : NaN));
 const SETUP = new Set(["initialize", "notifications/initialized", "server/discover", "tools/list", "tools/call"]);
 const named = new Map(ids.map((id) => [id, 0]));
 let shared = 0;

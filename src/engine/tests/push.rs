@@ -99,7 +99,11 @@ fn a_held_result_delivers_the_end_at_once_with_one_request_and_safety_polls() {
             .map(|i| h.call("job", json!({ "ms": 45_000 + 1_000 * i, "input": i == 0 })))
             .collect();
         h.run_for(120_000);
-        assert_eq!(h.inputs_seen(), 1, "the input request came on the held stream");
+        assert_eq!(
+            h.inputs_seen(),
+            1,
+            "the input request came on the held stream"
+        );
         for sub in subs {
             assert!(completed(&h, sub), "{link:?}");
             let id = h.task_of(sub).unwrap_or_default();
@@ -108,12 +112,18 @@ fn a_held_result_delivers_the_end_at_once_with_one_request_and_safety_polls() {
             let created = h.server.tasks.get(&id).map_or(0, |t| t.created);
             let seen = completed_at(&h, &id).unwrap_or(Millis::MAX);
             let ends_by = created + 45_000 + 4_000 + 100;
-            assert!(seen <= ends_by, "{link:?}: seen at {seen}, ended by {ends_by}");
+            assert!(
+                seen <= ends_by,
+                "{link:?}: seen at {seen}, ended by {ends_by}"
+            );
             // Polls while the stream is held: the safety net only.
             let gets = h.get_times(&id);
             assert!(gets.len() <= 4, "{link:?}: {gets:?}");
             let gaps = gets.windows(2).map(|w| w[1] - w[0]);
-            assert!(gaps.clone().all(|g| g >= CAP_VISIBLE_MS), "{link:?}: {gets:?}");
+            assert!(
+                gaps.clone().all(|g| g >= CAP_VISIBLE_MS),
+                "{link:?}: {gets:?}"
+            );
         }
         assert!(h.violations.is_empty(), "{link:?}: {:?}", h.violations);
     }
@@ -132,7 +142,11 @@ fn servers_that_do_not_hold_results_are_remembered_and_polled() {
         h.run_for(30_000);
         assert!(completed(&h, first), "{mode:?}");
         let first_id = h.task_of(first).unwrap_or_default();
-        assert_eq!(results_of(&h, &first_id).len(), 2, "{mode:?}: refused, then fetched");
+        assert_eq!(
+            results_of(&h, &first_id).len(),
+            2,
+            "{mode:?}: refused, then fetched"
+        );
         for sub in later {
             assert!(completed(&h, sub), "{mode:?}");
             let id = h.task_of(sub).unwrap_or_default();

@@ -72,10 +72,10 @@ impl FakeServer {
         let mut out = Vec::new();
         let Some(task) = self.alive(id, now) else {
             let blocked = self.blocked.remove(id).unwrap_or_default();
-        if self.faults.consume_results && !blocked.is_empty() {
-            self.tasks.remove(id);
-        }
-        for (key, rid) in blocked {
+            if self.faults.consume_results && !blocked.is_empty() {
+                self.tasks.remove(id);
+            }
+            for (key, rid) in blocked {
                 out.push((
                     0,
                     Input::Message {
