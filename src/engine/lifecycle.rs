@@ -40,13 +40,13 @@ impl Engine {
             // Answered early (not ready yet): this server does not hold results; polling goes
             // on and fetches again at the end.
             Err(Failure::Rpc(_)) => {
-                self.result_refused();
+                self.result_refused(now, task_id);
                 self.poll_soon(now, task_id)
             }
             Err(f) => {
                 if !terminal && !f.overloaded() && matches!(f, Failure::Transport { .. }) {
                     // Closed without a result while the task ran.
-                    self.result_refused();
+                    self.result_refused(now, task_id);
                 }
                 let Some(entry) = self.tasks.get_mut(task_id) else {
                     return;

@@ -41,6 +41,8 @@ pub(crate) struct TaskEntry {
     pub(crate) result: Fetch,
     /// JSON-RPC id of the `tasks/result` in flight.
     pub(crate) result_req: Option<i64>,
+    /// When the `tasks/result` in flight went out.
+    pub(crate) result_sent: Option<Millis>,
     /// Failed result fetches in a row (retry backoff).
     pub(crate) result_errors: u32,
     /// The task ended but its outcome cannot be had: subscribers end with this error.

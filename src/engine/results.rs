@@ -38,6 +38,9 @@ pub(crate) struct Blocking {
     pub(crate) refused: bool,
 }
 
+/// A `tasks/result` ending this soon after it went out, while its task runs, is a refusal.
+const REFUSAL_WINDOW_MS: Millis = 5_000;
+
 /// A budget at or below this is tight: only tasks waiting for input hold a result.
 const TIGHT_BUDGET: usize = 3;
 
@@ -57,10 +60,13 @@ impl Engine {
             && self.result_cap() > TIGHT_BUDGET
     }
 
-    /// A `tasks/result` ended without the outcome while its task still ran: the server does not
-    /// hold it (a dropped connection or a timeout says nothing about the server).
-    pub(crate) fn result_refused(&mut self) {
-        if !self.session.link_down {
+    /// A `tasks/result` of `task_id` ended without the outcome while the task still ran. Soon
+    /// after it went out, the server does not hold results; a stream dropped after a long hold
+    /// (an idle timeout on the way) or with the connection says nothing about the server.
+    pub(crate) fn result_refused(&mut self, now: Millis, task_id: &str) {
+        let sent = self.tasks.get(task_id).and_then(|e| e.result_sent);
+        let soon = sent.is_some_and(|at| now.saturating_sub(at) < REFUSAL_WINDOW_MS);
+        if soon && !self.session.link_down {
             self.blocking.refused = true;
         }
     }

@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 
-use crate::engine::api::{Config, DialectChoice, End, Event, Link, Millis, SendKey, SubId};
+use crate::engine::api::{Config, DialectChoice, End, Event, Input, Link, Millis, SendKey, SubId};
 use crate::engine::scheduler::CAP_VISIBLE_MS;
 use crate::engine::testkit::server::RunningResults;
 use crate::engine::testkit::{accept_initialize, answer, drain, feed, head, Harness, T0};
@@ -202,17 +202,47 @@ fn method_of(sent: &[(SendKey, Value)], method: &str) -> Option<(SendKey, Value)
         .map(|(k, b)| (*k, b["id"].clone()))
 }
 
+/// Answers the poll of `task_id` in `sent` with `working` at `now`; returns what followed.
+fn answer_working(
+    e: &mut Engine,
+    now: Millis,
+    sent: &[(SendKey, Value)],
+    task_id: &str,
+) -> Vec<(SendKey, Value)> {
+    let Some((get, get_id)) = method_of(sent, "tasks/get") else {
+        panic!("no poll: {sent:?}");
+    };
+    e.handle_input(now, head(get, 200, None));
+    let task = json!({ "taskId": task_id, "status": "working", "createdAt": "2026-12-01T00:00:00Z",
+        "lastUpdatedAt": "2026-12-01T00:00:00Z", "ttl": null, "pollInterval": 1000 });
+    answer(e, now, get, &get_id, task);
+    drain(e, now).0
+}
+
+#[test]
+fn only_a_stream_closed_soon_after_it_went_out_counts_as_a_refusal() {
+    for (closed_after, refused) in [(20, true), (60_000, false)] {
+        let (mut e, sent) = watching(Link::Node);
+        let sent = answer_working(&mut e, T0 + 10, &sent, "t1");
+        let Some((res, _)) = method_of(&sent, "tasks/result") else {
+            panic!("no held result: {sent:?}");
+        };
+        let at = T0 + 10 + closed_after;
+        e.handle_input(at, head(res, 200, None));
+        e.handle_input(at, Input::Ended { key: res });
+        drain(&mut e, at);
+        e.watch(at, "t2");
+        let sent = drain(&mut e, at).0;
+        let sent = answer_working(&mut e, at + 10, &sent, "t2");
+        let held = method_of(&sent, "tasks/result").is_some();
+        assert_eq!(held, !refused, "closed after {closed_after} ms: {sent:?}");
+    }
+}
+
 #[test]
 fn a_poll_answering_gone_while_the_result_is_held_waits_for_the_stream() {
     let (mut e, sent) = watching(Link::Node);
-    let Some((get, get_id)) = method_of(&sent, "tasks/get") else {
-        panic!("no poll: {sent:?}");
-    };
-    e.handle_input(T0 + 10, head(get, 200, None));
-    let task = json!({ "taskId": "t1", "status": "working", "createdAt": "2026-12-01T00:00:00Z",
-        "lastUpdatedAt": "2026-12-01T00:00:00Z", "ttl": null, "pollInterval": 1000 });
-    answer(&mut e, T0 + 10, get, &get_id, task);
-    let sent = drain(&mut e, T0 + 10).0;
+    let sent = answer_working(&mut e, T0 + 10, &sent, "t1");
     let Some((res, res_id)) = method_of(&sent, "tasks/result") else {
         panic!("no held result: {sent:?}");
     };
