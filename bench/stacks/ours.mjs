@@ -3,6 +3,9 @@
 export const name = "ours";
 export const dialects = ["legacy", "modern"];
 
+/** The client coalesces new tasks for 50 ms and re-opens its subscription at most every second (tasks created over more than 50 ms need a second one). */
+const LISTEN_SETTLE_MS = 1_200;
+
 let mod;
 /** Browser pages hand in the already initialised module (pkg/index.js after `await init(wasmUrl)`). */
 export function setModule(m) { mod = m; }
@@ -51,6 +54,14 @@ export async function connect(url, { dialect = "legacy", push, onPush, tool = "w
     watch(taskId, opts = {}) {
       const h = wire(client.watch(taskId), opts);
       return () => h.stop();
+    },
+    /**
+     * Modern with pushes: the client opens its subscription (`subscriptions/listen` naming the followed tasks)
+     * by itself, 50 ms after tasks start being followed. Like the ext-tasks host's listen, which its adapter
+     * awaits, it belongs to attaching: wait until it covers every task.
+     */
+    async listen() {
+      if (client.dialect === "modern" && push) await new Promise((r) => setTimeout(r, LISTEN_SETTLE_MS));
     },
     /** For the throughput figure: watch without a creator (pushes arrive for these ids). */
     async close() {

@@ -181,3 +181,46 @@ proptest! {
         prop_assert!(firsts.len() * 2 >= tasks.len(), "{} distinct first polls for {} tasks", firsts.len(), tasks.len());
     }
 }
+
+/// An old task: at most 20 s between polls while visible, up to 60 s while hidden; visible again,
+/// one catch-up poll within an interval.
+#[test]
+fn hidden_pages_slow_old_tasks_down_to_a_minute_and_catch_up_when_visible() {
+    let mut h = harness(true, 21, 20, 0);
+    let id = create(
+        &mut h,
+        &[Job {
+            ms: 36_000_000,
+            interval: None,
+            after: 0,
+        }],
+    )
+    .pop()
+    .map(|(id, _)| id)
+    .unwrap_or_default();
+    let max_gap = |h: &Harness, from: Millis| {
+        let gets: Vec<Millis> = h
+            .get_times(&id)
+            .into_iter()
+            .filter(|t| *t >= from)
+            .collect();
+        gets.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0)
+    };
+    h.run_for(15 * 60_000);
+    let visible_from = h.now;
+    h.run_for(5 * 60_000);
+    let visible = max_gap(&h, visible_from);
+    assert!(
+        (20_000..=22_100).contains(&visible),
+        "visible: {visible} ms"
+    );
+    h.input(Input::Visibility { visible: false });
+    let hidden_from = h.now + 25_000;
+    h.run_for(5 * 60_000);
+    let hidden = max_gap(&h, hidden_from);
+    assert!((60_000..=66_100).contains(&hidden), "hidden: {hidden} ms");
+    let before = h.get_times(&id).len();
+    h.input(Input::Visibility { visible: true });
+    h.run_for(1_100);
+    assert_eq!(h.get_times(&id).len(), before + 1, "one catch-up poll");
+}
