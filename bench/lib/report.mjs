@@ -1,6 +1,8 @@
 // Renders bench results (the object run.mjs builds) as the markdown table in bench/results/latest.md.
 const NAMES = { ours: "ours", sdk1: "SDK v1", ext: "ext-tasks" };
 const OTHERS = ["sdk1", "ext"];
+/** The rows of a latency section: [field, label]. */
+const LATENCY_STATS = [["median", "latency median"], ["p95", "latency p95"], ["requests", "requests per task"]];
 
 export function renderMarkdown(R) {
   const notes = [];
@@ -99,7 +101,7 @@ export function renderMarkdown(R) {
     for (const d of ["legacy", "modern"]) {
       for (const ms of [30_000, 120_000]) {
         if (!["ours", ...OTHERS].some((s) => R.long[`${s}|${d}|${ms}`])) continue;
-        for (const [stat, label] of [["median", "latency median"], ["p95", "latency p95"], ["requests", "requests per task"]]) {
+        for (const [stat, label] of LATENCY_STATS) {
           L.push(row([d, `${ms / 1000} s`, label], (s) => (s === "sdk1" && d === "modern" ? sdkModern : R.long[`${s}|${d}|${ms}`]), (v) => v[stat]));
         }
       }
@@ -117,7 +119,7 @@ export function renderMarkdown(R) {
     L.push(...head(["server", "transport", "dialect", "statistic"]));
     const seen = [...new Set(Object.keys(R.blocking).map((k) => k.split("|").slice(0, 3).join("|")))];
     for (const g of seen) {
-      for (const [stat, label] of [["median", "latency median"], ["p95", "latency p95"], ["requests", "requests per task"]]) {
+      for (const [stat, label] of LATENCY_STATS) {
         L.push(row([...g.split("|"), label], (s) => R.blocking[`${g}|${s}`], (v) => v[stat]));
       }
     }

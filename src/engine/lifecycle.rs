@@ -45,8 +45,12 @@ impl Engine {
             }
             Err(f) => {
                 if !terminal && !f.overloaded() && matches!(f, Failure::Transport { .. }) {
-                    // Closed without a result while the task ran.
+                    // Closed without a result while the task ran: a refusal, or a long hold
+                    // dropped on the way, held again.
                     self.result_refused(now, task_id);
+                    if self.hold_again(now, task_id) {
+                        return;
+                    }
                 }
                 let Some(entry) = self.tasks.get_mut(task_id) else {
                     return;

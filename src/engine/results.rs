@@ -71,6 +71,25 @@ impl Engine {
         }
     }
 
+    /// Holds the `tasks/result` of a running task again after its stream dropped (an idle
+    /// timeout on the way, the WebSocket reconnecting: it waits for the session), unless the
+    /// server refuses to hold. At most one per [`REFUSAL_WINDOW_MS`] per task: a quicker drop
+    /// is a refusal. `false`: not held again.
+    pub(crate) fn hold_again(&mut self, now: Millis, task_id: &str) -> bool {
+        if !self.holds_running() {
+            return false;
+        }
+        let Some(e) = self.tasks.get_mut(task_id) else {
+            return false;
+        };
+        if e.subs.is_empty() || e.is_terminal() || e.result != Fetch::Idle {
+            return false;
+        }
+        e.result = Fetch::Busy;
+        self.dispatch(now, Purpose::Result(task_id.to_owned()));
+        true
+    }
+
     /// Whether the `tasks/result` of `task_id` may go out now; queues it when every slot is taken.
     pub(crate) fn result_slot(&mut self, task_id: &str) -> bool {
         let running = self.tasks.get(task_id).is_some_and(|e| !e.is_terminal());

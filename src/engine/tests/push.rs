@@ -220,7 +220,7 @@ fn answer_working(
 }
 
 #[test]
-fn only_a_stream_closed_soon_after_it_went_out_counts_as_a_refusal() {
+fn a_stream_closed_soon_is_a_refusal_and_one_dropped_after_a_long_hold_is_held_again() {
     for (closed_after, refused) in [(20, true), (60_000, false)] {
         let (mut e, sent) = watching(Link::Node);
         let sent = answer_working(&mut e, T0 + 10, &sent, "t1");
@@ -230,7 +230,12 @@ fn only_a_stream_closed_soon_after_it_went_out_counts_as_a_refusal() {
         let at = T0 + 10 + closed_after;
         e.handle_input(at, head(res, 200, None));
         e.handle_input(at, Input::Ended { key: res });
-        drain(&mut e, at);
+        let again = drain(&mut e, at).0;
+        let held_again = method_of(&again, "tasks/result").is_some();
+        assert_eq!(
+            held_again, !refused,
+            "closed after {closed_after} ms: {again:?}"
+        );
         e.watch(at, "t2");
         let sent = drain(&mut e, at).0;
         let sent = answer_working(&mut e, at + 10, &sent, "t2");
