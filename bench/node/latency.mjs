@@ -3,7 +3,9 @@
 // n tasks with work durations spread over [minMs, maxMs]; one watcher each (the call itself).
 // Latency = time the stack hands the outcome to the app − time the server completed the task: the
 // completion time the server logs (bench servers), else (tests/servers kinds, which log none) the time the
-// call was sent plus the work's duration — a few ms early (the call's way to the server), for every stack alike.
+// stack returned the created task plus the work's duration: the server starts the work before it answers, so
+// this is a few ms late (the answer's way back), and unlike the send time it does not count the time a loaded
+// server took to take up the call.
 // Requests per task: the requests naming the task, plus the task-less ones after the calls (listen
 // streams, task lists) shared over all tasks; the session's setup and the calls themselves are not counted.
 import { setMaxListeners } from "node:events";
@@ -11,6 +13,11 @@ import { loadStack } from "../lib/stacks.mjs";
 import { getStats } from "../lib/daemon.mjs";
 
 setMaxListeners(0);
+// A stack that cannot run against this server says why (one JSON line, as a result would).
+process.on("uncaughtException", (e) => {
+  process.stdout.write(JSON.stringify({ error: String(e?.message ?? e).split("\n")[0] }) + "\n");
+  process.exit(1);
+});
 const a = JSON.parse(process.argv[2]);
 const stack = await loadStack(a.stack);
 let seed = a.seed >>> 0;
@@ -26,7 +33,6 @@ const ids = await Promise.all(Array.from({ length: a.n }, async () => {
   const ms = Math.round(a.minMs + rnd() * (a.maxMs - a.minMs));
   let id;
   const early = [];
-  const sent = performance.timeOrigin + performance.now();
   const r = await conn.callTool(ms, {
     onDone: (o) => {
       const t = performance.timeOrigin + performance.now();
@@ -36,7 +42,7 @@ const ids = await Promise.all(Array.from({ length: a.n }, async () => {
     },
   });
   id = r.taskId;
-  endsBy.set(id, sent + ms);
+  endsBy.set(id, performance.timeOrigin + performance.now() + ms);
   if (early.length) doneAt.set(id, early[0]);
   return id;
 }));
