@@ -225,7 +225,7 @@ try {
           R.blocking[k] = { error: `server did not start: ${String(e.message ?? e).split("\n")[0]}` };
           continue;
         }
-        const res = await child("node/latency.mjs", { stack, dialect: sv.dialect, push: sv.push ?? false, url: srv.url, statsUrl: srv.statsUrl, n, minMs: 2000, maxMs: 4000, seed: 42, tool: sv.tool, transport }, 120_000, ["--experimental-websocket"]);
+        const res = await child("node/latency.mjs", { stack, dialect: sv.dialect, push: sv.push ?? false, url: srv.url, statsUrl: srv.statsUrl, n, minMs: 2000, maxMs: 4000, seed: 42, tool: sv.tool, transport, sequential: !sv.cfg.kind.startsWith("fast-") }, 120_000, ["--experimental-websocket"]);
         await daemon.stop(srv.id);
         const lat = (res.latencies ?? []).filter(Number.isFinite);
         R.blocking[k] = res.error || lat.length < n

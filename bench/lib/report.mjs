@@ -111,8 +111,9 @@ export function renderMarkdown(R) {
 
   if (Object.keys(R.blocking ?? {}).length) {
     L.push("## Completion at push speed: latency (ms) and requests per task (lower is better)", "");
-    L.push("Node, N tasks of 2–4 s created at once per stack, each stack alone against a fresh server. Latency: completion → the app's callback");
-    L.push("(tests/servers kinds log no completion time: the time the stack returned the created task + the work's duration stands in). Requests: the ones naming the task");
+    L.push("Node, N tasks of 2–4 s per stack, each stack alone against a fresh server. Latency: completion → the app's callback (tests/servers");
+    L.push("kinds log no completion time: tasks are created one after another, and the time the server logged each `tools/call` + the work's duration");
+    L.push("stands in; on the bench server all are created at once and it logs each completion). Requests: the ones naming the task");
     L.push("over its whole life plus task-less ones after the calls, shared. Ours on a legacy server holds one blocking `tasks/result` per running task");
     L.push("(link `node` / `websocket`), polls only every 20 s meanwhile; modern: one `subscriptions/listen` (the bench server pushes `notifications/tasks`).");
     L.push("The official clients poll at the server's interval (1 s; python 0.5 s; rmcp2 names none: the client's default).", "");
