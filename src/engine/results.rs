@@ -90,6 +90,22 @@ impl Engine {
         true
     }
 
+    /// A push said the task ended while its `tasks/result` is held: some servers notice the end
+    /// on that stream only at their next internal check (the TS SDK re-reads its store every
+    /// poll interval), while a fresh request answers at once. The held one is closed first (one
+    /// result request per task), and settling asks again.
+    pub(crate) fn ask_held_result_again(&mut self, task_id: &str) {
+        let Some(n) = self.tasks.get(task_id).and_then(|e| e.result_req) else {
+            return;
+        };
+        if let Some(p) = self.take_pending(n) {
+            self.out.push_back(super::api::Output::Abort { key: p.key });
+        }
+        if let Some(e) = self.tasks.get_mut(task_id) {
+            e.result = Fetch::Idle;
+        }
+    }
+
     /// Whether the `tasks/result` of `task_id` may go out now; queues it when every slot is taken.
     pub(crate) fn result_slot(&mut self, task_id: &str) -> bool {
         let running = self.tasks.get(task_id).is_some_and(|e| !e.is_terminal());

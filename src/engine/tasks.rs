@@ -220,6 +220,9 @@ impl Engine {
             self.surface_task_inputs(task_id, snapshot);
         }
         if status.is_terminal() {
+            if src == Source::Push {
+                self.ask_held_result_again(task_id);
+            }
             return self.settle(now, task_id);
         }
         let Some(entry) = self.tasks.get_mut(task_id) else {

@@ -80,6 +80,9 @@ pub(crate) struct Faults {
     /// How `tasks/result` of a task still running is met (legacy): held until the end (`Hold`),
     /// answered at once with an error, or its stream closed without an answer.
     pub(crate) running_results: RunningResults,
+    /// How long a held `tasks/result` takes to notice its task's end (a server re-reading its
+    /// store on a timer); a request made after the end answers at once.
+    pub(crate) held_result_lag: Millis,
     /// A result delivered on a `tasks/result` stream consumes the task (a later get: -32002).
     pub(crate) consume_results: bool,
     /// `tools/list` failing with HTTP 503.

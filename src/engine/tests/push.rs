@@ -130,6 +130,33 @@ fn a_held_result_delivers_the_end_at_once_with_one_request_and_safety_polls() {
 }
 
 #[test]
+fn a_pushed_end_asks_again_at_once_when_the_held_stream_lags() {
+    // The TS SDK's held result re-reads its store once per interval; its push comes at once.
+    let mut h = legacy_on(Link::Node, 46);
+    h.server.push = true;
+    h.server.faults.held_result_lag = 900;
+    let subs: Vec<SubId> = (0..4)
+        .map(|i| h.call("job", json!({ "ms": 3_000 + 500 * i })))
+        .collect();
+    h.run_for(30_000);
+    for (i, sub) in (0..).zip(subs) {
+        assert!(completed(&h, sub));
+        let id = h.task_of(sub).unwrap_or_default();
+        let created = h.server.tasks.get(&id).map_or(0, |t| t.created);
+        let ends = created + 3_000 + 500 * i;
+        let results = results_of(&h, &id);
+        assert_eq!(results.len(), 2, "the held one, then one more");
+        // Asked again on the push (latency ≤ 30 ms), not after the held stream's 900 ms lag.
+        assert!(
+            results[1] <= ends + 100,
+            "asked again at {}, ended at {ends}",
+            results[1]
+        );
+    }
+    assert!(h.violations.is_empty(), "{:?}", h.violations);
+}
+
+#[test]
 fn servers_that_do_not_hold_results_are_remembered_and_polled() {
     for mode in [RunningResults::Refuse, RunningResults::Close] {
         let mut h = legacy_on(Link::Node, 44);

@@ -231,7 +231,13 @@ impl FakeServer {
         }
         self.blocked.entry(t.clone()).or_default().push((key, id));
         let mut out = vec![(0, head(key, 200, None))];
+        // Asked after the end: the answer goes out at once, with no lag.
+        let lag = self.faults.held_result_lag;
+        if !running {
+            self.faults.held_result_lag = 0;
+        }
         out.extend(self.process(now, &t));
+        self.faults.held_result_lag = lag;
         out
     }
 

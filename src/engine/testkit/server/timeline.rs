@@ -182,14 +182,10 @@ impl FakeServer {
                 }
                 _ => result_msg(rid, self.final_result(id)),
             };
-            out.push((
-                0,
-                Input::Message {
-                    via: Some(key),
-                    body,
-                },
-            ));
-            out.push((0, Input::Ended { key }));
+            let lag = self.faults.held_result_lag;
+            let via = Some(key);
+            out.push((lag, Input::Message { via, body }));
+            out.push((lag, Input::Ended { key }));
         }
         out
     }
