@@ -18,6 +18,9 @@ impl Engine {
             Err(Failure::Rpc(e)) => self.gone_code(e.code),
             _ => false,
         };
+        if matches!(res, Ok(_) | Err(Failure::Rpc(_))) {
+            self.held_result_answered(task_id);
+        }
         let Some(entry) = self.tasks.get_mut(task_id) else {
             return;
         };

@@ -41,6 +41,8 @@ pub(crate) struct TaskEntry {
     pub(crate) result: Fetch,
     /// JSON-RPC id of the `tasks/result` in flight.
     pub(crate) result_req: Option<i64>,
+    /// A push said the task ended while its `tasks/result` was held: the stream's grace runs.
+    pub(crate) result_grace: bool,
     /// When the `tasks/result` in flight went out.
     pub(crate) result_sent: Option<Millis>,
     /// Failed result fetches in a row (retry backoff).

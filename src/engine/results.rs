@@ -23,6 +23,7 @@ use crate::protocol::model::Dialect;
 use super::api::Millis;
 use super::registry::Fetch;
 use super::requests::Purpose;
+use super::scheduler::TaskTimer;
 use super::Engine;
 
 #[derive(Debug, Default)]
@@ -36,10 +37,15 @@ pub(crate) struct Blocking {
     /// The server does not hold `tasks/result` while a task runs (it answered early, or closed
     /// the stream): its running tasks are polled, not held.
     pub(crate) refused: bool,
+    /// Whether the server's held results bring the end later than its pushes (unknown: `None`).
+    pub(crate) lags: Option<bool>,
 }
 
 /// A `tasks/result` ending this soon after it went out, while its task runs, is a refusal.
 const REFUSAL_WINDOW_MS: Millis = 5_000;
+
+/// How long a held `tasks/result` may take to bring the outcome after a pushed end, the first time.
+const RESULT_GRACE_MS: Millis = 100;
 
 /// A budget at or below this is tight: only tasks waiting for input hold a result.
 const TIGHT_BUDGET: usize = 3;
@@ -90,11 +96,56 @@ impl Engine {
         true
     }
 
-    /// A push said the task ended while its `tasks/result` is held: some servers notice the end
+    /// A push said the task ended while its `tasks/result` is held. Some servers notice the end
     /// on that stream only at their next internal check (the TS SDK re-reads its store every
-    /// poll interval), while a fresh request answers at once. The held one is closed first (one
-    /// result request per task), and settling asks again.
-    pub(crate) fn ask_held_result_again(&mut self, task_id: &str) {
+    /// poll interval) while a fresh request answers at once; others answer it at once. Unknown
+    /// yet: the stream gets [`RESULT_GRACE_MS`] to answer, which tells which kind the server is.
+    /// Known to lag: it is closed (one result request per task) and settling asks again.
+    pub(crate) fn pushed_end_while_held(&mut self, now: Millis, task_id: &str) {
+        let Some(e) = self.tasks.get_mut(task_id) else {
+            return;
+        };
+        if e.result_req.is_none() {
+            return;
+        }
+        match self.blocking.lags {
+            Some(false) => {}
+            Some(true) => self.close_held_result(task_id),
+            None => {
+                e.result_grace = true;
+                let at = now.saturating_add(RESULT_GRACE_MS);
+                self.set_task_timer(TaskTimer::Result, task_id, at);
+            }
+        }
+    }
+
+    /// The grace after a pushed end passed without the outcome: this server's held results lag
+    /// behind its pushes; ask again.
+    pub(crate) fn held_result_lags(&mut self, now: Millis, task_id: &str) {
+        let Some(e) = self.tasks.get_mut(task_id) else {
+            return;
+        };
+        if !std::mem::take(&mut e.result_grace) || e.result_req.is_none() {
+            return;
+        }
+        self.blocking.lags = Some(true);
+        self.close_held_result(task_id);
+        self.settle(now, task_id);
+    }
+
+    /// The held stream brought the outcome: a grace running says the server answers at once.
+    pub(crate) fn held_result_answered(&mut self, task_id: &str) {
+        if let Some(e) = self.tasks.get_mut(task_id) {
+            if std::mem::take(&mut e.result_grace) {
+                self.blocking.lags = Some(false);
+            }
+        }
+        if let Some(t) = self.task_timer(TaskTimer::Result, task_id) {
+            self.timers.clear(&t);
+        }
+    }
+
+    fn close_held_result(&mut self, task_id: &str) {
         let Some(n) = self.tasks.get(task_id).and_then(|e| e.result_req) else {
             return;
         };

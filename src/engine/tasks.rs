@@ -65,7 +65,12 @@ impl Engine {
         let entry = self.tasks.remove(task_id)?;
         self.drop_result(task_id);
         self.slots.remove(&entry.slot);
-        for kind in [TaskTimer::Poll, TaskTimer::Deadline, TaskTimer::Gc] {
+        for kind in [
+            TaskTimer::Poll,
+            TaskTimer::Deadline,
+            TaskTimer::Gc,
+            TaskTimer::Result,
+        ] {
             self.timers.clear(&Timer::Task(kind, entry.slot));
         }
         Some(entry)
@@ -221,7 +226,7 @@ impl Engine {
         }
         if status.is_terminal() {
             if src == Source::Push {
-                self.ask_held_result_again(task_id);
+                self.pushed_end_while_held(now, task_id);
             }
             return self.settle(now, task_id);
         }
