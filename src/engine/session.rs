@@ -36,7 +36,7 @@ pub(crate) struct Session {
     /// The dialect in use (kept across re-initialization).
     codec: Option<&'static dyn Codec>,
     /// The dialect an `initialize` in flight is for.
-    init_codec: Option<&'static dyn Codec>,
+    pub(crate) init_codec: Option<&'static dyn Codec>,
     phase: Phase,
     protocol_version: String,
     client_info: Value,
@@ -127,7 +127,7 @@ impl Session {
     }
 
     /// `MCP-Protocol-Version` and `Mcp-Session-Id` (the legacy GET stream and `DELETE`).
-    fn session_headers(&self) -> Vec<(String, String)> {
+    pub(crate) fn session_headers(&self) -> Vec<(String, String)> {
         let mut out = Vec::new();
         if !self.protocol_version.is_empty() {
             out.push((
@@ -199,7 +199,7 @@ impl Engine {
     }
 
     /// `initialize` for dialects with a handshake; ready at once for those without.
-    fn open_with(&mut self, now: Millis, c: &'static dyn Codec) {
+    pub(crate) fn open_with(&mut self, now: Millis, c: &'static dyn Codec) {
         self.session.protocol_version.clear();
         self.session.session_id = None;
         match c.build_initialize(&self.session.info()) {
@@ -249,10 +249,14 @@ impl Engine {
                 self.session.handshake = true;
                 let caps = v.get("capabilities").cloned().unwrap_or(Value::Null);
                 let info = v.get("serverInfo").cloned().unwrap_or(Value::Null);
+                let (c, hint) = self.auto_draft(c, &caps);
                 if let Some(out) = c.build_initialized(&self.session.info()) {
                     self.push_one_way(out);
                 }
                 self.become_ready(now, c, caps, info);
+                if let Some(hint) = hint {
+                    self.warn(None, hint);
+                }
             }
             // A modern-only server refusing the handshake.
             Err(f) if f.rpc().is_some_and(lists_modern) => {

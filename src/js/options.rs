@@ -61,8 +61,9 @@ fn millis(o: &JsValue, key: &str) -> Result<Option<u64>, String> {
     }
 }
 
-fn boolean(o: &JsValue, key: &str) -> Result<Option<bool>, String> {
-    typed(o, key, JsValue::as_bool, "a boolean")
+/// A boolean option (`false` when unset).
+fn boolean(o: &JsValue, key: &str) -> Result<bool, String> {
+    Ok(typed(o, key, JsValue::as_bool, "a boolean")?.unwrap_or(false))
 }
 
 fn function(o: &JsValue, key: &str) -> Result<Option<Function>, String> {
@@ -135,9 +136,10 @@ pub fn connect(url: &str, o: &JsValue) -> Result<Connect, String> {
             ))
         }
     };
-    if let Some(s) = boolean(o, "subscribe")? {
+    if let Some(s) = typed(o, "subscribe", JsValue::as_bool, "a boolean")? {
         config.subscribe = s;
     }
+    config.delete_on_done = boolean(o, "deleteOnDone")?;
     let on_input = function(o, "onInput")?;
     let caps = get(o, "capabilities");
     if !caps.is_undefined() && !caps.is_null() {
@@ -159,7 +161,7 @@ pub fn connect(url: &str, o: &JsValue) -> Result<Connect, String> {
     })
 }
 
-/// Reads `CallOptions` (`ttlMs`, `task`, `signal`).
+/// Reads `CallOptions` (`ttlMs`, `keepAliveMs`, `task`, `deleteOnDone`, `signal`).
 pub fn call(o: &JsValue) -> Result<Call, String> {
     check_object(o, "options")?;
     let augment = match string(o, "task")?.as_deref() {
@@ -174,7 +176,9 @@ pub fn call(o: &JsValue) -> Result<Call, String> {
     };
     let options = CallOptions {
         ttl_ms: millis(o, "ttlMs")?,
+        keep_alive_ms: millis(o, "keepAliveMs")?,
         augment,
+        delete_on_done: boolean(o, "deleteOnDone")?,
     };
     Ok(Call {
         options,

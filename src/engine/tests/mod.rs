@@ -3,6 +3,7 @@
 //! transcripts, and a simulated hour of 1,000 tasks. Scaffolding: `engine::testkit`.
 
 mod cadence;
+mod draft;
 mod faults;
 mod flows;
 mod hour;
@@ -11,6 +12,7 @@ mod props;
 mod push;
 mod replay;
 mod session;
+mod streams;
 
 /// `PROPTEST_CASES` overrides the number of property cases (e.g. for a long soak run).
 fn cases(default: u32) -> u32 {
