@@ -40,12 +40,8 @@ impl Engine {
             Err(Failure::Rpc(error)) if terminal => {
                 self.task_outcome(now, task_id, Outcome::Error { error })
             }
-            // Answered early (not ready yet): this server does not hold results; polling goes
-            // on and fetches again at the end.
-            Err(Failure::Rpc(_)) => {
-                self.result_refused(now, task_id);
-                self.poll_soon(now, task_id)
-            }
+            // Answered with an error before the end was seen: a poll weighs it.
+            Err(Failure::Rpc(error)) => self.early_result_error(now, task_id, error),
             Err(f) => {
                 if !terminal && !f.overloaded() && matches!(f, Failure::Transport { .. }) {
                     // Closed without a result while the task ran: a refusal, or a long hold

@@ -16,7 +16,8 @@
 
 use std::collections::{HashSet, VecDeque};
 
-use crate::protocol::model::TaskStatus;
+use crate::protocol::jsonrpc::RpcError;
+use crate::protocol::model::{Outcome, TaskStatus};
 
 use crate::protocol::model::Dialect;
 
@@ -70,10 +71,49 @@ impl Engine {
     /// after it went out, the server does not hold results; a stream dropped after a long hold
     /// (an idle timeout on the way) or with the connection says nothing about the server.
     pub(crate) fn result_refused(&mut self, now: Millis, task_id: &str) {
-        let sent = self.tasks.get(task_id).and_then(|e| e.result_sent);
-        let soon = sent.is_some_and(|at| now.saturating_sub(at) < REFUSAL_WINDOW_MS);
-        if soon && !self.session.link_down {
+        if self.result_ended_soon(now, task_id) && !self.session.link_down {
             self.blocking.refused = true;
+        }
+    }
+
+    fn result_ended_soon(&self, now: Millis, task_id: &str) -> bool {
+        let sent = self.tasks.get(task_id).and_then(|e| e.result_sent);
+        sent.is_some_and(|at| now.saturating_sub(at) < REFUSAL_WINDOW_MS)
+    }
+
+    /// A `tasks/result` answered with an error while its task looked running: the task failed
+    /// with it (held to its end), or the server refuses to hold. A poll tells which.
+    pub(crate) fn early_result_error(&mut self, now: Millis, task_id: &str, error: RpcError) {
+        let soon = self.result_ended_soon(now, task_id);
+        if let Some(e) = self.tasks.get_mut(task_id) {
+            e.early_error = Some((error, soon));
+        }
+        self.poll_soon(now, task_id);
+    }
+
+    /// The poll after an early error says `status` (`None`: the task is gone). Running: a
+    /// refusal, if the error came soon. Failed: the error is its outcome. Gone: the server
+    /// forgot the task as it answered (rmcp consumes a task with its result): the error is
+    /// returned, to end the task with.
+    pub(crate) fn weigh_early_error(
+        &mut self,
+        task_id: &str,
+        status: Option<TaskStatus>,
+    ) -> Option<RpcError> {
+        let link_down = self.session.link_down;
+        let e = self.tasks.get_mut(task_id)?;
+        let (error, soon) = e.early_error.take()?;
+        match status {
+            Some(s) if !s.is_terminal() => {
+                self.blocking.refused |= soon && !link_down;
+                None
+            }
+            Some(TaskStatus::Failed) => {
+                e.outcome.get_or_insert(Outcome::Error { error });
+                None
+            }
+            Some(_) => None,
+            None => Some(error),
         }
     }
 

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::protocol::model::{Task, TaskStatus};
+use crate::protocol::model::{Outcome, Task, TaskStatus};
 
 use super::api::{ClientError, End, ErrorKind, Event, Millis, SubId};
 use super::inputs::Origin;
@@ -418,6 +418,7 @@ impl Engine {
         };
         match parsed {
             Ok(task) => {
+                self.weigh_early_error(task_id, Some(task.status));
                 if let Some(e) = self.tasks.get_mut(task_id) {
                     e.poll.errors = 0;
                 }
@@ -427,7 +428,9 @@ impl Engine {
                 }
             }
             Err(Failure::Rpc(e)) if self.gone_code(e.code) => {
-                if let Some(n) = held_result {
+                if let Some(error) = self.weigh_early_error(task_id, None) {
+                    self.task_outcome(now, task_id, Outcome::Error { error });
+                } else if let Some(n) = held_result {
                     // The held `tasks/result` may have taken the task (a server that forgets a
                     // task once its result is read): its answer decides, within a timeout.
                     if !self.reqs.has_timeout(n) {

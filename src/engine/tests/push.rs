@@ -213,6 +213,32 @@ fn a_result_that_consumes_the_task_stays_final() {
     }
 }
 
+#[test]
+fn an_error_on_the_held_stream_is_the_outcome_of_a_task_that_failed() {
+    // A failed task's held result answers with its JSON-RPC error; rmcp also forgets the task.
+    for consume in [false, true] {
+        let mut h = legacy_on(Link::Node, 47);
+        h.server.faults.consume_results = consume;
+        let failing = h.call("job", json!({ "ms": 300, "end": "error" }));
+        let later = h.call("job", json!({ "ms": 3_000 }));
+        h.run_for(20_000);
+        match h.done(failing) {
+            End::Finished {
+                task: Some(t),
+                outcome: Some(Outcome::Error { error }),
+            } => {
+                assert_eq!(t.status, TaskStatus::Failed, "consume {consume}");
+                assert_eq!(error.code, -32603);
+            }
+            other => panic!("consume {consume}: {other:?}"),
+        }
+        // Not taken for a refusal: the next task still holds its result.
+        assert!(completed(&h, later));
+        let id = h.task_of(later).unwrap_or_default();
+        assert_eq!(results_of(&h, &id).len(), 1, "consume {consume}");
+    }
+}
+
 /// A legacy engine on `link`, its session open, watching task `t1`; returns the engine and
 /// the transmissions that followed (the first poll).
 fn watching(link: Link) -> (Engine, Vec<(SendKey, Value)>) {
