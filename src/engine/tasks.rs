@@ -403,7 +403,10 @@ impl Engine {
         entry.poll.last_answered = Some(now);
         let known = entry.known;
         let terminal = entry.is_terminal();
-        let held_result = entry.result_req.filter(|_| !terminal);
+        // Past the deadline an unknown task has expired: nothing to wait for.
+        let held_result = entry
+            .result_req
+            .filter(|_| !terminal && !entry.past_deadline);
         let parsed = match res {
             Ok(v) => match self.session.codec_any().map(|c| c.parse_get(v)) {
                 Some(Ok(task)) => Ok(task),

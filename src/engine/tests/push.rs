@@ -239,6 +239,27 @@ fn an_error_on_the_held_stream_is_the_outcome_of_a_task_that_failed() {
     }
 }
 
+#[test]
+fn a_task_past_its_deadline_expires_without_waiting_for_its_held_result() {
+    let mut h = legacy_on(Link::Node, 48);
+    let sub = h.call("job", json!({ "ms": 20_000, "ttl": 2_000 }));
+    h.run_for(30_000);
+    assert_eq!(h.statuses(sub).last(), Some(&TaskStatus::Expired));
+    let expired_at = h.events.iter().find_map(|e| match e {
+        Event::Transition {
+            to: TaskStatus::Expired,
+            at,
+            ..
+        } => Some(*at),
+        _ => None,
+    });
+    // The deadline's last poll finds the task gone: expired then, not a request timeout later.
+    assert!(
+        expired_at.is_some_and(|at| at <= T0 + 2_000 + 2_000),
+        "{expired_at:?}"
+    );
+}
+
 /// A legacy engine on `link`, its session open, watching task `t1`; returns the engine and
 /// the transmissions that followed (the first poll).
 fn watching(link: Link) -> (Engine, Vec<(SendKey, Value)>) {
