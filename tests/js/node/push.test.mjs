@@ -1,5 +1,5 @@
 // Completion at push speed on real legacy servers, in Node: the driver detects the `node` link (no
-// per-origin connection limit), so each running task holds one blocking `tasks/result` that carries
+// per-origin connection limit), so each running task holds a blocking `tasks/result` that carries
 // its outcome; `link: "http1"` (a browser's 6 connections) fetches it only once a poll saw the end.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -25,7 +25,11 @@ async function run(url, statsUrl, options) {
   }
 }
 
-for (const kind of ["ts-sdk", "python-http", "rmcp2"]) {
+// tasks/result requests per task: the TS SDK's held stream notices the end only at its next store read, so
+// its push closes the stream and one more request answers at once; Python's and rmcp's bring the end.
+const RESULTS = { "ts-sdk": 2, "python-http": 1, rmcp2: 1 };
+
+for (const kind of Object.keys(RESULTS)) {
   describe(`held tasks/result on ${kind}`, () => {
     let server;
     before(async () => {
@@ -35,11 +39,11 @@ for (const kind of ["ts-sdk", "python-http", "rmcp2"]) {
       await server?.stop();
     });
 
-    test("node link: one tasks/result per task, sent while the task runs", { timeout: 60_000 }, async () => {
+    test("node link: tasks/result sent while the task runs", { timeout: 60_000 }, async () => {
       const { started, named, ids } = await run(server.url, server.statsUrl, {});
       for (const id of ids) {
         const results = named.filter((r) => r.taskId === id && r.method === "tasks/result");
-        assert.equal(results.length, 1, `${id}: ${JSON.stringify(named)}`);
+        assert.equal(results.length, RESULTS[kind], `${id}: ${JSON.stringify(named)}`);
         assert.ok(results[0].t < started + TASK_MS, `held before the end: ${results[0].t - started} ms, ${JSON.stringify(named)}`);
       }
     });
