@@ -38,8 +38,8 @@ pub(crate) struct Blocking {
     /// The server does not hold `tasks/result` while a task runs (it answered early, or closed
     /// the stream): its running tasks are polled, not held.
     pub(crate) refused: bool,
-    /// Whether the server's held results bring the end later than its pushes (unknown: `None`).
-    pub(crate) lags: Option<bool>,
+    /// The server's held results were seen to bring the end later than its pushes.
+    pub(crate) lags: bool,
 }
 
 /// A `tasks/result` ending this soon after it went out, while its task runs, is a refusal.
@@ -138,9 +138,9 @@ impl Engine {
 
     /// A push said the task ended while its `tasks/result` is held. Some servers notice the end
     /// on that stream only at their next internal check (the TS SDK re-reads its store every
-    /// poll interval) while a fresh request answers at once; others answer it at once. Unknown
-    /// yet: the stream gets [`RESULT_GRACE_MS`] to answer, which tells which kind the server is.
-    /// Known to lag: it is closed (one result request per task) and settling asks again.
+    /// poll interval) while a fresh request answers at once; others answer it at once. The
+    /// stream gets [`RESULT_GRACE_MS`] to answer; once a server was seen to lag, it is closed at
+    /// once (one result request per task) and settling asks again.
     pub(crate) fn pushed_end_while_held(&mut self, now: Millis, task_id: &str) {
         let Some(e) = self.tasks.get_mut(task_id) else {
             return;
@@ -148,15 +148,12 @@ impl Engine {
         if e.result_req.is_none() {
             return;
         }
-        match self.blocking.lags {
-            Some(false) => {}
-            Some(true) => self.close_held_result(task_id),
-            None => {
-                e.result_grace = true;
-                let at = now.saturating_add(RESULT_GRACE_MS);
-                self.set_task_timer(TaskTimer::Result, task_id, at);
-            }
+        if self.blocking.lags {
+            return self.close_held_result(task_id);
         }
+        e.result_grace = true;
+        let at = now.saturating_add(RESULT_GRACE_MS);
+        self.set_task_timer(TaskTimer::Result, task_id, at);
     }
 
     /// The grace after a pushed end passed without the outcome: this server's held results lag
@@ -168,17 +165,15 @@ impl Engine {
         if !std::mem::take(&mut e.result_grace) || e.result_req.is_none() {
             return;
         }
-        self.blocking.lags = Some(true);
+        self.blocking.lags = true;
         self.close_held_result(task_id);
         self.settle(now, task_id);
     }
 
-    /// The held stream brought the outcome: a grace running says the server answers at once.
+    /// The held stream brought the outcome: no grace runs any more.
     pub(crate) fn held_result_answered(&mut self, task_id: &str) {
         if let Some(e) = self.tasks.get_mut(task_id) {
-            if std::mem::take(&mut e.result_grace) {
-                self.blocking.lags = Some(false);
-            }
+            e.result_grace = false;
         }
         if let Some(t) = self.task_timer(TaskTimer::Result, task_id) {
             self.timers.clear(&t);
