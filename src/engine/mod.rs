@@ -27,6 +27,7 @@
 //! - A response stream with event ids that ends before its answer is resumed (`resume.rs`); an
 //!   HTTP 401 is sent once more, then fails as `Unauthorized`, like a 403 (`unauthorized.rs`).
 
+mod answers;
 pub mod api;
 mod cadence;
 mod calls;
@@ -53,6 +54,7 @@ pub mod sorted;
 mod tasks;
 mod tools;
 mod unauthorized;
+pub mod verdict;
 
 #[cfg(test)]
 mod testkit;
@@ -437,6 +439,7 @@ impl Engine {
                         TaskTimer::Poll => self.on_poll_timer(now, t),
                         TaskTimer::Deadline => self.on_deadline(now, &t),
                         TaskTimer::Gc => self.on_gc(now, &t),
+                        TaskTimer::Result => self.held_result_lags(now, &t),
                     }
                 }
                 Timer::Connect => self.connect(now),

@@ -10,6 +10,7 @@ mod flows;
 mod hour;
 mod listen;
 mod props;
+mod push;
 mod replay;
 mod session;
 mod streams;
