@@ -31,7 +31,7 @@ pub struct InputId(pub u64);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum DialectChoice {
-    /// Probe modern first, fall back to `initialize`.
+    /// Negotiate by evidence: the era in which the server offers tasks (see `negotiate.rs`).
     #[default]
     Auto,
     Modern,
@@ -59,6 +59,11 @@ pub struct Config {
     /// requests travel on them). Browsers allow 6 HTTP/1.1 connections per origin: the rest stay
     /// free for polls and input answers. At least 1.
     pub max_blocking_results: usize,
+    /// The era an earlier `Auto` negotiation with this server settled on (the host caches
+    /// [`Event::Connected`]'s dialect). `Legacy` skips the `server/discover` probe (`initialize`
+    /// first); `Modern` takes a well-formed discover answer as final. A wrong hint costs one
+    /// failed attempt, then the full negotiation runs. Ignored unless `dialect` is `Auto`.
+    pub known_era: Option<Dialect>,
 }
 
 impl Default for Config {
@@ -72,6 +77,7 @@ impl Default for Config {
             request_timeout_ms: 60_000,
             client_capabilities: serde_json::json!({ "elicitation": {}, "sampling": {} }),
             max_blocking_results: 3,
+            known_era: None,
         }
     }
 }
@@ -265,6 +271,9 @@ pub enum ErrorKind {
     /// The task completed but its result cannot be had (the server forgot it, or fetching it
     /// kept failing).
     ResultUnavailable,
+    /// The server does not offer what was asked: the forced dialect, tasks, or a method it
+    /// lacks (remembered for the session, never retried).
+    Unsupported,
 }
 
 impl ClientError {

@@ -121,12 +121,20 @@ impl Engine {
             return;
         };
         let support: Option<Support> = tool.as_deref().map(|n| self.tools.support(n));
+        let offers_tasks = self.session.tasks;
+        if !offers_tasks && tools::needs_task(support, call.opts.augment) {
+            let error = ClientError::new(
+                ErrorKind::Unsupported,
+                "this call needs a task and the server offers no tasks",
+            );
+            return self.call_failed(c, error);
+        }
         let decision = tools::decide(
             &self.session.server_caps,
             self.session.protocol_version(),
             support,
             call.opts.augment,
-            self.session.augments,
+            self.session.augments && offers_tasks,
         );
         let augment = match decision {
             Ok(a) => a,

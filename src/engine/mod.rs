@@ -7,9 +7,9 @@
 //! detection alone names a dialect (it probes with the modern codec's `server/discover`).
 //!
 //! Behaviour worth knowing (details in each module):
-//! - Era detection (`Auto`): a modern result or modern error (-32020/-32021, or -32022 listing
-//!   2026-07-28) means modern; anything else (HTTP 4xx, -32000, silence) falls back to
-//!   `initialize`, and an `initialize` refused with -32022 listing only 2026-07-28 means modern.
+//! - Era negotiation (`Auto`) by evidence: the era in which the server offers tasks
+//!   (`negotiate.rs`); forced dialects are verified at connect.
+//! - Task methods the server lacks are remembered for the session (`absent.rs`).
 //! - `tools/call` augmentation follows the cached `tools/list` (see `tools.rs`); a legacy server
 //!   advertising `tasks: {}` without `requests` (rmcp 2.0) is taken at its tools' word:
 //!   `required`/`optional` tools are augmented.
@@ -22,6 +22,7 @@
 //! - A legacy session answering 404 (or 400 with an id-less error) is re-initialized; every
 //!   task stays tracked and the requests it refused are sent again.
 
+mod absent;
 pub mod api;
 mod calls;
 mod echo;
@@ -30,6 +31,7 @@ mod inputs;
 mod iso8601;
 mod lifecycle;
 mod listen;
+mod negotiate;
 mod ops;
 mod registry;
 mod requests;
@@ -206,6 +208,9 @@ impl Engine {
             return sub;
         }
         self.subscribe(now, task_id, sub);
+        if let Some(error) = self.status_unavailable() {
+            self.no_status(now, task_id, error);
+        }
         sub
     }
 

@@ -8,12 +8,13 @@
 //! the first request (404) and re-initialized as usual.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::protocol::model::{Dialect, Task, TaskStatus};
 use crate::protocol::{contains, object};
 
 use super::api::{Input, Millis, Output, Transmit};
+use super::negotiate::MODERN_VERSION;
 use super::registry;
 use super::scheduler::{self, TaskTimer, Timer};
 use super::Engine;
@@ -95,8 +96,30 @@ impl Engine {
             ]);
             match (method.as_str(), s.dialect) {
                 ("server/discover", Dialect::Modern) => {
+                    let mut info = info;
+                    if let Some(o) = info.as_object_mut() {
+                        o.insert("supportedVersions".into(), json!([MODERN_VERSION]));
+                    }
                     self.handle_input(now, head(200, None));
                     self.handle_input(now, answer(info));
+                }
+                // A modern session whose server offers no tasks extension: `initialize` is tried
+                // after discover; refused, modern stands.
+                ("initialize", Dialect::Modern) => {
+                    let error = json!({ "code": -32022, "message": "unsupported", "data": { "supported": [MODERN_VERSION] } });
+                    let body = object([
+                        ("jsonrpc", "2.0".into()),
+                        ("id", id.clone()),
+                        ("error", error),
+                    ]);
+                    self.handle_input(now, head(200, None));
+                    self.handle_input(
+                        now,
+                        Input::Message {
+                            via: Some(key),
+                            body: body.to_string(),
+                        },
+                    );
                 }
                 // Not modern: what a legacy server answers to the probe (falls back to `initialize`).
                 ("server/discover", _) => self.handle_input(now, head(400, None)),
@@ -349,14 +372,7 @@ mod tests {
 
     #[test]
     fn import_respects_the_last_poll_and_a_finished_task_settles_at_once() {
-        let mut e = Engine::new(
-            Config {
-                dialect: DialectChoice::Modern,
-                ..Config::default()
-            },
-            5,
-            T0,
-        );
+        let mut e = crate::engine::testkit::modern_engine(Config::default(), 5);
         let mut done = Task::new("t-done", TaskStatus::Completed);
         done.outcome = Some(crate::protocol::model::Outcome::Result {
             result: json!({ "ok": true }),
@@ -404,14 +420,7 @@ mod tests {
 
     #[test]
     fn overdue_imports_are_spread_over_one_interval() {
-        let mut e = Engine::new(
-            Config {
-                dialect: DialectChoice::Modern,
-                ..Config::default()
-            },
-            8,
-            T0,
-        );
+        let mut e = crate::engine::testkit::modern_engine(Config::default(), 8);
         for i in 0..20 {
             let mut t = Task::new(format!("t{i}"), TaskStatus::Working);
             t.poll_interval_ms = Some(2_000);

@@ -6,6 +6,7 @@ mod faults;
 mod flows;
 mod hour;
 mod listen;
+mod negotiate;
 mod props;
 mod replay;
 mod session;

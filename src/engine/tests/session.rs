@@ -62,38 +62,6 @@ fn a_modern_error_to_the_probe_means_modern() {
 }
 
 #[test]
-fn a_network_failure_while_probing_retries_instead_of_guessing() {
-    let mut e = engine(DialectChoice::Auto);
-    let (sent, _) = drain(&mut e, T0);
-    let error = TransportError {
-        message: "offline".into(),
-        http_status: None,
-        retry_after_ms: None,
-    };
-    e.handle_input(
-        T0,
-        Input::Failed {
-            key: sent[0].0,
-            error,
-        },
-    );
-    let (sent, events) = drain(&mut e, T0);
-    assert!(sent.is_empty());
-    assert!(events.iter().any(|ev| matches!(ev, Event::Warning { .. })));
-    assert_eq!(e.dialect(), None);
-    let Output::Wake(at) = e.poll_output(T0) else {
-        panic!("expected a wake")
-    };
-    assert!(
-        (T0 + 500..=T0 + 1_500).contains(&at),
-        "retry after ~1 s: {}",
-        at - T0
-    );
-    let (sent, _) = drain(&mut e, at);
-    assert_eq!(method(&sent, 0), "server/discover");
-}
-
-#[test]
 fn an_id_less_400_on_a_session_reinitializes_and_resends() {
     let mut e = legacy_ready();
     let (sub, sent) = read_resource(&mut e, T0);
