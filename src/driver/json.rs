@@ -160,6 +160,7 @@ fn error_kind(v: Value) -> Option<ErrorKind> {
         Timeout,
         Closed,
         ResultUnavailable,
+        Unsupported,
     ];
     unit(v, &all, |k| match k {
         Rpc => "rpc",
@@ -169,6 +170,7 @@ fn error_kind(v: Value) -> Option<ErrorKind> {
         Timeout => "timeout",
         Closed => "closed",
         ResultUnavailable => "resultUnavailable",
+        Unsupported => "unsupported",
     })
 }
 

@@ -20,9 +20,10 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, spawn_local, JsFuture};
 
+use crate::driver::era::EraKey;
 use crate::driver::tabs::{Link, Requestor, SharedOptions};
 use crate::driver::{DriverOptions, Host};
-use crate::engine::api::{Event, OpId, SubId};
+use crate::engine::api::{DialectChoice, Event, OpId, SubId};
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model;
 
@@ -54,6 +55,8 @@ pub struct ClientInner {
     transitions: RefCell<Vec<Function>>,
     session: RefCell<Option<types::SessionInfo>>,
     ready: RefCell<Option<oneshot::Sender<Result<(), ErrorInfo>>>>,
+    /// Where the negotiated era is remembered (`dialect: "auto"` only).
+    era: Option<EraKey>,
 }
 
 impl ClientInner {
@@ -69,6 +72,9 @@ impl ClientInner {
                 server_info,
                 capabilities,
             } => {
+                if let Some(k) = &self.era {
+                    k.remember(dialect);
+                }
                 *self.session.borrow_mut() = Some(types::SessionInfo {
                     dialect: dialect.into(),
                     protocol_version,
@@ -326,15 +332,20 @@ impl McpTaskClient {
     /// Connects and negotiates the dialect; resolves once the session is ready.
     #[wasm_bindgen(unchecked_return_type = "Promise<McpTaskClient>")]
     pub fn connect(
-        url: String,
+        #[wasm_bindgen(unchecked_param_type = "string")] url: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "ConnectOptions")] options: Option<JsValue>,
     ) -> Promise {
         future_to_promise(async move {
             let undefined = JsValue::UNDEFINED;
             let raw = options.as_ref().unwrap_or(&undefined);
-            let o = options::connect(&url, raw).map_err(invalid)?;
+            let url = options::url(&url).map_err(invalid)?;
+            let mut o = options::connect(&url, raw).map_err(invalid)?;
             // Tabs/persistence options (issue 5): `persist`, `identity`, `persistResults`, `tabs`.
             let shared = SharedOptions::from_js(raw).map_err(invalid)?;
+            let identity = shared.as_ref().and_then(|s| s.identity.as_deref());
+            let era =
+                (o.config.dialect == DialectChoice::Auto).then(|| EraKey::new(&url, identity));
+            o.config.known_era = era.as_ref().and_then(EraKey::recall);
             let (tx, rx) = oneshot::channel();
             let inner = Rc::new(ClientInner {
                 driver: RefCell::new(None),
@@ -345,6 +356,7 @@ impl McpTaskClient {
                 transitions: RefCell::new(Vec::new()),
                 session: RefCell::new(None),
                 ready: RefCell::new(Some(tx)),
+                era,
             });
             // The driver holds the client strongly until `close()` (like an open socket does).
             let me = inner.clone();
@@ -398,14 +410,17 @@ impl McpTaskClient {
     #[wasm_bindgen(js_name = callTool, unchecked_return_type = "Promise<TaskHandle>")]
     pub fn call_tool(
         &self,
-        name: String,
+        #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "JsonObject")] args: Option<JsValue>,
         #[wasm_bindgen(unchecked_optional_param_type = "CallOptions")] opts: Option<JsValue>,
     ) -> Promise {
         let u = JsValue::UNDEFINED;
-        let prep = options::call(opts.as_ref().unwrap_or(&u))
-            .and_then(|c| object_from_js(args.as_ref().unwrap_or(&u), "arguments").map(|a| (c, a)));
-        let (call, args) = match prep {
+        let prep = options::id(&name, "name").and_then(|n| {
+            let c = options::call(opts.as_ref().unwrap_or(&u))?;
+            let a = object_from_js(args.as_ref().unwrap_or(&u), "arguments")?;
+            Ok((n, c, a))
+        });
+        let (name, call, args) = match prep {
             Ok(x) => x,
             Err(m) => return Promise::reject(&invalid(m)),
         };
@@ -417,14 +432,17 @@ impl McpTaskClient {
     #[wasm_bindgen(unchecked_return_type = "Promise<TaskHandle>")]
     pub fn request(
         &self,
-        method: String,
+        #[wasm_bindgen(unchecked_param_type = "string")] method: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "JsonObject")] params: Option<JsValue>,
         #[wasm_bindgen(unchecked_optional_param_type = "CallOptions")] opts: Option<JsValue>,
     ) -> Promise {
         let u = JsValue::UNDEFINED;
-        let prep = options::call(opts.as_ref().unwrap_or(&u))
-            .and_then(|c| object_from_js(params.as_ref().unwrap_or(&u), "params").map(|a| (c, a)));
-        let (call, params) = match prep {
+        let prep = options::id(&method, "method").and_then(|m| {
+            let c = options::call(opts.as_ref().unwrap_or(&u))?;
+            let p = object_from_js(params.as_ref().unwrap_or(&u), "params")?;
+            Ok((m, c, p))
+        });
+        let (method, call, params) = match prep {
             Ok(x) => x,
             Err(m) => return Promise::reject(&invalid(m)),
         };
@@ -435,9 +453,10 @@ impl McpTaskClient {
     /// Tracks an existing task by id (e.g. after a reload).
     pub fn watch(
         &self,
-        #[wasm_bindgen(js_name = taskId)] task_id: String,
+        #[wasm_bindgen(js_name = taskId, unchecked_param_type = "string")] task_id: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WatchOptions")] opts: Option<JsValue>,
     ) -> Result<TaskHandle, JsValue> {
+        let task_id = options::id(&task_id, "taskId").map_err(invalid)?;
         let signal =
             options::signal(opts.as_ref().unwrap_or(&JsValue::UNDEFINED)).map_err(invalid)?;
         if let Some(s) = signal.as_ref().filter(|s| s.aborted()) {
@@ -453,7 +472,14 @@ impl McpTaskClient {
 
     /// One page of the server's tasks (`tasks/list`; legacy and draft servers only).
     #[wasm_bindgen(js_name = listTasks, unchecked_return_type = "Promise<TaskList>")]
-    pub fn list_tasks(&self, cursor: Option<String>) -> Promise {
+    pub fn list_tasks(
+        &self,
+        #[wasm_bindgen(unchecked_optional_param_type = "string")] cursor: JsValue,
+    ) -> Promise {
+        let cursor = match options::optional_string(&cursor, "cursor") {
+            Ok(c) => c,
+            Err(m) => return Promise::reject(&invalid(m)),
+        };
         self.inner.one_shot(Pending::Tasks, move |e, now| {
             e.list_tasks(now, cursor.as_deref())
         })
@@ -468,12 +494,16 @@ impl McpTaskClient {
 
     /// The client's latest snapshot of a task, if it tracks it.
     #[wasm_bindgen(unchecked_return_type = "Task | null")]
-    pub fn task(&self, #[wasm_bindgen(js_name = taskId)] task_id: String) -> JsValue {
+    pub fn task(
+        &self,
+        #[wasm_bindgen(js_name = taskId, unchecked_param_type = "string")] task_id: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let task_id = options::id(&task_id, "taskId").map_err(invalid)?;
         let t = self
             .inner
             .driver()
             .and_then(|d| d.read(|e| e.task(&task_id)));
-        t.map_or(JsValue::NULL, |t| to_js(&types::Task::from(t)))
+        Ok(t.map_or(JsValue::NULL, |t| to_js(&types::Task::from(t))))
     }
 
     /// Calls `cb` on every task state change; returns the unsubscribe function.

@@ -297,6 +297,9 @@ pub enum ErrorKind {
     /// The task completed but its result cannot be had (the server forgot it, or fetching it
     /// kept failing).
     ResultUnavailable,
+    /// The server does not offer what was asked: the forced dialect, tasks, or a method it
+    /// lacks (remembered for the session, never retried).
+    Unsupported,
 }
 
 impl From<api::ErrorKind> for ErrorKind {
@@ -309,6 +312,7 @@ impl From<api::ErrorKind> for ErrorKind {
             api::ErrorKind::Timeout => Self::Timeout,
             api::ErrorKind::Closed => Self::Closed,
             api::ErrorKind::ResultUnavailable => Self::ResultUnavailable,
+            api::ErrorKind::Unsupported => Self::Unsupported,
         }
     }
 }

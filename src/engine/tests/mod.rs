@@ -2,6 +2,7 @@
 //! by hand, properties over random interleavings, fuzzing of inputs, replays of real servers'
 //! transcripts, and a simulated hour of 1,000 tasks. Scaffolding: `engine::testkit`.
 
+mod absent;
 mod faults;
 mod flows;
 mod hour;

@@ -1,9 +1,9 @@
-//! Session details scripted by hand: era detection edge cases, dead sessions answered with 400,
+//! Session details scripted by hand: a modern error to the probe, dead sessions answered with 400,
 //! server requests (ping, unknown methods, duplicates), and transport failures while connecting.
 
 use serde_json::{json, Value};
 
-use crate::engine::api::{Config, DialectChoice, Event, Input, Output, SendKey, TransportError};
+use crate::engine::api::{Config, DialectChoice, Event, SendKey};
 use crate::engine::testkit::{accept_initialize, drain, feed, head, read_resource, T0};
 use crate::engine::Engine;
 use crate::protocol::model::Dialect;

@@ -59,7 +59,7 @@ export async function usage(signal: AbortSignal): Promise<void> {
     await again.result();
   } catch (e) {
     if (e instanceof McpTaskError) {
-      const k: "rpc" | "transport" | "protocol" | "invalidInput" | "timeout" | "closed" | "aborted" | "cancelled" | "expired" | "taskFailed" | "resultUnavailable" = e.kind;
+      const k: "rpc" | "transport" | "protocol" | "invalidInput" | "timeout" | "closed" | "aborted" | "cancelled" | "expired" | "taskFailed" | "resultUnavailable" | "unsupported" = e.kind;
       const code: number | undefined = e.code;
       console.log(k, code, e.data, e.taskId, e.message);
     }
