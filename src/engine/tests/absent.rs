@@ -81,16 +81,3 @@ fn a_missing_tasks_list_and_cancel_fail_at_once_the_second_time() {
         );
     }
 }
-
-#[test]
-fn a_legacy_404_without_a_body_still_means_the_session_is_gone() {
-    let mut h = Harness::new(DialectChoice::Legacy, Dialect::Legacy, 45);
-    let sub = h.call("job", json!({ "ms": 10_000 }));
-    h.run_for(3_000);
-    h.server.kill_session();
-    h.run_for(30_000);
-    assert_eq!(h.count("initialize"), 2, "re-initialized");
-    assert!(
-        matches!(h.done(sub), End::Finished { task: Some(t), .. } if t.status == TaskStatus::Completed)
-    );
-}

@@ -7,35 +7,22 @@
 // while `initialize` offers tasks is used in the legacy era.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { chromium } from "playwright-core";
 import { startServer } from "../../servers/launch.mjs";
-import { startStatic } from "./static.mjs";
+import { startChromium } from "./chromium.mjs";
 
 const KINDS = (process.env.STRICT_CORS_KINDS ?? "ts-sdk,python-http,rmcp2,rmcp3").split(",").filter(Boolean);
-const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-  "--disable-component-update", "--disable-sync", "--no-first-run"];
 
 let browser;
 let site;
-let profileDir;
+let chromium;
 
 before(async () => {
-  site = await startStatic();
-  profileDir = await mkdtemp(join(tmpdir(), "mcp-cors-"));
-  browser = await chromium.launchPersistentContext(profileDir, {
-    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-    args: FLAGS,
-    headless: true,
-  });
+  chromium = await startChromium("mcp-cors-");
+  ({ browser, site } = chromium);
 });
 
 after(async () => {
-  await browser?.close();
-  await site?.stop();
-  if (profileDir) await rm(profileDir, { recursive: true, force: true });
+  await chromium?.stop();
 });
 
 /** In the page: connect with `dialect: "auto"`, call `tool`, wait for the result; what happened. */
