@@ -4,14 +4,14 @@
 //! what a remembered era means (`Config::known_era`); this only stores it.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 
 use crate::protocol::model::Dialect;
 
 use super::persist::local;
 
 thread_local! {
-    static MEMORY: RefCell<HashMap<String, Dialect>> = RefCell::new(HashMap::new());
+    /// Servers this page talked to (a handful: a list is smaller in wasm than a map).
+    static MEMORY: RefCell<Vec<(String, Dialect)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Where one server's era is kept.
@@ -28,8 +28,8 @@ impl EraKey {
     pub fn recall(&self) -> Option<Dialect> {
         let stored = local::open().and_then(|s| s.read(&self.0));
         match stored {
-            Some(text) => serde_json::from_str(&text).ok(),
-            None => MEMORY.with(|m| m.borrow().get(&self.0).copied()),
+            Some(text) => parse(&text),
+            None => MEMORY.with(|m| m.borrow().iter().find(|(k, _)| *k == self.0).map(|e| e.1)),
         }
     }
 
@@ -38,10 +38,29 @@ impl EraKey {
         if self.recall() == Some(era) {
             return;
         }
-        MEMORY.with(|m| m.borrow_mut().insert(self.0.clone(), era));
-        if let (Some(s), Ok(text)) = (local::open(), serde_json::to_string(&era)) {
+        MEMORY.with(|m| {
+            let mut m = m.borrow_mut();
+            m.retain(|(k, _)| *k != self.0);
+            m.push((self.0.clone(), era));
+        });
+        if let Some(s) = local::open() {
             // Storage full or blocked: memory still has it.
-            let _ = s.write(&self.0, Some(&text));
+            let _ = s.write(&self.0, Some(name(era)));
         }
     }
+}
+
+/// Stored as a bare word (no JSON deserializer in the binary for this).
+fn name(era: Dialect) -> &'static str {
+    match era {
+        Dialect::Modern => "modern",
+        Dialect::Legacy => "legacy",
+        Dialect::Draft => "draft",
+    }
+}
+
+fn parse(text: &str) -> Option<Dialect> {
+    [Dialect::Modern, Dialect::Legacy, Dialect::Draft]
+        .into_iter()
+        .find(|d| name(*d) == text)
 }
