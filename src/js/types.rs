@@ -30,7 +30,9 @@ export type WebSocketConstructor = new (url: string, protocols?: string | string
 export interface ConnectOptions {
   /** Default: `"websocket"` for ws:/wss: URLs, else `"http"`. */
   transport?: "http" | "websocket";
-  /** Default `"auto"`: probe the modern protocol first, fall back to `initialize`. */
+  /** Default `"auto"`: the era in which the server offers tasks (`server/discover` with the tasks
+   *  extension, else `initialize`), remembered per URL for the next connect. A forced dialect the
+   *  server does not speak rejects `connect` with kind `"unsupported"`. */
   dialect?: "auto" | "modern" | "legacy" | "draft";
   /** Auth (or other) headers, sent on every HTTP request. */
   headers?: HeaderCollection | HeaderProvider;
