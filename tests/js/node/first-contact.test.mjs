@@ -1,6 +1,7 @@
 // First contact in Node with the built pkg/: caller mistakes are typed `invalidInput` errors (thrown
-// synchronously by the sync API), forced dialects are verified at connect, and a modern session
-// knows its server (serverInfo and capabilities from server/discover).
+// synchronously by the sync API), forced dialects are verified at connect, a modern session knows
+// its server (serverInfo and capabilities from server/discover), and a server offering tasks in no
+// era serves plain calls while task-requiring ones fail at once with `unsupported`.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { startServer } from "../../servers/launch.mjs";
@@ -23,14 +24,35 @@ async function rejectedKind(p) {
 describe("first contact (Node)", () => {
   let legacy;
   let modern;
+  let noTasks;
   before(async () => {
-    [legacy, modern] = await Promise.all([
+    [legacy, modern, noTasks] = await Promise.all([
       startServer("ts-sdk", { port: 0, timeoutMs: 30_000 }),
       startServer("rmcp3-modern", { port: 0, timeoutMs: 30_000 }),
+      startServer("rmcp3-notasks", { port: 0, timeoutMs: 30_000 }),
     ]);
   });
   after(async () => {
-    await Promise.all([legacy?.stop(), modern?.stop()]);
+    await Promise.all([legacy?.stop(), modern?.stop(), noTasks?.stop()]);
+  });
+
+  test("no tasks in any era: plain calls work, task-requiring ones fail at once", async () => {
+    const c = await McpTaskClient.connect(noTasks.url);
+    try {
+      assert.equal(c.dialect, "modern", "discover answered, initialize offers no tasks either: the best era");
+      const h = await c.callTool("long_job", { steps: 1, stepMs: 10 });
+      assert.equal(h.id, null, "inline");
+      assert.match((await h.result()).content[0].text, /long_job/);
+      const t0 = Date.now();
+      const w = c.watch("some-task");
+      assert.equal(await rejectedKind(w.result()), "unsupported");
+      assert.equal(await rejectedKind(c.callTool("long_job", {}, { task: "always" })), "unsupported");
+      assert.ok(Date.now() - t0 < 1_000, "at once, not a hang");
+      const stats = await (await fetch(noTasks.statsUrl)).json();
+      assert.equal(stats.byMethod["tasks/get"] ?? 0, 0, "nothing asked");
+    } finally {
+      await c.close();
+    }
   });
 
   test("caller mistakes are invalidInput", async () => {
