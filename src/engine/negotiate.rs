@@ -72,9 +72,10 @@ impl Discovered {
 }
 
 /// `initialize` capabilities offering tasks: `tasks` (with `requests.tools.call`, or rmcp 2's
-/// bare `tasks: {}`), or the tasks extension (a dual-era server's legacy session).
+/// bare `tasks: {}`). The tasks extension there (a dual-era server's legacy session) serves only
+/// clients declaring it at `initialize`, which the legacy dialect does not: no tasks for us.
 pub(crate) fn offers_tasks(caps: &Value) -> bool {
-    caps.get("tasks").is_some_and(Value::is_object) || has_tasks_extension(caps)
+    caps.get("tasks").is_some_and(Value::is_object)
 }
 
 fn has_tasks_extension(caps: &Value) -> bool {

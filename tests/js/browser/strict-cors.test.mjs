@@ -42,6 +42,10 @@ async function contact(page, url, tool, args) {
       } catch (e) {
         out.error = { kind: e.kind, code: e.code ?? null, message: e.message };
       }
+      if (out.taskId === null) {
+        // No task came: following one must fail at once, not hang.
+        out.watchKind = await c.watch("no-such-task").result().then(() => null, (e) => e.kind);
+      }
       return out;
     } finally {
       await c.close();
@@ -74,7 +78,8 @@ describe("strict CORS, dialect auto", { concurrency: true }, () => {
           // headers this allow-list refuses): the call completes without a task.
           assert.equal(first.taskId, null, "rmcp3 legacy: no task");
           assert.match(first.text ?? "", /long_job/);
-          t.diagnostic("rmcp3 with strict CORS: connects legacy (dual-era); tools run inline, no tasks");
+          assert.equal(first.watchKind, "unsupported", "watch fails at once");
+          t.diagnostic("rmcp3 with strict CORS: connects legacy (dual-era); tools run inline, no tasks (watch: unsupported)");
         } else {
           assert.equal(typeof first.taskId, "string", `${kind}: a task: ${JSON.stringify(first)}`);
           assert.equal(first.status, "completed");
