@@ -38,7 +38,7 @@ npm_ci() { # dir
     log "npm ci in $dir"; (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
   fi
 }
-for d in scripts/tools tests/js tests/servers/ts-sdk; do npm_ci "$d"; done
+for d in scripts/tools tests/js tests/servers/ts-sdk tests/conformance; do npm_ci "$d"; done
 
 # Test servers: Python venv and the rmcp builds
 [ -f tests/servers/install.sh ] && bash tests/servers/install.sh

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: formatting, clippy (native + wasm32), native tests, the pkg build, wasm tests in Node
 # and headless Chromium, JS-level tests in Node and a real page, tab coordination, the demo end-to-end
-# test and the fault matrix (small batch). Exits non-zero if any stage fails; ends with one summary line.
+# test, the fault matrix (small batch) and the official MCP conformance suite (client scenarios). Exits non-zero if any stage fails; ends with one summary line.
 #
 # The compile-bound stages run one after another; the browser and server stages, which mostly wait on
 # task timers, then run side by side (TEST_JOBS at once, default 3; TEST_JOBS=1 runs them in order).
@@ -45,6 +45,7 @@ side=(
   "tabs: persistence, resume (Chromium)|node --test tests/tabs/persistence.test.mjs"
   "JS in a Chromium page|bash scripts/test-js.sh browser"
   "npm pack → Node 20 + Vite page|bash scripts/test-js.sh pack"
+  "MCP conformance suite 0.1.16, client mode (Node 22)|bash tests/conformance/run.sh"
 )
 jobs_max=${TEST_JOBS:-3}
 logs=$(mktemp -d)

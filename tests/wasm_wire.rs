@@ -18,6 +18,7 @@ use mcp_task_client::engine::api::{
 };
 use mcp_task_client::engine::snapshot::{SessionSnapshot, TaskSnapshot};
 use mcp_task_client::js::convert::{from_js, to_js};
+use mcp_task_client::protocol::auth::AuthChallenge;
 use mcp_task_client::protocol::jsonrpc::RpcError;
 use mcp_task_client::protocol::model::{Dialect, InputRequest, Outcome, Task, TaskStatus};
 use serde_json::{json, Value};
@@ -35,7 +36,7 @@ const STATUSES: [TaskStatus; 8] = [
     TaskStatus::Expired,
 ];
 
-const KINDS: [ErrorKind; 7] = [
+const KINDS: [ErrorKind; 8] = [
     ErrorKind::Rpc,
     ErrorKind::Transport,
     ErrorKind::Protocol,
@@ -43,6 +44,7 @@ const KINDS: [ErrorKind; 7] = [
     ErrorKind::Timeout,
     ErrorKind::Closed,
     ErrorKind::ResultUnavailable,
+    ErrorKind::Unauthorized,
 ];
 
 fn full_task(status: TaskStatus) -> Task {
@@ -53,6 +55,7 @@ fn full_task(status: TaskStatus) -> Task {
         created_at: Some("2026-01-01T00:00:00Z".into()),
         last_updated_at: Some("2026-01-01T00:00:01Z".into()),
         ttl_ms: Some(60_000),
+        keep_alive_ms: Some(30_000),
         poll_interval_ms: Some(u64::MAX),
         outcome: Some(Outcome::Result {
             result: json!({ "content": [{ "type": "text", "text": "hi" }], "n": 50000800000000000000000000000.0, "x": -1.5e-300 }),
@@ -71,6 +74,14 @@ fn error(kind: ErrorKind) -> ClientError {
         message: "boom".into(),
         code: Some(-32_000),
         data: Some(json!({ "why": [1, 2.5, null] })),
+        http_status: Some(401),
+        auth: Some(Box::new(AuthChallenge {
+            www_authenticate: Some("Bearer scope=\"a, b\"".into()),
+            resource_metadata: Some("https://a/.well-known/oauth-protected-resource".into()),
+            scope: Some("a, b".into()),
+            error: Some("invalid_token".into()),
+            error_description: None,
+        })),
     }
 }
 
@@ -172,7 +183,9 @@ fn ops() -> Vec<Op> {
             arguments: json!({ "ms": 10, "nested": { "a": [true, false] } }),
             opts: CallOptions {
                 ttl_ms: Some(5_000),
+                keep_alive_ms: Some(60_000),
                 augment: Augment::Always,
+                delete_on_done: true,
             },
         },
         Op::Request {
@@ -184,8 +197,8 @@ fn ops() -> Vec<Op> {
             method: "x".into(),
             params: Value::Null,
             opts: CallOptions {
-                ttl_ms: None,
                 augment: Augment::Never,
+                ..CallOptions::default()
             },
         },
         Op::Watch {
@@ -193,6 +206,9 @@ fn ops() -> Vec<Op> {
         },
         Op::Unsubscribe { sub: SubId(4) },
         Op::Cancel {
+            task_id: "t-1".into(),
+        },
+        Op::DeleteTask {
             task_id: "t-1".into(),
         },
         Op::AnswerInput {
@@ -282,6 +298,7 @@ fn msg_name(m: &Msg) -> String {
             Op::Watch { .. } => "op watch",
             Op::Unsubscribe { .. } => "op unsubscribe",
             Op::Cancel { .. } => "op cancel",
+            Op::DeleteTask { .. } => "op deleteTask",
             Op::AnswerInput { .. } => "op answerInput",
             Op::ListTasks { .. } => "op listTasks",
             Op::ListTools => "op listTools",
@@ -383,7 +400,7 @@ fn stored_records_read_back_equal() {
         deadline: None,
         input_keys: vec![],
     });
-    full.answered_inputs = ["b".to_string(), "a".to_string()].into();
+    full.answered_inputs = ["b".to_string(), "a".to_string()].into_iter().collect();
     full.fired = true;
     full.fired_at = Some(2);
     full.updated_at = 3;

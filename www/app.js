@@ -82,7 +82,9 @@ function errText(e) {
   if (typeof e === "object") {
     const msg = e.message ?? e.error?.message;
     const code = e.code ?? e.error?.code;
-    if (msg !== undefined) return code !== undefined && code !== null ? `${msg} (code ${code})` : String(msg);
+    const status = e.httpStatus ?? e.error?.httpStatus;
+    const notes = [code != null && `code ${code}`, status != null && `HTTP ${status}`].filter(Boolean);
+    if (msg !== undefined) return notes.length ? `${msg} (${notes.join(", ")})` : String(msg);
   }
   return pretty(e);
 }

@@ -1,4 +1,5 @@
-//! Streamable HTTP: one POST per transmission (JSON or SSE response read incrementally), the legacy
+//! Streamable HTTP: one POST per transmission (JSON or SSE response read incrementally, its event
+//! ids and `retry` reported), the `GET` resuming a response stream when the engine asks, the legacy
 //! GET listening stream with `retry`/`Last-Event-ID` resumption, and the session `DELETE`.
 //! A pending POST's stream is closed only on [`Output::Abort`](crate::engine::api::Output::Abort)
 //! or `close()`: closing a modern response stream cancels the request on the server.
@@ -149,22 +150,46 @@ fn params(d: &Driver) -> (String, HeaderSource, usize) {
     d.with(|st| (st.url.clone(), st.headers.clone(), st.max_body))
 }
 
+/// What one exchange sends: a message (`POST`), or a resumption of a response stream (`GET`).
+enum Request {
+    Post(Transmit),
+    Resume {
+        headers: Vec<(String, String)>,
+        last_event_id: String,
+    },
+}
+
 /// Starts one POST. Its fate comes back as `Head`, `Message`s, then `Ended` (or `Failed`).
 pub fn post(d: &Driver, t: Transmit) {
+    start(d, t.key, Request::Post(t));
+}
+
+/// Resumes a request's response stream: `GET` with `Last-Event-ID`, reported under `key` like a POST.
+pub fn resume(d: &Driver, key: SendKey, headers: Vec<(String, String)>, last_event_id: String) {
+    start(
+        d,
+        key,
+        Request::Resume {
+            headers,
+            last_event_id,
+        },
+    );
+}
+
+fn start(d: &Driver, key: SendKey, req: Request) {
     let Ok(ctrl) = AbortController::new() else {
         d.defer(Input::Failed {
-            key: t.key,
+            key,
             error: transport_error("AbortController unavailable".into()),
         });
         return;
     };
-    d.with(|st| st.http.inflight.insert(t.key, ctrl.clone()));
-    spawn_local(run_post(d.clone(), t, ctrl));
+    d.with(|st| st.http.inflight.insert(key, ctrl.clone()));
+    spawn_local(run(d.clone(), key, req, ctrl));
 }
 
-async fn run_post(d: Driver, t: Transmit, ctrl: AbortController) {
-    let key = t.key;
-    let result = post_inner(&d, &t, &ctrl).await;
+async fn run(d: Driver, key: SendKey, req: Request, ctrl: AbortController) {
+    let result = exchange(&d, key, &req, &ctrl).await;
     let live = d.with(|st| st.http.inflight.remove(&key).is_some());
     if !live {
         return; // aborted on request, or the client closed
@@ -178,27 +203,44 @@ async fn run_post(d: Driver, t: Transmit, ctrl: AbortController) {
     });
 }
 
-async fn post_inner(d: &Driver, t: &Transmit, ctrl: &AbortController) -> Result<(), String> {
+async fn exchange(
+    d: &Driver,
+    key: SendKey,
+    req: &Request,
+    ctrl: &AbortController,
+) -> Result<(), String> {
     let (url, source, limit) = params(d);
     let auth = source.resolve().await?;
-    let headers = build_headers(
-        &auth,
-        &t.headers,
-        &[
-            ("content-type", "application/json"),
-            ("accept", "application/json, text/event-stream"),
-        ],
-    )?;
-    let init = request_init("POST", &headers, Some(&t.body), ctrl);
+    let init = match req {
+        Request::Post(t) => {
+            let fixed = [
+                ("content-type", "application/json"),
+                ("accept", "application/json, text/event-stream"),
+            ];
+            let headers = build_headers(&auth, &t.headers, &fixed)?;
+            request_init("POST", &headers, Some(&t.body), ctrl)
+        }
+        Request::Resume {
+            headers,
+            last_event_id,
+        } => {
+            let fixed = [
+                ("accept", "text/event-stream"),
+                ("last-event-id", last_event_id.as_str()),
+            ];
+            let headers = build_headers(&auth, headers, &fixed)?;
+            request_init("GET", &headers, None, ctrl)
+        }
+    };
     let resp = fetch(&url, &init).await?;
-    if !d.with(|st| st.http.live(t.key)) {
+    if !d.with(|st| st.http.live(key)) {
         return Ok(());
     }
     let now = global::now();
     let h = resp.headers();
     let get = |name: &str| h.get(name).ok().flatten();
     d.feed(Input::Head {
-        key: t.key,
+        key,
         status: resp.status(),
         session_id: get("mcp-session-id"),
         retry_after_ms: retry_after_ms(
@@ -206,41 +248,64 @@ async fn post_inner(d: &Driver, t: &Transmit, ctrl: &AbortController) -> Result<
             get("retry-after").as_deref(),
             now,
         ),
+        www_authenticate: get("www-authenticate"),
     });
     let mut reader = BodyReader::new(&resp);
     match Framing::of(&resp) {
         Framing::Whole => {
             let bytes = body::read_whole(&mut reader, limit).await?;
             if let Some(text) = body::as_message(&bytes) {
-                if d.with(|st| st.http.live(t.key)) {
+                if d.with(|st| st.http.live(key)) {
                     d.feed(Input::Message {
-                        via: Some(t.key),
+                        via: Some(key),
                         body: text,
                     });
                 }
             }
         }
-        Framing::Sse => {
-            let mut dec = SseDecoder::with_limit(limit);
-            let mut events = Vec::new();
-            while let Some(chunk) = reader.next().await? {
-                let pushed = dec.push_into(&chunk, &mut events);
-                for ev in events.drain(..) {
-                    if !d.with(|st| st.http.live(t.key)) {
-                        return Ok(());
-                    }
-                    if let Some(body) = message_of(ev) {
-                        d.feed(Input::Message {
-                            via: Some(t.key),
-                            body,
-                        });
-                    }
-                }
-                if let Err(e) = pushed {
-                    reader.cancel();
-                    return Err(e.to_string());
-                }
+        Framing::Sse => read_events(d, key, &mut reader, limit).await?,
+    }
+    Ok(())
+}
+
+/// Feeds an SSE response's messages, and its position (last event id, `retry`) as it moves.
+async fn read_events(
+    d: &Driver,
+    key: SendKey,
+    reader: &mut BodyReader,
+    limit: usize,
+) -> Result<(), String> {
+    let mut dec = SseDecoder::with_limit(limit);
+    let mut events = Vec::new();
+    let mut told: (Option<String>, Option<u64>) = (None, None);
+    while let Some(chunk) = reader.next().await? {
+        let pushed = dec.push_into(&chunk, &mut events);
+        if !d.with(|st| st.http.live(key)) {
+            return Ok(());
+        }
+        let now = (dec.last_event_id().map(str::to_owned), dec.retry_ms());
+        if now != told {
+            told = now.clone();
+            d.feed(Input::Cursor {
+                key,
+                last_event_id: now.0,
+                retry_ms: now.1,
+            });
+        }
+        for ev in events.drain(..) {
+            if !d.with(|st| st.http.live(key)) {
+                return Ok(());
             }
+            if let Some(body) = message_of(ev) {
+                d.feed(Input::Message {
+                    via: Some(key),
+                    body,
+                });
+            }
+        }
+        if let Err(e) = pushed {
+            reader.cancel();
+            return Err(e.to_string());
         }
     }
     Ok(())

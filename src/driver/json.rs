@@ -12,6 +12,7 @@ use crate::engine::api::{
     Augment, CallOptions, ClientError, End, ErrorKind, Event, InputId, OpId, SubId,
 };
 use crate::engine::snapshot::{SessionSnapshot, TaskSnapshot};
+use crate::protocol::auth::AuthChallenge;
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::{Dialect, InputRequest, Outcome, Task, TaskStatus};
 
@@ -161,6 +162,7 @@ fn error_kind(v: Value) -> Option<ErrorKind> {
         Closed,
         ResultUnavailable,
         Unsupported,
+        Unauthorized,
     ];
     unit(v, &all, |k| match k {
         Rpc => "rpc",
@@ -171,6 +173,7 @@ fn error_kind(v: Value) -> Option<ErrorKind> {
         Closed => "closed",
         ResultUnavailable => "resultUnavailable",
         Unsupported => "unsupported",
+        Unauthorized => "unauthorized",
     })
 }
 
@@ -194,6 +197,23 @@ pub fn client_error(v: Value) -> Option<ClientError> {
         message: f.get("message", string)?,
         code: f.opt("code", i64)?,
         data: f.opt("data", value)?,
+        http_status: f.opt("httpStatus", u16)?,
+        auth: f.opt("auth", auth_challenge)?.map(Box::new),
+    })
+}
+
+fn u16(v: Value) -> Option<u16> {
+    v.as_u64().and_then(|n| u16::try_from(n).ok())
+}
+
+fn auth_challenge(v: Value) -> Option<AuthChallenge> {
+    let mut f = Fields::of(v)?;
+    Some(AuthChallenge {
+        www_authenticate: f.opt("wwwAuthenticate", string)?,
+        resource_metadata: f.opt("resourceMetadata", string)?,
+        scope: f.opt("scope", string)?,
+        error: f.opt("error", string)?,
+        error_description: f.opt("errorDescription", string)?,
     })
 }
 
@@ -201,7 +221,9 @@ pub fn call_options(v: Value) -> Option<CallOptions> {
     let mut f = Fields::of(v)?;
     Some(CallOptions {
         ttl_ms: f.opt("ttlMs", u64)?,
+        keep_alive_ms: f.opt("keepAliveMs", u64)?,
         augment: f.or_default("augment", augment)?,
+        delete_on_done: f.or_default("deleteOnDone", bool)?,
     })
 }
 
@@ -236,6 +258,7 @@ pub fn task(v: Value) -> Option<Task> {
         created_at: f.opt("createdAt", string)?,
         last_updated_at: f.opt("lastUpdatedAt", string)?,
         ttl_ms: f.opt("ttlMs", u64)?,
+        keep_alive_ms: f.opt("keepAliveMs", u64)?,
         poll_interval_ms: f.opt("pollIntervalMs", u64)?,
         outcome: f.opt("outcome", outcome)?,
         input_requests: f.or_default("inputRequests", |v| list(v, input_request))?,

@@ -267,6 +267,15 @@ impl Driver {
                     }
                 }
                 Output::Abort { key } => self.0.st.borrow_mut().http.abort(key),
+                Output::Resume {
+                    key,
+                    headers,
+                    last_event_id,
+                } => {
+                    if !self.is_ws() {
+                        http::resume(self, key, headers, last_event_id);
+                    }
+                }
             }
         }
         self.0.pumping.set(false);

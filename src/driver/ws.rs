@@ -1,5 +1,9 @@
 //! WebSocket transport: `new WebSocket(url, "mcp")`, one JSON-RPC message per text frame, reconnect
 //! with backoff and jitter; the engine hears `Input::Connection { up }`.
+//!
+//! Some servers complete the handshake without selecting a subprotocol, which browsers and `ws`
+//! refuse when one was requested: a first socket that fails before opening is tried once more at
+//! once without `mcp`, and if that one opens, the client keeps asking for none.
 
 use futures::channel::oneshot;
 use js_sys::{Array, Function, Reflect};
@@ -12,6 +16,9 @@ use crate::engine::api::{ClientError, ErrorKind, Input, Transmit, TransportError
 
 type Handler = Closure<dyn FnMut(JsValue)>;
 
+/// The subprotocol requested (2025-11-25 WebSocket binding).
+const SUBPROTOCOL: &str = "mcp";
+
 /// WebSocket transport state.
 pub struct Ws {
     ctor: Function,
@@ -22,6 +29,8 @@ pub struct Ws {
     attempt: u32,
     pub reconnect_at: Option<u64>,
     first: Option<oneshot::Sender<Result<(), String>>>,
+    /// Request the `mcp` subprotocol (until a first socket opened only without it).
+    subprotocol: bool,
 }
 
 impl Ws {
@@ -35,6 +44,7 @@ impl Ws {
             attempt: 0,
             reconnect_at: None,
             first: None,
+            subprotocol: true,
         }
     }
 
@@ -84,7 +94,10 @@ fn open(d: &Driver) {
             detach(&old);
         }
         ws.handlers.clear();
-        let args = Array::of2(&JsValue::from_str(&url), &JsValue::from_str("mcp"));
+        let args = Array::of1(&JsValue::from_str(&url));
+        if ws.subprotocol {
+            args.push(&JsValue::from_str(SUBPROTOCOL));
+        }
         match Reflect::construct(&ws.ctor, &args) {
             Ok(s) => {
                 let s: WebSocket = s.unchecked_into();
@@ -178,39 +191,56 @@ fn message(d: &Driver, gen: u64, ev: JsValue) {
     d.feed(Input::Message { via: None, body });
 }
 
+/// What a socket closing (or failing) leads to.
+enum Closed {
+    /// Already handled (`close` after `error`).
+    Handled,
+    /// The first socket failed asking for `mcp`: try it once without.
+    WithoutSubprotocol,
+    /// The first socket failed: `connect` fails.
+    First(oneshot::Sender<Result<(), String>>),
+    /// A later socket closed; reconnect is scheduled (`true`: it had been open).
+    Later(bool),
+}
+
 fn closed(d: &Driver, gen: u64, why: Option<String>) {
     if !current(d, gen) {
         return;
     }
     let now = global::now();
-    let (was_open, first) = d.with(|st| {
+    let next = d.with(|st| {
         let Some(ws) = st.ws.as_mut() else {
-            return (false, None);
+            return Closed::Handled;
         };
         if ws.socket.is_none() && why.is_none() {
-            return (false, None); // `close` after `error`: handled once
+            return Closed::Handled;
         }
         let was_open = std::mem::replace(&mut ws.open, false);
         if let Some(s) = ws.socket.take() {
             detach(&s);
         }
-        let first = ws.first.take();
-        if first.is_none() {
-            ws.reconnect_at = Some(now + backoff::delay(ws.attempt, &mut st.rng));
-            ws.attempt = ws.attempt.saturating_add(1);
+        if let Some(tx) = ws.first.take() {
+            if !ws.subprotocol {
+                return Closed::First(tx);
+            }
+            ws.subprotocol = false;
+            ws.first = Some(tx);
+            return Closed::WithoutSubprotocol;
         }
-        (was_open, first)
+        ws.reconnect_at = Some(now + backoff::delay(ws.attempt, &mut st.rng));
+        ws.attempt = ws.attempt.saturating_add(1);
+        Closed::Later(was_open)
     });
-    if let Some(tx) = first {
-        let _ = tx.send(Err(
-            why.unwrap_or_else(|| "WebSocket connection failed".into())
-        ));
-        return;
-    }
-    if was_open {
-        d.feed(Input::Connection { up: false });
-    } else {
-        d.pump();
+    match next {
+        Closed::Handled => {}
+        Closed::WithoutSubprotocol => open(d),
+        Closed::First(tx) => {
+            let _ = tx.send(Err(
+                why.unwrap_or_else(|| "WebSocket connection failed".into())
+            ));
+        }
+        Closed::Later(true) => d.feed(Input::Connection { up: false }),
+        Closed::Later(false) => d.pump(),
     }
 }
 

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::protocol::auth::AuthChallenge;
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::{Dialect, InputRequest, Outcome, Task};
 
@@ -64,6 +65,9 @@ pub struct Config {
     /// first); `Modern` takes a well-formed discover answer as final. A wrong hint costs one
     /// failed attempt, then the full negotiation runs. Ignored unless `dialect` is `Auto`.
     pub known_era: Option<Dialect>,
+    /// Delete every task once its result was delivered, where the dialect can (draft
+    /// `tasks/delete`); elsewhere it does nothing. The per-call option refuses instead.
+    pub delete_on_done: bool,
 }
 
 impl Default for Config {
@@ -78,6 +82,7 @@ impl Default for Config {
             client_capabilities: serde_json::json!({ "elicitation": {}, "sampling": {} }),
             max_blocking_results: 3,
             known_era: None,
+            delete_on_done: false,
         }
     }
 }
@@ -99,8 +104,14 @@ pub enum Augment {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct CallOptions {
+    /// Requested task lifetime from creation (legacy `ttl`, modern `ttlMs`).
     pub ttl_ms: Option<u64>,
+    /// Requested retention after the task ended (draft `keepAlive`).
+    pub keep_alive_ms: Option<u64>,
     pub augment: Augment,
+    /// Delete the task on the server once its result was delivered (draft `tasks/delete`;
+    /// refused client-side on dialects without it).
+    pub delete_on_done: bool,
 }
 
 /// What the driver tells the engine.
@@ -115,6 +126,15 @@ pub enum Input {
         status: u16,
         session_id: Option<String>,
         retry_after_ms: Option<u64>,
+        /// The raw `WWW-Authenticate` header (read on 401 and 403).
+        www_authenticate: Option<String>,
+    },
+    /// An SSE response stream's position moved: its last event id and the server's `retry`
+    /// delay (fed as they change, before the messages that follow and before `Ended`).
+    Cursor {
+        key: SendKey,
+        last_event_id: Option<String>,
+        retry_ms: Option<u64>,
     },
     /// The response stream of a transmission ended (normally or not).
     Ended { key: SendKey },
@@ -167,6 +187,13 @@ pub enum Output {
     /// Abort a transmission's response stream (only for streams the engine knows are safe to close).
     Abort {
         key: SendKey,
+    },
+    /// HTTP: resume a request's response stream with `GET` + `Last-Event-ID`; report it like a
+    /// transmission under the new `key` (head, cursor, messages with `via = Some(key)`, end).
+    Resume {
+        key: SendKey,
+        headers: Vec<(String, String)>,
+        last_event_id: String,
     },
     Event(Event),
     /// Nothing more to do until this time (or until new input); `u64::MAX`: no timer at all.
@@ -242,7 +269,8 @@ pub enum End {
     Failed { error: ClientError },
 }
 
-/// A typed error for the host; `code` is the raw MCP/JSON-RPC code when there is one.
+/// A typed error for the host; `code` is the raw MCP/JSON-RPC code when there is one (never an
+/// HTTP status: that is `http_status`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ClientError {
@@ -250,6 +278,12 @@ pub struct ClientError {
     pub message: String,
     pub code: Option<i64>,
     pub data: Option<Value>,
+    /// The HTTP status of the response that failed, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http_status: Option<u16>,
+    /// What a 401/403 said about authorization (`Unauthorized` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auth: Option<Box<AuthChallenge>>,
 }
 
 /// The class of a [`ClientError`].
@@ -274,6 +308,8 @@ pub enum ErrorKind {
     /// The server does not offer what was asked: the forced dialect, tasks, or a method it
     /// lacks (remembered for the session, never retried).
     Unsupported,
+    /// HTTP 401 or 403: the credentials were refused (see `http_status` and `auth`).
+    Unauthorized,
 }
 
 impl ClientError {
@@ -283,6 +319,8 @@ impl ClientError {
             message: message.into(),
             code: None,
             data: None,
+            http_status: None,
+            auth: None,
         }
     }
 }
@@ -294,6 +332,8 @@ impl From<RpcError> for ClientError {
             message: e.message,
             code: Some(e.code),
             data: e.data,
+            http_status: None,
+            auth: None,
         }
     }
 }

@@ -1,7 +1,8 @@
 //! Calls: a request the caller waits on, which the server may answer at once, turn into a task,
-//! or (modern MRTR) answer with input requests first. Draft servers announce the task with
-//! `notifications/tasks/created` under the id we generated; the original response then carries
-//! the result.
+//! or (modern MRTR) answer with input requests first. In a dialect where the requestor names the
+//! task (draft), the call follows the task under the id it generated from the moment the request
+//! goes out; `notifications/tasks/created` (or a first status answer) confirms it, and the
+//! original response carries the result.
 
 use std::collections::HashSet;
 
@@ -11,7 +12,7 @@ use crate::protocol::dialect::{CallReply, TaskAugment};
 use crate::protocol::model::{InputRequest, Outcome, Task, TaskStatus};
 use crate::protocol::tool_headers::tool_param_headers;
 
-use super::api::{CallOptions, ClientError, End, ErrorKind, Millis, SubId};
+use super::api::{Augment, CallOptions, ClientError, End, ErrorKind, Millis, SubId};
 use super::inputs::Origin;
 use super::requests::{Failure, Purpose};
 use super::tasks::Source;
@@ -77,6 +78,14 @@ impl Engine {
             self.done(sub, None, super::closed_end());
             return sub;
         }
+        if opts.augment == Augment::Always && !tools::augmentable(method) {
+            let error = ClientError::new(
+                ErrorKind::InvalidInput,
+                format!("{method} cannot run as a task (task: \"always\")"),
+            );
+            self.done(sub, None, End::Failed { error });
+            return sub;
+        }
         let call = Call {
             sub: Some(sub),
             method: method.to_owned(),
@@ -120,6 +129,11 @@ impl Engine {
         let Some(codec) = self.session.ready_codec() else {
             return;
         };
+        if call.opts.delete_on_done && !self.deletes() {
+            let mut error = self.no_delete();
+            error.message = format!("deleteOnDone: {}", error.message);
+            return self.call_failed(c, error);
+        }
         let support: Option<Support> = tool.as_deref().map(|n| self.tools.support(n));
         let offers_tasks = self.session.tasks;
         if !offers_tasks && tools::needs_task(support, call.opts.augment) {
@@ -129,8 +143,9 @@ impl Engine {
             );
             return self.call_failed(c, error);
         }
+        let caps = tools::effective_caps(&self.session.server_caps, codec.names_tasks());
         let decision = tools::decide(
-            &self.session.server_caps,
+            &caps,
             self.session.protocol_version(),
             support,
             call.opts.augment,
@@ -151,8 +166,12 @@ impl Engine {
                     state.clone(),
                 ),
                 None => {
+                    let retention = match codec.names_tasks() {
+                        true => call.opts.keep_alive_ms,
+                        false => call.opts.ttl_ms,
+                    };
                     let ask = TaskAugment {
-                        ttl_ms: call.opts.ttl_ms,
+                        ttl_ms: retention,
                         task_id: Some(call.task_id.clone()),
                     };
                     Some(codec.build_request(
@@ -180,10 +199,16 @@ impl Engine {
                 }
             }
         }
+        let names = augment
+            && codec.names_tasks()
+            && self.calls.get(&c).is_some_and(|call| call.became.is_none());
         if let Some(call) = self.calls.get_mut(&c) {
             call.augmented |= augment;
         }
         self.send(now, Purpose::Call(c), out);
+        if names {
+            self.call_named_task(now, c, false);
+        }
     }
 
     pub(crate) fn on_call_reply(
@@ -218,11 +243,13 @@ impl Engine {
             Err(Failure::Rpc(error)) | Err(Failure::Rejected { error, .. }) => {
                 self.call_complete(now, c, Outcome::Error { error })
             }
-            // The task exists (draft): polling carries on without the original response.
+            // The task exists (draft), or may (not confirmed yet): polling carries on without the
+            // original response, and asks soon.
             Err(_) if became => {
                 let task = self.remove_call(c).and_then(|call| call.became);
                 if let Some(t) = task {
                     self.settle(now, &t);
+                    self.poll_soon(now, &t);
                 }
             }
             Err(f) => self.call_failed(c, f.client_error()),
@@ -264,8 +291,10 @@ impl Engine {
             return;
         };
         let id = task.task_id.clone();
+        let delete = call.opts.delete_on_done || self.cfg.delete_on_done;
         let entry = self.task_entry(&id);
         entry.origin = origin;
+        entry.delete_on_done |= delete;
         self.attach(&id, call.sub);
         self.apply_snapshot(now, &id, task, Source::Create);
         self.after_membership_change(now, &id);
@@ -285,35 +314,43 @@ impl Engine {
         let found = self
             .calls
             .iter()
-            .find(|(_, call)| call.augmented && call.became.is_none() && call.task_id == task_id)
-            .map(|(c, _)| *c);
-        let Some(c) = found else { return };
+            .find(|(_, call)| call.augmented && call.task_id == task_id)
+            .map(|(c, call)| (*c, call.became.is_some()));
+        match found {
+            Some((c, false)) => self.call_named_task(now, c, true),
+            Some((_, true)) => self.confirm_task(task_id),
+            None => {}
+        }
+    }
+
+    /// The call follows the task it named from now on; `confirmed` when the server said it
+    /// exists (else the first status answer, or the original response, will tell).
+    fn call_named_task(&mut self, now: Millis, c: u64, confirmed: bool) {
         let Some(call) = self.calls.get_mut(&c) else {
             return;
         };
-        call.became = Some(task_id.to_owned());
+        let task_id = call.task_id.clone();
+        call.became = Some(task_id.clone());
         let sub = call.sub.take();
         let origin = call.req;
-        if let Some(n) = origin {
-            // The original request now runs as long as the task: no timeout.
-            self.reqs.no_timeout(n);
-        }
-        let entry = self.task_entry(task_id);
+        let delete = call.opts.delete_on_done || self.cfg.delete_on_done;
+        let entry = self.task_entry(&task_id);
         entry.origin = origin;
-        self.attach(task_id, sub);
-        if self
-            .tasks
-            .get(task_id)
-            .is_some_and(|e| e.snapshot.is_none())
-        {
-            self.apply_snapshot(
-                now,
-                task_id,
-                Task::new(task_id, TaskStatus::Submitted),
-                Source::Create,
-            );
+        entry.delete_on_done |= delete;
+        let fresh = entry.snapshot.is_none();
+        self.attach(&task_id, sub);
+        let src = if confirmed {
+            Source::Create
+        } else {
+            Source::Named
+        };
+        if fresh {
+            let task = Task::new(task_id.as_str(), TaskStatus::Submitted);
+            self.apply_snapshot(now, &task_id, task, src);
+        } else if confirmed {
+            self.confirm_task(&task_id);
         }
-        self.after_membership_change(now, task_id);
+        self.after_membership_change(now, &task_id);
     }
 
     /// A task is dropped: a call that became it stops waiting for its original response.

@@ -9,12 +9,13 @@ use crate::protocol::jsonrpc::{codes, Id, Message, RpcError};
 use crate::protocol::model::InputRequest;
 
 use super::api::{Event, InputId, Millis, SendKey};
+use super::elicit::{fill_defaults, ELICIT};
 use super::requests::{Failure, Purpose};
 use super::sorted::SortedMap;
 use super::Engine;
 
 /// Server→client requests the host answers.
-const HOST_METHODS: [&str; 3] = ["elicitation/create", "sampling/createMessage", "roots/list"];
+const HOST_METHODS: [&str; 3] = [ELICIT, "sampling/createMessage", "roots/list"];
 
 /// Where an input request came from (decides how it is answered).
 #[derive(Debug, Clone, PartialEq)]
@@ -154,6 +155,12 @@ impl Engine {
         if open.answer.is_some() {
             return;
         }
+        let answer = answer.map(|mut v| {
+            if open.request.method == ELICIT {
+                fill_defaults(&open.request.params, &mut v);
+            }
+            v
+        });
         if let Origin::Mrtr(c) = open.origin {
             let key = open.request.key.clone();
             self.inputs.open.remove(&id);

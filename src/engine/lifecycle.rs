@@ -173,11 +173,12 @@ impl Engine {
         for sub in subs {
             self.done(sub, Some(task_id.to_owned()), end.clone());
         }
+        self.delete_when_delivered(now, task_id, &end);
         self.after_membership_change(now, task_id);
     }
 
     /// The outcome cannot be had (`cause` says why). A completed task's subscribers end with a
-    /// [`ErrorKind::ResultUnavailable`] error (keeping the server's code); others get the end
+    /// [`ErrorKind::ResultUnavailable`] error (keeping the server's code and HTTP status); others get the end
     /// without an outcome (their status tells how they ended).
     pub(crate) fn give_up_outcome(&mut self, now: Millis, task_id: &str, cause: ClientError) {
         if let Some(e) = self.tasks.get_mut(task_id) {
@@ -189,6 +190,7 @@ impl Engine {
                 );
                 let mut error = ClientError::new(ErrorKind::ResultUnavailable, message);
                 error.code = cause.code;
+                error.http_status = cause.http_status;
                 error.data = cause.data;
                 e.end_error = Some(error);
             }

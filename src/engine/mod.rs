@@ -8,8 +8,11 @@
 //!
 //! Behaviour worth knowing (details in each module):
 //! - Era negotiation (`Auto`) by evidence: the era in which the server offers tasks
-//!   (`negotiate.rs`); forced dialects are verified at connect.
+//!   (`negotiate.rs`); forced dialects are verified at connect. An `initialize` answer
+//!   declaring `tasks` the draft's way means draft (see `detect.rs`).
 //! - Task methods the server lacks are remembered for the session (`absent.rs`).
+//! - Draft tasks are named by the engine: a call follows its task from the moment it is sent;
+//!   `created` or a first status answer confirms it; `tasks/delete` on request or after delivery.
 //! - `tools/call` augmentation follows the cached `tools/list` (see `tools.rs`); a legacy server
 //!   advertising `tasks: {}` without `requests` (rmcp 2.0) is taken at its tools' word:
 //!   `required`/`optional` tools are augmented.
@@ -21,11 +24,16 @@
 //!   unknown id after a known task is `expired`.
 //! - A legacy session answering 404 (or 400 with an id-less error) is re-initialized; every
 //!   task stays tracked and the requests it refused are sent again.
+//! - A response stream with event ids that ends before its answer is resumed (`resume.rs`); an
+//!   HTTP 401 is sent once more, then fails as `Unauthorized`, like a 403 (`unauthorized.rs`).
 
 mod absent;
 pub mod api;
 mod calls;
+mod deletes;
+mod detect;
 mod echo;
+mod elicit;
 mod hold;
 mod inputs;
 mod iso8601;
@@ -36,6 +44,7 @@ mod ops;
 mod registry;
 mod requests;
 mod results;
+pub(crate) mod resume;
 mod rng;
 mod routing;
 mod scheduler;
@@ -44,6 +53,7 @@ pub mod snapshot;
 pub mod sorted;
 mod tasks;
 mod tools;
+mod unauthorized;
 
 #[cfg(test)]
 mod testkit;
@@ -151,7 +161,20 @@ impl Engine {
                 status,
                 session_id,
                 retry_after_ms,
-            } => self.on_head(now, key, status, session_id, retry_after_ms),
+                www_authenticate,
+            } => self.on_head(
+                now,
+                key,
+                status,
+                session_id,
+                retry_after_ms,
+                www_authenticate,
+            ),
+            Input::Cursor {
+                key,
+                last_event_id,
+                retry_ms,
+            } => self.on_cursor(key, last_event_id, retry_ms),
             Input::Ended { key } => self.on_ended(now, key, None),
             Input::Failed { key, error } => self.on_ended(now, key, Some(error)),
             Input::Connection { up } => self.on_connection(now, up),
@@ -240,6 +263,21 @@ impl Engine {
         let op = self.new_op();
         let task_id = task_id.to_owned();
         self.dispatch_op(now, op, Purpose::Cancel { op, task_id })
+    }
+
+    /// Deletes a finished task on the server (draft `tasks/delete`) and forgets it here. Other
+    /// dialects have no delete: the reply is an `InvalidInput` error and nothing is sent.
+    pub fn delete_task(&mut self, now: Millis, task_id: &str) -> OpId {
+        let op = self.new_op();
+        let task_id = task_id.to_owned();
+        self.dispatch_op(
+            now,
+            op,
+            Purpose::Delete {
+                op: Some(op),
+                task_id,
+            },
+        )
     }
 
     /// Answers an input request surfaced as [`Event::Input`].
@@ -408,6 +446,7 @@ impl Engine {
                 Timer::Listen => self.send_listen(now),
                 Timer::Hold => self.release_hold(now),
                 Timer::Tools => self.retry_tools(now),
+                Timer::Resume(n) => self.resume(n),
             }
         }
     }

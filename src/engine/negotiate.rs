@@ -229,7 +229,8 @@ impl Engine {
     }
 
     /// `initialize` succeeded. When discover said modern and this era offers no tasks either,
-    /// modern wins (the best era the server speaks) and the legacy session is ended.
+    /// modern wins (the best era the server speaks) and the legacy session is ended. A draft
+    /// receiver is read in the draft dialect (`detect.rs`).
     fn initialized(&mut self, now: Millis, c: &'static dyn Codec, v: Value, sid: Option<String>) {
         let caps = v.get("capabilities").cloned().unwrap_or(Value::Null);
         let tasks = offers_tasks(&caps);
@@ -248,9 +249,13 @@ impl Engine {
         }
         self.session.handshake = true;
         let info = server_info_of(&v);
+        let (c, hint) = self.auto_draft(c, &caps);
         if let Some(out) = c.build_initialized(&self.session.info()) {
             self.push_one_way(out);
         }
         self.become_ready(now, c, caps, info, None);
+        if let Some(hint) = hint {
+            self.warn(None, hint);
+        }
     }
 }

@@ -30,6 +30,7 @@ pub(crate) struct TaskEntry {
     /// Subscribers still waiting for `Done`.
     pub(crate) subs: SortedSet<SubId>,
     /// The server confirmed the task at least once (an unknown id afterwards means `expired`).
+    /// A task the requestor named (draft) is not known until the server announces or reports it.
     pub(crate) known: bool,
     /// Fetching a terminal task's outcome is over (made, or given up after failures).
     pub(crate) final_get: bool,
@@ -49,6 +50,8 @@ pub(crate) struct TaskEntry {
     pub(crate) outcome: Option<Outcome>,
     /// JSON-RPC id of the request that created the task (draft cancellation needs it).
     pub(crate) origin: Option<i64>,
+    /// Delete the task on the server once its end was delivered (a caller asked for it).
+    pub(crate) delete_on_done: bool,
     /// Modern `inputRequests` keys already surfaced to the host (each surfaced once).
     pub(crate) input_keys: HashSet<String>,
     /// createdAt + ttl, when the server gave both.
@@ -101,6 +104,9 @@ pub(crate) fn apply(entry: &mut TaskEntry, mut new: Task) -> Applied {
             if new.ttl_ms.is_none() {
                 new.ttl_ms = old.ttl_ms;
             }
+            if new.keep_alive_ms.is_none() {
+                new.keep_alive_ms = old.keep_alive_ms;
+            }
             if new.poll_interval_ms.is_none() {
                 new.poll_interval_ms = old.poll_interval_ms;
             }
@@ -132,6 +138,7 @@ fn differs(a: &Task, b: &Task) -> bool {
     a.status != b.status
         || a.status_message != b.status_message
         || a.ttl_ms != b.ttl_ms
+        || a.keep_alive_ms != b.keep_alive_ms
         || a.poll_interval_ms != b.poll_interval_ms
         || a.outcome != b.outcome
         || a.input_requests != b.input_requests

@@ -34,6 +34,11 @@ pub(crate) enum Purpose {
         op: OpId,
         task_id: String,
     },
+    /// `tasks/delete`: for the caller's operation, or (`None`) after a result was delivered.
+    Delete {
+        op: Option<OpId>,
+        task_id: String,
+    },
     /// An input answer that is itself a request (modern `tasks/update`).
     Answer(InputId),
     /// The push subscription (its response stream stays open).
@@ -45,6 +50,7 @@ impl Purpose {
     pub(crate) fn op(&self) -> Option<OpId> {
         match self {
             Purpose::List { op, .. } | Purpose::Cancel { op, .. } => Some(*op),
+            Purpose::Delete { op, .. } => *op,
             _ => None,
         }
     }
@@ -77,6 +83,10 @@ pub(crate) struct Pending {
     pub(crate) session_id: Option<String>,
     /// When it times out (`None`: never).
     timeout_at: Option<Millis>,
+    /// Where its SSE response stream is, for resuming it.
+    pub(crate) stream: super::resume::StreamPos,
+    /// Sent again after an HTTP 401 already (a second 401 fails it).
+    pub(crate) reauthorized: bool,
 }
 
 /// Why a request did not produce a result.
@@ -210,6 +220,8 @@ pub(crate) struct Requests {
     /// Request timeouts in the order they were set (a constant delay, so in time order too);
     /// entries of answered requests are skipped when reached.
     timeouts: VecDeque<(Millis, i64)>,
+    /// The next request tracked is a resend after an HTTP 401.
+    pub(crate) resending: bool,
 }
 
 impl Default for Requests {
@@ -221,6 +233,7 @@ impl Default for Requests {
             keys: HashMap::default(),
             answers: HashMap::default(),
             timeouts: VecDeque::new(),
+            resending: false,
         }
     }
 }
@@ -289,7 +302,7 @@ impl Requests {
         id
     }
 
-    fn key(&mut self) -> SendKey {
+    pub(crate) fn key(&mut self) -> SendKey {
         let k = SendKey(self.next_key);
         self.next_key += 1;
         k
@@ -336,6 +349,7 @@ impl Engine {
                         .map(Id::Number);
                     Some(codec.build_cancel(&si, task_id, origin.as_ref()))
                 }
+                Purpose::Delete { task_id, .. } => codec.build_delete(&si, task_id),
             }
         };
         match out {
@@ -430,6 +444,8 @@ impl Engine {
             retry_after: None,
             session_id: None,
             timeout_at,
+            stream: Default::default(),
+            reauthorized: std::mem::take(&mut self.reqs.resending),
         };
         self.reqs.pending.insert(id, pending);
         self.reqs.keys.insert(key, id);
@@ -512,6 +528,7 @@ impl Engine {
         );
         match p {
             Purpose::Result(t) => self.result_unavailable(now, &t),
+            Purpose::Delete { op: Some(op), .. } => self.reply(op, Err(self.no_delete())),
             Purpose::List { op, .. } | Purpose::Cancel { op, .. } => self.reply(op, Err(error)),
             Purpose::Tools { .. } => self.tools_failed(now, error, true),
             _ => {}

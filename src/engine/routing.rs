@@ -137,6 +137,7 @@ impl Engine {
         status: u16,
         session_id: Option<String>,
         retry_after: Option<Millis>,
+        www_authenticate: Option<String>,
     ) {
         if status < 400 {
             self.reqs.answers.remove(&key);
@@ -158,6 +159,9 @@ impl Engine {
         self.note_retry_after(now, Some(status), retry_after);
         self.probe_answered(n);
         // A 404 on a session: its body (if any) tells a dead session from a missing method.
+        if status == 401 || status == 403 {
+            self.unauthorized(now, n, status, www_authenticate);
+        }
     }
 
     /// A transmission's stream ended (`error` = it failed) — fails its request if still unanswered.
@@ -185,13 +189,19 @@ impl Engine {
         if p.sessioned && status == Some(404) {
             return self.session_lost(now, n);
         }
+        if self.try_resume(now, n, status) {
+            return;
+        }
+        let Some(p) = self.reqs.pending.get(&n) else {
+            return;
+        };
         let message = match (&error, status) {
             (Some(e), _) => e.message.clone(),
             (None, Some(s)) => format!("HTTP {s} without a JSON-RPC response"),
             (None, None) => "the response stream ended without a response".to_owned(),
         };
         let mut client = ClientError::new(ErrorKind::Transport, message);
-        client.code = status.map(i64::from);
+        client.http_status = status;
         let retry_after = error
             .as_ref()
             .and_then(|e| e.retry_after_ms)
@@ -222,6 +232,10 @@ impl Engine {
     pub(crate) fn take_pending(&mut self, n: i64) -> Option<Pending> {
         let p = self.reqs.pending.remove(&n)?;
         self.reqs.keys.remove(&p.key);
+        if p.stream.resumed {
+            // A resumption `GET` stays open after its answer; closing it cancels nothing.
+            self.out.push_back(Output::Abort { key: p.key });
+        }
         self.probe_answered(n);
         if let Purpose::Result(t) = &p.purpose {
             self.result_ended(t, n);
@@ -243,7 +257,12 @@ impl Engine {
         }
     }
 
-    fn complete(&mut self, now: Millis, n: i64, res: Result<serde_json::Value, Failure>) {
+    pub(crate) fn complete(
+        &mut self,
+        now: Millis,
+        n: i64,
+        res: Result<serde_json::Value, Failure>,
+    ) {
         let Some(p) = self.take_pending(n) else {
             return;
         };
@@ -259,6 +278,7 @@ impl Engine {
             Purpose::List { op, .. } => self.on_list(op, res),
             Purpose::Tools { .. } => self.on_tools_page(now, res),
             Purpose::Cancel { op, task_id } => self.on_cancel(now, op, &task_id, res),
+            Purpose::Delete { op, task_id } => self.on_delete(now, op, &task_id, res),
             Purpose::Answer(i) => self.on_answer_ack(now, i, res),
             Purpose::Listen => self.on_listen_end(now, n, res.err()),
         }

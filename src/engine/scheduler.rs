@@ -88,6 +88,8 @@ pub(crate) enum Timer {
     Hold,
     /// Retry a failed `tools/list`.
     Tools,
+    /// Resume a request's response stream, by request id.
+    Resume(i64),
 }
 
 /// Timers ordered by due time; setting a timer again moves it.

@@ -141,7 +141,7 @@ impl Session {
     }
 
     /// `MCP-Protocol-Version` and `Mcp-Session-Id` (the legacy GET stream and `DELETE`).
-    fn session_headers(&self) -> Vec<(String, String)> {
+    pub(crate) fn session_headers(&self) -> Vec<(String, String)> {
         let mut out = Vec::new();
         if !self.protocol_version.is_empty() {
             out.push((
@@ -208,7 +208,7 @@ impl Engine {
 
     /// The session is open in `c`'s dialect. `tasks`: whether it offers tasks, when the caller
     /// knows (modern: the discover answer); `None` reads it from `caps` (legacy `tasks`) or, for
-    /// modern without evidence, assumes it.
+    /// modern without evidence and the draft, assumes it.
     pub(crate) fn become_ready(
         &mut self,
         now: Millis,
@@ -227,7 +227,9 @@ impl Engine {
         self.session.phase = Phase::Ready;
         self.session.connect_errors = 0;
         self.session.discovered = None;
-        self.session.tasks = tasks.unwrap_or_else(|| modern || offers_tasks(&caps));
+        // Draft tasks are named by the requestor and need not be declared.
+        let draft = c.dialect() == Dialect::Draft;
+        self.session.tasks = tasks.unwrap_or_else(|| modern || draft || offers_tasks(&caps));
         self.session.server_caps = caps;
         if !info.is_null() {
             self.session.server_info = info;

@@ -80,6 +80,7 @@ impl Engine {
                 status,
                 session_id,
                 retry_after_ms: None,
+                www_authenticate: None,
             };
             let answer = |result: Value| Input::Message {
                 via: Some(key),

@@ -28,6 +28,9 @@ const LEGACY_GONE_CODE: i64 = -32600;
 pub(crate) enum Source {
     /// The create result (or a draft `created`): schedule the first poll.
     Create,
+    /// A task the requestor named as its request went out (draft), not yet confirmed by the
+    /// server: schedule the first poll.
+    Named,
     /// A status poll: schedule the next one with backoff.
     Poll,
     /// A push: the next poll becomes a safety net.
@@ -164,7 +167,13 @@ impl Engine {
         if task.task_id != task_id {
             task.task_id = task_id.to_owned();
         }
-        entry.known = true;
+        if src != Source::Named && !entry.known {
+            entry.known = true;
+            if let Some(n) = entry.origin {
+                // The original request now runs as long as the task: no timeout.
+                self.reqs.no_timeout(n);
+            }
+        }
         let applied = registry::apply(entry, task);
         if src == Source::Poll && !self.session.fetches_results {
             // Inline outcomes: a poll that saw the end carried whatever outcome there is.
@@ -256,7 +265,7 @@ impl Engine {
         }
         let interval = entry.server_interval();
         let delay = match src {
-            Source::Create | Source::Poll => {
+            Source::Create | Source::Named | Source::Poll => {
                 let d =
                     scheduler::poll_delay(&mut self.rng, interval, entry.poll.step, self.visible);
                 entry.poll.step = entry.poll.step.saturating_add(1);
@@ -290,6 +299,17 @@ impl Engine {
             .collect();
         for request in fresh {
             self.surface_input(Some(task_id.to_owned()), request, Origin::Task);
+        }
+    }
+
+    /// The server said the task exists (draft `created` after the task was named).
+    pub(crate) fn confirm_task(&mut self, task_id: &str) {
+        let Some(entry) = self.tasks.get_mut(task_id) else {
+            return;
+        };
+        entry.known = true;
+        if let Some(n) = entry.origin {
+            self.reqs.no_timeout(n);
         }
     }
 
@@ -397,6 +417,9 @@ impl Engine {
                     self.give_up_outcome(now, task_id, e.into());
                 } else if known {
                     self.expire(now, task_id);
+                } else if self.calls.values().any(|c| c.became_task(task_id)) {
+                    // Named by us, not (yet) made by the server: its original response tells.
+                    self.schedule_poll(now, task_id, Source::Poll);
                 } else {
                     self.unknown_task(now, task_id, e.into());
                 }

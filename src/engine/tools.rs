@@ -11,6 +11,7 @@
 //!   is taken at its tools' word: `required`/`optional` tools are augmented;
 //! - in a dialect where the server alone decides (modern), nothing is asked and nothing refused.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
@@ -84,6 +85,45 @@ impl Tools {
             self.loaded = false;
         }
     }
+}
+
+/// Whether any dialect lets `method` run as a task: not the handshake and session plumbing,
+/// not a listing, not the task methods themselves, not notifications.
+pub(crate) fn augmentable(method: &str) -> bool {
+    const NEVER: [&str; 8] = [
+        "initialize",
+        "ping",
+        "server/discover",
+        "subscriptions/listen",
+        "logging/setLevel",
+        "resources/subscribe",
+        "resources/unsubscribe",
+        "completion/complete",
+    ];
+    !(NEVER.contains(&method)
+        || method.ends_with("/list")
+        || method.starts_with("tasks/")
+        || method.starts_with("notifications/"))
+}
+
+/// The capabilities `decide` reads. Where the requestor names tasks (draft), a server that
+/// declares no `tasks` at all is taken to accept task-augmented `tools/call`: the draft's first
+/// revision had no declaration, and a receiver without task support ignores the name and answers.
+pub(crate) fn effective_caps(server_caps: &Value, names_tasks: bool) -> Cow<'_, Value> {
+    let undeclared = server_caps.get("tasks").is_none_or(Value::is_null);
+    if !(names_tasks && undeclared) {
+        return Cow::Borrowed(server_caps);
+    }
+    let mut caps = match server_caps {
+        Value::Object(_) => server_caps.clone(),
+        _ => Value::Object(serde_json::Map::new()),
+    };
+    let call = object([("call", Value::Bool(true))]);
+    let tasks = object([("requests", object([("tools", call)]))]);
+    if let Some(o) = caps.as_object_mut() {
+        o.insert("tasks".into(), tasks);
+    }
+    Cow::Owned(caps)
 }
 
 fn refused(msg: &str) -> ClientError {
@@ -323,6 +363,26 @@ mod tests {
             ),
             Ok(false)
         );
+        // Draft: a server that declares nothing is asked (it ignores the name if it must).
+        let plain = json!({ "tools": {} });
+        let undeclared = effective_caps(&plain, true);
+        let d = |caps: &Value| {
+            decide(
+                caps,
+                "2025-06-18",
+                Some(Support::Unspecified),
+                Augment::Auto,
+                true,
+            )
+        };
+        assert_eq!(d(&undeclared), Ok(true));
+        assert_eq!(
+            d(&effective_caps(&json!({ "tools": {} }), false)),
+            Ok(false)
+        );
+        assert_eq!(d(&effective_caps(&Value::Null, true)), Ok(true));
+        let declared = json!({ "tasks": { "requests": {} } });
+        assert_eq!(d(&effective_caps(&declared, true)), Ok(false));
         // Other requests: only on explicit request.
         assert_eq!(decide(&draft, V25, None, Augment::Auto, true), Ok(false));
         assert_eq!(decide(&draft, V25, None, Augment::Always, true), Ok(true));

@@ -1,5 +1,5 @@
 //! Typed JS errors: instances of the package's `McpTaskError` class (registered by the entry module)
-//! carrying `kind`, `code`, `data` and `taskId`.
+//! carrying `kind`, `code`, `data`, `taskId`, `httpStatus` and `auth`.
 
 use std::cell::RefCell;
 
@@ -31,7 +31,7 @@ pub fn js_error(info: &ErrorInfo) -> JsValue {
     }
     let e: JsValue = js_sys::Error::new(&info.message).into();
     let _ = Reflect::set(&e, &"name".into(), &"McpTaskError".into());
-    for key in ["kind", "code", "data", "taskId"] {
+    for key in ["kind", "code", "data", "taskId", "httpStatus", "auth"] {
         let v = Reflect::get(&details, &key.into()).unwrap_or(JsValue::UNDEFINED);
         let _ = Reflect::set(&e, &key.into(), &v);
     }

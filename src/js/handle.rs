@@ -260,13 +260,13 @@ impl HandleState {
             DoneKind::Finished => {
                 let status_message = done.task.as_ref().and_then(|t| t.status_message.clone());
                 match (&done.outcome, done.status) {
-                    (Some(Outcome::Error { error }), _) => Err(js_error(&ErrorInfo {
-                        kind: ErrorKind::Rpc,
-                        message: error.message.clone(),
-                        code: Some(error.code),
-                        data: error.data.clone(),
-                        task_id: task_id.clone(),
-                    })),
+                    (Some(Outcome::Error { error }), _) => {
+                        let mut info = ErrorInfo::new(ErrorKind::Rpc, error.message.clone())
+                            .with_task(task_id.clone());
+                        info.code = Some(error.code);
+                        info.data = error.data.clone();
+                        Err(js_error(&info))
+                    }
                     (Some(Outcome::Result { result }), Some(TaskStatus::Failed)) => {
                         let mut info = ErrorInfo::new(
                             ErrorKind::TaskFailed,
@@ -356,7 +356,8 @@ impl TaskHandle {
 
 #[wasm_bindgen]
 impl TaskHandle {
-    /// The task id; `null` until the server made a task (and for plain results).
+    /// The task id; `null` until the server made a task (and for plain results). On the draft
+    /// dialect it is the id this client generated, from the moment the request went out.
     #[wasm_bindgen(getter, unchecked_return_type = "string | null")]
     pub fn id(&self) -> JsValue {
         self.st
@@ -473,6 +474,18 @@ impl TaskHandle {
             self.st.cancel_into(s);
         }
         p
+    }
+
+    /// Deletes the task on the server (`tasks/delete`, draft servers only; other dialects reject
+    /// with `invalidInput` without sending anything). Rejects `invalidInput` without a task id.
+    #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
+    pub fn delete(&self) -> Promise {
+        let id = self.st.task_id.borrow().clone();
+        match (id, self.st.client.upgrade()) {
+            (Some(id), Some(c)) => c.delete(id),
+            (None, _) => Promise::reject(&error(ErrorKind::InvalidInput, "no task to delete")),
+            (_, None) => Promise::reject(&error(ErrorKind::Closed, "the client is gone")),
+        }
     }
 
     /// Stops waiting (locally; nothing is sent): the handle ends `aborted`.

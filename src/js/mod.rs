@@ -40,7 +40,8 @@ static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_all
 
 /// What a pending one-shot operation resolves to.
 enum Pending {
-    Cancel(Settle),
+    /// Resolves with nothing (cancel, delete).
+    Void(Settle),
     Tasks(Settle),
     Tools(Settle),
 }
@@ -247,7 +248,7 @@ impl ClientInner {
                 d.op_then(
                     |e, now| e.cancel(now, &id),
                     move |op| {
-                        me.ops.borrow_mut().insert(*op, Pending::Cancel(s));
+                        me.ops.borrow_mut().insert(*op, Pending::Void(s));
                     },
                 );
             }
@@ -255,6 +256,10 @@ impl ClientInner {
                 let _ = s.1.call1(&JsValue::UNDEFINED, &e);
             }
         }
+    }
+
+    fn delete(self: &Rc<Self>, task_id: String) -> Promise {
+        self.one_shot(Pending::Void, move |e, now| e.delete_task(now, &task_id))
     }
 
     fn live_driver(&self) -> Result<Link, JsValue> {
@@ -290,7 +295,7 @@ fn thrown(e: &JsValue) -> RpcError {
 
 fn settle_op(p: Pending, result: Result<Value, crate::engine::api::ClientError>) {
     let (s, value) = match p {
-        Pending::Cancel(s) => (s, result.map(|_| JsValue::UNDEFINED)),
+        Pending::Void(s) => (s, result.map(|_| JsValue::UNDEFINED)),
         Pending::Tools(s) => (s, result.map(|v| to_js(&v))),
         Pending::Tasks(s) => {
             let v = result.and_then(|v| {
@@ -483,6 +488,13 @@ impl McpTaskClient {
         self.inner.one_shot(Pending::Tasks, move |e, now| {
             e.list_tasks(now, cursor.as_deref())
         })
+    }
+
+    /// Deletes a finished task on the server (`tasks/delete`, draft servers only; other dialects
+    /// reject with `invalidInput` without sending anything) and forgets it here.
+    #[wasm_bindgen(js_name = deleteTask, unchecked_return_type = "Promise<void>")]
+    pub fn delete_task(&self, #[wasm_bindgen(js_name = taskId)] task_id: String) -> Promise {
+        self.inner.delete(task_id)
     }
 
     /// The server's tools (`tools/list`; also refreshes the client's `taskSupport` cache).

@@ -51,6 +51,15 @@ fn millis(o: &JsValue, key: &str) -> Result<Option<u64>, String> {
     }
 }
 
+fn boolean(o: &JsValue, key: &str) -> Result<bool, String> {
+    let v = get(o, key);
+    if v.is_undefined() || v.is_null() {
+        return Ok(false);
+    }
+    v.as_bool()
+        .ok_or_else(|| format!("{key} must be a boolean"))
+}
+
 fn function(o: &JsValue, key: &str) -> Result<Option<Function>, String> {
     let v = get(o, key);
     if v.is_undefined() || v.is_null() {
@@ -157,6 +166,7 @@ pub fn connect(url: &str, o: &JsValue) -> Result<Connect, String> {
     if let Some(g) = millis(o, "resultGcMs")? {
         config.result_gc_ms = g;
     }
+    config.delete_on_done = boolean(o, "deleteOnDone")?;
     let on_input = function(o, "onInput")?;
     let caps = get(o, "capabilities");
     if !caps.is_undefined() && !caps.is_null() {
@@ -178,7 +188,7 @@ pub fn connect(url: &str, o: &JsValue) -> Result<Connect, String> {
     })
 }
 
-/// Reads `CallOptions` (`ttlMs`, `task`, `signal`).
+/// Reads `CallOptions` (`ttlMs`, `keepAliveMs`, `task`, `deleteOnDone`, `signal`).
 pub fn call(o: &JsValue) -> Result<Call, String> {
     check_object(o, "options")?;
     let augment = match string(o, "task")?.as_deref() {
@@ -193,7 +203,9 @@ pub fn call(o: &JsValue) -> Result<Call, String> {
     };
     let options = CallOptions {
         ttl_ms: millis(o, "ttlMs")?,
+        keep_alive_ms: millis(o, "keepAliveMs")?,
         augment,
+        delete_on_done: boolean(o, "deleteOnDone")?,
     };
     Ok(Call {
         options,

@@ -9,6 +9,7 @@ use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
 use crate::engine::api::{self, End};
+use crate::protocol::auth::AuthChallenge;
 use crate::protocol::{jsonrpc, model};
 
 /// Hand-written declarations: JSON values, options with functions, tool listings, the error class.
@@ -30,9 +31,13 @@ export type WebSocketConstructor = new (url: string, protocols?: string | string
 export interface ConnectOptions {
   /** Default: `"websocket"` for ws:/wss: URLs, else `"http"`. */
   transport?: "http" | "websocket";
-  /** Default `"auto"`: the era in which the server offers tasks (`server/discover` with the tasks
-   *  extension, else `initialize`), remembered per URL for the next connect. A forced dialect the
-   *  server does not speak rejects `connect` with kind `"unsupported"`. */
+  /**
+   * Default `"auto"`: the era in which the server offers tasks (`server/discover` with the tasks
+   * extension, else `initialize`), remembered per URL for the next connect; a server that declares
+   * `tasks` the SEP-1686 draft way (boolean members, `delete`) is spoken to as `"draft"`. Choose
+   * `"draft"` for a draft server that declares nothing (`auto` then warns once). A forced dialect
+   * the server does not speak rejects `connect` with kind `"unsupported"`.
+   */
   dialect?: "auto" | "modern" | "legacy" | "draft";
   /** Auth (or other) headers, sent on every HTTP request. */
   headers?: HeaderCollection | HeaderProvider;
@@ -52,14 +57,29 @@ export interface ConnectOptions {
   maxMessageBytes?: number;
   /** How long a finished task's result stays retrievable after its last subscriber leaves (ms). */
   resultGcMs?: number;
+  /**
+   * Delete every task on the server once its result was delivered, where the dialect can
+   * (draft `tasks/delete`); on other dialects it does nothing (unlike the call option).
+   */
+  deleteOnDone?: boolean;
 }
 
 export interface CallOptions {
-  /** Requested task lifetime in ms. */
+  /** Requested task lifetime in ms from creation (legacy and modern; the draft has none). */
   ttlMs?: number;
+  /** Draft: how long the server should keep the task and its result after it ended, in ms. */
+  keepAliveMs?: number;
+  /**
+   * Delete the task on the server once its result was delivered (draft `tasks/delete`).
+   * Other dialects have no delete: the call is rejected (`invalidInput`) before it is sent.
+   */
+  deleteOnDone?: boolean;
   /** Stop waiting (locally; nothing is sent). An already-aborted signal sends nothing at all. */
   signal?: AbortSignal;
-  /** `"auto"` (default) follows the tool's `execution.taskSupport`. */
+  /**
+   * `"auto"` (default) follows the tool's `execution.taskSupport`. `"always"` on a request that
+   * cannot be a task (`ping`, listings, `tasks/*`, …) is rejected (`invalidInput`) before it is sent.
+   */
   task?: "auto" | "always" | "never";
 }
 
@@ -234,9 +254,12 @@ pub struct Task {
     pub created_at: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_updated_at: Option<String>,
-    /// Lifetime in ms from creation.
+    /// Lifetime in ms from creation (legacy `ttl`, modern `ttlMs`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ttl_ms: Option<u64>,
+    /// How long the server keeps the task and its result after it ended, in ms (draft `keepAlive`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub keep_alive_ms: Option<u64>,
     /// The server's minimum poll interval in ms.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub poll_interval_ms: Option<u64>,
@@ -256,6 +279,7 @@ impl From<model::Task> for Task {
             created_at: t.created_at,
             last_updated_at: t.last_updated_at,
             ttl_ms: t.ttl_ms,
+            keep_alive_ms: t.keep_alive_ms,
             poll_interval_ms: t.poll_interval_ms,
             outcome: t.outcome.map(Into::into),
             input_requests: t.input_requests.into_iter().map(Into::into).collect(),
@@ -302,6 +326,8 @@ pub enum ErrorKind {
     /// The server does not offer what was asked: the forced dialect, tasks, or a method it
     /// lacks (remembered for the session, never retried).
     Unsupported,
+    /// HTTP 401 or 403: the server refused the credentials (see `httpStatus` and `auth`).
+    Unauthorized,
 }
 
 impl From<api::ErrorKind> for ErrorKind {
@@ -315,6 +341,7 @@ impl From<api::ErrorKind> for ErrorKind {
             api::ErrorKind::Closed => Self::Closed,
             api::ErrorKind::ResultUnavailable => Self::ResultUnavailable,
             api::ErrorKind::Unsupported => Self::Unsupported,
+            api::ErrorKind::Unauthorized => Self::Unauthorized,
         }
     }
 }
@@ -333,6 +360,39 @@ pub struct ErrorInfo {
     pub data: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub task_id: Option<String>,
+    /// The HTTP status of the response that failed (`code` is only ever a JSON-RPC code).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub http_status: Option<u16>,
+    /// What an HTTP 401/403 said about authorization (kind `unauthorized`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub auth: Option<AuthInfo>,
+}
+
+/// The `WWW-Authenticate` challenge of an HTTP 401/403, raw and parsed (its `Bearer` parameters),
+/// for a host running its own OAuth (RFC 9728 `resource_metadata`, RFC 6750 `scope`, `error`).
+#[derive(Debug, Clone, Serialize, Tsify)]
+#[tsify(missing_as_null)]
+#[serde(rename_all = "camelCase")]
+pub struct AuthInfo {
+    /// The raw header (`null` when the server sent none, or a browser page cannot read it: the
+    /// server must list it in `Access-Control-Expose-Headers`).
+    pub www_authenticate: Option<String>,
+    pub resource_metadata: Option<String>,
+    pub scope: Option<String>,
+    pub error: Option<String>,
+    pub error_description: Option<String>,
+}
+
+impl From<AuthChallenge> for AuthInfo {
+    fn from(a: AuthChallenge) -> Self {
+        Self {
+            www_authenticate: a.www_authenticate,
+            resource_metadata: a.resource_metadata,
+            scope: a.scope,
+            error: a.error,
+            error_description: a.error_description,
+        }
+    }
 }
 
 impl ErrorInfo {
@@ -343,6 +403,8 @@ impl ErrorInfo {
             code: None,
             data: None,
             task_id: None,
+            http_status: None,
+            auth: None,
         }
     }
 
@@ -360,6 +422,8 @@ impl From<api::ClientError> for ErrorInfo {
             code: e.code,
             data: e.data,
             task_id: None,
+            http_status: e.http_status,
+            auth: e.auth.map(|a| (*a).into()),
         }
     }
 }

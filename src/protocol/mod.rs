@@ -1,6 +1,7 @@
 //! Wire layer: JSON-RPC envelope, incremental SSE decoder, the common task model and one module per
 //! task dialect. Pure Rust; no clock, no I/O.
 
+pub mod auth;
 pub mod dialect;
 #[doc(hidden)]
 pub mod fuzz_entry;

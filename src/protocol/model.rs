@@ -76,9 +76,12 @@ pub struct Task {
     pub created_at: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_updated_at: Option<String>,
-    /// Lifetime in ms from creation (`ttl` / `ttlMs` / draft `keepAlive`); `None` = unlimited or not said.
+    /// Lifetime in ms from creation (`ttl` / `ttlMs`); `None` = unlimited or not said.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ttl_ms: Option<u64>,
+    /// Draft `keepAlive`: how long the server keeps the task and its result after it ended, in ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keep_alive_ms: Option<u64>,
     /// The server's requested minimum poll interval in ms (`pollInterval` / `pollIntervalMs` / `pollFrequency`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub poll_interval_ms: Option<u64>,
@@ -100,6 +103,7 @@ impl Task {
             created_at: None,
             last_updated_at: None,
             ttl_ms: None,
+            keep_alive_ms: None,
             poll_interval_ms: None,
             outcome: None,
             input_requests: Vec::new(),

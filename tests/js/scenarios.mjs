@@ -380,3 +380,6 @@ export async function aborts(ctx) {
 
 /** Every scenario, in the order the suites run them. */
 export const ALL = { completes, fails, cancels, asksInput, taskSupport, lists, expires, tenWatchers, aborts };
+
+/** The assertion kit, for scenario modules of single dialects (draft-scenarios.mjs). */
+export const kit = { assert, eq, sleep, within, rejection, stats, count, withClient };

@@ -43,6 +43,7 @@ pub trait Requestor {
     fn watch(&mut self, now: u64, task_id: &str) -> SubId;
     fn unsubscribe(&mut self, now: u64, sub: SubId);
     fn cancel(&mut self, now: u64, task_id: &str) -> OpId;
+    fn delete_task(&mut self, now: u64, task_id: &str) -> OpId;
     fn answer_input(&mut self, now: u64, id: InputId, answer: Result<Value, RpcError>);
     fn list_tasks(&mut self, now: u64, cursor: Option<&str>) -> OpId;
     fn list_tools(&mut self, now: u64) -> OpId;
@@ -65,6 +66,9 @@ impl Requestor for Engine {
     }
     fn cancel(&mut self, now: u64, task_id: &str) -> OpId {
         Engine::cancel(self, now, task_id)
+    }
+    fn delete_task(&mut self, now: u64, task_id: &str) -> OpId {
+        Engine::delete_task(self, now, task_id)
     }
     fn answer_input(&mut self, now: u64, id: InputId, answer: Result<Value, RpcError>) {
         Engine::answer_input(self, now, id, answer)

@@ -44,6 +44,10 @@ pub enum Op {
         task_id: String,
     },
     #[serde(rename_all = "camelCase")]
+    DeleteTask {
+        task_id: String,
+    },
+    #[serde(rename_all = "camelCase")]
     AnswerInput {
         id: InputId,
         answer: Result<Value, RpcError>,
@@ -72,7 +76,7 @@ impl Op {
     pub fn makes_reply(&self) -> bool {
         matches!(
             self,
-            Op::Cancel { .. } | Op::ListTasks { .. } | Op::ListTools
+            Op::Cancel { .. } | Op::DeleteTask { .. } | Op::ListTasks { .. } | Op::ListTools
         )
     }
 
@@ -97,6 +101,9 @@ impl Op {
                 sub: SubId(f.get("sub", json::u64)?),
             },
             "cancel" => Op::Cancel {
+                task_id: task_id(&mut f)?,
+            },
+            "deleteTask" => Op::DeleteTask {
                 task_id: task_id(&mut f)?,
             },
             "answerInput" => Op::AnswerInput {

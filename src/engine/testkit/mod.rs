@@ -280,6 +280,7 @@ impl<S: World> Harness<S> {
                     self.release(key);
                 }
                 Output::Listen { .. } => self.listens += 1,
+                Output::Resume { .. } => {}
                 Output::EndSession { .. } => self.session_ends += 1,
                 Output::Event(e) => {
                     if let (true, Event::Input { id, .. }) = (self.auto_answer, &e) {

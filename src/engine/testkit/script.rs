@@ -28,6 +28,7 @@ pub(crate) fn head(key: SendKey, status: u16, session_id: Option<&str>) -> Input
         status,
         session_id: session_id.map(str::to_owned),
         retry_after_ms: None,
+        www_authenticate: None,
     }
 }
 

@@ -104,6 +104,9 @@ pub(crate) struct FakeServer {
     next_task: u64,
     /// Send status notifications on every change.
     pub(crate) push: bool,
+    /// Draft: announce tasks with `notifications/tasks/created` (off: a JSON-only server, whose
+    /// one answer is the original response at the end).
+    pub(crate) announce: bool,
     pub(crate) page_size: usize,
     /// Blocked `tasks/result` requests per task: (stream, request id).
     blocked: HashMap<String, Vec<(SendKey, Id)>, IdHash>,
@@ -130,6 +133,7 @@ impl FakeServer {
             sessions: 0,
             next_task: 1,
             push: false,
+            announce: true,
             page_size: 3,
             blocked: HashMap::default(),
             timeline: BTreeSet::new(),
@@ -309,6 +313,18 @@ impl FakeServer {
             }
             (_, "tasks/result") => self.result(now, key, id, task_id.as_deref()),
             (_, "tasks/list") => self.list(now, key, id, &params),
+            // Draft: a terminal task is forgotten; a running or unknown one is -32602.
+            (Dialect::Draft, "tasks/delete") => {
+                let t = task_id.unwrap_or_default();
+                match self.alive(&t, now).map(|task| task.terminal(now)) {
+                    Some(true) => {
+                        self.tasks.remove(&t);
+                        self.ok(key, result_msg(id, json!({})))
+                    }
+                    Some(false) => self.ok(key, error_msg(Some(id), -32602, "Task is running")),
+                    None => self.ok(key, error_msg(Some(id), -32602, "Task not found")),
+                }
+            }
             (_, "tasks/cancel") => {
                 let Some(t) = task_id.as_deref().filter(|t| self.alive(t, now).is_some()) else {
                     return self.ok(key, error_msg(Some(id), -32602, "Task not found"));

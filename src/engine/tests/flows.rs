@@ -554,7 +554,12 @@ fn a_final_poll_that_keeps_failing_ends_with_result_unavailable() {
     match h.done(sub) {
         End::Failed { error } => {
             assert_eq!(error.kind, ErrorKind::ResultUnavailable);
-            assert_eq!(error.code, Some(503), "the last failure's code is kept");
+            assert_eq!(
+                error.http_status,
+                Some(503),
+                "the last failure's status is kept"
+            );
+            assert_eq!(error.code, None, "an HTTP status is never a JSON-RPC code");
         }
         other => panic!("{other:?}"),
     }

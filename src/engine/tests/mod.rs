@@ -3,6 +3,7 @@
 //! transcripts, and a simulated hour of 1,000 tasks. Scaffolding: `engine::testkit`.
 
 mod absent;
+mod draft;
 mod faults;
 mod flows;
 mod hour;
@@ -11,3 +12,4 @@ mod negotiate;
 mod props;
 mod replay;
 mod session;
+mod streams;

@@ -73,7 +73,7 @@ fn op() -> impl Strategy<Value = Op> {
 }
 
 fn scenario() -> impl Strategy<Value = (u8, u64, Vec<Op>)> {
-    (0u8..4, any::<u64>(), prop::collection::vec(op(), 1..40))
+    (0u8..6, any::<u64>(), prop::collection::vec(op(), 1..40))
 }
 
 fn harness(kind: u8, seed: u64) -> Harness {
@@ -81,7 +81,9 @@ fn harness(kind: u8, seed: u64) -> Harness {
         0 => (DialectChoice::Auto, Dialect::Modern),
         1 => (DialectChoice::Auto, Dialect::Legacy),
         2 => (DialectChoice::Legacy, Dialect::Legacy),
-        _ => (DialectChoice::Draft, Dialect::Draft),
+        // Draft: chosen, detected, and (4) a JSON-only server that never sends `created`.
+        3 | 4 => (DialectChoice::Draft, Dialect::Draft),
+        _ => (DialectChoice::Auto, Dialect::Draft),
     };
     let cfg = Config {
         dialect: choice,
@@ -92,6 +94,7 @@ fn harness(kind: u8, seed: u64) -> Harness {
     let mut h = Harness::with_config(cfg, server, seed);
     h.latency = (1, 400);
     h.request_delay = (0, 300);
+    h.server.announce = kind != 4;
     h
 }
 
@@ -119,6 +122,7 @@ fn play(h: &mut Harness, ops: &[Op]) -> Vec<SubId> {
                     CallOptions {
                         ttl_ms: ttl,
                         augment,
+                        ..CallOptions::default()
                     },
                 ));
             }
@@ -230,6 +234,7 @@ enum Raw {
     Json(Option<u8>, Value),
     Head(u8, u16, Option<String>, Option<u64>),
     Ended(u8),
+    Cursor(u8, Option<String>, Option<u64>),
     Failed(u8, Option<u16>),
     Connection(bool),
     Visibility(bool),
@@ -331,10 +336,12 @@ fn raw() -> impl Strategy<Value = Raw> {
         2 => (prop::option::of(0u8..40), ".{0,60}").prop_map(|(k, s)| Raw::Msg(k, s)),
         6 => (prop::option::of(0u8..40), rpcish()).prop_map(|(k, v)| Raw::Json(k, v)),
         2 => (prop::option::of(0u8..40), json_value()).prop_map(|(k, v)| Raw::Json(k, v)),
-        2 => (0u8..40, prop::sample::select(vec![200u16, 202, 400, 404, 405, 429, 500, 503]),
+        2 => (0u8..40, prop::sample::select(vec![200u16, 202, 400, 401, 403, 404, 405, 429, 500, 503]),
               prop::option::of(".{0,8}"), prop::option::of(0u64..100_000))
             .prop_map(|(k, s, sid, r)| Raw::Head(k, s, sid, r)),
         2 => (0u8..40).prop_map(Raw::Ended),
+        2 => (0u8..40, prop::option::of("[a-z0-9]{0,3}"), prop::option::of(0u64..3_000))
+            .prop_map(|(k, id, r)| Raw::Cursor(k, id, r)),
         1 => (0u8..40, prop::option::of(400u16..600)).prop_map(|(k, s)| Raw::Failed(k, s)),
         1 => any::<bool>().prop_map(Raw::Connection),
         1 => any::<bool>().prop_map(Raw::Visibility),
@@ -377,9 +384,12 @@ proptest! {
                 Raw::Msg(k, body) => e.handle_input(now, Input::Message { via: k.map(key), body }),
                 Raw::Json(k, v) => e.handle_input(now, Input::Message { via: k.map(key), body: v.to_string() }),
                 Raw::Head(k, status, session_id, retry_after_ms) => {
-                    e.handle_input(now, Input::Head { key: key(k), status, session_id, retry_after_ms })
+                    e.handle_input(now, Input::Head { key: key(k), status, session_id, retry_after_ms, www_authenticate: Some("Bearer error=x".into()) })
                 }
                 Raw::Ended(k) => e.handle_input(now, Input::Ended { key: key(k) }),
+                Raw::Cursor(k, last_event_id, retry_ms) => {
+                    e.handle_input(now, Input::Cursor { key: key(k), last_event_id, retry_ms })
+                }
                 Raw::Failed(k, s) => e.handle_input(now, Input::Failed {
                     key: key(k),
                     error: TransportError { message: "x".into(), http_status: s, retry_after_ms: Some(10) },

@@ -272,6 +272,7 @@ impl World for Replay {
             status,
             session_id,
             retry_after_ms: None,
+            www_authenticate: None,
         };
         let Some(id) = body
             .get("id")

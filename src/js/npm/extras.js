@@ -10,6 +10,8 @@ export class McpTaskError extends Error {
     this.code = details?.code;
     this.data = details?.data;
     this.taskId = details?.taskId;
+    this.httpStatus = details?.httpStatus;
+    this.auth = details?.auth;
   }
 }
 

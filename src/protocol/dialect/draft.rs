@@ -25,8 +25,9 @@ pub const RELATED_TASK: &str = "modelcontextprotocol.io/related-task";
 /// The receiver's announcement that a task exists.
 pub const CREATED_NOTIFICATION: &str = "notifications/tasks/created";
 
+/// The draft has no lifetime from creation: `keepAlive` (retention after the end) is read apart.
 const NAMES: FieldNames = FieldNames {
-    ttl: &["keepAlive"],
+    ttl: &[],
     poll_interval: &["pollFrequency"],
 };
 
@@ -39,6 +40,7 @@ pub struct Draft;
 pub fn parse_task(value: &Value) -> Result<Task, ProtocolError> {
     let mut task = common::parse_task(value, &NAMES)?;
     let obj = common::as_object(value, "task")?;
+    task.keep_alive_ms = common::opt_millis(obj, "keepAlive")?;
     let error = match obj.get("error") {
         None | Some(Value::Null) => None,
         Some(Value::String(message)) => {
@@ -55,6 +57,48 @@ pub fn parse_task(value: &Value) -> Result<Task, ProtocolError> {
     Ok(task)
 }
 
+/// What an `initialize` answer says about the draft (the seed: a receiver that supports tasks
+/// declares a `tasks` capability "structured by request category, with boolean properties").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detection {
+    /// The answer shows a draft receiver: a `tasks` capability with boolean members or a
+    /// `delete` member (2025-11-25 declares `{}` objects and has no `tasks/delete`), or any `tasks`
+    /// capability in a protocol version from before 2025-11-25 (when only the draft had tasks).
+    Draft,
+    /// No `tasks` capability, in a version from before 2025-11-25: a server without tasks, or a
+    /// draft receiver that declares nothing (as the draft's first revision allowed). No telling.
+    Silent,
+    /// Anything else: not the draft.
+    Other,
+}
+
+/// The first protocol version with core tasks (2025-11-25): before it only the draft had tasks.
+const CORE_TASKS_SINCE: &str = "2025-11-25";
+
+/// Reads an `initialize` answer's negotiated version and capabilities for draft signs.
+pub fn detect(protocol_version: &str, capabilities: &Value) -> Detection {
+    let before_core = !protocol_version.is_empty() && protocol_version < CORE_TASKS_SINCE;
+    match capabilities.get("tasks").filter(|t| !t.is_null()) {
+        Some(tasks) if tasks.get("delete").is_some() || has_boolean(tasks) || before_core => {
+            Detection::Draft
+        }
+        None if before_core => Detection::Silent,
+        _ => Detection::Other,
+    }
+}
+
+/// Whether a boolean sits anywhere in `v` (bounded depth: capabilities are shallow).
+fn has_boolean(v: &Value) -> bool {
+    fn walk(v: &Value, depth: u8) -> bool {
+        match v {
+            Value::Bool(_) => true,
+            Value::Object(o) if depth < 4 => o.values().any(|x| walk(x, depth + 1)),
+            _ => false,
+        }
+    }
+    walk(v, 0)
+}
+
 /// `params` with related-task `_meta` naming `task_id`.
 fn related(params: Value, task_id: &str) -> Value {
     common::with_meta(
@@ -67,6 +111,7 @@ impl SessionDialect for Draft {
     const DIALECT: Dialect = Dialect::Draft;
     const PROTOCOL_VERSION: &'static str = PROTOCOL_VERSION;
     const RELATED_TASK: &'static str = RELATED_TASK;
+    const NAMES_TASKS: bool = true;
 
     /// Augments only when the engine supplied the task id (`TaskAugment::task_id`).
     fn augment(params: Value, task: Option<&TaskAugment>) -> Value {

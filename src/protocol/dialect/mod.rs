@@ -78,6 +78,8 @@ pub enum CallReply {
 
 /// A push from the server that concerns tasks.
 #[derive(Debug, Clone, PartialEq)]
+// A notice is handled at once and never stored: boxing would only add an allocation.
+#[allow(clippy::large_enum_variant)]
 pub enum TaskNotice {
     /// A status push with the whole task (legacy `notifications/tasks/status`,
     /// modern `notifications/tasks`).
@@ -94,6 +96,12 @@ pub trait Codec: Send + Sync {
 
     /// The `initialize` request (legacy/draft), or `None` when the dialect has no handshake (modern).
     fn build_initialize(&self, s: &SessionInfo) -> Option<Outgoing>;
+
+    /// The requestor names the task it asks for (draft): the task exists under that id from the
+    /// moment the request goes out, whatever the server streams back.
+    fn names_tasks(&self) -> bool {
+        false
+    }
 
     /// Wraps any request: adds `_meta` and headers. `task` asks for task augmentation where the
     /// dialect allows the requestor to ask: legacy `params.task = {ttl}`; draft
@@ -188,6 +196,8 @@ pub trait Codec: Send + Sync {
 /// What a caller asks for when augmenting a request with a task.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TaskAugment {
+    /// The retention asked for, in the dialect's own sense: legacy `ttl` and modern `ttlMs`
+    /// (lifetime from creation); draft `keepAlive` (retention after the end).
     pub ttl_ms: Option<u64>,
     /// Draft only: the requestor-generated task id.
     pub task_id: Option<String>,

@@ -18,6 +18,8 @@ pub(super) trait SessionDialect: Send + Sync {
     const PROTOCOL_VERSION: &'static str;
     /// The `_meta` key tying a message to a task.
     const RELATED_TASK: &'static str;
+    /// The requestor names the tasks it asks for (see [`Codec::names_tasks`]).
+    const NAMES_TASKS: bool = false;
 
     /// Request params asking for a task as `task` says (see [`Codec::build_request`]).
     fn augment(params: Value, task: Option<&TaskAugment>) -> Value;
@@ -43,6 +45,10 @@ impl<D: SessionDialect> Codec for D {
 
     fn build_initialize(&self, s: &SessionInfo) -> Option<Outgoing> {
         Some(common::initialize(s, D::PROTOCOL_VERSION))
+    }
+
+    fn names_tasks(&self) -> bool {
+        D::NAMES_TASKS
     }
 
     fn build_initialized(&self, s: &SessionInfo) -> Option<Outgoing> {

@@ -1,5 +1,5 @@
-// Headless Chromium (Debian's, through playwright-core) with a throwaway profile, plus the static
-// site serving pkg/ and the test pages: what every browser test starts from.
+// Headless Chromium (Debian's, through playwright-core) with a fresh profile, and the static site
+// serving pkg/ and tests/js/ to its pages: what every page test starts with.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,8 +9,8 @@ import { startStatic } from "./static.mjs";
 const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
   "--disable-component-update", "--disable-sync", "--no-first-run"];
 
-/** Starts the site and the browser; `stop()` ends both and removes the profile. */
-export async function startChromium(prefix = "mcp-page-") {
+/** Starts the site and the browser; `close()` ends both and removes the profile. */
+export async function openChromium(prefix = "mcp-page-") {
   const site = await startStatic();
   const profileDir = await mkdtemp(join(tmpdir(), prefix));
   const browser = await chromium.launchPersistentContext(profileDir, {
@@ -18,10 +18,10 @@ export async function startChromium(prefix = "mcp-page-") {
     args: FLAGS,
     headless: true,
   });
-  const stop = async () => {
+  const close = async () => {
     await browser.close();
     await site.stop();
     await rm(profileDir, { recursive: true, force: true });
   };
-  return { site, browser, stop };
+  return { browser, site, close };
 }

@@ -4,21 +4,21 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { startServer } from "../../servers/launch.mjs";
 import { ALL } from "../scenarios.mjs";
-import { startChromium } from "./chromium.mjs";
+import { openChromium } from "./chromium.mjs";
 
 const KINDS = (process.env.PAGE_KINDS ?? "ts-sdk,python-http,python-ws,rmcp2,rmcp3").split(",").filter(Boolean);
 
 let browser;
 let site;
-let chromium;
+let chrome;
 
 before(async () => {
-  chromium = await startChromium();
-  ({ browser, site } = chromium);
+  chrome = await openChromium();
+  ({ browser, site } = chrome);
 });
 
 after(async () => {
-  await chromium?.stop();
+  await chrome?.close();
 });
 
 describe("Chromium page", { concurrency: true }, () => {

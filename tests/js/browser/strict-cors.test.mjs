@@ -8,7 +8,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { startServer } from "../../servers/launch.mjs";
-import { startChromium } from "./chromium.mjs";
+import { openChromium } from "./chromium.mjs";
 
 const KINDS = (process.env.STRICT_CORS_KINDS ?? "ts-sdk,python-http,rmcp2,rmcp3").split(",").filter(Boolean);
 
@@ -17,12 +17,12 @@ let site;
 let chromium;
 
 before(async () => {
-  chromium = await startChromium("mcp-cors-");
+  chromium = await openChromium("mcp-cors-");
   ({ browser, site } = chromium);
 });
 
 after(async () => {
-  await chromium?.stop();
+  await chromium?.close();
 });
 
 /** In the page: connect with `dialect: "auto"`, call `tool`, wait for the result; what happened. */

@@ -33,7 +33,8 @@ export async function usage(signal: AbortSignal): Promise<void> {
   const off: () => void = task.onStatus((t: Task) => {
     const s: TaskStatus = t.status;
     const ttl: number | undefined = t.ttlMs;
-    console.log(s, ttl, t.statusMessage?.toUpperCase(), t.outcome?.kind);
+    const keepAlive: number | undefined = t.keepAliveMs;
+    console.log(s, ttl, keepAlive, t.statusMessage?.toUpperCase(), t.outcome?.kind);
   });
   off();
   task.onDone((d: TaskDone) => {
@@ -47,6 +48,11 @@ export async function usage(signal: AbortSignal): Promise<void> {
     console.log(s);
   }
   await task.cancel();
+  const deleted: void = await task.delete();
+  const draftOpts: CallOptions = { keepAliveMs: 60_000, deleteOnDone: true, task: "always" };
+  await client.callTool("long_job", {}, draftOpts);
+  await client.deleteTask("saved-id");
+  console.log(deleted);
   task.stop();
   const again: TaskHandle = client.watch("saved-id", { signal });
   const page: TaskList = await client.listTasks();
@@ -59,9 +65,12 @@ export async function usage(signal: AbortSignal): Promise<void> {
     await again.result();
   } catch (e) {
     if (e instanceof McpTaskError) {
-      const k: "rpc" | "transport" | "protocol" | "invalidInput" | "timeout" | "closed" | "aborted" | "cancelled" | "expired" | "taskFailed" | "resultUnavailable" | "unsupported" = e.kind;
+      const k: "rpc" | "transport" | "protocol" | "invalidInput" | "timeout" | "closed" | "aborted" | "cancelled" | "expired" | "taskFailed" | "resultUnavailable" | "unauthorized" | "unsupported" = e.kind;
       const code: number | undefined = e.code;
-      console.log(k, code, e.data, e.taskId, e.message);
+      const httpStatus: number | undefined = e.httpStatus;
+      const metadata: string | null | undefined = e.auth?.resourceMetadata;
+      const scope: string | null | undefined = e.auth?.scope;
+      console.log(k, code, httpStatus, metadata, scope, e.auth?.error, e.auth?.wwwAuthenticate, e.data, e.taskId, e.message);
     }
   }
   console.log(dialect, id, status, result, next, support, plain, snapshot);
@@ -69,6 +78,10 @@ export async function usage(signal: AbortSignal): Promise<void> {
 
   // @ts-expect-error status is a string union, not a number
   const n: number = task.status;
+  // @ts-expect-error deleteOnDone is a boolean
+  await client.callTool("x", {}, { deleteOnDone: "yes" });
+  // @ts-expect-error deleteTask needs an id
+  await client.deleteTask();
   // @ts-expect-error unknown task option
   await client.callTool("x", {}, { task: "sometimes" });
   // @ts-expect-error arguments are JSON objects

@@ -78,7 +78,7 @@ impl Tab {
                     ),
                 }
             }
-            Op::Cancel { .. } | Op::ListTasks { .. } | Op::ListTools => {
+            Op::Cancel { .. } | Op::DeleteTask { .. } | Op::ListTasks { .. } | Op::ListTools => {
                 let known = self
                     .leading(|l| l.router.op_keys.contains_key(&(from, id)))
                     .unwrap_or(true);
@@ -88,6 +88,7 @@ impl Tab {
                 driver.op_then(
                     |e, now| match op {
                         Op::Cancel { task_id } => e.cancel(now, &task_id),
+                        Op::DeleteTask { task_id } => e.delete_task(now, &task_id),
                         Op::ListTasks { cursor } => e.list_tasks(now, cursor.as_deref()),
                         _ => e.list_tools(now),
                     },

@@ -90,6 +90,12 @@ impl Requestor for TabReq<'_> {
         })
     }
 
+    fn delete_task(&mut self, _now: u64, task_id: &str) -> OpId {
+        self.one_shot(Op::DeleteTask {
+            task_id: task_id.to_owned(),
+        })
+    }
+
     fn answer_input(&mut self, _now: u64, id: InputId, answer: Result<Value, RpcError>) {
         self.queued.push((0, Op::AnswerInput { id, answer }));
     }

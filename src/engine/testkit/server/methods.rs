@@ -93,6 +93,7 @@ impl FakeServer {
         self.tasks.insert(task_id.clone(), task);
         self.intervals.insert(task_id.clone(), interval);
         match self.dialect {
+            Dialect::Draft if !self.announce => vec![(0, head(key, 200, None))],
             Dialect::Draft => {
                 let note = json!({ "jsonrpc": "2.0", "method": "notifications/tasks/created", "params": { "_meta": { related_key(Dialect::Draft): { "taskId": task_id } } } });
                 vec![
@@ -159,6 +160,7 @@ impl FakeServer {
                         status: 429,
                         session_id: None,
                         retry_after_ms: Some(self.faults.throttle_ms),
+                        www_authenticate: None,
                     },
                 ),
                 (0, Input::Ended { key }),

@@ -129,9 +129,10 @@ fn get_maps_keep_alive_and_poll_frequency() {
     let task = Draft.parse_get(result).unwrap();
     assert_eq!(task.task_id, ID);
     assert_eq!(task.status, TaskStatus::Submitted);
+    // keepAlive is retention after the end, not a lifetime from creation.
     assert_eq!(
-        (task.ttl_ms, task.poll_interval_ms),
-        (Some(30_000), Some(5000))
+        (task.keep_alive_ms, task.ttl_ms, task.poll_interval_ms),
+        (Some(30_000), None, Some(5000))
     );
     assert_eq!((task.created_at, task.outcome), (None, None));
 }
@@ -143,7 +144,7 @@ fn unknown_status_is_terminal_unknown() {
         .unwrap();
     assert_eq!(task.status, TaskStatus::Unknown);
     assert!(task.status.is_terminal());
-    assert_eq!(task.ttl_ms, None);
+    assert_eq!((task.ttl_ms, task.keep_alive_ms), (None, None));
 }
 
 #[test]
@@ -207,7 +208,10 @@ fn list_page_maps_every_task() {
     ], "nextCursor": "next-page-cursor"});
     let (tasks, cursor) = Draft.parse_list(result).unwrap();
     assert_eq!(tasks.len(), 2);
-    assert_eq!(tasks[1].ttl_ms, Some(60_000));
+    assert_eq!(
+        (tasks[1].keep_alive_ms, tasks[1].ttl_ms),
+        (Some(60_000), None)
+    );
     assert_eq!(cursor.as_deref(), Some("next-page-cursor"));
     assert!(Draft
         .parse_list(json!({"tasks": [{"taskId": "a", "status": 1}]}))
@@ -310,4 +314,52 @@ fn modern_only_features_are_absent() {
         Draft.retry_with_input(&f.s(), "m", json!({}), json!({}), None),
         None
     );
+}
+
+#[test]
+fn the_requestor_names_tasks_and_deletes_them() {
+    let f = fx();
+    assert!(Draft.names_tasks());
+    let o = Draft.build_delete(&f.s(), ID).unwrap();
+    assert_eq!(o.method, "tasks/delete");
+    assert_eq!(o.params["taskId"], ID);
+    assert_eq!(o.params["_meta"], related_meta(ID));
+    assert_eq!(headers(&o), SESSION_HEADERS.to_vec());
+}
+
+#[test]
+fn detection_reads_the_tasks_capability_the_draft_way() {
+    // The draft fixture's declaration: boolean members, `delete`.
+    let fixture = json!({"tools": {}, "tasks": {"requests": {"tools": {"call": true}}, "list": true, "delete": true}});
+    assert_eq!(detect("2025-06-18", &fixture), Detection::Draft);
+    // Booleans alone, or `delete` alone, even in a later version.
+    let booleans = json!({"tasks": {"requests": {"tools": {"call": true}}}});
+    assert_eq!(detect("2025-11-25", &booleans), Detection::Draft);
+    assert_eq!(
+        detect("2025-11-25", &json!({"tasks": {"delete": {}}})),
+        Detection::Draft
+    );
+    // Any tasks capability before core tasks existed.
+    assert_eq!(
+        detect("2025-03-26", &json!({"tasks": {}})),
+        Detection::Draft
+    );
+    // 2025-11-25 core tasks: objects, no delete.
+    let core = json!({"tasks": {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}});
+    assert_eq!(detect("2025-11-25", &core), Detection::Other);
+    assert_eq!(
+        detect("2025-11-25", &json!({"tools": {}})),
+        Detection::Other
+    );
+    // No sign either way: an older server without tasks, or a draft one that declares nothing.
+    assert_eq!(
+        detect("2025-06-18", &json!({"tools": {}})),
+        Detection::Silent
+    );
+    assert_eq!(
+        detect("2025-06-18", &json!({"tasks": null})),
+        Detection::Silent
+    );
+    assert_eq!(detect("", &json!({"tools": {}})), Detection::Other);
+    assert_eq!(detect("2025-06-18", &Value::Null), Detection::Silent);
 }

@@ -1,0 +1,70 @@
+//! HTTP 401 and 403. A request refused with 401 is sent once more (the driver asks the header
+//! provider before every transmission, so a host that refreshes its token there just works); a
+//! second 401, or a 403, fails it as `Unauthorized` with the status and the parsed
+//! `WWW-Authenticate` challenge, for the host to run its own authorization.
+
+use crate::protocol::auth::AuthChallenge;
+
+use super::api::{ClientError, ErrorKind, Millis, Output};
+use super::requests::{Failure, Purpose};
+use super::Engine;
+
+impl Engine {
+    /// Request `n` was answered `status` (401 or 403) with this `WWW-Authenticate` header.
+    pub(crate) fn unauthorized(
+        &mut self,
+        now: Millis,
+        n: i64,
+        status: u16,
+        www_authenticate: Option<String>,
+    ) {
+        let Some(p) = self.reqs.pending.get_mut(&n) else {
+            return;
+        };
+        // The body is the refusal, not an answer: stop reading it.
+        let key = p.key;
+        self.out.push_back(Output::Abort { key });
+        let again = status == 401 && !p.reauthorized && !matches!(p.purpose, Purpose::Listen);
+        if again && p.stream.resumed {
+            p.reauthorized = true;
+            self.reqs.keys.remove(&key);
+            return self.resume(n);
+        }
+        if again {
+            if let Some(p) = self.take_pending(n) {
+                self.resend(now, p.purpose);
+            }
+            return;
+        }
+        let auth = AuthChallenge::from_header(www_authenticate.as_deref());
+        let mut message = format!("HTTP {status}: the server refused the credentials");
+        if let Some(e) = &auth.error {
+            message.push_str(" (");
+            message.push_str(e);
+            message.push(')');
+        }
+        let mut error = ClientError::new(ErrorKind::Unauthorized, message);
+        error.http_status = Some(status);
+        error.auth = Some(Box::new(auth));
+        let failure = Failure::Transport {
+            error,
+            status: Some(status),
+            retry_after: None,
+        };
+        self.complete(now, n, Err(failure));
+    }
+
+    /// Sends a refused request again, marked so that a second 401 fails it.
+    fn resend(&mut self, now: Millis, purpose: Purpose) {
+        self.reqs.resending = true;
+        match purpose {
+            Purpose::Probe => self.connect(now),
+            Purpose::Initialize => match self.session.init_codec {
+                Some(c) => self.open_with(now, c),
+                None => self.connect(now),
+            },
+            other => self.dispatch(now, other),
+        }
+        self.reqs.resending = false;
+    }
+}
