@@ -7,7 +7,7 @@ use std::cell::RefCell;
 
 use crate::protocol::model::Dialect;
 
-use super::persist::local;
+use super::persist::{local, Scope};
 
 thread_local! {
     /// Servers this page talked to (a handful: a list is smaller in wasm than a map).
@@ -20,8 +20,7 @@ pub struct EraKey(String);
 
 impl EraKey {
     pub fn new(url: &str, identity: Option<&str>) -> EraKey {
-        let scope = serde_json::to_string(&(url, identity)).unwrap_or_else(|_| url.to_owned());
-        EraKey(format!("era|{scope}"))
+        EraKey(format!("era|{}", Scope::new(url, identity).key))
     }
 
     /// The era remembered for this server, if any.

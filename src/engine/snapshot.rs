@@ -8,7 +8,7 @@
 //! the first request (404) and re-initialized as usual.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::protocol::model::{Dialect, Task, TaskStatus};
 use crate::protocol::{contains, object};
@@ -94,34 +94,20 @@ impl Engine {
             let info = object([
                 ("capabilities", s.capabilities.clone()),
                 ("serverInfo", s.server_info.clone()),
+                // Read by `server/discover` only (a well-formed modern answer lists it).
+                (
+                    "supportedVersions",
+                    Value::Array(vec![MODERN_VERSION.into()]),
+                ),
             ]);
             match (method.as_str(), s.dialect) {
                 ("server/discover", Dialect::Modern) => {
-                    let mut info = info;
-                    if let Some(o) = info.as_object_mut() {
-                        o.insert("supportedVersions".into(), json!([MODERN_VERSION]));
-                    }
                     self.handle_input(now, head(200, None));
                     self.handle_input(now, answer(info));
                 }
                 // A modern session whose server offers no tasks extension: `initialize` is tried
                 // after discover; refused, modern stands.
-                ("initialize", Dialect::Modern) => {
-                    let error = json!({ "code": -32022, "message": "unsupported", "data": { "supported": [MODERN_VERSION] } });
-                    let body = object([
-                        ("jsonrpc", "2.0".into()),
-                        ("id", id.clone()),
-                        ("error", error),
-                    ]);
-                    self.handle_input(now, head(200, None));
-                    self.handle_input(
-                        now,
-                        Input::Message {
-                            via: Some(key),
-                            body: body.to_string(),
-                        },
-                    );
-                }
+                ("initialize", Dialect::Modern) => self.handle_input(now, head(404, None)),
                 // Not modern: what a legacy server answers to the probe (falls back to `initialize`).
                 ("server/discover", _) => self.handle_input(now, head(400, None)),
                 ("initialize", d) if d != Dialect::Modern => {
@@ -369,6 +355,14 @@ mod tests {
             server_info: json!({}),
         };
         assert!(!e.adopt_session(T0, &s));
+        // The same snapshot fits `Auto`, also without the tasks extension (discover, then a
+        // refused `initialize`).
+        let mut e = Engine::new(Config::default(), 1, T0);
+        assert!(e.adopt_session(T0, &s));
+        assert_eq!(
+            e.session_snapshot(json!({})).map(|a| a.capabilities),
+            Some(json!({}))
+        );
     }
 
     #[test]
