@@ -1,7 +1,7 @@
 // Side-by-side benchmark: our pkg/ vs @modelcontextprotocol/sdk@1.32.2 (client.experimental.tasks) vs
 // @modelcontextprotocol/ext-tasks@0.2.2 on @modelcontextprotocol/client@2.4.0, same servers, same run.
 // Writes bench/results/latest.md (+ latest.json). Usage: node run.mjs [--only=a,b] [--quick]
-//   phases: bundle, counts, latency, real, node-tp, chromium, tabs
+//   phases: bundle, counts, latency, long, real, node-tp, chromium, tabs
 import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync, readFileSync, existsSync, createWriteStream } from "node:fs";
 import os from "node:os";
@@ -54,7 +54,7 @@ const STACKS = [
 const haveOurs = oursAvailable();
 const stacksNow = STACKS.filter((s) => s.stack !== "ours" || haveOurs);
 const fastKind = (d) => (d === "legacy" ? "fast-legacy" : "fast-modern");
-const R = { meta: {}, notes: [], bundle: null, counts: {}, tabs: {}, latency: {}, real: {}, nodeTp: {}, chromeTp: {}, scale: {} };
+const R = { meta: {}, notes: [], bundle: null, counts: {}, tabs: {}, latency: {}, long: {}, real: {}, nodeTp: {}, chromeTp: {}, scale: {} };
 const key = (s, d, push) => `${s}|${d}|${push ? "on" : "off"}`;
 
 /** Harness bundles, the static server and a fresh Chromium for `fn`; closed after it. */
@@ -144,6 +144,22 @@ try {
           : { median: median(lat), p95: p95(lat), n: lat.length };
       }));
     }
+  }
+
+  // ---- long tasks: latency and requests per task over a task's whole life ----
+  if (want("long")) {
+    const n = quick ? 4 : 10;
+    const lengths = quick ? [30_000] : [30_000, 120_000];
+    log(`long tasks, push off: ${n} tasks of ${lengths.map((ms) => `${ms / 1000} s`).join(" and ")} per stack, P = 1000 ms`);
+    await Promise.all(stacksNow.flatMap((s) => lengths.map(async (ms) => {
+      const srv = await daemon.start({ kind: fastKind(s.dialect), pollIntervalMs: 1000, progressMs: 1000, push: false });
+      const res = await child("node/latency.mjs", { stack: s.stack, dialect: s.dialect, push: false, url: srv.url, statsUrl: srv.statsUrl, n, minMs: ms, maxMs: ms, seed: 7 }, ms + 120_000);
+      await daemon.stop(srv.id);
+      const lat = (res.latencies ?? []).filter(Number.isFinite);
+      R.long[`${s.stack}|${s.dialect}|${ms}`] = res.error || lat.length < n
+        ? { error: res.error ?? `${n - lat.length} of ${n} tasks never reached the app (outcomes ${JSON.stringify(res.outcomes)})` }
+        : { median: median(lat), p95: p95(lat), requests: median(res.requests ?? []), n: lat.length };
+    })));
   }
 
   // ---- real servers (cross-check of the request counts) ----

@@ -52,7 +52,8 @@ export function renderMarkdown(R) {
     L.push("Counted at the server (its request log) over a window of N server intervals P starting once every watcher is attached;");
     L.push("each task created through the stack's call API (watcher 1) plus W−1 more watchers of it. Median over tasks (T = 100) or over 3 runs (T = 1).");
     L.push("The official stacks wait P after each response, so their rate is W·P/(P + response time): on a loaded machine it drops below W.");
-    L.push("Ours backs off (first poll after max(P, 1 s), then ×1.5), so its figure depends on the window: N intervals from attach.");
+    L.push("Ours polls at P (+ ≤ 10 % jitter) while a task is young, then every tenth of its age; one poll per task however many watchers.");
+    L.push("Modern, pushes off: neither ours (`subscribe: false`) nor the ext-tasks host opens `subscriptions/listen`; with pushes on both do.");
     L.push("K tabs: K Chromium pages of one origin watch the same 20 tasks (tab 1 creates them, each other tab adds one watcher per task as W does; ours with `persist: true`, the others one session per tab, the server letting any session read any task).", "");
     L.push(...head(["dialect", "push", "W × T", "P × N"]));
     for (const d of ["legacy", "modern"]) {
@@ -83,6 +84,23 @@ export function renderMarkdown(R) {
       for (const push of ["off", "on"]) {
         for (const stat of ["median", "p95"]) {
           L.push(row([d, push === "off" ? "off (polled)" : "on (pushed)", stat], (s) => (s === "sdk1" && d === "modern" ? sdkModern : R.latency[`${s}|${d}|${push}`]), (v) => v[stat]));
+        }
+      }
+    }
+    L.push("");
+  }
+
+  if (Object.keys(R.long ?? {}).length) {
+    L.push("## Long tasks: latency (ms) and requests per task (lower is better)", "");
+    L.push("Pushes off, server interval 1 s; N tasks of exactly the given length created at once. Latency as above; requests: the ones naming");
+    L.push("the task over its whole life (polls, result fetch) plus task-less ones after the calls shared over the tasks (session setup and the call not counted).");
+    L.push("Ours polls at the interval while a task is young, then every tenth of its age (≤ 20 s): fewer requests, a later callback for long tasks.", "");
+    L.push(...head(["dialect", "task", "statistic"]));
+    for (const d of ["legacy", "modern"]) {
+      for (const ms of [30_000, 120_000]) {
+        if (!["ours", ...OTHERS].some((s) => R.long[`${s}|${d}|${ms}`])) continue;
+        for (const [stat, label] of [["median", "latency median"], ["p95", "latency p95"], ["requests", "requests per task"]]) {
+          L.push(row([d, `${ms / 1000} s`, label], (s) => (s === "sdk1" && d === "modern" ? sdkModern : R.long[`${s}|${d}|${ms}`]), (v) => v[stat]));
         }
       }
     }

@@ -2,6 +2,8 @@
 // argv[2] = JSON {stack, dialect, push, url, statsUrl, n, minMs, maxMs, seed}
 // n tasks with work durations spread over [minMs, maxMs]; one watcher each (the call itself).
 // Latency = time the stack hands the outcome to the app − time the server completed the task.
+// Requests per task: the requests naming the task, plus the task-less ones after the calls (listen
+// streams, task lists) shared over all tasks; the session's setup and the calls themselves are not counted.
 import { setMaxListeners } from "node:events";
 import { loadStack } from "../lib/stacks.mjs";
 import { getStats } from "../lib/daemon.mjs";
@@ -37,6 +39,14 @@ await conn.listen?.(ids);
 await Promise.race([finished, new Promise((r) => setTimeout(r, a.maxMs + 30_000))]);
 const st = await getStats(a.statsUrl);
 const lat = ids.map((id) => (doneAt.has(id) && st.completions[id] ? doneAt.get(id) - st.completions[id] : NaN));
-process.stdout.write(JSON.stringify({ latencies: lat, outcomes, missing: lat.filter((x) => !Number.isFinite(x)).length }) + "\n");
+const SETUP = new Set(["initialize", "notifications/initialized", "server/discover", "tools/list", "tools/call"]);
+const named = new Map(ids.map((id) => [id, 0]));
+let shared = 0;
+for (const r of st.requests) {
+  if (r.taskId && named.has(r.taskId)) named.set(r.taskId, named.get(r.taskId) + 1);
+  else if (!SETUP.has(r.method)) shared++;
+}
+const requests = ids.map((id) => named.get(id) + shared / ids.length);
+process.stdout.write(JSON.stringify({ latencies: lat, requests, outcomes, missing: lat.filter((x) => !Number.isFinite(x)).length }) + "\n");
 conn.close().catch(() => {});
 setTimeout(() => process.exit(0), 200);

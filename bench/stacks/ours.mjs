@@ -3,6 +3,9 @@
 export const name = "ours";
 export const dialects = ["legacy", "modern"];
 
+/** The client coalesces new tasks for 50 ms and re-opens its subscription at most every second (tasks created over more than 50 ms need a second one). */
+const LISTEN_SETTLE_MS = 1_200;
+
 let mod;
 /** Browser pages hand in the already initialised module (pkg/index.js after `await init(wasmUrl)`). */
 export function setModule(m) { mod = m; }
@@ -16,10 +19,16 @@ async function load() {
   return mod;
 }
 
-/** `persist: true` turns tab coordination on (browser pages of one origin share one leader's polling). */
-export async function connect(url, { dialect = "legacy", onPush, tool = "work", persist = false } = {}) {
+/**
+ * `persist: true` turns tab coordination on (browser pages of one origin share one leader's polling).
+ * `push: false` (a run whose server does not push): `subscribe: false`, no modern `subscriptions/listen`,
+ * as the ext-tasks adapter opens its host listen only when pushes are on.
+ */
+export async function connect(url, { dialect = "legacy", push, onPush, tool = "work", persist = false } = {}) {
   const { McpTaskClient } = await load();
-  const client = await McpTaskClient.connect(url, { dialect, transport: "http", requestTimeoutMs: 3_600_000, ...(persist ? { persist } : {}) });
+  const client = await McpTaskClient.connect(url, {
+    dialect, transport: "http", requestTimeoutMs: 3_600_000, ...(persist ? { persist } : {}), ...(push === false ? { subscribe: false } : {}),
+  });
   if (client.dialect !== dialect) throw new Error(`expected ${dialect}, negotiated ${client.dialect}`);
   const handles = new Set();
   const wire = (h, { onStatus, onDone }) => {
@@ -45,6 +54,14 @@ export async function connect(url, { dialect = "legacy", onPush, tool = "work", 
     watch(taskId, opts = {}) {
       const h = wire(client.watch(taskId), opts);
       return () => h.stop();
+    },
+    /**
+     * Modern with pushes: the client opens its subscription (`subscriptions/listen` naming the followed tasks)
+     * by itself, 50 ms after tasks start being followed. Like the ext-tasks host's listen, which its adapter
+     * awaits, it belongs to attaching: wait until it covers every task.
+     */
+    async listen() {
+      if (client.dialect === "modern" && push) await new Promise((r) => setTimeout(r, LISTEN_SETTLE_MS));
     },
     /** For the throughput figure: watch without a creator (pushes arrive for these ids). */
     async close() {

@@ -11,9 +11,32 @@ extern "C" {
     fn get_random_values(buf: &mut [u8]) -> Result<JsValue, JsValue>;
 }
 
-/// Milliseconds since the Unix epoch (`Date.now()`).
+#[wasm_bindgen]
+extern "C" {
+    /// The global `performance` (pages, workers, Node).
+    type Performance;
+    #[wasm_bindgen(method, js_name = now)]
+    fn elapsed(this: &Performance) -> f64;
+    #[wasm_bindgen(method, getter, js_name = timeOrigin)]
+    fn time_origin(this: &Performance) -> f64;
+}
+
+thread_local! {
+    /// `performance`, when it has a callable `now`.
+    static PERFORMANCE: Option<Performance> = Reflect::get(&js_sys::global(), &JsValue::from_str("performance"))
+        .ok()
+        .filter(|p| Reflect::get(p, &JsValue::from_str("now")).is_ok_and(|f| f.is_function()))
+        .map(JsCast::unchecked_into);
+}
+
+/// Milliseconds since the Unix epoch on a monotonic clock: `performance.timeOrigin +
+/// performance.now()` (a wall-clock change or an NTP step moves no timer: no burst of polls
+/// when `Date.now()` leaps forward, no stall when it goes back), else `Date.now()`.
 pub fn now() -> u64 {
-    let t = js_sys::Date::now();
+    let mono = PERFORMANCE.with(|p| p.as_ref().map(|p| p.time_origin() + p.elapsed()));
+    let t = mono
+        .filter(|t| t.is_finite() && *t > 0.0)
+        .unwrap_or_else(js_sys::Date::now);
     if t.is_finite() && t > 0.0 {
         t as u64
     } else {

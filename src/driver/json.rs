@@ -353,6 +353,7 @@ pub fn task_snapshot(v: Value) -> Option<TaskSnapshot> {
         task: f.get("task", task)?,
         known: f.get("known", bool)?,
         last_polled_at: f.opt("lastPolledAt", u64)?,
+        status_since: f.opt("statusSince", u64)?,
         next_poll_at: f.opt("nextPollAt", u64)?,
         deadline: f.opt("deadline", u64)?,
         input_keys: f.or_default("inputKeys", strings)?,

@@ -65,6 +65,9 @@ pub struct Config {
     /// first); `Modern` takes a well-formed discover answer as final. A wrong hint costs one
     /// failed attempt, then the full negotiation runs. Ignored unless `dialect` is `Auto`.
     pub known_era: Option<Dialect>,
+    /// Subscribe to status pushes where the dialect needs a subscription (modern
+    /// `subscriptions/listen`). Off: polling alone, for a server known not to push.
+    pub subscribe: bool,
     /// Delete every task once its result was delivered, where the dialect can (draft
     /// `tasks/delete`); elsewhere it does nothing. The per-call option refuses instead.
     pub delete_on_done: bool,
@@ -82,6 +85,7 @@ impl Default for Config {
             client_capabilities: serde_json::json!({ "elicitation": {}, "sampling": {} }),
             max_blocking_results: 3,
             known_era: None,
+            subscribe: true,
             delete_on_done: false,
         }
     }

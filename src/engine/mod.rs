@@ -29,6 +29,7 @@
 
 mod absent;
 pub mod api;
+mod cadence;
 mod calls;
 mod deletes;
 mod detect;
@@ -430,6 +431,7 @@ impl Engine {
         while let Some(n) = self.reqs.pop_timeout(now) {
             self.on_timeout(now, n);
         }
+        self.respace_after_leap(now);
         while let Some(timer) = self.timers.pop_due(now) {
             match timer {
                 Timer::Task(kind, slot) => {

@@ -1,5 +1,7 @@
 //! Time in the engine: one queue of timers ordered by due time (so the driver needs a single
-//! `Wake`), and the poll cadence of design.md as pure functions of a task's poll state.
+//! `Wake`), and the poll cadence as pure functions of a task's poll state: the server's interval
+//! while a task is young, then a gap growing with its age (a tenth of it, capped), with a little
+//! jitter on top and never below the interval.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -51,18 +53,28 @@ impl std::hash::Hasher for IdHasher {
     }
 }
 
-/// First poll never earlier than this when the server gives an interval below it.
-pub(crate) const MIN_FIRST_POLL_MS: Millis = 1_000;
-/// First poll when the server gives no interval.
-pub(crate) const DEFAULT_POLL_MS: Millis = 2_000;
-/// Backoff ceiling while the page is visible.
+/// A task's poll interval when the server gives no hint.
+pub(crate) const DEFAULT_POLL_MS: Millis = 1_000;
+/// Our own floor under a server's hint: at most 20 status requests per task in any 10 s.
+pub(crate) const MIN_POLL_MS: Millis = 500;
+/// A task's gap grows to this fraction of its age (1/10): the callback for a task that ran for
+/// a minute comes at most about 6 s after its end.
+pub(crate) const AGE_DIVISOR: Millis = 10;
+/// Jitter added on top of a gap: up to this fraction of it (1/10 = 10 %), never subtracted. Its
+/// mean (5 %) keeps a young task's request rate at or below that of a client that waits the
+/// interval after each answer, for about the same latency.
+pub(crate) const JITTER_DIVISOR: Millis = 10;
+/// Gap ceiling while the page is visible.
 pub(crate) const CAP_VISIBLE_MS: Millis = 20_000;
-/// Backoff ceiling while the page is hidden.
+/// Gap ceiling while the page is hidden.
 pub(crate) const CAP_HIDDEN_MS: Millis = 60_000;
 /// Ceiling of the error backoff (before jitter).
 pub(crate) const ERROR_CAP_MS: Millis = 30_000;
 /// Catch-up polls (visible again, online again) at most this often.
 pub(crate) const CATCH_UP_THROTTLE_MS: Millis = 5_000;
+/// A timer this late in a visible page means the clock leapt (the machine slept, the page
+/// froze): the polls it held back are spread over one interval instead of going out at once.
+pub(crate) const LEAP_MS: Millis = 2_000;
 
 /// The timers every task has (keyed by the task's slot number, not its id: cheap to hash).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -145,6 +157,15 @@ impl Timers {
         Some(timer)
     }
 
+    /// The timers due before `before`, in no particular order.
+    pub(crate) fn due_before(&self, before: Millis) -> Vec<Timer> {
+        self.due
+            .iter()
+            .filter(|(_, at)| **at < before)
+            .map(|(t, _)| *t)
+            .collect()
+    }
+
     pub(crate) fn clear_all(&mut self) {
         self.queue.clear();
         self.due.clear();
@@ -173,8 +194,9 @@ impl Timers {
 /// Per-task poll bookkeeping.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct PollState {
-    /// Successful polls since the status last changed (drives the ×1.5 backoff).
-    pub(crate) step: u32,
+    /// Since when the task has had its current status (as this engine saw it): the cadence's
+    /// age counts from here, so a task that just moved on is polled at its interval again.
+    pub(crate) since: Option<Millis>,
     /// Consecutive failed polls (drives the error backoff).
     pub(crate) errors: u32,
     /// When the last status request went out.
@@ -183,6 +205,8 @@ pub(crate) struct PollState {
     pub(crate) last_answered: Option<Millis>,
     /// A status request is queued or in flight.
     pub(crate) in_flight: bool,
+    /// The next poll was already moved once because the clock leapt (never moved twice).
+    pub(crate) respaced: bool,
 }
 
 impl PollState {
@@ -195,9 +219,10 @@ impl PollState {
     }
 }
 
-/// The server's minimum spacing, or ours when it gives none.
+/// The spacing a task's status requests keep: the server's interval (never below
+/// [`MIN_POLL_MS`]), or [`DEFAULT_POLL_MS`] without a hint.
 pub(crate) fn floor(server_interval: Option<Millis>) -> Millis {
-    server_interval.unwrap_or(MIN_FIRST_POLL_MS)
+    server_interval.map_or(DEFAULT_POLL_MS, |iv| iv.max(MIN_POLL_MS))
 }
 
 fn cap(visible: bool, server_interval: Option<Millis>) -> Millis {
@@ -209,20 +234,30 @@ fn cap(visible: bool, server_interval: Option<Millis>) -> Millis {
     cap.max(floor(server_interval))
 }
 
-/// Delay before the next poll after `step` successful polls: starts at max(server interval, 1 s)
-/// (2 s without a hint), ×1.5 per step up to the visible/hidden ceiling, jittered uniformly
-/// between the server floor and that value; never below the server's interval.
+/// The gap after a good poll of a task that has had its status for `age` ms: the interval while
+/// the task is young, then a tenth of its age (so its end is seen at most ~10 % late), capped at
+/// 20 s (60 s hidden); never below the interval.
+pub(crate) fn poll_gap(server_interval: Option<Millis>, age: Millis, visible: bool) -> Millis {
+    (age / AGE_DIVISOR)
+        .min(cap(visible, server_interval))
+        .max(floor(server_interval))
+}
+
+/// The longest a gap can be drawn to: the gap plus its jitter.
+pub(crate) fn with_jitter_bound(gap: Millis) -> Millis {
+    gap.saturating_add(gap / JITTER_DIVISOR)
+}
+
+/// Delay before the next poll: [`poll_gap`] plus up to 10 % jitter on top (so polls of tasks
+/// created together drift apart, and never come sooner than the gap).
 pub(crate) fn poll_delay(
     rng: &mut Rng,
     server_interval: Option<Millis>,
-    step: u32,
+    age: Millis,
     visible: bool,
 ) -> Millis {
-    let lo = floor(server_interval);
-    let start = server_interval.map_or(DEFAULT_POLL_MS, |iv| iv.max(MIN_FIRST_POLL_MS));
-    let grown = start as f64 * 1.5f64.powi(step.min(64) as i32);
-    let computed = (grown.min(cap(visible, server_interval) as f64) as Millis).max(lo);
-    rng.between(lo, computed)
+    let gap = poll_gap(server_interval, age, visible);
+    rng.between(gap, with_jitter_bound(gap))
 }
 
 /// Delay after the `errors`-th consecutive failure (1-based): min(1 s·2ⁿ⁻¹, 30 s) × U(0.5, 1.5),
@@ -313,28 +348,30 @@ mod tests {
     }
 
     #[test]
-    fn first_poll_and_backoff_follow_design() {
+    fn cadence_keeps_the_interval_while_young_then_a_tenth_of_the_age() {
         let mut rng = Rng::new(3);
         for _ in 0..200 {
-            // No hint: first poll between 1 s and 2 s, then growing ×1.5 up to 20 s / 60 s.
+            // No hint: 1 s (+ ≤ 10 %) while young.
             let d0 = poll_delay(&mut rng, None, 0, true);
-            assert!((1_000..=2_000).contains(&d0));
-            let d20 = poll_delay(&mut rng, None, 20, true);
-            assert!((1_000..=20_000).contains(&d20));
-            let h20 = poll_delay(&mut rng, None, 20, false);
-            assert!(h20 <= 60_000);
-            // Server hint of 5 s: first poll exactly 5 s, never below 5 s.
-            assert_eq!(poll_delay(&mut rng, Some(5_000), 0, true), 5_000);
-            assert!(poll_delay(&mut rng, Some(5_000), 3, true) >= 5_000);
-            // A hint above the ceiling wins over the ceiling.
-            assert_eq!(poll_delay(&mut rng, Some(90_000), 10, true), 90_000);
+            assert!((1_000..=1_100).contains(&d0), "{d0}");
+            // A 2-minute-old task: 12 s (+ ≤ 10 %).
+            let d = poll_delay(&mut rng, None, 120_000, true);
+            assert!((12_000..=13_200).contains(&d), "{d}");
+            // Old tasks: the ceiling, visible and hidden.
+            assert!((20_000..=22_000).contains(&poll_delay(&mut rng, None, 3_600_000, true)));
+            assert!((60_000..=66_000).contains(&poll_delay(&mut rng, None, 3_600_000, false)));
+            // Server hint of 5 s: never below it.
+            assert!((5_000..=5_500).contains(&poll_delay(&mut rng, Some(5_000), 0, true)));
+            assert!(poll_delay(&mut rng, Some(5_000), 70_000, true) >= 7_000);
+            // A hint above the ceiling wins over the ceiling; a tiny hint meets our floor.
+            assert!(poll_delay(&mut rng, Some(90_000), 3_600_000, true) >= 90_000);
+            assert!(poll_delay(&mut rng, Some(10), 0, true) >= MIN_POLL_MS);
         }
-        // The upper bound does reach the ceiling.
-        let max = (0..500)
-            .map(|_| poll_delay(&mut rng, None, 30, true))
-            .max()
-            .unwrap_or(0);
-        assert!(max > 15_000);
+        // The jitter does spread.
+        let distinct: std::collections::BTreeSet<_> = (0..100)
+            .map(|_| poll_delay(&mut rng, None, 0, true))
+            .collect();
+        assert!(distinct.len() > 20);
     }
 
     #[test]

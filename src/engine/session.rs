@@ -245,7 +245,8 @@ impl Engine {
                 != c.build_request(&si, "tools/call", params, None)
         };
         self.session.fetches_results = c.build_result(&self.session.info(), "probe").is_some();
-        self.session.listens = c.build_listen(&self.session.info(), &[]).is_some()
+        self.session.listens = self.cfg.subscribe
+            && c.build_listen(&self.session.info(), &[]).is_some()
             && !self.session.absent.has(TaskMethod::Listen);
         self.announce();
         if self.session.handshake {

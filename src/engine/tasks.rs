@@ -195,7 +195,7 @@ impl Engine {
         };
         let mut fetch = false;
         if let Some((_, to)) = applied.transition {
-            entry.poll.step = 0;
+            entry.poll.since = Some(now);
             // Legacy: the server sends its input requests on the `tasks/result` stream.
             fetch = to == TaskStatus::InputRequired
                 && self.session.fetches_results
@@ -255,7 +255,7 @@ impl Engine {
         self.schedule_poll(now, task_id, src);
     }
 
-    /// The next poll after news from `src` (polls back off, pushes postpone).
+    /// The next poll after news from `src` (polls follow the cadence, pushes postpone).
     pub(crate) fn schedule_poll(&mut self, now: Millis, task_id: &str, src: Source) {
         let Some(entry) = self.tasks.get_mut(task_id) else {
             return;
@@ -266,10 +266,8 @@ impl Engine {
         let interval = entry.server_interval();
         let delay = match src {
             Source::Create | Source::Named | Source::Poll => {
-                let d =
-                    scheduler::poll_delay(&mut self.rng, interval, entry.poll.step, self.visible);
-                entry.poll.step = entry.poll.step.saturating_add(1);
-                d
+                let age = now.saturating_sub(entry.poll.since.unwrap_or(now));
+                scheduler::poll_delay(&mut self.rng, interval, age, self.visible)
             }
             Source::Push => scheduler::safety_delay(interval, self.visible),
             Source::Other => return,
@@ -333,7 +331,8 @@ impl Engine {
             .set_earlier(Timer::Task(TaskTimer::Poll, e.slot), at);
     }
 
-    /// One catch-up poll for every followed task (visible again, online again): at most every 5 s.
+    /// One catch-up poll for every followed task (visible again, online again), spread over one
+    /// interval: at most every 5 s.
     pub(crate) fn catch_up(&mut self, now: Millis) {
         if !self.session.is_ready() {
             return self.connect(now);
@@ -353,7 +352,7 @@ impl Engine {
             .collect();
         ids.sort_unstable();
         for t in ids {
-            self.poll_soon(now, &t);
+            self.poll_spread(now, &t);
         }
     }
 
@@ -371,6 +370,7 @@ impl Engine {
             return;
         }
         entry.poll.in_flight = true;
+        entry.poll.respaced = false;
         self.dispatch(now, Purpose::Get(task_id));
     }
 

@@ -30,14 +30,24 @@ fn get(o: &JsValue, key: &str) -> JsValue {
     Reflect::get(o, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
 }
 
-fn string(o: &JsValue, key: &str) -> Result<Option<String>, String> {
+/// `o[key]` read by `read` when set (`None` when undefined or null); `what` names the type expected.
+fn typed<T>(
+    o: &JsValue,
+    key: &str,
+    read: impl Fn(&JsValue) -> Option<T>,
+    what: &str,
+) -> Result<Option<T>, String> {
     let v = get(o, key);
     if v.is_undefined() || v.is_null() {
         return Ok(None);
     }
-    v.as_string()
+    read(&v)
         .map(Some)
-        .ok_or_else(|| format!("{key} must be a string"))
+        .ok_or_else(|| format!("{key} must be {what}"))
+}
+
+fn string(o: &JsValue, key: &str) -> Result<Option<String>, String> {
+    typed(o, key, JsValue::as_string, "a string")
 }
 
 fn millis(o: &JsValue, key: &str) -> Result<Option<u64>, String> {
@@ -51,13 +61,9 @@ fn millis(o: &JsValue, key: &str) -> Result<Option<u64>, String> {
     }
 }
 
+/// A boolean option (`false` when unset).
 fn boolean(o: &JsValue, key: &str) -> Result<bool, String> {
-    let v = get(o, key);
-    if v.is_undefined() || v.is_null() {
-        return Ok(false);
-    }
-    v.as_bool()
-        .ok_or_else(|| format!("{key} must be a boolean"))
+    Ok(typed(o, key, JsValue::as_bool, "a boolean")?.unwrap_or(false))
 }
 
 fn function(o: &JsValue, key: &str) -> Result<Option<Function>, String> {
@@ -165,6 +171,9 @@ pub fn connect(url: &str, o: &JsValue) -> Result<Connect, String> {
     }
     if let Some(g) = millis(o, "resultGcMs")? {
         config.result_gc_ms = g;
+    }
+    if let Some(s) = typed(o, "subscribe", JsValue::as_bool, "a boolean")? {
+        config.subscribe = s;
     }
     config.delete_on_done = boolean(o, "deleteOnDone")?;
     let on_input = function(o, "onInput")?;

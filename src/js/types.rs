@@ -58,6 +58,11 @@ export interface ConnectOptions {
   /** How long a finished task's result stays retrievable after its last subscriber leaves (ms). */
   resultGcMs?: number;
   /**
+   * Subscribe to status pushes where the dialect needs it (modern `subscriptions/listen`, one request per
+   * batch of new tasks; default true). `false`: polling alone, for a server known not to push.
+   */
+  subscribe?: boolean;
+  /**
    * Delete every task on the server once its result was delivered, where the dialect can
    * (draft `tasks/delete`); on other dialects it does nothing (unlike the call option).
    */

@@ -41,6 +41,11 @@ test("closing the leader tab: another tab polls within 5 s, no task dropped, onD
     for (const id of ids) assert.ok(polledAfter.has(id), `task ${id} was followed after the failover`);
     // The new leader continued the same session (no second handshake, tasks are session-scoped).
     assert.equal(after.byMethod.initialize, before.byMethod.initialize);
+    // ... and each task's schedule: no poll sooner than the server's interval after the old leader's last one.
+    for (const id of ids) {
+      const ts = after.requests.filter((r) => r.method === "tasks/get" && r.taskId === id).map((r) => r.t);
+      for (let i = 1; i < ts.length; i++) assert.ok(ts[i] - ts[i - 1] >= 900, `${id}: polls ${ts[i] - ts[i - 1]} ms apart at ${ts[i] - closedAt} ms after the close`);
+    }
     for (const id of ids) {
       const d = dones(b.events, id);
       assert.equal(d.length, 1, `onDone fired ${d.length} times for ${id}`);

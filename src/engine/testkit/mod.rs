@@ -2,6 +2,7 @@
 //! a loop that delivers the server's answers with latency and records what the engine did,
 //! checking the "≤ 1 status request in flight per task" invariant as it goes.
 
+mod handover;
 pub(crate) mod script;
 pub(crate) mod server;
 

@@ -380,8 +380,12 @@ fn after_a_hold_one_request_goes_first_and_meets_the_next_hold_alone() {
     h.latency = (10, 10);
     h.server.faults.throttled_gets = 2;
     h.server.faults.throttle_ms = 3_000;
+    // Created 300 ms apart: the first poll is answered (held) before the next one is due.
     let subs: Vec<SubId> = (0..4)
-        .map(|i| h.call("job", json!({ "ms": 2_500 + i * 300 })))
+        .map(|i| {
+            h.run_for(if i == 0 { 0 } else { 300 });
+            h.call("job", json!({ "ms": 2_500 + i * 300 }))
+        })
         .collect();
     h.run_for(60_000);
     let log: Vec<String> = h.sent.iter().map(|s| s.line()).collect();

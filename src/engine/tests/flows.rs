@@ -409,11 +409,12 @@ fn visibility_catch_up_is_throttled() {
     let gets = h.count("tasks/get");
     h.input(Input::Visibility { visible: false });
     h.input(Input::Visibility { visible: true });
-    h.run_for(100);
+    // Spread over one interval (1 s).
+    h.run_for(1_100);
     assert_eq!(h.count("tasks/get"), gets + 1, "one catch-up poll");
     h.input(Input::Online);
     h.input(Input::Visibility { visible: true });
-    h.run_for(100);
+    h.run_for(1_100);
     assert_eq!(h.count("tasks/get"), gets + 1, "throttled");
 }
 

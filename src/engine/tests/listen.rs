@@ -62,3 +62,27 @@ fn a_reopened_listen_stream_replaces_the_old_one_once_accepted() {
         "the new one stays open"
     );
 }
+
+/// `subscribe: false`: no listen request; the tasks end by polling alone.
+#[test]
+fn without_subscribing_no_listen_goes_out_and_polls_end_the_tasks() {
+    let cfg = crate::engine::api::Config {
+        dialect: DialectChoice::Modern,
+        subscribe: false,
+        ..Default::default()
+    };
+    let mut h = Harness::with_config(cfg, Dialect::Modern, 5);
+    h.server.push = true;
+    let subs: Vec<_> = (0..3)
+        .map(|_| h.call("job", json!({ "ms": 4_000 })))
+        .collect();
+    h.run_for(10_000);
+    assert_eq!(h.count("subscriptions/listen"), 0);
+    for s in subs {
+        assert!(
+            matches!(h.done(s), crate::engine::api::End::Finished { .. }),
+            "{:?}",
+            h.done(s)
+        );
+    }
+}

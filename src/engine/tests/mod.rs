@@ -3,6 +3,7 @@
 //! transcripts, and a simulated hour of 1,000 tasks. Scaffolding: `engine::testkit`.
 
 mod absent;
+mod cadence;
 mod draft;
 mod faults;
 mod flows;
@@ -13,3 +14,11 @@ mod props;
 mod replay;
 mod session;
 mod streams;
+
+/// `PROPTEST_CASES` overrides the number of property cases (e.g. for a long soak run).
+fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
+use super::cases;
 use crate::engine::api::{
     Augment, CallOptions, Config, DialectChoice, Event, Input, InputId, SendKey, SubId,
     TransportError,
@@ -15,14 +16,6 @@ use crate::engine::testkit::Harness;
 use crate::engine::Engine;
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::Dialect;
-
-/// `PROPTEST_CASES` overrides the number of cases (e.g. for a long soak run).
-fn cases(default: u32) -> u32 {
-    std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 #[derive(Debug, Clone)]
 enum Op {

@@ -1,0 +1,49 @@
+//! Handing a harness's tasks to a fresh engine, as a new leader tab or a reloaded page does.
+
+use serde_json::json;
+
+use super::{Harness, World};
+use crate::engine::api::{Config, DialectChoice};
+use crate::engine::snapshot::TaskSnapshot;
+use crate::engine::Engine;
+
+impl<S: World> Harness<S> {
+    /// Replaces the engine with a fresh one (seed `seed`) that adopted the old session and
+    /// imported every listed task; `false` when the session could not be adopted.
+    pub(crate) fn hand_over_with(
+        &mut self,
+        choice: DialectChoice,
+        ids: &[String],
+        seed: u64,
+    ) -> bool {
+        let info = json!({ "name": "fake" });
+        let Some(s) = self.engine.session_snapshot(info) else {
+            return false;
+        };
+        let snaps: Vec<TaskSnapshot> = ids
+            .iter()
+            .filter_map(|id| self.engine.export_task(id))
+            .collect();
+        self.engine.detach(self.now);
+        self.pump();
+        // The fresh engine numbers its subscriptions from 1 again.
+        self.events.clear();
+        let cfg = Config {
+            dialect: choice,
+            ..Config::default()
+        };
+        let mut fresh = Engine::new(cfg, seed, self.now);
+        let adopted = fresh.adopt_session(self.now, &s);
+        for snap in snaps {
+            fresh.import_task(self.now, snap);
+        }
+        self.engine = fresh;
+        self.pump();
+        adopted
+    }
+
+    /// [`Harness::hand_over_with`] a fixed seed.
+    pub(crate) fn hand_over(&mut self, choice: DialectChoice, ids: &[String]) -> bool {
+        self.hand_over_with(choice, ids, 99)
+    }
+}
