@@ -28,20 +28,46 @@ const log = (...a) => console.error(`[bench +${((Date.now() - T_START) / 1000).t
 mkdirSync(path.join(outDir, "logs"), { recursive: true });
 const childLog = createWriteStream(path.join(outDir, "logs", "children.log"));
 
-/** Runs a bench child script (Node, own process) and returns its last stdout line as JSON. */
-function child(script, arg, timeoutMs = 300_000) {
+/**
+ * Runs a bench child script (Node, own process) and returns its last stdout line as JSON. With a `gate`
+ * (see {@link startLine}) the child gets `barrier: true`: it reports ready once connected and starts
+ * measuring when every child of the gate is ready.
+ */
+function child(script, arg, timeoutMs = 300_000, gate = null) {
   return new Promise((resolve) => {
-    const p = spawn(process.execPath, ["--no-warnings", path.join(benchDir, script), JSON.stringify(arg)], { stdio: ["ignore", "pipe", "pipe"] });
+    const p = spawn(process.execPath, ["--no-warnings", path.join(benchDir, script), JSON.stringify(gate ? { ...arg, barrier: true } : arg)], { stdio: [gate ? "pipe" : "ignore", "pipe", "pipe"] });
     let out = "";
-    p.stdout.on("data", (c) => { out += c; });
+    let arrived = false;
+    p.stdout.on("data", (c) => {
+      out += c;
+      if (gate && !arrived && out.includes('{"ready":true}')) {
+        arrived = true;
+        gate.arrive().then(() => p.stdin.end("go\n"));
+      }
+    });
+    p.stdin?.on("error", () => {}); // a child that died before the start
     p.stderr.on("data", (c) => childLog.write(c));
     const timer = setTimeout(() => p.kill("SIGKILL"), timeoutMs);
     p.on("exit", (code) => {
       clearTimeout(timer);
+      if (gate && !arrived) gate.arrive(); // it failed to start: the others need not wait for it
       const last = out.trim().split("\n").pop();
       try { resolve(JSON.parse(last)); } catch { resolve({ error: `${script} exited ${code} without a result` }); }
     });
   });
+}
+
+/**
+ * A common start for `n` children measured side by side: each loads its stack and connects, then waits for
+ * the others (at most 2 min). Without it the stack that loads fastest (ours: < 1 s, the official stacks ≈ 5 s under load)
+ * would run its whole measurement while the others' start-up takes the CPU, and theirs after it exited.
+ */
+function startLine(n) {
+  let count = 0;
+  let open;
+  const all = new Promise((r) => { open = r; });
+  setTimeout(() => open(), 120_000).unref(); // a child stuck connecting holds nobody back for long
+  return { arrive: () => { if (++count >= n) open(); return all; } };
 }
 
 const snap = snapshotPkg();
@@ -134,9 +160,10 @@ try {
     const n = quick ? 20 : 50;
     for (const push of [false, true]) {
       log(`latency, push ${push ? "on" : "off"}: ${n} tasks per stack, 2–4 s each, P = 1000 ms`);
+      const gate = startLine(stacksNow.length);
       await Promise.all(stacksNow.map(async (s) => {
         const srv = await daemon.start({ kind: fastKind(s.dialect), pollIntervalMs: 1000, progressMs: 1000, push });
-        const res = await child("node/latency.mjs", { stack: s.stack, dialect: s.dialect, push, url: srv.url, statsUrl: srv.statsUrl, n, minMs: 2000, maxMs: 4000, seed: 42 });
+        const res = await child("node/latency.mjs", { stack: s.stack, dialect: s.dialect, push, url: srv.url, statsUrl: srv.statsUrl, n, minMs: 2000, maxMs: 4000, seed: 42 }, undefined, gate);
         await daemon.stop(srv.id);
         const lat = (res.latencies ?? []).filter(Number.isFinite);
         R.latency[key(s.stack, s.dialect, push)] = res.error || lat.length < n
@@ -151,9 +178,10 @@ try {
     const n = quick ? 4 : 10;
     const lengths = quick ? [30_000] : [30_000, 120_000];
     log(`long tasks, push off: ${n} tasks of ${lengths.map((ms) => `${ms / 1000} s`).join(" and ")} per stack, P = 1000 ms`);
+    const gate = startLine(stacksNow.length * lengths.length);
     await Promise.all(stacksNow.flatMap((s) => lengths.map(async (ms) => {
       const srv = await daemon.start({ kind: fastKind(s.dialect), pollIntervalMs: 1000, progressMs: 1000, push: false });
-      const res = await child("node/latency.mjs", { stack: s.stack, dialect: s.dialect, push: false, url: srv.url, statsUrl: srv.statsUrl, n, minMs: ms, maxMs: ms, seed: 7 }, ms + 120_000);
+      const res = await child("node/latency.mjs", { stack: s.stack, dialect: s.dialect, push: false, url: srv.url, statsUrl: srv.statsUrl, n, minMs: ms, maxMs: ms, seed: 7 }, ms + 120_000, gate);
       await daemon.stop(srv.id);
       const lat = (res.latencies ?? []).filter(Number.isFinite);
       R.long[`${s.stack}|${s.dialect}|${ms}`] = res.error || lat.length < n

@@ -34,9 +34,9 @@ package() {
   "$WASM_OPT" -Os --converge "$PKG/${NAME}_bg.wasm" -o "$PKG/${NAME}_bg.opt.wasm"
   mv "$PKG/${NAME}_bg.opt.wasm" "$PKG/${NAME}_bg.wasm"
 
-  cp src/js/npm/index.js src/js/npm/node.js src/js/npm/extras.js src/js/npm/extras.d.ts "$PKG/"
+  cp src/js/npm/index.js src/js/npm/node.js src/js/npm/extras.js src/js/npm/extras.d.ts src/js/npm/react.js src/js/npm/react.d.ts LICENSE-MIT LICENSE-APACHE "$PKG/"
   # index.d.ts re-exports the public classes and types by name (not the raw InitOutput exports).
-  names() { grep -oE "^export $1 [A-Za-z]+" "$PKG/$NAME.d.ts" | awk '{print $3}' | grep -vxE 'InitInput|InitOutput|SyncInitInput' | sort -u | paste -sd, - | sed 's/,/, /g'; }
+  names() { grep -oE "^export (declare )?$1 [A-Za-z]+" "$PKG/$NAME.d.ts" | awk '{print $NF}' | grep -vxE 'InitInput|InitOutput|SyncInitInput' | sort -u | paste -sd, - | sed 's/,/, /g'; }
   {
     echo "export { $(names class) } from \"./$NAME.js\";"
     echo "export type { $(comm -23 <(names '(type|interface)' | tr -d ' ' | tr , '\n') <(names class | tr -d ' ' | tr , '\n') | paste -sd, - | sed 's/,/, /g') } from \"./$NAME.js\";"
@@ -50,7 +50,7 @@ package() {
 # pkg/ is rebuilt only when cargo's output, the tools or what else goes into the package changed (a
 # warm rerun of the test command then skips wasm-bindgen and the ~20 s of wasm-opt).
 STAMP=$TARGET_DIR/pkg.stamp
-INPUTS=$({ cat "$RAW" scripts/build.sh src/js/npm/* Cargo.toml; wasm-bindgen --version; "$WASM_OPT" --version; } | sha256sum | cut -d' ' -f1)
+INPUTS=$({ cat "$RAW" scripts/build.sh src/js/npm/* LICENSE-MIT LICENSE-APACHE Cargo.toml; wasm-bindgen --version; "$WASM_OPT" --version; } | sha256sum | cut -d' ' -f1)
 built() { [ -f "$PKG/${NAME}_bg.wasm" ] && echo "$INPUTS $(sha256sum < "$PKG/${NAME}_bg.wasm" | cut -d' ' -f1)"; }
 if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$(built)" ]; then
   log "pkg/ is up to date"

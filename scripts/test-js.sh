@@ -2,9 +2,12 @@
 # Every wasm-level and JS-level test of the driver and the JS face, against real servers on 127.0.0.1:
 #   wasm-bindgen-test (tests/wasm_driver.rs) in Node, headless Chromium and a dedicated worker;
 #   the built pkg/ in Node (tests/js/node: ts-sdk, python-http, python-ws via `ws`, rmcp2, rmcp3,
-#   package shape + TypeScript types, wire behaviour through the fault proxy);
-#   the built pkg/ in a real page in headless Chromium (tests/js/browser, playwright-core);
-#   the npm tarball in a scratch project (tests/js/pack).
+#   package shape, strict TypeScript consumer test + the dashboard's @ts-check, wire behaviour through
+#   the fault proxy);
+#   the built pkg/ in a real page in headless Chromium (tests/js/browser, playwright-core), and the
+#   Electron example (main process in Node, renderer as a file:// page and on an opaque origin);
+#   the npm tarball (tests/js/pack): publint, arethetypeswrong, Node 20, a Vite page, React under
+#   StrictMode bundled by esbuild.
 #
 #   bash scripts/test-js.sh [wasm] [node] [browser] [pack]     (no argument = all four groups)
 #
@@ -55,9 +58,9 @@ wasm_tests() {
 want wasm && wasm_tests
 want node && stage "JS in Node (pkg/ against ts-sdk, python-http, python-ws, rmcp2, rmcp3)" \
   bash -c 'cd tests/js && timeout 900 node --test --test-concurrency=3 node/*.test.mjs'
-want browser && stage "JS in a Chromium page (pkg/ against ts-sdk, python-http, python-ws, rmcp2, rmcp3; strict CORS)" \
+want browser && stage "JS in a Chromium page (pkg/ against ts-sdk, python-http, python-ws, rmcp2, rmcp3; strict CORS; Electron example)" \
   bash -c 'cd tests/js && timeout 600 node --test browser/*.test.mjs'
-want pack && stage "npm pack → scratch project: Node 20 import + Vite-built page" \
+want pack && stage "npm pack → publint + attw, scratch project: Node 20 import, Vite-built page, React (StrictMode)" \
   bash -c 'cd tests/js && timeout 300 node --test pack/*.test.mjs'
 
 [ "$failed" -gt 0 ] && log "failed stages: ${failed_names[*]}"

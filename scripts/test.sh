@@ -43,8 +43,8 @@ side=(
   "demo end-to-end (Chromium)|node --test tests/e2e/"
   "wasm in Node, Chromium, worker|bash scripts/test-js.sh wasm"
   "tabs: persistence, resume (Chromium)|node --test tests/tabs/persistence.test.mjs"
-  "JS in a Chromium page|bash scripts/test-js.sh browser"
-  "npm pack → Node 20 + Vite page|bash scripts/test-js.sh pack"
+  "JS in a Chromium page + Electron example (main in Node, renderer as file://)|bash scripts/test-js.sh browser"
+  "npm pack → publint + attw, Node 20, Vite page, React (StrictMode)|bash scripts/test-js.sh pack"
   "MCP conformance suite 0.1.16, client mode (Node 22)|bash tests/conformance/run.sh"
 )
 jobs_max=${TEST_JOBS:-3}

@@ -1,26 +1,45 @@
+// @ts-check
 // The demo dashboard: connects to any MCP server through the `mcp-task-client` package (wasm, web
 // target), lists tools, starts tasks, follows them live, answers input requests, cancels, stops
-// waiting, and picks its tasks up again after a reload.
+// waiting, and picks its tasks up again after a reload (`persist: true` + `client.resume()`).
+// Type-checked against the package's own declarations (tests/js/types/www.tsconfig.json).
 //
 // Safety rule for this file: every string that came from a server (or from the URL) reaches the page
 // through text nodes only (see lib/dom.js). No innerHTML, no insertAdjacentHTML, no document.write.
 import { el, replace, pretty } from "./lib/dom.js";
 import { schemaFields, defaultArguments } from "./lib/schema-form.js";
-import { loadTracked, track, updateTracked, forget, lastServer, rememberServer } from "./lib/store.js";
+import { lastServer, rememberServer } from "./lib/store.js";
+
+/** @typedef {import("../pkg/index.js")} Package */
+/** @typedef {import("../pkg/index.js").McpTaskClient} McpTaskClient */
+/** @typedef {import("../pkg/index.js").TaskHandle<import("../pkg/index.js").CallToolResult>} ToolHandle */
+/** @typedef {import("../pkg/index.js").Task} Task */
+/** @typedef {import("../pkg/index.js").TaskDone} TaskDone */
+/** @typedef {import("../pkg/index.js").Tool} Tool */
+/** @typedef {import("../pkg/index.js").InputRequestEvent} InputRequestEvent */
+/** @typedef {import("../pkg/index.js").InputResult} InputResult */
+/** @typedef {import("../pkg/index.js").JsonObject} JsonObject */
+
+/**
+ * One task card.
+ * @typedef {{ key: string, taskId: string | null, tool: string, status: string, node: HTMLElement,
+ *   parts: Record<string, HTMLElement>, handle: ToolHandle | null, off: (() => void) | null, done: boolean }} Card
+ */
 
 /** The built package's browser entry (web target), relative to this file. */
 const PKG_URL = new URL("../pkg/index.js", import.meta.url).href;
 const TERMINAL = new Set(["completed", "failed", "cancelled", "unknown", "expired"]);
 const MAX_LOG = 400;
 
-const $ = (id) => document.getElementById(id);
+/** @template {HTMLElement} T @param {string} id @returns {T} */
+const $ = (id) => /** @type {T} */ (document.getElementById(id));
 const ui = {
   form: $("connect-form"),
-  server: $("server-url"),
-  transport: $("transport"),
-  dialectChoice: $("dialect-choice"),
-  connect: $("connect"),
-  disconnect: $("disconnect"),
+  server: /** @type {HTMLInputElement} */ ($("server-url")),
+  transport: /** @type {HTMLSelectElement} */ ($("transport")),
+  dialectChoice: /** @type {HTMLSelectElement} */ ($("dialect-choice")),
+  connect: /** @type {HTMLButtonElement} */ ($("connect")),
+  disconnect: /** @type {HTMLButtonElement} */ ($("disconnect")),
   state: $("conn-state"),
   dialect: $("dialect"),
   protocol: $("protocol"),
@@ -32,23 +51,26 @@ const ui = {
   inputCount: $("input-count"),
   tasks: $("tasks"),
   watchForm: $("watch-form"),
-  watchId: $("watch-id"),
+  watchId: /** @type {HTMLInputElement} */ ($("watch-id")),
   clearFinished: $("clear-finished"),
   log: $("log"),
   clearLog: $("clear-log"),
 };
 
-let pkg = null; // the imported module, once loaded
-let client = null; // the connected McpTaskClient
-let serverUrl = ""; // absolute URL of the connected server (the localStorage key)
+/** @type {Package | null} the imported module, once loaded */
+let pkg = null;
+/** @type {McpTaskClient | null} */
+let client = null;
 let localSeq = 0;
-let clientLogsTransitions = false; // the client reports transitions itself (onTransition)
-/** key → card state ({key, taskId, tool, args, status, handle, abort, node, parts…}) */
+/** @type {ReturnType<typeof setInterval> | undefined} refreshes the tab role */
+let roleTimer;
+/** @type {Map<string, Card>} key → card */
 const cards = new Map();
-/** input id → {node, settle, taskId} */
+/** @type {Map<string, { node: HTMLElement, settle: (value: InputResult | null, error?: Error) => void, taskId: string | null }>} */
 const pendingInputs = new Map();
 
 // ---------------------------------------------------------------- event log
+/** @param {string} kind @param {string} text @param {unknown} [detail] */
 function log(kind, text, detail) {
   const time = new Date().toISOString().slice(11, 23);
   const item = el(
@@ -65,6 +87,7 @@ function log(kind, text, detail) {
   while (ui.log.childElementCount > MAX_LOG) ui.log.lastElementChild?.remove();
 }
 
+/** @param {string} text @param {string} [kind] */
 function banner(text, kind = "error") {
   if (!text) {
     ui.banner.hidden = true;
@@ -75,17 +98,21 @@ function banner(text, kind = "error") {
   replace(ui.banner, text);
 }
 
+/**
+ * An error's kind and message, with its JSON-RPC code and HTTP status when it has them.
+ * @param {{ kind: string, message: string, code?: number | null, httpStatus?: number | null }} e
+ */
+function infoText(e) {
+  const notes = [e.code != null && `code ${e.code}`, e.httpStatus != null && `HTTP ${e.httpStatus}`].filter(Boolean);
+  return `${e.kind}: ${e.message}${notes.length ? ` (${notes.join(", ")})` : ""}`;
+}
+
+/** An error's text: an `McpTaskError` (or any Error) by its message and code, plain data by its fields. @param {unknown} e */
 function errText(e) {
   if (e === null || e === undefined) return "unknown error";
   if (typeof e === "string") return e;
+  if (pkg && e instanceof pkg.McpTaskError) return infoText(e);
   if (e instanceof Error) return e.message;
-  if (typeof e === "object") {
-    const msg = e.message ?? e.error?.message;
-    const code = e.code ?? e.error?.code;
-    const status = e.httpStatus ?? e.error?.httpStatus;
-    const notes = [code != null && `code ${code}`, status != null && `HTTP ${status}`].filter(Boolean);
-    if (msg !== undefined) return notes.length ? `${msg} (${notes.join(", ")})` : String(msg);
-  }
   return pretty(e);
 }
 
@@ -93,69 +120,49 @@ window.addEventListener("error", (e) => log("error", `page error: ${e.message}`)
 window.addEventListener("unhandledrejection", (e) => log("error", `unhandled rejection: ${errText(e.reason)}`));
 
 // ---------------------------------------------------------------- package
+/** @returns {Promise<Package>} */
 async function loadPackage() {
   if (pkg) return pkg;
+  /** @type {Package} */
   let mod;
   try {
     mod = await import(PKG_URL);
   } catch (e) {
     throw new Error(`could not load the package from ${PKG_URL} (build it with scripts/build.sh): ${errText(e)}`);
   }
-  if (typeof mod.default === "function") await mod.default();
-  if (!mod.McpTaskClient) throw new Error("the package has no McpTaskClient export");
+  await mod.default();
   pkg = mod;
   return mod;
 }
 
 // ---------------------------------------------------------------- connection
+/** @param {string} state @param {string} [text] */
 function setState(state, text) {
   ui.state.dataset.state = state;
   replace(ui.state, text ?? state);
   document.body.dataset.conn = state;
 }
 
-function readProp(obj, ...names) {
-  for (const n of names) {
-    try {
-      const v = obj?.[n];
-      if (v !== undefined && v !== null) return typeof v === "function" ? undefined : v;
-    } catch {
-      // getter threw: treat as absent
-    }
-  }
-  return undefined;
+/** @param {McpTaskClient} c */
+function showSession(c) {
+  const { dialect, protocolVersion, serverInfo } = c.session;
+  replace(ui.dialect, dialect);
+  ui.dialect.dataset.dialect = dialect;
+  replace(ui.protocol, protocolVersion);
+  replace(ui.serverName, [serverInfo.name, serverInfo.version].filter(Boolean).join(" ") || "—");
+  showRole(c.role);
+  // The role changes when another tab takes over or hands over: show the current one.
+  clearInterval(roleTimer);
+  roleTimer = setInterval(() => client && showRole(client.role), 1000);
 }
 
-function showSession() {
-  const session = readProp(client, "session", "sessionInfo") ?? {};
-  const dialect = readProp(client, "dialect") ?? session.dialect;
-  replace(ui.dialect, dialect ? String(dialect) : "—");
-  ui.dialect.dataset.dialect = dialect ? String(dialect) : "";
-  const version = readProp(client, "protocolVersion") ?? session.protocolVersion;
-  replace(ui.protocol, version ? String(version) : "—");
-  const info = readProp(client, "serverInfo") ?? session.serverInfo;
-  const name = info && typeof info === "object" ? [info.name, info.version].filter(Boolean).join(" ") : "";
-  replace(ui.serverName, name || "—");
-  showRole(readProp(client, "role", "tabRole") ?? (readProp(client, "isLeader") === undefined ? undefined : readProp(client, "isLeader") ? "leader" : "follower"));
-  for (const hook of ["onRoleChange", "onRole"]) {
-    if (typeof client?.[hook] === "function") {
-      try {
-        client[hook]((r) => showRole(typeof r === "boolean" ? (r ? "leader" : "follower") : r));
-      } catch {
-        // optional API
-      }
-      break;
-    }
-  }
-}
-
-/** Placeholder until cross-tab coordination reports a role: a single tab polls for itself. */
+/** @param {string} role */
 function showRole(role) {
-  const r = role ? String(role) : "leader (single tab)";
-  ui.role.dataset.role = role ? String(role) : "placeholder";
-  replace(ui.role, r);
+  ui.role.dataset.role = role;
+  replace(ui.role, role === "solo" ? "leader (single tab)" : role);
 }
 
+/** @param {string} text */
 function resolveServer(text) {
   const s = text.trim();
   if (!s) throw new Error("enter a server URL");
@@ -176,8 +183,8 @@ async function connect() {
   await disconnect(true);
   setState("connecting", "connecting…");
   ui.connect.disabled = true;
-  const transport = ui.transport.value;
-  const dialect = ui.dialectChoice.value;
+  const transport = ui.transport.value === "websocket" ? "websocket" : "http";
+  const dialect = /** @type {"auto" | "modern" | "legacy" | "draft"} */ (ui.dialectChoice.value);
   log("info", `connecting to ${url} (transport ${transport}, dialect ${dialect})`);
   try {
     const mod = await loadPackage();
@@ -185,21 +192,23 @@ async function connect() {
       transport,
       dialect,
       clientName: "mcp-task-dashboard",
-      // One poller per task across tabs, the session kept across reloads, onDone exactly once.
+      // One poller per task across tabs, the session and the tasks kept across reloads.
       persist: true,
       onInput,
-      onWarning: (w) => log("warn", `${w?.taskId ? `${w.taskId}: ` : ""}${errText(w?.error ?? w)}`, w),
+      onWarning: (w) => log("warn", `${w.taskId ? `${w.taskId}: ` : ""}${infoText(w.error)}`, w),
     });
     client = c;
-    serverUrl = url;
     rememberServer(url);
     setState("connected", "connected");
     ui.disconnect.disabled = false;
-    showSession();
-    subscribeClientEvents(c);
-    log("connect", `connected; dialect ${readProp(c, "dialect") ?? "?"}`, { protocolVersion: readProp(c, "protocolVersion"), serverInfo: readProp(c, "serverInfo") });
-    await refreshTools();
-    restoreTracked();
+    showSession(c);
+    c.onTransition((tr) => {
+      const msg = c.task(tr.taskId)?.statusMessage;
+      log("status", `${tr.taskId} ${tr.from ?? "new"} → ${tr.to}${msg ? `: ${msg}` : ""}`, tr);
+    });
+    log("connect", `connected; dialect ${c.dialect}; tasks stored in ${c.storage}`, c.session);
+    await refreshTools(c);
+    await resumeTasks(c);
   } catch (e) {
     setState("error", "connection failed");
     banner(`Could not connect: ${errText(e)}`);
@@ -209,24 +218,19 @@ async function connect() {
   }
 }
 
+/** @param {boolean} [quiet] */
 async function disconnect(quiet = false) {
   const c = client;
   client = null;
-  for (const card of cards.values()) {
-    card.abort?.abort();
-    card.off?.();
-  }
+  clearInterval(roleTimer);
+  for (const card of cards.values()) card.off?.();
   cards.clear();
   replace(ui.tasks, el("p", { className: "muted empty" }, "No tasks yet."));
   for (const p of pendingInputs.values()) p.node.remove();
   pendingInputs.clear();
   updateInputCount();
   if (c) {
-    try {
-      await c.close?.();
-    } catch (e) {
-      log("warn", `close: ${errText(e)}`);
-    }
+    await c.close();
     if (!quiet) log("info", "disconnected");
   }
   ui.disconnect.disabled = true;
@@ -239,47 +243,17 @@ async function disconnect(quiet = false) {
   replace(ui.tools, el("p", { className: "muted" }, "Connect to list tools."));
 }
 
-/** Client-wide events, where the package offers them (transitions, …); optional. */
-function subscribeClientEvents(c) {
-  clientLogsTransitions = false;
-  if (typeof c.onTransition === "function") {
-    try {
-      c.onTransition((tr) => {
-        const snap = typeof c.task === "function" ? c.task(String(tr?.taskId)) : null;
-        const msg = typeof snap?.statusMessage === "string" ? `: ${snap.statusMessage}` : "";
-        log("status", `${tr?.taskId} ${tr?.from ?? "new"} → ${tr?.to}${msg}`, tr);
-      });
-      clientLogsTransitions = true;
-    } catch {
-      // optional API
-    }
-  }
-  for (const hook of ["onEvent"]) {
-    if (typeof c[hook] === "function") {
-      try {
-        c[hook]((ev) => {
-          const type = ev?.type ?? hook;
-          if (type === "transition") return; // the task cards log their own transitions
-          log(type === "warning" ? "warn" : "client", `${type}: ${errText(ev?.error ?? ev?.message ?? ev)}`, ev);
-        });
-      } catch {
-        // optional API
-      }
-    }
-  }
-}
-
 // ---------------------------------------------------------------- tools
-async function refreshTools() {
-  let listed;
+/** @param {McpTaskClient} c */
+async function refreshTools(c) {
+  let tools;
   try {
-    listed = await client.listTools();
+    tools = (await c.listTools()).tools;
   } catch (e) {
     replace(ui.tools, el("p", { className: "error" }, `tools/list failed: ${errText(e)}`));
     log("error", `tools/list failed: ${errText(e)}`, e);
     return;
   }
-  const tools = Array.isArray(listed) ? listed : Array.isArray(listed?.tools) ? listed.tools : [];
   log("info", `${tools.length} tools listed`);
   if (tools.length === 0) {
     replace(ui.tools, el("p", { className: "muted" }, "The server lists no tools."));
@@ -288,23 +262,25 @@ async function refreshTools() {
   replace(ui.tools, tools.map((t) => toolRow(t)));
 }
 
+/** @param {Tool} tool */
 function taskSupportOf(tool) {
-  const ts = tool?.execution?.taskSupport;
-  if (typeof ts === "string") return ts;
-  const d = readProp(client, "dialect");
+  const ts = tool.execution?.taskSupport;
+  if (ts) return ts;
+  const d = client?.dialect;
   if (d === "draft") return "any (draft)";
   if (d === "modern") return "server decides";
   return "forbidden";
 }
 
+/** @param {Tool} tool */
 function toolRow(tool) {
-  const name = typeof tool?.name === "string" ? tool.name : "";
+  const name = tool.name;
   const support = taskSupportOf(tool);
   const idBase = `tool-${name.replace(/[^A-Za-z0-9_-]/g, "_")}`;
-  const args = el("textarea", { className: "args", rows: 2, spellcheck: false, id: `${idBase}-args`, value: JSON.stringify(defaultArguments(tool?.inputSchema)) });
-  const ttl = el("input", { type: "number", className: "ttl", min: "0", step: "1000", value: "60000", id: `${idBase}-ttl`, title: "ttl in ms" });
+  const args = /** @type {HTMLTextAreaElement} */ (el("textarea", { className: "args", rows: 2, spellcheck: false, id: `${idBase}-args`, value: JSON.stringify(defaultArguments(tool.inputSchema)) }));
+  const ttl = /** @type {HTMLInputElement} */ (el("input", { type: "number", className: "ttl", min: "0", step: "1000", value: "60000", id: `${idBase}-ttl`, title: "ttl in ms" }));
   const err = el("span", { className: "error" });
-  const start = el("button", { type: "button", className: "start" }, "Start");
+  const start = /** @type {HTMLButtonElement} */ (el("button", { type: "button", className: "start" }, "Start"));
   start.addEventListener("click", async () => {
     replace(err);
     let parsed;
@@ -330,7 +306,7 @@ function toolRow(tool) {
       el("code", { className: "tool-name" }, name),
       el("span", { className: `badge support support-${support.split(" ")[0]}`, title: "task support" }, support),
     ),
-    typeof tool?.description === "string" ? el("p", { className: "desc" }, tool.description) : null,
+    tool.description === undefined ? null : el("p", { className: "desc" }, tool.description),
     el("div", { className: "tool-form" },
       el("label", { htmlFor: args.id }, "arguments"), args,
       el("label", { htmlFor: ttl.id }, "ttl ms"), ttl,
@@ -339,7 +315,8 @@ function toolRow(tool) {
 }
 
 // ---------------------------------------------------------------- tasks
-function newCard({ taskId = null, tool = "", args = undefined, restored = false }) {
+/** @param {{ taskId?: string | null, tool?: string, restored?: boolean }} init */
+function newCard({ taskId = null, tool = "", restored = false }) {
   const key = `c${++localSeq}`;
   const parts = {
     id: el("code", { className: "task-id" }, taskId ?? "(starting…)"),
@@ -366,7 +343,8 @@ function newCard({ taskId = null, tool = "", args = undefined, restored = false 
     parts.outcome,
     el("div", { className: "actions" }, parts.cancel, parts.stop, parts.rewatch, parts.forget),
   );
-  const card = { key, taskId, tool, args, status: "starting", node, parts, handle: null, abort: null, off: null, done: false };
+  /** @type {Card} */
+  const card = { key, taskId, tool, status: "starting", node, parts, handle: null, off: null, done: false };
   parts.cancel.addEventListener("click", () => cancelCard(card));
   parts.stop.addEventListener("click", () => stopWaiting(card));
   parts.rewatch.addEventListener("click", () => watchCard(card));
@@ -377,16 +355,17 @@ function newCard({ taskId = null, tool = "", args = undefined, restored = false 
   return card;
 }
 
+/** @param {Card} card @param {string | null} taskId */
 function setCardId(card, taskId) {
   if (!taskId || card.taskId === taskId) return;
-  card.taskId = String(taskId);
-  card.node.dataset.taskId = card.taskId;
-  replace(card.parts.id, card.taskId);
+  card.taskId = taskId;
+  card.node.dataset.taskId = taskId;
+  replace(card.parts.id, taskId);
 }
 
-/** Progress from a status message such as "step 2/5" or "40%"; null when it says nothing. */
+/** Progress from a status message such as "step 2/5" or "40%"; null when it says nothing. @param {string | undefined} message */
 function progressOf(message) {
-  if (typeof message !== "string") return null;
+  if (message === undefined) return null;
   const frac = /(\d+)\s*\/\s*(\d+)/.exec(message);
   if (frac && Number(frac[2]) > 0) return Math.min(1, Number(frac[1]) / Number(frac[2]));
   const pct = /(\d+(?:\.\d+)?)\s*%/.exec(message);
@@ -394,96 +373,84 @@ function progressOf(message) {
   return null;
 }
 
+/** @param {Card} card @param {string} status @param {string} [message] */
 function setStatus(card, status, message) {
   const prev = card.status;
   card.status = status;
   card.node.dataset.status = status;
   card.parts.badge.className = `badge status status-${status.replace(/[^a-z_]/gi, "")}`;
   replace(card.parts.badge, status.replace(/_/g, " "));
-  if (message !== undefined) replace(card.parts.message, message ?? "");
-  const frac = TERMINAL.has(status) ? 1 : progressOf(message ?? card.parts.message.textContent);
-  const bar = card.node.querySelector(".progress");
+  if (message !== undefined) replace(card.parts.message, message);
+  const frac = TERMINAL.has(status) ? 1 : progressOf(message ?? card.parts.message.textContent ?? undefined);
+  const bar = /** @type {HTMLElement} */ (card.node.querySelector(".progress"));
   bar.classList.toggle("indeterminate", frac === null && !TERMINAL.has(status) && status !== "stopped");
   card.parts.bar.style.width = frac === null ? "" : `${Math.round(frac * 100)}%`;
   if (frac !== null) bar.setAttribute("aria-valuenow", String(Math.round(frac * 100)));
   replace(card.parts.progressText, frac === null || TERMINAL.has(status) ? "" : `${Math.round(frac * 100)}%`);
   const live = !TERMINAL.has(status) && status !== "stopped";
-  card.parts.cancel.disabled = !live || !card.taskId;
-  card.parts.stop.disabled = !live;
+  /** @type {HTMLButtonElement} */ (card.parts.cancel).disabled = !live || !card.taskId;
+  /** @type {HTMLButtonElement} */ (card.parts.stop).disabled = !live;
   card.parts.rewatch.hidden = live || !card.taskId || !client;
   return prev;
 }
 
+/** @param {Card} card @param {Task} t */
 function renderMeta(card, t) {
+  /** @type {HTMLElement[]} */
   const rows = [];
+  /** @param {string} k @param {string | number | undefined} v */
   const add = (k, v) => {
-    if (v !== undefined && v !== null && v !== "") rows.push(el("dt", {}, k), el("dd", {}, String(v)));
+    if (v !== undefined && v !== "") rows.push(el("dt", {}, k), el("dd", {}, String(v)));
   };
   add("created", t.createdAt);
   add("updated", t.lastUpdatedAt);
-  add("ttl ms", t.ttlMs ?? t.ttl ?? t.keepAlive);
-  add("poll ms", t.pollIntervalMs ?? t.pollInterval ?? t.pollFrequency);
+  add("ttl ms", t.ttlMs);
+  add("poll ms", t.pollIntervalMs);
   replace(card.parts.meta, rows);
 }
 
-/** A status snapshot from the client (`onStatus`). */
+/** A status snapshot from the client (`onStatus`). @param {Card} card @param {Task} t */
 function onTaskStatus(card, t) {
-  if (!t || typeof t !== "object") return;
-  setCardId(card, t.taskId ?? t.id);
-  const status = typeof t.status === "string" ? t.status : "unknown";
-  const message = typeof t.statusMessage === "string" ? t.statusMessage : typeof t.error === "string" ? t.error : undefined;
-  const prev = setStatus(card, status, message);
+  setCardId(card, t.taskId);
+  setStatus(card, t.status, t.statusMessage);
   renderMeta(card, t);
-  if (prev !== status && !clientLogsTransitions) log("status", `${card.taskId ?? card.key} ${prev} → ${status}${message ? `: ${message}` : ""}`);
-  if (card.taskId) updateTracked(serverUrl, card.taskId, { status, statusMessage: message });
-  if (TERMINAL.has(status)) dropInputsFor(card.taskId);
+  if (TERMINAL.has(t.status)) dropInputsFor(t.taskId);
 }
 
-/** Normalises whatever `onDone` hands over into {status, summary, detail}. */
-function describeOutcome(o) {
-  let x = o;
-  if (x && typeof x === "object" && "end" in x) x = x.end;
-  const kind = x?.kind;
-  if (kind === "aborted") return { status: "stopped", summary: "stopped waiting (nothing was sent to the server)" };
-  if (kind === "failed") return { status: "error", summary: `tracking failed: ${errText(x.error)}`, detail: x.error };
-  const task = x?.task ?? null;
-  let out = kind === "finished" ? x.outcome : x;
-  if (out && typeof out === "object" && out.kind === "result") out = { result: out.result };
-  if (out && typeof out === "object" && out.kind === "error") out = { error: out.error };
-  const status = typeof task?.status === "string" ? task.status : typeof x?.status === "string" ? x.status : null;
-  if (out && typeof out === "object" && "error" in out && out.error) {
-    return { status: status ?? "failed", summary: `error: ${errText(out.error)}`, detail: out.error, task };
+/** What a card shows for a finished handle: a status, a summary line and the raw JSON. @param {TaskDone} done */
+function describeDone(done) {
+  if (done.kind === "aborted") return { status: "stopped", summary: "stopped waiting (nothing was sent to the server)" };
+  const status = done.status ?? (done.error ? "failed" : "completed");
+  if (done.error) {
+    // `taskFailed` carries the tool's own text; `rpc` the server's error; `cancelled`/`expired` say so.
+    return { status, summary: infoText(done.error), detail: done.error };
   }
-  const result = out && typeof out === "object" && "result" in out ? out.result : out && typeof out === "object" && Array.isArray(out.content) ? out : null;
-  if (result) {
-    const texts = Array.isArray(result.content) ? result.content.filter((c) => c?.type === "text").map((c) => String(c.text)) : [];
+  if (done.outcome?.kind === "result") {
+    const result = /** @type {import("../pkg/index.js").CallToolResult} */ (/** @type {unknown} */ (done.outcome.result));
+    const texts = (result.content ?? []).flatMap((c) => (c.type === "text" ? [c.text] : []));
     const summary = `${result.isError ? "tool error: " : "result: "}${texts.join(" ") || "(no text content)"}`;
-    return { status: status ?? "completed", summary, detail: result, task };
+    return { status, summary, detail: result };
   }
-  return { status: status ?? "completed", summary: status ? `ended ${status}` : "ended", detail: out ?? x, task };
+  return { status, summary: `ended ${status}` };
 }
 
-function onTaskDone(card, outcome) {
+/** @param {Card} card @param {TaskDone} done */
+function onTaskDone(card, done) {
   if (card.done) return;
   card.done = true;
-  const d = describeOutcome(outcome);
-  if (d.task) onTaskStatus(card, d.task);
-  if (d.status === "stopped") {
-    setStatus(card, "stopped", "Stopped waiting; the task may still run on the server.");
-    if (card.taskId) updateTracked(serverUrl, card.taskId, { stopped: true });
-  } else if (!TERMINAL.has(card.status)) {
-    setStatus(card, d.status === "error" ? "unknown" : d.status, undefined);
-  }
+  const d = describeDone(done);
+  if (done.task && done.kind === "finished") onTaskStatus(card, done.task);
+  if (d.status === "stopped") setStatus(card, "stopped", "Stopped waiting; the task may still run on the server.");
+  else if (!TERMINAL.has(card.status)) setStatus(card, TERMINAL.has(d.status) ? d.status : "unknown");
   showOutcome(card, d.summary, d.detail);
   card.node.dataset.done = "true";
   log("done", `${card.taskId ?? card.key} (${card.tool || "watched"}): ${d.summary}`);
-  if (card.taskId) updateTracked(serverUrl, card.taskId, { status: card.status, summary: d.summary.slice(0, 500) });
   if (card.taskId) dropInputsFor(card.taskId);
   card.off?.();
   card.off = null;
 }
 
-/** Summary line plus the raw JSON (collapsed), all as text. */
+/** Summary line plus the raw JSON (collapsed), all as text. @param {Card} card @param {string} summary @param {unknown} [detail] */
 function showOutcome(card, summary, detail) {
   card.parts.outcome.hidden = false;
   replace(
@@ -493,41 +460,28 @@ function showOutcome(card, summary, detail) {
   );
 }
 
-/** Wires a TaskHandle (from callTool or watch) to a card. */
+/** Wires a TaskHandle (from callTool, watch or resume) to a card. @param {Card} card @param {ToolHandle} handle */
 function attach(card, handle) {
   card.handle = handle;
   card.done = false;
   delete card.node.dataset.done;
-  setCardId(card, readProp(handle, "id", "taskId"));
-  const offs = [];
-  if (typeof handle?.onStatus === "function") {
-    const off = handle.onStatus((t) => onTaskStatus(card, t));
-    if (typeof off === "function") offs.push(off);
-  }
-  if (typeof handle?.onDone === "function") {
-    const off = handle.onDone((o) => onTaskDone(card, o));
-    if (typeof off === "function") offs.push(off);
-  } else if (typeof handle?.result === "function") {
-    handle.result().then((o) => onTaskDone(card, o), (e) => onTaskDone(card, { kind: "failed", error: e }));
-  }
-  card.off = () => offs.forEach((f) => f());
-  const snapshot = readProp(handle, "task");
-  const status = readProp(handle, "status");
-  if (snapshot && typeof snapshot === "object") onTaskStatus(card, snapshot);
-  else if (typeof status === "string") onTaskStatus(card, { taskId: card.taskId, status });
-  else if (status && typeof status === "object") onTaskStatus(card, status);
-  if (card.taskId && card.tool !== "") track(serverUrl, { taskId: card.taskId, tool: card.tool, args: card.args, startedAt: Date.now(), status: card.status });
-  else if (card.taskId) updateTracked(serverUrl, card.taskId, { stopped: false });
+  setCardId(card, handle.id);
+  const offStatus = handle.onStatus((t) => onTaskStatus(card, t));
+  const offDone = handle.onDone((d) => onTaskDone(card, d));
+  card.off = () => {
+    offStatus();
+    offDone();
+  };
+  if (handle.task) onTaskStatus(card, handle.task);
 }
 
+/** @param {string} name @param {JsonObject} args @param {number | undefined} ttlMs */
 async function startTool(name, args, ttlMs) {
   if (!client) return;
-  const card = newCard({ tool: name, args });
-  const abort = new AbortController();
-  card.abort = abort;
+  const card = newCard({ tool: name });
   log("call", `tools/call ${name} ${JSON.stringify(args)}`);
   try {
-    const handle = await client.callTool(name, args, { ttlMs, signal: abort.signal });
+    const handle = await client.callTool(name, args, { ttlMs });
     attach(card, handle);
     if (!card.taskId) {
       replace(card.parts.id, "(no task: answered directly)");
@@ -544,76 +498,54 @@ async function startTool(name, args, ttlMs) {
   }
 }
 
-async function watchCard(card) {
+/** @param {Card} card */
+function watchCard(card) {
   if (!client || !card.taskId) return;
   card.off?.();
-  const abort = new AbortController();
-  card.abort = abort;
-  card.done = false;
-  setStatus(card, "watching", undefined);
+  setStatus(card, "watching");
   log("watch", `watching ${card.taskId}`);
-  try {
-    const handle = await client.watch(card.taskId, { signal: abort.signal });
-    attach(card, handle);
-  } catch (e) {
-    setStatus(card, "unknown", `watch failed: ${errText(e)}`);
-    log("error", `watch ${card.taskId} failed: ${errText(e)}`, e);
-  }
+  attach(card, client.watch(card.taskId));
 }
 
+/** @param {Card} card */
 async function cancelCard(card) {
-  const taskId = card.taskId;
-  if (!client || !taskId) return;
-  card.parts.cancel.disabled = true;
-  log("cancel", `cancel requested for ${taskId}`);
+  if (!card.handle || !card.taskId) return;
+  /** @type {HTMLButtonElement} */ (card.parts.cancel).disabled = true;
+  log("cancel", `cancel requested for ${card.taskId}`);
   try {
-    if (typeof card.handle?.cancel === "function") await card.handle.cancel();
-    else if (typeof client.cancel === "function") await client.cancel(taskId);
-    else throw new Error("this client cannot cancel");
-    log("cancel", `cancel sent for ${taskId}; waiting for the server to confirm`);
+    await card.handle.cancel();
+    log("cancel", `cancel sent for ${card.taskId}; waiting for the server to confirm`);
   } catch (e) {
-    card.parts.cancel.disabled = false;
-    log("error", `cancel ${taskId} failed: ${errText(e)}`, e);
+    /** @type {HTMLButtonElement} */ (card.parts.cancel).disabled = false;
+    log("error", `cancel ${card.taskId} failed: ${errText(e)}`, e);
   }
 }
 
+/** Stops waiting, locally: the handle ends `aborted` and its onDone marks the card. @param {Card} card */
 function stopWaiting(card) {
   log("stop", `stop waiting for ${card.taskId ?? card.key} (local only)`);
-  if (card.abort && !card.abort.signal.aborted) card.abort.abort();
-  else if (typeof card.handle?.stop === "function") card.handle.stop();
-  else if (typeof card.handle?.unsubscribe === "function") card.handle.unsubscribe();
-  // If the handle reports nothing, mark it here; onDone will not run twice.
-  setTimeout(() => {
-    if (!card.done) onTaskDone(card, { kind: "aborted" });
-  }, 500);
+  card.handle?.stop();
 }
 
+/** @param {Card} card */
 function forgetCard(card) {
-  if (!card.done && card.abort && !card.abort.signal.aborted) card.abort.abort();
-  card.done = true;
   card.off?.();
-  if (card.taskId) forget(serverUrl, card.taskId);
+  card.handle?.stop();
+  card.done = true;
+  if (card.taskId) void client?.forget(card.taskId);
   cards.delete(card.key);
   card.node.remove();
   if (cards.size === 0) replace(ui.tasks, el("p", { className: "muted empty" }, "No tasks yet."));
   log("info", `forgot ${card.taskId ?? card.key}`);
 }
 
-/** After a (re)connect: show every remembered task and watch the ones still running. */
-function restoreTracked() {
-  const list = loadTracked(serverUrl);
-  if (list.length === 0) return;
-  log("info", `restoring ${list.length} remembered task(s)`);
-  for (const t of list) {
-    const card = newCard({ taskId: t.taskId, tool: t.tool ?? "", args: t.args, restored: true });
-    if (t.stopped || TERMINAL.has(t.status)) {
-      card.done = true;
-      setStatus(card, t.stopped ? "stopped" : t.status, t.statusMessage);
-      if (t.summary) showOutcome(card, `${t.summary} (from before the reload; "Watch again" asks the server)`);
-    } else {
-      watchCard(card);
-    }
-  }
+/** After a (re)connect: the client's stored tasks whose end no tab has seen yet. @param {McpTaskClient} c */
+async function resumeTasks(c) {
+  /** @type {ToolHandle[]} */
+  const handles = await c.resume();
+  if (handles.length === 0) return;
+  log("info", `resuming ${handles.length} task(s) from before the reload`);
+  for (const h of handles) attach(newCard({ taskId: h.id, tool: "resumed", restored: true }), h);
 }
 
 // ---------------------------------------------------------------- input requests
@@ -625,8 +557,8 @@ function updateInputCount() {
   }
 }
 
+/** @param {string} taskId */
 function dropInputsFor(taskId) {
-  if (!taskId) return;
   for (const [id, p] of pendingInputs) {
     if (p.taskId === taskId) {
       p.node.remove();
@@ -638,90 +570,84 @@ function dropInputsFor(taskId) {
 }
 
 /**
- * `onInput` for the client: shows a form and resolves with the answer (the JSON-RPC result), or
- * rejects (the client then answers with a JSON-RPC error).
+ * `onInput` for the client: answers roots at once, shows a form for the rest and resolves with the
+ * answer, or rejects (the client then answers with a JSON-RPC error).
+ * @param {InputRequestEvent} req
+ * @returns {Promise<InputResult>}
  */
 function onInput(req) {
-  const method = String(req?.method ?? req?.request?.method ?? "");
-  const params = req?.params ?? req?.request?.params ?? {};
-  const taskId = req?.taskId ?? params?._meta?.["io.modelcontextprotocol/related-task"]?.taskId ?? params?._meta?.["modelcontextprotocol.io/related-task"]?.taskId ?? null;
   const id = `in${++localSeq}`;
-  log("input", `${method} requested${taskId ? ` by ${taskId}` : ""}`, params);
-  if (method === "roots/list") {
+  log("input", `${req.method} requested${req.taskId ? ` by ${req.taskId}` : ""}`, req.params);
+  if (req.method === "roots/list") {
     log("input", "roots/list answered with no roots");
     return Promise.resolve({ roots: [] });
   }
   return new Promise((resolve, reject) => {
     let settled = false;
+    /** @param {InputResult | null} value @param {Error} [error] */
     const settle = (value, error) => {
       if (settled) return;
       settled = true;
       node.remove();
       pendingInputs.delete(id);
       updateInputCount();
-      if (error) reject(error);
+      if (error || value === null) reject(error ?? new Error("no answer"));
       else resolve(value);
     };
-    const node = inputForm(id, method, params, taskId, settle);
+    const node = inputForm(id, req, settle);
     ui.inputs.querySelector(".empty")?.remove();
     ui.inputs.append(node);
-    pendingInputs.set(id, { node, settle, taskId });
+    pendingInputs.set(id, { node, settle, taskId: req.taskId });
     updateInputCount();
-    node.querySelector("input, textarea, select, button")?.focus();
+    /** @type {HTMLElement | null} */ (node.querySelector("input, textarea, select, button"))?.focus();
   });
 }
 
-function inputForm(id, method, params, taskId, settle) {
+/**
+ * @param {string} id
+ * @param {InputRequestEvent} req
+ * @param {(value: InputResult | null, error?: Error) => void} settle
+ */
+function inputForm(id, req, settle) {
+  const { method, taskId } = req;
   const err = el("p", { className: "error" });
   const head = el("header", {},
-    el("span", { className: "badge method" }, method || "request"),
-    taskId ? el("code", { className: "task-id" }, String(taskId)) : null);
-  const message = typeof params?.message === "string" ? el("p", { className: "prompt" }, params.message) : null;
-  const form = el("form", { className: "input-request", dataset: { inputId: id, method, taskId: taskId ?? "" } }, head, message);
+    el("span", { className: "badge method" }, method),
+    taskId ? el("code", { className: "task-id" }, taskId) : null);
+  const form = el("form", { className: "input-request", dataset: { inputId: id, method, taskId: taskId ?? "" } }, head);
   form.addEventListener("submit", (e) => e.preventDefault());
+  /** @param {string} label @param {string} cls @param {() => void} fn */
   const button = (label, cls, fn) => el("button", { type: "button", className: cls, on: { click: fn } }, label);
 
-  if (method === "elicitation/create" && params?.mode !== "url") {
-    const fields = schemaFields(params?.requestedSchema, id);
+  if (req.method === "elicitation/create" && req.params.mode !== "url") {
+    form.append(el("p", { className: "prompt" }, req.params.message));
+    const fields = schemaFields(req.params.requestedSchema, id);
     form.append(fields.node, err, el("div", { className: "actions" },
       button("Accept", "accept primary", () => {
         const r = fields.read();
         if (!r.ok) return replace(err, r.error);
         log("input", `answered ${method} (accept)`, r.content);
-        settle({ action: "accept", content: r.content });
+        settle({ action: "accept", content: /** @type {Record<string, string | number | boolean | string[]>} */ (r.content) });
       }),
       button("Decline", "decline", () => { log("input", `answered ${method} (decline)`); settle({ action: "decline" }); }),
       button("Cancel", "cancel-input", () => { log("input", `answered ${method} (cancel)`); settle({ action: "cancel" }); }),
     ));
-  } else if (method === "elicitation/create") {
+  } else if (req.method === "elicitation/create") {
     // URL mode: show the URL as text only (never a live link to a server-chosen address).
-    form.append(el("p", {}, "The server asks you to visit: ", el("code", {}, String(params?.url ?? ""))), el("div", { className: "actions" },
+    form.append(el("p", { className: "prompt" }, req.params.message), el("p", {}, "The server asks you to visit: ", el("code", {}, req.params.url ?? "")), el("div", { className: "actions" },
       button("Done", "accept primary", () => settle({ action: "accept" })),
       button("Decline", "decline", () => settle({ action: "decline" })),
     ));
-  } else if (method === "sampling/createMessage") {
-    const msgs = Array.isArray(params?.messages) ? params.messages : [];
-    const convo = el("div", { className: "conversation" }, msgs.map((m) =>
-      el("p", {}, el("strong", {}, `${m?.role ?? "?"}: `), m?.content?.type === "text" ? String(m.content.text) : pretty(m?.content))));
-    const text = el("textarea", { className: "sample-text", rows: 3, id: `${id}-text`, placeholder: "Reply as the model" });
+  } else if (req.method === "sampling/createMessage") {
+    const convo = el("div", { className: "conversation" }, req.params.messages.map((m) =>
+      el("p", {}, el("strong", {}, `${m.role}: `), !Array.isArray(m.content) && m.content.type === "text" ? m.content.text : pretty(m.content))));
+    const text = /** @type {HTMLTextAreaElement} */ (el("textarea", { className: "sample-text", rows: 3, id: `${id}-text`, placeholder: "Reply as the model" }));
     form.append(convo, el("label", { htmlFor: text.id }, "Reply"), text, err, el("div", { className: "actions" },
       button("Send", "accept primary", () => {
         log("input", `answered ${method}`, { text: text.value });
         settle({ role: "assistant", content: { type: "text", text: text.value }, model: "dashboard-user", stopReason: "endTurn" });
       }),
       button("Reject", "decline", () => { log("input", `rejected ${method}`); settle(null, new Error("the user rejected the sampling request")); }),
-    ));
-  } else {
-    const text = el("textarea", { className: "raw-result", rows: 4, id: `${id}-raw`, value: "{}" });
-    form.append(el("pre", {}, pretty(params)), el("label", { htmlFor: text.id }, "Result (JSON)"), text, err, el("div", { className: "actions" },
-      button("Send", "accept primary", () => {
-        try {
-          settle(JSON.parse(text.value));
-        } catch (e) {
-          replace(err, `bad JSON: ${errText(e)}`);
-        }
-      }),
-      button("Reject", "decline", () => settle(null, new Error("the user rejected the request"))),
     ));
   }
   return form;
@@ -738,10 +664,8 @@ ui.watchForm.addEventListener("submit", (e) => {
   const id = ui.watchId.value.trim();
   if (!id || !client) return;
   const existing = [...cards.values()].find((c) => c.taskId === id);
-  const card = existing ?? newCard({ taskId: id, tool: "", restored: true });
-  if (!existing) track(serverUrl, { taskId: id, tool: "", args: undefined, startedAt: Date.now() });
   ui.watchId.value = "";
-  watchCard(card);
+  watchCard(existing ?? newCard({ taskId: id, restored: true }));
 });
 ui.clearFinished.addEventListener("click", () => {
   for (const card of [...cards.values()]) if (card.done || TERMINAL.has(card.status)) forgetCard(card);
@@ -771,7 +695,6 @@ async function init() {
     }
   }
   ui.server.value = server ?? lastServer();
-  showRole(undefined);
   replace(ui.role, "—");
   log("info", `dashboard ready; package at ${PKG_URL}`);
   if (auto && ui.server.value) connect();

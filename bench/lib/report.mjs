@@ -78,7 +78,7 @@ export function renderMarkdown(R) {
 
   if (Object.keys(R.latency ?? {}).length) {
     L.push("## Completion → callback latency, ms (lower is better)", "");
-    L.push("50 tasks of 2–4 s each, server interval 1 s; from the server marking a task completed to the stack handing the outcome to the app.", "");
+    L.push("50 tasks of 2–4 s each, server interval 1 s; from the server marking a task completed to the stack handing the outcome to the app. The stacks run side by side and create their tasks together once all have connected.", "");
     L.push(...head(["dialect", "status pushes", "statistic"]));
     for (const d of ["legacy", "modern"]) {
       for (const push of ["off", "on"]) {

@@ -4,6 +4,9 @@
 // Latency = time the stack hands the outcome to the app − time the server completed the task.
 // Requests per task: the requests naming the task, plus the task-less ones after the calls (listen
 // streams, task lists) shared over all tasks; the session's setup and the calls themselves are not counted.
+// With `barrier: true` the child prints {"ready":true} once connected and creates its tasks only when a line
+// arrives on stdin: stacks measured side by side then start together, so none is measured during another's
+// start-up (loading a stack costs seconds of CPU).
 import { setMaxListeners } from "node:events";
 import { loadStack } from "../lib/stacks.mjs";
 import { getStats } from "../lib/daemon.mjs";
@@ -14,6 +17,11 @@ const stack = await loadStack(a.stack);
 let seed = a.seed >>> 0;
 const rnd = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
 const conn = await stack.connect(a.url, { dialect: a.dialect, push: a.push });
+if (a.barrier) {
+  process.stdout.write(JSON.stringify({ ready: true }) + "\n");
+  await new Promise((r) => { process.stdin.once("data", r); process.stdin.once("end", r); });
+  process.stdin.destroy();
+}
 const doneAt = new Map();
 const outcomes = {};
 let pending = a.n;

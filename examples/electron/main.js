@@ -6,7 +6,11 @@
 // `fetch` and `application/wasm` for the module. The MCP server is reached over plain HTTP(S) from the renderer
 // (the server must allow the `app://bundle` origin through CORS; the project's test servers allow any origin).
 //
-//   npx electron . [--server=http://127.0.0.1:3000/mcp] [--dialect=auto] [--dashboard]
+// With --file the window loads renderer/index.html as a file:// page instead, as a packaged app that ships
+// its files does: the package (copied to ./pkg, next to renderer/) is then initialized from wasm bytes the
+// preload hands over, and `persist` has no storage to use (an opaque origin): the page says so.
+//
+//   npx electron . [--server=http://127.0.0.1:3000/mcp] [--dialect=auto] [--dashboard | --file]
 //   env: MCP_SERVER_URL, MCP_TASK_CLIENT_PKG (directory of the built package; default: ../../pkg, or the
 //   installed npm package `mcp-task-client`)
 const { app, BrowserWindow, ipcMain, protocol, shell } = require("electron");
@@ -17,6 +21,7 @@ const arg = (name) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slic
 const SERVER_URL = arg("server") ?? process.env.MCP_SERVER_URL ?? "http://127.0.0.1:3000/mcp";
 const DIALECT = arg("dialect") ?? "auto";
 const DASHBOARD = process.argv.includes("--dashboard");
+const FILE = process.argv.includes("--file");
 
 function packageDir() {
   if (process.env.MCP_TASK_CLIENT_PKG) return path.resolve(process.env.MCP_TASK_CLIENT_PKG);
@@ -89,17 +94,24 @@ function createWindow() {
     return { action: "deny" };
   });
   win.webContents.on("will-navigate", (e, url) => {
-    if (!url.startsWith("app://bundle/")) e.preventDefault();
+    if (!url.startsWith("app://bundle/") && !(FILE && url.startsWith("file:"))) e.preventDefault();
   });
+  if (FILE) return win.loadFile(path.join(__dirname, "renderer", "index.html"));
   const page = DASHBOARD
     ? `app://bundle/www/index.html?server=${encodeURIComponent(SERVER_URL)}&dialect=${encodeURIComponent(DIALECT)}`
     : "app://bundle/renderer/index.html";
-  win.loadURL(page);
+  return win.loadURL(page);
 }
+
+/** The IPC handlers of the preload bridge. */
+const handlers = {
+  "demo:config": () => ({ serverUrl: SERVER_URL, dialect: DIALECT, versions: { electron: process.versions.electron, chrome: process.versions.chrome } }),
+  "demo:wasm": () => fs.readFile(path.join(packageDir(), "mcp_task_client_bg.wasm")),
+};
 
 app.whenReady().then(() => {
   protocol.handle("app", serve);
-  ipcMain.handle("demo:config", () => ({ serverUrl: SERVER_URL, dialect: DIALECT, versions: { electron: process.versions.electron, chrome: process.versions.chrome } }));
+  for (const [channel, handler] of Object.entries(handlers)) ipcMain.handle(channel, handler);
   createWindow();
   app.on("activate", () => {
     if (BrowserWindow.getAllWindows().length === 0) createWindow();
@@ -109,3 +121,6 @@ app.whenReady().then(() => {
 app.on("window-all-closed", () => {
   if (process.platform !== "darwin") app.quit();
 });
+
+// For tests of this file in plain Node (with a stand-in for the `electron` module).
+module.exports = { serve, handlers, ROOTS };

@@ -8,7 +8,7 @@ use crate::protocol::dialect::Outgoing;
 use crate::protocol::jsonrpc::{codes, Id, Message, RpcError};
 use crate::protocol::model::InputRequest;
 
-use super::api::{Event, InputId, Millis, SendKey};
+use super::api::{ClientError, ErrorKind, Event, InputId, Millis, SendKey};
 use super::elicit::{fill_defaults, ELICIT};
 use super::requests::{Failure, Purpose};
 use super::sorted::SortedMap;
@@ -155,6 +155,17 @@ impl Engine {
         if open.answer.is_some() {
             return;
         }
+        let was_ok = answer.is_ok();
+        let answer = super::answers::check(&open.request.method, answer);
+        if let (true, Err(e)) = (was_ok, &answer) {
+            // The host's own mistake: say so to the host too, not only to the server.
+            let warning = ClientError::new(ErrorKind::InvalidInput, e.message.clone());
+            let task_id = open.task_id.clone();
+            self.warn(task_id, warning);
+        }
+        let Some(open) = self.inputs.open.get_mut(&id) else {
+            return;
+        };
         let answer = answer.map(|mut v| {
             if open.request.method == ELICIT {
                 fill_defaults(&open.request.params, &mut v);

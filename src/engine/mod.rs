@@ -28,6 +28,7 @@
 //!   HTTP 401 is sent once more, then fails as `Unauthorized`, like a 403 (`unauthorized.rs`).
 
 mod absent;
+mod answers;
 pub mod api;
 mod cadence;
 mod calls;
@@ -55,6 +56,7 @@ pub mod sorted;
 mod tasks;
 mod tools;
 mod unauthorized;
+pub mod verdict;
 
 #[cfg(test)]
 mod testkit;

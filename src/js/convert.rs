@@ -33,7 +33,7 @@ pub fn from_js(v: &JsValue) -> Result<Option<Value>, String> {
         .map_err(|e| format!("not JSON-serializable: {e}"))
 }
 
-/// One JS value as JSON: `null`/`undefined` → `null`, safe integers → integers, other numbers →
+/// One JS value as JSON: `null`/`undefined` → `null` (an `undefined` member is left out), safe integers → integers, other numbers →
 /// floats (`NaN`/`Infinity` → `null`), BigInts in `i64::MIN..=u64::MAX`, strings, arrays, `Map`s
 /// with string keys and plain (non-iterable) objects by their own enumerable properties.
 fn read(v: &JsValue, depth: u32) -> Result<Value, &'static str> {
@@ -86,7 +86,11 @@ fn read(v: &JsValue, depth: u32) -> Result<Value, &'static str> {
             .get(0)
             .as_string()
             .ok_or("a Map key that is not a string")?;
-        out.insert(key, read(&pair.get(1), depth + 1)?);
+        let value = pair.get(1);
+        // An optional field set to `undefined` is absent, as in `JSON.stringify`.
+        if !value.is_undefined() {
+            out.insert(key, read(&value, depth + 1)?);
+        }
     }
     Ok(Value::Object(out))
 }

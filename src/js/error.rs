@@ -3,7 +3,7 @@
 
 use std::cell::RefCell;
 
-use js_sys::{Array, Function, Reflect};
+use js_sys::{Array, Function, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
 use super::convert::to_js;
@@ -21,10 +21,19 @@ pub fn register_error_class(class: Function) {
 
 /// Builds an `McpTaskError` (or, before registration, an `Error` named `McpTaskError`).
 pub fn js_error(info: &ErrorInfo) -> JsValue {
+    caused(info, &JsValue::UNDEFINED)
+}
+
+/// [`js_error`] with a `cause` (e.g. an abort signal's reason; `undefined` for none).
+pub fn caused(info: &ErrorInfo, cause: &JsValue) -> JsValue {
     let details = to_js(info);
+    let options = Object::new();
+    if !cause.is_undefined() {
+        let _ = Reflect::set(&options, &"cause".into(), cause);
+    }
     let class = ERROR_CLASS.with(|c| c.borrow().clone());
     if let Some(class) = class {
-        let args = Array::of2(&JsValue::from_str(&info.message), &details);
+        let args = Array::of3(&JsValue::from_str(&info.message), &details, &options);
         if let Ok(e) = Reflect::construct(&class, &args) {
             return e;
         }
@@ -35,10 +44,20 @@ pub fn js_error(info: &ErrorInfo) -> JsValue {
         let v = Reflect::get(&details, &key.into()).unwrap_or(JsValue::UNDEFINED);
         let _ = Reflect::set(&e, &key.into(), &v);
     }
+    if !cause.is_undefined() {
+        let _ = Reflect::set(&e, &"cause".into(), cause);
+    }
     e
 }
 
 /// Shorthand for an error of `kind` with `message`.
 pub fn error(kind: ErrorKind, message: impl Into<String>) -> JsValue {
     js_error(&ErrorInfo::new(kind, message))
+}
+
+/// The error for a caller's abort: kind `aborted`, the signal's reason as `cause`.
+pub fn aborted(reason: &JsValue, task_id: Option<String>) -> JsValue {
+    let info =
+        ErrorInfo::new(ErrorKind::Aborted, "stopped waiting for the task").with_task(task_id);
+    caused(&info, reason)
 }

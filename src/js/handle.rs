@@ -9,8 +9,8 @@ use wasm_bindgen::prelude::*;
 use web_sys::AbortSignal;
 
 use super::convert::to_js;
-use super::error::{error, js_error};
-use super::types::{DoneKind, ErrorInfo, ErrorKind, Outcome, Task, TaskDone, TaskStatus};
+use super::error::{caused, error};
+use super::types::{DoneKind, ErrorKind, Task, TaskDone, TaskStatus};
 use super::ClientInner;
 use crate::engine::api::{End, SubId};
 use crate::protocol::model;
@@ -39,15 +39,43 @@ fn call_user(f: &Function, v: &JsValue) {
     let _ = f.call1(&JsValue::UNDEFINED, v);
 }
 
-/// An `abort` listener registered on a caller's signal.
-type SignalHook = (AbortSignal, Closure<dyn FnMut()>);
+/// An `abort` listener registered on a caller's signal, removed when the hook is dropped.
+pub struct SignalHook {
+    signal: AbortSignal,
+    cb: Closure<dyn FnMut()>,
+}
+
+impl SignalHook {
+    /// Calls `cb` (once) when `signal` aborts.
+    pub fn listen(signal: AbortSignal, cb: Closure<dyn FnMut()>) -> Self {
+        let opts = Object::new();
+        let _ = Reflect::set(&opts, &"once".into(), &JsValue::TRUE);
+        let _ = call_method(
+            &signal,
+            "addEventListener",
+            &[&"abort".into(), cb.as_ref(), &opts],
+        );
+        Self { signal, cb }
+    }
+}
+
+impl Drop for SignalHook {
+    fn drop(&mut self) {
+        // The closure dies here: the signal must not call it afterwards.
+        let _ = call_method(
+            &self.signal,
+            "removeEventListener",
+            &[&"abort".into(), self.cb.as_ref()],
+        );
+    }
+}
 
 /// The shared state behind a `TaskHandle` (every JS wrapper of one subscription points here).
 pub struct HandleState {
     client: Weak<ClientInner>,
     sub: Cell<Option<SubId>>,
     task_id: RefCell<Option<String>>,
-    task: RefCell<Option<Task>>,
+    task: RefCell<Option<model::Task>>,
     /// Bumped on every delivered snapshot.
     version: Cell<u64>,
     done: RefCell<Option<TaskDone>>,
@@ -108,16 +136,9 @@ impl HandleState {
                 h.stop();
             }
         });
-        let opts = Object::new();
-        let _ = Reflect::set(&opts, &"once".into(), &JsValue::TRUE);
-        let _ = call_method(
-            &signal,
-            "addEventListener",
-            &[&"abort".into(), cb.as_ref(), &opts],
-        );
         let aborted = signal.aborted();
         let reason = signal.reason();
-        *self.signal.borrow_mut() = Some((signal, cb));
+        *self.signal.borrow_mut() = Some(SignalHook::listen(signal, cb));
         if aborted {
             *self.abort_reason.borrow_mut() = Some(reason);
             self.stop();
@@ -125,13 +146,7 @@ impl HandleState {
     }
 
     fn release_signal(&self) {
-        if let Some((signal, cb)) = self.signal.borrow_mut().take() {
-            let _ = call_method(
-                &signal,
-                "removeEventListener",
-                &[&"abort".into(), cb.as_ref()],
-            );
-        }
+        self.signal.borrow_mut().take();
     }
 
     /// Ends the handle `aborted` without involving the engine (an already-aborted signal).
@@ -148,7 +163,9 @@ impl HandleState {
         let client = self.client.upgrade();
         match (self.sub.get(), client.and_then(|c| c.driver())) {
             (Some(sub), Some(d)) => d.op(|e, now| e.unsubscribe(now, sub)),
-            _ => self.on_done(None, End::Aborted),
+            _ => {
+                self.on_done(None, End::Aborted);
+            }
         }
     }
 
@@ -160,15 +177,19 @@ impl HandleState {
         if self.task_id.borrow().is_none() {
             *self.task_id.borrow_mut() = Some(task.task_id.clone());
         }
+        *self.task.borrow_mut() = Some(task.clone());
+        let terminal = task.status.is_terminal();
         let task: Task = task.into();
         let js = to_js(&task);
-        *self.task.borrow_mut() = Some(task.clone());
         self.version.set(self.version.get() + 1);
         if let Some(first) = self.first.borrow_mut().take() {
             resolve(&first, &self.wrapper());
         }
-        for it in self.iters.borrow().iter() {
-            it.push(task.clone());
+        // A terminal snapshot reaches iterators once, as the final one (with its outcome).
+        if !terminal {
+            for it in self.iters.borrow().iter() {
+                it.push(task.clone());
+            }
         }
         let cbs: Vec<Function> = self
             .status_cbs
@@ -185,25 +206,27 @@ impl HandleState {
         }
     }
 
-    /// The subscription ended (exactly once).
-    pub fn on_done(self: &Rc<Self>, task_id: Option<String>, end: End) {
+    /// The subscription ended (exactly once): settles everything waiting and fires this handle's
+    /// `onDone` callbacks here, in this page. Returns the record when it ended just now.
+    pub fn on_done(self: &Rc<Self>, task_id: Option<String>, end: End) -> Option<TaskDone> {
         if self.done.borrow().is_some() {
-            return;
+            return None;
         }
-        let task_id = task_id.or_else(|| self.task_id.borrow().clone());
-        let done = TaskDone::from_end(task_id.clone(), end);
-        if let Some(t) = &done.task {
+        if let End::Finished { task: Some(t), .. } = &end {
             *self.task.borrow_mut() = Some(t.clone());
         }
+        let task_id = task_id.or_else(|| self.task_id.borrow().clone());
+        let last = self.task.borrow().clone();
+        let done = TaskDone::from_end(task_id, end, last);
         if self.task_id.borrow().is_none() {
-            *self.task_id.borrow_mut() = task_id;
+            self.task_id.borrow_mut().clone_from(&done.task_id);
         }
         *self.done.borrow_mut() = Some(done.clone());
         self.release_signal();
         let settled = self.settlement();
         if let Some(first) = self.first.borrow_mut().take() {
-            match (&done.kind, self.task.borrow().is_some()) {
-                (DoneKind::Finished, _) | (_, true) => resolve(&first, &self.wrapper()),
+            match (&done.kind, &done.task) {
+                (DoneKind::Finished, _) | (_, Some(_)) => resolve(&first, &self.wrapper()),
                 _ => reject(&first, &settled.clone().err().unwrap_or(JsValue::UNDEFINED)),
             }
         }
@@ -213,24 +236,21 @@ impl HandleState {
                 Err(e) => reject(&w, e),
             }
         }
-        let final_task = done.task.clone();
         for it in std::mem::take(&mut *self.iters.borrow_mut()) {
-            if let Some(t) = &final_task {
-                it.push_if_new(t.clone());
+            if let Some(t) = &done.task {
+                it.push_if_new(t);
             }
             it.finish();
         }
         let js = to_js(&done);
         self.status_cbs.borrow_mut().clear();
-        // With `persist`, a finished task's callbacks fire in one page only (the ledger).
-        let cbs = std::mem::take(&mut *self.done_cbs.borrow_mut())
-            .into_iter()
-            .map(|(_, f)| f)
-            .collect();
-        crate::driver::tabs::fire(super::tabs::ledger_for(&self.client, &done), cbs, js);
+        for (_, f) in std::mem::take(&mut *self.done_cbs.borrow_mut()) {
+            call_user(&f, &js);
+        }
         for s in std::mem::take(&mut *self.cancels.borrow_mut()) {
             resolve(&s, &JsValue::UNDEFINED);
         }
+        Some(done)
     }
 
     /// What `result()` settles with, once done.
@@ -239,59 +259,14 @@ impl HandleState {
         let Some(done) = done.as_ref() else {
             return Err(JsValue::UNDEFINED);
         };
-        let task_id = done.task_id.clone();
-        let err = |kind, msg: String| {
-            Err(js_error(
-                &ErrorInfo::new(kind, msg).with_task(task_id.clone()),
-            ))
-        };
-        match done.kind {
-            DoneKind::Aborted => match self.abort_reason.borrow().clone() {
-                Some(r) if !r.is_undefined() => Err(r),
-                _ => err(ErrorKind::Aborted, "stopped waiting for the task".into()),
-            },
-            DoneKind::Failed => {
-                let info = done
-                    .error
-                    .clone()
-                    .unwrap_or_else(|| ErrorInfo::new(ErrorKind::Protocol, "request failed"));
-                Err(js_error(&info.with_task(task_id.clone())))
-            }
-            DoneKind::Finished => {
-                let status_message = done.task.as_ref().and_then(|t| t.status_message.clone());
-                match (&done.outcome, done.status) {
-                    (Some(Outcome::Error { error }), _) => {
-                        let mut info = ErrorInfo::new(ErrorKind::Rpc, error.message.clone())
-                            .with_task(task_id.clone());
-                        info.code = Some(error.code);
-                        info.data = error.data.clone();
-                        Err(js_error(&info))
-                    }
-                    (Some(Outcome::Result { result }), Some(TaskStatus::Failed)) => {
-                        let mut info = ErrorInfo::new(
-                            ErrorKind::TaskFailed,
-                            status_message.unwrap_or_else(|| "the task failed".into()),
-                        )
-                        .with_task(task_id.clone());
-                        info.data = Some(result.clone());
-                        Err(js_error(&info))
-                    }
-                    (Some(Outcome::Result { result }), _) => Ok(to_js(result)),
-                    (None, Some(TaskStatus::Cancelled)) => {
-                        err(ErrorKind::Cancelled, "the task was cancelled".into())
-                    }
-                    (None, Some(TaskStatus::Expired)) => {
-                        err(ErrorKind::Expired, "the task expired".into())
-                    }
-                    (None, Some(TaskStatus::Failed | TaskStatus::Unknown)) => err(
-                        ErrorKind::TaskFailed,
-                        status_message.unwrap_or_else(|| "the task failed".into()),
-                    ),
-                    (None, s) => err(
-                        ErrorKind::Protocol,
-                        format!("the task ended ({s:?}) without a result"),
-                    ),
-                }
+        match done.result() {
+            Ok(v) => Ok(v.map_or(JsValue::NULL, to_js)),
+            Err(info) => {
+                let cause = match info.kind {
+                    ErrorKind::Aborted => self.abort_reason.borrow().clone(),
+                    _ => None,
+                };
+                Err(caused(info, &cause.unwrap_or(JsValue::UNDEFINED)))
             }
         }
     }
@@ -326,13 +301,6 @@ impl HandleState {
     }
 }
 
-impl Drop for HandleState {
-    fn drop(&mut self) {
-        // The listener's closure dies here: the signal must not call it afterwards.
-        self.release_signal();
-    }
-}
-
 fn call_method(target: &JsValue, name: &str, args: &[&JsValue]) -> Result<JsValue, JsValue> {
     let f: Function = Reflect::get(target, &name.into())?.dyn_into()?;
     let arr = Array::new();
@@ -343,7 +311,8 @@ fn call_method(target: &JsValue, name: &str, args: &[&JsValue]) -> Result<JsValu
 }
 
 /// One subscription to one task (or plain request). Obtain it from `callTool`, `request` or `watch`.
-#[wasm_bindgen]
+/// Declared by hand in `typescript.rs` (a generic class, which wasm-bindgen cannot declare).
+#[wasm_bindgen(skip_typescript)]
 pub struct TaskHandle {
     st: Rc<HandleState>,
 }
@@ -358,7 +327,7 @@ impl TaskHandle {
 impl TaskHandle {
     /// The task id; `null` until the server made a task (and for plain results). On the draft
     /// dialect it is the id this client generated, from the moment the request went out.
-    #[wasm_bindgen(getter, unchecked_return_type = "string | null")]
+    #[wasm_bindgen(getter)]
     pub fn id(&self) -> JsValue {
         self.st
             .task_id
@@ -368,19 +337,20 @@ impl TaskHandle {
     }
 
     /// The last known status; `null` before the first snapshot.
-    #[wasm_bindgen(getter, unchecked_return_type = "TaskStatus | null")]
+    #[wasm_bindgen(getter)]
     pub fn status(&self) -> JsValue {
         self.st
             .task
             .borrow()
             .as_ref()
-            .map_or(JsValue::NULL, |t| to_js(&t.status))
+            .map_or(JsValue::NULL, |t| to_js(&TaskStatus::from(t.status)))
     }
 
     /// The last known snapshot; `null` before the first one.
-    #[wasm_bindgen(getter, unchecked_return_type = "Task | null")]
+    #[wasm_bindgen(getter)]
     pub fn task(&self) -> JsValue {
-        self.st.task.borrow().as_ref().map_or(JsValue::NULL, to_js)
+        let task = self.st.task.borrow().clone();
+        task.map_or(JsValue::NULL, |t| to_js(&Task::from(t)))
     }
 
     /// Whether the handle has ended (then `onDone` has fired and `result()` is settled).
@@ -391,11 +361,8 @@ impl TaskHandle {
 
     /// Calls `cb` with the current snapshot (asynchronously, when there is one) and with every new
     /// one until the handle ends; returns the unsubscribe function.
-    #[wasm_bindgen(js_name = onStatus, unchecked_return_type = "() => void")]
-    pub fn on_status(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "(task: Task) => void")] cb: Function,
-    ) -> JsValue {
+    #[wasm_bindgen(js_name = onStatus)]
+    pub fn on_status(&self, cb: Function) -> JsValue {
         if self.st.done.borrow().is_some() {
             return self.st.off(0);
         }
@@ -406,7 +373,7 @@ impl TaskHandle {
             wasm_bindgen_futures::spawn_local(async move {
                 // Replay only if still subscribed and nothing newer was delivered meanwhile.
                 let live = st.status_cbs.borrow().iter().any(|(i, _)| *i == id);
-                let task = st.task.borrow().as_ref().map(to_js);
+                let task = st.task.borrow().clone().map(|t| to_js(&Task::from(t)));
                 if let (true, true, Some(task)) = (live, st.version.get() == version, task) {
                     call_user(&cb, &task);
                 }
@@ -417,17 +384,11 @@ impl TaskHandle {
 
     /// Calls `cb` exactly once when the handle ends (at once, asynchronously, if it already has);
     /// returns the unsubscribe function.
-    #[wasm_bindgen(js_name = onDone, unchecked_return_type = "() => void")]
-    pub fn on_done(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "(done: TaskDone) => void")] cb: Function,
-    ) -> JsValue {
-        if let Some(done) = self.st.done.borrow().clone() {
-            let js = to_js(&done);
-            let ledger = super::tabs::ledger_for(&self.st.client, &done);
-            wasm_bindgen_futures::spawn_local(async move {
-                crate::driver::tabs::fire(ledger, vec![cb], js)
-            });
+    #[wasm_bindgen(js_name = onDone)]
+    pub fn on_done(&self, cb: Function) -> JsValue {
+        if let Some(done) = self.st.done.borrow().as_ref() {
+            let js = to_js(done);
+            wasm_bindgen_futures::spawn_local(async move { call_user(&cb, &js) });
             return self.st.off(0);
         }
         let id = self.st.subscribe(&self.st.done_cbs, cb);
@@ -436,7 +397,6 @@ impl TaskHandle {
 
     /// Resolves with the request's result when the task completes; rejects with an `McpTaskError`
     /// (`rpc`, `taskFailed`, `cancelled`, `expired`, `aborted`, …) otherwise.
-    #[wasm_bindgen(unchecked_return_type = "Promise<JsonObject>")]
     pub fn result(&self) -> Promise {
         if self.st.done.borrow().is_some() {
             return match self.st.settlement() {
@@ -453,7 +413,7 @@ impl TaskHandle {
     pub fn updates(&self) -> TaskUpdates {
         let it = Rc::new(IterState::default());
         if let Some(t) = self.st.task.borrow().clone() {
-            it.push(t);
+            it.push(t.into());
         }
         if self.st.done.borrow().is_some() {
             it.finish();
@@ -465,7 +425,6 @@ impl TaskHandle {
 
     /// Asks the server to cancel the task (`tasks/cancel`, or the dialect's equivalent); resolves
     /// once the server acknowledged. Before the task exists, the cancel is sent as soon as it does.
-    #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
     pub fn cancel(&self) -> Promise {
         let (p, s) = deferred();
         if self.st.done.borrow().is_some() {
@@ -478,7 +437,6 @@ impl TaskHandle {
 
     /// Deletes the task on the server (`tasks/delete`, draft servers only; other dialects reject
     /// with `invalidInput` without sending anything). Rejects `invalidInput` without a task id.
-    #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
     pub fn delete(&self) -> Promise {
         let id = self.st.task_id.borrow().clone();
         match (id, self.st.client.upgrade()) {
@@ -522,10 +480,11 @@ impl IterState {
         }
     }
 
-    fn push_if_new(&self, t: Task) {
-        let same = self.last.borrow().as_ref() == Some(&t);
+    /// Pushes the final snapshot unless it was the last one pushed.
+    fn push_if_new(&self, t: &Task) {
+        let same = self.last.borrow().as_ref() == Some(t);
         if !same {
-            self.push(t);
+            self.push(t.clone());
         }
     }
 

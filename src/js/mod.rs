@@ -9,6 +9,7 @@ mod options;
 // Tab coordination + persistence (issue 5; the tabs helper's file).
 mod tabs;
 mod types;
+mod typescript;
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -54,6 +55,8 @@ pub struct ClientInner {
     on_input: Option<Function>,
     on_warning: Option<Function>,
     transitions: RefCell<Vec<Function>>,
+    /// `onTaskDoneOnce` callbacks, and the tasks whose end this page has already reported.
+    once: tabs::Once,
     session: RefCell<Option<types::SessionInfo>>,
     ready: RefCell<Option<oneshot::Sender<Result<(), ErrorInfo>>>>,
     /// Where the negotiated era is remembered (`dialect: "auto"` only).
@@ -94,8 +97,8 @@ impl ClientInner {
             }
             Event::Done { sub, task_id, end } => {
                 let h = self.subs.borrow_mut().remove(&sub);
-                if let Some(h) = h {
-                    h.on_done(task_id, end);
+                if let Some(done) = h.and_then(|h| h.on_done(task_id, end)) {
+                    self.once.task_ended(self.driver(), &done);
                 }
             }
             Event::Input {
@@ -208,7 +211,7 @@ impl ClientInner {
             .filter(|s| s.aborted())
             .map(|s| s.reason())
         {
-            return Promise::reject(&reason);
+            return Promise::reject(&error::aborted(&reason, None));
         }
         let h = HandleState::new(Rc::downgrade(self), None);
         let p = h.first_promise();
@@ -322,6 +325,21 @@ fn settle_op(p: Pending, result: Result<Value, crate::engine::api::ClientError>)
     };
 }
 
+/// Fails the wait for the session when `signal` aborts; the listener lives as long as the hook.
+fn abort_connect(signal: &web_sys::AbortSignal, inner: &Rc<ClientInner>) -> handle::SignalHook {
+    let weak = Rc::downgrade(inner);
+    let cb = Closure::<dyn FnMut()>::new(move || {
+        let tx = weak.upgrade().and_then(|c| c.ready.borrow_mut().take());
+        if let Some(tx) = tx {
+            let _ = tx.send(Err(ErrorInfo::new(
+                ErrorKind::Aborted,
+                "connect was aborted",
+            )));
+        }
+    });
+    handle::SignalHook::listen(signal.clone(), cb)
+}
+
 fn invalid(msg: impl Into<String>) -> JsValue {
     error(ErrorKind::InvalidInput, msg)
 }
@@ -351,6 +369,10 @@ impl McpTaskClient {
             let era =
                 (o.config.dialect == DialectChoice::Auto).then(|| EraKey::new(&url, identity));
             o.config.known_era = era.as_ref().and_then(EraKey::recall);
+            let signal = options::signal(raw).map_err(invalid)?;
+            if let Some(s) = signal.as_ref().filter(|s| s.aborted()) {
+                return Err(error::aborted(&s.reason(), None));
+            }
             let (tx, rx) = oneshot::channel();
             let inner = Rc::new(ClientInner {
                 driver: RefCell::new(None),
@@ -359,6 +381,7 @@ impl McpTaskClient {
                 on_input: o.on_input,
                 on_warning: o.on_warning,
                 transitions: RefCell::new(Vec::new()),
+                once: tabs::Once::default(),
                 session: RefCell::new(None),
                 ready: RefCell::new(Some(tx)),
                 era,
@@ -377,11 +400,17 @@ impl McpTaskClient {
                 .await
                 .map_err(|e| js_error(&e.into()))?;
             *inner.driver.borrow_mut() = Some(driver.clone());
+            // An abort ends the wait for the session like a failure would (the driver is closed).
+            let _hook = signal.as_ref().map(|s| abort_connect(s, &inner));
             match rx.await {
-                Ok(Ok(())) => Ok(McpTaskClient { inner }.into()),
+                Ok(Ok(())) => {
+                    tabs::warn_if_unstored(&inner, &driver);
+                    Ok(McpTaskClient { inner }.into())
+                }
                 Ok(Err(info)) => {
                     driver.close().await;
-                    Err(js_error(&info))
+                    let reason = signal.map_or(JsValue::UNDEFINED, |s| s.reason());
+                    Err(error::caused(&info, &reason))
                 }
                 Err(_) => {
                     driver.close().await;
@@ -411,13 +440,14 @@ impl McpTaskClient {
             .map_or(JsValue::NULL, to_js)
     }
 
-    /// Calls a tool, as a task when the tool and server allow it (`opts.task`).
-    #[wasm_bindgen(js_name = callTool, unchecked_return_type = "Promise<TaskHandle>")]
+    /// Calls a tool, as a task when the tool and server allow it (`opts.task`). Declared in
+    /// `typescript.rs` (generic).
+    #[wasm_bindgen(js_name = callTool, skip_typescript)]
     pub fn call_tool(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
-        #[wasm_bindgen(unchecked_optional_param_type = "JsonObject")] args: Option<JsValue>,
-        #[wasm_bindgen(unchecked_optional_param_type = "CallOptions")] opts: Option<JsValue>,
+        name: JsValue,
+        args: Option<JsValue>,
+        opts: Option<JsValue>,
     ) -> Promise {
         let u = JsValue::UNDEFINED;
         let prep = options::id(&name, "name").and_then(|n| {
@@ -438,7 +468,7 @@ impl McpTaskClient {
     pub fn request(
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] method: JsValue,
-        #[wasm_bindgen(unchecked_optional_param_type = "JsonObject")] params: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "Arguments")] params: Option<JsValue>,
         #[wasm_bindgen(unchecked_optional_param_type = "CallOptions")] opts: Option<JsValue>,
     ) -> Promise {
         let u = JsValue::UNDEFINED;
@@ -455,12 +485,9 @@ impl McpTaskClient {
             .call(call, move |e, now, o| e.request(now, &method, params, o))
     }
 
-    /// Tracks an existing task by id (e.g. after a reload).
-    pub fn watch(
-        &self,
-        #[wasm_bindgen(js_name = taskId, unchecked_param_type = "string")] task_id: JsValue,
-        #[wasm_bindgen(unchecked_optional_param_type = "WatchOptions")] opts: Option<JsValue>,
-    ) -> Result<TaskHandle, JsValue> {
+    /// Tracks an existing task by id (e.g. after a reload). Declared in `typescript.rs` (generic).
+    #[wasm_bindgen(skip_typescript)]
+    pub fn watch(&self, task_id: JsValue, opts: Option<JsValue>) -> Result<TaskHandle, JsValue> {
         let task_id = options::id(&task_id, "taskId").map_err(invalid)?;
         let signal =
             options::signal(opts.as_ref().unwrap_or(&JsValue::UNDEFINED)).map_err(invalid)?;

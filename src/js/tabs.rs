@@ -1,32 +1,77 @@
-//! The JS face of tab coordination and persistence (issue 5): `resume()`, `forget()`, `role`,
-//! `storage`, and the completion-ledger check behind `onDone`.
+//! The JS face of tab coordination and persistence: `resume()`, `forget()`, `role`,
+//! `storage`, and `onTaskDoneOnce` (the completion ledger's callers).
 
-use std::rc::{Rc, Weak};
+use std::cell::RefCell;
+use std::collections::HashSet;
+use std::rc::Rc;
 
-use js_sys::{Array, Promise};
+use js_sys::{Array, Function, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
+use super::convert::to_js;
 use super::handle::{HandleState, TaskHandle};
-use super::types::{DoneKind, TaskDone};
+use super::types::{ClientWarning, DoneKind, ErrorInfo, ErrorKind, TaskDone};
 use super::{ClientInner, McpTaskClient};
-use crate::driver::tabs::Ledger;
+use crate::driver::tabs::Link;
 
-/// The ledger to consult before firing `onDone` for `done` (finished tasks of shared clients).
-pub(super) fn ledger_for(client: &Weak<ClientInner>, done: &TaskDone) -> Option<(Ledger, String)> {
-    if done.kind != DoneKind::Finished {
-        return None;
+/// The client's `onTaskDoneOnce` callbacks and the tasks whose end this page already reported.
+#[derive(Default)]
+pub(super) struct Once {
+    callbacks: RefCell<Vec<Function>>,
+    reported: RefCell<HashSet<String>>,
+}
+
+impl Once {
+    /// A handle of this page saw its task end: the first time per task in this page, claim the
+    /// task in the completion ledger (with `persist`) and, if this page wins it, call the
+    /// callbacks. The claim is made even with no callbacks: it marks the task as reported for
+    /// `resume()` in every tab and later load.
+    pub(super) fn task_ended(&self, link: Option<Link>, done: &TaskDone) {
+        let Some(id) = done
+            .task_id
+            .clone()
+            .filter(|_| done.kind == DoneKind::Finished)
+        else {
+            return;
+        };
+        if !self.reported.borrow_mut().insert(id.clone()) {
+            return;
+        }
+        // A page-only store (an opaque origin) shares nothing: `reported` alone makes it once.
+        let shared = link.filter(|l| l.storage().is_some_and(|s| s != "memory"));
+        let ledger = shared.and_then(|l| l.ledger()).map(|l| (l, id));
+        let callbacks = self.callbacks.borrow().clone();
+        crate::driver::tabs::fire(ledger, callbacks, to_js(done));
     }
-    let id = done.task_id.clone()?;
-    let ledger = client.upgrade()?.driver()?.ledger()?;
-    Some((ledger, id))
+}
+
+/// With `persist` but no storage the origin lets us use (an opaque origin: a sandboxed frame, a
+/// `data:` page; or storage blocked), tasks live in memory for this page only: say so once.
+pub(super) fn warn_if_unstored(inner: &ClientInner, link: &Link) {
+    if link.storage() != Some("memory") {
+        return;
+    }
+    let error = ErrorInfo::new(
+        ErrorKind::InvalidInput,
+        "persist: this origin has no storage (an opaque origin, or storage blocked): tasks are \
+         kept in memory for this page only, and not shared with other tabs or reloads",
+    );
+    if let Some(f) = &inner.on_warning {
+        let warning = ClientWarning {
+            task_id: None,
+            error,
+        };
+        let _ = f.call1(&JsValue::UNDEFINED, &to_js(&warning));
+    }
 }
 
 #[wasm_bindgen]
 impl McpTaskClient {
-    /// With `persist`: handles for every stored task of this server and identity whose `onDone`
-    /// has not fired yet (also tasks that ended while no tab was open). `[]` without `persist`.
-    #[wasm_bindgen(unchecked_return_type = "Promise<TaskHandle[]>")]
+    /// With `persist`: handles for every stored task of this server and identity whose end no
+    /// page has reported yet (also tasks that ended while no tab was open). `[]` without `persist`.
+    /// Declared in `typescript.rs` (generic).
+    #[wasm_bindgen(skip_typescript)]
     pub fn resume(&self) -> Promise {
         let inner = self.inner.clone();
         future_to_promise(async move {
@@ -39,6 +84,26 @@ impl McpTaskClient {
             }
             Ok(out.into())
         })
+    }
+
+    /// Calls `cb` once per task that ends — with `persist`, once across every tab and reload of
+    /// this origin (the first page to see the end wins; the completion ledger decides), without
+    /// it once in this client. For side effects that must not repeat (a notification, a write);
+    /// UI belongs in each handle's `onDone`, which fires in every page holding a handle. Returns
+    /// the unsubscribe function.
+    #[wasm_bindgen(js_name = onTaskDoneOnce, unchecked_return_type = "() => void")]
+    pub fn on_task_done_once(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "(done: TaskDone) => void")] cb: Function,
+    ) -> JsValue {
+        self.inner.once.callbacks.borrow_mut().push(cb.clone());
+        let weak = Rc::downgrade(&self.inner);
+        Closure::<dyn FnMut()>::new(move || {
+            if let Some(c) = weak.upgrade() {
+                c.once.callbacks.borrow_mut().retain(|f| f != &cb);
+            }
+        })
+        .into_js_value()
     }
 
     /// With `persist`: stops tracking a task in every tab and deletes its stored record.

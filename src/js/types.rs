@@ -9,6 +9,7 @@ use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
 use crate::engine::api::{self, End};
+use crate::engine::verdict::{self, Ending};
 use crate::protocol::auth::AuthChallenge;
 use crate::protocol::{jsonrpc, model};
 
@@ -41,8 +42,12 @@ export interface ConnectOptions {
   dialect?: "auto" | "modern" | "legacy" | "draft";
   /** Auth (or other) headers, sent on every HTTP request. */
   headers?: HeaderCollection | HeaderProvider;
-  /** Answers the server's elicitation/sampling/roots requests; return the result object. */
-  onInput?: (request: InputRequestEvent) => JsonObject | Promise<JsonObject>;
+  /** Answers the server's elicitation/sampling/roots requests: narrow on `request.method`, return
+   *  that method's result (a throw or rejection is sent to the server as an error). */
+  onInput?: InputHandler;
+  /** Gives up connecting when it aborts: `connect` rejects with kind `aborted` (the reason in
+   *  `cause`) and whatever was opened is closed. */
+  signal?: AbortSignal;
   /** Client capabilities to declare (default: elicitation + sampling with `onInput`, none without). */
   capabilities?: JsonObject;
   /** Recoverable problems (a failed poll, garbage from the server); tracking goes on. */
@@ -233,14 +238,13 @@ impl From<model::InputRequest> for InputRequest {
     }
 }
 
-/// What `onInput` receives: the request plus the task it belongs to.
-#[derive(Debug, Clone, Serialize, Tsify)]
-#[tsify(missing_as_null)]
+/// What `onInput` receives: the request plus the task it belongs to (declared in `typescript.rs`
+/// as a union keyed by `method`).
+#[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct InputRequestEvent {
     pub key: String,
     pub method: String,
-    #[tsify(type = "JsonObject")]
     pub params: Value,
     pub task_id: Option<String>,
 }
@@ -419,6 +423,25 @@ impl ErrorInfo {
     }
 }
 
+impl From<verdict::Failure> for ErrorInfo {
+    fn from(f: verdict::Failure) -> Self {
+        let (how, message, data) = match f {
+            verdict::Failure::Error(e) => return e.into(),
+            verdict::Failure::Ended { how, message, data } => (how, message, data),
+        };
+        let kind = match how {
+            Ending::Aborted => ErrorKind::Aborted,
+            Ending::Cancelled => ErrorKind::Cancelled,
+            Ending::Expired => ErrorKind::Expired,
+            Ending::TaskFailed => ErrorKind::TaskFailed,
+        };
+        Self {
+            data,
+            ..Self::new(kind, message)
+        }
+    }
+}
+
 impl From<api::ClientError> for ErrorInfo {
     fn from(e: api::ClientError) -> Self {
         Self {
@@ -452,43 +475,46 @@ pub enum DoneKind {
 pub struct TaskDone {
     pub kind: DoneKind,
     pub task_id: Option<String>,
-    /// The final status when there was a task.
+    /// The final status when there was a task (the last one seen, when the handle was stopped).
     pub status: Option<TaskStatus>,
+    /// The final snapshot (the last one seen, when the handle was stopped).
     pub task: Option<Task>,
     pub outcome: Option<Outcome>,
+    /// Why there is no result: set whenever the request did not succeed (the same error
+    /// `result()` rejects with), `null` when it did.
     pub error: Option<ErrorInfo>,
 }
 
 impl TaskDone {
-    pub fn from_end(task_id: Option<String>, end: End) -> Self {
-        match end {
+    /// The record of `end`; `last` is the handle's last snapshot.
+    pub fn from_end(task_id: Option<String>, end: End, last: Option<model::Task>) -> Self {
+        let failure = verdict::verdict(&end, last.as_ref()).err();
+        let (kind, task, outcome) = match end {
             End::Finished { task, outcome } => {
+                let task = task.or(last);
                 let outcome = outcome.or_else(|| task.as_ref().and_then(|t| t.outcome.clone()));
-                Self {
-                    kind: DoneKind::Finished,
-                    task_id: task_id.or_else(|| task.as_ref().map(|t| t.task_id.clone())),
-                    status: task.as_ref().map(|t| t.status.into()),
-                    task: task.map(Into::into),
-                    outcome: outcome.map(Into::into),
-                    error: None,
-                }
+                (DoneKind::Finished, task, outcome)
             }
-            End::Aborted => Self {
-                kind: DoneKind::Aborted,
-                task_id,
-                status: None,
-                task: None,
-                outcome: None,
-                error: None,
-            },
-            End::Failed { error } => Self {
-                kind: DoneKind::Failed,
-                task_id,
-                status: None,
-                task: None,
-                outcome: None,
-                error: Some(error.into()),
-            },
+            End::Aborted => (DoneKind::Aborted, last, None),
+            End::Failed { .. } => (DoneKind::Failed, last, None),
+        };
+        let task_id = task_id.or_else(|| task.as_ref().map(|t| t.task_id.clone()));
+        Self {
+            kind,
+            error: failure.map(|f| ErrorInfo::from(f).with_task(task_id.clone())),
+            task_id,
+            status: task.as_ref().map(|t| t.status.into()),
+            task: task.map(Into::into),
+            outcome: outcome.map(Into::into),
+        }
+    }
+
+    /// What `result()` resolves with: the outcome's result when the request succeeded.
+    pub fn result(&self) -> Result<Option<&Value>, &ErrorInfo> {
+        match (&self.error, &self.outcome) {
+            (Some(e), _) => Err(e),
+            (None, Some(Outcome::Result { result })) => Ok(Some(result)),
+            (None, _) => Ok(None),
         }
     }
 }
@@ -521,8 +547,8 @@ pub struct TaskTransition {
 pub struct SessionInfo {
     pub dialect: Dialect,
     pub protocol_version: String,
-    #[tsify(type = "JsonObject")]
+    #[tsify(type = "Implementation")]
     pub server_info: Value,
-    #[tsify(type = "JsonObject")]
+    #[tsify(type = "ServerCapabilities")]
     pub capabilities: Value,
 }

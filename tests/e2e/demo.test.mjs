@@ -279,7 +279,7 @@ test("cross-origin: every demo tool through the page, input forms, cancel, stop 
   await page.close();
 });
 
-test("reload: tracked tasks are shown and watched again", { timeout: 120_000 }, async () => {
+test("reload: client.resume() hands the unfinished tasks back and they are followed", { timeout: 120_000 }, async () => {
   const page = await newPage();
   await page.goto(urls.dashboard);
   await waitConnected(page);
@@ -287,8 +287,9 @@ test("reload: tracked tasks are shown and watched again", { timeout: 120_000 }, 
   await waitStatus(card, ["working"]);
   const taskId = await card.getAttribute("data-task-id");
   assert.ok(taskId);
-  const stored = await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith("mcp-task-dashboard:")));
-  assert.ok(stored.length > 0, "tracked ids are in localStorage");
+  // The client stores it (persist: true); the page keeps no task list of its own.
+  const own = await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith("mcp-task-dashboard:") && !k.endsWith(":last-server")));
+  assert.deepEqual(own, [], "no second task list beside the client's");
   const getsBefore = (await stats()).tasksGetByTask[taskId] ?? 0;
 
   await page.reload();

@@ -1,4 +1,4 @@
-// The JS-level scenarios of issue 4, written once and run both in Node (tests/js/node) and in a real
+// The JS-level scenarios, written once and run both in Node (tests/js/node) and in a real
 // page in headless Chromium (tests/js/browser). Plain ESM with no Node imports: everything the
 // scenarios need comes in `ctx`:
 //   { McpTaskClient, McpTaskError, kind, url, statsUrl, connectOptions, profile }
@@ -182,9 +182,12 @@ export async function fails(ctx) {
     assert(ctx.profile.failKinds.includes(e.kind), `kind ${e.kind} in ${ctx.profile.failKinds}`);
     if (e.kind === "rpc") assert(Number.isInteger(e.code), `rpc code ${e.code}`);
     eq(e.taskId, h.id, "error.taskId");
+    assert(/on purpose/.test(e.message), `the tool's own text in the message: ${e.message}`);
     await sleep(0);
     eq(done?.kind, "finished", "done.kind");
     eq(done?.status, "failed", "done.status");
+    eq(done?.error?.kind, e.kind, "done.error.kind is the rejection's");
+    eq(done?.error?.message, e.message, "done.error.message is the rejection's");
   });
 }
 
@@ -355,7 +358,9 @@ export async function aborts(ctx) {
     const ac = new AbortController();
     ac.abort(new Error("not wanted"));
     const e = await rejection(c.callTool("long_job", {}, { signal: ac.signal }), "aborted call");
-    eq(e.message, "not wanted", "rejects with the signal's reason");
+    assert(e instanceof ctx.McpTaskError, `an McpTaskError, got ${e}`);
+    eq(e.kind, "aborted", "kind");
+    eq(e.cause?.message, "not wanted", "the signal's reason is the cause");
     const w = c.watch("some-task", { signal: ac.signal });
     assert(w.isDone, "a watch with an aborted signal is done at once");
     await sleep(200);
@@ -368,8 +373,13 @@ export async function aborts(ctx) {
     h.onDone((d) => (done = d));
     ac2.abort();
     const e2 = await within(2000, rejection(h.result(), "aborted wait"), "abort is immediate");
-    eq(e2.name, "AbortError", "default abort reason");
+    assert(e2 instanceof ctx.McpTaskError, `an McpTaskError, got ${e2}`);
+    eq(e2.kind, "aborted", "kind");
+    eq(e2.cause?.name, "AbortError", "default abort reason as the cause");
     eq(done?.kind, "aborted", "done.kind");
+    eq(done?.error?.kind, "aborted", "done.error.kind");
+    assert(done?.task && done.task.taskId === h.id, "done.task keeps the last snapshot");
+    eq(done?.status, h.status, "done.status is the last status");
     await sleep(200);
     eq(count(await stats(ctx), "tasks/cancel"), count(before, "tasks/cancel"), "aborting sent no cancel");
     // The task itself goes on: a new watcher sees it finish.
@@ -378,8 +388,85 @@ export async function aborts(ctx) {
   });
 }
 
+/**
+ * The lifecycle of clients and handles: connect({ signal }), each snapshot once from updates(),
+ * stop() keeps the last snapshot, free()/Symbol.dispose end instead of breaking later calls,
+ * Symbol.asyncDispose closes, and an onInput answer that does not fit its method is refused.
+ */
+export async function lifecycle(ctx) {
+  const warnings = [];
+  const onInput = async () => ({ action: "accept", content: { answer: "wrong method" } });
+  const c = await within(15_000, connect(ctx, { onInput, onWarning: (w) => warnings.push(w.error) }), "connect");
+  try {
+    // updates(): every snapshot once; the last is the final one, with the outcome.
+    const h = await c.callTool("long_job", { steps: 3, stepMs: 150 });
+    const seen = [];
+    for await (const t of h.updates()) seen.push(t);
+    const texts = seen.map((t) => JSON.stringify(t));
+    for (let i = 1; i < texts.length; i++) assert(texts[i] !== texts[i - 1], `snapshot ${i} repeats: ${texts[i]}`);
+    eq(seen.filter((t) => t.status === "completed").length, 1, "one terminal snapshot ");
+    eq(seen[seen.length - 1].status, "completed", "the last snapshot is the final one");
+
+    // A member set to `undefined` is left out, as JSON.stringify does (not sent as null): the
+    // server's own default applies (ts-sdk and Python echo "hi" only when `text` is absent).
+    const q = await c.callTool("quick", { text: undefined });
+    const echoed = text(await within(10_000, q.result(), "quick with an undefined member"));
+    if (["ts-sdk", "python-http", "python-ws"].includes(ctx.kind)) assert(echoed.includes("quick: hi"), `the server's default: ${echoed}`);
+
+    // stop(), free() and Symbol.dispose on handles: the handle ends aborted and keeps working.
+    for (const end of ["stop", "free", "dispose"]) {
+      const s = await c.callTool("slow_job", { ms: 3000 });
+      let done;
+      s.onDone((d) => (done = d));
+      if (end === "dispose") s[Symbol.dispose]();
+      else s[end]();
+      assert(s.isDone, `${end}: done`);
+      eq((await rejection(s.result(), `${end}: result`)).kind, "aborted", `${end}: result() kind`);
+      await sleep(0);
+      eq(done?.kind, "aborted", `${end}: done.kind`);
+      eq(done?.task?.taskId, s.id, `${end}: done.task is the last snapshot`);
+      s.stop();
+      s.free(); // twice: still harmless
+      eq(s.id, done.taskId, `${end}: the handle still answers`);
+      await s.cancel();
+    }
+
+    // An elicitation-shaped answer to a sampling request is refused before it reaches the server.
+    if (ctx.profile.sample) {
+      const s = await c.callTool("sample_job", { prompt: "Say hello" });
+      await within(30_000, s.result().catch(() => null), "the sampling task ends");
+      const w = warnings.find((x) => x.kind === "invalidInput");
+      assert(w && /sampling\/createMessage/.test(w.message), `an invalidInput warning: ${JSON.stringify(warnings)}`);
+    }
+  } finally {
+    c.free(); // closes (does not break the later close below)
+    await within(10_000, c[Symbol.asyncDispose](), "asyncDispose closes");
+    await c.close();
+  }
+  const closed = await rejection(c.callTool("quick", {}), "a closed client");
+  eq(closed.kind, "closed", "calls after dispose reject closed");
+
+  // connect({ signal }). Last: the Python SDK's WebSocket server stops running tasks for later
+  // sessions once a session closes right after it connected (as the racing one below may).
+  const gaveUp = new Error("gave up");
+  const ac = new AbortController();
+  ac.abort(gaveUp);
+  const e0 = await rejection(connect(ctx, { signal: ac.signal }), "connect with an aborted signal");
+  assert(e0 instanceof ctx.McpTaskError, `McpTaskError, got ${e0}`);
+  eq(e0.kind, "aborted", "connect abort kind");
+  assert(e0.cause === gaveUp, "the signal's reason is the cause");
+  // Aborting while connecting either wins (aborted, nothing left open) or comes too late (a client).
+  const ac1 = new AbortController();
+  const racing = connect(ctx, { signal: ac1.signal });
+  await sleep(1);
+  ac1.abort();
+  const raced = await racing.catch((e) => e);
+  if (raced instanceof ctx.McpTaskError) eq(raced.kind, "aborted", "mid-connect abort kind");
+  else await raced.close();
+}
+
 /** Every scenario, in the order the suites run them. */
-export const ALL = { completes, fails, cancels, asksInput, taskSupport, lists, expires, tenWatchers, aborts };
+export const ALL = { completes, fails, cancels, asksInput, taskSupport, lists, expires, tenWatchers, aborts, lifecycle };
 
 /** The assertion kit, for scenario modules of single dialects (draft-scenarios.mjs). */
 export const kit = { assert, eq, sleep, within, rejection, stats, count, withClient };

@@ -1,13 +1,13 @@
 // Leadership failover: the leader tab closes, freezes or hangs; another tab takes over polling without
-// dropping a task, and onDone fires once. Headless Chromium + the real ts-sdk test server.
+// dropping a task; every remaining tab's handles get onDone, onTaskDoneOnce fires once. Headless Chromium + the real ts-sdk test server.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { startServer } from "../servers/launch.mjs";
-import { allDone, browser, dones, resetStats, servePage, sleep, stats, until } from "./harness.mjs";
+import { allDone, browser, dones, handleDones, resetStats, servePage, sleep, stats, until } from "./harness.mjs";
 
 servePage();
 
-test("closing the leader tab: another tab polls within 5 s, no task dropped, onDone once", { timeout: 120_000 }, async () => {
+test("closing the leader tab: another tab polls within 5 s, no task dropped, onDone in every tab, onTaskDoneOnce once", { timeout: 120_000 }, async () => {
   const server = await startServer("ts-sdk", { args: ["--no-get", "--poll-ms", "1000"] });
   const b = await browser();
   try {
@@ -48,8 +48,15 @@ test("closing the leader tab: another tab polls within 5 s, no task dropped, onD
     }
     for (const id of ids) {
       const d = dones(b.events, id);
-      assert.equal(d.length, 1, `onDone fired ${d.length} times for ${id}`);
+      assert.equal(d.length, 1, `onTaskDoneOnce fired ${d.length} times for ${id}`);
       assert.equal(d[0].status, "completed");
+    }
+    // Each tab's UI hears every one of its own handles end (not only the tab that won the ledger).
+    for (const page of [1, 2]) {
+      const mine = handleDones(b.events, page);
+      assert.equal(mine.length, 20, `page ${page}: onDone fired ${mine.length} times for 20 handles`);
+      assert.equal(new Set(mine.map((e) => e.taskId)).size, 20, `page ${page}: one onDone per task`);
+      assert.ok(mine.every((e) => e.status === "completed"), `page ${page}: completed`);
     }
     assert.deepEqual(b.errors, []);
   } finally {

@@ -113,9 +113,13 @@ export async function until(f, ms, step = 100) {
   return v;
 }
 
+/** `onTaskDoneOnce` reports for task `id` (once across tabs and reloads). */
 export const dones = (events, id) => events.filter((e) => e.type === "done" && e.taskId === id);
 
-/** Waits until every task's onDone was reported somewhere (claims are async), plus a grace period. */
+/** Each handle's own `onDone` reports in page `page` (every tab holding a handle hears its end). */
+export const handleDones = (events, page) => events.filter((e) => e.type === "handleDone" && e.page === page);
+
+/** Waits until every task's onTaskDoneOnce was reported somewhere (claims are async), plus a grace period. */
 export async function allDone(events, ids, ms = 15_000) {
   await until(() => ids.every((id) => dones(events, id).length > 0), ms);
   await sleep(700);

@@ -4,11 +4,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { startServer } from "../servers/launch.mjs";
-import { allDone, browser, dones, servePage, sleep, stats, until } from "./harness.mjs";
+import { allDone, browser, dones, handleDones, servePage, sleep, stats, until } from "./harness.mjs";
 
 servePage();
 
-test("reload mid-task: onDone fires exactly once, and never again after another reload", { timeout: 90_000 }, async () => {
+test("reload mid-task: onTaskDoneOnce fires exactly once, and never again after another reload", { timeout: 90_000 }, async () => {
   const server = await startServer("ts-sdk", { args: ["--poll-ms", "500"] });
   const b = await browser();
   try {
@@ -34,7 +34,8 @@ test("reload mid-task: onDone fires exactly once, and never again after another 
     // Results were not stored: the handle gets it from the server again (same session).
     assert.match((await p.evaluate(() => T.results()))[0], /long_job done: 4 steps/);
     await sleep(1_000);
-    assert.equal(dones(b.events, id).length, 1, "onDone did not fire again");
+    assert.equal(dones(b.events, id).length, 1, "onTaskDoneOnce did not fire again");
+    assert.equal(handleDones(b.events, 0).length, 2, "each page load's handle got its own onDone");
     assert.deepEqual(b.errors, []);
   } finally {
     await b.close();
@@ -42,7 +43,7 @@ test("reload mid-task: onDone fires exactly once, and never again after another 
   }
 });
 
-test("a task that finished while no tab was open fires onDone once on the next load", { timeout: 60_000 }, async () => {
+test("a task that finished while no tab was open fires onTaskDoneOnce once on the next load", { timeout: 60_000 }, async () => {
   const server = await startServer("ts-sdk", { args: ["--poll-ms", "500"] });
   const b = await browser();
   try {
@@ -55,7 +56,7 @@ test("a task that finished while no tab was open fires onDone once on the next l
     const q = await b.page();
     await q.evaluate((u) => T.connect(u), server.url);
     assert.deepEqual(await q.evaluate(() => T.resume()), [id]);
-    assert.ok(await until(() => dones(b.events, id).length > 0, 15_000), "onDone fired");
+    assert.ok(await until(() => dones(b.events, id).length > 0, 15_000), "onTaskDoneOnce fired");
     await sleep(1_000);
     const d = dones(b.events, id);
     assert.equal(d.length, 1);
@@ -163,7 +164,7 @@ test("an input request goes to the tab that follows the task; its answer reaches
   }
 });
 
-test("without tab coordination (tabs: false) every tab leads, and onDone still fires once", { timeout: 60_000 }, async () => {
+test("without tab coordination (tabs: false) every tab leads, each tab's onDone fires, onTaskDoneOnce once", { timeout: 60_000 }, async () => {
   const server = await startServer("ts-sdk", { args: ["--no-get", "--poll-ms", "500"] });
   const b = await browser();
   try {
@@ -177,6 +178,7 @@ test("without tab coordination (tabs: false) every tab leads, and onDone still f
     assert.deepEqual(await Promise.all([p0, p1].map((p) => p.evaluate(() => T.settle(15_000)))), [1, 1]);
     await allDone(b.events, [id]);
     assert.equal(dones(b.events, id).length, 1);
+    assert.deepEqual([0, 1].map((page) => handleDones(b.events, page).length), [1, 1], "onDone in both tabs");
     // Both tabs polled (no coordination), on the one persisted session.
     const s = await stats(server);
     assert.equal(s.byMethod.initialize, 1);

@@ -11,6 +11,10 @@ const ALLOWED = new Set([
 /**
  * `el("div", {className: "x", dataset: {k: "v"}, on: {click: fn}}, "text", childNode, [more...])`.
  * Strings and numbers become text nodes; arrays are flattened; null/undefined/false are skipped.
+ * @param {string} tag
+ * @param {Record<string, unknown>} [attrs]
+ * @param {...unknown} children
+ * @returns {HTMLElement}
  */
 export function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);

@@ -1,6 +1,7 @@
-// Renderer of the Electron example: the mcp-task-client package (web target) in a sandboxed page.
-// Server text only ever reaches the page as text (textContent / text nodes).
-import init, { McpTaskClient } from "/pkg/index.js";
+// Renderer of the Electron example: the mcp-task-client package (web target) in a sandboxed page, served
+// from app://bundle/ or loaded as a file:// page (`--file`). Server text only ever reaches the page as
+// text (textContent / text nodes).
+import init, { McpTaskClient } from "../pkg/index.js";
 
 const $ = (id) => document.getElementById(id);
 const text = (tag, s, cls) => {
@@ -10,6 +11,11 @@ const text = (tag, s, cls) => {
   return n;
 };
 let client = null;
+
+/** The wasm for `init`: bytes from the preload bridge (a file:// page cannot fetch them), else fetched. */
+async function wasm() {
+  return window.mcpDemo?.wasm ? window.mcpDemo.wasm() : undefined;
+}
 
 /** Main-process config through the preload bridge; a plain browser (no bridge) reads ?server=. */
 async function config() {
@@ -108,10 +114,12 @@ async function connect(url, dialect) {
   setState("connecting", "connecting…");
   try {
     await client?.close();
-    client = await McpTaskClient.connect(url, { dialect, onInput });
-    setState("connected", `connected (${client.dialect})`);
+    // `persist` keeps tasks across reloads where the origin has storage; on a file:// page (an opaque
+    // origin) it keeps them in memory for this window, and `onWarning` says so.
+    client = await McpTaskClient.connect(url, { dialect, onInput, persist: true, onWarning: (w) => ($("notice").textContent = w.error.message) });
+    setState("connected", `connected (${client.dialect}, tasks in ${client.storage})`);
     const tools = await client.listTools();
-    const list = Array.isArray(tools) ? tools : tools?.tools ?? [];
+    const list = tools.tools;
     $("tool").replaceChildren(...list.map((t) => text("option", t.name)));
     $("start").hidden = false;
   } catch (e) {
@@ -119,7 +127,7 @@ async function connect(url, dialect) {
   }
 }
 
-await init();
+await init(await wasm());
 const cfg = await config();
 $("server").value = cfg.serverUrl;
 $("foot").textContent = cfg.versions?.electron ? `Electron ${cfg.versions.electron}, Chrome ${cfg.versions.chrome}` : "plain browser";

@@ -11,8 +11,8 @@
 //! Without Web Locks or `BroadcastChannel` (or with `tabs: false`) every tab is its own leader
 //! and only persistence remains. Without `persist` the client is a plain [`Link::Solo`] driver.
 //!
-//! Tracked tasks live in [`persist`](crate::driver::persist); terminal callbacks go through the
-//! [`Ledger`] so they fire exactly once across tabs and reloads.
+//! Tracked tasks live in [`persist`](crate::driver::persist); `onTaskDoneOnce` callbacks go
+//! through the [`Ledger`] so they fire exactly once across tabs and reloads.
 
 mod idmap;
 mod leader;
@@ -140,7 +140,7 @@ impl SharedOptions {
 const TABS_TS: &'static str = r#"
 export interface ConnectOptions {
   /** Track tasks in IndexedDB (or localStorage) and share one connection per server and identity
-   *  across tabs: one leader tab polls, the others follow; `onDone` fires once across tabs and
+   *  across tabs: one leader tab polls, the others follow; `onTaskDoneOnce` fires once across tabs and
    *  reloads; `resume()` re-attaches after a reload. `close()` then leaves the server session open
    *  (other tabs and later loads continue it). Default false. */
   persist?: boolean;

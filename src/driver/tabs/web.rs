@@ -89,13 +89,15 @@ impl Pending {
 
 /// Queues for the exclusive lock `name`; `on_granted` runs once it is ours (held until released).
 /// `steal`: take it now from whoever holds it (their request then fails with `AbortError`).
-/// `on_lost` runs if the request fails after the lock was granted (stolen) — never after `abort`.
+/// `on_lost` runs if the request fails after the lock was granted (stolen) — never after `abort`;
+/// `on_refused` if it fails before (the Locks API denied, as on an opaque origin) — not for `abort`.
 pub fn acquire(
     locks: &LockManager,
     name: &str,
     steal: bool,
     on_granted: impl FnOnce(Held) + 'static,
     on_lost: impl FnOnce() + 'static,
+    on_refused: impl FnOnce() + 'static,
 ) -> Result<Pending, JsValue> {
     let options = Object::new();
     let controller = if steal {
@@ -116,9 +118,15 @@ pub fn acquire(
         hold.into()
     });
     let p = locks.request_with(name, &options, cb.unchecked_ref())?;
-    let failed = Closure::once_into_js(move |_e: JsValue| {
+    let failed = Closure::once_into_js(move |e: JsValue| {
         if *granted.borrow() {
             on_lost();
+        } else if global_get(&e, "name")
+            .and_then(|n| n.as_string())
+            .as_deref()
+            != Some("AbortError")
+        {
+            on_refused();
         }
     });
     if let Some(catch) = global_get(&p, "catch").and_then(|f| f.dyn_into::<Function>().ok()) {

@@ -1,6 +1,6 @@
 import type { AuthInfo, ErrorKind, JsonValue } from "./mcp_task_client.js";
 
-/** The error every rejected promise of this package carries. */
+/** The error every rejected promise of this package carries: see the README's table of kinds. */
 export declare class McpTaskError extends Error {
   readonly name: "McpTaskError";
   readonly kind: ErrorKind;
@@ -10,7 +10,10 @@ export declare class McpTaskError extends Error {
   readonly httpStatus: number | undefined;
   /** Kind `unauthorized` (HTTP 401/403): the `WWW-Authenticate` challenge, raw and parsed. */
   readonly auth: AuthInfo | undefined;
+  /** The error's data; for `taskFailed`, the failed task's result (a `CallToolResult`). */
   readonly data: JsonValue | undefined;
   /** The task the error concerns, when there is one. */
   readonly taskId: string | undefined;
+  /** For `aborted`: the abort signal's reason. */
+  readonly cause?: unknown;
 }

@@ -18,5 +18,6 @@ wasm.McpTaskClient.connect = async function (url, options) {
   return connect.call(this, url, options);
 };
 
-export * from "./mcp_task_client.js";
+// The public classes only (not wasm-bindgen's `initSync` or the error-class hook).
+export { McpTaskClient, TaskHandle, TaskUpdates } from "./mcp_task_client.js";
 export { McpTaskError };

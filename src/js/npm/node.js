@@ -11,5 +11,6 @@ patch(wasm);
 /** Already done at import in Node; kept so the same code runs everywhere. */
 export default async function init() {}
 
-export * from "./mcp_task_client.js";
+// The public classes only (not wasm-bindgen's `initSync` or the error-class hook).
+export { McpTaskClient, TaskHandle, TaskUpdates } from "./mcp_task_client.js";
 export { McpTaskError };

@@ -47,7 +47,8 @@ test("resolves by name in Node (node condition) and works without init()", async
     const { stdout } = await run(process.execPath, ["probe.mjs"], { cwd: dir, timeout: 20_000 });
     const out = JSON.parse(stdout);
     assert.match(out.resolved, /\/node\.js$/);
-    for (const n of ["McpTaskClient", "McpTaskError", "TaskHandle", "TaskUpdates", "default"]) assert.ok(out.names.includes(n), n);
+    // Exactly the typed exports: no `initSync` or error-class hook from wasm-bindgen's glue.
+    assert.deepEqual(out.names, ["McpTaskClient", "McpTaskError", "TaskHandle", "TaskUpdates", "default"]);
     assert.deepEqual(out.error, [true, "McpTaskError", "closed"]);
     assert.deepEqual(out.rejected, [true, "invalidInput"]);
   } finally {
@@ -83,5 +84,14 @@ test("TypeScript: the public surface has no `any` and a strict usage file compil
   const tsc = join(JS, "node_modules", "typescript", "bin", "tsc");
   await run(process.execPath, [tsc, "-p", join(JS, "types", "tsconfig.json")], { timeout: 120_000 }).catch((e) => {
     assert.fail(`tsc failed:\n${e.stdout}${e.stderr}`);
+  });
+});
+
+test("TypeScript: the demo dashboard (www/app.js, // @ts-check) uses only the package's real API", async () => {
+  const app = await readFile(join(JS, "..", "..", "www", "app.js"), "utf8");
+  assert.match(app, /^\/\/ @ts-check$/m);
+  const tsc = join(JS, "node_modules", "typescript", "bin", "tsc");
+  await run(process.execPath, [tsc, "-p", join(JS, "types", "www.tsconfig.json")], { timeout: 120_000 }).catch((e) => {
+    assert.fail(`tsc failed on www/app.js:\n${e.stdout}${e.stderr}`);
   });
 });

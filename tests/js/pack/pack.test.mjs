@@ -1,6 +1,7 @@
-// The npm tarball as a user gets it: `npm pack` in pkg/, installed into a scratch project, imported by
-// name in Node 20 and bundled by Vite into a page that runs in headless Chromium — each against a real
-// TS SDK task server.
+// The npm tarball as a user gets it: `npm pack` in pkg/, checked by publint and arethetypeswrong,
+// installed into a scratch project, imported by name in Node 20, bundled by Vite into a page and by
+// esbuild with React (the `mcp-task-client/react` bindings under StrictMode) into another, both run in
+// headless Chromium — each against a real TS SDK task server.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
@@ -21,11 +22,13 @@ const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backgro
 
 let scratch;
 let server;
+let packed;
 
 before(async () => {
   scratch = await mkdtemp(join(tmpdir(), "mcp-pack-"));
   const out = execFileSync("npm", ["pack", "--json", "--pack-destination", scratch], { cwd: PKG, encoding: "utf8" });
-  const [{ filename }] = JSON.parse(out);
+  [packed] = JSON.parse(out);
+  const { filename } = packed;
   const app = join(scratch, "app");
   await mkdir(app);
   await writeFile(join(app, "package.json"), JSON.stringify({ name: "scratch-app", private: true, type: "module" }));
@@ -54,6 +57,20 @@ test("Node 20 imports the installed tarball by name and runs a task", { timeout:
   assert.equal(typeof got.id, "string");
   assert.ok(got.id.length > 0);
   assert.match(got.text, /\S/);
+  // Disposal closes: after `client[Symbol.dispose]()` (what `using` calls) the process exits on its
+  // own, and a later close() neither throws nor hangs.
+  await writeFile(join(app, "dispose.mjs"), `
+    import { McpTaskClient } from "mcp-task-client";
+    const client = await McpTaskClient.connect(process.argv[2]);
+    const task = await client.callTool("long_job", { steps: 1, stepMs: 50 });
+    task[Symbol.dispose]();
+    client[Symbol.dispose]();
+    await client.close();
+    const e = await client.callTool("long_job", {}).catch((x) => x);
+    console.log(JSON.stringify({ stopped: task.isDone, kind: e.kind }));
+  `);
+  const disposed = execFileSync(process.execPath, ["dispose.mjs", server.url], { cwd: app, encoding: "utf8", timeout: 20_000 });
+  assert.deepEqual(JSON.parse(disposed.trim().split("\n").pop()), { stopped: true, kind: "closed" });
 });
 
 test("a Vite-built page bundles the tarball and runs a task in Chromium", { timeout: 120_000 }, async () => {
@@ -95,6 +112,131 @@ test("a Vite-built page bundles the tarball and runs a task in Chromium", { time
     await rm(profile, { recursive: true, force: true });
   }
 });
+
+test("the tarball: LICENSE files, README, React bindings; publint and arethetypeswrong find nothing", { timeout: 120_000 }, async () => {
+  const files = packed.files.map((f) => f.path);
+  for (const f of ["LICENSE-MIT", "LICENSE-APACHE", "README.md", "react.js", "react.d.ts", "index.d.ts"]) {
+    assert.ok(files.includes(f), `${f} is in the tarball`);
+  }
+  const pj = JSON.parse(await readFile(join(PKG, "package.json"), "utf8"));
+  assert.ok(pj.repository?.url && pj.homepage, "repository and homepage");
+  assert.equal(pj.peerDependenciesMeta?.react?.optional, true, "React is an optional peer");
+  const bin = (name) => join(ROOT, "tests/js/node_modules/.bin", name);
+  const run = (cmd, args) => {
+    try {
+      return execFileSync(cmd, args, { cwd: PKG, encoding: "utf8", timeout: 100_000, stdio: "pipe" });
+    } catch (e) {
+      assert.fail(`${[cmd, ...args].join(" ")} failed:\n${e.stdout}${e.stderr}`);
+    }
+  };
+  const lint = run(bin("publint"), ["--strict", "."]);
+  assert.match(lint, /All good/, lint);
+  // ESM only (no CommonJS entry, by design); the wasm subpath is an asset, not a module.
+  run(bin("attw"), ["--pack", ".", "--profile", "esm-only", "--exclude-entrypoints", "./mcp_task_client_bg.wasm"]);
+});
+
+test("React under StrictMode (esbuild + react-dom from npm): one session, cancel only on a real unmount", { timeout: 120_000 }, async () => {
+  const app = join(scratch, "app");
+  const dist = join(app, "react-dist");
+  await mkdir(dist, { recursive: true });
+  await writeFile(join(app, "react-main.js"), REACT_APP);
+  await writeFile(join(dist, "index.html"), `<!doctype html><meta charset="utf-8"><title>react</title>
+    <div id="root"></div><script type="module" src="./react-main.js"></script>`);
+  const esbuild = await import(join(ROOT, "tests/js/node_modules/esbuild/lib/main.js"));
+  await esbuild.build({
+    entryPoints: [join(app, "react-main.js")],
+    bundle: true,
+    format: "esm",
+    outdir: dist,
+    // Resolved from the test tools: the scratch app installs only the tarball.
+    nodePaths: [join(ROOT, "tests/js/node_modules")],
+    // A development build: StrictMode's double mount only happens there.
+    define: { "process.env.NODE_ENV": '"development"' },
+    logLevel: "warning",
+  });
+  // esbuild leaves `new URL("…wasm", import.meta.url)` alone: the wasm goes next to the bundle.
+  await writeFile(join(dist, "mcp_task_client_bg.wasm"), await readFile(join(app, "node_modules/mcp-task-client/mcp_task_client_bg.wasm")));
+  const site = await serveStatic(dist);
+  const profile = await mkdtemp(join(tmpdir(), "mcp-react-profile-"));
+  const browser = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", args: FLAGS, headless: true,
+  });
+  const stats = async () => (await fetch(server.statsUrl)).json();
+  const count = (s, m) => s.byMethod?.[m] ?? 0;
+  try {
+    const before = await stats();
+    const page = await browser.newPage();
+    const errors = [];
+    page.on("pageerror", (e) => errors.push(String(e)));
+    await page.goto(`${site.origin}/index.html?server=${encodeURIComponent(server.url)}`);
+    await page.waitForFunction(() => document.getElementById("conn")?.textContent === "connected", null, { timeout: 30_000 });
+    const mounts = await page.evaluate(() => window.mounts);
+    assert.ok(mounts >= 2, `StrictMode mounted the client effect twice (${mounts})`);
+    const afterConnect = await stats();
+    assert.equal(count(afterConnect, "initialize") - count(before, "initialize"), 1, "one session under StrictMode");
+
+    // A task followed by id and by handle, with cancelOnUnmount: the simulated unmount cancels nothing.
+    const id = await page.evaluate(() => window.app.start("long_job", { steps: 3, stepMs: 300 }));
+    await page.waitForFunction((id) => document.getElementById(`byid-${id}`)?.textContent.startsWith("completed"), id, { timeout: 30_000 });
+    await page.waitForFunction((id) => document.getElementById(`byhandle-${id}`)?.textContent.startsWith("completed"), id, { timeout: 10_000 });
+    assert.match(await page.textContent(`#byid-${id}`), /long_job done/);
+    assert.equal(count(await stats(), "tasks/cancel") - count(before, "tasks/cancel"), 0, "no cancel from StrictMode's remount");
+
+    // A real unmount with cancelOnUnmount cancels the remote task once.
+    const slow = await page.evaluate(() => window.app.start("slow_job", { ms: 20_000 }));
+    await page.waitForFunction((id) => /^working/.test(document.getElementById(`byid-${id}`)?.textContent ?? ""), slow, { timeout: 10_000 });
+    await page.evaluate((id) => window.app.drop(id), slow);
+    const cancelled = async () => count(await stats(), "tasks/cancel") - count(before, "tasks/cancel");
+    for (let i = 0; i < 50 && (await cancelled()) < 1; i++) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(await cancelled(), 1, "one tasks/cancel after the real unmount");
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    await site.stop();
+    await rm(profile, { recursive: true, force: true });
+  }
+});
+
+/** The React app of the test: no JSX, so esbuild needs no React-specific set-up. */
+const REACT_APP = `
+import { StrictMode, createElement as h, useEffect, useState } from "react";
+import { createRoot } from "react-dom/client";
+import { useMcpClient, useTask } from "mcp-task-client/react";
+
+const url = new URLSearchParams(location.search).get("server");
+window.mounts = 0;
+const line = (s) => (s.status ?? "none") + " " + (s.result ? s.result.content.map((c) => c.text ?? "").join(" ") : "") + (s.error ? "error " + s.error.kind : "");
+
+function ById({ client, id }) {
+  const s = useTask(id, { client, cancelOnUnmount: true });
+  return h("p", { id: "byid-" + id }, line(s));
+}
+function ByHandle({ handle }) {
+  const s = useTask(handle);
+  return h("p", { id: "byhandle-" + handle.id }, line(s));
+}
+function App() {
+  const { client, status } = useMcpClient(url, { clientName: "react-test" });
+  const [tasks, setTasks] = useState([]);
+  useEffect(() => {
+    window.mounts++;
+  }, []);
+  window.app = {
+    async start(name, args) {
+      const handle = await client.callTool(name, args);
+      setTasks((ts) => [...ts, handle]);
+      return handle.id;
+    },
+    drop(id) {
+      setTasks((ts) => ts.filter((t) => t.id !== id));
+    },
+  };
+  return h("div", null,
+    h("p", { id: "conn" }, status),
+    client && tasks.map((t) => h("div", { key: t.id }, h(ById, { client, id: t.id }), h(ByHandle, { handle: t }))));
+}
+createRoot(document.getElementById("root")).render(h(StrictMode, null, h(App)));
+`;
 
 const TYPES = { ".html": "text/html", ".js": "text/javascript", ".wasm": "application/wasm", ".css": "text/css" };
 

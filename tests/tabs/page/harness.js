@@ -31,6 +31,8 @@ window.T = {
       onWarning: (w) => report({ type: "warning", taskId: w.taskId ?? null, message: w.error?.message }),
     });
     c.onTransition((t) => report({ type: "transition", client: ci, taskId: t.taskId, to: t.to }));
+    // "done": the once-across-tabs-and-reloads report; "handleDone": each handle's own onDone.
+    c.onTaskDoneOnce((d) => report({ type: "done", client: ci, taskId: d.taskId, kind: d.kind, status: d.status ?? null }));
     this.clients[ci] = c;
     return ci;
   },
@@ -46,7 +48,7 @@ window.T = {
   track(h, ci) {
     this.handles.push(h);
     h.onStatus((t) => report({ type: "status", client: ci, taskId: t.taskId, status: t.status }));
-    h.onDone((d) => report({ type: "done", client: ci, taskId: d.taskId, kind: d.kind, status: d.status ?? null }));
+    h.onDone((d) => report({ type: "handleDone", client: ci, taskId: d.taskId, kind: d.kind, status: d.status ?? null }));
     return h.id;
   },
 

@@ -66,6 +66,7 @@ impl Tab {
             false,
             move |h| *s2.borrow_mut() = Some(h),
             || {},
+            || {},
         )
         .ok();
         let mut w = self.0.web.borrow_mut();
@@ -81,7 +82,7 @@ impl Tab {
         if let Some(mut old) = self.0.web.borrow_mut().leader_req.take() {
             old.abort();
         }
-        let (w1, w2) = (self.weak(), self.weak());
+        let (w1, w2, w3) = (self.weak(), self.weak(), self.weak());
         let req = web::acquire(
             &locks,
             &self.lock_name(),
@@ -96,6 +97,12 @@ impl Tab {
             move || {
                 if let Some(t) = w2.upgrade() {
                     Tab(t).on_lock_lost();
+                }
+            },
+            // The lock manager refused later (an opaque origin rejects the request): lead alone.
+            move || {
+                if let Some(t) = w3.upgrade() {
+                    Tab(t).become_leader(None);
                 }
             },
         );

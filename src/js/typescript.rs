@@ -1,0 +1,211 @@
+//! Hand-written TypeScript declarations, for what neither tsify nor wasm-bindgen can generate:
+//! the generic `TaskHandle<R>` class and the generic members of `McpTaskClient` (merged into the
+//! generated class), and the MCP shapes the client passes through as opaque JSON (tool results,
+//! content blocks, elicitation, sampling and roots), which have no Rust type to derive from.
+
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(typescript_custom_section)]
+const HANDLE_TS: &'static str = r#"
+/** Tool arguments or request params: any object (interface types and `undefined` members are
+ *  fine; `undefined` members are left out). Arrays and non-JSON values are refused at run time. */
+export type Arguments = object;
+
+/**
+ * One subscription to one task (or plain request). Obtain it from `callTool`, `request`, `watch`
+ * or `resume`. `R` is what `result()` resolves with: a `CallToolResult` for `callTool`.
+ * `handle[Symbol.dispose]()` and `free()` are `stop()`.
+ */
+export declare class TaskHandle<R = JsonObject> {
+  private constructor();
+  /** Same as `stop()`. */
+  free(): void;
+  /** Same as `stop()` (`using handle = await client.callTool(…)`). */
+  [Symbol.dispose](): void;
+  /** The task id; `null` until the server made a task (and for plain results). On the draft
+   *  dialect it is the id this client generated, from the moment the request went out. */
+  readonly id: string | null;
+  /** The last known status; `null` before the first snapshot. */
+  readonly status: TaskStatus | null;
+  /** The last known snapshot; `null` before the first one (kept after the handle ended). */
+  readonly task: Task | null;
+  /** Whether the handle has ended (then `onDone` has fired and `result()` is settled). */
+  readonly isDone: boolean;
+  /** Calls `cb` with the current snapshot (asynchronously, when there is one) and with every new
+   *  one until the handle ends; returns the unsubscribe function. */
+  onStatus(cb: (task: Task) => void): () => void;
+  /** Calls `cb` exactly once when this handle ends, in the page that holds it (at once,
+   *  asynchronously, if it already has) — with or without `persist`. For effects that must
+   *  happen once across tabs and reloads, use `client.onTaskDoneOnce`. Returns the unsubscribe
+   *  function. */
+  onDone(cb: (done: TaskDone) => void): () => void;
+  /** Resolves with the request's result when the task completes; rejects with an `McpTaskError`
+   *  otherwise (`rpc`, `taskFailed` with the tool's own text as message, `cancelled`, `expired`,
+   *  `aborted` with the signal's reason as `cause`, …): the error `TaskDone.error` describes. */
+  result(): Promise<R>;
+  /** Every snapshot from now on (starting with the current one), each once, ending when the
+   *  handle ends; the last one is the final snapshot. */
+  updates(): TaskUpdates;
+  /** Asks the server to cancel the task (`tasks/cancel`, or the dialect's equivalent); resolves
+   *  once the server acknowledged. Before the task exists, the cancel is sent as soon as it does. */
+  cancel(): Promise<void>;
+  /** Deletes the task on the server (`tasks/delete`, draft servers only; other dialects reject
+   *  with `invalidInput` without sending anything). Rejects `invalidInput` without a task id. */
+  delete(): Promise<void>;
+  /** Stops waiting (locally; nothing is sent): the handle ends `aborted`. */
+  stop(): void;
+}
+
+export interface McpTaskClient {
+  /** Calls a tool, as a task when the tool and server allow it (`opts.task`). `S` types the
+   *  result's `structuredContent` where the caller knows the tool's output schema. */
+  callTool<S = JsonObject>(name: string, args?: Arguments, opts?: CallOptions): Promise<TaskHandle<CallToolResult<S>>>;
+  /** Tracks an existing task by id (e.g. after a reload); `R` is its result's type. */
+  watch<R = JsonObject>(taskId: string, opts?: WatchOptions): TaskHandle<R>;
+  /** With `persist`: handles for every stored task of this server and identity whose end no
+   *  page has reported yet (also tasks that ended while no tab was open). `[]` without `persist`. */
+  resume<R = JsonObject>(): Promise<TaskHandle<R>[]>;
+  /** `close()` (`await using client = await McpTaskClient.connect(…)`). */
+  [Symbol.asyncDispose](): Promise<void>;
+}
+"#;
+
+#[wasm_bindgen(typescript_custom_section)]
+const MCP_TS: &'static str = r#"
+/** Optional annotations of a content block. */
+export interface Annotations {
+  audience?: ("user" | "assistant")[];
+  priority?: number;
+  lastModified?: string;
+}
+export interface TextContent { type: "text"; text: string; annotations?: Annotations; _meta?: JsonObject }
+export interface ImageContent { type: "image"; data: string; mimeType: string; annotations?: Annotations; _meta?: JsonObject }
+export interface AudioContent { type: "audio"; data: string; mimeType: string; annotations?: Annotations; _meta?: JsonObject }
+export interface ResourceLink {
+  type: "resource_link";
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  size?: number;
+  annotations?: Annotations;
+  _meta?: JsonObject;
+}
+export interface TextResourceContents { uri: string; mimeType?: string; text: string; _meta?: JsonObject }
+export interface BlobResourceContents { uri: string; mimeType?: string; blob: string; _meta?: JsonObject }
+export interface EmbeddedResource {
+  type: "resource";
+  resource: TextResourceContents | BlobResourceContents;
+  annotations?: Annotations;
+  _meta?: JsonObject;
+}
+/** A block of a tool result's `content`, told apart by `type`. */
+export type ContentBlock = TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource;
+
+/** What `tools/call` returns; `S` is the type of `structuredContent`. */
+export interface CallToolResult<S = JsonObject> {
+  content: ContentBlock[];
+  structuredContent?: S;
+  /** The tool failed; `content` says why. */
+  isError?: boolean;
+  _meta?: JsonObject;
+}
+
+/** `serverInfo` / `clientInfo`. */
+export interface Implementation {
+  name: string;
+  version: string;
+  title?: string;
+  [key: string]: JsonValue | undefined;
+}
+
+/** What the server declared it supports. */
+export interface ServerCapabilities {
+  tools?: { listChanged?: boolean };
+  resources?: { subscribe?: boolean; listChanged?: boolean };
+  prompts?: { listChanged?: boolean };
+  logging?: JsonObject;
+  completions?: JsonObject;
+  tasks?: JsonObject;
+  experimental?: JsonObject;
+  extensions?: JsonObject;
+  [key: string]: JsonValue | undefined;
+}
+
+/** `elicitation/create`: the server asks the user for input (a form, or a URL to visit). */
+export interface ElicitRequestParams {
+  message: string;
+  /** `"form"` (default) or `"url"`. */
+  mode?: "form" | "url";
+  /** The form's fields: a flat JSON Schema object. */
+  requestedSchema?: JsonObject;
+  url?: string;
+  elicitationId?: string;
+  _meta?: JsonObject;
+}
+/** The user's answer to an elicitation. */
+export type ElicitResult =
+  | { action: "accept"; content?: { [field: string]: string | number | boolean | string[] }; _meta?: JsonObject }
+  | { action: "decline"; _meta?: JsonObject }
+  | { action: "cancel"; _meta?: JsonObject };
+
+/** Content of a sampling message. */
+export type SamplingContent = TextContent | ImageContent | AudioContent;
+export interface SamplingMessage {
+  role: "user" | "assistant";
+  content: SamplingContent | SamplingContent[];
+  _meta?: JsonObject;
+}
+/** `sampling/createMessage`: the server asks the host's model for a completion. */
+export interface CreateMessageRequestParams {
+  messages: SamplingMessage[];
+  maxTokens: number;
+  systemPrompt?: string;
+  includeContext?: "none" | "thisServer" | "allServers";
+  temperature?: number;
+  stopSequences?: string[];
+  modelPreferences?: JsonObject;
+  metadata?: JsonObject;
+  _meta?: JsonObject;
+}
+/** The host model's completion. */
+export interface CreateMessageResult {
+  role: "user" | "assistant";
+  content: SamplingContent | SamplingContent[];
+  model: string;
+  stopReason?: "endTurn" | "stopSequence" | "maxTokens" | (string & {});
+  _meta?: JsonObject;
+}
+
+/** `roots/list`: the server asks which roots (directories, files) it may use. */
+export interface ListRootsRequestParams {
+  _meta?: JsonObject;
+}
+export interface Root { uri: string; name?: string; _meta?: JsonObject }
+export interface ListRootsResult { roots: Root[]; _meta?: JsonObject }
+
+/** The requests `onInput` answers, keyed by method, with the result each expects. */
+export interface InputMethods {
+  "elicitation/create": { params: ElicitRequestParams; result: ElicitResult };
+  "sampling/createMessage": { params: CreateMessageRequestParams; result: CreateMessageResult };
+  "roots/list": { params: ListRootsRequestParams; result: ListRootsResult };
+}
+export type InputMethod = keyof InputMethods;
+/** What `onInput` receives: narrow on `method` to get the params' type. */
+export type InputRequestEvent = {
+  [M in InputMethod]: {
+    method: M;
+    params: InputMethods[M]["params"];
+    /** Identifies the request (stable across tabs with `persist`). */
+    key: string;
+    /** The task the request belongs to, when there is one. */
+    taskId: string | null;
+  };
+}[InputMethod];
+/** What `onInput` returns for a request of method `M`. */
+export type InputResult<M extends InputMethod = InputMethod> = InputMethods[M]["result"];
+/** Answers the server's elicitation, sampling and roots requests. An answer that does not fit the
+ *  request's method is not sent: the server gets an error and `onWarning` an `invalidInput`. */
+export type InputHandler = (request: InputRequestEvent) => InputResult | Promise<InputResult>;
+"#;
