@@ -1,7 +1,7 @@
 // Side-by-side benchmark: our pkg/ vs @modelcontextprotocol/sdk@1.32.2 (client.experimental.tasks) vs
 // @modelcontextprotocol/ext-tasks@0.2.2 on @modelcontextprotocol/client@2.4.0, same servers, same run.
 // Writes bench/results/latest.md (+ latest.json). Usage: node run.mjs [--only=a,b] [--quick]
-//   phases: bundle, counts, latency, long, real, node-tp, chromium, tabs
+//   phases: bundle, counts, latency, long, real, blocking, node-tp, chromium, tabs
 import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync, readFileSync, existsSync, createWriteStream } from "node:fs";
 import os from "node:os";
@@ -31,11 +31,11 @@ const childLog = createWriteStream(path.join(outDir, "logs", "children.log"));
 /**
  * Runs a bench child script (Node, own process) and returns its last stdout line as JSON. With a `gate`
  * (see {@link startLine}) the child gets `barrier: true`: it reports ready once connected and starts
- * measuring when every child of the gate is ready.
+ * measuring when every child of the gate is ready. `flags`: extra Node options.
  */
-function child(script, arg, timeoutMs = 300_000, gate = null) {
+function child(script, arg, timeoutMs = 300_000, gate = null, flags = []) {
   return new Promise((resolve) => {
-    const p = spawn(process.execPath, ["--no-warnings", path.join(benchDir, script), JSON.stringify(gate ? { ...arg, barrier: true } : arg)], { stdio: [gate ? "pipe" : "ignore", "pipe", "pipe"] });
+    const p = spawn(process.execPath, ["--no-warnings", ...flags, path.join(benchDir, script), JSON.stringify(gate ? { ...arg, barrier: true } : arg)], { stdio: [gate ? "pipe" : "ignore", "pipe", "pipe"] });
     let out = "";
     let arrived = false;
     p.stdout.on("data", (c) => {
@@ -80,7 +80,7 @@ const STACKS = [
 const haveOurs = oursAvailable();
 const stacksNow = STACKS.filter((s) => s.stack !== "ours" || haveOurs);
 const fastKind = (d) => (d === "legacy" ? "fast-legacy" : "fast-modern");
-const R = { meta: {}, notes: [], bundle: null, counts: {}, tabs: {}, latency: {}, long: {}, real: {}, nodeTp: {}, chromeTp: {}, scale: {} };
+const R = { meta: {}, notes: [], bundle: null, counts: {}, tabs: {}, latency: {}, long: {}, real: {}, blocking: {}, nodeTp: {}, chromeTp: {}, scale: {} };
 const key = (s, d, push) => `${s}|${d}|${push ? "on" : "off"}`;
 
 /** Harness bundles, the static server and a fresh Chromium for `fn`; closed after it. */
@@ -224,6 +224,41 @@ try {
           }
           if (per.length || errs.length) R.real[`${rs.kind}|${s.stack}|${cfg}`] = { median: median(per), n: per.length, errors: errs.slice(0, 2) };
         }
+      }
+    }
+  }
+
+  // ---- completion at push speed: held legacy tasks/result, modern pushes, over HTTP and WebSocket ----
+  if (want("blocking")) {
+    const n = quick ? 5 : 10;
+    const servers = [
+      { name: "bench", dialect: "legacy", cfg: { kind: "fast-legacy", pollIntervalMs: 1000, progressMs: 1000, push: false }, tool: "work" },
+      { name: "bench", dialect: "modern", cfg: { kind: "fast-modern", pollIntervalMs: 1000, progressMs: 1000, push: true }, tool: "work", push: true },
+      { name: "ts-sdk", dialect: "legacy", cfg: { kind: "ts-sdk", options: { args: ["--poll-ms", "1000"] } }, tool: "slow_job" },
+      { name: "python-http", dialect: "legacy", cfg: { kind: "python-http" }, tool: "slow_job" },
+      { name: "rmcp2", dialect: "legacy", cfg: { kind: "rmcp2" }, tool: "slow_job" },
+      { name: "python-ws", dialect: "legacy", cfg: { kind: "python-ws" }, tool: "slow_job", transport: "websocket" },
+    ];
+    const canSpeak = (stack, sv) => STACKS.some((x) => x.stack === stack && x.dialect === sv.dialect)
+      && (stack !== "ext" || !sv.transport);
+    for (const sv of servers) {
+      const transport = sv.transport ?? "http";
+      for (const stack of ["ours", "sdk1", "ext"]) {
+        const k = `${sv.name}|${transport}|${sv.dialect}|${stack}`;
+        if (!canSpeak(stack, sv)) { R.blocking[k] = { na: stack === "ext" ? "the ext-tasks adapter speaks Streamable HTTP only" : "the TS SDK v1 client speaks only the legacy dialect" }; continue; }
+        if (stack === "ours" && !haveOurs) continue;
+        log(`blocking: ${sv.name} (${transport}, ${sv.dialect}): ${stack}, ${n} tasks of 2–4 s`);
+        let srv;
+        try { srv = await daemon.start(sv.cfg); } catch (e) {
+          R.blocking[k] = { error: `server did not start: ${String(e.message ?? e).split("\n")[0]}` };
+          continue;
+        }
+        const res = await child("node/latency.mjs", { stack, dialect: sv.dialect, push: sv.push ?? false, url: srv.url, statsUrl: srv.statsUrl, n, minMs: 2000, maxMs: 4000, seed: 42, tool: sv.tool, transport, sequential: !sv.cfg.kind.startsWith("fast-") }, 120_000, null, ["--experimental-websocket"]);
+        await daemon.stop(srv.id);
+        const lat = (res.latencies ?? []).filter(Number.isFinite);
+        R.blocking[k] = res.error || lat.length < n
+          ? { error: res.error ?? `${n - lat.length} of ${n} tasks never reached the app (outcomes ${JSON.stringify(res.outcomes)})` }
+          : { median: median(lat), p95: p95(lat), requests: median(res.requests ?? []), n: lat.length };
       }
     }
   }

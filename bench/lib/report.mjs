@@ -1,6 +1,8 @@
 // Renders bench results (the object run.mjs builds) as the markdown table in bench/results/latest.md.
 const NAMES = { ours: "ours", sdk1: "SDK v1", ext: "ext-tasks" };
 const OTHERS = ["sdk1", "ext"];
+/** The rows of a latency section: [field, label]. */
+const LATENCY_STATS = [["median", "latency median"], ["p95", "latency p95"], ["requests", "requests per task"]];
 
 export function renderMarkdown(R) {
   const notes = [];
@@ -99,9 +101,27 @@ export function renderMarkdown(R) {
     for (const d of ["legacy", "modern"]) {
       for (const ms of [30_000, 120_000]) {
         if (!["ours", ...OTHERS].some((s) => R.long[`${s}|${d}|${ms}`])) continue;
-        for (const [stat, label] of [["median", "latency median"], ["p95", "latency p95"], ["requests", "requests per task"]]) {
+        for (const [stat, label] of LATENCY_STATS) {
           L.push(row([d, `${ms / 1000} s`, label], (s) => (s === "sdk1" && d === "modern" ? sdkModern : R.long[`${s}|${d}|${ms}`]), (v) => v[stat]));
         }
+      }
+    }
+    L.push("");
+  }
+
+  if (Object.keys(R.blocking ?? {}).length) {
+    L.push("## Completion at push speed: latency (ms) and requests per task (lower is better)", "");
+    L.push("Node, N tasks of 2–4 s per stack, each stack alone against a fresh server. Latency: completion → the app's callback (tests/servers");
+    L.push("kinds log no completion time: tasks are created one after another, and the time the server logged each `tools/call` + the work's duration");
+    L.push("stands in; on the bench server all are created at once and it logs each completion). Requests: the ones naming the task");
+    L.push("over its whole life plus task-less ones after the calls, shared. Ours on a legacy server holds one blocking `tasks/result` per running task");
+    L.push("(link `node` / `websocket`), polls only every 20 s meanwhile; modern: one `subscriptions/listen` (the bench server pushes `notifications/tasks`).");
+    L.push("The official clients poll at the server's interval (1 s; python 0.5 s; rmcp2 names none: the client's default).", "");
+    L.push(...head(["server", "transport", "dialect", "statistic"]));
+    const seen = [...new Set(Object.keys(R.blocking).map((k) => k.split("|").slice(0, 3).join("|")))];
+    for (const g of seen) {
+      for (const [stat, label] of LATENCY_STATS) {
+        L.push(row([...g.split("|"), label], (s) => R.blocking[`${g}|${s}`], (v) => v[stat]));
       }
     }
     L.push("");

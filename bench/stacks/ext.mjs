@@ -51,7 +51,8 @@ function makeRawDispatch(url) {
   };
 }
 
-export async function connect(url, { dialect = "legacy", push = false, onPush, tool = "work" } = {}) {
+export async function connect(url, { dialect = "legacy", push = false, onPush, tool = "work", transport: kind = "http" } = {}) {
+  if (kind !== "http") throw new Error("this adapter speaks Streamable HTTP only");
   const client = new Client(CLIENT_INFO, {
     capabilities: {},
     versionNegotiation: { mode: dialect === "modern" ? { pin: MODERN } : "legacy" },

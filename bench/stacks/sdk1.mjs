@@ -2,6 +2,7 @@
 // The same adapter shape is used by every stack (see bench/README.md).
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { WebSocketClientTransport } from "@modelcontextprotocol/sdk/client/websocket.js";
 import { CallToolResultSchema, TaskStatusNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 
 export const name = "sdk1";
@@ -13,14 +14,15 @@ const sleep = (ms, signal) => new Promise((resolve) => {
   signal?.addEventListener("abort", () => { clearTimeout(t); resolve(); }, { once: true });
 });
 
-export async function connect(url, { dialect = "legacy", onPush, tool = "work" } = {}) {
+/** `transport: "websocket"`: the SDK's WebSocket transport (the global WebSocket: Node 20 needs --experimental-websocket). */
+export async function connect(url, { dialect = "legacy", onPush, tool = "work", transport: kind = "http" } = {}) {
   if (dialect !== "legacy") throw new Error("sdk1 speaks the legacy dialect only");
   const client = new Client({ name: "bench-sdk1", version: "0.0.0" }, { capabilities: {} });
   if (onPush) {
     // Push is not used by the SDK's task helpers; for the throughput figure the app registers a handler.
     client.setNotificationHandler(TaskStatusNotificationSchema, (n) => onPush(n.params));
   }
-  const transport = new StreamableHTTPClientTransport(new URL(url));
+  const transport = kind === "websocket" ? new WebSocketClientTransport(new URL(url)) : new StreamableHTTPClientTransport(new URL(url));
   await client.connect(transport);
   // One controller per call/watcher (a single shared signal would collect one abort listener per request,
   // and EventTarget's duplicate check makes that quadratic — a harness cost, not the SDK's).
@@ -76,7 +78,7 @@ export async function connect(url, { dialect = "legacy", onPush, tool = "work" }
     },
     async close() {
       for (const ac of live) ac.abort();
-      try { await transport.terminateSession(); } catch { /* server may not support DELETE */ }
+      try { await transport.terminateSession?.(); } catch { /* server may not support DELETE */ }
       await client.close();
     },
   };

@@ -10,6 +10,7 @@ pub mod global;
 pub mod headers;
 mod http;
 pub mod json;
+pub mod link;
 pub mod timer;
 mod ws;
 

@@ -56,10 +56,11 @@ pub struct Config {
     /// The client capabilities declared to the server (what the host can answer: elicitation,
     /// sampling, roots). The modern dialect adds the tasks extension itself.
     pub client_capabilities: Value,
-    /// Most `tasks/result` requests held open at once while their tasks still run (legacy input
-    /// requests travel on them). Browsers allow 6 HTTP/1.1 connections per origin: the rest stay
-    /// free for polls and input answers. At least 1.
-    pub max_blocking_results: usize,
+    /// What carries the requests, which sets how many `tasks/result` may be held open at once.
+    pub link: Link,
+    /// Overrides the link's budget of `tasks/result` requests held open while their tasks still
+    /// run (at least 1).
+    pub max_blocking_results: Option<usize>,
     /// The era an earlier `Auto` negotiation with this server settled on (the host caches
     /// [`Event::Connected`]'s dialect). `Legacy` skips the `server/discover` probe (`initialize`
     /// first); `Modern` takes a well-formed discover answer as final. A wrong hint costs one
@@ -83,10 +84,40 @@ impl Default for Config {
             result_gc_ms: 5 * 60 * 1000,
             request_timeout_ms: 60_000,
             client_capabilities: serde_json::json!({ "elicitation": {}, "sampling": {} }),
-            max_blocking_results: 3,
+            link: Link::default(),
+            max_blocking_results: None,
             known_era: None,
             subscribe: true,
             delete_on_done: false,
+        }
+    }
+}
+
+/// What carries the requests, as far as a request held open costs a connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Link {
+    /// A browser over HTTP/1.1: 6 connections per origin, each open request holds one.
+    #[default]
+    Http1,
+    /// A browser over HTTP/2 or HTTP/3: about 100 concurrent streams on one connection.
+    Http2,
+    /// Node or Electron's main process: fetch has no per-origin connection limit.
+    Node,
+    /// One socket carries every request: an open request costs no connection.
+    WebSocket,
+}
+
+impl Link {
+    /// Most `tasks/result` requests held open at once while their tasks still run. HTTP/1.1
+    /// keeps half the browser's 6 connections free for polls and input answers; HTTP/2 keeps a
+    /// tenth of the usual 100 streams free; Node bounds its open sockets; WebSocket needs no bound.
+    pub fn result_budget(self) -> usize {
+        match self {
+            Link::Http1 => 3,
+            Link::Http2 => 90,
+            Link::Node => 256,
+            Link::WebSocket => usize::MAX,
         }
     }
 }

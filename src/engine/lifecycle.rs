@@ -18,6 +18,9 @@ impl Engine {
             Err(Failure::Rpc(e)) => self.gone_code(e.code),
             _ => false,
         };
+        if matches!(res, Ok(_) | Err(Failure::Rpc(_))) {
+            self.held_result_answered(task_id);
+        }
         let Some(entry) = self.tasks.get_mut(task_id) else {
             return;
         };
@@ -37,9 +40,20 @@ impl Engine {
             Err(Failure::Rpc(error)) if terminal => {
                 self.task_outcome(now, task_id, Outcome::Error { error })
             }
-            // Answered early (not ready yet): polling goes on and fetches again at the end.
-            Err(Failure::Rpc(_)) => self.poll_soon(now, task_id),
+            // Answered with an error before the end was seen: a poll weighs it.
+            Err(Failure::Rpc(error)) => self.early_result_error(now, task_id, error),
             Err(f) => {
+                if !terminal && !f.overloaded() && matches!(f, Failure::Transport { .. }) {
+                    // Closed without a result while the task ran: a refusal, or a long hold
+                    // dropped on the way, held again.
+                    self.result_refused(now, task_id);
+                    if self.hold_again(now, task_id) {
+                        return;
+                    }
+                }
+                let Some(entry) = self.tasks.get_mut(task_id) else {
+                    return;
+                };
                 entry.result_errors = entry.result_errors.saturating_add(1);
                 let errors = entry.result_errors;
                 let error = f.client_error();

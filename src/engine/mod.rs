@@ -444,6 +444,7 @@ impl Engine {
                         TaskTimer::Poll => self.on_poll_timer(now, t),
                         TaskTimer::Deadline => self.on_deadline(now, &t),
                         TaskTimer::Gc => self.on_gc(now, &t),
+                        TaskTimer::Result => self.held_result_lags(now, &t),
                     }
                 }
                 Timer::Connect => self.connect(now),

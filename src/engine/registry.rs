@@ -3,6 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::{Outcome, Task, TaskStatus};
 
 use super::api::{ClientError, Millis, SubId};
@@ -42,6 +43,13 @@ pub(crate) struct TaskEntry {
     pub(crate) result: Fetch,
     /// JSON-RPC id of the `tasks/result` in flight.
     pub(crate) result_req: Option<i64>,
+    /// A push said the task ended while its `tasks/result` was held: the stream's grace runs.
+    pub(crate) result_grace: bool,
+    /// An error a `tasks/result` answered while the task looked running, and whether it came
+    /// soon after the request: the next poll weighs it (see `results.rs`).
+    pub(crate) early_error: Option<(RpcError, bool)>,
+    /// When the `tasks/result` in flight went out.
+    pub(crate) result_sent: Option<Millis>,
     /// Failed result fetches in a row (retry backoff).
     pub(crate) result_errors: u32,
     /// The task ended but its outcome cannot be had: subscribers end with this error.

@@ -435,6 +435,11 @@ impl Engine {
             self.reqs.timeouts.push_back((at, id));
         }
         self.on_sent(&p, id);
+        if let Purpose::Result(t) = &p {
+            if let Some(e) = self.tasks.get_mut(t) {
+                e.result_sent = Some(now);
+            }
+        }
         let pending = Pending {
             purpose: p,
             key,

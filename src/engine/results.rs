@@ -1,18 +1,30 @@
 //! Blocking `tasks/result` requests. A legacy server holds `tasks/result` open until the task
-//! ends and sends the task's input requests on it, so each one holds an HTTP/1.1 connection
-//! (browsers allow 6 per origin). At most `Config::max_blocking_results` are open at once; the
-//! rest wait, tasks still in `input_required` first, so polls and input answers always find a
-//! connection. A finished task's result answers at once and takes no slot; once a task is known
-//! to be over, its result stream must make progress within the request timeout or it is closed
-//! and asked again (see `lifecycle.rs`).
+//! ends and sends the task's input requests on it, so each one may hold a connection. The link's
+//! budget ([`Link::result_budget`](super::api::Link::result_budget), or
+//! `Config::max_blocking_results`) bounds how many are open at once; the rest wait, tasks still in
+//! `input_required` first, so polls and input answers always find a connection.
+//!
+//! Where the budget is roomy (not a browser's HTTP/1.1), every running legacy task holds its
+//! `tasks/result` from the start: the outcome arrives the moment the task ends, and polls drop to
+//! the safety interval meanwhile. A server that answers it at once with an error, or closes it
+//! without a result, while the task runs is remembered: from then on its tasks are polled (no
+//! retry loop). On a tight budget only tasks waiting for input hold one.
+//!
+//! A finished task's result answers at once and takes no slot; once a task is known to be over,
+//! its result stream must make progress within the request timeout or it is closed and asked
+//! again (see `lifecycle.rs`).
 
 use std::collections::{HashSet, VecDeque};
 
-use crate::protocol::model::TaskStatus;
+use crate::protocol::jsonrpc::RpcError;
+use crate::protocol::model::{Outcome, TaskStatus};
+
+use crate::protocol::model::Dialect;
 
 use super::api::Millis;
 use super::registry::Fetch;
 use super::requests::Purpose;
+use super::scheduler::TaskTimer;
 use super::Engine;
 
 #[derive(Debug, Default)]
@@ -23,11 +35,161 @@ pub(crate) struct Blocking {
     queue: VecDeque<String>,
     /// A slot was freed: fill it before the next output.
     pub(crate) freed: bool,
+    /// The server does not hold `tasks/result` while a task runs (it answered early, or closed
+    /// the stream): its running tasks are polled, not held.
+    pub(crate) refused: bool,
+    /// The server's held results were seen to bring the end later than its pushes.
+    pub(crate) lags: bool,
 }
+
+/// A `tasks/result` ending this soon after it went out, while its task runs, is a refusal.
+const REFUSAL_WINDOW_MS: Millis = 5_000;
+
+/// How long a held `tasks/result` may take to bring the outcome after a pushed end, the first time.
+const RESULT_GRACE_MS: Millis = 100;
+
+/// A budget at or below this is tight: only tasks waiting for input hold a result.
+const TIGHT_BUDGET: usize = 3;
 
 impl Engine {
     fn result_cap(&self) -> usize {
-        self.cfg.max_blocking_results.max(1)
+        self.cfg
+            .max_blocking_results
+            .unwrap_or_else(|| self.cfg.link.result_budget())
+            .max(1)
+    }
+
+    /// Whether running tasks hold a blocking `tasks/result` from the start: a legacy server that
+    /// has not refused, on a link whose budget is not tight.
+    pub(crate) fn holds_running(&self) -> bool {
+        self.session.dialect() == Some(Dialect::Legacy)
+            && !self.blocking.refused
+            && self.result_cap() > TIGHT_BUDGET
+    }
+
+    /// A `tasks/result` of `task_id` ended without the outcome while the task still ran. Soon
+    /// after it went out, the server does not hold results; a stream dropped after a long hold
+    /// (an idle timeout on the way) or with the connection says nothing about the server.
+    pub(crate) fn result_refused(&mut self, now: Millis, task_id: &str) {
+        if self.result_ended_soon(now, task_id) && !self.session.link_down {
+            self.blocking.refused = true;
+        }
+    }
+
+    fn result_ended_soon(&self, now: Millis, task_id: &str) -> bool {
+        let sent = self.tasks.get(task_id).and_then(|e| e.result_sent);
+        sent.is_some_and(|at| now.saturating_sub(at) < REFUSAL_WINDOW_MS)
+    }
+
+    /// A `tasks/result` answered with an error while its task looked running: the task failed
+    /// with it (held to its end), or the server refuses to hold. A poll tells which.
+    pub(crate) fn early_result_error(&mut self, now: Millis, task_id: &str, error: RpcError) {
+        let soon = self.result_ended_soon(now, task_id);
+        if let Some(e) = self.tasks.get_mut(task_id) {
+            e.early_error = Some((error, soon));
+        }
+        self.poll_soon(now, task_id);
+    }
+
+    /// The poll after an early error says `status` (`None`: the task is gone). Running: a
+    /// refusal, if the error came soon. Failed: the error is its outcome. Gone: the server
+    /// forgot the task as it answered (rmcp consumes a task with its result): the error is
+    /// returned, to end the task with.
+    pub(crate) fn weigh_early_error(
+        &mut self,
+        task_id: &str,
+        status: Option<TaskStatus>,
+    ) -> Option<RpcError> {
+        let link_down = self.session.link_down;
+        let e = self.tasks.get_mut(task_id)?;
+        let (error, soon) = e.early_error.take()?;
+        match status {
+            Some(s) if !s.is_terminal() => {
+                self.blocking.refused |= soon && !link_down;
+                None
+            }
+            Some(TaskStatus::Failed) => {
+                e.outcome.get_or_insert(Outcome::Error { error });
+                None
+            }
+            Some(_) => None,
+            None => Some(error),
+        }
+    }
+
+    /// Holds the `tasks/result` of a running task again after its stream dropped (an idle
+    /// timeout on the way, the WebSocket reconnecting: it waits for the session), unless the
+    /// server refuses to hold. At most one per [`REFUSAL_WINDOW_MS`] per task: a quicker drop
+    /// is a refusal. `false`: not held again.
+    pub(crate) fn hold_again(&mut self, now: Millis, task_id: &str) -> bool {
+        if !self.holds_running() {
+            return false;
+        }
+        let Some(e) = self.tasks.get_mut(task_id) else {
+            return false;
+        };
+        if e.subs.is_empty() || e.is_terminal() || e.result != Fetch::Idle {
+            return false;
+        }
+        e.result = Fetch::Busy;
+        self.dispatch(now, Purpose::Result(task_id.to_owned()));
+        true
+    }
+
+    /// A push said the task ended while its `tasks/result` is held. Some servers notice the end
+    /// on that stream only at their next internal check (the TS SDK re-reads its store every
+    /// poll interval) while a fresh request answers at once; others answer it at once. The
+    /// stream gets [`RESULT_GRACE_MS`] to answer; once a server was seen to lag, it is closed at
+    /// once (one result request per task) and settling asks again.
+    pub(crate) fn pushed_end_while_held(&mut self, now: Millis, task_id: &str) {
+        let Some(e) = self.tasks.get_mut(task_id) else {
+            return;
+        };
+        if e.result_req.is_none() {
+            return;
+        }
+        if self.blocking.lags {
+            return self.close_held_result(task_id);
+        }
+        e.result_grace = true;
+        let at = now.saturating_add(RESULT_GRACE_MS);
+        self.set_task_timer(TaskTimer::Result, task_id, at);
+    }
+
+    /// The grace after a pushed end passed without the outcome: this server's held results lag
+    /// behind its pushes; ask again.
+    pub(crate) fn held_result_lags(&mut self, now: Millis, task_id: &str) {
+        let Some(e) = self.tasks.get_mut(task_id) else {
+            return;
+        };
+        if !std::mem::take(&mut e.result_grace) || e.result_req.is_none() {
+            return;
+        }
+        self.blocking.lags = true;
+        self.close_held_result(task_id);
+        self.settle(now, task_id);
+    }
+
+    /// The held stream brought the outcome: no grace runs any more.
+    pub(crate) fn held_result_answered(&mut self, task_id: &str) {
+        if let Some(e) = self.tasks.get_mut(task_id) {
+            e.result_grace = false;
+        }
+        if let Some(t) = self.task_timer(TaskTimer::Result, task_id) {
+            self.timers.clear(&t);
+        }
+    }
+
+    fn close_held_result(&mut self, task_id: &str) {
+        let Some(n) = self.tasks.get(task_id).and_then(|e| e.result_req) else {
+            return;
+        };
+        if let Some(p) = self.take_pending(n) {
+            self.out.push_back(super::api::Output::Abort { key: p.key });
+        }
+        if let Some(e) = self.tasks.get_mut(task_id) {
+            e.result = Fetch::Idle;
+        }
     }
 
     /// Whether the `tasks/result` of `task_id` may go out now; queues it when every slot is taken.
@@ -74,9 +236,11 @@ impl Engine {
     }
 
     /// Sends waiting results into free slots: tasks waiting for input first. A waiting task that
-    /// ended goes out at once; one that runs again without needing input no longer waits.
+    /// ended goes out at once; one that runs again without needing input no longer waits, unless
+    /// running tasks hold their results.
     pub(crate) fn fill_result_slots(&mut self, now: Millis) {
         self.blocking.freed = false;
+        let hold_running = self.holds_running();
         while self.blocking.open.len() < self.result_cap() {
             let asking = |t: &String| {
                 self.tasks
@@ -94,7 +258,8 @@ impl Engine {
                 continue;
             }
             let wanted = e.is_terminal()
-                || (e.status() == Some(TaskStatus::InputRequired) && !e.subs.is_empty());
+                || (!e.subs.is_empty()
+                    && (hold_running || e.status() == Some(TaskStatus::InputRequired)));
             if wanted {
                 self.dispatch(now, Purpose::Result(t));
             } else {

@@ -85,6 +85,8 @@ pub(crate) enum TaskTimer {
     Deadline,
     /// Drop a task nobody watches any more.
     Gc,
+    /// A pushed end's grace for the held `tasks/result` to bring the outcome.
+    Result,
 }
 
 /// Everything the engine waits for.

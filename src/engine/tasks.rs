@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::protocol::model::{Task, TaskStatus};
+use crate::protocol::model::{Outcome, Task, TaskStatus};
 
 use super::absent::TaskMethod;
 use super::api::{ClientError, End, ErrorKind, Event, Millis, SubId};
@@ -69,7 +69,12 @@ impl Engine {
         let entry = self.tasks.remove(task_id)?;
         self.drop_result(task_id);
         self.slots.remove(&entry.slot);
-        for kind in [TaskTimer::Poll, TaskTimer::Deadline, TaskTimer::Gc] {
+        for kind in [
+            TaskTimer::Poll,
+            TaskTimer::Deadline,
+            TaskTimer::Gc,
+            TaskTimer::Result,
+        ] {
             self.timers.clear(&Timer::Task(kind, entry.slot));
         }
         Some(entry)
@@ -157,6 +162,7 @@ impl Engine {
         mut task: Task,
         src: Source,
     ) {
+        let hold_running = self.holds_running();
         let Some(entry) = self.tasks.get_mut(task_id) else {
             return;
         };
@@ -196,8 +202,9 @@ impl Engine {
         let mut fetch = false;
         if let Some((_, to)) = applied.transition {
             entry.poll.since = Some(now);
-            // Legacy: the server sends its input requests on the `tasks/result` stream.
-            fetch = to == TaskStatus::InputRequired
+            // Legacy: the server sends its input requests on the `tasks/result` stream, and
+            // where connections are free it carries the outcome the moment the task ends.
+            fetch = (to == TaskStatus::InputRequired || (hold_running && !to.is_terminal()))
                 && self.session.fetches_results
                 && entry.result == Fetch::Idle
                 && has_subs;
@@ -228,6 +235,9 @@ impl Engine {
             self.surface_task_inputs(task_id, snapshot);
         }
         if status.is_terminal() {
+            if src == Source::Push {
+                self.pushed_end_while_held(now, task_id);
+            }
             return self.settle(now, task_id);
         }
         let Some(entry) = self.tasks.get_mut(task_id) else {
@@ -264,7 +274,12 @@ impl Engine {
             return;
         }
         let interval = entry.server_interval();
+        // A held `tasks/result` brings the end: polls are only the safety net meanwhile.
+        let held = entry.result_req.is_some() && !entry.is_terminal();
         let delay = match src {
+            Source::Create | Source::Named | Source::Poll | Source::Push if held => {
+                scheduler::safety_delay(interval, self.visible)
+            }
             Source::Create | Source::Named | Source::Poll => {
                 let age = now.saturating_sub(entry.poll.since.unwrap_or(now));
                 scheduler::poll_delay(&mut self.rng, interval, age, self.visible)
@@ -389,6 +404,10 @@ impl Engine {
         entry.poll.last_answered = Some(now);
         let known = entry.known;
         let terminal = entry.is_terminal();
+        // Past the deadline an unknown task has expired: nothing to wait for.
+        let held_result = entry
+            .result_req
+            .filter(|_| !terminal && !entry.past_deadline);
         let parsed = match res {
             Ok(v) => match self.session.codec_any().map(|c| c.parse_get(v)) {
                 Some(Ok(task)) => Ok(task),
@@ -403,6 +422,7 @@ impl Engine {
         };
         match parsed {
             Ok(task) => {
+                self.weigh_early_error(task_id, Some(task.status));
                 if let Some(e) = self.tasks.get_mut(task_id) {
                     e.poll.errors = 0;
                 }
@@ -412,7 +432,16 @@ impl Engine {
                 }
             }
             Err(Failure::Rpc(e)) if self.gone_code(e.code) => {
-                if terminal {
+                if let Some(error) = self.weigh_early_error(task_id, None) {
+                    self.task_outcome(now, task_id, Outcome::Error { error });
+                } else if let Some(n) = held_result {
+                    // The held `tasks/result` may have taken the task (a server that forgets a
+                    // task once its result is read): its answer decides, within a timeout.
+                    if !self.reqs.has_timeout(n) {
+                        let at = now.saturating_add(self.cfg.request_timeout_ms.max(1));
+                        self.reqs.arm_timeout(n, at);
+                    }
+                } else if terminal {
                     // The final poll for an inline outcome: the server already forgot the task.
                     self.give_up_outcome(now, task_id, e.into());
                 } else if known {

@@ -5,7 +5,7 @@ use wasm_bindgen::prelude::*;
 use web_sys::AbortSignal;
 
 use crate::driver::{HeaderSource, TransportKind};
-use crate::engine::api::{Augment, CallOptions, Config, DialectChoice};
+use crate::engine::api::{Augment, CallOptions, Config, DialectChoice, Link};
 
 /// Parsed `ConnectOptions`.
 pub struct Connect {
@@ -172,6 +172,18 @@ pub fn connect(url: &str, o: &JsValue) -> Result<Connect, String> {
     if let Some(g) = millis(o, "resultGcMs")? {
         config.result_gc_ms = g;
     }
+    config.link = match string(o, "link")?.as_deref() {
+        None => crate::driver::link::detect(transport, url),
+        Some("http1") => Link::Http1,
+        Some("http2") => Link::Http2,
+        Some("node") => Link::Node,
+        Some("websocket") => Link::WebSocket,
+        Some(other) => {
+            return Err(format!(
+                "unknown link {other:?} (use \"http1\", \"http2\", \"node\" or \"websocket\")"
+            ))
+        }
+    };
     if let Some(s) = typed(o, "subscribe", JsValue::as_bool, "a boolean")? {
         config.subscribe = s;
     }

@@ -63,6 +63,14 @@ export interface ConnectOptions {
   /** How long a finished task's result stays retrievable after its last subscriber leaves (ms). */
   resultGcMs?: number;
   /**
+   * What carries the requests, which bounds how many blocking `tasks/result` stay open while legacy tasks run
+   * (each delivers its task's outcome the moment it ends; polls then only back it up). Default: detected —
+   * `"websocket"` for the WebSocket transport, `"node"` in Node or Electron's main process (no per-origin
+   * connection limit), `"http2"` in a browser that already reached the server's origin over HTTP/2 or HTTP/3
+   * (`nextHopProtocol`), else `"http1"` (6 connections per origin: results are held only for input).
+   */
+  link?: "http1" | "http2" | "node" | "websocket";
+  /**
    * Subscribe to status pushes where the dialect needs it (modern `subscriptions/listen`, one request per
    * batch of new tasks; default true). `false`: polling alone, for a server known not to push.
    */

@@ -333,7 +333,10 @@ export async function tenWatchers(ctx) {
       .map((r) => r.t);
     const n = gets.length;
     const elapsed = Date.now() - start;
-    assert(n >= 1, `the task was polled (${n})`);
+    // Where connections are free (Node, WebSocket) a legacy task holds its tasks/result instead:
+    // polls are only the safety net then.
+    const held = (s.requests ?? []).some((r) => r.method === "tasks/result" && r.taskId === id && r.t >= t0);
+    assert(n >= 1 || held, `the task was polled (${n}) or its result held`);
     const bound = Math.ceil(elapsed / ctx.profile.pollMs) + 1;
     assert(n <= bound, `${n} tasks/get in ${elapsed} ms for 11 subscribers (≤ ${bound})`);
     gets.sort((a, b) => a - b);

@@ -149,8 +149,8 @@ pub(crate) struct Harness<S: World = FakeServer> {
     pub(crate) pool: Option<usize>,
     open: HashSet<SendKey, IdHash>,
     waiting: VecDeque<Transmit>,
-    /// `tasks/result` streams open now, and the most open at once.
-    results_open: HashSet<SendKey, IdHash>,
+    /// `tasks/result` streams open now (with their task), and the most open at once.
+    results_open: HashMap<SendKey, Option<String>, IdHash>,
     pub(crate) max_results_open: usize,
 }
 
@@ -200,7 +200,7 @@ impl<S: World> Harness<S> {
             pool: None,
             open: HashSet::default(),
             waiting: VecDeque::new(),
-            results_open: HashSet::default(),
+            results_open: HashMap::default(),
             max_results_open: 0,
         }
     }
@@ -234,7 +234,11 @@ impl<S: World> Harness<S> {
             self.track_get(t.key, task);
         }
         if method == "tasks/result" {
-            self.results_open.insert(t.key);
+            if task_id.is_some() && self.results_open.values().any(|t| *t == task_id) {
+                let line = format!("{}: a second tasks/result open for {task_id:?}", self.now);
+                self.violations.push(line);
+            }
+            self.results_open.insert(t.key, task_id.clone());
             self.max_results_open = self.max_results_open.max(self.results_open.len());
         }
         if self.record || method != "tasks/get" {

@@ -77,6 +77,14 @@ pub(crate) struct Faults {
     pub(crate) mute_results: u32,
     /// `tasks/result` answered -32602 "Task not found" (the result is gone).
     pub(crate) gone_results: u32,
+    /// How `tasks/result` of a task still running is met (legacy): held until the end (`Hold`),
+    /// answered at once with an error, or its stream closed without an answer.
+    pub(crate) running_results: RunningResults,
+    /// How long a held `tasks/result` takes to notice its task's end (a server re-reading its
+    /// store on a timer); a request made after the end answers at once.
+    pub(crate) held_result_lag: Millis,
+    /// A result delivered on a `tasks/result` stream consumes the task (a later get: -32002).
+    pub(crate) consume_results: bool,
     /// `tools/list` failing with HTTP 503.
     pub(crate) tools_503: u32,
     /// `tasks/get` answered HTTP 400 with an id-less -32600 "Bad Request: invalid request".
@@ -86,6 +94,15 @@ pub(crate) struct Faults {
     pub(crate) throttle_ms: Millis,
     /// Methods the server lacks: HTTP 404 carrying -32601 "Method not found".
     pub(crate) missing: Vec<&'static str>,
+}
+
+/// How a server meets `tasks/result` while the task runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum RunningResults {
+    #[default]
+    Hold,
+    Refuse,
+    Close,
 }
 
 /// Takes one from a fault counter: whether the fault fires.

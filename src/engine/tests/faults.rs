@@ -167,7 +167,7 @@ fn polls_after_input_answers_keep_the_interval_as_the_server_sees_it() {
 #[test]
 fn the_blocking_result_cap_is_configurable() {
     let cfg = Config {
-        max_blocking_results: 1,
+        max_blocking_results: Some(1),
         ..config(DialectChoice::Legacy, 5_000)
     };
     let mut h = Harness::with_config(cfg, Dialect::Legacy, 35);

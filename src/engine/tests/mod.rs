@@ -11,6 +11,7 @@ mod hour;
 mod listen;
 mod negotiate;
 mod props;
+mod push;
 mod replay;
 mod session;
 mod streams;

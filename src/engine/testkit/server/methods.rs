@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 
 use super::super::head;
 use super::wire::{error_msg, iso, related_key, reply, result_msg};
-use super::{take, FakeServer, FakeTask, Replies};
+use super::{take, FakeServer, FakeTask, Replies, RunningResults};
 use crate::engine::api::{Input, Millis, SendKey, TransportError};
 use crate::protocol::jsonrpc::Id;
 use crate::protocol::model::Dialect;
@@ -221,9 +221,25 @@ impl FakeServer {
                 self.ok(key, error_msg(Some(id), -32602, "Task is not completed"))
             };
         }
+        let running = self.tasks.get(&t).is_some_and(|task| !task.terminal(now));
+        match self.faults.running_results {
+            RunningResults::Refuse if running => {
+                return self.ok(key, error_msg(Some(id), -32603, "Task is still running"))
+            }
+            RunningResults::Close if running => {
+                return vec![(0, head(key, 200, None)), (0, Input::Ended { key })]
+            }
+            _ => {}
+        }
         self.blocked.entry(t.clone()).or_default().push((key, id));
         let mut out = vec![(0, head(key, 200, None))];
+        // Asked after the end: the answer goes out at once, with no lag.
+        let lag = self.faults.held_result_lag;
+        if !running {
+            self.faults.held_result_lag = 0;
+        }
         out.extend(self.process(now, &t));
+        self.faults.held_result_lag = lag;
         out
     }
 

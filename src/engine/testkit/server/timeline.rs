@@ -71,7 +71,11 @@ impl FakeServer {
     pub(super) fn process(&mut self, now: Millis, id: &str) -> Replies {
         let mut out = Vec::new();
         let Some(task) = self.alive(id, now) else {
-            for (key, rid) in self.blocked.remove(id).unwrap_or_default() {
+            let blocked = self.blocked.remove(id).unwrap_or_default();
+            if self.faults.consume_results && !blocked.is_empty() {
+                self.tasks.remove(id);
+            }
+            for (key, rid) in blocked {
                 out.push((
                     0,
                     Input::Message {
@@ -159,7 +163,11 @@ impl FakeServer {
             }
             out.push((0, Input::Ended { key }));
         }
-        for (key, rid) in self.blocked.remove(id).unwrap_or_default() {
+        let blocked = self.blocked.remove(id).unwrap_or_default();
+        if self.faults.consume_results && !blocked.is_empty() {
+            self.tasks.remove(id);
+        }
+        for (key, rid) in blocked {
             if super::take(&mut self.faults.mute_results) {
                 // The answer is never sent: the stream stays open, silent.
                 continue;
@@ -174,14 +182,10 @@ impl FakeServer {
                 }
                 _ => result_msg(rid, self.final_result(id)),
             };
-            out.push((
-                0,
-                Input::Message {
-                    via: Some(key),
-                    body,
-                },
-            ));
-            out.push((0, Input::Ended { key }));
+            let lag = self.faults.held_result_lag;
+            let via = Some(key);
+            out.push((lag, Input::Message { via, body }));
+            out.push((lag, Input::Ended { key }));
         }
         out
     }
