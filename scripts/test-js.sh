@@ -58,7 +58,7 @@ wasm_tests() {
 want wasm && wasm_tests
 want node && stage "JS in Node (pkg/ against ts-sdk, python-http, python-ws, rmcp2, rmcp3)" \
   bash -c 'cd tests/js && timeout 900 node --test --test-concurrency=3 node/*.test.mjs'
-want browser && stage "JS in a Chromium page (pkg/ against ts-sdk, python-http, python-ws, rmcp2, rmcp3; Electron example)" \
+want browser && stage "JS in a Chromium page (pkg/ against ts-sdk, python-http, python-ws, rmcp2, rmcp3; strict CORS; Electron example)" \
   bash -c 'cd tests/js && timeout 600 node --test browser/*.test.mjs'
 want pack && stage "npm pack → publint + attw, scratch project: Node 20 import, Vite-built page, React (StrictMode)" \
   bash -c 'cd tests/js && timeout 300 node --test pack/*.test.mjs'

@@ -316,9 +316,12 @@ async fn refused_connections_are_typed_errors() {
         assert_eq!(e.kind, ErrorKind::Transport);
     }
     let url = format!("http://127.0.0.1:{port}/mcp");
-    let e = JsFuture::from(mcp_task_client::js::McpTaskClient::connect(url, None))
-        .await
-        .expect_err("nothing listens");
+    let e = JsFuture::from(mcp_task_client::js::McpTaskClient::connect(
+        url.into(),
+        None,
+    ))
+    .await
+    .expect_err("nothing listens");
     let kind = Reflect::get(&e, &"kind".into()).unwrap();
     assert_eq!(kind.as_string().as_deref(), Some("transport"), "{e:?}");
     assert_eq!(

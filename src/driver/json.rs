@@ -161,6 +161,7 @@ fn error_kind(v: Value) -> Option<ErrorKind> {
         Timeout,
         Closed,
         ResultUnavailable,
+        Unsupported,
         Unauthorized,
     ];
     unit(v, &all, |k| match k {
@@ -171,6 +172,7 @@ fn error_kind(v: Value) -> Option<ErrorKind> {
         Timeout => "timeout",
         Closed => "closed",
         ResultUnavailable => "resultUnavailable",
+        Unsupported => "unsupported",
         Unauthorized => "unauthorized",
     })
 }

@@ -5,6 +5,7 @@
 
 pub mod backoff;
 pub mod body;
+pub mod era;
 pub mod global;
 pub mod headers;
 mod http;

@@ -32,7 +32,7 @@ pub struct InputId(pub u64);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum DialectChoice {
-    /// Probe modern first, fall back to `initialize`.
+    /// Negotiate by evidence: the era in which the server offers tasks (see `negotiate.rs`).
     #[default]
     Auto,
     Modern,
@@ -61,6 +61,11 @@ pub struct Config {
     /// Overrides the link's budget of `tasks/result` requests held open while their tasks still
     /// run (at least 1).
     pub max_blocking_results: Option<usize>,
+    /// The era an earlier `Auto` negotiation with this server settled on (the host caches
+    /// [`Event::Connected`]'s dialect). `Legacy` skips the `server/discover` probe (`initialize`
+    /// first); `Modern` takes a well-formed discover answer as final. A wrong hint costs one
+    /// failed attempt, then the full negotiation runs. Ignored unless `dialect` is `Auto`.
+    pub known_era: Option<Dialect>,
     /// Subscribe to status pushes where the dialect needs a subscription (modern
     /// `subscriptions/listen`). Off: polling alone, for a server known not to push.
     pub subscribe: bool,
@@ -81,6 +86,7 @@ impl Default for Config {
             client_capabilities: serde_json::json!({ "elicitation": {}, "sampling": {} }),
             link: Link::default(),
             max_blocking_results: None,
+            known_era: None,
             subscribe: true,
             delete_on_done: false,
         }
@@ -338,6 +344,9 @@ pub enum ErrorKind {
     /// The task completed but its result cannot be had (the server forgot it, or fetching it
     /// kept failing).
     ResultUnavailable,
+    /// The server does not offer what was asked: the forced dialect, tasks, or a method it
+    /// lacks (remembered for the session, never retried).
+    Unsupported,
     /// HTTP 401 or 403: the credentials were refused (see `http_status` and `auth`).
     Unauthorized,
 }

@@ -135,13 +135,21 @@ impl Engine {
             return self.call_failed(c, error);
         }
         let support: Option<Support> = tool.as_deref().map(|n| self.tools.support(n));
+        let offers_tasks = self.session.tasks;
+        if !offers_tasks && tools::needs_task(support, call.opts.augment) {
+            let error = ClientError::new(
+                ErrorKind::Unsupported,
+                "this call needs a task and the server offers no tasks",
+            );
+            return self.call_failed(c, error);
+        }
         let caps = tools::effective_caps(&self.session.server_caps, codec.names_tasks());
         let decision = tools::decide(
             &caps,
             self.session.protocol_version(),
             support,
             call.opts.augment,
-            self.session.augments,
+            self.session.augments && offers_tasks,
         );
         let augment = match decision {
             Ok(a) => a,

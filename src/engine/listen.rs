@@ -8,7 +8,7 @@
 use std::collections::HashSet;
 
 use super::api::{Millis, Output};
-use super::requests::Purpose;
+use super::requests::{Failure, Purpose};
 use super::scheduler::Timer;
 use super::Engine;
 
@@ -16,6 +16,8 @@ use super::Engine;
 const LISTEN_THROTTLE_MS: Millis = 1_000;
 /// Wait this long after a change so tasks created together share one listen request.
 const LISTEN_COALESCE_MS: Millis = 50;
+/// Listen requests refused in a row before pushes are given up for the session.
+pub(crate) const MAX_LISTEN_REFUSALS: u32 = 3;
 
 #[derive(Debug, Default)]
 pub(crate) struct Listen {
@@ -28,6 +30,8 @@ pub(crate) struct Listen {
     /// A followed task it does not name.
     fresh: bool,
     last: Option<Millis>,
+    /// Listen requests refused in a row (reset when the server accepts one).
+    refusals: u32,
 }
 
 impl Engine {
@@ -67,7 +71,7 @@ impl Engine {
     }
 
     pub(crate) fn send_listen(&mut self, now: Millis) {
-        let Some(codec) = self.session.ready_codec() else {
+        let Some(codec) = self.session.ready_codec().filter(|_| self.session.listens) else {
             return;
         };
         if self.gated() {
@@ -110,16 +114,23 @@ impl Engine {
     /// one, the stream it replaces goes.
     pub(crate) fn on_listen_head(&mut self, n: i64, status: u16) {
         if status < 400 && self.listen.req == Some(n) {
+            self.listen.refusals = 0;
             self.retire_listen();
         }
     }
 
-    /// Listen request `n` ended. The stream being replaced just goes; when the current one ends
-    /// (the one it replaces with it), it is opened again later if tasks are still followed.
-    pub(crate) fn on_listen_end(&mut self, now: Millis, n: i64) {
+    /// Listen request `n` ended (`failure`: refused). The stream being replaced just goes; when
+    /// the current one ends (the one it replaces with it), it is opened again later if tasks are
+    /// still followed, unless the server lacks the method or keeps refusing it.
+    pub(crate) fn on_listen_end(&mut self, now: Millis, n: i64, failure: Option<Failure>) {
         if self.listen.retiring == Some(n) {
             self.listen.retiring = None;
             return;
+        }
+        // Refused by the server (not lost on the way: that says nothing about the method).
+        if let Some(f) = failure.filter(|f| f.rpc().is_some() || f.http_status() >= Some(400)) {
+            self.listen.refusals = self.listen.refusals.saturating_add(1);
+            self.listen_refused(&f, self.listen.refusals);
         }
         self.retire_listen();
         self.listen.req = None;

@@ -7,10 +7,10 @@
 //! detection alone names a dialect (it probes with the modern codec's `server/discover`).
 //!
 //! Behaviour worth knowing (details in each module):
-//! - Era detection (`Auto`): a modern result or modern error (-32020/-32021, or -32022 listing
-//!   2026-07-28) means modern; anything else (HTTP 4xx, -32000, silence) falls back to
-//!   `initialize`, and an `initialize` refused with -32022 listing only 2026-07-28 means modern.
-//!   An `initialize` answer declaring `tasks` the draft's way means draft (see `detect.rs`).
+//! - Era negotiation (`Auto`) by evidence: the era in which the server offers tasks
+//!   (`negotiate.rs`); forced dialects are verified at connect. An `initialize` answer
+//!   declaring `tasks` the draft's way means draft (see `detect.rs`).
+//! - Task methods the server lacks are remembered for the session (`absent.rs`).
 //! - Draft tasks are named by the engine: a call follows its task from the moment it is sent;
 //!   `created` or a first status answer confirms it; `tasks/delete` on request or after delivery.
 //! - `tools/call` augmentation follows the cached `tools/list` (see `tools.rs`); a legacy server
@@ -27,6 +27,7 @@
 //! - A response stream with event ids that ends before its answer is resumed (`resume.rs`); an
 //!   HTTP 401 is sent once more, then fails as `Unauthorized`, like a 403 (`unauthorized.rs`).
 
+mod absent;
 mod answers;
 pub mod api;
 mod cadence;
@@ -40,6 +41,7 @@ mod inputs;
 mod iso8601;
 mod lifecycle;
 mod listen;
+mod negotiate;
 mod ops;
 mod registry;
 mod requests;
@@ -232,6 +234,9 @@ impl Engine {
             return sub;
         }
         self.subscribe(now, task_id, sub);
+        if let Some(error) = self.status_unavailable() {
+            self.no_status(now, task_id, error);
+        }
         sub
     }
 

@@ -6,6 +6,7 @@ use serde_json::Value;
 use crate::protocol::dialect::TaskNotice;
 use crate::protocol::object;
 
+use super::absent::TaskMethod;
 use super::api::{ClientError, ErrorKind, Millis, OpId};
 use super::requests::Failure;
 use super::tasks::Source;
@@ -53,6 +54,10 @@ impl Engine {
                 }
                 self.poll_soon(now, task_id);
             }
+            Err(f) if self.method_missing(&f) => {
+                let error = self.remember_absent(TaskMethod::Cancel);
+                self.reply(op, Err(error))
+            }
             Err(f) => self.reply(op, Err(f.client_error())),
         }
     }
@@ -60,6 +65,10 @@ impl Engine {
     pub(crate) fn on_list(&mut self, op: OpId, res: Result<Value, Failure>) {
         let page = match res {
             Ok(v) => self.session.codec_any().map(|c| c.parse_list(v)),
+            Err(f) if self.method_missing(&f) => {
+                let error = self.remember_absent(TaskMethod::List);
+                return self.reply(op, Err(error));
+            }
             Err(f) => return self.reply(op, Err(f.client_error())),
         };
         match page {

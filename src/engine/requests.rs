@@ -135,13 +135,18 @@ impl Failure {
         }
     }
 
-    /// The server is there but cannot serve now (HTTP 429 or 5xx): worth trying again.
-    pub(crate) fn overloaded(&self) -> bool {
-        let status = match self {
+    /// The HTTP status the failure came with, if any.
+    pub(crate) fn http_status(&self) -> Option<u16> {
+        match self {
             Failure::Transport { status, .. } | Failure::Rejected { status, .. } => *status,
             _ => None,
-        };
-        status.is_some_and(|s| s == 429 || (500..600).contains(&s))
+        }
+    }
+
+    /// The server is there but cannot serve now (HTTP 429 or 5xx): worth trying again.
+    pub(crate) fn overloaded(&self) -> bool {
+        self.http_status()
+            .is_some_and(|s| s == 429 || (500..600).contains(&s))
     }
 }
 
@@ -307,7 +312,7 @@ impl Requests {
 impl Engine {
     /// Sends now when the session is ready, else queues until it is.
     pub(crate) fn dispatch(&mut self, now: Millis, p: Purpose) {
-        if self.closed {
+        if self.closed || self.refuse_absent(now, &p) {
             return;
         }
         let Some(codec) = self.session.ready_codec().filter(|_| !self.held(&p)) else {
@@ -523,7 +528,7 @@ impl Engine {
     /// The dialect cannot build this request.
     fn unsupported(&mut self, now: Millis, p: Purpose) {
         let error = ClientError::new(
-            ErrorKind::InvalidInput,
+            ErrorKind::Unsupported,
             "the server's dialect has no such request",
         );
         match p {

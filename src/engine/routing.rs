@@ -4,6 +4,7 @@
 use crate::protocol::contains;
 use crate::protocol::jsonrpc::{Id, Message};
 
+use super::absent::METHOD_NOT_FOUND;
 use super::api::{ClientError, ErrorKind, Millis, Output, SendKey, TransportError};
 use super::requests::{Failure, Pending, Purpose};
 use super::Engine;
@@ -28,6 +29,7 @@ impl Engine {
                         .get(&n)
                         .is_some_and(|p| matches!(p.purpose, Purpose::Get(_)));
                     self.echo = get.then(|| Self::echo_of(body, n)).flatten();
+                    self.note_server_info(&result);
                     self.complete(now, n, Ok(result));
                 }
             }
@@ -35,6 +37,7 @@ impl Engine {
                 id: Some(id),
                 error,
             } => match self.route(&id) {
+                Some(n) if self.session_gone(n, &error) => self.session_lost(now, n),
                 Some(n) => self.complete(now, n, Err(Failure::Rpc(error))),
                 // An answer to nothing we sent: it fails nothing.
                 None => self.stray_error(error),
@@ -74,6 +77,7 @@ impl Engine {
         };
         let (status, retry_after) = (p.http_status, p.retry_after);
         let lost = p.sessioned
+            && error.code != METHOD_NOT_FOUND
             && match status {
                 Some(404) => true,
                 Some(400) => names_dead_session(&error.message),
@@ -91,6 +95,14 @@ impl Engine {
                 retry_after,
             }),
         );
+    }
+
+    /// An error answering request `n` on a session with HTTP 404 means the session is gone,
+    /// unless it says the method is missing.
+    fn session_gone(&self, n: i64, error: &crate::protocol::jsonrpc::RpcError) -> bool {
+        self.reqs.pending.get(&n).is_some_and(|p| {
+            p.sessioned && p.http_status == Some(404) && error.code != METHOD_NOT_FOUND
+        })
     }
 
     /// A message other than the answer arrived on a request's stream: a finished task's
@@ -141,15 +153,13 @@ impl Engine {
         if session_id.is_some() {
             p.session_id = session_id;
         }
-        let sessioned = p.sessioned;
         if matches!(p.purpose, Purpose::Listen) {
             self.on_listen_head(n, status);
         }
         self.note_retry_after(now, Some(status), retry_after);
         self.probe_answered(n);
-        if status == 404 && sessioned {
-            self.session_lost(now, n);
-        } else if status == 401 || status == 403 {
+        // A 404 on a session: its body (if any) tells a dead session from a missing method.
+        if status == 401 || status == 403 {
             self.unauthorized(now, n, status, www_authenticate);
         }
     }
@@ -271,7 +281,7 @@ impl Engine {
             Purpose::Cancel { op, task_id } => self.on_cancel(now, op, &task_id, res),
             Purpose::Delete { op, task_id } => self.on_delete(now, op, &task_id, res),
             Purpose::Answer(i) => self.on_answer_ack(now, i, res),
-            Purpose::Listen => self.on_listen_end(now, n),
+            Purpose::Listen => self.on_listen_end(now, n, res.err()),
         }
     }
 

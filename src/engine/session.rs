@@ -1,26 +1,21 @@
-//! The session: era detection (`Auto`: a modern `server/discover` first, then legacy
-//! `initialize`), the handshake, capabilities, the legacy session id, re-initialization when a
-//! legacy session dies, and the queue of requests made before the session is ready.
+//! The session: the handshake, capabilities, the legacy session id, re-initialization when a
+//! legacy session dies, and the queue of requests made before the session is ready. Which era to
+//! open is decided in `negotiate.rs`.
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use crate::protocol::dialect::{codec, Codec, SessionInfo, TaskAugment};
+use crate::protocol::dialect::{Codec, SessionInfo, TaskAugment};
 use crate::protocol::headers;
-use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::Dialect;
 use crate::protocol::object;
 
+use super::absent::{Absent, TaskMethod};
 use super::api::{ClientError, Config, DialectChoice, ErrorKind, Event, Millis, Output};
+use super::negotiate::{offers_tasks, Discovered, MODERN_VERSION};
 use super::requests::{Failure, Purpose};
 use super::scheduler::{self, Timer};
 use super::Engine;
 
-/// The modern protocol version (era detection compares against it).
-const MODERN_VERSION: &str = crate::protocol::dialect::modern::PROTOCOL_VERSION;
-/// Modern error codes that prove the server is modern: header mismatch, missing capability.
-const MODERN_ONLY_CODES: [i64; 2] = [-32020, -32021];
-/// Unsupported protocol version (`data.supported` lists what the server speaks).
-const UNSUPPORTED_VERSION: i64 = -32022;
 /// Connect failures from an overloaded server (429/5xx) retried before the host hears of them.
 const QUIET_CONNECT_RETRIES: u32 = 2;
 
@@ -32,19 +27,31 @@ enum Phase {
 
 /// What the engine knows about the connection to its server.
 pub(crate) struct Session {
-    choice: DialectChoice,
+    pub(crate) choice: DialectChoice,
+    /// The era an earlier negotiation settled on (`Auto` only; dropped once it failed).
+    pub(crate) hint: Option<Dialect>,
+    /// A well-formed modern discover answer without tasks, kept while `initialize` is tried.
+    pub(crate) discovered: Option<Discovered>,
+    /// The negotiated era offers tasks (modern: the extension, or unknown; legacy: `tasks`).
+    pub(crate) tasks: bool,
+    /// Task methods the server answered "method not found" (never sent again this session).
+    pub(crate) absent: Absent,
+    /// The server's `serverInfo` (modern: also from any response's `_meta`).
+    pub(crate) server_info: Value,
+    /// Connecting was refused for good (a forced dialect the server does not speak).
+    pub(crate) refused: bool,
     /// The dialect in use (kept across re-initialization).
-    codec: Option<&'static dyn Codec>,
+    pub(crate) codec: Option<&'static dyn Codec>,
     /// The dialect an `initialize` in flight is for.
     pub(crate) init_codec: Option<&'static dyn Codec>,
     phase: Phase,
-    protocol_version: String,
+    pub(crate) protocol_version: String,
     client_info: Value,
     client_caps: Value,
     pub(crate) session_id: Option<String>,
     pub(crate) server_caps: Value,
     /// The session was opened with `initialize` (legacy, draft).
-    handshake: bool,
+    pub(crate) handshake: bool,
     /// Bumped on every re-initialization.
     pub(crate) epoch: u64,
     connect_errors: u32,
@@ -68,8 +75,15 @@ pub(crate) struct Session {
 
 impl Session {
     pub(crate) fn new(cfg: &Config) -> Self {
+        let hint = cfg.known_era.filter(|_| cfg.dialect == DialectChoice::Auto);
         Self {
             choice: cfg.dialect,
+            hint,
+            discovered: None,
+            tasks: false,
+            absent: Absent::default(),
+            server_info: Value::Null,
+            refused: false,
             codec: None,
             init_codec: None,
             phase: Phase::Connecting,
@@ -147,25 +161,14 @@ impl Session {
     }
 }
 
-/// `data.supported` of an unsupported-version error lists the modern version.
-fn lists_modern(e: &RpcError) -> bool {
-    e.code == UNSUPPORTED_VERSION
-        && e.data
-            .as_ref()
-            .and_then(|d| d.get("supported"))
-            .and_then(Value::as_array)
-            .is_some_and(|v| v.iter().any(|s| s.as_str() == Some(MODERN_VERSION)))
-}
-
-/// A JSON-RPC error only a modern server sends.
-fn is_modern_error(e: &RpcError) -> bool {
-    MODERN_ONLY_CODES.contains(&e.code) || lists_modern(e)
-}
-
 impl Engine {
     /// Starts (or restarts) establishing the session.
     pub(crate) fn connect(&mut self, now: Millis) {
-        if self.closed || self.session.is_ready() || self.connect_in_flight() {
+        if self.closed
+            || self.session.refused
+            || self.session.is_ready()
+            || self.connect_in_flight()
+        {
             return;
         }
         if let Some(h) = self.hold(now) {
@@ -175,12 +178,7 @@ impl Engine {
         if let Some(c) = self.session.codec {
             return self.open_with(now, c);
         }
-        match self.session.choice {
-            DialectChoice::Auto => self.probe(now),
-            DialectChoice::Modern => self.open_with(now, codec(Dialect::Modern)),
-            DialectChoice::Legacy => self.open_with(now, codec(Dialect::Legacy)),
-            DialectChoice::Draft => self.open_with(now, codec(Dialect::Draft)),
-        }
+        self.negotiate(now);
     }
 
     fn connect_in_flight(&self) -> bool {
@@ -188,14 +186,6 @@ impl Engine {
             .pending
             .values()
             .any(|p| matches!(p.purpose, Purpose::Probe | Purpose::Initialize))
-    }
-
-    fn probe(&mut self, now: Millis) {
-        let modern = codec(Dialect::Modern);
-        self.session.protocol_version.clear();
-        self.session.session_id = None;
-        let out = modern.build_request(&self.session.info(), "server/discover", json!({}), None);
-        self.send(now, Purpose::Probe, out);
     }
 
     /// `initialize` for dialects with a handshake; ready at once for those without.
@@ -207,76 +197,28 @@ impl Engine {
                 self.session.init_codec = Some(c);
                 self.send(now, Purpose::Initialize, out);
             }
-            None => self.become_ready(now, c, Value::Null, Value::Null),
+            // No handshake (modern): what earlier answers said still holds.
+            None => {
+                let caps = self.session.server_caps.clone();
+                let tasks = self.session.codec.map(|_| self.session.tasks);
+                self.become_ready(now, c, caps, Value::Null, tasks)
+            }
         }
     }
 
-    pub(crate) fn on_probe(&mut self, now: Millis, res: Result<Value, Failure>) {
-        match res {
-            Ok(v) => {
-                let caps = v.get("capabilities").cloned().unwrap_or(Value::Null);
-                let info = v.get("serverInfo").cloned().unwrap_or(Value::Null);
-                self.become_ready(now, codec(Dialect::Modern), caps, info);
-            }
-            Err(f) if f.rpc().is_some_and(is_modern_error) => {
-                self.become_ready(now, codec(Dialect::Modern), Value::Null, Value::Null)
-            }
-            // No answer at all, or an overloaded server: ask again rather than guess.
-            Err(f @ Failure::Transport { status: None, .. }) => self.connect_failed(now, f, false),
-            Err(f) if f.overloaded() => self.connect_failed(now, f, false),
-            // Any other error, an HTTP 4xx, silence: a legacy server.
-            Err(_) => self.open_with(now, codec(Dialect::Legacy)),
-        }
-    }
-
-    pub(crate) fn on_initialize(
+    /// The session is open in `c`'s dialect. `tasks`: whether it offers tasks, when the caller
+    /// knows (modern: the discover answer); `None` reads it from `caps` (legacy `tasks`) or, for
+    /// modern without evidence and the draft, assumes it.
+    pub(crate) fn become_ready(
         &mut self,
         now: Millis,
-        res: Result<Value, Failure>,
-        sid: Option<String>,
+        c: &'static dyn Codec,
+        caps: Value,
+        info: Value,
+        tasks: Option<bool>,
     ) {
-        let Some(c) = self.session.init_codec.take() else {
-            return;
-        };
-        match res {
-            Ok(v) => {
-                let version = v
-                    .get("protocolVersion")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                self.session.protocol_version = version.to_owned();
-                self.session.session_id = sid.filter(|s| !s.is_empty());
-                self.session.handshake = true;
-                let caps = v.get("capabilities").cloned().unwrap_or(Value::Null);
-                let info = v.get("serverInfo").cloned().unwrap_or(Value::Null);
-                let (c, hint) = self.auto_draft(c, &caps);
-                if let Some(out) = c.build_initialized(&self.session.info()) {
-                    self.push_one_way(out);
-                }
-                self.become_ready(now, c, caps, info);
-                if let Some(hint) = hint {
-                    self.warn(None, hint);
-                }
-            }
-            // A modern-only server refusing the handshake.
-            Err(f) if f.rpc().is_some_and(lists_modern) => {
-                self.become_ready(now, codec(Dialect::Modern), Value::Null, Value::Null)
-            }
-            Err(f) if f.overloaded() => self.connect_failed(now, f, false),
-            Err(f @ (Failure::Rpc(_) | Failure::Rejected { .. })) => {
-                self.connect_failed(now, f, true)
-            }
-            Err(
-                f @ Failure::Transport {
-                    status: Some(s), ..
-                },
-            ) if (400..500).contains(&s) => self.connect_failed(now, f, true),
-            Err(f) => self.connect_failed(now, f, false),
-        }
-    }
-
-    fn become_ready(&mut self, now: Millis, c: &'static dyn Codec, caps: Value, info: Value) {
-        if c.dialect() == Dialect::Modern {
+        let modern = c.dialect() == Dialect::Modern;
+        if modern {
             self.session.protocol_version = MODERN_VERSION.to_owned();
             self.session.session_id = None;
             self.session.handshake = false;
@@ -284,7 +226,14 @@ impl Engine {
         self.session.codec = Some(c);
         self.session.phase = Phase::Ready;
         self.session.connect_errors = 0;
-        self.session.server_caps = caps.clone();
+        self.session.discovered = None;
+        // Draft tasks are named by the requestor and need not be declared.
+        let draft = c.dialect() == Dialect::Draft;
+        self.session.tasks = tasks.unwrap_or_else(|| modern || draft || offers_tasks(&caps));
+        self.session.server_caps = caps;
+        if !info.is_null() {
+            self.session.server_info = info;
+        }
         self.session.augments = {
             let si = self.session.info();
             let params = object([("name", "probe".into())]);
@@ -296,14 +245,10 @@ impl Engine {
                 != c.build_request(&si, "tools/call", params, None)
         };
         self.session.fetches_results = c.build_result(&self.session.info(), "probe").is_some();
-        self.session.listens =
-            self.cfg.subscribe && c.build_listen(&self.session.info(), &[]).is_some();
-        self.emit(Event::Connected {
-            dialect: c.dialect(),
-            protocol_version: self.session.protocol_version.clone(),
-            server_info: info,
-            capabilities: caps,
-        });
+        self.session.listens = self.cfg.subscribe
+            && c.build_listen(&self.session.info(), &[]).is_some()
+            && !self.session.absent.has(TaskMethod::Listen);
+        self.announce();
         if self.session.handshake {
             let headers = self.session.session_headers();
             self.out.push_back(Output::Listen {
@@ -315,6 +260,19 @@ impl Engine {
             self.dispatch(now, p);
         }
         self.listen_changed(now);
+    }
+
+    /// Tells the host what the session is (again, when something new about it was learnt).
+    pub(crate) fn announce(&mut self) {
+        let Some(dialect) = self.session.dialect() else {
+            return;
+        };
+        self.emit(Event::Connected {
+            dialect,
+            protocol_version: self.session.protocol_version.clone(),
+            server_info: self.session.server_info.clone(),
+            capabilities: self.session.server_caps.clone(),
+        });
     }
 
     /// The legacy session is gone (404): open a new one; every task stays tracked.
@@ -349,7 +307,7 @@ impl Engine {
 
     /// Establishing the session failed; `fatal` = the server refused (queued calls fail now).
     /// An overloaded server (429/5xx) is asked again a few times before the host hears of it.
-    fn connect_failed(&mut self, now: Millis, failure: Failure, fatal: bool) {
+    pub(crate) fn connect_failed(&mut self, now: Millis, failure: Failure, fatal: bool) {
         let error = failure.client_error();
         let retry_after = failure.retry_after();
         self.session.connect_errors = self.session.connect_errors.saturating_add(1);
@@ -359,29 +317,7 @@ impl Engine {
             self.warn(None, error.clone());
         }
         if fatal {
-            let (fail, keep): (Vec<Purpose>, Vec<Purpose>) =
-                std::mem::take(&mut self.session.queue)
-                    .into_iter()
-                    .partition(|p| {
-                        matches!(
-                            p,
-                            Purpose::Call(_)
-                                | Purpose::List { .. }
-                                | Purpose::Cancel { .. }
-                                | Purpose::Tools { .. }
-                        )
-                    });
-            self.session.queue = keep;
-            for p in fail {
-                match p {
-                    Purpose::Call(c) => self.call_failed(c, error.clone()),
-                    Purpose::List { op, .. } | Purpose::Cancel { op, .. } => {
-                        self.reply(op, Err(error.clone()))
-                    }
-                    Purpose::Tools { .. } => self.tools_failed(now, error.clone(), false),
-                    _ => {}
-                }
-            }
+            self.fail_queue(now, &error, false);
         }
         let delay = scheduler::error_delay(
             &mut self.rng,
@@ -390,5 +326,42 @@ impl Engine {
             None,
         );
         self.timers.set(Timer::Connect, now.saturating_add(delay));
+    }
+
+    /// The server cannot serve the dialect asked for: the host hears why, everything waiting
+    /// fails, and connecting stops for good.
+    pub(crate) fn connect_refused(&mut self, now: Millis, message: &str) {
+        let error = ClientError::new(ErrorKind::Unsupported, message);
+        self.session.refused = true;
+        self.timers.clear(&Timer::Connect);
+        self.warn(None, error.clone());
+        self.fail_queue(now, &error, true);
+    }
+
+    /// Fails the caller's queued operations with `error`; `all` also ends queued watches.
+    fn fail_queue(&mut self, now: Millis, error: &ClientError, all: bool) {
+        let (fail, keep): (Vec<Purpose>, Vec<Purpose>) = std::mem::take(&mut self.session.queue)
+            .into_iter()
+            .partition(|p| {
+                all || matches!(
+                    p,
+                    Purpose::Call(_)
+                        | Purpose::List { .. }
+                        | Purpose::Cancel { .. }
+                        | Purpose::Tools { .. }
+                )
+            });
+        self.session.queue = keep;
+        for p in fail {
+            match p {
+                Purpose::Call(c) => self.call_failed(c, error.clone()),
+                Purpose::List { op, .. } | Purpose::Cancel { op, .. } => {
+                    self.reply(op, Err(error.clone()))
+                }
+                Purpose::Tools { .. } => self.tools_failed(now, error.clone(), false),
+                Purpose::Get(t) => self.unknown_task(now, &t, error.clone()),
+                _ => {}
+            }
+        }
     }
 }

@@ -14,6 +14,7 @@ use crate::protocol::model::{Dialect, Task, TaskStatus};
 use crate::protocol::{contains, object};
 
 use super::api::{Input, Millis, Output, Transmit};
+use super::negotiate::MODERN_VERSION;
 use super::registry;
 use super::scheduler::{self, TaskTimer, Timer};
 use super::Engine;
@@ -96,12 +97,20 @@ impl Engine {
             let info = object([
                 ("capabilities", s.capabilities.clone()),
                 ("serverInfo", s.server_info.clone()),
+                // Read by `server/discover` only (a well-formed modern answer lists it).
+                (
+                    "supportedVersions",
+                    Value::Array(vec![MODERN_VERSION.into()]),
+                ),
             ]);
             match (method.as_str(), s.dialect) {
                 ("server/discover", Dialect::Modern) => {
                     self.handle_input(now, head(200, None));
                     self.handle_input(now, answer(info));
                 }
+                // A modern session whose server offers no tasks extension: `initialize` is tried
+                // after discover; refused, modern stands.
+                ("initialize", Dialect::Modern) => self.handle_input(now, head(404, None)),
                 // Not modern: what a legacy server answers to the probe (falls back to `initialize`).
                 ("server/discover", _) => self.handle_input(now, head(400, None)),
                 ("initialize", d) if d != Dialect::Modern => {
@@ -314,18 +323,19 @@ mod tests {
             server_info: json!({}),
         };
         assert!(!e.adopt_session(T0, &s));
+        // The same snapshot fits `Auto`, also without the tasks extension (discover, then a
+        // refused `initialize`).
+        let mut e = Engine::new(Config::default(), 1, T0);
+        assert!(e.adopt_session(T0, &s));
+        assert_eq!(
+            e.session_snapshot(json!({})).map(|a| a.capabilities),
+            Some(json!({}))
+        );
     }
 
     #[test]
     fn import_respects_the_last_poll_and_a_finished_task_settles_at_once() {
-        let mut e = Engine::new(
-            Config {
-                dialect: DialectChoice::Modern,
-                ..Config::default()
-            },
-            5,
-            T0,
-        );
+        let mut e = crate::engine::testkit::modern_engine(Config::default(), 5);
         let mut done = Task::new("t-done", TaskStatus::Completed);
         done.outcome = Some(crate::protocol::model::Outcome::Result {
             result: json!({ "ok": true }),
@@ -376,14 +386,7 @@ mod tests {
 
     #[test]
     fn imports_wait_one_interval_and_spread_over_one_gap() {
-        let mut e = Engine::new(
-            Config {
-                dialect: DialectChoice::Modern,
-                ..Config::default()
-            },
-            8,
-            T0,
-        );
+        let mut e = crate::engine::testkit::modern_engine(Config::default(), 8);
         for i in 0..20 {
             let mut t = Task::new(format!("t{i}"), TaskStatus::Working);
             t.poll_interval_ms = Some(2_000);

@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use crate::protocol::model::{Outcome, Task, TaskStatus};
 
+use super::absent::TaskMethod;
 use super::api::{ClientError, End, ErrorKind, Event, Millis, SubId};
 use super::inputs::Origin;
 use super::registry::TaskEntry;
@@ -452,6 +453,10 @@ impl Engine {
                     self.unknown_task(now, task_id, e.into());
                 }
             }
+            Err(f) if self.method_missing(&f) => {
+                let error = self.remember_absent(TaskMethod::Get);
+                self.no_status(now, task_id, error);
+            }
             Err(f) => self.poll_failed(now, task_id, f),
         }
     }
@@ -507,7 +512,7 @@ impl Engine {
     }
 
     /// A watched id the server never knew: its watchers fail.
-    fn unknown_task(&mut self, now: Millis, task_id: &str, error: ClientError) {
+    pub(crate) fn unknown_task(&mut self, now: Millis, task_id: &str, error: ClientError) {
         let Some(entry) = self.remove_task(task_id) else {
             return;
         };

@@ -130,6 +130,11 @@ fn refused(msg: &str) -> ClientError {
     ClientError::new(ErrorKind::InvalidInput, msg)
 }
 
+/// The caller or the tool insists on a task.
+pub(crate) fn needs_task(support: Option<Support>, choice: Augment) -> bool {
+    choice == Augment::Always || (support == Some(Support::Required) && choice != Augment::Never)
+}
+
 /// Whether to ask for a task; `support` is `None` for requests other than `tools/call`.
 pub(crate) fn decide(
     server_caps: &Value,

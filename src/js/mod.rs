@@ -21,9 +21,10 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, spawn_local, JsFuture};
 
+use crate::driver::era::EraKey;
 use crate::driver::tabs::{Link, Requestor, SharedOptions};
 use crate::driver::{DriverOptions, Host};
-use crate::engine::api::{Event, OpId, SubId};
+use crate::engine::api::{DialectChoice, Event, OpId, SubId};
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model;
 
@@ -58,6 +59,8 @@ pub struct ClientInner {
     once: tabs::Once,
     session: RefCell<Option<types::SessionInfo>>,
     ready: RefCell<Option<oneshot::Sender<Result<(), ErrorInfo>>>>,
+    /// Where the negotiated era is remembered (`dialect: "auto"` only).
+    era: Option<EraKey>,
 }
 
 impl ClientInner {
@@ -73,6 +76,9 @@ impl ClientInner {
                 server_info,
                 capabilities,
             } => {
+                if let Some(k) = &self.era {
+                    k.remember(dialect);
+                }
                 *self.session.borrow_mut() = Some(types::SessionInfo {
                     dialect: dialect.into(),
                     protocol_version,
@@ -349,15 +355,20 @@ impl McpTaskClient {
     /// Connects and negotiates the dialect; resolves once the session is ready.
     #[wasm_bindgen(unchecked_return_type = "Promise<McpTaskClient>")]
     pub fn connect(
-        url: String,
+        #[wasm_bindgen(unchecked_param_type = "string")] url: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "ConnectOptions")] options: Option<JsValue>,
     ) -> Promise {
         future_to_promise(async move {
             let undefined = JsValue::UNDEFINED;
             let raw = options.as_ref().unwrap_or(&undefined);
-            let o = options::connect(&url, raw).map_err(invalid)?;
+            let url = options::url(&url).map_err(invalid)?;
+            let mut o = options::connect(&url, raw).map_err(invalid)?;
             // Tabs/persistence options (issue 5): `persist`, `identity`, `persistResults`, `tabs`.
             let shared = SharedOptions::from_js(raw).map_err(invalid)?;
+            let identity = shared.as_ref().and_then(|s| s.identity.as_deref());
+            let era =
+                (o.config.dialect == DialectChoice::Auto).then(|| EraKey::new(&url, identity));
+            o.config.known_era = era.as_ref().and_then(EraKey::recall);
             let signal = options::signal(raw).map_err(invalid)?;
             if let Some(s) = signal.as_ref().filter(|s| s.aborted()) {
                 return Err(error::aborted(&s.reason(), None));
@@ -373,6 +384,7 @@ impl McpTaskClient {
                 once: tabs::Once::default(),
                 session: RefCell::new(None),
                 ready: RefCell::new(Some(tx)),
+                era,
             });
             // The driver holds the client strongly until `close()` (like an open socket does).
             let me = inner.clone();
@@ -431,11 +443,19 @@ impl McpTaskClient {
     /// Calls a tool, as a task when the tool and server allow it (`opts.task`). Declared in
     /// `typescript.rs` (generic).
     #[wasm_bindgen(js_name = callTool, skip_typescript)]
-    pub fn call_tool(&self, name: String, args: Option<JsValue>, opts: Option<JsValue>) -> Promise {
+    pub fn call_tool(
+        &self,
+        name: JsValue,
+        args: Option<JsValue>,
+        opts: Option<JsValue>,
+    ) -> Promise {
         let u = JsValue::UNDEFINED;
-        let prep = options::call(opts.as_ref().unwrap_or(&u))
-            .and_then(|c| object_from_js(args.as_ref().unwrap_or(&u), "arguments").map(|a| (c, a)));
-        let (call, args) = match prep {
+        let prep = options::id(&name, "name").and_then(|n| {
+            let c = options::call(opts.as_ref().unwrap_or(&u))?;
+            let a = object_from_js(args.as_ref().unwrap_or(&u), "arguments")?;
+            Ok((n, c, a))
+        });
+        let (name, call, args) = match prep {
             Ok(x) => x,
             Err(m) => return Promise::reject(&invalid(m)),
         };
@@ -447,14 +467,17 @@ impl McpTaskClient {
     #[wasm_bindgen(unchecked_return_type = "Promise<TaskHandle>")]
     pub fn request(
         &self,
-        method: String,
+        #[wasm_bindgen(unchecked_param_type = "string")] method: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "Arguments")] params: Option<JsValue>,
         #[wasm_bindgen(unchecked_optional_param_type = "CallOptions")] opts: Option<JsValue>,
     ) -> Promise {
         let u = JsValue::UNDEFINED;
-        let prep = options::call(opts.as_ref().unwrap_or(&u))
-            .and_then(|c| object_from_js(params.as_ref().unwrap_or(&u), "params").map(|a| (c, a)));
-        let (call, params) = match prep {
+        let prep = options::id(&method, "method").and_then(|m| {
+            let c = options::call(opts.as_ref().unwrap_or(&u))?;
+            let p = object_from_js(params.as_ref().unwrap_or(&u), "params")?;
+            Ok((m, c, p))
+        });
+        let (method, call, params) = match prep {
             Ok(x) => x,
             Err(m) => return Promise::reject(&invalid(m)),
         };
@@ -464,7 +487,8 @@ impl McpTaskClient {
 
     /// Tracks an existing task by id (e.g. after a reload). Declared in `typescript.rs` (generic).
     #[wasm_bindgen(skip_typescript)]
-    pub fn watch(&self, task_id: String, opts: Option<JsValue>) -> Result<TaskHandle, JsValue> {
+    pub fn watch(&self, task_id: JsValue, opts: Option<JsValue>) -> Result<TaskHandle, JsValue> {
+        let task_id = options::id(&task_id, "taskId").map_err(invalid)?;
         let signal =
             options::signal(opts.as_ref().unwrap_or(&JsValue::UNDEFINED)).map_err(invalid)?;
         if let Some(s) = signal.as_ref().filter(|s| s.aborted()) {
@@ -480,7 +504,14 @@ impl McpTaskClient {
 
     /// One page of the server's tasks (`tasks/list`; legacy and draft servers only).
     #[wasm_bindgen(js_name = listTasks, unchecked_return_type = "Promise<TaskList>")]
-    pub fn list_tasks(&self, cursor: Option<String>) -> Promise {
+    pub fn list_tasks(
+        &self,
+        #[wasm_bindgen(unchecked_optional_param_type = "string")] cursor: JsValue,
+    ) -> Promise {
+        let cursor = match options::optional_string(&cursor, "cursor") {
+            Ok(c) => c,
+            Err(m) => return Promise::reject(&invalid(m)),
+        };
         self.inner.one_shot(Pending::Tasks, move |e, now| {
             e.list_tasks(now, cursor.as_deref())
         })
@@ -502,12 +533,16 @@ impl McpTaskClient {
 
     /// The client's latest snapshot of a task, if it tracks it.
     #[wasm_bindgen(unchecked_return_type = "Task | null")]
-    pub fn task(&self, #[wasm_bindgen(js_name = taskId)] task_id: String) -> JsValue {
+    pub fn task(
+        &self,
+        #[wasm_bindgen(js_name = taskId, unchecked_param_type = "string")] task_id: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let task_id = options::id(&task_id, "taskId").map_err(invalid)?;
         let t = self
             .inner
             .driver()
             .and_then(|d| d.read(|e| e.task(&task_id)));
-        t.map_or(JsValue::NULL, |t| to_js(&types::Task::from(t)))
+        Ok(t.map_or(JsValue::NULL, |t| to_js(&types::Task::from(t))))
     }
 
     /// Calls `cb` on every task state change; returns the unsubscribe function.

@@ -84,6 +84,54 @@ fn check_object(o: &JsValue, what: &str) -> Result<(), String> {
     }
 }
 
+/// A non-empty string argument (`what` names it in the error).
+pub fn id(v: &JsValue, what: &str) -> Result<String, String> {
+    match v.as_string() {
+        Some(s) if !s.is_empty() => Ok(s),
+        _ => Err(format!("{what} must be a non-empty string")),
+    }
+}
+
+/// An optional string argument.
+pub fn optional_string(v: &JsValue, what: &str) -> Result<Option<String>, String> {
+    if v.is_undefined() || v.is_null() {
+        return Ok(None);
+    }
+    v.as_string()
+        .map(Some)
+        .ok_or_else(|| format!("{what} must be a string"))
+}
+
+/// The server URL: a string the global `URL` parses (relative to the page, where there is one)
+/// with an http(s) or ws(s) scheme. Returned as given.
+pub fn url(v: &JsValue) -> Result<String, String> {
+    let text = v
+        .as_string()
+        .ok_or_else(|| "url must be a string".to_owned())?;
+    let global = js_sys::global();
+    let ctor = Reflect::get(&global, &JsValue::from_str("URL"))
+        .ok()
+        .and_then(|c| c.dyn_into::<Function>().ok());
+    let Some(ctor) = ctor else {
+        return Ok(text);
+    };
+    let base = Reflect::get(&global, &JsValue::from_str("location"))
+        .ok()
+        .filter(|l| l.is_object())
+        .map(|l| get(&l, "href"))
+        .unwrap_or(JsValue::UNDEFINED);
+    let args = js_sys::Array::of2(&JsValue::from_str(&text), &base);
+    let parsed = Reflect::construct(&ctor, &args).map_err(|_| format!("not a URL: {text:?}"))?;
+    let scheme = get(&parsed, "protocol").as_string().unwrap_or_default();
+    if matches!(scheme.as_str(), "http:" | "https:" | "ws:" | "wss:") {
+        Ok(text)
+    } else {
+        Err(format!(
+            "unsupported URL scheme {scheme:?} in {text:?} (use http, https, ws or wss)"
+        ))
+    }
+}
+
 /// Reads `ConnectOptions` for `url`.
 pub fn connect(url: &str, o: &JsValue) -> Result<Connect, String> {
     check_object(o, "options")?;

@@ -33,9 +33,11 @@ export interface ConnectOptions {
   /** Default: `"websocket"` for ws:/wss: URLs, else `"http"`. */
   transport?: "http" | "websocket";
   /**
-   * Default `"auto"`: probe the modern protocol first, fall back to `initialize`; a server that
-   * declares `tasks` the SEP-1686 draft way (boolean members, `delete`) is spoken to as `"draft"`.
-   * Choose `"draft"` for a draft server that declares nothing (`auto` then warns once).
+   * Default `"auto"`: the era in which the server offers tasks (`server/discover` with the tasks
+   * extension, else `initialize`), remembered per URL for the next connect; a server that declares
+   * `tasks` the SEP-1686 draft way (boolean members, `delete`) is spoken to as `"draft"`. Choose
+   * `"draft"` for a draft server that declares nothing (`auto` then warns once). A forced dialect
+   * the server does not speak rejects `connect` with kind `"unsupported"`.
    */
   dialect?: "auto" | "modern" | "legacy" | "draft";
   /** Auth (or other) headers, sent on every HTTP request. */
@@ -338,6 +340,9 @@ pub enum ErrorKind {
     /// The task completed but its result cannot be had (the server forgot it, or fetching it
     /// kept failing).
     ResultUnavailable,
+    /// The server does not offer what was asked: the forced dialect, tasks, or a method it
+    /// lacks (remembered for the session, never retried).
+    Unsupported,
     /// HTTP 401 or 403: the server refused the credentials (see `httpStatus` and `auth`).
     Unauthorized,
 }
@@ -352,6 +357,7 @@ impl From<api::ErrorKind> for ErrorKind {
             api::ErrorKind::Timeout => Self::Timeout,
             api::ErrorKind::Closed => Self::Closed,
             api::ErrorKind::ResultUnavailable => Self::ResultUnavailable,
+            api::ErrorKind::Unsupported => Self::Unsupported,
             api::ErrorKind::Unauthorized => Self::Unauthorized,
         }
     }

@@ -91,8 +91,9 @@ process.on('exit', () => {
 /**
  * Starts a server of `kind`; resolves once it printed READY (rejects after `timeoutMs`, killing it).
  * @param {string} kind
- * @param {{port?: number, args?: string[], timeoutMs?: number, log?: boolean}} [opts]
+ * @param {{port?: number, args?: string[], timeoutMs?: number, log?: boolean, env?: Record<string, string>}} [opts]
  *   log: pass the server's output through to this process's stderr (also env MCP_TEST_SERVER_LOG=1).
+ *   env: extra environment for the server (e.g. { STRICT_CORS: '1' }).
  * @returns {Promise<{kind: string, url: string, statsUrl: string|null, pid: number, stop: () => Promise<void>,
  *   exited: Promise<{code: number|null, signal: string|null}>}>}
  */
@@ -110,7 +111,7 @@ export function startServer(kind, opts = {}) {
     }
     const child = spawn(command.cmd, command.args, {
         cwd: command.cwd,
-        env: { ...process.env, ...command.env },
+        env: { ...process.env, ...command.env, ...opts.env },
         stdio: ['ignore', 'pipe', 'pipe']
     });
     live.add(child);

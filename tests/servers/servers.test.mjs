@@ -67,3 +67,25 @@ for (const kind of ['ts-sdk', 'python-http']) {
         assert.equal(code, 0, 'exits cleanly on SIGTERM');
     });
 }
+
+for (const kind of ['ts-sdk', 'python-http', 'rmcp2', 'rmcp3']) {
+    test(`${kind}: STRICT_CORS=1 allows only the 2025-11-25 request headers`, { timeout: 30_000 }, async () => {
+        const s = await startServer(kind, { env: { STRICT_CORS: '1' } });
+        try {
+            const preflight = (headers) => fetch(s.url, {
+                method: 'OPTIONS',
+                headers: { origin: 'http://localhost:1234', 'access-control-request-method': 'POST', 'access-control-request-headers': headers }
+            });
+            const legacy = await preflight('content-type,mcp-session-id,mcp-protocol-version,last-event-id,authorization');
+            const allowed = (legacy.headers.get('access-control-allow-headers') ?? '').toLowerCase();
+            for (const h of ['content-type', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id', 'authorization']) {
+                assert.ok(allowed.includes(h), `${h} allowed: ${allowed}`);
+            }
+            const modern = await preflight('content-type,mcp-method,mcp-name,mcp-protocol-version');
+            const refused = (modern.headers.get('access-control-allow-headers') ?? '').toLowerCase();
+            assert.ok(!modern.ok || !refused.includes('mcp-method'), `mcp-method refused: ${modern.status} ${refused}`);
+        } finally {
+            await s.stop();
+        }
+    });
+}

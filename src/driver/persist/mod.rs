@@ -10,7 +10,7 @@
 //! never are.
 
 mod idb;
-mod local;
+pub(crate) mod local;
 
 use std::cell::RefCell;
 use std::rc::Rc;

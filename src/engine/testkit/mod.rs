@@ -19,7 +19,9 @@ use super::api::{
 use super::rng::Rng;
 use super::scheduler::IdHash;
 use super::Engine;
-pub(crate) use script::{accept_initialize, answer, drain, feed, head, read_resource};
+pub(crate) use script::{
+    accept_initialize, answer, discover_result, drain, feed, head, modern_engine, read_resource,
+};
 pub(crate) use server::FakeServer;
 
 /// A fixed start time (2025-06-15).

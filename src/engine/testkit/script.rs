@@ -77,3 +77,33 @@ pub(crate) fn feed(e: &mut Engine, now: Millis, via: Option<SendKey>, body: Valu
         },
     );
 }
+
+/// A well-formed modern `server/discover` result; `tasks`: it advertises the tasks extension.
+pub(crate) fn discover_result(tasks: bool) -> Value {
+    let extensions = if tasks {
+        json!({ "io.modelcontextprotocol/tasks": {} })
+    } else {
+        json!({})
+    };
+    json!({
+        "supportedVersions": ["2026-07-28"],
+        "capabilities": { "tools": { "listChanged": true }, "extensions": extensions },
+        "_meta": { "io.modelcontextprotocol/serverInfo": { "name": "discovered", "version": "1" } }
+    })
+}
+
+/// An engine with `cfg` forced to the modern dialect, its `server/discover` answered (with the
+/// tasks extension) and its outputs drained: ready to use.
+pub(crate) fn modern_engine(cfg: crate::engine::api::Config, seed: u64) -> Engine {
+    let cfg = crate::engine::api::Config {
+        dialect: crate::engine::api::DialectChoice::Modern,
+        ..cfg
+    };
+    let mut e = Engine::new(cfg, seed, super::T0);
+    let (sent, _) = drain(&mut e, super::T0);
+    if let Some((key, body)) = sent.first() {
+        answer(&mut e, super::T0, *key, &body["id"], discover_result(true));
+    }
+    drain(&mut e, super::T0);
+    e
+}

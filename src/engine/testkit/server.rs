@@ -16,7 +16,7 @@ mod methods;
 mod timeline;
 mod wire;
 use super::head;
-use wire::{bare, error_msg, header, quick_get, reply, result_msg};
+use wire::{bare, error_msg, header, missing, quick_get, reply, result_msg};
 
 /// One scripted task on the server.
 #[derive(Debug, Clone)]
@@ -96,6 +96,8 @@ pub(crate) struct Faults {
     pub(crate) throttle_every: u32,
     /// Every n-th `tasks/get` of each task (its 1st, n+1-th, …) stalls: head sent, then silence.
     pub(crate) stall_every: u32,
+    /// Methods the server lacks: HTTP 404 carrying -32601 "Method not found".
+    pub(crate) missing: Vec<&'static str>,
 }
 
 /// How a server meets `tasks/result` while the task runs.
@@ -193,6 +195,7 @@ impl FakeServer {
         if let Some((id, task)) = quick_get(&tx.body) {
             let replies = match self.check_session(tx) {
                 Some(refused) => refused,
+                None if self.faults.missing.contains(&"tasks/get") => missing(key, Id::Number(id)),
                 None => self.get(now, key, Id::Number(id), Some(&task)),
             };
             return ("tasks/get".into(), Some(task), replies);
@@ -265,9 +268,16 @@ impl FakeServer {
             .get("taskId")
             .and_then(Value::as_str)
             .map(str::to_owned);
+        if self.faults.missing.contains(&method) {
+            return missing(key, id);
+        }
         match (self.dialect, method) {
             (Dialect::Modern, "server/discover") => {
-                let r = json!({ "supportedVersions": ["2026-07-28"], "capabilities": { "tools": {} }, "serverInfo": { "name": "fake" } });
+                let r = json!({
+                    "supportedVersions": ["2026-07-28"],
+                    "capabilities": { "tools": {}, "extensions": { "io.modelcontextprotocol/tasks": {} } },
+                    "_meta": { "io.modelcontextprotocol/serverInfo": { "name": "fake" } }
+                });
                 self.ok(key, result_msg(id, r))
             }
             (_, "server/discover") => {

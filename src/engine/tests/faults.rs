@@ -10,7 +10,8 @@ use crate::engine::api::{
     SubId,
 };
 use crate::engine::testkit::{
-    accept_initialize, answer, drain, feed, head, read_resource, Harness, T0,
+    accept_initialize, answer, discover_result, drain, feed, head, modern_engine, read_resource,
+    Harness, T0,
 };
 use crate::engine::Engine;
 use crate::protocol::model::{Dialect, Outcome, TaskStatus};
@@ -184,7 +185,7 @@ fn the_blocking_result_cap_is_configurable() {
 
 /// A modern engine (ready at once) with a tools/call in flight: (engine, call sub, call key, id).
 fn modern_call_in_flight() -> (Engine, SubId, SendKey, Value) {
-    let mut e = Engine::new(config(DialectChoice::Modern, 5_000), 8, T0);
+    let mut e = modern_engine(config(DialectChoice::Modern, 5_000), 8);
     drain(&mut e, T0);
     let sub = e.call_tool(T0, "job", json!({}), CallOptions::default());
     let (sent, _) = drain(&mut e, T0);
@@ -248,9 +249,7 @@ fn a_phantom_error_does_not_derail_the_era_probe() {
         events.is_empty(),
         "no warning (it would read as a failed connect): {events:?}"
     );
-    let discover =
-        json!({ "supportedVersions": ["2026-07-28"], "capabilities": {}, "serverInfo": {} });
-    answer(&mut e, T0, key, &id, discover);
+    answer(&mut e, T0, key, &id, discover_result(true));
     drain(&mut e, T0);
     assert_eq!(e.dialect(), Some(Dialect::Modern));
 }
@@ -311,7 +310,7 @@ fn a_plain_400_on_a_modern_poll_does_not_expire_the_task() {
 
 #[test]
 fn an_invalid_request_answer_from_a_modern_server_is_not_task_gone() {
-    let mut e = Engine::new(config(DialectChoice::Modern, 5_000), 10, T0);
+    let mut e = modern_engine(config(DialectChoice::Modern, 5_000), 10);
     drain(&mut e, T0);
     let sub = e.watch(T0, "t1");
     let (sent, _) = drain(&mut e, T0);
@@ -466,7 +465,7 @@ fn an_id_less_400_not_naming_the_session_fails_the_request_only() {
 
 #[test]
 fn an_answer_like_the_last_poll_is_applied_again_after_other_news() {
-    let mut e = Engine::new(config(DialectChoice::Modern, 5_000), 13, T0);
+    let mut e = modern_engine(config(DialectChoice::Modern, 5_000), 13);
     drain(&mut e, T0);
     let sub = e.watch(T0, "t1");
     let working = json!({ "taskId": "t1", "status": "working", "createdAt": "2025-06-15T00:00:00Z", "ttlMs": null });

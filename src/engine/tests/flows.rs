@@ -256,7 +256,7 @@ fn task_list_pages() {
     let mut m = Harness::new(DialectChoice::Modern, Dialect::Modern, 10);
     let op = m.engine.list_tasks(m.now, None);
     m.run_for(100);
-    assert!(matches!(m.reply(op), Some(Err(e)) if e.kind == ErrorKind::InvalidInput));
+    assert!(matches!(m.reply(op), Some(Err(e)) if e.kind == ErrorKind::Unsupported));
 }
 
 #[test]
@@ -275,12 +275,16 @@ fn dead_session_is_reinitialized_and_tasks_keep_being_tracked() {
 }
 
 #[test]
-fn modern_only_server_refusing_initialize_is_modern() {
+fn forced_legacy_on_a_modern_only_server_is_refused_at_connect() {
     let mut h = Harness::new(DialectChoice::Legacy, Dialect::Modern, 12);
     let sub = h.call("job", json!({ "ms": 1_000 }));
     h.run_for(20_000);
-    assert_eq!(h.engine.dialect(), Some(Dialect::Modern));
-    assert_eq!(finished(&h.done(sub)).0, Some(TaskStatus::Completed));
+    assert_eq!(h.engine.dialect(), None);
+    assert_eq!(h.count("initialize"), 1, "refused for good: not retried");
+    assert!(
+        matches!(h.done(sub), End::Failed { error } if error.kind == ErrorKind::Unsupported),
+        "the queued call fails with the reason"
+    );
 }
 
 #[test]
@@ -482,14 +486,7 @@ fn close_ends_everything_once() {
 fn a_passed_deadline_gets_one_last_poll_that_may_find_the_real_end() {
     use crate::engine::api::Config;
     for ends in ["completed", "working"] {
-        let mut e = crate::engine::Engine::new(
-            Config {
-                dialect: DialectChoice::Modern,
-                ..Config::default()
-            },
-            1,
-            T0,
-        );
+        let mut e = crate::engine::testkit::modern_engine(Config::default(), 1);
         let sub = e.call_tool(T0, "job", json!({}), CallOptions::default());
         let (sent, _) = drain(&mut e, T0);
         assert_eq!(sent[0].1["method"], json!("tools/list"));

@@ -2,6 +2,7 @@
 //! by hand, properties over random interleavings, fuzzing of inputs, replays of real servers'
 //! transcripts, and a simulated hour of 1,000 tasks. Scaffolding: `engine::testkit`.
 
+mod absent;
 mod batch;
 mod cadence;
 mod draft;
@@ -9,6 +10,7 @@ mod faults;
 mod flows;
 mod hour;
 mod listen;
+mod negotiate;
 mod props;
 mod push;
 mod replay;

@@ -299,7 +299,14 @@ impl World for Replay {
                     ..ex.clone()
                 },
                 None => {
-                    let error = json!({ "jsonrpc": "2.0", "id": id, "error": { "code": -32601, "message": "not recorded" } });
+                    // A status request the recorded client never made (pushes told it): a
+                    // transient error, so the recorded pushes decide. Anything else: not found.
+                    let code = if method == "tasks/get" {
+                        -32603
+                    } else {
+                        -32601
+                    };
+                    let error = json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": "not recorded" } });
                     return (
                         method,
                         task,

@@ -1,9 +1,9 @@
-//! Session details scripted by hand: era detection edge cases, dead sessions answered with 400,
+//! Session details scripted by hand: a modern error to the probe, dead sessions answered with 400,
 //! server requests (ping, unknown methods, duplicates), and transport failures while connecting.
 
 use serde_json::{json, Value};
 
-use crate::engine::api::{Config, DialectChoice, Event, Input, Output, SendKey, TransportError};
+use crate::engine::api::{Config, DialectChoice, Event, SendKey};
 use crate::engine::testkit::{accept_initialize, drain, feed, head, read_resource, T0};
 use crate::engine::Engine;
 use crate::protocol::model::Dialect;
@@ -59,39 +59,6 @@ fn a_modern_error_to_the_probe_means_modern() {
             ..
         }
     )));
-}
-
-#[test]
-fn a_network_failure_while_probing_retries_instead_of_guessing() {
-    let mut e = engine(DialectChoice::Auto);
-    let (sent, _) = drain(&mut e, T0);
-    let error = TransportError {
-        message: "offline".into(),
-        http_status: None,
-        retry_after_ms: None,
-        over_limit: false,
-    };
-    e.handle_input(
-        T0,
-        Input::Failed {
-            key: sent[0].0,
-            error,
-        },
-    );
-    let (sent, events) = drain(&mut e, T0);
-    assert!(sent.is_empty());
-    assert!(events.iter().any(|ev| matches!(ev, Event::Warning { .. })));
-    assert_eq!(e.dialect(), None);
-    let Output::Wake(at) = e.poll_output(T0) else {
-        panic!("expected a wake")
-    };
-    assert!(
-        (T0 + 500..=T0 + 1_500).contains(&at),
-        "retry after ~1 s: {}",
-        at - T0
-    );
-    let (sent, _) = drain(&mut e, at);
-    assert_eq!(method(&sent, 0), "server/discover");
 }
 
 #[test]

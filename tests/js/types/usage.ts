@@ -176,7 +176,7 @@ export async function usage(signal: AbortSignal): Promise<void> {
     await again.result();
   } catch (e) {
     if (e instanceof McpTaskError) {
-      const k: "rpc" | "transport" | "protocol" | "invalidInput" | "timeout" | "closed" | "aborted" | "cancelled" | "expired" | "taskFailed" | "resultUnavailable" | "unauthorized" = e.kind;
+      const k: "rpc" | "transport" | "protocol" | "invalidInput" | "timeout" | "closed" | "aborted" | "cancelled" | "expired" | "taskFailed" | "resultUnavailable" | "unauthorized" | "unsupported" = e.kind;
       const kind: ErrorKind = k;
       const code: number | undefined = e.code;
       const httpStatus: number | undefined = e.httpStatus;

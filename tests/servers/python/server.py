@@ -376,6 +376,9 @@ def build_app(json_response: bool, no_get: bool):
         else:
             await _send_json(send, 404, {"error": "not found"})
 
+    # STRICT_CORS=1: only the 2025-11-25 request headers are allowed (a common configuration).
+    strict = os.environ.get("STRICT_CORS") == "1"
+    modern_headers = [] if strict else ["Mcp-Method", "Mcp-Name"]
     return CORSMiddleware(
         app,
         allow_origin_regex=".*",
@@ -386,11 +389,10 @@ def build_app(json_response: bool, no_get: bool):
             "Authorization",
             "Mcp-Session-Id",
             "MCP-Protocol-Version",
-            "Mcp-Method",
-            "Mcp-Name",
+            *modern_headers,
             "Last-Event-ID",
         ],
-        expose_headers=["Mcp-Session-Id", "MCP-Protocol-Version"],
+        expose_headers=["Mcp-Session-Id"] if strict else ["Mcp-Session-Id", "MCP-Protocol-Version"],
         max_age=600,
     )
 

@@ -4,6 +4,7 @@
 //   rmcp3          rmcp 3.11.0, dual-era: 2026-07-28 + tasks extension, and 2024-11-05..2025-11-25 via initialize
 //   rmcp3-modern   rmcp 3.11.0, 2026-07-28 only
 //   rmcp3-sse      rmcp 3.11.0, dual-era, SSE response bodies for modern requests
+//   rmcp3-notasks  rmcp 3.11.0, dual-era, no tasks extension anywhere (every tool inline)
 // Extra server args (launch.mjs `-- ...`) are appended, e.g. `--poll-ms=200`, `--ttl-ms=2000`.
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -31,5 +32,6 @@ export const kinds = {
     'rmcp2-full': kind('rmcp2-server', 'rmcp 2.0.0, legacy tasks, full tasks capability', ['--full-caps']),
     rmcp3: kind('rmcp3-server', 'rmcp 3.11.0, 2026-07-28 + tasks extension, dual-era, JSON bodies'),
     'rmcp3-modern': kind('rmcp3-server', 'rmcp 3.11.0, 2026-07-28 only', ['--modern-only']),
-    'rmcp3-sse': kind('rmcp3-server', 'rmcp 3.11.0, dual-era, SSE bodies', ['--sse'])
+    'rmcp3-sse': kind('rmcp3-server', 'rmcp 3.11.0, dual-era, SSE bodies', ['--sse']),
+    'rmcp3-notasks': kind('rmcp3-server', 'rmcp 3.11.0, dual-era, no tasks extension (tools inline)', ['--no-tasks'])
 };

@@ -32,6 +32,9 @@ const POLL_MS = option('--poll-ms', 'POLL_MS') ? Number.parseInt(option('--poll-
 const NO_GET = flag('--no-get', 'NO_GET');
 const EVENT_STORE = flag('--event-store', 'EVENT_STORE');
 const JSON_RESPONSE = flag('--json', 'JSON_RESPONSE');
+const DISCOVER_WITHOUT_TASKS = flag('--discover-without-tasks', 'DISCOVER_WITHOUT_TASKS');
+// STRICT_CORS=1 / --strict-cors: only the 2025-11-25 request headers are allowed (a common configuration).
+const STRICT_CORS = flag('--strict-cors', 'STRICT_CORS');
 
 const taskStore = new InMemoryTaskStore();
 const taskMessageQueue = new InMemoryTaskMessageQueue();
@@ -245,8 +248,10 @@ app.use(
     cors({
         origin: true,
         methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
-        allowedHeaders: ['Content-Type', 'Accept', 'Authorization', 'Mcp-Session-Id', 'MCP-Protocol-Version', 'Mcp-Method', 'Mcp-Name', 'Last-Event-ID'],
-        exposedHeaders: ['Mcp-Session-Id', 'MCP-Protocol-Version'],
+        allowedHeaders: STRICT_CORS
+            ? ['Content-Type', 'Accept', 'Authorization', 'Mcp-Session-Id', 'MCP-Protocol-Version', 'Last-Event-ID']
+            : ['Content-Type', 'Accept', 'Authorization', 'Mcp-Session-Id', 'MCP-Protocol-Version', 'Mcp-Method', 'Mcp-Name', 'Last-Event-ID'],
+        exposedHeaders: STRICT_CORS ? ['Mcp-Session-Id'] : ['Mcp-Session-Id', 'MCP-Protocol-Version'],
         maxAge: 600
     })
 );
@@ -271,6 +276,16 @@ app.post('/mcp', async (req, res) => {
         }
         if (sid) {
             res.status(404).json({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null });
+            return;
+        }
+        if (DISCOVER_WITHOUT_TASKS && req.body?.method === 'server/discover') {
+            // A dual-era server whose modern side lacks the tasks extension (tasks only via initialize).
+            const result = {
+                supportedVersions: ['2026-07-28', '2025-11-25'],
+                capabilities: { tools: { listChanged: true } },
+                _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'ts-sdk-task-server', version: '1.32.2' } }
+            };
+            res.json({ jsonrpc: '2.0', id: req.body.id, result });
             return;
         }
         if (!isInitializeRequest(req.body)) {

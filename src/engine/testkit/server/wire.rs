@@ -58,6 +58,16 @@ pub(super) fn reply(key: SendKey, status: u16, session_id: Option<&str>, body: S
     ]
 }
 
+/// A method the server lacks: HTTP 404 with -32601 (as rmcp 3 answers).
+pub(super) fn missing(key: SendKey, id: Id) -> Replies {
+    reply(
+        key,
+        404,
+        None,
+        error_msg(Some(id), -32601, "Method not found"),
+    )
+}
+
 pub(super) fn result_msg(id: Id, result: Value) -> String {
     Message::Response { id, result }.encode()
 }

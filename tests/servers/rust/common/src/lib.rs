@@ -25,10 +25,16 @@ const ALLOWED_HEADERS: [&str; 7] = [
     "content-type",
 ];
 
+/// The modern (2026-07-28) request headers, refused with `STRICT_CORS=1`.
+const MODERN_HEADERS: [&str; 2] = ["mcp-method", "mcp-name"];
+
 /// CORS for any origin, with the MCP headers allowed and `Mcp-Session-Id` exposed.
+/// `STRICT_CORS=1`: only the 2025-11-25 request headers (a common configuration).
 pub fn cors() -> CorsLayer {
+    let strict = std::env::var("STRICT_CORS").is_ok_and(|v| v == "1");
     let allow: Vec<HeaderName> = ALLOWED_HEADERS
         .iter()
+        .filter(|h| !(strict && MODERN_HEADERS.contains(h)))
         .map(|h| HeaderName::from_static(h))
         .chain([header::ACCEPT])
         .collect();

@@ -6,6 +6,8 @@
 //! - `--modern-only` / `modern`: only `2026-07-28` (a legacy `initialize` gets -32022);
 //!   the default is dual-era (2026-07-28 plus 2024-11-05…2025-11-25 via `initialize`).
 //! - `--sse` / `sse`: SSE response bodies for modern requests instead of JSON.
+//! - `--no-tasks` / `notasks`: no tasks extension in the capabilities (discover, initialize), and
+//!   every tool runs inline: a server offering tasks in no era.
 //! - `--poll-ms=N` (`RMCP3_POLL_MS`): suggested poll interval (SDK default 1000).
 //! - `--ttl-ms=N` (`RMCP3_TTL_MS`): task TTL (SDK default 300000).
 //! - `--port N` / `PORT` (0 = any free port).
@@ -24,6 +26,7 @@ use task_test_common::Args;
 pub struct Mode {
     pub modern_only: bool,
     pub sse: bool,
+    pub no_tasks: bool,
     pub poll_ms: Option<u64>,
     pub ttl_ms: Option<u64>,
 }
@@ -46,18 +49,28 @@ fn mode(args: &Args) -> Result<Mode, String> {
         .collect();
     if let Some(bad) = words
         .iter()
-        .find(|w| !["dual", "modern", "sse"].contains(w))
+        .find(|w| !["dual", "modern", "sse", "notasks"].contains(w))
     {
         return Err(format!("unknown RMCP3_MODE word {bad:?}"));
     }
     for (name, _) in &args.flags {
-        if !["modern-only", "sse", "dual", "poll-ms", "ttl-ms"].contains(&name.as_str()) {
+        if ![
+            "modern-only",
+            "sse",
+            "dual",
+            "no-tasks",
+            "poll-ms",
+            "ttl-ms",
+        ]
+        .contains(&name.as_str())
+        {
             return Err(format!("unknown flag --{name}"));
         }
     }
     Ok(Mode {
         modern_only: args.has("modern-only") || words.contains(&"modern"),
         sse: args.has("sse") || words.contains(&"sse"),
+        no_tasks: args.has("no-tasks") || words.contains(&"notasks"),
         poll_ms: number(args, "poll-ms", "RMCP3_POLL_MS")?,
         ttl_ms: number(args, "ttl-ms", "RMCP3_TTL_MS")?,
     })

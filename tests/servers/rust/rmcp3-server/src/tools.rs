@@ -392,9 +392,10 @@ impl ServerHandler for TaskServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let wants_tasks = context
-            .client_capabilities()
-            .is_some_and(|caps| caps.supports_tasks());
+        let wants_tasks = !self.mode.no_tasks
+            && context
+                .client_capabilities()
+                .is_some_and(|caps| caps.supports_tasks());
         let name = request.name.to_string();
         let modern = context
             .protocol_version()
@@ -460,12 +461,15 @@ impl ServerHandler for TaskServer {
     }
 
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(
+        let capabilities = if self.mode.no_tasks {
+            ServerCapabilities::builder().enable_tools().build()
+        } else {
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_tasks()
-                .build(),
-        )
-        .with_server_info(Implementation::new("rmcp3-server", "3.11.0"))
+                .build()
+        };
+        ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new("rmcp3-server", "3.11.0"))
     }
 }
