@@ -1,6 +1,7 @@
 // Driver behaviour seen on the wire, through the fault proxy (tests/faults/proxy.mjs) in front of the
 // real TS SDK server: auth headers from the async provider on every request (POST, the GET
-// listening stream, DELETE), and `Retry-After` on a 429 honoured before the next poll.
+// listening stream, DELETE), `Retry-After` on a 429 honoured before the next poll,
+// and in Node a running task's outcome taken from its held `tasks/result` instead of polls.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { startServer } from "../../servers/launch.mjs";
@@ -49,7 +50,8 @@ test("a 429 with Retry-After delays the next tasks/get by at least that long", a
     body: JSON.stringify({ rules: [{ fault: "retry-after", method: "tasks/get", count: 1, seconds: 3 }] }),
   });
   try {
-    const client = await McpTaskClient.connect(proxy.url, {});
+    // A browser's HTTP/1.1 link: the task is polled (in Node it holds its tasks/result instead, below).
+    const client = await McpTaskClient.connect(proxy.url, { link: "http1" });
     const h = await client.callTool("slow_job", { ms: 9000 });
     const id = h.id;
     await new Promise((r) => setTimeout(r, 6500));
@@ -64,4 +66,17 @@ test("a 429 with Retry-After delays the next tasks/get by at least that long", a
   } finally {
     await fetch(proxy.statsUrl.replace("/stats", "/rules"), { method: "POST", body: JSON.stringify({ rules: [] }) });
   }
+});
+
+test("in Node a running task holds one tasks/result that brings the outcome; no polls meanwhile", async () => {
+  await fetch(proxy.statsUrl.replace("/stats", "/reset"), { method: "POST" });
+  const client = await McpTaskClient.connect(proxy.url, {});
+  const h = await client.callTool("slow_job", { ms: 3000 });
+  const result = await h.result();
+  const s = await proxyStats();
+  await client.close();
+  assert.equal(result.content?.[0]?.text, "slow_job done after 3000 ms");
+  const rec = s.tasks[h.id];
+  assert.equal(rec.result, 1, `one tasks/result, held to the end: ${JSON.stringify(rec.reqs)}`);
+  assert.equal(rec.get, 0, `no tasks/get within the 20 s safety interval: ${JSON.stringify(rec.reqs)}`);
 });
