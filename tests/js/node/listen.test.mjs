@@ -1,6 +1,7 @@
 // The legacy GET listening stream, seen from a scripted server on 127.0.0.1 (the real SDK servers
 // cannot be told to drop a stream on cue): the driver honours the SSE `retry:` delay, resumes with
-// `Last-Event-ID`, delivers pushes from the stream, and stops asking after a 405.
+// `Last-Event-ID`, delivers pushes from the stream (while the task's `tasks/result` is held), and
+// stops asking after a 405.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
@@ -9,6 +10,7 @@ import { McpTaskClient } from "../../../pkg/node.js";
 /** A minimal legacy Streamable HTTP endpoint whose GET stream ends after one event. */
 function fixture({ getStatus = 200 } = {}) {
   const gets = [];
+  const results = [];
   const server = createServer(async (req, res) => {
     const chunks = [];
     for await (const c of req) chunks.push(c);
@@ -26,6 +28,13 @@ function fixture({ getStatus = 200 } = {}) {
     if (req.method === "DELETE") return res.writeHead(200).end();
     const msg = JSON.parse(Buffer.concat(chunks).toString("utf8"));
     if (msg.id === undefined) return res.writeHead(202).end();
+    if (msg.method === "tasks/result") {
+      // As a legacy server does: held open while the task runs (it never ends here).
+      const held = { at: Date.now(), closed: false };
+      results.push(held);
+      res.on("close", () => (held.closed = true));
+      return res.writeHead(200, { "content-type": "text/event-stream", "mcp-session-id": "s-1" }).flushHeaders();
+    }
     const result =
       msg.method === "initialize"
         ? { protocolVersion: "2025-11-25", capabilities: { tasks: { requests: { tools: { call: {} } } } }, serverInfo: { name: "fixture", version: "0" } }
@@ -39,7 +48,7 @@ function fixture({ getStatus = 200 } = {}) {
   });
   return new Promise((resolve) =>
     server.listen(0, "127.0.0.1", () =>
-      resolve({ url: `http://127.0.0.1:${server.address().port}/mcp`, gets, stop: () => new Promise((r) => { server.closeAllConnections(); server.close(r); }) }),
+      resolve({ url: `http://127.0.0.1:${server.address().port}/mcp`, gets, results, stop: () => new Promise((r) => { server.closeAllConnections(); server.close(r); }) }),
     ),
   );
 }
@@ -56,7 +65,11 @@ test("GET stream: retry delay honoured, Last-Event-ID resumes, pushes reach the 
   const messages = [];
   h.onStatus((t) => messages.push(t.statusMessage));
   await new Promise((r) => setTimeout(r, 1500));
+  const heldAtClose = fx.results.filter((r) => !r.closed).length;
   await client.close();
+  // In Node the watched task holds its tasks/result from the start, once, open all along.
+  assert.equal(fx.results.length, 1, `one tasks/result: ${fx.results.length}`);
+  assert.equal(heldAtClose, 1, "still held when the client closed");
   assert.ok(fx.gets.length >= 3, `reconnected: ${fx.gets.length} GETs`);
   assert.equal(fx.gets[0].lastEventId, null, "first GET starts fresh");
   assert.equal(fx.gets[0].accept, "text/event-stream");
