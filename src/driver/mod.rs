@@ -14,7 +14,7 @@ pub mod link;
 pub mod timer;
 mod ws;
 
-// Tab coordination + persistence (issue 5; owned by the tabs helper).
+// Tab coordination (one poller per task across tabs) and persistence (IndexedDB / localStorage).
 pub mod persist;
 pub mod tabs;
 

@@ -6,7 +6,7 @@ pub mod convert;
 mod error;
 mod handle;
 mod options;
-// Tab coordination + persistence (issue 5; the tabs helper's file).
+// The JS face of tab coordination and persistence.
 mod tabs;
 mod types;
 mod typescript;
@@ -363,7 +363,7 @@ impl McpTaskClient {
             let raw = options.as_ref().unwrap_or(&undefined);
             let url = options::url(&url).map_err(invalid)?;
             let mut o = options::connect(&url, raw).map_err(invalid)?;
-            // Tabs/persistence options (issue 5): `persist`, `identity`, `persistResults`, `tabs`.
+            // Tabs/persistence options: `persist`, `identity`, `persistResults`, `tabs`.
             let shared = SharedOptions::from_js(raw).map_err(invalid)?;
             let identity = shared.as_ref().and_then(|s| s.identity.as_deref());
             let era =
