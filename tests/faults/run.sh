@@ -32,7 +32,7 @@ done
 case "$mode" in
   large) budget=2700; kinds=ts-sdk,python-http ;;
   large-core) budget=400; kinds= ;;
-  *) budget=175; kinds=ts-sdk ;;
+  *) budget=300; kinds=ts-sdk ;;
 esac
 
 t0=$SECONDS
