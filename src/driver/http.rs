@@ -138,15 +138,6 @@ fn request_init(
     init.into()
 }
 
-fn transport_error(message: String) -> TransportError {
-    TransportError {
-        message,
-        http_status: None,
-        retry_after_ms: None,
-        over_limit: false,
-    }
-}
-
 /// Why an exchange failed: a message, and whether a message exceeded the size limit.
 struct Fail {
     message: String,
@@ -196,7 +187,7 @@ fn start(d: &Driver, key: SendKey, req: Request) {
     let Ok(ctrl) = AbortController::new() else {
         d.defer(Input::Failed {
             key,
-            error: transport_error("AbortController unavailable".into()),
+            error: TransportError::network("AbortController unavailable"),
         });
         return;
     };
@@ -216,7 +207,7 @@ async fn run(d: Driver, key: SendKey, req: Request, ctrl: AbortController) {
             key,
             error: TransportError {
                 over_limit: fail.over_limit,
-                ..transport_error(fail.message)
+                ..TransportError::network(fail.message)
             },
         },
     });

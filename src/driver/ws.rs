@@ -245,12 +245,7 @@ fn closed(d: &Driver, gen: u64, why: Option<String>) {
 }
 
 fn not_connected() -> TransportError {
-    TransportError {
-        message: "WebSocket is not connected".into(),
-        http_status: None,
-        retry_after_ms: None,
-        over_limit: false,
-    }
+    TransportError::network("WebSocket is not connected")
 }
 
 /// Sends one frame; fails it at once while the socket is down or (re)connecting (the engine only
@@ -263,12 +258,9 @@ pub fn transmit(d: &Driver, t: Transmit) {
             .and_then(|w| w.socket.clone())
     });
     let result = match socket {
-        Some(s) => s.send_with_str(&t.body).map_err(|e| TransportError {
-            message: describe(&e),
-            http_status: None,
-            retry_after_ms: None,
-            over_limit: false,
-        }),
+        Some(s) => s
+            .send_with_str(&t.body)
+            .map_err(|e| TransportError::network(describe(&e))),
         None => Err(not_connected()),
     };
     if let Err(error) = result {

@@ -196,6 +196,18 @@ pub struct TransportError {
     pub over_limit: bool,
 }
 
+impl TransportError {
+    /// A failure without an HTTP status (network, CORS refusal, socket down).
+    pub fn network(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            http_status: None,
+            retry_after_ms: None,
+            over_limit: false,
+        }
+    }
+}
+
 /// One message to transmit. HTTP: POST `body` with `headers` and read the response (JSON or SSE)
 /// incrementally, feeding every message back as [`Input::Message`] with `via = Some(key)`.
 /// WebSocket: send `body` as one text frame (headers ignored).

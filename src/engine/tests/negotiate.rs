@@ -190,12 +190,7 @@ fn a_permissive_empty_discover_result_is_not_modern() {
 #[test]
 fn a_network_failure_of_the_probe_falls_back_to_initialize_quietly() {
     let (mut e, sent) = engine(DialectChoice::Auto, None);
-    let error = TransportError {
-        message: "Failed to fetch".into(),
-        http_status: None,
-        retry_after_ms: None,
-        over_limit: false,
-    };
+    let error = TransportError::network("Failed to fetch");
     let key = sent[0].0;
     e.handle_input(T0, Input::Failed { key, error });
     let (sent, events) = drain(&mut e, T0);

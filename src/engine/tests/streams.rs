@@ -245,12 +245,7 @@ fn a_stream_broken_by_the_network_is_resumed_too() {
     let (sub, key, id) = request(&mut e);
     e.handle_input(T0, head(key, 200, Some("s1")));
     e.handle_input(T0, cursor(key, "e1", Some(200)));
-    let error = crate::engine::api::TransportError {
-        message: "network error".into(),
-        http_status: None,
-        retry_after_ms: None,
-        over_limit: false,
-    };
+    let error = crate::engine::api::TransportError::network("network error");
     e.handle_input(T0, Input::Failed { key, error });
     let Some((get, _, _)) = resumed(&outputs(&mut e, T0 + 200)) else {
         panic!("no resumption")
@@ -269,10 +264,10 @@ fn a_stream_broken_by_an_oversized_message_is_not_resumed() {
     e.handle_input(T0, head(key, 200, Some("s1")));
     e.handle_input(T0, cursor(key, "e1", Some(200)));
     let error = crate::engine::api::TransportError {
-        message: "SSE line or event exceeds the 1048576-byte limit".into(),
-        http_status: None,
-        retry_after_ms: None,
         over_limit: true,
+        ..crate::engine::api::TransportError::network(
+            "SSE line or event exceeds the 1048576-byte limit",
+        )
     };
     e.handle_input(T0, Input::Failed { key, error });
     let out = outputs(&mut e, T0 + 5_000);
