@@ -127,6 +127,25 @@ export function renderMarkdown(R) {
     L.push("");
   }
 
+  if (Object.keys(R.wireFloor ?? {}).length) {
+    L.push("## The servers' own floor on the wire (ms, median / p95; lower is better)", "");
+    L.push("bench/node/wire-floor.mjs: the same N tasks against a fresh server from a raw client (JSON-RPC by hand, no stack)");
+    L.push("that holds `tasks/result` for each task and, on a pushed terminal `notifications/tasks/status`, asks `tasks/result`");
+    L.push("again at once. Measured from the completion the server stamps (the terminal task's `lastUpdatedAt`), except the");
+    L.push("last two columns: \"in hand, stand-in\" is the outcome in hand measured like the stacks' rows above (against the");
+    L.push("logged `tools/call` + the work's duration): no client can beat it on that server; \"stand-in − completion\" is that");
+    L.push("reference's own error (negative: the server finishes later than the stand-in, which the rows above count as latency).", "");
+    L.push("| server | transport | push after completion | held result after completion | in hand after completion | in hand, stand-in | stand-in − completion |");
+    L.push("|---|---|---|---|---|---|---|");
+    const pair = (v) => (v?.n ? `${num(v.median)} / ${num(v.p95)}` : `n/a${note("the server keeps no completion time on the wire (no terminal `lastUpdatedAt` it still answers for) and pushes nothing")}`);
+    for (const [k, v] of Object.entries(R.wireFloor)) {
+      const [server, transport] = k.split("|");
+      if (v.error) { L.push(`| ${server} | ${transport} | n/a${note(`error: ${String(v.error).split("\n")[0].slice(0, 300)}`)} | | | | |`); continue; }
+      L.push(`| ${server} | ${transport} | ${v.notify?.n ? pair(v.notify) : "none"} | ${pair(v.held)} | ${pair(v.inHand)} | ${pair(v.inHandStandIn)} | ${pair(v.standInBias)} |`);
+    }
+    L.push("");
+  }
+
   if (R.bundle) {
     L.push("## Bundle size, bytes gzipped (lower is better)", "");
     L.push("Theirs: client + Streamable HTTP transport + tasks, bundled and minified by esbuild for the browser, gzip -9.");
