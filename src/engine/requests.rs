@@ -59,6 +59,11 @@ impl Purpose {
         !matches!(self, Purpose::Result(_) | Purpose::Listen)
     }
 
+    /// Its response stream may be resumed after a break (a listening stream is re-opened instead).
+    pub(crate) fn resumable(&self) -> bool {
+        !matches!(self, Purpose::Listen)
+    }
+
     /// Closing the response stream is harmless (the server may treat it as a cancellation).
     pub(crate) fn abortable(&self) -> bool {
         matches!(

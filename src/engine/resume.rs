@@ -8,7 +8,6 @@
 //! its own policy instead.
 
 use super::api::{Millis, Output, SendKey};
-use super::requests::Purpose;
 use super::rng::Rng;
 use super::scheduler::{Timer, ERROR_CAP_MS};
 use super::Engine;
@@ -81,7 +80,7 @@ impl Engine {
             return false;
         };
         let resumable = p.stream.last_event_id.is_some()
-            && !matches!(p.purpose, Purpose::Listen)
+            && p.purpose.resumable()
             && status.is_none_or(|s| (200..300).contains(&s))
             && p.stream.attempts < MAX_RESUMES;
         if !resumable {
