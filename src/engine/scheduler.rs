@@ -7,6 +7,8 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
 use super::api::Millis;
+use super::ids::ReqId;
+use super::ids::Slot;
 use super::rng::Rng;
 
 /// A fast hasher for the engine's own integer keys (ids it allocated itself; never keys chosen by
@@ -93,7 +95,7 @@ pub(crate) enum TaskTimer {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) enum Timer {
     /// A task's timer, by slot.
-    Task(TaskTimer, u64),
+    Task(TaskTimer, Slot),
     /// Retry establishing the session.
     Connect,
     /// (Re)open the push subscription for the tracked tasks.
@@ -103,7 +105,7 @@ pub(crate) enum Timer {
     /// Retry a failed `tools/list`.
     Tools,
     /// Resume a request's response stream, by request id.
-    Resume(i64),
+    Resume(ReqId),
 }
 
 /// Timers ordered by due time; setting a timer again moves it.
@@ -291,8 +293,8 @@ mod tests {
     fn timers_order_move_and_pop() {
         let mut t = Timers::default();
         let (a, b) = (
-            Timer::Task(TaskTimer::Poll, 1),
-            Timer::Task(TaskTimer::Poll, 2),
+            Timer::Task(TaskTimer::Poll, Slot(1)),
+            Timer::Task(TaskTimer::Poll, Slot(2)),
         );
         t.set(a, 50);
         t.set(b, 10);
@@ -317,7 +319,7 @@ mod tests {
             let mut t = Timers::default();
             let mut model: std::collections::BTreeMap<Timer, Millis> = Default::default();
             for (op, slot, at) in ops {
-                let timer = Timer::Task(TaskTimer::Poll, slot);
+                let timer = Timer::Task(TaskTimer::Poll, Slot(slot));
                 match op {
                     0 => {
                         t.set(timer, at);
