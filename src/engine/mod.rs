@@ -80,10 +80,13 @@ use ids::{CallId, Slot};
 use inputs::Inputs;
 use registry::Registry;
 use requests::{Purpose, Requests};
-use rng::Rng;
 use scheduler::{TaskTimer, Timer, Timers};
 use session::Session;
 use tools::Tools;
+
+/// The seeded generator and the retry backoff, shared with the driver's reconnects.
+pub use rng::Rng;
+pub use scheduler::{backoff_delay, BACKOFF_BASE_MS, ERROR_CAP_MS as BACKOFF_CAP_MS};
 
 /// What a subscription waits on.
 #[derive(Debug, Clone, PartialEq, Eq)]
