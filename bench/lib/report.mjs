@@ -116,7 +116,9 @@ export function renderMarkdown(R) {
     L.push("stands in; on the bench server all are created at once and it logs each completion). Requests: the ones naming the task");
     L.push("over its whole life plus task-less ones after the calls, shared. Ours on a legacy server holds one blocking `tasks/result` per running task");
     L.push("(link `node` / `websocket`), polls only every 20 s meanwhile; modern: one `subscriptions/listen` (the bench server pushes `notifications/tasks`).");
-    L.push("The official clients poll at the server's interval (1 s; python 0.5 s; rmcp2 names none: the client's default).", "");
+    L.push("The official clients poll at the server's interval (1 s; python 0.5 s; rmcp2 names none: the client's default).");
+    L.push("WebSocket: the bench server serves legacy at `/ws` (bench/servers/ws-socket.mjs); of the real test servers only python does");
+    L.push("(ts-sdk and the rmcp servers speak Streamable HTTP only).", "");
     L.push(...head(["server", "transport", "dialect", "statistic"]));
     const seen = [...new Set(Object.keys(R.blocking).map((k) => k.split("|").slice(0, 3).join("|")))];
     for (const g of seen) {
@@ -129,12 +131,13 @@ export function renderMarkdown(R) {
 
   if (Object.keys(R.wireFloor ?? {}).length) {
     L.push("## The servers' own floor on the wire (ms, median / p95; lower is better)", "");
-    L.push("bench/node/wire-floor.mjs: the same N tasks against a fresh server from a raw client (JSON-RPC by hand, no stack)");
-    L.push("that holds `tasks/result` for each task and, on a pushed terminal `notifications/tasks/status`, asks `tasks/result`");
-    L.push("again at once. Measured from the completion the server stamps (the terminal task's `lastUpdatedAt`), except the");
-    L.push("last two columns: \"in hand, stand-in\" is the outcome in hand measured like the stacks' rows above (against the");
-    L.push("logged `tools/call` + the work's duration): no client can beat it on that server; \"stand-in − completion\" is that");
-    L.push("reference's own error (negative: the server finishes later than the stand-in, which the rows above count as latency).", "");
+    L.push("bench/node/wire-floor.mjs, right after the stacks of each server, against a fresh one: the same N tasks from a raw client");
+    L.push("(JSON-RPC by hand, no stack) that holds `tasks/result` for each task and, on a pushed terminal `notifications/tasks/status`,");
+    L.push("asks `tasks/result` again at once: the earliest any client can have the outcome. Measured from the completion the server");
+    L.push("stamps (the terminal task's `lastUpdatedAt`), except the last two columns: \"in hand, stand-in\" is the same measured like");
+    L.push("the rows above (against the logged `tools/call` + the work's duration); \"stand-in − completion\" is that reference's own");
+    L.push("error (negative: the server finishes later than the stand-in, and the rows above count that as latency, for every stack).");
+    L.push("A separate run: on a loaded machine it moves as much as the rows above.", "");
     L.push("| server | transport | push after completion | held result after completion | in hand after completion | in hand, stand-in | stand-in − completion |");
     L.push("|---|---|---|---|---|---|---|");
     const pair = (v) => (v?.n ? `${num(v.median)} / ${num(v.p95)}` : `n/a${note("the server keeps no completion time on the wire (no terminal `lastUpdatedAt` it still answers for) and pushes nothing")}`);
