@@ -2,7 +2,8 @@
 // connection limit, one request per connection while a response is pending).
 // argv[2] = JSON {n?, ms?, link?}: n tasks of `ms` ms on an in-process bench server (legacy, no pushes).
 // Prints {n, heldPeak, socketsPeak, results, gets, latency: {median, p95, max}, completed, elapsedMs}:
-// heldPeak = most `tasks/result` open at the server at once; socketsPeak = most client sockets at once.
+// Sampled every 250 ms: heldPeak = most `tasks/result` received but not yet answerable (received − completed; before
+// the first end, the ones held), socketsPeak = most client sockets to the server at once (`ss`).
 import { execSync } from "node:child_process";
 import { startFastServer } from "../servers/fast-server.mjs";
 import { median, p95 } from "../lib/stats.mjs";
