@@ -36,6 +36,8 @@ case "$mode" in
 esac
 
 t0=$SECONDS
+echo "== request-bound checks on hand-made records"
+timeout 60 node --test --test-reporter=dot tests/faults/bounds.test.mjs
 if [ -n "$kinds" ]; then
   echo "== fault proxy self-test (raw fetch, $kinds)"
   FAULT_KINDS=$kinds timeout 120 node --test --test-reporter=dot tests/faults/proxy.test.mjs
