@@ -13,6 +13,7 @@
 //
 //   node tests/faults/matrix.mjs [--small|--large] [--kinds ts-sdk,rmcp3] [--cases a,b] [--no-write]
 //        [--pkg DIR] [--concurrency N] [--tasks N] [--timeout-ms N] [--artifacts DIR] [--verbose]
+//        [--case-options 'id:timeoutMs=2500,n=15;id2:…']   (per case: client request timeout, tasks)
 import http from "node:http";
 import os from "node:os";
 import { createReadStream, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -46,6 +47,13 @@ const OUT = path.join(ROOT, "docs", "fault-matrix.md");
 const ARTIFACTS = path.resolve(ROOT, opt("--artifacts", "artifacts/fault-matrix")); // per-case records (git-ignored)
 const SECRET = `s3cr3t-${Math.random().toString(36).slice(2)}-${Date.now().toString(36)}`;
 const CLIENT_OPTIONS = { requestTimeoutMs: TIMEOUT_MS, maxMessageBytes: 1024 * 1024, resultGcMs: 500 };
+/** `--case-options 'id:timeoutMs=2500,n=15;…'`: per case, the client request timeout and the batch size. */
+const CASE_OPTIONS = Object.fromEntries((opt("--case-options", "") || "").split(";").filter(Boolean).map((spec) => {
+  const [id, list = ""] = spec.split(":");
+  const o = Object.fromEntries(list.split(",").filter(Boolean).map((kv) => kv.split("=")).map(([k, v]) => [k, Number(v)]));
+  for (const [k, v] of Object.entries(o)) if (!["timeoutMs", "n"].includes(k) || !(v > 0)) throw new Error(`--case-options: bad ${k}=${v} for ${id}`);
+  return [id, o];
+}));
 // Server kinds per mode: the small run covers every case on the reference server and the modern one.
 const DEFAULT_KINDS = LARGE ? ["ts-sdk", "python-http", "rmcp2", "rmcp3"] : ["ts-sdk", "rmcp3"];
 const SERVER_ARGS = { "ts-sdk": ["--poll-ms", "500"] };
@@ -265,6 +273,7 @@ async function runCase(browser, staticOrigin, c, kind) {
   const row = { case: c.id, title: c.title, kind, expect: c.expect, checks: {}, violations: [], notes: [], outcomes: {}, ms: 0 };
   const t0 = Date.now();
   const spec = KINDS[kind];
+  const timeoutMs = c.timeoutMs ?? TIMEOUT_MS;
   // every case gets its own server: a fault (or a server bug it triggers) cannot leak into another case
   const own = await startUpstream(kind, { args: SERVER_ARGS[kind] });
   const up = own;
@@ -286,7 +295,7 @@ async function runCase(browser, staticOrigin, c, kind) {
     const cdp = await context.newCDPSession(page);
     const batchArgs = (n, extra = {}) => ({
       url: proxy.url, n, tool: spec.tool.name, args: spec.tool.args(TASK_MS), ttlMs: TTL_MS,
-      deadlineMs: DEADLINE_MS, graceMs: 800, options: CLIENT_OPTIONS, secret: SECRET, ...extra,
+      deadlineMs: DEADLINE_MS, graceMs: 800, options: { ...CLIENT_OPTIONS, requestTimeoutMs: timeoutMs }, secret: SECRET, ...extra,
     });
     // warm-up (no fault): must work, then the memory baseline
     const warm = await page.evaluate((a) => window.__faults.runBatch(a), batchArgs(1, { args: spec.tool.args(200) }));
@@ -326,6 +335,7 @@ async function runCase(browser, staticOrigin, c, kind) {
     const checked = checkBounds(stats, {
       n,
       polls,
+      timeoutMs,
       sessionFaults: c.id === "session-gone" ? 1 : 0,
       restarts: c.action === "restart" ? 1 : 0,
       refusedConnects: c.id === "connect-5xx" ? 2 : 0,
@@ -427,7 +437,11 @@ function table(rows, extra) {
 // ---------------------------------------------------------------- main
 
 async function main() {
-  const cases = buildCases({ n: N, timeoutMs: TIMEOUT_MS });
+  const cases = buildCases({ n: N, timeoutMs: TIMEOUT_MS }).map((c) => {
+    const o = CASE_OPTIONS[c.id];
+    return o ? { ...c, ...o, title: `${c.title} [${Object.entries(o).map(([k, v]) => `${k} ${v}`).join(", ")}]` } : c;
+  });
+  for (const id of Object.keys(CASE_OPTIONS)) if (!cases.some((c) => c.id === id)) throw new Error(`--case-options: no case ${id}`);
   const want = opt("--cases") ? opt("--cases").split(",") : null;
   const kinds = (opt("--kinds") ? opt("--kinds").split(",") : DEFAULT_KINDS).filter((k) => KINDS[k]?.transport === "http");
   if (!existsSync(path.join(PKG, "index.js"))) {
