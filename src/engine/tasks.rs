@@ -18,10 +18,10 @@ use super::Engine;
 pub(crate) const FINAL_POLL_TRIES: u32 = 3;
 
 /// JSON-RPC codes servers use for "no such task" (match on meaning; the raw code is kept).
-const GONE_CODES: [i64; 3] = [-32602, -32002, -32010];
+pub(crate) const GONE_CODES: [i64; 3] = [-32602, -32002, -32010];
 /// Also "no such task" from a legacy server; from a sessionless (modern) server it means a
 /// malformed request, which says nothing about the task.
-const LEGACY_GONE_CODE: i64 = -32600;
+pub(crate) const LEGACY_GONE_CODE: i64 = -32600;
 
 /// Where a snapshot came from (decides the next poll).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
