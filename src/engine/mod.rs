@@ -115,8 +115,6 @@ pub struct Engine {
     tools: Tools,
     listen: listen::Listen,
     blocking: results::Blocking,
-    /// The text of the status answer being handled, without its id (see `echo.rs`).
-    echo: Option<String>,
     timers: Timers,
     visible: bool,
     last_catch_up: Option<Millis>,
@@ -128,10 +126,18 @@ pub struct Engine {
 impl Engine {
     /// A new engine; it starts connecting at once (its first outputs are the probe or `initialize`).
     pub fn new(config: Config, seed: u64, now: Millis) -> Engine {
+        let mut engine = Engine::idle(config, Rng::new(seed));
+        engine.connect(now);
+        engine
+    }
+
+    /// An engine with no session and nothing queued: [`Engine::new`] starts connecting it,
+    /// [`Engine::resume`] continues a session in it.
+    fn idle(config: Config, rng: Rng) -> Engine {
         let session = Session::new(&config);
-        let mut engine = Engine {
+        Engine {
             cfg: config,
-            rng: Rng::new(seed),
+            rng,
             out: VecDeque::new(),
             closed: false,
             session,
@@ -145,16 +151,13 @@ impl Engine {
             tools: Tools::default(),
             listen: listen::Listen::default(),
             blocking: results::Blocking::default(),
-            echo: None,
             timers: Timers::default(),
             visible: true,
             last_catch_up: None,
             next_sub: 1,
             next_op: 1,
             next_call: CallId::FIRST,
-        };
-        engine.connect(now);
-        engine
+        }
     }
 
     /// Feeds one thing that happened.
@@ -327,6 +330,11 @@ impl Engine {
     /// Ends everything: each live subscription gets `Done{Failed: Closed}`, each open operation a
     /// `Closed` reply; a legacy HTTP session is ended (`DELETE`).
     pub fn close(&mut self, _now: Millis) {
+        self.shut(true);
+    }
+
+    /// [`Engine::close`], ending the server session too when `end_session`.
+    fn shut(&mut self, end_session: bool) {
         if self.closed {
             return;
         }
@@ -351,7 +359,7 @@ impl Engine {
         for op in self.open_ops() {
             self.reply(op, Err(closed_error()));
         }
-        if let Some(headers) = self.session.end_session_headers() {
+        if let Some(headers) = self.session.end_session_headers().filter(|_| end_session) {
             self.out.push_back(Output::EndSession { headers });
         }
         self.closed = true;
@@ -456,7 +464,7 @@ impl Engine {
                 Timer::Listen => self.send_listen(now),
                 Timer::Hold => self.release_hold(now),
                 Timer::Tools => self.retry_tools(now),
-                Timer::Resume(n) => self.resume(n),
+                Timer::Resume(n) => self.resume_stream(n),
             }
         }
     }

@@ -9,6 +9,7 @@ use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::{Outcome, Task, TaskStatus};
 
 use super::api::{ClientError, Millis, SubId};
+use super::echo::PollEcho;
 use super::iso8601;
 use super::requests::Encoded;
 use super::scheduler::PollState;
@@ -69,7 +70,7 @@ pub(crate) struct TaskEntry {
     /// The encoded `tasks/get`, valid for one session epoch.
     pub(crate) poll_request: Option<(u64, Encoded)>,
     /// The last status answer applied, without its id (see `echo.rs`).
-    pub(crate) poll_echo: Option<String>,
+    pub(crate) poll_echo: Option<PollEcho>,
 }
 
 impl TaskEntry {

@@ -95,7 +95,7 @@ impl Engine {
     }
 
     /// The resumption delay of request `n` is over: `GET` its stream from the last event id.
-    pub(crate) fn resume(&mut self, n: ReqId) {
+    pub(crate) fn resume_stream(&mut self, n: ReqId) {
         let key = self.reqs.key();
         let headers = self.session.session_headers();
         let Some(p) = self.reqs.pending.get_mut(&n) else {

@@ -7,6 +7,7 @@ use crate::protocol::jsonrpc::{Id, Message};
 
 use super::absent::METHOD_NOT_FOUND;
 use super::api::{ClientError, ErrorKind, Millis, Output, SendKey, TransportError};
+use super::echo::PollEcho;
 use super::requests::{Failure, Pending, Purpose};
 use super::Engine;
 
@@ -29,9 +30,9 @@ impl Engine {
                         .pending
                         .get(&n)
                         .is_some_and(|p| matches!(p.purpose, Purpose::Get(_)));
-                    self.echo = get.then(|| Self::echo_of(body, n)).flatten();
+                    let echo = get.then(|| PollEcho::of(body, n)).flatten();
                     self.note_server_info(&result);
-                    self.complete(now, n, Ok(result));
+                    self.complete_echoed(now, n, Ok(result), echo);
                 }
             }
             Message::Error {
@@ -259,11 +260,23 @@ impl Engine {
         }
     }
 
+    /// Request `n` is over with `res`: hands it to whatever it was for.
     pub(crate) fn complete(
         &mut self,
         now: Millis,
         n: ReqId,
         res: Result<serde_json::Value, Failure>,
+    ) {
+        self.complete_echoed(now, n, res, None);
+    }
+
+    /// [`Engine::complete`] for an answer whose text is known (`echo`: a status answer's).
+    fn complete_echoed(
+        &mut self,
+        now: Millis,
+        n: ReqId,
+        res: Result<serde_json::Value, Failure>,
+        echo: Option<PollEcho>,
     ) {
         let Some(p) = self.take_pending(n) else {
             return;
@@ -272,10 +285,7 @@ impl Engine {
             Purpose::Probe => self.on_probe(now, res),
             Purpose::Initialize => self.on_initialize(now, res, p.session_id),
             Purpose::Call(c) => self.on_call_reply(now, c, n, res),
-            Purpose::Get(t) => {
-                let echo = self.echo.take();
-                self.on_get(now, &t, res, echo)
-            }
+            Purpose::Get(t) => self.on_get(now, &t, res, echo),
             Purpose::Result(t) => self.on_result(now, &t, res),
             Purpose::List { op, .. } => self.on_list(op, res),
             Purpose::Tools { .. } => self.on_tools_page(now, res),

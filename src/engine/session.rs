@@ -157,6 +157,14 @@ impl Session {
     }
 
     /// Headers for the `DELETE` that ends a legacy HTTP session, if there is one.
+    /// Continues a session another engine opened with `initialize`: its protocol version and
+    /// session id (the server knows this client already: no handshake is sent).
+    pub(crate) fn continue_handshake(&mut self, protocol_version: &str, session_id: Option<&str>) {
+        self.handshake = true;
+        self.protocol_version = protocol_version.to_owned();
+        self.session_id = session_id.filter(|s| !s.is_empty()).map(str::to_owned);
+    }
+
     pub(crate) fn end_session_headers(&self) -> Option<Vec<(String, String)>> {
         (self.handshake && self.session_id.is_some()).then(|| self.session_headers())
     }

@@ -7,6 +7,7 @@ use crate::protocol::model::{Outcome, Task, TaskStatus};
 
 use super::absent::TaskMethod;
 use super::api::{ClientError, End, ErrorKind, Event, Millis, SubId};
+use super::echo::PollEcho;
 use super::inputs::Origin;
 use super::registry::TaskEntry;
 use super::registry::{self, Fetch};
@@ -394,7 +395,7 @@ impl Engine {
         now: Millis,
         task_id: &str,
         res: Result<Value, Failure>,
-        echo: Option<String>,
+        echo: Option<PollEcho>,
     ) {
         let Some(entry) = self.tasks.get_mut(task_id) else {
             return;

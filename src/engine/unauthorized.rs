@@ -29,7 +29,7 @@ impl Engine {
         if again && p.stream.resumed {
             p.reauthorized = true;
             self.reqs.keys.remove(&key);
-            return self.resume(n);
+            return self.resume_stream(n);
         }
         if again {
             if let Some(p) = self.take_pending(n) {
