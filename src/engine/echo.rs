@@ -79,10 +79,10 @@ impl Engine {
     /// The answer on `via` is the pending status request's, identical to the task's last applied
     /// one: the request is done and the next poll scheduled. `false`: decode it as usual.
     pub(crate) fn unchanged_poll(&mut self, now: Millis, via: SendKey, body: &str) -> bool {
-        let Some(&n) = self.reqs.keys.get(&via) else {
+        let Some(n) = self.reqs.id_of(via) else {
             return false;
         };
-        let Some(Purpose::Get(t)) = self.reqs.pending.get(&n).map(|p| &p.purpose) else {
+        let Some(Purpose::Get(t)) = self.reqs.purpose(n) else {
             return false;
         };
         let Some(e) = self.tasks.get(t) else {

@@ -421,9 +421,7 @@ impl Engine {
     fn open_ops(&self) -> Vec<OpId> {
         let mut ops: Vec<OpId> = self
             .reqs
-            .pending
-            .values()
-            .map(|p| &p.purpose)
+            .purposes()
             .chain(self.session.queue.iter())
             .filter_map(Purpose::op)
             .chain(self.tools.ops.iter().copied())

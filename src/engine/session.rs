@@ -192,9 +192,8 @@ impl Engine {
 
     fn connect_in_flight(&self) -> bool {
         self.reqs
-            .pending
-            .values()
-            .any(|p| matches!(p.purpose, Purpose::Probe | Purpose::Initialize))
+            .purposes()
+            .any(|p| matches!(p, Purpose::Probe | Purpose::Initialize))
     }
 
     /// `initialize` for dialects with a handshake; ready at once for those without.
