@@ -176,20 +176,20 @@ impl Engine {
             return Err(error);
         }
         let support: Option<Support> = tool.map(|n| self.tools.support(n));
-        let offers_tasks = self.session.tasks;
+        let offers_tasks = self.session.offers_tasks();
         if !offers_tasks && tools::needs_task(support, call.opts.augment) {
             return Err(ClientError::new(
                 ErrorKind::Unsupported,
                 "this call needs a task and the server offers no tasks",
             ));
         }
-        let caps = tools::effective_caps(&self.session.server_caps, codec.names_tasks());
+        let caps = tools::effective_caps(self.session.server_caps(), codec.names_tasks());
         tools::decide(
             &caps,
             self.session.protocol_version(),
             support,
             call.opts.augment,
-            self.session.augments && offers_tasks,
+            self.session.augments() && offers_tasks,
         )
     }
 

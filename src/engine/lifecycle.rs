@@ -129,7 +129,7 @@ impl Engine {
                 entry.status(),
                 Some(TaskStatus::Completed) | Some(TaskStatus::Failed)
             );
-        match (wants_outcome, self.session.fetches_results) {
+        match (wants_outcome, self.session.fetches_results()) {
             (true, true) => self.fetch_outcome(now, task_id),
             (true, false) => self.final_inline_get(now, task_id),
             (false, _) => self.deliver_end(now, task_id),
@@ -288,15 +288,14 @@ impl Engine {
         let ours = |p: &Purpose| matches!(p, Purpose::Get(t) | Purpose::Result(t) if t == task_id);
         let queued_get = self
             .session
-            .queue
-            .iter()
+            .waiting()
             .any(|p| matches!(p, Purpose::Get(t) if t == task_id));
         if polling && !queued_get {
             // A status request is out (it times out).
             let at = now.saturating_add(self.cfg.request_timeout_ms.max(1));
             return self.set_task_timer(TaskTimer::Gc, task_id, at);
         }
-        self.session.queue.retain(|p| !ours(p));
+        self.session.drop_waiting(ours);
         if let Some(p) = result.and_then(|n| self.take_pending(n)) {
             self.out.push_back(super::api::Output::Abort { key: p.key });
         }

@@ -204,7 +204,7 @@ impl Engine {
         if self.out.is_empty() && !self.closed {
             self.run_timers(now);
         }
-        if self.session.drain && !self.closed {
+        if self.session.draining() && !self.closed {
             self.drain_held(now);
         }
         if self.blocking.freed && !self.closed {
@@ -370,7 +370,7 @@ impl Engine {
         self.inputs = Inputs::default();
         self.reqs = Requests::default();
         self.blocking = results::Blocking::default();
-        self.session.queue.clear();
+        self.session.drop_waiting(|_| true);
     }
 
     // ----- shared helpers -----
@@ -422,7 +422,7 @@ impl Engine {
         let mut ops: Vec<OpId> = self
             .reqs
             .purposes()
-            .chain(self.session.queue.iter())
+            .chain(self.session.waiting())
             .filter_map(Purpose::op)
             .chain(self.tools.ops.iter().copied())
             .collect();

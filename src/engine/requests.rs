@@ -399,7 +399,7 @@ impl Engine {
             return;
         }
         let Some(codec) = self.session.ready_codec().filter(|_| !self.held(&p)) else {
-            self.session.queue.push(p);
+            self.session.wait(p);
             return;
         };
         let p = match p {
@@ -450,7 +450,7 @@ impl Engine {
         t: String,
         codec: &'static dyn crate::protocol::dialect::Codec,
     ) {
-        let epoch = self.session.epoch;
+        let epoch = self.session.epoch();
         let Some(entry) = self.tasks.get_mut(&t) else {
             return;
         };
@@ -526,8 +526,8 @@ impl Engine {
         let pending = Pending {
             purpose: p,
             key,
-            epoch: self.session.epoch,
-            sessioned: self.session.session_id.is_some(),
+            epoch: self.session.epoch(),
+            sessioned: self.session.session_id().is_some(),
             http_status: None,
             retry_after: None,
             session_id: None,

@@ -240,7 +240,7 @@ impl Engine {
         let Some(p) = self.take_pending(n) else {
             return;
         };
-        if p.epoch == self.session.epoch && self.session.is_ready() {
+        if p.epoch == self.session.epoch() && self.session.is_ready() {
             self.reinitialize(now);
         }
         match p.purpose {
@@ -288,7 +288,7 @@ impl Engine {
     /// The (WebSocket) connection went down or came back.
     pub(crate) fn on_connection(&mut self, now: Millis, up: bool) {
         if !up {
-            self.session.link_down = true;
+            self.session.link_lost();
             for n in self.reqs.ids() {
                 let error = ClientError::new(ErrorKind::Transport, "the connection was lost");
                 self.complete(
@@ -303,7 +303,7 @@ impl Engine {
             }
             return;
         }
-        if std::mem::take(&mut self.session.link_down) {
+        if self.session.link_back() {
             self.reconnected(now);
         }
     }

@@ -119,6 +119,76 @@ impl Session {
         }
     }
 
+    /// Whether the server offers tasks in this session.
+    pub(crate) fn offers_tasks(&self) -> bool {
+        self.tasks
+    }
+
+    /// The server's declared capabilities.
+    pub(crate) fn server_caps(&self) -> &Value {
+        &self.server_caps
+    }
+
+    /// The legacy `Mcp-Session-Id`, when the server gave one.
+    pub(crate) fn session_id(&self) -> Option<&str> {
+        self.session_id.as_deref()
+    }
+
+    /// The session generation (bumped on every re-initialization).
+    pub(crate) fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
+    /// Asking for a task changes the request in this dialect.
+    pub(crate) fn augments(&self) -> bool {
+        self.augments
+    }
+
+    /// The dialect fetches outcomes with `tasks/result` (modern carries them inline).
+    pub(crate) fn fetches_results(&self) -> bool {
+        self.fetches_results
+    }
+
+    /// The dialect needs an explicit opt-in for status pushes.
+    pub(crate) fn listens(&self) -> bool {
+        self.listens
+    }
+
+    /// Requests held back by a hold may go now (checked before the next output).
+    pub(crate) fn draining(&self) -> bool {
+        self.drain
+    }
+
+    /// The (WebSocket) link is down.
+    pub(crate) fn link_down(&self) -> bool {
+        self.link_down
+    }
+
+    /// The (WebSocket) link went down.
+    pub(crate) fn link_lost(&mut self) {
+        self.link_down = true;
+    }
+
+    /// The (WebSocket) link is up: whether it had been down.
+    pub(crate) fn link_back(&mut self) -> bool {
+        std::mem::take(&mut self.link_down)
+    }
+
+    /// `p` waits for the session to be ready.
+    pub(crate) fn wait(&mut self, p: Purpose) {
+        self.queue.push(p);
+    }
+
+    /// The requests waiting for the session.
+    pub(crate) fn waiting(&self) -> impl Iterator<Item = &Purpose> {
+        self.queue.iter()
+    }
+
+    /// Drops the waiting requests `gone` says are no longer wanted (all of them: `|_| true`).
+    pub(crate) fn drop_waiting(&mut self, gone: impl Fn(&Purpose) -> bool) {
+        self.queue.retain(|p| !gone(p));
+    }
+
     pub(crate) fn is_ready(&self) -> bool {
         self.phase == Phase::Ready
     }

@@ -90,8 +90,8 @@ impl Engine {
         Some(SessionSnapshot {
             dialect: self.dialect()?,
             protocol_version: self.session.protocol_version().to_owned(),
-            session_id: self.session.session_id.clone(),
-            capabilities: self.session.server_caps.clone(),
+            session_id: self.session.session_id().map(str::to_owned),
+            capabilities: self.session.server_caps().clone(),
             server_info,
         })
     }

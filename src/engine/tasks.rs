@@ -197,7 +197,7 @@ impl Engine {
             }
         }
         let applied = registry::apply(entry, task);
-        if src == Source::Poll && !self.session.fetches_results {
+        if src == Source::Poll && !self.session.fetches_results() {
             // Inline outcomes: a poll that saw the end carried whatever outcome there is.
             entry.final_get |= entry.is_terminal();
         }
@@ -229,7 +229,7 @@ impl Engine {
         if let Some((_, to)) = applied.transition {
             entry.poll.since = Some(now);
             fetch = (to == TaskStatus::InputRequired || (hold_running && !to.is_terminal()))
-                && self.session.fetches_results
+                && self.session.fetches_results()
                 && entry.result == Fetch::Idle
                 && has_subs;
             if fetch {
