@@ -76,7 +76,7 @@ use api::{
     SubId,
 };
 use calls::Call;
-use ids::{CallId, Slot};
+use ids::CallId;
 use inputs::Inputs;
 use registry::Registry;
 use requests::{Purpose, Requests};
@@ -106,9 +106,6 @@ pub struct Engine {
     session: Session,
     reqs: Requests,
     tasks: Registry,
-    /// Task slot → task id (timers name tasks by slot).
-    slots: HashMap<Slot, String, scheduler::IdHash>,
-    next_slot: Slot,
     subs: HashMap<SubId, Target>,
     calls: HashMap<CallId, Call>,
     inputs: Inputs,
@@ -143,8 +140,6 @@ impl Engine {
             session,
             reqs: Requests::default(),
             tasks: Registry::new(),
-            slots: HashMap::default(),
-            next_slot: Slot::FIRST,
             subs: HashMap::new(),
             calls: HashMap::new(),
             inputs: Inputs::default(),
@@ -365,7 +360,6 @@ impl Engine {
         self.closed = true;
         self.timers.clear_all();
         self.tasks.clear();
-        self.slots.clear();
         self.calls.clear();
         self.inputs = Inputs::default();
         self.reqs = Requests::default();
@@ -448,7 +442,7 @@ impl Engine {
         while let Some(timer) = self.timers.pop_due(now) {
             match timer {
                 Timer::Task(kind, slot) => {
-                    let Some(t) = self.slots.get(&slot).cloned() else {
+                    let Some(t) = self.tasks.id_at(slot).cloned() else {
                         continue;
                     };
                     match kind {

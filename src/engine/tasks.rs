@@ -43,18 +43,7 @@ pub(crate) enum Source {
 impl Engine {
     /// The entry of a task, created (with a fresh slot) when new.
     pub(crate) fn task_entry(&mut self, task_id: &str) -> &mut TaskEntry {
-        if !self.tasks.contains_key(task_id) {
-            let slot = self.next_slot.take_next();
-            self.slots.insert(slot, task_id.to_owned());
-            self.tasks.insert(
-                task_id.to_owned(),
-                TaskEntry {
-                    slot,
-                    ..TaskEntry::default()
-                },
-            );
-        }
-        self.tasks.entry(task_id.to_owned()).or_default()
+        self.tasks.entry(task_id)
     }
 
     /// Whether a JSON-RPC error code answering a request about a task means "no such task".
@@ -68,7 +57,6 @@ impl Engine {
     pub(crate) fn remove_task(&mut self, task_id: &str) -> Option<TaskEntry> {
         let entry = self.tasks.remove(task_id)?;
         self.drop_result(task_id);
-        self.slots.remove(&entry.slot);
         for kind in [
             TaskTimer::Poll,
             TaskTimer::Deadline,
