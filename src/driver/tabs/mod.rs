@@ -14,7 +14,6 @@
 //! Tracked tasks live in [`persist`](crate::driver::persist); `onTaskDoneOnce` callbacks go
 //! through the [`Ledger`] so they fire exactly once across tabs and reloads.
 
-mod idmap;
 mod leader;
 mod ledger;
 mod tab;

@@ -21,7 +21,9 @@ impl Tab {
         let weak = self.weak();
         let channel = locks.as_ref().and_then(|_| {
             Channel::open(&lock_base(&self.0.scope), move |text| {
-                if let (Some(t), Some(msg)) = (weak.upgrade(), Msg::decode(&text)) {
+                if let (Some(t), Some(msg)) =
+                    (weak.upgrade(), crate::driver::tabs::wire::decode(&text))
+                {
                     Tab(t).on_message(msg);
                 }
             })

@@ -15,12 +15,12 @@ use std::rc::{Rc, Weak};
 
 use gloo_timers::callback::Interval;
 
-use super::idmap::IdMap;
 use super::leader::Leading;
 use super::ledger::Ledger;
 use super::web::{self, Channel, Held, Listener};
 use super::wire::{Msg, Op, SessionWire, TabId};
 use super::{Requestor, SharedOptions};
+use crate::coord::idmap::IdMap;
 use crate::driver::persist::{Scope, Store};
 use crate::driver::{global, DriverOptions, HeaderSource, Host, TransportKind};
 use crate::engine::api::{ClientError, Config, End, ErrorKind, Event, OpId, SubId};
@@ -298,9 +298,9 @@ impl Tab {
                 end,
             });
         }
-        for id in ops.keys() {
+        for (id, _) in ops {
             self.push_local(Event::Reply {
-                op: OpId(*id),
+                op: OpId(id),
                 result: Err(error.clone()),
             });
         }
