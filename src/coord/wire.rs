@@ -91,6 +91,24 @@ pub struct SessionWire {
 }
 
 impl SessionWire {
+    /// The session an [`Event::Connected`] describes.
+    pub fn of(ev: Event) -> Option<SessionWire> {
+        match ev {
+            Event::Connected {
+                dialect,
+                protocol_version,
+                server_info,
+                capabilities,
+            } => Some(SessionWire {
+                dialect,
+                protocol_version,
+                server_info,
+                capabilities,
+            }),
+            _ => None,
+        }
+    }
+
     pub fn event(&self) -> Event {
         Event::Connected {
             dialect: self.dialect,

@@ -14,21 +14,12 @@ impl Coord {
             return;
         }
         match ev {
-            Event::Connected {
-                dialect,
-                protocol_version,
-                server_info,
-                capabilities,
-            } => {
-                let s = SessionWire {
-                    dialect,
-                    protocol_version,
-                    server_info: server_info.clone(),
-                    capabilities,
-                };
+            ev @ Event::Connected { .. } => {
+                let Some(s) = SessionWire::of(ev) else { return };
                 if let Some(l) = self.leading() {
-                    l.server_info = server_info.clone();
+                    l.server_info = s.server_info.clone();
                 }
+                let server_info = s.server_info.clone();
                 self.announce_session(&s);
                 self.announce(now);
                 self.emit(Output::SaveSession { server_info });
