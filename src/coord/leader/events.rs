@@ -1,11 +1,10 @@
 //! Routing the leader engine's events back to the tabs (engine ids → tab-local ids).
 
-use std::collections::BTreeSet;
-
 use super::{Dest, Pending};
 use crate::coord::wire::{Msg, SessionWire, TabId};
 use crate::coord::{Coord, Output};
 use crate::engine::api::{End, Event, InputId, Millis, OpId, SubId};
+use crate::engine::sorted::SortedSet;
 
 impl Coord {
     /// Routes one event of the leader's engine (ignored once that leadership ended).
@@ -75,7 +74,7 @@ impl Coord {
                 task_id: Some(task),
                 error,
             } => {
-                let tabs: BTreeSet<TabId> = self
+                let tabs: SortedSet<TabId> = self
                     .leading_ref()
                     .map(|l| {
                         let r = &l.router;
@@ -90,7 +89,7 @@ impl Coord {
                     })
                     .unwrap_or_default();
                 let tabs = if tabs.is_empty() {
-                    BTreeSet::from([self.id])
+                    [self.id].into_iter().collect()
                 } else {
                     tabs
                 };

@@ -1,12 +1,13 @@
 //! The other tabs as the leader sees them: their messages, their visibility, and the periodic
 //! housekeeping (checkpoints, pruning tabs that died silently).
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::HashSet;
 
 use super::{Peer, Work};
 use crate::coord::wire::{Msg, TabId};
 use crate::coord::{Coord, Output};
 use crate::engine::api::{Input, Millis};
+use crate::engine::sorted::SortedSet;
 
 /// Persist tracked tasks' poll times this often (in ticks).
 const CHECKPOINT_TICKS: u64 = 5;
@@ -17,7 +18,7 @@ impl Coord {
     pub(in crate::coord) fn leader_tick(&mut self, now: Millis, n: u64) {
         self.announce(now);
         if n % CHECKPOINT_TICKS == 0 {
-            let ids: BTreeSet<String> = self
+            let ids: SortedSet<String> = self
                 .leading_ref()
                 .map(|l| l.router.sub_tasks.values().cloned().collect())
                 .unwrap_or_default();
@@ -35,7 +36,7 @@ impl Coord {
         let me = self.id;
         let Some(l) = self.leading() else { return };
         let alive: HashSet<TabId> = alive.into_iter().collect();
-        let mut tabs: BTreeSet<TabId> = l.router.peers.keys().copied().collect();
+        let mut tabs: SortedSet<TabId> = l.router.peers.keys().copied().collect();
         tabs.extend(l.router.sub_keys.keys().map(|(t, _)| *t));
         tabs.remove(&me);
         let mut gone = Vec::new();

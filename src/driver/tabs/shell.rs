@@ -6,7 +6,6 @@ mod lead;
 mod page;
 
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeSet;
 use std::rc::{Rc, Weak};
 
 use gloo_timers::callback::Interval;
@@ -19,6 +18,7 @@ use crate::coord::{Coord, Input, Output};
 use crate::driver::persist::{Scope, Store};
 use crate::driver::{global, Driver, DriverOptions, HeaderSource, Host, TransportKind};
 use crate::engine::api::{CallOptions, Config, InputId, OpId, SubId};
+use crate::engine::sorted::SortedSet;
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::{Dialect, Task};
 
@@ -68,7 +68,7 @@ struct Inner {
     host: RefCell<Option<Host>>,
     web: RefCell<WebParts>,
     /// Task records to write (batched, in task id order).
-    dirty: RefCell<BTreeSet<String>>,
+    dirty: RefCell<SortedSet<String>>,
     flushing: Cell<bool>,
     pumping: Cell<bool>,
 }
@@ -116,7 +116,7 @@ impl Tab {
             driver: RefCell::new(None),
             host: RefCell::new(Some(host)),
             web: RefCell::new(WebParts::default()),
-            dirty: RefCell::new(BTreeSet::new()),
+            dirty: RefCell::new(SortedSet::default()),
             flushing: Cell::new(false),
             pumping: Cell::new(false),
         }));
