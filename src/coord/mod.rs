@@ -25,7 +25,7 @@ use std::collections::{HashMap, VecDeque};
 
 use serde_json::Value;
 
-use crate::engine::api::{ClientError, ErrorKind, Event, Millis, OpId, SubId};
+use crate::engine::api::{ClientError, End, ErrorKind, Event, Millis, OpId, SubId};
 use crate::engine::snapshot::TaskSnapshot;
 use crate::engine::sorted::SortedSet;
 use crate::protocol::model::Task;
@@ -274,7 +274,7 @@ impl Coord {
         }
         let error = ClientError::new(ErrorKind::Closed, "the client was closed");
         for (id, s) in std::mem::take(&mut self.subs) {
-            let end = crate::engine::api::End::Failed {
+            let end = End::Failed {
                 error: error.clone(),
             };
             self.emit(Output::Deliver(Event::Done {
