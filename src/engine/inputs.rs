@@ -8,7 +8,7 @@ use crate::protocol::dialect::Outgoing;
 use crate::protocol::jsonrpc::{codes, Id, Message, RpcError};
 use crate::protocol::model::InputRequest;
 
-use super::api::{ClientError, ErrorKind, Event, InputId, Millis, SendKey};
+use super::api::{ClientError, ErrorKind, Event, InputId, Millis, SendKey, INPUT_WITHDRAWN};
 use super::elicit::{fill_defaults, ELICIT};
 use super::requests::{Failure, Purpose};
 use super::sorted::SortedMap;
@@ -26,6 +26,8 @@ pub(crate) enum Origin {
     Task,
     /// A modern MRTR round of a call.
     Mrtr(u64),
+    /// A server request the client runs as a task (see `receiver`): the answer is the task's outcome.
+    Hosted,
 }
 
 /// One input request the host has not answered yet (or whose answer is not delivered yet).
@@ -67,7 +69,7 @@ impl Engine {
         task_id: Option<String>,
         request: InputRequest,
         origin: Origin,
-    ) {
+    ) -> InputId {
         self.inputs.next += 1;
         let id = InputId(self.inputs.next);
         let open = Open {
@@ -82,6 +84,24 @@ impl Engine {
             task_id,
             request,
         });
+        id
+    }
+
+    /// Withdraws an open input request: the host is told to stop (see [`INPUT_WITHDRAWN`]).
+    pub(crate) fn withdraw_input(&mut self, id: InputId, reason: &str) {
+        let Some(open) = self.inputs.open.remove(&id) else {
+            return;
+        };
+        let request = InputRequest {
+            key: open.request.key,
+            method: INPUT_WITHDRAWN.to_owned(),
+            params: json!({ "reason": reason }),
+        };
+        self.emit(Event::Input {
+            id,
+            task_id: open.task_id,
+            request,
+        });
     }
 
     /// A request from the server: `ping` is answered here, host methods are surfaced (once per
@@ -94,12 +114,14 @@ impl Engine {
         method: &str,
         params: Option<Value>,
     ) {
-        let _ = now;
         if method == "ping" {
             return self.respond(Message::Response {
                 id,
                 result: json!({}),
             });
+        }
+        if self.hosted_request(now, &id, method, params.as_ref()) {
+            return;
         }
         if !HOST_METHODS.contains(&method) {
             let error = RpcError::new(
@@ -140,7 +162,7 @@ impl Engine {
         self.surface_input(related.or(by_stream), request, Origin::Server(id));
     }
 
-    fn respond(&mut self, msg: Message) {
+    pub(crate) fn respond(&mut self, msg: Message) {
         let headers = match self.session.codec_any() {
             Some(c) => c.message_headers(&self.session.info(), &msg),
             None => Vec::new(),
@@ -172,6 +194,14 @@ impl Engine {
             }
             v
         });
+        if open.origin == Origin::Hosted {
+            let task_id = open.task_id.clone();
+            self.inputs.open.remove(&id);
+            if let Some(t) = task_id {
+                self.hosted_answer(now, &t, answer);
+            }
+            return;
+        }
         if let Origin::Mrtr(c) = open.origin {
             let key = open.request.key.clone();
             self.inputs.open.remove(&id);

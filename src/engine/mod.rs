@@ -43,6 +43,7 @@ mod lifecycle;
 mod listen;
 mod negotiate;
 mod ops;
+mod receiver;
 mod registry;
 mod requests;
 mod results;
@@ -110,6 +111,8 @@ pub struct Engine {
     tools: Tools,
     listen: listen::Listen,
     blocking: results::Blocking,
+    /// Tasks this client runs for the server.
+    hosted: receiver::Hosted,
     /// The text of the status answer being handled, without its id (see `echo.rs`).
     echo: Option<String>,
     timers: Timers,
@@ -140,6 +143,7 @@ impl Engine {
             tools: Tools::default(),
             listen: listen::Listen::default(),
             blocking: results::Blocking::default(),
+            hosted: receiver::Hosted::default(),
             echo: None,
             timers: Timers::default(),
             visible: true,
@@ -357,6 +361,7 @@ impl Engine {
         self.inputs = Inputs::default();
         self.reqs = Requests::default();
         self.blocking = results::Blocking::default();
+        self.hosted = receiver::Hosted::default();
         self.session.queue.clear();
     }
 
@@ -420,13 +425,13 @@ impl Engine {
         ops
     }
 
-    /// When the engine next needs to run: its earliest timer or request timeout.
+    /// When the engine next needs to run: its earliest timer, request timeout or hosted expiry.
     fn next_wake(&mut self) -> Option<Millis> {
-        let timeout = self.reqs.next_timeout();
-        match (self.timers.next(), timeout) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        let timer = self.timers.next();
+        [timer, self.reqs.next_timeout(), self.hosted.next_expiry()]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     fn run_timers(&mut self, now: Millis) {
@@ -434,6 +439,7 @@ impl Engine {
             self.on_timeout(now, n);
         }
         self.respace_after_leap(now);
+        self.expire_hosted(now);
         while let Some(timer) = self.timers.pop_due(now) {
             match timer {
                 Timer::Task(kind, slot) => {
