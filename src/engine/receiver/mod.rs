@@ -24,6 +24,7 @@ use serde_json::{json, Value};
 use crate::protocol::jsonrpc::{Id, RpcError};
 
 use super::api::{InputId, Millis};
+use super::iso8601::format_millis;
 
 /// The ttl of a task whose requestor asked for none.
 pub(crate) const DEFAULT_TTL_MS: Millis = 60 * 60 * 1000;
@@ -86,8 +87,8 @@ impl HostedTask {
         let mut v = json!({
             "taskId": self.id,
             "status": self.status.as_str(),
-            "createdAt": wire::iso8601(self.created_at),
-            "lastUpdatedAt": wire::iso8601(self.updated_at),
+            "createdAt": format_millis(self.created_at),
+            "lastUpdatedAt": format_millis(self.updated_at),
             "ttl": self.ttl,
             "pollInterval": POLL_INTERVAL_MS,
         });
