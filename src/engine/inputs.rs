@@ -104,6 +104,27 @@ impl Engine {
         });
     }
 
+    /// The server gave up on one of its requests (`notifications/cancelled {requestId}`, e.g. on
+    /// its own timeout): the host's open input for it is withdrawn.
+    pub(crate) fn on_request_cancelled(&mut self, params: Option<&Value>) {
+        let Some(id) = params
+            .and_then(|p| p.get("requestId"))
+            .and_then(|v| serde_json::from_value::<Id>(v.clone()).ok())
+        else {
+            return;
+        };
+        let origin = Origin::Server(id);
+        let open = self
+            .inputs
+            .open
+            .keys()
+            .find(|k| self.inputs.open.get(k).is_some_and(|o| o.origin == origin))
+            .copied();
+        if let Some(k) = open {
+            self.withdraw_input(k, "cancelled");
+        }
+    }
+
     /// A request from the server: `ping` is answered here, host methods are surfaced (once per
     /// id while open), anything else is refused.
     pub(crate) fn on_server_request(

@@ -381,6 +381,31 @@ fn requests_without_task_and_other_eras_are_not_hosted() {
     assert_eq!(error_of(&o, 3).0, -32601);
 }
 
+#[test]
+fn a_server_giving_up_on_a_plain_input_withdraws_it() {
+    let mut e = client();
+    let o = ask(
+        &mut e,
+        T0,
+        41,
+        "elicitation/create",
+        json!({ "message": "plain" }),
+    );
+    let input = o.inputs[0].0;
+    let cancel = |id: Value| {
+        json!({ "jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": { "requestId": id, "reason": "timeout" } })
+    };
+    feed(&mut e, T0 + 1, None, cancel(json!(40)));
+    assert!(out(&mut e, T0 + 1).inputs.is_empty());
+    feed(&mut e, T0 + 2, None, cancel(json!(41)));
+    let o = out(&mut e, T0 + 2);
+    assert_eq!(o.inputs, vec![(input, None, INPUT_WITHDRAWN.to_owned())]);
+    // The host's answer goes nowhere.
+    e.answer_input(T0 + 3, input, Ok(json!({ "action": "decline" })));
+    assert!(out(&mut e, T0 + 3).sent.is_empty());
+}
+
 #[derive(Debug, Clone)]
 enum Op {
     Create(Option<u64>, bool),
