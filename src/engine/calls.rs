@@ -8,6 +8,8 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
+use super::ids::CallId;
+use super::ids::ReqId;
 use crate::protocol::dialect::{CallReply, TaskAugment};
 use crate::protocol::model::{InputRequest, Outcome, Task, TaskStatus};
 use crate::protocol::tool_headers::tool_param_headers;
@@ -39,7 +41,7 @@ pub(crate) struct Call {
     task_id: String,
     augmented: bool,
     /// JSON-RPC id of the latest transmission.
-    pub(crate) req: Option<i64>,
+    pub(crate) req: Option<ReqId>,
     /// The call already became this task while its request is still open (draft).
     became: Option<String>,
     pub(crate) round: Option<Round>,
@@ -58,7 +60,7 @@ impl Call {
 
 impl Engine {
     /// Forgets a call and any input requests of its MRTR round.
-    fn remove_call(&mut self, c: u64) -> Option<Call> {
+    fn remove_call(&mut self, c: CallId) -> Option<Call> {
         self.inputs.drop_call(c);
         self.calls.remove(&c)
     }
@@ -71,8 +73,7 @@ impl Engine {
         params: Value,
         opts: CallOptions,
     ) -> SubId {
-        let c = self.next_call;
-        self.next_call += 1;
+        let c = self.next_call.take_next();
         let sub = self.new_sub(Target::Call(c));
         if self.closed {
             self.done(sub, None, super::closed_end());
@@ -105,7 +106,7 @@ impl Engine {
     }
 
     /// Builds and sends a call (the session is ready). Waits for the tools cache first.
-    pub(crate) fn send_call(&mut self, now: Millis, c: u64) {
+    pub(crate) fn send_call(&mut self, now: Millis, c: CallId) {
         let Some(call) = self.calls.get(&c) else {
             return;
         };
@@ -214,8 +215,8 @@ impl Engine {
     pub(crate) fn on_call_reply(
         &mut self,
         now: Millis,
-        c: u64,
-        n: i64,
+        c: CallId,
+        n: ReqId,
         res: Result<Value, Failure>,
     ) {
         let Some(call) = self.calls.get(&c) else {
@@ -257,7 +258,7 @@ impl Engine {
     }
 
     /// The call ended without a task: the caller gets the outcome.
-    fn call_complete(&mut self, now: Millis, c: u64, outcome: Outcome) {
+    fn call_complete(&mut self, now: Millis, c: CallId, outcome: Outcome) {
         let Some(call) = self.remove_call(c) else {
             return;
         };
@@ -276,7 +277,7 @@ impl Engine {
     }
 
     /// The call could not be made or tracked.
-    pub(crate) fn call_failed(&mut self, c: u64, error: ClientError) {
+    pub(crate) fn call_failed(&mut self, c: CallId, error: ClientError) {
         let Some(call) = self.remove_call(c) else {
             return;
         };
@@ -286,7 +287,7 @@ impl Engine {
     }
 
     /// The server made a task of the call: the caller now follows the task.
-    fn call_became_task(&mut self, now: Millis, c: u64, task: Task, origin: Option<i64>) {
+    fn call_became_task(&mut self, now: Millis, c: CallId, task: Task, origin: Option<ReqId>) {
         let Some(call) = self.remove_call(c) else {
             return;
         };
@@ -325,7 +326,7 @@ impl Engine {
 
     /// The call follows the task it named from now on; `confirmed` when the server said it
     /// exists (else the first status answer, or the original response, will tell).
-    fn call_named_task(&mut self, now: Millis, c: u64, confirmed: bool) {
+    fn call_named_task(&mut self, now: Millis, c: CallId, confirmed: bool) {
         let Some(call) = self.calls.get_mut(&c) else {
             return;
         };
@@ -355,7 +356,7 @@ impl Engine {
 
     /// A task is dropped: a call that became it stops waiting for its original response.
     pub(crate) fn forget_calls_of(&mut self, task_id: &str) {
-        let gone: Vec<u64> = self
+        let gone: Vec<CallId> = self
             .calls
             .iter()
             .filter(|(_, c)| c.became.as_deref() == Some(task_id))
@@ -372,7 +373,7 @@ impl Engine {
     fn call_needs_input(
         &mut self,
         now: Millis,
-        c: u64,
+        c: CallId,
         requests: Vec<InputRequest>,
         state: Option<Value>,
     ) {
@@ -401,7 +402,7 @@ impl Engine {
     }
 
     /// One MRTR answer; `None` = the host declined (the key is left out of `inputResponses`).
-    pub(crate) fn mrtr_answer(&mut self, now: Millis, c: u64, key: &str, value: Option<Value>) {
+    pub(crate) fn mrtr_answer(&mut self, now: Millis, c: CallId, key: &str, value: Option<Value>) {
         let Some(call) = self.calls.get_mut(&c) else {
             return;
         };

@@ -4,13 +4,15 @@
 //! Any other news about the task (a push, a cancel answer, an outcome) forgets the stored answer.
 
 use super::api::{Millis, SendKey};
+use super::ids::ReqId;
 use super::requests::Purpose;
 use super::tasks::Source;
 use super::Engine;
 
 /// `body` split around the value of its first `"id"` member when that value is the number `n`:
 /// the text before the number and the text after it.
-fn split_at_id(body: &str, n: i64) -> Option<(&str, &str)> {
+fn split_at_id(body: &str, n: ReqId) -> Option<(&str, &str)> {
+    let n = n.0;
     let mut digits = [0u8; 20];
     let mut len = 0;
     let mut v = n.unsigned_abs();
@@ -91,7 +93,7 @@ impl Engine {
     }
 
     /// The text of a status answer about to be decoded, kept (without its id) once applied.
-    pub(crate) fn echo_of(body: &str, n: i64) -> Option<String> {
+    pub(crate) fn echo_of(body: &str, n: ReqId) -> Option<String> {
         split_at_id(body, n).map(|(a, b)| {
             let mut s = String::with_capacity(a.len() + b.len());
             s.push_str(a);
@@ -104,25 +106,29 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::split_at_id;
+    use crate::engine::ids::ReqId;
 
     #[test]
     fn the_id_value_is_found_exactly() {
         let b = r#"{"jsonrpc":"2.0","id":12,"result":{"taskId":"t"}}"#;
         assert_eq!(
-            split_at_id(b, 12),
+            split_at_id(b, ReqId(12)),
             Some((r#"{"jsonrpc":"2.0","id":"#, r#","result":{"taskId":"t"}}"#))
         );
-        assert_eq!(split_at_id(b, 1), None);
-        assert_eq!(split_at_id(b, 123), None);
+        assert_eq!(split_at_id(b, ReqId(1)), None);
+        assert_eq!(split_at_id(b, ReqId(123)), None);
         let spaced = r#"{"result":{}, "id" :  -7 }"#;
         assert_eq!(
-            split_at_id(spaced, -7),
+            split_at_id(spaced, ReqId(-7)),
             Some((r#"{"result":{}, "id" :  "#, " }"))
         );
-        assert_eq!(split_at_id(r#"{"id":7.5}"#, 7), None);
-        assert_eq!(split_at_id(r#"{"id":"7"}"#, 7), None);
-        assert_eq!(split_at_id(r#"{"id":"#, 7), None);
-        assert_eq!(split_at_id("", 0), None);
-        assert_eq!(split_at_id(r#"{"id":0}"#, 0), Some((r#"{"id":"#, "}")));
+        assert_eq!(split_at_id(r#"{"id":7.5}"#, ReqId(7)), None);
+        assert_eq!(split_at_id(r#"{"id":"7"}"#, ReqId(7)), None);
+        assert_eq!(split_at_id(r#"{"id":"#, ReqId(7)), None);
+        assert_eq!(split_at_id("", ReqId(0)), None);
+        assert_eq!(
+            split_at_id(r#"{"id":0}"#, ReqId(0)),
+            Some((r#"{"id":"#, "}"))
+        );
     }
 }

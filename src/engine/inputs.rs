@@ -4,6 +4,7 @@
 
 use serde_json::{json, Value};
 
+use super::ids::CallId;
 use crate::protocol::dialect::Outgoing;
 use crate::protocol::jsonrpc::{codes, Id, Message, RpcError};
 use crate::protocol::model::InputRequest;
@@ -25,7 +26,7 @@ pub(crate) enum Origin {
     /// A modern task's `inputRequests` entry.
     Task,
     /// A modern MRTR round of a call.
-    Mrtr(u64),
+    Mrtr(CallId),
     /// A server request the client runs as a task (see `receiver`): the answer is the task's outcome.
     Hosted,
 }
@@ -53,7 +54,7 @@ impl Inputs {
     }
 
     /// Forgets the open requests of an MRTR call that ended.
-    pub(crate) fn drop_call(&mut self, call: u64) {
+    pub(crate) fn drop_call(&mut self, call: CallId) {
         self.open.retain(|_, o| o.origin != Origin::Mrtr(call));
     }
 

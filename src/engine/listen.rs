@@ -8,6 +8,7 @@
 use std::collections::HashSet;
 
 use super::api::{Millis, Output};
+use super::ids::ReqId;
 use super::requests::{Failure, Purpose};
 use super::scheduler::Timer;
 use super::Engine;
@@ -22,9 +23,9 @@ pub(crate) const MAX_LISTEN_REFUSALS: u32 = 3;
 #[derive(Debug, Default)]
 pub(crate) struct Listen {
     /// The open listen request.
-    req: Option<i64>,
+    req: Option<ReqId>,
     /// The one it replaces, kept open until the server accepts `req`.
-    retiring: Option<i64>,
+    retiring: Option<ReqId>,
     /// The task ids it names that are still followed.
     covered: HashSet<String>,
     /// A followed task it does not name.
@@ -112,7 +113,7 @@ impl Engine {
 
     /// The server answered listen request `n` with an HTTP status: once it accepts the current
     /// one, the stream it replaces goes.
-    pub(crate) fn on_listen_head(&mut self, n: i64, status: u16) {
+    pub(crate) fn on_listen_head(&mut self, n: ReqId, status: u16) {
         if status < 400 && self.listen.req == Some(n) {
             self.listen.refusals = 0;
             self.retire_listen();
@@ -122,7 +123,7 @@ impl Engine {
     /// Listen request `n` ended (`failure`: refused). The stream being replaced just goes; when
     /// the current one ends (the one it replaces with it), it is opened again later if tasks are
     /// still followed, unless the server lacks the method or keeps refusing it.
-    pub(crate) fn on_listen_end(&mut self, now: Millis, n: i64, failure: Option<Failure>) {
+    pub(crate) fn on_listen_end(&mut self, now: Millis, n: ReqId, failure: Option<Failure>) {
         if self.listen.retiring == Some(n) {
             self.listen.retiring = None;
             return;

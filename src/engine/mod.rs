@@ -37,6 +37,7 @@ mod detect;
 mod echo;
 mod elicit;
 mod hold;
+mod ids;
 mod inputs;
 mod iso8601;
 mod lifecycle;
@@ -76,19 +77,23 @@ use api::{
     SubId,
 };
 use calls::Call;
+use ids::{CallId, Slot};
 use inputs::Inputs;
 use registry::Registry;
 use requests::{Purpose, Requests};
-use rng::Rng;
 use scheduler::{TaskTimer, Timer, Timers};
 use session::Session;
 use tools::Tools;
+
+/// The seeded generator and the retry backoff, shared with the driver's reconnects.
+pub use rng::Rng;
+pub use scheduler::{backoff_delay, BACKOFF_BASE_MS, ERROR_CAP_MS as BACKOFF_CAP_MS};
 
 /// What a subscription waits on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Target {
     /// A request not yet answered (it may still become a task).
-    Call(u64),
+    Call(CallId),
     /// A task in the registry.
     Task(String),
 }
@@ -103,10 +108,10 @@ pub struct Engine {
     reqs: Requests,
     tasks: Registry,
     /// Task slot → task id (timers name tasks by slot).
-    slots: HashMap<u64, String, scheduler::IdHash>,
-    next_slot: u64,
+    slots: HashMap<Slot, String, scheduler::IdHash>,
+    next_slot: Slot,
     subs: HashMap<SubId, Target>,
-    calls: HashMap<u64, Call>,
+    calls: HashMap<CallId, Call>,
     inputs: Inputs,
     tools: Tools,
     listen: listen::Listen,
@@ -120,7 +125,7 @@ pub struct Engine {
     last_catch_up: Option<Millis>,
     next_sub: u64,
     next_op: u64,
-    next_call: u64,
+    next_call: CallId,
 }
 
 impl Engine {
@@ -136,7 +141,7 @@ impl Engine {
             reqs: Requests::default(),
             tasks: Registry::new(),
             slots: HashMap::default(),
-            next_slot: 1,
+            next_slot: Slot::FIRST,
             subs: HashMap::new(),
             calls: HashMap::new(),
             inputs: Inputs::default(),
@@ -150,7 +155,7 @@ impl Engine {
             last_catch_up: None,
             next_sub: 1,
             next_op: 1,
-            next_call: 1,
+            next_call: CallId::FIRST,
         };
         engine.connect(now);
         engine

@@ -3,6 +3,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use super::ids::ReqId;
+use super::ids::Slot;
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::{Outcome, Task, TaskStatus};
 
@@ -25,7 +27,7 @@ pub(crate) enum Fetch {
 #[derive(Debug, Default)]
 pub(crate) struct TaskEntry {
     /// The entry's number (its timers are keyed by it).
-    pub(crate) slot: u64,
+    pub(crate) slot: Slot,
     /// Latest snapshot in the common model (`None` until the server said anything about it).
     pub(crate) snapshot: Option<Task>,
     /// Subscribers still waiting for `Done`.
@@ -42,7 +44,7 @@ pub(crate) struct TaskEntry {
     pub(crate) poll: PollState,
     pub(crate) result: Fetch,
     /// JSON-RPC id of the `tasks/result` in flight.
-    pub(crate) result_req: Option<i64>,
+    pub(crate) result_req: Option<ReqId>,
     /// A push said the task ended while its `tasks/result` was held: the stream's grace runs.
     pub(crate) result_grace: bool,
     /// An error a `tasks/result` answered while the task looked running, and whether it came
@@ -57,7 +59,7 @@ pub(crate) struct TaskEntry {
     /// The outcome, once known (inline, fetched, or the original response).
     pub(crate) outcome: Option<Outcome>,
     /// JSON-RPC id of the request that created the task (draft cancellation needs it).
-    pub(crate) origin: Option<i64>,
+    pub(crate) origin: Option<ReqId>,
     /// Delete the task on the server once its end was delivered (a caller asked for it).
     pub(crate) delete_on_done: bool,
     /// Modern `inputRequests` keys already surfaced to the host (each surfaced once).

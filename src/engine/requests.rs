@@ -3,6 +3,8 @@
 
 use std::collections::{HashMap, VecDeque};
 
+use super::ids::CallId;
+use super::ids::ReqId;
 use crate::protocol::dialect::Outgoing;
 use crate::protocol::jsonrpc::{Id, Message, RpcError};
 use crate::protocol::object;
@@ -18,7 +20,7 @@ pub(crate) enum Purpose {
     Probe,
     Initialize,
     /// The original request of a call (by call number).
-    Call(u64),
+    Call(CallId),
     /// A status poll.
     Get(String),
     /// `tasks/result` (may block until the task ends: no timeout while the task runs).
@@ -57,6 +59,11 @@ impl Purpose {
 
     fn times_out(&self) -> bool {
         !matches!(self, Purpose::Result(_) | Purpose::Listen)
+    }
+
+    /// Its response stream may be resumed after a break (a listening stream is re-opened instead).
+    pub(crate) fn resumable(&self) -> bool {
+        !matches!(self, Purpose::Listen)
     }
 
     /// Closing the response stream is harmless (the server may treat it as a cancellation).
@@ -175,12 +182,12 @@ impl Encoded {
     }
 
     /// The JSON-RPC message (a notification without `id`).
-    fn body(&self, id: Option<i64>) -> String {
+    fn body(&self, id: Option<ReqId>) -> String {
         let mut b = String::with_capacity(64 + self.method.len() + self.params.len());
         b.push_str(r#"{"jsonrpc":"2.0","#);
         if let Some(id) = id {
             b.push_str(r#""id":"#);
-            push_int(&mut b, id);
+            push_int(&mut b, id.0);
             b.push(',');
         }
         b.push_str(r#""method":"#);
@@ -210,16 +217,16 @@ fn push_digits(out: &mut String, v: u64) {
 /// Id and key allocation plus the pending map.
 #[derive(Debug)]
 pub(crate) struct Requests {
-    next_id: i64,
+    next_id: ReqId,
     next_key: u64,
-    pub(crate) pending: HashMap<i64, Pending, IdHash>,
+    pub(crate) pending: HashMap<ReqId, Pending, IdHash>,
     /// Transmission key → request id, while the request is pending.
-    pub(crate) keys: HashMap<SendKey, i64, IdHash>,
+    pub(crate) keys: HashMap<SendKey, ReqId, IdHash>,
     /// One-way input answers whose delivery is still unconfirmed.
     pub(crate) answers: HashMap<SendKey, Option<String>, IdHash>,
     /// Request timeouts in the order they were set (a constant delay, so in time order too);
     /// entries of answered requests are skipped when reached.
-    timeouts: VecDeque<(Millis, i64)>,
+    timeouts: VecDeque<(Millis, ReqId)>,
     /// The next request tracked is a resend after an HTTP 401.
     pub(crate) resending: bool,
 }
@@ -227,7 +234,7 @@ pub(crate) struct Requests {
 impl Default for Requests {
     fn default() -> Self {
         Self {
-            next_id: 1,
+            next_id: ReqId::FIRST,
             next_key: 1,
             pending: HashMap::default(),
             keys: HashMap::default(),
@@ -241,7 +248,7 @@ impl Default for Requests {
 impl Requests {
     /// The request times out at `at` (unless answered or re-armed before). `at` must be `now`
     /// plus the request timeout, which keeps the queue in time order.
-    pub(crate) fn arm_timeout(&mut self, n: i64, at: Millis) {
+    pub(crate) fn arm_timeout(&mut self, n: ReqId, at: Millis) {
         if let Some(p) = self.pending.get_mut(&n) {
             p.timeout_at = Some(at);
             self.timeouts.push_back((at, n));
@@ -249,18 +256,18 @@ impl Requests {
     }
 
     /// Whether the request has a timeout armed.
-    pub(crate) fn has_timeout(&self, n: i64) -> bool {
+    pub(crate) fn has_timeout(&self, n: ReqId) -> bool {
         self.pending.get(&n).is_some_and(|p| p.timeout_at.is_some())
     }
 
     /// The request no longer times out (it became long-running).
-    pub(crate) fn no_timeout(&mut self, n: i64) {
+    pub(crate) fn no_timeout(&mut self, n: ReqId) {
         if let Some(p) = self.pending.get_mut(&n) {
             p.timeout_at = None;
         }
     }
 
-    fn live_timeout(&self, (at, n): (Millis, i64)) -> bool {
+    fn live_timeout(&self, (at, n): (Millis, ReqId)) -> bool {
         self.pending
             .get(&n)
             .is_some_and(|p| p.timeout_at == Some(at))
@@ -278,7 +285,7 @@ impl Requests {
     }
 
     /// A request whose timeout is due.
-    pub(crate) fn pop_timeout(&mut self, now: Millis) -> Option<i64> {
+    pub(crate) fn pop_timeout(&mut self, now: Millis) -> Option<ReqId> {
         while let Some(&front) = self.timeouts.front() {
             if front.0 > now {
                 return None;
@@ -292,14 +299,12 @@ impl Requests {
     }
 
     /// The last JSON-RPC id handed out (0 before any).
-    pub(crate) fn last_id(&self) -> i64 {
-        self.next_id - 1
+    pub(crate) fn last_id(&self) -> ReqId {
+        ReqId(self.next_id.0 - 1)
     }
 
-    fn alloc_id(&mut self) -> i64 {
-        let id = self.next_id;
-        self.next_id += 1;
-        id
+    fn alloc_id(&mut self) -> ReqId {
+        self.next_id.take_next()
     }
 
     pub(crate) fn key(&mut self) -> SendKey {
@@ -346,7 +351,7 @@ impl Engine {
                         .tasks
                         .get(task_id)
                         .and_then(|e| e.origin)
-                        .map(Id::Number);
+                        .map(|n| Id::Number(n.0));
                     Some(codec.build_cancel(&si, task_id, origin.as_ref()))
                 }
                 Purpose::Delete { task_id, .. } => codec.build_delete(&si, task_id),
@@ -389,13 +394,13 @@ impl Engine {
 
     /// Transmits a request (or, when the dialect built a notification, a one-way message).
     /// Returns the JSON-RPC id of a request.
-    pub(crate) fn send(&mut self, now: Millis, p: Purpose, out: Outgoing) -> Option<i64> {
+    pub(crate) fn send(&mut self, now: Millis, p: Purpose, out: Outgoing) -> Option<ReqId> {
         let enc = Encoded::new(out);
         self.send_encoded(now, p, &enc)
     }
 
     /// [`Engine::send`] for an already-encoded request.
-    pub(crate) fn send_encoded(&mut self, now: Millis, p: Purpose, enc: &Encoded) -> Option<i64> {
+    pub(crate) fn send_encoded(&mut self, now: Millis, p: Purpose, enc: &Encoded) -> Option<ReqId> {
         let headers = enc.headers.clone();
         if !enc.expects_response {
             let key = self.reqs.key();
@@ -419,7 +424,7 @@ impl Engine {
     fn track(
         &mut self,
         now: Millis,
-        id: i64,
+        id: ReqId,
         p: Purpose,
         body: String,
         headers: Vec<(String, String)>,
@@ -492,7 +497,7 @@ impl Engine {
         }));
     }
 
-    fn on_sent(&mut self, p: &Purpose, id: i64) {
+    fn on_sent(&mut self, p: &Purpose, id: ReqId) {
         match p {
             Purpose::Call(c) => {
                 if let Some(call) = self.calls.get_mut(c) {
@@ -556,7 +561,7 @@ mod tests {
         };
         let enc = Encoded::new(out);
         for id in [0i64, 7, -12, 1_234_567_890_123, i64::MAX, i64::MIN] {
-            let m = Message::decode(enc.body(Some(id)).as_bytes(), 1 << 20);
+            let m = Message::decode(enc.body(Some(ReqId(id))).as_bytes(), 1 << 20);
             let expected = Message::Request {
                 id: Id::Number(id),
                 method: "tasks/get".into(),

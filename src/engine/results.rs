@@ -16,6 +16,7 @@
 
 use std::collections::{HashSet, VecDeque};
 
+use super::ids::ReqId;
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::{Outcome, TaskStatus};
 
@@ -209,7 +210,7 @@ impl Engine {
     }
 
     /// The `tasks/result` request `n` of a task is over (answered, failed, closed).
-    pub(crate) fn result_ended(&mut self, task_id: &str, n: i64) {
+    pub(crate) fn result_ended(&mut self, task_id: &str, n: ReqId) {
         if self.blocking.open.remove(task_id) {
             self.blocking.freed = true;
         }

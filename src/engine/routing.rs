@@ -1,6 +1,7 @@
 //! Incoming: routing every answer to its request (by JSON-RPC id; by stream for id-less errors),
 //! HTTP heads and stream ends, timeouts, dead sessions and lost connections.
 
+use super::ids::ReqId;
 use crate::protocol::contains;
 use crate::protocol::jsonrpc::{Id, Message};
 
@@ -71,7 +72,7 @@ impl Engine {
     /// An id-less error on a request's stream. On a request that carried a session id, a 404, or
     /// a 400 saying the session is unknown, means the session is gone; anything else fails this
     /// one request.
-    fn rejected(&mut self, now: Millis, n: i64, error: crate::protocol::jsonrpc::RpcError) {
+    fn rejected(&mut self, now: Millis, n: ReqId, error: crate::protocol::jsonrpc::RpcError) {
         let Some(p) = self.reqs.pending.get(&n) else {
             return;
         };
@@ -99,7 +100,7 @@ impl Engine {
 
     /// An error answering request `n` on a session with HTTP 404 means the session is gone,
     /// unless it says the method is missing.
-    fn session_gone(&self, n: i64, error: &crate::protocol::jsonrpc::RpcError) -> bool {
+    fn session_gone(&self, n: ReqId, error: &crate::protocol::jsonrpc::RpcError) -> bool {
         self.reqs.pending.get(&n).is_some_and(|p| {
             p.sessioned && p.http_status == Some(404) && error.code != METHOD_NOT_FOUND
         })
@@ -122,10 +123,10 @@ impl Engine {
         }
     }
 
-    fn route(&self, id: &Id) -> Option<i64> {
+    fn route(&self, id: &Id) -> Option<ReqId> {
         let n = match id {
-            Id::Number(n) => *n,
-            Id::String(s) => s.parse().ok()?,
+            Id::Number(n) => ReqId(*n),
+            Id::String(s) => ReqId(s.parse().ok()?),
         };
         self.reqs.pending.contains_key(&n).then_some(n)
     }
@@ -218,7 +219,7 @@ impl Engine {
         );
     }
 
-    pub(crate) fn on_timeout(&mut self, now: Millis, n: i64) {
+    pub(crate) fn on_timeout(&mut self, now: Millis, n: ReqId) {
         let Some(p) = self.reqs.pending.get(&n) else {
             return;
         };
@@ -230,7 +231,7 @@ impl Engine {
         self.complete(now, n, Err(Failure::Timeout));
     }
 
-    pub(crate) fn take_pending(&mut self, n: i64) -> Option<Pending> {
+    pub(crate) fn take_pending(&mut self, n: ReqId) -> Option<Pending> {
         let p = self.reqs.pending.remove(&n)?;
         self.reqs.keys.remove(&p.key);
         if p.stream.resumed {
@@ -245,7 +246,7 @@ impl Engine {
     }
 
     /// The session behind a request is gone: start over and send the request again later.
-    fn session_lost(&mut self, now: Millis, n: i64) {
+    fn session_lost(&mut self, now: Millis, n: ReqId) {
         let Some(p) = self.take_pending(n) else {
             return;
         };
@@ -261,7 +262,7 @@ impl Engine {
     pub(crate) fn complete(
         &mut self,
         now: Millis,
-        n: i64,
+        n: ReqId,
         res: Result<serde_json::Value, Failure>,
     ) {
         let Some(p) = self.take_pending(n) else {
@@ -291,9 +292,9 @@ impl Engine {
             self.session.link_down = true;
             // Ids count up from 1, so they sort the same as `u64`: the one integer sort instance
             // in the binary (`close` sorts `SubId`s and `OpId`s, identical code). Casts are lossless.
-            let mut ids: Vec<u64> = self.reqs.pending.keys().map(|n| *n as u64).collect();
+            let mut ids: Vec<u64> = self.reqs.pending.keys().map(|n| n.0 as u64).collect();
             ids.sort_unstable();
-            for n in ids.into_iter().map(|n| n as i64) {
+            for n in ids.into_iter().map(|n| ReqId(n as i64)) {
                 let error = ClientError::new(ErrorKind::Transport, "the connection was lost");
                 self.complete(
                     now,

@@ -4,6 +4,7 @@
 
 use serde_json::Value;
 
+use super::ids::ReqId;
 use crate::protocol::dialect::{Codec, SessionInfo, TaskAugment};
 use crate::protocol::headers;
 use crate::protocol::model::Dialect;
@@ -62,7 +63,7 @@ pub(crate) struct Session {
     /// The server asked for quiet (`Retry-After`) until then (see `hold.rs`).
     pub(crate) hold_until: Option<Millis>,
     /// The one request sent after a hold, before the others.
-    pub(crate) hold_probe: Option<i64>,
+    pub(crate) hold_probe: Option<ReqId>,
     /// The others may go (checked before the next output).
     pub(crate) drain: bool,
     /// Asking for a task changes the request in this dialect (modern: the server decides alone).

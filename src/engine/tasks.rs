@@ -43,8 +43,7 @@ impl Engine {
     /// The entry of a task, created (with a fresh slot) when new.
     pub(crate) fn task_entry(&mut self, task_id: &str) -> &mut TaskEntry {
         if !self.tasks.contains_key(task_id) {
-            let slot = self.next_slot;
-            self.next_slot += 1;
+            let slot = self.next_slot.take_next();
             self.slots.insert(slot, task_id.to_owned());
             self.tasks.insert(
                 task_id.to_owned(),

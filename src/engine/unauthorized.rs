@@ -3,6 +3,7 @@
 //! second 401, or a 403, fails it as `Unauthorized` with the status and the parsed
 //! `WWW-Authenticate` challenge, for the host to run its own authorization.
 
+use super::ids::ReqId;
 use crate::protocol::auth::AuthChallenge;
 
 use super::api::{ClientError, ErrorKind, Millis, Output};
@@ -14,7 +15,7 @@ impl Engine {
     pub(crate) fn unauthorized(
         &mut self,
         now: Millis,
-        n: i64,
+        n: ReqId,
         status: u16,
         www_authenticate: Option<String>,
     ) {

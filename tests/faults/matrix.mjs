@@ -4,7 +4,7 @@
 //            client and on a new client both complete once the fault is gone)
 //   once     every started task ends in exactly one terminal callback or one explicit error, and the
 //            end is the one the case expects (recoverable faults must not lose the result)
-//   bounds   requests per task per interval within the scheduler's bounds (design.md defaults),
+//   bounds   requests per task per interval within the scheduler's bounds (its defaults),
 //            counted at the proxy: one in-flight tasks/get per task, no gap under the error-retry
 //            floor, Retry-After honoured, no re-sent tools/call, no initialize storm
 //   memory   JS heap (CDP, after forced GC) and wasm memory back near the baseline after the
@@ -49,7 +49,7 @@ const CLIENT_OPTIONS = { requestTimeoutMs: TIMEOUT_MS, maxMessageBytes: 1024 * 1
 // Server kinds per mode: the small run covers every case on the reference server and the modern one.
 const DEFAULT_KINDS = LARGE ? ["ts-sdk", "python-http", "rmcp2", "rmcp3"] : ["ts-sdk", "rmcp3"];
 const SERVER_ARGS = { "ts-sdk": ["--poll-ms", "500"] };
-const CONSUMING_RESULT = ["rmcp2"]; // peers.md: rmcp 2's tasks/result consumes the task
+const CONSUMING_RESULT = ["rmcp2"]; // rmcp 2's tasks/result consumes the task
 
 const log = (...a) => console.error(`[faults ${((Date.now() - T0) / 1000).toFixed(1)}s]`, ...a);
 const T0 = Date.now();
@@ -86,7 +86,7 @@ function startStatic() {
 
 const MiB = 1024 * 1024;
 
-/** Scheduler bounds from design.md, checked on what the proxy saw. Returns a list of violations. */
+/** The scheduler's default bounds, checked on what the proxy saw. Returns a list of violations. */
 export function checkBounds(stats, { n, sessionFaults = 0, restarts = 0, refusedConnects = 0 }) {
   const v = [];
   const ERR_FLOOR = 400; // first error retry: 1 s × U(0.5, 1.5) ≥ 500 ms, minus timer slop

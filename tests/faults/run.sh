@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fault matrix (issue 8): self-tests the fault proxy against a real server with raw fetch, then runs
+# Fault matrix: self-tests the fault proxy against a real server with raw fetch, then runs
 # every fault case × server through the proxy in headless Chromium with the built pkg/, prints the
 # table and writes docs/fault-matrix.md. Exits non-zero on any failed assertion.
 #

@@ -17,7 +17,7 @@ mod wire;
 #[cfg(test)]
 mod tests;
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
 use serde_json::{json, Value};
 
@@ -25,6 +25,7 @@ use crate::protocol::jsonrpc::{Id, RpcError};
 
 use super::api::{InputId, Millis};
 use super::iso8601::format_millis;
+use super::sorted::SortedMap;
 
 /// The ttl of a task whose requestor asked for none.
 pub(crate) const DEFAULT_TTL_MS: Millis = 60 * 60 * 1000;
@@ -106,7 +107,7 @@ impl HostedTask {
 /// Every hosted task, by id, and the ids that expired lately.
 #[derive(Debug, Default)]
 pub(crate) struct Hosted {
-    tasks: BTreeMap<String, HostedTask>,
+    tasks: SortedMap<String, HostedTask>,
     next_seq: u64,
     expired: VecDeque<String>,
 }
@@ -127,7 +128,7 @@ impl Hosted {
         now: Millis,
         ttl: Millis,
     ) -> Option<&mut HostedTask> {
-        if self.tasks.len() >= MAX_TASKS || self.tasks.contains_key(&id) {
+        if self.tasks.len() >= MAX_TASKS || self.tasks.get(&id).is_some() {
             return None;
         }
         self.next_seq += 1;
@@ -143,7 +144,8 @@ impl Hosted {
             input: None,
             waiters: Vec::new(),
         };
-        Some(self.tasks.entry(id).or_insert(task))
+        self.tasks.insert(id.clone(), task);
+        self.tasks.get_mut(&id)
     }
 
     /// The live task `id`, or the spec's error: expired or not found.
@@ -151,7 +153,9 @@ impl Hosted {
         if self.expired.iter().any(|e| e == id) {
             return Err(wire::expired());
         }
-        self.tasks.get_mut(id).ok_or_else(wire::not_found)
+        self.tasks
+            .get_mut(&id.to_owned())
+            .ok_or_else(wire::not_found)
     }
 
     /// Ends task `id` with `status` and `outcome` unless it already ended: the waiters to answer.
@@ -162,7 +166,7 @@ impl Hosted {
         status: Status,
         outcome: Result<Value, RpcError>,
     ) -> Option<Vec<Id>> {
-        let t = self.tasks.get_mut(id)?;
+        let t = self.tasks.get_mut(&id.to_owned())?;
         if t.status.is_terminal() || !status.is_terminal() {
             return None;
         }
@@ -227,6 +231,6 @@ impl Hosted {
     }
 
     pub(crate) fn get(&self, id: &str) -> Option<&HostedTask> {
-        self.tasks.get(id)
+        self.tasks.get(&id.to_owned())
     }
 }
