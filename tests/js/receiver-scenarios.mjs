@@ -1,6 +1,7 @@
-// The client as a task receiver, against the TS SDK v1 test server's `client_task` tool: the server
-// sends task-augmented elicitation/create or sampling/createMessage to the client and polls it
-// (tasks/get, tasks/result, tasks/list, tasks/cancel). Shared by Node and the Chromium page.
+// The client as a task receiver, against the test servers' `client_task` tool: the server sends
+// task-augmented elicitation/create or sampling/createMessage to the client through its SDK and
+// polls it (tasks/get, tasks/result; on the TS SDK also tasks/list, tasks/cancel and expiry).
+// Shared by Node and the Chromium page.
 import { kit } from "./scenarios.mjs";
 
 const { assert, eq, sleep, within, withClient } = kit;
@@ -104,9 +105,39 @@ export async function expiredClientTask(ctx) {
   return "server: ts-sdk (TS SDK 1.32.2), client_task expire";
 }
 
+/** The Python SDK (mcp 1.30, `client_task`: `elicit_as_task`) polls the client's task to its result. */
+export async function pythonElicitationTask(ctx) {
+  const host = slowHost(1_500, accept);
+  await withClient(ctx, { onInput: host.onInput }, async (c) => {
+    const out = await serverSide(c, { kind: "elicit", ttl: 60_000 });
+    assert(!out.error, `no error: ${JSON.stringify(out.error)}`);
+    eq(out.result?.action, "accept", "the host's action reached the server");
+    eq(out.result?.content?.name, "Ada", "the host's content reached the server");
+    eq(host.seen[0]?.req.params?.task?.ttl, 60_000, "a task-augmented request");
+    assert(typeof host.seen[0]?.req.taskId === "string", "the client-side task id");
+  });
+  return `server: ${ctx.kind} (Python mcp 1.30), elicit_as_task`;
+}
+
+/** The Python SDK's `create_message_as_task` against the client's sampling task. */
+export async function pythonSamplingTask(ctx) {
+  const host = slowHost(1_000, sampled);
+  await withClient(ctx, { onInput: host.onInput }, async (c) => {
+    const out = await serverSide(c, { kind: "sample", ttl: 60_000 });
+    assert(!out.error, `no error: ${JSON.stringify(out.error)}`);
+    eq(out.result?.content?.text, "hi from the host", "the sampled text reached the server");
+  });
+  return `server: ${ctx.kind} (Python mcp 1.30), create_message_as_task`;
+}
+
+/** Scenarios per server kind. */
 export const RECEIVER = {
-  elicitationTaskOutlivesServerTimeout,
-  samplingTaskOnTheListeningStream,
-  serverCancelReachesHost,
-  expiredClientTask,
+  "ts-sdk": {
+    elicitationTaskOutlivesServerTimeout,
+    samplingTaskOnTheListeningStream,
+    serverCancelReachesHost,
+    expiredClientTask,
+  },
+  "python-http": { pythonElicitationTask, pythonSamplingTask },
+  "python-ws": { pythonElicitationTask, pythonSamplingTask },
 };
