@@ -68,6 +68,8 @@ impl Status {
 #[derive(Debug)]
 pub(crate) struct HostedTask {
     pub(crate) id: String,
+    /// The server's request that created it (a re-sent request gets the same task).
+    pub(crate) request: Id,
     seq: u64,
     pub(crate) status: Status,
     message: Option<String>,
@@ -120,11 +122,17 @@ impl Hosted {
             .map_or(DEFAULT_TTL_MS, |t| t.min(MAX_TTL_MS))
     }
 
-    /// Starts a `working` task under `id` (fresh random bits from the caller); `None` when full
-    /// or when the id is taken.
+    /// The live task the server's request `request` created.
+    pub(crate) fn by_request(&self, request: &Id) -> Option<&HostedTask> {
+        self.tasks.values().find(|t| &t.request == request)
+    }
+
+    /// Starts a `working` task under `id` (fresh random bits from the caller) for the server's
+    /// request `request`; `None` when full or when the id is taken.
     pub(crate) fn create(
         &mut self,
         id: String,
+        request: Id,
         now: Millis,
         ttl: Millis,
     ) -> Option<&mut HostedTask> {
@@ -134,6 +142,7 @@ impl Hosted {
         self.next_seq += 1;
         let task = HostedTask {
             id: id.clone(),
+            request,
             seq: self.next_seq,
             status: Status::Working,
             message: None,

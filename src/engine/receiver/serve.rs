@@ -79,12 +79,17 @@ impl Engine {
 
     /// `CreateTaskResult` at once, then the host's input handler runs for the task.
     fn hosted_create(&mut self, now: Millis, id: &Id, method: &str, params: Option<&Value>) {
+        if let Some(t) = self.hosted.by_request(id) {
+            // The same request again (a replayed stream): the same task, no second input.
+            let result = json!({ "task": t.wire() });
+            return self.reply_to(id.clone(), Ok(result));
+        }
         let requested = params
             .and_then(|p| p.get("task"))
             .and_then(|t| t.get("ttl"));
         let ttl = Hosted::grant_ttl(requested);
         let task_id = self.rng.hex128();
-        let Some(task) = self.hosted.create(task_id.clone(), now, ttl) else {
+        let Some(task) = self.hosted.create(task_id.clone(), id.clone(), now, ttl) else {
             let error = RpcError::new(codes::INTERNAL_ERROR, "Too many tasks on the client");
             return self.reply_to(id.clone(), Err(error));
         };

@@ -164,6 +164,24 @@ fn a_task_request_is_answered_at_once_then_completed_by_the_host() {
 }
 
 #[test]
+fn a_resent_create_gets_the_same_task_and_no_second_input() {
+    let mut e = client();
+    let (task_id, _) = create(&mut e, T0, 7, None);
+    let o = ask(
+        &mut e,
+        T0 + 1,
+        7,
+        "elicitation/create",
+        json!({ "task": {} }),
+    );
+    assert_eq!(
+        o.answer(7).expect("again")["result"]["task"]["taskId"],
+        task_id
+    );
+    assert!(o.inputs.is_empty());
+}
+
+#[test]
 fn a_host_error_fails_the_task_and_is_the_result() {
     let mut e = client();
     let params = json!({ "messages": [], "maxTokens": 5, "task": { "ttl": 60_000 } });
