@@ -142,6 +142,8 @@ export interface ElicitRequestParams {
   requestedSchema?: JsonObject;
   url?: string;
   elicitationId?: string;
+  /** Set when the server asks the client to run this request as a task (2025-11-25). */
+  task?: { ttl?: number };
   _meta?: JsonObject;
 }
 /** The user's answer to an elicitation. */
@@ -167,6 +169,8 @@ export interface CreateMessageRequestParams {
   stopSequences?: string[];
   modelPreferences?: JsonObject;
   metadata?: JsonObject;
+  /** Set when the server asks the client to run this request as a task (2025-11-25). */
+  task?: { ttl?: number };
   _meta?: JsonObject;
 }
 /** The host model's completion. */
