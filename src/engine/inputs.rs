@@ -110,7 +110,7 @@ impl Engine {
     pub(crate) fn on_request_cancelled(&mut self, params: Option<&Value>) {
         let Some(id) = params
             .and_then(|p| p.get("requestId"))
-            .and_then(|v| serde_json::from_value::<Id>(v.clone()).ok())
+            .and_then(Id::from_json)
         else {
             return;
         };
