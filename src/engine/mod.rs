@@ -61,7 +61,7 @@ mod unauthorized;
 pub mod verdict;
 
 #[cfg(test)]
-mod testkit;
+pub(crate) mod testkit;
 #[cfg(test)]
 mod tests;
 
