@@ -92,6 +92,8 @@ pub(crate) struct Faults {
     /// `tasks/get` answered HTTP 429 with `Retry-After` of `throttle_ms`.
     pub(crate) throttled_gets: u32,
     pub(crate) throttle_ms: Millis,
+    /// `tasks/result` answered like `throttled_gets`.
+    pub(crate) throttled_results: u32,
     /// Every n-th `tasks/get` of each task (its 1st, n+1-th, …) answered like `throttled_gets`.
     pub(crate) throttle_every: u32,
     /// Every n-th `tasks/get` of each task (its 1st, n+1-th, …) stalls: head sent, then silence.

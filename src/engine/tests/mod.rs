@@ -14,6 +14,7 @@ mod negotiate;
 mod props;
 mod push;
 mod replay;
+mod retried;
 mod session;
 mod settle;
 mod streams;

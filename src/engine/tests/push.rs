@@ -44,7 +44,7 @@ fn completed_at(h: &Harness, task_id: &str) -> Option<Millis> {
 }
 
 /// The `tasks/result` requests sent for `task_id`, by time.
-fn results_of(h: &Harness, task_id: &str) -> Vec<Millis> {
+pub(super) fn results_of(h: &Harness, task_id: &str) -> Vec<Millis> {
     h.sent
         .iter()
         .filter(|s| s.method == "tasks/result" && s.task_id.as_deref() == Some(task_id))

@@ -157,19 +157,7 @@ impl FakeServer {
         }
         let every = self.faults.throttle_every;
         if take(&mut self.faults.throttled_gets) || (every > 0 && (nth - 1) % every == 0) {
-            return vec![
-                (
-                    0,
-                    Input::Head {
-                        key,
-                        status: 429,
-                        session_id: None,
-                        retry_after_ms: Some(self.faults.throttle_ms),
-                        www_authenticate: None,
-                    },
-                ),
-                (0, Input::Ended { key }),
-            ];
+            return self.throttled(key);
         }
         let stall = self.faults.stall_every;
         if roll < self.faults.silence || (stall > 0 && (nth - 1) % stall == 0) {
@@ -200,6 +188,23 @@ impl FakeServer {
         }
     }
 
+    /// HTTP 429 with `Retry-After` of `throttle_ms`, and no body.
+    fn throttled(&self, key: SendKey) -> Replies {
+        vec![
+            (
+                0,
+                Input::Head {
+                    key,
+                    status: 429,
+                    session_id: None,
+                    retry_after_ms: Some(self.faults.throttle_ms),
+                    www_authenticate: None,
+                },
+            ),
+            (0, Input::Ended { key }),
+        ]
+    }
+
     pub(super) fn result(
         &mut self,
         now: Millis,
@@ -213,6 +218,9 @@ impl FakeServer {
         else {
             return self.ok(key, error_msg(Some(id), -32602, "Task not found"));
         };
+        if take(&mut self.faults.throttled_results) {
+            return self.throttled(key);
+        }
         if take(&mut self.faults.gone_results) {
             return self.ok(key, error_msg(Some(id), -32602, "Task not found"));
         }
