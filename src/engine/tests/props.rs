@@ -88,6 +88,9 @@ fn harness(kind: u8, seed: u64) -> Harness {
     h.latency = (1, 400);
     h.request_delay = (0, 300);
     h.server.announce = kind != 4;
+    // Some results are refused with `429, Retry-After` (retried first after the hold).
+    h.server.faults.throttled_results = u32::try_from(seed % 3).unwrap_or(0);
+    h.server.faults.throttle_ms = 1_500;
     h
 }
 

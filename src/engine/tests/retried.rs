@@ -47,14 +47,21 @@ fn a_throttled_result_is_retried_once_per_refusal_after_the_hold() {
         let log: Vec<String> = h.sent.iter().map(|s| s.line()).collect();
         let results = results_of(&h, &task);
         let expected = usize::try_from(refusals).unwrap_or(0) + 1;
-        assert_eq!(results.len(), expected, "seed {seed}: one per refusal, {log:#?}");
+        assert_eq!(
+            results.len(),
+            expected,
+            "seed {seed}: one per refusal, {log:#?}"
+        );
         assert!(
             results.windows(2).all(|w| w[1] >= w[0] + 3_000),
             "seed {seed}: each retry waits out the hold: {results:?}"
         );
         assert!(results[1] >= refused + 3_000, "seed {seed}: {results:?}");
         assert!(h.violations.is_empty(), "seed {seed}: {:?}", h.violations);
-        assert!(completed(&h, sub) && completed(&h, late), "seed {seed}: {log:#?}");
+        assert!(
+            completed(&h, sub) && completed(&h, late),
+            "seed {seed}: {log:#?}"
+        );
     }
 }
 
