@@ -3,9 +3,11 @@
 //! The crate is four layers with dependencies pointing one way only:
 //! `js` → `driver` → `engine` → `protocol`.
 //! `protocol` and `engine` are pure Rust (sans-IO: time, randomness and bytes are inputs) and
-//! are tested natively; `driver` and `js` exist only on `wasm32`.
+//! are tested natively; `driver` and `js` exist only on `wasm32`. Below them all, `json` reads JSON
+//! text: through the host's `JSON.parse` on `wasm32`, serde_json natively.
 
 pub mod engine;
+pub mod json;
 pub mod protocol;
 
 #[cfg(target_arch = "wasm32")]

@@ -220,7 +220,7 @@ impl Engine {
 
 /// The JSON-RPC id and method of a transmission's body (`Null`/empty when absent).
 fn request_head(t: &Transmit) -> (Value, String) {
-    let v: Value = serde_json::from_slice(t.body.as_bytes()).unwrap_or(Value::Null);
+    let v = crate::json::parse(&t.body).unwrap_or(Value::Null);
     let method = v
         .get("method")
         .and_then(Value::as_str)
