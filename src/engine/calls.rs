@@ -6,6 +6,8 @@
 
 use std::collections::HashSet;
 
+use super::hash::IdHash;
+
 use serde_json::{Map, Value};
 
 use crate::protocol::dialect::{CallReply, TaskAugment};
@@ -22,7 +24,7 @@ use super::{Engine, Target};
 /// An MRTR round waiting for the host's answers.
 #[derive(Debug, Default)]
 pub(crate) struct Round {
-    pub(crate) open: HashSet<String>,
+    pub(crate) open: HashSet<String, IdHash>,
     pub(crate) responses: Map<String, Value>,
     pub(crate) state: Option<Value>,
 }

@@ -7,6 +7,8 @@
 
 use std::collections::HashSet;
 
+use super::hash::IdHash;
+
 use super::api::{Millis, Output};
 use super::requests::{Failure, Purpose};
 use super::scheduler::Timer;
@@ -26,7 +28,7 @@ pub(crate) struct Listen {
     /// The one it replaces, kept open until the server accepts `req`.
     retiring: Option<i64>,
     /// The task ids it names that are still followed.
-    covered: HashSet<String>,
+    covered: HashSet<String, IdHash>,
     /// A followed task it does not name.
     fresh: bool,
     last: Option<Millis>,

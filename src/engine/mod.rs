@@ -36,6 +36,7 @@ mod deletes;
 mod detect;
 mod echo;
 mod elicit;
+pub(crate) mod hash;
 mod hold;
 mod inputs;
 mod iso8601;
@@ -75,6 +76,7 @@ use api::{
     SubId,
 };
 use calls::Call;
+use hash::IdHash;
 use inputs::Inputs;
 use registry::Registry;
 use requests::{Purpose, Requests};
@@ -102,10 +104,10 @@ pub struct Engine {
     reqs: Requests,
     tasks: Registry,
     /// Task slot → task id (timers name tasks by slot).
-    slots: HashMap<u64, String, scheduler::IdHash>,
+    slots: HashMap<u64, String, IdHash>,
     next_slot: u64,
-    subs: HashMap<SubId, Target>,
-    calls: HashMap<u64, Call>,
+    subs: HashMap<SubId, Target, IdHash>,
+    calls: HashMap<u64, Call, IdHash>,
     inputs: Inputs,
     tools: Tools,
     listen: listen::Listen,
@@ -131,11 +133,11 @@ impl Engine {
             closed: false,
             session,
             reqs: Requests::default(),
-            tasks: Registry::new(),
+            tasks: Registry::default(),
             slots: HashMap::default(),
             next_slot: 1,
-            subs: HashMap::new(),
-            calls: HashMap::new(),
+            subs: HashMap::default(),
+            calls: HashMap::default(),
             inputs: Inputs::default(),
             tools: Tools::default(),
             listen: listen::Listen::default(),
@@ -326,7 +328,6 @@ impl Engine {
             return;
         }
         let mut subs = std::mem::take(&mut self.subs);
-        // Ids sorted alone: the same sort instance as `open_ops` (identical code for `OpId`).
         let mut ids: Vec<SubId> = subs.keys().copied().collect();
         ids.sort_unstable();
         for sub in ids {

@@ -1,12 +1,13 @@
 //! The task registry: one entry per task id (one engine talks to one server), with its latest
 //! snapshot, its subscribers, poll state and cached outcome.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::{Outcome, Task, TaskStatus};
 
 use super::api::{ClientError, Millis, SubId};
+use super::hash::IdHash;
 use super::iso8601;
 use super::requests::Encoded;
 use super::scheduler::PollState;
@@ -61,7 +62,7 @@ pub(crate) struct TaskEntry {
     /// Delete the task on the server once its end was delivered (a caller asked for it).
     pub(crate) delete_on_done: bool,
     /// Modern `inputRequests` keys already surfaced to the host (each surfaced once).
-    pub(crate) input_keys: HashSet<String>,
+    pub(crate) input_keys: SortedSet<String>,
     /// createdAt + ttl, when the server gave both.
     pub(crate) deadline: Option<Millis>,
     /// The encoded `tasks/get`, valid for one session epoch.
@@ -159,7 +160,7 @@ fn deadline(t: &Task) -> Option<Millis> {
 }
 
 /// The registry proper.
-pub(crate) type Registry = HashMap<String, TaskEntry>;
+pub(crate) type Registry = HashMap<String, TaskEntry, IdHash>;
 
 #[cfg(test)]
 mod tests {

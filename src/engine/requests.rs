@@ -8,7 +8,7 @@ use crate::protocol::jsonrpc::{Id, Message, RpcError};
 use crate::protocol::object;
 
 use super::api::{ClientError, ErrorKind, InputId, Millis, OpId, Output, SendKey, Transmit};
-use super::scheduler::IdHash;
+use super::hash::IdHash;
 use super::Engine;
 
 /// Why a request was sent; decides where its answer goes.
