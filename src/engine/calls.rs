@@ -62,7 +62,9 @@ impl Engine {
     /// Forgets a call and any input requests of its MRTR round.
     fn remove_call(&mut self, c: u64) -> Option<Call> {
         self.inputs.drop_call(c);
-        self.calls.remove(&c)
+        let call = self.calls.remove(&c);
+        super::hash::shrink(&mut self.calls);
+        call
     }
 
     /// Sends any request; augmented where the dialect and the caller allow.

@@ -44,3 +44,13 @@ impl std::hash::Hasher for IdHasher {
         self.0
     }
 }
+
+/// Gives back a map's room once three quarters of it are free: a map never shrinks by itself, and
+/// after a burst (thousands of calls at once) it would keep room for all of them.
+pub(crate) fn shrink<K: Eq + std::hash::Hash, V>(
+    map: &mut std::collections::HashMap<K, V, IdHash>,
+) {
+    if map.len() * 4 < map.capacity() {
+        map.shrink_to_fit();
+    }
+}

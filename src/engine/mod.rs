@@ -64,6 +64,14 @@ mod testkit;
 #[cfg(test)]
 mod tests;
 
+/// Outputs the queue keeps room for once drained.
+const OUT_ROOM: usize = 64;
+
+/// Native tests count heap bytes (see `testkit::heap`).
+#[cfg(test)]
+#[global_allocator]
+static COUNTING: testkit::heap::Counting = testkit::heap::Counting;
+
 use std::collections::{HashMap, VecDeque};
 
 use serde_json::Value;
@@ -206,11 +214,15 @@ impl Engine {
         }
         match self.out.pop_front() {
             Some(o) => o,
-            None => Output::Wake(if self.closed {
-                u64::MAX
-            } else {
-                self.next_wake().unwrap_or(u64::MAX)
-            }),
+            None => {
+                // Drained: give back the room a burst (thousands of calls at once) took.
+                self.out.shrink_to(OUT_ROOM);
+                Output::Wake(if self.closed {
+                    u64::MAX
+                } else {
+                    self.next_wake().unwrap_or(u64::MAX)
+                })
+            }
         }
     }
 

@@ -159,8 +159,9 @@ fn deadline(t: &Task) -> Option<Millis> {
     created.checked_add(t.ttl_ms?)
 }
 
-/// The registry proper.
-pub(crate) type Registry = HashMap<String, TaskEntry, IdHash>;
+/// The registry proper. Entries are boxed: the table's free buckets (up to half of it after a
+/// growth) then cost a pointer each, not a whole entry.
+pub(crate) type Registry = HashMap<String, Box<TaskEntry>, IdHash>;
 
 #[cfg(test)]
 mod tests {

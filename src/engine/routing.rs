@@ -1,7 +1,6 @@
 //! Incoming: routing every answer to its request (by JSON-RPC id; by stream for id-less errors),
 //! HTTP heads and stream ends, timeouts, dead sessions and lost connections.
 
-use crate::protocol::contains;
 use crate::protocol::jsonrpc::{Id, Message};
 
 use super::absent::METHOD_NOT_FOUND;
@@ -233,6 +232,8 @@ impl Engine {
     pub(crate) fn take_pending(&mut self, n: i64) -> Option<Pending> {
         let p = self.reqs.pending.remove(&n)?;
         self.reqs.keys.remove(&p.key);
+        super::hash::shrink(&mut self.reqs.pending);
+        super::hash::shrink(&mut self.reqs.keys);
         if p.stream.resumed {
             // A resumption `GET` stays open after its answer; closing it cancels nothing.
             self.out.push_back(Output::Abort { key: p.key });
@@ -317,5 +318,5 @@ impl Engine {
 /// 400 as well as 404: "No valid session ID provided", "Server not initialized"…).
 fn names_dead_session(message: &str) -> bool {
     let m = message.to_ascii_lowercase();
-    contains(&m, "session") || contains(&m, "not initialized")
+    m.contains("session") || m.contains("not initialized")
 }

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::protocol::model::{Dialect, Task, TaskStatus};
-use crate::protocol::{contains, object};
+use crate::protocol::object;
 
 use super::api::{Input, Millis, Output, Transmit};
 use super::negotiate::MODERN_VERSION;
@@ -129,7 +129,7 @@ impl Engine {
             self.handle_input(now, Input::Ended { key });
         }
         // The original session was announced as initialized already.
-        self.out.retain(|o| !matches!(o, Output::Transmit(t) if t.one_way && contains(&t.body, "notifications/initialized")));
+        self.out.retain(|o| !matches!(o, Output::Transmit(t) if t.one_way && t.body.contains("notifications/initialized")));
         self.session.is_ready() && self.dialect() == Some(s.dialect)
     }
 

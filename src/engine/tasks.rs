@@ -48,10 +48,10 @@ impl Engine {
             self.slots.insert(slot, task_id.to_owned());
             self.tasks.insert(
                 task_id.to_owned(),
-                TaskEntry {
+                Box::new(TaskEntry {
                     slot,
                     ..TaskEntry::default()
-                },
+                }),
             );
         }
         self.tasks.entry(task_id.to_owned()).or_default()
@@ -65,7 +65,7 @@ impl Engine {
     }
 
     /// Forgets a task entirely: entry, slot, timers.
-    pub(crate) fn remove_task(&mut self, task_id: &str) -> Option<TaskEntry> {
+    pub(crate) fn remove_task(&mut self, task_id: &str) -> Option<Box<TaskEntry>> {
         let entry = self.tasks.remove(task_id)?;
         self.drop_result(task_id);
         self.slots.remove(&entry.slot);

@@ -3,6 +3,7 @@
 //! checking the "≤ 1 status request in flight per task" invariant as it goes.
 
 mod handover;
+pub(crate) mod heap;
 pub(crate) mod script;
 pub(crate) mod server;
 
