@@ -53,7 +53,9 @@ fn split_at_id(body: &str, n: ReqId) -> Option<(&str, &str)> {
         }
     }
     let digits = digits.get(..len)?;
-    let at = body.find(r#""id""#)?;
+    // The first `"id"` (a byte scan: no searcher to set up for a short body).
+    let bytes = body.as_bytes();
+    let at = (0..bytes.len()).find(|&i| bytes.get(i..i + 4) == Some(b"\"id\""))?;
     let rest = body.get(at + 4..)?.trim_start();
     let rest = rest.strip_prefix(':')?.trim_start();
     let rest = if n < 0 { rest.strip_prefix('-')? } else { rest };
