@@ -33,8 +33,8 @@ stage "clippy wasm32" cargo clippy --lib --target wasm32-unknown-unknown --locke
 stage "native tests" cargo test --locked
 stage "simulated hour: 1,000 tasks (release, < 1 s)" cargo test --locked --release --lib engine::tests::hour -- --nocapture
 stage "fuzz smoke (20k mutated inputs per decoder)" cargo run --quiet --locked --features fuzzing --example fuzz_smoke -- 20000
-stage "build pkg" bash scripts/build.sh
-stage "build wasm test binary" cargo test --locked --target wasm32-unknown-unknown --test wasm_driver --no-run
+stage "build pkg, size budget (file size-budget)" bash scripts/size-check.sh
+stage "build wasm test binaries" cargo test --locked --target wasm32-unknown-unknown --test wasm_driver --test wasm_wire --no-run
 
 # Side by side, longest first (the large fault batch after the small one has started alone: the small
 # batch has a hard time budget). Each entry: name|command (run by bash -c, bounded by `timeout`).

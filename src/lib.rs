@@ -3,13 +3,15 @@
 //! The crate is four layers with dependencies pointing one way only:
 //! `js` → `driver` → `engine` → `protocol`, with `coord` (tab coordination) beside `engine`.
 //! `protocol`, `engine` and `coord` are pure Rust (sans-IO: time, randomness and bytes are
-//! inputs) and are tested natively; `driver` and `js` exist only on `wasm32`.
+//! inputs) and are tested natively; `driver` and `js` exist only on `wasm32`. Below them all,
+//! `json` reads JSON text: through the host's `JSON.parse` on `wasm32`, serde_json natively.
 
 // Size rules (clippy.toml's disallowed items) bind the shipped code; tests may use anything.
 #![cfg_attr(test, allow(clippy::disallowed_methods, clippy::disallowed_types))]
 
 pub mod coord;
 pub mod engine;
+pub mod json;
 pub mod protocol;
 
 #[cfg(target_arch = "wasm32")]

@@ -19,7 +19,7 @@ use mcp_task_client::engine::api::{
 use mcp_task_client::engine::snapshot::{SessionSnapshot, TaskSnapshot};
 use mcp_task_client::js::convert::{from_js, to_js};
 use mcp_task_client::protocol::auth::AuthChallenge;
-use mcp_task_client::protocol::jsonrpc::RpcError;
+use mcp_task_client::protocol::jsonrpc::{DecodeError, Id, Message, RpcError};
 use mcp_task_client::protocol::model::{Dialect, InputRequest, Outcome, Task, TaskStatus};
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
@@ -56,7 +56,8 @@ fn full_task(status: TaskStatus) -> Task {
         last_updated_at: Some("2026-01-01T00:00:01Z".into()),
         ttl_ms: Some(60_000),
         keep_alive_ms: Some(30_000),
-        poll_interval_ms: Some(u64::MAX),
+        // Beyond 2^53, yet exact as a double: reads back equal through `JSON.parse`.
+        poll_interval_ms: Some(1 << 60),
         outcome: Some(Outcome::Result {
             result: json!({ "content": [{ "type": "text", "text": "hi" }], "n": 50000800000000000000000000000.0, "x": -1.5e-300 }),
         }),
@@ -123,7 +124,7 @@ fn events() -> Vec<Event> {
             },
         },
         Event::Input {
-            id: InputId(u64::MAX),
+            id: InputId((1 << 53) - 1),
             task_id: Some("t-1".into()),
             request: InputRequest {
                 key: "7".into(),
@@ -267,7 +268,10 @@ fn msgs() -> Vec<Msg> {
             visible: false,
         },
         Msg::Online { from: 1 },
-        Msg::Bye { from: u64::MAX },
+        // Tab ids have 53 bits: every one is exact in a JS number.
+        Msg::Bye {
+            from: (1 << 53) - 1,
+        },
     ];
     for (i, op) in ops().into_iter().enumerate() {
         out.push(Msg::Op {
@@ -330,8 +334,8 @@ fn msg_name(m: &Msg) -> String {
 fn every_channel_message_reads_back_equal() {
     let all = msgs();
     let names: BTreeSet<String> = all.iter().map(msg_name).collect();
-    // 6 plain messages, 9 operations, 9 kinds of event (three of them `done`).
-    assert_eq!(names.len(), 24, "a sample for every variant: {names:?}");
+    // 6 plain messages, 10 operations, 9 kinds of event (three of them `done`).
+    assert_eq!(names.len(), 25, "a sample for every variant: {names:?}");
     for m in all {
         let text = m.encode();
         assert_eq!(wire::decode(&text).as_ref(), Some(&m), "{text}");
@@ -360,6 +364,7 @@ fn snapshots_read_like_the_derives() {
         task: full_task(TaskStatus::InputRequired),
         known: true,
         last_polled_at: Some(5),
+        status_since: Some(4),
         next_poll_at: None,
         deadline: Some(u64::MAX),
         input_keys: vec!["k1".into(), "k0".into()],
@@ -396,6 +401,7 @@ fn stored_records_read_back_equal() {
         task: full_task(TaskStatus::Completed),
         known: true,
         last_polled_at: None,
+        status_since: None,
         next_poll_at: Some(3),
         deadline: None,
         input_keys: vec![],
@@ -508,8 +514,7 @@ fn js_values_read_as_json() {
         from_js(&get(&s, "plain")).unwrap(),
         Some(json!({
             "a": 1, "b": "x",
-            "c": [true, null, null, 0, 1.5, 9007199254740992.0, null, null],
-            "d": null
+            "c": [true, null, null, 0, 1.5, 9_007_199_254_740_992u64, null, null]
         }))
     );
     assert_eq!(
@@ -536,8 +541,91 @@ fn json_values_become_plain_js_objects() {
     assert_eq!(back["__proto__"], v["__proto__"]);
     assert_eq!(back["big"].as_f64(), Some(u64::MAX as f64));
     let task = full_task(TaskStatus::Working);
-    let mut expected = serde_json::to_value(&task).unwrap();
-    // u64::MAX comes back as a JS number (a float), as from any JSON reader.
-    expected["pollIntervalMs"] = json!(u64::MAX as f64);
+    let expected = serde_json::to_value(&task).unwrap();
     assert_eq!(from_js(&to_js(&task)).unwrap(), Some(expected));
+}
+
+/// Reads `text` as a JSON-RPC message, as the engine does with what the server sends.
+fn decode(text: &str) -> Result<Message, DecodeError> {
+    Message::decode_str(text, 1 << 20)
+}
+
+#[wasm_bindgen_test]
+fn ids_beyond_2_pow_53_round_trip_exactly() {
+    for id in [
+        (1i64 << 53) + 1,
+        -(1i64 << 53) - 1,
+        i64::MAX,
+        i64::MIN,
+        1_234_567_890_123_456_789,
+    ] {
+        let text = format!(
+            r#"{{"params":{{"id":1.5,"n":{id}}},"jsonrpc":"2.0", "id" :{id},"method":"elicitation/create"}}"#
+        );
+        let m = decode(&text).unwrap();
+        let Message::Request {
+            id: got, params, ..
+        } = &m
+        else {
+            panic!("{m:?}")
+        };
+        assert_eq!(got, &Id::Number(id), "{text}");
+        // Numbers inside params are JS numbers: only the id is read again from the text.
+        assert_eq!(params.as_ref().unwrap()["id"], json!(1.5));
+        assert_eq!(decode(&m.encode()).unwrap(), m);
+        let answer = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#);
+        assert!(
+            matches!(decode(&answer), Ok(Message::Response { id: Id::Number(n), .. }) if n == id)
+        );
+    }
+    // As natively: beyond i64 an id is refused, a string id is kept as written.
+    assert!(decode(r#"{"jsonrpc":"2.0","id":18446744073709551615,"result":{}}"#).is_err());
+    let m = decode(r#"{"jsonrpc":"2.0","id":"9007199254740993","result":{}}"#).unwrap();
+    assert!(matches!(m, Message::Response { id: Id::String(s), .. } if s == "9007199254740993"));
+}
+
+#[wasm_bindgen_test]
+fn floats_read_as_the_nearest_double() {
+    let texts = [
+        "0.1",
+        "-0.30000000000000004",
+        "1e300",
+        "5e-324",
+        "1.7976931348623157e308",
+        "123456789.123456789",
+        "2.2250738585072011e-308",
+        "9007199254740993",
+        "1e23",
+    ];
+    for text in texts {
+        let ours = mcp_task_client::json::parse(text).unwrap();
+        let exact: f64 = text.parse().unwrap();
+        assert_eq!(ours.as_f64(), Some(exact), "{text}");
+    }
+    // JS does not tell 1.0 from 1: an integral float reads as an integer.
+    assert_eq!(
+        mcp_task_client::json::parse("[1.0, -2e0]").unwrap(),
+        json!([1, -2])
+    );
+}
+
+#[wasm_bindgen_test]
+fn unicode_and_escapes_read_like_serde_json() {
+    let text = r#"{"a":"é\u00e9 \ud83d\ude00😀","b\"\\":"\n\t\u0000","ключ":["日本語"]}"#;
+    let ours = mcp_task_client::json::parse(text).unwrap();
+    let reference: Value = serde_json::from_str(text).unwrap();
+    assert_eq!(ours, reference);
+    // A lone surrogate (which serde_json refuses) becomes U+FFFD rather than a panic.
+    let lone = mcp_task_client::json::parse(r#""\ud800x""#).unwrap();
+    assert_eq!(lone, json!("\u{fffd}x"));
+}
+
+#[wasm_bindgen_test]
+fn what_is_not_json_is_an_error() {
+    for text in ["", "{", "[1,]", "{'a':1}", "NaN", "01", "\"\\x\""] {
+        assert!(mcp_task_client::json::parse(text).is_err(), "{text:?}");
+    }
+    let deep = format!("{}{}", "[".repeat(600), "]".repeat(600));
+    assert!(mcp_task_client::json::parse(&deep).is_err());
+    assert!(matches!(decode("[1]"), Err(DecodeError::Batch)));
 }

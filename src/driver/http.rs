@@ -6,6 +6,8 @@
 
 use std::collections::HashMap;
 
+use crate::engine::hash::IdHash;
+
 use futures::channel::oneshot;
 use js_sys::{Object, Reflect};
 use wasm_bindgen::prelude::*;
@@ -25,7 +27,7 @@ const DELETE_GRACE_MS: u64 = 3_000;
 /// HTTP transport state.
 #[derive(Default)]
 pub struct Http {
-    inflight: HashMap<SendKey, AbortController>,
+    inflight: HashMap<SendKey, AbortController, IdHash>,
     listen: Listen,
     delete: Option<AbortController>,
     delete_deadline: Option<u64>,

@@ -16,9 +16,9 @@ use crate::protocol::auth::AuthChallenge;
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::{Dialect, InputRequest, Outcome, Task, TaskStatus};
 
-/// Parses JSON text (through the same parser instance the protocol layer uses).
+/// Parses JSON text (the host's parser, as for protocol messages).
 pub fn parse(text: &str) -> Option<Value> {
-    serde_json::from_slice(text.as_bytes()).ok()
+    crate::json::parse(text).ok()
 }
 
 /// The fields of one JSON object, taken out one by one.

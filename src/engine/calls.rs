@@ -6,6 +6,8 @@
 
 use std::collections::HashSet;
 
+use super::hash::IdHash;
+
 use serde_json::{Map, Value};
 
 use super::ids::CallId;
@@ -24,7 +26,7 @@ use super::{Engine, Target};
 /// An MRTR round waiting for the host's answers.
 #[derive(Debug, Default)]
 pub(crate) struct Round {
-    pub(crate) open: HashSet<String>,
+    pub(crate) open: HashSet<String, IdHash>,
     pub(crate) responses: Map<String, Value>,
     pub(crate) state: Option<Value>,
 }
@@ -62,7 +64,9 @@ impl Engine {
     /// Forgets a call and any input requests of its MRTR round.
     fn remove_call(&mut self, c: CallId) -> Option<Call> {
         self.inputs.drop_call(c);
-        self.calls.remove(&c)
+        let call = self.calls.remove(&c);
+        super::hash::shrink(&mut self.calls);
+        call
     }
 
     /// Sends any request; augmented where the dialect and the caller allow.

@@ -7,6 +7,8 @@
 
 use std::collections::HashSet;
 
+use super::hash::IdHash;
+
 use super::api::{Millis, Output};
 use super::ids::ReqId;
 use super::requests::{Failure, Purpose};
@@ -27,7 +29,7 @@ pub(crate) struct Listen {
     /// The one it replaces, kept open until the server accepts `req`.
     retiring: Option<ReqId>,
     /// The task ids it names that are still followed.
-    covered: HashSet<String>,
+    covered: HashSet<String, IdHash>,
     /// A followed task it does not name.
     fresh: bool,
     last: Option<Millis>,

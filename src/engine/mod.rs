@@ -36,6 +36,7 @@ mod deletes;
 mod detect;
 mod echo;
 mod elicit;
+pub(crate) mod hash;
 mod hold;
 mod ids;
 mod inputs;
@@ -66,6 +67,14 @@ pub(crate) mod testkit;
 #[cfg(test)]
 mod tests;
 
+/// Outputs the queue keeps room for once drained.
+const OUT_ROOM: usize = 64;
+
+/// Native tests count heap bytes (see `testkit::heap`).
+#[cfg(test)]
+#[global_allocator]
+static COUNTING: testkit::heap::Counting = testkit::heap::Counting;
+
 use std::collections::{HashMap, VecDeque};
 
 use serde_json::Value;
@@ -78,6 +87,7 @@ use api::{
     SubId,
 };
 use calls::Call;
+use hash::IdHash;
 use ids::CallId;
 use inputs::Inputs;
 use pending::Requests;
@@ -109,8 +119,8 @@ pub struct Engine {
     session: Session,
     reqs: Requests,
     tasks: Registry,
-    subs: HashMap<SubId, Target>,
-    calls: HashMap<CallId, Call>,
+    subs: HashMap<SubId, Target, IdHash>,
+    calls: HashMap<CallId, Call, IdHash>,
     inputs: Inputs,
     tools: Tools,
     listen: listen::Listen,
@@ -145,8 +155,8 @@ impl Engine {
             session,
             reqs: Requests::default(),
             tasks: Registry::new(),
-            subs: HashMap::new(),
-            calls: HashMap::new(),
+            subs: HashMap::default(),
+            calls: HashMap::default(),
             inputs: Inputs::default(),
             tools: Tools::default(),
             listen: listen::Listen::default(),
@@ -213,11 +223,15 @@ impl Engine {
         }
         match self.out.pop_front() {
             Some(o) => o,
-            None => Output::Wake(if self.closed {
-                u64::MAX
-            } else {
-                self.next_wake().unwrap_or(u64::MAX)
-            }),
+            None => {
+                // Drained: give back the room a burst (thousands of calls at once) took.
+                self.out.shrink_to(OUT_ROOM);
+                Output::Wake(if self.closed {
+                    u64::MAX
+                } else {
+                    self.next_wake().unwrap_or(u64::MAX)
+                })
+            }
         }
     }
 
@@ -340,7 +354,6 @@ impl Engine {
             return;
         }
         let mut subs = std::mem::take(&mut self.subs);
-        // Ids sorted alone: the same sort instance as `open_ops` (identical code for `OpId`).
         let mut ids: Vec<SubId> = subs.keys().copied().collect();
         ids.sort_unstable();
         for sub in ids {

@@ -77,9 +77,9 @@ impl Engine {
         match page {
             Some(Ok((tasks, next))) => {
                 // Through the text the tasks serialize to anyway (no value serializer).
-                let tasks = serde_json::to_vec(&tasks)
+                let tasks = serde_json::to_string(&tasks)
                     .ok()
-                    .and_then(|text| serde_json::from_slice(&text).ok())
+                    .and_then(|text| crate::json::parse(&text).ok())
                     .unwrap_or_default();
                 let mut reply = object([("tasks", tasks)]);
                 if let (Some(c), Some(obj)) = (next, reply.as_object_mut()) {

@@ -7,7 +7,7 @@ use super::api::{Millis, SendKey};
 use super::ids::ReqId;
 use super::requests::Purpose;
 use super::resume::StreamPos;
-use super::scheduler::IdHash;
+use super::hash::IdHash;
 
 /// A request awaiting its answer.
 #[derive(Debug)]
@@ -126,6 +126,8 @@ impl Requests {
     pub(crate) fn remove(&mut self, n: ReqId) -> Option<Pending> {
         let p = self.pending.remove(&n)?;
         self.keys.remove(&p.key);
+        super::hash::shrink(&mut self.pending);
+        super::hash::shrink(&mut self.keys);
         Some(p)
     }
 

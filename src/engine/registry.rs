@@ -1,7 +1,7 @@
 //! The task registry: one entry per task id (one engine talks to one server), with its latest
 //! snapshot, its subscribers, poll state and cached outcome.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use super::ids::ReqId;
 use super::ids::Slot;
@@ -10,9 +10,10 @@ use crate::protocol::model::{Outcome, Task, TaskStatus};
 
 use super::api::{ClientError, Millis, SubId};
 use super::echo::PollEcho;
+use super::hash::IdHash;
 use super::iso8601;
 use super::requests::Encoded;
-use super::scheduler::{IdHash, PollState};
+use super::scheduler::PollState;
 use super::sorted::SortedSet;
 
 /// Where a result fetch stands.
@@ -64,7 +65,7 @@ pub(crate) struct TaskEntry {
     /// Delete the task on the server once its end was delivered (a caller asked for it).
     pub(crate) delete_on_done: bool,
     /// Modern `inputRequests` keys already surfaced to the host (each surfaced once).
-    pub(crate) input_keys: HashSet<String>,
+    pub(crate) input_keys: SortedSet<String>,
     /// createdAt + ttl, when the server gave both.
     pub(crate) deadline: Option<Millis>,
     /// The encoded `tasks/get`, valid for one session epoch.
@@ -161,12 +162,13 @@ fn deadline(t: &Task) -> Option<Millis> {
     created.checked_add(t.ttl_ms?)
 }
 
-/// The registry proper.
 /// The tracked tasks by id, each with a slot of its own: the small number its timers are keyed
 /// by. A slot names exactly one tracked task, and is freed with it.
 #[derive(Debug)]
 pub(crate) struct Registry {
-    entries: HashMap<String, TaskEntry>,
+    /// Boxed entries: the table's free buckets (up to half of it after a growth) then cost a
+    /// pointer each, not a whole entry.
+    entries: HashMap<String, Box<TaskEntry>, IdHash>,
     /// Slot → task id.
     slots: HashMap<Slot, String, IdHash>,
     next_slot: Slot,
@@ -175,18 +177,18 @@ pub(crate) struct Registry {
 impl Registry {
     pub(crate) fn new() -> Self {
         Self {
-            entries: HashMap::new(),
+            entries: HashMap::default(),
             slots: HashMap::default(),
             next_slot: Slot::FIRST,
         }
     }
 
     pub(crate) fn get(&self, task_id: &str) -> Option<&TaskEntry> {
-        self.entries.get(task_id)
+        self.entries.get(task_id).map(Box::as_ref)
     }
 
     pub(crate) fn get_mut(&mut self, task_id: &str) -> Option<&mut TaskEntry> {
-        self.entries.get_mut(task_id)
+        self.entries.get_mut(task_id).map(Box::as_mut)
     }
 
     pub(crate) fn contains_key(&self, task_id: &str) -> bool {
@@ -202,13 +204,13 @@ impl Registry {
                 slot,
                 ..TaskEntry::default()
             };
-            self.entries.insert(task_id.to_owned(), entry);
+            self.entries.insert(task_id.to_owned(), Box::new(entry));
         }
         self.entries.entry(task_id.to_owned()).or_default()
     }
 
     /// Forgets a task; its slot is free.
-    pub(crate) fn remove(&mut self, task_id: &str) -> Option<TaskEntry> {
+    pub(crate) fn remove(&mut self, task_id: &str) -> Option<Box<TaskEntry>> {
         let entry = self.entries.remove(task_id)?;
         self.slots.remove(&entry.slot);
         Some(entry)
@@ -222,11 +224,11 @@ impl Registry {
     /// The entry of the task in `slot`.
     pub(crate) fn at_mut(&mut self, slot: Slot) -> Option<&mut TaskEntry> {
         let id = self.slots.get(&slot)?;
-        self.entries.get_mut(id)
+        self.entries.get_mut(id).map(Box::as_mut)
     }
 
     pub(crate) fn iter(&self) -> impl Iterator<Item = (&String, &TaskEntry)> {
-        self.entries.iter()
+        self.entries.iter().map(|(id, e)| (id, e.as_ref()))
     }
 
     #[cfg(test)]

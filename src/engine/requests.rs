@@ -138,8 +138,9 @@ impl Failure {
 #[derive(Debug, Clone)]
 pub(crate) struct Encoded {
     /// The method as a JSON string (quoted, escaped).
-    method: String,
-    params: String,
+    method: Box<str>,
+    /// Boxed: a task keeps its status request, and a `Box<str>` has no spare capacity.
+    params: Box<str>,
     headers: Vec<(String, String)>,
     expects_response: bool,
 }
@@ -150,8 +151,8 @@ impl Encoded {
         let params = serde_json::to_string(&out.params).unwrap_or_else(|_| "null".into());
         let method = serde_json::to_string(&out.method).unwrap_or_else(|_| "\"\"".into());
         Self {
-            method,
-            params,
+            method: method.into(),
+            params: params.into(),
             headers: out.headers,
             expects_response: out.expects_response,
         }

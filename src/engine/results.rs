@@ -16,6 +16,7 @@
 
 use std::collections::{HashSet, VecDeque};
 
+use super::hash::IdHash;
 use super::ids::ReqId;
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::{Outcome, TaskStatus};
@@ -31,7 +32,7 @@ use super::Engine;
 #[derive(Debug, Default)]
 pub(crate) struct Blocking {
     /// Tasks with a blocking `tasks/result` in flight.
-    open: HashSet<String>,
+    open: HashSet<String, IdHash>,
     /// Tasks waiting for a slot, in arrival order.
     queue: VecDeque<String>,
     /// A slot was freed: fill it before the next output.

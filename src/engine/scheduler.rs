@@ -7,53 +7,10 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
 use super::api::Millis;
+use super::hash::IdHash;
 use super::ids::ReqId;
 use super::ids::Slot;
 use super::rng::Rng;
-
-/// A fast hasher for the engine's own integer keys (ids it allocated itself; never keys chosen by
-/// a server). Multiplicative mixing, in the spirit of FxHash.
-#[derive(Debug, Default, Clone, Copy)]
-pub(crate) struct IdHash;
-
-impl std::hash::BuildHasher for IdHash {
-    type Hasher = IdHasher;
-    fn build_hasher(&self) -> IdHasher {
-        IdHasher(0)
-    }
-}
-
-#[derive(Debug)]
-pub(crate) struct IdHasher(u64);
-
-impl IdHasher {
-    fn mix(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-impl std::hash::Hasher for IdHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.mix(u64::from(*b));
-        }
-    }
-    fn write_u8(&mut self, n: u8) {
-        self.mix(u64::from(n));
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.mix(n);
-    }
-    fn write_i64(&mut self, n: i64) {
-        self.mix(n as u64);
-    }
-    fn write_isize(&mut self, n: isize) {
-        self.mix(n as u64);
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
 
 /// A task's poll interval when the server gives no hint.
 pub(crate) const DEFAULT_POLL_MS: Millis = 1_000;

@@ -54,7 +54,7 @@ impl Engine {
     }
 
     /// Forgets a task entirely: entry, slot, timers.
-    pub(crate) fn remove_task(&mut self, task_id: &str) -> Option<TaskEntry> {
+    pub(crate) fn remove_task(&mut self, task_id: &str) -> Option<Box<TaskEntry>> {
         let entry = self.tasks.remove(task_id)?;
         self.drop_result(task_id);
         for kind in [

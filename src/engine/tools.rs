@@ -14,6 +14,8 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
+use super::hash::IdHash;
+
 use serde_json::Value;
 
 use super::ids::CallId;
@@ -51,9 +53,9 @@ pub(crate) struct Tools {
     /// Failed attempts of the current fetch.
     errors: u32,
     pages: u32,
-    seen_cursors: HashSet<String>,
+    seen_cursors: HashSet<String, IdHash>,
     acc: Vec<Value>,
-    by_name: HashMap<String, Value>,
+    by_name: HashMap<String, Value, IdHash>,
     /// Calls waiting for the cache.
     pub(crate) waiting: Vec<CallId>,
     /// `list_tools` operations waiting for the listing.

@@ -14,6 +14,8 @@ mod typescript;
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+
+use crate::engine::hash::IdHash;
 use std::rc::Rc;
 
 use futures::channel::oneshot;
@@ -51,8 +53,8 @@ enum Pending {
 /// The state shared by a client's JS object, its handles and the driver's event host.
 pub struct ClientInner {
     driver: RefCell<Option<Link>>,
-    subs: RefCell<HashMap<SubId, Rc<HandleState>>>,
-    ops: RefCell<HashMap<OpId, Pending>>,
+    subs: RefCell<HashMap<SubId, Rc<HandleState>, IdHash>>,
+    ops: RefCell<HashMap<OpId, Pending, IdHash>>,
     on_input: Option<Function>,
     /// The signals of the input requests `onInput` is handling.
     input_aborts: aborts::InputAborts,
@@ -393,8 +395,8 @@ impl McpTaskClient {
             let (tx, rx) = oneshot::channel();
             let inner = Rc::new(ClientInner {
                 driver: RefCell::new(None),
-                subs: RefCell::new(HashMap::new()),
-                ops: RefCell::new(HashMap::new()),
+                subs: RefCell::new(HashMap::default()),
+                ops: RefCell::new(HashMap::default()),
                 on_input: o.on_input,
                 input_aborts: aborts::InputAborts::default(),
                 on_warning: o.on_warning,

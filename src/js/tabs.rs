@@ -3,6 +3,8 @@
 
 use std::cell::RefCell;
 use std::collections::HashSet;
+
+use crate::engine::hash::IdHash;
 use std::rc::Rc;
 
 use js_sys::{Array, Function, Promise};
@@ -19,7 +21,7 @@ use crate::driver::tabs::Link;
 #[derive(Default)]
 pub(super) struct Once {
     callbacks: RefCell<Vec<Function>>,
-    reported: RefCell<HashSet<String>>,
+    reported: RefCell<HashSet<String, IdHash>>,
 }
 
 impl Once {

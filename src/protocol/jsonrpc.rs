@@ -147,20 +147,16 @@ impl std::error::Error for DecodeError {}
 impl Message {
     /// Decodes one message from bytes, refusing anything longer than `limit`.
     pub fn decode(bytes: &[u8], limit: usize) -> Result<Message, DecodeError> {
-        if bytes.len() > limit {
-            return Err(DecodeError::TooLarge {
-                len: bytes.len(),
-                limit,
-            });
-        }
-        let value: Value =
-            serde_json::from_slice(bytes).map_err(|e| DecodeError::Json(e.to_string()))?;
-        Self::from_value(value)
+        within(bytes.len(), limit)?;
+        let text = std::str::from_utf8(bytes)
+            .map_err(|_| DecodeError::Json("invalid UTF-8".to_owned()))?;
+        Self::decode_str(text, limit)
     }
 
-    /// [`Message::decode`] for text. Read as bytes: one JSON reader instance in the binary.
+    /// [`Message::decode`] for text.
     pub fn decode_str(text: &str, limit: usize) -> Result<Message, DecodeError> {
-        Self::decode(text.as_bytes(), limit)
+        within(text.len(), limit)?;
+        Self::from_value(crate::json::parse(text).map_err(DecodeError::Json)?)
     }
 
     /// Classifies an already-parsed JSON value.
@@ -236,6 +232,14 @@ impl Message {
     pub fn encode(&self) -> String {
         self.to_value().to_string()
     }
+}
+
+/// Refuses a message longer than `limit`.
+fn within(len: usize, limit: usize) -> Result<(), DecodeError> {
+    if len > limit {
+        return Err(DecodeError::TooLarge { len, limit });
+    }
+    Ok(())
 }
 
 impl Id {

@@ -3,6 +3,7 @@
 //! checking the "≤ 1 status request in flight per task" invariant as it goes.
 
 mod handover;
+pub(crate) mod heap;
 pub(crate) mod script;
 pub(crate) mod server;
 
@@ -16,8 +17,8 @@ use super::api::{
     CallOptions, Config, DialectChoice, End, Event, Input, Millis, OpId, Output, SendKey, SubId,
     Transmit,
 };
+use super::hash::IdHash;
 use super::rng::Rng;
-use super::scheduler::IdHash;
 use super::Engine;
 pub(crate) use script::{
     accept_initialize, answer, discover_result, drain, feed, head, modern_engine, read_resource,

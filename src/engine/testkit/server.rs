@@ -7,8 +7,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use serde_json::{json, Value};
 
 use crate::engine::api::{Input, Millis, SendKey, Transmit};
+use crate::engine::hash::IdHash;
 use crate::engine::rng::Rng;
-use crate::engine::scheduler::IdHash;
 use crate::protocol::jsonrpc::{Id, Message, RpcError};
 use crate::protocol::model::Dialect;
 

@@ -8,6 +8,7 @@ mod cadence;
 mod draft;
 mod faults;
 mod flows;
+mod heap;
 mod hour;
 mod listen;
 mod negotiate;

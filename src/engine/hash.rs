@@ -1,0 +1,56 @@
+//! The hasher of every map in the client: small and deterministic. std's SipHash would not guard
+//! against keys a server chooses (task ids) here either: on wasm32 it has no random keys, and with
+//! known keys colliding inputs are as easy to find for any hash.
+
+/// Multiplicative mixing, in the spirit of FxHash.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct IdHash;
+
+impl std::hash::BuildHasher for IdHash {
+    type Hasher = IdHasher;
+    fn build_hasher(&self) -> IdHasher {
+        IdHasher(0)
+    }
+}
+
+#[derive(Debug)]
+pub struct IdHasher(u64);
+
+impl IdHasher {
+    fn mix(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl std::hash::Hasher for IdHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.mix(u64::from(*b));
+        }
+    }
+    fn write_u8(&mut self, n: u8) {
+        self.mix(u64::from(n));
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.mix(n);
+    }
+    fn write_i64(&mut self, n: i64) {
+        self.mix(n as u64);
+    }
+    fn write_isize(&mut self, n: isize) {
+        self.mix(n as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// Gives back a map's room once three quarters of it are free: a map never shrinks by itself, and
+/// after a burst (thousands of calls at once) it would keep room for all of them.
+pub(crate) fn shrink<K: Eq + std::hash::Hash, V>(
+    map: &mut std::collections::HashMap<K, V, IdHash>,
+) {
+    if map.len() * 4 < map.capacity() {
+        map.shrink_to_fit();
+    }
+}

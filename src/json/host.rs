@@ -1,0 +1,96 @@
+//! The host's JSON: `JSON.parse`, and JS values read back as `serde_json::Value`s.
+
+use js_sys::{Array, Map, Object, Reflect, Symbol, JSON};
+use serde_json::{Number, Value};
+use wasm_bindgen::prelude::*;
+
+/// Nesting deeper than this is refused (a cyclic object would otherwise exhaust the stack).
+const MAX_DEPTH: u32 = 512;
+
+/// `JSON.parse`, read back into a value.
+pub(super) fn parse(text: &str) -> Result<Value, String> {
+    let js = JSON::parse(text).map_err(|e| match e.dyn_ref::<js_sys::Error>() {
+        Some(e) => String::from(e.message()),
+        None => "not JSON".to_owned(),
+    })?;
+    from_js(&js).map_err(str::to_owned)
+}
+
+/// Reads a JS value as JSON (see [`read`]); the error says what in it is not JSON.
+pub fn from_js(v: &JsValue) -> Result<Value, &'static str> {
+    read(v, 0)
+}
+
+/// One JS value as JSON: `null`/`undefined` → `null` (an `undefined` member is left out), integral
+/// numbers in `i64::MIN..=u64::MAX` → integers, other numbers → floats (`NaN`/`Infinity` → `null`), BigInts in `i64::MIN..=u64::MAX`, strings, arrays, `Map`s
+/// with string keys and plain (non-iterable) objects by their own enumerable properties.
+fn read(v: &JsValue, depth: u32) -> Result<Value, &'static str> {
+    if depth > MAX_DEPTH {
+        return Err("nested too deeply (or cyclic)");
+    }
+    if v.is_null() || v.is_undefined() {
+        return Ok(Value::Null);
+    }
+    if let Some(b) = v.as_bool() {
+        return Ok(Value::Bool(b));
+    }
+    if v.is_bigint() {
+        return i64::try_from(v.clone())
+            .map(Value::from)
+            .or_else(|v| u64::try_from(v).map(Value::from))
+            .map_err(|_| "a BigInt outside i64::MIN..u64::MAX");
+    }
+    if let Some(n) = v.as_f64() {
+        return Ok(number(n));
+    }
+    if let Some(s) = v.as_string() {
+        return Ok(Value::String(s));
+    }
+    if Array::is_array(v) {
+        let a: &Array = v.unchecked_ref();
+        return a.iter().map(|x| read(&x, depth + 1)).collect();
+    }
+    if !v.is_object()
+        || v.is_instance_of::<js_sys::Uint8Array>()
+        || v.is_instance_of::<js_sys::ArrayBuffer>()
+    {
+        return Err("a function, symbol or binary value");
+    }
+    let entries = if let Some(m) = v.dyn_ref::<Map>() {
+        Array::from(m)
+    } else if Reflect::has(v, &Symbol::iterator()).unwrap_or(false) {
+        return Err("an iterable object other than an Array or a Map");
+    } else {
+        Object::entries(v.unchecked_ref())
+    };
+    let mut out = serde_json::Map::new();
+    for pair in entries.iter() {
+        let pair: Array = pair.unchecked_into();
+        let key = pair
+            .get(0)
+            .as_string()
+            .ok_or("a Map key that is not a string")?;
+        let value = pair.get(1);
+        // An optional field set to `undefined` is absent, as in `JSON.stringify`.
+        if !value.is_undefined() {
+            out.insert(key, read(&value, depth + 1)?);
+        }
+    }
+    Ok(Value::Object(out))
+}
+
+/// An integral number in `i64::MIN..=u64::MAX` as an integer (beyond 2^53 it is the double the
+/// host read, the nearest to what was written), any other finite one as a float.
+fn number(n: f64) -> Value {
+    const TWO_POW_64: f64 = 18_446_744_073_709_551_616.0;
+    const MINUS_TWO_POW_63: f64 = -9_223_372_036_854_775_808.0;
+    if n.fract() != 0.0 {
+        Number::from_f64(n).map_or(Value::Null, Value::Number)
+    } else if (0.0..TWO_POW_64).contains(&n) {
+        Value::from(n as u64)
+    } else if (MINUS_TWO_POW_63..0.0).contains(&n) {
+        Value::from(n as i64)
+    } else {
+        Number::from_f64(n).map_or(Value::Null, Value::Number)
+    }
+}
