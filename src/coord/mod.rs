@@ -21,6 +21,7 @@ pub mod wire;
 #[cfg(test)]
 mod tests;
 
+use crate::engine::hash::IdHash;
 use std::collections::{HashMap, VecDeque};
 
 use serde_json::Value;
@@ -134,7 +135,7 @@ pub struct Coord {
     subs: IdMap<MySub>,
     ops: IdMap<Op>,
     /// The latest snapshot this tab saw of each task it follows.
-    tasks: HashMap<String, Task>,
+    tasks: HashMap<String, Task, IdHash>,
     session: Option<SessionWire>,
     delivered_session: Option<SessionWire>,
     visible: bool,
@@ -161,7 +162,7 @@ impl Coord {
             next_local: 1,
             subs: IdMap::default(),
             ops: IdMap::default(),
-            tasks: HashMap::new(),
+            tasks: HashMap::default(),
             session: None,
             delivered_session: None,
             visible,

@@ -4,10 +4,10 @@
 use std::collections::{HashMap, VecDeque};
 
 use super::api::{Millis, SendKey};
+use super::hash::IdHash;
 use super::ids::ReqId;
 use super::requests::Purpose;
 use super::resume::StreamPos;
-use super::hash::IdHash;
 
 /// A request awaiting its answer.
 #[derive(Debug)]

@@ -7,6 +7,7 @@ mod events;
 mod ops;
 mod peers;
 
+use crate::engine::hash::IdHash;
 use std::collections::{HashMap, HashSet, VecDeque};
 
 use serde_json::Value;
@@ -38,17 +39,17 @@ struct Peer {
 /// Engine ids ↔ tab-local ids.
 #[derive(Default)]
 struct Router {
-    subs: HashMap<SubId, Dest>,
-    sub_keys: HashMap<(TabId, u64), SubId>,
-    ops: HashMap<OpId, (TabId, u64)>,
-    op_keys: HashMap<(TabId, u64), OpId>,
+    subs: HashMap<SubId, Dest, IdHash>,
+    sub_keys: HashMap<(TabId, u64), SubId, IdHash>,
+    ops: HashMap<OpId, (TabId, u64), IdHash>,
+    op_keys: HashMap<(TabId, u64), OpId, IdHash>,
     /// Input requests handed to tabs and not answered yet, by the id the tabs know.
-    inputs: HashMap<u64, Pending>,
-    sub_tasks: HashMap<SubId, String>,
-    internal: HashMap<String, SubId>,
+    inputs: HashMap<u64, Pending, IdHash>,
+    sub_tasks: HashMap<SubId, String, IdHash>,
+    internal: HashMap<String, SubId, IdHash>,
     /// Subscriptions their tab stopped on purpose: the leader lets go of the task when they end.
-    stopped: HashSet<SubId>,
-    peers: HashMap<TabId, Peer>,
+    stopped: HashSet<SubId, IdHash>,
+    peers: HashMap<TabId, Peer, IdHash>,
 }
 
 /// An input request waiting for its answer.
@@ -78,8 +79,8 @@ pub(super) struct Leading {
     inbox: Vec<(TabId, u64, Op)>,
     work: VecDeque<Work>,
     router: Router,
-    stored: HashMap<String, Stored>,
-    answered: HashMap<String, SortedSet<String>>,
+    stored: HashMap<String, Stored, IdHash>,
+    answered: HashMap<String, SortedSet<String>, IdHash>,
     any_visible: bool,
     server_info: Value,
 }
@@ -92,8 +93,8 @@ impl Leading {
             inbox: Vec::new(),
             work: VecDeque::new(),
             router: Router::default(),
-            stored: HashMap::new(),
-            answered: HashMap::new(),
+            stored: HashMap::default(),
+            answered: HashMap::default(),
             // What the engine assumes at first: told otherwise once ready.
             any_visible: true,
             server_info: Value::Null,

@@ -1,6 +1,7 @@
 //! The other tabs as the leader sees them: their messages, their visibility, and the periodic
 //! housekeeping (checkpoints, pruning tabs that died silently).
 
+use crate::engine::hash::IdHash;
 use std::collections::HashSet;
 
 use super::{Peer, Work};
@@ -35,7 +36,7 @@ impl Coord {
     pub(in crate::coord) fn on_alive(&mut self, alive: Vec<TabId>) {
         let me = self.id;
         let Some(l) = self.leading() else { return };
-        let alive: HashSet<TabId> = alive.into_iter().collect();
+        let alive: HashSet<TabId, IdHash> = alive.into_iter().collect();
         let mut tabs: SortedSet<TabId> = l.router.peers.keys().copied().collect();
         tabs.extend(l.router.sub_keys.keys().map(|(t, _)| *t));
         tabs.remove(&me);

@@ -3,6 +3,7 @@
 //! IndexedDB, inside one `readwrite` transaction). Within the page that won, every handle's
 //! `onDone` fires; every other page (and every later load) skips them.
 
+use crate::engine::hash::IdHash;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -29,7 +30,7 @@ pub struct Ledger(Rc<Inner>);
 struct Inner {
     store: Store,
     lock_name: String,
-    claims: RefCell<HashMap<String, Claim>>,
+    claims: RefCell<HashMap<String, Claim, IdHash>>,
 }
 
 impl Ledger {
@@ -37,7 +38,7 @@ impl Ledger {
         Ledger(Rc::new(Inner {
             store,
             lock_name,
-            claims: RefCell::new(HashMap::new()),
+            claims: RefCell::new(HashMap::default()),
         }))
     }
 

@@ -1,6 +1,7 @@
 //! Joining the scope: the channel, the presence and leader locks, the page listeners and the
 //! ticker, each feeding the tab's machine.
 
+use crate::engine::hash::IdHash;
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::rc::Rc;
@@ -128,7 +129,7 @@ impl Tab {
                 return;
             };
             let prefix = me.presence_prefix();
-            let alive: HashSet<TabId> = (names.iter())
+            let alive: HashSet<TabId, IdHash> = (names.iter())
                 .filter_map(|n| n.strip_prefix(&prefix))
                 .filter_map(|s| s.parse().ok())
                 .collect();
