@@ -19,7 +19,9 @@ mod tests;
 
 use std::collections::VecDeque;
 
-use serde_json::{json, Value};
+use serde_json::Value;
+
+use crate::protocol::object;
 
 use crate::protocol::jsonrpc::{Id, RpcError};
 
@@ -86,14 +88,14 @@ pub(crate) struct HostedTask {
 impl HostedTask {
     /// The task as the wire shows it (`tasks/get`, `tasks/cancel`, list entries, pushes).
     pub(crate) fn wire(&self) -> Value {
-        let mut v = json!({
-            "taskId": self.id,
-            "status": self.status.as_str(),
-            "createdAt": format_millis(self.created_at),
-            "lastUpdatedAt": format_millis(self.updated_at),
-            "ttl": self.ttl,
-            "pollInterval": POLL_INTERVAL_MS,
-        });
+        let mut v = object([
+            ("taskId", Value::from(self.id.as_str())),
+            ("status", Value::from(self.status.as_str())),
+            ("createdAt", Value::from(format_millis(self.created_at))),
+            ("lastUpdatedAt", Value::from(format_millis(self.updated_at))),
+            ("ttl", Value::from(self.ttl)),
+            ("pollInterval", Value::from(POLL_INTERVAL_MS)),
+        ]);
         if let (Some(m), Value::Object(o)) = (&self.message, &mut v) {
             o.insert("statusMessage".into(), Value::from(m.as_str()));
         }
@@ -206,7 +208,8 @@ impl Hosted {
         let mut live: Vec<&HostedTask> = self.tasks.iter().filter(|t| t.seq > after).collect();
         let more = live.len() > PAGE;
         live.truncate(PAGE);
-        let mut v = json!({ "tasks": live.iter().map(|t| t.wire()).collect::<Vec<_>>() });
+        let tasks: Vec<Value> = live.iter().map(|t| t.wire()).collect();
+        let mut v = object([("tasks", Value::Array(tasks))]);
         if let (true, Some(last), Value::Object(o)) = (more, live.last(), &mut v) {
             o.insert("nextCursor".into(), Value::from(last.seq.to_string()));
         }
