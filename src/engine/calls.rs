@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use super::ids::CallId;
 use super::ids::ReqId;
-use crate::protocol::dialect::{CallReply, TaskAugment};
+use crate::protocol::dialect::{CallReply, Codec, Outgoing, TaskAugment};
 use crate::protocol::model::{InputRequest, Outcome, Task, TaskStatus};
 use crate::protocol::tool_headers::tool_param_headers;
 
@@ -130,61 +130,11 @@ impl Engine {
         let Some(codec) = self.session.ready_codec() else {
             return;
         };
-        if call.opts.delete_on_done && !self.deletes() {
-            let mut error = self.no_delete();
-            error.message = format!("deleteOnDone: {}", error.message);
-            return self.call_failed(c, error);
-        }
-        let support: Option<Support> = tool.as_deref().map(|n| self.tools.support(n));
-        let offers_tasks = self.session.tasks;
-        if !offers_tasks && tools::needs_task(support, call.opts.augment) {
-            let error = ClientError::new(
-                ErrorKind::Unsupported,
-                "this call needs a task and the server offers no tasks",
-            );
-            return self.call_failed(c, error);
-        }
-        let caps = tools::effective_caps(&self.session.server_caps, codec.names_tasks());
-        let decision = tools::decide(
-            &caps,
-            self.session.protocol_version(),
-            support,
-            call.opts.augment,
-            self.session.augments && offers_tasks,
-        );
-        let augment = match decision {
+        let augment = match self.call_augment(call, tool.as_deref(), codec) {
             Ok(a) => a,
             Err(e) => return self.call_failed(c, e),
         };
-        let out = {
-            let si = self.session.info();
-            match &call.retry {
-                Some((responses, state)) => codec.retry_with_input(
-                    &si,
-                    &call.method,
-                    call.params.clone(),
-                    responses.clone(),
-                    state.clone(),
-                ),
-                None => {
-                    let retention = match codec.names_tasks() {
-                        true => call.opts.keep_alive_ms,
-                        false => call.opts.ttl_ms,
-                    };
-                    let ask = TaskAugment {
-                        ttl_ms: retention,
-                        task_id: Some(call.task_id.clone()),
-                    };
-                    Some(codec.build_request(
-                        &si,
-                        &call.method,
-                        call.params.clone(),
-                        augment.then_some(&ask),
-                    ))
-                }
-            }
-        };
-        let Some(mut out) = out else {
+        let Some(mut out) = self.build_call(call, codec, augment) else {
             return self.call_failed(
                 c,
                 ClientError::new(ErrorKind::Protocol, "the dialect cannot retry this request"),
@@ -209,6 +159,74 @@ impl Engine {
         self.send(now, Purpose::Call(c), out);
         if names {
             self.call_named_task(now, c, false);
+        }
+    }
+
+    /// Whether call `call` (of `tool`, for `tools/call`) goes out task-augmented; an error when
+    /// it cannot go out at all (it needs what the server does not offer).
+    fn call_augment(
+        &self,
+        call: &Call,
+        tool: Option<&str>,
+        codec: &'static dyn Codec,
+    ) -> Result<bool, ClientError> {
+        if call.opts.delete_on_done && !self.deletes() {
+            let mut error = self.no_delete();
+            error.message = format!("deleteOnDone: {}", error.message);
+            return Err(error);
+        }
+        let support: Option<Support> = tool.map(|n| self.tools.support(n));
+        let offers_tasks = self.session.offers_tasks();
+        if !offers_tasks && tools::needs_task(support, call.opts.augment) {
+            return Err(ClientError::new(
+                ErrorKind::Unsupported,
+                "this call needs a task and the server offers no tasks",
+            ));
+        }
+        let caps = tools::effective_caps(self.session.server_caps(), codec.names_tasks());
+        tools::decide(
+            &caps,
+            self.session.protocol_version(),
+            support,
+            call.opts.augment,
+            self.session.augments() && offers_tasks,
+        )
+    }
+
+    /// The call's request: a retry carrying the answers of its MRTR round, or the first
+    /// request (augmented as decided, with the task's retention and, in a dialect where the
+    /// requestor names tasks, its id). `None`: the dialect cannot retry it.
+    fn build_call(
+        &self,
+        call: &Call,
+        codec: &'static dyn Codec,
+        augment: bool,
+    ) -> Option<Outgoing> {
+        let si = self.session.info();
+        match &call.retry {
+            Some((responses, state)) => codec.retry_with_input(
+                &si,
+                &call.method,
+                call.params.clone(),
+                responses.clone(),
+                state.clone(),
+            ),
+            None => {
+                let retention = match codec.names_tasks() {
+                    true => call.opts.keep_alive_ms,
+                    false => call.opts.ttl_ms,
+                };
+                let ask = TaskAugment {
+                    ttl_ms: retention,
+                    task_id: Some(call.task_id.clone()),
+                };
+                Some(codec.build_request(
+                    &si,
+                    &call.method,
+                    call.params.clone(),
+                    augment.then_some(&ask),
+                ))
+            }
         }
     }
 

@@ -170,9 +170,9 @@ impl Engine {
             .and_then(|c| c.related_task(&params));
         // Without related-task `_meta`, the stream it came on may tell (a `tasks/result` stream).
         let by_stream = via
-            .and_then(|k| self.reqs.keys.get(&k))
-            .and_then(|n| self.reqs.pending.get(n))
-            .and_then(|p| match &p.purpose {
+            .and_then(|k| self.reqs.id_of(k))
+            .and_then(|n| self.reqs.purpose(n))
+            .and_then(|p| match p {
                 Purpose::Result(t) => Some(t.clone()),
                 _ => None,
             });
@@ -274,7 +274,7 @@ impl Engine {
             }
             other => {
                 let key = self.send_message(&other, headers);
-                self.reqs.answers.insert(key, task_id.clone());
+                self.reqs.answer_sent(key, task_id.clone());
                 self.inputs.open.remove(&id);
                 // A status poll tells what the answer changed, unless the task's `tasks/result`
                 // is open: it carries the rest (and regular polls go on).

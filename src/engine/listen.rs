@@ -38,7 +38,7 @@ pub(crate) struct Listen {
 impl Engine {
     /// The set of followed tasks may have changed.
     pub(crate) fn listen_changed(&mut self, now: Millis) {
-        if !self.session.listens || !self.session.is_ready() {
+        if !self.session.listens() || !self.session.is_ready() {
             return;
         }
         let soon = now.saturating_add(LISTEN_COALESCE_MS);
@@ -51,7 +51,7 @@ impl Engine {
 
     /// A task started (`followed`) or stopped being followed.
     pub(crate) fn listen_follow(&mut self, now: Millis, task_id: &str, followed: bool) {
-        if !self.session.listens {
+        if !self.session.listens() {
             return;
         }
         if followed {
@@ -72,7 +72,11 @@ impl Engine {
     }
 
     pub(crate) fn send_listen(&mut self, now: Millis) {
-        let Some(codec) = self.session.ready_codec().filter(|_| self.session.listens) else {
+        let Some(codec) = self
+            .session
+            .ready_codec()
+            .filter(|_| self.session.listens())
+        else {
             return;
         };
         if self.gated() {

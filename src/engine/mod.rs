@@ -61,7 +61,7 @@ mod unauthorized;
 pub mod verdict;
 
 #[cfg(test)]
-mod testkit;
+pub(crate) mod testkit;
 #[cfg(test)]
 mod tests;
 
@@ -77,7 +77,7 @@ use api::{
     SubId,
 };
 use calls::Call;
-use ids::{CallId, Slot};
+use ids::CallId;
 use inputs::Inputs;
 use registry::Registry;
 use requests::{Purpose, Requests};
@@ -107,9 +107,6 @@ pub struct Engine {
     session: Session,
     reqs: Requests,
     tasks: Registry,
-    /// Task slot → task id (timers name tasks by slot).
-    slots: HashMap<Slot, String, scheduler::IdHash>,
-    next_slot: Slot,
     subs: HashMap<SubId, Target>,
     calls: HashMap<CallId, Call>,
     inputs: Inputs,
@@ -118,8 +115,6 @@ pub struct Engine {
     blocking: results::Blocking,
     /// Tasks this client runs for the server.
     hosted: receiver::Hosted,
-    /// The text of the status answer being handled, without its id (see `echo.rs`).
-    echo: Option<String>,
     timers: Timers,
     visible: bool,
     last_catch_up: Option<Millis>,
@@ -131,17 +126,23 @@ pub struct Engine {
 impl Engine {
     /// A new engine; it starts connecting at once (its first outputs are the probe or `initialize`).
     pub fn new(config: Config, seed: u64, now: Millis) -> Engine {
+        let mut engine = Engine::idle(config, Rng::new(seed));
+        engine.connect(now);
+        engine
+    }
+
+    /// An engine with no session and nothing queued: [`Engine::new`] starts connecting it,
+    /// [`Engine::resume`] continues a session in it.
+    fn idle(config: Config, rng: Rng) -> Engine {
         let session = Session::new(&config);
-        let mut engine = Engine {
+        Engine {
             cfg: config,
-            rng: Rng::new(seed),
+            rng,
             out: VecDeque::new(),
             closed: false,
             session,
             reqs: Requests::default(),
             tasks: Registry::new(),
-            slots: HashMap::default(),
-            next_slot: Slot::FIRST,
             subs: HashMap::new(),
             calls: HashMap::new(),
             inputs: Inputs::default(),
@@ -149,16 +150,13 @@ impl Engine {
             listen: listen::Listen::default(),
             blocking: results::Blocking::default(),
             hosted: receiver::Hosted::default(),
-            echo: None,
             timers: Timers::default(),
             visible: true,
             last_catch_up: None,
             next_sub: 1,
             next_op: 1,
             next_call: CallId::FIRST,
-        };
-        engine.connect(now);
-        engine
+        }
     }
 
     /// Feeds one thing that happened.
@@ -205,7 +203,7 @@ impl Engine {
         if self.out.is_empty() && !self.closed {
             self.run_timers(now);
         }
-        if self.session.drain && !self.closed {
+        if self.session.draining() && !self.closed {
             self.drain_held(now);
         }
         if self.blocking.freed && !self.closed {
@@ -331,6 +329,11 @@ impl Engine {
     /// Ends everything: each live subscription gets `Done{Failed: Closed}`, each open operation a
     /// `Closed` reply; a legacy HTTP session is ended (`DELETE`).
     pub fn close(&mut self, _now: Millis) {
+        self.shut(true);
+    }
+
+    /// [`Engine::close`], ending the server session too when `end_session`.
+    fn shut(&mut self, end_session: bool) {
         if self.closed {
             return;
         }
@@ -355,19 +358,18 @@ impl Engine {
         for op in self.open_ops() {
             self.reply(op, Err(closed_error()));
         }
-        if let Some(headers) = self.session.end_session_headers() {
+        if let Some(headers) = self.session.end_session_headers().filter(|_| end_session) {
             self.out.push_back(Output::EndSession { headers });
         }
         self.closed = true;
         self.timers.clear_all();
         self.tasks.clear();
-        self.slots.clear();
         self.calls.clear();
         self.inputs = Inputs::default();
         self.reqs = Requests::default();
         self.blocking = results::Blocking::default();
         self.hosted = receiver::Hosted::default();
-        self.session.queue.clear();
+        self.session.drop_waiting(|_| true);
     }
 
     // ----- shared helpers -----
@@ -418,10 +420,8 @@ impl Engine {
     fn open_ops(&self) -> Vec<OpId> {
         let mut ops: Vec<OpId> = self
             .reqs
-            .pending
-            .values()
-            .map(|p| &p.purpose)
-            .chain(self.session.queue.iter())
+            .purposes()
+            .chain(self.session.waiting())
             .filter_map(Purpose::op)
             .chain(self.tools.ops.iter().copied())
             .collect();
@@ -448,7 +448,7 @@ impl Engine {
         while let Some(timer) = self.timers.pop_due(now) {
             match timer {
                 Timer::Task(kind, slot) => {
-                    let Some(t) = self.slots.get(&slot).cloned() else {
+                    let Some(t) = self.tasks.id_at(slot).cloned() else {
                         continue;
                     };
                     match kind {
@@ -462,7 +462,7 @@ impl Engine {
                 Timer::Listen => self.send_listen(now),
                 Timer::Hold => self.release_hold(now),
                 Timer::Tools => self.retry_tools(now),
-                Timer::Resume(n) => self.resume(n),
+                Timer::Resume(n) => self.resume_stream(n),
             }
         }
     }

@@ -214,21 +214,23 @@ fn push_digits(out: &mut String, v: u64) {
     out.push(char::from(b'0' + (v % 10) as u8));
 }
 
-/// Id and key allocation plus the pending map.
+/// The requests awaiting answers: id and key allocation, the pending map with its transmission
+/// keys (a pending request's current key always maps back to it), timeouts, and the one-way
+/// input answers whose delivery is unconfirmed.
 #[derive(Debug)]
 pub(crate) struct Requests {
     next_id: ReqId,
     next_key: u64,
-    pub(crate) pending: HashMap<ReqId, Pending, IdHash>,
+    pending: HashMap<ReqId, Pending, IdHash>,
     /// Transmission key → request id, while the request is pending.
-    pub(crate) keys: HashMap<SendKey, ReqId, IdHash>,
-    /// One-way input answers whose delivery is still unconfirmed.
-    pub(crate) answers: HashMap<SendKey, Option<String>, IdHash>,
+    keys: HashMap<SendKey, ReqId, IdHash>,
+    /// One-way input answers whose delivery is still unconfirmed (the task each is about).
+    answers: HashMap<SendKey, Option<String>, IdHash>,
     /// Request timeouts in the order they were set (a constant delay, so in time order too);
     /// entries of answered requests are skipped when reached.
     timeouts: VecDeque<(Millis, ReqId)>,
     /// The next request tracked is a resend after an HTTP 401.
-    pub(crate) resending: bool,
+    resending: bool,
 }
 
 impl Default for Requests {
@@ -246,6 +248,82 @@ impl Default for Requests {
 }
 
 impl Requests {
+    /// Pending request `n`.
+    pub(crate) fn get(&self, n: ReqId) -> Option<&Pending> {
+        self.pending.get(&n)
+    }
+
+    /// Pending request `n`, to update what its answer so far said.
+    pub(crate) fn get_mut(&mut self, n: ReqId) -> Option<&mut Pending> {
+        self.pending.get_mut(&n)
+    }
+
+    /// Whether request `n` awaits its answer.
+    pub(crate) fn is_pending(&self, n: ReqId) -> bool {
+        self.pending.contains_key(&n)
+    }
+
+    /// What request `n` is for, while it is pending.
+    pub(crate) fn purpose(&self, n: ReqId) -> Option<&Purpose> {
+        self.pending.get(&n).map(|p| &p.purpose)
+    }
+
+    /// The pending request transmission `key` carries.
+    pub(crate) fn id_of(&self, key: SendKey) -> Option<ReqId> {
+        self.keys.get(&key).copied()
+    }
+
+    /// Every pending request's purpose.
+    pub(crate) fn purposes(&self) -> impl Iterator<Item = &Purpose> {
+        self.pending.values().map(|p| &p.purpose)
+    }
+
+    /// The pending request ids, in allocation order. Ids count up from 1, so they sort the same
+    /// as `u64`: the one integer sort instance in the binary (`close` sorts `SubId`s and
+    /// `OpId`s, identical code). Casts are lossless.
+    pub(crate) fn ids(&self) -> Vec<ReqId> {
+        let mut ids: Vec<u64> = self.pending.keys().map(|n| n.0 as u64).collect();
+        ids.sort_unstable();
+        ids.into_iter().map(|n| ReqId(n as i64)).collect()
+    }
+
+    /// Takes request `n` out (answered, failed or given up), with its transmission key.
+    pub(crate) fn remove(&mut self, n: ReqId) -> Option<Pending> {
+        let p = self.pending.remove(&n)?;
+        self.keys.remove(&p.key);
+        Some(p)
+    }
+
+    /// Transmission `key` is over (its stream ended or was refused): it carries nothing any
+    /// more. Returns the request it carried, which stays pending.
+    pub(crate) fn end_key(&mut self, key: SendKey) -> Option<ReqId> {
+        self.keys.remove(&key)
+    }
+
+    /// Request `n` goes on in transmission `key`, a `GET` resuming its stream.
+    pub(crate) fn resumed_on(&mut self, n: ReqId, key: SendKey) {
+        if let Some(p) = self.pending.get_mut(&n) {
+            p.key = key;
+            p.stream.resumed = true;
+            self.keys.insert(key, n);
+        }
+    }
+
+    /// A one-way input answer about `task_id` went out on `key`; its delivery is unconfirmed.
+    pub(crate) fn answer_sent(&mut self, key: SendKey, task_id: Option<String>) {
+        self.answers.insert(key, task_id);
+    }
+
+    /// The input answer on `key` is delivered, or failed: returns the task it was about.
+    pub(crate) fn answer_over(&mut self, key: SendKey) -> Option<Option<String>> {
+        self.answers.remove(&key)
+    }
+
+    /// Tracks what `send` does meanwhile as a resend after an HTTP 401 (a second 401 fails it).
+    pub(crate) fn set_resending(&mut self, resending: bool) {
+        self.resending = resending;
+    }
+
     /// The request times out at `at` (unless answered or re-armed before). `at` must be `now`
     /// plus the request timeout, which keeps the queue in time order.
     pub(crate) fn arm_timeout(&mut self, n: ReqId, at: Millis) {
@@ -321,7 +399,7 @@ impl Engine {
             return;
         }
         let Some(codec) = self.session.ready_codec().filter(|_| !self.held(&p)) else {
-            self.session.queue.push(p);
+            self.session.wait(p);
             return;
         };
         let p = match p {
@@ -372,7 +450,7 @@ impl Engine {
         t: String,
         codec: &'static dyn crate::protocol::dialect::Codec,
     ) {
-        let epoch = self.session.epoch;
+        let epoch = self.session.epoch();
         let Some(entry) = self.tasks.get_mut(&t) else {
             return;
         };
@@ -448,8 +526,8 @@ impl Engine {
         let pending = Pending {
             purpose: p,
             key,
-            epoch: self.session.epoch,
-            sessioned: self.session.session_id.is_some(),
+            epoch: self.session.epoch(),
+            sessioned: self.session.session_id().is_some(),
             http_status: None,
             retry_after: None,
             session_id: None,

@@ -56,12 +56,7 @@ impl Engine {
         last_event_id: Option<String>,
         retry_ms: Option<Millis>,
     ) {
-        let Some(p) = self
-            .reqs
-            .keys
-            .get(&key)
-            .and_then(|n| self.reqs.pending.get_mut(n))
-        else {
+        let Some(p) = self.reqs.id_of(key).and_then(|n| self.reqs.get_mut(n)) else {
             return;
         };
         if last_event_id.is_some() && last_event_id != p.stream.last_event_id {
@@ -77,7 +72,7 @@ impl Engine {
     /// transport failed before one): schedules its resumption when that is possible and allowed.
     /// Returns whether it did.
     pub(crate) fn try_resume(&mut self, now: Millis, n: ReqId, status: Option<u16>) -> bool {
-        let Some(p) = self.reqs.pending.get_mut(&n) else {
+        let Some(p) = self.reqs.get_mut(n) else {
             return false;
         };
         let resumable = p.stream.last_event_id.is_some()
@@ -95,18 +90,16 @@ impl Engine {
     }
 
     /// The resumption delay of request `n` is over: `GET` its stream from the last event id.
-    pub(crate) fn resume(&mut self, n: ReqId) {
+    pub(crate) fn resume_stream(&mut self, n: ReqId) {
         let key = self.reqs.key();
         let headers = self.session.session_headers();
-        let Some(p) = self.reqs.pending.get_mut(&n) else {
+        let Some(p) = self.reqs.get(n) else {
             return;
         };
         let Some(last_event_id) = p.stream.last_event_id.clone() else {
             return;
         };
-        p.key = key;
-        p.stream.resumed = true;
-        self.reqs.keys.insert(key, n);
+        self.reqs.resumed_on(n, key);
         self.out.push_back(Output::Resume {
             key,
             headers,

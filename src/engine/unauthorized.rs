@@ -19,7 +19,7 @@ impl Engine {
         status: u16,
         www_authenticate: Option<String>,
     ) {
-        let Some(p) = self.reqs.pending.get_mut(&n) else {
+        let Some(p) = self.reqs.get_mut(n) else {
             return;
         };
         // The body is the refusal, not an answer: stop reading it.
@@ -28,8 +28,8 @@ impl Engine {
         let again = status == 401 && !p.reauthorized && !matches!(p.purpose, Purpose::Listen);
         if again && p.stream.resumed {
             p.reauthorized = true;
-            self.reqs.keys.remove(&key);
-            return self.resume(n);
+            self.reqs.end_key(key);
+            return self.resume_stream(n);
         }
         if again {
             if let Some(p) = self.take_pending(n) {
@@ -57,7 +57,7 @@ impl Engine {
 
     /// Sends a refused request again, marked so that a second 401 fails it.
     fn resend(&mut self, now: Millis, purpose: Purpose) {
-        self.reqs.resending = true;
+        self.reqs.set_resending(true);
         match purpose {
             Purpose::Probe => self.connect(now),
             Purpose::Initialize => match self.session.init_codec {
@@ -66,6 +66,6 @@ impl Engine {
             },
             other => self.dispatch(now, other),
         }
-        self.reqs.resending = false;
+        self.reqs.set_resending(false);
     }
 }

@@ -3,13 +3,15 @@
 use serde_json::json;
 
 use super::{Harness, World};
+use crate::engine::api::SendKey;
 use crate::engine::api::{Config, DialectChoice};
 use crate::engine::snapshot::TaskSnapshot;
 use crate::engine::Engine;
 
 impl<S: World> Harness<S> {
-    /// Replaces the engine with a fresh one (seed `seed`) that adopted the old session and
-    /// imported every listed task; `false` when the session could not be adopted.
+    /// Replaces the engine with a fresh one (seed `seed`) that resumed the old session and
+    /// imported every listed task; `false` when the session could not be resumed (the fresh
+    /// engine then connects anew).
     pub(crate) fn hand_over_with(
         &mut self,
         choice: DialectChoice,
@@ -32,8 +34,9 @@ impl<S: World> Harness<S> {
             dialect: choice,
             ..Config::default()
         };
-        let mut fresh = Engine::new(cfg, seed, self.now);
-        let adopted = fresh.adopt_session(self.now, &s);
+        let resumed = Engine::resume(cfg.clone(), seed, self.now, &s);
+        let adopted = resumed.is_some();
+        let mut fresh = resumed.unwrap_or_else(|| Engine::new(cfg, seed, self.now));
         for snap in snaps {
             fresh.import_task(self.now, snap);
         }
@@ -45,5 +48,22 @@ impl<S: World> Harness<S> {
     /// [`Harness::hand_over_with`] a fixed seed.
     pub(crate) fn hand_over(&mut self, choice: DialectChoice, ids: &[String]) -> bool {
         self.hand_over_with(choice, ids, 99)
+    }
+}
+
+impl<S: World> Harness<S> {
+    /// The engine's page went away: every request it had open is dropped at the server, as a
+    /// closed tab's connections are.
+    pub(crate) fn drop_open_requests(&mut self) {
+        let mut keys: Vec<SendKey> = self.results_open.keys().copied().collect();
+        keys.extend(self.get_keys.keys().copied());
+        keys.extend(self.arriving.iter().map(|(_, t)| t.key));
+        keys.sort_unstable();
+        keys.dedup();
+        for key in keys {
+            self.server.abort(key);
+            self.clear_get(key, None);
+            self.release(key);
+        }
     }
 }
