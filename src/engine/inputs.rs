@@ -96,7 +96,7 @@ impl Engine {
         let request = InputRequest {
             key: open.request.key,
             method: INPUT_WITHDRAWN.to_owned(),
-            params: json!({ "reason": reason }),
+            params: crate::protocol::object([("reason", Value::from(reason))]),
         };
         self.emit(Event::Input {
             id,

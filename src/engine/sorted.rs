@@ -56,6 +56,7 @@ impl<K: Ord, V> SortedMap<K, V> {
         self.0.is_empty()
     }
 
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.0.len()
     }

@@ -3,7 +3,6 @@
 //! the task the client runs for it, or the task's ttl ran out) or the client closes.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 
 use js_sys::Object;
 use wasm_bindgen::JsValue;
@@ -14,9 +13,10 @@ use crate::engine::api::InputId;
 use super::error::error;
 use super::types::ErrorKind;
 
-/// The controllers of the input requests being handled, by input id.
+/// The controllers of the input requests being handled, by input id (a few at a time: a `Vec`
+/// costs less wasm than another map instantiation).
 #[derive(Default)]
-pub struct InputAborts(RefCell<HashMap<InputId, AbortController>>);
+pub struct InputAborts(RefCell<Vec<(InputId, AbortController)>>);
 
 impl InputAborts {
     /// The handler's second argument, `{ signal }`, for input `id`.
@@ -24,20 +24,25 @@ impl InputAborts {
         let extra = Object::new();
         if let Ok(c) = AbortController::new() {
             let _ = js_sys::Reflect::set(&extra, &"signal".into(), &c.signal());
-            self.0.borrow_mut().insert(id, c);
+            self.0.borrow_mut().push((id, c));
         }
         extra.into()
     }
 
     /// The handler settled: its controller is no longer needed.
     pub fn finish(&self, id: InputId) {
-        self.0.borrow_mut().remove(&id);
+        self.take(id);
+    }
+
+    fn take(&self, id: InputId) -> Option<AbortController> {
+        let mut all = self.0.borrow_mut();
+        let at = all.iter().position(|(i, _)| *i == id)?;
+        Some(all.swap_remove(at).1)
     }
 
     /// Aborts input `id`'s signal with an `McpTaskError` (kind `cancelled`) saying `why`.
     pub fn abort(&self, id: InputId, why: &str) {
-        let c = self.0.borrow_mut().remove(&id);
-        if let Some(c) = c {
+        if let Some(c) = self.take(id) {
             let message = format!("the input request was withdrawn: {why}");
             c.abort_with_reason(&error(ErrorKind::Cancelled, message));
         }
@@ -45,8 +50,8 @@ impl InputAborts {
 
     /// Aborts every signal (the client closed).
     pub fn abort_all(&self) {
-        let all: Vec<AbortController> = self.0.borrow_mut().drain().map(|(_, c)| c).collect();
-        for c in all {
+        let all: Vec<(InputId, AbortController)> = self.0.borrow_mut().drain(..).collect();
+        for (_, c) in all {
             c.abort_with_reason(&error(ErrorKind::Closed, "the client was closed"));
         }
     }

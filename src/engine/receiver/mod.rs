@@ -19,13 +19,14 @@ mod tests;
 
 use std::collections::VecDeque;
 
-use serde_json::{json, Value};
+use serde_json::Value;
+
+use crate::protocol::object;
 
 use crate::protocol::jsonrpc::{Id, RpcError};
 
 use super::api::{InputId, Millis};
 use super::iso8601::format_millis;
-use super::sorted::SortedMap;
 
 /// The ttl of a task whose requestor asked for none.
 pub(crate) const DEFAULT_TTL_MS: Millis = 60 * 60 * 1000;
@@ -87,14 +88,14 @@ pub(crate) struct HostedTask {
 impl HostedTask {
     /// The task as the wire shows it (`tasks/get`, `tasks/cancel`, list entries, pushes).
     pub(crate) fn wire(&self) -> Value {
-        let mut v = json!({
-            "taskId": self.id,
-            "status": self.status.as_str(),
-            "createdAt": format_millis(self.created_at),
-            "lastUpdatedAt": format_millis(self.updated_at),
-            "ttl": self.ttl,
-            "pollInterval": POLL_INTERVAL_MS,
-        });
+        let mut v = object([
+            ("taskId", Value::from(self.id.as_str())),
+            ("status", Value::from(self.status.as_str())),
+            ("createdAt", Value::from(format_millis(self.created_at))),
+            ("lastUpdatedAt", Value::from(format_millis(self.updated_at))),
+            ("ttl", Value::from(self.ttl)),
+            ("pollInterval", Value::from(POLL_INTERVAL_MS)),
+        ]);
         if let (Some(m), Value::Object(o)) = (&self.message, &mut v) {
             o.insert("statusMessage".into(), Value::from(m.as_str()));
         }
@@ -109,7 +110,8 @@ impl HostedTask {
 /// Every hosted task, by id, and the ids that expired lately.
 #[derive(Debug, Default)]
 pub(crate) struct Hosted {
-    tasks: SortedMap<String, HostedTask>,
+    /// In creation order (the order `tasks/list` pages through).
+    tasks: Vec<HostedTask>,
     next_seq: u64,
     expired: VecDeque<String>,
 }
@@ -124,7 +126,7 @@ impl Hosted {
 
     /// The live task the server's request `request` created.
     pub(crate) fn by_request(&self, request: &Id) -> Option<&HostedTask> {
-        self.tasks.values().find(|t| &t.request == request)
+        self.tasks.iter().find(|t| &t.request == request)
     }
 
     /// Starts a `working` task under `id` (fresh random bits from the caller) for the server's
@@ -136,7 +138,7 @@ impl Hosted {
         now: Millis,
         ttl: Millis,
     ) -> Option<&mut HostedTask> {
-        if self.tasks.len() >= MAX_TASKS || self.tasks.get(&id).is_some() {
+        if self.tasks.len() >= MAX_TASKS || self.get(&id).is_some() {
             return None;
         }
         self.next_seq += 1;
@@ -153,8 +155,8 @@ impl Hosted {
             input: None,
             waiters: Vec::new(),
         };
-        self.tasks.insert(id.clone(), task);
-        self.tasks.get_mut(&id)
+        self.tasks.push(task);
+        self.tasks.last_mut()
     }
 
     /// The live task `id`, or the spec's error: expired or not found.
@@ -163,7 +165,8 @@ impl Hosted {
             return Err(wire::expired());
         }
         self.tasks
-            .get_mut(&id.to_owned())
+            .iter_mut()
+            .find(|t| t.id == id)
             .ok_or_else(wire::not_found)
     }
 
@@ -175,7 +178,7 @@ impl Hosted {
         status: Status,
         outcome: Result<Value, RpcError>,
     ) -> Option<Vec<Id>> {
-        let t = self.tasks.get_mut(&id.to_owned())?;
+        let t = self.tasks.iter_mut().find(|t| t.id == id)?;
         if t.status.is_terminal() || !status.is_terminal() {
             return None;
         }
@@ -202,11 +205,11 @@ impl Hosted {
                     )
                 })?,
         };
-        let mut live: Vec<&HostedTask> = self.tasks.values().filter(|t| t.seq > after).collect();
-        live.sort_unstable_by_key(|t| t.seq);
+        let mut live: Vec<&HostedTask> = self.tasks.iter().filter(|t| t.seq > after).collect();
         let more = live.len() > PAGE;
         live.truncate(PAGE);
-        let mut v = json!({ "tasks": live.iter().map(|t| t.wire()).collect::<Vec<_>>() });
+        let tasks: Vec<Value> = live.iter().map(|t| t.wire()).collect();
+        let mut v = object([("tasks", Value::Array(tasks))]);
         if let (true, Some(last), Value::Object(o)) = (more, live.last(), &mut v) {
             o.insert("nextCursor".into(), Value::from(last.seq.to_string()));
         }
@@ -215,31 +218,28 @@ impl Hosted {
 
     /// Forgets every task whose ttl ran out by `now` (remembering its id as expired).
     pub(crate) fn expire(&mut self, now: Millis) -> Vec<HostedTask> {
-        let due: Vec<String> = self
-            .tasks
-            .values()
-            .filter(|t| t.expires_at() <= now)
-            .map(|t| t.id.clone())
-            .collect();
-        let mut gone = Vec::with_capacity(due.len());
-        for id in due {
-            if let Some(t) = self.tasks.remove(&id) {
-                if self.expired.len() >= EXPIRED_KEPT {
-                    self.expired.pop_front();
-                }
-                self.expired.push_back(id);
-                gone.push(t);
+        if self.next_expiry().is_none_or(|at| at > now) {
+            return Vec::new();
+        }
+        let (gone, live): (Vec<HostedTask>, Vec<HostedTask>) = std::mem::take(&mut self.tasks)
+            .into_iter()
+            .partition(|t| t.expires_at() <= now);
+        self.tasks = live;
+        for t in &gone {
+            if self.expired.len() >= EXPIRED_KEPT {
+                self.expired.pop_front();
             }
+            self.expired.push_back(t.id.clone());
         }
         gone
     }
 
     /// When the next task expires.
     pub(crate) fn next_expiry(&self) -> Option<Millis> {
-        self.tasks.values().map(HostedTask::expires_at).min()
+        self.tasks.iter().map(HostedTask::expires_at).min()
     }
 
     pub(crate) fn get(&self, id: &str) -> Option<&HostedTask> {
-        self.tasks.get(&id.to_owned())
+        self.tasks.iter().find(|t| t.id == id)
     }
 }

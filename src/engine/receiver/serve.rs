@@ -1,12 +1,13 @@
 //! The receiver wired to the engine: task-augmented input requests from the server become hosted
 //! tasks, the server's `tasks/*` requests are answered from them, and their ends are pushed.
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::protocol::dialect::hosted;
 use crate::protocol::dialect::legacy::STATUS_NOTIFICATION;
 use crate::protocol::jsonrpc::{codes, Id, Message, RpcError};
 use crate::protocol::model::{Dialect, InputRequest};
+use crate::protocol::object;
 
 use super::super::api::Millis;
 use super::super::inputs::Origin;
@@ -81,7 +82,7 @@ impl Engine {
     fn hosted_create(&mut self, now: Millis, id: &Id, method: &str, params: Option<&Value>) {
         if let Some(t) = self.hosted.by_request(id) {
             // The same request again (a replayed stream): the same task, no second input.
-            let result = json!({ "task": t.wire() });
+            let result = object([("task", t.wire())]);
             return self.reply_to(id.clone(), Ok(result));
         }
         let requested = params
@@ -93,7 +94,7 @@ impl Engine {
             let error = RpcError::new(codes::INTERNAL_ERROR, "Too many tasks on the client");
             return self.reply_to(id.clone(), Err(error));
         };
-        let result = json!({ "task": task.wire() });
+        let result = object([("task", task.wire())]);
         self.reply_to(id.clone(), Ok(result));
         let request = InputRequest {
             key: id.to_string(),

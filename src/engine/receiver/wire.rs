@@ -1,14 +1,21 @@
 //! What the receiver says on the wire: task objects, the related-task `_meta`, and the errors the
 //! 2025-11-25 spec names for unknown, expired and already-terminal tasks.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
+
+use crate::protocol::object;
 
 use crate::protocol::dialect::legacy::RELATED_TASK;
 use crate::protocol::jsonrpc::{codes, RpcError};
 
+/// `{taskId}`.
+fn task_ref(task_id: &str) -> Value {
+    object([("taskId", Value::from(task_id))])
+}
+
 /// `_meta` tying a message to task `task_id`.
 pub(crate) fn related(task_id: &str) -> Value {
-    json!({ RELATED_TASK: { "taskId": task_id } })
+    object([(RELATED_TASK, task_ref(task_id))])
 }
 
 /// `result` with the related-task `_meta` merged in (other `_meta` entries kept).
@@ -24,7 +31,7 @@ pub(crate) fn with_related(result: Value, task_id: &str) -> Value {
         *meta = Value::Object(Map::new());
     }
     if let Value::Object(m) = meta {
-        m.insert(RELATED_TASK.into(), json!({ "taskId": task_id }));
+        m.insert(RELATED_TASK.into(), task_ref(task_id));
     }
     Value::Object(obj)
 }
@@ -61,6 +68,7 @@ pub(crate) fn cancelled() -> RpcError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn related_meta_is_merged_into_results() {

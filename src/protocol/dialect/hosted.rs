@@ -3,7 +3,9 @@
 //! plus `tasks.list` and `tasks.cancel`. A method is hosted only when its own capability
 //! (`elicitation`, `sampling`) is declared, i.e. when the host can answer it.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
+
+use crate::protocol::object;
 
 /// `(capability, category, method name in the category, JSON-RPC method)` of each hostable request.
 const HOSTABLE: [(&str, &str, &str, &str); 2] = [
@@ -28,7 +30,7 @@ pub fn declare(caps: &Value) -> Value {
     let mut requests = Map::new();
     for (cap, category, name, _) in HOSTABLE {
         if obj.contains_key(cap) {
-            requests.insert(category.into(), json!({ name: {} }));
+            requests.insert(category.into(), object([(name, Value::Object(Map::new()))]));
         }
     }
     if requests.is_empty() {
@@ -37,7 +39,11 @@ pub fn declare(caps: &Value) -> Value {
     let mut out = obj.clone();
     out.insert(
         "tasks".into(),
-        json!({ "list": {}, "cancel": {}, "requests": requests }),
+        object([
+            ("list", Value::Object(Map::new())),
+            ("cancel", Value::Object(Map::new())),
+            ("requests", Value::Object(requests)),
+        ]),
     );
     Value::Object(out)
 }
@@ -62,6 +68,7 @@ pub fn offers(caps: &Value, op: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn declares_only_what_the_host_answers() {
