@@ -22,9 +22,11 @@ use super::Engine;
 const LISTEN_THROTTLE_MS: Millis = 1_000;
 /// Wait this long after a change so tasks created together share one listen request.
 const LISTEN_COALESCE_MS: Millis = 50;
-/// Before the first stream, each new task waits [`LISTEN_COALESCE_MS`] again, up to this long
-/// after the first.
-const FIRST_LISTEN_MAX_WAIT_MS: Millis = 300;
+/// Before the first stream, each new task waits this long again for the next (answers to calls
+/// made together arrive one by one, tens of ms apart on a busy page)...
+const FIRST_LISTEN_QUIET_MS: Millis = 100;
+/// ... up to this long after the first.
+const FIRST_LISTEN_MAX_WAIT_MS: Millis = 400;
 /// Listen requests refused in a row before pushes are given up for the session.
 pub(crate) const MAX_LISTEN_REFUSALS: u32 = 3;
 
@@ -62,7 +64,8 @@ impl Engine {
             return self.timers.set_earlier(Timer::Listen, at);
         }
         let since = *self.listen.waiting_since.get_or_insert(now);
-        let at = soon.min(since.saturating_add(FIRST_LISTEN_MAX_WAIT_MS));
+        let quiet = now.saturating_add(FIRST_LISTEN_QUIET_MS);
+        let at = quiet.min(since.saturating_add(FIRST_LISTEN_MAX_WAIT_MS));
         self.timers.set(Timer::Listen, throttled.map_or(at, |t| at.max(t)));
     }
 
