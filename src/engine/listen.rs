@@ -58,7 +58,10 @@ impl Engine {
             return;
         }
         let soon = now.saturating_add(LISTEN_COALESCE_MS);
-        let throttled = self.listen.last.map(|l| l.saturating_add(LISTEN_THROTTLE_MS));
+        let throttled = self
+            .listen
+            .last
+            .map(|l| l.saturating_add(LISTEN_THROTTLE_MS));
         if self.listen.req.is_some() || self.listen.retiring.is_some() {
             let at = throttled.map_or(soon, |t| soon.max(t));
             return self.timers.set_earlier(Timer::Listen, at);
@@ -66,7 +69,8 @@ impl Engine {
         let since = *self.listen.waiting_since.get_or_insert(now);
         let quiet = now.saturating_add(FIRST_LISTEN_QUIET_MS);
         let at = quiet.min(since.saturating_add(FIRST_LISTEN_MAX_WAIT_MS));
-        self.timers.set(Timer::Listen, throttled.map_or(at, |t| at.max(t)));
+        self.timers
+            .set(Timer::Listen, throttled.map_or(at, |t| at.max(t)));
     }
 
     /// A task started (`followed`) or stopped being followed.

@@ -120,7 +120,11 @@ fn an_acknowledged_listen_stream_is_the_signal_and_polls_the_safety_net() {
         .filter(|s| s.method != "tasks/get")
         .map(|s| s.line())
         .collect();
-    assert_eq!(h.count("subscriptions/listen"), 1, "one stream names all six: {lines:?}");
+    assert_eq!(
+        h.count("subscriptions/listen"),
+        1,
+        "one stream names all six: {lines:?}"
+    );
     for id in &ids {
         let created = h.server.tasks.get(id).map_or(0, |t| t.created);
         let gets = h.get_times(id);
@@ -140,7 +144,11 @@ fn tasks_a_lost_stream_pushed_about_resume_their_cadence_within_an_interval() {
     let (mut h, ids) = pushing(12, 4, 120_000, 0);
     h.run_for(5_000);
     assert!(ids.iter().all(|id| h.get_times(id).is_empty()));
-    let listen = h.sent.iter().rev().find(|s| s.method == "subscriptions/listen");
+    let listen = h
+        .sent
+        .iter()
+        .rev()
+        .find(|s| s.method == "subscriptions/listen");
     let key = listen.map(|s| s.key).expect("a listen stream");
     h.server.faults.missing.push("subscriptions/listen");
     let ended = h.now;

@@ -348,4 +348,3 @@ fn parse_acknowledged(params: &Value) -> TaskNotice {
 
 #[cfg(test)]
 mod tests;
-
