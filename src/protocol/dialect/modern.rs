@@ -331,7 +331,7 @@ fn parse_acknowledged(params: &Value) -> TaskNotice {
     let subscription = params
         .get("_meta")
         .and_then(|m| m.get(META_SUBSCRIPTION_ID))
-        .and_then(|id| serde_json::from_value::<Id>(id.clone()).ok());
+        .and_then(Id::from_json);
     let task_ids = params
         .get("notifications")
         .and_then(|n| n.get("taskIds"))
