@@ -6,7 +6,6 @@
 use super::api::{Millis, SendKey};
 use super::ids::ReqId;
 use super::requests::Purpose;
-use super::tasks::Source;
 use super::Engine;
 
 /// The text of a status answer without its JSON-RPC id: the answer applied last for a task,
@@ -104,12 +103,7 @@ impl Engine {
         let Some(Purpose::Get(t)) = self.take_pending(n).map(|p| p.purpose) else {
             return false;
         };
-        if let Some(e) = self.tasks.get_mut(&t) {
-            e.poll.in_flight = false;
-            e.poll.last_answered = Some(now);
-            e.poll.errors = 0;
-        }
-        self.schedule_poll(now, &t, Source::Poll);
+        self.poll_unchanged(now, &t);
         true
     }
 }

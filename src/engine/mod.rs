@@ -44,6 +44,7 @@ mod lifecycle;
 mod listen;
 mod negotiate;
 mod ops;
+mod pending;
 mod receiver;
 mod registry;
 mod requests;
@@ -79,8 +80,9 @@ use api::{
 use calls::Call;
 use ids::CallId;
 use inputs::Inputs;
+use pending::Requests;
 use registry::Registry;
-use requests::{Purpose, Requests};
+use requests::Purpose;
 use scheduler::{TaskTimer, Timer, Timers};
 use session::Session;
 use tools::Tools;

@@ -8,7 +8,8 @@ use crate::protocol::jsonrpc::{Id, Message};
 use super::absent::METHOD_NOT_FOUND;
 use super::api::{ClientError, ErrorKind, Millis, Output, SendKey, TransportError};
 use super::echo::PollEcho;
-use super::requests::{Failure, Pending, Purpose};
+use super::pending::Pending;
+use super::requests::{Failure, Purpose};
 use super::Engine;
 
 impl Engine {

@@ -278,6 +278,17 @@ impl Engine {
         true
     }
 
+    /// A status answer identical to the last one applied came: the poll is over, the next one
+    /// follows the cadence.
+    pub(crate) fn poll_unchanged(&mut self, now: Millis, task_id: &str) {
+        if let Some(e) = self.tasks.get_mut(task_id) {
+            e.poll.in_flight = false;
+            e.poll.last_answered = Some(now);
+            e.poll.errors = 0;
+        }
+        self.schedule_poll(now, task_id, Source::Poll);
+    }
+
     /// The next poll after news from `src` (polls follow the cadence, pushes postpone).
     pub(crate) fn schedule_poll(&mut self, now: Millis, task_id: &str, src: Source) {
         let Some(entry) = self.tasks.get_mut(task_id) else {

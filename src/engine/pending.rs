@@ -1,0 +1,250 @@
+//! The requests awaiting their answers: id and key allocation, each pending request with its
+//! transmission key and timeout, and the one-way input answers whose delivery is unconfirmed.
+
+use std::collections::{HashMap, VecDeque};
+
+use super::api::{Millis, SendKey};
+use super::ids::ReqId;
+use super::requests::Purpose;
+use super::resume::StreamPos;
+use super::scheduler::IdHash;
+
+/// A request awaiting its answer.
+#[derive(Debug)]
+pub(crate) struct Pending {
+    pub(crate) purpose: Purpose,
+    pub(crate) key: SendKey,
+    /// Session generation it was sent in.
+    pub(crate) epoch: u64,
+    /// Sent with a session id (a 404 then means the session is gone).
+    pub(crate) sessioned: bool,
+    pub(crate) http_status: Option<u16>,
+    pub(crate) retry_after: Option<Millis>,
+    /// `Mcp-Session-Id` from the response head.
+    pub(crate) session_id: Option<String>,
+    /// When it times out (`None`: never).
+    timeout_at: Option<Millis>,
+    /// Where its SSE response stream is, for resuming it.
+    pub(crate) stream: StreamPos,
+    /// Sent again after an HTTP 401 already (a second 401 fails it).
+    pub(crate) reauthorized: bool,
+}
+
+impl Pending {
+    /// A request for `purpose` sent on `key` in session generation `epoch` (`sessioned`: with a
+    /// session id); nothing heard yet.
+    fn new(purpose: Purpose, key: SendKey, epoch: u64, sessioned: bool) -> Pending {
+        Pending {
+            purpose,
+            key,
+            epoch,
+            sessioned,
+            http_status: None,
+            retry_after: None,
+            session_id: None,
+            timeout_at: None,
+            stream: StreamPos::default(),
+            reauthorized: false,
+        }
+    }
+}
+
+/// The requests awaiting answers: id and key allocation, the pending map with its transmission
+/// keys (a pending request's current key always maps back to it), timeouts, and the one-way
+/// input answers whose delivery is unconfirmed.
+#[derive(Debug)]
+pub(crate) struct Requests {
+    next_id: ReqId,
+    next_key: u64,
+    pending: HashMap<ReqId, Pending, IdHash>,
+    /// Transmission key → request id, while the request is pending.
+    keys: HashMap<SendKey, ReqId, IdHash>,
+    /// One-way input answers whose delivery is still unconfirmed (the task each is about).
+    answers: HashMap<SendKey, Option<String>, IdHash>,
+    /// Request timeouts in the order they were set (a constant delay, so in time order too);
+    /// entries of answered requests are skipped when reached.
+    timeouts: VecDeque<(Millis, ReqId)>,
+    /// The next request tracked is a resend after an HTTP 401.
+    resending: bool,
+}
+
+impl Default for Requests {
+    fn default() -> Self {
+        Self {
+            next_id: ReqId::FIRST,
+            next_key: 1,
+            pending: HashMap::default(),
+            keys: HashMap::default(),
+            answers: HashMap::default(),
+            timeouts: VecDeque::new(),
+            resending: false,
+        }
+    }
+}
+
+impl Requests {
+    /// Pending request `n`.
+    pub(crate) fn get(&self, n: ReqId) -> Option<&Pending> {
+        self.pending.get(&n)
+    }
+
+    /// Pending request `n`, to update what its answer so far said.
+    pub(crate) fn get_mut(&mut self, n: ReqId) -> Option<&mut Pending> {
+        self.pending.get_mut(&n)
+    }
+
+    /// Whether request `n` awaits its answer.
+    pub(crate) fn is_pending(&self, n: ReqId) -> bool {
+        self.pending.contains_key(&n)
+    }
+
+    /// What request `n` is for, while it is pending.
+    pub(crate) fn purpose(&self, n: ReqId) -> Option<&Purpose> {
+        self.pending.get(&n).map(|p| &p.purpose)
+    }
+
+    /// The pending request transmission `key` carries.
+    pub(crate) fn id_of(&self, key: SendKey) -> Option<ReqId> {
+        self.keys.get(&key).copied()
+    }
+
+    /// Every pending request's purpose.
+    pub(crate) fn purposes(&self) -> impl Iterator<Item = &Purpose> {
+        self.pending.values().map(|p| &p.purpose)
+    }
+
+    /// The pending request ids, in allocation order. Ids count up from 1, so they sort the same
+    /// as `u64`: the one integer sort instance in the binary (`close` sorts `SubId`s and
+    /// `OpId`s, identical code). Casts are lossless.
+    pub(crate) fn ids(&self) -> Vec<ReqId> {
+        let mut ids: Vec<u64> = self.pending.keys().map(|n| n.0 as u64).collect();
+        ids.sort_unstable();
+        ids.into_iter().map(|n| ReqId(n as i64)).collect()
+    }
+
+    /// Takes request `n` out (answered, failed or given up), with its transmission key.
+    pub(crate) fn remove(&mut self, n: ReqId) -> Option<Pending> {
+        let p = self.pending.remove(&n)?;
+        self.keys.remove(&p.key);
+        Some(p)
+    }
+
+    /// Transmission `key` is over (its stream ended or was refused): it carries nothing any
+    /// more. Returns the request it carried, which stays pending.
+    pub(crate) fn end_key(&mut self, key: SendKey) -> Option<ReqId> {
+        self.keys.remove(&key)
+    }
+
+    /// Request `n` goes on in transmission `key`, a `GET` resuming its stream.
+    pub(crate) fn resumed_on(&mut self, n: ReqId, key: SendKey) {
+        if let Some(p) = self.pending.get_mut(&n) {
+            p.key = key;
+            p.stream.resumed = true;
+            self.keys.insert(key, n);
+        }
+    }
+
+    /// A one-way input answer about `task_id` went out on `key`; its delivery is unconfirmed.
+    pub(crate) fn answer_sent(&mut self, key: SendKey, task_id: Option<String>) {
+        self.answers.insert(key, task_id);
+    }
+
+    /// The input answer on `key` is delivered, or failed: returns the task it was about.
+    pub(crate) fn answer_over(&mut self, key: SendKey) -> Option<Option<String>> {
+        self.answers.remove(&key)
+    }
+
+    /// Registers request `id` for `purpose`, sent on `key` in `session` (its generation, and
+    /// whether it carried a session id), as pending, timing out at `timeout_at` (`None`: never);
+    /// marked as a resend after an HTTP 401 when one is under way.
+    pub(crate) fn open(
+        &mut self,
+        id: ReqId,
+        purpose: Purpose,
+        key: SendKey,
+        session: (u64, bool),
+        timeout_at: Option<Millis>,
+    ) {
+        let mut p = Pending::new(purpose, key, session.0, session.1);
+        p.timeout_at = timeout_at;
+        if let Some(at) = timeout_at {
+            self.timeouts.push_back((at, id));
+        }
+        p.reauthorized = std::mem::take(&mut self.resending);
+        self.keys.insert(p.key, id);
+        self.pending.insert(id, p);
+    }
+
+    /// Tracks what `send` does meanwhile as a resend after an HTTP 401 (a second 401 fails it).
+    pub(crate) fn set_resending(&mut self, resending: bool) {
+        self.resending = resending;
+    }
+
+    /// The request times out at `at` (unless answered or re-armed before). `at` must be `now`
+    /// plus the request timeout, which keeps the queue in time order.
+    pub(crate) fn arm_timeout(&mut self, n: ReqId, at: Millis) {
+        if let Some(p) = self.pending.get_mut(&n) {
+            p.timeout_at = Some(at);
+            self.timeouts.push_back((at, n));
+        }
+    }
+
+    /// Whether the request has a timeout armed.
+    pub(crate) fn has_timeout(&self, n: ReqId) -> bool {
+        self.pending.get(&n).is_some_and(|p| p.timeout_at.is_some())
+    }
+
+    /// The request no longer times out (it became long-running).
+    pub(crate) fn no_timeout(&mut self, n: ReqId) {
+        if let Some(p) = self.pending.get_mut(&n) {
+            p.timeout_at = None;
+        }
+    }
+
+    fn live_timeout(&self, (at, n): (Millis, ReqId)) -> bool {
+        self.pending
+            .get(&n)
+            .is_some_and(|p| p.timeout_at == Some(at))
+    }
+
+    /// The earliest timeout still armed (dropping stale entries on the way).
+    pub(crate) fn next_timeout(&mut self) -> Option<Millis> {
+        while let Some(&front) = self.timeouts.front() {
+            if self.live_timeout(front) {
+                return Some(front.0);
+            }
+            self.timeouts.pop_front();
+        }
+        None
+    }
+
+    /// A request whose timeout is due.
+    pub(crate) fn pop_timeout(&mut self, now: Millis) -> Option<ReqId> {
+        while let Some(&front) = self.timeouts.front() {
+            if front.0 > now {
+                return None;
+            }
+            self.timeouts.pop_front();
+            if self.live_timeout(front) {
+                return Some(front.1);
+            }
+        }
+        None
+    }
+
+    /// The last JSON-RPC id handed out (0 before any).
+    pub(crate) fn last_id(&self) -> ReqId {
+        ReqId(self.next_id.0 - 1)
+    }
+
+    /// A fresh JSON-RPC id.
+    pub(crate) fn alloc_id(&mut self) -> ReqId {
+        self.next_id.take_next()
+    }
+
+    pub(crate) fn key(&mut self) -> SendKey {
+        let k = SendKey(self.next_key);
+        self.next_key += 1;
+        k
+    }
+}
