@@ -3,7 +3,7 @@
 export const name = "ours";
 export const dialects = ["legacy", "modern"];
 
-/** The client coalesces new tasks for 50 ms and re-opens its subscription at most every second (tasks created over more than 50 ms need a second one). */
+/** The client's first subscription waits for tasks created together to stop arriving (100 ms quiet, at most 400 ms); later ones re-open it at most every second. */
 const LISTEN_SETTLE_MS = 1_200;
 
 let mod;

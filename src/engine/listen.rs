@@ -4,6 +4,10 @@
 //! harmless), or closed when it names none still followed; both known without scanning the tasks.
 //! Make before break: a re-opened stream replaces the old one once the server accepts it, so
 //! pushes already on their way on the old stream are not cut off.
+//!
+//! The tasks the server's acknowledgement names are pushed: while their stream stays open their
+//! polls are only the safety net; when it ends, their cadence resumes within one interval. The
+//! first stream waits for tasks created together to stop arriving, so one request names them all.
 
 use std::collections::HashSet;
 
@@ -13,12 +17,18 @@ use super::api::{Millis, Output};
 use super::ids::ReqId;
 use super::requests::{Failure, Purpose};
 use super::scheduler::Timer;
+use super::tasks::Source;
 use super::Engine;
 
 /// Re-open the listen stream at most this often.
 const LISTEN_THROTTLE_MS: Millis = 1_000;
 /// Wait this long after a change so tasks created together share one listen request.
 const LISTEN_COALESCE_MS: Millis = 50;
+/// Before the first stream, each new task waits this long again for the next (answers to calls
+/// made together arrive one by one, tens of ms apart on a busy page)...
+const FIRST_LISTEN_QUIET_MS: Millis = 100;
+/// ... up to this long after the first.
+const FIRST_LISTEN_MAX_WAIT_MS: Millis = 400;
 /// Listen requests refused in a row before pushes are given up for the session.
 pub(crate) const MAX_LISTEN_REFUSALS: u32 = 3;
 
@@ -35,6 +45,12 @@ pub(crate) struct Listen {
     last: Option<Millis>,
     /// Listen requests refused in a row (reset when the server accepts one).
     refusals: u32,
+    /// The followed tasks the server agreed to push about (its acknowledgement).
+    pub(crate) pushed: HashSet<String>,
+    /// The open stream `pushed` is owed to.
+    pushed_by: Option<ReqId>,
+    /// Since when the first stream waits for tasks to stop arriving.
+    waiting_since: Option<Millis>,
 }
 
 impl Engine {
@@ -44,11 +60,19 @@ impl Engine {
             return;
         }
         let soon = now.saturating_add(LISTEN_COALESCE_MS);
-        let at = self
+        let throttled = self
             .listen
             .last
-            .map_or(soon, |l| soon.max(l.saturating_add(LISTEN_THROTTLE_MS)));
-        self.timers.set_earlier(Timer::Listen, at);
+            .map(|l| l.saturating_add(LISTEN_THROTTLE_MS));
+        if self.listen.req.is_some() || self.listen.retiring.is_some() {
+            let at = throttled.map_or(soon, |t| soon.max(t));
+            return self.timers.set_earlier(Timer::Listen, at);
+        }
+        let since = *self.listen.waiting_since.get_or_insert(now);
+        let quiet = now.saturating_add(FIRST_LISTEN_QUIET_MS);
+        let at = quiet.min(since.saturating_add(FIRST_LISTEN_MAX_WAIT_MS));
+        self.timers
+            .set(Timer::Listen, throttled.map_or(at, |t| at.max(t)));
     }
 
     /// A task started (`followed`) or stopped being followed.
@@ -61,8 +85,11 @@ impl Engine {
                 self.listen.fresh = true;
                 self.listen_changed(now);
             }
-        } else if self.listen.covered.remove(task_id) && self.listen.covered.is_empty() {
-            self.listen_changed(now);
+        } else {
+            self.listen.pushed.remove(task_id);
+            if self.listen.covered.remove(task_id) && self.listen.covered.is_empty() {
+                self.listen_changed(now);
+            }
         }
     }
 
@@ -88,7 +115,8 @@ impl Engine {
         if self.listen.req.is_some() && !self.listen.fresh && !self.listen.covered.is_empty() {
             return;
         }
-        self.retire_listen();
+        self.listen.waiting_since = None;
+        self.retire_listen(now, false);
         self.listen.retiring = self.listen.req.take();
         self.listen.covered.clear();
         self.listen.fresh = false;
@@ -105,24 +133,67 @@ impl Engine {
         self.listen.req = self.send(now, Purpose::Listen, out);
     }
 
-    /// Closes the stream being replaced, if any.
-    fn retire_listen(&mut self) {
-        if let Some(old) = self
-            .listen
-            .retiring
-            .take()
-            .and_then(|n| self.take_pending(n))
-        {
+    /// Closes the stream being replaced, if any. `replaced`: the server accepted its successor,
+    /// which pushes about the same tasks.
+    fn retire_listen(&mut self, now: Millis, replaced: bool) {
+        let Some(n) = self.listen.retiring.take() else {
+            return;
+        };
+        if let Some(old) = self.take_pending(n) {
             self.out.push_back(Output::Abort { key: old.key });
+        }
+        if replaced && self.listen.pushed_by == Some(n) {
+            self.listen.pushed_by = self.listen.req;
+        }
+        self.pushes_lost(now, n);
+    }
+
+    /// The server acknowledged listen request `n`, agreeing to push about `task_ids`: their
+    /// polls become the safety net; tasks it no longer names resume their cadence.
+    pub(crate) fn on_listen_ack(&mut self, now: Millis, n: Option<ReqId>, task_ids: Vec<String>) {
+        if n.is_none() || n != self.listen.req {
+            return;
+        }
+        let named: HashSet<String> = (task_ids.into_iter())
+            .filter(|t| self.listen.covered.contains(t))
+            .collect();
+        let before = std::mem::replace(&mut self.listen.pushed, named);
+        self.listen.pushed_by = n;
+        let mut fresh: Vec<String> = self.listen.pushed.difference(&before).cloned().collect();
+        fresh.sort_unstable();
+        for t in fresh {
+            self.schedule_poll(now, &t, Source::Push);
+        }
+        self.resume_polls(now, before);
+    }
+
+    /// Stream `n` ended: the tasks it pushed about are polled again at their cadence.
+    fn pushes_lost(&mut self, now: Millis, n: ReqId) {
+        if self.listen.pushed_by == Some(n) {
+            self.listen.pushed_by = None;
+            let lost = std::mem::take(&mut self.listen.pushed);
+            self.resume_polls(now, lost);
+        }
+    }
+
+    /// The next poll of each of `tasks` not pushed any more, within one interval (spread over
+    /// it, never sooner than the interval after the last poll).
+    fn resume_polls(&mut self, now: Millis, tasks: HashSet<String>) {
+        let mut ids: Vec<String> = (tasks.into_iter())
+            .filter(|t| !self.listen.pushed.contains(t))
+            .collect();
+        ids.sort_unstable();
+        for t in ids {
+            self.poll_spread(now, &t);
         }
     }
 
     /// The server answered listen request `n` with an HTTP status: once it accepts the current
     /// one, the stream it replaces goes.
-    pub(crate) fn on_listen_head(&mut self, n: ReqId, status: u16) {
+    pub(crate) fn on_listen_head(&mut self, now: Millis, n: ReqId, status: u16) {
         if status < 400 && self.listen.req == Some(n) {
             self.listen.refusals = 0;
-            self.retire_listen();
+            self.retire_listen(now, true);
         }
     }
 
@@ -132,14 +203,15 @@ impl Engine {
     pub(crate) fn on_listen_end(&mut self, now: Millis, n: ReqId, failure: Option<Failure>) {
         if self.listen.retiring == Some(n) {
             self.listen.retiring = None;
-            return;
+            return self.pushes_lost(now, n);
         }
         // Refused by the server (not lost on the way: that says nothing about the method).
         if let Some(f) = failure.filter(|f| f.rpc().is_some() || f.http_status() >= Some(400)) {
             self.listen.refusals = self.listen.refusals.saturating_add(1);
             self.listen_refused(&f, self.listen.refusals);
         }
-        self.retire_listen();
+        self.retire_listen(now, false);
+        self.pushes_lost(now, n);
         self.listen.req = None;
         self.listen.covered.clear();
         self.listen.last = Some(now);

@@ -7,14 +7,21 @@ use crate::protocol::dialect::TaskNotice;
 use crate::protocol::object;
 
 use super::absent::TaskMethod;
-use super::api::{ClientError, ErrorKind, Millis, OpId};
+use super::api::{ClientError, ErrorKind, Millis, OpId, SendKey};
 use super::requests::Failure;
 use super::tasks::Source;
 use super::Engine;
 
 impl Engine {
     /// A server notification: task pushes of every dialect, tools-list changes.
-    pub(crate) fn on_notification(&mut self, now: Millis, method: &str, params: Option<&Value>) {
+    /// `via`: the stream it came on.
+    pub(crate) fn on_notification(
+        &mut self,
+        now: Millis,
+        via: Option<SendKey>,
+        method: &str,
+        params: Option<&Value>,
+    ) {
         if method == "notifications/tools/list_changed" {
             return self.tools.invalidate();
         }
@@ -32,6 +39,14 @@ impl Engine {
                 }
             }
             Some(TaskNotice::Created { task_id }) => self.on_created(now, &task_id),
+            Some(TaskNotice::Listening {
+                subscription,
+                task_ids,
+            }) => {
+                let n = (subscription.and_then(|id| self.route(&id)))
+                    .or_else(|| via.and_then(|k| self.reqs.id_of(k)));
+                self.on_listen_ack(now, n, task_ids);
+            }
             None => {}
         }
     }

@@ -52,7 +52,7 @@ impl Engine {
             }
             Message::Notification { method, params } => {
                 self.stream_progress(now, via);
-                self.on_notification(now, &method, params.as_ref())
+                self.on_notification(now, via, &method, params.as_ref())
             }
         }
     }
@@ -115,7 +115,7 @@ impl Engine {
         }
     }
 
-    fn route(&self, id: &Id) -> Option<ReqId> {
+    pub(crate) fn route(&self, id: &Id) -> Option<ReqId> {
         let n = match id {
             Id::Number(n) => ReqId(*n),
             Id::String(s) => ReqId(s.parse().ok()?),
@@ -147,7 +147,7 @@ impl Engine {
             p.session_id = session_id;
         }
         if matches!(p.purpose, Purpose::Listen) {
-            self.on_listen_head(n, status);
+            self.on_listen_head(now, n, status);
         }
         self.note_retry_after(now, Some(status), retry_after);
         self.probe_answered(n);

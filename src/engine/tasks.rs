@@ -298,8 +298,10 @@ impl Engine {
             return;
         }
         let interval = entry.server_interval();
-        // A held `tasks/result` brings the end: polls are only the safety net meanwhile.
-        let held = entry.result_req.is_some() && !entry.is_terminal();
+        // A held `tasks/result` or a listen stream brings the end: polls are only the safety
+        // net meanwhile.
+        let held = (entry.result_req.is_some() || self.listen.pushed.contains(task_id))
+            && !entry.is_terminal();
         let delay = match src {
             Source::Create | Source::Named | Source::Poll | Source::Push if held => {
                 scheduler::safety_delay(interval, self.visible)

@@ -375,7 +375,19 @@ impl FakeServer {
                 }
                 self.ok(key, result_msg(id, json!({})))
             }
-            (Dialect::Modern, "subscriptions/listen") => vec![(0, head(key, 200, None))],
+            (Dialect::Modern, "subscriptions/listen") => {
+                // Acknowledged with the task ids it will push about (none when it never pushes).
+                let named = params.pointer("/notifications/taskIds").cloned();
+                let ids = named.filter(|_| self.push).unwrap_or_else(|| json!([]));
+                let meta = json!({ "io.modelcontextprotocol/subscriptionId": Value::from(&id) });
+                let params = json!({ "notifications": { "taskIds": ids }, "_meta": meta });
+                let body = json!({ "jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": params });
+                let ack = Input::Message {
+                    via: Some(key),
+                    body: body.to_string(),
+                };
+                vec![(0, head(key, 200, None)), (0, ack)]
+            }
             _ => self.ok(key, error_msg(Some(id), -32601, "Method not found")),
         }
     }

@@ -4,6 +4,7 @@
 use serde_json::json;
 
 use crate::engine::api::{DialectChoice, Millis, SendKey};
+use crate::engine::scheduler::{poll_gap, with_jitter_bound};
 use crate::engine::testkit::{Harness, T0};
 use crate::protocol::model::Dialect;
 
@@ -84,5 +85,93 @@ fn without_subscribing_no_listen_goes_out_and_polls_end_the_tasks() {
             "{:?}",
             h.done(s)
         );
+    }
+}
+
+/// The ids of the tasks `subs` follow.
+fn task_ids(h: &Harness, subs: &[crate::engine::api::SubId]) -> Vec<String> {
+    subs.iter().filter_map(|s| h.task_of(*s)).collect()
+}
+
+/// A modern server that pushes, with tasks of `ms` created `apart` ms after one another.
+fn pushing(seed: u64, n: usize, ms: Millis, apart: Millis) -> (Harness, Vec<String>) {
+    let mut h = Harness::new(DialectChoice::Modern, Dialect::Modern, seed);
+    h.server.push = true;
+    let mut subs = Vec::new();
+    for _ in 0..n {
+        subs.push(h.call("job", json!({ "ms": ms })));
+        h.run_for(apart);
+    }
+    h.run_for(500);
+    let ids = task_ids(&h, &subs);
+    assert_eq!(ids.len(), n);
+    (h, ids)
+}
+
+/// Tasks created over a few hundred ms (answers arriving one by one) share one listen request,
+/// and while the server's acknowledgement names them their polls are only the safety net: the
+/// stream brings their news.
+#[test]
+fn an_acknowledged_listen_stream_is_the_signal_and_polls_the_safety_net() {
+    let (mut h, ids) = pushing(11, 6, 30_000, 40);
+    h.run_for(40_000);
+    assert!(h.violations.is_empty(), "{:?}", h.violations);
+    let lines: Vec<String> = (h.sent.iter())
+        .filter(|s| s.method != "tasks/get")
+        .map(|s| s.line())
+        .collect();
+    assert_eq!(
+        h.count("subscriptions/listen"),
+        1,
+        "one stream names all six: {lines:?}"
+    );
+    for id in &ids {
+        let created = h.server.tasks.get(id).map_or(0, |t| t.created);
+        let gets = h.get_times(id);
+        assert!(
+            gets.iter().all(|&g| g >= created + 20_000) && gets.len() <= 1,
+            "{id}: polled at {:?} (created {})",
+            gets.iter().map(|g| g - T0).collect::<Vec<_>>(),
+            created - T0
+        );
+    }
+}
+
+/// When the stream ends and the server refuses a new one, the tasks it pushed about are polled
+/// again at once at their cadence: the first poll within one interval, no two sooner than it.
+#[test]
+fn tasks_a_lost_stream_pushed_about_resume_their_cadence_within_an_interval() {
+    let (mut h, ids) = pushing(12, 4, 120_000, 0);
+    h.run_for(5_000);
+    assert!(ids.iter().all(|id| h.get_times(id).is_empty()));
+    let listen = h
+        .sent
+        .iter()
+        .rev()
+        .find(|s| s.method == "subscriptions/listen");
+    let key = listen.map(|s| s.key).expect("a listen stream");
+    h.server.faults.missing.push("subscriptions/listen");
+    let ended = h.now;
+    h.input(crate::engine::api::Input::Ended { key });
+    h.run_for(30_000);
+    assert!(h.violations.is_empty(), "{:?}", h.violations);
+    for id in &ids {
+        let gets = h.get_times(id);
+        let first = gets.first().copied().unwrap_or(u64::MAX);
+        assert!(
+            first >= ended && first <= ended + 1_000 + 60,
+            "{id}: first poll {} ms after the stream ended",
+            first.saturating_sub(ended)
+        );
+        let created = h.server.tasks.get(id).map_or(0, |t| t.created);
+        for w in gets.windows(2) {
+            let bound = with_jitter_bound(poll_gap(None, w[1] - created, true)) + 60;
+            assert!(
+                (1_000..=bound).contains(&(w[1] - w[0])),
+                "{id}: polls {} ms apart at age {}",
+                w[1] - w[0],
+                w[1] - created
+            );
+        }
     }
 }

@@ -87,6 +87,12 @@ pub enum TaskNotice {
     Status(Task),
     /// Draft `notifications/tasks/created`: polling may begin for this id.
     Created { task_id: String },
+    /// Modern `notifications/subscriptions/acknowledged`: the listen stream `subscription` (the
+    /// listen request's id) is open, and the server will push about these tasks.
+    Listening {
+        subscription: Option<crate::protocol::jsonrpc::Id>,
+        task_ids: Vec<String>,
+    },
 }
 
 /// What the engine asks of a dialect. Every `build_*` returns a ready [`Outgoing`] with the

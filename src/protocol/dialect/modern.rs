@@ -24,6 +24,10 @@ pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 /// The status push, and the name one SDK uses for it.
 pub const TASKS_NOTIFICATION: &str = "notifications/tasks";
 pub const TASKS_STATUS_NOTIFICATION: &str = "notifications/tasks/status";
+/// The first message of a listen stream: what the server agreed to push on it.
+pub const ACKNOWLEDGED_NOTIFICATION: &str = "notifications/subscriptions/acknowledged";
+/// The `_meta` key naming the listen request a message belongs to.
+pub const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 
 /// Modern wire names first; the legacy spellings are read too.
 const NAMES: FieldNames = FieldNames {
@@ -283,6 +287,7 @@ impl Codec for Modern {
             TASKS_NOTIFICATION | TASKS_STATUS_NOTIFICATION => {
                 parse_task(params?).ok().map(TaskNotice::Status)
             }
+            ACKNOWLEDGED_NOTIFICATION => Some(parse_acknowledged(params?)),
             _ => None,
         }
     }
@@ -317,6 +322,27 @@ impl Codec for Modern {
                 vec![(headers::PROTOCOL_VERSION.to_owned(), version(s).to_owned())]
             }
         }
+    }
+}
+
+/// The acknowledgement of a listen stream: its subscription id and the task ids it will push
+/// about (none when the server dropped them: it will not push task statuses).
+fn parse_acknowledged(params: &Value) -> TaskNotice {
+    let subscription = params
+        .get("_meta")
+        .and_then(|m| m.get(META_SUBSCRIPTION_ID))
+        .and_then(Id::from_json);
+    let task_ids = params
+        .get("notifications")
+        .and_then(|n| n.get("taskIds"))
+        .and_then(Value::as_array)
+        .map(|ids| ids.iter().filter_map(Value::as_str).map(str::to_owned))
+        .into_iter()
+        .flatten()
+        .collect();
+    TaskNotice::Listening {
+        subscription,
+        task_ids,
     }
 }
 

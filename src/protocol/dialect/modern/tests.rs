@@ -491,9 +491,21 @@ fn both_status_notification_names_are_accepted() {
         assert_eq!(task.status, TaskStatus::Completed);
         assert!(matches!(task.outcome, Some(Outcome::Result { .. })));
     }
+    let ack = json!({"notifications": {"taskIds": ["a", 7, "b"]},
+        "_meta": {"io.modelcontextprotocol/subscriptionId": 12}});
+    assert_eq!(
+        Modern.parse_notification("notifications/subscriptions/acknowledged", Some(&ack)),
+        Some(TaskNotice::Listening {
+            subscription: Some(crate::protocol::jsonrpc::Id::Number(12)),
+            task_ids: vec!["a".into(), "b".into()],
+        })
+    );
     assert_eq!(
         Modern.parse_notification("notifications/subscriptions/acknowledged", Some(&params)),
-        None
+        Some(TaskNotice::Listening {
+            subscription: Some(crate::protocol::jsonrpc::Id::Number(12)),
+            task_ids: Vec::new(),
+        })
     );
     assert_eq!(
         Modern.parse_notification("notifications/tasks", Some(&json!({"status": "x"}))),
