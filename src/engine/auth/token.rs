@@ -1,0 +1,265 @@
+//! Token endpoint requests (code exchange and refresh), client authentication at it, and what a
+//! grant keeps: the tokens, their expiry, and the client and endpoint refreshing needs.
+
+use serde::{Deserialize, Serialize};
+
+use super::url::{encode, form};
+use super::{AuthError, AuthErrorKind, HttpRequest, HttpResponse};
+use crate::engine::api::Millis;
+
+/// How this client is known to the authorization server.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Client {
+    pub client_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_secret: Option<String>,
+    /// `none`, `client_secret_basic` or `client_secret_post`.
+    pub auth_method: String,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("client_id", &self.client_id)
+            .field("auth_method", &self.auth_method)
+            .finish_non_exhaustive()
+    }
+}
+
+/// An authorization: tokens and what refreshing them needs. What a host's store keeps.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Grant {
+    pub access_token: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refresh_token: Option<String>,
+    /// When the access token expires (ms since the epoch), if the server said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<Millis>,
+    /// The scopes asked for (space-separated).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
+    pub client: Client,
+    pub token_endpoint: String,
+    /// The RFC 8707 resource the tokens are for.
+    pub resource: String,
+}
+
+/// Tokens are secrets: a grant's debug form names none.
+impl std::fmt::Debug for Grant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Grant")
+            .field("expires_at", &self.expires_at)
+            .field("refreshable", &self.refresh_token.is_some())
+            .field("scope", &self.scope)
+            .field("client", &self.client)
+            .finish_non_exhaustive()
+    }
+}
+
+/// How long before expiry a token is refreshed.
+pub const REFRESH_MARGIN_MS: Millis = 30_000;
+
+impl Grant {
+    /// Whether the access token should be refreshed before use at `now` (it expires within the
+    /// margin, or within a tenth of its life for short-lived tokens — whichever is sooner).
+    pub fn needs_refresh(&self, now: Millis, lifetime: Option<Millis>) -> bool {
+        let margin = lifetime.map_or(REFRESH_MARGIN_MS, |l| (l / 10).min(REFRESH_MARGIN_MS));
+        self.refresh_token.is_some() && self.expires_at.is_some_and(|t| now + margin >= t)
+    }
+
+    /// The refresh request (`None` without a refresh token).
+    pub fn refresh_request(&self) -> Option<HttpRequest> {
+        let rt = self.refresh_token.as_deref()?;
+        let pairs = vec![
+            ("grant_type", "refresh_token"),
+            ("refresh_token", rt),
+            ("resource", self.resource.as_str()),
+        ];
+        Some(token_request(&self.token_endpoint, &self.client, pairs))
+    }
+
+    /// The grant after a refresh answered `resp` at `now` (a missing refresh token keeps the old).
+    pub fn refreshed(&self, resp: &HttpResponse, now: Millis) -> Result<Grant, AuthError> {
+        let t = read_tokens(resp, now)?;
+        Ok(Grant {
+            access_token: t.access_token,
+            refresh_token: t.refresh_token.or_else(|| self.refresh_token.clone()),
+            expires_at: t.expires_at,
+            ..self.clone()
+        })
+    }
+}
+
+/// A token endpoint `POST` from `pairs`, with the client authenticated its way.
+pub fn token_request<'a>(
+    endpoint: &str,
+    client: &'a Client,
+    mut pairs: Vec<(&'a str, &'a str)>,
+) -> HttpRequest {
+    let mut headers = vec![
+        (
+            "content-type".to_owned(),
+            "application/x-www-form-urlencoded".to_owned(),
+        ),
+        ("accept".to_owned(), "application/json".to_owned()),
+    ];
+    let secret = client.client_secret.as_deref();
+    match (client.auth_method.as_str(), secret) {
+        ("client_secret_basic", Some(s)) => {
+            let pair = format!("{}:{}", encode(&client.client_id), encode(s));
+            headers.push((
+                "authorization".into(),
+                format!("Basic {}", base64(pair.as_bytes())),
+            ));
+        }
+        ("client_secret_post", Some(s)) => {
+            pairs.push(("client_id", &client.client_id));
+            pairs.push(("client_secret", s));
+        }
+        _ => pairs.push(("client_id", &client.client_id)),
+    }
+    HttpRequest {
+        method: "POST",
+        url: endpoint.to_owned(),
+        headers,
+        body: Some(form(&pairs)),
+    }
+}
+
+/// Tokens as a token endpoint answers them, expiry made absolute.
+pub struct Tokens {
+    pub access_token: String,
+    pub refresh_token: Option<String>,
+    pub expires_at: Option<Millis>,
+}
+
+#[derive(Deserialize)]
+struct TokenBody {
+    access_token: String,
+    token_type: String,
+    expires_in: Option<f64>,
+    refresh_token: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct ErrorBody {
+    error: String,
+    error_description: Option<String>,
+}
+
+/// Reads a token endpoint answer: a `Bearer` token, or the OAuth error as a typed failure.
+pub fn read_tokens(resp: &HttpResponse, now: Millis) -> Result<Tokens, AuthError> {
+    let fail = |m: String| AuthError::new(AuthErrorKind::Token, m);
+    if !(200..300).contains(&resp.status) {
+        let why = match serde_json::from_str::<ErrorBody>(&resp.body) {
+            Ok(e) => format!(
+                "{}{}",
+                e.error,
+                e.error_description
+                    .map(|d| format!(": {d}"))
+                    .unwrap_or_default()
+            ),
+            Err(_) => "no OAuth error in the body".into(),
+        };
+        return Err(fail(format!(
+            "token endpoint answered HTTP {} ({why})",
+            resp.status
+        )));
+    }
+    let b: TokenBody = serde_json::from_str(&resp.body)
+        .map_err(|e| fail(format!("token endpoint answer: {e}")))?;
+    if !b.token_type.eq_ignore_ascii_case("bearer") {
+        return Err(fail(format!("token type {:?} is not Bearer", b.token_type)));
+    }
+    if b.access_token.is_empty() || b.access_token.contains(['\r', '\n']) {
+        return Err(fail(
+            "the access token is empty or not a header value".into(),
+        ));
+    }
+    let expires_at = b
+        .expires_in
+        .filter(|s| s.is_finite() && *s >= 0.0)
+        .map(|s| now.saturating_add((s.min(1e12) * 1000.0) as Millis));
+    Ok(Tokens {
+        access_token: b.access_token,
+        refresh_token: b.refresh_token.filter(|r| !r.is_empty()),
+        expires_at,
+    })
+}
+
+/// Standard base64 with padding (for `Basic` credentials).
+fn base64(bytes: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let sym = |v: u32| char::from(A[(v & 63) as usize]);
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let b = |i: usize| u32::from(chunk.get(i).copied().unwrap_or(0));
+        let v = (b(0) << 16) | (b(1) << 8) | b(2);
+        out.push(sym(v >> 18));
+        out.push(sym(v >> 12));
+        out.push(if chunk.len() > 1 { sym(v >> 6) } else { '=' });
+        out.push(if chunk.len() > 2 { sym(v) } else { '=' });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_matches_rfc_4648_vectors() {
+        for (i, o) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foobar", "Zm9vYmFy"),
+        ] {
+            assert_eq!(base64(i.as_bytes()), o);
+        }
+    }
+
+    #[test]
+    fn token_answers_are_checked() {
+        let ok = |body: &str| {
+            read_tokens(
+                &HttpResponse {
+                    status: 200,
+                    body: body.into(),
+                },
+                1000,
+            )
+        };
+        let t =
+            ok(r#"{"access_token":"a","token_type":"bearer","expires_in":2,"refresh_token":""}"#)
+                .unwrap();
+        assert_eq!((t.expires_at, t.refresh_token), (Some(3000), None));
+        for bad in [
+            r#"{"access_token":"a","token_type":"mac"}"#,
+            r#"{"access_token":"","token_type":"Bearer"}"#,
+            r#"{"access_token":"a\nb","token_type":"Bearer"}"#,
+            r#"{"token_type":"Bearer"}"#,
+            "[]",
+            "",
+        ] {
+            assert_eq!(
+                ok(bad).err().map(|e| e.kind),
+                Some(AuthErrorKind::Token),
+                "{bad}"
+            );
+        }
+        let huge = ok(r#"{"access_token":"a","token_type":"Bearer","expires_in":1e300}"#).unwrap();
+        assert!(huge.expires_at.is_some());
+        let e = read_tokens(
+            &HttpResponse {
+                status: 400,
+                body: r#"{"error":"invalid_grant"}"#.into(),
+            },
+            0,
+        );
+        assert!(e.err().unwrap().message.contains("invalid_grant"));
+    }
+}
