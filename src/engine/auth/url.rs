@@ -127,6 +127,32 @@ pub fn query_pairs(query: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// Base64 (RFC 4648): standard with padding, or `url_safe` (base64url without padding, as PKCE
+/// and random `state` values use).
+pub fn base64(bytes: &[u8], url_safe: bool) -> String {
+    let alphabet: &[u8; 64] = if url_safe {
+        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    } else {
+        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+    };
+    let sym = |v: u32| char::from(alphabet.get((v & 63) as usize).copied().unwrap_or(b'A'));
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let b = |i: usize| u32::from(chunk.get(i).copied().unwrap_or(0));
+        let v = (b(0) << 16) | (b(1) << 8) | b(2);
+        out.push(sym(v >> 18));
+        out.push(sym(v >> 12));
+        for (n, shift) in [(1, 6), (2, 0)] {
+            if chunk.len() > n {
+                out.push(sym(v >> shift));
+            } else if !url_safe {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -156,6 +182,21 @@ mod tests {
         ] {
             assert_eq!(Url::parse(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn base64_matches_rfc_4648_vectors() {
+        for (i, o) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foobar", "Zm9vYmFy"),
+        ] {
+            assert_eq!(base64(i.as_bytes(), false), o);
+        }
+        assert_eq!(base64(&[0xfb, 0xff], true), "-_8");
+        assert_eq!(base64(&[0xfb, 0xff], false), "+/8=");
     }
 
     #[test]
