@@ -194,6 +194,15 @@ impl AuthShell {
         let Some(old) = self.with(|s| s.grant.clone()) else {
             return Err("nothing to refresh".into());
         };
+        let now = global::now();
+        let newer = self
+            .read_store()
+            .await
+            .filter(|g| g.access_token != old.access_token && !g.needs_refresh(now, None));
+        if let Some(g) = newer {
+            self.with(|s| s.grant = Some(g));
+            return Ok(());
+        }
         let req = old.refresh_request().ok_or("no refresh token")?;
         let resp = http(&req).await;
         match old.refreshed(&resp, global::now()) {
