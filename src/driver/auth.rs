@@ -291,14 +291,11 @@ impl AuthShell {
     async fn read_store(&self) -> Option<Grant> {
         let v = self.call_store("load", None).await.ok()?;
         let text = js_sys::JSON::stringify(&v).ok()?.as_string()?;
-        serde_json::from_str(&text).ok()
+        Grant::from_json(&text)
     }
 
     async fn write_store(&self, g: &Grant) {
-        let Ok(text) = serde_json::to_string(g) else {
-            return;
-        };
-        if let Ok(v) = js_sys::JSON::parse(&text) {
+        if let Ok(v) = js_sys::JSON::parse(&g.to_json().to_string()) {
             let _ = self.call_store("save", Some(v)).await;
         }
     }

@@ -1,7 +1,8 @@
 //! The authorization flow from a challenge to a grant, one [`Step`] at a time.
 
-use serde::Deserialize;
+use serde_json::Value;
 
+use super::doc::{build, object, required, text};
 use super::metadata::{
     resource_metadata_urls, server_metadata_urls, ResourceMetadata, ServerMetadata,
 };
@@ -45,13 +46,6 @@ pub struct Flow {
     client: Option<Client>,
     scope: Option<String>,
     phase: Phase,
-}
-
-#[derive(Deserialize)]
-struct Registered {
-    client_id: String,
-    client_secret: Option<String>,
-    token_endpoint_auth_method: Option<String>,
 }
 
 impl Flow {
@@ -237,16 +231,19 @@ impl Flow {
                 "no client id, no client metadata document support and no dynamic registration",
             ));
         };
-        let mut doc = serde_json::json!({
-            "client_name": self.cfg.client_name,
-            "redirect_uris": [self.cfg.redirect_uri],
-            "grant_types": ["authorization_code", "refresh_token"],
-            "response_types": ["code"],
-            "token_endpoint_auth_method": "none",
-        });
-        if let (Some(s), Some(o)) = (&self.scope, doc.as_object_mut()) {
-            o.insert("scope".into(), s.clone().into());
-        }
+        let strings =
+            |v: &[&str]| Value::from(v.iter().map(|s| Value::from(*s)).collect::<Vec<_>>());
+        let doc = build(vec![
+            ("client_name", Some(self.cfg.client_name.as_str().into())),
+            ("redirect_uris", Some(strings(&[&self.cfg.redirect_uri]))),
+            (
+                "grant_types",
+                Some(strings(&["authorization_code", "refresh_token"])),
+            ),
+            ("response_types", Some(strings(&["code"]))),
+            ("token_endpoint_auth_method", Some("none".into())),
+            ("scope", self.scope.as_deref().map(Value::from)),
+        ]);
         self.phase = Phase::Register;
         Ok(Step::Fetch(HttpRequest {
             method: "POST",
@@ -267,19 +264,28 @@ impl Flow {
                 resp.status
             )));
         }
-        let r: Registered = serde_json::from_str(&resp.body)
-            .map_err(|e| fail(format!("dynamic registration answer: {e}")))?;
-        if r.client_id.is_empty() {
+        let read = |body: &str| -> Result<_, String> {
+            let o = object(body, "not a document")?;
+            let id = required(&o, "client_id")?;
+            Ok((
+                id,
+                text(&o, "client_secret")?,
+                text(&o, "token_endpoint_auth_method")?,
+            ))
+        };
+        let (client_id, secret, method) =
+            read(&resp.body).map_err(|e| fail(format!("dynamic registration answer: {e}")))?;
+        if client_id.is_empty() {
             return Err(fail("dynamic registration gave an empty client id".into()));
         }
-        let secret = r.client_secret.filter(|s| !s.is_empty());
-        let method = match (r.token_endpoint_auth_method, &secret, &self.meta) {
+        let secret = secret.filter(|s| !s.is_empty());
+        let method = match (method, &secret, &self.meta) {
             (Some(m), _, _) => m,
             (None, Some(_), Some(meta)) => meta.secret_method().to_owned(),
             _ => "none".to_owned(),
         };
         self.client = Some(Client {
-            client_id: r.client_id,
+            client_id,
             client_secret: secret,
             auth_method: method,
         });

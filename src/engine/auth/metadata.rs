@@ -1,36 +1,28 @@
 //! Discovery documents: protected resource metadata (RFC 9728) and authorization server metadata
 //! (RFC 8414 / OpenID Connect Discovery), where to look for them, and what makes them usable.
 
-use serde::{Deserialize, Serialize};
-
+use super::doc::{object, required, text, texts};
 use super::url::Url;
 use super::AuthError;
 
 /// RFC 9728 protected resource metadata (the fields a client uses).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ResourceMetadata {
     pub resource: Option<String>,
-    #[serde(default)]
     pub authorization_servers: Vec<String>,
     pub scopes_supported: Option<Vec<String>>,
 }
 
 /// RFC 8414 authorization server metadata (the fields a client uses).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ServerMetadata {
-    #[serde(default)]
     pub issuer: String,
     pub authorization_endpoint: String,
     pub token_endpoint: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub registration_endpoint: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scopes_supported: Option<Vec<String>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code_challenge_methods_supported: Option<Vec<String>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token_endpoint_auth_methods_supported: Option<Vec<String>>,
-    #[serde(default)]
     pub client_id_metadata_document_supported: bool,
 }
 
@@ -72,7 +64,7 @@ impl ResourceMetadata {
     /// Reads and checks a document for `server`: its `resource` must name the server (same
     /// origin, the server's path within it).
     pub fn read(body: &str, server: &Url) -> Result<Self, AuthError> {
-        let m: Self = serde_json::from_str(body)
+        let m = Self::parse(body)
             .map_err(|e| AuthError::metadata(format!("protected resource metadata: {e}")))?;
         if let Some(r) = &m.resource {
             if !covers(r, server) {
@@ -86,6 +78,15 @@ impl ResourceMetadata {
             }
         }
         Ok(m)
+    }
+
+    fn parse(body: &str) -> Result<Self, String> {
+        let o = object(body, "not a document")?;
+        Ok(Self {
+            resource: text(&o, "resource")?,
+            authorization_servers: texts(&o, "authorization_servers")?.unwrap_or_default(),
+            scopes_supported: texts(&o, "scopes_supported")?,
+        })
     }
 }
 
@@ -106,10 +107,30 @@ impl ServerMetadata {
     /// Reads and checks a document: endpoints must be secure (or loopback) `http(s)` URLs, and
     /// PKCE `S256` must be advertised (a server that does not list it cannot be used).
     pub fn read(body: &str) -> Result<Self, AuthError> {
-        let m: Self = serde_json::from_str(body)
+        let m = Self::parse(body)
             .map_err(|e| AuthError::metadata(format!("authorization server metadata: {e}")))?;
         m.check()?;
         Ok(m)
+    }
+
+    fn parse(body: &str) -> Result<Self, String> {
+        let o = object(body, "not a document")?;
+        Ok(Self {
+            issuer: text(&o, "issuer")?.unwrap_or_default(),
+            authorization_endpoint: required(&o, "authorization_endpoint")?,
+            token_endpoint: required(&o, "token_endpoint")?,
+            registration_endpoint: text(&o, "registration_endpoint")?,
+            scopes_supported: texts(&o, "scopes_supported")?,
+            code_challenge_methods_supported: texts(&o, "code_challenge_methods_supported")?,
+            token_endpoint_auth_methods_supported: texts(
+                &o,
+                "token_endpoint_auth_methods_supported",
+            )?,
+            client_id_metadata_document_supported: o
+                .get("client_id_metadata_document_supported")
+                .and_then(serde_json::Value::as_bool)
+                .unwrap_or(false),
+        })
     }
 
     fn check(&self) -> Result<(), AuthError> {

@@ -12,6 +12,7 @@
 //! The shell supplies [`Secrets`] (random verifier and state, the verifier's SHA-256 challenge) and
 //! the time; the flow never reads a clock or a random source.
 
+mod doc;
 mod flow;
 pub mod metadata;
 pub mod token;
@@ -19,8 +20,6 @@ pub mod url;
 
 #[cfg(test)]
 mod tests;
-
-use serde::{Deserialize, Serialize};
 
 pub use flow::Flow;
 pub use token::{Client, Grant};
@@ -94,8 +93,7 @@ pub enum Step {
 }
 
 /// Why authorization failed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AuthErrorKind {
     /// The configuration cannot work (e.g. the server URL is not http(s)).
     Config,
@@ -122,7 +120,7 @@ pub enum AuthErrorKind {
 }
 
 /// A typed authorization failure with a message for people (never containing a token).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AuthError {
     pub kind: AuthErrorKind,
     pub message: String,

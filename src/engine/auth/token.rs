@@ -1,18 +1,17 @@
 //! Token endpoint requests (code exchange and refresh), client authentication at it, and what a
 //! grant keeps: the tokens, their expiry, and the client and endpoint refreshing needs.
 
-use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
+use super::doc::{build, object, required, text};
 use super::url::{base64, encode, form};
 use super::{AuthError, AuthErrorKind, HttpRequest, HttpResponse};
 use crate::engine::api::Millis;
 
 /// How this client is known to the authorization server.
-#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, PartialEq, Eq)]
 pub struct Client {
     pub client_id: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_secret: Option<String>,
     /// `none`, `client_secret_basic` or `client_secret_post`.
     pub auth_method: String,
@@ -28,17 +27,13 @@ impl std::fmt::Debug for Client {
 }
 
 /// An authorization: tokens and what refreshing them needs. What a host's store keeps.
-#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, PartialEq, Eq)]
 pub struct Grant {
     pub access_token: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refresh_token: Option<String>,
     /// When the access token expires (ms since the epoch), if the server said.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expires_at: Option<Millis>,
     /// The scopes asked for (space-separated).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
     pub client: Client,
     pub token_endpoint: String,
@@ -62,6 +57,48 @@ impl std::fmt::Debug for Grant {
 pub const REFRESH_MARGIN_MS: Millis = 30_000;
 
 impl Grant {
+    /// The grant as a store keeps it (camelCase JSON).
+    pub fn to_json(&self) -> Value {
+        let c = &self.client;
+        let client = build(vec![
+            ("clientId", Some(c.client_id.as_str().into())),
+            ("clientSecret", c.client_secret.as_deref().map(Value::from)),
+            ("authMethod", Some(c.auth_method.as_str().into())),
+        ]);
+        build(vec![
+            ("accessToken", Some(self.access_token.as_str().into())),
+            (
+                "refreshToken",
+                self.refresh_token.as_deref().map(Value::from),
+            ),
+            ("expiresAt", self.expires_at.map(Value::from)),
+            ("scope", self.scope.as_deref().map(Value::from)),
+            ("client", Some(client)),
+            ("tokenEndpoint", Some(self.token_endpoint.as_str().into())),
+            ("resource", Some(self.resource.as_str().into())),
+        ])
+    }
+
+    /// A grant from a store's JSON (`None` when it is not one).
+    pub fn from_json(json: &str) -> Option<Grant> {
+        let o = object(json, "grant").ok()?;
+        let c = o.get("client").map(Value::to_string)?;
+        let c = object(&c, "client").ok()?;
+        Some(Grant {
+            access_token: required(&o, "accessToken").ok()?,
+            refresh_token: text(&o, "refreshToken").ok()?,
+            expires_at: o.get("expiresAt").and_then(Value::as_u64),
+            scope: text(&o, "scope").ok()?,
+            client: Client {
+                client_id: required(&c, "clientId").ok()?,
+                client_secret: text(&c, "clientSecret").ok()?,
+                auth_method: required(&c, "authMethod").ok()?,
+            },
+            token_endpoint: required(&o, "tokenEndpoint").ok()?,
+            resource: required(&o, "resource").ok()?,
+        })
+    }
+
     /// Whether the access token should be refreshed before use at `now` (it expires within the
     /// margin, or within a tenth of its life for short-lived tokens — whichever is sooner).
     pub fn needs_refresh(&self, now: Millis, lifetime: Option<Millis>) -> bool {
@@ -135,56 +172,49 @@ pub struct Tokens {
     pub expires_at: Option<Millis>,
 }
 
-#[derive(Deserialize)]
-struct TokenBody {
-    access_token: String,
-    token_type: String,
-    expires_in: Option<f64>,
-    refresh_token: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct ErrorBody {
-    error: String,
-    error_description: Option<String>,
-}
-
 /// Reads a token endpoint answer: a `Bearer` token, or the OAuth error as a typed failure.
 pub fn read_tokens(resp: &HttpResponse, now: Millis) -> Result<Tokens, AuthError> {
     let fail = |m: String| AuthError::new(AuthErrorKind::Token, m);
     if !(200..300).contains(&resp.status) {
-        let why = match serde_json::from_str::<ErrorBody>(&resp.body) {
-            Ok(e) => format!(
-                "{}{}",
-                e.error,
-                e.error_description
-                    .map(|d| format!(": {d}"))
-                    .unwrap_or_default()
-            ),
-            Err(_) => "no OAuth error in the body".into(),
+        let o = object(&resp.body, "error").unwrap_or_default();
+        let why = match (text(&o, "error"), text(&o, "error_description")) {
+            (Ok(Some(e)), Ok(d)) => {
+                format!("{e}{}", d.map(|d| format!(": {d}")).unwrap_or_default())
+            }
+            _ => "no OAuth error in the body".into(),
         };
         return Err(fail(format!(
             "token endpoint answered HTTP {} ({why})",
             resp.status
         )));
     }
-    let b: TokenBody = serde_json::from_str(&resp.body)
-        .map_err(|e| fail(format!("token endpoint answer: {e}")))?;
-    if !b.token_type.eq_ignore_ascii_case("bearer") {
-        return Err(fail(format!("token type {:?} is not Bearer", b.token_type)));
+    let read = |body: &str| -> Result<_, String> {
+        let o = object(body, "not a document")?;
+        let expires_in = o.get("expires_in").and_then(Value::as_f64);
+        let refresh = text(&o, "refresh_token")?;
+        Ok((
+            required(&o, "access_token")?,
+            required(&o, "token_type")?,
+            expires_in,
+            refresh,
+        ))
+    };
+    let (access_token, token_type, expires_in, refresh_token) =
+        read(&resp.body).map_err(|e| fail(format!("token endpoint answer: {e}")))?;
+    if !token_type.eq_ignore_ascii_case("bearer") {
+        return Err(fail(format!("token type {token_type:?} is not Bearer")));
     }
-    if b.access_token.is_empty() || b.access_token.contains(['\r', '\n']) {
+    if access_token.is_empty() || access_token.contains(['\r', '\n']) {
         return Err(fail(
             "the access token is empty or not a header value".into(),
         ));
     }
-    let expires_at = b
-        .expires_in
+    let expires_at = expires_in
         .filter(|s| s.is_finite() && *s >= 0.0)
         .map(|s| now.saturating_add((s.min(1e12) * 1000.0) as Millis));
     Ok(Tokens {
-        access_token: b.access_token,
-        refresh_token: b.refresh_token.filter(|r| !r.is_empty()),
+        access_token,
+        refresh_token: refresh_token.filter(|r| !r.is_empty()),
         expires_at,
     })
 }
@@ -192,6 +222,33 @@ pub fn read_tokens(resp: &HttpResponse, now: Millis) -> Result<Tokens, AuthError
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn grants_round_trip_through_store_json() {
+        let g = Grant {
+            access_token: "a".into(),
+            refresh_token: Some("r".into()),
+            expires_at: Some(5),
+            scope: None,
+            client: Client {
+                client_id: "c".into(),
+                client_secret: None,
+                auth_method: "none".into(),
+            },
+            token_endpoint: "https://as/token".into(),
+            resource: "https://rs/mcp".into(),
+        };
+        assert_eq!(Grant::from_json(&g.to_json().to_string()), Some(g));
+        for bad in [
+            "",
+            "[]",
+            "{}",
+            r#"{"accessToken":1}"#,
+            r#"{"accessToken":"a","client":5}"#,
+        ] {
+            assert_eq!(Grant::from_json(bad), None, "{bad}");
+        }
+    }
 
     #[test]
     fn token_answers_are_checked() {
