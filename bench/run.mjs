@@ -80,7 +80,7 @@ const STACKS = [
 const haveOurs = oursAvailable();
 const stacksNow = STACKS.filter((s) => s.stack !== "ours" || haveOurs);
 const fastKind = (d) => (d === "legacy" ? "fast-legacy" : "fast-modern");
-const R = { meta: {}, notes: [], bundle: null, counts: {}, tabs: {}, latency: {}, long: {}, real: {}, blocking: {}, nodeTp: {}, chromeTp: {}, scale: {} };
+const R = { meta: {}, notes: [], bundle: null, counts: {}, tabs: {}, latency: {}, long: {}, real: {}, blocking: {}, wireFloor: {}, nodeTp: {}, chromeTp: {}, scale: {} };
 const key = (s, d, push) => `${s}|${d}|${push ? "on" : "off"}`;
 
 /** Harness bundles, the static server and a fresh Chromium for `fn`; closed after it. */
@@ -233,6 +233,7 @@ try {
     const n = quick ? 5 : 10;
     const servers = [
       { name: "bench", dialect: "legacy", cfg: { kind: "fast-legacy", pollIntervalMs: 1000, progressMs: 1000, push: false }, tool: "work" },
+      { name: "bench", dialect: "legacy", cfg: { kind: "fast-legacy", pollIntervalMs: 1000, progressMs: 1000, push: false, transport: "websocket" }, tool: "work", transport: "websocket" },
       { name: "bench", dialect: "modern", cfg: { kind: "fast-modern", pollIntervalMs: 1000, progressMs: 1000, push: true }, tool: "work", push: true },
       { name: "ts-sdk", dialect: "legacy", cfg: { kind: "ts-sdk", options: { args: ["--poll-ms", "1000"] } }, tool: "slow_job" },
       { name: "python-http", dialect: "legacy", cfg: { kind: "python-http" }, tool: "slow_job" },
@@ -259,6 +260,11 @@ try {
         R.blocking[k] = res.error || lat.length < n
           ? { error: res.error ?? `${n - lat.length} of ${n} tasks never reached the app (outcomes ${JSON.stringify(res.outcomes)})` }
           : { median: median(lat), p95: p95(lat), requests: median(res.requests ?? []), n: lat.length };
+      }
+      // The server's own floor: a raw wire client (no stack) that holds tasks/result and re-asks on a pushed end.
+      if (!sv.cfg.kind.startsWith("fast-")) {
+        log(`blocking: ${sv.name} (${transport}): the server's floor on the wire`);
+        R.wireFloor[`${sv.name}|${transport}`] = await child("node/wire-floor.mjs", { kind: sv.cfg.kind, args: sv.cfg.options?.args ?? [], n, minMs: 2000, maxMs: 4000 }, 120_000, null, ["--experimental-websocket"]);
       }
     }
   }

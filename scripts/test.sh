@@ -28,11 +28,11 @@ stage() { # name, command...
 }
 
 stage "cargo fmt --check" cargo fmt --all -- --check
-stage "clippy native" cargo clippy --all-targets --locked -- -D warnings
+stage "clippy native" cargo clippy --all-targets --features fuzzing --locked -- -D warnings
 stage "clippy wasm32" cargo clippy --lib --target wasm32-unknown-unknown --locked -- -D warnings
 stage "native tests" cargo test --locked
 stage "simulated hour: 1,000 tasks (release, < 1 s)" cargo test --locked --release --lib engine::tests::hour -- --nocapture
-stage "fuzz smoke (20k mutated inputs per decoder)" cargo run --quiet --locked --example fuzz_smoke -- 20000
+stage "fuzz smoke (20k mutated inputs per decoder)" cargo run --quiet --locked --features fuzzing --example fuzz_smoke -- 20000
 stage "build pkg" bash scripts/build.sh
 stage "build wasm test binary" cargo test --locked --target wasm32-unknown-unknown --test wasm_driver --no-run
 

@@ -116,13 +116,35 @@ export function renderMarkdown(R) {
     L.push("stands in; on the bench server all are created at once and it logs each completion). Requests: the ones naming the task");
     L.push("over its whole life plus task-less ones after the calls, shared. Ours on a legacy server holds one blocking `tasks/result` per running task");
     L.push("(link `node` / `websocket`), polls only every 20 s meanwhile; modern: one `subscriptions/listen` (the bench server pushes `notifications/tasks`).");
-    L.push("The official clients poll at the server's interval (1 s; python 0.5 s; rmcp2 names none: the client's default).", "");
+    L.push("The official clients poll at the server's interval (1 s; python 0.5 s; rmcp2 names none: the client's default).");
+    L.push("WebSocket: the bench server serves legacy at `/ws` (bench/servers/ws-socket.mjs); of the real test servers only python does");
+    L.push("(ts-sdk and the rmcp servers speak Streamable HTTP only).", "");
     L.push(...head(["server", "transport", "dialect", "statistic"]));
     const seen = [...new Set(Object.keys(R.blocking).map((k) => k.split("|").slice(0, 3).join("|")))];
     for (const g of seen) {
       for (const [stat, label] of LATENCY_STATS) {
         L.push(row([...g.split("|"), label], (s) => R.blocking[`${g}|${s}`], (v) => v[stat]));
       }
+    }
+    L.push("");
+  }
+
+  if (Object.keys(R.wireFloor ?? {}).length) {
+    L.push("## The servers' own floor on the wire (ms, median / p95; lower is better)", "");
+    L.push("bench/node/wire-floor.mjs, right after the stacks of each server, against a fresh one: the same N tasks from a raw client");
+    L.push("(JSON-RPC by hand, no stack) that holds `tasks/result` for each task and, on a pushed terminal `notifications/tasks/status`,");
+    L.push("asks `tasks/result` again at once: the earliest any client can have the outcome. Measured from the completion the server");
+    L.push("stamps (the terminal task's `lastUpdatedAt`), except the last two columns: \"in hand, stand-in\" is the same measured like");
+    L.push("the rows above (against the logged `tools/call` + the work's duration); \"stand-in − completion\" is that reference's own");
+    L.push("error (negative: the server finishes later than the stand-in, and the rows above count that as latency, for every stack).");
+    L.push("A separate run: on a loaded machine it moves as much as the rows above.", "");
+    L.push("| server | transport | push after completion | held result after completion | in hand after completion | in hand, stand-in | stand-in − completion |");
+    L.push("|---|---|---|---|---|---|---|");
+    const pair = (v) => (v?.n ? `${num(v.median)} / ${num(v.p95)}` : `n/a${note("the server keeps no completion time on the wire (no terminal `lastUpdatedAt` it still answers for) and pushes nothing")}`);
+    for (const [k, v] of Object.entries(R.wireFloor)) {
+      const [server, transport] = k.split("|");
+      if (v.error) { L.push(`| ${server} | ${transport} | n/a${note(`error: ${String(v.error).split("\n")[0].slice(0, 300)}`)} | | | | |`); continue; }
+      L.push(`| ${server} | ${transport} | ${v.notify?.n ? pair(v.notify) : "none"} | ${pair(v.held)} | ${pair(v.inHand)} | ${pair(v.inHandStandIn)} | ${pair(v.standInBias)} |`);
     }
     L.push("");
   }

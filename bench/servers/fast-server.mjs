@@ -6,9 +6,11 @@
 // Every `progressMs` each working task's statusMessage advances ("step N"); with `push` on, every change
 // (progress and completion) is also pushed (`notifications/tasks/status` on the legacy GET stream,
 // `notifications/tasks` on a modern `subscriptions/listen` stream). With push off the task changes the
-// same way and nothing is pushed.
+// same way and nothing is pushed. Legacy also speaks WebSocket (subprotocol "mcp") at /ws: each message
+// is handled as a POST of the socket's session, and the socket is that session's listening stream.
 import http from "node:http";
 import { randomUUID } from "node:crypto";
+import { acceptWebSocket } from "./ws-socket.mjs";
 
 const LEGACY_VERSION = "2025-11-25";
 const MODERN_VERSION = "2026-07-28";
@@ -43,6 +45,7 @@ const TOOL = {
  * @param {boolean} [o.push] push status changes
  * @param {number} [o.ttlMs]
  * @param {number} [o.pageSize] legacy tasks/list page size
+ * @param {"http"|"websocket"} [o.transport] which URL `url` names (legacy serves both)
  * @param {boolean} [o.crossSession] legacy: any session may read any task (tasks scoped to the server, as
  *   for a server that binds tasks to the user rather than the session); default: the creating session only
  */
@@ -101,6 +104,7 @@ export function startFastServer(o) {
   }
 
   function sse(res, msg) {
+    if (res.message) return res.message(msg);
     res.write(`event: message\ndata: ${JSON.stringify(msg)}\n\n`);
   }
 
@@ -355,6 +359,29 @@ export function startFastServer(o) {
       if (!res.headersSent) send(res, 500, err(null, -32603, String(e)));
     }
   });
+  // ---- legacy over one WebSocket ----
+  const sockets = new Set();
+  server.on("upgrade", (req, socket) => {
+    if (dialect !== "legacy" || new URL(req.url ?? "/", "http://x").pathname !== "/ws") return socket.destroy();
+    const headers = {};
+    const stream = { message: (msg) => ws.send(JSON.stringify(msg)), destroy: () => ws.close() };
+    const reply = {
+      writeHead: (_status, h = {}) => {
+        const sid = h["mcp-session-id"];
+        if (sid && !headers["mcp-session-id"]) { headers["mcp-session-id"] = sid; sessions.get(sid)?.streams.add(stream); }
+      },
+      end: (text) => { if (text) ws.send(text); },
+    };
+    const ws = acceptWebSocket(req, socket, {
+      onText: (text) => {
+        let msg;
+        try { msg = JSON.parse(text); } catch { msg = null; }
+        legacy({ method: "POST", headers }, reply, msg).catch(() => {});
+      },
+      onClose: () => { sockets.delete(ws); sessions.get(headers["mcp-session-id"])?.streams.delete(stream); },
+    });
+    sockets.add(ws);
+  });
   server.keepAliveTimeout = 60_000;
   server.headersTimeout = 65_000;
   server.requestTimeout = 0;
@@ -365,7 +392,7 @@ export function startFastServer(o) {
       const { port } = /** @type {import("node:net").AddressInfo} */ (server.address());
       const base = `http://127.0.0.1:${port}`;
       resolve({
-        url: `${base}/mcp`,
+        url: o.transport === "websocket" ? `ws://127.0.0.1:${port}/ws` : `${base}/mcp`,
         statsUrl: `${base}/stats`,
         base,
         stop: () => new Promise((r) => {
@@ -373,6 +400,7 @@ export function startFastServer(o) {
           for (const t of tasks.values()) clearTimeout(t.timer);
           for (const s of sessions.values()) for (const x of s.streams) x.destroy();
           for (const l of listeners) l.res.destroy();
+          for (const ws of sockets) ws.close();
           server.closeAllConnections?.();
           server.close(() => r());
         }),

@@ -148,7 +148,7 @@ pub fn retry_after_ms(ms_header: Option<&str>, header: Option<&str>, now: u64) -
         return Some(ms);
     }
     // An HTTP date ("Sun, 06 Nov 1994 08:49:37 GMT"); `Date.parse` alone accepts stray numbers.
-    let date_like = h.contains(':') && h.bytes().any(|b| b.is_ascii_alphabetic());
+    let date_like = h.bytes().any(|b| b == b':') && h.bytes().any(|b| b.is_ascii_alphabetic());
     let at = js_sys::Date::parse(h);
     if date_like && at.is_finite() {
         return Some((at - now as f64).max(0.0) as u64);

@@ -39,7 +39,7 @@ impl Engine {
             let Timer::Task(TaskTimer::Poll, slot) = timer else {
                 continue;
             };
-            let Some(e) = self.slots.get(&slot).and_then(|id| self.tasks.get_mut(id)) else {
+            let Some(e) = self.tasks.at_mut(slot) else {
                 continue;
             };
             if e.poll.respaced {

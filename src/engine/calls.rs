@@ -8,7 +8,9 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
-use crate::protocol::dialect::{CallReply, TaskAugment};
+use super::ids::CallId;
+use super::ids::ReqId;
+use crate::protocol::dialect::{CallReply, Codec, Outgoing, TaskAugment};
 use crate::protocol::model::{InputRequest, Outcome, Task, TaskStatus};
 use crate::protocol::tool_headers::tool_param_headers;
 
@@ -39,7 +41,7 @@ pub(crate) struct Call {
     task_id: String,
     augmented: bool,
     /// JSON-RPC id of the latest transmission.
-    pub(crate) req: Option<i64>,
+    pub(crate) req: Option<ReqId>,
     /// The call already became this task while its request is still open (draft).
     became: Option<String>,
     pub(crate) round: Option<Round>,
@@ -58,7 +60,7 @@ impl Call {
 
 impl Engine {
     /// Forgets a call and any input requests of its MRTR round.
-    fn remove_call(&mut self, c: u64) -> Option<Call> {
+    fn remove_call(&mut self, c: CallId) -> Option<Call> {
         self.inputs.drop_call(c);
         self.calls.remove(&c)
     }
@@ -71,8 +73,7 @@ impl Engine {
         params: Value,
         opts: CallOptions,
     ) -> SubId {
-        let c = self.next_call;
-        self.next_call += 1;
+        let c = self.next_call.take_next();
         let sub = self.new_sub(Target::Call(c));
         if self.closed {
             self.done(sub, None, super::closed_end());
@@ -105,7 +106,7 @@ impl Engine {
     }
 
     /// Builds and sends a call (the session is ready). Waits for the tools cache first.
-    pub(crate) fn send_call(&mut self, now: Millis, c: u64) {
+    pub(crate) fn send_call(&mut self, now: Millis, c: CallId) {
         let Some(call) = self.calls.get(&c) else {
             return;
         };
@@ -129,61 +130,11 @@ impl Engine {
         let Some(codec) = self.session.ready_codec() else {
             return;
         };
-        if call.opts.delete_on_done && !self.deletes() {
-            let mut error = self.no_delete();
-            error.message = format!("deleteOnDone: {}", error.message);
-            return self.call_failed(c, error);
-        }
-        let support: Option<Support> = tool.as_deref().map(|n| self.tools.support(n));
-        let offers_tasks = self.session.tasks;
-        if !offers_tasks && tools::needs_task(support, call.opts.augment) {
-            let error = ClientError::new(
-                ErrorKind::Unsupported,
-                "this call needs a task and the server offers no tasks",
-            );
-            return self.call_failed(c, error);
-        }
-        let caps = tools::effective_caps(&self.session.server_caps, codec.names_tasks());
-        let decision = tools::decide(
-            &caps,
-            self.session.protocol_version(),
-            support,
-            call.opts.augment,
-            self.session.augments && offers_tasks,
-        );
-        let augment = match decision {
+        let augment = match self.call_augment(call, tool.as_deref(), codec) {
             Ok(a) => a,
             Err(e) => return self.call_failed(c, e),
         };
-        let out = {
-            let si = self.session.info();
-            match &call.retry {
-                Some((responses, state)) => codec.retry_with_input(
-                    &si,
-                    &call.method,
-                    call.params.clone(),
-                    responses.clone(),
-                    state.clone(),
-                ),
-                None => {
-                    let retention = match codec.names_tasks() {
-                        true => call.opts.keep_alive_ms,
-                        false => call.opts.ttl_ms,
-                    };
-                    let ask = TaskAugment {
-                        ttl_ms: retention,
-                        task_id: Some(call.task_id.clone()),
-                    };
-                    Some(codec.build_request(
-                        &si,
-                        &call.method,
-                        call.params.clone(),
-                        augment.then_some(&ask),
-                    ))
-                }
-            }
-        };
-        let Some(mut out) = out else {
+        let Some(mut out) = self.build_call(call, codec, augment) else {
             return self.call_failed(
                 c,
                 ClientError::new(ErrorKind::Protocol, "the dialect cannot retry this request"),
@@ -211,11 +162,79 @@ impl Engine {
         }
     }
 
+    /// Whether call `call` (of `tool`, for `tools/call`) goes out task-augmented; an error when
+    /// it cannot go out at all (it needs what the server does not offer).
+    fn call_augment(
+        &self,
+        call: &Call,
+        tool: Option<&str>,
+        codec: &'static dyn Codec,
+    ) -> Result<bool, ClientError> {
+        if call.opts.delete_on_done && !self.deletes() {
+            let mut error = self.no_delete();
+            error.message = format!("deleteOnDone: {}", error.message);
+            return Err(error);
+        }
+        let support: Option<Support> = tool.map(|n| self.tools.support(n));
+        let offers_tasks = self.session.offers_tasks();
+        if !offers_tasks && tools::needs_task(support, call.opts.augment) {
+            return Err(ClientError::new(
+                ErrorKind::Unsupported,
+                "this call needs a task and the server offers no tasks",
+            ));
+        }
+        let caps = tools::effective_caps(self.session.server_caps(), codec.names_tasks());
+        tools::decide(
+            &caps,
+            self.session.protocol_version(),
+            support,
+            call.opts.augment,
+            self.session.augments() && offers_tasks,
+        )
+    }
+
+    /// The call's request: a retry carrying the answers of its MRTR round, or the first
+    /// request (augmented as decided, with the task's retention and, in a dialect where the
+    /// requestor names tasks, its id). `None`: the dialect cannot retry it.
+    fn build_call(
+        &self,
+        call: &Call,
+        codec: &'static dyn Codec,
+        augment: bool,
+    ) -> Option<Outgoing> {
+        let si = self.session.info();
+        match &call.retry {
+            Some((responses, state)) => codec.retry_with_input(
+                &si,
+                &call.method,
+                call.params.clone(),
+                responses.clone(),
+                state.clone(),
+            ),
+            None => {
+                let retention = match codec.names_tasks() {
+                    true => call.opts.keep_alive_ms,
+                    false => call.opts.ttl_ms,
+                };
+                let ask = TaskAugment {
+                    ttl_ms: retention,
+                    task_id: Some(call.task_id.clone()),
+                };
+                Some(codec.build_request(
+                    &si,
+                    &call.method,
+                    call.params.clone(),
+                    augment.then_some(&ask),
+                ))
+            }
+        }
+    }
+
     pub(crate) fn on_call_reply(
         &mut self,
         now: Millis,
-        c: u64,
-        n: i64,
+        c: CallId,
+        n: ReqId,
         res: Result<Value, Failure>,
     ) {
         let Some(call) = self.calls.get(&c) else {
@@ -257,7 +276,7 @@ impl Engine {
     }
 
     /// The call ended without a task: the caller gets the outcome.
-    fn call_complete(&mut self, now: Millis, c: u64, outcome: Outcome) {
+    fn call_complete(&mut self, now: Millis, c: CallId, outcome: Outcome) {
         let Some(call) = self.remove_call(c) else {
             return;
         };
@@ -276,7 +295,7 @@ impl Engine {
     }
 
     /// The call could not be made or tracked.
-    pub(crate) fn call_failed(&mut self, c: u64, error: ClientError) {
+    pub(crate) fn call_failed(&mut self, c: CallId, error: ClientError) {
         let Some(call) = self.remove_call(c) else {
             return;
         };
@@ -286,7 +305,7 @@ impl Engine {
     }
 
     /// The server made a task of the call: the caller now follows the task.
-    fn call_became_task(&mut self, now: Millis, c: u64, task: Task, origin: Option<i64>) {
+    fn call_became_task(&mut self, now: Millis, c: CallId, task: Task, origin: Option<ReqId>) {
         let Some(call) = self.remove_call(c) else {
             return;
         };
@@ -325,7 +344,7 @@ impl Engine {
 
     /// The call follows the task it named from now on; `confirmed` when the server said it
     /// exists (else the first status answer, or the original response, will tell).
-    fn call_named_task(&mut self, now: Millis, c: u64, confirmed: bool) {
+    fn call_named_task(&mut self, now: Millis, c: CallId, confirmed: bool) {
         let Some(call) = self.calls.get_mut(&c) else {
             return;
         };
@@ -355,7 +374,7 @@ impl Engine {
 
     /// A task is dropped: a call that became it stops waiting for its original response.
     pub(crate) fn forget_calls_of(&mut self, task_id: &str) {
-        let gone: Vec<u64> = self
+        let gone: Vec<CallId> = self
             .calls
             .iter()
             .filter(|(_, c)| c.became.as_deref() == Some(task_id))
@@ -372,7 +391,7 @@ impl Engine {
     fn call_needs_input(
         &mut self,
         now: Millis,
-        c: u64,
+        c: CallId,
         requests: Vec<InputRequest>,
         state: Option<Value>,
     ) {
@@ -401,7 +420,7 @@ impl Engine {
     }
 
     /// One MRTR answer; `None` = the host declined (the key is left out of `inputResponses`).
-    pub(crate) fn mrtr_answer(&mut self, now: Millis, c: u64, key: &str, value: Option<Value>) {
+    pub(crate) fn mrtr_answer(&mut self, now: Millis, c: CallId, key: &str, value: Option<Value>) {
         let Some(call) = self.calls.get_mut(&c) else {
             return;
         };

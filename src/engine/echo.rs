@@ -4,13 +4,42 @@
 //! Any other news about the task (a push, a cancel answer, an outcome) forgets the stored answer.
 
 use super::api::{Millis, SendKey};
+use super::ids::ReqId;
 use super::requests::Purpose;
 use super::tasks::Source;
 use super::Engine;
 
+/// The text of a status answer without its JSON-RPC id: the answer applied last for a task,
+/// compared with the next one byte for byte.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PollEcho(String);
+
+impl PollEcho {
+    /// The echo of answer `body` to request `n` (`None` when its id is not the plain number `n`).
+    pub(crate) fn of(body: &str, n: ReqId) -> Option<PollEcho> {
+        split_at_id(body, n).map(|(a, b)| {
+            let mut s = String::with_capacity(a.len() + b.len());
+            s.push_str(a);
+            s.push_str(b);
+            PollEcho(s)
+        })
+    }
+
+    /// Whether answer `body` to request `n` is this answer again.
+    fn matches(&self, body: &str, n: ReqId) -> bool {
+        let echo = self.0.as_bytes();
+        split_at_id(body, n).is_some_and(|(a, b)| {
+            echo.len() == a.len() + b.len()
+                && echo.get(..a.len()) == Some(a.as_bytes())
+                && echo.get(a.len()..) == Some(b.as_bytes())
+        })
+    }
+}
+
 /// `body` split around the value of its first `"id"` member when that value is the number `n`:
 /// the text before the number and the text after it.
-fn split_at_id(body: &str, n: i64) -> Option<(&str, &str)> {
+fn split_at_id(body: &str, n: ReqId) -> Option<(&str, &str)> {
+    let n = n.0;
     let mut digits = [0u8; 20];
     let mut len = 0;
     let mut v = n.unsigned_abs();
@@ -50,16 +79,16 @@ impl Engine {
     /// The answer on `via` is the pending status request's, identical to the task's last applied
     /// one: the request is done and the next poll scheduled. `false`: decode it as usual.
     pub(crate) fn unchanged_poll(&mut self, now: Millis, via: SendKey, body: &str) -> bool {
-        let Some(&n) = self.reqs.keys.get(&via) else {
+        let Some(n) = self.reqs.id_of(via) else {
             return false;
         };
-        let Some(Purpose::Get(t)) = self.reqs.pending.get(&n).map(|p| &p.purpose) else {
+        let Some(Purpose::Get(t)) = self.reqs.purpose(n) else {
             return false;
         };
         let Some(e) = self.tasks.get(t) else {
             return false;
         };
-        let Some(echo) = e.poll_echo.as_deref() else {
+        let Some(echo) = e.poll_echo.as_ref() else {
             return false;
         };
         // Only the plain case: something to schedule, nothing that a poll result decides.
@@ -69,13 +98,7 @@ impl Engine {
             && e.snapshot
                 .as_ref()
                 .is_some_and(|s| s.input_requests.is_empty());
-        let same = plain
-            && split_at_id(body, n).is_some_and(|(a, b)| {
-                echo.len() == a.len() + b.len()
-                    && echo.as_bytes().get(..a.len()) == Some(a.as_bytes())
-                    && echo.as_bytes().get(a.len()..) == Some(b.as_bytes())
-            });
-        if !same {
+        if !(plain && echo.matches(body, n)) {
             return false;
         }
         let Some(Purpose::Get(t)) = self.take_pending(n).map(|p| p.purpose) else {
@@ -89,40 +112,34 @@ impl Engine {
         self.schedule_poll(now, &t, Source::Poll);
         true
     }
-
-    /// The text of a status answer about to be decoded, kept (without its id) once applied.
-    pub(crate) fn echo_of(body: &str, n: i64) -> Option<String> {
-        split_at_id(body, n).map(|(a, b)| {
-            let mut s = String::with_capacity(a.len() + b.len());
-            s.push_str(a);
-            s.push_str(b);
-            s
-        })
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::split_at_id;
+    use crate::engine::ids::ReqId;
 
     #[test]
     fn the_id_value_is_found_exactly() {
         let b = r#"{"jsonrpc":"2.0","id":12,"result":{"taskId":"t"}}"#;
         assert_eq!(
-            split_at_id(b, 12),
+            split_at_id(b, ReqId(12)),
             Some((r#"{"jsonrpc":"2.0","id":"#, r#","result":{"taskId":"t"}}"#))
         );
-        assert_eq!(split_at_id(b, 1), None);
-        assert_eq!(split_at_id(b, 123), None);
+        assert_eq!(split_at_id(b, ReqId(1)), None);
+        assert_eq!(split_at_id(b, ReqId(123)), None);
         let spaced = r#"{"result":{}, "id" :  -7 }"#;
         assert_eq!(
-            split_at_id(spaced, -7),
+            split_at_id(spaced, ReqId(-7)),
             Some((r#"{"result":{}, "id" :  "#, " }"))
         );
-        assert_eq!(split_at_id(r#"{"id":7.5}"#, 7), None);
-        assert_eq!(split_at_id(r#"{"id":"7"}"#, 7), None);
-        assert_eq!(split_at_id(r#"{"id":"#, 7), None);
-        assert_eq!(split_at_id("", 0), None);
-        assert_eq!(split_at_id(r#"{"id":0}"#, 0), Some((r#"{"id":"#, "}")));
+        assert_eq!(split_at_id(r#"{"id":7.5}"#, ReqId(7)), None);
+        assert_eq!(split_at_id(r#"{"id":"7"}"#, ReqId(7)), None);
+        assert_eq!(split_at_id(r#"{"id":"#, ReqId(7)), None);
+        assert_eq!(split_at_id("", ReqId(0)), None);
+        assert_eq!(
+            split_at_id(r#"{"id":0}"#, ReqId(0)),
+            Some((r#"{"id":"#, "}"))
+        );
     }
 }

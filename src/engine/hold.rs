@@ -6,6 +6,7 @@
 //! request, not a burst.
 
 use super::api::Millis;
+use super::ids::ReqId;
 use super::registry::Fetch;
 use super::requests::Purpose;
 use super::scheduler::Timer;
@@ -112,7 +113,7 @@ impl Engine {
 
     /// The first request after a hold got its answer's head (or ended): unless it brought a new
     /// hold, the rest may go.
-    pub(crate) fn probe_answered(&mut self, n: i64) {
+    pub(crate) fn probe_answered(&mut self, n: ReqId) {
         if self.session.hold_probe == Some(n) {
             self.session.hold_probe = None;
             self.session.drain = true;

@@ -4,6 +4,7 @@
 
 use serde_json::{json, Value};
 
+use super::ids::CallId;
 use crate::protocol::dialect::Outgoing;
 use crate::protocol::jsonrpc::{codes, Id, Message, RpcError};
 use crate::protocol::model::InputRequest;
@@ -25,7 +26,7 @@ pub(crate) enum Origin {
     /// A modern task's `inputRequests` entry.
     Task,
     /// A modern MRTR round of a call.
-    Mrtr(u64),
+    Mrtr(CallId),
 }
 
 /// One input request the host has not answered yet (or whose answer is not delivered yet).
@@ -51,7 +52,7 @@ impl Inputs {
     }
 
     /// Forgets the open requests of an MRTR call that ended.
-    pub(crate) fn drop_call(&mut self, call: u64) {
+    pub(crate) fn drop_call(&mut self, call: CallId) {
         self.open.retain(|_, o| o.origin != Origin::Mrtr(call));
     }
 
@@ -126,9 +127,9 @@ impl Engine {
             .and_then(|c| c.related_task(&params));
         // Without related-task `_meta`, the stream it came on may tell (a `tasks/result` stream).
         let by_stream = via
-            .and_then(|k| self.reqs.keys.get(&k))
-            .and_then(|n| self.reqs.pending.get(n))
-            .and_then(|p| match &p.purpose {
+            .and_then(|k| self.reqs.id_of(k))
+            .and_then(|n| self.reqs.purpose(n))
+            .and_then(|p| match p {
                 Purpose::Result(t) => Some(t.clone()),
                 _ => None,
             });
@@ -222,7 +223,7 @@ impl Engine {
             }
             other => {
                 let key = self.send_message(&other, headers);
-                self.reqs.answers.insert(key, task_id.clone());
+                self.reqs.answer_sent(key, task_id.clone());
                 self.inputs.open.remove(&id);
                 // A status poll tells what the answer changed, unless the task's `tasks/result`
                 // is open: it carries the rest (and regular polls go on).

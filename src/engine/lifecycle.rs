@@ -111,7 +111,6 @@ impl Engine {
 
     /// The task is terminal: fetch its result once if needed, else hand every subscriber its `Done`.
     pub(crate) fn settle(&mut self, now: Millis, task_id: &str) {
-        let fetches = self.session.fetches_results;
         let Some(entry) = self.tasks.get_mut(task_id) else {
             return;
         };
@@ -124,53 +123,76 @@ impl Engine {
         if entry.subs.is_empty() {
             return self.after_membership_change(now, task_id);
         }
-        let status = entry.status();
         let wants_outcome = entry.outcome.is_none()
+            && !entry.final_get
             && matches!(
-                status,
+                entry.status(),
                 Some(TaskStatus::Completed) | Some(TaskStatus::Failed)
             );
-        if wants_outcome && fetches && !entry.final_get {
+        match (wants_outcome, self.session.fetches_results()) {
+            (true, true) => self.fetch_outcome(now, task_id),
+            (true, false) => self.final_inline_get(now, task_id),
+            (false, _) => self.deliver_end(now, task_id),
+        }
+    }
+
+    /// A finished task's outcome is fetched with `tasks/result`: once its original request
+    /// (draft) had its chance to carry it, the result is asked for, or the one already open
+    /// (held while the task ran) must now answer within the request timeout.
+    fn fetch_outcome(&mut self, now: Millis, task_id: &str) {
+        let original_open = self.calls.values().any(|c| c.became_task(task_id));
+        let Some(entry) = self.tasks.get_mut(task_id) else {
+            return;
+        };
+        if original_open && !entry.waited_original {
             // The original request is still open (draft): its response is the result — for
             // a while; then `tasks/result` anyway.
-            let original_open = self.calls.values().any(|c| c.became_task(task_id));
-            if original_open && !entry.waited_original {
-                entry.waited_original = true;
-                let at = now.saturating_add(self.cfg.request_timeout_ms.max(1));
-                return self
-                    .timers
-                    .set(Timer::Task(TaskTimer::Poll, entry.slot), at);
+            entry.waited_original = true;
+            let at = now.saturating_add(self.cfg.request_timeout_ms.max(1));
+            return self
+                .timers
+                .set(Timer::Task(TaskTimer::Poll, entry.slot), at);
+        }
+        if entry.result == Fetch::Idle {
+            entry.result = Fetch::Busy;
+            self.dispatch(now, Purpose::Result(task_id.to_owned()));
+        } else if let Some(n) = entry.result_req {
+            // Opened while the task ran (it blocked); now it must answer, or be asked again.
+            if !self.reqs.has_timeout(n) {
+                let at = now.saturating_add(self.cfg.request_timeout_ms);
+                self.reqs.arm_timeout(n, at);
             }
-            if entry.result == Fetch::Idle {
-                entry.result = Fetch::Busy;
-                self.dispatch(now, Purpose::Result(task_id.to_owned()));
-            } else if let Some(n) = entry.result_req {
-                // Opened while the task ran (it blocked); now it must answer, or be asked again.
-                if !self.reqs.has_timeout(n) {
-                    let at = now.saturating_add(self.cfg.request_timeout_ms);
-                    self.reqs.arm_timeout(n, at);
-                }
-            } else if self.unqueue_result(task_id) {
-                // It waited for a slot: a finished task's result needs none.
-                self.dispatch(now, Purpose::Result(task_id.to_owned()));
-            }
+        } else if self.unqueue_result(task_id) {
+            // It waited for a slot: a finished task's result needs none.
+            self.dispatch(now, Purpose::Result(task_id.to_owned()));
+        }
+    }
+
+    /// Inline outcomes (modern): the end was seen without one (create result, push), so one
+    /// last `tasks/get`, at the poll cadence, carries it.
+    fn final_inline_get(&mut self, now: Millis, task_id: &str) {
+        let Some(entry) = self.tasks.get_mut(task_id) else {
+            return;
+        };
+        if entry.poll.in_flight {
             return;
         }
-        if wants_outcome && !entry.final_get {
-            // Inline outcomes (modern): the end was seen without one (create result, push).
-            if entry.poll.in_flight {
-                return;
-            }
-            let at = (entry.poll).earliest_next(now, scheduler::floor(entry.server_interval()));
-            if at > now {
-                return self
-                    .timers
-                    .set(Timer::Task(TaskTimer::Poll, entry.slot), at);
-            }
-            entry.final_get = true;
-            entry.poll.in_flight = true;
-            return self.dispatch(now, Purpose::Get(task_id.to_owned()));
+        let at = (entry.poll).earliest_next(now, scheduler::floor(entry.server_interval()));
+        if at > now {
+            return self
+                .timers
+                .set(Timer::Task(TaskTimer::Poll, entry.slot), at);
         }
+        entry.final_get = true;
+        entry.poll.in_flight = true;
+        self.dispatch(now, Purpose::Get(task_id.to_owned()));
+    }
+
+    /// Hands every subscriber of the ended task its `Done` (the outcome, or why there is none).
+    fn deliver_end(&mut self, now: Millis, task_id: &str) {
+        let Some(entry) = self.tasks.get_mut(task_id) else {
+            return;
+        };
         if let Some(snap) = entry.snapshot.as_mut() {
             if snap.outcome.is_none() {
                 snap.outcome = entry.outcome.clone();
@@ -266,15 +288,14 @@ impl Engine {
         let ours = |p: &Purpose| matches!(p, Purpose::Get(t) | Purpose::Result(t) if t == task_id);
         let queued_get = self
             .session
-            .queue
-            .iter()
+            .waiting()
             .any(|p| matches!(p, Purpose::Get(t) if t == task_id));
         if polling && !queued_get {
             // A status request is out (it times out).
             let at = now.saturating_add(self.cfg.request_timeout_ms.max(1));
             return self.set_task_timer(TaskTimer::Gc, task_id, at);
         }
-        self.session.queue.retain(|p| !ours(p));
+        self.session.drop_waiting(ours);
         if let Some(p) = result.and_then(|n| self.take_pending(n)) {
             self.out.push_back(super::api::Output::Abort { key: p.key });
         }

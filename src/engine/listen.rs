@@ -8,6 +8,7 @@
 use std::collections::HashSet;
 
 use super::api::{Millis, Output};
+use super::ids::ReqId;
 use super::requests::{Failure, Purpose};
 use super::scheduler::Timer;
 use super::Engine;
@@ -22,9 +23,9 @@ pub(crate) const MAX_LISTEN_REFUSALS: u32 = 3;
 #[derive(Debug, Default)]
 pub(crate) struct Listen {
     /// The open listen request.
-    req: Option<i64>,
+    req: Option<ReqId>,
     /// The one it replaces, kept open until the server accepts `req`.
-    retiring: Option<i64>,
+    retiring: Option<ReqId>,
     /// The task ids it names that are still followed.
     covered: HashSet<String>,
     /// A followed task it does not name.
@@ -37,7 +38,7 @@ pub(crate) struct Listen {
 impl Engine {
     /// The set of followed tasks may have changed.
     pub(crate) fn listen_changed(&mut self, now: Millis) {
-        if !self.session.listens || !self.session.is_ready() {
+        if !self.session.listens() || !self.session.is_ready() {
             return;
         }
         let soon = now.saturating_add(LISTEN_COALESCE_MS);
@@ -50,7 +51,7 @@ impl Engine {
 
     /// A task started (`followed`) or stopped being followed.
     pub(crate) fn listen_follow(&mut self, now: Millis, task_id: &str, followed: bool) {
-        if !self.session.listens {
+        if !self.session.listens() {
             return;
         }
         if followed {
@@ -71,7 +72,11 @@ impl Engine {
     }
 
     pub(crate) fn send_listen(&mut self, now: Millis) {
-        let Some(codec) = self.session.ready_codec().filter(|_| self.session.listens) else {
+        let Some(codec) = self
+            .session
+            .ready_codec()
+            .filter(|_| self.session.listens())
+        else {
             return;
         };
         if self.gated() {
@@ -112,7 +117,7 @@ impl Engine {
 
     /// The server answered listen request `n` with an HTTP status: once it accepts the current
     /// one, the stream it replaces goes.
-    pub(crate) fn on_listen_head(&mut self, n: i64, status: u16) {
+    pub(crate) fn on_listen_head(&mut self, n: ReqId, status: u16) {
         if status < 400 && self.listen.req == Some(n) {
             self.listen.refusals = 0;
             self.retire_listen();
@@ -122,7 +127,7 @@ impl Engine {
     /// Listen request `n` ended (`failure`: refused). The stream being replaced just goes; when
     /// the current one ends (the one it replaces with it), it is opened again later if tasks are
     /// still followed, unless the server lacks the method or keeps refusing it.
-    pub(crate) fn on_listen_end(&mut self, now: Millis, n: i64, failure: Option<Failure>) {
+    pub(crate) fn on_listen_end(&mut self, now: Millis, n: ReqId, failure: Option<Failure>) {
         if self.listen.retiring == Some(n) {
             self.listen.retiring = None;
             return;

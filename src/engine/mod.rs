@@ -38,6 +38,7 @@ mod detect;
 mod echo;
 mod elicit;
 mod hold;
+mod ids;
 mod inputs;
 mod iso8601;
 mod lifecycle;
@@ -76,19 +77,23 @@ use api::{
     SubId,
 };
 use calls::Call;
+use ids::CallId;
 use inputs::Inputs;
 use registry::Registry;
 use requests::{Purpose, Requests};
-use rng::Rng;
 use scheduler::{TaskTimer, Timer, Timers};
 use session::Session;
 use tools::Tools;
+
+/// The seeded generator and the retry backoff, shared with the driver's reconnects.
+pub use rng::Rng;
+pub use scheduler::{backoff_delay, BACKOFF_BASE_MS, ERROR_CAP_MS as BACKOFF_CAP_MS};
 
 /// What a subscription waits on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Target {
     /// A request not yet answered (it may still become a task).
-    Call(u64),
+    Call(CallId),
     /// A task in the registry.
     Task(String),
 }
@@ -102,55 +107,53 @@ pub struct Engine {
     session: Session,
     reqs: Requests,
     tasks: Registry,
-    /// Task slot → task id (timers name tasks by slot).
-    slots: HashMap<u64, String, scheduler::IdHash>,
-    next_slot: u64,
     subs: HashMap<SubId, Target>,
-    calls: HashMap<u64, Call>,
+    calls: HashMap<CallId, Call>,
     inputs: Inputs,
     tools: Tools,
     listen: listen::Listen,
     blocking: results::Blocking,
-    /// The text of the status answer being handled, without its id (see `echo.rs`).
-    echo: Option<String>,
     timers: Timers,
     visible: bool,
     last_catch_up: Option<Millis>,
     next_sub: u64,
     next_op: u64,
-    next_call: u64,
+    next_call: CallId,
 }
 
 impl Engine {
     /// A new engine; it starts connecting at once (its first outputs are the probe or `initialize`).
     pub fn new(config: Config, seed: u64, now: Millis) -> Engine {
+        let mut engine = Engine::idle(config, Rng::new(seed));
+        engine.connect(now);
+        engine
+    }
+
+    /// An engine with no session and nothing queued: [`Engine::new`] starts connecting it,
+    /// [`Engine::resume`] continues a session in it.
+    fn idle(config: Config, rng: Rng) -> Engine {
         let session = Session::new(&config);
-        let mut engine = Engine {
+        Engine {
             cfg: config,
-            rng: Rng::new(seed),
+            rng,
             out: VecDeque::new(),
             closed: false,
             session,
             reqs: Requests::default(),
             tasks: Registry::new(),
-            slots: HashMap::default(),
-            next_slot: 1,
             subs: HashMap::new(),
             calls: HashMap::new(),
             inputs: Inputs::default(),
             tools: Tools::default(),
             listen: listen::Listen::default(),
             blocking: results::Blocking::default(),
-            echo: None,
             timers: Timers::default(),
             visible: true,
             last_catch_up: None,
             next_sub: 1,
             next_op: 1,
-            next_call: 1,
-        };
-        engine.connect(now);
-        engine
+            next_call: CallId::FIRST,
+        }
     }
 
     /// Feeds one thing that happened.
@@ -197,7 +200,7 @@ impl Engine {
         if self.out.is_empty() && !self.closed {
             self.run_timers(now);
         }
-        if self.session.drain && !self.closed {
+        if self.session.draining() && !self.closed {
             self.drain_held(now);
         }
         if self.blocking.freed && !self.closed {
@@ -323,6 +326,11 @@ impl Engine {
     /// Ends everything: each live subscription gets `Done{Failed: Closed}`, each open operation a
     /// `Closed` reply; a legacy HTTP session is ended (`DELETE`).
     pub fn close(&mut self, _now: Millis) {
+        self.shut(true);
+    }
+
+    /// [`Engine::close`], ending the server session too when `end_session`.
+    fn shut(&mut self, end_session: bool) {
         if self.closed {
             return;
         }
@@ -347,18 +355,17 @@ impl Engine {
         for op in self.open_ops() {
             self.reply(op, Err(closed_error()));
         }
-        if let Some(headers) = self.session.end_session_headers() {
+        if let Some(headers) = self.session.end_session_headers().filter(|_| end_session) {
             self.out.push_back(Output::EndSession { headers });
         }
         self.closed = true;
         self.timers.clear_all();
         self.tasks.clear();
-        self.slots.clear();
         self.calls.clear();
         self.inputs = Inputs::default();
         self.reqs = Requests::default();
         self.blocking = results::Blocking::default();
-        self.session.queue.clear();
+        self.session.drop_waiting(|_| true);
     }
 
     // ----- shared helpers -----
@@ -409,10 +416,8 @@ impl Engine {
     fn open_ops(&self) -> Vec<OpId> {
         let mut ops: Vec<OpId> = self
             .reqs
-            .pending
-            .values()
-            .map(|p| &p.purpose)
-            .chain(self.session.queue.iter())
+            .purposes()
+            .chain(self.session.waiting())
             .filter_map(Purpose::op)
             .chain(self.tools.ops.iter().copied())
             .collect();
@@ -438,7 +443,7 @@ impl Engine {
         while let Some(timer) = self.timers.pop_due(now) {
             match timer {
                 Timer::Task(kind, slot) => {
-                    let Some(t) = self.slots.get(&slot).cloned() else {
+                    let Some(t) = self.tasks.id_at(slot).cloned() else {
                         continue;
                     };
                     match kind {
@@ -452,7 +457,7 @@ impl Engine {
                 Timer::Listen => self.send_listen(now),
                 Timer::Hold => self.release_hold(now),
                 Timer::Tools => self.retry_tools(now),
-                Timer::Resume(n) => self.resume(n),
+                Timer::Resume(n) => self.resume_stream(n),
             }
         }
     }

@@ -78,7 +78,7 @@ pub(crate) fn offers_tasks(caps: &Value) -> bool {
     caps.get("tasks").is_some_and(Value::is_object)
 }
 
-fn has_tasks_extension(caps: &Value) -> bool {
+pub(crate) fn has_tasks_extension(caps: &Value) -> bool {
     caps.get("extensions")
         .and_then(|e| e.get(TASKS_EXTENSION))
         .is_some()

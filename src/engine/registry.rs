@@ -3,13 +3,16 @@
 
 use std::collections::{HashMap, HashSet};
 
+use super::ids::ReqId;
+use super::ids::Slot;
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::{Outcome, Task, TaskStatus};
 
 use super::api::{ClientError, Millis, SubId};
+use super::echo::PollEcho;
 use super::iso8601;
 use super::requests::Encoded;
-use super::scheduler::PollState;
+use super::scheduler::{IdHash, PollState};
 use super::sorted::SortedSet;
 
 /// Where a result fetch stands.
@@ -25,7 +28,7 @@ pub(crate) enum Fetch {
 #[derive(Debug, Default)]
 pub(crate) struct TaskEntry {
     /// The entry's number (its timers are keyed by it).
-    pub(crate) slot: u64,
+    pub(crate) slot: Slot,
     /// Latest snapshot in the common model (`None` until the server said anything about it).
     pub(crate) snapshot: Option<Task>,
     /// Subscribers still waiting for `Done`.
@@ -42,7 +45,7 @@ pub(crate) struct TaskEntry {
     pub(crate) poll: PollState,
     pub(crate) result: Fetch,
     /// JSON-RPC id of the `tasks/result` in flight.
-    pub(crate) result_req: Option<i64>,
+    pub(crate) result_req: Option<ReqId>,
     /// A push said the task ended while its `tasks/result` was held: the stream's grace runs.
     pub(crate) result_grace: bool,
     /// An error a `tasks/result` answered while the task looked running, and whether it came
@@ -57,7 +60,7 @@ pub(crate) struct TaskEntry {
     /// The outcome, once known (inline, fetched, or the original response).
     pub(crate) outcome: Option<Outcome>,
     /// JSON-RPC id of the request that created the task (draft cancellation needs it).
-    pub(crate) origin: Option<i64>,
+    pub(crate) origin: Option<ReqId>,
     /// Delete the task on the server once its end was delivered (a caller asked for it).
     pub(crate) delete_on_done: bool,
     /// Modern `inputRequests` keys already surfaced to the host (each surfaced once).
@@ -67,7 +70,7 @@ pub(crate) struct TaskEntry {
     /// The encoded `tasks/get`, valid for one session epoch.
     pub(crate) poll_request: Option<(u64, Encoded)>,
     /// The last status answer applied, without its id (see `echo.rs`).
-    pub(crate) poll_echo: Option<String>,
+    pub(crate) poll_echo: Option<PollEcho>,
 }
 
 impl TaskEntry {
@@ -159,7 +162,88 @@ fn deadline(t: &Task) -> Option<Millis> {
 }
 
 /// The registry proper.
-pub(crate) type Registry = HashMap<String, TaskEntry>;
+/// The tracked tasks by id, each with a slot of its own: the small number its timers are keyed
+/// by. A slot names exactly one tracked task, and is freed with it.
+#[derive(Debug)]
+pub(crate) struct Registry {
+    entries: HashMap<String, TaskEntry>,
+    /// Slot → task id.
+    slots: HashMap<Slot, String, IdHash>,
+    next_slot: Slot,
+}
+
+impl Registry {
+    pub(crate) fn new() -> Self {
+        Self {
+            entries: HashMap::new(),
+            slots: HashMap::default(),
+            next_slot: Slot::FIRST,
+        }
+    }
+
+    pub(crate) fn get(&self, task_id: &str) -> Option<&TaskEntry> {
+        self.entries.get(task_id)
+    }
+
+    pub(crate) fn get_mut(&mut self, task_id: &str) -> Option<&mut TaskEntry> {
+        self.entries.get_mut(task_id)
+    }
+
+    pub(crate) fn contains_key(&self, task_id: &str) -> bool {
+        self.entries.contains_key(task_id)
+    }
+
+    /// The entry of a task, created (with a fresh slot) when new.
+    pub(crate) fn entry(&mut self, task_id: &str) -> &mut TaskEntry {
+        if !self.entries.contains_key(task_id) {
+            let slot = self.next_slot.take_next();
+            self.slots.insert(slot, task_id.to_owned());
+            let entry = TaskEntry {
+                slot,
+                ..TaskEntry::default()
+            };
+            self.entries.insert(task_id.to_owned(), entry);
+        }
+        self.entries.entry(task_id.to_owned()).or_default()
+    }
+
+    /// Forgets a task; its slot is free.
+    pub(crate) fn remove(&mut self, task_id: &str) -> Option<TaskEntry> {
+        let entry = self.entries.remove(task_id)?;
+        self.slots.remove(&entry.slot);
+        Some(entry)
+    }
+
+    /// The id of the task in `slot`.
+    pub(crate) fn id_at(&self, slot: Slot) -> Option<&String> {
+        self.slots.get(&slot)
+    }
+
+    /// The entry of the task in `slot`.
+    pub(crate) fn at_mut(&mut self, slot: Slot) -> Option<&mut TaskEntry> {
+        let id = self.slots.get(&slot)?;
+        self.entries.get_mut(id)
+    }
+
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&String, &TaskEntry)> {
+        self.entries.iter()
+    }
+
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    #[cfg(test)]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.entries.clear();
+        self.slots.clear();
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -3,6 +3,8 @@
 
 use std::collections::{HashMap, VecDeque};
 
+use super::ids::CallId;
+use super::ids::ReqId;
 use crate::protocol::dialect::Outgoing;
 use crate::protocol::jsonrpc::{Id, Message, RpcError};
 use crate::protocol::object;
@@ -18,7 +20,7 @@ pub(crate) enum Purpose {
     Probe,
     Initialize,
     /// The original request of a call (by call number).
-    Call(u64),
+    Call(CallId),
     /// A status poll.
     Get(String),
     /// `tasks/result` (may block until the task ends: no timeout while the task runs).
@@ -57,6 +59,11 @@ impl Purpose {
 
     fn times_out(&self) -> bool {
         !matches!(self, Purpose::Result(_) | Purpose::Listen)
+    }
+
+    /// Its response stream may be resumed after a break (a listening stream is re-opened instead).
+    pub(crate) fn resumable(&self) -> bool {
+        !matches!(self, Purpose::Listen)
     }
 
     /// Closing the response stream is harmless (the server may treat it as a cancellation).
@@ -175,12 +182,12 @@ impl Encoded {
     }
 
     /// The JSON-RPC message (a notification without `id`).
-    fn body(&self, id: Option<i64>) -> String {
+    fn body(&self, id: Option<ReqId>) -> String {
         let mut b = String::with_capacity(64 + self.method.len() + self.params.len());
         b.push_str(r#"{"jsonrpc":"2.0","#);
         if let Some(id) = id {
             b.push_str(r#""id":"#);
-            push_int(&mut b, id);
+            push_int(&mut b, id.0);
             b.push(',');
         }
         b.push_str(r#""method":"#);
@@ -207,27 +214,29 @@ fn push_digits(out: &mut String, v: u64) {
     out.push(char::from(b'0' + (v % 10) as u8));
 }
 
-/// Id and key allocation plus the pending map.
+/// The requests awaiting answers: id and key allocation, the pending map with its transmission
+/// keys (a pending request's current key always maps back to it), timeouts, and the one-way
+/// input answers whose delivery is unconfirmed.
 #[derive(Debug)]
 pub(crate) struct Requests {
-    next_id: i64,
+    next_id: ReqId,
     next_key: u64,
-    pub(crate) pending: HashMap<i64, Pending, IdHash>,
+    pending: HashMap<ReqId, Pending, IdHash>,
     /// Transmission key → request id, while the request is pending.
-    pub(crate) keys: HashMap<SendKey, i64, IdHash>,
-    /// One-way input answers whose delivery is still unconfirmed.
-    pub(crate) answers: HashMap<SendKey, Option<String>, IdHash>,
+    keys: HashMap<SendKey, ReqId, IdHash>,
+    /// One-way input answers whose delivery is still unconfirmed (the task each is about).
+    answers: HashMap<SendKey, Option<String>, IdHash>,
     /// Request timeouts in the order they were set (a constant delay, so in time order too);
     /// entries of answered requests are skipped when reached.
-    timeouts: VecDeque<(Millis, i64)>,
+    timeouts: VecDeque<(Millis, ReqId)>,
     /// The next request tracked is a resend after an HTTP 401.
-    pub(crate) resending: bool,
+    resending: bool,
 }
 
 impl Default for Requests {
     fn default() -> Self {
         Self {
-            next_id: 1,
+            next_id: ReqId::FIRST,
             next_key: 1,
             pending: HashMap::default(),
             keys: HashMap::default(),
@@ -239,9 +248,85 @@ impl Default for Requests {
 }
 
 impl Requests {
+    /// Pending request `n`.
+    pub(crate) fn get(&self, n: ReqId) -> Option<&Pending> {
+        self.pending.get(&n)
+    }
+
+    /// Pending request `n`, to update what its answer so far said.
+    pub(crate) fn get_mut(&mut self, n: ReqId) -> Option<&mut Pending> {
+        self.pending.get_mut(&n)
+    }
+
+    /// Whether request `n` awaits its answer.
+    pub(crate) fn is_pending(&self, n: ReqId) -> bool {
+        self.pending.contains_key(&n)
+    }
+
+    /// What request `n` is for, while it is pending.
+    pub(crate) fn purpose(&self, n: ReqId) -> Option<&Purpose> {
+        self.pending.get(&n).map(|p| &p.purpose)
+    }
+
+    /// The pending request transmission `key` carries.
+    pub(crate) fn id_of(&self, key: SendKey) -> Option<ReqId> {
+        self.keys.get(&key).copied()
+    }
+
+    /// Every pending request's purpose.
+    pub(crate) fn purposes(&self) -> impl Iterator<Item = &Purpose> {
+        self.pending.values().map(|p| &p.purpose)
+    }
+
+    /// The pending request ids, in allocation order. Ids count up from 1, so they sort the same
+    /// as `u64`: the one integer sort instance in the binary (`close` sorts `SubId`s and
+    /// `OpId`s, identical code). Casts are lossless.
+    pub(crate) fn ids(&self) -> Vec<ReqId> {
+        let mut ids: Vec<u64> = self.pending.keys().map(|n| n.0 as u64).collect();
+        ids.sort_unstable();
+        ids.into_iter().map(|n| ReqId(n as i64)).collect()
+    }
+
+    /// Takes request `n` out (answered, failed or given up), with its transmission key.
+    pub(crate) fn remove(&mut self, n: ReqId) -> Option<Pending> {
+        let p = self.pending.remove(&n)?;
+        self.keys.remove(&p.key);
+        Some(p)
+    }
+
+    /// Transmission `key` is over (its stream ended or was refused): it carries nothing any
+    /// more. Returns the request it carried, which stays pending.
+    pub(crate) fn end_key(&mut self, key: SendKey) -> Option<ReqId> {
+        self.keys.remove(&key)
+    }
+
+    /// Request `n` goes on in transmission `key`, a `GET` resuming its stream.
+    pub(crate) fn resumed_on(&mut self, n: ReqId, key: SendKey) {
+        if let Some(p) = self.pending.get_mut(&n) {
+            p.key = key;
+            p.stream.resumed = true;
+            self.keys.insert(key, n);
+        }
+    }
+
+    /// A one-way input answer about `task_id` went out on `key`; its delivery is unconfirmed.
+    pub(crate) fn answer_sent(&mut self, key: SendKey, task_id: Option<String>) {
+        self.answers.insert(key, task_id);
+    }
+
+    /// The input answer on `key` is delivered, or failed: returns the task it was about.
+    pub(crate) fn answer_over(&mut self, key: SendKey) -> Option<Option<String>> {
+        self.answers.remove(&key)
+    }
+
+    /// Tracks what `send` does meanwhile as a resend after an HTTP 401 (a second 401 fails it).
+    pub(crate) fn set_resending(&mut self, resending: bool) {
+        self.resending = resending;
+    }
+
     /// The request times out at `at` (unless answered or re-armed before). `at` must be `now`
     /// plus the request timeout, which keeps the queue in time order.
-    pub(crate) fn arm_timeout(&mut self, n: i64, at: Millis) {
+    pub(crate) fn arm_timeout(&mut self, n: ReqId, at: Millis) {
         if let Some(p) = self.pending.get_mut(&n) {
             p.timeout_at = Some(at);
             self.timeouts.push_back((at, n));
@@ -249,18 +334,18 @@ impl Requests {
     }
 
     /// Whether the request has a timeout armed.
-    pub(crate) fn has_timeout(&self, n: i64) -> bool {
+    pub(crate) fn has_timeout(&self, n: ReqId) -> bool {
         self.pending.get(&n).is_some_and(|p| p.timeout_at.is_some())
     }
 
     /// The request no longer times out (it became long-running).
-    pub(crate) fn no_timeout(&mut self, n: i64) {
+    pub(crate) fn no_timeout(&mut self, n: ReqId) {
         if let Some(p) = self.pending.get_mut(&n) {
             p.timeout_at = None;
         }
     }
 
-    fn live_timeout(&self, (at, n): (Millis, i64)) -> bool {
+    fn live_timeout(&self, (at, n): (Millis, ReqId)) -> bool {
         self.pending
             .get(&n)
             .is_some_and(|p| p.timeout_at == Some(at))
@@ -278,7 +363,7 @@ impl Requests {
     }
 
     /// A request whose timeout is due.
-    pub(crate) fn pop_timeout(&mut self, now: Millis) -> Option<i64> {
+    pub(crate) fn pop_timeout(&mut self, now: Millis) -> Option<ReqId> {
         while let Some(&front) = self.timeouts.front() {
             if front.0 > now {
                 return None;
@@ -292,14 +377,12 @@ impl Requests {
     }
 
     /// The last JSON-RPC id handed out (0 before any).
-    pub(crate) fn last_id(&self) -> i64 {
-        self.next_id - 1
+    pub(crate) fn last_id(&self) -> ReqId {
+        ReqId(self.next_id.0 - 1)
     }
 
-    fn alloc_id(&mut self) -> i64 {
-        let id = self.next_id;
-        self.next_id += 1;
-        id
+    fn alloc_id(&mut self) -> ReqId {
+        self.next_id.take_next()
     }
 
     pub(crate) fn key(&mut self) -> SendKey {
@@ -316,7 +399,7 @@ impl Engine {
             return;
         }
         let Some(codec) = self.session.ready_codec().filter(|_| !self.held(&p)) else {
-            self.session.queue.push(p);
+            self.session.wait(p);
             return;
         };
         let p = match p {
@@ -346,7 +429,7 @@ impl Engine {
                         .tasks
                         .get(task_id)
                         .and_then(|e| e.origin)
-                        .map(Id::Number);
+                        .map(|n| Id::Number(n.0));
                     Some(codec.build_cancel(&si, task_id, origin.as_ref()))
                 }
                 Purpose::Delete { task_id, .. } => codec.build_delete(&si, task_id),
@@ -367,7 +450,7 @@ impl Engine {
         t: String,
         codec: &'static dyn crate::protocol::dialect::Codec,
     ) {
-        let epoch = self.session.epoch;
+        let epoch = self.session.epoch();
         let Some(entry) = self.tasks.get_mut(&t) else {
             return;
         };
@@ -389,13 +472,13 @@ impl Engine {
 
     /// Transmits a request (or, when the dialect built a notification, a one-way message).
     /// Returns the JSON-RPC id of a request.
-    pub(crate) fn send(&mut self, now: Millis, p: Purpose, out: Outgoing) -> Option<i64> {
+    pub(crate) fn send(&mut self, now: Millis, p: Purpose, out: Outgoing) -> Option<ReqId> {
         let enc = Encoded::new(out);
         self.send_encoded(now, p, &enc)
     }
 
     /// [`Engine::send`] for an already-encoded request.
-    pub(crate) fn send_encoded(&mut self, now: Millis, p: Purpose, enc: &Encoded) -> Option<i64> {
+    pub(crate) fn send_encoded(&mut self, now: Millis, p: Purpose, enc: &Encoded) -> Option<ReqId> {
         let headers = enc.headers.clone();
         if !enc.expects_response {
             let key = self.reqs.key();
@@ -419,7 +502,7 @@ impl Engine {
     fn track(
         &mut self,
         now: Millis,
-        id: i64,
+        id: ReqId,
         p: Purpose,
         body: String,
         headers: Vec<(String, String)>,
@@ -443,8 +526,8 @@ impl Engine {
         let pending = Pending {
             purpose: p,
             key,
-            epoch: self.session.epoch,
-            sessioned: self.session.session_id.is_some(),
+            epoch: self.session.epoch(),
+            sessioned: self.session.session_id().is_some(),
             http_status: None,
             retry_after: None,
             session_id: None,
@@ -492,7 +575,7 @@ impl Engine {
         }));
     }
 
-    fn on_sent(&mut self, p: &Purpose, id: i64) {
+    fn on_sent(&mut self, p: &Purpose, id: ReqId) {
         match p {
             Purpose::Call(c) => {
                 if let Some(call) = self.calls.get_mut(c) {
@@ -556,7 +639,7 @@ mod tests {
         };
         let enc = Encoded::new(out);
         for id in [0i64, 7, -12, 1_234_567_890_123, i64::MAX, i64::MIN] {
-            let m = Message::decode(enc.body(Some(id)).as_bytes(), 1 << 20);
+            let m = Message::decode(enc.body(Some(ReqId(id))).as_bytes(), 1 << 20);
             let expected = Message::Request {
                 id: Id::Number(id),
                 method: "tasks/get".into(),

@@ -16,6 +16,7 @@
 
 use std::collections::{HashSet, VecDeque};
 
+use super::ids::ReqId;
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::{Outcome, TaskStatus};
 
@@ -71,7 +72,7 @@ impl Engine {
     /// after it went out, the server does not hold results; a stream dropped after a long hold
     /// (an idle timeout on the way) or with the connection says nothing about the server.
     pub(crate) fn result_refused(&mut self, now: Millis, task_id: &str) {
-        if self.result_ended_soon(now, task_id) && !self.session.link_down {
+        if self.result_ended_soon(now, task_id) && !self.session.link_down() {
             self.blocking.refused = true;
         }
     }
@@ -100,7 +101,7 @@ impl Engine {
         task_id: &str,
         status: Option<TaskStatus>,
     ) -> Option<RpcError> {
-        let link_down = self.session.link_down;
+        let link_down = self.session.link_down();
         let e = self.tasks.get_mut(task_id)?;
         let (error, soon) = e.early_error.take()?;
         match status {
@@ -209,7 +210,7 @@ impl Engine {
     }
 
     /// The `tasks/result` request `n` of a task is over (answered, failed, closed).
-    pub(crate) fn result_ended(&mut self, task_id: &str, n: i64) {
+    pub(crate) fn result_ended(&mut self, task_id: &str, n: ReqId) {
         if self.blocking.open.remove(task_id) {
             self.blocking.freed = true;
         }

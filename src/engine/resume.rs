@@ -8,7 +8,7 @@
 //! its own policy instead.
 
 use super::api::{Millis, Output, SendKey};
-use super::requests::Purpose;
+use super::ids::ReqId;
 use super::rng::Rng;
 use super::scheduler::{Timer, ERROR_CAP_MS};
 use super::Engine;
@@ -56,12 +56,7 @@ impl Engine {
         last_event_id: Option<String>,
         retry_ms: Option<Millis>,
     ) {
-        let Some(p) = self
-            .reqs
-            .keys
-            .get(&key)
-            .and_then(|n| self.reqs.pending.get_mut(n))
-        else {
+        let Some(p) = self.reqs.id_of(key).and_then(|n| self.reqs.get_mut(n)) else {
             return;
         };
         if last_event_id.is_some() && last_event_id != p.stream.last_event_id {
@@ -76,12 +71,12 @@ impl Engine {
     /// Request `n`'s stream ended unanswered (`status`: its HTTP status, `None` when the
     /// transport failed before one): schedules its resumption when that is possible and allowed.
     /// Returns whether it did.
-    pub(crate) fn try_resume(&mut self, now: Millis, n: i64, status: Option<u16>) -> bool {
-        let Some(p) = self.reqs.pending.get_mut(&n) else {
+    pub(crate) fn try_resume(&mut self, now: Millis, n: ReqId, status: Option<u16>) -> bool {
+        let Some(p) = self.reqs.get_mut(n) else {
             return false;
         };
         let resumable = p.stream.last_event_id.is_some()
-            && !matches!(p.purpose, Purpose::Listen)
+            && p.purpose.resumable()
             && status.is_none_or(|s| (200..300).contains(&s))
             && p.stream.attempts < MAX_RESUMES;
         if !resumable {
@@ -95,18 +90,16 @@ impl Engine {
     }
 
     /// The resumption delay of request `n` is over: `GET` its stream from the last event id.
-    pub(crate) fn resume(&mut self, n: i64) {
+    pub(crate) fn resume_stream(&mut self, n: ReqId) {
         let key = self.reqs.key();
         let headers = self.session.session_headers();
-        let Some(p) = self.reqs.pending.get_mut(&n) else {
+        let Some(p) = self.reqs.get(n) else {
             return;
         };
         let Some(last_event_id) = p.stream.last_event_id.clone() else {
             return;
         };
-        p.key = key;
-        p.stream.resumed = true;
-        self.reqs.keys.insert(key, n);
+        self.reqs.resumed_on(n, key);
         self.out.push_back(Output::Resume {
             key,
             headers,

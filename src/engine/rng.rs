@@ -2,9 +2,9 @@
 //! seeded through SplitMix64). Used for poll jitter and draft task ids; the engine never reads
 //! a randomness source of its own, so tests are reproducible.
 
-/// A small, fast, seedable generator.
+/// A small, fast, seedable generator; never used for anything secret.
 #[derive(Debug, Clone)]
-pub(crate) struct Rng {
+pub struct Rng {
     s: [u64; 4],
 }
 
@@ -17,7 +17,8 @@ fn splitmix(state: &mut u64) -> u64 {
 }
 
 impl Rng {
-    pub(crate) fn new(seed: u64) -> Self {
+    /// A generator seeded with `seed` (any value, zero included).
+    pub fn new(seed: u64) -> Self {
         let mut st = seed;
         Self {
             s: [

@@ -1,11 +1,13 @@
 //! Incoming: routing every answer to its request (by JSON-RPC id; by stream for id-less errors),
 //! HTTP heads and stream ends, timeouts, dead sessions and lost connections.
 
+use super::ids::ReqId;
 use crate::protocol::contains;
 use crate::protocol::jsonrpc::{Id, Message};
 
 use super::absent::METHOD_NOT_FOUND;
 use super::api::{ClientError, ErrorKind, Millis, Output, SendKey, TransportError};
+use super::echo::PollEcho;
 use super::requests::{Failure, Pending, Purpose};
 use super::Engine;
 
@@ -23,14 +25,10 @@ impl Engine {
         match msg {
             Message::Response { id, result } => {
                 if let Some(n) = self.route(&id) {
-                    let get = self
-                        .reqs
-                        .pending
-                        .get(&n)
-                        .is_some_and(|p| matches!(p.purpose, Purpose::Get(_)));
-                    self.echo = get.then(|| Self::echo_of(body, n)).flatten();
+                    let get = matches!(self.reqs.purpose(n), Some(Purpose::Get(_)));
+                    let echo = get.then(|| PollEcho::of(body, n)).flatten();
                     self.note_server_info(&result);
-                    self.complete(now, n, Ok(result));
+                    self.complete_echoed(now, n, Ok(result), echo);
                 }
             }
             Message::Error {
@@ -43,12 +41,10 @@ impl Engine {
                 None => self.stray_error(error),
             },
             // No id: the server could not tell which request it refuses; the stream tells.
-            Message::Error { id: None, error } => {
-                match via.and_then(|k| self.reqs.keys.get(&k).copied()) {
-                    Some(n) => self.rejected(now, n, error),
-                    None => self.stray_error(error),
-                }
-            }
+            Message::Error { id: None, error } => match via.and_then(|k| self.reqs.id_of(k)) {
+                Some(n) => self.rejected(now, n, error),
+                None => self.stray_error(error),
+            },
             Message::Request { id, method, params } => {
                 self.stream_progress(now, via);
                 self.on_server_request(now, via, id, &method, params)
@@ -71,8 +67,8 @@ impl Engine {
     /// An id-less error on a request's stream. On a request that carried a session id, a 404, or
     /// a 400 saying the session is unknown, means the session is gone; anything else fails this
     /// one request.
-    fn rejected(&mut self, now: Millis, n: i64, error: crate::protocol::jsonrpc::RpcError) {
-        let Some(p) = self.reqs.pending.get(&n) else {
+    fn rejected(&mut self, now: Millis, n: ReqId, error: crate::protocol::jsonrpc::RpcError) {
+        let Some(p) = self.reqs.get(n) else {
             return;
         };
         let (status, retry_after) = (p.http_status, p.retry_after);
@@ -99,8 +95,8 @@ impl Engine {
 
     /// An error answering request `n` on a session with HTTP 404 means the session is gone,
     /// unless it says the method is missing.
-    fn session_gone(&self, n: i64, error: &crate::protocol::jsonrpc::RpcError) -> bool {
-        self.reqs.pending.get(&n).is_some_and(|p| {
+    fn session_gone(&self, n: ReqId, error: &crate::protocol::jsonrpc::RpcError) -> bool {
+        self.reqs.get(n).is_some_and(|p| {
             p.sessioned && p.http_status == Some(404) && error.code != METHOD_NOT_FOUND
         })
     }
@@ -108,26 +104,22 @@ impl Engine {
     /// A message other than the answer arrived on a request's stream: a finished task's
     /// `tasks/result` that still talks is not stalled.
     fn stream_progress(&mut self, now: Millis, via: Option<SendKey>) {
-        let Some(&n) = via.and_then(|k| self.reqs.keys.get(&k)) else {
+        let Some(n) = via.and_then(|k| self.reqs.id_of(k)) else {
             return;
         };
-        let result = self
-            .reqs
-            .pending
-            .get(&n)
-            .is_some_and(|p| matches!(p.purpose, Purpose::Result(_)));
+        let result = matches!(self.reqs.purpose(n), Some(Purpose::Result(_)));
         if result && self.reqs.has_timeout(n) {
             let at = now.saturating_add(self.cfg.request_timeout_ms);
             self.reqs.arm_timeout(n, at);
         }
     }
 
-    fn route(&self, id: &Id) -> Option<i64> {
+    fn route(&self, id: &Id) -> Option<ReqId> {
         let n = match id {
-            Id::Number(n) => *n,
-            Id::String(s) => s.parse().ok()?,
+            Id::Number(n) => ReqId(*n),
+            Id::String(s) => ReqId(s.parse().ok()?),
         };
-        self.reqs.pending.contains_key(&n).then_some(n)
+        self.reqs.is_pending(n).then_some(n)
     }
 
     pub(crate) fn on_head(
@@ -140,12 +132,12 @@ impl Engine {
         www_authenticate: Option<String>,
     ) {
         if status < 400 {
-            self.reqs.answers.remove(&key);
+            self.reqs.answer_over(key);
         }
-        let Some(&n) = self.reqs.keys.get(&key) else {
+        let Some(n) = self.reqs.id_of(key) else {
             return;
         };
-        let Some(p) = self.reqs.pending.get_mut(&n) else {
+        let Some(p) = self.reqs.get_mut(n) else {
             return;
         };
         p.http_status = Some(status);
@@ -166,23 +158,23 @@ impl Engine {
 
     /// A transmission's stream ended (`error` = it failed) — fails its request if still unanswered.
     pub(crate) fn on_ended(&mut self, now: Millis, key: SendKey, error: Option<TransportError>) {
-        if let Some(task_id) = self.reqs.answers.remove(&key) {
+        if let Some(task_id) = self.reqs.answer_over(key) {
             if let Some(e) = &error {
                 let msg = format!("an input answer could not be delivered: {}", e.message);
                 self.warn(task_id, ClientError::new(ErrorKind::Transport, msg));
             }
         }
-        let Some(n) = self.reqs.keys.remove(&key) else {
+        let Some(n) = self.reqs.end_key(key) else {
             return;
         };
-        let Some(p) = self.reqs.pending.get(&n) else {
+        let Some(p) = self.reqs.get(n) else {
             return;
         };
         let status = error.as_ref().and_then(|e| e.http_status).or(p.http_status);
         if let Some(e) = &error {
             self.note_retry_after(now, e.http_status, e.retry_after_ms);
         }
-        let Some(p) = self.reqs.pending.get(&n) else {
+        let Some(p) = self.reqs.get(n) else {
             return;
         };
         // A 400 without a body naming the session is a bad request, not a dead session.
@@ -193,7 +185,7 @@ impl Engine {
         if !over_limit && self.try_resume(now, n, status) {
             return;
         }
-        let Some(p) = self.reqs.pending.get(&n) else {
+        let Some(p) = self.reqs.get(n) else {
             return;
         };
         let message = match (&error, status) {
@@ -218,8 +210,8 @@ impl Engine {
         );
     }
 
-    pub(crate) fn on_timeout(&mut self, now: Millis, n: i64) {
-        let Some(p) = self.reqs.pending.get(&n) else {
+    pub(crate) fn on_timeout(&mut self, now: Millis, n: ReqId) {
+        let Some(p) = self.reqs.get(n) else {
             return;
         };
         // A `tasks/result` only times out once its task is over: closing it cancels nothing.
@@ -230,9 +222,8 @@ impl Engine {
         self.complete(now, n, Err(Failure::Timeout));
     }
 
-    pub(crate) fn take_pending(&mut self, n: i64) -> Option<Pending> {
-        let p = self.reqs.pending.remove(&n)?;
-        self.reqs.keys.remove(&p.key);
+    pub(crate) fn take_pending(&mut self, n: ReqId) -> Option<Pending> {
+        let p = self.reqs.remove(n)?;
         if p.stream.resumed {
             // A resumption `GET` stays open after its answer; closing it cancels nothing.
             self.out.push_back(Output::Abort { key: p.key });
@@ -245,11 +236,11 @@ impl Engine {
     }
 
     /// The session behind a request is gone: start over and send the request again later.
-    fn session_lost(&mut self, now: Millis, n: i64) {
+    fn session_lost(&mut self, now: Millis, n: ReqId) {
         let Some(p) = self.take_pending(n) else {
             return;
         };
-        if p.epoch == self.session.epoch && self.session.is_ready() {
+        if p.epoch == self.session.epoch() && self.session.is_ready() {
             self.reinitialize(now);
         }
         match p.purpose {
@@ -258,11 +249,23 @@ impl Engine {
         }
     }
 
+    /// Request `n` is over with `res`: hands it to whatever it was for.
     pub(crate) fn complete(
         &mut self,
         now: Millis,
-        n: i64,
+        n: ReqId,
         res: Result<serde_json::Value, Failure>,
+    ) {
+        self.complete_echoed(now, n, res, None);
+    }
+
+    /// [`Engine::complete`] for an answer whose text is known (`echo`: a status answer's).
+    fn complete_echoed(
+        &mut self,
+        now: Millis,
+        n: ReqId,
+        res: Result<serde_json::Value, Failure>,
+        echo: Option<PollEcho>,
     ) {
         let Some(p) = self.take_pending(n) else {
             return;
@@ -271,10 +274,7 @@ impl Engine {
             Purpose::Probe => self.on_probe(now, res),
             Purpose::Initialize => self.on_initialize(now, res, p.session_id),
             Purpose::Call(c) => self.on_call_reply(now, c, n, res),
-            Purpose::Get(t) => {
-                let echo = self.echo.take();
-                self.on_get(now, &t, res, echo)
-            }
+            Purpose::Get(t) => self.on_get(now, &t, res, echo),
             Purpose::Result(t) => self.on_result(now, &t, res),
             Purpose::List { op, .. } => self.on_list(op, res),
             Purpose::Tools { .. } => self.on_tools_page(now, res),
@@ -288,12 +288,8 @@ impl Engine {
     /// The (WebSocket) connection went down or came back.
     pub(crate) fn on_connection(&mut self, now: Millis, up: bool) {
         if !up {
-            self.session.link_down = true;
-            // Ids count up from 1, so they sort the same as `u64`: the one integer sort instance
-            // in the binary (`close` sorts `SubId`s and `OpId`s, identical code). Casts are lossless.
-            let mut ids: Vec<u64> = self.reqs.pending.keys().map(|n| *n as u64).collect();
-            ids.sort_unstable();
-            for n in ids.into_iter().map(|n| n as i64) {
+            self.session.link_lost();
+            for n in self.reqs.ids() {
                 let error = ClientError::new(ErrorKind::Transport, "the connection was lost");
                 self.complete(
                     now,
@@ -307,7 +303,7 @@ impl Engine {
             }
             return;
         }
-        if std::mem::take(&mut self.session.link_down) {
+        if self.session.link_back() {
             self.reconnected(now);
         }
     }

@@ -7,6 +7,8 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
 use super::api::Millis;
+use super::ids::ReqId;
+use super::ids::Slot;
 use super::rng::Rng;
 
 /// A fast hasher for the engine's own integer keys (ids it allocated itself; never keys chosen by
@@ -69,7 +71,7 @@ pub(crate) const CAP_VISIBLE_MS: Millis = 20_000;
 /// Gap ceiling while the page is hidden.
 pub(crate) const CAP_HIDDEN_MS: Millis = 60_000;
 /// Ceiling of the error backoff (before jitter).
-pub(crate) const ERROR_CAP_MS: Millis = 30_000;
+pub const ERROR_CAP_MS: Millis = 30_000;
 /// Catch-up polls (visible again, online again) at most this often.
 pub(crate) const CATCH_UP_THROTTLE_MS: Millis = 5_000;
 /// A timer this late in a visible page means the clock leapt (the machine slept, the page
@@ -93,7 +95,7 @@ pub(crate) enum TaskTimer {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) enum Timer {
     /// A task's timer, by slot.
-    Task(TaskTimer, u64),
+    Task(TaskTimer, Slot),
     /// Retry establishing the session.
     Connect,
     /// (Re)open the push subscription for the tracked tasks.
@@ -103,7 +105,7 @@ pub(crate) enum Timer {
     /// Retry a failed `tools/list`.
     Tools,
     /// Resume a request's response stream, by request id.
-    Resume(i64),
+    Resume(ReqId),
 }
 
 /// Timers ordered by due time; setting a timer again moves it.
@@ -262,18 +264,27 @@ pub(crate) fn poll_delay(
     rng.between(gap, with_jitter_bound(gap))
 }
 
-/// Delay after the `errors`-th consecutive failure (1-based): min(1 s·2ⁿ⁻¹, 30 s) × U(0.5, 1.5),
-/// never below the server's interval nor a `Retry-After` the server sent.
+/// Base delay of the first retry.
+pub const BACKOFF_BASE_MS: Millis = 1_000;
+
+/// The backoff of the `attempt`-th retry (0-based): min(1 s·2ⁿ, 30 s) × U(0.5, 1.5). The one
+/// formula for every retry: failed polls here, reconnects in the driver.
+pub fn backoff_delay(attempt: u32, rng: &mut Rng) -> Millis {
+    let base = BACKOFF_BASE_MS
+        .saturating_mul(1 << attempt.min(16))
+        .min(ERROR_CAP_MS);
+    (base as f64 * (0.5 + rng.unit())) as Millis
+}
+
+/// Delay after the `errors`-th consecutive failure (1-based): [`backoff_delay`] of attempt
+/// `errors - 1`, never below the server's interval nor a `Retry-After` the server sent.
 pub(crate) fn error_delay(
     rng: &mut Rng,
     errors: u32,
     retry_after: Option<Millis>,
     server_interval: Option<Millis>,
 ) -> Millis {
-    let exp = errors.saturating_sub(1).min(16);
-    let base = (1_000u64 << exp).min(ERROR_CAP_MS);
-    let jittered = (base as f64 * (0.5 + rng.unit())) as Millis;
-    jittered
+    backoff_delay(errors.saturating_sub(1), rng)
         .max(floor(server_interval))
         .max(retry_after.unwrap_or(0))
 }
@@ -291,8 +302,8 @@ mod tests {
     fn timers_order_move_and_pop() {
         let mut t = Timers::default();
         let (a, b) = (
-            Timer::Task(TaskTimer::Poll, 1),
-            Timer::Task(TaskTimer::Poll, 2),
+            Timer::Task(TaskTimer::Poll, Slot(1)),
+            Timer::Task(TaskTimer::Poll, Slot(2)),
         );
         t.set(a, 50);
         t.set(b, 10);
@@ -317,7 +328,7 @@ mod tests {
             let mut t = Timers::default();
             let mut model: std::collections::BTreeMap<Timer, Millis> = Default::default();
             for (op, slot, at) in ops {
-                let timer = Timer::Task(TaskTimer::Poll, slot);
+                let timer = Timer::Task(TaskTimer::Poll, Slot(slot));
                 match op {
                     0 => {
                         t.set(timer, at);

@@ -4,6 +4,7 @@
 
 use serde_json::Value;
 
+use super::ids::ReqId;
 use crate::protocol::dialect::{Codec, SessionInfo, TaskAugment};
 use crate::protocol::headers;
 use crate::protocol::model::Dialect;
@@ -62,7 +63,7 @@ pub(crate) struct Session {
     /// The server asked for quiet (`Retry-After`) until then (see `hold.rs`).
     pub(crate) hold_until: Option<Millis>,
     /// The one request sent after a hold, before the others.
-    pub(crate) hold_probe: Option<i64>,
+    pub(crate) hold_probe: Option<ReqId>,
     /// The others may go (checked before the next output).
     pub(crate) drain: bool,
     /// Asking for a task changes the request in this dialect (modern: the server decides alone).
@@ -118,6 +119,76 @@ impl Session {
         }
     }
 
+    /// Whether the server offers tasks in this session.
+    pub(crate) fn offers_tasks(&self) -> bool {
+        self.tasks
+    }
+
+    /// The server's declared capabilities.
+    pub(crate) fn server_caps(&self) -> &Value {
+        &self.server_caps
+    }
+
+    /// The legacy `Mcp-Session-Id`, when the server gave one.
+    pub(crate) fn session_id(&self) -> Option<&str> {
+        self.session_id.as_deref()
+    }
+
+    /// The session generation (bumped on every re-initialization).
+    pub(crate) fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
+    /// Asking for a task changes the request in this dialect.
+    pub(crate) fn augments(&self) -> bool {
+        self.augments
+    }
+
+    /// The dialect fetches outcomes with `tasks/result` (modern carries them inline).
+    pub(crate) fn fetches_results(&self) -> bool {
+        self.fetches_results
+    }
+
+    /// The dialect needs an explicit opt-in for status pushes.
+    pub(crate) fn listens(&self) -> bool {
+        self.listens
+    }
+
+    /// Requests held back by a hold may go now (checked before the next output).
+    pub(crate) fn draining(&self) -> bool {
+        self.drain
+    }
+
+    /// The (WebSocket) link is down.
+    pub(crate) fn link_down(&self) -> bool {
+        self.link_down
+    }
+
+    /// The (WebSocket) link went down.
+    pub(crate) fn link_lost(&mut self) {
+        self.link_down = true;
+    }
+
+    /// The (WebSocket) link is up: whether it had been down.
+    pub(crate) fn link_back(&mut self) -> bool {
+        std::mem::take(&mut self.link_down)
+    }
+
+    /// `p` waits for the session to be ready.
+    pub(crate) fn wait(&mut self, p: Purpose) {
+        self.queue.push(p);
+    }
+
+    /// The requests waiting for the session.
+    pub(crate) fn waiting(&self) -> impl Iterator<Item = &Purpose> {
+        self.queue.iter()
+    }
+
+    /// Drops the waiting requests `gone` says are no longer wanted (all of them: `|_| true`).
+    pub(crate) fn drop_waiting(&mut self, gone: impl Fn(&Purpose) -> bool) {
+        self.queue.retain(|p| !gone(p));
+    }
+
     pub(crate) fn is_ready(&self) -> bool {
         self.phase == Phase::Ready
     }
@@ -156,6 +227,14 @@ impl Session {
     }
 
     /// Headers for the `DELETE` that ends a legacy HTTP session, if there is one.
+    /// Continues a session another engine opened with `initialize`: its protocol version and
+    /// session id (the server knows this client already: no handshake is sent).
+    pub(crate) fn continue_handshake(&mut self, protocol_version: &str, session_id: Option<&str>) {
+        self.handshake = true;
+        self.protocol_version = protocol_version.to_owned();
+        self.session_id = session_id.filter(|s| !s.is_empty()).map(str::to_owned);
+    }
+
     pub(crate) fn end_session_headers(&self) -> Option<Vec<(String, String)>> {
         (self.handshake && self.session_id.is_some()).then(|| self.session_headers())
     }
@@ -183,9 +262,8 @@ impl Engine {
 
     fn connect_in_flight(&self) -> bool {
         self.reqs
-            .pending
-            .values()
-            .any(|p| matches!(p.purpose, Purpose::Probe | Purpose::Initialize))
+            .purposes()
+            .any(|p| matches!(p, Purpose::Probe | Purpose::Initialize))
     }
 
     /// `initialize` for dialects with a handshake; ready at once for those without.

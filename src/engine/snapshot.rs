@@ -1,21 +1,17 @@
-//! Hooks for persistence and tab coordination (all pure): a session snapshot and its adoption by
-//! a fresh engine, export/import of one task's tracked state, and detaching without ending the
-//! session.
-//!
-//! Adoption replays the handshake: the fresh engine's `server/discover` / `initialize` are
-//! answered from the snapshot instead of being sent, so a new leader tab (or a reloaded page)
-//! keeps the legacy session its tasks are scoped to. A session that died meanwhile is noticed on
-//! the first request (404) and re-initialized as usual.
+//! Hooks for persistence and tab coordination (all pure): a session snapshot and an engine that
+//! resumes it, export/import of one task's tracked state, and detaching without ending the
+//! session. A resumed engine keeps the legacy session its tasks are scoped to.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::protocol::dialect::codec;
 use crate::protocol::model::{Dialect, Task, TaskStatus};
-use crate::protocol::{contains, object};
 
-use super::api::{Input, Millis, Output, Transmit};
-use super::negotiate::MODERN_VERSION;
+use super::api::{Config, DialectChoice, Millis};
+use super::negotiate::has_tasks_extension;
 use super::registry;
+use super::rng::Rng;
 use super::scheduler::{self, TaskTimer, Timer};
 use super::Engine;
 
@@ -50,10 +46,42 @@ pub struct TaskSnapshot {
     pub input_keys: Vec<String>,
 }
 
-/// Most handshake steps a replay answers (`server/discover`, then `initialize`).
-const MAX_REPLAY_STEPS: usize = 3;
-
 impl Engine {
+    /// An engine continuing the established session `s` instead of opening a new one (a new
+    /// leader tab, a reloaded page): ready at once in the snapshot's dialect, with its session id
+    /// and capabilities; nothing is sent to open it. `None` when the snapshot does not fit
+    /// `config`'s dialect choice. A session that died meanwhile is noticed on the first request
+    /// (404) and re-initialized as usual.
+    pub fn resume(config: Config, seed: u64, now: Millis, s: &SessionSnapshot) -> Option<Engine> {
+        Engine::resumed(config, Rng::new(seed), now, s)
+    }
+
+    fn resumed(config: Config, rng: Rng, now: Millis, s: &SessionSnapshot) -> Option<Engine> {
+        let fits = match config.dialect {
+            DialectChoice::Auto => true,
+            DialectChoice::Modern => s.dialect == Dialect::Modern,
+            DialectChoice::Legacy => s.dialect == Dialect::Legacy,
+            DialectChoice::Draft => s.dialect == Dialect::Draft,
+        };
+        if !fits {
+            return None;
+        }
+        let mut engine = Engine::idle(config, rng);
+        let tasks = match s.dialect {
+            Dialect::Modern => Some(has_tasks_extension(&s.capabilities)),
+            Dialect::Legacy | Dialect::Draft => {
+                let session_id = s.session_id.as_deref();
+                engine
+                    .session
+                    .continue_handshake(&s.protocol_version, session_id);
+                None
+            }
+        };
+        let (caps, info) = (s.capabilities.clone(), s.server_info.clone());
+        engine.become_ready(now, codec(s.dialect), caps, info, tasks);
+        Some(engine)
+    }
+
     /// The established session, once ready (`server_info` comes from the `Connected` event).
     pub fn session_snapshot(&self, server_info: Value) -> Option<SessionSnapshot> {
         if !self.session.is_ready() {
@@ -62,89 +90,22 @@ impl Engine {
         Some(SessionSnapshot {
             dialect: self.dialect()?,
             protocol_version: self.session.protocol_version().to_owned(),
-            session_id: self.session.session_id.clone(),
-            capabilities: self.session.server_caps.clone(),
+            session_id: self.session.session_id().map(str::to_owned),
+            capabilities: self.session.server_caps().clone(),
             server_info,
         })
     }
 
-    /// Continues `s` instead of opening a new session. Call right after [`Engine::new`], before
-    /// draining any output. Returns `false` when the snapshot does not fit this engine's dialect
-    /// choice; the engine is then in an unspecified state: build a fresh one.
+    /// Replaces this engine, fresh from [`Engine::new`], with one that continues `s` (see
+    /// [`Engine::resume`]; the same configuration and generator). Returns `false`, leaving the
+    /// engine as it was, when the snapshot does not fit the dialect choice.
     pub fn adopt_session(&mut self, now: Millis, s: &SessionSnapshot) -> bool {
-        for _ in 0..MAX_REPLAY_STEPS {
-            let Some(t) = self.take_handshake() else {
-                break;
-            };
-            let (id, method) = request_head(&t);
-            let key = t.key;
-            let head = |status: u16, session_id: Option<String>| Input::Head {
-                key,
-                status,
-                session_id,
-                retry_after_ms: None,
-                www_authenticate: None,
-            };
-            let answer = |result: Value| Input::Message {
-                via: Some(key),
-                body: object([
-                    ("jsonrpc", "2.0".into()),
-                    ("id", id.clone()),
-                    ("result", result),
-                ])
-                .to_string(),
-            };
-            let info = object([
-                ("capabilities", s.capabilities.clone()),
-                ("serverInfo", s.server_info.clone()),
-                // Read by `server/discover` only (a well-formed modern answer lists it).
-                (
-                    "supportedVersions",
-                    Value::Array(vec![MODERN_VERSION.into()]),
-                ),
-            ]);
-            match (method.as_str(), s.dialect) {
-                ("server/discover", Dialect::Modern) => {
-                    self.handle_input(now, head(200, None));
-                    self.handle_input(now, answer(info));
-                }
-                // A modern session whose server offers no tasks extension: `initialize` is tried
-                // after discover; refused, modern stands.
-                ("initialize", Dialect::Modern) => self.handle_input(now, head(404, None)),
-                // Not modern: what a legacy server answers to the probe (falls back to `initialize`).
-                ("server/discover", _) => self.handle_input(now, head(400, None)),
-                ("initialize", d) if d != Dialect::Modern => {
-                    let mut result = info;
-                    if let Some(o) = result.as_object_mut() {
-                        o.insert(
-                            "protocolVersion".into(),
-                            Value::from(s.protocol_version.clone()),
-                        );
-                    }
-                    self.handle_input(now, head(200, s.session_id.clone()));
-                    self.handle_input(now, answer(result));
-                }
-                _ => return false,
+        match Engine::resumed(self.cfg.clone(), self.rng.clone(), now, s) {
+            Some(resumed) => {
+                *self = resumed;
+                true
             }
-            self.handle_input(now, Input::Ended { key });
-        }
-        // The original session was announced as initialized already.
-        self.out.retain(|o| !matches!(o, Output::Transmit(t) if t.one_way && contains(&t.body, "notifications/initialized")));
-        self.session.is_ready() && self.dialect() == Some(s.dialect)
-    }
-
-    /// Removes the queued handshake request, if any.
-    fn take_handshake(&mut self) -> Option<Transmit> {
-        let pos = self.out.iter().position(|o| match o {
-            Output::Transmit(t) if !t.one_way => {
-                let (_, m) = request_head(t);
-                m == "server/discover" || m == "initialize"
-            }
-            _ => false,
-        })?;
-        match self.out.remove(pos) {
-            Some(Output::Transmit(t)) => Some(t),
-            _ => None,
+            None => false,
         }
     }
 
@@ -212,21 +173,9 @@ impl Engine {
 
     /// Ends this engine like [`Engine::close`] but leaves the server session open (no `DELETE`):
     /// another engine adopts it. Live subscriptions still get `Done{Failed: Closed}`.
-    pub fn detach(&mut self, now: Millis) {
-        self.close(now);
-        self.out.retain(|o| !matches!(o, Output::EndSession { .. }));
+    pub fn detach(&mut self, _now: Millis) {
+        self.shut(false);
     }
-}
-
-/// The JSON-RPC id and method of a transmission's body (`Null`/empty when absent).
-fn request_head(t: &Transmit) -> (Value, String) {
-    let v: Value = serde_json::from_slice(t.body.as_bytes()).unwrap_or(Value::Null);
-    let method = v
-        .get("method")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned();
-    (v.get("id").cloned().unwrap_or(Value::Null), method)
 }
 
 #[cfg(test)]
@@ -234,7 +183,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::engine::api::{Config, DialectChoice, End, Event};
+    use crate::engine::api::{Config, DialectChoice, End, Event, Output};
     use crate::engine::testkit::{Harness, T0};
 
     fn finished_status(end: &End) -> Option<TaskStatus> {
@@ -306,6 +255,44 @@ mod tests {
     }
 
     #[test]
+    fn a_resumed_legacy_session_sends_no_handshake() {
+        let s = SessionSnapshot {
+            dialect: Dialect::Legacy,
+            protocol_version: "2025-11-25".into(),
+            session_id: Some("sess-1".into()),
+            capabilities: json!({ "tasks": { "requests": { "tools": { "call": {} } } } }),
+            server_info: json!({ "name": "fake" }),
+        };
+        let Some(mut e) = Engine::resume(Config::default(), 1, T0, &s) else {
+            panic!("a legacy snapshot fits `Auto`");
+        };
+        let mut outputs = Vec::new();
+        loop {
+            match e.poll_output(T0) {
+                Output::Wake(_) => break,
+                other => outputs.push(other),
+            }
+        }
+        assert!(matches!(
+            outputs.first(),
+            Some(Output::Event(Event::Connected {
+                dialect: Dialect::Legacy,
+                ..
+            }))
+        ));
+        assert!(
+            outputs.iter().all(|o| !matches!(o, Output::Transmit(_))),
+            "{outputs:?}"
+        );
+        assert!(
+            matches!(outputs.get(1), Some(Output::Listen { headers, .. })
+                if headers.iter().any(|(_, v)| v == "sess-1")),
+            "{outputs:?}"
+        );
+        assert_eq!(e.session_snapshot(json!({ "name": "fake" })), Some(s));
+    }
+
+    #[test]
     fn adoption_refuses_a_mismatched_dialect() {
         let mut e = Engine::new(
             Config {
@@ -323,6 +310,17 @@ mod tests {
             server_info: json!({}),
         };
         assert!(!e.adopt_session(T0, &s));
+        // Refused, the engine connects as it would have.
+        let first = e.poll_output(T0);
+        assert!(
+            matches!(&first, Output::Transmit(t) if t.body.contains("\"initialize\"")),
+            "{first:?}"
+        );
+        let legacy = Config {
+            dialect: DialectChoice::Legacy,
+            ..Config::default()
+        };
+        assert!(Engine::resume(legacy, 1, T0, &s).is_none());
         // The same snapshot fits `Auto`, also without the tasks extension (discover, then a
         // refused `initialize`).
         let mut e = Engine::new(Config::default(), 1, T0);

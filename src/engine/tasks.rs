@@ -7,9 +7,10 @@ use crate::protocol::model::{Outcome, Task, TaskStatus};
 
 use super::absent::TaskMethod;
 use super::api::{ClientError, End, ErrorKind, Event, Millis, SubId};
+use super::echo::PollEcho;
 use super::inputs::Origin;
 use super::registry::TaskEntry;
-use super::registry::{self, Fetch};
+use super::registry::{self, Applied, Fetch};
 use super::requests::{Failure, Purpose};
 use super::scheduler::{self, TaskTimer, Timer, CATCH_UP_THROTTLE_MS};
 use super::Engine;
@@ -18,10 +19,10 @@ use super::Engine;
 pub(crate) const FINAL_POLL_TRIES: u32 = 3;
 
 /// JSON-RPC codes servers use for "no such task" (match on meaning; the raw code is kept).
-const GONE_CODES: [i64; 3] = [-32602, -32002, -32010];
+pub(crate) const GONE_CODES: [i64; 3] = [-32602, -32002, -32010];
 /// Also "no such task" from a legacy server; from a sessionless (modern) server it means a
 /// malformed request, which says nothing about the task.
-const LEGACY_GONE_CODE: i64 = -32600;
+pub(crate) const LEGACY_GONE_CODE: i64 = -32600;
 
 /// Where a snapshot came from (decides the next poll).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,19 +43,7 @@ pub(crate) enum Source {
 impl Engine {
     /// The entry of a task, created (with a fresh slot) when new.
     pub(crate) fn task_entry(&mut self, task_id: &str) -> &mut TaskEntry {
-        if !self.tasks.contains_key(task_id) {
-            let slot = self.next_slot;
-            self.next_slot += 1;
-            self.slots.insert(slot, task_id.to_owned());
-            self.tasks.insert(
-                task_id.to_owned(),
-                TaskEntry {
-                    slot,
-                    ..TaskEntry::default()
-                },
-            );
-        }
-        self.tasks.entry(task_id.to_owned()).or_default()
+        self.tasks.entry(task_id)
     }
 
     /// Whether a JSON-RPC error code answering a request about a task means "no such task".
@@ -68,7 +57,6 @@ impl Engine {
     pub(crate) fn remove_task(&mut self, task_id: &str) -> Option<TaskEntry> {
         let entry = self.tasks.remove(task_id)?;
         self.drop_result(task_id);
-        self.slots.remove(&entry.slot);
         for kind in [
             TaskTimer::Poll,
             TaskTimer::Deadline,
@@ -155,17 +143,33 @@ impl Engine {
     }
 
     /// Merges a snapshot and does what it implies: events, inputs, deadline, next poll, the end.
-    pub(crate) fn apply_snapshot(
-        &mut self,
-        now: Millis,
-        task_id: &str,
-        mut task: Task,
-        src: Source,
-    ) {
-        let hold_running = self.holds_running();
-        let Some(entry) = self.tasks.get_mut(task_id) else {
+    pub(crate) fn apply_snapshot(&mut self, now: Millis, task_id: &str, task: Task, src: Source) {
+        let Some(applied) = self.merge_snapshot(task_id, task, src) else {
             return;
         };
+        let Some(entry) = self.tasks.get(task_id) else {
+            return;
+        };
+        let Some(status) = entry.status() else {
+            return;
+        };
+        let has_subs = !entry.subs.is_empty();
+        self.publish(now, task_id, &applied);
+        if status.is_terminal() {
+            if src == Source::Push {
+                self.pushed_end_while_held(now, task_id);
+            }
+            return self.settle(now, task_id);
+        }
+        if self.keep_deadline(now, task_id, src, has_subs) {
+            self.schedule_poll(now, task_id, src);
+        }
+    }
+
+    /// Merges `task` into the task's entry: news other than a poll forgets the poll echo, news
+    /// from the server confirms the task. `None` when the task is not tracked.
+    fn merge_snapshot(&mut self, task_id: &str, mut task: Task, src: Source) -> Option<Applied> {
+        let entry = self.tasks.get_mut(task_id)?;
         if src != Source::Poll {
             // Other news: an answer like the last poll's may no longer mean "unchanged".
             entry.poll_echo = None;
@@ -181,14 +185,24 @@ impl Engine {
             }
         }
         let applied = registry::apply(entry, task);
-        if src == Source::Poll && !self.session.fetches_results {
+        if src == Source::Poll && !self.session.fetches_results() {
             // Inline outcomes: a poll that saw the end carried whatever outcome there is.
             entry.final_get |= entry.is_terminal();
         }
+        Some(applied)
+    }
+
+    /// Tells what a merged snapshot changed: the transition, each subscriber's new status, the
+    /// task's input requests; and opens the legacy `tasks/result` stream when it carries them
+    /// (input required) or holds the outcome (where connections are free).
+    fn publish(&mut self, now: Millis, task_id: &str, applied: &Applied) {
+        let hold_running = self.holds_running();
+        let Some(entry) = self.tasks.get_mut(task_id) else {
+            return;
+        };
         let Some(snap) = entry.snapshot.as_ref() else {
             return;
         };
-        let status = snap.status;
         // Clone only when someone will see it (most polls change nothing).
         let shown =
             (applied.visible_change && !entry.subs.is_empty()) || !snap.input_requests.is_empty();
@@ -202,10 +216,8 @@ impl Engine {
         let mut fetch = false;
         if let Some((_, to)) = applied.transition {
             entry.poll.since = Some(now);
-            // Legacy: the server sends its input requests on the `tasks/result` stream, and
-            // where connections are free it carries the outcome the moment the task ends.
             fetch = (to == TaskStatus::InputRequired || (hold_running && !to.is_terminal()))
-                && self.session.fetches_results
+                && self.session.fetches_results()
                 && entry.result == Fetch::Idle
                 && has_subs;
             if fetch {
@@ -234,19 +246,20 @@ impl Engine {
         if let Some(snapshot) = &snapshot {
             self.surface_task_inputs(task_id, snapshot);
         }
-        if status.is_terminal() {
-            if src == Source::Push {
-                self.pushed_end_while_held(now, task_id);
-            }
-            return self.settle(now, task_id);
-        }
+    }
+
+    /// A running task's deadline after news from `src`: the last poll past it (still running)
+    /// expires the task, a later deadline lifts the last-poll state, and the deadline timer runs
+    /// while someone follows the task. `false` when the task expired.
+    fn keep_deadline(&mut self, now: Millis, task_id: &str, src: Source, has_subs: bool) -> bool {
         let Some(entry) = self.tasks.get_mut(task_id) else {
-            return;
+            return false;
         };
         if entry.past_deadline {
             if src == Source::Poll && entry.deadline.is_none_or(|d| d <= now) {
                 // The last poll after the deadline: still not ended.
-                return self.expire(now, task_id);
+                self.expire(now, task_id);
+                return false;
             }
             if entry.deadline.is_some_and(|d| d > now) {
                 entry.past_deadline = false;
@@ -262,7 +275,7 @@ impl Engine {
             _ if entry.past_deadline => {}
             _ => self.timers.clear(&deadline),
         }
-        self.schedule_poll(now, task_id, src);
+        true
     }
 
     /// The next poll after news from `src` (polls follow the cadence, pushes postpone).
@@ -395,7 +408,7 @@ impl Engine {
         now: Millis,
         task_id: &str,
         res: Result<Value, Failure>,
-        echo: Option<String>,
+        echo: Option<PollEcho>,
     ) {
         let Some(entry) = self.tasks.get_mut(task_id) else {
             return;

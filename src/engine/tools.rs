@@ -16,6 +16,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
+use super::ids::CallId;
 use crate::protocol::jsonrpc::codes;
 use crate::protocol::object;
 
@@ -54,7 +55,7 @@ pub(crate) struct Tools {
     acc: Vec<Value>,
     by_name: HashMap<String, Value>,
     /// Calls waiting for the cache.
-    pub(crate) waiting: Vec<u64>,
+    pub(crate) waiting: Vec<CallId>,
     /// `list_tools` operations waiting for the listing.
     pub(crate) ops: Vec<OpId>,
 }

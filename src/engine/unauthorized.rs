@@ -4,6 +4,7 @@
 //! fails it as `Unauthorized` with the status and the parsed
 //! `WWW-Authenticate` challenge, for the host to run its own authorization.
 
+use super::ids::ReqId;
 use crate::protocol::auth::AuthChallenge;
 
 use super::api::{ClientError, ErrorKind, Millis, Output};
@@ -15,11 +16,11 @@ impl Engine {
     pub(crate) fn unauthorized(
         &mut self,
         now: Millis,
-        n: i64,
+        n: ReqId,
         status: u16,
         www_authenticate: Option<String>,
     ) {
-        let Some(p) = self.reqs.pending.get_mut(&n) else {
+        let Some(p) = self.reqs.get_mut(n) else {
             return;
         };
         // The body is the refusal, not an answer: stop reading it.
@@ -34,8 +35,8 @@ impl Engine {
             (status == 401 || step_up) && !p.reauthorized && !matches!(p.purpose, Purpose::Listen);
         if again && p.stream.resumed {
             p.reauthorized = true;
-            self.reqs.keys.remove(&key);
-            return self.resume(n);
+            self.reqs.end_key(key);
+            return self.resume_stream(n);
         }
         if again {
             if let Some(p) = self.take_pending(n) {
@@ -63,7 +64,7 @@ impl Engine {
 
     /// Sends a refused request again, marked so that a second 401 fails it.
     fn resend(&mut self, now: Millis, purpose: Purpose) {
-        self.reqs.resending = true;
+        self.reqs.set_resending(true);
         match purpose {
             Purpose::Probe => self.connect(now),
             Purpose::Initialize => match self.session.init_codec {
@@ -72,6 +73,6 @@ impl Engine {
             },
             other => self.dispatch(now, other),
         }
-        self.reqs.resending = false;
+        self.reqs.set_resending(false);
     }
 }

@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use super::api::{ClientError, End, ErrorKind};
+use super::tasks::{GONE_CODES, LEGACY_GONE_CODE};
 use crate::protocol::model::{Outcome, Task, TaskStatus};
 
 /// How a task ended without a result, when no error was sent.
@@ -103,6 +104,24 @@ fn finished(task: Option<&Task>, outcome: Option<&Outcome>) -> Result<Value, Fai
                 None => "the request ended without a result".into(),
             },
         ))),
+    }
+}
+
+/// Whether `end` settles its task for good, so that no later page load need watch it again: a
+/// terminal status, a completed task whose result cannot be had, or the server saying it does not
+/// know the task (the only server error that ends a watch). Stopping, closing, a refused connect
+/// or a missing method settle nothing: the task may still end, and a later load may see it.
+pub fn settles(end: &End) -> bool {
+    match end {
+        End::Finished { .. } => true,
+        End::Aborted => false,
+        End::Failed { error } => match error.kind {
+            ErrorKind::ResultUnavailable => true,
+            ErrorKind::Rpc => error
+                .code
+                .is_some_and(|c| GONE_CODES.contains(&c) || c == LEGACY_GONE_CODE),
+            _ => false,
+        },
     }
 }
 
@@ -242,6 +261,44 @@ mod tests {
         let last = task(TaskStatus::Cancelled, None);
         assert_eq!(ended(&end, Some(&last)).0, Ending::Cancelled);
         assert_eq!(error(&end).kind, ErrorKind::Protocol);
+    }
+
+    #[test]
+    fn every_terminal_end_settles_the_task_and_nothing_else_does() {
+        for status in [
+            TaskStatus::Completed,
+            TaskStatus::Failed,
+            TaskStatus::Cancelled,
+            TaskStatus::Expired,
+            TaskStatus::Unknown,
+        ] {
+            assert!(settles(&finished(status, None, None)), "{status:?}");
+        }
+        let failed = |kind, code| End::Failed {
+            error: ClientError {
+                code,
+                ..ClientError::new(kind, "x")
+            },
+        };
+        assert!(settles(&failed(ErrorKind::ResultUnavailable, None)));
+        assert!(settles(&failed(ErrorKind::ResultUnavailable, Some(-32602))));
+        for gone in [-32602, -32002, -32010, -32600] {
+            assert!(settles(&failed(ErrorKind::Rpc, Some(gone))), "{gone}");
+        }
+        assert!(!settles(&End::Aborted));
+        assert!(!settles(&failed(ErrorKind::Rpc, Some(-32603))));
+        assert!(!settles(&failed(ErrorKind::Rpc, None)));
+        for kind in [
+            ErrorKind::Closed,
+            ErrorKind::Transport,
+            ErrorKind::Timeout,
+            ErrorKind::Protocol,
+            ErrorKind::Unsupported,
+            ErrorKind::Unauthorized,
+            ErrorKind::InvalidInput,
+        ] {
+            assert!(!settles(&failed(kind, Some(-32602))), "{kind:?}");
+        }
     }
 
     #[test]

@@ -97,8 +97,11 @@ impl ClientInner {
             }
             Event::Done { sub, task_id, end } => {
                 let h = self.subs.borrow_mut().remove(&sub);
+                let settled = crate::engine::verdict::settles(&end);
                 if let Some(done) = h.and_then(|h| h.on_done(task_id, end)) {
-                    self.once.task_ended(self.driver(), &done);
+                    if settled {
+                        self.once.task_ended(self.driver(), &done);
+                    }
                 }
             }
             Event::Input {

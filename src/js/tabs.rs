@@ -11,7 +11,7 @@ use wasm_bindgen_futures::future_to_promise;
 
 use super::convert::to_js;
 use super::handle::{HandleState, TaskHandle};
-use super::types::{ClientWarning, DoneKind, ErrorInfo, ErrorKind, TaskDone};
+use super::types::{ClientWarning, ErrorInfo, ErrorKind, TaskDone};
 use super::{ClientInner, McpTaskClient};
 use crate::driver::tabs::Link;
 
@@ -23,16 +23,13 @@ pub(super) struct Once {
 }
 
 impl Once {
-    /// A handle of this page saw its task end: the first time per task in this page, claim the
-    /// task in the completion ledger (with `persist`) and, if this page wins it, call the
-    /// callbacks. The claim is made even with no callbacks: it marks the task as reported for
-    /// `resume()` in every tab and later load.
+    /// A handle of this page saw its task end for good (any end the server decided: a terminal
+    /// status, a result that cannot be had, a task the server does not know): the first time per
+    /// task in this page, claim the task in the completion ledger (with `persist`) and, if this
+    /// page wins it, call the callbacks. The claim is made even with no callbacks: it marks the
+    /// task as reported for `resume()` in every tab and later load.
     pub(super) fn task_ended(&self, link: Option<Link>, done: &TaskDone) {
-        let Some(id) = done
-            .task_id
-            .clone()
-            .filter(|_| done.kind == DoneKind::Finished)
-        else {
+        let Some(id) = done.task_id.clone() else {
             return;
         };
         if !self.reported.borrow_mut().insert(id.clone()) {

@@ -40,7 +40,8 @@ fn base64(bytes: &[u8]) -> String {
         let n = (byte(0) << 16) | (byte(1) << 8) | byte(2);
         for (i, shift) in [18u32, 12, 6, 0].into_iter().enumerate() {
             if i <= chunk.len() {
-                out.push(char::from(ALPHABET[((n >> shift) & 63) as usize]));
+                let digit = ALPHABET.get(((n >> shift) & 63) as usize).copied();
+                out.push(char::from(digit.unwrap_or(b'=')));
             } else {
                 out.push('=');
             }

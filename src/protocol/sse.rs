@@ -233,7 +233,7 @@ impl SseDecoder {
                 self.data.push_str(&value);
                 self.data.push('\n');
             }
-            b"id" if !value.contains('\0') => replace(&mut self.id_buffer, &value),
+            b"id" if !value.bytes().any(|b| b == 0) => replace(&mut self.id_buffer, &value),
             b"retry" if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) => {
                 if let Ok(ms) = value.parse() {
                     self.retry_ms = Some(ms);

@@ -325,15 +325,20 @@ export async function startProxy({ target, port = 0, rules = [], seed = 1, log =
       rec.reqs.push([now - t0, method]);
       if (method === "tasks/get") {
         rec.get++;
-        getRec = { t: now - t0, fault: null, status: null, session: sessionId ?? null };
+        getRec = { t: now - t0, id: ids[0] ?? null, fault: null, status: null, session: sessionId ?? null, socket: req.socket.faultId };
         rec.gets.push(getRec);
         rec.inflight++;
         rec.maxInflight = Math.max(rec.maxInflight, rec.inflight);
         // what was still open when a second one came (and, once they close, when), for the report
         const open = (openGets.get(taskId) ?? []).filter((g) => g.closedAt === undefined);
-        if (open.length) (rec.overlaps ??= []).push({ t: now - t0, open });
+        if (open.length) (rec.overlaps ??= []).push({ t: now - t0, open, next: getRec });
         openGets.set(taskId, [...open, getRec]);
-        res.on("close", () => { rec.inflight--; getRec.closedAt = Date.now() - t0; });
+        res.on("close", () => {
+          rec.inflight--;
+          getRec.closedAt = Date.now() - t0;
+          getRec.clientFin = req.socket.finAt; // the client closed its side then (undefined: it did not)
+          getRec.ended = res.writableEnded;
+        });
       }
       else if (method === "tasks/result") rec.result++;
       else if (method === "tasks/cancel" || method === "tasks/delete") rec.cancel++;
@@ -543,6 +548,9 @@ export async function startProxy({ target, port = 0, rules = [], seed = 1, log =
     }
   }
 
+  /** Notes when a tasks/get's response head left for the client. */
+  const headSent = (ctx) => { if (ctx.getRec) ctx.getRec.headAt = Date.now() - t0; };
+
   const isResponseTo = (ctx, msg) => msg && typeof msg === "object" && !("method" in msg) && ("result" in msg || "error" in msg) &&
     (ctx.ids.length === 0 || ctx.ids.some((i) => i === msg.id));
 
@@ -571,6 +579,7 @@ export async function startProxy({ target, port = 0, rules = [], seed = 1, log =
     let eol = "\n";
     res.writeHead(ctx.status, ctx.outHeaders);
     res.flushHeaders();
+    headSent(ctx);
     if (f === "oversized" && rule.variant === "endless-line") {
       applied(rule, ctx.getRec);
       await writeEndless(ctx, "event: message\ndata: ");
@@ -643,7 +652,7 @@ export async function startProxy({ target, port = 0, rules = [], seed = 1, log =
     if (f === "reset" || f === "truncate" || f === "stall") {
       applied(rule, ctx.getRec);
       res.writeHead(ctx.status, ctx.outHeaders);
-      if (f === "stall") { res.flushHeaders(); await new Promise((r) => res.on("close", r)); return; }
+      if (f === "stall") { res.flushHeaders(); headSent(ctx); await new Promise((r) => res.on("close", r)); return; }
       res.write(text.slice(0, Math.floor(text.length / 2)));
       if (f === "reset") { await sleep(20); res.socket?.destroy(); } else res.end();
       return;
@@ -684,7 +693,14 @@ export async function startProxy({ target, port = 0, rules = [], seed = 1, log =
       try { if (!res.headersSent) errorResponse(res, 502); else res.destroy(); } catch { /* gone */ }
     });
   });
-  server.on("connection", (s) => { sockets.add(s); s.on("close", () => sockets.delete(s)); });
+  let socketSeq = 0;
+  server.on("connection", (s) => {
+    sockets.add(s);
+    s.faultId = ++socketSeq;
+    // when the client closed its side (FIN): a get record notes it if it comes while the get is open
+    s.on("end", () => { s.finAt = Date.now() - t0; });
+    s.on("close", () => sockets.delete(s));
+  });
   server.keepAliveTimeout = 5000;
   await new Promise((resolve, reject) => { server.once("error", reject); server.listen(port, "127.0.0.1", resolve); });
   const origin = `http://127.0.0.1:${server.address().port}`;

@@ -1,4 +1,4 @@
-// Security checks of issue 8, run as one more row of the fault matrix (plus a static scan):
+// Security checks, run as one more row of the fault matrix (plus a static scan):
 //   - credentials only through the header provider: every request the proxy sees carries the
 //     provider's Authorization value, none carries it in the URL, and it never shows up in the
 //     console, localStorage, sessionStorage, IndexedDB, Cache Storage or cookies;

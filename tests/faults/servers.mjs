@@ -1,5 +1,5 @@
 // The real servers behind the proxy: started through tests/servers/launch.mjs (written by the
-// servers helper), or an already running one named by FAULTS_UPSTREAM (dev use).
+// tests/servers launcher), or an already running one named by FAULTS_UPSTREAM (dev use).
 import { existsSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import path from "node:path";
@@ -27,7 +27,7 @@ export function selectedKinds(list, defaults) {
 let launcher;
 async function load() {
   if (!launcher) {
-    if (!existsSync(LAUNCHER)) throw new Error(`missing ${LAUNCHER} (the servers helper's launcher)`);
+    if (!existsSync(LAUNCHER)) throw new Error(`missing ${LAUNCHER} (the tests/servers launcher)`);
     launcher = await import(pathToFileURL(LAUNCHER).href);
   }
   return launcher;

@@ -1,4 +1,4 @@
-// What the tab-coordination and persistence tests (issue 5) share: a static server for the test page
+// What the tab-coordination and persistence tests share: a static server for the test page
 // and pkg/, browser contexts whose pages are tabs of one origin, and the test server's /stats counters.
 // The tests run in headless Chromium against the real TypeScript SDK test server (tests/servers,
 // GET /stats counts every request it receives); each *.test.mjs file here is one theme:

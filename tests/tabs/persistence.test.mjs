@@ -4,6 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { startServer } from "../servers/launch.mjs";
+import { startProxy } from "../faults/proxy.mjs";
 import { allDone, browser, dones, handleDones, servePage, sleep, stats, until } from "./harness.mjs";
 
 servePage();
@@ -216,6 +217,35 @@ test("onTaskDoneOnce that fired never fires again, even once the server forgot t
     assert.deepEqual(b.errors, []);
   } finally {
     await b.close();
+    await server.stop();
+  }
+});
+
+test("a task whose result cannot be had is settled once: onTaskDoneOnce once, never resumed again", { timeout: 60_000 }, async () => {
+  const server = await startServer("ts-sdk", { args: ["--poll-ms", "500"] });
+  // every tasks/result is answered "task not found": the task completes, its result cannot be had
+  const proxy = await startProxy({ target: server.url, rules: [{ fault: "unknown-task", method: "tasks/result" }] });
+  const b = await browser();
+  try {
+    const p = await b.page();
+    await p.evaluate((u) => T.connect(u), proxy.url);
+    const id = await p.evaluate(() => T.call(0, "long_job", { steps: 1, stepMs: 300 }));
+    assert.equal(await p.evaluate(() => T.settle(20_000)), 1);
+    assert.match((await p.evaluate(() => T.results()))[0], /^error: the task completed but its result could not be fetched/);
+    await allDone(b.events, [id]);
+    assert.deepEqual(dones(b.events, id).map((d) => d.kind), ["failed"], "onTaskDoneOnce fired once for the failed end");
+
+    for (let load = 0; load < 2; load++) {
+      await b.reload(p);
+      await p.evaluate((u) => T.connect(u), proxy.url);
+      assert.deepEqual(await p.evaluate(() => T.resume()), [], `reload ${load + 1}: nothing to resume`);
+    }
+    await sleep(1_000);
+    assert.equal(dones(b.events, id).length, 1, "onTaskDoneOnce did not fire again");
+    assert.deepEqual(b.errors, []);
+  } finally {
+    await b.close();
+    await proxy.stop();
     await server.stop();
   }
 });

@@ -8,8 +8,9 @@ use crate::engine::snapshot::TaskSnapshot;
 use crate::engine::Engine;
 
 impl<S: World> Harness<S> {
-    /// Replaces the engine with a fresh one (seed `seed`) that adopted the old session and
-    /// imported every listed task; `false` when the session could not be adopted.
+    /// Replaces the engine with a fresh one (seed `seed`) that resumed the old session and
+    /// imported every listed task; `false` when the session could not be resumed (the fresh
+    /// engine then connects anew).
     pub(crate) fn hand_over_with(
         &mut self,
         choice: DialectChoice,
@@ -32,8 +33,9 @@ impl<S: World> Harness<S> {
             dialect: choice,
             ..Config::default()
         };
-        let mut fresh = Engine::new(cfg, seed, self.now);
-        let adopted = fresh.adopt_session(self.now, &s);
+        let resumed = Engine::resume(cfg.clone(), seed, self.now, &s);
+        let adopted = resumed.is_some();
+        let mut fresh = resumed.unwrap_or_else(|| Engine::new(cfg, seed, self.now));
         for snap in snaps {
             fresh.import_task(self.now, snap);
         }

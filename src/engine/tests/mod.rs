@@ -15,6 +15,7 @@ mod props;
 mod push;
 mod replay;
 mod session;
+mod settle;
 mod streams;
 
 /// `PROPTEST_CASES` overrides the number of property cases (e.g. for a long soak run).

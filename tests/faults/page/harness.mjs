@@ -16,6 +16,29 @@ let kept = null;
 let headerCalls = 0;
 let inputsAnswered = 0; // the client of the last `keep` batch, for a `reuse` batch
 const now = () => Math.round(performance.now());
+
+// Every `tasks/get` the client hands to fetch: when it was called and when the client aborted it (page
+// clock), by task and JSON-RPC id. The browser may keep an aborted response's connection open a while
+// (to drain it for reuse), so the proxy alone cannot tell an abandoned poll from one still wanted.
+const polls = new Map();
+const pageFetch = globalThis.fetch;
+globalThis.fetch = function (input, init) {
+  try {
+    const msg = typeof init?.body === "string" && init.body.includes('"tasks/get"') ? JSON.parse(init.body) : null;
+    if (msg?.method === "tasks/get" && typeof msg.params?.taskId === "string") {
+      const rec = { calledAt: performance.now() };
+      polls.set(`${msg.params.taskId}#${msg.id}`, rec);
+      init.signal?.addEventListener("abort", () => { rec.abortedAt = performance.now(); }, { once: true });
+    }
+  } catch { /* not a JSON request: not a poll */ }
+  return pageFetch.call(this, input, init);
+};
+/** The polls recorded since the last call, keyed `taskId#id`; clears the record. */
+function pollLog() {
+  const out = Object.fromEntries(polls);
+  polls.clear();
+  return out;
+}
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** A JSON-safe summary of whatever an error is. */
@@ -169,4 +192,5 @@ window.__faults = {
   wasmBytes: () => (wasm?.memory?.buffer?.byteLength ?? null),
   xss: () => window.__faultXss ?? 0,
   headerCalls: () => headerCalls,
+  pollLog,
 };
