@@ -310,7 +310,11 @@ impl Flow {
             pairs.push(("scope", s));
         }
         let endpoint = &meta.authorization_endpoint;
-        let sep = if endpoint.contains('?') { '&' } else { '?' };
+        let sep = if endpoint.bytes().any(|b| b == b'?') {
+            '&'
+        } else {
+            '?'
+        };
         let url = format!("{endpoint}{sep}{}", form(&pairs));
         self.phase = Phase::Authorize;
         Ok(Step::Authorize(url))
@@ -387,7 +391,7 @@ fn split_query(u: &str) -> (&str, &str) {
 
 /// Private-use URI schemes (RFC 8252 §7.1: reverse domain names, e.g. `com.example.app`).
 fn is_private_scheme(s: &str) -> bool {
-    s.contains('.')
+    s.bytes().any(|b| b == b'.')
         && s.bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(&b))
 }

@@ -204,7 +204,7 @@ pub fn read_tokens(resp: &HttpResponse, now: Millis) -> Result<Tokens, AuthError
     if !token_type.eq_ignore_ascii_case("bearer") {
         return Err(fail(format!("token type {token_type:?} is not Bearer")));
     }
-    if access_token.is_empty() || access_token.contains(['\r', '\n']) {
+    if access_token.is_empty() || access_token.bytes().any(|b| b == b'\r' || b == b'\n') {
         return Err(fail(
             "the access token is empty or not a header value".into(),
         ));

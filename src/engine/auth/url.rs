@@ -24,7 +24,7 @@ impl Url {
         let rest = rest.split('#').next().unwrap_or_default();
         let end = rest.find(['/', '?']).unwrap_or(rest.len());
         let (authority, tail) = rest.split_at(end);
-        if authority.is_empty() || authority.contains(['@', ' ', '\\']) {
+        if authority.is_empty() || authority.bytes().any(|b| b"@ \\".contains(&b)) {
             return None;
         }
         let (path, query) = match tail.split_once('?') {
