@@ -6,7 +6,9 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use futures::future::{FutureExt, LocalBoxFuture, Shared};
+use std::future::Future;
+
+use futures::channel::oneshot;
 use js_sys::{Function, Object, Promise, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
@@ -23,8 +25,6 @@ const MAX_ANSWER: usize = 1 << 20;
 /// Most steps one flow may take (discovery tries at most a handful of locations).
 const MAX_STEPS: usize = 16;
 
-type Renewal = Shared<LocalBoxFuture<'static, Result<(), String>>>;
-
 /// The host's side of authorization: configuration, `openAuthorization`, the optional store.
 pub struct AuthShell {
     cfg: AuthConfig,
@@ -40,7 +40,8 @@ struct ShellState {
     lifetime: Option<u64>,
     /// The store has been read once.
     loaded: bool,
-    renewal: Option<Renewal>,
+    /// While a renewal runs: who waits for it to end.
+    renewal: Option<Vec<oneshot::Sender<()>>>,
     /// Why the last authorization failed, reported once to the request waiting for it.
     failure: Option<String>,
 }
@@ -78,11 +79,8 @@ impl AuthShell {
                 .is_some_and(|g| g.needs_refresh(now, s.lifetime))
         });
         if due {
-            let me = self.clone();
             // A failed refresh keeps the old token: the server's 401 starts a new authorization.
-            let _ = self
-                .exclusive(async move { me.refresh().await }.boxed_local())
-                .await;
+            let _ = self.exclusive(self.refresh()).await;
         }
         Ok(self.with(|s| {
             s.grant
@@ -120,10 +118,7 @@ impl AuthShell {
         if step_up && current.is_some() && scopes_cover(granted.as_deref(), c.scope.as_deref()) {
             return; // the grant already has that scope: a new authorization would not help
         }
-        let me = self.clone();
-        let _ = self
-            .exclusive(async move { me.renew(step_up, c, granted).await }.boxed_local())
-            .await;
+        let _ = self.exclusive(self.renew(step_up, c, granted)).await;
     }
 
     fn with<T>(&self, f: impl FnOnce(&mut ShellState) -> T) -> T {
@@ -132,36 +127,39 @@ impl AuthShell {
 
     /// Waits for a renewal in progress; whether there was one.
     async fn settle(&self) -> bool {
-        let running = self.with(|s| s.renewal.clone());
-        match running {
-            Some(r) => {
-                let _ = r.await;
+        let wait = self.with(|s| {
+            s.renewal.as_mut().map(|waiters| {
+                let (tx, rx) = oneshot::channel();
+                waiters.push(tx);
+                rx
+            })
+        });
+        match wait {
+            Some(rx) => {
+                let _ = rx.await;
                 true
             }
             None => false,
         }
     }
 
-    /// Runs `work` as the one renewal (or waits for the one running).
+    /// Runs `work` as the one renewal; when one is running, waits for it instead.
     async fn exclusive(
         &self,
-        work: LocalBoxFuture<'static, Result<(), String>>,
+        work: impl Future<Output = Result<(), String>>,
     ) -> Result<(), String> {
-        let running = self.with(|s| s.renewal.clone());
-        if let Some(r) = running {
-            return r.await;
+        if self.settle().await {
+            return Ok(());
         }
-        let shared = work.shared();
-        self.with(|s| s.renewal = Some(shared.clone()));
-        let out = shared.await;
-        self.with(|s| s.renewal = None);
-        out
+        self.with(|s| s.renewal = Some(Vec::new()));
+        let _done = Release(self);
+        work.await
     }
 
     /// On 401: a refresh if possible, else a new authorization; on step-up: a new authorization
     /// for the granted scopes plus the challenge's.
     async fn renew(
-        self: Rc<Self>,
+        &self,
         step_up: bool,
         c: AuthChallenge,
         granted: Option<String>,
@@ -307,6 +305,17 @@ impl AuthShell {
         let f: Function = Reflect::get(store, &method.into())?.dyn_into()?;
         let v = f.call1(store, &arg.unwrap_or(JsValue::UNDEFINED))?;
         JsFuture::from(Promise::resolve(&v)).await
+    }
+}
+
+/// Ends the renewal (also when its future is dropped) and wakes who waits for it.
+struct Release<'a>(&'a AuthShell);
+
+impl Drop for Release<'_> {
+    fn drop(&mut self) {
+        for waiter in self.0.with(|s| s.renewal.take()).unwrap_or_default() {
+            let _ = waiter.send(());
+        }
     }
 }
 
