@@ -41,7 +41,7 @@ stage "build wasm test binary" cargo test --locked --target wasm32-unknown-unkno
 side=(
   "fault matrix (small batch)|bash tests/faults/run.sh --small --no-write"
   "tabs: failover (Chromium)|node --test tests/tabs/failover.test.mjs"
-  "tabs: one poller, catch-up (Chromium)|node --test tests/tabs/polling.test.mjs"
+  "tabs: one poller (Chromium)|node --test tests/tabs/polling.test.mjs"
   "fault matrix (large batch, core cases × 4 servers)|bash tests/faults/run.sh --large-core --no-write"
   "JS in Node|bash scripts/test-js.sh node"
   "demo end-to-end (Chromium)|node --test tests/e2e/"

@@ -1,13 +1,14 @@
 //! mcp-task-client: an MCP Tasks requestor for browsers, Node and Electron.
 //!
 //! The crate is four layers with dependencies pointing one way only:
-//! `js` → `driver` → `engine` → `protocol`.
-//! `protocol` and `engine` are pure Rust (sans-IO: time, randomness and bytes are inputs) and
-//! are tested natively; `driver` and `js` exist only on `wasm32`.
+//! `js` → `driver` → `engine` → `protocol`, with `coord` (tab coordination) beside `engine`.
+//! `protocol`, `engine` and `coord` are pure Rust (sans-IO: time, randomness and bytes are
+//! inputs) and are tested natively; `driver` and `js` exist only on `wasm32`.
 
 // Size rules (clippy.toml's disallowed items) bind the shipped code; tests may use anything.
 #![cfg_attr(test, allow(clippy::disallowed_methods, clippy::disallowed_types))]
 
+pub mod coord;
 pub mod engine;
 pub mod protocol;
 

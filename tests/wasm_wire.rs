@@ -1,4 +1,4 @@
-//! wasm-level tests of the hand-written JSON readers (`driver::json`, `Msg::decode`, the stored
+//! wasm-level tests of the hand-written JSON readers (`driver::json`, `wire::decode`, the stored
 //! records) and of the JS ↔ JSON conversions (`js::convert`). Pure: no server, runs in Node
 //! (`cargo test --target wasm32-unknown-unknown --test wasm_wire`) and in browsers alike.
 //!
@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 use js_sys::{Array, Object, Reflect};
 use mcp_task_client::driver::json;
 use mcp_task_client::driver::persist::{Scope, SessionRecord, TaskRecord};
-use mcp_task_client::driver::tabs::wire::{Msg, Op, SessionWire};
+use mcp_task_client::driver::tabs::wire::{self, Msg, Op, SessionWire};
 use mcp_task_client::engine::api::{
     Augment, CallOptions, ClientError, End, ErrorKind, Event, InputId, OpId, SubId,
 };
@@ -334,7 +334,7 @@ fn every_channel_message_reads_back_equal() {
     assert_eq!(names.len(), 24, "a sample for every variant: {names:?}");
     for m in all {
         let text = m.encode();
-        assert_eq!(Msg::decode(&text).as_ref(), Some(&m), "{text}");
+        assert_eq!(wire::decode(&text).as_ref(), Some(&m), "{text}");
     }
 }
 
@@ -461,11 +461,11 @@ fn wrong_shapes_read_as_nothing() {
         "{\"t\":\"leader\",\"from\":1,\"epoch\":1,\"hiddenMs\":0,\"session\":{\"dialect\":\"ancient\"}}",
         "{\"t\":\"hello\",\"from\":1,\"visible\":true",
     ] {
-        assert_eq!(Msg::decode(text), None, "{text}");
+        assert_eq!(wire::decode(text), None, "{text}");
     }
     // Optional members: `null` and absence both read as `None`.
     assert_eq!(
-        Msg::decode("{\"t\":\"ev\",\"epoch\":1,\"event\":{\"type\":\"warning\",\"error\":{\"kind\":\"rpc\",\"message\":\"m\"}}}"),
+        wire::decode("{\"t\":\"ev\",\"epoch\":1,\"event\":{\"type\":\"warning\",\"error\":{\"kind\":\"rpc\",\"message\":\"m\"}}}"),
         Some(Msg::Ev {
             to: None,
             epoch: 1,

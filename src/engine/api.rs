@@ -9,6 +9,10 @@ use crate::protocol::auth::AuthChallenge;
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::{Dialect, InputRequest, Outcome, Task};
 
+/// The method of an [`Event::Input`] that withdraws the earlier input with the same id
+/// (`params.reason` says why: `cancelled`, `expired`, …).
+pub const INPUT_WITHDRAWN: &str = "notifications/cancelled";
+
 /// Milliseconds since the Unix epoch, supplied by the caller.
 pub type Millis = u64;
 
@@ -273,7 +277,9 @@ pub enum Event {
         task_id: Option<String>,
         end: End,
     },
-    /// The server needs input from the host; answer with `Engine::answer_input`.
+    /// The server needs input from the host; answer with `Engine::answer_input`. A second
+    /// `Input` with the same id and the method [`INPUT_WITHDRAWN`] withdraws it (its task was
+    /// cancelled or expired): the host should stop, and its answer is no longer wanted.
     #[serde(rename_all = "camelCase")]
     Input {
         id: InputId,

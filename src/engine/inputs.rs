@@ -9,7 +9,7 @@ use crate::protocol::dialect::Outgoing;
 use crate::protocol::jsonrpc::{codes, Id, Message, RpcError};
 use crate::protocol::model::InputRequest;
 
-use super::api::{ClientError, ErrorKind, Event, InputId, Millis, SendKey};
+use super::api::{ClientError, ErrorKind, Event, InputId, Millis, SendKey, INPUT_WITHDRAWN};
 use super::elicit::{fill_defaults, ELICIT};
 use super::requests::{Failure, Purpose};
 use super::sorted::SortedMap;
@@ -27,6 +27,8 @@ pub(crate) enum Origin {
     Task,
     /// A modern MRTR round of a call.
     Mrtr(CallId),
+    /// A server request the client runs as a task (see `receiver`): the answer is the task's outcome.
+    Hosted,
 }
 
 /// One input request the host has not answered yet (or whose answer is not delivered yet).
@@ -68,7 +70,7 @@ impl Engine {
         task_id: Option<String>,
         request: InputRequest,
         origin: Origin,
-    ) {
+    ) -> InputId {
         self.inputs.next += 1;
         let id = InputId(self.inputs.next);
         let open = Open {
@@ -83,6 +85,45 @@ impl Engine {
             task_id,
             request,
         });
+        id
+    }
+
+    /// Withdraws an open input request: the host is told to stop (see [`INPUT_WITHDRAWN`]).
+    pub(crate) fn withdraw_input(&mut self, id: InputId, reason: &str) {
+        let Some(open) = self.inputs.open.remove(&id) else {
+            return;
+        };
+        let request = InputRequest {
+            key: open.request.key,
+            method: INPUT_WITHDRAWN.to_owned(),
+            params: json!({ "reason": reason }),
+        };
+        self.emit(Event::Input {
+            id,
+            task_id: open.task_id,
+            request,
+        });
+    }
+
+    /// The server gave up on one of its requests (`notifications/cancelled {requestId}`, e.g. on
+    /// its own timeout): the host's open input for it is withdrawn.
+    pub(crate) fn on_request_cancelled(&mut self, params: Option<&Value>) {
+        let Some(id) = params
+            .and_then(|p| p.get("requestId"))
+            .and_then(Id::from_json)
+        else {
+            return;
+        };
+        let origin = Origin::Server(id);
+        let open = self
+            .inputs
+            .open
+            .keys()
+            .find(|k| self.inputs.open.get(k).is_some_and(|o| o.origin == origin))
+            .copied();
+        if let Some(k) = open {
+            self.withdraw_input(k, "cancelled");
+        }
     }
 
     /// A request from the server: `ping` is answered here, host methods are surfaced (once per
@@ -95,12 +136,14 @@ impl Engine {
         method: &str,
         params: Option<Value>,
     ) {
-        let _ = now;
         if method == "ping" {
             return self.respond(Message::Response {
                 id,
                 result: json!({}),
             });
+        }
+        if self.hosted_request(now, &id, method, params.as_ref()) {
+            return;
         }
         if !HOST_METHODS.contains(&method) {
             let error = RpcError::new(
@@ -141,7 +184,7 @@ impl Engine {
         self.surface_input(related.or(by_stream), request, Origin::Server(id));
     }
 
-    fn respond(&mut self, msg: Message) {
+    pub(crate) fn respond(&mut self, msg: Message) {
         let headers = match self.session.codec_any() {
             Some(c) => c.message_headers(&self.session.info(), &msg),
             None => Vec::new(),
@@ -173,6 +216,14 @@ impl Engine {
             }
             v
         });
+        if open.origin == Origin::Hosted {
+            let task_id = open.task_id.clone();
+            self.inputs.open.remove(&id);
+            if let Some(t) = task_id {
+                self.hosted_answer(now, &t, answer);
+            }
+            return;
+        }
         if let Origin::Mrtr(c) = open.origin {
             let key = open.request.key.clone();
             self.inputs.open.remove(&id);

@@ -148,9 +148,32 @@ fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
     era * 146_097 + day_of_era - 719_468
 }
 
+/// `millis` since the Unix epoch as ISO 8601 UTC with milliseconds (`2026-12-01T17:05:51.000Z`).
+pub(crate) fn format_millis(millis: Millis) -> String {
+    let secs = millis / 1000;
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm, unsigned form).
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let doe = z % 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + u64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60,
+        millis % 1000
+    )
+}
+
 #[cfg(test)]
 mod tests {
-    use super::parse_millis as p;
+    use super::{format_millis, parse_millis as p};
 
     #[test]
     fn epoch_and_known_instants() {
@@ -192,6 +215,22 @@ mod tests {
             "2025-11-25T10:30:00+99:00",
         ] {
             assert_eq!(p(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn iso8601_round_trips_through_the_parser() {
+        assert_eq!(format_millis(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(format_millis(1_764_608_751_123), "2025-12-01T17:05:51.123Z");
+        assert_eq!(format_millis(951_782_400_000), "2000-02-29T00:00:00.000Z");
+        for t in [
+            1,
+            59_999,
+            1_709_164_800_000,
+            4_102_444_799_999,
+            253_402_300_799_999,
+        ] {
+            assert_eq!(p(&format_millis(t)), Some(t), "{t}");
         }
     }
 }

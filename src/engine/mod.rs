@@ -45,6 +45,7 @@ mod lifecycle;
 mod listen;
 mod negotiate;
 mod ops;
+mod receiver;
 mod registry;
 mod requests;
 mod results;
@@ -61,7 +62,7 @@ mod unauthorized;
 pub mod verdict;
 
 #[cfg(test)]
-mod testkit;
+pub(crate) mod testkit;
 #[cfg(test)]
 mod tests;
 
@@ -113,6 +114,8 @@ pub struct Engine {
     tools: Tools,
     listen: listen::Listen,
     blocking: results::Blocking,
+    /// Tasks this client runs for the server.
+    hosted: receiver::Hosted,
     timers: Timers,
     visible: bool,
     last_catch_up: Option<Millis>,
@@ -147,6 +150,7 @@ impl Engine {
             tools: Tools::default(),
             listen: listen::Listen::default(),
             blocking: results::Blocking::default(),
+            hosted: receiver::Hosted::default(),
             timers: Timers::default(),
             visible: true,
             last_catch_up: None,
@@ -365,6 +369,7 @@ impl Engine {
         self.inputs = Inputs::default();
         self.reqs = Requests::default();
         self.blocking = results::Blocking::default();
+        self.hosted = receiver::Hosted::default();
         self.session.drop_waiting(|_| true);
     }
 
@@ -426,13 +431,13 @@ impl Engine {
         ops
     }
 
-    /// When the engine next needs to run: its earliest timer or request timeout.
+    /// When the engine next needs to run: its earliest timer, request timeout or hosted expiry.
     fn next_wake(&mut self) -> Option<Millis> {
-        let timeout = self.reqs.next_timeout();
-        match (self.timers.next(), timeout) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        let timer = self.timers.next();
+        [timer, self.reqs.next_timeout(), self.hosted.next_expiry()]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     fn run_timers(&mut self, now: Millis) {
@@ -440,6 +445,7 @@ impl Engine {
             self.on_timeout(now, n);
         }
         self.respace_after_leap(now);
+        self.expire_hosted(now);
         while let Some(timer) = self.timers.pop_due(now) {
             match timer {
                 Timer::Task(kind, slot) => {

@@ -18,6 +18,9 @@ impl Engine {
         if method == "notifications/tools/list_changed" {
             return self.tools.invalidate();
         }
+        if method == "notifications/cancelled" {
+            return self.on_request_cancelled(params);
+        }
         let Some(codec) = self.session.codec_any() else {
             return;
         };

@@ -56,7 +56,6 @@ impl<K: Ord, V> SortedMap<K, V> {
         self.0.is_empty()
     }
 
-    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.0.len()
     }

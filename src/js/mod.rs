@@ -2,6 +2,7 @@
 //! Conversion only: every decision is the engine's; this layer routes its events to promises and
 //! callbacks.
 
+mod aborts;
 pub mod convert;
 mod error;
 mod handle;
@@ -24,7 +25,7 @@ use wasm_bindgen_futures::{future_to_promise, spawn_local, JsFuture};
 use crate::driver::era::EraKey;
 use crate::driver::tabs::{Link, Requestor, SharedOptions};
 use crate::driver::{DriverOptions, Host};
-use crate::engine::api::{DialectChoice, Event, OpId, SubId};
+use crate::engine::api::{DialectChoice, Event, OpId, SubId, INPUT_WITHDRAWN};
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model;
 
@@ -53,6 +54,8 @@ pub struct ClientInner {
     subs: RefCell<HashMap<SubId, Rc<HandleState>>>,
     ops: RefCell<HashMap<OpId, Pending>>,
     on_input: Option<Function>,
+    /// The signals of the input requests `onInput` is handling.
+    input_aborts: aborts::InputAborts,
     on_warning: Option<Function>,
     transitions: RefCell<Vec<Function>>,
     /// `onTaskDoneOnce` callbacks, and the tasks whose end this page has already reported.
@@ -157,6 +160,10 @@ impl ClientInner {
         task_id: Option<String>,
         req: model::InputRequest,
     ) {
+        if req.method == INPUT_WITHDRAWN {
+            let why = req.params.get("reason").and_then(Value::as_str);
+            return self.input_aborts.abort(id, why.unwrap_or("withdrawn"));
+        }
         let ev = types::InputRequestEvent {
             key: req.key,
             method: req.method,
@@ -164,6 +171,7 @@ impl ClientInner {
             task_id,
         };
         let handler = self.on_input.clone();
+        let extra = self.input_aborts.start(id);
         let weak = Rc::downgrade(self);
         spawn_local(async move {
             let answer = match handler {
@@ -174,9 +182,13 @@ impl ClientInner {
                     -32601,
                     format!("no onInput handler for {}", ev.method),
                 )),
-                Some(f) => run_handler(&f, &to_js(&ev)).await,
+                Some(f) => run_handler(&f, &to_js(&ev), &extra).await,
             };
-            if let Some(d) = weak.upgrade().and_then(|c| c.driver()) {
+            let me = weak.upgrade();
+            if let Some(c) = &me {
+                c.input_aborts.finish(id);
+            }
+            if let Some(d) = me.and_then(|c| c.driver()) {
                 d.op(|e, now| e.answer_input(now, id, answer));
             }
         });
@@ -276,8 +288,10 @@ impl ClientInner {
     }
 }
 
-async fn run_handler(f: &Function, req: &JsValue) -> Result<Value, RpcError> {
-    let v = f.call1(&JsValue::UNDEFINED, req).map_err(|e| thrown(&e))?;
+async fn run_handler(f: &Function, req: &JsValue, extra: &JsValue) -> Result<Value, RpcError> {
+    let v = f
+        .call2(&JsValue::UNDEFINED, req, extra)
+        .map_err(|e| thrown(&e))?;
     let v = JsFuture::from(Promise::resolve(&v))
         .await
         .map_err(|e| thrown(&e))?;
@@ -382,6 +396,7 @@ impl McpTaskClient {
                 subs: RefCell::new(HashMap::new()),
                 ops: RefCell::new(HashMap::new()),
                 on_input: o.on_input,
+                input_aborts: aborts::InputAborts::default(),
                 on_warning: o.on_warning,
                 transitions: RefCell::new(Vec::new()),
                 once: tabs::Once::default(),
@@ -568,6 +583,7 @@ impl McpTaskClient {
     #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
     pub fn close(&self) -> Promise {
         let d = self.inner.driver();
+        self.inner.input_aborts.abort_all();
         future_to_promise(async move {
             if let Some(d) = d {
                 d.close().await;

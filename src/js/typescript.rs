@@ -142,6 +142,8 @@ export interface ElicitRequestParams {
   requestedSchema?: JsonObject;
   url?: string;
   elicitationId?: string;
+  /** Set when the server asks the client to run this request as a task (2025-11-25). */
+  task?: { ttl?: number };
   _meta?: JsonObject;
 }
 /** The user's answer to an elicitation. */
@@ -167,6 +169,8 @@ export interface CreateMessageRequestParams {
   stopSequences?: string[];
   modelPreferences?: JsonObject;
   metadata?: JsonObject;
+  /** Set when the server asks the client to run this request as a task (2025-11-25). */
+  task?: { ttl?: number };
   _meta?: JsonObject;
 }
 /** The host model's completion. */
@@ -199,7 +203,8 @@ export type InputRequestEvent = {
     params: InputMethods[M]["params"];
     /** Identifies the request (stable across tabs with `persist`). */
     key: string;
-    /** The task the request belongs to, when there is one. */
+    /** The task the request belongs to, when there is one. For a request the client runs as a
+     *  task for the server (`params.task` set), the client's own task id. */
     taskId: string | null;
   };
 }[InputMethod];
@@ -207,5 +212,14 @@ export type InputRequestEvent = {
 export type InputResult<M extends InputMethod = InputMethod> = InputMethods[M]["result"];
 /** Answers the server's elicitation, sampling and roots requests. An answer that does not fit the
  *  request's method is not sent: the server gets an error and `onWarning` an `invalidInput`. */
-export type InputHandler = (request: InputRequestEvent) => InputResult | Promise<InputResult>;
+export type InputHandler = (
+  request: InputRequestEvent,
+  extra: InputExtra,
+) => InputResult | Promise<InputResult>;
+/** What else `onInput` receives. */
+export interface InputExtra {
+  /** Aborts when the answer is no longer wanted: the server cancelled the task the client runs
+   *  for the request, its ttl ran out, or the client closed (`reason`: an `McpTaskError`). */
+  signal: AbortSignal;
+}
 "#;

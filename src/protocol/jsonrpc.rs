@@ -238,6 +238,13 @@ impl Message {
     }
 }
 
+impl Id {
+    /// An id read from a JSON value (`requestId` of `notifications/cancelled`), if it is one.
+    pub fn from_json(v: &Value) -> Option<Id> {
+        parse_id(v.clone()).ok()
+    }
+}
+
 fn parse_id(v: Value) -> Result<Id, DecodeError> {
     match v {
         Value::String(s) => Ok(Id::String(s)),

@@ -14,78 +14,21 @@
 //! Tracked tasks live in [`persist`](crate::driver::persist); `onTaskDoneOnce` callbacks go
 //! through the [`Ledger`] so they fire exactly once across tabs and reloads.
 
-mod idmap;
-mod leader;
 mod ledger;
-mod tab;
+mod shell;
 mod web;
 pub mod wire;
 
 use js_sys::Reflect;
-use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use crate::engine::api::{CallOptions, ClientError, InputId, OpId, SubId};
-use crate::engine::Engine;
-use crate::protocol::jsonrpc::RpcError;
-use crate::protocol::model::{Dialect, Task};
+use crate::engine::api::ClientError;
 
 use super::{Driver, DriverOptions, Host};
 
+pub use crate::coord::Requestor;
 pub use ledger::{fire, Ledger};
-use tab::Tab;
-
-/// The engine operations the JS layer uses: implemented by the [`Engine`] itself (solo) and by
-/// a tab's view of its leader (shared), which speaks in tab-local ids.
-pub trait Requestor {
-    fn call_tool(&mut self, now: u64, name: &str, arguments: Value, opts: CallOptions) -> SubId;
-    fn request(&mut self, now: u64, method: &str, params: Value, opts: CallOptions) -> SubId;
-    fn watch(&mut self, now: u64, task_id: &str) -> SubId;
-    fn unsubscribe(&mut self, now: u64, sub: SubId);
-    fn cancel(&mut self, now: u64, task_id: &str) -> OpId;
-    fn delete_task(&mut self, now: u64, task_id: &str) -> OpId;
-    fn answer_input(&mut self, now: u64, id: InputId, answer: Result<Value, RpcError>);
-    fn list_tasks(&mut self, now: u64, cursor: Option<&str>) -> OpId;
-    fn list_tools(&mut self, now: u64) -> OpId;
-    fn task(&self, task_id: &str) -> Option<Task>;
-    fn dialect(&self) -> Option<Dialect>;
-}
-
-impl Requestor for Engine {
-    fn call_tool(&mut self, now: u64, name: &str, arguments: Value, opts: CallOptions) -> SubId {
-        Engine::call_tool(self, now, name, arguments, opts)
-    }
-    fn request(&mut self, now: u64, method: &str, params: Value, opts: CallOptions) -> SubId {
-        Engine::request(self, now, method, params, opts)
-    }
-    fn watch(&mut self, now: u64, task_id: &str) -> SubId {
-        Engine::watch(self, now, task_id)
-    }
-    fn unsubscribe(&mut self, now: u64, sub: SubId) {
-        Engine::unsubscribe(self, now, sub)
-    }
-    fn cancel(&mut self, now: u64, task_id: &str) -> OpId {
-        Engine::cancel(self, now, task_id)
-    }
-    fn delete_task(&mut self, now: u64, task_id: &str) -> OpId {
-        Engine::delete_task(self, now, task_id)
-    }
-    fn answer_input(&mut self, now: u64, id: InputId, answer: Result<Value, RpcError>) {
-        Engine::answer_input(self, now, id, answer)
-    }
-    fn list_tasks(&mut self, now: u64, cursor: Option<&str>) -> OpId {
-        Engine::list_tasks(self, now, cursor)
-    }
-    fn list_tools(&mut self, now: u64) -> OpId {
-        Engine::list_tools(self, now)
-    }
-    fn task(&self, task_id: &str) -> Option<Task> {
-        Engine::task(self, task_id).cloned()
-    }
-    fn dialect(&self) -> Option<Dialect> {
-        Engine::dialect(self)
-    }
-}
+use shell::Tab;
 
 /// The `ConnectOptions` of this layer.
 #[derive(Debug, Clone, Default, PartialEq)]

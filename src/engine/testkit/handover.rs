@@ -3,6 +3,7 @@
 use serde_json::json;
 
 use super::{Harness, World};
+use crate::engine::api::SendKey;
 use crate::engine::api::{Config, DialectChoice};
 use crate::engine::snapshot::TaskSnapshot;
 use crate::engine::Engine;
@@ -47,5 +48,22 @@ impl<S: World> Harness<S> {
     /// [`Harness::hand_over_with`] a fixed seed.
     pub(crate) fn hand_over(&mut self, choice: DialectChoice, ids: &[String]) -> bool {
         self.hand_over_with(choice, ids, 99)
+    }
+}
+
+impl<S: World> Harness<S> {
+    /// The engine's page went away: every request it had open is dropped at the server, as a
+    /// closed tab's connections are.
+    pub(crate) fn drop_open_requests(&mut self) {
+        let mut keys: Vec<SendKey> = self.results_open.keys().copied().collect();
+        keys.extend(self.get_keys.keys().copied());
+        keys.extend(self.arriving.iter().map(|(_, t)| t.key));
+        keys.sort_unstable();
+        keys.dedup();
+        for key in keys {
+            self.server.abort(key);
+            self.clear_get(key, None);
+            self.release(key);
+        }
     }
 }

@@ -19,7 +19,7 @@ mod settle;
 mod streams;
 
 /// `PROPTEST_CASES` overrides the number of property cases (e.g. for a long soak run).
-fn cases(default: u32) -> u32 {
+pub(crate) fn cases(default: u32) -> u32 {
     std::env::var("PROPTEST_CASES")
         .ok()
         .and_then(|v| v.parse().ok())

@@ -36,6 +36,7 @@ impl SessionDialect for Legacy {
     const DIALECT: Dialect = Dialect::Legacy;
     const PROTOCOL_VERSION: &'static str = PROTOCOL_VERSION;
     const RELATED_TASK: &'static str = RELATED_TASK;
+    const HOSTS_TASKS: bool = true;
 
     /// `params.task = {ttl?}`; non-task params only lose a `null` (sent as `{}`).
     fn augment(params: Value, task: Option<&TaskAugment>) -> Value {

@@ -11,6 +11,7 @@ use super::model::{Dialect, InputRequest, Task};
 
 mod common;
 pub mod draft;
+pub mod hosted;
 pub mod legacy;
 pub mod modern;
 mod session;

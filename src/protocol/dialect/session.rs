@@ -20,6 +20,8 @@ pub(super) trait SessionDialect: Send + Sync {
     const RELATED_TASK: &'static str;
     /// The requestor names the tasks it asks for (see [`Codec::names_tasks`]).
     const NAMES_TASKS: bool = false;
+    /// The client may run server→client requests as tasks (declared in `initialize`).
+    const HOSTS_TASKS: bool = false;
 
     /// Request params asking for a task as `task` says (see [`Codec::build_request`]).
     fn augment(params: Value, task: Option<&TaskAugment>) -> Value;
@@ -44,7 +46,15 @@ impl<D: SessionDialect> Codec for D {
     }
 
     fn build_initialize(&self, s: &SessionInfo) -> Option<Outgoing> {
-        Some(common::initialize(s, D::PROTOCOL_VERSION))
+        if !D::HOSTS_TASKS {
+            return Some(common::initialize(s, D::PROTOCOL_VERSION));
+        }
+        let caps = super::hosted::declare(s.client_capabilities);
+        let s = SessionInfo {
+            client_capabilities: &caps,
+            ..*s
+        };
+        Some(common::initialize(&s, D::PROTOCOL_VERSION))
     }
 
     fn names_tasks(&self) -> bool {

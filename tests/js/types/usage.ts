@@ -68,6 +68,17 @@ const onInput: InputHandler = async (req) => {
   }
 };
 
+// The handler's second argument: a signal that aborts when the answer is no longer wanted (the
+// server cancelled the client-side task, its ttl ran out, the client closed).
+const abortable: InputHandler = async (req, { signal }) => {
+  const asTask: number | undefined = req.method === "elicitation/create" ? req.params.task?.ttl : undefined;
+  console.log(asTask, req.taskId);
+  await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+  signal.throwIfAborted();
+  return { action: "cancel" };
+};
+export const abortableOptions: ConnectOptions = { onInput: abortable };
+
 export async function usage(signal: AbortSignal): Promise<void> {
   await init();
   const options: ConnectOptions = {

@@ -97,6 +97,13 @@ TOOLS = [
         "required",
     ),
     _tool("quick", "Plain tool (taskSupport forbidden): echoes `text`.", {"text": {"type": "string", "default": "hi"}}, "forbidden"),
+    _tool(
+        "client_task",
+        "Asks the client to run an elicitation (or sampling, kind=sample) as a task with the SDK's "
+        "elicit_as_task / create_message_as_task (which poll the client's task), then echoes the outcome as JSON.",
+        {"kind": {"type": "string", "enum": ["elicit", "sample"], "default": "elicit"}, "ttl": {**INT0, "default": 60000}},
+        "forbidden",
+    ),
     _tool("needs_task", "taskSupport required: finishes after `ms` ms.", {"ms": {**INT0, "default": 100}}, "required"),
     _tool(
         "maybe_task",
@@ -221,6 +228,22 @@ def _work(name: str, args: dict[str, Any], token: str | int | None):
     return table[name]
 
 
+async def _client_task(session, arguments: dict[str, Any]) -> types.CallToolResult:
+    """The server as a task requestor toward the client (2025-11-25): the SDK sends the request with
+    `params.task`, polls `tasks/get` and fetches `tasks/result`."""
+    ttl = int(arguments.get("ttl", 60000))
+    try:
+        if arguments.get("kind") == "sample":
+            message = types.SamplingMessage(role="user", content=types.TextContent(type="text", text="Say hi"))
+            r = await session.experimental.create_message_as_task([message], max_tokens=20, ttl=ttl)
+        else:
+            schema = {"type": "object", "properties": {"name": {"type": "string"}}}
+            r = await session.experimental.elicit_as_task("Your name?", schema, ttl=ttl)
+        return _text(json.dumps({"result": r.model_dump(mode="json", exclude_none=True)}))
+    except Exception as e:  # the report is the point: the test reads it
+        return _text(json.dumps({"error": {"code": getattr(getattr(e, "error", None), "code", None), "message": str(e)}}))
+
+
 @server.list_tools()
 async def list_tools() -> list[types.Tool]:
     return TOOLS
@@ -235,6 +258,8 @@ async def call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResul
     ctx.experimental.validate_for_tool(tool)
     if name == "quick":
         return _text(f"quick: {arguments.get('text', 'hi')}")
+    if name == "client_task":
+        return await _client_task(ctx.session, arguments)
     if name == "maybe_task" and not ctx.experimental.is_task:
         await anyio.sleep(int(arguments.get("ms", 100)) / 1000)
         return _text("maybe_task done")

@@ -11,7 +11,12 @@ import cors from 'cors';
 import * as z from 'zod/v4';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import {
+    isInitializeRequest,
+    CreateTaskResultSchema,
+    ElicitResultSchema,
+    CreateMessageResultSchema
+} from '@modelcontextprotocol/sdk/types.js';
 import { InMemoryTaskStore, InMemoryTaskMessageQueue } from '@modelcontextprotocol/sdk/experimental/tasks';
 import { Stats } from './stats.mjs';
 import { MemoryEventStore } from './event-store.mjs';
@@ -133,6 +138,61 @@ async function askClient(ctx, capability, send) {
     return answer;
 }
 
+/** An SDK error as plain data. */
+const errorData = e => ({ code: e?.code ?? null, message: e instanceof Error ? e.message : String(e) });
+
+/**
+ * The server as a task requestor toward the client (2025-11-25): sends `elicitation/create` or
+ * `sampling/createMessage` with `params.task` through the SDK's request API, each request to the
+ * client with a `timeoutMs` timeout, then `then`:
+ *  - `result`: the SDK's `requestStream` polls `tasks/get` and fetches `tasks/result` once completed;
+ *  - `cancel`: `tasks/cancel` after `waitMs`, then `tasks/get`, `tasks/list` and `tasks/result`;
+ *  - `expire`: `tasks/get` and `tasks/result` after `waitMs` (past a short `ttl`).
+ * `stream: "call"` sends on this tools/call's response stream, `"get"` on the GET listening stream.
+ */
+async function clientTask(mcp, args, extra) {
+    const { kind, ttl, timeoutMs, then, waitMs, stream } = args;
+    const server = mcp.server;
+    const base = { timeout: timeoutMs, ...(stream === 'call' ? { relatedRequestId: extra.requestId } : {}) };
+    const request =
+        kind === 'sample'
+            ? { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: 'Say hi' } }], maxTokens: 20 } }
+            : {
+                  method: 'elicitation/create',
+                  params: { mode: 'form', message: 'Your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } }
+              };
+    const schema = kind === 'sample' ? CreateMessageResultSchema : ElicitResultSchema;
+    const started = Date.now();
+    const out = { statuses: [] };
+    if (then === 'result') {
+        for await (const m of server.experimental.tasks.requestStream(request, schema, { ...base, task: { ttl } })) {
+            if (m.type === 'taskCreated') out.taskId = m.task.taskId;
+            if (m.type === 'taskCreated' || m.type === 'taskStatus') out.statuses.push(m.task.status);
+            if (m.type === 'result') out.result = m.result;
+            if (m.type === 'error') out.error = errorData(m.error);
+        }
+        out.elapsedMs = Date.now() - started;
+        return text(JSON.stringify(out));
+    }
+    const created = await server.request(request, CreateTaskResultSchema, { ...base, task: { ttl } });
+    out.created = created.task;
+    const taskId = created.task.taskId;
+    await sleep(waitMs);
+    const attempt = async (name, f) => {
+        try {
+            out[name] = await f();
+        } catch (e) {
+            out[name] = { error: errorData(e) };
+        }
+    };
+    if (then === 'cancel') await attempt('cancel', () => server.experimental.tasks.cancelTask(taskId, base));
+    await attempt('get', () => server.experimental.tasks.getTask(taskId, base));
+    if (then === 'cancel') await attempt('list', () => server.experimental.tasks.listTasks(undefined, base));
+    await attempt('result', () => server.experimental.tasks.getTaskResult(taskId, schema, base));
+    out.elapsedMs = Date.now() - started;
+    return text(JSON.stringify(out));
+}
+
 function createServer() {
     const mcp = new McpServer(
         { name: 'mcp-task-client-test-ts-sdk', version: '1.0.0' },
@@ -200,6 +260,22 @@ function createServer() {
             const sampled = r.content?.type === 'text' ? r.content.text : JSON.stringify(r.content);
             return { status: 'completed', result: text(`sample_job got: ${sampled}`) };
         }
+    );
+
+    mcp.registerTool(
+        'client_task',
+        {
+            description: 'Asks the client to run an elicitation or sampling request as a task and reports what the SDK saw (JSON text).',
+            inputSchema: {
+                kind: z.enum(['elicit', 'sample']).default('elicit'),
+                ttl: z.number().int().min(1).default(60_000),
+                timeoutMs: z.number().int().min(1).default(1000),
+                then: z.enum(['result', 'cancel', 'expire']).default('result'),
+                waitMs: z.number().int().min(0).default(300),
+                stream: z.enum(['call', 'get']).default('call')
+            }
+        },
+        (args, extra) => clientTask(mcp, args, extra)
     );
 
     mcp.registerTool(

@@ -21,7 +21,12 @@ fn initialize_asks_for_2025_11_25_without_the_modern_extension() {
     assert_eq!(o.method, "initialize");
     assert!(o.expects_response);
     assert_eq!(o.params["protocolVersion"], "2025-11-25");
-    assert_eq!(o.params["capabilities"], json!({"elicitation": {}}));
+    // Elicitation can be hosted as a task (sampling is not declared).
+    let tasks = json!({"list": {}, "cancel": {}, "requests": {"elicitation": {"create": {}}}});
+    assert_eq!(
+        o.params["capabilities"],
+        json!({"elicitation": {}, "tasks": tasks})
+    );
     assert_eq!(
         o.params["clientInfo"],
         json!({"name": "mcp-task-client", "version": "0.1.0"})

@@ -4,7 +4,7 @@
 
 /// Entries in ascending id order (iteration order matches a `BTreeMap`'s).
 #[derive(Debug, Clone)]
-pub(super) struct IdMap<V>(Vec<(u64, V)>);
+pub(crate) struct IdMap<V>(Vec<(u64, V)>);
 
 impl<V> Default for IdMap<V> {
     fn default() -> Self {
@@ -40,10 +40,6 @@ impl<V> IdMap<V> {
 
     pub fn contains_key(&self, id: &u64) -> bool {
         self.pos(*id).is_ok()
-    }
-
-    pub fn keys(&self) -> impl Iterator<Item = &u64> {
-        self.0.iter().map(|(k, _)| k)
     }
 }
 

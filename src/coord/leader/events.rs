@@ -1,0 +1,183 @@
+//! Routing the leader engine's events back to the tabs (engine ids → tab-local ids).
+
+use super::{Dest, Pending};
+use crate::coord::wire::{Msg, SessionWire, TabId};
+use crate::coord::{Coord, Output};
+use crate::engine::api::{End, Event, InputId, Millis, OpId, SubId};
+use crate::engine::sorted::SortedSet;
+
+impl Coord {
+    /// Routes one event of the leader's engine (ignored once that leadership ended).
+    pub(in crate::coord) fn on_engine_event(&mut self, now: Millis, epoch: u64, ev: Event) {
+        if self.leading_epoch() != Some(epoch) {
+            return;
+        }
+        match ev {
+            ev @ Event::Connected { .. } => {
+                let Some(s) = SessionWire::of(ev) else { return };
+                if let Some(l) = self.leading() {
+                    l.server_info = s.server_info.clone();
+                }
+                let server_info = s.server_info.clone();
+                self.announce_session(&s);
+                self.announce(now);
+                self.emit(Output::SaveSession { server_info });
+            }
+            Event::Status { sub, task } => {
+                let task_id = task.task_id.clone();
+                let dest = self.leading().and_then(|l| {
+                    l.router.sub_tasks.insert(sub, task_id.clone());
+                    l.router.subs.get(&sub).cloned()
+                });
+                if let Some(Dest::Tab(t, local)) = dest {
+                    let ev = Event::Status {
+                        sub: SubId(local),
+                        task,
+                    };
+                    self.send_to(t, epoch, ev);
+                }
+                self.emit(Output::Persist(task_id));
+            }
+            Event::Done { sub, task_id, end } => self.route_done(epoch, sub, task_id, end),
+            Event::Input {
+                id,
+                task_id,
+                request,
+            } => {
+                let wire = (epoch & 0xffff_ffff) << 32 | (id.0 & 0xffff_ffff);
+                let to = self.answerer(task_id.as_deref());
+                let p = Pending {
+                    input: id,
+                    task_id,
+                    request,
+                    to,
+                };
+                self.ask(epoch, wire, p);
+            }
+            Event::Reply { op, result } => {
+                let dest = self.leading().and_then(|l| {
+                    let d = l.router.ops.remove(&op);
+                    if let Some(k) = d {
+                        l.router.op_keys.remove(&k);
+                    }
+                    d
+                });
+                if let Some((t, local)) = dest {
+                    let ev = Event::Reply {
+                        op: OpId(local),
+                        result,
+                    };
+                    self.send_to(t, epoch, ev);
+                }
+            }
+            Event::Warning {
+                task_id: Some(task),
+                error,
+            } => {
+                let tabs: SortedSet<TabId> = self
+                    .leading_ref()
+                    .map(|l| {
+                        let r = &l.router;
+                        r.subs
+                            .iter()
+                            .filter(|(s, _)| r.sub_tasks.get(*s) == Some(&task))
+                            .filter_map(|(_, d)| match d {
+                                Dest::Tab(t, _) => Some(*t),
+                                Dest::Internal(_) => None,
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let tabs = if tabs.is_empty() {
+                    [self.id].into_iter().collect()
+                } else {
+                    tabs
+                };
+                for t in tabs {
+                    let ev = Event::Warning {
+                        task_id: Some(task.clone()),
+                        error: error.clone(),
+                    };
+                    self.send_to(t, epoch, ev);
+                }
+            }
+            ev @ (Event::Warning { task_id: None, .. } | Event::Transition { .. }) => {
+                self.post(Msg::Ev {
+                    to: None,
+                    epoch,
+                    event: ev.clone(),
+                });
+                self.push_local(ev);
+            }
+        }
+    }
+
+    fn route_done(&mut self, epoch: u64, sub: SubId, task_id: Option<String>, end: End) {
+        let Some(l) = self.leading() else { return };
+        let r = &mut l.router;
+        let stopped = r.stopped.remove(&sub);
+        r.sub_tasks.remove(&sub);
+        let dest = r.subs.remove(&sub);
+        match &dest {
+            Some(Dest::Tab(t, local)) => {
+                r.sub_keys.remove(&(*t, *local));
+            }
+            Some(Dest::Internal(id)) => {
+                r.internal.remove(id);
+            }
+            None => {}
+        }
+        if let Some(id) = &task_id {
+            self.emit(Output::Persist(id.clone()));
+            let internal = matches!(dest, Some(Dest::Internal(_)));
+            if stopped {
+                // Stopped on purpose: let go unless another tab still follows the task.
+                self.release(id);
+            } else if !internal && !matches!(end, End::Finished { .. }) {
+                // The watcher's tab went away before the end: keep tracking.
+                self.track(id);
+            }
+        }
+        if let Some(Dest::Tab(t, local)) = dest {
+            let ev = Event::Done {
+                sub: SubId(local),
+                task_id,
+                end,
+            };
+            self.send_to(t, epoch, ev);
+        }
+    }
+
+    /// The tab that follows the task longest answers its input requests; else this one.
+    pub(super) fn answerer(&self, task_id: Option<&str>) -> TabId {
+        let r = self.leading_ref().map(|l| &l.router);
+        let follower = r.and_then(|r| {
+            (r.subs.iter())
+                .filter_map(|(s, d)| match d {
+                    Dest::Tab(t, _)
+                        if task_id.is_some()
+                            && r.sub_tasks.get(s).map(String::as_str) == task_id =>
+                    {
+                        Some((*s, *t))
+                    }
+                    _ => None,
+                })
+                .min()
+        });
+        follower.map_or(self.id, |(_, t)| t)
+    }
+
+    /// Hands an input request to its tab, remembering it until the answer comes.
+    pub(super) fn ask(&mut self, epoch: u64, wire: u64, p: Pending) {
+        let ev = Event::Input {
+            id: InputId(wire),
+            task_id: p.task_id.clone(),
+            request: p.request.clone(),
+        };
+        let to = p.to;
+        if let Some(l) = self.leading() {
+            l.router.inputs.insert(wire, p);
+        }
+        self.send_to(to, epoch, ev);
+    }
+}

@@ -1,0 +1,173 @@
+//! The leader's I/O: loading the stored tasks and session, opening the driver (adopting the
+//! session), closing it on stepping down, and writing records and the session.
+
+use std::rc::Rc;
+
+use gloo_timers::future::TimeoutFuture;
+use serde_json::Value;
+use wasm_bindgen_futures::spawn_local;
+
+use super::Tab;
+use crate::coord::{Input, Stored};
+use crate::driver::persist::{SessionRecord, TaskRecord, FIRED_RETENTION_MS, RETENTION_MS};
+use crate::driver::{global, Driver, Host, TransportKind};
+use crate::engine::Engine;
+
+/// Retry opening the driver (WebSocket refused) after this long.
+const RETRY_CONNECT_MS: u32 = 3_000;
+
+impl Tab {
+    fn leads(&self, epoch: u64) -> bool {
+        self.0.coord.borrow().leading_epoch() == Some(epoch)
+    }
+
+    /// Leads `epoch`: loads the scope's records (dropping stale ones) and session, opens the
+    /// driver adopting the session, then hands the records to the machine.
+    pub(super) fn lead(&self, epoch: u64) {
+        let me = self.clone();
+        spawn_local(async move {
+            let tasks = me.load_tasks().await;
+            let http = me.0.conf.transport == TransportKind::Http;
+            let session = if http {
+                me.0.store.session().await
+            } else {
+                None
+            };
+            loop {
+                if !me.leads(epoch) {
+                    return;
+                }
+                let weak = me.weak();
+                let host: Host = Rc::new(move |event| {
+                    if let Some(t) = weak.upgrade() {
+                        Tab(t).feed(Input::Engine { epoch, event });
+                    }
+                });
+                let config = me.0.conf.config.clone();
+                let adopt = session.clone();
+                let opts = me.0.conf.driver_options();
+                let res = Driver::connect_with(opts, host, move |engine, now| {
+                    if let Some(s) = adopt {
+                        if !engine.adopt_session(now, &s.session) {
+                            *engine = Engine::new(config, global::random_seed(), now);
+                        }
+                    }
+                })
+                .await;
+                match res {
+                    Ok(d) if me.leads(epoch) => {
+                        *me.0.driver.borrow_mut() = Some((epoch, d));
+                        break;
+                    }
+                    Ok(d) => return close_driver(d),
+                    Err(error) => {
+                        me.feed(Input::LeadFailed { epoch, error });
+                        TimeoutFuture::new(RETRY_CONNECT_MS).await;
+                    }
+                }
+            }
+            me.feed(Input::Ready { epoch, tasks });
+        });
+    }
+
+    async fn load_tasks(&self) -> Vec<Stored> {
+        let now = global::now();
+        let mut out = Vec::new();
+        for r in self.0.store.tasks().await {
+            let stale = now.saturating_sub(r.updated_at) > RETENTION_MS
+                || r.fired_at
+                    .is_some_and(|t| now.saturating_sub(t) > FIRED_RETENTION_MS);
+            if stale {
+                self.0.store.delete_task(&r.task_id).await;
+                continue;
+            }
+            out.push(Stored {
+                terminal: r.is_terminal(),
+                task_id: r.task_id,
+                snapshot: r.snapshot,
+                answered: r.answered_inputs,
+            });
+        }
+        out
+    }
+
+    /// Leaves the leader role: the engine is detached (the session stays open for the next
+    /// leader), the lock released.
+    pub(super) fn step_down(&self) {
+        if let Some((_, d)) = self.0.driver.borrow_mut().take() {
+            close_driver(d);
+        }
+        if let Some(mut h) = self.0.web.borrow_mut().leader_lock.take() {
+            h.release();
+        }
+    }
+
+    /// Persists the shared session (HTTP only: a WebSocket session dies with its socket).
+    pub(super) fn save_session(&self, server_info: Value) {
+        if self.0.conf.transport != TransportKind::Http {
+            return;
+        }
+        let Some(session) = self
+            .driver()
+            .and_then(|d| d.read(|e| e.session_snapshot(server_info)))
+        else {
+            return;
+        };
+        let store = self.0.store.clone();
+        spawn_local(async move {
+            let rec = SessionRecord {
+                session,
+                saved_at: global::now(),
+            };
+            store.put_session(&rec).await;
+        });
+    }
+
+    /// Marks a task's record for writing (batched).
+    pub(super) fn persist(&self, task_id: String) {
+        self.0.dirty.borrow_mut().insert(task_id);
+        if !self.0.flushing.replace(true) {
+            let me = self.clone();
+            spawn_local(async move { me.flush().await });
+        }
+    }
+
+    async fn flush(&self) {
+        loop {
+            let batch = std::mem::take(&mut *self.0.dirty.borrow_mut());
+            if batch.is_empty() {
+                self.0.flushing.set(false);
+                return;
+            }
+            for id in batch {
+                if let Some(rec) = self.record_of(&id) {
+                    let update = move |old| Some(rec.merged_over(old));
+                    self.0.store.update_task(&id, update).await;
+                }
+            }
+        }
+    }
+
+    /// The record of a task as this leader knows it (results stripped unless opted in).
+    fn record_of(&self, task_id: &str) -> Option<TaskRecord> {
+        let keep = self.0.conf.shared.persist_results;
+        let d = self.driver()?;
+        let x = d.read(|e| self.0.coord.borrow().export(e, task_id, keep))?;
+        let now = global::now();
+        let mut rec = TaskRecord::new(&self.0.scope, task_id, now);
+        rec.dialect = x.dialect;
+        rec.status = Some(x.snapshot.task.status);
+        rec.snapshot = Some(x.snapshot);
+        rec.answered_inputs = x.answered;
+        Some(rec)
+    }
+}
+
+/// Detaches a driver's engine (the session stays open) and closes its streams.
+fn close_driver(d: Driver) {
+    d.op(|e, now| e.detach(now));
+    spawn_local(async move {
+        d.close().await;
+        d.release_host();
+    });
+}

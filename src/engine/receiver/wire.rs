@@ -1,0 +1,75 @@
+//! What the receiver says on the wire: task objects, the related-task `_meta`, and the errors the
+//! 2025-11-25 spec names for unknown, expired and already-terminal tasks.
+
+use serde_json::{json, Map, Value};
+
+use crate::protocol::dialect::legacy::RELATED_TASK;
+use crate::protocol::jsonrpc::{codes, RpcError};
+
+/// `_meta` tying a message to task `task_id`.
+pub(crate) fn related(task_id: &str) -> Value {
+    json!({ RELATED_TASK: { "taskId": task_id } })
+}
+
+/// `result` with the related-task `_meta` merged in (other `_meta` entries kept).
+pub(crate) fn with_related(result: Value, task_id: &str) -> Value {
+    let mut obj = match result {
+        Value::Object(o) => o,
+        other => return other,
+    };
+    let meta = obj
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !meta.is_object() {
+        *meta = Value::Object(Map::new());
+    }
+    if let Value::Object(m) = meta {
+        m.insert(RELATED_TASK.into(), json!({ "taskId": task_id }));
+    }
+    Value::Object(obj)
+}
+
+/// The error for a task id this client never issued (or forgot long ago).
+pub(crate) fn not_found() -> RpcError {
+    RpcError::new(
+        codes::INVALID_PARAMS,
+        "Failed to retrieve task: Task not found",
+    )
+}
+
+/// The error for a task whose ttl ran out.
+pub(crate) fn expired() -> RpcError {
+    RpcError::new(
+        codes::INVALID_PARAMS,
+        "Failed to retrieve task: Task has expired",
+    )
+}
+
+/// The error for cancelling a task that already ended.
+pub(crate) fn already_terminal(status: &str) -> RpcError {
+    RpcError::new(
+        codes::INVALID_PARAMS,
+        format!("Cannot cancel task: already in terminal status '{status}'"),
+    )
+}
+
+/// What `tasks/result` answers for a task the requestor cancelled.
+pub(crate) fn cancelled() -> RpcError {
+    RpcError::new(codes::INTERNAL_ERROR, "Task was cancelled by the requestor")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn related_meta_is_merged_into_results() {
+        let v = with_related(json!({ "action": "accept", "_meta": { "k": 1 } }), "t1");
+        assert_eq!(v["_meta"]["k"], 1);
+        assert_eq!(v["_meta"][RELATED_TASK]["taskId"], "t1");
+        let v = with_related(json!({ "_meta": 3 }), "t2");
+        assert_eq!(v["_meta"][RELATED_TASK]["taskId"], "t2");
+        assert_eq!(with_related(json!([1]), "t"), json!([1]));
+        assert_eq!(related("x")[RELATED_TASK]["taskId"], "x");
+    }
+}
