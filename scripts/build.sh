@@ -34,7 +34,7 @@ package() {
   "$WASM_OPT" -Os --converge "$PKG/${NAME}_bg.wasm" -o "$PKG/${NAME}_bg.opt.wasm"
   mv "$PKG/${NAME}_bg.opt.wasm" "$PKG/${NAME}_bg.wasm"
 
-  cp src/js/npm/index.js src/js/npm/node.js src/js/npm/extras.js src/js/npm/extras.d.ts src/js/npm/react.js src/js/npm/react.d.ts LICENSE-MIT LICENSE-APACHE "$PKG/"
+  cp src/js/npm/index.js src/js/npm/node.js src/js/npm/extras.js src/js/npm/extras.d.ts src/js/npm/react.js src/js/npm/react.d.ts src/js/npm/auth.js src/js/npm/auth.d.ts src/js/npm/auth-node.js src/js/npm/auth-node.d.ts LICENSE-MIT LICENSE-APACHE "$PKG/"
   # index.d.ts re-exports the public classes and types by name (not the raw InitOutput exports).
   names() { grep -oE "^export (declare )?$1 [A-Za-z]+" "$PKG/$NAME.d.ts" | awk '{print $NF}' | grep -vxE 'InitInput|InitOutput|SyncInitInput' | sort -u | paste -sd, - | sed 's/,/, /g'; }
   {

@@ -62,6 +62,11 @@ pub fn random_seed() -> u64 {
     (hi << 32) ^ now()
 }
 
+/// Fills `buf` from `crypto.getRandomValues`; `false` when it is unavailable.
+pub fn random_bytes(buf: &mut [u8]) -> bool {
+    get_random_values(buf).is_ok()
+}
+
 /// The global `WebSocket` constructor, when there is one (Node 20 has none without a flag).
 pub fn websocket_ctor() -> Option<Function> {
     Reflect::get(&js_sys::global(), &JsValue::from_str("WebSocket"))

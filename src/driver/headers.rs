@@ -4,6 +4,9 @@ use js_sys::{Array, Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
+use std::rc::Rc;
+
+use super::auth::AuthShell;
 use super::global::describe;
 
 /// Where extra (auth) headers come from; consulted before every request.
@@ -15,6 +18,8 @@ pub enum HeaderSource {
     Fixed(Vec<(String, String)>),
     /// A function returning any of the above, or a promise of it.
     Provider(Function),
+    /// These headers, then the `auth` option's `Authorization`.
+    Auth(Box<HeaderSource>, Rc<AuthShell>),
 }
 
 impl HeaderSource {
@@ -29,9 +34,33 @@ impl HeaderSource {
         }
     }
 
+    /// Adds the `auth` option's shell.
+    pub fn with_auth(self, shell: Option<Rc<AuthShell>>) -> Self {
+        match shell {
+            Some(s) => Self::Auth(Box::new(self), s),
+            None => self,
+        }
+    }
+
+    /// The `auth` option's shell, if any.
+    pub fn auth(&self) -> Option<Rc<AuthShell>> {
+        match self {
+            Self::Auth(_, s) => Some(s.clone()),
+            _ => None,
+        }
+    }
+
     /// The headers for one request; a throwing or rejecting provider is an error.
     pub async fn resolve(&self) -> Result<Vec<(String, String)>, String> {
         match self {
+            Self::Auth(base, shell) => {
+                let mut h = Box::pin(base.resolve()).await?;
+                if let Some(v) = shell.header().await? {
+                    h.retain(|(k, _)| !k.eq_ignore_ascii_case("authorization"));
+                    h.push(("authorization".into(), v));
+                }
+                Ok(h)
+            }
             Self::None => Ok(Vec::new()),
             Self::Fixed(h) => Ok(h.clone()),
             Self::Provider(f) => {

@@ -245,12 +245,22 @@ async fn exchange(
         }
     };
     let resp = fetch(&url, &init).await?;
+    let h = resp.headers();
+    let get = |name: &str| h.get(name).ok().flatten();
+    if let (401 | 403, Some(shell)) = (resp.status(), source.auth()) {
+        let used = auth
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case("authorization"));
+        let challenge = get("www-authenticate");
+        let used = used.map(|(_, v)| v.as_str());
+        shell
+            .challenged(resp.status(), challenge.as_deref(), used)
+            .await;
+    }
     if !d.with(|st| st.http.live(key)) {
         return Ok(());
     }
     let now = global::now();
-    let h = resp.headers();
-    let get = |name: &str| h.get(name).ok().flatten();
     d.feed(Input::Head {
         key,
         status: resp.status(),

@@ -30,6 +30,7 @@
 mod absent;
 mod answers;
 pub mod api;
+pub mod auth;
 mod cadence;
 mod calls;
 mod deletes;

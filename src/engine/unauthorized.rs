@@ -1,6 +1,7 @@
-//! HTTP 401 and 403. A request refused with 401 is sent once more (the driver asks the header
-//! provider before every transmission, so a host that refreshes its token there just works); a
-//! second 401, or a 403, fails it as `Unauthorized` with the status and the parsed
+//! HTTP 401 and 403. A request refused with 401, or with 403 `insufficient_scope` (step-up), is
+//! sent once more (the driver asks the header provider before every transmission, so a host that
+//! refreshes its token or widens its scope there just works); a second refusal, or another 403,
+//! fails it as `Unauthorized` with the status and the parsed
 //! `WWW-Authenticate` challenge, for the host to run its own authorization.
 
 use super::ids::ReqId;
@@ -25,7 +26,13 @@ impl Engine {
         // The body is the refusal, not an answer: stop reading it.
         let key = p.key;
         self.out.push_back(Output::Abort { key });
-        let again = status == 401 && !p.reauthorized && !matches!(p.purpose, Purpose::Listen);
+        let step_up = status == 403
+            && AuthChallenge::from_header(www_authenticate.as_deref())
+                .error
+                .as_deref()
+                == Some("insufficient_scope");
+        let again =
+            (status == 401 || step_up) && !p.reauthorized && !matches!(p.purpose, Purpose::Listen);
         if again && p.stream.resumed {
             p.reauthorized = true;
             self.reqs.end_key(key);

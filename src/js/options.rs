@@ -4,8 +4,12 @@ use js_sys::{Function, Reflect};
 use wasm_bindgen::prelude::*;
 use web_sys::AbortSignal;
 
+use std::rc::Rc;
+
+use crate::driver::auth::AuthShell;
 use crate::driver::{HeaderSource, TransportKind};
 use crate::engine::api::{Augment, CallOptions, Config, DialectChoice, Link};
+use crate::engine::auth::AuthConfig;
 
 /// Parsed `ConnectOptions`.
 pub struct Connect {
@@ -199,14 +203,45 @@ pub fn connect(url: &str, o: &JsValue) -> Result<Connect, String> {
         // Without a handler the host can answer nothing: declare nothing.
         config.client_capabilities = serde_json::json!({});
     }
+    let client_name = config.client_name.clone();
     Ok(Connect {
         transport,
         config,
-        headers: HeaderSource::from_js(&get(o, "headers"))?,
+        headers: HeaderSource::from_js(&get(o, "headers"))?.with_auth(auth(o, url, &client_name)?),
         websocket: function(o, "WebSocket")?,
         on_input,
         on_warning: function(o, "onWarning")?,
     })
+}
+
+/// Reads the `auth` option: OAuth for servers that answer 401 (see `driver::auth`).
+fn auth(o: &JsValue, url: &str, client_name: &str) -> Result<Option<Rc<AuthShell>>, String> {
+    let a = get(o, "auth");
+    if a.is_undefined() || a.is_null() {
+        return Ok(None);
+    }
+    check_object(&a, "auth")?;
+    let open =
+        function(&a, "openAuthorization")?.ok_or("auth.openAuthorization must be a function")?;
+    let redirect_uri = string(&a, "redirectUri")?.ok_or("auth.redirectUri must be a string")?;
+    let store = get(&a, "store");
+    let store = if store.is_undefined() || store.is_null() {
+        None
+    } else if get(&store, "load").is_function() && get(&store, "save").is_function() {
+        Some(store)
+    } else {
+        return Err("auth.store must have load() and save(grant) functions".into());
+    };
+    let cfg = AuthConfig {
+        server_url: url.to_owned(),
+        redirect_uri,
+        client_id: string(&a, "clientId")?,
+        client_secret: string(&a, "clientSecret")?,
+        client_metadata_url: string(&a, "clientMetadataUrl")?,
+        client_name: string(&a, "clientName")?.unwrap_or_else(|| client_name.to_owned()),
+        scope: string(&a, "scope")?,
+    };
+    Ok(Some(AuthShell::new(cfg, open, store)))
 }
 
 /// Reads `CallOptions` (`ttlMs`, `keepAliveMs`, `task`, `deleteOnDone`, `signal`).

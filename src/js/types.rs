@@ -29,6 +29,35 @@ export type HeaderProvider = () => HeaderCollection | undefined | Promise<Header
 /** A `WebSocket`-compatible constructor (the global one, or `WebSocket` from the `ws` package). */
 export type WebSocketConstructor = new (url: string, protocols?: string | string[]) => object;
 
+/** What the package keeps of an authorization: tokens, expiry, client and token endpoint. */
+export type AuthGrant = JsonObject;
+
+/** Where grants live (default: memory, gone with the client). Share one store between tabs and
+ *  they follow each other's refreshes. The package persists nothing on its own. */
+export interface AuthStore {
+  load(): AuthGrant | undefined | Promise<AuthGrant | undefined>;
+  save(grant: AuthGrant): void | Promise<void>;
+}
+
+export interface AuthOptions {
+  /** Where the authorization server sends the user back; must match exactly. */
+  redirectUri: string;
+  /** Sends the user to `url` (popup, system browser…) and resolves with the URL they came back
+   *  on (the redirect URI with `code` and `state`). */
+  openAuthorization(url: string): Promise<string | URL>;
+  /** A pre-registered client id (used first). */
+  clientId?: string;
+  /** Its secret: only for hosts that can keep one (Node, Electron's main process). */
+  clientSecret?: string;
+  /** The HTTPS URL of this client's metadata document, used as its id where supported. */
+  clientMetadataUrl?: string;
+  /** Sent with dynamic registration (default: `clientName`). */
+  clientName?: string;
+  /** Scopes to ask for when the server names none. */
+  scope?: string;
+  store?: AuthStore;
+}
+
 export interface ConnectOptions {
   /** Default: `"websocket"` for ws:/wss: URLs, else `"http"`. */
   transport?: "http" | "websocket";
@@ -42,6 +71,9 @@ export interface ConnectOptions {
   dialect?: "auto" | "modern" | "legacy" | "draft";
   /** Auth (or other) headers, sent on every HTTP request. */
   headers?: HeaderCollection | HeaderProvider;
+  /** OAuth 2.1 for servers that answer 401 (MCP authorization): discovery, registration, PKCE,
+   *  refresh and step-up are done for you; HTTP only. Helpers: `mcp-task-client/auth`. */
+  auth?: AuthOptions;
   /** Answers the server's elicitation/sampling/roots requests: narrow on `request.method`, return
    *  that method's result (a throw or rejection is sent to the server as an error). */
   onInput?: InputHandler;

@@ -19,14 +19,38 @@ const scenarios = {
 const onInput = async (request) =>
   request.method === "elicitation/create" ? { action: "accept", content: {} } : {};
 
-const run = scenarios[scenario];
+/** The `auth/*` scenarios: connect with OAuth, then call the protected server's tool. */
+const authScenario = async (client) => (await client.callTool("test-tool", {})).result();
+
+/**
+ * The suite's authorization server redirects at once (no login page): the "user's visit" is one
+ * request whose redirect is the callback. Pre-registered credentials come in the suite's context.
+ */
+function authOption() {
+  const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}");
+  return {
+    redirectUri: "http://localhost:3000/callback",
+    clientMetadataUrl: "https://conformance-test.local/client-metadata.json",
+    clientId: context.client_id,
+    clientSecret: context.client_secret,
+    openAuthorization: async (url) => {
+      const response = await fetch(url, { redirect: "manual" });
+      const back = response.headers.get("location");
+      if (!back) throw new Error(`the authorization endpoint answered ${response.status}, no redirect`);
+      return new URL(back, url).href;
+    },
+  };
+}
+
+const run = scenario?.startsWith("auth/") ? authScenario : scenarios[scenario];
 if (!run) {
   console.error(`unknown scenario: ${scenario}`);
   process.exit(2);
 }
 let client;
 try {
-  client = await McpTaskClient.connect(url, { onInput, onWarning: (w) => console.error("warning:", w.error.message) });
+  const auth = scenario.startsWith("auth/") ? authOption() : undefined;
+  client = await McpTaskClient.connect(url, { onInput, auth, onWarning: (w) => console.error("warning:", w.error.message) });
   const out = await run(client);
   console.log(JSON.stringify({ scenario, dialect: client.dialect, out }));
 } catch (e) {

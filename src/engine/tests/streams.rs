@@ -372,6 +372,32 @@ fn a_401_then_a_fresh_token_succeeds_and_a_403_is_not_retried() {
 }
 
 #[test]
+fn a_403_insufficient_scope_is_sent_once_more_for_step_up() {
+    let mut e = legacy_ready();
+    let (sub, key, _) = request(&mut e);
+    let step_up = |key| Input::Head {
+        key,
+        status: 403,
+        session_id: None,
+        retry_after_ms: None,
+        www_authenticate: Some(r#"Bearer error="insufficient_scope", scope="files:write""#.into()),
+    };
+    e.handle_input(T0, step_up(key));
+    let (sent, events) = drain(&mut e, T0);
+    assert_eq!(sent.len(), 1, "sent once more after step-up: {sent:?}");
+    assert!(events.is_empty(), "{events:?}");
+    e.handle_input(T0, step_up(sent[0].0));
+    let (sent, events) = drain(&mut e, T0);
+    assert!(sent.is_empty(), "not a third time: {sent:?}");
+    let error = failed(&events, sub);
+    assert_eq!(error.http_status, Some(403));
+    assert_eq!(
+        error.auth.unwrap_or_default().scope.as_deref(),
+        Some("files:write")
+    );
+}
+
+#[test]
 fn a_401_on_initialize_resends_the_handshake_then_reports_unauthorized() {
     let mut e = legacy(DialectChoice::Legacy);
     let (sent, _) = drain(&mut e, T0);

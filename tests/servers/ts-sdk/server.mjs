@@ -20,6 +20,7 @@ import {
 import { InMemoryTaskStore, InMemoryTaskMessageQueue } from '@modelcontextprotocol/sdk/experimental/tasks';
 import { Stats } from './stats.mjs';
 import { MemoryEventStore } from './event-store.mjs';
+import { installOAuth } from './oauth.mjs';
 
 const RELATED = 'io.modelcontextprotocol/related-task';
 /** Long timeout for server→client requests made from task work (the SDK default is 60 s). */
@@ -40,6 +41,10 @@ const JSON_RESPONSE = flag('--json', 'JSON_RESPONSE');
 const DISCOVER_WITHOUT_TASKS = flag('--discover-without-tasks', 'DISCOVER_WITHOUT_TASKS');
 // STRICT_CORS=1 / --strict-cors: only the 2025-11-25 request headers are allowed (a common configuration).
 const STRICT_CORS = flag('--strict-cors', 'STRICT_CORS');
+// OAUTH=1 / --oauth: /mcp needs a bearer token from the built-in authorization server (oauth.mjs),
+// whose access tokens live TOKEN_TTL_S / --token-ttl-s seconds (default 3).
+const OAUTH = flag('--oauth', 'OAUTH');
+const TOKEN_TTL_S = Number.parseInt(option('--token-ttl-s', 'TOKEN_TTL_S') ?? '3', 10) || 3;
 
 const taskStore = new InMemoryTaskStore();
 const taskMessageQueue = new InMemoryTaskMessageQueue();
@@ -327,11 +332,12 @@ app.use(
         allowedHeaders: STRICT_CORS
             ? ['Content-Type', 'Accept', 'Authorization', 'Mcp-Session-Id', 'MCP-Protocol-Version', 'Last-Event-ID']
             : ['Content-Type', 'Accept', 'Authorization', 'Mcp-Session-Id', 'MCP-Protocol-Version', 'Mcp-Method', 'Mcp-Name', 'Last-Event-ID'],
-        exposedHeaders: STRICT_CORS ? ['Mcp-Session-Id'] : ['Mcp-Session-Id', 'MCP-Protocol-Version'],
+        exposedHeaders: STRICT_CORS ? ['Mcp-Session-Id'] : ['Mcp-Session-Id', 'MCP-Protocol-Version', 'WWW-Authenticate'],
         maxAge: 600
     })
 );
 app.use(express.json({ limit: '4mb' }));
+const oauthListening = OAUTH ? installOAuth(app, { ttlS: TOKEN_TTL_S }) : null;
 
 app.get('/stats', (_req, res) => res.json(stats.snapshot()));
 app.post('/stats/reset', (_req, res) => {
@@ -417,6 +423,7 @@ const httpServer = app.listen(PORT, '127.0.0.1', err => {
         process.exit(1);
     }
     const { port } = httpServer.address();
+    oauthListening?.(`http://127.0.0.1:${port}`);
     process.stdout.write(`READY http://127.0.0.1:${port}/mcp\n`);
 });
 

@@ -1,0 +1,396 @@
+//! The `auth` option's shell: runs [`Flow`]s and refreshes for the engine's requests — fetches,
+//! random values and SHA-256 from Web Crypto, the host's `openAuthorization` for the user's visit,
+//! and the host's `store` for the grant. One renewal at a time: requests refused meanwhile wait
+//! for it. Tokens never leave this module except as the `Authorization` header and to the store.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use std::future::Future;
+
+use futures::channel::oneshot;
+use js_sys::{Function, Object, Promise, Reflect, Uint8Array};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+use super::global::{self, describe};
+use crate::engine::auth::url::base64;
+use crate::engine::auth::{
+    scopes_cover, AuthConfig, Flow, Grant, HttpRequest, HttpResponse, Secrets, Step,
+};
+use crate::protocol::auth::AuthChallenge;
+
+/// Largest metadata or token answer read (bytes).
+const MAX_ANSWER: usize = 1 << 20;
+/// Most steps one flow may take (discovery tries at most a handful of locations).
+const MAX_STEPS: usize = 16;
+
+/// The host's side of authorization: configuration, `openAuthorization`, the optional store.
+pub struct AuthShell {
+    cfg: AuthConfig,
+    open: Function,
+    store: Option<JsValue>,
+    st: RefCell<ShellState>,
+}
+
+#[derive(Default)]
+struct ShellState {
+    grant: Option<Grant>,
+    /// The current access token's lifetime (ms), to refresh short-lived tokens early enough.
+    lifetime: Option<u64>,
+    /// The store has been read once.
+    loaded: bool,
+    /// While a renewal runs: who waits for it to end.
+    renewal: Option<Vec<oneshot::Sender<()>>>,
+    /// Why the last authorization failed, reported once to the request waiting for it.
+    failure: Option<String>,
+}
+
+impl std::fmt::Debug for AuthShell {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AuthShell")
+            .field("server", &self.cfg.server_url)
+            .finish_non_exhaustive()
+    }
+}
+
+impl AuthShell {
+    pub fn new(cfg: AuthConfig, open: Function, store: Option<JsValue>) -> Rc<Self> {
+        Rc::new(Self {
+            cfg,
+            open,
+            store,
+            st: RefCell::new(ShellState::default()),
+        })
+    }
+
+    /// The `Authorization` value for the next request (refreshed first when about to expire);
+    /// an error once after a failed authorization.
+    pub async fn header(self: &Rc<Self>) -> Result<Option<String>, String> {
+        self.settle().await;
+        if let Some(why) = self.st.borrow_mut().failure.take() {
+            return Err(why);
+        }
+        self.load().await;
+        let now = global::now();
+        let due = self.with(|s| {
+            s.grant
+                .as_ref()
+                .is_some_and(|g| g.needs_refresh(now, s.lifetime))
+        });
+        if due {
+            // A failed refresh keeps the old token: the server's 401 starts a new authorization.
+            let _ = self.exclusive(self.refresh()).await;
+        }
+        Ok(self.with(|s| {
+            s.grant
+                .as_ref()
+                .map(|g| format!("Bearer {}", g.access_token))
+        }))
+    }
+
+    /// A request sent with `used` (its `Authorization` value) was refused with `status`: renews
+    /// the grant unless someone already did, or renewing cannot help.
+    pub async fn challenged(
+        self: &Rc<Self>,
+        status: u16,
+        www_authenticate: Option<&str>,
+        used: Option<&str>,
+    ) {
+        let c = AuthChallenge::from_header(www_authenticate);
+        let step_up = status == 403 && c.error.as_deref() == Some("insufficient_scope");
+        if status != 401 && !step_up {
+            return;
+        }
+        if self.settle().await {
+            return;
+        }
+        self.load().await;
+        let current = self.with(|s| {
+            s.grant
+                .as_ref()
+                .map(|g| format!("Bearer {}", g.access_token))
+        });
+        if current.is_some() && current.as_deref() != used {
+            return; // renewed since that request left (here or by another tab through the store)
+        }
+        let granted = self.with(|s| s.grant.as_ref().and_then(|g| g.scope.clone()));
+        if step_up && current.is_some() && scopes_cover(granted.as_deref(), c.scope.as_deref()) {
+            return; // the grant already has that scope: a new authorization would not help
+        }
+        let _ = self.exclusive(self.renew(step_up, c, granted)).await;
+    }
+
+    fn with<T>(&self, f: impl FnOnce(&mut ShellState) -> T) -> T {
+        f(&mut self.st.borrow_mut())
+    }
+
+    /// Waits for a renewal in progress; whether there was one.
+    async fn settle(&self) -> bool {
+        let wait = self.with(|s| {
+            s.renewal.as_mut().map(|waiters| {
+                let (tx, rx) = oneshot::channel();
+                waiters.push(tx);
+                rx
+            })
+        });
+        match wait {
+            Some(rx) => {
+                let _ = rx.await;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Runs `work` as the one renewal; when one is running, waits for it instead.
+    async fn exclusive(
+        &self,
+        work: impl Future<Output = Result<(), String>>,
+    ) -> Result<(), String> {
+        if self.settle().await {
+            return Ok(());
+        }
+        self.with(|s| s.renewal = Some(Vec::new()));
+        let _done = Release(self);
+        work.await
+    }
+
+    /// On 401: a refresh if possible, else a new authorization; on step-up: a new authorization
+    /// for the granted scopes plus the challenge's.
+    async fn renew(
+        &self,
+        step_up: bool,
+        c: AuthChallenge,
+        granted: Option<String>,
+    ) -> Result<(), String> {
+        if !step_up && self.refresh().await.is_ok() {
+            return Ok(());
+        }
+        let scope = match (step_up, granted, c.scope) {
+            (true, Some(g), Some(w)) => {
+                let mut all: Vec<&str> = g.split_whitespace().collect();
+                all.extend(
+                    w.split_whitespace()
+                        .filter(|x| !g.split_whitespace().any(|y| y == *x)),
+                );
+                Some(all.join(" "))
+            }
+            (_, _, w) => w,
+        };
+        let out = self
+            .authorize(c.resource_metadata.as_deref(), scope.as_deref())
+            .await;
+        if let Err(why) = &out {
+            self.with(|s| s.failure = Some(why.clone()));
+        }
+        out
+    }
+
+    /// Refreshes the grant; a grant another tab stored meanwhile is adopted instead.
+    async fn refresh(&self) -> Result<(), String> {
+        let Some(old) = self.with(|s| s.grant.clone()) else {
+            return Err("nothing to refresh".into());
+        };
+        let now = global::now();
+        let newer = self
+            .read_store()
+            .await
+            .filter(|g| g.access_token != old.access_token && !g.needs_refresh(now, None));
+        if let Some(g) = newer {
+            self.with(|s| s.grant = Some(g));
+            return Ok(());
+        }
+        let req = old.refresh_request().ok_or("no refresh token")?;
+        let resp = http(&req).await;
+        match old.refreshed(&resp, global::now()) {
+            Ok(g) => {
+                self.adopt(g).await;
+                Ok(())
+            }
+            Err(e) => {
+                let stored = self.read_store().await;
+                match stored.filter(|g| g.access_token != old.access_token) {
+                    Some(g) => {
+                        self.with(|s| s.grant = Some(g));
+                        Ok(())
+                    }
+                    None => Err(e.to_string()),
+                }
+            }
+        }
+    }
+
+    /// Runs one authorization flow to its end.
+    async fn authorize(
+        &self,
+        resource_metadata: Option<&str>,
+        scope: Option<&str>,
+    ) -> Result<(), String> {
+        let fail = |m: String| format!("authorization failed: {m}");
+        let secrets = secrets().await.map_err(fail)?;
+        let (mut flow, mut step) = Flow::start(self.cfg.clone(), secrets, resource_metadata, scope);
+        for _ in 0..MAX_STEPS {
+            step = match step {
+                Step::Fetch(req) => flow.on_response(http(&req).await, global::now()),
+                Step::Authorize(url) => {
+                    let back = self.visit(&url).await.map_err(fail)?;
+                    flow.on_callback(&back)
+                }
+                Step::Done(g) => {
+                    self.adopt(*g).await;
+                    return Ok(());
+                }
+                Step::Failed(e) => return Err(fail(e.message)),
+            };
+        }
+        Err(fail("too many steps".into()))
+    }
+
+    /// Sends the user to `url` through the host; the URL they came back on.
+    async fn visit(&self, url: &str) -> Result<String, String> {
+        let v = self
+            .open
+            .call1(&JsValue::UNDEFINED, &JsValue::from_str(url))
+            .map_err(|e| format!("openAuthorization threw: {}", describe(&e)))?;
+        let v = JsFuture::from(Promise::resolve(&v))
+            .await
+            .map_err(|e| format!("openAuthorization rejected: {}", describe(&e)))?;
+        v.as_string()
+            .or_else(|| {
+                Reflect::get(&v, &"href".into())
+                    .ok()
+                    .and_then(|h| h.as_string())
+            })
+            .ok_or_else(|| "openAuthorization must resolve to the callback URL".into())
+    }
+
+    async fn adopt(&self, g: Grant) {
+        let now = global::now();
+        self.with(|s| {
+            s.lifetime = g.expires_at.map(|t| t.saturating_sub(now));
+            s.grant = Some(g.clone());
+        });
+        self.write_store(&g).await;
+    }
+
+    /// Reads the store once, at first use.
+    async fn load(&self) {
+        if self.with(|s| std::mem::replace(&mut s.loaded, true)) {
+            return;
+        }
+        if let Some(g) = self.read_store().await {
+            self.with(|s| {
+                s.grant.get_or_insert(g);
+            });
+        }
+    }
+
+    async fn read_store(&self) -> Option<Grant> {
+        let v = self.call_store("load", None).await.ok()?;
+        let text = js_sys::JSON::stringify(&v).ok()?.as_string()?;
+        Grant::from_json(&text)
+    }
+
+    async fn write_store(&self, g: &Grant) {
+        if let Ok(v) = js_sys::JSON::parse(&g.to_json().to_string()) {
+            let _ = self.call_store("save", Some(v)).await;
+        }
+    }
+
+    async fn call_store(&self, method: &str, arg: Option<JsValue>) -> Result<JsValue, JsValue> {
+        let Some(store) = &self.store else {
+            return Ok(JsValue::UNDEFINED);
+        };
+        let f: Function = Reflect::get(store, &method.into())?.dyn_into()?;
+        let v = f.call1(store, &arg.unwrap_or(JsValue::UNDEFINED))?;
+        JsFuture::from(Promise::resolve(&v)).await
+    }
+}
+
+/// Ends the renewal (also when its future is dropped) and wakes who waits for it.
+struct Release<'a>(&'a AuthShell);
+
+impl Drop for Release<'_> {
+    fn drop(&mut self) {
+        for waiter in self.0.with(|s| s.renewal.take()).unwrap_or_default() {
+            let _ = waiter.send(());
+        }
+    }
+}
+
+/// One request for the flow; a network failure or an oversized answer is status 0.
+async fn http(req: &HttpRequest) -> HttpResponse {
+    let failed = HttpResponse {
+        status: 0,
+        body: String::new(),
+    };
+    let Ok(resp) = fetch(req).await else {
+        return failed;
+    };
+    let status = Reflect::get(&resp, &"status".into())
+        .ok()
+        .and_then(|s| s.as_f64())
+        .map_or(0, |s| s as u16);
+    let text = Reflect::get(&resp, &"text".into())
+        .and_then(|f| f.dyn_into::<Function>())
+        .and_then(|f| f.call0(&resp))
+        .map(|p| JsFuture::from(Promise::resolve(&p)));
+    let body = match text {
+        Ok(p) => p.await.ok().and_then(|b| b.as_string()).unwrap_or_default(),
+        Err(_) => String::new(),
+    };
+    if body.len() > MAX_ANSWER {
+        return failed;
+    }
+    HttpResponse { status, body }
+}
+
+async fn fetch(req: &HttpRequest) -> Result<JsValue, JsValue> {
+    let init = Object::new();
+    let headers = Object::new();
+    for (k, v) in &req.headers {
+        Reflect::set(&headers, &k.into(), &v.into())?;
+    }
+    Reflect::set(&init, &"method".into(), &req.method.into())?;
+    Reflect::set(&init, &"headers".into(), &headers)?;
+    if let Some(b) = &req.body {
+        Reflect::set(&init, &"body".into(), &b.into())?;
+    }
+    JsFuture::from(global::fetch(&req.url, &init)?).await
+}
+
+/// A fresh PKCE verifier (32 random bytes), its `S256` challenge and a `state` (16 bytes).
+async fn secrets() -> Result<Secrets, String> {
+    let mut v = [0u8; 32];
+    let mut s = [0u8; 16];
+    if !global::random_bytes(&mut v) || !global::random_bytes(&mut s) {
+        return Err("crypto.getRandomValues is unavailable".into());
+    }
+    let verifier = base64(&v, true);
+    let digest = sha256(verifier.as_bytes()).await?;
+    Ok(Secrets {
+        challenge: base64(&digest, true),
+        verifier,
+        state: base64(&s, true),
+    })
+}
+
+/// SHA-256 through `crypto.subtle.digest` (pages need a secure context for it).
+async fn sha256(data: &[u8]) -> Result<Vec<u8>, String> {
+    let missing = || "crypto.subtle is unavailable (a page must be a secure context)".to_owned();
+    let crypto = Reflect::get(&js_sys::global(), &"crypto".into()).map_err(|_| missing())?;
+    let subtle = Reflect::get(&crypto, &"subtle".into()).map_err(|_| missing())?;
+    let digest: Function = Reflect::get(&subtle, &"digest".into())
+        .ok()
+        .and_then(|f| f.dyn_into().ok())
+        .ok_or_else(missing)?;
+    let bytes = Uint8Array::from(data);
+    let p = digest
+        .call2(&subtle, &"SHA-256".into(), &bytes)
+        .map_err(|e| describe(&e))?;
+    let out = JsFuture::from(Promise::resolve(&p))
+        .await
+        .map_err(|e| describe(&e))?;
+    Ok(Uint8Array::new(&out).to_vec())
+}

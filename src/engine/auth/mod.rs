@@ -1,0 +1,154 @@
+//! MCP authorization as a client (OAuth 2.1), sans-IO: every decision is here, every request and
+//! the user's visit to the authorization page are the shell's.
+//!
+//! A [`Flow`] starts from a 401/403 challenge and walks: protected resource metadata (RFC 9728:
+//! the challenge's `resource_metadata`, else the well-known locations) → authorization server
+//! metadata (RFC 8414, then OpenID discovery; a server without either gets the 2025-03-26
+//! fallback endpoints) → the client (a pre-registered id, else a Client ID Metadata Document URL
+//! when the server supports them, else dynamic registration, RFC 7591) → the authorization URL
+//! (PKCE `S256`, `state`, `resource` per RFC 8707) → the code exchange. It asks with [`Step`]s and
+//! ends in a [`Grant`]: the tokens with what refreshing them needs ([`token`]).
+//!
+//! The shell supplies [`Secrets`] (random verifier and state, the verifier's SHA-256 challenge) and
+//! the time; the flow never reads a clock or a random source.
+
+mod doc;
+mod flow;
+pub mod metadata;
+pub mod token;
+pub mod url;
+
+#[cfg(test)]
+mod tests;
+
+pub use flow::Flow;
+pub use token::{Client, Grant};
+
+/// What the host configured.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AuthConfig {
+    /// The MCP server's URL (the protected resource).
+    pub server_url: String,
+    /// Where the authorization server sends the user back; compared exactly.
+    pub redirect_uri: String,
+    /// A pre-registered client id (first choice).
+    pub client_id: Option<String>,
+    /// Its secret, for hosts that can keep one (never a browser).
+    pub client_secret: Option<String>,
+    /// The URL of this client's metadata document, used as its id where supported.
+    pub client_metadata_url: Option<String>,
+    /// The name sent with dynamic registration.
+    pub client_name: String,
+    /// Scopes to ask for when neither the challenge nor the resource names any.
+    pub scope: Option<String>,
+}
+
+/// One-time values from the shell's random source: the PKCE verifier, its `S256` challenge
+/// (base64url SHA-256, no padding) and the `state`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Secrets {
+    pub verifier: String,
+    pub challenge: String,
+    pub state: String,
+}
+
+/// An HTTP request the shell makes for the flow.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpRequest {
+    pub method: &'static str,
+    pub url: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Option<String>,
+}
+
+impl HttpRequest {
+    fn get(url: String) -> Self {
+        Self {
+            method: "GET",
+            url,
+            headers: vec![("accept".into(), "application/json".into())],
+            body: None,
+        }
+    }
+}
+
+/// What came back (a network failure is status 0 with an empty body).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpResponse {
+    pub status: u16,
+    pub body: String,
+}
+
+/// What the flow wants next.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    /// Make this request and hand the answer to [`Flow::on_response`].
+    Fetch(HttpRequest),
+    /// Send the user to this URL; hand the URL they come back on to [`Flow::on_callback`].
+    Authorize(String),
+    /// Authorized.
+    Done(Box<Grant>),
+    /// Gave up.
+    Failed(AuthError),
+}
+
+/// Why authorization failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AuthErrorKind {
+    /// The configuration cannot work (e.g. the server URL is not http(s)).
+    Config,
+    /// No metadata document was found where the spec says to look.
+    Discovery,
+    /// A metadata document is malformed or unsafe.
+    Metadata,
+    /// The protected resource metadata names another resource.
+    ResourceMismatch,
+    /// The authorization server does not support PKCE `S256`.
+    NoPkce,
+    /// No way to identify the client: no id, no metadata document support, no registration.
+    NoRegistration,
+    /// Dynamic registration was refused or answered nonsense.
+    Registration,
+    /// The user or the server refused the authorization (`error` on the redirect).
+    Denied,
+    /// The redirect back does not belong to this flow (URI, `state` or issuer differ, no code).
+    Callback,
+    /// The token endpoint refused or answered nonsense.
+    Token,
+    /// More scope was asked for than a new authorization gave.
+    InsufficientScope,
+}
+
+/// A typed authorization failure with a message for people (never containing a token).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuthError {
+    pub kind: AuthErrorKind,
+    pub message: String,
+}
+
+impl AuthError {
+    pub fn new(kind: AuthErrorKind, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+        }
+    }
+
+    fn metadata(message: String) -> Self {
+        Self::new(AuthErrorKind::Metadata, message)
+    }
+}
+
+impl std::fmt::Display for AuthError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// Whether `have` (space-separated scopes) includes every scope in `want`.
+pub fn scopes_cover(have: Option<&str>, want: Option<&str>) -> bool {
+    let have: Vec<&str> = have.unwrap_or_default().split_whitespace().collect();
+    want.unwrap_or_default()
+        .split_whitespace()
+        .all(|w| have.contains(&w))
+}

@@ -1,0 +1,293 @@
+//! Token endpoint requests (code exchange and refresh), client authentication at it, and what a
+//! grant keeps: the tokens, their expiry, and the client and endpoint refreshing needs.
+
+use serde_json::Value;
+
+use super::doc::{build, object, required, text};
+use super::url::{base64, encode, form};
+use super::{AuthError, AuthErrorKind, HttpRequest, HttpResponse};
+use crate::engine::api::Millis;
+
+/// How this client is known to the authorization server.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Client {
+    pub client_id: String,
+    pub client_secret: Option<String>,
+    /// `none`, `client_secret_basic` or `client_secret_post`.
+    pub auth_method: String,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("client_id", &self.client_id)
+            .field("auth_method", &self.auth_method)
+            .finish_non_exhaustive()
+    }
+}
+
+/// An authorization: tokens and what refreshing them needs. What a host's store keeps.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Grant {
+    pub access_token: String,
+    pub refresh_token: Option<String>,
+    /// When the access token expires (ms since the epoch), if the server said.
+    pub expires_at: Option<Millis>,
+    /// The scopes asked for (space-separated).
+    pub scope: Option<String>,
+    pub client: Client,
+    pub token_endpoint: String,
+    /// The RFC 8707 resource the tokens are for.
+    pub resource: String,
+}
+
+/// Tokens are secrets: a grant's debug form names none.
+impl std::fmt::Debug for Grant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Grant")
+            .field("expires_at", &self.expires_at)
+            .field("refreshable", &self.refresh_token.is_some())
+            .field("scope", &self.scope)
+            .field("client", &self.client)
+            .finish_non_exhaustive()
+    }
+}
+
+/// How long before expiry a token is refreshed.
+pub const REFRESH_MARGIN_MS: Millis = 30_000;
+
+impl Grant {
+    /// The grant as a store keeps it (camelCase JSON).
+    pub fn to_json(&self) -> Value {
+        let c = &self.client;
+        let client = build(vec![
+            ("clientId", Some(c.client_id.as_str().into())),
+            ("clientSecret", c.client_secret.as_deref().map(Value::from)),
+            ("authMethod", Some(c.auth_method.as_str().into())),
+        ]);
+        build(vec![
+            ("accessToken", Some(self.access_token.as_str().into())),
+            (
+                "refreshToken",
+                self.refresh_token.as_deref().map(Value::from),
+            ),
+            ("expiresAt", self.expires_at.map(Value::from)),
+            ("scope", self.scope.as_deref().map(Value::from)),
+            ("client", Some(client)),
+            ("tokenEndpoint", Some(self.token_endpoint.as_str().into())),
+            ("resource", Some(self.resource.as_str().into())),
+        ])
+    }
+
+    /// A grant from a store's JSON (`None` when it is not one).
+    pub fn from_json(json: &str) -> Option<Grant> {
+        let o = object(json, "grant").ok()?;
+        let c = o.get("client").map(Value::to_string)?;
+        let c = object(&c, "client").ok()?;
+        Some(Grant {
+            access_token: required(&o, "accessToken").ok()?,
+            refresh_token: text(&o, "refreshToken").ok()?,
+            expires_at: o.get("expiresAt").and_then(Value::as_u64),
+            scope: text(&o, "scope").ok()?,
+            client: Client {
+                client_id: required(&c, "clientId").ok()?,
+                client_secret: text(&c, "clientSecret").ok()?,
+                auth_method: required(&c, "authMethod").ok()?,
+            },
+            token_endpoint: required(&o, "tokenEndpoint").ok()?,
+            resource: required(&o, "resource").ok()?,
+        })
+    }
+
+    /// Whether the access token should be refreshed before use at `now` (it expires within the
+    /// margin, or within a tenth of its life for short-lived tokens — whichever is sooner).
+    pub fn needs_refresh(&self, now: Millis, lifetime: Option<Millis>) -> bool {
+        let margin = lifetime.map_or(REFRESH_MARGIN_MS, |l| (l / 10).min(REFRESH_MARGIN_MS));
+        self.refresh_token.is_some() && self.expires_at.is_some_and(|t| now + margin >= t)
+    }
+
+    /// The refresh request (`None` without a refresh token).
+    pub fn refresh_request(&self) -> Option<HttpRequest> {
+        let rt = self.refresh_token.as_deref()?;
+        let pairs = vec![
+            ("grant_type", "refresh_token"),
+            ("refresh_token", rt),
+            ("resource", self.resource.as_str()),
+        ];
+        Some(token_request(&self.token_endpoint, &self.client, pairs))
+    }
+
+    /// The grant after a refresh answered `resp` at `now` (a missing refresh token keeps the old).
+    pub fn refreshed(&self, resp: &HttpResponse, now: Millis) -> Result<Grant, AuthError> {
+        let t = read_tokens(resp, now)?;
+        Ok(Grant {
+            access_token: t.access_token,
+            refresh_token: t.refresh_token.or_else(|| self.refresh_token.clone()),
+            expires_at: t.expires_at,
+            ..self.clone()
+        })
+    }
+}
+
+/// A token endpoint `POST` from `pairs`, with the client authenticated its way.
+pub fn token_request<'a>(
+    endpoint: &str,
+    client: &'a Client,
+    mut pairs: Vec<(&'a str, &'a str)>,
+) -> HttpRequest {
+    let mut headers = vec![
+        (
+            "content-type".to_owned(),
+            "application/x-www-form-urlencoded".to_owned(),
+        ),
+        ("accept".to_owned(), "application/json".to_owned()),
+    ];
+    let secret = client.client_secret.as_deref();
+    match (client.auth_method.as_str(), secret) {
+        ("client_secret_basic", Some(s)) => {
+            let pair = format!("{}:{}", encode(&client.client_id), encode(s));
+            headers.push((
+                "authorization".into(),
+                format!("Basic {}", base64(pair.as_bytes(), false)),
+            ));
+        }
+        ("client_secret_post", Some(s)) => {
+            pairs.push(("client_id", &client.client_id));
+            pairs.push(("client_secret", s));
+        }
+        _ => pairs.push(("client_id", &client.client_id)),
+    }
+    HttpRequest {
+        method: "POST",
+        url: endpoint.to_owned(),
+        headers,
+        body: Some(form(&pairs)),
+    }
+}
+
+/// Tokens as a token endpoint answers them, expiry made absolute.
+pub struct Tokens {
+    pub access_token: String,
+    pub refresh_token: Option<String>,
+    pub expires_at: Option<Millis>,
+}
+
+/// Reads a token endpoint answer: a `Bearer` token, or the OAuth error as a typed failure.
+pub fn read_tokens(resp: &HttpResponse, now: Millis) -> Result<Tokens, AuthError> {
+    let fail = |m: String| AuthError::new(AuthErrorKind::Token, m);
+    if !(200..300).contains(&resp.status) {
+        let o = object(&resp.body, "error").unwrap_or_default();
+        let why = match (text(&o, "error"), text(&o, "error_description")) {
+            (Ok(Some(e)), Ok(d)) => {
+                format!("{e}{}", d.map(|d| format!(": {d}")).unwrap_or_default())
+            }
+            _ => "no OAuth error in the body".into(),
+        };
+        return Err(fail(format!(
+            "token endpoint answered HTTP {} ({why})",
+            resp.status
+        )));
+    }
+    let read = |body: &str| -> Result<_, String> {
+        let o = object(body, "not a document")?;
+        let expires_in = o.get("expires_in").and_then(Value::as_f64);
+        let refresh = text(&o, "refresh_token")?;
+        Ok((
+            required(&o, "access_token")?,
+            required(&o, "token_type")?,
+            expires_in,
+            refresh,
+        ))
+    };
+    let (access_token, token_type, expires_in, refresh_token) =
+        read(&resp.body).map_err(|e| fail(format!("token endpoint answer: {e}")))?;
+    if !token_type.eq_ignore_ascii_case("bearer") {
+        return Err(fail(format!("token type {token_type:?} is not Bearer")));
+    }
+    if access_token.is_empty() || access_token.bytes().any(|b| b == b'\r' || b == b'\n') {
+        return Err(fail(
+            "the access token is empty or not a header value".into(),
+        ));
+    }
+    let expires_at = expires_in
+        .filter(|s| s.is_finite() && *s >= 0.0)
+        .map(|s| now.saturating_add((s.min(1e12) * 1000.0) as Millis));
+    Ok(Tokens {
+        access_token,
+        refresh_token: refresh_token.filter(|r| !r.is_empty()),
+        expires_at,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grants_round_trip_through_store_json() {
+        let g = Grant {
+            access_token: "a".into(),
+            refresh_token: Some("r".into()),
+            expires_at: Some(5),
+            scope: None,
+            client: Client {
+                client_id: "c".into(),
+                client_secret: None,
+                auth_method: "none".into(),
+            },
+            token_endpoint: "https://as/token".into(),
+            resource: "https://rs/mcp".into(),
+        };
+        assert_eq!(Grant::from_json(&g.to_json().to_string()), Some(g));
+        for bad in [
+            "",
+            "[]",
+            "{}",
+            r#"{"accessToken":1}"#,
+            r#"{"accessToken":"a","client":5}"#,
+        ] {
+            assert_eq!(Grant::from_json(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn token_answers_are_checked() {
+        let ok = |body: &str| {
+            read_tokens(
+                &HttpResponse {
+                    status: 200,
+                    body: body.into(),
+                },
+                1000,
+            )
+        };
+        let t =
+            ok(r#"{"access_token":"a","token_type":"bearer","expires_in":2,"refresh_token":""}"#)
+                .unwrap();
+        assert_eq!((t.expires_at, t.refresh_token), (Some(3000), None));
+        for bad in [
+            r#"{"access_token":"a","token_type":"mac"}"#,
+            r#"{"access_token":"","token_type":"Bearer"}"#,
+            r#"{"access_token":"a\nb","token_type":"Bearer"}"#,
+            r#"{"token_type":"Bearer"}"#,
+            "[]",
+            "",
+        ] {
+            assert_eq!(
+                ok(bad).err().map(|e| e.kind),
+                Some(AuthErrorKind::Token),
+                "{bad}"
+            );
+        }
+        let huge = ok(r#"{"access_token":"a","token_type":"Bearer","expires_in":1e300}"#).unwrap();
+        assert!(huge.expires_at.is_some());
+        let e = read_tokens(
+            &HttpResponse {
+                status: 400,
+                body: r#"{"error":"invalid_grant"}"#.into(),
+            },
+            0,
+        );
+        assert!(e.err().unwrap().message.contains("invalid_grant"));
+    }
+}
