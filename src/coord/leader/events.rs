@@ -44,7 +44,7 @@ impl Coord {
                 task_id,
                 request,
             } => {
-                let wire = (epoch & 0xffff_ffff) << 32 | (id.0 & 0xffff_ffff);
+                let wire = wire_input_id(epoch, id);
                 let to = self.answerer(task_id.as_deref());
                 let p = Pending {
                     input: id,
@@ -179,5 +179,28 @@ impl Coord {
             l.router.inputs.insert(wire, p);
         }
         self.send_to(to, epoch, ev);
+    }
+}
+
+/// The id an input request crosses the channel under: unique across leaders (the epoch's low
+/// 21 bits) and within one (the engine's id), and below 2^53, so that it survives being a JSON
+/// number read by the host's `JSON.parse`.
+fn wire_input_id(epoch: u64, id: InputId) -> u64 {
+    (epoch & 0x1f_ffff) << 32 | (id.0 & 0xffff_ffff)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wire_input_ids_are_exact_as_json_numbers() {
+        const TWO_POW_53: u64 = 1 << 53;
+        for (epoch, id) in [(u64::MAX, u64::MAX), (u64::MAX >> 11, 1), (7, u64::MAX)] {
+            let wire = wire_input_id(epoch, InputId(id));
+            assert!(wire < TWO_POW_53, "{wire}");
+            assert_eq!(wire as f64 as u64, wire);
+        }
+        assert_ne!(wire_input_id(1, InputId(1)), wire_input_id(2, InputId(1)));
     }
 }
