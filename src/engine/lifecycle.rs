@@ -95,6 +95,14 @@ impl Engine {
         if entry.is_terminal() {
             return self.settle(now, task_id);
         }
+        if self.cancel_on_its_way(task_id) {
+            // The task may have ended by that cancel, and a server may answer a cancelled task's
+            // result with an empty one: the cancel's answer says which end it was.
+            return;
+        }
+        let Some(entry) = self.tasks.get(task_id) else {
+            return;
+        };
         // A result only comes once the task ended: record the end we can infer.
         let mut task = entry
             .snapshot
@@ -107,6 +115,13 @@ impl Engine {
         task.outcome = Some(outcome);
         task.input_requests.clear();
         self.apply_snapshot(now, task_id, task, Source::Other);
+    }
+
+    /// Whether a `tasks/cancel` for the task was sent and is not answered yet.
+    fn cancel_on_its_way(&self, task_id: &str) -> bool {
+        self.reqs
+            .purposes()
+            .any(|p| matches!(p, Purpose::Cancel { task_id: t, .. } if t == task_id))
     }
 
     /// The task is terminal: fetch its result once if needed, else hand every subscriber its `Done`.

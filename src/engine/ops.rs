@@ -74,9 +74,14 @@ impl Engine {
             }
             Err(f) if self.method_missing(&f) => {
                 let error = self.remember_absent(TaskMethod::Cancel);
-                self.reply(op, Err(error))
+                self.reply(op, Err(error));
+                self.poll_soon(now, task_id);
             }
-            Err(f) => self.reply(op, Err(f.client_error())),
+            Err(f) => {
+                self.reply(op, Err(f.client_error()));
+                // A result that came meanwhile waits for the task's status.
+                self.poll_soon(now, task_id);
+            }
         }
     }
 

@@ -84,11 +84,12 @@ fn finished(task: Option<&Task>, outcome: Option<&Outcome>) -> Result<Value, Fai
                 data: Some(result.clone()),
             })
         }
-        (Some(Outcome::Result { result }), _) => Ok(result.clone()),
-        (None, Some(TaskStatus::Cancelled)) => Err(Failure::ended(
+        // A cancelled task's result (servers may answer one, empty) is not its outcome.
+        (Some(Outcome::Result { .. }) | None, Some(TaskStatus::Cancelled)) => Err(Failure::ended(
             Ending::Cancelled,
             status_message.unwrap_or_else(|| "the task was cancelled".into()),
         )),
+        (Some(Outcome::Result { result }), _) => Ok(result.clone()),
         (None, Some(TaskStatus::Expired)) => Err(Failure::ended(
             Ending::Expired,
             status_message.unwrap_or_else(|| "the task expired".into()),

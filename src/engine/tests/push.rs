@@ -385,3 +385,66 @@ fn the_draft_dialect_never_holds_a_result() {
     let end = completed_at(&h, &id).unwrap_or(0);
     assert!(results_of(&h, &id).iter().all(|at| *at >= end));
 }
+
+/// The end a `Done` event in `events` carries.
+fn done_end(events: &[Event]) -> Option<End> {
+    events.iter().find_map(|ev| match ev {
+        Event::Done { end, .. } => Some(end.clone()),
+        _ => None,
+    })
+}
+
+#[test]
+fn a_held_result_answered_before_the_cancel_waits_for_the_cancels_verdict() {
+    // Python's SDK answers a cancelled task's held `tasks/result` with an empty result, and it
+    // may arrive before the cancel's own answer.
+    for cancel_answer in ["cancelled", "refused"] {
+        let (mut e, sent) = watching(Link::Node);
+        let sent = answer_working(&mut e, T0 + 10, &sent, "t1");
+        let Some((res, res_id)) = method_of(&sent, "tasks/result") else {
+            panic!("no held result: {sent:?}");
+        };
+        e.handle_input(T0 + 20, head(res, 200, None));
+        e.cancel(T0 + 100, "t1");
+        let sent = drain(&mut e, T0 + 100).0;
+        let Some((cancel, cancel_id)) = method_of(&sent, "tasks/cancel") else {
+            panic!("no cancel: {sent:?}");
+        };
+        let empty =
+            json!({ "_meta": { "io.modelcontextprotocol/related-task": { "taskId": "t1" } } });
+        answer(&mut e, T0 + 110, res, &res_id, empty);
+        let (_, events) = drain(&mut e, T0 + 110);
+        assert_eq!(done_end(&events), None, "no end before the cancel's answer");
+        e.handle_input(T0 + 120, head(cancel, 200, None));
+        let status = |s: &str| {
+            json!({ "taskId": "t1", "status": s, "createdAt": "2026-12-01T00:00:00Z",
+                "lastUpdatedAt": "2026-12-01T00:00:00Z", "ttl": null, "pollInterval": 1000 })
+        };
+        let at = T0 + 120;
+        let events = if cancel_answer == "cancelled" {
+            answer(&mut e, at, cancel, &cancel_id, status("cancelled"));
+            drain(&mut e, at).1
+        } else {
+            let err = json!({ "code": -32602, "message": "Task already terminal" });
+            feed(
+                &mut e,
+                at,
+                Some(cancel),
+                json!({ "jsonrpc": "2.0", "id": cancel_id, "error": err }),
+            );
+            // The status decides: one poll, answered `cancelled`.
+            let (sent, _) = drain(&mut e, at + 1_000);
+            let Some((get, get_id)) = method_of(&sent, "tasks/get") else {
+                panic!("no poll after the refused cancel: {sent:?}");
+            };
+            e.handle_input(at + 1_000, head(get, 200, None));
+            answer(&mut e, at + 1_000, get, &get_id, status("cancelled"));
+            drain(&mut e, at + 1_000).1
+        };
+        let end = done_end(&events);
+        assert!(
+            matches!(end, Some(End::Finished { task: Some(ref t), .. }) if t.status == TaskStatus::Cancelled),
+            "{cancel_answer}: {end:?}"
+        );
+    }
+}
