@@ -298,8 +298,15 @@ async function runCase(browser, staticOrigin, c, kind) {
       deadlineMs: DEADLINE_MS, graceMs: 800, options: { ...CLIENT_OPTIONS, requestTimeoutMs: timeoutMs }, secret: SECRET, ...extra,
     });
     // warm-up (no fault): must work, then the memory baseline
-    const warm = await page.evaluate((a) => window.__faults.runBatch(a), batchArgs(1, { args: spec.tool.args(200) }));
-    const warmCheck = checkEnds(warm, { expect: "completed" });
+    // One more try if the machine was too busy for the first within the short request timeout (a set-up
+    // check, not an assertion: a client that cannot run a plain task fails both).
+    let warm = await page.evaluate((a) => window.__faults.runBatch(a), batchArgs(1, { args: spec.tool.args(200) }));
+    let warmCheck = checkEnds(warm, { expect: "completed" });
+    if (warmCheck.v.length) {
+      log(`${c.id} × ${kind}: warm-up failed once (${warmCheck.v.join("; ")}), trying again`);
+      warm = await page.evaluate((a) => window.__faults.runBatch(a), batchArgs(1, { args: spec.tool.args(200) }));
+      warmCheck = checkEnds(warm, { expect: "completed" });
+    }
     if (warmCheck.v.length) throw new Error(`warm-up without faults failed: ${warmCheck.v.join("; ")}`);
     const base = await measure(cdp, page);
 

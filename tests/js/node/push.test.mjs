@@ -27,8 +27,10 @@ async function run(url, statsUrl, options) {
 
 // tasks/result requests per task: the TS SDK's held stream notices the end only at its next store read, so
 // once seen to lag, its push closes the stream and one more request answers at once (1 or 2 per task, as the
-// store reads fall); Python's and rmcp's bring the end (1).
-const RESULTS = { "ts-sdk": [1, 2], "python-http": [1, 1], rmcp2: [1, 1] };
+// store reads fall). Python's held stream brings the end with its push (1), unless its event loop is busy for
+// more than the client's grace after the push (seen beside two other test stages): then, as for the TS SDK, one
+// more request answers at once (2). rmcp 2 pushes nothing: its held stream alone brings the end (1).
+const RESULTS = { "ts-sdk": [1, 2], "python-http": [1, 2], rmcp2: [1, 1] };
 
 for (const kind of Object.keys(RESULTS)) {
   describe(`held tasks/result on ${kind}`, () => {
