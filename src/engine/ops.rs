@@ -70,19 +70,16 @@ impl Engine {
                         self.apply_snapshot(now, task_id, task, Source::Other);
                     }
                 }
-                self.poll_soon(now, task_id);
             }
             Err(f) if self.method_missing(&f) => {
                 let error = self.remember_absent(TaskMethod::Cancel);
                 self.reply(op, Err(error));
-                self.poll_soon(now, task_id);
             }
-            Err(f) => {
-                self.reply(op, Err(f.client_error()));
-                // A result that came meanwhile waits for the task's status.
-                self.poll_soon(now, task_id);
-            }
+            Err(f) => self.reply(op, Err(f.client_error())),
         }
+        // Whatever the answer, the task's status decides its end (a result that came while the
+        // cancel was on its way waits for it).
+        self.poll_soon(now, task_id);
     }
 
     pub(crate) fn on_list(&mut self, op: OpId, res: Result<Value, Failure>) {
