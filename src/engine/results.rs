@@ -5,8 +5,8 @@
 //! `input_required` first, so polls and input answers always find a connection.
 //!
 //! Where the budget is roomy (not a browser's HTTP/1.1), every running legacy task holds its
-//! `tasks/result` from the start: the outcome arrives the moment the task ends, and polls drop to
-//! the safety interval meanwhile. A server that answers it at once with an error, or closes it
+//! `tasks/result`: the outcome arrives the moment the task ends, and polls drop to the safety
+//! interval meanwhile; unless the session's server pushes task statuses (see `pushed.rs`). A server that answers it at once with an error, or closes it
 //! without a result, while the task runs is remembered: from then on its tasks are polled (no
 //! retry loop). On a tight budget only tasks waiting for input hold one.
 //!
@@ -18,6 +18,7 @@ use std::collections::{HashSet, VecDeque};
 
 use super::hash::IdHash;
 use super::ids::ReqId;
+use super::pushed::PushEvidence;
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::{Outcome, TaskStatus};
 
@@ -42,6 +43,8 @@ pub(crate) struct Blocking {
     pub(crate) refused: bool,
     /// The server's held results were seen to bring the end later than its pushes.
     pub(crate) lags: bool,
+    /// Whether the session's server pushes task statuses (see `pushed.rs`).
+    pub(crate) pushes: PushEvidence,
 }
 
 /// A `tasks/result` ending this soon after it went out, while its task runs, is a refusal.
@@ -61,12 +64,13 @@ impl Engine {
             .max(1)
     }
 
-    /// Whether running tasks hold a blocking `tasks/result` from the start: a legacy server that
-    /// has not refused, on a link whose budget is not tight.
+    /// Whether running tasks hold a blocking `tasks/result`: a legacy server that has not
+    /// refused and whose pushes do not bring the end, on a link whose budget is not tight.
     pub(crate) fn holds_running(&self) -> bool {
         self.session.dialect() == Some(Dialect::Legacy)
             && !self.blocking.refused
             && self.result_cap() > TIGHT_BUDGET
+            && !self.relies_on_pushes()
     }
 
     /// A `tasks/result` of `task_id` ended without the outcome while the task still ran. Soon
@@ -133,6 +137,7 @@ impl Engine {
         if e.subs.is_empty() || e.is_terminal() || e.result != Fetch::Idle {
             return false;
         }
+        e.hold_deferred = false;
         e.result = Fetch::Busy;
         self.dispatch(now, Purpose::Result(task_id.to_owned()));
         true
