@@ -6,9 +6,10 @@
 //!
 //! Where the budget is roomy (not a browser's HTTP/1.1), every running legacy task holds its
 //! `tasks/result`: the outcome arrives the moment the task ends, and polls drop to the safety
-//! interval meanwhile; unless the session's server pushes task statuses (see `pushed.rs`). A server that answers it at once with an error, or closes it
-//! without a result, while the task runs is remembered: from then on its tasks are polled (no
-//! retry loop). On a tight budget only tasks waiting for input hold one.
+//! interval meanwhile; unless the session's server pushes task statuses (see `pushed.rs`). A
+//! server that answers it at once with an error, or closes it without a result, while the task
+//! runs is remembered: from then on its tasks are polled (no retry loop). On a tight budget only
+//! tasks waiting for input hold one.
 //!
 //! A finished task's result answers at once and takes no slot; once a task is known to be over,
 //! its result stream must make progress within the request timeout or it is closed and asked
