@@ -5,7 +5,8 @@
 //! only the safety net meanwhile.
 //!
 //! Until the server has shown either way (the first tasks of a session), a task's held result
-//! waits one poll interval, in place of its first poll: a push that comes first decides. A
+//! waits one poll interval (without jitter), in place of its first poll: a push that comes first
+//! decides. A
 //! session whose task saw no push in that interval holds its tasks' results from the start, until
 //! a push shows otherwise. A poll that finds an end no push told ends the reliance for the
 //! session: running tasks hold their results again.

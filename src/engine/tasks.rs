@@ -314,6 +314,12 @@ impl Engine {
             Source::Create | Source::Named | Source::Poll | Source::Push if held => {
                 scheduler::safety_delay(interval, self.visible)
             }
+            // The deferred hold goes out one interval after the task started, to the
+            // millisecond: a server that re-reads its store each interval of a held request's
+            // life then notices the end as soon as it can.
+            Source::Create | Source::Named | Source::Poll if entry.hold_deferred => {
+                scheduler::floor(interval)
+            }
             Source::Create | Source::Named | Source::Poll => {
                 let age = now.saturating_sub(entry.poll.since.unwrap_or(now));
                 scheduler::poll_delay(&mut self.rng, interval, age, self.visible)
