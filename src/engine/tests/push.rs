@@ -12,7 +12,7 @@ use crate::engine::testkit::{accept_initialize, answer, drain, feed, head, Harne
 use crate::engine::Engine;
 use crate::protocol::model::{Dialect, Outcome, TaskStatus};
 
-fn legacy_on(link: Link, seed: u64) -> Harness {
+pub(super) fn legacy_on(link: Link, seed: u64) -> Harness {
     let cfg = Config {
         dialect: DialectChoice::Legacy,
         link,
@@ -31,7 +31,7 @@ fn completed(h: &Harness, sub: SubId) -> bool {
 }
 
 /// When the engine saw `task_id` complete.
-fn completed_at(h: &Harness, task_id: &str) -> Option<Millis> {
+pub(super) fn completed_at(h: &Harness, task_id: &str) -> Option<Millis> {
     h.events.iter().find_map(|e| match e {
         Event::Transition {
             task_id: t,
@@ -262,7 +262,7 @@ fn a_task_past_its_deadline_expires_without_waiting_for_its_held_result() {
 
 /// A legacy engine on `link`, its session open, watching task `t1`; returns the engine and
 /// the transmissions that followed (the first poll).
-fn watching(link: Link) -> (Engine, Vec<(SendKey, Value)>) {
+pub(super) fn watching(link: Link) -> (Engine, Vec<(SendKey, Value)>) {
     let cfg = Config {
         dialect: DialectChoice::Legacy,
         link,
@@ -278,7 +278,7 @@ fn watching(link: Link) -> (Engine, Vec<(SendKey, Value)>) {
     (e, sent)
 }
 
-fn method_of(sent: &[(SendKey, Value)], method: &str) -> Option<(SendKey, Value)> {
+pub(super) fn method_of(sent: &[(SendKey, Value)], method: &str) -> Option<(SendKey, Value)> {
     sent.iter()
         .find(|(_, b)| b["method"] == method)
         .map(|(k, b)| (*k, b["id"].clone()))
@@ -302,7 +302,7 @@ fn answer_working(
 }
 
 /// Answers the poll of `task_id` in `sent` with `working` at `now`; returns what followed at once.
-fn answer_working_now(
+pub(super) fn answer_working_now(
     e: &mut Engine,
     now: Millis,
     sent: &[(SendKey, Value)],

@@ -5,41 +5,18 @@
 
 use serde_json::{json, Value};
 
-use crate::engine::api::{Config, DialectChoice, End, Event, Input, Link, Millis, SendKey, SubId};
+use crate::engine::api::{End, Input, Link, Millis, SendKey, SubId};
 use crate::engine::testkit::{drain, feed, head, Harness, T0};
 use crate::engine::Engine;
-use crate::protocol::model::{Dialect, Outcome, TaskStatus};
+use crate::protocol::model::Outcome;
 
-use super::push::results_of;
-
-fn legacy_node(seed: u64) -> Harness {
-    let cfg = Config {
-        dialect: DialectChoice::Legacy,
-        link: Link::Node,
-        request_timeout_ms: 5_000,
-        ..Config::default()
-    };
-    Harness::with_config(cfg, Dialect::Legacy, seed)
-}
+use super::push::{answer_working_now, completed_at, legacy_on, method_of, results_of, watching};
 
 /// The task of `sub`: its id, when the server created it and when it ends there.
 fn task(h: &Harness, sub: SubId, ms: Millis) -> (String, Millis, Millis) {
     let id = h.task_of(sub).unwrap_or_default();
     let created = h.server.tasks.get(&id).map_or(0, |t| t.created);
     (id, created, created + ms)
-}
-
-/// When the engine saw `task_id` complete.
-fn seen_completed(h: &Harness, task_id: &str) -> Option<Millis> {
-    h.events.iter().find_map(|e| match e {
-        Event::Transition {
-            task_id: t,
-            to: TaskStatus::Completed,
-            at,
-            ..
-        } if t == task_id => Some(*at),
-        _ => None,
-    })
 }
 
 /// `sub` finished with its result, seen within 100 ms of its end (`ends`).
@@ -56,7 +33,7 @@ fn assert_prompt(h: &Harness, sub: SubId, ends: Millis) {
         h.done(sub)
     );
     let id = h.task_of(sub).unwrap_or_default();
-    let seen = seen_completed(h, &id).unwrap_or(Millis::MAX);
+    let seen = completed_at(h, &id).unwrap_or(Millis::MAX);
     assert!(seen <= ends + 100, "{id}: ends {ends}, seen {seen}");
 }
 
@@ -70,6 +47,28 @@ fn assert_fetched_after_the_push(h: &Harness, task_id: &str, ends: Millis) {
     );
     let gets = h.get_times(task_id);
     assert!(gets.iter().all(|at| *at >= ends), "{task_id}: {gets:?}");
+}
+
+/// Task `i` of `subs` ran `ms + 500·i`: each ended promptly, its result fetched after the push.
+fn assert_left_to_pushes(h: &Harness, subs: &[SubId], ms: Millis) {
+    for (i, sub) in (0..).zip(subs) {
+        let (id, _, ends) = task(h, *sub, ms + 500 * i);
+        assert_prompt(h, *sub, ends);
+        assert_fetched_after_the_push(h, &id, ends);
+    }
+    assert!(h.violations.is_empty(), "{:?}", h.violations);
+}
+
+/// `sub` (a task of `ms`) held its one `tasks/result` from its creation and ended promptly.
+fn assert_held_at_once(h: &Harness, sub: SubId, ms: Millis) {
+    let (id, created, ends) = task(h, sub, ms);
+    assert_prompt(h, sub, ends);
+    let results = results_of(h, &id);
+    assert!(
+        results.len() == 1 && results.iter().all(|at| *at <= created + 70),
+        "held at once: {results:?}, created {created}"
+    );
+    assert!(h.violations.is_empty(), "{:?}", h.violations);
 }
 
 /// A legacy status push as the bench server sends one each interval ("step n").
@@ -87,7 +86,7 @@ fn progress(task_id: &str, step: u32) -> Input {
 
 #[test]
 fn a_push_within_the_first_interval_leaves_every_end_to_the_pushes() {
-    let mut h = legacy_node(61);
+    let mut h = legacy_on(Link::Node, 61);
     h.server.push = true;
     let subs: Vec<SubId> = (0..3)
         .map(|i| h.call("job", json!({ "ms": 6_000 + 500 * i })))
@@ -98,17 +97,12 @@ fn a_push_within_the_first_interval_leaves_every_end_to_the_pushes() {
         h.input(progress(id, 1));
     }
     h.run_for(20_000);
-    for (i, sub) in (0..).zip(subs) {
-        let (id, _, ends) = task(&h, sub, 6_000 + 500 * i);
-        assert_prompt(&h, sub, ends);
-        assert_fetched_after_the_push(&h, &id, ends);
-    }
-    assert!(h.violations.is_empty(), "{:?}", h.violations);
+    assert_left_to_pushes(&h, &subs, 6_000);
 }
 
 #[test]
 fn once_a_session_was_seen_pushing_its_tasks_hold_no_results() {
-    let mut h = legacy_node(62);
+    let mut h = legacy_on(Link::Node, 62);
     h.server.push = true;
     // Its end is pushed before its deferred hold was due.
     let first = h.call("job", json!({ "ms": 400 }));
@@ -117,20 +111,13 @@ fn once_a_session_was_seen_pushing_its_tasks_hold_no_results() {
         .map(|i| h.call("job", json!({ "ms": 4_000 + 500 * i })))
         .collect();
     h.run_for(20_000);
-    let (id, _, ends) = task(&h, first, 400);
-    assert_prompt(&h, first, ends);
-    assert_fetched_after_the_push(&h, &id, ends);
-    for (i, sub) in (0..).zip(later) {
-        let (id, _, ends) = task(&h, sub, 4_000 + 500 * i);
-        assert_prompt(&h, sub, ends);
-        assert_fetched_after_the_push(&h, &id, ends);
-    }
-    assert!(h.violations.is_empty(), "{:?}", h.violations);
+    assert_left_to_pushes(&h, &[first], 400);
+    assert_left_to_pushes(&h, &later, 4_000);
 }
 
 #[test]
 fn an_unknown_session_holds_one_interval_late_and_a_silent_one_at_once() {
-    let mut h = legacy_node(63);
+    let mut h = legacy_on(Link::Node, 63);
     let first = h.call("job", json!({ "ms": 10_000 }));
     h.run_for(3_000);
     let second = h.call("job", json!({ "ms": 10_000 }));
@@ -146,19 +133,12 @@ fn an_unknown_session_holds_one_interval_late_and_a_silent_one_at_once() {
         "held at {held}, created {created}"
     );
     assert!(h.get_times(&id).is_empty(), "{:?}", h.get_times(&id));
-    let (id, created, ends) = task(&h, second, 10_000);
-    assert_prompt(&h, second, ends);
-    let results = results_of(&h, &id);
-    assert!(
-        results.len() == 1 && results.iter().all(|at| *at <= created + 70),
-        "held at once: {results:?}, created {created}"
-    );
-    assert!(h.violations.is_empty(), "{:?}", h.violations);
+    assert_held_at_once(&h, second, 10_000);
 }
 
 #[test]
 fn an_end_no_push_told_brings_the_held_results_back() {
-    let mut h = legacy_node(64);
+    let mut h = legacy_on(Link::Node, 64);
     h.server.push = true;
     let first = h.call("job", json!({ "ms": 400 }));
     h.run_for(2_000);
@@ -177,71 +157,30 @@ fn an_end_no_push_told_brings_the_held_results_back() {
         gets.len() == 1 && gets.iter().all(|at| *at >= ends + 15_000),
         "the safety poll: {gets:?}"
     );
-    let (id, created, ends) = task(&h, running, 3_000);
-    assert_prompt(&h, running, ends);
-    let results = results_of(&h, &id);
-    assert!(
-        results.len() == 1 && results.iter().all(|at| *at <= created + 70),
-        "held at once again: {results:?}, created {created}"
-    );
-    assert!(h.violations.is_empty(), "{:?}", h.violations);
+    assert_held_at_once(&h, running, 3_000);
 }
 
 /// A legacy engine (Node link) with its session open, watching `t1`: its first poll answered
 /// `working`, its deferred hold out. Returns the engine, the time, the held stream's key.
 fn holding_t1() -> (Engine, Millis, SendKey) {
-    let cfg = Config {
-        dialect: DialectChoice::Legacy,
-        link: Link::Node,
-        ..Config::default()
-    };
-    let mut e = Engine::new(cfg, 9, T0);
-    let (sent, _) = drain(&mut e, T0);
-    let caps = json!({ "tasks": { "requests": { "tools": { "call": {} } } } });
-    crate::engine::testkit::accept_initialize(&mut e, T0, &sent, "s1", caps);
-    drain(&mut e, T0);
-    e.watch(T0, "t1");
-    let sent = drain(&mut e, T0).0;
-    let sent = answer_working(&mut e, T0 + 10, &sent, "t1");
-    assert!(method_key(&sent, "tasks/result").is_none(), "{sent:?}");
-    let at = T0 + 10 + 1_100;
+    let (mut e, sent) = watching(Link::Node);
+    let sent = answer_working_now(&mut e, T0 + 10, &sent, "t1");
+    assert!(method_of(&sent, "tasks/result").is_none(), "{sent:?}");
+    let at = T0 + 10 + 1_000;
     let sent = drain(&mut e, at).0;
-    let Some(res) = method_key(&sent, "tasks/result") else {
+    let Some((res, _)) = method_of(&sent, "tasks/result") else {
         panic!("no held result one interval later: {sent:?}");
     };
     e.handle_input(at, head(res, 200, None));
     (e, at, res)
 }
 
-fn method_key(sent: &[(SendKey, Value)], method: &str) -> Option<SendKey> {
-    sent.iter()
-        .find(|(_, b)| b["method"] == method)
-        .map(|(k, _)| *k)
-}
-
-/// Answers the poll in `sent` for `task_id` with `working`; returns what followed.
-fn answer_working(
-    e: &mut Engine,
-    now: Millis,
-    sent: &[(SendKey, Value)],
-    task_id: &str,
-) -> Vec<(SendKey, Value)> {
-    let Some((get, body)) = sent.iter().find(|(_, b)| b["method"] == "tasks/get") else {
-        panic!("no poll: {sent:?}");
-    };
-    e.handle_input(now, head(*get, 200, None));
-    let task = json!({ "taskId": task_id, "status": "working", "createdAt": "2025-06-15T15:06:40Z",
-        "lastUpdatedAt": "2025-06-15T15:06:40Z", "ttl": null, "pollInterval": 1000 });
-    crate::engine::testkit::answer(e, now, *get, &body["id"], task);
-    drain(e, now).0
-}
-
 /// Watches `task_id` at `now`, answers its first poll `working`: whether its result is held at once.
 fn held_at_once(e: &mut Engine, now: Millis, task_id: &str) -> bool {
     e.watch(now, task_id);
     let sent = drain(e, now).0;
-    let sent = answer_working(e, now + 10, &sent, task_id);
-    method_key(&sent, "tasks/result").is_some()
+    let sent = answer_working_now(e, now + 10, &sent, task_id);
+    method_of(&sent, "tasks/result").is_some()
 }
 
 #[test]
