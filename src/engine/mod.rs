@@ -48,6 +48,7 @@ mod negotiate;
 mod ops;
 mod pending;
 mod phase;
+mod quirks;
 mod receiver;
 mod registry;
 mod requests;
