@@ -28,4 +28,3 @@ pub fn object<const N: usize>(members: [(&str, Value); N]) -> Value {
     }
     Value::Object(obj)
 }
-
