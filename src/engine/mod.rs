@@ -49,6 +49,7 @@ mod ops;
 mod pending;
 mod phase;
 mod pushed;
+mod quirks;
 mod receiver;
 mod registry;
 mod requests;
