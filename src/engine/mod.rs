@@ -47,6 +47,7 @@ mod listen;
 mod negotiate;
 mod ops;
 mod pending;
+mod phase;
 mod pool;
 mod receiver;
 mod registry;
