@@ -49,6 +49,7 @@ mod ops;
 mod pending;
 mod phase;
 mod pool;
+mod quirks;
 mod receiver;
 mod registry;
 mod requests;

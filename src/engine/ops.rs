@@ -6,8 +6,8 @@ use serde_json::Value;
 use crate::protocol::dialect::TaskNotice;
 use crate::protocol::object;
 
-use super::absent::TaskMethod;
 use super::api::{ClientError, ErrorKind, Millis, OpId, SendKey};
+use super::quirks::TaskMethod;
 use super::requests::Failure;
 use super::tasks::Source;
 use super::Engine;

@@ -24,6 +24,7 @@ use crate::protocol::model::{Outcome, TaskStatus};
 use crate::protocol::model::Dialect;
 
 use super::api::Millis;
+use super::quirks::Quirk;
 use super::registry::Fetch;
 use super::requests::Purpose;
 use super::scheduler::TaskTimer;
@@ -37,11 +38,6 @@ pub(crate) struct Blocking {
     queue: VecDeque<String>,
     /// A slot was freed: fill it before the next output.
     pub(crate) freed: bool,
-    /// The server does not hold `tasks/result` while a task runs (it answered early, or closed
-    /// the stream): its running tasks are polled, not held.
-    pub(crate) refused: bool,
-    /// The server's held results were seen to bring the end later than its pushes.
-    pub(crate) lags: bool,
 }
 
 /// A `tasks/result` ending this soon after it went out, while its task runs, is a refusal.
@@ -65,7 +61,7 @@ impl Engine {
     /// has not refused, on a link whose budget is not tight.
     pub(crate) fn holds_running(&self) -> bool {
         self.session.dialect() == Some(Dialect::Legacy)
-            && !self.blocking.refused
+            && !self.session.quirks.has(Quirk::NoHeldResult)
             && self.result_cap() > TIGHT_BUDGET
     }
 
@@ -74,7 +70,7 @@ impl Engine {
     /// (an idle timeout on the way) or with the connection says nothing about the server.
     pub(crate) fn result_refused(&mut self, now: Millis, task_id: &str) {
         if self.result_ended_soon(now, task_id) && !self.session.link_down() {
-            self.blocking.refused = true;
+            self.session.quirks.insert(Quirk::NoHeldResult);
         }
     }
 
@@ -107,7 +103,9 @@ impl Engine {
         let (error, soon) = e.early_error.take()?;
         match status {
             Some(s) if !s.is_terminal() => {
-                self.blocking.refused |= soon && !link_down;
+                if soon && !link_down {
+                    self.session.quirks.insert(Quirk::NoHeldResult);
+                }
                 None
             }
             Some(TaskStatus::Failed) => {
@@ -150,7 +148,7 @@ impl Engine {
         if e.result_req.is_none() {
             return;
         }
-        if self.blocking.lags {
+        if self.session.quirks.has(Quirk::HeldResultLags) {
             return self.close_held_result(task_id);
         }
         e.result_grace = true;
@@ -167,7 +165,7 @@ impl Engine {
         if !std::mem::take(&mut e.result_grace) || e.result_req.is_none() {
             return;
         }
-        self.blocking.lags = true;
+        self.session.quirks.insert(Quirk::HeldResultLags);
         self.close_held_result(task_id);
         self.settle(now, task_id);
     }

@@ -6,12 +6,12 @@ use serde_json::Value;
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::{Outcome, Task, TaskStatus};
 
-use super::absent::TaskMethod;
 use super::api::{ClientError, End, ErrorKind, Event, Millis, SubId};
 use super::echo::PollEcho;
 use super::ids::ReqId;
 use super::inputs::Origin;
 use super::phase::Phase;
+use super::quirks::TaskMethod;
 use super::registry::TaskEntry;
 use super::registry::{self, Applied, Fetch};
 use super::requests::{Failure, Purpose};
