@@ -113,6 +113,15 @@ pub enum Link {
 }
 
 impl Link {
+    /// Connections a browser opens to one origin when every open request holds one (`None`:
+    /// requests share a connection or a socket, no limit worth modelling).
+    pub fn connections(self) -> Option<usize> {
+        match self {
+            Link::Http1 => Some(6),
+            Link::Http2 | Link::Node | Link::WebSocket => None,
+        }
+    }
+
     /// Most `tasks/result` requests held open at once while their tasks still run. HTTP/1.1
     /// keeps half the browser's 6 connections free for polls and input answers; HTTP/2 keeps a
     /// tenth of the usual 100 streams free; Node bounds its open sockets; WebSocket needs no bound.

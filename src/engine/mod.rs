@@ -48,6 +48,7 @@ mod negotiate;
 mod ops;
 mod pending;
 mod phase;
+mod pool;
 mod pushed;
 mod quirks;
 mod receiver;
@@ -122,6 +123,8 @@ pub struct Engine {
     closed: bool,
     session: Session,
     reqs: Requests,
+    /// The browser's connections to the server, where they are few (HTTP/1.1).
+    pool: pool::Pool,
     tasks: Registry,
     subs: HashMap<SubId, Target, IdHash>,
     calls: HashMap<CallId, Call, IdHash>,
@@ -151,6 +154,7 @@ impl Engine {
     /// [`Engine::resume`] continues a session in it.
     fn idle(config: Config, rng: Rng) -> Engine {
         let session = Session::new(&config);
+        let pool = pool::Pool::new(config.link.connections());
         Engine {
             cfg: config,
             rng,
@@ -158,6 +162,7 @@ impl Engine {
             closed: false,
             session,
             reqs: Requests::default(),
+            pool,
             tasks: Registry::new(),
             subs: HashMap::default(),
             calls: HashMap::default(),
@@ -226,7 +231,10 @@ impl Engine {
             self.fill_result_slots(now);
         }
         match self.out.pop_front() {
-            Some(o) => o,
+            Some(o) => {
+                self.pool_sees(now, &o);
+                o
+            }
             None => {
                 // Drained: give back the room a burst (thousands of calls at once) took.
                 self.out.shrink_to(OUT_ROOM);
@@ -452,13 +460,20 @@ impl Engine {
     /// When the engine next needs to run: its earliest timer, request timeout or hosted expiry.
     fn next_wake(&mut self) -> Option<Millis> {
         let timer = self.timers.next();
-        [timer, self.reqs.next_timeout(), self.hosted.next_expiry()]
-            .into_iter()
-            .flatten()
-            .min()
+        let drained = self.pool.next_expiry();
+        [
+            timer,
+            self.reqs.next_timeout(),
+            self.hosted.next_expiry(),
+            drained,
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 
     fn run_timers(&mut self, now: Millis) {
+        self.pool_expire(now);
         while let Some(n) = self.reqs.pop_timeout(now) {
             self.on_timeout(now, n);
         }

@@ -22,8 +22,10 @@ pub(crate) struct Pending {
     pub(crate) retry_after: Option<Millis>,
     /// `Mcp-Session-Id` from the response head.
     pub(crate) session_id: Option<String>,
-    /// When it times out (`None`: never).
+    /// When it times out (`None`: never, or not yet: see `waits`).
     timeout_at: Option<Millis>,
+    /// It waits for a connection in the browser's queue: its timeout starts once it gets one.
+    waits: bool,
     /// Where its SSE response stream is, for resuming it.
     pub(crate) stream: StreamPos,
     /// Sent again after an HTTP 401 already (a second 401 fails it).
@@ -43,6 +45,7 @@ impl Pending {
             retry_after: None,
             session_id: None,
             timeout_at: None,
+            waits: false,
             stream: StreamPos::default(),
             reauthorized: false,
         }
@@ -182,24 +185,49 @@ impl Requests {
         self.resending = resending;
     }
 
-    /// The request times out at `at` (unless answered or re-armed before). `at` must be `now`
-    /// plus the request timeout, which keeps the queue in time order.
+    /// The request times out at `at` (unless answered or re-armed before; once it has a
+    /// connection, if it waits for one). `at` must be `now` plus the request timeout, which keeps
+    /// the queue in time order.
     pub(crate) fn arm_timeout(&mut self, n: ReqId, at: Millis) {
         if let Some(p) = self.pending.get_mut(&n) {
+            if p.waits {
+                return;
+            }
             p.timeout_at = Some(at);
             self.timeouts.push_back((at, n));
         }
     }
 
-    /// Whether the request has a timeout armed.
+    /// Whether the request has a timeout armed (or one waiting for its connection).
     pub(crate) fn has_timeout(&self, n: ReqId) -> bool {
-        self.pending.get(&n).is_some_and(|p| p.timeout_at.is_some())
+        self.pending
+            .get(&n)
+            .is_some_and(|p| p.timeout_at.is_some() || p.waits)
     }
 
     /// The request no longer times out (it became long-running).
     pub(crate) fn no_timeout(&mut self, n: ReqId) {
         if let Some(p) = self.pending.get_mut(&n) {
             p.timeout_at = None;
+            p.waits = false;
+        }
+    }
+
+    /// The request waits for a connection: a timeout it has starts once it gets one.
+    pub(crate) fn wait_for_connection(&mut self, n: ReqId) {
+        if let Some(p) = self.pending.get_mut(&n) {
+            p.waits = p.timeout_at.take().is_some();
+        }
+    }
+
+    /// The request got a connection: a timeout that waited for it runs from `now`, `after` long.
+    pub(crate) fn connected(&mut self, n: ReqId, now: Millis, after: Millis) {
+        let waited = self
+            .pending
+            .get_mut(&n)
+            .is_some_and(|p| std::mem::take(&mut p.waits));
+        if waited {
+            self.arm_timeout(n, now.saturating_add(after));
         }
     }
 

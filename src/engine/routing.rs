@@ -131,6 +131,7 @@ impl Engine {
         retry_after: Option<Millis>,
         www_authenticate: Option<String>,
     ) {
+        self.pool_headed(now, key);
         if status < 400 {
             self.reqs.answer_over(key);
         }
@@ -158,6 +159,7 @@ impl Engine {
 
     /// A transmission's stream ended (`error` = it failed) — fails its request if still unanswered.
     pub(crate) fn on_ended(&mut self, now: Millis, key: SendKey, error: Option<TransportError>) {
+        self.pool_ended(now, key);
         if let Some(task_id) = self.reqs.answer_over(key) {
             if let Some(e) = &error {
                 let msg = format!("an input answer could not be delivered: {}", e.message);

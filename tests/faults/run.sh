@@ -21,8 +21,8 @@ cd "$(dirname "$0")/../.."
 # Retry-After starving the batch, polls refused by a dead session, a restart with several sessions.
 LARGE_CORE=baseline,stalled-stream,429-retry-after,session-gone,server-restart
 # The stalled polls at the large batch's 2.5 s timeout, where that row failed: 15 tasks still fill the
-# browser's six connections with stalled polls and queue the others behind them (sent as their time runs
-# out, then aborted), and 15 calls reach the server well inside 2.5 s beside the other stages.
+# browser's six connections with stalled polls and queue the others behind them (their timeouts start once
+# they get a connection), and 15 calls reach the server well inside 2.5 s beside the other stages.
 CORE_STALL="stalled-stream:timeoutMs=2500,n=15"
 mode=small
 args=()

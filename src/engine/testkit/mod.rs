@@ -150,6 +150,11 @@ pub(crate) struct Harness<S: World = FakeServer> {
     pub(crate) pool: Option<usize>,
     open: HashSet<SendKey, IdHash>,
     waiting: VecDeque<Transmit>,
+    /// How long an aborted stream whose head came keeps its pool slot (Chromium drains ≤ 5 s).
+    pub(crate) drain_ms: Millis,
+    headed: HashSet<SendKey, IdHash>,
+    /// Aborted streams draining in the pool: (when the slot frees, which).
+    draining: Vec<(Millis, SendKey)>,
     /// `tasks/result` streams open now (with their task), and the most open at once.
     results_open: HashMap<SendKey, Option<String>, IdHash>,
     pub(crate) max_results_open: usize,
@@ -201,6 +206,9 @@ impl<S: World> Harness<S> {
             pool: None,
             open: HashSet::default(),
             waiting: VecDeque::new(),
+            drain_ms: 0,
+            headed: HashSet::default(),
+            draining: Vec::new(),
             results_open: HashMap::default(),
             max_results_open: 0,
         }
@@ -259,6 +267,8 @@ impl<S: World> Harness<S> {
             self.results_open.remove(&key);
         }
         self.arriving.retain(|(_, t)| t.key != key);
+        self.headed.remove(&key);
+        self.draining.retain(|(_, k)| *k != key);
         if self.pool.is_none() {
             return;
         }
@@ -283,7 +293,11 @@ impl<S: World> Harness<S> {
                     self.aborted.push((self.now, key));
                     self.server.abort(key);
                     self.clear_get(key, None);
-                    self.release(key);
+                    if self.drain_ms > 0 && self.headed.contains(&key) {
+                        self.draining.push((self.now + self.drain_ms, key));
+                    } else {
+                        self.release(key);
+                    }
                 }
                 Output::Listen { .. } => self.listens += 1,
                 Output::Resume { .. } => {}
@@ -382,6 +396,7 @@ impl<S: World> Harness<S> {
     fn deliver(&mut self, input: Input) {
         match &input {
             Input::Message { via: Some(k), body } => self.clear_get(*k, Some(body)),
+            Input::Head { key, .. } => _ = self.headed.insert(*key),
             Input::Ended { key: k } | Input::Failed { key: k, .. } => {
                 self.clear_get(*k, None);
                 self.release(*k);
@@ -410,6 +425,7 @@ impl<S: World> Harness<S> {
                 Some(self.wake),
                 next_delivery,
                 next_arrival,
+                self.draining.iter().map(|(at, _)| *at).min(),
                 self.server.next_event(self.now),
             ]
             .into_iter()
@@ -425,6 +441,9 @@ impl<S: World> Harness<S> {
                 return;
             }
             self.now = next;
+            while let Some(&(_, key)) = self.draining.iter().find(|(at, _)| *at <= self.now) {
+                self.release(key);
+            }
             while let Some(i) = (self.arriving.iter().enumerate())
                 .filter(|(_, (at, _))| *at <= self.now)
                 .min_by_key(|(_, (at, _))| *at)

@@ -98,6 +98,9 @@ pub(crate) struct Faults {
     pub(crate) throttle_every: u32,
     /// Every n-th `tasks/get` of each task (its 1st, n+1-th, …) stalls: head sent, then silence.
     pub(crate) stall_every: u32,
+    /// Every other `tasks/get` the server receives (its 2nd, 4th, …) stalls like `stall_every`,
+    /// for this many stalls.
+    pub(crate) stalled_gets: u32,
     /// Methods the server lacks: HTTP 404 carrying -32601 "Method not found".
     pub(crate) missing: Vec<&'static str>,
 }

@@ -14,6 +14,14 @@ fn thirty_jobs(h: &mut Harness) -> Vec<SubId> {
         .collect()
 }
 
+/// Every subscription completed with its result.
+fn all_completed(h: &Harness, subs: &[SubId], seed: u64) {
+    for sub in subs {
+        let dones = h.dones(*sub);
+        assert!(completed(h, *sub), "seed {seed} {sub:?}: {dones:?}");
+    }
+}
+
 /// The server refuses each task's every other poll with `429, Retry-After: 2 s` (a per-task
 /// limit): the hold must still let every task through, the refused poll first.
 #[test]
@@ -58,13 +66,29 @@ fn stalled_polls_in_a_busy_pool_never_overlap_at_the_server() {
         let subs = thirty_jobs(&mut h);
         h.run_for(90_000);
         assert!(h.violations.is_empty(), "seed {seed}: {:?}", h.violations);
-        for sub in &subs {
-            assert!(
-                completed(&h, *sub),
-                "seed {seed} {sub:?}: {:?}",
-                h.dones(*sub)
-            );
-        }
+        all_completed(&h, &subs, seed);
+    }
+}
+
+/// The matrix's stalled-stream case on a server whose `tasks/result` consumes the task (rmcp 2):
+/// every other poll stalls, each stalled poll the engine gives up on keeps its connection while
+/// the browser drains it, so later requests wait in the browser's queue. A `tasks/result` that
+/// waited there must not be abandoned by its timeout as it reaches the server: asking again
+/// finds the task consumed, and the result is lost.
+#[test]
+fn a_result_queued_behind_draining_polls_is_not_lost_on_a_consuming_server() {
+    for seed in 0..8 {
+        let cfg = super::faults::config(crate::engine::api::DialectChoice::Legacy, 2_500);
+        let mut h = Harness::with_config(cfg, crate::protocol::model::Dialect::Legacy, 80 + seed);
+        h.pool = Some(6);
+        h.drain_ms = 5_000;
+        h.latency = (5, 120);
+        h.server.faults.stalled_gets = 30;
+        h.server.faults.consume_results = true;
+        let subs = thirty_jobs(&mut h);
+        h.run_for(90_000);
+        assert!(h.violations.is_empty(), "seed {seed}: {:?}", h.violations);
+        all_completed(&h, &subs, seed);
     }
 }
 

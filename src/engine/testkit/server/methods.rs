@@ -160,7 +160,9 @@ impl FakeServer {
             return self.throttled(key);
         }
         let stall = self.faults.stall_every;
-        if roll < self.faults.silence || (stall > 0 && (nth - 1) % stall == 0) {
+        let server_wide = self.gets.values().map(Vec::len).sum::<usize>();
+        let alternate = server_wide % 2 == 0 && take(&mut self.faults.stalled_gets);
+        if roll < self.faults.silence || alternate || (stall > 0 && (nth - 1) % stall == 0) {
             return vec![(0, head(key, 200, None))];
         }
         if roll < self.faults.silence + self.faults.transport {

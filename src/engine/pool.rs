@@ -1,0 +1,248 @@
+//! The browser's HTTP/1.1 connection pool as the engine sees it: a few connections per origin,
+//! each open transmission holds one (the legacy GET listening stream one for good), an aborted
+//! response whose head had come keeps its connection while the browser drains it, and the
+//! transmissions beyond them wait in the browser's queue, first come first served.
+//!
+//! A request's timeout counts from when it gets a connection, never while it waits in that queue:
+//! a request given up in the queue never reached the server, but one
+//! given up just as it got through may have been answered, and some answers are not asked twice
+//! (a `tasks/result` that consumes its task). Where the model is wrong, it errs towards a
+//! connection still being taken: a timeout then starts later, never earlier; a head arriving for
+//! a transmission the model still queues proves it got through.
+
+use std::collections::VecDeque;
+
+use super::api::{Millis, Output, SendKey, Transmit};
+use super::Engine;
+
+/// How long a browser drains an aborted response before it frees the connection (Chromium: 5 s).
+pub(crate) const DRAIN_MS: Millis = 5_000;
+
+#[derive(Debug, Default)]
+pub(crate) struct Pool {
+    /// Connections per origin; `None`: no limit worth modelling (the link multiplexes).
+    cap: Option<usize>,
+    /// Transmissions holding a connection, and whether their head came.
+    wired: Vec<(SendKey, bool)>,
+    /// Aborted responses the browser still drains: (when the connection frees, which).
+    draining: VecDeque<(Millis, SendKey)>,
+    /// Transmissions waiting for a connection, in the order they were made.
+    queued: VecDeque<SendKey>,
+    /// The GET listening stream was asked for: it holds a connection for good.
+    listening: bool,
+}
+
+impl Pool {
+    pub(crate) fn new(cap: Option<usize>) -> Self {
+        Self {
+            cap,
+            ..Self::default()
+        }
+    }
+
+    fn taken(&self) -> usize {
+        self.wired.len() + self.draining.len() + usize::from(self.listening)
+    }
+
+    fn has_room(&self) -> bool {
+        self.cap.is_none_or(|cap| self.taken() < cap)
+    }
+
+    /// A transmission was handed to the browser; `false`: it waits for a connection.
+    pub(crate) fn transmitted(&mut self, key: SendKey) -> bool {
+        if self.cap.is_none() {
+            return true;
+        }
+        if self.has_room() {
+            self.wired.push((key, false));
+            return true;
+        }
+        self.queued.push_back(key);
+        false
+    }
+
+    /// The GET listening stream was asked for.
+    pub(crate) fn listen(&mut self) {
+        self.listening = self.cap.is_some();
+    }
+
+    /// A transmission's head came: it holds a connection (`true`: the model still queued it;
+    /// a drain it waited behind ended early).
+    pub(crate) fn headed(&mut self, key: SendKey) -> bool {
+        if let Some(w) = self.wired.iter_mut().find(|(k, _)| *k == key) {
+            w.1 = true;
+            return false;
+        }
+        let before = self.queued.len();
+        self.queued.retain(|k| *k != key);
+        if before == self.queued.len() {
+            return false;
+        }
+        self.draining.pop_front();
+        self.wired.push((key, true));
+        true
+    }
+
+    /// A transmission's stream is over (ended, failed): its connection goes to the next in line.
+    /// Returns the transmissions that got one.
+    pub(crate) fn ended(&mut self, key: SendKey) -> Vec<SendKey> {
+        self.queued.retain(|k| *k != key);
+        self.draining.retain(|(_, k)| *k != key);
+        self.wired.retain(|(k, _)| *k != key);
+        self.admit()
+    }
+
+    /// The engine closed a transmission: one whose head came drains until `now` + [`DRAIN_MS`];
+    /// others free their connection (or their place in line) at once.
+    pub(crate) fn aborted(&mut self, now: Millis, key: SendKey) -> Vec<SendKey> {
+        let headed = self.wired.iter().any(|(k, h)| *k == key && *h);
+        if headed {
+            self.wired.retain(|(k, _)| *k != key);
+            self.draining.push_back((now.saturating_add(DRAIN_MS), key));
+            return Vec::new();
+        }
+        self.ended(key)
+    }
+
+    /// Drains over by `now` free their connections: the transmissions that got one.
+    pub(crate) fn expire(&mut self, now: Millis) -> Vec<SendKey> {
+        let before = self.draining.len();
+        self.draining.retain(|(at, _)| *at > now);
+        if before == self.draining.len() {
+            return Vec::new();
+        }
+        self.admit()
+    }
+
+    /// When the next drain ends, while a transmission waits for it.
+    pub(crate) fn next_expiry(&self) -> Option<Millis> {
+        if self.queued.is_empty() {
+            return None;
+        }
+        self.draining.iter().map(|(at, _)| *at).min()
+    }
+
+    /// Moves waiting transmissions onto free connections.
+    fn admit(&mut self) -> Vec<SendKey> {
+        let mut admitted = Vec::new();
+        while self.has_room() {
+            let Some(key) = self.queued.pop_front() else {
+                break;
+            };
+            self.wired.push((key, false));
+            admitted.push(key);
+        }
+        admitted
+    }
+}
+
+impl Engine {
+    /// An output handed to the driver: a transmission takes a connection or waits for one (its
+    /// timeout with it), an abort frees or drains one, the listening stream keeps one.
+    pub(crate) fn pool_sees(&mut self, now: Millis, out: &Output) {
+        match out {
+            Output::Transmit(Transmit { key, .. }) | Output::Resume { key, .. } => {
+                let waits = !self.pool.transmitted(*key);
+                if let Some(n) = self.reqs.id_of(*key).filter(|_| waits) {
+                    self.reqs.wait_for_connection(n);
+                }
+            }
+            Output::Abort { key } => {
+                let admitted = self.pool.aborted(now, *key);
+                self.admitted(now, admitted);
+            }
+            Output::Listen { .. } => self.pool.listen(),
+            _ => {}
+        }
+    }
+
+    /// A transmission's head came: it has a connection.
+    pub(crate) fn pool_headed(&mut self, now: Millis, key: SendKey) {
+        if self.pool.headed(key) {
+            self.admitted(now, vec![key]);
+        }
+    }
+
+    /// A transmission's stream is over: its connection goes to the next in line.
+    pub(crate) fn pool_ended(&mut self, now: Millis, key: SendKey) {
+        let admitted = self.pool.ended(key);
+        self.admitted(now, admitted);
+    }
+
+    /// Drains that ended by `now` free their connections.
+    pub(crate) fn pool_expire(&mut self, now: Millis) {
+        let admitted = self.pool.expire(now);
+        self.admitted(now, admitted);
+    }
+
+    /// These transmissions got a connection: their requests' timeouts start now.
+    fn admitted(&mut self, now: Millis, keys: Vec<SendKey>) {
+        for key in keys {
+            if let Some(n) = self.reqs.id_of(key) {
+                self.reqs.connected(n, now, self.cfg.request_timeout_ms);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(range: std::ops::Range<u64>) -> Vec<SendKey> {
+        range.map(SendKey).collect()
+    }
+
+    #[test]
+    fn beyond_the_cap_transmissions_wait_in_order() {
+        let mut p = Pool::new(Some(2));
+        let got: Vec<bool> = keys(1..5).into_iter().map(|k| p.transmitted(k)).collect();
+        assert_eq!(got, [true, true, false, false]);
+        assert_eq!(p.ended(SendKey(1)), [SendKey(3)]);
+        assert_eq!(p.ended(SendKey(4)), Vec::<SendKey>::new(), "left the line");
+        assert_eq!(p.ended(SendKey(2)), Vec::<SendKey>::new());
+    }
+
+    #[test]
+    fn an_aborted_response_drains_before_its_connection_frees() {
+        let mut p = Pool::new(Some(1));
+        assert!(p.transmitted(SendKey(1)));
+        assert!(!p.transmitted(SendKey(2)));
+        assert!(!p.headed(SendKey(1)));
+        assert!(p.aborted(100, SendKey(1)).is_empty());
+        assert_eq!(p.next_expiry(), Some(100 + DRAIN_MS));
+        assert!(p.expire(100 + DRAIN_MS - 1).is_empty());
+        assert_eq!(p.expire(100 + DRAIN_MS), [SendKey(2)]);
+    }
+
+    #[test]
+    fn an_abort_before_the_head_frees_at_once() {
+        let mut p = Pool::new(Some(1));
+        assert!(p.transmitted(SendKey(1)));
+        assert!(!p.transmitted(SendKey(2)));
+        assert_eq!(p.aborted(5, SendKey(1)), [SendKey(2)]);
+    }
+
+    #[test]
+    fn a_head_proves_a_queued_transmission_got_through() {
+        let mut p = Pool::new(Some(1));
+        assert!(p.transmitted(SendKey(1)));
+        p.headed(SendKey(1));
+        p.aborted(0, SendKey(1));
+        assert!(!p.transmitted(SendKey(2)));
+        assert!(p.headed(SendKey(2)), "the drain ended early");
+        assert_eq!(p.next_expiry(), None);
+        assert!(!p.transmitted(SendKey(3)));
+    }
+
+    #[test]
+    fn the_listening_stream_holds_one_and_no_cap_holds_none() {
+        let mut p = Pool::new(Some(2));
+        p.listen();
+        assert!(p.transmitted(SendKey(1)));
+        assert!(!p.transmitted(SendKey(2)));
+        let mut open = Pool::new(None);
+        open.listen();
+        assert!(keys(1..100).into_iter().all(|k| open.transmitted(k)));
+    }
+}
