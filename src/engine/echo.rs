@@ -3,13 +3,16 @@
 //! same state, so it is not decoded, parsed or merged again: only the next poll is scheduled.
 //! Any other news about the task (a push, a cancel answer, an outcome) forgets the stored answer.
 
+use std::hash::{BuildHasher, Hasher};
+
 use super::api::{Millis, SendKey};
+use super::hash::IdHash;
 use super::ids::ReqId;
 use super::requests::Purpose;
 use super::Engine;
 
-/// A fingerprint of a status answer without its JSON-RPC id (its length and two independent
-/// 64-bit hashes): the answer applied last for a task, compared with the next one. A task keeps
+/// A fingerprint of a status answer without its JSON-RPC id (its length, FNV-1a and the maps'
+/// hash): the answer applied last for a task, compared with the next one. A task keeps
 /// 24 bytes instead of the answer's text; a changed answer of the same length passes for the
 /// same only if both hashes collide (2⁻¹²⁸ by chance; only the server writes the answers, and it
 /// can state any status anyway).
@@ -28,15 +31,16 @@ impl PollEcho {
 
     fn of_parts(a: &str, b: &str) -> PollEcho {
         let mut fnv: u64 = 0xcbf2_9ce4_8422_2325;
-        let mut mix: u64 = 0x9e37_79b9_7f4a_7c15;
         for &c in a.as_bytes().iter().chain(b.as_bytes()) {
             fnv = (fnv ^ u64::from(c)).wrapping_mul(0x0000_0100_0000_01b3);
-            mix = (mix.rotate_left(5) ^ u64::from(c)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
         }
+        let mut mix = IdHash.build_hasher();
+        mix.write(a.as_bytes());
+        mix.write(b.as_bytes());
         PollEcho {
             len: a.len() + b.len(),
             fnv,
-            mix,
+            mix: mix.finish(),
         }
     }
 
