@@ -42,7 +42,7 @@ impl Engine {
             return;
         };
         let delivered = matches!(end, End::Finished { .. });
-        if !(deletes && entry.delete_on_done && entry.known && delivered) {
+        if !(deletes && entry.delete_on_done && entry.phase.confirmed() && delivered) {
             return;
         }
         entry.delete_on_done = false;

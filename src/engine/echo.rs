@@ -108,8 +108,7 @@ impl Engine {
         };
         // Only the plain case: something to schedule, nothing that a poll result decides.
         let plain = !e.subs.is_empty()
-            && !e.is_terminal()
-            && !e.past_deadline
+            && e.phase.runs_in_time()
             && e.snapshot
                 .as_ref()
                 .is_some_and(|s| s.input_requests.is_empty());

@@ -6,6 +6,7 @@ use serde_json::Value;
 use crate::protocol::model::{Outcome, Task, TaskStatus};
 
 use super::api::{ClientError, End, ErrorKind, Millis};
+use super::phase::Phase;
 use super::registry::Fetch;
 use super::requests::{Failure, Purpose};
 use super::scheduler::{self, TaskTimer, Timer};
@@ -78,7 +79,7 @@ impl Engine {
     pub(crate) fn result_unavailable(&mut self, now: Millis, task_id: &str) {
         if let Some(e) = self.tasks.get_mut(task_id) {
             e.result = Fetch::Idle;
-            e.final_get = true;
+            e.phase.finish(None);
         }
         self.drop_result(task_id);
         self.settle(now, task_id);
@@ -138,16 +139,17 @@ impl Engine {
         if entry.subs.is_empty() {
             return self.after_membership_change(now, task_id);
         }
-        let wants_outcome = entry.outcome.is_none()
-            && !entry.final_get
-            && matches!(
-                entry.status(),
-                Some(TaskStatus::Completed) | Some(TaskStatus::Failed)
-            );
-        match (wants_outcome, self.session.fetches_results()) {
-            (true, true) => self.fetch_outcome(now, task_id),
-            (true, false) => self.final_inline_get(now, task_id),
-            (false, _) => self.deliver_end(now, task_id),
+        // Only a completed or failed task has an outcome to get.
+        let has_outcome = matches!(
+            entry.status(),
+            Some(TaskStatus::Completed | TaskStatus::Failed)
+        );
+        match (&entry.phase, entry.outcome.is_none() && has_outcome) {
+            (Phase::Ending { .. }, true) if self.session.fetches_results() => {
+                self.fetch_outcome(now, task_id)
+            }
+            (Phase::Ending { .. }, true) => self.final_inline_get(now, task_id),
+            _ => self.deliver_end(now, task_id),
         }
     }
 
@@ -159,14 +161,16 @@ impl Engine {
         let Some(entry) = self.tasks.get_mut(task_id) else {
             return;
         };
-        if original_open && !entry.waited_original {
+        if let (true, Phase::Ending { waited_original }) = (original_open, &mut entry.phase) {
             // The original request is still open (draft): its response is the result — for
             // a while; then `tasks/result` anyway.
-            entry.waited_original = true;
-            let at = now.saturating_add(self.cfg.request_timeout_ms.max(1));
-            return self
-                .timers
-                .set(Timer::Task(TaskTimer::Poll, entry.slot), at);
+            if !*waited_original {
+                *waited_original = true;
+                let at = now.saturating_add(self.cfg.request_timeout_ms.max(1));
+                return self
+                    .timers
+                    .set(Timer::Task(TaskTimer::Poll, entry.slot), at);
+            }
         }
         if entry.result == Fetch::Idle {
             entry.result = Fetch::Busy;
@@ -198,7 +202,7 @@ impl Engine {
                 .timers
                 .set(Timer::Task(TaskTimer::Poll, entry.slot), at);
         }
-        entry.final_get = true;
+        entry.phase.finish(None);
         entry.poll.in_flight = true;
         self.dispatch(now, Purpose::Get(task_id.to_owned()));
     }
@@ -213,11 +217,11 @@ impl Engine {
                 snap.outcome = entry.outcome.clone();
             }
         }
-        let end = match &entry.end_error {
-            Some(error) => End::Failed {
+        let end = match &entry.phase {
+            Phase::Ended { error: Some(error) } => End::Failed {
                 error: error.clone(),
             },
-            None => End::Finished {
+            _ => End::Finished {
                 task: entry.snapshot.clone(),
                 outcome: entry.outcome.clone(),
             },
@@ -236,8 +240,8 @@ impl Engine {
     /// without an outcome (their status tells how they ended).
     pub(crate) fn give_up_outcome(&mut self, now: Millis, task_id: &str, cause: ClientError) {
         if let Some(e) = self.tasks.get_mut(task_id) {
-            e.final_get = true;
-            if e.status() == Some(TaskStatus::Completed) && e.outcome.is_none() {
+            let unavailable = e.status() == Some(TaskStatus::Completed) && e.outcome.is_none();
+            let error = unavailable.then(|| {
                 let message = format!(
                     "the task completed but its result could not be fetched: {}",
                     cause.message
@@ -246,8 +250,9 @@ impl Engine {
                 error.code = cause.code;
                 error.http_status = cause.http_status;
                 error.data = cause.data;
-                e.end_error = Some(error);
-            }
+                error
+            });
+            e.phase.finish(error);
         }
         self.settle(now, task_id);
     }
@@ -278,10 +283,10 @@ impl Engine {
         if e.is_terminal() || e.deadline.is_none_or(|d| d > now) {
             return;
         }
-        if e.past_deadline {
+        if matches!(e.phase, Phase::LastPoll) {
             return self.expire(now, task_id);
         }
-        e.past_deadline = true;
+        e.phase = Phase::LastPoll;
         let slot = e.slot;
         let fallback = now.saturating_add(self.cfg.request_timeout_ms.max(1));
         self.timers

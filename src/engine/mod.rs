@@ -47,6 +47,7 @@ mod listen;
 mod negotiate;
 mod ops;
 mod pending;
+mod phase;
 mod receiver;
 mod registry;
 mod requests;

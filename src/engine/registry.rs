@@ -8,10 +8,11 @@ use super::ids::Slot;
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::{Outcome, Task, TaskStatus};
 
-use super::api::{ClientError, Millis, SubId};
+use super::api::{Millis, SubId};
 use super::echo::PollEcho;
 use super::hash::IdHash;
 use super::iso8601;
+use super::phase::Phase;
 use super::scheduler::PollState;
 use super::sorted::SortedSet;
 
@@ -33,15 +34,8 @@ pub(crate) struct TaskEntry {
     pub(crate) snapshot: Option<Task>,
     /// Subscribers still waiting for `Done`.
     pub(crate) subs: SortedSet<SubId>,
-    /// The server confirmed the task at least once (an unknown id afterwards means `expired`).
-    /// A task the requestor named (draft) is not known until the server announces or reports it.
-    pub(crate) known: bool,
-    /// Fetching a terminal task's outcome is over (made, or given up after failures).
-    pub(crate) final_get: bool,
-    /// The deadline passed; one last poll decides between its real end and `expired`.
-    pub(crate) past_deadline: bool,
-    /// Draft: waited (once, bounded) for the original response to carry the outcome.
-    pub(crate) waited_original: bool,
+    /// Where the task stands in its life.
+    pub(crate) phase: Phase,
     pub(crate) poll: PollState,
     pub(crate) result: Fetch,
     /// JSON-RPC id of the `tasks/result` in flight.
@@ -55,8 +49,6 @@ pub(crate) struct TaskEntry {
     pub(crate) result_sent: Option<Millis>,
     /// Failed result fetches in a row (retry backoff).
     pub(crate) result_errors: u32,
-    /// The task ended but its outcome cannot be had: subscribers end with this error.
-    pub(crate) end_error: Option<ClientError>,
     /// The outcome, once known (inline, fetched, or the original response).
     pub(crate) outcome: Option<Outcome>,
     /// JSON-RPC id of the request that created the task (draft cancellation needs it).
@@ -138,6 +130,9 @@ pub(crate) fn apply(entry: &mut TaskEntry, mut new: Task) -> Applied {
     }
     if clock_changed {
         entry.deadline = deadline(&new);
+    }
+    if new.status.is_terminal() {
+        entry.phase.end();
     }
     entry.snapshot = Some(new);
     applied

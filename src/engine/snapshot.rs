@@ -120,7 +120,7 @@ impl Engine {
         input_keys.sort_unstable();
         Some(TaskSnapshot {
             task,
-            known: e.known,
+            known: e.phase.confirmed(),
             last_polled_at: e.poll.last_sent,
             status_since: e.poll.since,
             next_poll_at: self.timers.get(&Timer::Task(TaskTimer::Poll, e.slot)),
@@ -160,7 +160,9 @@ impl Engine {
         if entry.deadline.is_none() {
             entry.deadline = snap.deadline;
         }
-        entry.known = snap.known;
+        if snap.known {
+            entry.phase.confirm();
+        }
         entry.poll.since = Some(since);
         // Counted as sent at a random point of the coming gap: the first poll comes an interval
         // after that.

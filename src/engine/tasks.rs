@@ -3,12 +3,15 @@
 
 use serde_json::Value;
 
+use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::{Outcome, Task, TaskStatus};
 
 use super::absent::TaskMethod;
 use super::api::{ClientError, End, ErrorKind, Event, Millis, SubId};
 use super::echo::PollEcho;
+use super::ids::ReqId;
 use super::inputs::Origin;
+use super::phase::Phase;
 use super::registry::TaskEntry;
 use super::registry::{self, Applied, Fetch};
 use super::requests::{Failure, Purpose};
@@ -177,8 +180,7 @@ impl Engine {
         if task.task_id != task_id {
             task.task_id = task_id.to_owned();
         }
-        if src != Source::Named && !entry.known {
-            entry.known = true;
+        if src != Source::Named && entry.phase.confirm() {
             if let Some(n) = entry.origin {
                 // The original request now runs as long as the task: no timeout.
                 self.reqs.no_timeout(n);
@@ -187,7 +189,7 @@ impl Engine {
         let applied = registry::apply(entry, task);
         if src == Source::Poll && !self.session.fetches_results() {
             // Inline outcomes: a poll that saw the end carried whatever outcome there is.
-            entry.final_get |= entry.is_terminal();
+            entry.phase.finish(None);
         }
         Some(applied)
     }
@@ -255,24 +257,26 @@ impl Engine {
         let Some(entry) = self.tasks.get_mut(task_id) else {
             return false;
         };
-        if entry.past_deadline {
-            if src == Source::Poll && entry.deadline.is_none_or(|d| d <= now) {
+        let passed = entry.deadline.is_none_or(|d| d <= now);
+        match (&entry.phase, passed) {
+            (Phase::LastPoll, true) if src == Source::Poll => {
                 // The last poll after the deadline: still not ended.
                 self.expire(now, task_id);
                 return false;
             }
-            if entry.deadline.is_some_and(|d| d > now) {
-                entry.past_deadline = false;
-            }
+            // The deadline moved on: the task runs again.
+            (Phase::LastPoll, false) => entry.phase = Phase::Running,
+            _ => {}
         }
         let deadline = Timer::Task(TaskTimer::Deadline, entry.slot);
-        match entry.deadline {
-            Some(d) if has_subs && !entry.past_deadline => {
+        match (entry.deadline, &entry.phase) {
+            // The last poll's own timer runs.
+            (_, Phase::LastPoll) => {}
+            (Some(d), _) if has_subs => {
                 if self.timers.get(&deadline) != Some(d) {
                     self.timers.set(deadline, d);
                 }
             }
-            _ if entry.past_deadline => {}
             _ => self.timers.clear(&deadline),
         }
         true
@@ -346,7 +350,7 @@ impl Engine {
         let Some(entry) = self.tasks.get_mut(task_id) else {
             return;
         };
-        entry.known = true;
+        entry.phase.confirm();
         if let Some(n) = entry.origin {
             self.reqs.no_timeout(n);
         }
@@ -428,12 +432,8 @@ impl Engine {
         };
         entry.poll.in_flight = false;
         entry.poll.last_answered = Some(now);
-        let known = entry.known;
-        let terminal = entry.is_terminal();
         // Past the deadline an unknown task has expired: nothing to wait for.
-        let held_result = entry
-            .result_req
-            .filter(|_| !terminal && !entry.past_deadline);
+        let held_result = entry.result_req.filter(|_| entry.phase.runs_in_time());
         let parsed = match res {
             Ok(v) => match self.session.codec_any().map(|c| c.parse_get(v)) {
                 Some(Ok(task)) => Ok(task),
@@ -458,26 +458,7 @@ impl Engine {
                 }
             }
             Err(Failure::Rpc(e)) if self.gone_code(e.code) => {
-                if let Some(error) = self.weigh_early_error(task_id, None) {
-                    self.task_outcome(now, task_id, Outcome::Error { error });
-                } else if let Some(n) = held_result {
-                    // The held `tasks/result` may have taken the task (a server that forgets a
-                    // task once its result is read): its answer decides, within a timeout.
-                    if !self.reqs.has_timeout(n) {
-                        let at = now.saturating_add(self.cfg.request_timeout_ms.max(1));
-                        self.reqs.arm_timeout(n, at);
-                    }
-                } else if terminal {
-                    // The final poll for an inline outcome: the server already forgot the task.
-                    self.give_up_outcome(now, task_id, e.into());
-                } else if known {
-                    self.expire(now, task_id);
-                } else if self.calls.values().any(|c| c.became_task(task_id)) {
-                    // Named by us, not (yet) made by the server: its original response tells.
-                    self.schedule_poll(now, task_id, Source::Poll);
-                } else {
-                    self.unknown_task(now, task_id, e.into());
-                }
+                self.status_gone(now, task_id, e, held_result)
             }
             Err(f) if self.method_missing(&f) => {
                 let error = self.remember_absent(TaskMethod::Get);
@@ -487,13 +468,44 @@ impl Engine {
         }
     }
 
+    /// A status request answered that the task does not exist (`error`), with a `tasks/result`
+    /// held while the task ran (`held`).
+    fn status_gone(&mut self, now: Millis, task_id: &str, error: RpcError, held: Option<ReqId>) {
+        if let Some(error) = self.weigh_early_error(task_id, None) {
+            return self.task_outcome(now, task_id, Outcome::Error { error });
+        }
+        let Some(entry) = self.tasks.get(task_id) else {
+            return;
+        };
+        match (&entry.phase, held) {
+            (_, Some(n)) => {
+                // The held `tasks/result` may have taken the task (a server that forgets a
+                // task once its result is read): its answer decides, within a timeout.
+                if !self.reqs.has_timeout(n) {
+                    let at = now.saturating_add(self.cfg.request_timeout_ms.max(1));
+                    self.reqs.arm_timeout(n, at);
+                }
+            }
+            // The final poll for an inline outcome: the server already forgot the task.
+            (Phase::Ending { .. } | Phase::Ended { .. }, None) => {
+                self.give_up_outcome(now, task_id, error.into())
+            }
+            (Phase::Running | Phase::LastPoll, None) => self.expire(now, task_id),
+            (Phase::Unconfirmed, None) if self.calls.values().any(|c| c.became_task(task_id)) => {
+                // Named by us, not (yet) made by the server: its original response tells.
+                self.schedule_poll(now, task_id, Source::Poll);
+            }
+            (Phase::Unconfirmed, None) => self.unknown_task(now, task_id, error.into()),
+        }
+    }
+
     /// A poll failed: say so, and try again with backoff (until the deadline).
     fn poll_failed(&mut self, now: Millis, task_id: &str, f: Failure) {
         self.warn(Some(task_id.to_owned()), f.client_error());
         let Some(e) = self.tasks.get_mut(task_id) else {
             return;
         };
-        if e.past_deadline {
+        if matches!(e.phase, Phase::LastPoll) {
             return self.expire(now, task_id);
         }
         if e.is_terminal() {
@@ -502,7 +514,7 @@ impl Engine {
             if e.poll.errors > FINAL_POLL_TRIES {
                 return self.give_up_outcome(now, task_id, f.client_error());
             }
-            e.final_get = false;
+            e.phase.reopen();
             let delay = scheduler::error_delay(
                 &mut self.rng,
                 e.poll.errors,
