@@ -6,7 +6,6 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{ReadableStreamDefaultReader, Response};
 
 use super::global::describe;
-use crate::protocol::contains;
 
 /// How a response body is framed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,7 +24,7 @@ impl Framing {
             .ok()
             .flatten()
             .unwrap_or_default();
-        if contains(&ct.to_ascii_lowercase(), "text/event-stream") {
+        if ct.to_ascii_lowercase().contains("text/event-stream") {
             Self::Sse
         } else {
             Self::Whole

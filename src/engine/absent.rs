@@ -7,49 +7,12 @@
 //! - `subscriptions/listen` missing: pushes are off, polling goes on; one warning.
 
 use super::api::{ClientError, ErrorKind, Millis};
+use super::quirks::{Quirk, TaskMethod};
 use super::requests::{Failure, Purpose};
 use super::Engine;
 
 /// JSON-RPC "method not found".
 pub(crate) const METHOD_NOT_FOUND: i64 = -32601;
-
-/// A task method the server may lack.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum TaskMethod {
-    Listen,
-    Get,
-    List,
-    Cancel,
-}
-
-impl TaskMethod {
-    fn name(self) -> &'static str {
-        match self {
-            TaskMethod::Listen => "subscriptions/listen",
-            TaskMethod::Get => "tasks/get",
-            TaskMethod::List => "tasks/list",
-            TaskMethod::Cancel => "tasks/cancel",
-        }
-    }
-
-    fn bit(self) -> u8 {
-        1 << (self as u8)
-    }
-}
-
-/// The set of task methods found missing.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct Absent(u8);
-
-impl Absent {
-    pub(crate) fn has(self, m: TaskMethod) -> bool {
-        self.0 & m.bit() != 0
-    }
-
-    fn insert(&mut self, m: TaskMethod) {
-        self.0 |= m.bit();
-    }
-}
 
 /// The error for a method the server lacks.
 fn absent_error(m: TaskMethod) -> ClientError {
@@ -89,7 +52,7 @@ impl Engine {
 
     /// Remembers that the server lacks `m`; the error to hand out for it.
     pub(crate) fn remember_absent(&mut self, m: TaskMethod) -> ClientError {
-        self.session.absent.insert(m);
+        self.session.quirks.insert(Quirk::Lacks(m));
         absent_error(m)
     }
 
@@ -102,8 +65,8 @@ impl Engine {
             return Some(no_tasks_error());
         }
         self.session
-            .absent
-            .has(TaskMethod::Get)
+            .quirks
+            .has(Quirk::Lacks(TaskMethod::Get))
             .then(|| absent_error(TaskMethod::Get))
     }
 
@@ -120,7 +83,7 @@ impl Engine {
         };
         let error = if !self.session.tasks {
             no_tasks_error()
-        } else if self.session.absent.has(method) {
+        } else if self.session.quirks.has(Quirk::Lacks(method)) {
             absent_error(method)
         } else {
             return false;

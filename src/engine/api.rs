@@ -343,15 +343,16 @@ pub struct ClientError {
     pub auth: Option<Box<AuthChallenge>>,
 }
 
-/// The class of a [`ClientError`].
+/// The class of a [`ClientError`], and of how a task can end without a result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub enum ErrorKind {
     /// The server answered with a JSON-RPC error (see `code`).
     Rpc,
-    /// Network / HTTP failure.
+    /// Network or HTTP failure.
     Transport,
-    /// The server sent something we could not understand.
+    /// The server sent something this client could not understand.
     Protocol,
     /// The caller asked for something invalid (bad arguments, forbidden augmentation…).
     InvalidInput,
@@ -359,13 +360,21 @@ pub enum ErrorKind {
     Timeout,
     /// The client was closed.
     Closed,
+    /// The caller stopped waiting (AbortSignal / `stop()`).
+    Aborted,
+    /// The task ended `cancelled`.
+    Cancelled,
+    /// The task's deadline passed or the server forgot it.
+    Expired,
+    /// The task ended `failed` (or `unknown`) without a JSON-RPC error.
+    TaskFailed,
     /// The task completed but its result cannot be had (the server forgot it, or fetching it
     /// kept failing).
     ResultUnavailable,
     /// The server does not offer what was asked: the forced dialect, tasks, or a method it
     /// lacks (remembered for the session, never retried).
     Unsupported,
-    /// HTTP 401 or 403: the credentials were refused (see `http_status` and `auth`).
+    /// HTTP 401 or 403: the credentials were refused (see `http_status`, `httpStatus` in JS, and `auth`).
     Unauthorized,
 }
 

@@ -127,7 +127,7 @@ impl Engine {
                     .map(str::to_owned)
             })
             .flatten();
-        if tool.is_some() && !self.tools.loaded && !call.tools_checked {
+        if tool.is_some() && !self.tools_known() && !call.tools_checked {
             self.tools.waiting.push(c);
             return self.fetch_tools(now, false);
         }

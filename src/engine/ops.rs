@@ -6,8 +6,8 @@ use serde_json::Value;
 use crate::protocol::dialect::TaskNotice;
 use crate::protocol::object;
 
-use super::absent::TaskMethod;
 use super::api::{ClientError, ErrorKind, Millis, OpId, SendKey};
+use super::quirks::TaskMethod;
 use super::requests::Failure;
 use super::tasks::Source;
 use super::Engine;
@@ -34,6 +34,7 @@ impl Engine {
         match codec.parse_notification(method, params) {
             Some(TaskNotice::Status(task)) => {
                 let id = task.task_id.clone();
+                self.note_status_push(via, &id);
                 if self.tasks.contains_key(&id) {
                     self.apply_snapshot(now, &id, task, Source::Push);
                 }

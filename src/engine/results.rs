@@ -5,10 +5,11 @@
 //! `input_required` first, so polls and input answers always find a connection.
 //!
 //! Where the budget is roomy (not a browser's HTTP/1.1), every running legacy task holds its
-//! `tasks/result` from the start: the outcome arrives the moment the task ends, and polls drop to
-//! the safety interval meanwhile. A server that answers it at once with an error, or closes it
-//! without a result, while the task runs is remembered: from then on its tasks are polled (no
-//! retry loop). On a tight budget only tasks waiting for input hold one.
+//! `tasks/result`: the outcome arrives the moment the task ends, and polls drop to the safety
+//! interval meanwhile; unless the session's server pushes task statuses (see `pushed.rs`). A
+//! server that answers it at once with an error, or closes it without a result, while the task
+//! runs is remembered: from then on its tasks are polled (no retry loop). On a tight budget only
+//! tasks waiting for input hold one.
 //!
 //! A finished task's result answers at once and takes no slot; once a task is known to be over,
 //! its result stream must make progress within the request timeout or it is closed and asked
@@ -18,12 +19,14 @@ use std::collections::{HashSet, VecDeque};
 
 use super::hash::IdHash;
 use super::ids::ReqId;
+use super::pushed::PushEvidence;
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::{Outcome, TaskStatus};
 
 use crate::protocol::model::Dialect;
 
 use super::api::Millis;
+use super::quirks::Quirk;
 use super::registry::Fetch;
 use super::requests::Purpose;
 use super::scheduler::TaskTimer;
@@ -37,11 +40,8 @@ pub(crate) struct Blocking {
     queue: VecDeque<String>,
     /// A slot was freed: fill it before the next output.
     pub(crate) freed: bool,
-    /// The server does not hold `tasks/result` while a task runs (it answered early, or closed
-    /// the stream): its running tasks are polled, not held.
-    pub(crate) refused: bool,
-    /// The server's held results were seen to bring the end later than its pushes.
-    pub(crate) lags: bool,
+    /// Whether the session's server pushes task statuses (see `pushed.rs`).
+    pub(crate) pushes: PushEvidence,
 }
 
 /// A `tasks/result` ending this soon after it went out, while its task runs, is a refusal.
@@ -61,12 +61,13 @@ impl Engine {
             .max(1)
     }
 
-    /// Whether running tasks hold a blocking `tasks/result` from the start: a legacy server that
-    /// has not refused, on a link whose budget is not tight.
+    /// Whether running tasks hold a blocking `tasks/result`: a legacy server that has not
+    /// refused and whose pushes do not bring the end, on a link whose budget is not tight.
     pub(crate) fn holds_running(&self) -> bool {
         self.session.dialect() == Some(Dialect::Legacy)
-            && !self.blocking.refused
+            && !self.session.quirks.has(Quirk::NoHeldResult)
             && self.result_cap() > TIGHT_BUDGET
+            && !self.relies_on_pushes()
     }
 
     /// A `tasks/result` of `task_id` ended without the outcome while the task still ran. Soon
@@ -74,7 +75,7 @@ impl Engine {
     /// (an idle timeout on the way) or with the connection says nothing about the server.
     pub(crate) fn result_refused(&mut self, now: Millis, task_id: &str) {
         if self.result_ended_soon(now, task_id) && !self.session.link_down() {
-            self.blocking.refused = true;
+            self.session.quirks.insert(Quirk::NoHeldResult);
         }
     }
 
@@ -107,7 +108,9 @@ impl Engine {
         let (error, soon) = e.early_error.take()?;
         match status {
             Some(s) if !s.is_terminal() => {
-                self.blocking.refused |= soon && !link_down;
+                if soon && !link_down {
+                    self.session.quirks.insert(Quirk::NoHeldResult);
+                }
                 None
             }
             Some(TaskStatus::Failed) => {
@@ -133,6 +136,7 @@ impl Engine {
         if e.subs.is_empty() || e.is_terminal() || e.result != Fetch::Idle {
             return false;
         }
+        e.hold_deferred = false;
         e.result = Fetch::Busy;
         self.dispatch(now, Purpose::Result(task_id.to_owned()));
         true
@@ -150,7 +154,7 @@ impl Engine {
         if e.result_req.is_none() {
             return;
         }
-        if self.blocking.lags {
+        if self.session.quirks.has(Quirk::HeldResultLags) {
             return self.close_held_result(task_id);
         }
         e.result_grace = true;
@@ -167,7 +171,7 @@ impl Engine {
         if !std::mem::take(&mut e.result_grace) || e.result_req.is_none() {
             return;
         }
-        self.blocking.lags = true;
+        self.session.quirks.insert(Quirk::HeldResultLags);
         self.close_held_result(task_id);
         self.settle(now, task_id);
     }

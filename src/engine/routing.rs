@@ -2,7 +2,6 @@
 //! HTTP heads and stream ends, timeouts, dead sessions and lost connections.
 
 use super::ids::ReqId;
-use crate::protocol::contains;
 use crate::protocol::jsonrpc::{Id, Message};
 
 use super::absent::METHOD_NOT_FOUND;
@@ -314,5 +313,5 @@ impl Engine {
 /// 400 as well as 404: "No valid session ID provided", "Server not initialized"…).
 fn names_dead_session(message: &str) -> bool {
     let m = message.to_ascii_lowercase();
-    contains(&m, "session") || contains(&m, "not initialized")
+    m.contains("session") || m.contains("not initialized")
 }

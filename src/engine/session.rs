@@ -10,9 +10,9 @@ use crate::protocol::headers;
 use crate::protocol::model::Dialect;
 use crate::protocol::object;
 
-use super::absent::{Absent, TaskMethod};
 use super::api::{ClientError, Config, DialectChoice, ErrorKind, Event, Millis, Output};
 use super::negotiate::{offers_tasks, Discovered, MODERN_VERSION};
+use super::quirks::{Quirk, Quirks, TaskMethod};
 use super::requests::{Failure, Purpose};
 use super::scheduler::{self, Timer};
 use super::Engine;
@@ -35,8 +35,8 @@ pub(crate) struct Session {
     pub(crate) discovered: Option<Discovered>,
     /// The negotiated era offers tasks (modern: the extension, or unknown; legacy: `tasks`).
     pub(crate) tasks: bool,
-    /// Task methods the server answered "method not found" (never sent again this session).
-    pub(crate) absent: Absent,
+    /// What the server was seen to lack or do differently.
+    pub(crate) quirks: Quirks,
     /// The server's `serverInfo` (modern: also from any response's `_meta`).
     pub(crate) server_info: Value,
     /// Connecting was refused for good (a forced dialect the server does not speak).
@@ -82,7 +82,7 @@ impl Session {
             hint,
             discovered: None,
             tasks: false,
-            absent: Absent::default(),
+            quirks: Quirks::default(),
             server_info: Value::Null,
             refused: false,
             codec: None,
@@ -325,7 +325,7 @@ impl Engine {
         self.session.fetches_results = c.build_result(&self.session.info(), "probe").is_some();
         self.session.listens = self.cfg.subscribe
             && c.build_listen(&self.session.info(), &[]).is_some()
-            && !self.session.absent.has(TaskMethod::Listen);
+            && !self.session.quirks.has(Quirk::Lacks(TaskMethod::Listen));
         self.announce();
         if self.session.handshake {
             let headers = self.session.session_headers();

@@ -23,6 +23,7 @@ use crate::protocol::jsonrpc::codes;
 use crate::protocol::object;
 
 use super::api::{Augment, ClientError, ErrorKind, Millis, OpId};
+use super::quirks::Quirk;
 use super::requests::{Failure, Purpose};
 use super::scheduler::{self, Timer};
 use super::Engine;
@@ -46,8 +47,8 @@ pub(crate) enum Support {
 /// The tools cache and who waits for it.
 #[derive(Debug, Default)]
 pub(crate) struct Tools {
-    /// A `tools/list` was completed (or the server has none). A failed one is not remembered:
-    /// the calls that waited go on without the tools' word, the next call asks again.
+    /// A `tools/list` was completed. A failed one is not remembered: the calls that waited go
+    /// on without the tools' word, the next call asks again (unless the server has none).
     pub(crate) loaded: bool,
     fetching: bool,
     /// Failed attempts of the current fetch.
@@ -182,7 +183,7 @@ pub(crate) fn decide(
 impl Engine {
     /// Starts a `tools/list` (all pages) unless one is running; `force` refetches a loaded cache.
     pub(crate) fn fetch_tools(&mut self, now: Millis, force: bool) {
-        if self.tools.fetching || (self.tools.loaded && !force) {
+        if self.tools.fetching || (self.tools_known() && !force) {
             return;
         }
         self.tools.fetching = true;
@@ -258,10 +259,18 @@ impl Engine {
     }
 
     /// The listing failed for good: waiting operations get the error; waiting calls go on
-    /// without it. `remember`: the server will never list tools (no later call asks again).
-    pub(crate) fn tools_failed(&mut self, now: Millis, error: ClientError, remember: bool) {
+    /// without it. `never`: the server has no `tools/list` (no later call asks again).
+    pub(crate) fn tools_failed(&mut self, now: Millis, error: ClientError, never: bool) {
+        if never {
+            self.session.quirks.insert(Quirk::NoToolsList);
+        }
         self.warn(None, error.clone());
-        self.tools_settled(now, Err(error), remember);
+        self.tools_settled(now, Err(error), false);
+    }
+
+    /// Whether there is nothing to ask: the tools are listed, or the server lists none.
+    pub(crate) fn tools_known(&self) -> bool {
+        self.tools.loaded || self.session.quirks.has(Quirk::NoToolsList)
     }
 
     fn tools_settled(&mut self, now: Millis, result: Result<Value, ClientError>, loaded: bool) {

@@ -10,7 +10,7 @@ use web_sys::AbortSignal;
 
 use super::convert::to_js;
 use super::error::{caused, error};
-use super::types::{DoneKind, ErrorKind, Task, TaskDone, TaskStatus};
+use super::types::{DoneKind, ErrorKind, Task, TaskDone};
 use super::ClientInner;
 use crate::engine::api::{End, SubId};
 use crate::protocol::model;
@@ -204,7 +204,6 @@ impl HandleState {
         }
         *self.task.borrow_mut() = Some(task.clone());
         let terminal = task.status.is_terminal();
-        let task: Task = task.into();
         let js = to_js(&task);
         self.version.set(self.version.get() + 1);
         if let Some(first) = self.first.borrow_mut().take() {
@@ -374,14 +373,14 @@ impl TaskHandle {
             .task
             .borrow()
             .as_ref()
-            .map_or(JsValue::NULL, |t| to_js(&TaskStatus::from(t.status)))
+            .map_or(JsValue::NULL, |t| to_js(&t.status))
     }
 
     /// The last known snapshot; `null` before the first one.
     #[wasm_bindgen(getter)]
     pub fn task(&self) -> JsValue {
         let task = self.st.task.borrow().clone();
-        task.map_or(JsValue::NULL, |t| to_js(&Task::from(t)))
+        task.map_or(JsValue::NULL, |t| to_js(&t))
     }
 
     /// Whether the handle has ended (then `onDone` has fired and `result()` is settled).
@@ -404,7 +403,7 @@ impl TaskHandle {
             wasm_bindgen_futures::spawn_local(async move {
                 // Replay only if still subscribed and nothing newer was delivered meanwhile.
                 let live = st.status_cbs.borrow().iter().any(|(i, _)| *i == id);
-                let task = st.task.borrow().clone().map(|t| to_js(&Task::from(t)));
+                let task = st.task.borrow().clone().map(|t| to_js(&t));
                 if let (true, true, Some(task)) = (live, st.version.get() == version, task) {
                     call_user(&cb, &task);
                 }
@@ -444,7 +443,7 @@ impl TaskHandle {
     pub fn updates(&self) -> TaskUpdates {
         let it = Rc::new(IterState::default());
         if let Some(t) = self.st.task.borrow().clone() {
-            it.push(t.into());
+            it.push(t);
         }
         if self.st.done.borrow().is_some() {
             it.finish();

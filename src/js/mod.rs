@@ -85,7 +85,7 @@ impl ClientInner {
                     k.remember(dialect);
                 }
                 *self.session.borrow_mut() = Some(types::SessionInfo {
-                    dialect: dialect.into(),
+                    dialect,
                     protocol_version,
                     server_info,
                     capabilities,
@@ -143,8 +143,8 @@ impl ClientInner {
             } => {
                 let t = types::TaskTransition {
                     task_id,
-                    from: from.map(Into::into),
-                    to: to.into(),
+                    from,
+                    to,
                     at,
                 };
                 let js = to_js(&t);
@@ -322,12 +322,7 @@ fn settle_op(p: Pending, result: Result<Value, crate::engine::api::ClientError>)
         Pending::Tasks(s) => {
             let v = result.and_then(|v| {
                 crate::driver::json::task_list(v)
-                    .map(|(tasks, next_cursor)| {
-                        to_js(&types::TaskList {
-                            tasks: tasks.into_iter().map(Into::into).collect(),
-                            next_cursor,
-                        })
-                    })
+                    .map(|(tasks, next_cursor)| to_js(&types::TaskList { tasks, next_cursor }))
                     .ok_or_else(|| {
                         crate::engine::api::ClientError::new(
                             crate::engine::api::ErrorKind::Protocol,
@@ -447,7 +442,7 @@ impl McpTaskClient {
     #[wasm_bindgen(getter, unchecked_return_type = "Dialect")]
     pub fn dialect(&self) -> JsValue {
         let d = self.inner.driver().and_then(|d| d.read(|e| e.dialect()));
-        d.map_or(JsValue::NULL, |d| to_js(&types::Dialect::from(d)))
+        d.map_or(JsValue::NULL, |d| to_js(&d))
     }
 
     /// What the session negotiated (protocol version, server info and capabilities).
@@ -562,7 +557,7 @@ impl McpTaskClient {
             .inner
             .driver()
             .and_then(|d| d.read(|e| e.task(&task_id)));
-        Ok(t.map_or(JsValue::NULL, |t| to_js(&types::Task::from(t))))
+        Ok(t.map_or(JsValue::NULL, |t| to_js(&t)))
     }
 
     /// Calls `cb` on every task state change; returns the unsubscribe function.

@@ -1,6 +1,7 @@
-//! The JS-facing data shapes. Each is a plain serde struct converted from the engine's types and
-//! handed to JS as JSON (`convert::to_js`: plain objects, `null` for `None`); `tsify` generates its
-//! TypeScript declaration from the same struct, so the `.d.ts` describes exactly what is serialized. Shapes that hold functions
+//! The JS-facing data shapes. Each is a plain serde type handed to JS as JSON (`convert::to_js`:
+//! plain objects, `null` for `None`); `tsify` generates its TypeScript declaration from the same
+//! type, so the `.d.ts` describes exactly what is serialized. The task model and the error kinds
+//! are the engine's own types (declared where they are defined). Shapes that hold functions
 //! or host objects (options, `AbortSignal`) are declared by hand in [`MANUAL_TS`].
 
 use serde::Serialize;
@@ -11,7 +12,7 @@ use wasm_bindgen::prelude::*;
 use crate::engine::api::{self, End};
 use crate::engine::verdict::{self, Ending};
 use crate::protocol::auth::AuthChallenge;
-use crate::protocol::{jsonrpc, model};
+use crate::protocol::model;
 
 /// Hand-written declarations: JSON values, options with functions, tool listings, the error class.
 #[wasm_bindgen(typescript_custom_section)]
@@ -163,120 +164,8 @@ export interface ToolList {
 
 "#;
 
-/// Which dialect the session speaks.
-#[derive(Debug, Clone, Copy, Serialize, Tsify)]
-#[serde(rename_all = "lowercase")]
-pub enum Dialect {
-    Modern,
-    Legacy,
-    Draft,
-}
-
-impl From<model::Dialect> for Dialect {
-    fn from(d: model::Dialect) -> Self {
-        match d {
-            model::Dialect::Modern => Self::Modern,
-            model::Dialect::Legacy => Self::Legacy,
-            model::Dialect::Draft => Self::Draft,
-        }
-    }
-}
-
-/// Task status; `expired` is client-side (deadline passed, or the server forgot the task).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Tsify)]
-#[serde(rename_all = "snake_case")]
-pub enum TaskStatus {
-    Submitted,
-    Working,
-    InputRequired,
-    Completed,
-    Failed,
-    Cancelled,
-    Unknown,
-    Expired,
-}
-
-impl From<model::TaskStatus> for TaskStatus {
-    fn from(s: model::TaskStatus) -> Self {
-        use model::TaskStatus as S;
-        match s {
-            S::Submitted => Self::Submitted,
-            S::Working => Self::Working,
-            S::InputRequired => Self::InputRequired,
-            S::Completed => Self::Completed,
-            S::Failed => Self::Failed,
-            S::Cancelled => Self::Cancelled,
-            S::Unknown => Self::Unknown,
-            S::Expired => Self::Expired,
-        }
-    }
-}
-
-/// A JSON-RPC error object.
-#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
-pub struct RpcErrorObject {
-    pub code: i64,
-    pub message: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[tsify(type = "JsonValue")]
-    pub data: Option<Value>,
-}
-
-impl From<jsonrpc::RpcError> for RpcErrorObject {
-    fn from(e: jsonrpc::RpcError) -> Self {
-        Self {
-            code: e.code,
-            message: e.message,
-            data: e.data,
-        }
-    }
-}
-
-/// How a task ended: the original request's result, or its JSON-RPC error.
-#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Outcome {
-    Result {
-        #[tsify(type = "JsonObject")]
-        result: Value,
-    },
-    Error {
-        error: RpcErrorObject,
-    },
-}
-
-impl From<model::Outcome> for Outcome {
-    fn from(o: model::Outcome) -> Self {
-        match o {
-            model::Outcome::Result { result } => Self::Result { result },
-            model::Outcome::Error { error } => Self::Error {
-                error: error.into(),
-            },
-        }
-    }
-}
-
-/// A request from the server that needs the host's answer (elicitation, sampling, roots).
-#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
-#[tsify(missing_as_null)]
-#[serde(rename_all = "camelCase")]
-pub struct InputRequest {
-    pub key: String,
-    /// `elicitation/create`, `sampling/createMessage`, `roots/list`, …
-    pub method: String,
-    #[tsify(type = "JsonObject")]
-    pub params: Value,
-}
-
-impl From<model::InputRequest> for InputRequest {
-    fn from(r: model::InputRequest) -> Self {
-        Self {
-            key: r.key,
-            method: r.method,
-            params: r.params,
-        }
-    }
-}
+pub use crate::engine::api::ErrorKind;
+pub use crate::protocol::model::{Dialect, Outcome, Task, TaskStatus};
 
 /// What `onInput` receives: the request plus the task it belongs to (declared in `typescript.rs`
 /// as a union keyed by `method`).
@@ -289,53 +178,6 @@ pub struct InputRequestEvent {
     pub task_id: Option<String>,
 }
 
-/// A snapshot of one task.
-#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
-#[tsify(missing_as_null)]
-#[serde(rename_all = "camelCase")]
-pub struct Task {
-    pub task_id: String,
-    pub status: TaskStatus,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub status_message: Option<String>,
-    /// ISO 8601, verbatim from the server.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub created_at: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub last_updated_at: Option<String>,
-    /// Lifetime in ms from creation (legacy `ttl`, modern `ttlMs`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ttl_ms: Option<u64>,
-    /// How long the server keeps the task and its result after it ended, in ms (draft `keepAlive`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub keep_alive_ms: Option<u64>,
-    /// The server's minimum poll interval in ms.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub poll_interval_ms: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub outcome: Option<Outcome>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    #[tsify(optional)]
-    pub input_requests: Vec<InputRequest>,
-}
-
-impl From<model::Task> for Task {
-    fn from(t: model::Task) -> Self {
-        Self {
-            task_id: t.task_id,
-            status: t.status.into(),
-            status_message: t.status_message,
-            created_at: t.created_at,
-            last_updated_at: t.last_updated_at,
-            ttl_ms: t.ttl_ms,
-            keep_alive_ms: t.keep_alive_ms,
-            poll_interval_ms: t.poll_interval_ms,
-            outcome: t.outcome.map(Into::into),
-            input_requests: t.input_requests.into_iter().map(Into::into).collect(),
-        }
-    }
-}
-
 /// One page of `listTasks`.
 #[derive(Debug, Clone, Serialize, Tsify)]
 #[tsify(missing_as_null)]
@@ -344,55 +186,6 @@ pub struct TaskList {
     pub tasks: Vec<Task>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
-}
-
-/// The class of an [`ErrorInfo`]: the engine's kinds, plus how a task can end without a result.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Tsify)]
-#[serde(rename_all = "camelCase")]
-pub enum ErrorKind {
-    /// The server answered with a JSON-RPC error (see `code`).
-    Rpc,
-    /// Network or HTTP failure.
-    Transport,
-    /// The server sent something this client could not understand.
-    Protocol,
-    /// The caller asked for something invalid (bad arguments, forbidden augmentation…).
-    InvalidInput,
-    Timeout,
-    /// The client was closed.
-    Closed,
-    /// The caller stopped waiting (AbortSignal / `stop()`).
-    Aborted,
-    /// The task ended `cancelled`.
-    Cancelled,
-    /// The task's deadline passed or the server forgot it.
-    Expired,
-    /// The task ended `failed` (or `unknown`) without a JSON-RPC error.
-    TaskFailed,
-    /// The task completed but its result cannot be had (the server forgot it, or fetching it
-    /// kept failing).
-    ResultUnavailable,
-    /// The server does not offer what was asked: the forced dialect, tasks, or a method it
-    /// lacks (remembered for the session, never retried).
-    Unsupported,
-    /// HTTP 401 or 403: the server refused the credentials (see `httpStatus` and `auth`).
-    Unauthorized,
-}
-
-impl From<api::ErrorKind> for ErrorKind {
-    fn from(k: api::ErrorKind) -> Self {
-        match k {
-            api::ErrorKind::Rpc => Self::Rpc,
-            api::ErrorKind::Transport => Self::Transport,
-            api::ErrorKind::Protocol => Self::Protocol,
-            api::ErrorKind::InvalidInput => Self::InvalidInput,
-            api::ErrorKind::Timeout => Self::Timeout,
-            api::ErrorKind::Closed => Self::Closed,
-            api::ErrorKind::ResultUnavailable => Self::ResultUnavailable,
-            api::ErrorKind::Unsupported => Self::Unsupported,
-            api::ErrorKind::Unauthorized => Self::Unauthorized,
-        }
-    }
 }
 
 /// The fields of an [`McpTaskError`](ErrorKind), as plain data.
@@ -485,7 +278,7 @@ impl From<verdict::Failure> for ErrorInfo {
 impl From<api::ClientError> for ErrorInfo {
     fn from(e: api::ClientError) -> Self {
         Self {
-            kind: e.kind.into(),
+            kind: e.kind,
             message: e.message,
             code: e.code,
             data: e.data,
@@ -543,9 +336,9 @@ impl TaskDone {
             kind,
             error: failure.map(|f| ErrorInfo::from(f).with_task(task_id.clone())),
             task_id,
-            status: task.as_ref().map(|t| t.status.into()),
-            task: task.map(Into::into),
-            outcome: outcome.map(Into::into),
+            status: task.as_ref().map(|t| t.status),
+            task,
+            outcome,
         }
     }
 

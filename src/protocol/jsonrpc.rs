@@ -30,10 +30,12 @@ impl From<&Id> for Value {
 
 /// A JSON-RPC error object; the raw `code` is always kept.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct RpcError {
     pub code: i64,
     pub message: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "JsonValue"))]
     pub data: Option<Value>,
 }
 

@@ -28,10 +28,3 @@ pub fn object<const N: usize>(members: [(&str, Value); N]) -> Value {
     }
     Value::Object(obj)
 }
-
-/// Whether `needle` occurs in `hay`: a plain scan, for the few short words the client looks for
-/// (`str::contains` would bring core's two-way searcher, about 2.5 KB of wasm).
-pub fn contains(hay: &str, needle: &str) -> bool {
-    let needle = needle.as_bytes();
-    needle.is_empty() || hay.as_bytes().windows(needle.len()).any(|w| w == needle)
-}

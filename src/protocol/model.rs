@@ -1,4 +1,5 @@
-//! The one task model every dialect maps into.
+//! The one task model every dialect maps into. It is also what JS receives: on `wasm32`, `tsify`
+//! declares each shape's TypeScript from the same type (a JSON object as `JsonObject`).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -7,6 +8,7 @@ use super::jsonrpc::RpcError;
 
 /// Which task dialect a server speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(rename_all = "lowercase")]
 pub enum Dialect {
     /// Protocol 2026-07-28 with the `io.modelcontextprotocol/tasks` extension.
@@ -19,6 +21,7 @@ pub enum Dialect {
 
 /// Task status in the common model (union of all dialects plus the client-side `expired`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(rename_all = "snake_case")]
 pub enum TaskStatus {
     Submitted,
@@ -44,10 +47,14 @@ impl TaskStatus {
 
 /// How a task ended, or how a plain (non-task) request was answered.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Outcome {
     /// The original request's result (a `CallToolResult` for `tools/call`; may carry `isError`).
-    Result { result: Value },
+    Result {
+        #[cfg_attr(target_arch = "wasm32", tsify(type = "JsonObject"))]
+        result: Value,
+    },
     /// The original request's JSON-RPC error.
     Error { error: RpcError },
 }
@@ -55,16 +62,20 @@ pub enum Outcome {
 /// A request the server needs the host to answer before the task can go on
 /// (elicitation, sampling, roots).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null))]
 #[serde(rename_all = "camelCase")]
 pub struct InputRequest {
     /// Stable key: the modern `inputRequests` key, or the server's JSON-RPC request id as a string.
     pub key: String,
+    /// `elicitation/create`, `sampling/createMessage`, `roots/list`, …
     pub method: String,
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "JsonObject"))]
     pub params: Value,
 }
 
 /// A snapshot of one task in the common model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null))]
 #[serde(rename_all = "camelCase")]
 pub struct Task {
     pub task_id: String,
@@ -76,7 +87,7 @@ pub struct Task {
     pub created_at: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_updated_at: Option<String>,
-    /// Lifetime in ms from creation (`ttl` / `ttlMs`); `None` = unlimited or not said.
+    /// Lifetime in ms from creation (`ttl` / `ttlMs`); absent: unlimited or not said.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ttl_ms: Option<u64>,
     /// Draft `keepAlive`: how long the server keeps the task and its result after it ended, in ms.
@@ -90,6 +101,7 @@ pub struct Task {
     pub outcome: Option<Outcome>,
     /// Outstanding input requests carried in the task itself (modern `inputRequests`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
     pub input_requests: Vec<InputRequest>,
 }
 

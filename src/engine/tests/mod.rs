@@ -14,6 +14,7 @@ mod listen;
 mod negotiate;
 mod props;
 mod push;
+mod pushed;
 mod replay;
 mod retried;
 mod session;

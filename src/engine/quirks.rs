@@ -1,0 +1,88 @@
+//! What this server was seen to lack or do differently, remembered for the engine's life: nothing
+//! is asked in a loop, nothing waits for what never comes. The engine keeps one [`Quirks`] (in
+//! its session); every such finding is a [`Quirk`] in it.
+
+/// A task method the server may lack.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TaskMethod {
+    Listen,
+    Get,
+    List,
+    Cancel,
+}
+
+impl TaskMethod {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            TaskMethod::Listen => "subscriptions/listen",
+            TaskMethod::Get => "tasks/get",
+            TaskMethod::List => "tasks/list",
+            TaskMethod::Cancel => "tasks/cancel",
+        }
+    }
+}
+
+/// One thing a server was seen to lack or do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Quirk {
+    /// It answered "method not found" to a task method (see `absent.rs`).
+    Lacks(TaskMethod),
+    /// It has no `tools/list`: calls go on without the tools' word.
+    NoToolsList,
+    /// It answers, or closes, a running task's `tasks/result` at once: it does not hold it
+    /// (see `results.rs`).
+    NoHeldResult,
+    /// Its held `tasks/result` brings a task's end later than its pushes.
+    HeldResultLags,
+}
+
+impl Quirk {
+    fn bit(self) -> u8 {
+        let n = match self {
+            Quirk::Lacks(m) => m as u8,
+            Quirk::NoToolsList => 4,
+            Quirk::NoHeldResult => 5,
+            Quirk::HeldResultLags => 6,
+        };
+        1 << n
+    }
+}
+
+/// The quirks seen so far.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Quirks(u8);
+
+impl Quirks {
+    pub(crate) fn has(self, q: Quirk) -> bool {
+        self.0 & q.bit() != 0
+    }
+
+    pub(crate) fn insert(&mut self, q: Quirk) {
+        self.0 |= q.bit();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_quirk_is_remembered_apart() {
+        let all = [
+            Quirk::Lacks(TaskMethod::Listen),
+            Quirk::Lacks(TaskMethod::Get),
+            Quirk::Lacks(TaskMethod::List),
+            Quirk::Lacks(TaskMethod::Cancel),
+            Quirk::NoToolsList,
+            Quirk::NoHeldResult,
+            Quirk::HeldResultLags,
+        ];
+        for (i, q) in all.iter().enumerate() {
+            let mut seen = Quirks::default();
+            seen.insert(*q);
+            for (j, other) in all.iter().enumerate() {
+                assert_eq!(seen.has(*other), i == j, "{q:?} vs {other:?}");
+            }
+        }
+    }
+}
