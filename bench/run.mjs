@@ -1,7 +1,8 @@
 // Side-by-side benchmark: our pkg/ vs @modelcontextprotocol/sdk@1.32.2 (client.experimental.tasks) vs
 // @modelcontextprotocol/ext-tasks@0.2.2 on @modelcontextprotocol/client@2.4.0, same servers, same run.
 // Writes bench/results/latest.md (+ latest.json). Usage: node run.mjs [--only=a,b] [--quick]
-//   phases: bundle, counts, latency, long, real, blocking, node-tp, chromium, tabs
+//   phases: bundle, counts, latency, long, real, blocking, node-tp, chromium (scale: its 10,000-task part), tabs
+//   --stacks=ours[,ext:modern,…]: only those stacks (and dialects)
 import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync, readFileSync, existsSync, createWriteStream } from "node:fs";
 import os from "node:os";
@@ -78,7 +79,10 @@ const STACKS = [
   { stack: "ours", dialect: "modern" }, { stack: "ext", dialect: "modern" },
 ];
 const haveOurs = oursAvailable();
-const stacksNow = STACKS.filter((s) => s.stack !== "ours" || haveOurs);
+// --stacks=ours or --stacks=ours:modern,ext:modern keeps only those stack (and dialect) runs.
+const stacksArg = argv.find((a) => a.startsWith("--stacks="))?.slice(9).split(",");
+const picked = (s) => !stacksArg || stacksArg.some((x) => x === s.stack || x === `${s.stack}:${s.dialect}`);
+const stacksNow = STACKS.filter((s) => (s.stack !== "ours" || haveOurs) && picked(s));
 const fastKind = (d) => (d === "legacy" ? "fast-legacy" : "fast-modern");
 const R = { meta: {}, notes: [], bundle: null, counts: {}, tabs: {}, latency: {}, long: {}, real: {}, blocking: {}, wireFloor: {}, nodeTp: {}, chromeTp: {}, scale: {} };
 const key = (s, d, push) => `${s}|${d}|${push ? "on" : "off"}`;
@@ -287,10 +291,11 @@ try {
   }
 
   // ---- Chromium: throughput and 10,000-task scale ----
-  if (want("chromium")) {
+  // `scale` alone runs only the 10,000-task figure of this section.
+  if (want("chromium") || want("scale")) {
     await withChromium(async ({ chrome, staticUrl, scaleFigure, throughputFigure }) => {
       const reps = quick ? 1 : 3;
-      for (const s of stacksNow) {
+      for (const s of want("chromium") ? stacksNow : []) {
         log(`throughput in Chromium: ${s.stack} ${s.dialect}, ${reps} runs`);
         const rates = [];
         let err;
@@ -345,8 +350,8 @@ R.meta.durationS = (Date.now() - T_START) / 1000;
 R.meta.loadEnd = os.loadavg().map((x) => x.toFixed(1)).join(" ");
 R.meta.quick = quick;
 R.meta.only = only ?? null;
-// Only a full run replaces latest.md; --quick / --only runs go to .out/partial.md.
-const full = !quick && !only;
+// Only a full run replaces latest.md; --quick / --only / --stacks runs go to .out/partial.md.
+const full = !quick && !only && !stacksArg;
 const dir = full ? path.join(benchDir, "results") : outDir;
 const base = full ? "latest" : "partial";
 mkdirSync(dir, { recursive: true });

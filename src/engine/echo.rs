@@ -3,35 +3,51 @@
 //! same state, so it is not decoded, parsed or merged again: only the next poll is scheduled.
 //! Any other news about the task (a push, a cancel answer, an outcome) forgets the stored answer.
 
+use std::hash::{BuildHasher, Hasher};
+
 use super::api::{Millis, SendKey};
+use super::hash::IdHash;
 use super::ids::ReqId;
 use super::requests::Purpose;
 use super::Engine;
 
-/// The text of a status answer without its JSON-RPC id: the answer applied last for a task,
-/// compared with the next one byte for byte.
+/// A fingerprint of a status answer without its JSON-RPC id (its length, FNV-1a and the maps'
+/// hash): the answer applied last for a task, compared with the next one. A task keeps
+/// 24 bytes instead of the answer's text; a changed answer of the same length passes for the
+/// same only if both hashes collide (2⁻¹²⁸ by chance; only the server writes the answers, and it
+/// can state any status anyway).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct PollEcho(String);
+pub(crate) struct PollEcho {
+    len: usize,
+    fnv: u64,
+    mix: u64,
+}
 
 impl PollEcho {
     /// The echo of answer `body` to request `n` (`None` when its id is not the plain number `n`).
     pub(crate) fn of(body: &str, n: ReqId) -> Option<PollEcho> {
-        split_at_id(body, n).map(|(a, b)| {
-            let mut s = String::with_capacity(a.len() + b.len());
-            s.push_str(a);
-            s.push_str(b);
-            PollEcho(s)
-        })
+        split_at_id(body, n).map(|(a, b)| Self::of_parts(a, b))
+    }
+
+    fn of_parts(a: &str, b: &str) -> PollEcho {
+        let mut fnv: u64 = 0xcbf2_9ce4_8422_2325;
+        for &c in a.as_bytes().iter().chain(b.as_bytes()) {
+            fnv = (fnv ^ u64::from(c)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        let mut mix = IdHash.build_hasher();
+        mix.write(a.as_bytes());
+        mix.write(b.as_bytes());
+        PollEcho {
+            len: a.len() + b.len(),
+            fnv,
+            mix: mix.finish(),
+        }
     }
 
     /// Whether answer `body` to request `n` is this answer again.
     fn matches(&self, body: &str, n: ReqId) -> bool {
-        let echo = self.0.as_bytes();
-        split_at_id(body, n).is_some_and(|(a, b)| {
-            echo.len() == a.len() + b.len()
-                && echo.get(..a.len()) == Some(a.as_bytes())
-                && echo.get(a.len()..) == Some(b.as_bytes())
-        })
+        split_at_id(body, n)
+            .is_some_and(|(a, b)| a.len() + b.len() == self.len && Self::of_parts(a, b) == *self)
     }
 }
 
@@ -109,8 +125,25 @@ impl Engine {
 
 #[cfg(test)]
 mod tests {
-    use super::split_at_id;
+    use super::{split_at_id, PollEcho};
     use crate::engine::ids::ReqId;
+
+    #[test]
+    fn an_echo_matches_the_same_answer_under_another_id_only() {
+        let first = r#"{"jsonrpc":"2.0","id":4,"result":{"taskId":"t","status":"working"}}"#;
+        let again = r#"{"jsonrpc":"2.0","id":9,"result":{"taskId":"t","status":"working"}}"#;
+        let moved = r#"{"jsonrpc":"2.0","id":9,"result":{"taskId":"t","status":"wOrking"}}"#;
+        let longer = r#"{"jsonrpc":"2.0","id":9,"result":{"taskId":"t","status":"working" }}"#;
+        let echo = PollEcho::of(first, ReqId(4)).expect("plain id");
+        assert!(echo.matches(again, ReqId(9)));
+        assert!(
+            !echo.matches(again, ReqId(4)),
+            "the id must be the request's"
+        );
+        assert!(!echo.matches(moved, ReqId(9)), "one byte changed");
+        assert!(!echo.matches(longer, ReqId(9)), "one byte more");
+        assert!(PollEcho::of(first, ReqId(5)).is_none());
+    }
 
     #[test]
     fn the_id_value_is_found_exactly() {

@@ -1,6 +1,6 @@
 //! `TaskHandle` (one subscription to one task or request) and its `updates()` iterator.
 
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, RefCell, RefMut};
 use std::collections::VecDeque;
 use std::rc::{Rc, Weak};
 
@@ -78,16 +78,24 @@ pub struct HandleState {
     task: RefCell<Option<model::Task>>,
     /// Bumped on every delivered snapshot.
     version: Cell<u64>,
-    done: RefCell<Option<TaskDone>>,
-    abort_reason: RefCell<Option<JsValue>>,
+    /// The end record, boxed: most handles wait unfinished, and it is large.
+    done: RefCell<Option<Box<TaskDone>>>,
     status_cbs: RefCell<Vec<(u32, Function)>>,
     done_cbs: RefCell<Vec<(u32, Function)>>,
     next_cb: Cell<u32>,
-    waiters: RefCell<Vec<Settle>>,
     first: RefCell<Option<Settle>>,
-    iters: RefCell<Vec<Rc<IterState>>>,
-    cancels: RefCell<Vec<Settle>>,
-    signal: RefCell<Option<SignalHook>>,
+    /// What only some handles use, allocated on first use: most handles only wait.
+    extras: RefCell<Option<Box<Extras>>>,
+}
+
+/// The parts of a handle's state that `result()`, `updates()`, `cancel()` or a signal add.
+#[derive(Default)]
+struct Extras {
+    abort_reason: Option<JsValue>,
+    waiters: Vec<Settle>,
+    iters: Vec<Rc<IterState>>,
+    cancels: Vec<Settle>,
+    signal: Option<SignalHook>,
 }
 
 impl HandleState {
@@ -99,15 +107,11 @@ impl HandleState {
             task: RefCell::new(None),
             version: Cell::new(0),
             done: RefCell::new(None),
-            abort_reason: RefCell::new(None),
             status_cbs: RefCell::new(Vec::new()),
             done_cbs: RefCell::new(Vec::new()),
             next_cb: Cell::new(1),
-            waiters: RefCell::new(Vec::new()),
             first: RefCell::new(None),
-            iters: RefCell::new(Vec::new()),
-            cancels: RefCell::new(Vec::new()),
-            signal: RefCell::new(None),
+            extras: RefCell::new(None),
         })
     }
 
@@ -116,6 +120,21 @@ impl HandleState {
         let (p, s) = deferred();
         *self.first.borrow_mut() = Some(s);
         p
+    }
+
+    /// The extras, created on first use.
+    fn extras(&self) -> RefMut<'_, Extras> {
+        RefMut::map(self.extras.borrow_mut(), |e| {
+            &mut **e.get_or_insert_with(Box::default)
+        })
+    }
+
+    /// Takes a list out of the extras (empty when there are none).
+    fn take<T>(&self, list: impl FnOnce(&mut Extras) -> &mut Vec<T>) -> Vec<T> {
+        match self.extras.borrow_mut().as_mut() {
+            Some(e) => std::mem::take(list(e)),
+            None => Vec::new(),
+        }
     }
 
     pub fn set_sub(&self, sub: SubId) {
@@ -132,26 +151,32 @@ impl HandleState {
         let sig = signal.clone();
         let cb = Closure::<dyn FnMut()>::new(move || {
             if let Some(h) = weak.upgrade() {
-                *h.abort_reason.borrow_mut() = Some(sig.reason());
+                h.extras().abort_reason = Some(sig.reason());
                 h.stop();
             }
         });
         let aborted = signal.aborted();
         let reason = signal.reason();
-        *self.signal.borrow_mut() = Some(SignalHook::listen(signal, cb));
+        self.extras().signal = Some(SignalHook::listen(signal, cb));
         if aborted {
-            *self.abort_reason.borrow_mut() = Some(reason);
+            self.extras().abort_reason = Some(reason);
             self.stop();
         }
     }
 
     fn release_signal(&self) {
-        self.signal.borrow_mut().take();
+        // Dropped outside the borrow: it calls `removeEventListener`.
+        let hook = self
+            .extras
+            .borrow_mut()
+            .as_mut()
+            .and_then(|e| e.signal.take());
+        drop(hook);
     }
 
     /// Ends the handle `aborted` without involving the engine (an already-aborted signal).
     pub fn abort_now(self: &Rc<Self>, reason: JsValue) {
-        *self.abort_reason.borrow_mut() = Some(reason);
+        self.extras().abort_reason = Some(reason);
         self.on_done(None, End::Aborted);
     }
 
@@ -186,8 +211,10 @@ impl HandleState {
         }
         // A terminal snapshot reaches iterators once, as the final one (with its outcome).
         if !terminal {
-            for it in self.iters.borrow().iter() {
-                it.push(task.clone());
+            if let Some(e) = self.extras.borrow().as_ref() {
+                for it in &e.iters {
+                    it.push(task.clone());
+                }
             }
         }
         let cbs: Vec<Function> = self
@@ -199,7 +226,7 @@ impl HandleState {
         for f in cbs {
             call_user(&f, &js);
         }
-        let cancels = std::mem::take(&mut *self.cancels.borrow_mut());
+        let cancels = self.take(|e| &mut e.cancels);
         for s in cancels {
             self.cancel_into(s);
         }
@@ -220,7 +247,7 @@ impl HandleState {
         if self.task_id.borrow().is_none() {
             self.task_id.borrow_mut().clone_from(&done.task_id);
         }
-        *self.done.borrow_mut() = Some(done.clone());
+        *self.done.borrow_mut() = Some(Box::new(done.clone()));
         self.release_signal();
         let settled = self.settlement();
         if let Some(first) = self.first.borrow_mut().take() {
@@ -229,13 +256,13 @@ impl HandleState {
                 _ => reject(&first, &settled.clone().err().unwrap_or(JsValue::UNDEFINED)),
             }
         }
-        for w in std::mem::take(&mut *self.waiters.borrow_mut()) {
+        for w in self.take(|e| &mut e.waiters) {
             match &settled {
                 Ok(v) => resolve(&w, v),
                 Err(e) => reject(&w, e),
             }
         }
-        for it in std::mem::take(&mut *self.iters.borrow_mut()) {
+        for it in self.take(|e| &mut e.iters) {
             if let Some(t) = &done.task {
                 it.push_if_new(t);
             }
@@ -246,7 +273,7 @@ impl HandleState {
         for (_, f) in std::mem::take(&mut *self.done_cbs.borrow_mut()) {
             call_user(&f, &js);
         }
-        for s in std::mem::take(&mut *self.cancels.borrow_mut()) {
+        for s in self.take(|e| &mut e.cancels) {
             resolve(&s, &JsValue::UNDEFINED);
         }
         Some(done)
@@ -262,7 +289,11 @@ impl HandleState {
             Ok(v) => Ok(v.map_or(JsValue::NULL, to_js)),
             Err(info) => {
                 let cause = match info.kind {
-                    ErrorKind::Aborted => self.abort_reason.borrow().clone(),
+                    ErrorKind::Aborted => self
+                        .extras
+                        .borrow()
+                        .as_ref()
+                        .and_then(|e| e.abort_reason.clone()),
                     _ => None,
                 };
                 Err(caused(info, &cause.unwrap_or(JsValue::UNDEFINED)))
@@ -272,7 +303,7 @@ impl HandleState {
 
     fn cancel_into(self: &Rc<Self>, s: Settle) {
         let Some(task_id) = self.task_id.borrow().clone() else {
-            self.cancels.borrow_mut().push(s);
+            self.extras().cancels.push(s);
             return;
         };
         match self.client.upgrade() {
@@ -404,7 +435,7 @@ impl TaskHandle {
             };
         }
         let (p, s) = deferred();
-        self.st.waiters.borrow_mut().push(s);
+        self.st.extras().waiters.push(s);
         p
     }
 
@@ -417,7 +448,7 @@ impl TaskHandle {
         if self.st.done.borrow().is_some() {
             it.finish();
         } else {
-            self.st.iters.borrow_mut().push(it.clone());
+            self.st.extras().iters.push(it.clone());
         }
         TaskUpdates { st: it }
     }
