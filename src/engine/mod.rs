@@ -48,6 +48,7 @@ mod negotiate;
 mod ops;
 mod pending;
 mod phase;
+mod pushed;
 mod quirks;
 mod receiver;
 mod registry;

@@ -41,6 +41,9 @@ pub(crate) struct TaskEntry {
     pub(crate) result: Fetch,
     /// JSON-RPC id of the `tasks/result` in flight.
     pub(crate) result_req: Option<ReqId>,
+    /// Its held `tasks/result` waits for its first poll's time: a push before it means the
+    /// session's pushes bring the end (see `pushed.rs`).
+    pub(crate) hold_deferred: bool,
     /// A push said the task ended while its `tasks/result` was held: the stream's grace runs.
     pub(crate) result_grace: bool,
     /// An error a `tasks/result` answered while the task looked running, and whether it came

@@ -5,10 +5,11 @@
 //! `input_required` first, so polls and input answers always find a connection.
 //!
 //! Where the budget is roomy (not a browser's HTTP/1.1), every running legacy task holds its
-//! `tasks/result` from the start: the outcome arrives the moment the task ends, and polls drop to
-//! the safety interval meanwhile. A server that answers it at once with an error, or closes it
-//! without a result, while the task runs is remembered: from then on its tasks are polled (no
-//! retry loop). On a tight budget only tasks waiting for input hold one.
+//! `tasks/result`: the outcome arrives the moment the task ends, and polls drop to the safety
+//! interval meanwhile; unless the session's server pushes task statuses (see `pushed.rs`). A
+//! server that answers it at once with an error, or closes it without a result, while the task
+//! runs is remembered: from then on its tasks are polled (no retry loop). On a tight budget only
+//! tasks waiting for input hold one.
 //!
 //! A finished task's result answers at once and takes no slot; once a task is known to be over,
 //! its result stream must make progress within the request timeout or it is closed and asked
@@ -18,6 +19,7 @@ use std::collections::{HashSet, VecDeque};
 
 use super::hash::IdHash;
 use super::ids::ReqId;
+use super::pushed::PushEvidence;
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::{Outcome, TaskStatus};
 
@@ -38,6 +40,8 @@ pub(crate) struct Blocking {
     queue: VecDeque<String>,
     /// A slot was freed: fill it before the next output.
     pub(crate) freed: bool,
+    /// Whether the session's server pushes task statuses (see `pushed.rs`).
+    pub(crate) pushes: PushEvidence,
 }
 
 /// A `tasks/result` ending this soon after it went out, while its task runs, is a refusal.
@@ -57,12 +61,13 @@ impl Engine {
             .max(1)
     }
 
-    /// Whether running tasks hold a blocking `tasks/result` from the start: a legacy server that
-    /// has not refused, on a link whose budget is not tight.
+    /// Whether running tasks hold a blocking `tasks/result`: a legacy server that has not
+    /// refused and whose pushes do not bring the end, on a link whose budget is not tight.
     pub(crate) fn holds_running(&self) -> bool {
         self.session.dialect() == Some(Dialect::Legacy)
             && !self.session.quirks.has(Quirk::NoHeldResult)
             && self.result_cap() > TIGHT_BUDGET
+            && !self.relies_on_pushes()
     }
 
     /// A `tasks/result` of `task_id` ended without the outcome while the task still ran. Soon
@@ -131,6 +136,7 @@ impl Engine {
         if e.subs.is_empty() || e.is_terminal() || e.result != Fetch::Idle {
             return false;
         }
+        e.hold_deferred = false;
         e.result = Fetch::Busy;
         self.dispatch(now, Purpose::Result(task_id.to_owned()));
         true

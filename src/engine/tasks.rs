@@ -159,8 +159,10 @@ impl Engine {
         let has_subs = !entry.subs.is_empty();
         self.publish(now, task_id, &applied);
         if status.is_terminal() {
-            if src == Source::Push {
-                self.pushed_end_while_held(now, task_id);
+            match src {
+                Source::Push => self.pushed_end_while_held(now, task_id),
+                Source::Poll => self.end_not_pushed(now, task_id),
+                _ => {}
             }
             return self.settle(now, task_id);
         }
@@ -196,9 +198,11 @@ impl Engine {
 
     /// Tells what a merged snapshot changed: the transition, each subscriber's new status, the
     /// task's input requests; and opens the legacy `tasks/result` stream when it carries them
-    /// (input required) or holds the outcome (where connections are free).
+    /// (input required) or holds the outcome (where connections are free; one interval later
+    /// while the session's pushes are unknown).
     fn publish(&mut self, now: Millis, task_id: &str, applied: &Applied) {
         let hold_running = self.holds_running();
+        let defer = self.defers_hold();
         let Some(entry) = self.tasks.get_mut(task_id) else {
             return;
         };
@@ -218,10 +222,13 @@ impl Engine {
         let mut fetch = false;
         if let Some((_, to)) = applied.transition {
             entry.poll.since = Some(now);
-            fetch = (to == TaskStatus::InputRequired || (hold_running && !to.is_terminal()))
+            let asks = to == TaskStatus::InputRequired;
+            fetch = (asks || (hold_running && !to.is_terminal()))
                 && self.session.fetches_results()
                 && entry.result == Fetch::Idle
                 && has_subs;
+            entry.hold_deferred = fetch && !asks && defer;
+            fetch &= !entry.hold_deferred;
             if fetch {
                 entry.result = Fetch::Busy;
             }
@@ -295,6 +302,7 @@ impl Engine {
 
     /// The next poll after news from `src` (polls follow the cadence, pushes postpone).
     pub(crate) fn schedule_poll(&mut self, now: Millis, task_id: &str, src: Source) {
+        let pushed = self.relies_on_pushes();
         let Some(entry) = self.tasks.get_mut(task_id) else {
             return;
         };
@@ -302,13 +310,19 @@ impl Engine {
             return;
         }
         let interval = entry.server_interval();
-        // A held `tasks/result` or a listen stream brings the end: polls are only the safety
-        // net meanwhile.
-        let held = (entry.result_req.is_some() || self.listen.pushed.contains(task_id))
+        // A held `tasks/result`, a listen stream or the session's pushes bring the end: polls
+        // are only the safety net meanwhile.
+        let held = (entry.result_req.is_some() || pushed || self.listen.pushed.contains(task_id))
             && !entry.is_terminal();
         let delay = match src {
             Source::Create | Source::Named | Source::Poll | Source::Push if held => {
                 scheduler::safety_delay(interval, self.visible)
+            }
+            // The deferred hold goes out one interval after the task started, to the
+            // millisecond: a server that re-reads its store each interval of a held request's
+            // life then notices the end as soon as it can.
+            Source::Create | Source::Named | Source::Poll if entry.hold_deferred => {
+                scheduler::floor(interval)
             }
             Source::Create | Source::Named | Source::Poll => {
                 let age = now.saturating_sub(entry.poll.since.unwrap_or(now));
@@ -414,6 +428,12 @@ impl Engine {
         if entry.poll.in_flight {
             return;
         }
+        if std::mem::take(&mut entry.hold_deferred) && self.deferred_hold_due(now, &task_id) {
+            return;
+        }
+        let Some(entry) = self.tasks.get_mut(&task_id) else {
+            return;
+        };
         entry.poll.in_flight = true;
         entry.poll.respaced = false;
         self.dispatch(now, Purpose::Get(task_id));

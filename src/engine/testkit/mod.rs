@@ -393,6 +393,7 @@ impl<S: World> Harness<S> {
                     p.in_flight = None;
                 }
                 self.get_keys.clear();
+                self.results_open.clear();
             }
             _ => {}
         }

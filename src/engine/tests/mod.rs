@@ -15,6 +15,7 @@ mod negotiate;
 mod phases;
 mod props;
 mod push;
+mod pushed;
 mod replay;
 mod retried;
 mod session;

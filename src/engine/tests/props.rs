@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 use super::cases;
 use crate::engine::api::{
-    Augment, CallOptions, Config, DialectChoice, Event, Input, InputId, SendKey, SubId,
+    Augment, CallOptions, Config, DialectChoice, Event, Input, InputId, Link, SendKey, SubId,
     TransportError,
 };
 use crate::engine::testkit::Harness;
@@ -80,6 +80,8 @@ fn harness(kind: u8, seed: u64) -> Harness {
     };
     let cfg = Config {
         dialect: choice,
+        // Legacy on Node: running tasks hold their results (or leave the end to pushes).
+        link: if kind == 2 { Link::Node } else { Link::Http1 },
         request_timeout_ms: 20_000,
         result_gc_ms: 60_000,
         ..Config::default()

@@ -12,7 +12,7 @@ use crate::engine::testkit::{accept_initialize, answer, drain, feed, head, Harne
 use crate::engine::Engine;
 use crate::protocol::model::{Dialect, Outcome, TaskStatus};
 
-fn legacy_on(link: Link, seed: u64) -> Harness {
+pub(super) fn legacy_on(link: Link, seed: u64) -> Harness {
     let cfg = Config {
         dialect: DialectChoice::Legacy,
         link,
@@ -31,7 +31,7 @@ fn completed(h: &Harness, sub: SubId) -> bool {
 }
 
 /// When the engine saw `task_id` complete.
-fn completed_at(h: &Harness, task_id: &str) -> Option<Millis> {
+pub(super) fn completed_at(h: &Harness, task_id: &str) -> Option<Millis> {
     h.events.iter().find_map(|e| match e {
         Event::Transition {
             task_id: t,
@@ -262,7 +262,7 @@ fn a_task_past_its_deadline_expires_without_waiting_for_its_held_result() {
 
 /// A legacy engine on `link`, its session open, watching task `t1`; returns the engine and
 /// the transmissions that followed (the first poll).
-fn watching(link: Link) -> (Engine, Vec<(SendKey, Value)>) {
+pub(super) fn watching(link: Link) -> (Engine, Vec<(SendKey, Value)>) {
     let cfg = Config {
         dialect: DialectChoice::Legacy,
         link,
@@ -278,14 +278,31 @@ fn watching(link: Link) -> (Engine, Vec<(SendKey, Value)>) {
     (e, sent)
 }
 
-fn method_of(sent: &[(SendKey, Value)], method: &str) -> Option<(SendKey, Value)> {
+pub(super) fn method_of(sent: &[(SendKey, Value)], method: &str) -> Option<(SendKey, Value)> {
     sent.iter()
         .find(|(_, b)| b["method"] == method)
         .map(|(k, b)| (*k, b["id"].clone()))
 }
 
-/// Answers the poll of `task_id` in `sent` with `working` at `now`; returns what followed.
+/// Answers the poll of `task_id` in `sent` with `working` at `now`; returns what followed, and
+/// when: a held result waits out one interval (the poll's, with its jitter) while the session
+/// has not shown whether its server pushes.
 fn answer_working(
+    e: &mut Engine,
+    now: Millis,
+    sent: &[(SendKey, Value)],
+    task_id: &str,
+) -> (Millis, Vec<(SendKey, Value)>) {
+    let sent = answer_working_now(e, now, sent, task_id);
+    if method_of(&sent, "tasks/result").is_some() {
+        return (now, sent);
+    }
+    let later = now + 1_100;
+    (later, drain(e, later).0)
+}
+
+/// Answers the poll of `task_id` in `sent` with `working` at `now`; returns what followed at once.
+pub(super) fn answer_working_now(
     e: &mut Engine,
     now: Millis,
     sent: &[(SendKey, Value)],
@@ -305,11 +322,11 @@ fn answer_working(
 fn a_stream_closed_soon_is_a_refusal_and_one_dropped_after_a_long_hold_is_held_again() {
     for (closed_after, refused) in [(20, true), (60_000, false)] {
         let (mut e, sent) = watching(Link::Node);
-        let sent = answer_working(&mut e, T0 + 10, &sent, "t1");
+        let (t, sent) = answer_working(&mut e, T0 + 10, &sent, "t1");
         let Some((res, _)) = method_of(&sent, "tasks/result") else {
             panic!("no held result: {sent:?}");
         };
-        let at = T0 + 10 + closed_after;
+        let at = t + closed_after;
         e.handle_input(at, head(res, 200, None));
         e.handle_input(at, Input::Ended { key: res });
         let again = drain(&mut e, at).0;
@@ -320,7 +337,7 @@ fn a_stream_closed_soon_is_a_refusal_and_one_dropped_after_a_long_hold_is_held_a
         );
         e.watch(at, "t2");
         let sent = drain(&mut e, at).0;
-        let sent = answer_working(&mut e, at + 10, &sent, "t2");
+        let (_, sent) = answer_working(&mut e, at + 10, &sent, "t2");
         let held = method_of(&sent, "tasks/result").is_some();
         assert_eq!(held, !refused, "closed after {closed_after} ms: {sent:?}");
     }
@@ -329,13 +346,13 @@ fn a_stream_closed_soon_is_a_refusal_and_one_dropped_after_a_long_hold_is_held_a
 #[test]
 fn a_poll_answering_gone_while_the_result_is_held_waits_for_the_stream() {
     let (mut e, sent) = watching(Link::Node);
-    let sent = answer_working(&mut e, T0 + 10, &sent, "t1");
+    let (t, sent) = answer_working(&mut e, T0 + 10, &sent, "t1");
     let Some((res, res_id)) = method_of(&sent, "tasks/result") else {
         panic!("no held result: {sent:?}");
     };
-    e.handle_input(T0 + 20, head(res, 200, None));
+    e.handle_input(t + 10, head(res, 200, None));
     // The safety poll goes out; the task ends and its result (read on the stream) consumes it.
-    let at = T0 + 10 + CAP_VISIBLE_MS + CAP_VISIBLE_MS / 10;
+    let at = t + CAP_VISIBLE_MS + CAP_VISIBLE_MS / 10;
     let sent = drain(&mut e, at).0;
     let Some((get, get_id)) = method_of(&sent, "tasks/get") else {
         panic!("no safety poll: {sent:?}");
@@ -400,27 +417,27 @@ fn a_held_result_answered_before_the_cancel_waits_for_the_cancels_verdict() {
     // may arrive before the cancel's own answer.
     for cancel_answer in ["cancelled", "refused"] {
         let (mut e, sent) = watching(Link::Node);
-        let sent = answer_working(&mut e, T0 + 10, &sent, "t1");
+        let (t, sent) = answer_working(&mut e, T0 + 10, &sent, "t1");
         let Some((res, res_id)) = method_of(&sent, "tasks/result") else {
             panic!("no held result: {sent:?}");
         };
-        e.handle_input(T0 + 20, head(res, 200, None));
-        e.cancel(T0 + 100, "t1");
-        let sent = drain(&mut e, T0 + 100).0;
+        e.handle_input(t + 10, head(res, 200, None));
+        e.cancel(t + 90, "t1");
+        let sent = drain(&mut e, t + 90).0;
         let Some((cancel, cancel_id)) = method_of(&sent, "tasks/cancel") else {
             panic!("no cancel: {sent:?}");
         };
         let empty =
             json!({ "_meta": { "io.modelcontextprotocol/related-task": { "taskId": "t1" } } });
-        answer(&mut e, T0 + 110, res, &res_id, empty);
-        let (_, events) = drain(&mut e, T0 + 110);
+        answer(&mut e, t + 100, res, &res_id, empty);
+        let (_, events) = drain(&mut e, t + 100);
         assert_eq!(done_end(&events), None, "no end before the cancel's answer");
-        e.handle_input(T0 + 120, head(cancel, 200, None));
+        e.handle_input(t + 110, head(cancel, 200, None));
         let status = |s: &str| {
             json!({ "taskId": "t1", "status": s, "createdAt": "2026-12-01T00:00:00Z",
                 "lastUpdatedAt": "2026-12-01T00:00:00Z", "ttl": null, "pollInterval": 1000 })
         };
-        let at = T0 + 120;
+        let at = t + 110;
         let events = if cancel_answer == "cancelled" {
             answer(&mut e, at, cancel, &cancel_id, status("cancelled"));
             drain(&mut e, at).1
