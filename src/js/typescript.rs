@@ -222,4 +222,6 @@ export interface InputExtra {
    *  for the request, its ttl ran out, or the client closed (`reason`: an `McpTaskError`). */
   signal: AbortSignal;
 }
+/** @deprecated use RpcError */
+export type RpcErrorObject = RpcError;
 "#;

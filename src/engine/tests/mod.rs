@@ -12,6 +12,7 @@ mod heap;
 mod hour;
 mod listen;
 mod negotiate;
+mod phases;
 mod props;
 mod push;
 mod pushed;

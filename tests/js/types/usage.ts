@@ -22,6 +22,8 @@ import init, {
   type InputResult,
   type JsonObject,
   type ListRootsResult,
+  type RpcError,
+  type RpcErrorObject,
   type ServerCapabilities,
   type SessionInfo,
   type Task,
@@ -242,4 +244,13 @@ export async function usage(signal: AbortSignal): Promise<void> {
     // @ts-expect-error params must be narrowed by method before reading sampling fields
     req.params.maxTokens;
   console.log(badSampling, badElicit, badHandler, narrowed);
+}
+
+/** The deprecated name of `RpcError` still compiles and means the same shape. */
+export function legacyRpcError(e: RpcError): RpcErrorObject {
+  const old: RpcErrorObject = e;
+  // @ts-expect-error an RpcErrorObject has a numeric code
+  const bad: RpcErrorObject = { code: "x", message: "m" };
+  console.log(bad);
+  return old;
 }
