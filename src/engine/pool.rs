@@ -10,24 +10,29 @@
 //! connection still being taken: a timeout then starts later, never earlier; a head arriving for
 //! a transmission the model still queues proves it got through.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use super::api::{Millis, Output, SendKey, Transmit};
+use super::hash::IdHash;
 use super::Engine;
 
 /// How long a browser drains an aborted response before it frees the connection (Chromium: 5 s).
 pub(crate) const DRAIN_MS: Millis = 5_000;
 
+/// Every lookup is by key in a map or set: the line can hold every task's poll at once.
 #[derive(Debug, Default)]
 pub(crate) struct Pool {
     /// Connections per origin; `None`: no limit worth modelling (the link multiplexes).
     cap: Option<usize>,
     /// Transmissions holding a connection, and whether their head came.
-    wired: Vec<(SendKey, bool)>,
+    wired: HashMap<SendKey, bool, IdHash>,
     /// Aborted responses the browser still drains: (when the connection frees, which).
     draining: VecDeque<(Millis, SendKey)>,
-    /// Transmissions waiting for a connection, in the order they were made.
-    queued: VecDeque<SendKey>,
+    /// The order transmissions asked for a connection in; entries no longer in `waiting` are
+    /// skipped (and swept out once they are the majority).
+    line: VecDeque<SendKey>,
+    /// Transmissions waiting for a connection.
+    waiting: HashSet<SendKey, IdHash>,
     /// The GET listening stream was asked for: it holds a connection for good.
     listening: bool,
 }
@@ -54,10 +59,11 @@ impl Pool {
             return true;
         }
         if self.has_room() {
-            self.wired.push((key, false));
+            self.wired.insert(key, false);
             return true;
         }
-        self.queued.push_back(key);
+        self.line.push_back(key);
+        self.waiting.insert(key);
         false
     }
 
@@ -69,35 +75,36 @@ impl Pool {
     /// A transmission's head came: it holds a connection (`true`: the model still queued it;
     /// a drain it waited behind ended early).
     pub(crate) fn headed(&mut self, key: SendKey) -> bool {
-        if let Some(w) = self.wired.iter_mut().find(|(k, _)| *k == key) {
-            w.1 = true;
+        if let Some(head) = self.wired.get_mut(&key) {
+            *head = true;
             return false;
         }
-        let before = self.queued.len();
-        self.queued.retain(|k| *k != key);
-        if before == self.queued.len() {
+        if !self.leave_line(key) {
             return false;
         }
         self.draining.pop_front();
-        self.wired.push((key, true));
+        self.wired.insert(key, true);
         true
     }
 
     /// A transmission's stream is over (ended, failed): its connection goes to the next in line.
     /// Returns the transmissions that got one.
     pub(crate) fn ended(&mut self, key: SendKey) -> Vec<SendKey> {
-        self.queued.retain(|k| *k != key);
-        self.draining.retain(|(_, k)| *k != key);
-        self.wired.retain(|(k, _)| *k != key);
+        if self.wired.remove(&key).is_none() {
+            if let Some(i) = self.draining.iter().position(|(_, k)| *k == key) {
+                self.draining.remove(i);
+            } else {
+                self.leave_line(key);
+            }
+        }
         self.admit()
     }
 
     /// The engine closed a transmission: one whose head came drains until `now` + [`DRAIN_MS`];
     /// others free their connection (or their place in line) at once.
     pub(crate) fn aborted(&mut self, now: Millis, key: SendKey) -> Vec<SendKey> {
-        let headed = self.wired.iter().any(|(k, h)| *k == key && *h);
-        if headed {
-            self.wired.retain(|(k, _)| *k != key);
+        if self.wired.get(&key) == Some(&true) {
+            self.wired.remove(&key);
             self.draining.push_back((now.saturating_add(DRAIN_MS), key));
             return Vec::new();
         }
@@ -116,21 +123,35 @@ impl Pool {
 
     /// When the next drain ends, while a transmission waits for it.
     pub(crate) fn next_expiry(&self) -> Option<Millis> {
-        if self.queued.is_empty() {
+        if self.waiting.is_empty() {
             return None;
         }
         self.draining.iter().map(|(at, _)| *at).min()
     }
 
+    /// Takes `key` out of the line (`false`: it was not in it).
+    fn leave_line(&mut self, key: SendKey) -> bool {
+        if !self.waiting.remove(&key) {
+            return false;
+        }
+        if self.line.len() > 2 * self.waiting.len() + 64 {
+            let waiting = &self.waiting;
+            self.line.retain(|k| waiting.contains(k));
+        }
+        true
+    }
+
     /// Moves waiting transmissions onto free connections.
     fn admit(&mut self) -> Vec<SendKey> {
         let mut admitted = Vec::new();
-        while self.has_room() {
-            let Some(key) = self.queued.pop_front() else {
+        while self.has_room() && !self.waiting.is_empty() {
+            let Some(key) = self.line.pop_front() else {
                 break;
             };
-            self.wired.push((key, false));
-            admitted.push(key);
+            if self.waiting.remove(&key) {
+                self.wired.insert(key, false);
+                admitted.push(key);
+            }
         }
         admitted
     }

@@ -133,11 +133,13 @@ impl Failure {
     }
 }
 
-/// A request with its params already serialized (the body then differs only in the JSON-RPC id).
+/// A request with its params already serialized: status polls reuse it (the body then differs
+/// only in the JSON-RPC id), which keeps the hot path free of JSON building.
 #[derive(Debug, Clone)]
 pub(crate) struct Encoded {
     /// The method as a JSON string (quoted, escaped).
     method: Box<str>,
+    /// Boxed: a task keeps its status request, and a `Box<str>` has no spare capacity.
     params: Box<str>,
     headers: Vec<(String, String)>,
     expects_response: bool,
@@ -240,22 +242,31 @@ impl Engine {
         }
     }
 
-    /// A status poll. Built anew each time: a per-task copy of the encoded request would cost every
-    /// tracked task a few hundred bytes for the little JSON building it saves.
+    /// A status poll, from the task's cached request when the session has not changed.
     fn send_get(
         &mut self,
         now: Millis,
         t: String,
         codec: &'static dyn crate::protocol::dialect::Codec,
     ) {
+        let epoch = self.session.epoch();
         let Some(entry) = self.tasks.get_mut(&t) else {
             return;
         };
-        entry.poll.last_sent = Some(now);
-        let enc = Encoded::new(codec.build_get(&self.session.info(), &t));
+        if !matches!(entry.poll_request, Some((e, _)) if e == epoch) {
+            entry.poll_request = Some((
+                epoch,
+                Encoded::new(codec.build_get(&self.session.info(), &t)),
+            ));
+        }
+        let Some((_, enc)) = &entry.poll_request else {
+            return;
+        };
         let id = self.reqs.alloc_id();
         let body = enc.body(Some(id));
-        self.track(now, id, Purpose::Get(t), body, enc.headers);
+        let headers = enc.headers.clone();
+        entry.poll.last_sent = Some(now);
+        self.track(now, id, Purpose::Get(t), body, headers);
     }
 
     /// Transmits a request (or, when the dialect built a notification, a one-way message).
