@@ -13,7 +13,6 @@
 
 mod election;
 mod follower;
-pub(crate) mod idmap;
 mod leader;
 mod requestor;
 pub mod wire;
@@ -28,9 +27,8 @@ use serde_json::Value;
 
 use crate::engine::api::{ClientError, End, ErrorKind, Event, Millis, OpId, SubId};
 use crate::engine::snapshot::TaskSnapshot;
-use crate::engine::sorted::SortedSet;
+use crate::engine::sorted::{SortedMap, SortedSet};
 use crate::protocol::model::Task;
-use idmap::IdMap;
 use leader::Leading;
 use wire::{Msg, Op, SessionWire, TabId};
 
@@ -132,8 +130,8 @@ pub struct Coord {
     role: Role,
     closed: bool,
     next_local: u64,
-    subs: IdMap<MySub>,
-    ops: IdMap<Op>,
+    subs: SortedMap<u64, MySub>,
+    ops: SortedMap<u64, Op>,
     /// The latest snapshot this tab saw of each task it follows.
     tasks: HashMap<String, Task, IdHash>,
     session: Option<SessionWire>,
@@ -160,8 +158,8 @@ impl Coord {
             role: Role::Electing,
             closed: false,
             next_local: 1,
-            subs: IdMap::default(),
-            ops: IdMap::default(),
+            subs: SortedMap::default(),
+            ops: SortedMap::default(),
             tasks: HashMap::default(),
             session: None,
             delivered_session: None,

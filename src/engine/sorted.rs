@@ -52,6 +52,10 @@ impl<K: Ord, V> SortedMap<K, V> {
         self.0.retain_mut(|(k, v)| keep(k, v));
     }
 
+    pub fn contains_key(&self, k: &K) -> bool {
+        self.find(k).is_ok()
+    }
+
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
@@ -69,6 +73,16 @@ impl<K: Ord, V> SortedMap<K, V> {
     /// The values in ascending key order.
     pub fn values(&self) -> impl Iterator<Item = &V> {
         self.0.iter().map(|e| &e.1)
+    }
+}
+
+impl<K, V> IntoIterator for SortedMap<K, V> {
+    type Item = (K, V);
+    type IntoIter = std::vec::IntoIter<(K, V)>;
+
+    /// The entries in ascending key order.
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
     }
 }
 
