@@ -263,9 +263,7 @@ impl<S: World> Harness<S> {
 
     /// A stream is over (ended, failed, aborted): its pool slot goes to the next in line.
     fn release(&mut self, key: SendKey) {
-        if !self.results_open.is_empty() {
-            self.results_open.remove(&key);
-        }
+        self.results_open.remove(&key);
         self.arriving.retain(|(_, t)| t.key != key);
         self.headed.remove(&key);
         self.draining.retain(|(_, k)| *k != key);
@@ -396,7 +394,7 @@ impl<S: World> Harness<S> {
     fn deliver(&mut self, input: Input) {
         match &input {
             Input::Message { via: Some(k), body } => self.clear_get(*k, Some(body)),
-            Input::Head { key, .. } => _ = self.headed.insert(*key),
+            Input::Head { key, .. } if self.drain_ms > 0 => _ = self.headed.insert(*key),
             Input::Ended { key: k } | Input::Failed { key: k, .. } => {
                 self.clear_get(*k, None);
                 self.release(*k);
