@@ -230,11 +230,8 @@ impl Engine {
         if self.blocking.freed && !self.closed {
             self.fill_result_slots(now);
         }
-        match self.out.pop_front() {
-            Some(o) => {
-                self.pool_sees(now, &o);
-                o
-            }
+        match self.next_out(now) {
+            Some(o) => o,
             None => {
                 // Drained: give back the room a burst (thousands of calls at once) took.
                 self.out.shrink_to(OUT_ROOM);
@@ -397,6 +394,7 @@ impl Engine {
         self.blocking = results::Blocking::default();
         self.hosted = receiver::Hosted::default();
         self.session.drop_waiting(|_| true);
+        self.pool.drop_held();
     }
 
     // ----- shared helpers -----

@@ -19,6 +19,24 @@ use super::Engine;
 /// How long a browser drains an aborted response before it frees the connection (Chromium: 5 s).
 pub(crate) const DRAIN_MS: Millis = 5_000;
 
+/// Most transmissions the browser holds at once on a link with few connections. Well above its 6
+/// connections, so a wrong model never throttles: as many as an HTTP/2 connection's usual 100
+/// concurrent streams, and a full queue behind the 6 while the engine hands out the next.
+pub(crate) const HANDED_CAP: usize = 100;
+
+/// Room kept for transmissions held in the engine once a burst of them is out.
+const HELD_ROOM: usize = 16;
+
+/// What became of an output offered to the pool.
+pub(crate) enum Kept {
+    /// Hand it to the driver now.
+    Out(Output),
+    /// A transmission that waits in the engine.
+    Held(SendKey),
+    /// The abort of a transmission still held: it never reaches the browser.
+    Dropped,
+}
+
 /// Every lookup is by key in a map or set: the line can hold every task's poll at once.
 #[derive(Debug, Default)]
 pub(crate) struct Pool {
@@ -35,6 +53,10 @@ pub(crate) struct Pool {
     waiting: HashSet<SendKey, IdHash>,
     /// The GET listening stream was asked for: it holds a connection for good.
     listening: bool,
+    /// Transmissions kept in the engine while the browser holds [`HANDED_CAP`], oldest first;
+    /// entries no longer in `held_keys` were aborted and are skipped.
+    held: VecDeque<Output>,
+    held_keys: HashSet<SendKey, IdHash>,
 }
 
 impl Pool {
@@ -51,6 +73,63 @@ impl Pool {
 
     fn has_room(&self) -> bool {
         self.cap.is_none_or(|cap| self.taken() < cap)
+    }
+
+    /// Transmissions in the browser: on a connection or in its queue.
+    fn handed(&self) -> usize {
+        self.wired.len() + self.waiting.len()
+    }
+
+    /// Keeps a transmission in the engine while the browser holds [`HANDED_CAP`] or earlier ones
+    /// wait; drops the abort of one still kept.
+    pub(crate) fn offer(&mut self, out: Output) -> Kept {
+        if self.cap.is_none() {
+            return Kept::Out(out);
+        }
+        match out {
+            Output::Transmit(Transmit { key, .. }) | Output::Resume { key, .. }
+                if !self.held_keys.is_empty() || self.handed() >= HANDED_CAP =>
+            {
+                self.held_keys.insert(key);
+                self.held.push_back(out);
+                Kept::Held(key)
+            }
+            Output::Abort { key } if self.held_keys.remove(&key) => Kept::Dropped,
+            out => Kept::Out(out),
+        }
+    }
+
+    /// The oldest kept transmission, once the browser has room for it.
+    pub(crate) fn release(&mut self) -> Option<Output> {
+        while self.handed() < HANDED_CAP && !self.held_keys.is_empty() {
+            let out = self.held.pop_front()?;
+            if let Output::Transmit(Transmit { key, .. }) | Output::Resume { key, .. } = &out {
+                if self.held_keys.remove(key) {
+                    return Some(out);
+                }
+            }
+        }
+        if self.held_keys.is_empty() {
+            self.held.clear();
+            if self.held.capacity() > HELD_ROOM {
+                // All out: give back the room a burst took.
+                self.held.shrink_to(HELD_ROOM);
+                self.held_keys.shrink_to(HELD_ROOM);
+            }
+        }
+        None
+    }
+
+    /// Transmissions kept in the engine.
+    #[cfg(test)]
+    pub(crate) fn held(&self) -> usize {
+        self.held_keys.len()
+    }
+
+    /// Forgets the kept transmissions (the engine closed: they are never sent).
+    pub(crate) fn drop_held(&mut self) {
+        self.held.clear();
+        self.held_keys.clear();
     }
 
     /// A transmission was handed to the browser; `false`: it waits for a connection.
@@ -158,6 +237,30 @@ impl Pool {
 }
 
 impl Engine {
+    /// The next output for the driver: a kept transmission once the browser has room, else the
+    /// next queued output that need not wait (a kept one's timeout waits with it).
+    pub(crate) fn next_out(&mut self, now: Millis) -> Option<Output> {
+        if let Some(out) = self.pool.release() {
+            self.pool_sees(now, &out);
+            return Some(out);
+        }
+        while let Some(out) = self.out.pop_front() {
+            match self.pool.offer(out) {
+                Kept::Out(out) => {
+                    self.pool_sees(now, &out);
+                    return Some(out);
+                }
+                Kept::Held(key) => {
+                    if let Some(n) = self.reqs.id_of(key) {
+                        self.reqs.wait_for_connection(n);
+                    }
+                }
+                Kept::Dropped => {}
+            }
+        }
+        None
+    }
+
     /// An output handed to the driver: a transmission takes a connection or waits for one (its
     /// timeout with it), an abort frees or drains one, the listening stream keeps one.
     pub(crate) fn pool_sees(&mut self, now: Millis, out: &Output) {

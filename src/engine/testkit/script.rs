@@ -7,12 +7,17 @@ use crate::engine::api::{CallOptions, Event, Input, Millis, Output, SendKey, Sub
 use crate::engine::Engine;
 
 /// Drains an engine's outputs at `now`: the transmissions (key, body as JSON) and the events.
+/// A one-way transmission (a notification, a response) is over at once, as on a 202.
 pub(crate) fn drain(e: &mut Engine, now: Millis) -> (Vec<(SendKey, Value)>, Vec<Event>) {
     let (mut sent, mut events) = (Vec::new(), Vec::new());
     loop {
         match e.poll_output(now) {
             Output::Wake(_) => return (sent, events),
             Output::Transmit(t) => {
+                if t.one_way {
+                    e.handle_input(now, head(t.key, 202, None));
+                    e.handle_input(now, Input::Ended { key: t.key });
+                }
                 sent.push((t.key, serde_json::from_str(&t.body).unwrap_or_default()))
             }
             Output::Event(ev) => events.push(ev),
