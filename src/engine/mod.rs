@@ -31,6 +31,7 @@ mod absent;
 mod answers;
 pub mod api;
 pub mod auth;
+mod backlog;
 mod cadence;
 mod calls;
 mod deletes;
@@ -394,7 +395,7 @@ impl Engine {
         self.blocking = results::Blocking::default();
         self.hosted = receiver::Hosted::default();
         self.session.drop_waiting(|_| true);
-        self.pool.drop_held();
+        self.pool.backlog.clear();
     }
 
     // ----- shared helpers -----

@@ -13,7 +13,9 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 
 use super::api::{Millis, Output, SendKey, Transmit};
+use super::backlog::Backlog;
 use super::hash::IdHash;
+use super::requests::Purpose;
 use super::Engine;
 
 /// How long a browser drains an aborted response before it frees the connection (Chromium: 5 s).
@@ -24,15 +26,12 @@ pub(crate) const DRAIN_MS: Millis = 5_000;
 /// concurrent streams, and a full queue behind the 6 while the engine hands out the next.
 pub(crate) const HANDED_CAP: usize = 100;
 
-/// Room kept for transmissions held in the engine once a burst of them is out.
-const HELD_ROOM: usize = 16;
-
 /// What became of an output offered to the pool.
 pub(crate) enum Kept {
     /// Hand it to the driver now.
     Out(Output),
     /// A transmission that waits in the engine.
-    Held(SendKey),
+    Held,
     /// The abort of a transmission still held: it never reaches the browser.
     Dropped,
 }
@@ -53,10 +52,8 @@ pub(crate) struct Pool {
     waiting: HashSet<SendKey, IdHash>,
     /// The GET listening stream was asked for: it holds a connection for good.
     listening: bool,
-    /// Transmissions kept in the engine while the browser holds [`HANDED_CAP`], oldest first;
-    /// entries no longer in `held_keys` were aborted and are skipped.
-    held: VecDeque<Output>,
-    held_keys: HashSet<SendKey, IdHash>,
+    /// Transmissions kept in the engine while the browser holds [`HANDED_CAP`].
+    pub(crate) backlog: Backlog,
 }
 
 impl Pool {
@@ -80,56 +77,31 @@ impl Pool {
         self.wired.len() + self.waiting.len()
     }
 
-    /// Keeps a transmission in the engine while the browser holds [`HANDED_CAP`] or earlier ones
-    /// wait; drops the abort of one still kept.
-    pub(crate) fn offer(&mut self, out: Output) -> Kept {
+    /// Keeps a transmission (`poll`: a background status poll) in the engine while the browser
+    /// holds [`HANDED_CAP`] or others are kept; drops the abort of one kept.
+    pub(crate) fn offer(&mut self, out: Output, poll: bool) -> Kept {
         if self.cap.is_none() {
             return Kept::Out(out);
         }
         match out {
             Output::Transmit(Transmit { key, .. }) | Output::Resume { key, .. }
-                if !self.held_keys.is_empty() || self.handed() >= HANDED_CAP =>
+                if !self.backlog.is_empty() || self.handed() >= HANDED_CAP =>
             {
-                self.held_keys.insert(key);
-                self.held.push_back(out);
-                Kept::Held(key)
+                self.backlog.push(key, out, poll);
+                Kept::Held
             }
-            Output::Abort { key } if self.held_keys.remove(&key) => Kept::Dropped,
+            Output::Abort { key } if self.backlog.cancel(key) => Kept::Dropped,
             out => Kept::Out(out),
         }
     }
 
-    /// The oldest kept transmission, once the browser has room for it.
+    /// The next kept transmission, once the browser has room for it.
     pub(crate) fn release(&mut self) -> Option<Output> {
-        while self.handed() < HANDED_CAP && !self.held_keys.is_empty() {
-            let out = self.held.pop_front()?;
-            if let Output::Transmit(Transmit { key, .. }) | Output::Resume { key, .. } = &out {
-                if self.held_keys.remove(key) {
-                    return Some(out);
-                }
-            }
+        if self.handed() < HANDED_CAP {
+            self.backlog.pop()
+        } else {
+            None
         }
-        if self.held_keys.is_empty() {
-            self.held.clear();
-            if self.held.capacity() > HELD_ROOM {
-                // All out: give back the room a burst took.
-                self.held.shrink_to(HELD_ROOM);
-                self.held_keys.shrink_to(HELD_ROOM);
-            }
-        }
-        None
-    }
-
-    /// Transmissions kept in the engine.
-    #[cfg(test)]
-    pub(crate) fn held(&self) -> usize {
-        self.held_keys.len()
-    }
-
-    /// Forgets the kept transmissions (the engine closed: they are never sent).
-    pub(crate) fn drop_held(&mut self) {
-        self.held.clear();
-        self.held_keys.clear();
     }
 
     /// A transmission was handed to the browser; `false`: it waits for a connection.
@@ -245,13 +217,22 @@ impl Engine {
             return Some(out);
         }
         while let Some(out) = self.out.pop_front() {
-            match self.pool.offer(out) {
+            let request = match &out {
+                Output::Transmit(Transmit { key, .. }) | Output::Resume { key, .. } => {
+                    self.reqs.id_of(*key)
+                }
+                _ => None,
+            };
+            let poll = request
+                .and_then(|n| self.reqs.get(n))
+                .is_some_and(|p| matches!(p.purpose, Purpose::Get(_)));
+            match self.pool.offer(out, poll) {
                 Kept::Out(out) => {
                     self.pool_sees(now, &out);
                     return Some(out);
                 }
-                Kept::Held(key) => {
-                    if let Some(n) = self.reqs.id_of(key) {
+                Kept::Held => {
+                    if let Some(n) = request {
                         self.reqs.wait_for_connection(n);
                     }
                 }

@@ -2,6 +2,7 @@
 //! a loop that delivers the server's answers with latency and records what the engine did,
 //! checking the "≤ 1 status request in flight per task" invariant as it goes.
 
+mod delivery;
 mod handover;
 pub(crate) mod heap;
 pub(crate) mod script;
@@ -20,6 +21,7 @@ use super::api::{
 use super::hash::IdHash;
 use super::rng::Rng;
 use super::Engine;
+use delivery::Delivery;
 pub(crate) use script::{
     accept_initialize, answer, discover_result, drain, feed, head, modern_engine, read_resource,
 };
@@ -46,34 +48,6 @@ impl Sent {
             self.method,
             self.task_id.as_deref().unwrap_or("")
         )
-    }
-}
-
-/// Inputs due at a time, in the order they were scheduled (a min-heap entry).
-pub(crate) struct Delivery {
-    at: Millis,
-    seq: u64,
-    inputs: Vec<Input>,
-}
-
-impl PartialEq for Delivery {
-    fn eq(&self, other: &Self) -> bool {
-        (self.at, self.seq) == (other.at, other.seq)
-    }
-}
-
-impl Eq for Delivery {}
-
-impl PartialOrd for Delivery {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Delivery {
-    /// Reversed: the earliest (then first scheduled) is the heap's top.
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        (other.at, other.seq).cmp(&(self.at, self.seq))
     }
 }
 
@@ -158,6 +132,8 @@ pub(crate) struct Harness<S: World = FakeServer> {
     /// `tasks/result` streams open now (with their task), and the most open at once.
     results_open: HashMap<SendKey, Option<String>, IdHash>,
     pub(crate) max_results_open: usize,
+    /// The most transmissions the browser held at once (open or queued), with a pool.
+    pub(crate) max_handed: usize,
 }
 
 impl Harness {
@@ -211,6 +187,7 @@ impl<S: World> Harness<S> {
             draining: Vec::new(),
             results_open: HashMap::default(),
             max_results_open: 0,
+            max_handed: 0,
         }
     }
 
@@ -222,6 +199,8 @@ impl<S: World> Harness<S> {
     /// Hands a transmission to the server (through the pool, when there is one).
     fn transmit(&mut self, t: Transmit) {
         if let Some(cap) = self.pool {
+            let handed = self.open.len() + self.waiting.len() + 1;
+            self.max_handed = self.max_handed.max(handed);
             if self.pool_used() >= cap {
                 self.waiting.push_back(t);
                 return;

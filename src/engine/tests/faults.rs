@@ -34,8 +34,13 @@ pub(super) fn modern(seed: u64) -> Harness {
 
 /// The subscription completed with a result.
 pub(super) fn completed(h: &Harness, sub: SubId) -> bool {
+    ended_completed(&h.done(sub))
+}
+
+/// A subscription's end: its task completed, with a result.
+pub(super) fn ended_completed(end: &End) -> bool {
     matches!(
-        h.done(sub),
+        end,
         End::Finished { task: Some(t), outcome: Some(Outcome::Result { .. }) }
             if t.status == TaskStatus::Completed
     )

@@ -1,0 +1,127 @@
+//! Transmissions kept in the engine while the browser already holds as many as it should: they
+//! wait here as encoded outputs (cheap) rather than as pending fetches in the page (costly).
+//! Requests a caller waits on (calls, results, input answers, cancels) go before background status
+//! polls, but polls still get at least one of every [`URGENT_RUN`] + 1 turns: neither starves.
+//! Each kind goes first come, first served.
+
+use std::collections::{HashSet, VecDeque};
+
+use super::api::{Output, SendKey};
+use super::hash::IdHash;
+
+/// Room kept once a burst is out (a burst's room is given back).
+const ROOM: usize = 16;
+
+/// Caller's transmissions let out in a row while polls wait.
+const URGENT_RUN: u8 = 3;
+
+#[derive(Debug, Default)]
+pub(crate) struct Backlog {
+    /// The caller's transmissions, oldest first.
+    urgent: VecDeque<(SendKey, Output)>,
+    /// Status polls, oldest first.
+    polls: VecDeque<(SendKey, Output)>,
+    /// Keys still kept: entries of the queues not in it were cancelled and are skipped.
+    live: HashSet<SendKey, IdHash>,
+    /// Caller's transmissions let out since the last poll.
+    run: u8,
+}
+
+impl Backlog {
+    pub(crate) fn is_empty(&self) -> bool {
+        self.live.is_empty()
+    }
+
+    /// Transmissions kept.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.live.len()
+    }
+
+    pub(crate) fn push(&mut self, key: SendKey, out: Output, poll: bool) {
+        self.live.insert(key);
+        let queue = if poll {
+            &mut self.polls
+        } else {
+            &mut self.urgent
+        };
+        queue.push_back((key, out));
+    }
+
+    /// Forgets a kept transmission (`false`: it was not kept).
+    pub(crate) fn cancel(&mut self, key: SendKey) -> bool {
+        self.live.remove(&key)
+    }
+
+    /// The next transmission to let out.
+    pub(crate) fn pop(&mut self) -> Option<Output> {
+        while !self.live.is_empty() {
+            let polls_turn =
+                self.urgent.is_empty() || (self.run >= URGENT_RUN && !self.polls.is_empty());
+            let queue = if polls_turn {
+                &mut self.polls
+            } else {
+                &mut self.urgent
+            };
+            let (key, out) = queue.pop_front()?;
+            if self.live.remove(&key) {
+                self.run = if polls_turn {
+                    0
+                } else {
+                    self.run.saturating_add(1)
+                };
+                return Some(out);
+            }
+        }
+        self.clear();
+        None
+    }
+
+    /// Forgets every kept transmission, giving back a burst's room.
+    pub(crate) fn clear(&mut self) {
+        self.live.clear();
+        self.urgent.clear();
+        self.polls.clear();
+        if self.live.capacity() > ROOM {
+            self.live.shrink_to(ROOM);
+            self.urgent.shrink_to(ROOM);
+            self.polls.shrink_to(ROOM);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn abort(n: u64) -> (SendKey, Output) {
+        (SendKey(n), Output::Abort { key: SendKey(n) })
+    }
+
+    fn keys(b: &mut Backlog) -> Vec<u64> {
+        std::iter::from_fn(|| b.pop())
+            .filter_map(|o| match o {
+                Output::Abort { key } => Some(key.0),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_callers_go_first_but_polls_get_every_fourth_turn() {
+        let mut b = Backlog::default();
+        for n in 1..=4 {
+            let (key, out) = abort(n);
+            b.push(key, out, true);
+        }
+        for n in 11..=17 {
+            let (key, out) = abort(n);
+            b.push(key, out, false);
+        }
+        assert!(b.cancel(SendKey(12)));
+        assert!(!b.cancel(SendKey(99)));
+        assert_eq!(b.len(), 10);
+        assert_eq!(keys(&mut b), [11, 13, 14, 1, 15, 16, 17, 2, 3, 4]);
+        assert!(b.is_empty());
+    }
+}
