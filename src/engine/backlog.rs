@@ -6,7 +6,7 @@
 
 use std::collections::{HashSet, VecDeque};
 
-use super::api::{Output, SendKey};
+use super::api::{SendKey, Transmit};
 use super::hash::IdHash;
 
 /// Room kept once a burst is out (a burst's room is given back).
@@ -18,9 +18,9 @@ const URGENT_RUN: u8 = 3;
 #[derive(Debug, Default)]
 pub(crate) struct Backlog {
     /// The caller's transmissions, oldest first.
-    urgent: VecDeque<(SendKey, Output)>,
+    urgent: VecDeque<Transmit>,
     /// Status polls, oldest first.
-    polls: VecDeque<(SendKey, Output)>,
+    polls: VecDeque<Transmit>,
     /// Keys still kept: entries of the queues not in it were cancelled and are skipped.
     live: HashSet<SendKey, IdHash>,
     /// Caller's transmissions let out since the last poll.
@@ -38,14 +38,14 @@ impl Backlog {
         self.live.len()
     }
 
-    pub(crate) fn push(&mut self, key: SendKey, out: Output, poll: bool) {
-        self.live.insert(key);
+    pub(crate) fn push(&mut self, t: Transmit, poll: bool) {
+        self.live.insert(t.key);
         let queue = if poll {
             &mut self.polls
         } else {
             &mut self.urgent
         };
-        queue.push_back((key, out));
+        queue.push_back(t);
     }
 
     /// Forgets a kept transmission (`false`: it was not kept).
@@ -54,7 +54,7 @@ impl Backlog {
     }
 
     /// The next transmission to let out.
-    pub(crate) fn pop(&mut self) -> Option<Output> {
+    pub(crate) fn pop(&mut self) -> Option<Transmit> {
         while !self.live.is_empty() {
             let polls_turn =
                 self.urgent.is_empty() || (self.run >= URGENT_RUN && !self.polls.is_empty());
@@ -63,14 +63,14 @@ impl Backlog {
             } else {
                 &mut self.urgent
             };
-            let (key, out) = queue.pop_front()?;
-            if self.live.remove(&key) {
+            let t = queue.pop_front()?;
+            if self.live.remove(&t.key) {
                 self.run = if polls_turn {
                     0
                 } else {
                     self.run.saturating_add(1)
                 };
-                return Some(out);
+                return Some(t);
             }
         }
         self.clear();
@@ -94,34 +94,25 @@ impl Backlog {
 mod tests {
     use super::*;
 
-    fn abort(n: u64) -> (SendKey, Output) {
-        (SendKey(n), Output::Abort { key: SendKey(n) })
-    }
-
-    fn keys(b: &mut Backlog) -> Vec<u64> {
-        std::iter::from_fn(|| b.pop())
-            .filter_map(|o| match o {
-                Output::Abort { key } => Some(key.0),
-                _ => None,
-            })
-            .collect()
+    fn tx(n: u64) -> Transmit {
+        Transmit {
+            key: SendKey(n),
+            body: String::new(),
+            headers: Vec::new(),
+            one_way: false,
+        }
     }
 
     #[test]
     fn the_callers_go_first_but_polls_get_every_fourth_turn() {
         let mut b = Backlog::default();
-        for n in 1..=4 {
-            let (key, out) = abort(n);
-            b.push(key, out, true);
-        }
-        for n in 11..=17 {
-            let (key, out) = abort(n);
-            b.push(key, out, false);
-        }
+        (1..=4).for_each(|n| b.push(tx(n), true));
+        (11..=17).for_each(|n| b.push(tx(n), false));
         assert!(b.cancel(SendKey(12)));
         assert!(!b.cancel(SendKey(99)));
         assert_eq!(b.len(), 10);
-        assert_eq!(keys(&mut b), [11, 13, 14, 1, 15, 16, 17, 2, 3, 4]);
+        let order: Vec<u64> = std::iter::from_fn(|| b.pop()).map(|t| t.key.0).collect();
+        assert_eq!(order, [11, 13, 14, 1, 15, 16, 17, 2, 3, 4]);
         assert!(b.is_empty());
     }
 }

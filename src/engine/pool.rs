@@ -26,16 +26,6 @@ pub(crate) const DRAIN_MS: Millis = 5_000;
 /// concurrent streams, and a full queue behind the 6 while the engine hands out the next.
 pub(crate) const HANDED_CAP: usize = 100;
 
-/// What became of an output offered to the pool.
-pub(crate) enum Kept {
-    /// Hand it to the driver now.
-    Out(Output),
-    /// A transmission that waits in the engine.
-    Held,
-    /// The abort of a transmission still held: it never reaches the browser.
-    Dropped,
-}
-
 /// Every lookup is by key in a map or set: the line can hold every task's poll at once.
 #[derive(Debug, Default)]
 pub(crate) struct Pool {
@@ -77,26 +67,14 @@ impl Pool {
         self.wired.len() + self.waiting.len()
     }
 
-    /// Keeps a transmission (`poll`: a background status poll) in the engine while the browser
-    /// holds [`HANDED_CAP`] or others are kept; drops the abort of one kept.
-    pub(crate) fn offer(&mut self, out: Output, poll: bool) -> Kept {
-        if self.cap.is_none() {
-            return Kept::Out(out);
-        }
-        match out {
-            Output::Transmit(Transmit { key, .. }) | Output::Resume { key, .. }
-                if !self.backlog.is_empty() || self.handed() >= HANDED_CAP =>
-            {
-                self.backlog.push(key, out, poll);
-                Kept::Held
-            }
-            Output::Abort { key } if self.backlog.cancel(key) => Kept::Dropped,
-            out => Kept::Out(out),
-        }
+    /// Whether a transmission now waits in the engine: the browser holds [`HANDED_CAP`] or
+    /// others wait already.
+    pub(crate) fn keeps(&self) -> bool {
+        self.cap.is_some() && (!self.backlog.is_empty() || self.handed() >= HANDED_CAP)
     }
 
     /// The next kept transmission, once the browser has room for it.
-    pub(crate) fn release(&mut self) -> Option<Output> {
+    pub(crate) fn release(&mut self) -> Option<Transmit> {
         if self.handed() < HANDED_CAP {
             self.backlog.pop()
         } else {
@@ -210,33 +188,31 @@ impl Pool {
 
 impl Engine {
     /// The next output for the driver: a kept transmission once the browser has room, else the
-    /// next queued output that need not wait (a kept one's timeout waits with it).
+    /// next queued output that need not wait. A kept transmission's timeout waits with it, and its
+    /// abort drops it. (A stream's resumption `GET` is rare and never kept.)
     pub(crate) fn next_out(&mut self, now: Millis) -> Option<Output> {
-        if let Some(out) = self.pool.release() {
+        if let Some(t) = self.pool.release() {
+            let out = Output::Transmit(t);
             self.pool_sees(now, &out);
             return Some(out);
         }
         while let Some(out) = self.out.pop_front() {
-            let request = match &out {
-                Output::Transmit(Transmit { key, .. }) | Output::Resume { key, .. } => {
-                    self.reqs.id_of(*key)
-                }
-                _ => None,
-            };
-            let poll = request
-                .and_then(|n| self.reqs.get(n))
-                .is_some_and(|p| matches!(p.purpose, Purpose::Get(_)));
-            match self.pool.offer(out, poll) {
-                Kept::Out(out) => {
-                    self.pool_sees(now, &out);
-                    return Some(out);
-                }
-                Kept::Held => {
+            match out {
+                Output::Abort { key } if self.pool.backlog.cancel(key) => {}
+                Output::Transmit(t) if self.pool.keeps() => {
+                    let request = self.reqs.id_of(t.key);
                     if let Some(n) = request {
                         self.reqs.wait_for_connection(n);
                     }
+                    let poll = request
+                        .and_then(|n| self.reqs.get(n))
+                        .is_some_and(|p| matches!(p.purpose, Purpose::Get(_)));
+                    self.pool.backlog.push(t, poll);
                 }
-                Kept::Dropped => {}
+                out => {
+                    self.pool_sees(now, &out);
+                    return Some(out);
+                }
             }
         }
         None
