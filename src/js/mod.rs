@@ -46,8 +46,8 @@ static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_all
 enum Pending {
     /// Resolves with nothing (cancel, delete).
     Void(Settle),
-    Tasks(Settle),
-    Tools(Settle),
+    /// Resolves with the engine's reply as a plain object (a task list page, the tools).
+    Json(Settle),
 }
 
 /// The state shared by a client's JS object, its handles and the driver's event host.
@@ -318,20 +318,7 @@ fn thrown(e: &JsValue) -> RpcError {
 fn settle_op(p: Pending, result: Result<Value, crate::engine::api::ClientError>) {
     let (s, value) = match p {
         Pending::Void(s) => (s, result.map(|_| JsValue::UNDEFINED)),
-        Pending::Tools(s) => (s, result.map(|v| to_js(&v))),
-        Pending::Tasks(s) => {
-            let v = result.and_then(|v| {
-                crate::driver::json::task_list(v)
-                    .map(|(tasks, next_cursor)| to_js(&types::TaskList { tasks, next_cursor }))
-                    .ok_or_else(|| {
-                        crate::engine::api::ClientError::new(
-                            crate::engine::api::ErrorKind::Protocol,
-                            "bad task list",
-                        )
-                    })
-            });
-            (s, v)
-        }
+        Pending::Json(s) => (s, result.map(|v| to_js(&v))),
     };
     let _ = match value {
         Ok(v) => s.0.call1(&JsValue::UNDEFINED, &v),
@@ -527,7 +514,7 @@ impl McpTaskClient {
             Ok(c) => c,
             Err(m) => return Promise::reject(&invalid(m)),
         };
-        self.inner.one_shot(Pending::Tasks, move |e, now| {
+        self.inner.one_shot(Pending::Json, move |e, now| {
             e.list_tasks(now, cursor.as_deref())
         })
     }
@@ -543,7 +530,7 @@ impl McpTaskClient {
     #[wasm_bindgen(js_name = listTools, unchecked_return_type = "Promise<ToolList>")]
     pub fn list_tools(&self) -> Promise {
         self.inner
-            .one_shot(Pending::Tools, |e, now| e.list_tools(now))
+            .one_shot(Pending::Json, |e, now| e.list_tools(now))
     }
 
     /// The client's latest snapshot of a task, if it tracks it.
