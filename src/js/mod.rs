@@ -27,7 +27,7 @@ use wasm_bindgen_futures::{future_to_promise, spawn_local, JsFuture};
 use crate::driver::era::EraKey;
 use crate::driver::tabs::{Link, Requestor, SharedOptions};
 use crate::driver::{DriverOptions, Host};
-use crate::engine::api::{DialectChoice, Event, OpId, SubId, INPUT_WITHDRAWN};
+use crate::engine::api::{ClientError, DialectChoice, End, Event, OpId, SubId, INPUT_WITHDRAWN};
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model;
 
@@ -80,35 +80,19 @@ impl ClientInner {
                 protocol_version,
                 server_info,
                 capabilities,
-            } => {
-                if let Some(k) = &self.era {
-                    k.remember(dialect);
-                }
-                *self.session.borrow_mut() = Some(types::SessionInfo {
-                    dialect,
-                    protocol_version,
-                    server_info,
-                    capabilities,
-                });
-                if let Some(tx) = self.ready.borrow_mut().take() {
-                    let _ = tx.send(Ok(()));
-                }
-            }
+            } => self.connected(types::SessionInfo {
+                dialect,
+                protocol_version,
+                server_info,
+                capabilities,
+            }),
             Event::Status { sub, task } => {
                 let h = self.subs.borrow().get(&sub).cloned();
                 if let Some(h) = h {
                     h.on_status(task);
                 }
             }
-            Event::Done { sub, task_id, end } => {
-                let h = self.subs.borrow_mut().remove(&sub);
-                let settled = crate::engine::verdict::settles(&end);
-                if let Some(done) = h.and_then(|h| h.on_done(task_id, end)) {
-                    if settled {
-                        self.once.task_ended(self.driver(), &done);
-                    }
-                }
-            }
+            Event::Done { sub, task_id, end } => self.done(sub, task_id, end),
             Event::Input {
                 id,
                 task_id,
@@ -120,39 +104,63 @@ impl ClientInner {
                     settle_op(p, result);
                 }
             }
-            Event::Warning { task_id, error } => {
-                // Before the session is ready, a session-level warning is the connect failure.
-                if task_id.is_none() {
-                    if let Some(tx) = self.ready.borrow_mut().take() {
-                        let _ = tx.send(Err(error.clone().into()));
-                    }
-                }
-                let warning = types::ClientWarning {
-                    task_id,
-                    error: error.into(),
-                };
-                if let Some(f) = &self.on_warning {
-                    let _ = f.call1(&JsValue::UNDEFINED, &to_js(&warning));
-                }
-            }
+            Event::Warning { task_id, error } => self.warn(task_id, error),
             Event::Transition {
                 task_id,
                 from,
                 to,
                 at,
             } => {
-                let t = types::TaskTransition {
+                let js = to_js(&types::TaskTransition {
                     task_id,
                     from,
                     to,
                     at,
-                };
-                let js = to_js(&t);
+                });
                 let cbs = self.transitions.borrow().clone();
                 for f in cbs {
                     let _ = f.call1(&JsValue::UNDEFINED, &js);
                 }
             }
+        }
+    }
+
+    /// The session is ready: remember its era, settle `connect`.
+    fn connected(&self, info: types::SessionInfo) {
+        if let Some(k) = &self.era {
+            k.remember(info.dialect);
+        }
+        *self.session.borrow_mut() = Some(info);
+        if let Some(tx) = self.ready.borrow_mut().take() {
+            let _ = tx.send(Ok(()));
+        }
+    }
+
+    /// A subscription ended: its handle settles; a task's settled end is reported once per page.
+    fn done(&self, sub: SubId, task_id: Option<String>, end: End) {
+        let h = self.subs.borrow_mut().remove(&sub);
+        let settled = crate::engine::verdict::settles(&end);
+        if let Some(done) = h.and_then(|h| h.on_done(task_id, end)) {
+            if settled {
+                self.once.task_ended(self.driver(), &done);
+            }
+        }
+    }
+
+    /// A warning for `onWarning`. Before the session is ready, a session-level warning is the
+    /// connect failure.
+    fn warn(&self, task_id: Option<String>, error: ClientError) {
+        if task_id.is_none() {
+            if let Some(tx) = self.ready.borrow_mut().take() {
+                let _ = tx.send(Err(error.clone().into()));
+            }
+        }
+        let warning = types::ClientWarning {
+            task_id,
+            error: error.into(),
+        };
+        if let Some(f) = &self.on_warning {
+            let _ = f.call1(&JsValue::UNDEFINED, &to_js(&warning));
         }
     }
 
@@ -315,7 +323,7 @@ fn thrown(e: &JsValue) -> RpcError {
     )
 }
 
-fn settle_op(p: Pending, result: Result<Value, crate::engine::api::ClientError>) {
+fn settle_op(p: Pending, result: Result<Value, ClientError>) {
     let (s, value) = match p {
         Pending::Void(s) => (s, result.map(|_| JsValue::UNDEFINED)),
         Pending::Json(s) => (s, result.map(|v| to_js(&v))),
