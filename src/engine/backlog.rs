@@ -4,10 +4,9 @@
 //! polls, but polls still get at least one of every [`URGENT_RUN`] + 1 turns: neither starves.
 //! Each kind goes first come, first served.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::VecDeque;
 
 use super::api::{SendKey, Transmit};
-use super::hash::IdHash;
 
 /// Room kept once a burst is out (a burst's room is given back).
 const ROOM: usize = 16;
@@ -21,25 +20,22 @@ pub(crate) struct Backlog {
     urgent: VecDeque<Transmit>,
     /// Status polls, oldest first.
     polls: VecDeque<Transmit>,
-    /// Keys still kept: entries of the queues not in it were cancelled and are skipped.
-    live: HashSet<SendKey, IdHash>,
     /// Caller's transmissions let out since the last poll.
     run: u8,
 }
 
 impl Backlog {
     pub(crate) fn is_empty(&self) -> bool {
-        self.live.is_empty()
+        self.urgent.is_empty() && self.polls.is_empty()
     }
 
     /// Transmissions kept.
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        self.live.len()
+        self.urgent.len() + self.polls.len()
     }
 
     pub(crate) fn push(&mut self, t: Transmit, poll: bool) {
-        self.live.insert(t.key);
         let queue = if poll {
             &mut self.polls
         } else {
@@ -48,45 +44,38 @@ impl Backlog {
         queue.push_back(t);
     }
 
-    /// Forgets a kept transmission (`false`: it was not kept).
+    /// Forgets a kept transmission (`false`: it was not kept). Rare (an abort before it went out):
+    /// a scan.
     pub(crate) fn cancel(&mut self, key: SendKey) -> bool {
-        self.live.remove(&key)
+        [&mut self.urgent, &mut self.polls]
+            .into_iter()
+            .any(|queue| {
+                let at = queue.iter().position(|t| t.key == key);
+                at.and_then(|i| queue.remove(i)).is_some()
+            })
     }
 
     /// The next transmission to let out.
     pub(crate) fn pop(&mut self) -> Option<Transmit> {
-        while !self.live.is_empty() {
-            let polls_turn =
-                self.urgent.is_empty() || (self.run >= URGENT_RUN && !self.polls.is_empty());
-            let queue = if polls_turn {
-                &mut self.polls
-            } else {
-                &mut self.urgent
-            };
-            let t = queue.pop_front()?;
-            if self.live.remove(&t.key) {
-                self.run = if polls_turn {
-                    0
-                } else {
-                    self.run.saturating_add(1)
-                };
-                return Some(t);
-            }
+        let polls_turn =
+            self.urgent.is_empty() || (self.run >= URGENT_RUN && !self.polls.is_empty());
+        let next = if polls_turn {
+            self.run = 0;
+            self.polls.pop_front()
+        } else {
+            self.run = self.run.saturating_add(1);
+            self.urgent.pop_front()
+        };
+        if self.is_empty() && self.urgent.capacity() + self.polls.capacity() > ROOM {
+            // All out: give back the room a burst took.
+            self.clear();
         }
-        self.clear();
-        None
+        next
     }
 
-    /// Forgets every kept transmission, giving back a burst's room.
+    /// Forgets every kept transmission.
     pub(crate) fn clear(&mut self) {
-        self.live.clear();
-        self.urgent.clear();
-        self.polls.clear();
-        if self.live.capacity() > ROOM {
-            self.live.shrink_to(ROOM);
-            self.urgent.shrink_to(ROOM);
-            self.polls.shrink_to(ROOM);
-        }
+        *self = Self::default();
     }
 }
 
