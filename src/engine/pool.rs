@@ -224,8 +224,13 @@ impl Engine {
         match out {
             Output::Transmit(Transmit { key, .. }) | Output::Resume { key, .. } => {
                 let waits = !self.pool.transmitted(*key);
-                if let Some(n) = self.reqs.id_of(*key).filter(|_| waits) {
-                    self.reqs.wait_for_connection(n);
+                if let Some(n) = self.reqs.id_of(*key) {
+                    if waits {
+                        self.reqs.wait_for_connection(n);
+                    } else {
+                        // One kept in the engine got a connection at once: its timeout starts.
+                        self.reqs.connected(n, now, self.cfg.request_timeout_ms);
+                    }
                 }
             }
             Output::Abort { key } => {

@@ -7,8 +7,10 @@ use std::collections::HashMap;
 use serde_json::json;
 
 use super::faults::{ended_completed, legacy};
-use crate::engine::api::{End, Event, SubId};
+use crate::engine::api::{Config, End, Event, Input, Millis, Output, SendKey, SubId};
 use crate::engine::pool::HANDED_CAP;
+use crate::engine::testkit::{modern_engine, T0};
+use crate::engine::Engine;
 
 const CALLS: usize = 10_000;
 
@@ -73,4 +75,45 @@ fn ten_thousand_calls_keep_the_browser_queue_short_and_all_complete() {
         "first come, first served"
     );
     assert_eq!(h.engine.pool.backlog.len(), 0);
+}
+
+/// Transmissions the engine made at `now` (keys), and the streams it aborted.
+fn outputs(e: &mut Engine, now: Millis) -> (Vec<SendKey>, Vec<SendKey>) {
+    let (mut sent, mut aborted) = (Vec::new(), Vec::new());
+    loop {
+        match e.poll_output(now) {
+            Output::Wake(_) => return (sent, aborted),
+            Output::Transmit(t) => sent.push(t.key),
+            Output::Abort { key } => aborted.push(key),
+            _ => {}
+        }
+    }
+}
+
+/// Polls beyond what the browser may hold wait in the engine; one that goes out onto a free
+/// connection has its timeout run from then: given no answer, it is closed one timeout later.
+#[test]
+fn a_kept_poll_times_out_from_when_it_goes_out() {
+    let mut e = modern_engine(Config::default(), 3);
+    for i in 0..=HANDED_CAP {
+        e.watch(T0, &format!("t{i}"));
+    }
+    let (first, _) = outputs(&mut e, T0);
+    assert!(first.len() <= HANDED_CAP, "some kept: {}", first.len());
+    let later = T0 + 30_000;
+    for key in &first {
+        e.handle_input(later, Input::Ended { key: *key });
+    }
+    // The kept ones go out first.
+    let (mut kept, _) = outputs(&mut e, later);
+    kept.truncate(HANDED_CAP + 1 - first.len());
+    assert!(!kept.is_empty() && kept.iter().all(|k| !first.contains(k)));
+    let timeout = Config::default().request_timeout_ms;
+    let (_, aborted) = outputs(&mut e, later + timeout - 1);
+    assert!(kept.iter().all(|k| !aborted.contains(k)), "started late");
+    let (_, aborted) = outputs(&mut e, later + timeout);
+    assert!(
+        kept.iter().all(|k| aborted.contains(k)),
+        "timed out: {aborted:?}"
+    );
 }
