@@ -6,6 +6,7 @@ use serde_json::Value;
 use crate::protocol::model::{Outcome, Task, TaskStatus};
 
 use super::api::{ClientError, End, ErrorKind, Millis};
+use super::ids::ReqId;
 use super::phase::Phase;
 use super::registry::Fetch;
 use super::requests::{Failure, Purpose};
@@ -14,7 +15,17 @@ use super::tasks::Source;
 use super::Engine;
 
 impl Engine {
-    pub(crate) fn on_result(&mut self, now: Millis, task_id: &str, res: Result<Value, Failure>) {
+    /// The `tasks/result` request `n` answered `res`.
+    pub(crate) fn on_result(
+        &mut self,
+        now: Millis,
+        task_id: &str,
+        n: ReqId,
+        res: Result<Value, Failure>,
+    ) {
+        if self.race_answer(task_id, n, &res) {
+            return;
+        }
         let gone = match &res {
             Err(Failure::Rpc(e)) => self.gone_code(e.code),
             _ => false,
@@ -304,7 +315,7 @@ impl Engine {
         if !entry.subs.is_empty() {
             return;
         }
-        let (polling, result) = (entry.poll.in_flight, entry.result_req);
+        let (polling, results) = (entry.poll.in_flight, [entry.result_req, entry.result_race]);
         let ours = |p: &Purpose| matches!(p, Purpose::Get(t) | Purpose::Result(t) if t == task_id);
         let queued_get = self
             .session
@@ -316,8 +327,10 @@ impl Engine {
             return self.set_task_timer(TaskTimer::Gc, task_id, at);
         }
         self.session.drop_waiting(ours);
-        if let Some(p) = result.and_then(|n| self.take_pending(n)) {
-            self.out.push_back(super::api::Output::Abort { key: p.key });
+        for n in results.into_iter().flatten() {
+            if let Some(p) = self.take_pending(n) {
+                self.out.push_back(super::api::Output::Abort { key: p.key });
+            }
         }
         self.forget_calls_of(task_id);
         self.remove_task(task_id);

@@ -51,6 +51,7 @@ mod phase;
 mod pool;
 mod pushed;
 mod quirks;
+mod race;
 mod receiver;
 mod registry;
 mod requests;
@@ -489,7 +490,7 @@ impl Engine {
                         TaskTimer::Poll => self.on_poll_timer(now, t),
                         TaskTimer::Deadline => self.on_deadline(now, &t),
                         TaskTimer::Gc => self.on_gc(now, &t),
-                        TaskTimer::Result => self.held_result_lags(now, &t),
+                        TaskTimer::Result => self.result_grace_over(now, &t),
                     }
                 }
                 Timer::Connect => self.connect(now),

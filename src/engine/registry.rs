@@ -39,12 +39,15 @@ pub(crate) struct TaskEntry {
     pub(crate) phase: Phase,
     pub(crate) poll: PollState,
     pub(crate) result: Fetch,
-    /// JSON-RPC id of the `tasks/result` in flight.
+    /// JSON-RPC id of the `tasks/result` in flight (the latest one sent).
     pub(crate) result_req: Option<ReqId>,
+    /// The held `tasks/result` a fresh one races after a pushed end (see `race.rs`).
+    pub(crate) result_race: Option<ReqId>,
     /// Its held `tasks/result` waits for its first poll's time: a push before it means the
     /// session's pushes bring the end (see `pushed.rs`).
     pub(crate) hold_deferred: bool,
-    /// A push said the task ended while its `tasks/result` was held: the stream's grace runs.
+    /// A push said the task ended while its `tasks/result` was held: the stream's grace runs
+    /// before a fresh one races it.
     pub(crate) result_grace: bool,
     /// An error a `tasks/result` answered while the task looked running, and whether it came
     /// soon after the request: the next poll weighs it (see `results.rs`).

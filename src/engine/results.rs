@@ -29,7 +29,6 @@ use super::api::Millis;
 use super::quirks::Quirk;
 use super::registry::Fetch;
 use super::requests::Purpose;
-use super::scheduler::TaskTimer;
 use super::Engine;
 
 #[derive(Debug, Default)]
@@ -46,9 +45,6 @@ pub(crate) struct Blocking {
 
 /// A `tasks/result` ending this soon after it went out, while its task runs, is a refusal.
 const REFUSAL_WINDOW_MS: Millis = 5_000;
-
-/// How long a held `tasks/result` may take to bring the outcome after a pushed end, the first time.
-const RESULT_GRACE_MS: Millis = 100;
 
 /// A budget at or below this is tight: only tasks waiting for input hold a result.
 const TIGHT_BUDGET: usize = 3;
@@ -142,62 +138,6 @@ impl Engine {
         true
     }
 
-    /// A push said the task ended while its `tasks/result` is held. Some servers notice the end
-    /// on that stream only at their next internal check (the TS SDK re-reads its store every
-    /// poll interval) while a fresh request answers at once; others answer it at once. The
-    /// stream gets [`RESULT_GRACE_MS`] to answer; once a server was seen to lag, it is closed at
-    /// once (one result request per task) and settling asks again.
-    pub(crate) fn pushed_end_while_held(&mut self, now: Millis, task_id: &str) {
-        let Some(e) = self.tasks.get_mut(task_id) else {
-            return;
-        };
-        if e.result_req.is_none() {
-            return;
-        }
-        if self.session.quirks.has(Quirk::HeldResultLags) {
-            return self.close_held_result(task_id);
-        }
-        e.result_grace = true;
-        let at = now.saturating_add(RESULT_GRACE_MS);
-        self.set_task_timer(TaskTimer::Result, task_id, at);
-    }
-
-    /// The grace after a pushed end passed without the outcome: this server's held results lag
-    /// behind its pushes; ask again.
-    pub(crate) fn held_result_lags(&mut self, now: Millis, task_id: &str) {
-        let Some(e) = self.tasks.get_mut(task_id) else {
-            return;
-        };
-        if !std::mem::take(&mut e.result_grace) || e.result_req.is_none() {
-            return;
-        }
-        self.session.quirks.insert(Quirk::HeldResultLags);
-        self.close_held_result(task_id);
-        self.settle(now, task_id);
-    }
-
-    /// The held stream brought the outcome: no grace runs any more.
-    pub(crate) fn held_result_answered(&mut self, task_id: &str) {
-        if let Some(e) = self.tasks.get_mut(task_id) {
-            e.result_grace = false;
-        }
-        if let Some(t) = self.task_timer(TaskTimer::Result, task_id) {
-            self.timers.clear(&t);
-        }
-    }
-
-    fn close_held_result(&mut self, task_id: &str) {
-        let Some(n) = self.tasks.get(task_id).and_then(|e| e.result_req) else {
-            return;
-        };
-        if let Some(p) = self.take_pending(n) {
-            self.out.push_back(super::api::Output::Abort { key: p.key });
-        }
-        if let Some(e) = self.tasks.get_mut(task_id) {
-            e.result = Fetch::Idle;
-        }
-    }
-
     /// Whether the `tasks/result` of `task_id` may go out now; queues it when every slot is taken.
     pub(crate) fn result_slot(&mut self, task_id: &str) -> bool {
         let running = self.tasks.get(task_id).is_some_and(|e| !e.is_terminal());
@@ -214,15 +154,18 @@ impl Engine {
         false
     }
 
-    /// The `tasks/result` request `n` of a task is over (answered, failed, closed).
+    /// The `tasks/result` request `n` of a task is over (answered, failed, closed). The task's
+    /// slot is free unless its held request still races a fresh one (see `race.rs`).
     pub(crate) fn result_ended(&mut self, task_id: &str, n: ReqId) {
-        if self.blocking.open.remove(task_id) {
-            self.blocking.freed = true;
-        }
+        let mut held_out = false;
         if let Some(e) = self.tasks.get_mut(task_id) {
             if e.result_req == Some(n) {
                 e.result_req = None;
             }
+            held_out = (e.result_race).is_some_and(|h| h != n && self.reqs.is_pending(h));
+        }
+        if !held_out && self.blocking.open.remove(task_id) {
+            self.blocking.freed = true;
         }
     }
 
