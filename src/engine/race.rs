@@ -89,7 +89,7 @@ impl Engine {
 
     /// Request `n`, one of the task's two racing `tasks/result`, answered `res`. The first
     /// outcome wins, and the other request is closed; an answer without it while the other is
-    /// still out (or waits to go out) is set aside: `true`, nothing more to do with it.
+    /// still out is set aside: `true`, nothing more to do with it.
     pub(crate) fn race_answer(
         &mut self,
         task_id: &str,
@@ -107,8 +107,6 @@ impl Engine {
             true => e.result_req,
             false => Some(held).filter(|h| self.reqs.is_pending(*h)),
         };
-        let waiting =
-            (self.session.waiting()).any(|p| matches!(p, Purpose::Result(t) if t == task_id));
         // The held stream's error is the task's own answer, unless it says the task is gone; a
         // fresh request's error may only say the held one took the result.
         let outcome = match res {
@@ -116,7 +114,7 @@ impl Engine {
             Err(Failure::Rpc(error)) => held_won && !self.gone_code(error.code),
             Err(_) => false,
         };
-        let over = other.is_none() && !(held_won && waiting);
+        let over = other.is_none();
         if !outcome && !over {
             return true;
         }
@@ -134,9 +132,6 @@ impl Engine {
         self.session.quirks.insert(learned);
         if let Some(p) = other.and_then(|o| self.take_pending(o)) {
             self.out.push_back(Output::Abort { key: p.key });
-        }
-        if held_won {
-            (self.session).drop_waiting(|p| matches!(p, Purpose::Result(t) if t == task_id));
         }
         false
     }
