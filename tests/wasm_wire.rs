@@ -435,18 +435,6 @@ fn stored_records_read_back_equal() {
 }
 
 #[wasm_bindgen_test]
-fn task_lists_read_like_the_engine_writes_them() {
-    let tasks = vec![
-        full_task(TaskStatus::Working),
-        Task::new("b", TaskStatus::Cancelled),
-    ];
-    let v = json!({ "tasks": serde_json::to_value(&tasks).unwrap(), "nextCursor": "n" });
-    assert_eq!(json::task_list(v), Some((tasks, Some("n".into()))));
-    assert_eq!(json::task_list(json!({})), Some((vec![], None)));
-    assert_eq!(json::task_list(json!({ "tasks": [{ "taskId": 1 }] })), None);
-}
-
-#[wasm_bindgen_test]
 fn wrong_shapes_read_as_nothing() {
     for text in [
         "",

@@ -223,36 +223,14 @@ async fn exchange(
 ) -> Result<(), Fail> {
     let (url, source, limit) = params(d);
     let auth = source.resolve().await?;
-    let init = match req {
-        Request::Post(t) => {
-            let fixed = [
-                ("content-type", "application/json"),
-                ("accept", "application/json, text/event-stream"),
-            ];
-            let headers = build_headers(&auth, &t.headers, &fixed)?;
-            request_init("POST", &headers, Some(&t.body), ctrl)
-        }
-        Request::Resume {
-            headers,
-            last_event_id,
-        } => {
-            let fixed = [
-                ("accept", "text/event-stream"),
-                ("last-event-id", last_event_id.as_str()),
-            ];
-            let headers = build_headers(&auth, headers, &fixed)?;
-            request_init("GET", &headers, None, ctrl)
-        }
-    };
+    let init = init_of(req, &auth, ctrl)?;
     let resp = fetch(&url, &init).await?;
-    let h = resp.headers();
-    let get = |name: &str| h.get(name).ok().flatten();
     if let (401 | 403, Some(shell)) = (resp.status(), source.auth()) {
         let used = auth
             .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case("authorization"));
-        let challenge = get("www-authenticate");
-        let used = used.map(|(_, v)| v.as_str());
+            .find(|(k, _)| k.eq_ignore_ascii_case("authorization"))
+            .map(|(_, v)| v.as_str());
+        let challenge = header(&resp, "www-authenticate");
         shell
             .challenged(resp.status(), challenge.as_deref(), used)
             .await;
@@ -260,17 +238,12 @@ async fn exchange(
     if !d.with(|st| st.http.live(key)) {
         return Ok(());
     }
-    let now = global::now();
     d.feed(Input::Head {
         key,
         status: resp.status(),
-        session_id: get("mcp-session-id"),
-        retry_after_ms: retry_after_ms(
-            get("retry-after-ms").as_deref(),
-            get("retry-after").as_deref(),
-            now,
-        ),
-        www_authenticate: get("www-authenticate"),
+        session_id: header(&resp, "mcp-session-id"),
+        retry_after_ms: retry_after(&resp),
+        www_authenticate: header(&resp, "www-authenticate"),
     });
     let mut reader = BodyReader::new(&resp);
     match Framing::of(&resp) {
@@ -288,6 +261,50 @@ async fn exchange(
         Framing::Sse => read_events(d, key, &mut reader, limit).await?,
     }
     Ok(())
+}
+
+/// The `fetch` options of one exchange: a `POST` of the message, or the `GET` resuming a
+/// response stream.
+fn init_of(
+    req: &Request,
+    auth: &[(String, String)],
+    ctrl: &AbortController,
+) -> Result<JsValue, Fail> {
+    Ok(match req {
+        Request::Post(t) => {
+            let fixed = [
+                ("content-type", "application/json"),
+                ("accept", "application/json, text/event-stream"),
+            ];
+            let headers = build_headers(auth, &t.headers, &fixed)?;
+            request_init("POST", &headers, Some(&t.body), ctrl)
+        }
+        Request::Resume {
+            headers,
+            last_event_id,
+        } => {
+            let fixed = [
+                ("accept", "text/event-stream"),
+                ("last-event-id", last_event_id.as_str()),
+            ];
+            let headers = build_headers(auth, headers, &fixed)?;
+            request_init("GET", &headers, None, ctrl)
+        }
+    })
+}
+
+/// A response header's value.
+fn header(resp: &Response, name: &str) -> Option<String> {
+    resp.headers().get(name).ok().flatten()
+}
+
+/// How long the server asked to wait (`Retry-After-Ms`, else `Retry-After`).
+fn retry_after(resp: &Response) -> Option<u64> {
+    retry_after_ms(
+        header(resp, "retry-after-ms").as_deref(),
+        header(resp, "retry-after").as_deref(),
+        global::now(),
+    )
 }
 
 /// Feeds an SSE response's messages, and its position (last event id, `retry`) as it moves.
@@ -443,19 +460,17 @@ async fn listen_body(
     };
     let status = resp.status();
     if status == 429 || status >= 500 {
-        let rh = resp.headers();
-        let get = |n: &str| rh.get(n).ok().flatten();
-        let asked = retry_after_ms(
-            get("retry-after-ms").as_deref(),
-            get("retry-after").as_deref(),
-            global::now(),
-        );
-        return After::Retry(asked);
+        return After::Retry(retry_after(&resp));
     }
     if !(200..300).contains(&status) || Framing::of(&resp) != Framing::Sse {
         return After::Stop;
     }
-    let mut reader = BodyReader::new(&resp);
+    listen_events(d, gen, &resp, limit).await
+}
+
+/// Feeds the listening stream's messages until it ends, keeping its position for resumption.
+async fn listen_events(d: &Driver, gen: u64, resp: &Response, limit: usize) -> After {
+    let mut reader = BodyReader::new(resp);
     let mut dec = SseDecoder::with_limit(limit);
     let mut events = Vec::new();
     loop {
@@ -464,23 +479,7 @@ async fn listen_body(
             Ok(None) | Err(_) => return After::Retry(None),
         };
         let pushed = dec.push_into(&chunk, &mut events);
-        let live = d.with(|st| {
-            let l = &mut st.http.listen;
-            if l.generation != gen {
-                return false;
-            }
-            if !events.is_empty() {
-                l.attempt = 0;
-            }
-            if let Some(id) = dec.last_event_id() {
-                l.last_event_id = Some(id.to_owned());
-            }
-            if let Some(r) = dec.retry_ms() {
-                l.retry_ms = Some(r);
-            }
-            true
-        });
-        if !live {
+        if !listen_moved(d, gen, &dec, !events.is_empty()) {
             return After::Stop;
         }
         for ev in events.drain(..) {
@@ -493,6 +492,27 @@ async fn listen_body(
             return After::Retry(None);
         }
     }
+}
+
+/// Records the listening stream's position (last event id, `retry`); events reset the retry
+/// count. `false` when a newer stream took its place.
+fn listen_moved(d: &Driver, gen: u64, dec: &SseDecoder, had_events: bool) -> bool {
+    d.with(|st| {
+        let l = &mut st.http.listen;
+        if l.generation != gen {
+            return false;
+        }
+        if had_events {
+            l.attempt = 0;
+        }
+        if let Some(id) = dec.last_event_id() {
+            l.last_event_id = Some(id.to_owned());
+        }
+        if let Some(r) = dec.retry_ms() {
+            l.retry_ms = Some(r);
+        }
+        true
+    })
 }
 
 /// The JSON-RPC message an SSE event carries (`message` events, or any JSON-looking data).

@@ -11,82 +11,21 @@ pub(crate) fn parse_millis(text: &str) -> Option<Millis> {
         b: text.trim().as_bytes(),
         i: 0,
     };
-    let year = p.digits(4, 4)? as i64;
-    p.eat(b'-')?;
-    let month = p.digits(2, 2)?;
-    p.eat(b'-')?;
-    let day = p.digits(2, 2)?;
-    if !(1..=12).contains(&month) || day == 0 || day > days_in_month(year, month) {
-        return None;
-    }
-    let (mut hour, mut minute, mut second, mut millis, mut offset_min) =
-        (0i64, 0i64, 0i64, 0i64, 0i64);
+    let (year, month, day) = p.date()?;
+    let (mut clock, mut millis, mut offset_min) = (0i64, 0i64, 0i64);
     if let Some(&sep) = p.peek() {
         if !matches!(sep, b'T' | b't' | b' ') {
             return None;
         }
         p.i += 1;
-        hour = p.digits(2, 2)? as i64;
-        p.eat(b':')?;
-        minute = p.digits(2, 2)? as i64;
-        if p.peek() == Some(&b':') {
-            p.i += 1;
-            second = p.digits(2, 2)? as i64;
-            if matches!(p.peek(), Some(b'.') | Some(b',')) {
-                p.i += 1;
-                let start = p.i;
-                let mut frac = 0i64;
-                while let Some(d) = p.peek().filter(|c| c.is_ascii_digit()) {
-                    if p.i - start < 3 {
-                        frac = frac * 10 + i64::from(d - b'0');
-                    }
-                    p.i += 1;
-                }
-                let n = p.i - start;
-                if n == 0 {
-                    return None;
-                }
-                for _ in n..3 {
-                    frac *= 10;
-                }
-                millis = frac;
-            }
-        }
-        if hour > 24
-            || minute > 59
-            || second > 60
-            || (hour == 24 && (minute, second, millis) != (0, 0, 0))
-        {
-            return None;
-        }
-        match p.peek() {
-            None => {}
-            Some(b'Z') | Some(b'z') => p.i += 1,
-            Some(&sign @ (b'+' | b'-')) => {
-                p.i += 1;
-                let oh = p.digits(2, 2)? as i64;
-                if p.peek() == Some(&b':') {
-                    p.i += 1;
-                }
-                let om = if p.peek().is_some() {
-                    p.digits(2, 2)? as i64
-                } else {
-                    0
-                };
-                if oh > 23 || om > 59 {
-                    return None;
-                }
-                let total = oh * 60 + om;
-                offset_min = if sign == b'+' { total } else { -total };
-            }
-            Some(_) => return None,
-        }
+        (clock, millis) = p.time()?;
+        offset_min = p.offset()?;
     }
     if p.peek().is_some() {
         return None;
     }
     let days = days_from_civil(year, month, day);
-    let secs = days * 86_400 + hour * 3600 + minute * 60 + second - offset_min * 60;
+    let secs = days * 86_400 + clock - offset_min * 60;
     let ms = secs.checked_mul(1000)?.checked_add(millis)?;
     u64::try_from(ms).ok()
 }
@@ -97,6 +36,92 @@ struct Cursor<'a> {
 }
 
 impl Cursor<'_> {
+    /// `YYYY-MM-DD`, a real calendar day.
+    fn date(&mut self) -> Option<(i64, u32, u32)> {
+        let year = i64::from(self.digits(4, 4)?);
+        self.eat(b'-')?;
+        let month = self.digits(2, 2)?;
+        self.eat(b'-')?;
+        let day = self.digits(2, 2)?;
+        if !(1..=12).contains(&month) || day == 0 || day > days_in_month(year, month) {
+            return None;
+        }
+        Some((year, month, day))
+    }
+
+    /// `HH:MM[:SS[.fff…]]` (`24:00:00` and a leap second allowed): seconds into the day and
+    /// milliseconds.
+    fn time(&mut self) -> Option<(i64, i64)> {
+        let hour = i64::from(self.digits(2, 2)?);
+        self.eat(b':')?;
+        let minute = i64::from(self.digits(2, 2)?);
+        let (mut second, mut millis) = (0i64, 0i64);
+        if self.peek() == Some(&b':') {
+            self.i += 1;
+            second = i64::from(self.digits(2, 2)?);
+            if matches!(self.peek(), Some(b'.') | Some(b',')) {
+                self.i += 1;
+                millis = self.fraction()?;
+            }
+        }
+        if hour > 24
+            || minute > 59
+            || second > 60
+            || (hour == 24 && (minute, second, millis) != (0, 0, 0))
+        {
+            return None;
+        }
+        Some((hour * 3600 + minute * 60 + second, millis))
+    }
+
+    /// Fractional seconds (at least one digit, any number) as whole milliseconds.
+    fn fraction(&mut self) -> Option<i64> {
+        let start = self.i;
+        let mut frac = 0i64;
+        while let Some(d) = self.peek().filter(|c| c.is_ascii_digit()) {
+            if self.i - start < 3 {
+                frac = frac * 10 + i64::from(d - b'0');
+            }
+            self.i += 1;
+        }
+        let n = self.i - start;
+        if n == 0 {
+            return None;
+        }
+        for _ in n..3 {
+            frac *= 10;
+        }
+        Some(frac)
+    }
+
+    /// The offset from UTC in minutes: none, `Z`/`z`, `±HH:MM`, `±HHMM` or `±HH`.
+    fn offset(&mut self) -> Option<i64> {
+        let sign = match self.peek() {
+            None => return Some(0),
+            Some(b'Z') | Some(b'z') => {
+                self.i += 1;
+                return Some(0);
+            }
+            Some(&sign @ (b'+' | b'-')) => sign,
+            Some(_) => return None,
+        };
+        self.i += 1;
+        let oh = i64::from(self.digits(2, 2)?);
+        if self.peek() == Some(&b':') {
+            self.i += 1;
+        }
+        let om = if self.peek().is_some() {
+            i64::from(self.digits(2, 2)?)
+        } else {
+            0
+        };
+        if oh > 23 || om > 59 {
+            return None;
+        }
+        let total = oh * 60 + om;
+        Some(if sign == b'+' { total } else { -total })
+    }
+
     fn peek(&self) -> Option<&u8> {
         self.b.get(self.i)
     }

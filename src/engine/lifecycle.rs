@@ -294,10 +294,10 @@ impl Engine {
         if e.is_terminal() || e.deadline.is_none_or(|d| d > now) {
             return;
         }
-        if matches!(e.phase, Phase::LastPoll) {
+        if matches!(e.phase, Phase::LastPoll { .. }) {
             return self.expire(now, task_id);
         }
-        e.phase = Phase::LastPoll;
+        e.phase.last_poll();
         let slot = e.slot;
         let fallback = now.saturating_add(self.cfg.request_timeout_ms.max(1));
         self.timers

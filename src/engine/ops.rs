@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use crate::protocol::dialect::TaskNotice;
-use crate::protocol::object;
+use crate::protocol::model::TaskList;
 
 use super::api::{ClientError, ErrorKind, Millis, OpId, SendKey};
 use super::quirks::TaskMethod;
@@ -93,16 +93,13 @@ impl Engine {
             Err(f) => return self.reply(op, Err(f.client_error())),
         };
         match page {
-            Some(Ok((tasks, next))) => {
-                // Through the text the tasks serialize to anyway (no value serializer).
-                let tasks = serde_json::to_string(&tasks)
+            Some(Ok((tasks, next_cursor))) => {
+                // Through the text the page serializes to anyway (no value serializer).
+                let page = TaskList { tasks, next_cursor };
+                let reply = serde_json::to_string(&page)
                     .ok()
                     .and_then(|text| crate::json::parse(&text).ok())
                     .unwrap_or_default();
-                let mut reply = object([("tasks", tasks)]);
-                if let (Some(c), Some(obj)) = (next, reply.as_object_mut()) {
-                    obj.insert("nextCursor".into(), Value::from(c));
-                }
                 self.reply(op, Ok(reply));
             }
             Some(Err(e)) => self.reply(

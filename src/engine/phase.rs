@@ -14,8 +14,9 @@ pub(crate) enum Phase {
     /// Confirmed by the server and running: an unknown id afterwards means `expired`.
     Running,
     /// Its deadline passed while it ran: one last poll decides between its real end and
-    /// `expired`.
-    LastPoll,
+    /// `expired`. `confirmed`: as in [`Phase::Running`]; an unconfirmed task stays so, and an
+    /// unknown id still means a wrong id.
+    LastPoll { confirmed: bool },
     /// Ended, its outcome still to be had. `waited_original`: the original request (draft)
     /// had its bounded chance to carry it.
     Ending { waited_original: bool },
@@ -27,7 +28,10 @@ pub(crate) enum Phase {
 impl Phase {
     /// The server confirmed the task at least once.
     pub(crate) fn confirmed(&self) -> bool {
-        !matches!(self, Phase::Unconfirmed)
+        !matches!(
+            self,
+            Phase::Unconfirmed | Phase::LastPoll { confirmed: false }
+        )
     }
 
     /// Whether the task runs within its deadline (confirmed or not).
@@ -37,11 +41,32 @@ impl Phase {
 
     /// The server confirmed the task; `true` when this is news.
     pub(crate) fn confirm(&mut self) -> bool {
-        let news = matches!(self, Phase::Unconfirmed);
-        if news {
-            *self = Phase::Running;
+        match self {
+            Phase::Unconfirmed => *self = Phase::Running,
+            Phase::LastPoll { confirmed } if !*confirmed => *confirmed = true,
+            _ => return false,
         }
-        news
+        true
+    }
+
+    /// Its deadline passed while it ran: its last poll is due.
+    pub(crate) fn last_poll(&mut self) {
+        if self.runs_in_time() {
+            *self = Phase::LastPoll {
+                confirmed: self.confirmed(),
+            };
+        }
+    }
+
+    /// Its deadline moved on during the last poll: it runs again, as confirmed as it was.
+    pub(crate) fn resume(&mut self) {
+        if let Phase::LastPoll { confirmed } = *self {
+            *self = if confirmed {
+                Phase::Running
+            } else {
+                Phase::Unconfirmed
+            };
+        }
     }
 
     /// Its first terminal status was seen: its outcome is to be had.
@@ -59,7 +84,7 @@ impl Phase {
         match self {
             Phase::Ended { error: Some(_) } if error.is_none() => {}
             Phase::Ending { .. } | Phase::Ended { .. } => *self = Phase::Ended { error },
-            Phase::Unconfirmed | Phase::Running | Phase::LastPoll => {}
+            Phase::Unconfirmed | Phase::Running | Phase::LastPoll { .. } => {}
         }
     }
 
@@ -93,11 +118,36 @@ mod tests {
     }
 
     #[test]
+    fn the_last_poll_keeps_whether_the_server_confirmed_the_task() {
+        for confirmed in [false, true] {
+            let mut p = Phase::Unconfirmed;
+            if confirmed {
+                p.confirm();
+            }
+            p.last_poll();
+            assert_eq!(p, Phase::LastPoll { confirmed });
+            assert_eq!((p.confirmed(), p.runs_in_time()), (confirmed, false));
+            p.resume();
+            assert_eq!(p.confirmed(), confirmed);
+            assert!(p.runs_in_time());
+        }
+        let mut p = Phase::Unconfirmed;
+        p.last_poll();
+        assert!(p.confirm(), "confirmed during the last poll");
+        assert_eq!(p, Phase::LastPoll { confirmed: true });
+        let mut ended = Phase::Ending {
+            waited_original: false,
+        };
+        ended.last_poll();
+        assert!(matches!(ended, Phase::Ending { .. }));
+    }
+
+    #[test]
     fn finishing_keeps_an_error_and_leaves_a_running_task_alone() {
         let error = ClientError::new(ErrorKind::ResultUnavailable, "gone");
-        let mut running = Phase::LastPoll;
+        let mut running = Phase::LastPoll { confirmed: true };
         running.finish(Some(error.clone()));
-        assert_eq!(running, Phase::LastPoll);
+        assert_eq!(running, Phase::LastPoll { confirmed: true });
         let mut p = Phase::Ending {
             waited_original: true,
         };

@@ -266,19 +266,19 @@ impl Engine {
         };
         let passed = entry.deadline.is_none_or(|d| d <= now);
         match (&entry.phase, passed) {
-            (Phase::LastPoll, true) if src == Source::Poll => {
+            (Phase::LastPoll { .. }, true) if src == Source::Poll => {
                 // The last poll after the deadline: still not ended.
                 self.expire(now, task_id);
                 return false;
             }
             // The deadline moved on: the task runs again.
-            (Phase::LastPoll, false) => entry.phase = Phase::Running,
+            (Phase::LastPoll { .. }, false) => entry.phase.resume(),
             _ => {}
         }
         let deadline = Timer::Task(TaskTimer::Deadline, entry.slot);
         match (entry.deadline, &entry.phase) {
             // The last poll's own timer runs.
-            (_, Phase::LastPoll) => {}
+            (_, Phase::LastPoll { .. }) => {}
             (Some(d), _) if has_subs => {
                 if self.timers.get(&deadline) != Some(d) {
                     self.timers.set(deadline, d);
@@ -510,12 +510,12 @@ impl Engine {
             (Phase::Ending { .. } | Phase::Ended { .. }, None) => {
                 self.give_up_outcome(now, task_id, error.into())
             }
-            (Phase::Running | Phase::LastPoll, None) => self.expire(now, task_id),
-            (Phase::Unconfirmed, None) if self.calls.values().any(|c| c.became_task(task_id)) => {
-                // Named by us, not (yet) made by the server: its original response tells.
-                self.schedule_poll(now, task_id, Source::Poll);
+            (phase, None) if phase.confirmed() => self.expire(now, task_id),
+            // Named by us, not (yet) made by the server: its original response tells.
+            _ if self.calls.values().any(|c| c.became_task(task_id)) => {
+                self.schedule_poll(now, task_id, Source::Poll)
             }
-            (Phase::Unconfirmed, None) => self.unknown_task(now, task_id, error.into()),
+            _ => self.unknown_task(now, task_id, error.into()),
         }
     }
 
@@ -525,7 +525,7 @@ impl Engine {
         let Some(e) = self.tasks.get_mut(task_id) else {
             return;
         };
-        if matches!(e.phase, Phase::LastPoll) {
+        if matches!(e.phase, Phase::LastPoll { .. }) {
             return self.expire(now, task_id);
         }
         if e.is_terminal() {

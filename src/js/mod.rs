@@ -27,7 +27,7 @@ use wasm_bindgen_futures::{future_to_promise, spawn_local, JsFuture};
 use crate::driver::era::EraKey;
 use crate::driver::tabs::{Link, Requestor, SharedOptions};
 use crate::driver::{DriverOptions, Host};
-use crate::engine::api::{DialectChoice, Event, OpId, SubId, INPUT_WITHDRAWN};
+use crate::engine::api::{ClientError, DialectChoice, End, Event, OpId, SubId, INPUT_WITHDRAWN};
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model;
 
@@ -46,8 +46,8 @@ static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_all
 enum Pending {
     /// Resolves with nothing (cancel, delete).
     Void(Settle),
-    Tasks(Settle),
-    Tools(Settle),
+    /// Resolves with the engine's reply as a plain object (a task list page, the tools).
+    Json(Settle),
 }
 
 /// The state shared by a client's JS object, its handles and the driver's event host.
@@ -80,35 +80,19 @@ impl ClientInner {
                 protocol_version,
                 server_info,
                 capabilities,
-            } => {
-                if let Some(k) = &self.era {
-                    k.remember(dialect);
-                }
-                *self.session.borrow_mut() = Some(types::SessionInfo {
-                    dialect,
-                    protocol_version,
-                    server_info,
-                    capabilities,
-                });
-                if let Some(tx) = self.ready.borrow_mut().take() {
-                    let _ = tx.send(Ok(()));
-                }
-            }
+            } => self.connected(types::SessionInfo {
+                dialect,
+                protocol_version,
+                server_info,
+                capabilities,
+            }),
             Event::Status { sub, task } => {
                 let h = self.subs.borrow().get(&sub).cloned();
                 if let Some(h) = h {
                     h.on_status(task);
                 }
             }
-            Event::Done { sub, task_id, end } => {
-                let h = self.subs.borrow_mut().remove(&sub);
-                let settled = crate::engine::verdict::settles(&end);
-                if let Some(done) = h.and_then(|h| h.on_done(task_id, end)) {
-                    if settled {
-                        self.once.task_ended(self.driver(), &done);
-                    }
-                }
-            }
+            Event::Done { sub, task_id, end } => self.done(sub, task_id, end),
             Event::Input {
                 id,
                 task_id,
@@ -120,39 +104,63 @@ impl ClientInner {
                     settle_op(p, result);
                 }
             }
-            Event::Warning { task_id, error } => {
-                // Before the session is ready, a session-level warning is the connect failure.
-                if task_id.is_none() {
-                    if let Some(tx) = self.ready.borrow_mut().take() {
-                        let _ = tx.send(Err(error.clone().into()));
-                    }
-                }
-                let warning = types::ClientWarning {
-                    task_id,
-                    error: error.into(),
-                };
-                if let Some(f) = &self.on_warning {
-                    let _ = f.call1(&JsValue::UNDEFINED, &to_js(&warning));
-                }
-            }
+            Event::Warning { task_id, error } => self.warn(task_id, error),
             Event::Transition {
                 task_id,
                 from,
                 to,
                 at,
             } => {
-                let t = types::TaskTransition {
+                let js = to_js(&types::TaskTransition {
                     task_id,
                     from,
                     to,
                     at,
-                };
-                let js = to_js(&t);
+                });
                 let cbs = self.transitions.borrow().clone();
                 for f in cbs {
                     let _ = f.call1(&JsValue::UNDEFINED, &js);
                 }
             }
+        }
+    }
+
+    /// The session is ready: remember its era, settle `connect`.
+    fn connected(&self, info: types::SessionInfo) {
+        if let Some(k) = &self.era {
+            k.remember(info.dialect);
+        }
+        *self.session.borrow_mut() = Some(info);
+        if let Some(tx) = self.ready.borrow_mut().take() {
+            let _ = tx.send(Ok(()));
+        }
+    }
+
+    /// A subscription ended: its handle settles; a task's settled end is reported once per page.
+    fn done(&self, sub: SubId, task_id: Option<String>, end: End) {
+        let h = self.subs.borrow_mut().remove(&sub);
+        let settled = crate::engine::verdict::settles(&end);
+        if let Some(done) = h.and_then(|h| h.on_done(task_id, end)) {
+            if settled {
+                self.once.task_ended(self.driver(), &done);
+            }
+        }
+    }
+
+    /// A warning for `onWarning`. Before the session is ready, a session-level warning is the
+    /// connect failure.
+    fn warn(&self, task_id: Option<String>, error: ClientError) {
+        if task_id.is_none() {
+            if let Some(tx) = self.ready.borrow_mut().take() {
+                let _ = tx.send(Err(error.clone().into()));
+            }
+        }
+        let warning = types::ClientWarning {
+            task_id,
+            error: error.into(),
+        };
+        if let Some(f) = &self.on_warning {
+            let _ = f.call1(&JsValue::UNDEFINED, &to_js(&warning));
         }
     }
 
@@ -315,23 +323,10 @@ fn thrown(e: &JsValue) -> RpcError {
     )
 }
 
-fn settle_op(p: Pending, result: Result<Value, crate::engine::api::ClientError>) {
+fn settle_op(p: Pending, result: Result<Value, ClientError>) {
     let (s, value) = match p {
         Pending::Void(s) => (s, result.map(|_| JsValue::UNDEFINED)),
-        Pending::Tools(s) => (s, result.map(|v| to_js(&v))),
-        Pending::Tasks(s) => {
-            let v = result.and_then(|v| {
-                crate::driver::json::task_list(v)
-                    .map(|(tasks, next_cursor)| to_js(&types::TaskList { tasks, next_cursor }))
-                    .ok_or_else(|| {
-                        crate::engine::api::ClientError::new(
-                            crate::engine::api::ErrorKind::Protocol,
-                            "bad task list",
-                        )
-                    })
-            });
-            (s, v)
-        }
+        Pending::Json(s) => (s, result.map(|v| to_js(&v))),
     };
     let _ = match value {
         Ok(v) => s.0.call1(&JsValue::UNDEFINED, &v),
@@ -527,7 +522,7 @@ impl McpTaskClient {
             Ok(c) => c,
             Err(m) => return Promise::reject(&invalid(m)),
         };
-        self.inner.one_shot(Pending::Tasks, move |e, now| {
+        self.inner.one_shot(Pending::Json, move |e, now| {
             e.list_tasks(now, cursor.as_deref())
         })
     }
@@ -543,7 +538,7 @@ impl McpTaskClient {
     #[wasm_bindgen(js_name = listTools, unchecked_return_type = "Promise<ToolList>")]
     pub fn list_tools(&self) -> Promise {
         self.inner
-            .one_shot(Pending::Tools, |e, now| e.list_tools(now))
+            .one_shot(Pending::Json, |e, now| e.list_tools(now))
     }
 
     /// The client's latest snapshot of a task, if it tracks it.

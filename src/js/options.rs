@@ -139,8 +139,27 @@ pub fn url(v: &JsValue) -> Result<String, String> {
 /// Reads `ConnectOptions` for `url`.
 pub fn connect(url: &str, o: &JsValue) -> Result<Connect, String> {
     check_object(o, "options")?;
+    let transport = transport(o, url)?;
+    let mut config = engine_config(o, url, transport)?;
+    let on_input = function(o, "onInput")?;
+    if let Some(caps) = capabilities(o, on_input.is_some())? {
+        config.client_capabilities = caps;
+    }
+    let client_name = config.client_name.clone();
+    Ok(Connect {
+        transport,
+        config,
+        headers: HeaderSource::from_js(&get(o, "headers"))?.with_auth(auth(o, url, &client_name)?),
+        websocket: function(o, "WebSocket")?,
+        on_input,
+        on_warning: function(o, "onWarning")?,
+    })
+}
+
+/// The `transport` option; by default WebSocket for a `ws:`/`wss:` URL, else HTTP.
+fn transport(o: &JsValue, url: &str) -> Result<TransportKind, String> {
     let lower = url.to_ascii_lowercase();
-    let transport = match string(o, "transport")?.as_deref() {
+    Ok(match string(o, "transport")?.as_deref() {
         None if lower.starts_with("ws:") || lower.starts_with("wss:") => TransportKind::WebSocket,
         None | Some("http") => TransportKind::Http,
         Some("websocket") => TransportKind::WebSocket,
@@ -149,7 +168,11 @@ pub fn connect(url: &str, o: &JsValue) -> Result<Connect, String> {
                 "unknown transport {other:?} (use \"http\" or \"websocket\")"
             ))
         }
-    };
+    })
+}
+
+/// The engine's configuration from the options (capabilities apart: they depend on `onInput`).
+fn engine_config(o: &JsValue, url: &str, transport: TransportKind) -> Result<Config, String> {
     let dialect = match string(o, "dialect")?.as_deref() {
         None | Some("auto") => DialectChoice::Auto,
         Some("modern") => DialectChoice::Modern,
@@ -176,7 +199,17 @@ pub fn connect(url: &str, o: &JsValue) -> Result<Connect, String> {
     if let Some(g) = millis(o, "resultGcMs")? {
         config.result_gc_ms = g;
     }
-    config.link = match string(o, "link")?.as_deref() {
+    config.link = link(o, url, transport)?;
+    if let Some(s) = typed(o, "subscribe", JsValue::as_bool, "a boolean")? {
+        config.subscribe = s;
+    }
+    config.delete_on_done = boolean(o, "deleteOnDone")?;
+    Ok(config)
+}
+
+/// The `link` option; by default detected from the transport and the URL.
+fn link(o: &JsValue, url: &str, transport: TransportKind) -> Result<Link, String> {
+    Ok(match string(o, "link")?.as_deref() {
         None => crate::driver::link::detect(transport, url),
         Some("http1") => Link::Http1,
         Some("http2") => Link::Http2,
@@ -187,31 +220,20 @@ pub fn connect(url: &str, o: &JsValue) -> Result<Connect, String> {
                 "unknown link {other:?} (use \"http1\", \"http2\", \"node\" or \"websocket\")"
             ))
         }
-    };
-    if let Some(s) = typed(o, "subscribe", JsValue::as_bool, "a boolean")? {
-        config.subscribe = s;
-    }
-    config.delete_on_done = boolean(o, "deleteOnDone")?;
-    let on_input = function(o, "onInput")?;
+    })
+}
+
+/// The `capabilities` option; without it and without an input handler (`has_handler`) the host
+/// can answer nothing: it declares nothing. `None`: the engine's default.
+fn capabilities(o: &JsValue, has_handler: bool) -> Result<Option<serde_json::Value>, String> {
     let caps = get(o, "capabilities");
     if !caps.is_undefined() && !caps.is_null() {
-        config.client_capabilities = match super::convert::from_js(&caps)? {
-            Some(v @ serde_json::Value::Object(_)) => v,
-            _ => return Err("capabilities must be a plain object".into()),
+        return match super::convert::from_js(&caps)? {
+            Some(v @ serde_json::Value::Object(_)) => Ok(Some(v)),
+            _ => Err("capabilities must be a plain object".into()),
         };
-    } else if on_input.is_none() {
-        // Without a handler the host can answer nothing: declare nothing.
-        config.client_capabilities = serde_json::json!({});
     }
-    let client_name = config.client_name.clone();
-    Ok(Connect {
-        transport,
-        config,
-        headers: HeaderSource::from_js(&get(o, "headers"))?.with_auth(auth(o, url, &client_name)?),
-        websocket: function(o, "WebSocket")?,
-        on_input,
-        on_warning: function(o, "onWarning")?,
-    })
+    Ok((!has_handler).then(|| serde_json::json!({})))
 }
 
 /// Reads the `auth` option: OAuth for servers that answer 401 (see `driver::auth`).

@@ -178,16 +178,6 @@ pub struct InputRequestEvent {
     pub task_id: Option<String>,
 }
 
-/// One page of `listTasks`.
-#[derive(Debug, Clone, Serialize, Tsify)]
-#[tsify(missing_as_null)]
-#[serde(rename_all = "camelCase")]
-pub struct TaskList {
-    pub tasks: Vec<Task>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub next_cursor: Option<String>,
-}
-
 /// The fields of an [`McpTaskError`](ErrorKind), as plain data.
 #[derive(Debug, Clone, Serialize, Tsify)]
 #[tsify(missing_as_null)]

@@ -105,6 +105,16 @@ pub struct Task {
     pub input_requests: Vec<InputRequest>,
 }
 
+/// One page of `listTasks`: the tasks, and the cursor of the next page when there is one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null))]
+#[serde(rename_all = "camelCase")]
+pub struct TaskList {
+    pub tasks: Vec<Task>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+}
+
 impl Task {
     /// A task known only by id, in the given status.
     pub fn new(task_id: impl Into<String>, status: TaskStatus) -> Self {

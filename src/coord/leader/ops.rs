@@ -1,11 +1,14 @@
 //! Applying the tabs' operations to the leader's engine (tab-local ids → engine ids), and the
 //! tasks the leader keeps tracking on its own account.
 
+use serde_json::Value;
+
 use super::{Dest, Work};
 use crate::coord::wire::{Msg, Op, TabId};
 use crate::coord::Coord;
-use crate::engine::api::{End, Event, Millis};
+use crate::engine::api::{End, Event, InputId, Millis, SubId};
 use crate::engine::Engine;
+use crate::protocol::jsonrpc::RpcError;
 
 impl Coord {
     /// Queues one tab's operation for the engine (held back until the engine is ready).
@@ -21,95 +24,128 @@ impl Coord {
 
     /// Applies one tab's operation to the engine (this tab's own ones too).
     pub(super) fn apply(&mut self, now: Millis, e: &mut Engine, from: TabId, id: u64, op: Op) {
-        let Some(l) = self.leading() else { return };
-        let epoch = l.epoch;
+        let Some(epoch) = self.leading().map(|l| l.epoch) else {
+            return;
+        };
         match op {
             Op::CallTool { .. } | Op::Request { .. } | Op::Watch { .. } => {
-                if !l.router.sub_keys.contains_key(&(from, id)) {
-                    let watched = match &op {
-                        Op::Watch { task_id } => Some(task_id.clone()),
-                        _ => None,
-                    };
-                    if let Some(t) = &watched {
-                        self.import_record(now, e, t, false);
-                    }
-                    let sub = match op {
-                        Op::CallTool {
-                            name,
-                            arguments,
-                            opts,
-                        } => e.call_tool(now, &name, arguments, opts),
-                        Op::Request {
-                            method,
-                            params,
-                            opts,
-                        } => e.request(now, &method, params, opts),
-                        Op::Watch { task_id } => e.watch(now, &task_id),
-                        _ => return,
-                    };
-                    if let Some(l) = self.leading() {
-                        l.router.subs.insert(sub, Dest::Tab(from, id));
-                        l.router.sub_keys.insert((from, id), sub);
-                        if let Some(t) = watched {
-                            l.router.sub_tasks.insert(sub, t);
-                        }
-                    }
-                }
+                self.open_sub(now, e, from, id, op);
                 self.ack(from, epoch, id);
             }
-            Op::Unsubscribe { sub } => {
-                let engine_sub = l.router.sub_keys.get(&(from, sub.0)).copied();
-                match engine_sub {
-                    Some(s) => {
-                        l.router.stopped.insert(s);
-                        e.unsubscribe(now, s);
-                    }
-                    None => self.send_to(
-                        from,
-                        epoch,
-                        Event::Done {
-                            sub,
-                            task_id: None,
-                            end: End::Aborted,
-                        },
-                    ),
-                }
-            }
+            Op::Unsubscribe { sub } => self.close_sub(now, e, from, epoch, sub),
             Op::Cancel { .. } | Op::DeleteTask { .. } | Op::ListTasks { .. } | Op::ListTools => {
-                if l.router.op_keys.contains_key(&(from, id)) {
-                    return;
-                }
-                let o = match op {
-                    Op::Cancel { task_id } => e.cancel(now, &task_id),
-                    Op::DeleteTask { task_id } => e.delete_task(now, &task_id),
-                    Op::ListTasks { cursor } => e.list_tasks(now, cursor.as_deref()),
-                    _ => e.list_tools(now),
-                };
-                l.router.ops.insert(o, (from, id));
-                l.router.op_keys.insert((from, id), o);
+                self.start_op(now, e, from, id, op)
             }
-            Op::AnswerInput { id: wire, answer } => {
-                if let Some(p) = l.router.inputs.remove(&wire.0) {
-                    e.answer_input(now, p.input, answer);
-                    if let Some(t) = p.task_id {
-                        l.answered
-                            .entry(t.clone())
-                            .or_default()
-                            .insert(p.request.key);
-                        self.emit(crate::coord::Output::Persist(t));
-                    }
-                }
-            }
-            Op::Forget { task_id } => {
-                l.stored.remove(&task_id);
-                l.answered.remove(&task_id);
-                if let Some(s) = l.router.internal.remove(&task_id) {
-                    l.router.subs.remove(&s);
-                    e.unsubscribe(now, s);
-                }
-                self.emit(crate::coord::Output::Forget(task_id));
+            Op::AnswerInput { id: wire, answer } => self.pass_answer(now, e, wire, answer),
+            Op::Forget { task_id } => self.forget_task(now, e, task_id),
+        }
+    }
+
+    /// A call, request or watch: one engine subscription per tab-local id (a repeat is acked
+    /// again, not made twice); a watched task's record seeds the engine first.
+    fn open_sub(&mut self, now: Millis, e: &mut Engine, from: TabId, id: u64, op: Op) {
+        let Some(l) = self.leading() else { return };
+        if l.router.sub_keys.contains_key(&(from, id)) {
+            return;
+        }
+        let watched = match &op {
+            Op::Watch { task_id } => Some(task_id.clone()),
+            _ => None,
+        };
+        if let Some(t) = &watched {
+            self.import_record(now, e, t, false);
+        }
+        let sub = match op {
+            Op::CallTool {
+                name,
+                arguments,
+                opts,
+            } => e.call_tool(now, &name, arguments, opts),
+            Op::Request {
+                method,
+                params,
+                opts,
+            } => e.request(now, &method, params, opts),
+            Op::Watch { task_id } => e.watch(now, &task_id),
+            _ => return,
+        };
+        if let Some(l) = self.leading() {
+            l.router.subs.insert(sub, Dest::Tab(from, id));
+            l.router.sub_keys.insert((from, id), sub);
+            if let Some(t) = watched {
+                l.router.sub_tasks.insert(sub, t);
             }
         }
+    }
+
+    /// A tab stops a subscription: the engine's, or at once when the engine never had it.
+    fn close_sub(&mut self, now: Millis, e: &mut Engine, from: TabId, epoch: u64, sub: SubId) {
+        let Some(l) = self.leading() else { return };
+        match l.router.sub_keys.get(&(from, sub.0)).copied() {
+            Some(s) => {
+                l.router.stopped.insert(s);
+                e.unsubscribe(now, s);
+            }
+            None => {
+                let done = Event::Done {
+                    sub,
+                    task_id: None,
+                    end: End::Aborted,
+                };
+                self.send_to(from, epoch, done)
+            }
+        }
+    }
+
+    /// A one-shot operation (cancel, delete, list): started once per tab-local id, its reply
+    /// routed back to the tab.
+    fn start_op(&mut self, now: Millis, e: &mut Engine, from: TabId, id: u64, op: Op) {
+        let Some(l) = self.leading() else { return };
+        if l.router.op_keys.contains_key(&(from, id)) {
+            return;
+        }
+        let o = match op {
+            Op::Cancel { task_id } => e.cancel(now, &task_id),
+            Op::DeleteTask { task_id } => e.delete_task(now, &task_id),
+            Op::ListTasks { cursor } => e.list_tasks(now, cursor.as_deref()),
+            _ => e.list_tools(now),
+        };
+        l.router.ops.insert(o, (from, id));
+        l.router.op_keys.insert((from, id), o);
+    }
+
+    /// A tab's answer to an input request; a task's answered keys are persisted.
+    fn pass_answer(
+        &mut self,
+        now: Millis,
+        e: &mut Engine,
+        wire: InputId,
+        answer: Result<Value, RpcError>,
+    ) {
+        let Some(l) = self.leading() else { return };
+        let Some(p) = l.router.inputs.remove(&wire.0) else {
+            return;
+        };
+        e.answer_input(now, p.input, answer);
+        if let Some(t) = p.task_id {
+            l.answered
+                .entry(t.clone())
+                .or_default()
+                .insert(p.request.key);
+            self.emit(crate::coord::Output::Persist(t));
+        }
+    }
+
+    /// The caller forgot a task: its record goes, and so does the leader's own following.
+    fn forget_task(&mut self, now: Millis, e: &mut Engine, task_id: String) {
+        let Some(l) = self.leading() else { return };
+        l.stored.remove(&task_id);
+        l.answered.remove(&task_id);
+        if let Some(s) = l.router.internal.remove(&task_id) {
+            l.router.subs.remove(&s);
+            e.unsubscribe(now, s);
+        }
+        self.emit(crate::coord::Output::Forget(task_id));
     }
 
     fn ack(&mut self, to: TabId, epoch: u64, id: u64) {

@@ -4,7 +4,7 @@ use serde_json::json;
 
 use crate::engine::api::{Augment, CallOptions, DialectChoice, End, ErrorKind, Event, Input};
 use crate::engine::testkit::{answer, drain, Harness, T0};
-use crate::protocol::model::{Dialect, Outcome, TaskStatus};
+use crate::protocol::model::{Dialect, Outcome, TaskList, TaskStatus};
 
 const ALL: [(DialectChoice, Dialect); 3] = [
     (DialectChoice::Auto, Dialect::Modern),
@@ -241,11 +241,11 @@ fn task_list_pages() {
         h.pump();
         h.run_for(500);
         let reply = h.reply(op).and_then(Result::ok).unwrap_or_default();
-        seen += reply["tasks"].as_array().map_or(0, Vec::len);
-        cursor = reply
-            .get("nextCursor")
-            .and_then(|c| c.as_str())
-            .map(str::to_owned);
+        // The reply is a `TaskList` as JS receives it.
+        let list: TaskList = serde_json::from_value(reply).unwrap_or_else(|e| panic!("{e}"));
+        assert!(list.tasks.iter().all(|t| t.status == TaskStatus::Working));
+        seen += list.tasks.len();
+        cursor = list.next_cursor;
         if cursor.is_none() {
             assert_eq!(page, 2);
             break;

@@ -1,14 +1,16 @@
 //! A task's phase seen from outside: what a caller gets when a task ends during its last poll,
-//! when a confirmed imported task is gone after its deadline, and what an imported ended task
-//! exports.
+//! when an imported task (confirmed or not) is gone after its deadline, and what an imported
+//! ended task exports.
 
 use serde_json::{json, Value};
 
-use crate::engine::api::{Config, End, Event, Input, Millis, SendKey, SubId, TransportError};
+use crate::engine::api::{
+    Config, DialectChoice, End, ErrorKind, Event, Input, Millis, SendKey, SubId, TransportError,
+};
 use crate::engine::snapshot::TaskSnapshot;
-use crate::engine::testkit::{answer, drain, feed, modern_engine, T0};
+use crate::engine::testkit::{answer, drain, feed, modern_engine, Harness, T0};
 use crate::engine::Engine;
-use crate::protocol::model::{Outcome, Task, TaskStatus};
+use crate::protocol::model::{Dialect, Outcome, Task, TaskStatus};
 
 const DEADLINE: Millis = T0 + 5_000;
 
@@ -118,6 +120,51 @@ fn a_confirmed_import_unknown_after_its_deadline_expires() {
         matches!(ends.as_slice(), [End::Finished { task: Some(t), .. }] if t.status == TaskStatus::Expired),
         "{ends:?}"
     );
+}
+
+/// Draft: a task the caller names by id (imported unconfirmed, then watched) whose deadline
+/// passes before the server said anything about it. It stays unconfirmed through its last poll,
+/// and that poll's "not found" means a wrong id, as it would before the deadline: not `expired`.
+#[test]
+fn an_unconfirmed_task_unknown_after_its_deadline_is_a_wrong_id() {
+    let mut h = Harness::new(DialectChoice::Draft, Dialect::Draft, 35);
+    let mut task = Task::new("t-named", TaskStatus::Working);
+    task.poll_interval_ms = Some(1_000);
+    let deadline = T0 + 500;
+    let snap = TaskSnapshot {
+        task,
+        known: false,
+        last_polled_at: Some(T0),
+        status_since: None,
+        next_poll_at: None,
+        deadline: Some(deadline),
+        input_keys: Vec::new(),
+    };
+    assert!(h.engine.import_task(T0, snap));
+    let sub = h.watch("t-named");
+    h.run_until(deadline + 100);
+    assert!(
+        h.get_times("t-named").is_empty(),
+        "no poll before the deadline"
+    );
+    assert_eq!(
+        h.engine.export_task("t-named").map(|s| s.known),
+        Some(false),
+        "past its deadline, still unconfirmed"
+    );
+    h.run_for(10_000);
+    let polls = h.get_times("t-named");
+    assert!(
+        polls.first().is_some_and(|t| *t > deadline),
+        "the last poll: {polls:?}"
+    );
+    assert!(!h.statuses(sub).contains(&TaskStatus::Expired));
+    match h.done(sub) {
+        End::Failed { error } => {
+            assert_eq!((error.kind, error.code), (ErrorKind::Rpc, Some(-32602)))
+        }
+        other => panic!("{other:?}"),
+    }
 }
 
 /// An imported task with a terminal status (only a server reports one) exports as confirmed.
