@@ -37,6 +37,7 @@ mod deletes;
 mod detect;
 mod echo;
 mod elicit;
+mod fetch;
 pub(crate) mod hash;
 mod hold;
 mod ids;

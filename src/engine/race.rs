@@ -36,14 +36,13 @@ impl Engine {
         };
         let outcome_due = e.outcome.is_none()
             && matches!(e.status(), Some(TaskStatus::Completed | TaskStatus::Failed));
-        if e.result_req.is_none() || e.result_race.is_some() || !outcome_due {
+        if e.result.req().is_none() || e.result.race().is_some() || !outcome_due {
             return;
         }
         if self.session.quirks.has(Quirk::HeldResultLags) {
             return self.close_held_result(task_id);
         }
-        if self.session.quirks.has(Quirk::HeldResultPrompt) {
-            e.result_grace = true;
+        if self.session.quirks.has(Quirk::HeldResultPrompt) && e.result.start_grace() {
             let at = now.saturating_add(RESULT_GRACE_MS);
             return self.set_task_timer(TaskTimer::Result, task_id, at);
         }
@@ -55,7 +54,7 @@ impl Engine {
         let Some(e) = self.tasks.get_mut(task_id) else {
             return;
         };
-        if std::mem::take(&mut e.result_grace) && e.result_req.is_some() {
+        if e.result.take_grace() {
             self.race_held_result(now, task_id);
         }
     }
@@ -63,7 +62,7 @@ impl Engine {
     /// The held stream brought an answer: no grace runs any more.
     pub(crate) fn held_result_answered(&mut self, task_id: &str) {
         if let Some(e) = self.tasks.get_mut(task_id) {
-            e.result_grace = false;
+            e.result.take_grace();
         }
         if let Some(t) = self.task_timer(TaskTimer::Result, task_id) {
             self.timers.clear(&t);
@@ -76,10 +75,9 @@ impl Engine {
         let Some(e) = self.tasks.get_mut(task_id) else {
             return;
         };
-        let Some(held) = e.result_req else {
+        let Some(held) = e.result.start_race() else {
             return;
         };
-        e.result_race = Some(held);
         if !self.reqs.has_timeout(held) {
             let at = now.saturating_add(self.cfg.request_timeout_ms.max(1));
             self.reqs.arm_timeout(held, at);
@@ -99,12 +97,12 @@ impl Engine {
         let Some(e) = self.tasks.get(task_id) else {
             return false;
         };
-        let Some(held) = e.result_race else {
+        let Some(held) = e.result.race() else {
             return false;
         };
         let held_won = n == held;
         let other = match held_won {
-            true => e.result_req,
+            true => e.result.req(),
             false => Some(held).filter(|h| self.reqs.is_pending(*h)),
         };
         // The held stream's error is the task's own answer, unless it says the task is gone; a
@@ -119,7 +117,7 @@ impl Engine {
             return true;
         }
         if let Some(e) = self.tasks.get_mut(task_id) {
-            e.result_race = None;
+            e.result.end_race();
         }
         if over {
             // The other one ended first without the outcome: this answer counts as any.
@@ -138,14 +136,14 @@ impl Engine {
 
     /// Closes the held `tasks/result` of a task; settling asks again.
     fn close_held_result(&mut self, task_id: &str) {
-        let Some(n) = self.tasks.get(task_id).and_then(|e| e.result_req) else {
+        let Some(n) = self.tasks.get(task_id).and_then(|e| e.result.req()) else {
             return;
         };
         if let Some(p) = self.take_pending(n) {
             self.out.push_back(Output::Abort { key: p.key });
         }
         if let Some(e) = self.tasks.get_mut(task_id) {
-            e.result = super::registry::Fetch::Idle;
+            e.result.stop();
         }
     }
 }

@@ -27,7 +27,6 @@ use crate::protocol::model::Dialect;
 
 use super::api::Millis;
 use super::quirks::Quirk;
-use super::registry::Fetch;
 use super::requests::Purpose;
 use super::Engine;
 
@@ -76,7 +75,7 @@ impl Engine {
     }
 
     fn result_ended_soon(&self, now: Millis, task_id: &str) -> bool {
-        let sent = self.tasks.get(task_id).and_then(|e| e.result_sent);
+        let sent = self.tasks.get(task_id).and_then(|e| e.result.sent_at());
         sent.is_some_and(|at| now.saturating_sub(at) < REFUSAL_WINDOW_MS)
     }
 
@@ -85,7 +84,7 @@ impl Engine {
     pub(crate) fn early_result_error(&mut self, now: Millis, task_id: &str, error: RpcError) {
         let soon = self.result_ended_soon(now, task_id);
         if let Some(e) = self.tasks.get_mut(task_id) {
-            e.early_error = Some((error, soon));
+            e.result.set_early_error(error, soon);
         }
         self.poll_soon(now, task_id);
     }
@@ -101,7 +100,7 @@ impl Engine {
     ) -> Option<RpcError> {
         let link_down = self.session.link_down();
         let e = self.tasks.get_mut(task_id)?;
-        let (error, soon) = e.early_error.take()?;
+        let (error, soon) = e.result.take_early_error()?;
         match status {
             Some(s) if !s.is_terminal() => {
                 if soon && !link_down {
@@ -129,11 +128,11 @@ impl Engine {
         let Some(e) = self.tasks.get_mut(task_id) else {
             return false;
         };
-        if e.subs.is_empty() || e.is_terminal() || e.result != Fetch::Idle {
+        if e.subs.is_empty() || e.is_terminal() || !e.result.is_idle() {
             return false;
         }
-        e.hold_deferred = false;
-        e.result = Fetch::Busy;
+        e.result.hold_deferred = false;
+        e.result.start();
         self.dispatch(now, Purpose::Result(task_id.to_owned()));
         true
     }
@@ -159,10 +158,8 @@ impl Engine {
     pub(crate) fn result_ended(&mut self, task_id: &str, n: ReqId) {
         let mut held_out = false;
         if let Some(e) = self.tasks.get_mut(task_id) {
-            if e.result_req == Some(n) {
-                e.result_req = None;
-            }
-            held_out = (e.result_race).is_some_and(|h| h != n && self.reqs.is_pending(h));
+            e.result.ended(n);
+            held_out = (e.result.race()).is_some_and(|h| h != n && self.reqs.is_pending(h));
         }
         if !held_out && self.blocking.open.remove(task_id) {
             self.blocking.freed = true;
@@ -203,7 +200,7 @@ impl Engine {
             let Some(e) = self.tasks.get_mut(&t) else {
                 continue;
             };
-            if e.result != Fetch::Busy {
+            if e.result.is_idle() {
                 continue;
             }
             let wanted = e.is_terminal()
@@ -212,7 +209,7 @@ impl Engine {
             if wanted {
                 self.dispatch(now, Purpose::Result(t));
             } else {
-                e.result = Fetch::Idle;
+                e.result.stop();
             }
         }
     }
