@@ -54,7 +54,7 @@ export function renderMarkdown(R) {
     L.push("Counted at the server (its request log) over a window of N server intervals P starting once every watcher is attached;");
     L.push("each task created through the stack's call API (watcher 1) plus W−1 more watchers of it. Median over tasks (T = 100) or over 3 runs (T = 1).");
     L.push("The official stacks wait P after each response, so their rate is W·P/(P + response time): on a loaded machine it drops below W.");
-    L.push("Ours polls at P (+ ≤ 10 % jitter) while a task is young, then every tenth of its age; one poll per task however many watchers.");
+    L.push("Ours polls at P (+ ≤ 2 % jitter) while a task is young, then every tenth of its age; one poll per task however many watchers.");
     L.push("Modern, pushes off: neither ours (`subscribe: false`) nor the ext-tasks host opens `subscriptions/listen`; with pushes on both do.");
     L.push("K tabs: K Chromium pages of one origin watch the same 20 tasks (tab 1 creates them, each other tab adds one watcher per task as W does; ours with `persist: true`, the others one session per tab, the server letting any session read any task).", "");
     L.push(...head(["dialect", "push", "W × T", "P × N"]));
@@ -80,7 +80,7 @@ export function renderMarkdown(R) {
 
   if (Object.keys(R.latency ?? {}).length) {
     L.push("## Completion → callback latency, ms (lower is better)", "");
-    L.push("50 tasks of 2–4 s each, server interval 1 s; from the server marking a task completed to the stack handing the outcome to the app. The stacks run side by side and create their tasks together once all have connected.", "");
+    L.push("3 rounds × 50 tasks of 2–4 s each (lengths from 3 seeds), pooled: 150 per stack; server interval 1 s; from the server marking a task completed to the stack handing the outcome to the app. The stacks run side by side and create their tasks together once all have connected.", "");
     L.push(...head(["dialect", "status pushes", "statistic"]));
     for (const d of ["legacy", "modern"]) {
       for (const push of ["off", "on"]) {
