@@ -103,7 +103,7 @@ impl Engine {
             return;
         };
         entry.poll.in_flight = false;
-        if self.session.fetches_results && entry.result_req.is_some() {
+        if self.session.fetches_results && entry.result.req().is_some() {
             return;
         }
         self.unknown_task(now, task_id, error);

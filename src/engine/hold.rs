@@ -7,7 +7,6 @@
 
 use super::api::Millis;
 use super::ids::ReqId;
-use super::registry::Fetch;
 use super::requests::Purpose;
 use super::scheduler::Timer;
 use super::Engine;
@@ -72,7 +71,9 @@ impl Engine {
                 None => return false,
             },
             Purpose::Result(t) => match self.tasks.get_mut(t) {
-                Some(e) => e.result = Fetch::Busy,
+                Some(e) => {
+                    e.result.start();
+                }
                 None => return false,
             },
             _ => return false,

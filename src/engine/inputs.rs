@@ -281,7 +281,7 @@ impl Engine {
                 let streaming = task_id
                     .as_ref()
                     .and_then(|t| self.tasks.get(t))
-                    .is_some_and(|e| e.result_req.is_some());
+                    .is_some_and(|e| e.result.req().is_some());
                 if let Some(t) = task_id.filter(|_| !streaming) {
                     self.poll_soon(now, &t);
                 }

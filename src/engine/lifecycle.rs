@@ -6,15 +6,25 @@ use serde_json::Value;
 use crate::protocol::model::{Outcome, Task, TaskStatus};
 
 use super::api::{ClientError, End, ErrorKind, Millis};
+use super::ids::ReqId;
 use super::phase::Phase;
-use super::registry::Fetch;
 use super::requests::{Failure, Purpose};
 use super::scheduler::{self, TaskTimer, Timer};
 use super::tasks::Source;
 use super::Engine;
 
 impl Engine {
-    pub(crate) fn on_result(&mut self, now: Millis, task_id: &str, res: Result<Value, Failure>) {
+    /// The `tasks/result` request `n` answered `res`.
+    pub(crate) fn on_result(
+        &mut self,
+        now: Millis,
+        task_id: &str,
+        n: ReqId,
+        res: Result<Value, Failure>,
+    ) {
+        if self.race_answer(task_id, n, &res) {
+            return;
+        }
         let gone = match &res {
             Err(Failure::Rpc(e)) => self.gone_code(e.code),
             _ => false,
@@ -25,12 +35,12 @@ impl Engine {
         let Some(entry) = self.tasks.get_mut(task_id) else {
             return;
         };
-        entry.result = Fetch::Idle;
+        entry.result.stop();
         let terminal = entry.is_terminal();
         let completed = entry.status() == Some(TaskStatus::Completed);
         match res {
             Ok(result) => {
-                entry.result_errors = 0;
+                entry.result.succeeded();
                 self.task_outcome(now, task_id, Outcome::Result { result });
             }
             // Completed, yet "no such task": the result is gone (consumed, evicted), which is
@@ -55,8 +65,7 @@ impl Engine {
                 let Some(entry) = self.tasks.get_mut(task_id) else {
                     return;
                 };
-                entry.result_errors = entry.result_errors.saturating_add(1);
-                let errors = entry.result_errors;
+                let errors = entry.result.failed();
                 let error = f.client_error();
                 self.warn(Some(task_id.to_owned()), error.clone());
                 if terminal && errors > super::tasks::FINAL_POLL_TRIES {
@@ -78,7 +87,7 @@ impl Engine {
     /// The dialect has no `tasks/result`: finish with what is known.
     pub(crate) fn result_unavailable(&mut self, now: Millis, task_id: &str) {
         if let Some(e) = self.tasks.get_mut(task_id) {
-            e.result = Fetch::Idle;
+            e.result.stop();
             e.phase.finish(None);
         }
         self.drop_result(task_id);
@@ -172,10 +181,9 @@ impl Engine {
                     .set(Timer::Task(TaskTimer::Poll, entry.slot), at);
             }
         }
-        if entry.result == Fetch::Idle {
-            entry.result = Fetch::Busy;
+        if entry.result.start() {
             self.dispatch(now, Purpose::Result(task_id.to_owned()));
-        } else if let Some(n) = entry.result_req {
+        } else if let Some(n) = entry.result.req() {
             // Opened while the task ran (it blocked); now it must answer, or be asked again.
             if !self.reqs.has_timeout(n) {
                 let at = now.saturating_add(self.cfg.request_timeout_ms);
@@ -304,7 +312,10 @@ impl Engine {
         if !entry.subs.is_empty() {
             return;
         }
-        let (polling, result) = (entry.poll.in_flight, entry.result_req);
+        let (polling, results) = (
+            entry.poll.in_flight,
+            [entry.result.req(), entry.result.race()],
+        );
         let ours = |p: &Purpose| matches!(p, Purpose::Get(t) | Purpose::Result(t) if t == task_id);
         let queued_get = self
             .session
@@ -316,8 +327,10 @@ impl Engine {
             return self.set_task_timer(TaskTimer::Gc, task_id, at);
         }
         self.session.drop_waiting(ours);
-        if let Some(p) = result.and_then(|n| self.take_pending(n)) {
-            self.out.push_back(super::api::Output::Abort { key: p.key });
+        for n in results.into_iter().flatten() {
+            if let Some(p) = self.take_pending(n) {
+                self.out.push_back(super::api::Output::Abort { key: p.key });
+            }
         }
         self.forget_calls_of(task_id);
         self.remove_task(task_id);

@@ -38,6 +38,7 @@ mod deletes;
 mod detect;
 mod echo;
 mod elicit;
+mod fetch;
 pub(crate) mod hash;
 mod hold;
 mod ids;
@@ -52,6 +53,7 @@ mod phase;
 mod pool;
 mod pushed;
 mod quirks;
+mod race;
 mod receiver;
 mod registry;
 mod requests;
@@ -488,7 +490,7 @@ impl Engine {
                         TaskTimer::Poll => self.on_poll_timer(now, t),
                         TaskTimer::Deadline => self.on_deadline(now, &t),
                         TaskTimer::Gc => self.on_gc(now, &t),
-                        TaskTimer::Result => self.held_result_lags(now, &t),
+                        TaskTimer::Result => self.result_grace_over(now, &t),
                     }
                 }
                 Timer::Connect => self.connect(now),

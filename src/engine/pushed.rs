@@ -18,7 +18,6 @@
 use crate::protocol::model::Dialect;
 
 use super::api::{Millis, SendKey};
-use super::registry::Fetch;
 use super::requests::Purpose;
 use super::tasks::Source;
 use super::Engine;
@@ -60,7 +59,7 @@ impl Engine {
         }
         self.blocking.pushes.seen = Some(self.session.epoch());
         if let Some(e) = self.tasks.get_mut(task_id) {
-            e.hold_deferred = false;
+            e.result.hold_deferred = false;
         }
     }
 
@@ -86,13 +85,13 @@ impl Engine {
         let held = self
             .tasks
             .get(task_id)
-            .is_some_and(|e| e.result_req.is_some());
+            .is_some_and(|e| e.result.req().is_some());
         if held || !self.relies_on_pushes() {
             return;
         }
         self.blocking.pushes.missed = Some(self.session.epoch());
         let mut running: Vec<String> = (self.tasks.iter())
-            .filter(|(_, e)| !e.subs.is_empty() && !e.is_terminal() && e.result == Fetch::Idle)
+            .filter(|(_, e)| !e.subs.is_empty() && !e.is_terminal() && e.result.is_idle())
             .map(|(k, _)| k.clone())
             .collect();
         running.sort_unstable();

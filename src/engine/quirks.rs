@@ -32,8 +32,10 @@ pub(crate) enum Quirk {
     /// It answers, or closes, a running task's `tasks/result` at once: it does not hold it
     /// (see `results.rs`).
     NoHeldResult,
-    /// Its held `tasks/result` brings a task's end later than its pushes.
+    /// Its held `tasks/result` brings a task's end later than its pushes (see `race.rs`).
     HeldResultLags,
+    /// Its held `tasks/result` brought a task's end before a fresh request could.
+    HeldResultPrompt,
 }
 
 impl Quirk {
@@ -43,6 +45,7 @@ impl Quirk {
             Quirk::NoToolsList => 4,
             Quirk::NoHeldResult => 5,
             Quirk::HeldResultLags => 6,
+            Quirk::HeldResultPrompt => 7,
         };
         1 << n
     }
@@ -76,6 +79,7 @@ mod tests {
             Quirk::NoToolsList,
             Quirk::NoHeldResult,
             Quirk::HeldResultLags,
+            Quirk::HeldResultPrompt,
         ];
         for (i, q) in all.iter().enumerate() {
             let mut seen = Quirks::default();

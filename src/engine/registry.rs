@@ -5,26 +5,17 @@ use std::collections::HashMap;
 
 use super::ids::ReqId;
 use super::ids::Slot;
-use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::{Outcome, Task, TaskStatus};
 
 use super::api::{Millis, SubId};
 use super::echo::PollEcho;
+use super::fetch::ResultFetch;
 use super::hash::IdHash;
 use super::iso8601;
 use super::phase::Phase;
 use super::requests::Encoded;
 use super::scheduler::PollState;
 use super::sorted::SortedSet;
-
-/// Where a result fetch stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub(crate) enum Fetch {
-    #[default]
-    Idle,
-    /// Queued or in flight.
-    Busy,
-}
 
 /// One tracked task.
 #[derive(Debug, Default)]
@@ -38,21 +29,8 @@ pub(crate) struct TaskEntry {
     /// Where the task stands in its life.
     pub(crate) phase: Phase,
     pub(crate) poll: PollState,
-    pub(crate) result: Fetch,
-    /// JSON-RPC id of the `tasks/result` in flight.
-    pub(crate) result_req: Option<ReqId>,
-    /// Its held `tasks/result` waits for its first poll's time: a push before it means the
-    /// session's pushes bring the end (see `pushed.rs`).
-    pub(crate) hold_deferred: bool,
-    /// A push said the task ended while its `tasks/result` was held: the stream's grace runs.
-    pub(crate) result_grace: bool,
-    /// An error a `tasks/result` answered while the task looked running, and whether it came
-    /// soon after the request: the next poll weighs it (see `results.rs`).
-    pub(crate) early_error: Option<(RpcError, bool)>,
-    /// When the `tasks/result` in flight went out.
-    pub(crate) result_sent: Option<Millis>,
-    /// Failed result fetches in a row (retry backoff).
-    pub(crate) result_errors: u32,
+    /// Its `tasks/result` fetch.
+    pub(crate) result: ResultFetch,
     /// The outcome, once known (inline, fetched, or the original response).
     pub(crate) outcome: Option<Outcome>,
     /// JSON-RPC id of the request that created the task (draft cancellation needs it).

@@ -313,12 +313,7 @@ impl Engine {
             other => other.times_out(),
         };
         let timeout_at = times_out.then(|| now.saturating_add(self.cfg.request_timeout_ms));
-        self.on_sent(&p, id);
-        if let Purpose::Result(t) = &p {
-            if let Some(e) = self.tasks.get_mut(t) {
-                e.result_sent = Some(now);
-            }
-        }
+        self.on_sent(&p, id, now);
         let (epoch, sessioned) = (self.session.epoch(), self.session.session_id().is_some());
         self.reqs.open(id, p, key, (epoch, sessioned), timeout_at);
         self.out.push_back(Output::Transmit(Transmit {
@@ -359,7 +354,7 @@ impl Engine {
         }));
     }
 
-    fn on_sent(&mut self, p: &Purpose, id: ReqId) {
+    fn on_sent(&mut self, p: &Purpose, id: ReqId, now: Millis) {
         match p {
             Purpose::Call(c) => {
                 if let Some(call) = self.calls.get_mut(c) {
@@ -368,7 +363,7 @@ impl Engine {
             }
             Purpose::Result(t) => {
                 if let Some(e) = self.tasks.get_mut(t) {
-                    e.result_req = Some(id);
+                    e.result.sent(id, now);
                 }
             }
             _ => {}

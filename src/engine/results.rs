@@ -27,9 +27,7 @@ use crate::protocol::model::Dialect;
 
 use super::api::Millis;
 use super::quirks::Quirk;
-use super::registry::Fetch;
 use super::requests::Purpose;
-use super::scheduler::TaskTimer;
 use super::Engine;
 
 #[derive(Debug, Default)]
@@ -46,9 +44,6 @@ pub(crate) struct Blocking {
 
 /// A `tasks/result` ending this soon after it went out, while its task runs, is a refusal.
 const REFUSAL_WINDOW_MS: Millis = 5_000;
-
-/// How long a held `tasks/result` may take to bring the outcome after a pushed end, the first time.
-const RESULT_GRACE_MS: Millis = 100;
 
 /// A budget at or below this is tight: only tasks waiting for input hold a result.
 const TIGHT_BUDGET: usize = 3;
@@ -80,7 +75,7 @@ impl Engine {
     }
 
     fn result_ended_soon(&self, now: Millis, task_id: &str) -> bool {
-        let sent = self.tasks.get(task_id).and_then(|e| e.result_sent);
+        let sent = self.tasks.get(task_id).and_then(|e| e.result.sent_at());
         sent.is_some_and(|at| now.saturating_sub(at) < REFUSAL_WINDOW_MS)
     }
 
@@ -89,7 +84,7 @@ impl Engine {
     pub(crate) fn early_result_error(&mut self, now: Millis, task_id: &str, error: RpcError) {
         let soon = self.result_ended_soon(now, task_id);
         if let Some(e) = self.tasks.get_mut(task_id) {
-            e.early_error = Some((error, soon));
+            e.result.set_early_error(error, soon);
         }
         self.poll_soon(now, task_id);
     }
@@ -105,7 +100,7 @@ impl Engine {
     ) -> Option<RpcError> {
         let link_down = self.session.link_down();
         let e = self.tasks.get_mut(task_id)?;
-        let (error, soon) = e.early_error.take()?;
+        let (error, soon) = e.result.take_early_error()?;
         match status {
             Some(s) if !s.is_terminal() => {
                 if soon && !link_down {
@@ -133,69 +128,13 @@ impl Engine {
         let Some(e) = self.tasks.get_mut(task_id) else {
             return false;
         };
-        if e.subs.is_empty() || e.is_terminal() || e.result != Fetch::Idle {
+        if e.subs.is_empty() || e.is_terminal() || !e.result.is_idle() {
             return false;
         }
-        e.hold_deferred = false;
-        e.result = Fetch::Busy;
+        e.result.hold_deferred = false;
+        e.result.start();
         self.dispatch(now, Purpose::Result(task_id.to_owned()));
         true
-    }
-
-    /// A push said the task ended while its `tasks/result` is held. Some servers notice the end
-    /// on that stream only at their next internal check (the TS SDK re-reads its store every
-    /// poll interval) while a fresh request answers at once; others answer it at once. The
-    /// stream gets [`RESULT_GRACE_MS`] to answer; once a server was seen to lag, it is closed at
-    /// once (one result request per task) and settling asks again.
-    pub(crate) fn pushed_end_while_held(&mut self, now: Millis, task_id: &str) {
-        let Some(e) = self.tasks.get_mut(task_id) else {
-            return;
-        };
-        if e.result_req.is_none() {
-            return;
-        }
-        if self.session.quirks.has(Quirk::HeldResultLags) {
-            return self.close_held_result(task_id);
-        }
-        e.result_grace = true;
-        let at = now.saturating_add(RESULT_GRACE_MS);
-        self.set_task_timer(TaskTimer::Result, task_id, at);
-    }
-
-    /// The grace after a pushed end passed without the outcome: this server's held results lag
-    /// behind its pushes; ask again.
-    pub(crate) fn held_result_lags(&mut self, now: Millis, task_id: &str) {
-        let Some(e) = self.tasks.get_mut(task_id) else {
-            return;
-        };
-        if !std::mem::take(&mut e.result_grace) || e.result_req.is_none() {
-            return;
-        }
-        self.session.quirks.insert(Quirk::HeldResultLags);
-        self.close_held_result(task_id);
-        self.settle(now, task_id);
-    }
-
-    /// The held stream brought the outcome: no grace runs any more.
-    pub(crate) fn held_result_answered(&mut self, task_id: &str) {
-        if let Some(e) = self.tasks.get_mut(task_id) {
-            e.result_grace = false;
-        }
-        if let Some(t) = self.task_timer(TaskTimer::Result, task_id) {
-            self.timers.clear(&t);
-        }
-    }
-
-    fn close_held_result(&mut self, task_id: &str) {
-        let Some(n) = self.tasks.get(task_id).and_then(|e| e.result_req) else {
-            return;
-        };
-        if let Some(p) = self.take_pending(n) {
-            self.out.push_back(super::api::Output::Abort { key: p.key });
-        }
-        if let Some(e) = self.tasks.get_mut(task_id) {
-            e.result = Fetch::Idle;
-        }
     }
 
     /// Whether the `tasks/result` of `task_id` may go out now; queues it when every slot is taken.
@@ -214,15 +153,16 @@ impl Engine {
         false
     }
 
-    /// The `tasks/result` request `n` of a task is over (answered, failed, closed).
+    /// The `tasks/result` request `n` of a task is over (answered, failed, closed). The task's
+    /// slot is free unless its held request still races a fresh one (see `race.rs`).
     pub(crate) fn result_ended(&mut self, task_id: &str, n: ReqId) {
-        if self.blocking.open.remove(task_id) {
-            self.blocking.freed = true;
-        }
+        let mut held_out = false;
         if let Some(e) = self.tasks.get_mut(task_id) {
-            if e.result_req == Some(n) {
-                e.result_req = None;
-            }
+            e.result.ended(n);
+            held_out = (e.result.race()).is_some_and(|h| h != n && self.reqs.is_pending(h));
+        }
+        if !held_out && self.blocking.open.remove(task_id) {
+            self.blocking.freed = true;
         }
     }
 
@@ -260,7 +200,7 @@ impl Engine {
             let Some(e) = self.tasks.get_mut(&t) else {
                 continue;
             };
-            if e.result != Fetch::Busy {
+            if e.result.is_idle() {
                 continue;
             }
             let wanted = e.is_terminal()
@@ -269,7 +209,7 @@ impl Engine {
             if wanted {
                 self.dispatch(now, Purpose::Result(t));
             } else {
-                e.result = Fetch::Idle;
+                e.result.stop();
             }
         }
     }

@@ -277,7 +277,7 @@ impl Engine {
             Purpose::Initialize => self.on_initialize(now, res, p.session_id),
             Purpose::Call(c) => self.on_call_reply(now, c, n, res),
             Purpose::Get(t) => self.on_get(now, &t, res, echo),
-            Purpose::Result(t) => self.on_result(now, &t, res),
+            Purpose::Result(t) => self.on_result(now, &t, n, res),
             Purpose::List { op, .. } => self.on_list(op, res),
             Purpose::Tools { .. } => self.on_tools_page(now, res),
             Purpose::Cancel { op, task_id } => self.on_cancel(now, op, &task_id, res),

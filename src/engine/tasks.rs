@@ -13,7 +13,7 @@ use super::inputs::Origin;
 use super::phase::Phase;
 use super::quirks::TaskMethod;
 use super::registry::TaskEntry;
-use super::registry::{self, Applied, Fetch};
+use super::registry::{self, Applied};
 use super::requests::{Failure, Purpose};
 use super::scheduler::{self, TaskTimer, Timer, CATCH_UP_THROTTLE_MS};
 use super::Engine;
@@ -225,12 +225,12 @@ impl Engine {
             let asks = to == TaskStatus::InputRequired;
             fetch = (asks || (hold_running && !to.is_terminal()))
                 && self.session.fetches_results()
-                && entry.result == Fetch::Idle
+                && entry.result.is_idle()
                 && has_subs;
-            entry.hold_deferred = fetch && !asks && defer;
-            fetch &= !entry.hold_deferred;
+            entry.result.hold_deferred = fetch && !asks && defer;
+            fetch &= !entry.result.hold_deferred;
             if fetch {
-                entry.result = Fetch::Busy;
+                entry.result.start();
             }
         }
         if let Some((from, to)) = applied.transition {
@@ -312,7 +312,7 @@ impl Engine {
         let interval = entry.server_interval();
         // A held `tasks/result`, a listen stream or the session's pushes bring the end: polls
         // are only the safety net meanwhile.
-        let held = (entry.result_req.is_some() || pushed || self.listen.pushed.contains(task_id))
+        let held = (entry.result.req().is_some() || pushed || self.listen.pushed.contains(task_id))
             && !entry.is_terminal();
         let delay = match src {
             Source::Create | Source::Named | Source::Poll | Source::Push if held => {
@@ -321,7 +321,7 @@ impl Engine {
             // The deferred hold goes out one interval after the task started, to the
             // millisecond: a server that re-reads its store each interval of a held request's
             // life then notices the end as soon as it can.
-            Source::Create | Source::Named | Source::Poll if entry.hold_deferred => {
+            Source::Create | Source::Named | Source::Poll if entry.result.hold_deferred => {
                 scheduler::floor(interval)
             }
             Source::Create | Source::Named | Source::Poll => {
@@ -428,7 +428,8 @@ impl Engine {
         if entry.poll.in_flight {
             return;
         }
-        if std::mem::take(&mut entry.hold_deferred) && self.deferred_hold_due(now, &task_id) {
+        if std::mem::take(&mut entry.result.hold_deferred) && self.deferred_hold_due(now, &task_id)
+        {
             return;
         }
         let Some(entry) = self.tasks.get_mut(&task_id) else {
@@ -453,7 +454,7 @@ impl Engine {
         entry.poll.in_flight = false;
         entry.poll.last_answered = Some(now);
         // Past the deadline an unknown task has expired: nothing to wait for.
-        let held_result = entry.result_req.filter(|_| entry.phase.runs_in_time());
+        let held_result = entry.result.req().filter(|_| entry.phase.runs_in_time());
         let parsed = match res {
             Ok(v) => match self.session.codec_any().map(|c| c.parse_get(v)) {
                 Some(Ok(task)) => Ok(task),

@@ -50,6 +50,9 @@ enum Pending {
     Json(Settle),
 }
 
+/// Settles `connect`: the session is ready, or why it never will be.
+type Ready = oneshot::Sender<Result<(), ErrorInfo>>;
+
 /// The state shared by a client's JS object, its handles and the driver's event host.
 pub struct ClientInner {
     driver: RefCell<Option<Link>>,
@@ -63,12 +66,29 @@ pub struct ClientInner {
     /// `onTaskDoneOnce` callbacks, and the tasks whose end this page has already reported.
     once: tabs::Once,
     session: RefCell<Option<types::SessionInfo>>,
-    ready: RefCell<Option<oneshot::Sender<Result<(), ErrorInfo>>>>,
+    ready: RefCell<Option<Ready>>,
     /// Where the negotiated era is remembered (`dialect: "auto"` only).
     era: Option<EraKey>,
 }
 
 impl ClientInner {
+    /// A client's state before its driver exists; `ready` settles `connect`.
+    fn new(o: &mut options::Connect, era: Option<EraKey>, ready: Ready) -> Rc<Self> {
+        Rc::new(ClientInner {
+            driver: RefCell::new(None),
+            subs: RefCell::new(HashMap::default()),
+            ops: RefCell::new(HashMap::default()),
+            on_input: o.on_input.take(),
+            input_aborts: aborts::InputAborts::default(),
+            on_warning: o.on_warning.take(),
+            transitions: RefCell::new(Vec::new()),
+            once: tabs::Once::default(),
+            session: RefCell::new(None),
+            ready: RefCell::new(Some(ready)),
+            era,
+        })
+    }
+
     fn driver(&self) -> Option<Link> {
         self.driver.borrow().clone()
     }
@@ -383,19 +403,7 @@ impl McpTaskClient {
                 return Err(error::aborted(&s.reason(), None));
             }
             let (tx, rx) = oneshot::channel();
-            let inner = Rc::new(ClientInner {
-                driver: RefCell::new(None),
-                subs: RefCell::new(HashMap::default()),
-                ops: RefCell::new(HashMap::default()),
-                on_input: o.on_input,
-                input_aborts: aborts::InputAborts::default(),
-                on_warning: o.on_warning,
-                transitions: RefCell::new(Vec::new()),
-                once: tabs::Once::default(),
-                session: RefCell::new(None),
-                ready: RefCell::new(Some(tx)),
-                era,
-            });
+            let inner = ClientInner::new(&mut o, era, tx);
             // The driver holds the client strongly until `close()` (like an open socket does).
             let me = inner.clone();
             let host: Host = Rc::new(move |ev| me.on_event(ev));

@@ -1,10 +1,13 @@
 //! Routing the leader engine's events back to the tabs (engine ids → tab-local ids).
 
+use serde_json::Value;
+
 use super::{Dest, Pending};
 use crate::coord::wire::{Msg, SessionWire, TabId};
 use crate::coord::{Coord, Output};
-use crate::engine::api::{End, Event, InputId, Millis, OpId, SubId};
+use crate::engine::api::{ClientError, End, Event, InputId, Millis, OpId, SubId};
 use crate::engine::sorted::SortedSet;
+use crate::protocol::model::Task;
 
 impl Coord {
     /// Routes one event of the leader's engine (ignored once that leadership ended).
@@ -13,31 +16,8 @@ impl Coord {
             return;
         }
         match ev {
-            ev @ Event::Connected { .. } => {
-                let Some(s) = SessionWire::of(ev) else { return };
-                if let Some(l) = self.leading() {
-                    l.server_info = s.server_info.clone();
-                }
-                let server_info = s.server_info.clone();
-                self.announce_session(&s);
-                self.announce(now);
-                self.emit(Output::SaveSession { server_info });
-            }
-            Event::Status { sub, task } => {
-                let task_id = task.task_id.clone();
-                let dest = self.leading().and_then(|l| {
-                    l.router.sub_tasks.insert(sub, task_id.clone());
-                    l.router.subs.get(&sub).cloned()
-                });
-                if let Some(Dest::Tab(t, local)) = dest {
-                    let ev = Event::Status {
-                        sub: SubId(local),
-                        task,
-                    };
-                    self.send_to(t, epoch, ev);
-                }
-                self.emit(Output::Persist(task_id));
-            }
+            ev @ Event::Connected { .. } => self.route_connected(now, ev),
+            Event::Status { sub, task } => self.route_status(epoch, sub, task),
             Event::Done { sub, task_id, end } => self.route_done(epoch, sub, task_id, end),
             Event::Input {
                 id,
@@ -54,53 +34,11 @@ impl Coord {
                 };
                 self.ask(epoch, wire, p);
             }
-            Event::Reply { op, result } => {
-                let dest = self.leading().and_then(|l| {
-                    let d = l.router.ops.remove(&op);
-                    if let Some(k) = d {
-                        l.router.op_keys.remove(&k);
-                    }
-                    d
-                });
-                if let Some((t, local)) = dest {
-                    let ev = Event::Reply {
-                        op: OpId(local),
-                        result,
-                    };
-                    self.send_to(t, epoch, ev);
-                }
-            }
+            Event::Reply { op, result } => self.route_reply(epoch, op, result),
             Event::Warning {
                 task_id: Some(task),
                 error,
-            } => {
-                let tabs: SortedSet<TabId> = self
-                    .leading_ref()
-                    .map(|l| {
-                        let r = &l.router;
-                        r.subs
-                            .iter()
-                            .filter(|(s, _)| r.sub_tasks.get(*s) == Some(&task))
-                            .filter_map(|(_, d)| match d {
-                                Dest::Tab(t, _) => Some(*t),
-                                Dest::Internal(_) => None,
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                let tabs = if tabs.is_empty() {
-                    [self.id].into_iter().collect()
-                } else {
-                    tabs
-                };
-                for t in tabs {
-                    let ev = Event::Warning {
-                        task_id: Some(task.clone()),
-                        error: error.clone(),
-                    };
-                    self.send_to(t, epoch, ev);
-                }
-            }
+            } => self.route_task_warning(epoch, task, error),
             ev @ (Event::Warning { task_id: None, .. } | Event::Transition { .. }) => {
                 self.post(Msg::Ev {
                     to: None,
@@ -109,6 +47,83 @@ impl Coord {
                 });
                 self.push_local(ev);
             }
+        }
+    }
+
+    /// The engine's session is up: every tab learns it, and it is saved for the next leader.
+    fn route_connected(&mut self, now: Millis, ev: Event) {
+        let Some(s) = SessionWire::of(ev) else { return };
+        if let Some(l) = self.leading() {
+            l.server_info = s.server_info.clone();
+        }
+        let server_info = s.server_info.clone();
+        self.announce_session(&s);
+        self.announce(now);
+        self.emit(Output::SaveSession { server_info });
+    }
+
+    /// A subscription's task changed: to the tab that holds it, and into the task's record.
+    fn route_status(&mut self, epoch: u64, sub: SubId, task: Task) {
+        let task_id = task.task_id.clone();
+        let dest = self.leading().and_then(|l| {
+            l.router.sub_tasks.insert(sub, task_id.clone());
+            l.router.subs.get(&sub).cloned()
+        });
+        if let Some(Dest::Tab(t, local)) = dest {
+            let ev = Event::Status {
+                sub: SubId(local),
+                task,
+            };
+            self.send_to(t, epoch, ev);
+        }
+        self.emit(Output::Persist(task_id));
+    }
+
+    /// A one-shot operation's answer: to the tab that asked, under its own id.
+    fn route_reply(&mut self, epoch: u64, op: OpId, result: Result<Value, ClientError>) {
+        let dest = self.leading().and_then(|l| {
+            let d = l.router.ops.remove(&op);
+            if let Some(k) = d {
+                l.router.op_keys.remove(&k);
+            }
+            d
+        });
+        if let Some((t, local)) = dest {
+            let ev = Event::Reply {
+                op: OpId(local),
+                result,
+            };
+            self.send_to(t, epoch, ev);
+        }
+    }
+
+    /// A task's warning: to every tab following the task (this tab when none does).
+    fn route_task_warning(&mut self, epoch: u64, task: String, error: ClientError) {
+        let tabs: SortedSet<TabId> = self
+            .leading_ref()
+            .map(|l| {
+                let r = &l.router;
+                r.subs
+                    .iter()
+                    .filter(|(s, _)| r.sub_tasks.get(*s) == Some(&task))
+                    .filter_map(|(_, d)| match d {
+                        Dest::Tab(t, _) => Some(*t),
+                        Dest::Internal(_) => None,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let tabs = if tabs.is_empty() {
+            [self.id].into_iter().collect()
+        } else {
+            tabs
+        };
+        for t in tabs {
+            let ev = Event::Warning {
+                task_id: Some(task.clone()),
+                error: error.clone(),
+            };
+            self.send_to(t, epoch, ev);
         }
     }
 

@@ -5,6 +5,7 @@
 mod delivery;
 mod handover;
 pub(crate) mod heap;
+mod held;
 pub(crate) mod script;
 pub(crate) mod server;
 
@@ -222,12 +223,7 @@ impl<S: World> Harness<S> {
             self.track_get(t.key, task);
         }
         if method == "tasks/result" {
-            if task_id.is_some() && self.results_open.values().any(|t| *t == task_id) {
-                let line = format!("{}: a second tasks/result open for {task_id:?}", self.now);
-                self.violations.push(line);
-            }
-            self.results_open.insert(t.key, task_id.clone());
-            self.max_results_open = self.max_results_open.max(self.results_open.len());
+            self.result_opened(t.key, task_id.clone());
         }
         if self.record || method != "tasks/get" {
             self.sent.push(Sent {

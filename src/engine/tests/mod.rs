@@ -17,6 +17,7 @@ mod phases;
 mod props;
 mod push;
 mod pushed;
+mod race;
 mod replay;
 mod retried;
 mod session;

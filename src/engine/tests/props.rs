@@ -40,6 +40,8 @@ enum Op {
     List,
     Push(bool),
     Faults(u32, u32, u32),
+    /// How long held results take to notice an end, and whether answering one forgets the task.
+    HeldResults(u64, bool),
     Garbage(String),
 }
 
@@ -61,6 +63,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => Just(Op::List),
         1 => any::<bool>().prop_map(Op::Push),
         1 => (0u32..30, 0u32..30, 0u32..10).prop_map(|(a, b, c)| Op::Faults(a, b, c)),
+        1 => (0u64..3, any::<bool>()).prop_map(|(lag, consume)| Op::HeldResults(lag * 450, consume)),
         1 => ".{0,40}".prop_map(Op::Garbage),
     ]
 }
@@ -90,6 +93,11 @@ fn harness(kind: u8, seed: u64) -> Harness {
     h.latency = (1, 400);
     h.request_delay = (0, 300);
     h.server.announce = kind != 4;
+    // Half the held-result runs push from the start: pushed ends race the held results. Held
+    // results may lag behind the end, and answering one may make the server forget the task.
+    h.server.push = kind == 2 && seed % 2 == 1;
+    h.server.faults.held_result_lag = (seed / 2 % 3) * 450;
+    h.server.faults.consume_results = seed / 6 % 2 == 1;
     // Some results are refused with `429, Retry-After` (retried first after the hold).
     h.server.faults.throttled_results = u32::try_from(seed % 3).unwrap_or(0);
     h.server.faults.throttle_ms = 1_500;
@@ -163,6 +171,10 @@ fn play(h: &mut Harness, ops: &[Op]) -> Vec<SubId> {
                 h.server.faults.rpc_error = rpc;
                 h.server.faults.transport = transport;
                 h.server.faults.silence = silence;
+            }
+            Op::HeldResults(lag, consume) => {
+                h.server.faults.held_result_lag = lag;
+                h.server.faults.consume_results = consume;
             }
             Op::Garbage(body) => h.input(Input::Message { via: None, body }),
         }
