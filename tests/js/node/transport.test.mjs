@@ -68,7 +68,7 @@ test("a 429 with Retry-After delays the next tasks/get by at least that long", a
   }
 });
 
-test("in Node a running task holds one tasks/result that brings the outcome; no polls meanwhile", async () => {
+test("in Node a running task holds one tasks/result (raced once by a fresh one on a pushed end); no polls meanwhile", async () => {
   await fetch(proxy.statsUrl.replace("/stats", "/reset"), { method: "POST" });
   const client = await McpTaskClient.connect(proxy.url, {});
   const h = await client.callTool("slow_job", { ms: 3000 });
@@ -77,6 +77,10 @@ test("in Node a running task holds one tasks/result that brings the outcome; no 
   await client.close();
   assert.equal(result.content?.[0]?.text, "slow_job done after 3000 ms");
   const rec = s.tasks[h.id];
-  assert.equal(rec.result, 1, `one tasks/result, held to the end: ${JSON.stringify(rec.reqs)}`);
+  // The TS SDK server pushes the end before its held tasks/result notices it: the first pushed
+  // end races one fresh tasks/result against the held one (later tasks of the session would not).
+  const results = rec.reqs.filter(([, m]) => m === "tasks/result").map(([t]) => t);
+  assert.ok(results.length === 1 || results.length === 2, `one tasks/result held to the end, at most one racing it: ${JSON.stringify(rec.reqs)}`);
+  if (results.length === 2) assert.ok(results[1] - results[0] >= 1500, `the second went out at the end, not as a retry: ${JSON.stringify(rec.reqs)}`);
   assert.equal(rec.get, 0, `no tasks/get within the 20 s safety interval: ${JSON.stringify(rec.reqs)}`);
 });
