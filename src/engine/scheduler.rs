@@ -221,6 +221,25 @@ pub(crate) fn poll_delay(
     rng.between(gap, with_jitter_bound(gap))
 }
 
+/// A task's first poll is spread over this fraction of its gap (1/10 = 10 %) on top of it: tasks
+/// created together fall out of step once, and keep their cadence (and their latency) after.
+pub(crate) const FIRST_SPREAD_DIVISOR: Millis = 10;
+
+/// Delay before a task's first poll (just created, or just named): its gap plus up to 10 %.
+pub(crate) fn first_poll_delay(
+    rng: &mut Rng,
+    server_interval: Option<Millis>,
+    visible: bool,
+) -> Millis {
+    let gap = poll_gap(server_interval, 0, visible);
+    rng.between(gap, with_first_spread_bound(gap))
+}
+
+/// The longest a first gap can be drawn to: the gap plus its spread.
+pub(crate) fn with_first_spread_bound(gap: Millis) -> Millis {
+    gap.saturating_add(gap / FIRST_SPREAD_DIVISOR)
+}
+
 /// Base delay of the first retry.
 pub const BACKOFF_BASE_MS: Millis = 1_000;
 

@@ -324,7 +324,10 @@ impl Engine {
             Source::Create | Source::Named | Source::Poll if entry.result.hold_deferred => {
                 scheduler::floor(interval)
             }
-            Source::Create | Source::Named | Source::Poll => {
+            Source::Create | Source::Named => {
+                scheduler::first_poll_delay(&mut self.rng, interval, self.visible)
+            }
+            Source::Poll => {
                 let age = now.saturating_sub(entry.poll.since.unwrap_or(now));
                 scheduler::poll_delay(&mut self.rng, interval, age, self.visible)
             }

@@ -8,7 +8,7 @@ use serde_json::json;
 
 use super::cases;
 use crate::engine::api::{DialectChoice, Input, Millis};
-use crate::engine::scheduler::{floor, poll_gap, with_jitter_bound};
+use crate::engine::scheduler::{floor, poll_gap, with_first_spread_bound, with_jitter_bound};
 use crate::engine::testkit::Harness;
 use crate::protocol::model::Dialect;
 
@@ -63,10 +63,21 @@ fn create(h: &mut Harness, jobs: &[Job]) -> Vec<(String, Job)> {
 }
 
 /// The longest the server may wait for the poll after one it saw at `a`, for the poll seen at
-/// `b`: the cadence's gap at `b`'s age (the engine's age is never more), its jitter, the answer's
-/// way back and the next request's way there.
-fn latest(interval: Option<Millis>, created: Millis, b: Millis, slack: Millis) -> Millis {
-    with_jitter_bound(poll_gap(interval, b.saturating_sub(created), true)) + slack
+/// `b`: the cadence's gap at `b`'s age (the engine's age is never more), its jitter (the first
+/// poll's spread when `a` is the creation), the answer's way back and the next request's way there.
+fn latest(
+    interval: Option<Millis>,
+    created: Millis,
+    (a, b): (Millis, Millis),
+    slack: Millis,
+) -> Millis {
+    let gap = poll_gap(interval, b.saturating_sub(created), true);
+    let bound = if a == created {
+        with_first_spread_bound(gap)
+    } else {
+        with_jitter_bound(gap)
+    };
+    bound + slack
 }
 
 /// Checks the visible cadence of one task over the server's `tasks/get` times `gets` (created at
@@ -84,12 +95,12 @@ fn check_task(
         if b - a < lo {
             return Err(format!("{id}: polls {} ms apart, interval {lo}", b - a));
         }
-        if b <= until && b - a > latest(interval, created, b, slack) {
+        if b <= until && b - a > latest(interval, created, (a, b), slack) {
             return Err(format!(
                 "{id}: polls {} ms apart at age {} (bound {})",
                 b - a,
                 b - created,
-                latest(interval, created, b, slack)
+                latest(interval, created, (a, b), slack)
             ));
         }
     }
@@ -166,7 +177,7 @@ proptest! {
             let first = after.first().copied();
             prop_assert!(first.is_some(), "{id}: never polled again");
             let first = first.unwrap_or(0);
-            let bound = resumed + floor(j.interval) + latest(j.interval, created, first, 2 * latency + 2);
+            let bound = resumed + floor(j.interval) + latest(j.interval, created, (resumed, first), 2 * latency + 2);
             prop_assert!(first <= bound, "{}: first poll {} ms after resuming", id, first - resumed);
             firsts.push(first);
             // Never sooner than the interval, across the event too; the cadence from then on.
