@@ -6,15 +6,15 @@
 use std::hash::{BuildHasher, Hasher};
 
 use super::api::{Millis, SendKey};
-use super::hash::IdHash;
+use super::hash::{for_words, IdHash};
 use super::ids::ReqId;
 use super::requests::Purpose;
 use super::Engine;
 
-/// A fingerprint of a status answer without its JSON-RPC id (its length, FNV-1a and the maps'
-/// hash): the answer applied last for a task, compared with the next one. A task keeps
-/// 24 bytes instead of the answer's text; a changed answer of the same length passes for the
-/// same only if both hashes collide (2⁻¹²⁸ by chance; only the server writes the answers, and it
+/// A fingerprint of a status answer without its JSON-RPC id (its length and two 64-bit hashes of
+/// its text, eight bytes per step): the answer applied last for a task, compared with the next
+/// one. A task keeps 24 bytes instead of the answer's text; a changed answer of the same length
+/// passes for the same only if both hashes collide (only the server writes the answers, and it
 /// can state any status anyway).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct PollEcho {
@@ -29,14 +29,18 @@ impl PollEcho {
         split_at_id(body, n).map(|(a, b)| Self::of_parts(a, b))
     }
 
+    /// Two independent chains over the words of both parts (the split point counts too): FNV-1a
+    /// style, and the maps' hasher.
     fn of_parts(a: &str, b: &str) -> PollEcho {
         let mut fnv: u64 = 0xcbf2_9ce4_8422_2325;
-        for &c in a.as_bytes().iter().chain(b.as_bytes()) {
-            fnv = (fnv ^ u64::from(c)).wrapping_mul(0x0000_0100_0000_01b3);
-        }
         let mut mix = IdHash.build_hasher();
-        mix.write(a.as_bytes());
-        mix.write(b.as_bytes());
+        mix.write_u64(a.len() as u64);
+        for part in [a, b] {
+            for_words(part.as_bytes(), |w| {
+                fnv = (fnv.rotate_left(29) ^ w).wrapping_mul(0x0000_0100_0000_01b3);
+                mix.write_u64(w);
+            });
+        }
         PollEcho {
             len: a.len() + b.len(),
             fnv,
@@ -54,28 +58,17 @@ impl PollEcho {
 /// `body` split around the value of its first `"id"` member when that value is the number `n`:
 /// the text before the number and the text after it.
 fn split_at_id(body: &str, n: ReqId) -> Option<(&str, &str)> {
+    let mut buf = [0u8; 20];
+    let digits = n.digits(&mut buf);
+    let len = digits.len();
     let n = n.0;
-    let mut digits = [0u8; 20];
-    let mut len = 0;
-    let mut v = n.unsigned_abs();
-    loop {
-        let slot = digits.get_mut(len)?;
-        *slot = b'0' + (v % 10) as u8;
-        len += 1;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    let digits = digits.get(..len)?;
     // The first `"id"` (a byte scan: no searcher to set up for a short body).
-    let bytes = body.as_bytes();
-    let at = (0..bytes.len()).find(|&i| bytes.get(i..i + 4) == Some(b"\"id\""))?;
+    let at = (body.as_bytes().windows(4)).position(|w| w.first_chunk() == Some(b"\"id\""))?;
     let rest = body.get(at + 4..)?.trim_start();
     let rest = rest.strip_prefix(':')?.trim_start();
     let rest = if n < 0 { rest.strip_prefix('-')? } else { rest };
     let value = rest.as_bytes().get(..len)?;
-    if !value.iter().eq(digits.iter().rev()) {
+    if value != digits {
         return None;
     }
     let after = rest.get(len..)?;

@@ -23,10 +23,9 @@ impl IdHasher {
 }
 
 impl std::hash::Hasher for IdHasher {
+    /// Eight bytes per step (a task id is a handful of steps, not one per byte).
     fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.mix(u64::from(*b));
-        }
+        for_words(bytes, |w| self.mix(w));
     }
     fn write_u8(&mut self, n: u8) {
         self.mix(u64::from(n));
@@ -42,6 +41,21 @@ impl std::hash::Hasher for IdHasher {
     }
     fn finish(&self) -> u64 {
         self.0
+    }
+}
+
+/// Calls `f` with `bytes` as little-endian 64-bit words, the last one zero-padded (callers that
+/// need it tell lengths apart themselves: `str` keys end with a `0xff` byte).
+pub(crate) fn for_words(bytes: &[u8], mut f: impl FnMut(u64)) {
+    let mut words = bytes.chunks_exact(8);
+    for w in &mut words {
+        if let Some(w) = w.first_chunk::<8>() {
+            f(u64::from_le_bytes(*w));
+        }
+    }
+    let tail = words.remainder();
+    if !tail.is_empty() {
+        f(tail.iter().rev().fold(0, |acc, b| acc << 8 | u64::from(*b)));
     }
 }
 

@@ -164,7 +164,7 @@ impl Encoded {
         b.push_str(r#"{"jsonrpc":"2.0","#);
         if let Some(id) = id {
             b.push_str(r#""id":"#);
-            push_int(&mut b, id.0);
+            push_int(&mut b, id);
             b.push(',');
         }
         b.push_str(r#""method":"#);
@@ -176,19 +176,13 @@ impl Encoded {
     }
 }
 
-/// Appends an integer's decimal digits (the hot path avoids the formatting machinery).
-fn push_int(out: &mut String, n: i64) {
-    if n < 0 {
+/// Appends a request id's decimal digits (the hot path avoids the formatting machinery).
+fn push_int(out: &mut String, id: ReqId) {
+    if id.0 < 0 {
         out.push('-');
     }
-    push_digits(out, n.unsigned_abs());
-}
-
-fn push_digits(out: &mut String, v: u64) {
-    if v >= 10 {
-        push_digits(out, v / 10);
-    }
-    out.push(char::from(b'0' + (v % 10) as u8));
+    let mut buf = [0u8; 20];
+    out.push_str(std::str::from_utf8(id.digits(&mut buf)).unwrap_or_default());
 }
 
 impl Engine {
