@@ -228,7 +228,8 @@ impl TransportError {
 pub struct Transmit {
     pub key: SendKey,
     pub body: String,
-    pub headers: Vec<(String, String)>,
+    /// Shared: every status poll of a task carries the same headers.
+    pub headers: std::rc::Rc<[(String, String)]>,
     /// A notification or a response: the server answers 202 with no body.
     pub one_way: bool,
 }

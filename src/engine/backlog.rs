@@ -87,7 +87,7 @@ mod tests {
         Transmit {
             key: SendKey(n),
             body: String::new(),
-            headers: Vec::new(),
+            headers: Vec::new().into(),
             one_way: false,
         }
     }

@@ -1,6 +1,8 @@
 //! Outgoing requests: id allocation, what each request is for, queueing until the session is
 //! ready, timeouts, and routing of every answer (by JSON-RPC id; by stream for id-less errors).
 
+use std::rc::Rc;
+
 use super::ids::CallId;
 use super::ids::ReqId;
 use crate::protocol::dialect::Outgoing;
@@ -141,7 +143,7 @@ pub(crate) struct Encoded {
     method: Box<str>,
     /// Boxed: a task keeps its status request, and a `Box<str>` has no spare capacity.
     params: Box<str>,
-    headers: Vec<(String, String)>,
+    headers: Rc<[(String, String)]>,
     expects_response: bool,
 }
 
@@ -153,7 +155,7 @@ impl Encoded {
         Self {
             method: method.into(),
             params: params.into(),
-            headers: out.headers,
+            headers: out.headers.into(),
             expects_response: out.expects_response,
         }
     }
@@ -258,7 +260,7 @@ impl Engine {
         };
         let id = self.reqs.alloc_id();
         let body = enc.body(Some(id));
-        let headers = enc.headers.clone();
+        let headers = Rc::clone(&enc.headers);
         entry.poll.last_sent = Some(now);
         self.track(now, id, Purpose::Get(t), body, headers);
     }
@@ -272,7 +274,7 @@ impl Engine {
 
     /// [`Engine::send`] for an already-encoded request.
     pub(crate) fn send_encoded(&mut self, now: Millis, p: Purpose, enc: &Encoded) -> Option<ReqId> {
-        let headers = enc.headers.clone();
+        let headers = Rc::clone(&enc.headers);
         if !enc.expects_response {
             let key = self.reqs.key();
             let body = enc.body(None);
@@ -298,7 +300,7 @@ impl Engine {
         id: ReqId,
         p: Purpose,
         body: String,
-        headers: Vec<(String, String)>,
+        headers: Rc<[(String, String)]>,
     ) {
         let key = self.reqs.key();
         // A finished task's result answers at once: it times out like any request.
@@ -329,7 +331,7 @@ impl Engine {
         self.out.push_back(Output::Transmit(Transmit {
             key,
             body,
-            headers,
+            headers: headers.into(),
             one_way: true,
         }));
         key
