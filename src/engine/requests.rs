@@ -5,6 +5,7 @@ use std::rc::Rc;
 
 use super::ids::CallId;
 use super::ids::ReqId;
+use super::poll_text::PollText;
 use crate::protocol::dialect::Outgoing;
 use crate::protocol::jsonrpc::{Id, Message, RpcError};
 use crate::protocol::object;
@@ -148,6 +149,14 @@ pub(crate) struct Encoded {
 }
 
 impl Encoded {
+    pub(crate) fn expects_response(&self) -> bool {
+        self.expects_response
+    }
+
+    pub(crate) fn headers(&self) -> &Rc<[(String, String)]> {
+        &self.headers
+    }
+
     pub(crate) fn new(out: Outgoing) -> Self {
         // Serializing a `Value` cannot fail (its map keys are strings).
         let params = serde_json::to_string(&out.params).unwrap_or_else(|_| "null".into());
@@ -161,7 +170,7 @@ impl Encoded {
     }
 
     /// The JSON-RPC message (a notification without `id`).
-    fn body(&self, id: Option<ReqId>) -> String {
+    pub(crate) fn body(&self, id: Option<ReqId>) -> String {
         let mut b = String::with_capacity(64 + self.method.len() + self.params.len());
         b.push_str(r#"{"jsonrpc":"2.0","#);
         if let Some(id) = id {
@@ -179,7 +188,7 @@ impl Encoded {
 }
 
 /// Appends a request id's decimal digits (the hot path avoids the formatting machinery).
-fn push_int(out: &mut String, id: ReqId) {
+pub(crate) fn push_int(out: &mut String, id: ReqId) {
     if id.0 < 0 {
         out.push('-');
     }
@@ -238,30 +247,27 @@ impl Engine {
         }
     }
 
-    /// A status poll, from the task's cached request when the session has not changed.
+    /// A status poll, from the session's poll template (see `poll_text.rs`).
     fn send_get(
         &mut self,
         now: Millis,
         t: String,
         codec: &'static dyn crate::protocol::dialect::Codec,
     ) {
-        let epoch = self.session.epoch();
         let Some(entry) = self.tasks.get_mut(&t) else {
             return;
         };
-        if !matches!(entry.poll_request, Some((e, _)) if e == epoch) {
-            entry.poll_request = Some((
-                epoch,
-                Encoded::new(codec.build_get(&self.session.info(), &t)),
-            ));
-        }
-        let Some((_, enc)) = &entry.poll_request else {
-            return;
-        };
-        let id = self.reqs.alloc_id();
-        let body = enc.body(Some(id));
-        let headers = Rc::clone(&enc.headers);
         entry.poll.last_sent = Some(now);
+        let epoch = self.session.epoch();
+        if self.poll_text.as_ref().is_none_or(|p| p.epoch != epoch) {
+            self.poll_text = Some(PollText::new(codec, &self.session.info(), epoch));
+        }
+        let id = self.reqs.alloc_id();
+        let filled = self.poll_text.as_ref().and_then(|p| p.fill(id, &t));
+        let (body, headers) = filled.unwrap_or_else(|| {
+            let enc = Encoded::new(codec.build_get(&self.session.info(), &t));
+            (enc.body(Some(id)), enc.headers)
+        });
         self.track(now, id, Purpose::Get(t), body, headers);
     }
 

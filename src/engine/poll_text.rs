@@ -1,0 +1,198 @@
+//! Status polls from one encoding per session. A session's `tasks/get` differs from task to task
+//! only where the task id stands (in the params, and in a header like `Mcp-Name`), so it is
+//! encoded once with a stand-in id and each poll puts its task's id where the stand-in stood: a
+//! poll is one string assembly, not a JSON value built and serialized (and no per-task copy).
+//!
+//! The template is checked when made: encoded with a second stand-in, it must give exactly that
+//! encoding. A dialect whose poll does not take the id that way gets no template, and its polls
+//! are encoded whole.
+
+use std::rc::Rc;
+
+use super::ids::ReqId;
+use super::requests::{push_int, Encoded};
+use crate::protocol::dialect::{Codec, SessionInfo};
+use crate::protocol::headers::encode_value;
+
+/// Stand-in task ids: plain ASCII, so JSON and header encoding leave them as they are.
+const STAND_INS: [&str; 2] = [
+    "\"mcp-task-client/stand-in-1\"",
+    "\"mcp-task-client/stand-in-2\"",
+];
+
+/// The message's start, up to its id.
+const START: &str = r#"{"jsonrpc":"2.0","id":"#;
+
+/// A status poll's encoding in one session generation, with holes for the task id.
+#[derive(Debug)]
+pub(crate) struct PollText {
+    pub(crate) epoch: u64,
+    /// `None`: the dialect's poll does not fit a template (each poll is encoded whole).
+    parts: Option<Parts>,
+}
+
+#[derive(Debug)]
+struct Parts {
+    /// The message after its id, cut where the task id (a JSON string) goes.
+    pieces: Vec<Box<str>>,
+    /// The headers; those at `named` carry the task id (encoded), the others are shared.
+    headers: Rc<[(String, String)]>,
+    named: Vec<usize>,
+}
+
+impl PollText {
+    /// The template of `codec`'s status poll in session `s` (generation `epoch`).
+    pub(crate) fn new(codec: &dyn Codec, s: &SessionInfo, epoch: u64) -> PollText {
+        PollText {
+            epoch,
+            parts: Parts::new(codec, s),
+        }
+    }
+
+    /// The body and headers of the status poll of task `task_id` as request `id` (`None`: no
+    /// template, encode it whole).
+    pub(crate) fn fill(
+        &self,
+        id: ReqId,
+        task_id: &str,
+    ) -> Option<(String, Rc<[(String, String)]>)> {
+        let parts = self.parts.as_ref()?;
+        let quoted = quote(task_id);
+        let mut body = String::with_capacity(
+            START.len()
+                + 20
+                + parts
+                    .pieces
+                    .iter()
+                    .map(|p| p.len() + quoted.len())
+                    .sum::<usize>(),
+        );
+        body.push_str(START);
+        push_int(&mut body, id);
+        body.push(',');
+        for (i, piece) in parts.pieces.iter().enumerate() {
+            if i > 0 {
+                body.push_str(&quoted);
+            }
+            body.push_str(piece);
+        }
+        let headers = if parts.named.is_empty() {
+            Rc::clone(&parts.headers)
+        } else {
+            let name = encode_value(task_id);
+            (parts.headers.iter().enumerate())
+                .map(|(i, (k, v))| {
+                    let v = if parts.named.contains(&i) { &name } else { v };
+                    (k.clone(), v.clone())
+                })
+                .collect()
+        };
+        Some((body, headers))
+    }
+}
+
+impl Parts {
+    fn new(codec: &dyn Codec, s: &SessionInfo) -> Option<Parts> {
+        let [a, b] = STAND_INS.map(|q| {
+            let id = q.trim_matches('"');
+            (q, id, Encoded::new(codec.build_get(s, id)))
+        });
+        let (qa, ida, ea) = a;
+        let (qb, idb, eb) = b;
+        let tail = |e: &Encoded| {
+            let body = e.body(None);
+            body.strip_prefix(r#"{"jsonrpc":"2.0","#).map(str::to_owned)
+        };
+        let (ta, tb) = (tail(&ea)?, tail(&eb)?);
+        let pieces: Vec<Box<str>> = ta.split(qa).map(Box::from).collect();
+        if !ea.expects_response() || pieces.len() < 2 || pieces.join(qb) != tb {
+            return None;
+        }
+        let (ha, hb) = (ea.headers(), eb.headers());
+        if ha.len() != hb.len() {
+            return None;
+        }
+        let mut named = Vec::new();
+        for (i, ((ka, va), (kb, vb))) in ha.iter().zip(hb.iter()).enumerate() {
+            if ka != kb {
+                return None;
+            }
+            if *va == encode_value(ida) && *vb == encode_value(idb) {
+                named.push(i);
+            } else if va != vb {
+                return None;
+            }
+        }
+        Some(Parts {
+            pieces,
+            headers: Rc::clone(ha),
+            named,
+        })
+    }
+}
+
+/// `s` as a JSON string, quoted (serde_json's escaping, without its allocation for plain text).
+fn quote(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        let mut q = String::with_capacity(s.len() + 2);
+        q.push('"');
+        q.push_str(s);
+        q.push('"');
+        return q.into();
+    }
+    serde_json::to_string(s)
+        .unwrap_or_else(|_| "\"\"".into())
+        .into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::dialect::codec;
+    use crate::protocol::model::Dialect;
+    use serde_json::json;
+
+    fn check(task_id: &str) {
+        let (info, caps) = (json!({"name": "c", "version": "1"}), json!({"tasks": {}}));
+        for d in [Dialect::Legacy, Dialect::Modern, Dialect::Draft] {
+            for session_id in [None, Some("s-1")] {
+                let s = SessionInfo {
+                    protocol_version: "2025-11-25",
+                    client_info: &info,
+                    client_capabilities: &caps,
+                    session_id,
+                };
+                let c = codec(d);
+                let t = PollText::new(c, &s, 1);
+                assert!(t.parts.is_some(), "{d:?}: no template");
+                let whole = Encoded::new(c.build_get(&s, task_id));
+                let (body, headers) = t.fill(ReqId(42), task_id).expect("template");
+                assert_eq!(body, whole.body(Some(ReqId(42))), "{d:?} {task_id:?}");
+                assert_eq!(&headers[..], &whole.headers()[..], "{d:?} {task_id:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_filled_template_is_the_whole_encoding() {
+        for id in [
+            "t1",
+            "",
+            "a\"b\\c",
+            "tab\there",
+            "é🦀",
+            "\u{1}x",
+            " lead",
+            "mcp-task-client/stand-in-1",
+        ] {
+            check(id);
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_task_id_fills_in_exactly(id in "\\PC{0,12}|[\\x00-\\x7f]{0,12}") {
+            check(&id);
+        }
+    }
+}
