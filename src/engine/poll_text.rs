@@ -26,7 +26,7 @@ const START: &str = r#"{"jsonrpc":"2.0","id":"#;
 /// A status poll's encoding in one session generation, with holes for the task id.
 #[derive(Debug)]
 pub(crate) struct PollText {
-    pub(crate) epoch: u64,
+    epoch: u64,
     /// `None`: the dialect's poll does not fit a template (each poll is encoded whole).
     parts: Option<Parts>,
 }
@@ -42,7 +42,7 @@ struct Parts {
 
 impl PollText {
     /// The template of `codec`'s status poll in session `s` (generation `epoch`).
-    pub(crate) fn new(codec: &dyn Codec, s: &SessionInfo, epoch: u64) -> PollText {
+    fn new(codec: &dyn Codec, s: &SessionInfo, epoch: u64) -> PollText {
         PollText {
             epoch,
             parts: Parts::new(codec, s),
@@ -51,11 +51,7 @@ impl PollText {
 
     /// The body and headers of the status poll of task `task_id` as request `id` (`None`: no
     /// template, encode it whole).
-    pub(crate) fn fill(
-        &self,
-        id: ReqId,
-        task_id: &str,
-    ) -> Option<(String, Rc<[(String, String)]>)> {
+    fn fill(&self, id: ReqId, task_id: &str) -> Option<(String, Rc<[(String, String)]>)> {
         let parts = self.parts.as_ref()?;
         let quoted = quote(task_id);
         let mut body = String::with_capacity(
@@ -89,6 +85,28 @@ impl PollText {
         };
         Some((body, headers))
     }
+}
+
+/// The body and headers of task `task_id`'s status poll as request `id` in session `s` (of
+/// generation `epoch`): filled into the session's template, made first when `text` holds none
+/// for this generation; encoded whole when the dialect's poll has no template.
+pub(crate) fn poll_message(
+    text: &mut Option<PollText>,
+    codec: &dyn Codec,
+    s: &SessionInfo,
+    epoch: u64,
+    id: ReqId,
+    task_id: &str,
+) -> (String, Rc<[(String, String)]>) {
+    if text.as_ref().is_none_or(|p| p.epoch != epoch) {
+        *text = Some(PollText::new(codec, s, epoch));
+    }
+    text.as_ref()
+        .and_then(|p| p.fill(id, task_id))
+        .unwrap_or_else(|| {
+            let enc = Encoded::new(codec.build_get(s, task_id));
+            (enc.body(Some(id)), Rc::clone(enc.headers()))
+        })
 }
 
 impl Parts {

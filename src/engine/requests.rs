@@ -5,7 +5,7 @@ use std::rc::Rc;
 
 use super::ids::CallId;
 use super::ids::ReqId;
-use super::poll_text::PollText;
+use super::poll_text::poll_message;
 use crate::protocol::dialect::Outgoing;
 use crate::protocol::jsonrpc::{Id, Message, RpcError};
 use crate::protocol::object;
@@ -258,16 +258,9 @@ impl Engine {
             return;
         };
         entry.poll.last_sent = Some(now);
-        let epoch = self.session.epoch();
-        if self.poll_text.as_ref().is_none_or(|p| p.epoch != epoch) {
-            self.poll_text = Some(PollText::new(codec, &self.session.info(), epoch));
-        }
         let id = self.reqs.alloc_id();
-        let filled = self.poll_text.as_ref().and_then(|p| p.fill(id, &t));
-        let (body, headers) = filled.unwrap_or_else(|| {
-            let enc = Encoded::new(codec.build_get(&self.session.info(), &t));
-            (enc.body(Some(id)), enc.headers)
-        });
+        let (s, epoch) = (self.session.info(), self.session.epoch());
+        let (body, headers) = poll_message(&mut self.poll_text, codec, &s, epoch, id, &t);
         self.track(now, id, Purpose::Get(t), body, headers);
     }
 
