@@ -20,6 +20,9 @@ const STAND_INS: [&str; 2] = [
     "\"mcp-task-client/stand-in-2\"",
 ];
 
+/// Headers as a transmission shares them.
+type Headers = Rc<[(String, String)]>;
+
 /// The message's start, up to its id.
 const START: &str = r#"{"jsonrpc":"2.0","id":"#;
 
@@ -36,7 +39,7 @@ struct Parts {
     /// The message after its id, cut where the task id (a JSON string) goes.
     pieces: Vec<Box<str>>,
     /// The headers; those at `named` carry the task id (encoded), the others are shared.
-    headers: Rc<[(String, String)]>,
+    headers: Headers,
     named: Vec<usize>,
 }
 
@@ -51,16 +54,17 @@ impl PollText {
 
     /// The body and headers of the status poll of task `task_id` as request `id` (`None`: no
     /// template, encode it whole).
-    fn fill(&self, id: ReqId, task_id: &str) -> Option<(String, Rc<[(String, String)]>)> {
+    fn fill(&self, id: ReqId, task_id: &str) -> Option<(String, Headers)> {
         let parts = self.parts.as_ref()?;
-        let quoted = quote(task_id);
+        let escaped = needs_escape(task_id).then(|| serde_json::to_string(task_id).ok());
+        let quoted_len = task_id.len() + 2;
         let mut body = String::with_capacity(
             START.len()
                 + 20
                 + parts
                     .pieces
                     .iter()
-                    .map(|p| p.len() + quoted.len())
+                    .map(|p| p.len() + quoted_len)
                     .sum::<usize>(),
         );
         body.push_str(START);
@@ -68,7 +72,14 @@ impl PollText {
         body.push(',');
         for (i, piece) in parts.pieces.iter().enumerate() {
             if i > 0 {
-                body.push_str(&quoted);
+                match &escaped {
+                    Some(e) => body.push_str(e.as_deref()?),
+                    None => {
+                        body.push('"');
+                        body.push_str(task_id);
+                        body.push('"');
+                    }
+                }
             }
             body.push_str(piece);
         }
@@ -97,7 +108,7 @@ pub(crate) fn poll_message(
     epoch: u64,
     id: ReqId,
     task_id: &str,
-) -> (String, Rc<[(String, String)]>) {
+) -> (String, Headers) {
     if text.as_ref().is_none_or(|p| p.epoch != epoch) {
         *text = Some(PollText::new(codec, s, epoch));
     }
@@ -149,18 +160,9 @@ impl Parts {
     }
 }
 
-/// `s` as a JSON string, quoted (serde_json's escaping, without its allocation for plain text).
-fn quote(s: &str) -> std::borrow::Cow<'_, str> {
-    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
-        let mut q = String::with_capacity(s.len() + 2);
-        q.push('"');
-        q.push_str(s);
-        q.push('"');
-        return q.into();
-    }
-    serde_json::to_string(s)
-        .unwrap_or_else(|_| "\"\"".into())
-        .into()
+/// Whether `s` needs escaping as a JSON string (serde_json escapes quotes, backslashes, controls).
+fn needs_escape(s: &str) -> bool {
+    s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\')
 }
 
 #[cfg(test)]
