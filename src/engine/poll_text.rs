@@ -14,10 +14,17 @@ use super::requests::{push_int, Encoded};
 use crate::protocol::dialect::{Codec, SessionInfo};
 use crate::protocol::headers::encode_value;
 
-/// Stand-in task ids: plain ASCII, so JSON and header encoding leave them as they are.
-const STAND_INS: [&str; 2] = [
-    "\"mcp-task-client/stand-in-1\"",
-    "\"mcp-task-client/stand-in-2\"",
+/// Stand-in task ids, bare and as JSON strings: plain ASCII, so JSON and header encoding leave
+/// them as they are.
+const STAND_INS: [(&str, &str); 2] = [
+    (
+        "mcp-task-client/stand-in-1",
+        "\"mcp-task-client/stand-in-1\"",
+    ),
+    (
+        "mcp-task-client/stand-in-2",
+        "\"mcp-task-client/stand-in-2\"",
+    ),
 ];
 
 /// Headers as a transmission shares them.
@@ -25,6 +32,9 @@ type Headers = Rc<[(String, String)]>;
 
 /// The message's start, up to its id.
 const START: &str = r#"{"jsonrpc":"2.0","id":"#;
+
+/// The start of a message without an id: what follows is the rest of a message with one.
+const AFTER_ID: &str = r#"{"jsonrpc":"2.0","#;
 
 /// A status poll's encoding in one session generation, with holes for the task id.
 #[derive(Debug)]
@@ -92,7 +102,8 @@ impl PollText {
                     let v = if parts.named.contains(&i) { &name } else { v };
                     (k.clone(), v.clone())
                 })
-                .collect()
+                .collect::<Vec<_>>()
+                .into()
         };
         Some((body, headers))
     }
@@ -122,23 +133,22 @@ pub(crate) fn poll_message(
 
 impl Parts {
     fn new(codec: &dyn Codec, s: &SessionInfo) -> Option<Parts> {
-        let [a, b] = STAND_INS.map(|q| {
-            let id = q.trim_matches('"');
-            (q, id, Encoded::new(codec.build_get(s, id)))
-        });
-        let (qa, ida, ea) = a;
-        let (qb, idb, eb) = b;
-        let tail = |e: &Encoded| {
-            let body = e.body(None);
-            body.strip_prefix(r#"{"jsonrpc":"2.0","#).map(str::to_owned)
-        };
-        let (ta, tb) = (tail(&ea)?, tail(&eb)?);
-        let pieces: Vec<Box<str>> = ta.split(qa).map(Box::from).collect();
-        if !ea.expects_response() || pieces.len() < 2 || pieces.join(qb) != tb {
-            return None;
-        }
+        let [(ida, qa), (idb, qb)] = STAND_INS;
+        let (ea, eb) = (
+            Encoded::new(codec.build_get(s, ida)),
+            Encoded::new(codec.build_get(s, idb)),
+        );
+        let (ta, tb) = (ea.body(None), eb.body(None));
+        let pieces: Vec<Box<str>> = (ta.strip_prefix(AFTER_ID)?.split(qa))
+            .map(Box::from)
+            .collect();
+        let same = ea.expects_response()
+            && pieces.len() > 1
+            && tb
+                .strip_prefix(AFTER_ID)
+                .is_some_and(|t| joins(&pieces, qb, t));
         let (ha, hb) = (ea.headers(), eb.headers());
-        if ha.len() != hb.len() {
+        if !same || ha.len() != hb.len() {
             return None;
         }
         let mut named = Vec::new();
@@ -158,6 +168,22 @@ impl Parts {
             named,
         })
     }
+}
+
+/// Whether `text` is `pieces` joined by `sep`.
+fn joins(pieces: &[Box<str>], sep: &str, mut text: &str) -> bool {
+    for (i, piece) in pieces.iter().enumerate() {
+        let rest = if i > 0 {
+            text.strip_prefix(sep)
+        } else {
+            Some(text)
+        };
+        match rest.and_then(|r| r.strip_prefix(&**piece)) {
+            Some(r) => text = r,
+            None => return false,
+        }
+    }
+    text.is_empty()
 }
 
 /// Whether `s` needs escaping as a JSON string (serde_json escapes quotes, backslashes, controls).

@@ -193,7 +193,7 @@ pub(crate) fn push_int(out: &mut String, id: ReqId) {
         out.push('-');
     }
     let mut buf = [0u8; 20];
-    out.push_str(std::str::from_utf8(id.digits(&mut buf)).unwrap_or_default());
+    out.extend(id.digits(&mut buf).iter().map(|&d| char::from(d)));
 }
 
 impl Engine {
