@@ -50,7 +50,6 @@ mod negotiate;
 mod ops;
 mod pending;
 mod phase;
-mod poll_text;
 mod pool;
 mod pushed;
 mod quirks;
@@ -139,8 +138,6 @@ pub struct Engine {
     /// Tasks this client runs for the server.
     hosted: receiver::Hosted,
     timers: Timers,
-    /// The session's status poll, encoded once (see `poll_text.rs`).
-    poll_text: Option<poll_text::PollText>,
     visible: bool,
     last_catch_up: Option<Millis>,
     next_sub: u64,
@@ -178,7 +175,6 @@ impl Engine {
             blocking: results::Blocking::default(),
             hosted: receiver::Hosted::default(),
             timers: Timers::default(),
-            poll_text: None,
             visible: true,
             last_catch_up: None,
             next_sub: 1,

@@ -5,7 +5,6 @@ use std::rc::Rc;
 
 use super::ids::CallId;
 use super::ids::ReqId;
-use super::poll_text::poll_message;
 use crate::protocol::dialect::Outgoing;
 use crate::protocol::jsonrpc::{Id, Message, RpcError};
 use crate::protocol::object;
@@ -149,14 +148,6 @@ pub(crate) struct Encoded {
 }
 
 impl Encoded {
-    pub(crate) fn expects_response(&self) -> bool {
-        self.expects_response
-    }
-
-    pub(crate) fn headers(&self) -> &Rc<[(String, String)]> {
-        &self.headers
-    }
-
     pub(crate) fn new(out: Outgoing) -> Self {
         // Serializing a `Value` cannot fail (its map keys are strings).
         let params = serde_json::to_string(&out.params).unwrap_or_else(|_| "null".into());
@@ -170,7 +161,7 @@ impl Encoded {
     }
 
     /// The JSON-RPC message (a notification without `id`).
-    pub(crate) fn body(&self, id: Option<ReqId>) -> String {
+    fn body(&self, id: Option<ReqId>) -> String {
         let mut b = String::with_capacity(64 + self.method.len() + self.params.len());
         b.push_str(r#"{"jsonrpc":"2.0","#);
         if let Some(id) = id {
@@ -188,7 +179,7 @@ impl Encoded {
 }
 
 /// Appends a request id's decimal digits (the hot path avoids the formatting machinery).
-pub(crate) fn push_int(out: &mut String, id: ReqId) {
+fn push_int(out: &mut String, id: ReqId) {
     if id.0 < 0 {
         out.push('-');
     }
@@ -247,20 +238,30 @@ impl Engine {
         }
     }
 
-    /// A status poll, from the session's poll template (see `poll_text.rs`).
+    /// A status poll, from the task's cached request when the session has not changed.
     fn send_get(
         &mut self,
         now: Millis,
         t: String,
         codec: &'static dyn crate::protocol::dialect::Codec,
     ) {
+        let epoch = self.session.epoch();
         let Some(entry) = self.tasks.get_mut(&t) else {
             return;
         };
-        entry.poll.last_sent = Some(now);
+        if !matches!(entry.poll_request, Some((e, _)) if e == epoch) {
+            entry.poll_request = Some((
+                epoch,
+                Encoded::new(codec.build_get(&self.session.info(), &t)),
+            ));
+        }
+        let Some((_, enc)) = &entry.poll_request else {
+            return;
+        };
         let id = self.reqs.alloc_id();
-        let (s, epoch) = (self.session.info(), self.session.epoch());
-        let (body, headers) = poll_message(&mut self.poll_text, codec, &s, epoch, id, &t);
+        let body = enc.body(Some(id));
+        let headers = Rc::clone(&enc.headers);
+        entry.poll.last_sent = Some(now);
         self.track(now, id, Purpose::Get(t), body, headers);
     }
 
