@@ -228,8 +228,7 @@ impl TransportError {
 pub struct Transmit {
     pub key: SendKey,
     pub body: String,
-    /// Shared: every status poll of a task carries the same headers.
-    pub headers: std::rc::Rc<[(String, String)]>,
+    pub headers: Vec<(String, String)>,
     /// A notification or a response: the server answers 202 with no body.
     pub one_way: bool,
 }

@@ -87,7 +87,7 @@ mod tests {
         Transmit {
             key: SendKey(n),
             body: String::new(),
-            headers: Vec::new().into(),
+            headers: Vec::new(),
             one_way: false,
         }
     }

@@ -58,17 +58,27 @@ impl PollEcho {
 /// `body` split around the value of its first `"id"` member when that value is the number `n`:
 /// the text before the number and the text after it.
 fn split_at_id(body: &str, n: ReqId) -> Option<(&str, &str)> {
-    let mut buf = [0u8; 20];
-    let digits = n.digits(&mut buf);
-    let len = digits.len();
     let n = n.0;
+    let mut digits = [0u8; 20];
+    let mut len = 0;
+    let mut v = n.unsigned_abs();
+    loop {
+        let slot = digits.get_mut(len)?;
+        *slot = b'0' + (v % 10) as u8;
+        len += 1;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    let digits = digits.get(..len)?;
     // The first `"id"` (a byte scan: no searcher to set up for a short body).
     let at = (body.as_bytes().windows(4)).position(|w| w.first_chunk() == Some(b"\"id\""))?;
     let rest = body.get(at + 4..)?.trim_start();
     let rest = rest.strip_prefix(':')?.trim_start();
     let rest = if n < 0 { rest.strip_prefix('-')? } else { rest };
     let value = rest.as_bytes().get(..len)?;
-    if value != digits {
+    if !value.iter().eq(digits.iter().rev()) {
         return None;
     }
     let after = rest.get(len..)?;

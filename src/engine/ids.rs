@@ -33,20 +33,3 @@ counted_id!(
     /// A tracked task's slot: its timers are keyed by slot rather than by task id (cheap to hash).
     Slot(u64)
 );
-
-impl ReqId {
-    /// The decimal digits of the id's magnitude, written into `buf` (the sign is the caller's).
-    pub(crate) fn digits(self, buf: &mut [u8; 20]) -> &[u8] {
-        let mut v = self.0.unsigned_abs();
-        let mut start = buf.len();
-        for slot in buf.iter_mut().rev() {
-            *slot = b'0' + (v % 10) as u8;
-            start -= 1;
-            v /= 10;
-            if v == 0 {
-                break;
-            }
-        }
-        buf.get(start..).unwrap_or_default()
-    }
-}

@@ -1,8 +1,6 @@
 //! Outgoing requests: id allocation, what each request is for, queueing until the session is
 //! ready, timeouts, and routing of every answer (by JSON-RPC id; by stream for id-less errors).
 
-use std::rc::Rc;
-
 use super::ids::CallId;
 use super::ids::ReqId;
 use crate::protocol::dialect::Outgoing;
@@ -143,7 +141,7 @@ pub(crate) struct Encoded {
     method: Box<str>,
     /// Boxed: a task keeps its status request, and a `Box<str>` has no spare capacity.
     params: Box<str>,
-    headers: Rc<[(String, String)]>,
+    headers: Vec<(String, String)>,
     expects_response: bool,
 }
 
@@ -155,7 +153,7 @@ impl Encoded {
         Self {
             method: method.into(),
             params: params.into(),
-            headers: out.headers.into(),
+            headers: out.headers,
             expects_response: out.expects_response,
         }
     }
@@ -166,7 +164,7 @@ impl Encoded {
         b.push_str(r#"{"jsonrpc":"2.0","#);
         if let Some(id) = id {
             b.push_str(r#""id":"#);
-            push_int(&mut b, id);
+            push_int(&mut b, id.0);
             b.push(',');
         }
         b.push_str(r#""method":"#);
@@ -178,13 +176,19 @@ impl Encoded {
     }
 }
 
-/// Appends a request id's decimal digits (the hot path avoids the formatting machinery).
-fn push_int(out: &mut String, id: ReqId) {
-    if id.0 < 0 {
+/// Appends an integer's decimal digits (the hot path avoids the formatting machinery).
+fn push_int(out: &mut String, n: i64) {
+    if n < 0 {
         out.push('-');
     }
-    let mut buf = [0u8; 20];
-    out.extend(id.digits(&mut buf).iter().map(|&d| char::from(d)));
+    push_digits(out, n.unsigned_abs());
+}
+
+fn push_digits(out: &mut String, v: u64) {
+    if v >= 10 {
+        push_digits(out, v / 10);
+    }
+    out.push(char::from(b'0' + (v % 10) as u8));
 }
 
 impl Engine {
@@ -260,7 +264,7 @@ impl Engine {
         };
         let id = self.reqs.alloc_id();
         let body = enc.body(Some(id));
-        let headers = Rc::clone(&enc.headers);
+        let headers = enc.headers.clone();
         entry.poll.last_sent = Some(now);
         self.track(now, id, Purpose::Get(t), body, headers);
     }
@@ -274,7 +278,7 @@ impl Engine {
 
     /// [`Engine::send`] for an already-encoded request.
     pub(crate) fn send_encoded(&mut self, now: Millis, p: Purpose, enc: &Encoded) -> Option<ReqId> {
-        let headers = Rc::clone(&enc.headers);
+        let headers = enc.headers.clone();
         if !enc.expects_response {
             let key = self.reqs.key();
             let body = enc.body(None);
@@ -300,7 +304,7 @@ impl Engine {
         id: ReqId,
         p: Purpose,
         body: String,
-        headers: Rc<[(String, String)]>,
+        headers: Vec<(String, String)>,
     ) {
         let key = self.reqs.key();
         // A finished task's result answers at once: it times out like any request.
@@ -331,7 +335,7 @@ impl Engine {
         self.out.push_back(Output::Transmit(Transmit {
             key,
             body,
-            headers: headers.into(),
+            headers,
             one_way: true,
         }));
         key
