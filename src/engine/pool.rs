@@ -191,10 +191,10 @@ impl Engine {
     /// next queued output that need not wait. A kept transmission's timeout waits with it, and its
     /// abort drops it. (A stream's resumption `GET` is rare and never kept.)
     pub(crate) fn next_out(&mut self, now: Millis) -> Option<Output> {
-        if let Some(t) = self.pool.release() {
-            let out = Output::Transmit(t);
-            self.pool_sees(now, &out);
-            return Some(out);
+        while let Some(t) = self.pool.release() {
+            if let Some(out) = self.hand_out(now, t) {
+                return Some(out);
+            }
         }
         while let Some(out) = self.out.pop_front() {
             match out {
@@ -209,6 +209,11 @@ impl Engine {
                         .is_some_and(|p| matches!(p.purpose, Purpose::Get(_)));
                     self.pool.backlog.push(t, poll);
                 }
+                Output::Transmit(t) => {
+                    if let Some(out) = self.hand_out(now, t) {
+                        return Some(out);
+                    }
+                }
                 out => {
                     self.pool_sees(now, &out);
                     return Some(out);
@@ -216,6 +221,14 @@ impl Engine {
             }
         }
         None
+    }
+
+    /// A transmission for the driver, its status request encoded now (see
+    /// [`Engine::encode_poll`]); `None` when there is nothing to send.
+    fn hand_out(&mut self, now: Millis, t: Transmit) -> Option<Output> {
+        let out = Output::Transmit(self.encode_poll(now, t)?);
+        self.pool_sees(now, &out);
+        Some(out)
     }
 
     /// An output handed to the driver: a transmission takes a connection or waits for one (its

@@ -13,7 +13,6 @@ use super::fetch::ResultFetch;
 use super::hash::IdHash;
 use super::iso8601;
 use super::phase::Phase;
-use super::requests::Encoded;
 use super::scheduler::PollState;
 use super::sorted::SortedSet;
 
@@ -41,8 +40,6 @@ pub(crate) struct TaskEntry {
     pub(crate) input_keys: SortedSet<String>,
     /// createdAt + ttl, when the server gave both.
     pub(crate) deadline: Option<Millis>,
-    /// The encoded `tasks/get`, valid for one session epoch.
-    pub(crate) poll_request: Option<(u64, Encoded)>,
     /// The last status answer applied, without its id (see `echo.rs`).
     pub(crate) poll_echo: Option<PollEcho>,
 }

@@ -133,13 +133,11 @@ impl Failure {
     }
 }
 
-/// A request with its params already serialized: status polls reuse it (the body then differs
-/// only in the JSON-RPC id), which keeps the hot path free of JSON building.
+/// A request with its params already serialized (the body then differs only in the JSON-RPC id).
 #[derive(Debug, Clone)]
 pub(crate) struct Encoded {
     /// The method as a JSON string (quoted, escaped).
     method: Box<str>,
-    /// Boxed: a task keeps its status request, and a `Box<str>` has no spare capacity.
     params: Box<str>,
     headers: Vec<(String, String)>,
     expects_response: bool,
@@ -202,7 +200,7 @@ impl Engine {
             return;
         };
         let p = match p {
-            Purpose::Get(t) => return self.send_get(now, t, codec),
+            Purpose::Get(t) => return self.send_get(now, t),
             Purpose::Result(t) if !self.result_slot(&t) => return,
             other => other,
         };
@@ -242,43 +240,44 @@ impl Engine {
         }
     }
 
-    /// A status poll, from the task's cached request when the session has not changed.
-    fn send_get(
-        &mut self,
-        now: Millis,
-        t: String,
-        codec: &'static dyn crate::protocol::dialect::Codec,
-    ) {
-        let epoch = self.session.epoch();
+    /// A status poll. It is encoded only once handed to the driver ([`Engine::encode_poll`]):
+    /// thousands of due polls then wait as keys, not as bodies.
+    fn send_get(&mut self, now: Millis, t: String) {
         let Some(entry) = self.tasks.get_mut(&t) else {
             return;
         };
-        if !matches!(entry.poll_request, Some((e, _)) if e == epoch) {
-            entry.poll_request = Some((
-                epoch,
-                Encoded::new(codec.build_get(&self.session.info(), &t)),
-            ));
-        }
-        let Some((_, enc)) = &entry.poll_request else {
-            return;
-        };
-        let id = self.reqs.alloc_id();
-        let body = enc.body(Some(id));
-        let headers = enc.headers.clone();
         entry.poll.last_sent = Some(now);
-        self.track(now, id, Purpose::Get(t), body, headers);
+        let id = self.reqs.alloc_id();
+        self.track(now, id, Purpose::Get(t), String::new(), Vec::new());
+    }
+
+    /// A transmission about to be handed to the driver, its status request encoded now when it
+    /// was left unencoded. `None` when there is nothing to send: the request is over, or its
+    /// session is gone (it is then sent again in the new one).
+    pub(crate) fn encode_poll(&mut self, now: Millis, mut t: Transmit) -> Option<Transmit> {
+        if !t.body.is_empty() {
+            return Some(t);
+        }
+        let n = self.reqs.id_of(t.key)?;
+        let p = self.reqs.get(n)?;
+        if p.epoch != self.session.epoch() {
+            self.session_lost(now, n);
+            return None;
+        }
+        let (Purpose::Get(task_id), Some(codec)) = (&p.purpose, self.session.codec_any()) else {
+            return Some(t);
+        };
+        let enc = Encoded::new(codec.build_get(&self.session.info(), task_id));
+        t.body = enc.body(Some(n));
+        t.headers = enc.headers;
+        Some(t)
     }
 
     /// Transmits a request (or, when the dialect built a notification, a one-way message).
     /// Returns the JSON-RPC id of a request.
     pub(crate) fn send(&mut self, now: Millis, p: Purpose, out: Outgoing) -> Option<ReqId> {
-        let enc = Encoded::new(out);
-        self.send_encoded(now, p, &enc)
-    }
-
-    /// [`Engine::send`] for an already-encoded request.
-    pub(crate) fn send_encoded(&mut self, now: Millis, p: Purpose, enc: &Encoded) -> Option<ReqId> {
-        let headers = enc.headers.clone();
+        let mut enc = Encoded::new(out);
+        let headers = std::mem::take(&mut enc.headers);
         if !enc.expects_response {
             let key = self.reqs.key();
             let body = enc.body(None);
