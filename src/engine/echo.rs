@@ -111,7 +111,7 @@ impl Engine {
             && e.phase.runs_in_time()
             && e.snapshot
                 .as_ref()
-                .is_some_and(|s| s.input_requests.is_empty());
+                .is_some_and(|s| s.input_requests().is_empty());
         if !(plain && echo.matches(body, n)) {
             return false;
         }

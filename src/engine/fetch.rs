@@ -25,7 +25,8 @@ pub(crate) struct ResultFetch {
     pub(crate) hold_deferred: bool,
     /// An error a `tasks/result` answered while the task looked running, and whether it came
     /// soon after the request: the next poll weighs it (see `results.rs`).
-    early_error: Option<(RpcError, bool)>,
+    /// Boxed: rare, and every task has a fetch.
+    early_error: Option<Box<(RpcError, bool)>>,
     /// Failed result fetches in a row (retry backoff).
     errors: u32,
 }
@@ -101,11 +102,11 @@ impl ResultFetch {
     }
 
     pub(crate) fn set_early_error(&mut self, error: RpcError, soon: bool) {
-        self.early_error = Some((error, soon));
+        self.early_error = Some(Box::new((error, soon)));
     }
 
     pub(crate) fn take_early_error(&mut self) -> Option<(RpcError, bool)> {
-        self.early_error.take()
+        self.early_error.take().map(|e| *e)
     }
 
     /// A fetch failed: the failures in a row.

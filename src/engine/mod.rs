@@ -44,6 +44,7 @@ mod hold;
 mod ids;
 mod inputs;
 mod iso8601;
+mod known;
 mod lifecycle;
 mod listen;
 mod negotiate;
@@ -345,8 +346,8 @@ impl Engine {
     }
 
     /// The latest snapshot of a task the engine tracks.
-    pub fn task(&self, task_id: &str) -> Option<&Task> {
-        self.tasks.get(task_id)?.snapshot.as_ref()
+    pub fn task(&self, task_id: &str) -> Option<Task> {
+        Some(self.tasks.get(task_id)?.snapshot.as_ref()?.task(task_id))
     }
 
     /// The negotiated dialect, once known.

@@ -7,6 +7,8 @@ use super::ids::ReqId;
 use super::ids::Slot;
 use crate::protocol::model::{Outcome, Task, TaskStatus};
 
+use super::known::Known;
+
 use super::api::{Millis, SubId};
 use super::echo::PollEcho;
 use super::fetch::ResultFetch;
@@ -21,8 +23,8 @@ use super::sorted::SortedSet;
 pub(crate) struct TaskEntry {
     /// The entry's number (its timers are keyed by it).
     pub(crate) slot: Slot,
-    /// Latest snapshot in the common model (`None` until the server said anything about it).
-    pub(crate) snapshot: Option<Task>,
+    /// Latest snapshot (`None` until the server said anything about it).
+    pub(crate) snapshot: Option<Known>,
     /// Subscribers still waiting for `Done`.
     pub(crate) subs: SortedSet<SubId>,
     /// Where the task stands in its life.
@@ -30,8 +32,9 @@ pub(crate) struct TaskEntry {
     pub(crate) poll: PollState,
     /// Its `tasks/result` fetch.
     pub(crate) result: ResultFetch,
-    /// The outcome, once known (inline, fetched, or the original response).
-    pub(crate) outcome: Option<Outcome>,
+    /// The outcome, once known (inline, fetched, or the original response). Boxed: most tasks
+    /// tracked at a time still run.
+    pub(crate) outcome: Option<Box<Outcome>>,
     /// JSON-RPC id of the request that created the task (draft cancellation needs it).
     pub(crate) origin: Option<ReqId>,
     /// Delete the task on the server once its end was delivered (a caller asked for it).
@@ -70,46 +73,24 @@ pub(crate) struct Applied {
 /// Merges a new snapshot into the old one: terminal states are final, fields a dialect omits
 /// keep their last known value, and `lastUpdatedAt` alone is not a change.
 pub(crate) fn apply(entry: &mut TaskEntry, mut new: Task) -> Applied {
-    let old = entry.snapshot.take();
-    let mut applied = Applied::default();
-    let mut clock_changed = true;
-    match old {
-        Some(old) if old.status.is_terminal() && new.status != old.status => {
-            // Late or contradicting news about a finished task: keep what we had.
-            entry.snapshot = Some(old);
-            return applied;
-        }
-        Some(old) => {
-            if new.created_at.is_none() {
-                new.created_at = old.created_at.clone();
-            }
-            if new.ttl_ms.is_none() {
-                new.ttl_ms = old.ttl_ms;
-            }
-            if new.keep_alive_ms.is_none() {
-                new.keep_alive_ms = old.keep_alive_ms;
-            }
-            if new.poll_interval_ms.is_none() {
-                new.poll_interval_ms = old.poll_interval_ms;
-            }
-            if new.outcome.is_none() {
-                new.outcome = old.outcome.clone();
-            }
-            if old.status != new.status {
-                applied.transition = Some((Some(old.status), new.status));
-            }
-            applied.visible_change = differs(&old, &new);
-            clock_changed = old.created_at != new.created_at || old.ttl_ms != new.ttl_ms;
-        }
-        None => {
-            applied.transition = Some((None, new.status));
-            applied.visible_change = true;
-        }
+    let old = entry.snapshot.as_ref();
+    if old.is_some_and(|o| o.status.is_terminal() && new.status != o.status) {
+        // Late or contradicting news about a finished task: keep what we had.
+        return Applied::default();
+    }
+    if let Some(old) = old {
+        old.fill(&mut new);
     }
     if new.outcome.is_some() && entry.outcome.is_none() {
-        entry.outcome = new.outcome.clone();
+        entry.outcome = new.outcome.clone().map(Box::new);
     }
-    if clock_changed {
+    let new = Known::new(new);
+    let from = old.map(|o| o.status);
+    let applied = Applied {
+        transition: (from != Some(new.status)).then_some((from, new.status)),
+        visible_change: old.is_none_or(|o| o.differs(&new)),
+    };
+    if old.is_none_or(|o| o.created_at != new.created_at || o.ttl_ms != new.ttl_ms) {
         entry.deadline = deadline(&new);
     }
     if new.status.is_terminal() {
@@ -119,18 +100,8 @@ pub(crate) fn apply(entry: &mut TaskEntry, mut new: Task) -> Applied {
     applied
 }
 
-fn differs(a: &Task, b: &Task) -> bool {
-    a.status != b.status
-        || a.status_message != b.status_message
-        || a.ttl_ms != b.ttl_ms
-        || a.keep_alive_ms != b.keep_alive_ms
-        || a.poll_interval_ms != b.poll_interval_ms
-        || a.outcome != b.outcome
-        || a.input_requests != b.input_requests
-}
-
 /// createdAt + ttl when both are known (draft tasks carry no createdAt: no deadline).
-fn deadline(t: &Task) -> Option<Millis> {
+fn deadline(t: &Known) -> Option<Millis> {
     let created = iso8601::parse_millis(t.created_at.as_deref()?)?;
     created.checked_add(t.ttl_ms?)
 }
