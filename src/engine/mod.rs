@@ -44,7 +44,7 @@ mod hold;
 mod ids;
 mod inputs;
 mod iso8601;
-mod known;
+pub(crate) mod known;
 mod lifecycle;
 mod listen;
 mod negotiate;
