@@ -85,6 +85,7 @@ const OUT_ROOM: usize = 64;
 static COUNTING: testkit::heap::Counting = testkit::heap::Counting;
 
 use std::collections::{HashMap, VecDeque};
+use std::rc::Rc;
 
 use serde_json::Value;
 
@@ -115,8 +116,8 @@ pub use scheduler::{backoff_delay, BACKOFF_BASE_MS, ERROR_CAP_MS as BACKOFF_CAP_
 enum Target {
     /// A request not yet answered (it may still become a task).
     Call(CallId),
-    /// A task in the registry.
-    Task(String),
+    /// A task in the registry (its id shared with the registry).
+    Task(Rc<str>),
 }
 
 /// The engine. One engine talks to one server.
@@ -264,7 +265,11 @@ impl Engine {
 
     /// Follows a task by id (e.g. after a reload); shares polling with every other subscriber.
     pub fn watch(&mut self, now: Millis, task_id: &str) -> SubId {
-        let sub = self.new_sub(Target::Task(task_id.to_owned()));
+        if !self.closed {
+            self.tasks.entry(task_id);
+        }
+        let id = self.tasks.id(task_id).unwrap_or_else(|| task_id.into());
+        let sub = self.new_sub(Target::Task(id));
         if self.closed {
             self.done(sub, Some(task_id.to_owned()), closed_end());
             return sub;
@@ -291,7 +296,7 @@ impl Engine {
                 self.done(sub, None, End::Aborted);
             }
             Target::Task(t) => {
-                self.done(sub, Some(t.clone()), End::Aborted);
+                self.done(sub, Some(t.to_string()), End::Aborted);
                 self.leave(now, &t, sub);
             }
         }
@@ -374,7 +379,7 @@ impl Engine {
                 continue;
             };
             let task_id = match target {
-                Target::Task(t) => Some(t),
+                Target::Task(t) => Some(t.to_string()),
                 Target::Call(_) => None,
             };
             self.emit(Event::Done {
@@ -484,7 +489,7 @@ impl Engine {
         while let Some(timer) = self.timers.pop_due(now) {
             match timer {
                 Timer::Task(kind, slot) => {
-                    let Some(t) = self.tasks.id_at(slot).cloned() else {
+                    let Some(t) = self.tasks.id_at(slot).map(str::to_owned) else {
                         continue;
                     };
                     match kind {

@@ -2,6 +2,7 @@
 //! snapshot, its subscribers, poll state and cached outcome.
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use super::ids::ReqId;
 use super::ids::Slot;
@@ -107,14 +108,15 @@ fn deadline(t: &Known) -> Option<Millis> {
 }
 
 /// The tracked tasks by id, each with a slot of its own: the small number its timers are keyed
-/// by. A slot names exactly one tracked task, and is freed with it.
+/// by. A slot names exactly one tracked task, and is freed with it. A task's id is allocated once,
+/// shared by both maps (and by the subscriptions that follow the task).
 #[derive(Debug)]
 pub(crate) struct Registry {
     /// Boxed entries: the table's free buckets (up to half of it after a growth) then cost a
     /// pointer each, not a whole entry.
-    entries: HashMap<String, Box<TaskEntry>, IdHash>,
+    entries: HashMap<Rc<str>, Box<TaskEntry>, IdHash>,
     /// Slot → task id.
-    slots: HashMap<Slot, String, IdHash>,
+    slots: HashMap<Slot, Rc<str>, IdHash>,
     next_slot: Slot,
 }
 
@@ -141,16 +143,28 @@ impl Registry {
 
     /// The entry of a task, created (with a fresh slot) when new.
     pub(crate) fn entry(&mut self, task_id: &str) -> &mut TaskEntry {
-        if !self.entries.contains_key(task_id) {
-            let slot = self.next_slot.take_next();
-            self.slots.insert(slot, task_id.to_owned());
-            let entry = TaskEntry {
-                slot,
-                ..TaskEntry::default()
-            };
-            self.entries.insert(task_id.to_owned(), Box::new(entry));
-        }
-        self.entries.entry(task_id.to_owned()).or_default()
+        let id = match self.entries.get_key_value(task_id) {
+            Some((id, _)) => id.clone(),
+            None => {
+                let id: Rc<str> = task_id.into();
+                let slot = self.next_slot.take_next();
+                self.slots.insert(slot, id.clone());
+                let entry = TaskEntry {
+                    slot,
+                    ..TaskEntry::default()
+                };
+                self.entries.insert(id.clone(), Box::new(entry));
+                id
+            }
+        };
+        self.entries.entry(id).or_default()
+    }
+
+    /// The shared id of a tracked task.
+    pub(crate) fn id(&self, task_id: &str) -> Option<Rc<str>> {
+        self.entries
+            .get_key_value(task_id)
+            .map(|(id, _)| id.clone())
     }
 
     /// Forgets a task; its slot is free.
@@ -161,8 +175,8 @@ impl Registry {
     }
 
     /// The id of the task in `slot`.
-    pub(crate) fn id_at(&self, slot: Slot) -> Option<&String> {
-        self.slots.get(&slot)
+    pub(crate) fn id_at(&self, slot: Slot) -> Option<&str> {
+        self.slots.get(&slot).map(|id| &**id)
     }
 
     /// The entry of the task in `slot`.
@@ -171,8 +185,8 @@ impl Registry {
         self.entries.get_mut(id).map(Box::as_mut)
     }
 
-    pub(crate) fn iter(&self) -> impl Iterator<Item = (&String, &TaskEntry)> {
-        self.entries.iter().map(|(id, e)| (id, e.as_ref()))
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, &TaskEntry)> {
+        self.entries.iter().map(|(id, e)| (&**id, e.as_ref()))
     }
 
     #[cfg(test)]

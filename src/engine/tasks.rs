@@ -407,7 +407,7 @@ impl Engine {
             .tasks
             .iter()
             .filter(|(_, e)| !e.subs.is_empty() && !e.is_terminal())
-            .map(|(k, _)| k.clone())
+            .map(|(k, _)| k.to_owned())
             .collect();
         ids.sort_unstable();
         for t in ids {
