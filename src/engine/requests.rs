@@ -240,15 +240,25 @@ impl Engine {
         }
     }
 
-    /// A status poll. It is encoded only once handed to the driver ([`Engine::encode_poll`]):
-    /// thousands of due polls then wait as keys, not as bodies.
+    /// A status poll. While others wait for the browser it waits as its task's slot (see
+    /// `backlog.rs`); it is encoded only once handed to the driver ([`Engine::encode_poll`]).
     fn send_get(&mut self, now: Millis, t: String) {
         let Some(entry) = self.tasks.get_mut(&t) else {
             return;
         };
         entry.poll.last_sent = Some(now);
+        let slot = entry.slot;
+        if self.keeps_poll() {
+            return self.pool.backlog.push_due(slot);
+        }
+        let tx = self.open_get(now, t);
+        self.out.push_back(Output::Transmit(tx));
+    }
+
+    /// Opens a status request for task `t`: its transmission, to be encoded when handed out.
+    pub(crate) fn open_get(&mut self, now: Millis, t: String) -> Transmit {
         let id = self.reqs.alloc_id();
-        self.track(now, id, Purpose::Get(t), String::new(), Vec::new());
+        self.open(now, id, Purpose::Get(t), String::new(), Vec::new())
     }
 
     /// A transmission about to be handed to the driver, its status request encoded now when it
@@ -296,7 +306,7 @@ impl Engine {
         Some(id)
     }
 
-    /// Registers a request being transmitted: pending entry, timeout, transmission.
+    /// Registers a request being transmitted and queues its transmission.
     fn track(
         &mut self,
         now: Millis,
@@ -305,6 +315,19 @@ impl Engine {
         body: String,
         headers: Vec<(String, String)>,
     ) {
+        let tx = self.open(now, id, p, body, headers);
+        self.out.push_back(Output::Transmit(tx));
+    }
+
+    /// Registers a request being transmitted (pending entry, timeout): its transmission.
+    fn open(
+        &mut self,
+        now: Millis,
+        id: ReqId,
+        p: Purpose,
+        body: String,
+        headers: Vec<(String, String)>,
+    ) -> Transmit {
         let key = self.reqs.key();
         // A finished task's result answers at once: it times out like any request.
         let times_out = match &p {
@@ -315,12 +338,12 @@ impl Engine {
         self.on_sent(&p, id, now);
         let (epoch, sessioned) = (self.session.epoch(), self.session.session_id().is_some());
         self.reqs.open(id, p, key, (epoch, sessioned), timeout_at);
-        self.out.push_back(Output::Transmit(Transmit {
+        Transmit {
             key,
             body,
             headers,
             one_way: false,
-        }));
+        }
     }
 
     /// Transmits a ready-made one-way message (a response to the server).
