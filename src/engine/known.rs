@@ -1,11 +1,46 @@
 //! What the engine keeps of a task's latest snapshot: a [`Task`] without its id (the entry is
 //! found by it), the fields most snapshots carry inline and the rarely present ones boxed
-//! together. Ten thousand running tasks then cost a few dozen bytes each here, not a whole
-//! `Task` and a copy of its id.
+//! together, and timestamps as the instant they name when their text is the canonical one. Ten
+//! thousand running tasks then cost a few dozen bytes each here, not a whole `Task` and a copy of
+//! its id.
 
 use crate::protocol::model::{InputRequest, Outcome, Task, TaskStatus};
 
 use super::api::Millis;
+use super::iso8601::{canonical_millis, format_millis, parse_millis};
+
+/// A timestamp as the server sent it: the instant, when the text is exactly how
+/// [`format_millis`] writes it (`2026-12-01T17:05:51.000Z`), else the text verbatim.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Stamp {
+    At(Millis),
+    Text(Box<str>),
+}
+
+impl Stamp {
+    fn new(text: String) -> Stamp {
+        match canonical_millis(&text) {
+            Some(at) => Stamp::At(at),
+            None => Stamp::Text(text.into_boxed_str()),
+        }
+    }
+
+    /// The text the server sent.
+    fn text(&self) -> String {
+        match self {
+            Stamp::At(at) => format_millis(*at),
+            Stamp::Text(text) => text.to_string(),
+        }
+    }
+
+    /// The instant it names, when it is a timestamp at all.
+    pub(crate) fn millis(&self) -> Option<Millis> {
+        match self {
+            Stamp::At(at) => Some(*at),
+            Stamp::Text(text) => parse_millis(text),
+        }
+    }
+}
 
 /// A task's latest snapshot, compact.
 #[derive(Debug, Clone, PartialEq)]
@@ -13,9 +48,8 @@ pub(crate) struct Known {
     pub(crate) status: TaskStatus,
     pub(crate) ttl_ms: Option<Millis>,
     pub(crate) poll_interval_ms: Option<Millis>,
-    /// ISO 8601 as sent by the server (kept verbatim).
-    pub(crate) created_at: Option<Box<str>>,
-    pub(crate) last_updated_at: Option<Box<str>>,
+    pub(crate) created_at: Option<Stamp>,
+    pub(crate) last_updated_at: Option<Stamp>,
     rare: Option<Box<Rare>>,
 }
 
@@ -49,8 +83,8 @@ impl Known {
             status: t.status,
             ttl_ms: t.ttl_ms,
             poll_interval_ms: t.poll_interval_ms,
-            created_at: t.created_at.map(String::into_boxed_str),
-            last_updated_at: t.last_updated_at.map(String::into_boxed_str),
+            created_at: t.created_at.map(Stamp::new),
+            last_updated_at: t.last_updated_at.map(Stamp::new),
             rare: (rare != NONE).then(|| Box::new(rare)),
         }
     }
@@ -61,8 +95,8 @@ impl Known {
             task_id: task_id.to_owned(),
             status: self.status,
             status_message: self.rare().status_message.clone(),
-            created_at: self.created_at.as_deref().map(str::to_owned),
-            last_updated_at: self.last_updated_at.as_deref().map(str::to_owned),
+            created_at: self.created_at.as_ref().map(Stamp::text),
+            last_updated_at: self.last_updated_at.as_ref().map(Stamp::text),
             ttl_ms: self.ttl_ms,
             keep_alive_ms: self.keep_alive_ms(),
             poll_interval_ms: self.poll_interval_ms,
@@ -107,7 +141,7 @@ impl Known {
     /// are what `new` says).
     pub(crate) fn fill(&self, new: &mut Task) {
         if new.created_at.is_none() {
-            new.created_at = self.created_at.as_deref().map(str::to_owned);
+            new.created_at = self.created_at.as_ref().map(Stamp::text);
         }
         new.ttl_ms = new.ttl_ms.or(self.ttl_ms);
         new.keep_alive_ms = new.keep_alive_ms.or(self.keep_alive_ms());
@@ -141,6 +175,15 @@ mod tests {
             params: json!({}),
         }];
         assert_eq!(Known::new(t.clone()).task("t1"), t);
+        let canonical = "2026-12-01T17:05:51.250Z";
+        t.created_at = Some(canonical.into());
+        let kept = Known::new(t.clone());
+        assert_eq!(kept.created_at, Some(Stamp::At(1_796_144_751_250)));
+        assert_eq!(
+            kept.last_updated_at,
+            Some(Stamp::Text("2025-01-01T00:00:01Z".into()))
+        );
+        assert_eq!(kept.task("t1"), t, "both come back verbatim");
         let plain = Task::new("t2", TaskStatus::Working);
         let kept = Known::new(plain.clone());
         assert!(kept.rare.is_none(), "nothing rare, nothing boxed");

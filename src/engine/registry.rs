@@ -14,7 +14,6 @@ use super::api::{Millis, SubId};
 use super::echo::PollEcho;
 use super::fetch::ResultFetch;
 use super::hash::IdHash;
-use super::iso8601;
 use super::phase::Phase;
 use super::scheduler::PollState;
 use super::sorted::SortedSet;
@@ -103,7 +102,7 @@ pub(crate) fn apply(entry: &mut TaskEntry, mut new: Task) -> Applied {
 
 /// createdAt + ttl when both are known (draft tasks carry no createdAt: no deadline).
 fn deadline(t: &Known) -> Option<Millis> {
-    let created = iso8601::parse_millis(t.created_at.as_deref()?)?;
+    let created = t.created_at.as_ref()?.millis()?;
     created.checked_add(t.ttl_ms?)
 }
 
@@ -240,7 +239,7 @@ mod tests {
         let snap = e
             .snapshot
             .as_ref()
-            .map(|t| (t.poll_interval_ms, t.created_at.clone()));
+            .map(|t| (t.poll_interval_ms, t.task("t1").created_at));
         assert_eq!(
             snap,
             Some((Some(3_000), Some("2025-01-01T00:00:00Z".into())))
