@@ -50,13 +50,14 @@ pub(crate) struct Known {
     pub(crate) poll_interval_ms: Option<Millis>,
     pub(crate) created_at: Option<Stamp>,
     pub(crate) last_updated_at: Option<Stamp>,
+    /// Inline: a server that reports progress sends one with every status.
+    status_message: Option<Box<str>>,
     rare: Option<Box<Rare>>,
 }
 
-/// The parts of a snapshot most tasks never have (while they run).
+/// The parts of a snapshot most tasks never have while they run.
 #[derive(Debug, Clone, Default, PartialEq)]
 struct Rare {
-    status_message: Option<String>,
     keep_alive_ms: Option<Millis>,
     outcome: Option<Outcome>,
     input_requests: Vec<InputRequest>,
@@ -64,7 +65,6 @@ struct Rare {
 
 /// What a snapshot without rare parts has of them.
 static NONE: Rare = Rare {
-    status_message: None,
     keep_alive_ms: None,
     outcome: None,
     input_requests: Vec::new(),
@@ -74,7 +74,6 @@ impl Known {
     /// The snapshot kept of `t` (its id dropped).
     pub(crate) fn new(t: Task) -> Known {
         let rare = Rare {
-            status_message: t.status_message,
             keep_alive_ms: t.keep_alive_ms,
             outcome: t.outcome,
             input_requests: t.input_requests,
@@ -85,6 +84,7 @@ impl Known {
             poll_interval_ms: t.poll_interval_ms,
             created_at: t.created_at.map(Stamp::new),
             last_updated_at: t.last_updated_at.map(Stamp::new),
+            status_message: t.status_message.map(String::into_boxed_str),
             rare: (rare != NONE).then(|| Box::new(rare)),
         }
     }
@@ -94,7 +94,7 @@ impl Known {
         Task {
             task_id: task_id.to_owned(),
             status: self.status,
-            status_message: self.rare().status_message.clone(),
+            status_message: self.status_message.as_deref().map(str::to_owned),
             created_at: self.created_at.as_ref().map(Stamp::text),
             last_updated_at: self.last_updated_at.as_ref().map(Stamp::text),
             ttl_ms: self.ttl_ms,
@@ -134,6 +134,7 @@ impl Known {
         self.status != new.status
             || self.ttl_ms != new.ttl_ms
             || self.poll_interval_ms != new.poll_interval_ms
+            || self.status_message != new.status_message
             || self.rare() != new.rare()
     }
 
@@ -184,7 +185,8 @@ mod tests {
             Some(Stamp::Text("2025-01-01T00:00:01Z".into()))
         );
         assert_eq!(kept.task("t1"), t, "both come back verbatim");
-        let plain = Task::new("t2", TaskStatus::Working);
+        let mut plain = Task::new("t2", TaskStatus::Working);
+        plain.status_message = Some("step 3".into());
         let kept = Known::new(plain.clone());
         assert!(kept.rare.is_none(), "nothing rare, nothing boxed");
         assert_eq!(kept.task("t2"), plain);

@@ -324,7 +324,10 @@ impl HandleState {
     fn subscribe(&self, list: &RefCell<Vec<(u32, Function)>>, cb: Function) -> u32 {
         let id = self.next_cb.get();
         self.next_cb.set(id.wrapping_add(1));
-        list.borrow_mut().push((id, cb));
+        let mut list = list.borrow_mut();
+        // Most handles get one callback of a kind: no spare room.
+        list.reserve_exact(1);
+        list.push((id, cb));
         id
     }
 
