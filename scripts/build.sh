@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds the npm package into pkg/: cargo (wasm32, release) → wasm-bindgen (--target web) →
-# wasm-opt -Os --converge (npm binaryen 132 from scripts/tools; never Debian's) → the hand-written
-# entry points and package.json from src/js/npm. Prints the gzipped size of the wasm and the JS glue.
+# Builds the npm package into pkg/: cargo (wasm32, release; the full and the core build) →
+# wasm-bindgen (--target web) → wasm-opt -Os --converge (npm binaryen 132 from scripts/tools; never
+# Debian's) → the hand-written entry points and package.json from src/js/npm. Prints the gzipped
+# size of each build's wasm and JS glue.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -18,40 +19,66 @@ if [ ! -x "$WASM_OPT" ]; then
 fi
 "$WASM_OPT" --version | grep -q 'version 132' || { echo "wasm-opt is not binaryen 132" >&2; exit 1; }
 
-log "cargo build --release --target wasm32-unknown-unknown"
-cargo build --release --target wasm32-unknown-unknown --lib
-RAW=$TARGET_DIR/wasm32-unknown-unknown/release/$NAME.wasm
+# Two builds of one crate: the full package in pkg/ (every feature) and the core build in pkg/core/
+# (`--no-default-features`: no tab coordination / persistence, no OAuth).
+# cargo keeps both artifacts (features are part of their hash); each is copied out after its build.
+build() { # <out file> <cargo feature args...>
+  local out=$1
+  shift
+  log "cargo build --release --target wasm32-unknown-unknown $*"
+  cargo build --release --target wasm32-unknown-unknown --lib "$@"
+  mkdir -p "$(dirname "$out")"
+  cp "$TARGET_DIR/wasm32-unknown-unknown/release/$NAME.wasm" "$out"
+}
+RAW_FULL=$TARGET_DIR/pkg-raw/full.wasm
+RAW_CORE=$TARGET_DIR/pkg-raw/core.wasm
+build "$RAW_FULL"
+build "$RAW_CORE" --no-default-features
 
-# wasm-bindgen → wasm-opt → entry points, types and package.json into pkg/.
-package() {
-  log "wasm-bindgen --target web"
-  rm -rf "$PKG"
-  wasm-bindgen --target web --out-dir "$PKG" --out-name "$NAME" "$RAW"
-
+# wasm-bindgen → wasm-opt into <dir>.
+bindgen() { # <raw wasm> <dir>
+  log "wasm-bindgen --target web → $2"
+  wasm-bindgen --target web --out-dir "$2" --out-name "$NAME" "$1"
   # -Os --converge: the smallest gzipped module of the flags measured (-Oz alone: ~1 KB more gz,
   # though ~6 KB fewer raw bytes; what is shipped is gzipped).
   log "wasm-opt -Os --converge"
-  "$WASM_OPT" -Os --converge "$PKG/${NAME}_bg.wasm" -o "$PKG/${NAME}_bg.opt.wasm"
-  mv "$PKG/${NAME}_bg.opt.wasm" "$PKG/${NAME}_bg.wasm"
+  "$WASM_OPT" -Os --converge "$2/${NAME}_bg.wasm" -o "$2/${NAME}_bg.opt.wasm"
+  mv "$2/${NAME}_bg.opt.wasm" "$2/${NAME}_bg.wasm"
+}
 
-  cp src/js/npm/index.js src/js/npm/node.js src/js/npm/extras.js src/js/npm/extras.d.ts src/js/npm/react.js src/js/npm/react.d.ts src/js/npm/auth.js src/js/npm/auth.d.ts src/js/npm/auth-node.js src/js/npm/auth-node.d.ts LICENSE-MIT LICENSE-APACHE "$PKG/"
-  # index.d.ts re-exports the public classes and types by name (not the raw InitOutput exports).
-  names() { grep -oE "^export (declare )?$1 [A-Za-z]+" "$PKG/$NAME.d.ts" | awk '{print $NF}' | grep -vxE 'InitInput|InitOutput|SyncInitInput' | sort -u | paste -sd, - | sed 's/,/, /g'; }
+# index.d.ts re-exports the public classes and types of <dir>'s module by name (not the raw
+# InitOutput exports).
+typings() { # <dir>
+  names() { grep -oE "^export (declare )?$1 [A-Za-z]+" "$DIR/$NAME.d.ts" | awk '{print $NF}' | grep -vxE 'InitInput|InitOutput|SyncInitInput' | sort -u | paste -sd, - | sed 's/,/, /g'; }
+  local DIR=$1
   {
     echo "export { $(names class) } from \"./$NAME.js\";"
     echo "export type { $(comm -23 <(names '(type|interface)' | tr -d ' ' | tr , '\n') <(names class | tr -d ' ' | tr , '\n') | paste -sd, - | sed 's/,/, /g') } from \"./$NAME.js\";"
     grep -v '__EXPORTS__' src/js/npm/index.d.ts
-  } > "$PKG/index.d.ts"
+  } > "$DIR/index.d.ts"
+}
+
+# The package: the full build at the root, the core build and its own entry points in core/.
+package() {
+  rm -rf "$PKG"
+  bindgen "$RAW_FULL" "$PKG"
+  bindgen "$RAW_CORE" "$PKG/core"
+  cp src/js/npm/index.js src/js/npm/node.js src/js/npm/extras.js src/js/npm/extras.d.ts src/js/npm/react.js src/js/npm/react.d.ts src/js/npm/auth.js src/js/npm/auth.d.ts src/js/npm/auth-node.js src/js/npm/auth-node.d.ts LICENSE-MIT LICENSE-APACHE "$PKG/"
+  # The core entry points are the same files, sharing the root's extras (one McpTaskError class).
+  for f in index.js node.js; do sed 's#"\./extras\.js"#"../extras.js"#' "src/js/npm/$f" > "$PKG/core/$f"; done
+  typings "$PKG"
+  typings "$PKG/core"
+  sed -i 's#"\./extras\.js"#"../extras.js"#' "$PKG/core/index.d.ts"
   VERSION=$(awk -F'"' '/^version = /{print $2; exit}' Cargo.toml)
   sed "s/__VERSION__/$VERSION/" src/js/npm/package.json > "$PKG/package.json"
   cp src/js/npm/README.md "$PKG/README.md"
 }
 
 # pkg/ is rebuilt only when cargo's output, the tools or what else goes into the package changed (a
-# warm rerun of the test command then skips wasm-bindgen and the ~20 s of wasm-opt).
+# warm rerun of the test command then skips wasm-bindgen and the ~40 s of wasm-opt).
 STAMP=$TARGET_DIR/pkg.stamp
-INPUTS=$({ cat "$RAW" scripts/build.sh src/js/npm/* LICENSE-MIT LICENSE-APACHE Cargo.toml; wasm-bindgen --version; "$WASM_OPT" --version; } | sha256sum | cut -d' ' -f1)
-built() { [ -f "$PKG/${NAME}_bg.wasm" ] && echo "$INPUTS $(sha256sum < "$PKG/${NAME}_bg.wasm" | cut -d' ' -f1)"; }
+INPUTS=$({ cat "$RAW_FULL" "$RAW_CORE" scripts/build.sh src/js/npm/* LICENSE-MIT LICENSE-APACHE Cargo.toml; wasm-bindgen --version; "$WASM_OPT" --version; } | sha256sum | cut -d' ' -f1)
+built() { [ -f "$PKG/${NAME}_bg.wasm" ] && [ -f "$PKG/core/${NAME}_bg.wasm" ] && echo "$INPUTS $(cat "$PKG/${NAME}_bg.wasm" "$PKG/core/${NAME}_bg.wasm" | sha256sum | cut -d' ' -f1)"; }
 if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$(built)" ]; then
   log "pkg/ is up to date"
 else
@@ -61,8 +88,13 @@ else
 fi
 
 gz() { gzip -9 -c "$@" | wc -c; }
-WASM_RAW=$(wc -c < "$PKG/${NAME}_bg.wasm")
-WASM_GZ=$(gz "$PKG/${NAME}_bg.wasm")
-GLUE_GZ=$(cat "$PKG/$NAME.js" "$PKG/index.js" "$PKG/extras.js" | gz)
-log "pkg/ ready: ${NAME}_bg.wasm ${WASM_RAW} B (${WASM_GZ} B gz), JS glue ${GLUE_GZ} B gz"
-echo "gzipped size (wasm + JS glue): $((WASM_GZ + GLUE_GZ)) B"
+report() { # <label> <dir>
+  local wasm_raw wasm_gz glue_gz
+  wasm_raw=$(wc -c < "$2/${NAME}_bg.wasm")
+  wasm_gz=$(gz "$2/${NAME}_bg.wasm")
+  glue_gz=$(cat "$2/$NAME.js" "$2/index.js" "$PKG/extras.js" | gz)
+  log "$1: ${NAME}_bg.wasm ${wasm_raw} B (${wasm_gz} B gz), JS glue ${glue_gz} B gz"
+  echo "gzipped size, $1 (wasm + JS glue): $((wasm_gz + glue_gz)) B"
+}
+report full "$PKG"
+report core "$PKG/core"

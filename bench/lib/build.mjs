@@ -26,7 +26,7 @@ export function snapshotPkg() {
 const pkgRedirect = {
   name: "pkg-redirect",
   setup(b) {
-    b.onResolve({ filter: /(^|\/)pkg\/[^/]+\.js$/ }, (args) => ({ path: path.join(pkgPath(), path.basename(args.path)) }));
+    b.onResolve({ filter: /(^|\/)pkg\/(core\/)?[^/]+\.js$/ }, (args) => ({ path: path.join(pkgPath(), args.path.replace(/^.*\bpkg\//, "")) }));
   },
 };
 
@@ -45,11 +45,14 @@ export async function bundleSizes() {
     out[s] = { js: js.length, jsGz: gz(js), wasm: 0, wasmGz: 0, totalGz: gz(js) };
   }
   if (oursAvailable()) {
-    const r = await esbuild.build({ ...common, entryPoints: [path.join(benchDir, "bundle/entry-ours.mjs")], minify: true, write: false, plugins: [pkgRedirect] });
-    const js = r.outputFiles[0].contents;
-    const wasm = readFileSync(path.join(pkgPath(), "mcp_task_client_bg.wasm"));
-    const shipped = Buffer.concat(["mcp_task_client.js", "index.js", "extras.js"].map((f) => readFileSync(path.join(pkgPath(), f))));
-    out.ours = { js: js.length, jsGz: gz(js), wasm: wasm.length, wasmGz: gz(wasm), totalGz: gz(js) + gz(wasm), shippedGlueGz: gz(shipped) };
+    // The core build (pkg/core: what the others bundle, without tabs / persistence / OAuth) and
+    // the full build at the package root.
+    for (const [key, entry, dir] of [["ours", "entry-ours-core.mjs", "core"], ["oursFull", "entry-ours.mjs", "."]]) {
+      const r = await esbuild.build({ ...common, entryPoints: [path.join(benchDir, "bundle", entry)], minify: true, write: false, plugins: [pkgRedirect] });
+      const js = r.outputFiles[0].contents;
+      const wasm = readFileSync(path.join(pkgPath(), dir, "mcp_task_client_bg.wasm"));
+      out[key] = { js: js.length, jsGz: gz(js), wasm: wasm.length, wasmGz: gz(wasm), totalGz: gz(js) + gz(wasm) };
+    }
   }
   return out;
 }

@@ -152,12 +152,16 @@ export function renderMarkdown(R) {
   if (R.bundle) {
     L.push("## Bundle size, bytes gzipped (lower is better)", "");
     L.push("Theirs: client + Streamable HTTP transport + tasks, bundled and minified by esbuild for the browser, gzip -9.");
-    L.push("Ours: the .wasm gzipped + our JS entry and wasm-bindgen glue bundled and minified the same way, gzipped.", "");
+    L.push("Ours: the .wasm gzipped + our JS entry and wasm-bindgen glue bundled and minified the same way, gzipped.");
+    L.push("Core = `mcp-task-client/core` (tasks over HTTP and WebSocket, pushes, input requests, hosted tasks); full = the package root");
+    L.push("(core + tab coordination, persistence and OAuth).", "");
     L.push(...head(["what"]));
     const b = (s) => (R.bundle[s] ? R.bundle[s] : s === "ours" ? { na: "pkg/ not built" } : undefined);
-    L.push(row(["total (gz)"], b, (v) => v.totalGz, " B"));
+    const full = (s) => (s === "ours" ? (R.bundle.oursFull ?? { na: "pkg/ not built" }) : b(s));
+    L.push(row(["total (gz), ours = core"], b, (v) => v.totalGz, " B"));
     L.push(row(["of which JS (gz)"], b, (v) => v.jsGz, " B"));
     L.push(row(["of which wasm (gz)"], (s) => (s === "ours" ? b(s) : { skip: true }), (v) => v.wasmGz, " B"));
+    L.push(row(["total (gz), ours = full"], full, (v) => v.totalGz, " B"));
     L.push("");
   }
 

@@ -4,8 +4,10 @@ use js_sys::{Array, Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
+#[cfg(feature = "oauth")]
 use std::rc::Rc;
 
+#[cfg(feature = "oauth")]
 use super::auth::AuthShell;
 use super::global::describe;
 
@@ -19,6 +21,7 @@ pub enum HeaderSource {
     /// A function returning any of the above, or a promise of it.
     Provider(Function),
     /// These headers, then the `auth` option's `Authorization`.
+    #[cfg(feature = "oauth")]
     Auth(Box<HeaderSource>, Rc<AuthShell>),
 }
 
@@ -35,6 +38,7 @@ impl HeaderSource {
     }
 
     /// Adds the `auth` option's shell.
+    #[cfg(feature = "oauth")]
     pub fn with_auth(self, shell: Option<Rc<AuthShell>>) -> Self {
         match shell {
             Some(s) => Self::Auth(Box::new(self), s),
@@ -43,6 +47,7 @@ impl HeaderSource {
     }
 
     /// The `auth` option's shell, if any.
+    #[cfg(feature = "oauth")]
     pub fn auth(&self) -> Option<Rc<AuthShell>> {
         match self {
             Self::Auth(_, s) => Some(s.clone()),
@@ -53,6 +58,7 @@ impl HeaderSource {
     /// The headers for one request; a throwing or rejecting provider is an error.
     pub async fn resolve(&self) -> Result<Vec<(String, String)>, String> {
         match self {
+            #[cfg(feature = "oauth")]
             Self::Auth(base, shell) => {
                 let mut h = Box::pin(base.resolve()).await?;
                 if let Some(v) = shell.header().await? {

@@ -225,6 +225,7 @@ async fn exchange(
     let auth = source.resolve().await?;
     let init = init_of(req, &auth, ctrl)?;
     let resp = fetch(&url, &init).await?;
+    #[cfg(feature = "oauth")]
     if let (401 | 403, Some(shell)) = (resp.status(), source.auth()) {
         let used = auth
             .iter()

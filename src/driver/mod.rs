@@ -3,6 +3,7 @@
 //! until the engine's next [`Output::Wake`]. Events go to the host (the JS layer) outside of any
 //! borrow, in order, so host callbacks may call back into the driver.
 
+#[cfg(feature = "oauth")]
 pub mod auth;
 pub mod backoff;
 pub mod body;

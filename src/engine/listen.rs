@@ -46,7 +46,7 @@ pub(crate) struct Listen {
     /// Listen requests refused in a row (reset when the server accepts one).
     refusals: u32,
     /// The followed tasks the server agreed to push about (its acknowledgement).
-    pub(crate) pushed: HashSet<String>,
+    pub(crate) pushed: HashSet<String, IdHash>,
     /// The open stream `pushed` is owed to.
     pushed_by: Option<ReqId>,
     /// Since when the first stream waits for tasks to stop arriving.
@@ -154,7 +154,7 @@ impl Engine {
         if n.is_none() || n != self.listen.req {
             return;
         }
-        let named: HashSet<String> = (task_ids.into_iter())
+        let named: HashSet<String, IdHash> = (task_ids.into_iter())
             .filter(|t| self.listen.covered.contains(t))
             .collect();
         let before = std::mem::replace(&mut self.listen.pushed, named);
@@ -178,7 +178,7 @@ impl Engine {
 
     /// The next poll of each of `tasks` not pushed any more, within one interval (spread over
     /// it, never sooner than the interval after the last poll).
-    fn resume_polls(&mut self, now: Millis, tasks: HashSet<String>) {
+    fn resume_polls(&mut self, now: Millis, tasks: HashSet<String, IdHash>) {
         let mut ids: Vec<String> = (tasks.into_iter())
             .filter(|t| !self.listen.pushed.contains(t))
             .collect();

@@ -4,11 +4,11 @@ use js_sys::{Function, Reflect};
 use wasm_bindgen::prelude::*;
 use web_sys::AbortSignal;
 
-use std::rc::Rc;
-
+#[cfg(feature = "oauth")]
 use crate::driver::auth::AuthShell;
 use crate::driver::{HeaderSource, TransportKind};
 use crate::engine::api::{Augment, CallOptions, Config, DialectChoice, Link};
+#[cfg(feature = "oauth")]
 use crate::engine::auth::AuthConfig;
 
 /// Parsed `ConnectOptions`.
@@ -149,7 +149,12 @@ pub fn connect(url: &str, o: &JsValue) -> Result<Connect, String> {
     Ok(Connect {
         transport,
         config,
-        headers: HeaderSource::from_js(&get(o, "headers"))?.with_auth(auth(o, url, &client_name)?),
+        headers: auth(
+            o,
+            url,
+            &client_name,
+            HeaderSource::from_js(&get(o, "headers"))?,
+        )?,
         websocket: function(o, "WebSocket")?,
         on_input,
         on_warning: function(o, "onWarning")?,
@@ -236,11 +241,18 @@ fn capabilities(o: &JsValue, has_handler: bool) -> Result<Option<serde_json::Val
     Ok((!has_handler).then(|| serde_json::json!({})))
 }
 
-/// Reads the `auth` option: OAuth for servers that answer 401 (see `driver::auth`).
-fn auth(o: &JsValue, url: &str, client_name: &str) -> Result<Option<Rc<AuthShell>>, String> {
+/// Reads the `auth` option (OAuth for servers that answer 401, see `driver::auth`) on top of
+/// the `headers` option's `base`.
+#[cfg(feature = "oauth")]
+fn auth(
+    o: &JsValue,
+    url: &str,
+    client_name: &str,
+    base: HeaderSource,
+) -> Result<HeaderSource, String> {
     let a = get(o, "auth");
     if a.is_undefined() || a.is_null() {
-        return Ok(None);
+        return Ok(base);
     }
     check_object(&a, "auth")?;
     let open =
@@ -263,7 +275,16 @@ fn auth(o: &JsValue, url: &str, client_name: &str) -> Result<Option<Rc<AuthShell
         client_name: string(&a, "clientName")?.unwrap_or_else(|| client_name.to_owned()),
         scope: string(&a, "scope")?,
     };
-    Ok(Some(AuthShell::new(cfg, open, store)))
+    Ok(base.with_auth(Some(AuthShell::new(cfg, open, store))))
+}
+
+/// The core build has no OAuth: the `auth` option is refused with where to find it.
+#[cfg(not(feature = "oauth"))]
+fn auth(o: &JsValue, _: &str, _: &str, base: HeaderSource) -> Result<HeaderSource, String> {
+    match get(o, "auth").is_undefined() || get(o, "auth").is_null() {
+        true => Ok(base),
+        false => Err("auth (OAuth) needs the full build: import from \"mcp-task-client\" (not \"mcp-task-client/core\")".into()),
+    }
 }
 
 /// Reads `CallOptions` (`ttlMs`, `keepAliveMs`, `task`, `deleteOnDone`, `signal`).

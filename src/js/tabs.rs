@@ -37,11 +37,19 @@ impl Once {
         if !self.reported.borrow_mut().insert(id.clone()) {
             return;
         }
-        // A page-only store (an opaque origin) shares nothing: `reported` alone makes it once.
-        let shared = link.filter(|l| l.storage().is_some_and(|s| s != "memory"));
-        let ledger = shared.and_then(|l| l.ledger()).map(|l| (l, id));
         let callbacks = self.callbacks.borrow().clone();
-        crate::driver::tabs::fire(ledger, callbacks, to_js(done));
+        #[cfg(feature = "tabs")]
+        {
+            // A page-only store (an opaque origin) shares nothing: `reported` alone makes it once.
+            let shared = link.filter(|l| l.storage().is_some_and(|s| s != "memory"));
+            let ledger = shared.and_then(|l| l.ledger()).map(|l| (l, id));
+            crate::driver::tabs::fire(ledger, callbacks, to_js(done));
+        }
+        #[cfg(not(feature = "tabs"))]
+        {
+            let _ = link;
+            crate::driver::tabs::call_all(&callbacks, &to_js(done));
+        }
     }
 }
 

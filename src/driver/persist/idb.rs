@@ -213,7 +213,11 @@ impl Idb {
 
     /// Atomically replaces the value under `key` with `f(old)` (`None`: delete) and waits until
     /// the transaction committed. Returns what `f` returned.
-    pub async fn update(&self, key: &str, f: super::Edit) -> Result<Option<String>, JsValue> {
+    pub async fn update(
+        &self,
+        key: &str,
+        f: super::store::Edit,
+    ) -> Result<Option<String>, JsValue> {
         let tx = self.db.transaction(STORE, "readwrite")?;
         let committed = on_transaction(&tx);
         let store = tx.object_store(STORE)?;

@@ -13,7 +13,7 @@ use js_sys::Function;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::spawn_local;
 
-use super::web;
+use super::{call_all, web};
 use crate::driver::global;
 use crate::driver::persist::{Store, TaskRecord};
 
@@ -114,16 +114,10 @@ impl Ledger {
 /// claim for `task_id`.
 pub fn fire(ledger: Option<(Ledger, String)>, callbacks: Vec<Function>, value: JsValue) {
     match ledger {
-        None => {
-            for f in callbacks {
-                let _ = f.call1(&JsValue::UNDEFINED, &value);
-            }
-        }
+        None => call_all(&callbacks, &value),
         Some((l, task_id)) => spawn_local(async move {
             if l.claim(&task_id).await {
-                for f in callbacks {
-                    let _ = f.call1(&JsValue::UNDEFINED, &value);
-                }
+                call_all(&callbacks, &value);
             }
         }),
     }

@@ -14,9 +14,13 @@
 //! Tracked tasks live in [`persist`](crate::driver::persist); `onTaskDoneOnce` callbacks go
 //! through the [`Ledger`] so they fire exactly once across tabs and reloads.
 
+#[cfg(feature = "tabs")]
 mod ledger;
+#[cfg(feature = "tabs")]
 mod shell;
+#[cfg(feature = "tabs")]
 mod web;
+#[cfg(feature = "tabs")]
 pub mod wire;
 
 use js_sys::Reflect;
@@ -27,7 +31,9 @@ use crate::engine::api::ClientError;
 use super::{Driver, DriverOptions, Host};
 
 pub use crate::coord::Requestor;
+#[cfg(feature = "tabs")]
 pub use ledger::{fire, Ledger};
+#[cfg(feature = "tabs")]
 use shell::Tab;
 
 /// The `ConnectOptions` of this layer.
@@ -70,6 +76,11 @@ impl SharedOptions {
             }
             return Ok(None);
         }
+        if cfg!(not(feature = "tabs")) {
+            return Err(
+                "persist needs the full build: import from \"mcp-task-client\" (not \"mcp-task-client/core\")".into(),
+            );
+        }
         Ok(Some(SharedOptions {
             identity,
             persist_results: flag("persistResults", false)?,
@@ -97,10 +108,18 @@ export interface ConnectOptions {
 }
 "#;
 
+/// Calls each of `callbacks` with `value` (a throwing callback does not stop the others).
+pub fn call_all(callbacks: &[js_sys::Function], value: &JsValue) {
+    for f in callbacks {
+        let _ = f.call1(&JsValue::UNDEFINED, value);
+    }
+}
+
 /// What a JS client talks to: a plain driver, or a tab of a shared scope.
 #[derive(Clone)]
 pub enum Link {
     Solo(Driver),
+    #[cfg(feature = "tabs")]
     Shared(Tab),
 }
 
@@ -113,7 +132,10 @@ impl Link {
     ) -> Result<Link, ClientError> {
         match shared {
             None => Driver::connect(opts, host).await.map(Link::Solo),
+            #[cfg(feature = "tabs")]
             Some(s) => Ok(Link::Shared(Tab::start(opts, s, host).await)),
+            #[cfg(not(feature = "tabs"))]
+            Some(_) => Driver::connect(opts, host).await.map(Link::Solo),
         }
     }
 
@@ -130,6 +152,7 @@ impl Link {
     ) -> R {
         match self {
             Link::Solo(d) => d.op_then(|e, now| f(e, now), then),
+            #[cfg(feature = "tabs")]
             Link::Shared(t) => t.op_then(f, then),
         }
     }
@@ -138,6 +161,7 @@ impl Link {
     pub fn read<R>(&self, f: impl FnOnce(&dyn Requestor) -> R) -> R {
         match self {
             Link::Solo(d) => d.read(|e| f(e)),
+            #[cfg(feature = "tabs")]
             Link::Shared(t) => t.read(f),
         }
     }
@@ -145,6 +169,7 @@ impl Link {
     pub fn is_closed(&self) -> bool {
         match self {
             Link::Solo(d) => d.is_closed(),
+            #[cfg(feature = "tabs")]
             Link::Shared(t) => t.is_closed(),
         }
     }
@@ -154,6 +179,7 @@ impl Link {
     pub async fn close(&self) {
         match self {
             Link::Solo(d) => d.close().await,
+            #[cfg(feature = "tabs")]
             Link::Shared(t) => t.close().await,
         }
     }
@@ -161,14 +187,17 @@ impl Link {
     pub fn release_host(&self) {
         match self {
             Link::Solo(d) => d.release_host(),
+            #[cfg(feature = "tabs")]
             Link::Shared(t) => t.release_host(),
         }
     }
 
     /// The completion ledger (shared links only).
+    #[cfg(feature = "tabs")]
     pub fn ledger(&self) -> Option<Ledger> {
         match self {
             Link::Solo(_) => None,
+            #[cfg(feature = "tabs")]
             Link::Shared(t) => Some(t.ledger()),
         }
     }
@@ -177,6 +206,7 @@ impl Link {
     pub fn role(&self) -> &'static str {
         match self {
             Link::Solo(_) => "solo",
+            #[cfg(feature = "tabs")]
             Link::Shared(t) => t.role_name(),
         }
     }
@@ -185,21 +215,26 @@ impl Link {
     pub async fn pending_tasks(&self) -> Vec<String> {
         match self {
             Link::Solo(_) => Vec::new(),
+            #[cfg(feature = "tabs")]
             Link::Shared(t) => t.pending_tasks().await,
         }
     }
 
     /// Stops tracking a task and deletes its record (its ledger entry too).
     pub async fn forget(&self, task_id: &str) {
+        #[cfg(feature = "tabs")]
         if let Link::Shared(t) = self {
             t.forget(task_id).await;
         }
+        #[cfg(not(feature = "tabs"))]
+        let _ = task_id;
     }
 
     /// Which storage backs the records (`None` for solo links).
     pub fn storage(&self) -> Option<&'static str> {
         match self {
             Link::Solo(_) => None,
+            #[cfg(feature = "tabs")]
             Link::Shared(t) => Some(t.storage()),
         }
     }

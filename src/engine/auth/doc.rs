@@ -1,11 +1,12 @@
 //! Reading the JSON documents of OAuth servers field by field (through `serde_json::Value`, which
-//! the package already carries, rather than one generated deserializer per document).
+//! the package already carries, rather than one generated deserializer per document). The text is
+//! parsed by [`crate::json::parse`], so wasm carries no JSON parser of its own.
 
 use serde_json::{Map, Value};
 
 /// A JSON object's members; `what` names the document in the error.
 pub fn object(body: &str, what: &str) -> Result<Map<String, Value>, String> {
-    match serde_json::from_str::<Value>(body) {
+    match crate::json::parse(body) {
         Ok(Value::Object(o)) => Ok(o),
         Ok(_) => Err(format!("{what}: not a JSON object")),
         Err(e) => Err(format!("{what}: {e}")),

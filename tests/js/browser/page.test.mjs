@@ -7,6 +7,9 @@ import { ALL } from "../scenarios.mjs";
 import { openChromium } from "./chromium.mjs";
 
 const KINDS = (process.env.PAGE_KINDS ?? "ts-sdk,python-http,python-ws,rmcp2,rmcp3").split(",").filter(Boolean);
+// The core build (pkg/core) over the page's fetch and the browser's own WebSocket.
+const CORE_KINDS = ["ts-sdk", "python-ws"].filter((k) => KINDS.includes(k));
+const SUITES = [...KINDS.map((kind) => ({ kind, build: "full" })), ...CORE_KINDS.map((kind) => ({ kind, build: "core" }))];
 
 let browser;
 let site;
@@ -22,8 +25,8 @@ after(async () => {
 });
 
 describe("Chromium page", { concurrency: true }, () => {
-  for (const kind of KINDS) {
-    describe(kind, { concurrency: 1 }, () => {
+  for (const { kind, build } of SUITES) {
+    describe(build === "core" ? `${kind}, core build` : kind, { concurrency: 1 }, () => {
       let server;
       let page;
       const errors = [];
@@ -31,7 +34,7 @@ describe("Chromium page", { concurrency: true }, () => {
         server = await startServer(kind, { port: 0, timeoutMs: 30_000 });
         page = await browser.newPage();
         page.on("pageerror", (e) => errors.push(String(e)));
-        await page.goto(`${site.origin}/tests/js/browser/page.html`);
+        await page.goto(`${site.origin}/tests/js/browser/page.html${build === "core" ? "?build=core" : ""}`);
         await page.waitForFunction(() => window.ready === true, null, { timeout: 15_000 });
       });
       after(async () => {
@@ -42,6 +45,11 @@ describe("Chromium page", { concurrency: true }, () => {
         const info = await page.evaluate(() => window.pageInfo());
         assert.equal(info.hasWindow, true);
       });
+      if (build === "core") {
+        test("is the core build: `persist` refused, naming the full build", async () => {
+          assert.equal(await page.evaluate(() => window.refusesPersist()), true);
+        });
+      }
       for (const name of Object.keys(ALL)) {
         test(name, { timeout: 90_000 }, async (t) => {
           let s = server;

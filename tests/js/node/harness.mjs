@@ -1,13 +1,16 @@
-// Runs the scenarios of ../scenarios.mjs against one real server kind with the built pkg/ in Node.
+// Runs the scenarios of ../scenarios.mjs against one real server kind with the built pkg/ in Node
+// (the full build at the package root, or the core build in pkg/core/).
 import { after, before, describe, test } from "node:test";
 import { startServer } from "../../servers/launch.mjs";
-import { McpTaskClient, McpTaskError } from "../../../pkg/node.js";
+import * as full from "../../../pkg/node.js";
+import * as core from "../../../pkg/core/node.js";
 import { ALL, PROFILES } from "../scenarios.mjs";
 
 /** One `describe` per server kind: the server starts once; scenarios run one after another. */
-export function serverSuite(kind, { connectOptions = {}, only } = {}) {
+export function serverSuite(kind, { connectOptions = {}, only, build = "full" } = {}) {
   const profile = PROFILES[kind];
-  describe(`${kind} (Node ${process.versions.node})`, () => {
+  const { McpTaskClient, McpTaskError } = build === "core" ? core : full;
+  describe(`${kind}, ${build} build (Node ${process.versions.node})`, () => {
     let server;
     before(async () => {
       server = await startServer(kind, { port: 0, timeoutMs: 30_000 });

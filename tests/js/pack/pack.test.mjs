@@ -41,22 +41,24 @@ after(async () => {
   if (scratch) await rm(scratch, { recursive: true, force: true });
 });
 
-test("Node 20 imports the installed tarball by name and runs a task", { timeout: 60_000 }, async () => {
+test("Node 20 imports the installed tarball by name (root and /core) and runs a task", { timeout: 60_000 }, async () => {
   const app = join(scratch, "app");
   await writeFile(join(app, "run.mjs"), `
-    import { McpTaskClient } from "mcp-task-client";
+    const { McpTaskClient } = await import(process.argv[3]);
     const client = await McpTaskClient.connect(process.argv[2]);
     const task = await client.callTool("long_job", { steps: 2, stepMs: 50 });
     const result = await task.result();
     console.log(JSON.stringify({ id: task.id, dialect: client.dialect, text: result.content[0].text }));
     await client.close();
   `);
-  const out = execFileSync(process.execPath, ["run.mjs", server.url], { cwd: app, encoding: "utf8", timeout: 50_000 });
-  const got = JSON.parse(out.trim().split("\n").pop());
-  assert.equal(got.dialect, "legacy");
-  assert.equal(typeof got.id, "string");
-  assert.ok(got.id.length > 0);
-  assert.match(got.text, /\S/);
+  for (const entry of ["mcp-task-client", "mcp-task-client/core"]) {
+    const out = execFileSync(process.execPath, ["run.mjs", server.url, entry], { cwd: app, encoding: "utf8", timeout: 25_000 });
+    const got = JSON.parse(out.trim().split("\n").pop());
+    assert.equal(got.dialect, "legacy", entry);
+    assert.equal(typeof got.id, "string");
+    assert.ok(got.id.length > 0);
+    assert.match(got.text, /\S/);
+  }
   // Disposal closes: after `client[Symbol.dispose]()` (what `using` calls) the process exits on its
   // own, and a later close() neither throws nor hangs.
   await writeFile(join(app, "dispose.mjs"), `
@@ -115,7 +117,7 @@ test("a Vite-built page bundles the tarball and runs a task in Chromium", { time
 
 test("the tarball: LICENSE files, README, React bindings; publint and arethetypeswrong find nothing", { timeout: 120_000 }, async () => {
   const files = packed.files.map((f) => f.path);
-  for (const f of ["LICENSE-MIT", "LICENSE-APACHE", "README.md", "react.js", "react.d.ts", "index.d.ts"]) {
+  for (const f of ["LICENSE-MIT", "LICENSE-APACHE", "README.md", "react.js", "react.d.ts", "index.d.ts", "core/index.js", "core/node.js", "core/index.d.ts", "core/mcp_task_client_bg.wasm"]) {
     assert.ok(files.includes(f), `${f} is in the tarball`);
   }
   const pj = JSON.parse(await readFile(join(PKG, "package.json"), "utf8"));
@@ -132,7 +134,7 @@ test("the tarball: LICENSE files, README, React bindings; publint and arethetype
   const lint = run(bin("publint"), ["--strict", "."]);
   assert.match(lint, /All good/, lint);
   // ESM only (no CommonJS entry, by design); the wasm subpath is an asset, not a module.
-  run(bin("attw"), ["--pack", ".", "--profile", "esm-only", "--exclude-entrypoints", "./mcp_task_client_bg.wasm"]);
+  run(bin("attw"), ["--pack", ".", "--profile", "esm-only", "--exclude-entrypoints", "./mcp_task_client_bg.wasm", "./core/mcp_task_client_bg.wasm"]);
 });
 
 test("React under StrictMode (esbuild + react-dom from npm): one session, cancel only on a real unmount", { timeout: 120_000 }, async () => {
