@@ -29,7 +29,7 @@ impl Stamp {
     fn text(&self) -> String {
         match self {
             Stamp::At(at) => format_millis(*at),
-            Stamp::Text(text) => text.to_string(),
+            Stamp::Text(text) => String::from(&**text),
         }
     }
 

@@ -296,7 +296,7 @@ impl Engine {
                 self.done(sub, None, End::Aborted);
             }
             Target::Task(t) => {
-                self.done(sub, Some(t.to_string()), End::Aborted);
+                self.done(sub, Some(String::from(&*t)), End::Aborted);
                 self.leave(now, &t, sub);
             }
         }
@@ -379,7 +379,7 @@ impl Engine {
                 continue;
             };
             let task_id = match target {
-                Target::Task(t) => Some(t.to_string()),
+                Target::Task(t) => Some(String::from(&*t)),
                 Target::Call(_) => None,
             };
             self.emit(Event::Done {

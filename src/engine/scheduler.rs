@@ -123,7 +123,7 @@ impl Timers {
                 self.tidy();
             }
             Err(n) => {
-                self.resumes.retain(|(r, _)| *r != n);
+                self.drop_resume(n);
                 self.resumes.push((n, at));
             }
         }
@@ -144,7 +144,13 @@ impl Timers {
                     self.tidy();
                 }
             }
-            Err(n) => self.resumes.retain(|(r, _)| *r != n),
+            Err(n) => self.drop_resume(n),
+        }
+    }
+
+    fn drop_resume(&mut self, n: ReqId) {
+        if let Some(i) = self.resumes.iter().position(|(r, _)| *r == n) {
+            self.resumes.swap_remove(i);
         }
     }
 
@@ -168,7 +174,10 @@ impl Timers {
     pub(crate) fn next(&self) -> Option<Millis> {
         let queued = self.queue.peek().map(|Reverse((at, _))| *at);
         let resume = self.first_resume().map(|(at, _)| at);
-        queued.into_iter().chain(resume).min()
+        match (queued, resume) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// Removes and returns one timer due at or before `now` (at the same time, a resumption
@@ -183,7 +192,7 @@ impl Timers {
                 Some(key.timer())
             }
             (_, Some((at, n))) if at <= now => {
-                self.resumes.retain(|(r, _)| *r != n);
+                self.drop_resume(n);
                 Some(Timer::Resume(n))
             }
             _ => None,
@@ -192,11 +201,16 @@ impl Timers {
 
     /// The timers due before `before`, in no particular order.
     pub(crate) fn due_before(&self, before: Millis) -> Vec<Timer> {
-        let keys = self.due.iter().filter(|(_, at)| **at < before);
-        let resumes = self.resumes.iter().filter(|(_, at)| *at < before);
-        keys.map(|(k, _)| k.timer())
-            .chain(resumes.map(|(n, _)| Timer::Resume(*n)))
-            .collect()
+        let mut due: Vec<Timer> = (self.due.iter())
+            .filter(|(_, at)| **at < before)
+            .map(|(k, _)| k.timer())
+            .collect();
+        for (n, at) in &self.resumes {
+            if *at < before {
+                due.push(Timer::Resume(*n));
+            }
+        }
+        due
     }
 
     pub(crate) fn clear_all(&mut self) {
