@@ -4,6 +4,7 @@
 //! Any other news about the task (a push, a cancel answer, an outcome) forgets the stored answer.
 
 use std::hash::{BuildHasher, Hasher};
+use std::num::NonZeroU32;
 
 use super::api::{Millis, SendKey};
 use super::hash::IdHash;
@@ -16,9 +17,10 @@ use super::Engine;
 /// 24 bytes instead of the answer's text; a changed answer of the same length passes for the
 /// same only if both hashes collide (2⁻¹²⁸ by chance; only the server writes the answers, and it
 /// can state any status anyway).
+/// (Its length is never 0 — an answer is a JSON object — so a task without one costs nothing more.)
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct PollEcho {
-    len: usize,
+    len: NonZeroU32,
     fnv: u64,
     mix: u64,
 }
@@ -26,10 +28,11 @@ pub(crate) struct PollEcho {
 impl PollEcho {
     /// The echo of answer `body` to request `n` (`None` when its id is not the plain number `n`).
     pub(crate) fn of(body: &str, n: ReqId) -> Option<PollEcho> {
-        split_at_id(body, n).map(|(a, b)| Self::of_parts(a, b))
+        split_at_id(body, n).and_then(|(a, b)| Self::of_parts(a, b))
     }
 
-    fn of_parts(a: &str, b: &str) -> PollEcho {
+    fn of_parts(a: &str, b: &str) -> Option<PollEcho> {
+        let len = NonZeroU32::new(u32::try_from(a.len() + b.len()).ok()?)?;
         let mut fnv: u64 = 0xcbf2_9ce4_8422_2325;
         for &c in a.as_bytes().iter().chain(b.as_bytes()) {
             fnv = (fnv ^ u64::from(c)).wrapping_mul(0x0000_0100_0000_01b3);
@@ -37,17 +40,19 @@ impl PollEcho {
         let mut mix = IdHash.build_hasher();
         mix.write(a.as_bytes());
         mix.write(b.as_bytes());
-        PollEcho {
-            len: a.len() + b.len(),
+        Some(PollEcho {
+            len,
             fnv,
             mix: mix.finish(),
-        }
+        })
     }
 
     /// Whether answer `body` to request `n` is this answer again.
     fn matches(&self, body: &str, n: ReqId) -> bool {
-        split_at_id(body, n)
-            .is_some_and(|(a, b)| a.len() + b.len() == self.len && Self::of_parts(a, b) == *self)
+        split_at_id(body, n).is_some_and(|(a, b)| {
+            a.len() + b.len() == self.len.get() as usize
+                && Self::of_parts(a, b).as_ref() == Some(self)
+        })
     }
 }
 

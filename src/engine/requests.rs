@@ -302,21 +302,9 @@ impl Engine {
         }
         let id = self.reqs.alloc_id();
         let body = enc.body(Some(id));
-        self.track(now, id, p, body, headers);
-        Some(id)
-    }
-
-    /// Registers a request being transmitted and queues its transmission.
-    fn track(
-        &mut self,
-        now: Millis,
-        id: ReqId,
-        p: Purpose,
-        body: String,
-        headers: Vec<(String, String)>,
-    ) {
         let tx = self.open(now, id, p, body, headers);
         self.out.push_back(Output::Transmit(tx));
+        Some(id)
     }
 
     /// Registers a request being transmitted (pending entry, timeout): its transmission.

@@ -28,7 +28,7 @@ fn per_task(choice: DialectChoice, server: Dialect) -> usize {
     held_by(engine) / TASKS
 }
 
-/// Bounds with some room over today's 704 B (legacy) and 762 B (modern): a burst's spare room
+/// Bounds with some room over today's 696 B (legacy) and 754 B (modern): a burst's spare room
 /// kept after it, or a per-task copy of something shared, shows here.
 #[test]
 fn heap_per_tracked_task() {
