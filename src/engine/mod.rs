@@ -130,6 +130,8 @@ pub struct Engine {
     reqs: Requests,
     /// The browser's connections to the server, where they are few (HTTP/1.1).
     pool: pool::Pool,
+    /// The session's status request, for polls to fill in.
+    poll_template: Option<requests::PollTemplate>,
     tasks: Registry,
     subs: HashMap<SubId, Target, IdHash>,
     calls: HashMap<CallId, Call, IdHash>,
@@ -168,6 +170,7 @@ impl Engine {
             session,
             reqs: Requests::default(),
             pool,
+            poll_template: None,
             tasks: Registry::new(),
             subs: HashMap::default(),
             calls: HashMap::default(),

@@ -3,7 +3,8 @@
 
 use super::ids::CallId;
 use super::ids::ReqId;
-use crate::protocol::dialect::Outgoing;
+use crate::protocol::dialect::{Codec, Outgoing, SessionInfo};
+use crate::protocol::headers::encode_value;
 use crate::protocol::jsonrpc::{Id, Message, RpcError};
 use crate::protocol::object;
 
@@ -158,7 +159,12 @@ impl Encoded {
 
     /// The JSON-RPC message (a notification without `id`).
     fn body(&self, id: Option<ReqId>) -> String {
-        let mut b = String::with_capacity(64 + self.method.len() + self.params.len());
+        self.body_with(id, &self.params)
+    }
+
+    /// The message with these params (their text).
+    fn body_with(&self, id: Option<ReqId>, params: &str) -> String {
+        let mut b = String::with_capacity(64 + self.method.len() + params.len());
         b.push_str(r#"{"jsonrpc":"2.0","#);
         if let Some(id) = id {
             b.push_str(r#""id":"#);
@@ -168,10 +174,73 @@ impl Encoded {
         b.push_str(r#""method":"#);
         b.push_str(&self.method);
         b.push_str(r#","params":"#);
-        b.push_str(&self.params);
+        b.push_str(params);
         b.push('}');
         b
     }
+}
+
+/// Task ids no task has, that tell where a status request mentions its task.
+const PROBE_IDS: [&str; 2] = ["\u{1}probe-a\u{1}", "\u{1}probe-b\u{1}"];
+
+/// A session's status request with the task id left out: each poll fills in its task's id
+/// (quoted in the params, encoded in a header) and its request id, building no JSON. Made once
+/// per session generation from the requests the dialect builds for two probe ids, and only when
+/// they differ in nothing but the id's places (else each poll is built afresh).
+#[derive(Debug)]
+pub(crate) struct PollTemplate {
+    epoch: u64,
+    enc: Encoded,
+    /// The params' text, split where the task id goes.
+    pieces: Vec<Box<str>>,
+    /// The headers whose value is the task id (header-encoded), by index.
+    id_headers: Vec<usize>,
+}
+
+impl PollTemplate {
+    fn new(epoch: u64, codec: &dyn Codec, s: &SessionInfo) -> Option<PollTemplate> {
+        let [a, b] = PROBE_IDS.map(|id| Encoded::new(codec.build_get(s, id)));
+        let [qa, qb] = PROBE_IDS.map(quoted);
+        let pieces: Vec<Box<str>> = a.params.split(&*qa).map(Box::from).collect();
+        let [ea, eb] = PROBE_IDS.map(encode_value);
+        let mut id_headers = Vec::new();
+        for (i, (ha, hb)) in a.headers.iter().zip(&b.headers).enumerate() {
+            if ha.0 != hb.0 || (ha.1 != hb.1 && (ha.1 != ea || hb.1 != eb)) {
+                return None;
+            }
+            if ha.1 != hb.1 {
+                id_headers.push(i);
+            }
+        }
+        let same = a.method == b.method
+            && a.headers.len() == b.headers.len()
+            && a.expects_response
+            && pieces.join(&*qb) == *b.params;
+        same.then_some(PollTemplate {
+            epoch,
+            enc: a,
+            pieces,
+            id_headers,
+        })
+    }
+
+    /// The status request `id` about `task_id`: its body and headers.
+    fn fill(&self, id: ReqId, task_id: &str) -> (String, Vec<(String, String)>) {
+        let params = self.pieces.join(&*quoted(task_id));
+        let mut headers = self.enc.headers.clone();
+        for &i in &self.id_headers {
+            if let Some(h) = headers.get_mut(i) {
+                h.1 = encode_value(task_id);
+            }
+        }
+        (self.enc.body_with(Some(id), &params), headers)
+    }
+}
+
+/// `text` as a JSON string.
+fn quoted(text: &str) -> String {
+    // Serializing a `str` cannot fail.
+    serde_json::to_string(text).unwrap_or_default()
 }
 
 /// Appends an integer's decimal digits (the hot path avoids the formatting machinery).
@@ -277,9 +346,21 @@ impl Engine {
         let (Purpose::Get(task_id), Some(codec)) = (&p.purpose, self.session.codec_any()) else {
             return Some(t);
         };
-        let enc = Encoded::new(codec.build_get(&self.session.info(), task_id));
-        t.body = enc.body(Some(n));
-        t.headers = enc.headers;
+        let epoch = self.session.epoch();
+        if self
+            .poll_template
+            .as_ref()
+            .is_none_or(|tpl| tpl.epoch != epoch)
+        {
+            self.poll_template = PollTemplate::new(epoch, codec, &self.session.info());
+        }
+        (t.body, t.headers) = match &self.poll_template {
+            Some(tpl) => tpl.fill(n, task_id),
+            None => {
+                let enc = Encoded::new(codec.build_get(&self.session.info(), task_id));
+                (enc.body(Some(n)), enc.headers)
+            }
+        };
         Some(t)
     }
 
@@ -417,6 +498,35 @@ impl Engine {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Every dialect's status request, filled in from the session's template, is the request the
+    /// dialect builds for the task (ids with quotes, escapes and non-ASCII included).
+    #[test]
+    fn a_filled_template_is_the_request_built_for_the_task() {
+        use crate::protocol::dialect::codec;
+        use crate::protocol::model::Dialect;
+        let (info, caps) = (
+            json!({"name": "c", "version": "1"}),
+            json!({"elicitation": {}}),
+        );
+        let s = SessionInfo {
+            protocol_version: "2025-11-25",
+            client_info: &info,
+            client_capabilities: &caps,
+            session_id: Some("s-1"),
+        };
+        for d in [Dialect::Legacy, Dialect::Modern, Dialect::Draft] {
+            let tpl = PollTemplate::new(1, codec(d), &s);
+            let Some(tpl) = tpl else {
+                panic!("{d:?}: no template");
+            };
+            for task_id in ["t-1", "a\"b\\c", "ünï\u{1}\n", ""] {
+                let direct = Encoded::new(codec(d).build_get(&s, task_id));
+                let want = (direct.body(Some(ReqId(7))), direct.headers);
+                assert_eq!(tpl.fill(ReqId(7), task_id), want, "{d:?} {task_id:?}");
+            }
+        }
+    }
 
     #[test]
     fn encoded_bodies_are_the_messages() {
