@@ -181,7 +181,8 @@ impl Encoded {
 }
 
 /// Task ids no task has, that tell where a status request mentions its task.
-const PROBE_IDS: [&str; 2] = ["\u{1}probe-a\u{1}", "\u{1}probe-b\u{1}"];
+const PROBE_A: &str = "\u{1}probe-a\u{1}";
+const PROBE_B: &str = "\u{1}probe-b\u{1}";
 
 /// A session's status request with the task id left out: each poll fills in its task's id
 /// (quoted in the params, encoded in a header) and its request id, building no JSON. Made once
@@ -199,10 +200,10 @@ pub(crate) struct PollTemplate {
 
 impl PollTemplate {
     fn new(epoch: u64, codec: &dyn Codec, s: &SessionInfo) -> Option<PollTemplate> {
-        let [a, b] = PROBE_IDS.map(|id| Encoded::new(codec.build_get(s, id)));
-        let [qa, qb] = PROBE_IDS.map(quoted);
-        let pieces: Vec<Box<str>> = a.params.split(&*qa).map(Box::from).collect();
-        let [ea, eb] = PROBE_IDS.map(encode_value);
+        let a = Encoded::new(codec.build_get(s, PROBE_A));
+        let b = Encoded::new(codec.build_get(s, PROBE_B));
+        let pieces = split_at(&a.params, &quoted(PROBE_A))?;
+        let (ea, eb) = (encode_value(PROBE_A), encode_value(PROBE_B));
         let mut id_headers = Vec::new();
         for (i, (ha, hb)) in a.headers.iter().zip(&b.headers).enumerate() {
             if ha.0 != hb.0 || (ha.1 != hb.1 && (ha.1 != ea || hb.1 != eb)) {
@@ -215,7 +216,7 @@ impl PollTemplate {
         let same = a.method == b.method
             && a.headers.len() == b.headers.len()
             && a.expects_response
-            && pieces.join(&*qb) == *b.params;
+            && join(&pieces, &quoted(PROBE_B)) == *b.params;
         same.then_some(PollTemplate {
             epoch,
             enc: a,
@@ -226,7 +227,7 @@ impl PollTemplate {
 
     /// The status request `id` about `task_id`: its body and headers.
     fn fill(&self, id: ReqId, task_id: &str) -> (String, Vec<(String, String)>) {
-        let params = self.pieces.join(&*quoted(task_id));
+        let params = join(&self.pieces, &quoted(task_id));
         let mut headers = self.enc.headers.clone();
         for &i in &self.id_headers {
             if let Some(h) = headers.get_mut(i) {
@@ -235,6 +236,36 @@ impl PollTemplate {
         }
         (self.enc.body_with(Some(id), &params), headers)
     }
+}
+
+/// `text` split around each occurrence of `id` (a quoted JSON string: it starts and ends on a
+/// character boundary).
+fn split_at(text: &str, id: &str) -> Option<Vec<Box<str>>> {
+    let (t, p) = (text.as_bytes(), id.as_bytes());
+    let (mut pieces, mut start, mut i) = (Vec::new(), 0, 0);
+    while i + p.len() <= t.len() {
+        if t.get(i..i + p.len()) == Some(p) {
+            pieces.push(Box::from(text.get(start..i)?));
+            i += p.len();
+            start = i;
+        } else {
+            i += 1;
+        }
+    }
+    pieces.push(Box::from(text.get(start..)?));
+    Some(pieces)
+}
+
+/// The pieces with `id` between each two.
+fn join(pieces: &[Box<str>], id: &str) -> String {
+    let mut out = String::new();
+    for (i, piece) in pieces.iter().enumerate() {
+        if i > 0 {
+            out.push_str(id);
+        }
+        out.push_str(piece);
+    }
+    out
 }
 
 /// `text` as a JSON string.
