@@ -55,7 +55,7 @@ impl Requestor for Engine {
         Engine::list_tools(self, now)
     }
     fn task(&self, task_id: &str) -> Option<Task> {
-        Engine::task(self, task_id).cloned()
+        Engine::task(self, task_id)
     }
     fn dialect(&self) -> Option<Dialect> {
         Engine::dialect(self)

@@ -326,9 +326,12 @@ impl Engine {
     /// Moves a call's subscription onto a task.
     fn attach(&mut self, task_id: &str, sub: Option<SubId>) {
         let Some(sub) = sub else { return };
+        let Some(id) = self.tasks.id(task_id) else {
+            return;
+        };
         if let Some(entry) = self.tasks.get_mut(task_id) {
             entry.subs.insert(sub);
-            self.subs.insert(sub, Target::Task(task_id.to_owned()));
+            self.subs.insert(sub, Target::Task(id));
         }
     }
 

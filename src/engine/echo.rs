@@ -4,6 +4,7 @@
 //! Any other news about the task (a push, a cancel answer, an outcome) forgets the stored answer.
 
 use std::hash::{BuildHasher, Hasher};
+use std::num::NonZeroU32;
 
 use super::api::{Millis, SendKey};
 use super::hash::{for_words, IdHash};
@@ -15,10 +16,11 @@ use super::Engine;
 /// its text, eight bytes per step): the answer applied last for a task, compared with the next
 /// one. A task keeps 24 bytes instead of the answer's text; a changed answer of the same length
 /// passes for the same only if both hashes collide (only the server writes the answers, and it
-/// can state any status anyway).
+/// can state any status anyway). Its length is never 0 (an answer is a JSON object), so a task
+/// without one costs nothing more.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct PollEcho {
-    len: usize,
+    len: NonZeroU32,
     fnv: u64,
     mix: u64,
 }
@@ -26,12 +28,13 @@ pub(crate) struct PollEcho {
 impl PollEcho {
     /// The echo of answer `body` to request `n` (`None` when its id is not the plain number `n`).
     pub(crate) fn of(body: &str, n: ReqId) -> Option<PollEcho> {
-        split_at_id(body, n).map(|(a, b)| Self::of_parts(a, b))
+        split_at_id(body, n).and_then(|(a, b)| Self::of_parts(a, b))
     }
 
     /// Two independent chains over the words of both parts (the split point counts too): FNV-1a
     /// style, and the maps' hasher.
-    fn of_parts(a: &str, b: &str) -> PollEcho {
+    fn of_parts(a: &str, b: &str) -> Option<PollEcho> {
+        let len = NonZeroU32::new(u32::try_from(a.len() + b.len()).ok()?)?;
         let mut fnv: u64 = 0xcbf2_9ce4_8422_2325;
         let mut mix = IdHash.build_hasher();
         mix.write_u64(a.len() as u64);
@@ -41,17 +44,19 @@ impl PollEcho {
                 mix.write_u64(w);
             });
         }
-        PollEcho {
-            len: a.len() + b.len(),
+        Some(PollEcho {
+            len,
             fnv,
             mix: mix.finish(),
-        }
+        })
     }
 
     /// Whether answer `body` to request `n` is this answer again.
     fn matches(&self, body: &str, n: ReqId) -> bool {
-        split_at_id(body, n)
-            .is_some_and(|(a, b)| a.len() + b.len() == self.len && Self::of_parts(a, b) == *self)
+        split_at_id(body, n).is_some_and(|(a, b)| {
+            a.len() + b.len() == self.len.get() as usize
+                && Self::of_parts(a, b).as_ref() == Some(self)
+        })
     }
 }
 
@@ -114,7 +119,7 @@ impl Engine {
             && e.phase.runs_in_time()
             && e.snapshot
                 .as_ref()
-                .is_some_and(|s| s.input_requests.is_empty());
+                .is_some_and(|s| s.input_requests().is_empty());
         if !(plain && echo.matches(body, n)) {
             return false;
         }

@@ -6,9 +6,18 @@ use super::api::Millis;
 use super::ids::ReqId;
 use crate::protocol::jsonrpc::RpcError;
 
-/// One task's result fetch.
+/// One task's result fetch. Most tracked tasks run with no fetch at all: its state is boxed,
+/// allocated by the first fetch and given back once it holds nothing any more.
 #[derive(Debug, Default)]
 pub(crate) struct ResultFetch {
+    state: Option<Box<Fetch>>,
+    /// Its held `tasks/result` waits for its first poll's time: a push before it means the
+    /// session's pushes bring the end (see `pushed.rs`).
+    pub(crate) hold_deferred: bool,
+}
+
+#[derive(Debug, Default, PartialEq)]
+struct Fetch {
     /// Queued or in flight.
     busy: bool,
     /// JSON-RPC id of the `tasks/result` in flight (the latest one sent).
@@ -20,9 +29,6 @@ pub(crate) struct ResultFetch {
     /// A push said the task ended while its `tasks/result` was held: the stream's grace runs
     /// before a fresh one races it.
     grace: bool,
-    /// Its held `tasks/result` waits for its first poll's time: a push before it means the
-    /// session's pushes bring the end (see `pushed.rs`).
-    pub(crate) hold_deferred: bool,
     /// An error a `tasks/result` answered while the task looked running, and whether it came
     /// soon after the request: the next poll weighs it (see `results.rs`).
     early_error: Option<(RpcError, bool)>,
@@ -30,92 +36,136 @@ pub(crate) struct ResultFetch {
     errors: u32,
 }
 
+/// What an idle fetch with no history holds.
+static IDLE: Fetch = Fetch {
+    busy: false,
+    req: None,
+    race: None,
+    sent: None,
+    grace: false,
+    early_error: None,
+    errors: 0,
+};
+
 impl ResultFetch {
+    fn get(&self) -> &Fetch {
+        self.state.as_deref().unwrap_or(&IDLE)
+    }
+
+    fn get_mut(&mut self) -> &mut Fetch {
+        self.state.get_or_insert_with(Box::default)
+    }
+
+    /// Gives the box back once it holds nothing.
+    fn tidy(&mut self) {
+        if self.state.as_deref() == Some(&IDLE) {
+            self.state = None;
+        }
+    }
+
     pub(crate) fn is_idle(&self) -> bool {
-        !self.busy
+        !self.get().busy
     }
 
     /// Starts a fetch: `true` when it was idle.
     pub(crate) fn start(&mut self) -> bool {
-        !std::mem::replace(&mut self.busy, true)
+        !std::mem::replace(&mut self.get_mut().busy, true)
     }
 
     /// The fetch is over (answered, closed, not wanted): no request, no race, no grace.
     pub(crate) fn stop(&mut self) {
-        self.busy = false;
-        self.req = None;
-        self.race = None;
-        self.grace = false;
+        if let Some(f) = self.state.as_deref_mut() {
+            f.busy = false;
+            f.req = None;
+            f.race = None;
+            f.grace = false;
+        }
+        self.tidy();
     }
 
     /// Request `id` went out at `now`.
     pub(crate) fn sent(&mut self, id: ReqId, now: Millis) {
-        self.busy = true;
-        self.req = Some(id);
-        self.sent = Some(now);
+        let f = self.get_mut();
+        f.busy = true;
+        f.req = Some(id);
+        f.sent = Some(now);
     }
 
     /// Request `n` is over: the fetch waits for no answer to it.
     pub(crate) fn ended(&mut self, n: ReqId) {
-        if self.req == Some(n) {
-            self.req = None;
+        if let Some(f) = self.state.as_deref_mut().filter(|f| f.req == Some(n)) {
+            f.req = None;
         }
     }
 
     /// The `tasks/result` in flight.
     pub(crate) fn req(&self) -> Option<ReqId> {
-        self.req
+        self.get().req
     }
 
     /// When the `tasks/result` in flight went out.
     pub(crate) fn sent_at(&self) -> Option<Millis> {
-        self.sent
+        self.get().sent
     }
 
     /// The held request raced by a fresh one.
     pub(crate) fn race(&self) -> Option<ReqId> {
-        self.race
+        self.get().race
     }
 
     /// The held request is raced from now on: its id.
     pub(crate) fn start_race(&mut self) -> Option<ReqId> {
-        self.grace = false;
-        self.race = self.req;
-        self.race
+        let f = self.get_mut();
+        f.grace = false;
+        f.race = f.req;
+        f.race
     }
 
     /// The race is decided.
     pub(crate) fn end_race(&mut self) {
-        self.race = None;
+        if let Some(f) = self.state.as_deref_mut() {
+            f.race = None;
+        }
     }
 
     /// A grace starts for the held request: `false` when none is held.
     pub(crate) fn start_grace(&mut self) -> bool {
-        self.grace = self.req.is_some();
-        self.grace
+        let held = self.get().req.is_some();
+        if let Some(f) = self.state.as_deref_mut() {
+            f.grace = held;
+        }
+        held
     }
 
     /// Ends the grace: whether it ran with the request still held.
     pub(crate) fn take_grace(&mut self) -> bool {
-        std::mem::take(&mut self.grace) && self.req.is_some()
+        self.state
+            .as_deref_mut()
+            .is_some_and(|f| std::mem::take(&mut f.grace) && f.req.is_some())
     }
 
     pub(crate) fn set_early_error(&mut self, error: RpcError, soon: bool) {
-        self.early_error = Some((error, soon));
+        self.get_mut().early_error = Some((error, soon));
     }
 
     pub(crate) fn take_early_error(&mut self) -> Option<(RpcError, bool)> {
-        self.early_error.take()
+        let error = self.state.as_deref_mut()?.early_error.take();
+        self.tidy();
+        error
     }
 
     /// A fetch failed: the failures in a row.
     pub(crate) fn failed(&mut self) -> u32 {
-        self.errors = self.errors.saturating_add(1);
-        self.errors
+        let f = self.get_mut();
+        f.errors = f.errors.saturating_add(1);
+        f.errors
     }
 
     /// A fetch brought the result.
     pub(crate) fn succeeded(&mut self) {
-        self.errors = 0;
+        if let Some(f) = self.state.as_deref_mut() {
+            f.errors = 0;
+        }
+        self.tidy();
     }
 }

@@ -30,6 +30,9 @@ impl std::hash::Hasher for IdHasher {
     fn write_u8(&mut self, n: u8) {
         self.mix(u64::from(n));
     }
+    fn write_u32(&mut self, n: u32) {
+        self.mix(u64::from(n));
+    }
     fn write_u64(&mut self, n: u64) {
         self.mix(n);
     }

@@ -14,7 +14,7 @@ macro_rules! counted_id {
             /// Hands out this id and moves `self` on to the next one.
             pub(crate) fn take_next(&mut self) -> $name {
                 let id = *self;
-                self.0 += 1;
+                self.0 = self.0.wrapping_add(1);
                 id
             }
         }
@@ -30,6 +30,7 @@ counted_id!(
     CallId(u64)
 );
 counted_id!(
-    /// A tracked task's slot: its timers are keyed by slot rather than by task id (cheap to hash).
-    Slot(u64)
+    /// A tracked task's slot: its timers are keyed by slot rather than by task id (cheap to hash,
+    /// and a timer fits in 8 bytes). Slots count past 4 billion tasks only by wrapping around.
+    Slot(u32)
 );

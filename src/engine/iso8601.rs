@@ -173,6 +173,18 @@ fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
     era * 146_097 + day_of_era - 719_468
 }
 
+/// The instant `text` names when it is written exactly as [`format_millis`] writes it.
+pub(crate) fn canonical_millis(text: &str) -> Option<Millis> {
+    if text.len() != CANONICAL_LEN {
+        return None;
+    }
+    let at = parse_millis(text)?;
+    (format_millis(at) == text).then_some(at)
+}
+
+/// The length of [`format_millis`]'s text (`2026-12-01T17:05:51.000Z`) for years up to 9999.
+const CANONICAL_LEN: usize = 24;
+
 /// `millis` since the Unix epoch as ISO 8601 UTC with milliseconds (`2026-12-01T17:05:51.000Z`).
 pub(crate) fn format_millis(millis: Millis) -> String {
     let secs = millis / 1000;

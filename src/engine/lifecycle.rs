@@ -100,7 +100,7 @@ impl Engine {
             return;
         };
         if entry.outcome.is_none() {
-            entry.outcome = Some(outcome.clone());
+            entry.outcome = Some(Box::new(outcome.clone()));
         }
         if entry.is_terminal() {
             return self.settle(now, task_id);
@@ -114,10 +114,10 @@ impl Engine {
             return;
         };
         // A result only comes once the task ended: record the end we can infer.
-        let mut task = entry
-            .snapshot
-            .clone()
-            .unwrap_or_else(|| Task::new(task_id, TaskStatus::Working));
+        let mut task = entry.snapshot.as_ref().map_or_else(
+            || Task::new(task_id, TaskStatus::Working),
+            |k| k.task(task_id),
+        );
         task.status = match outcome {
             Outcome::Result { .. } => TaskStatus::Completed,
             Outcome::Error { .. } => TaskStatus::Failed,
@@ -221,17 +221,15 @@ impl Engine {
             return;
         };
         if let Some(snap) = entry.snapshot.as_mut() {
-            if snap.outcome.is_none() {
-                snap.outcome = entry.outcome.clone();
-            }
+            snap.keep_outcome(entry.outcome.as_deref());
         }
         let end = match &entry.phase {
             Phase::Ended { error: Some(error) } => End::Failed {
-                error: error.clone(),
+                error: ClientError::clone(error),
             },
             _ => End::Finished {
-                task: entry.snapshot.clone(),
-                outcome: entry.outcome.clone(),
+                task: entry.snapshot.as_ref().map(|k| k.task(task_id)),
+                outcome: entry.outcome.as_deref().cloned(),
             },
         };
         let subs = std::mem::take(&mut entry.subs);
@@ -273,10 +271,10 @@ impl Engine {
         if entry.is_terminal() {
             return;
         }
-        let mut task = entry
-            .snapshot
-            .clone()
-            .unwrap_or_else(|| Task::new(task_id, TaskStatus::Expired));
+        let mut task = entry.snapshot.as_ref().map_or_else(
+            || Task::new(task_id, TaskStatus::Expired),
+            |k| k.task(task_id),
+        );
         task.status = TaskStatus::Expired;
         task.input_requests.clear();
         self.apply_snapshot(now, task_id, task, Source::Other);

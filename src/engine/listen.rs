@@ -93,7 +93,7 @@ impl Engine {
         }
     }
 
-    fn followed(&self) -> impl Iterator<Item = &String> {
+    fn followed(&self) -> impl Iterator<Item = &str> {
         self.tasks
             .iter()
             .filter(|(_, e)| !e.subs.is_empty() && !e.is_terminal())
@@ -120,7 +120,7 @@ impl Engine {
         self.listen.retiring = self.listen.req.take();
         self.listen.covered.clear();
         self.listen.fresh = false;
-        let mut ids: Vec<String> = self.followed().cloned().collect();
+        let mut ids: Vec<String> = self.followed().map(str::to_owned).collect();
         if ids.is_empty() {
             return;
         }

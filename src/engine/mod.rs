@@ -44,6 +44,7 @@ mod hold;
 mod ids;
 mod inputs;
 mod iso8601;
+pub(crate) mod known;
 mod lifecycle;
 mod listen;
 mod negotiate;
@@ -84,6 +85,7 @@ const OUT_ROOM: usize = 64;
 static COUNTING: testkit::heap::Counting = testkit::heap::Counting;
 
 use std::collections::{HashMap, VecDeque};
+use std::rc::Rc;
 
 use serde_json::Value;
 
@@ -114,8 +116,8 @@ pub use scheduler::{backoff_delay, BACKOFF_BASE_MS, ERROR_CAP_MS as BACKOFF_CAP_
 enum Target {
     /// A request not yet answered (it may still become a task).
     Call(CallId),
-    /// A task in the registry.
-    Task(String),
+    /// A task in the registry (its id shared with the registry).
+    Task(Rc<str>),
 }
 
 /// The engine. One engine talks to one server.
@@ -128,6 +130,8 @@ pub struct Engine {
     reqs: Requests,
     /// The browser's connections to the server, where they are few (HTTP/1.1).
     pool: pool::Pool,
+    /// The session's status request, for polls to fill in.
+    poll_template: Option<requests::PollTemplate>,
     tasks: Registry,
     subs: HashMap<SubId, Target, IdHash>,
     calls: HashMap<CallId, Call, IdHash>,
@@ -166,6 +170,7 @@ impl Engine {
             session,
             reqs: Requests::default(),
             pool,
+            poll_template: None,
             tasks: Registry::new(),
             subs: HashMap::default(),
             calls: HashMap::default(),
@@ -263,7 +268,11 @@ impl Engine {
 
     /// Follows a task by id (e.g. after a reload); shares polling with every other subscriber.
     pub fn watch(&mut self, now: Millis, task_id: &str) -> SubId {
-        let sub = self.new_sub(Target::Task(task_id.to_owned()));
+        if !self.closed {
+            self.tasks.entry(task_id);
+        }
+        let id = self.tasks.id(task_id).unwrap_or_else(|| task_id.into());
+        let sub = self.new_sub(Target::Task(id));
         if self.closed {
             self.done(sub, Some(task_id.to_owned()), closed_end());
             return sub;
@@ -290,7 +299,7 @@ impl Engine {
                 self.done(sub, None, End::Aborted);
             }
             Target::Task(t) => {
-                self.done(sub, Some(t.clone()), End::Aborted);
+                self.done(sub, Some(String::from(&*t)), End::Aborted);
                 self.leave(now, &t, sub);
             }
         }
@@ -345,8 +354,8 @@ impl Engine {
     }
 
     /// The latest snapshot of a task the engine tracks.
-    pub fn task(&self, task_id: &str) -> Option<&Task> {
-        self.tasks.get(task_id)?.snapshot.as_ref()
+    pub fn task(&self, task_id: &str) -> Option<Task> {
+        Some(self.tasks.get(task_id)?.snapshot.as_ref()?.task(task_id))
     }
 
     /// The negotiated dialect, once known.
@@ -373,7 +382,7 @@ impl Engine {
                 continue;
             };
             let task_id = match target {
-                Target::Task(t) => Some(t),
+                Target::Task(t) => Some(String::from(&*t)),
                 Target::Call(_) => None,
             };
             self.emit(Event::Done {
@@ -483,7 +492,7 @@ impl Engine {
         while let Some(timer) = self.timers.pop_due(now) {
             match timer {
                 Timer::Task(kind, slot) => {
-                    let Some(t) = self.tasks.id_at(slot).cloned() else {
+                    let Some(t) = self.tasks.id_at(slot).map(str::to_owned) else {
                         continue;
                     };
                     match kind {

@@ -96,6 +96,12 @@ impl Requests {
         self.pending.get_mut(&n)
     }
 
+    /// Requests awaiting their answers.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.pending.len()
+    }
+
     /// Whether request `n` awaits its answer.
     pub(crate) fn is_pending(&self, n: ReqId) -> bool {
         self.pending.contains_key(&n)

@@ -22,7 +22,8 @@ pub(crate) enum Phase {
     Ending { waited_original: bool },
     /// Ended, and getting its outcome is over: had, asked for a last time, or given up.
     /// `error`: a completed task whose outcome cannot be had; its subscribers end with it.
-    Ended { error: Option<ClientError> },
+    /// (Boxed: rare, and every task has a phase.)
+    Ended { error: Option<Box<ClientError>> },
 }
 
 impl Phase {
@@ -83,7 +84,11 @@ impl Phase {
     pub(crate) fn finish(&mut self, error: Option<ClientError>) {
         match self {
             Phase::Ended { error: Some(_) } if error.is_none() => {}
-            Phase::Ending { .. } | Phase::Ended { .. } => *self = Phase::Ended { error },
+            Phase::Ending { .. } | Phase::Ended { .. } => {
+                *self = Phase::Ended {
+                    error: error.map(Box::new),
+                }
+            }
             Phase::Unconfirmed | Phase::Running | Phase::LastPoll { .. } => {}
         }
     }
@@ -154,7 +159,12 @@ mod tests {
         p.finish(Some(error.clone()));
         p.finish(None);
         p.reopen();
-        assert_eq!(p, Phase::Ended { error: Some(error) });
+        assert_eq!(
+            p,
+            Phase::Ended {
+                error: Some(Box::new(error))
+            }
+        );
         let mut asked = Phase::Ended { error: None };
         asked.reopen();
         assert_eq!(

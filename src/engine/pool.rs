@@ -13,8 +13,9 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 
 use super::api::{Millis, Output, SendKey, Transmit};
-use super::backlog::Backlog;
+use super::backlog::{Backlog, Kept};
 use super::hash::IdHash;
+use super::ids::Slot;
 use super::requests::Purpose;
 use super::Engine;
 
@@ -74,7 +75,7 @@ impl Pool {
     }
 
     /// The next kept transmission, once the browser has room for it.
-    pub(crate) fn release(&mut self) -> Option<Transmit> {
+    pub(crate) fn release(&mut self) -> Option<Kept> {
         if self.handed() < HANDED_CAP {
             self.backlog.pop()
         } else {
@@ -191,10 +192,14 @@ impl Engine {
     /// next queued output that need not wait. A kept transmission's timeout waits with it, and its
     /// abort drops it. (A stream's resumption `GET` is rare and never kept.)
     pub(crate) fn next_out(&mut self, now: Millis) -> Option<Output> {
-        if let Some(t) = self.pool.release() {
-            let out = Output::Transmit(t);
-            self.pool_sees(now, &out);
-            return Some(out);
+        while let Some(kept) = self.pool.release() {
+            let t = match kept {
+                Kept::Transmit(t) => Some(t),
+                Kept::Poll(slot) => self.due_poll(now, slot),
+            };
+            if let Some(out) = t.and_then(|t| self.hand_out(now, t)) {
+                return Some(out);
+            }
         }
         while let Some(out) = self.out.pop_front() {
             match out {
@@ -209,6 +214,11 @@ impl Engine {
                         .is_some_and(|p| matches!(p.purpose, Purpose::Get(_)));
                     self.pool.backlog.push(t, poll);
                 }
+                Output::Transmit(t) => {
+                    if let Some(out) = self.hand_out(now, t) {
+                        return Some(out);
+                    }
+                }
                 out => {
                     self.pool_sees(now, &out);
                     return Some(out);
@@ -216,6 +226,32 @@ impl Engine {
             }
         }
         None
+    }
+
+    /// Whether a status poll falling due now waits in the engine: the browser holds
+    /// [`HANDED_CAP`] with what is queued for it, or others wait already.
+    pub(crate) fn keeps_poll(&self) -> bool {
+        self.pool.keeps()
+            || (self.pool.cap.is_some() && self.pool.handed() + self.out.len() >= HANDED_CAP)
+    }
+
+    /// A kept due poll's turn: it becomes a request now (or waits for the session, when it is
+    /// being re-established). `None` when the task is gone or the request waits.
+    fn due_poll(&mut self, now: Millis, slot: Slot) -> Option<Transmit> {
+        let task_id = self.tasks.id_at(slot)?.to_owned();
+        if self.session.ready_codec().is_none() {
+            self.session.wait(Purpose::Get(task_id));
+            return None;
+        }
+        Some(self.open_get(now, task_id))
+    }
+
+    /// A transmission for the driver, its status request encoded now (see
+    /// [`Engine::encode_poll`]); `None` when there is nothing to send.
+    fn hand_out(&mut self, now: Millis, t: Transmit) -> Option<Output> {
+        let out = Output::Transmit(self.encode_poll(now, t)?);
+        self.pool_sees(now, &out);
+        Some(out)
     }
 
     /// An output handed to the driver: a transmission takes a connection or waits for one (its

@@ -92,7 +92,7 @@ impl Engine {
         self.blocking.pushes.missed = Some(self.session.epoch());
         let mut running: Vec<String> = (self.tasks.iter())
             .filter(|(_, e)| !e.subs.is_empty() && !e.is_terminal() && e.result.is_idle())
-            .map(|(k, _)| k.clone())
+            .map(|(k, _)| k.to_owned())
             .collect();
         running.sort_unstable();
         for t in running {

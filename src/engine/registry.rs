@@ -2,18 +2,19 @@
 //! snapshot, its subscribers, poll state and cached outcome.
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use super::ids::ReqId;
 use super::ids::Slot;
 use crate::protocol::model::{Outcome, Task, TaskStatus};
 
+use super::known::Known;
+
 use super::api::{Millis, SubId};
 use super::echo::PollEcho;
 use super::fetch::ResultFetch;
 use super::hash::IdHash;
-use super::iso8601;
 use super::phase::Phase;
-use super::requests::Encoded;
 use super::scheduler::PollState;
 use super::sorted::SortedSet;
 
@@ -22,8 +23,8 @@ use super::sorted::SortedSet;
 pub(crate) struct TaskEntry {
     /// The entry's number (its timers are keyed by it).
     pub(crate) slot: Slot,
-    /// Latest snapshot in the common model (`None` until the server said anything about it).
-    pub(crate) snapshot: Option<Task>,
+    /// Latest snapshot (`None` until the server said anything about it).
+    pub(crate) snapshot: Option<Known>,
     /// Subscribers still waiting for `Done`.
     pub(crate) subs: SortedSet<SubId>,
     /// Where the task stands in its life.
@@ -31,8 +32,9 @@ pub(crate) struct TaskEntry {
     pub(crate) poll: PollState,
     /// Its `tasks/result` fetch.
     pub(crate) result: ResultFetch,
-    /// The outcome, once known (inline, fetched, or the original response).
-    pub(crate) outcome: Option<Outcome>,
+    /// The outcome, once known (inline, fetched, or the original response). Boxed: most tasks
+    /// tracked at a time still run.
+    pub(crate) outcome: Option<Box<Outcome>>,
     /// JSON-RPC id of the request that created the task (draft cancellation needs it).
     pub(crate) origin: Option<ReqId>,
     /// Delete the task on the server once its end was delivered (a caller asked for it).
@@ -41,8 +43,6 @@ pub(crate) struct TaskEntry {
     pub(crate) input_keys: SortedSet<String>,
     /// createdAt + ttl, when the server gave both.
     pub(crate) deadline: Option<Millis>,
-    /// The encoded `tasks/get`, valid for one session epoch.
-    pub(crate) poll_request: Option<(u64, Encoded)>,
     /// The last status answer applied, without its id (see `echo.rs`).
     pub(crate) poll_echo: Option<PollEcho>,
 }
@@ -73,46 +73,24 @@ pub(crate) struct Applied {
 /// Merges a new snapshot into the old one: terminal states are final, fields a dialect omits
 /// keep their last known value, and `lastUpdatedAt` alone is not a change.
 pub(crate) fn apply(entry: &mut TaskEntry, mut new: Task) -> Applied {
-    let old = entry.snapshot.take();
-    let mut applied = Applied::default();
-    let mut clock_changed = true;
-    match old {
-        Some(old) if old.status.is_terminal() && new.status != old.status => {
-            // Late or contradicting news about a finished task: keep what we had.
-            entry.snapshot = Some(old);
-            return applied;
-        }
-        Some(old) => {
-            if new.created_at.is_none() {
-                new.created_at = old.created_at.clone();
-            }
-            if new.ttl_ms.is_none() {
-                new.ttl_ms = old.ttl_ms;
-            }
-            if new.keep_alive_ms.is_none() {
-                new.keep_alive_ms = old.keep_alive_ms;
-            }
-            if new.poll_interval_ms.is_none() {
-                new.poll_interval_ms = old.poll_interval_ms;
-            }
-            if new.outcome.is_none() {
-                new.outcome = old.outcome.clone();
-            }
-            if old.status != new.status {
-                applied.transition = Some((Some(old.status), new.status));
-            }
-            applied.visible_change = differs(&old, &new);
-            clock_changed = old.created_at != new.created_at || old.ttl_ms != new.ttl_ms;
-        }
-        None => {
-            applied.transition = Some((None, new.status));
-            applied.visible_change = true;
-        }
+    let old = entry.snapshot.as_ref();
+    if old.is_some_and(|o| o.status.is_terminal() && new.status != o.status) {
+        // Late or contradicting news about a finished task: keep what we had.
+        return Applied::default();
+    }
+    if let Some(old) = old {
+        old.fill(&mut new);
     }
     if new.outcome.is_some() && entry.outcome.is_none() {
-        entry.outcome = new.outcome.clone();
+        entry.outcome = new.outcome.clone().map(Box::new);
     }
-    if clock_changed {
+    let new = Known::new(new);
+    let from = old.map(|o| o.status);
+    let applied = Applied {
+        transition: (from != Some(new.status)).then_some((from, new.status)),
+        visible_change: old.is_none_or(|o| o.differs(&new)),
+    };
+    if old.is_none_or(|o| o.created_at != new.created_at || o.ttl_ms != new.ttl_ms) {
         entry.deadline = deadline(&new);
     }
     if new.status.is_terminal() {
@@ -122,31 +100,22 @@ pub(crate) fn apply(entry: &mut TaskEntry, mut new: Task) -> Applied {
     applied
 }
 
-fn differs(a: &Task, b: &Task) -> bool {
-    a.status != b.status
-        || a.status_message != b.status_message
-        || a.ttl_ms != b.ttl_ms
-        || a.keep_alive_ms != b.keep_alive_ms
-        || a.poll_interval_ms != b.poll_interval_ms
-        || a.outcome != b.outcome
-        || a.input_requests != b.input_requests
-}
-
 /// createdAt + ttl when both are known (draft tasks carry no createdAt: no deadline).
-fn deadline(t: &Task) -> Option<Millis> {
-    let created = iso8601::parse_millis(t.created_at.as_deref()?)?;
+fn deadline(t: &Known) -> Option<Millis> {
+    let created = t.created_at.as_ref()?.millis()?;
     created.checked_add(t.ttl_ms?)
 }
 
 /// The tracked tasks by id, each with a slot of its own: the small number its timers are keyed
-/// by. A slot names exactly one tracked task, and is freed with it.
+/// by. A slot names exactly one tracked task, and is freed with it. A task's id is allocated once,
+/// shared by both maps (and by the subscriptions that follow the task).
 #[derive(Debug)]
 pub(crate) struct Registry {
     /// Boxed entries: the table's free buckets (up to half of it after a growth) then cost a
     /// pointer each, not a whole entry.
-    entries: HashMap<String, Box<TaskEntry>, IdHash>,
+    entries: HashMap<Rc<str>, Box<TaskEntry>, IdHash>,
     /// Slot → task id.
-    slots: HashMap<Slot, String, IdHash>,
+    slots: HashMap<Slot, Rc<str>, IdHash>,
     next_slot: Slot,
 }
 
@@ -173,16 +142,28 @@ impl Registry {
 
     /// The entry of a task, created (with a fresh slot) when new.
     pub(crate) fn entry(&mut self, task_id: &str) -> &mut TaskEntry {
-        if !self.entries.contains_key(task_id) {
-            let slot = self.next_slot.take_next();
-            self.slots.insert(slot, task_id.to_owned());
-            let entry = TaskEntry {
-                slot,
-                ..TaskEntry::default()
-            };
-            self.entries.insert(task_id.to_owned(), Box::new(entry));
-        }
-        self.entries.entry(task_id.to_owned()).or_default()
+        let id = match self.entries.get_key_value(task_id) {
+            Some((id, _)) => id.clone(),
+            None => {
+                let id: Rc<str> = task_id.into();
+                let slot = self.next_slot.take_next();
+                self.slots.insert(slot, id.clone());
+                let entry = TaskEntry {
+                    slot,
+                    ..TaskEntry::default()
+                };
+                self.entries.insert(id.clone(), Box::new(entry));
+                id
+            }
+        };
+        self.entries.entry(id).or_default()
+    }
+
+    /// The shared id of a tracked task.
+    pub(crate) fn id(&self, task_id: &str) -> Option<Rc<str>> {
+        self.entries
+            .get_key_value(task_id)
+            .map(|(id, _)| id.clone())
     }
 
     /// Forgets a task; its slot is free.
@@ -193,8 +174,8 @@ impl Registry {
     }
 
     /// The id of the task in `slot`.
-    pub(crate) fn id_at(&self, slot: Slot) -> Option<&String> {
-        self.slots.get(&slot)
+    pub(crate) fn id_at(&self, slot: Slot) -> Option<&str> {
+        self.slots.get(&slot).map(|id| &**id)
     }
 
     /// The entry of the task in `slot`.
@@ -203,8 +184,8 @@ impl Registry {
         self.entries.get_mut(id).map(Box::as_mut)
     }
 
-    pub(crate) fn iter(&self) -> impl Iterator<Item = (&String, &TaskEntry)> {
-        self.entries.iter().map(|(id, e)| (id, e.as_ref()))
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, &TaskEntry)> {
+        self.entries.iter().map(|(id, e)| (&**id, e.as_ref()))
     }
 
     #[cfg(test)]
@@ -258,7 +239,7 @@ mod tests {
         let snap = e
             .snapshot
             .as_ref()
-            .map(|t| (t.poll_interval_ms, t.created_at.clone()));
+            .map(|t| (t.poll_interval_ms, t.task("t1").created_at));
         assert_eq!(
             snap,
             Some((Some(3_000), Some("2025-01-01T00:00:00Z".into())))

@@ -3,7 +3,8 @@
 
 use super::ids::CallId;
 use super::ids::ReqId;
-use crate::protocol::dialect::Outgoing;
+use crate::protocol::dialect::{Codec, Outgoing, SessionInfo};
+use crate::protocol::headers::encode_value;
 use crate::protocol::jsonrpc::{Id, Message, RpcError};
 use crate::protocol::object;
 
@@ -133,13 +134,11 @@ impl Failure {
     }
 }
 
-/// A request with its params already serialized: status polls reuse it (the body then differs
-/// only in the JSON-RPC id), which keeps the hot path free of JSON building.
+/// A request with its params already serialized (the body then differs only in the JSON-RPC id).
 #[derive(Debug, Clone)]
 pub(crate) struct Encoded {
     /// The method as a JSON string (quoted, escaped).
     method: Box<str>,
-    /// Boxed: a task keeps its status request, and a `Box<str>` has no spare capacity.
     params: Box<str>,
     headers: Vec<(String, String)>,
     expects_response: bool,
@@ -160,7 +159,12 @@ impl Encoded {
 
     /// The JSON-RPC message (a notification without `id`).
     fn body(&self, id: Option<ReqId>) -> String {
-        let mut b = String::with_capacity(64 + self.method.len() + self.params.len());
+        self.body_with(id, &self.params)
+    }
+
+    /// The message with these params (their text).
+    fn body_with(&self, id: Option<ReqId>, params: &str) -> String {
+        let mut b = String::with_capacity(64 + self.method.len() + params.len());
         b.push_str(r#"{"jsonrpc":"2.0","#);
         if let Some(id) = id {
             b.push_str(r#""id":"#);
@@ -170,10 +174,104 @@ impl Encoded {
         b.push_str(r#""method":"#);
         b.push_str(&self.method);
         b.push_str(r#","params":"#);
-        b.push_str(&self.params);
+        b.push_str(params);
         b.push('}');
         b
     }
+}
+
+/// Task ids no task has, that tell where a status request mentions its task.
+const PROBE_A: &str = "\u{1}probe-a\u{1}";
+const PROBE_B: &str = "\u{1}probe-b\u{1}";
+
+/// A session's status request with the task id left out: each poll fills in its task's id
+/// (quoted in the params, encoded in a header) and its request id, building no JSON. Made once
+/// per session generation from the requests the dialect builds for two probe ids, and only when
+/// they differ in nothing but the id's places (else each poll is built afresh).
+#[derive(Debug)]
+pub(crate) struct PollTemplate {
+    epoch: u64,
+    enc: Encoded,
+    /// The params' text, split where the task id goes.
+    pieces: Vec<Box<str>>,
+    /// The headers whose value is the task id (header-encoded), by index.
+    id_headers: Vec<usize>,
+}
+
+impl PollTemplate {
+    fn new(epoch: u64, codec: &dyn Codec, s: &SessionInfo) -> Option<PollTemplate> {
+        let a = Encoded::new(codec.build_get(s, PROBE_A));
+        let b = Encoded::new(codec.build_get(s, PROBE_B));
+        let pieces = split_at(&a.params, &quoted(PROBE_A))?;
+        let (ea, eb) = (encode_value(PROBE_A), encode_value(PROBE_B));
+        let mut id_headers = Vec::new();
+        for (i, (ha, hb)) in a.headers.iter().zip(&b.headers).enumerate() {
+            if ha.0 != hb.0 || (ha.1 != hb.1 && (ha.1 != ea || hb.1 != eb)) {
+                return None;
+            }
+            if ha.1 != hb.1 {
+                id_headers.push(i);
+            }
+        }
+        let same = a.method == b.method
+            && a.headers.len() == b.headers.len()
+            && a.expects_response
+            && join(&pieces, &quoted(PROBE_B)) == *b.params;
+        same.then_some(PollTemplate {
+            epoch,
+            enc: a,
+            pieces,
+            id_headers,
+        })
+    }
+
+    /// The status request `id` about `task_id`: its body and headers.
+    fn fill(&self, id: ReqId, task_id: &str) -> (String, Vec<(String, String)>) {
+        let params = join(&self.pieces, &quoted(task_id));
+        let mut headers = self.enc.headers.clone();
+        for &i in &self.id_headers {
+            if let Some(h) = headers.get_mut(i) {
+                h.1 = encode_value(task_id);
+            }
+        }
+        (self.enc.body_with(Some(id), &params), headers)
+    }
+}
+
+/// `text` split around each occurrence of `id` (a quoted JSON string: it starts and ends on a
+/// character boundary).
+fn split_at(text: &str, id: &str) -> Option<Vec<Box<str>>> {
+    let (t, p) = (text.as_bytes(), id.as_bytes());
+    let (mut pieces, mut start, mut i) = (Vec::new(), 0, 0);
+    while i + p.len() <= t.len() {
+        if t.get(i..i + p.len()) == Some(p) {
+            pieces.push(Box::from(text.get(start..i)?));
+            i += p.len();
+            start = i;
+        } else {
+            i += 1;
+        }
+    }
+    pieces.push(Box::from(text.get(start..)?));
+    Some(pieces)
+}
+
+/// The pieces with `id` between each two.
+fn join(pieces: &[Box<str>], id: &str) -> String {
+    let mut out = String::new();
+    for (i, piece) in pieces.iter().enumerate() {
+        if i > 0 {
+            out.push_str(id);
+        }
+        out.push_str(piece);
+    }
+    out
+}
+
+/// `text` as a JSON string.
+fn quoted(text: &str) -> String {
+    // Serializing a `str` cannot fail.
+    serde_json::to_string(text).unwrap_or_default()
 }
 
 /// Appends an integer's decimal digits (the hot path avoids the formatting machinery).
@@ -202,7 +300,7 @@ impl Engine {
             return;
         };
         let p = match p {
-            Purpose::Get(t) => return self.send_get(now, t, codec),
+            Purpose::Get(t) => return self.send_get(now, t),
             Purpose::Result(t) if !self.result_slot(&t) => return,
             other => other,
         };
@@ -242,43 +340,66 @@ impl Engine {
         }
     }
 
-    /// A status poll, from the task's cached request when the session has not changed.
-    fn send_get(
-        &mut self,
-        now: Millis,
-        t: String,
-        codec: &'static dyn crate::protocol::dialect::Codec,
-    ) {
-        let epoch = self.session.epoch();
+    /// A status poll. While others wait for the browser it waits as its task's slot (see
+    /// `backlog.rs`); it is encoded only once handed to the driver ([`Engine::encode_poll`]).
+    fn send_get(&mut self, now: Millis, t: String) {
         let Some(entry) = self.tasks.get_mut(&t) else {
             return;
         };
-        if !matches!(entry.poll_request, Some((e, _)) if e == epoch) {
-            entry.poll_request = Some((
-                epoch,
-                Encoded::new(codec.build_get(&self.session.info(), &t)),
-            ));
-        }
-        let Some((_, enc)) = &entry.poll_request else {
-            return;
-        };
-        let id = self.reqs.alloc_id();
-        let body = enc.body(Some(id));
-        let headers = enc.headers.clone();
         entry.poll.last_sent = Some(now);
-        self.track(now, id, Purpose::Get(t), body, headers);
+        let slot = entry.slot;
+        if self.keeps_poll() {
+            return self.pool.backlog.push_due(slot);
+        }
+        let tx = self.open_get(now, t);
+        self.out.push_back(Output::Transmit(tx));
+    }
+
+    /// Opens a status request for task `t`: its transmission, to be encoded when handed out.
+    pub(crate) fn open_get(&mut self, now: Millis, t: String) -> Transmit {
+        let id = self.reqs.alloc_id();
+        self.open(now, id, Purpose::Get(t), String::new(), Vec::new())
+    }
+
+    /// A transmission about to be handed to the driver, its status request encoded now when it
+    /// was left unencoded. `None` when there is nothing to send: the request is over, or its
+    /// session is gone (it is then sent again in the new one).
+    pub(crate) fn encode_poll(&mut self, now: Millis, mut t: Transmit) -> Option<Transmit> {
+        if !t.body.is_empty() {
+            return Some(t);
+        }
+        let n = self.reqs.id_of(t.key)?;
+        let p = self.reqs.get(n)?;
+        if p.epoch != self.session.epoch() {
+            self.session_lost(now, n);
+            return None;
+        }
+        let (Purpose::Get(task_id), Some(codec)) = (&p.purpose, self.session.codec_any()) else {
+            return Some(t);
+        };
+        let epoch = self.session.epoch();
+        if self
+            .poll_template
+            .as_ref()
+            .is_none_or(|tpl| tpl.epoch != epoch)
+        {
+            self.poll_template = PollTemplate::new(epoch, codec, &self.session.info());
+        }
+        (t.body, t.headers) = match &self.poll_template {
+            Some(tpl) => tpl.fill(n, task_id),
+            None => {
+                let enc = Encoded::new(codec.build_get(&self.session.info(), task_id));
+                (enc.body(Some(n)), enc.headers)
+            }
+        };
+        Some(t)
     }
 
     /// Transmits a request (or, when the dialect built a notification, a one-way message).
     /// Returns the JSON-RPC id of a request.
     pub(crate) fn send(&mut self, now: Millis, p: Purpose, out: Outgoing) -> Option<ReqId> {
-        let enc = Encoded::new(out);
-        self.send_encoded(now, p, &enc)
-    }
-
-    /// [`Engine::send`] for an already-encoded request.
-    pub(crate) fn send_encoded(&mut self, now: Millis, p: Purpose, enc: &Encoded) -> Option<ReqId> {
-        let headers = enc.headers.clone();
+        let mut enc = Encoded::new(out);
+        let headers = std::mem::take(&mut enc.headers);
         if !enc.expects_response {
             let key = self.reqs.key();
             let body = enc.body(None);
@@ -293,19 +414,20 @@ impl Engine {
         }
         let id = self.reqs.alloc_id();
         let body = enc.body(Some(id));
-        self.track(now, id, p, body, headers);
+        let tx = self.open(now, id, p, body, headers);
+        self.out.push_back(Output::Transmit(tx));
         Some(id)
     }
 
-    /// Registers a request being transmitted: pending entry, timeout, transmission.
-    fn track(
+    /// Registers a request being transmitted (pending entry, timeout): its transmission.
+    fn open(
         &mut self,
         now: Millis,
         id: ReqId,
         p: Purpose,
         body: String,
         headers: Vec<(String, String)>,
-    ) {
+    ) -> Transmit {
         let key = self.reqs.key();
         // A finished task's result answers at once: it times out like any request.
         let times_out = match &p {
@@ -316,12 +438,12 @@ impl Engine {
         self.on_sent(&p, id, now);
         let (epoch, sessioned) = (self.session.epoch(), self.session.session_id().is_some());
         self.reqs.open(id, p, key, (epoch, sessioned), timeout_at);
-        self.out.push_back(Output::Transmit(Transmit {
+        Transmit {
             key,
             body,
             headers,
             one_way: false,
-        }));
+        }
     }
 
     /// Transmits a ready-made one-way message (a response to the server).
@@ -407,6 +529,35 @@ impl Engine {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Every dialect's status request, filled in from the session's template, is the request the
+    /// dialect builds for the task (ids with quotes, escapes and non-ASCII included).
+    #[test]
+    fn a_filled_template_is_the_request_built_for_the_task() {
+        use crate::protocol::dialect::codec;
+        use crate::protocol::model::Dialect;
+        let (info, caps) = (
+            json!({"name": "c", "version": "1"}),
+            json!({"elicitation": {}}),
+        );
+        let s = SessionInfo {
+            protocol_version: "2025-11-25",
+            client_info: &info,
+            client_capabilities: &caps,
+            session_id: Some("s-1"),
+        };
+        for d in [Dialect::Legacy, Dialect::Modern, Dialect::Draft] {
+            let tpl = PollTemplate::new(1, codec(d), &s);
+            let Some(tpl) = tpl else {
+                panic!("{d:?}: no template");
+            };
+            for task_id in ["t-1", "a\"b\\c", "ünï\u{1}\n", ""] {
+                let direct = Encoded::new(codec(d).build_get(&s, task_id));
+                let want = (direct.body(Some(ReqId(7))), direct.headers);
+                assert_eq!(tpl.fill(ReqId(7), task_id), want, "{d:?} {task_id:?}");
+            }
+        }
+    }
 
     #[test]
     fn encoded_bodies_are_the_messages() {

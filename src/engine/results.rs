@@ -109,7 +109,8 @@ impl Engine {
                 None
             }
             Some(TaskStatus::Failed) => {
-                e.outcome.get_or_insert(Outcome::Error { error });
+                e.outcome
+                    .get_or_insert_with(|| Box::new(Outcome::Error { error }));
                 None
             }
             Some(_) => None,

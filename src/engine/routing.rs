@@ -238,7 +238,7 @@ impl Engine {
     }
 
     /// The session behind a request is gone: start over and send the request again later.
-    fn session_lost(&mut self, now: Millis, n: ReqId) {
+    pub(crate) fn session_lost(&mut self, now: Millis, n: ReqId) {
         let Some(p) = self.take_pending(n) else {
             return;
         };

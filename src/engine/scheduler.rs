@@ -65,76 +65,161 @@ pub(crate) enum Timer {
     Resume(ReqId),
 }
 
+/// A [`Timer`] other than a stream's resumption: what the queue and the map hold, in 8 bytes
+/// (ordered as its timer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+enum Key {
+    Task(TaskTimer, Slot),
+    Connect,
+    Listen,
+    Hold,
+    Tools,
+}
+
+impl Key {
+    /// The key of `timer`, or the request whose stream it resumes.
+    fn of(timer: Timer) -> Result<Key, ReqId> {
+        Ok(match timer {
+            Timer::Task(kind, slot) => Key::Task(kind, slot),
+            Timer::Connect => Key::Connect,
+            Timer::Listen => Key::Listen,
+            Timer::Hold => Key::Hold,
+            Timer::Tools => Key::Tools,
+            Timer::Resume(n) => return Err(n),
+        })
+    }
+
+    fn timer(self) -> Timer {
+        match self {
+            Key::Task(kind, slot) => Timer::Task(kind, slot),
+            Key::Connect => Timer::Connect,
+            Key::Listen => Timer::Listen,
+            Key::Hold => Timer::Hold,
+            Key::Tools => Timer::Tools,
+        }
+    }
+}
+
 /// Timers ordered by due time; setting a timer again moves it.
 ///
 /// A binary heap with lazy deletion (far less wasm than a `BTreeSet`): setting or clearing a
 /// timer leaves its old entry behind, dropped once it reaches the top, or all at once when stale
 /// entries outnumber live ones. The top entry is always live, so [`Timers::next`] is exact.
+/// Streams' resumptions (few, and keyed by a request id too wide for a key) wait in a list
+/// beside it.
 #[derive(Debug, Default)]
 pub(crate) struct Timers {
-    queue: BinaryHeap<Reverse<(Millis, Timer)>>,
-    due: HashMap<Timer, Millis, IdHash>,
+    queue: BinaryHeap<Reverse<(Millis, Key)>>,
+    due: HashMap<Key, Millis, IdHash>,
+    resumes: Vec<(ReqId, Millis)>,
 }
 
 impl Timers {
     pub(crate) fn set(&mut self, timer: Timer, at: Millis) {
-        self.due.insert(timer, at);
-        self.queue.push(Reverse((at, timer)));
-        self.tidy();
+        match Key::of(timer) {
+            Ok(key) => {
+                self.due.insert(key, at);
+                self.queue.push(Reverse((at, key)));
+                self.tidy();
+            }
+            Err(n) => {
+                self.drop_resume(n);
+                self.resumes.push((n, at));
+            }
+        }
     }
 
     /// Sets the timer unless it is already due earlier.
     pub(crate) fn set_earlier(&mut self, timer: Timer, at: Millis) {
-        match self.due.get(&timer) {
-            Some(&old) if old <= at => {}
+        match self.get(&timer) {
+            Some(old) if old <= at => {}
             _ => self.set(timer, at),
         }
     }
 
     pub(crate) fn clear(&mut self, timer: &Timer) {
-        if self.due.remove(timer).is_some() {
-            self.tidy();
+        match Key::of(*timer) {
+            Ok(key) => {
+                if self.due.remove(&key).is_some() {
+                    self.tidy();
+                }
+            }
+            Err(n) => self.drop_resume(n),
+        }
+    }
+
+    fn drop_resume(&mut self, n: ReqId) {
+        if let Some(i) = self.resumes.iter().position(|(r, _)| *r == n) {
+            self.resumes.swap_remove(i);
         }
     }
 
     pub(crate) fn get(&self, timer: &Timer) -> Option<Millis> {
-        self.due.get(timer).copied()
+        match Key::of(*timer) {
+            Ok(key) => self.due.get(&key).copied(),
+            Err(n) => self
+                .resumes
+                .iter()
+                .find(|(r, _)| *r == n)
+                .map(|(_, at)| *at),
+        }
+    }
+
+    /// The earliest resumption: (due time, request).
+    fn first_resume(&self) -> Option<(Millis, ReqId)> {
+        self.resumes.iter().map(|(n, at)| (*at, *n)).min()
     }
 
     /// The earliest due time.
     pub(crate) fn next(&self) -> Option<Millis> {
-        self.queue.peek().map(|Reverse((at, _))| *at)
+        let queued = self.queue.peek().map(|Reverse((at, _))| *at);
+        let resume = self.first_resume().map(|(at, _)| at);
+        match (queued, resume) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
-    /// Removes and returns one timer due at or before `now`.
+    /// Removes and returns one timer due at or before `now` (at the same time, a resumption
+    /// comes last, as [`Timer`] orders).
     pub(crate) fn pop_due(&mut self, now: Millis) -> Option<Timer> {
-        let Reverse((at, timer)) = *self.queue.peek()?;
-        if at > now {
-            return None;
+        let queued = self.queue.peek().map(|Reverse(top)| *top);
+        match (queued, self.first_resume()) {
+            (Some((at, key)), resume) if at <= now && resume.is_none_or(|(r, _)| at <= r) => {
+                self.queue.pop();
+                self.due.remove(&key);
+                self.tidy();
+                Some(key.timer())
+            }
+            (_, Some((at, n))) if at <= now => {
+                self.drop_resume(n);
+                Some(Timer::Resume(n))
+            }
+            _ => None,
         }
-        self.queue.pop();
-        self.due.remove(&timer);
-        self.tidy();
-        Some(timer)
     }
 
     /// The timers due before `before`, in no particular order.
     pub(crate) fn due_before(&self, before: Millis) -> Vec<Timer> {
-        self.due
-            .iter()
+        let mut due: Vec<Timer> = (self.due.iter())
             .filter(|(_, at)| **at < before)
-            .map(|(t, _)| *t)
-            .collect()
+            .map(|(k, _)| k.timer())
+            .collect();
+        for (n, at) in &self.resumes {
+            if *at < before {
+                due.push(Timer::Resume(*n));
+            }
+        }
+        due
     }
 
     pub(crate) fn clear_all(&mut self) {
-        self.queue.clear();
-        self.due.clear();
+        *self = Timers::default();
     }
 
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        self.due.len()
+        self.due.len() + self.resumes.len()
     }
 
     /// Drops stale entries from the top (a timer set again or cleared since), so the top is a
@@ -143,8 +228,8 @@ impl Timers {
         if self.queue.len() > 2 * self.due.len() + 16 {
             self.queue = self.due.iter().map(|(t, at)| Reverse((*at, *t))).collect();
         }
-        while let Some(Reverse((at, timer))) = self.queue.peek() {
-            if self.due.get(timer) == Some(at) {
+        while let Some(Reverse((at, key))) = self.queue.peek() {
+            if self.due.get(key) == Some(at) {
                 break;
             }
             self.queue.pop();
@@ -295,16 +380,20 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// The heap reads like the ordered set it replaced: a map of live timers, popped in
-        /// (due time, timer) order.
+        /// The heap (and the resumptions beside it) reads like the ordered set it replaced: a
+        /// map of live timers, popped in (due time, timer) order.
         #[test]
         fn timers_behave_like_an_ordered_set(
-            ops in proptest::collection::vec((0u8..4, 0u64..6, 0u64..100), 0..200),
+            ops in proptest::collection::vec((0u8..4, 0u32..6, 0u64..100), 0..200),
         ) {
             let mut t = Timers::default();
             let mut model: std::collections::BTreeMap<Timer, Millis> = Default::default();
             for (op, slot, at) in ops {
-                let timer = Timer::Task(TaskTimer::Poll, Slot(slot));
+                // Two of the six are streams' resumptions (kept beside the queue).
+                let timer = match slot {
+                    4.. => Timer::Resume(ReqId(i64::from(slot))),
+                    _ => Timer::Task(TaskTimer::Poll, Slot(slot)),
+                };
                 match op {
                     0 => {
                         t.set(timer, at);

@@ -112,9 +112,9 @@ impl Engine {
     /// A tracked task's state, for persisting (`None` until the server said anything about it).
     pub fn export_task(&self, task_id: &str) -> Option<TaskSnapshot> {
         let e = self.tasks.get(task_id)?;
-        let mut task = e.snapshot.clone()?;
+        let mut task = e.snapshot.as_ref()?.task(task_id);
         if task.outcome.is_none() {
-            task.outcome = e.outcome.clone();
+            task.outcome = e.outcome.as_deref().cloned();
         }
         let mut input_keys: Vec<String> = e.input_keys.iter().cloned().collect();
         input_keys.sort_unstable();

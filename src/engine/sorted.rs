@@ -4,6 +4,9 @@
 
 use serde::{Serialize, Serializer};
 
+/// Entries up to which a collection grows one at a time (beyond, it doubles as a `Vec` does).
+const SMALL: usize = 4;
+
 /// A map from `K` to `V` in ascending key order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SortedMap<K, V>(Vec<(K, V)>);
@@ -24,6 +27,10 @@ impl<K: Ord, V> SortedMap<K, V> {
         match self.find(&k) {
             Ok(at) => self.0.get_mut(at).map(|e| std::mem::replace(&mut e.1, v)),
             Err(at) => {
+                if self.0.len() < SMALL {
+                    // Most hold one or two entries: no spare room while small.
+                    self.0.reserve_exact(1);
+                }
                 // `find` gives an index in `0..=len`, where `Vec::insert` cannot fail.
                 self.0.insert(at, (k, v));
                 None

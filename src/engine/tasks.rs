@@ -86,7 +86,7 @@ impl Engine {
     pub(crate) fn subscribe(&mut self, now: Millis, task_id: &str, sub: SubId) {
         let entry = self.task_entry(task_id);
         entry.subs.insert(sub);
-        let snapshot = entry.snapshot.clone();
+        let snapshot = entry.snapshot.as_ref().map(|k| k.task(task_id));
         let terminal = entry.is_terminal();
         let unknown = snapshot.is_none();
         let slot = entry.slot;
@@ -173,14 +173,11 @@ impl Engine {
 
     /// Merges `task` into the task's entry: news other than a poll forgets the poll echo, news
     /// from the server confirms the task. `None` when the task is not tracked.
-    fn merge_snapshot(&mut self, task_id: &str, mut task: Task, src: Source) -> Option<Applied> {
+    fn merge_snapshot(&mut self, task_id: &str, task: Task, src: Source) -> Option<Applied> {
         let entry = self.tasks.get_mut(task_id)?;
         if src != Source::Poll {
             // Other news: an answer like the last poll's may no longer mean "unchanged".
             entry.poll_echo = None;
-        }
-        if task.task_id != task_id {
-            task.task_id = task_id.to_owned();
         }
         if src != Source::Named && entry.phase.confirm() {
             if let Some(n) = entry.origin {
@@ -211,8 +208,8 @@ impl Engine {
         };
         // Clone only when someone will see it (most polls change nothing).
         let shown =
-            (applied.visible_change && !entry.subs.is_empty()) || !snap.input_requests.is_empty();
-        let snapshot = shown.then(|| snap.clone());
+            (applied.visible_change && !entry.subs.is_empty()) || !snap.input_requests().is_empty();
+        let snapshot = shown.then(|| snap.task(task_id));
         let has_subs = !entry.subs.is_empty();
         let subs: Vec<SubId> = if shown {
             entry.subs.iter().copied().collect()
@@ -410,7 +407,7 @@ impl Engine {
             .tasks
             .iter()
             .filter(|(_, e)| !e.subs.is_empty() && !e.is_terminal())
-            .map(|(k, _)| k.clone())
+            .map(|(k, _)| k.to_owned())
             .collect();
         ids.sort_unstable();
         for t in ids {

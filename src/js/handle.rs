@@ -13,6 +13,7 @@ use super::error::{caused, error};
 use super::types::{DoneKind, ErrorKind, Task, TaskDone};
 use super::ClientInner;
 use crate::engine::api::{End, SubId};
+use crate::engine::known::Known;
 use crate::protocol::model;
 
 /// A pending promise's settle functions.
@@ -75,7 +76,8 @@ pub struct HandleState {
     client: Weak<ClientInner>,
     sub: Cell<Option<SubId>>,
     task_id: RefCell<Option<String>>,
-    task: RefCell<Option<model::Task>>,
+    /// The last snapshot, kept compact (its id is `task_id`).
+    task: RefCell<Option<Known>>,
     /// Bumped on every delivered snapshot.
     version: Cell<u64>,
     /// The end record, boxed: most handles wait unfinished, and it is large.
@@ -194,6 +196,13 @@ impl HandleState {
         }
     }
 
+    /// The last snapshot as a task.
+    fn snapshot(&self) -> Option<model::Task> {
+        let id = self.task_id.borrow();
+        let task = self.task.borrow();
+        Some(task.as_ref()?.task(id.as_deref().unwrap_or_default()))
+    }
+
     /// A status snapshot arrived.
     pub fn on_status(self: &Rc<Self>, task: model::Task) {
         if self.done.borrow().is_some() {
@@ -202,7 +211,7 @@ impl HandleState {
         if self.task_id.borrow().is_none() {
             *self.task_id.borrow_mut() = Some(task.task_id.clone());
         }
-        *self.task.borrow_mut() = Some(task.clone());
+        *self.task.borrow_mut() = Some(Known::new(task.clone()));
         let terminal = task.status.is_terminal();
         let js = to_js(&task);
         self.version.set(self.version.get() + 1);
@@ -239,10 +248,10 @@ impl HandleState {
             return None;
         }
         if let End::Finished { task: Some(t), .. } = &end {
-            *self.task.borrow_mut() = Some(t.clone());
+            *self.task.borrow_mut() = Some(Known::new(t.clone()));
         }
+        let last = self.snapshot();
         let task_id = task_id.or_else(|| self.task_id.borrow().clone());
-        let last = self.task.borrow().clone();
         let done = TaskDone::from_end(task_id, end, last);
         if self.task_id.borrow().is_none() {
             self.task_id.borrow_mut().clone_from(&done.task_id);
@@ -315,7 +324,10 @@ impl HandleState {
     fn subscribe(&self, list: &RefCell<Vec<(u32, Function)>>, cb: Function) -> u32 {
         let id = self.next_cb.get();
         self.next_cb.set(id.wrapping_add(1));
-        list.borrow_mut().push((id, cb));
+        let mut list = list.borrow_mut();
+        // Most handles get one callback of a kind: no spare room.
+        list.reserve_exact(1);
+        list.push((id, cb));
         id
     }
 
@@ -379,7 +391,7 @@ impl TaskHandle {
     /// The last known snapshot; `null` before the first one.
     #[wasm_bindgen(getter)]
     pub fn task(&self) -> JsValue {
-        let task = self.st.task.borrow().clone();
+        let task = self.st.snapshot();
         task.map_or(JsValue::NULL, |t| to_js(&t))
     }
 
@@ -403,7 +415,7 @@ impl TaskHandle {
             wasm_bindgen_futures::spawn_local(async move {
                 // Replay only if still subscribed and nothing newer was delivered meanwhile.
                 let live = st.status_cbs.borrow().iter().any(|(i, _)| *i == id);
-                let task = st.task.borrow().clone().map(|t| to_js(&t));
+                let task = st.snapshot().map(|t| to_js(&t));
                 if let (true, true, Some(task)) = (live, st.version.get() == version, task) {
                     call_user(&cb, &task);
                 }
@@ -442,7 +454,7 @@ impl TaskHandle {
     /// Every snapshot from now on (starting with the current one), ending when the handle ends.
     pub fn updates(&self) -> TaskUpdates {
         let it = Rc::new(IterState::default());
-        if let Some(t) = self.st.task.borrow().clone() {
+        if let Some(t) = self.st.snapshot() {
             it.push(t);
         }
         if self.st.done.borrow().is_some() {

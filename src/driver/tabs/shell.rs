@@ -315,7 +315,7 @@ impl Requestor for View<'_> {
         self.coord.list_tools(now)
     }
     fn task(&self, task_id: &str) -> Option<Task> {
-        let from_engine = (self.driver.as_ref()).and_then(|d| d.read(|e| e.task(task_id).cloned()));
+        let from_engine = (self.driver.as_ref()).and_then(|d| d.read(|e| e.task(task_id)));
         from_engine.or_else(|| self.coord.task(task_id).cloned())
     }
     fn dialect(&self) -> Option<Dialect> {

@@ -9,11 +9,30 @@ pub(crate) struct Counting;
 
 thread_local! {
     static LIVE: Cell<isize> = const { Cell::new(0) };
+    /// The most `LIVE` was since the last [`peak_from_here`].
+    static PEAK: Cell<isize> = const { Cell::new(0) };
 }
 
 fn add(n: isize) {
-    // `try_with`: the thread's counter may already be gone while the thread ends.
-    let _ = LIVE.try_with(|c| c.set(c.get() + n));
+    // `try_with`: the thread's counters may already be gone while the thread ends.
+    let _ = LIVE.try_with(|c| {
+        let live = c.get() + n;
+        c.set(live);
+        let _ = PEAK.try_with(|p| p.set(p.get().max(live)));
+    });
+}
+
+/// Starts watching the peak: [`peak_above`] then tells how far above today's live bytes this
+/// thread's heap went.
+pub(crate) fn peak_from_here() -> isize {
+    let live = LIVE.with(Cell::get);
+    PEAK.with(|p| p.set(live));
+    live
+}
+
+/// How far this thread's heap peaked above `base` (from [`peak_from_here`]).
+pub(crate) fn peak_above(base: isize) -> usize {
+    usize::try_from(PEAK.with(Cell::get) - base).unwrap_or(0)
 }
 
 // SAFETY: every call is passed on to `System` unchanged; the counting touches no allocation.

@@ -117,3 +117,49 @@ fn a_kept_poll_times_out_from_when_it_goes_out() {
         "timed out: {aborted:?}"
     );
 }
+
+/// Ten thousand polls due at once while the browser holds its fill: each waits in the engine as
+/// its task's slot, not as a request (no id, no pending entry, no body), and every task's poll
+/// goes out in its turn.
+#[test]
+fn due_polls_wait_as_slots_and_all_go_out() {
+    const TASKS: usize = 10_000;
+    let mut e = modern_engine(Config::default(), 3);
+    for i in 0..TASKS {
+        e.watch(T0, &format!("t{i}"));
+    }
+    let mut now = T0;
+    let mut polled = std::collections::HashSet::new();
+    for round in 0..TASKS {
+        let mut sent = Vec::new();
+        while let Some(out) = Some(e.poll_output(now)).filter(|o| !matches!(o, Output::Wake(_))) {
+            if let Output::Transmit(t) = out {
+                let id = t
+                    .body
+                    .split("\"taskId\":\"")
+                    .nth(1)
+                    .and_then(|r| r.split('"').next());
+                polled.extend(id.map(str::to_owned));
+                sent.push(t.key);
+            }
+        }
+        assert!(sent.len() <= HANDED_CAP, "handed {}", sent.len());
+        if round == 0 {
+            // Requests: those handed, and those made before the first poll had to wait.
+            assert_eq!(e.pool.backlog.len(), TASKS - sent.len());
+            assert!(
+                e.reqs.len() <= 2 * HANDED_CAP,
+                "{} requests open",
+                e.reqs.len()
+            );
+        }
+        if polled.len() == TASKS {
+            return;
+        }
+        now += 10;
+        for key in sent {
+            e.handle_input(now, Input::Ended { key });
+        }
+    }
+    panic!("polled {} of {TASKS} tasks", polled.len());
+}
