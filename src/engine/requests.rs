@@ -258,7 +258,7 @@ fn split_at(text: &str, id: &str) -> Option<Vec<Box<str>>> {
 
 /// The pieces with `id` between each two.
 fn join(pieces: &[Box<str>], id: &str) -> String {
-    let mut out = String::new();
+    let mut out = String::with_capacity(pieces.iter().map(|p| p.len() + id.len()).sum());
     for (i, piece) in pieces.iter().enumerate() {
         if i > 0 {
             out.push_str(id);
@@ -270,6 +270,14 @@ fn join(pieces: &[Box<str>], id: &str) -> String {
 
 /// `text` as a JSON string.
 fn quoted(text: &str) -> String {
+    // Plain text (no quote, backslash or control character) is quoted as it is.
+    if text.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        let mut q = String::with_capacity(text.len() + 2);
+        q.push('"');
+        q.push_str(text);
+        q.push('"');
+        return q;
+    }
     // Serializing a `str` cannot fail.
     serde_json::to_string(text).unwrap_or_default()
 }
