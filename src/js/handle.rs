@@ -211,7 +211,6 @@ impl HandleState {
         if self.task_id.borrow().is_none() {
             *self.task_id.borrow_mut() = Some(task.task_id.clone());
         }
-        *self.task.borrow_mut() = Some(Known::new(task.clone()));
         let terminal = task.status.is_terminal();
         let js = to_js(&task);
         self.version.set(self.version.get() + 1);
@@ -226,6 +225,8 @@ impl HandleState {
                 }
             }
         }
+        // Kept before any callback runs (promise reactions above run later, as microtasks).
+        *self.task.borrow_mut() = Some(Known::new(task));
         let cbs: Vec<Function> = self
             .status_cbs
             .borrow()
