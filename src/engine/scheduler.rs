@@ -350,9 +350,11 @@ pub(crate) fn error_delay(
         .max(retry_after.unwrap_or(0))
 }
 
-/// After a push: the next poll only as a safety net.
+/// After a push: the next poll only as a safety net, a tenth later than the longest gap: a server
+/// that pushes every 20 s (its interval, or our cap) has its next push in before the poll is due.
 pub(crate) fn safety_delay(server_interval: Option<Millis>, visible: bool) -> Millis {
-    cap(visible, server_interval)
+    let gap = cap(visible, server_interval);
+    gap.saturating_add(gap / 10)
 }
 
 #[cfg(test)]
@@ -464,7 +466,7 @@ mod tests {
             assert!(error_delay(&mut rng, 1, None, Some(4_000)) >= 4_000);
             assert!(error_delay(&mut rng, 1_000, None, None) <= 45_000);
         }
-        assert_eq!(safety_delay(None, true), 20_000);
-        assert_eq!(safety_delay(Some(90_000), false), 90_000);
+        assert_eq!(safety_delay(None, true), 22_000);
+        assert_eq!(safety_delay(Some(90_000), false), 99_000);
     }
 }
