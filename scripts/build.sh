@@ -21,7 +21,8 @@ fi
 
 # Two builds of one crate: the full package in pkg/ (every feature) and the core build in pkg/core/
 # (`--no-default-features`: no tab coordination / persistence, no OAuth).
-# cargo keeps both artifacts (features are part of their hash); each is copied out after its build.
+# They share cargo's output file (a cdylib's name carries no feature hash), so each is copied out after its build
+# and the crate is rebuilt for each in turn.
 build() { # <out file> <cargo feature args...>
   local out=$1
   shift
