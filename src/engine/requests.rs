@@ -202,7 +202,7 @@ impl PollTemplate {
     fn new(epoch: u64, codec: &dyn Codec, s: &SessionInfo) -> Option<PollTemplate> {
         let a = Encoded::new(codec.build_get(s, PROBE_A));
         let b = Encoded::new(codec.build_get(s, PROBE_B));
-        let pieces = split_at(&a.params, &quoted(PROBE_A))?;
+        let pieces: Vec<Box<str>> = a.params.split(&*quoted(PROBE_A)).map(Box::from).collect();
         let (ea, eb) = (encode_value(PROBE_A), encode_value(PROBE_B));
         let mut id_headers = Vec::new();
         for (i, (ha, hb)) in a.headers.iter().zip(&b.headers).enumerate() {
@@ -236,24 +236,6 @@ impl PollTemplate {
         }
         (self.enc.body_with(Some(id), &params), headers)
     }
-}
-
-/// `text` split around each occurrence of `id` (a quoted JSON string: it starts and ends on a
-/// character boundary).
-fn split_at(text: &str, id: &str) -> Option<Vec<Box<str>>> {
-    let (t, p) = (text.as_bytes(), id.as_bytes());
-    let (mut pieces, mut start, mut i) = (Vec::new(), 0, 0);
-    while i + p.len() <= t.len() {
-        if t.get(i..i + p.len()) == Some(p) {
-            pieces.push(Box::from(text.get(start..i)?));
-            i += p.len();
-            start = i;
-        } else {
-            i += 1;
-        }
-    }
-    pieces.push(Box::from(text.get(start..)?));
-    Some(pieces)
 }
 
 /// The pieces with `id` between each two.

@@ -281,10 +281,11 @@ fn auth(
 /// The core build has no OAuth: the `auth` option is refused with where to find it.
 #[cfg(not(feature = "oauth"))]
 fn auth(o: &JsValue, _: &str, _: &str, base: HeaderSource) -> Result<HeaderSource, String> {
-    match get(o, "auth").is_undefined() || get(o, "auth").is_null() {
-        true => Ok(base),
-        false => Err("auth (OAuth) needs the full build: import from \"mcp-task-client\" (not \"mcp-task-client/core\")".into()),
+    let a = get(o, "auth");
+    if a.is_undefined() || a.is_null() {
+        return Ok(base);
     }
+    Err("auth (OAuth) needs the full build: import from \"mcp-task-client\" (not \"mcp-task-client/core\")".into())
 }
 
 /// Reads `CallOptions` (`ttlMs`, `keepAliveMs`, `task`, `deleteOnDone`, `signal`).

@@ -31,19 +31,4 @@ impl Scope {
             key,
         }
     }
-
-    #[cfg(feature = "tabs")]
-    pub(super) fn task_prefix(&self) -> String {
-        format!("task|{}|", self.key)
-    }
-
-    #[cfg(feature = "tabs")]
-    pub(super) fn task_key(&self, task_id: &str) -> String {
-        format!("{}{task_id}", self.task_prefix())
-    }
-
-    #[cfg(feature = "tabs")]
-    pub(super) fn session_key(&self) -> String {
-        format!("session|{}", self.key)
-    }
 }

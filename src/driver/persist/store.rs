@@ -20,6 +20,21 @@ use crate::engine::snapshot::{SessionSnapshot, TaskSnapshot};
 use crate::engine::sorted::SortedSet;
 use crate::protocol::model::{Dialect, TaskStatus};
 
+/// The keys of a scope's records.
+impl Scope {
+    fn task_prefix(&self) -> String {
+        format!("task|{}|", self.key)
+    }
+
+    fn task_key(&self, task_id: &str) -> String {
+        format!("{}{task_id}", self.task_prefix())
+    }
+
+    fn session_key(&self) -> String {
+        format!("session|{}", self.key)
+    }
+}
+
 /// One tracked task.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]

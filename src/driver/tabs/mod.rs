@@ -131,11 +131,10 @@ impl Link {
         host: Host,
     ) -> Result<Link, ClientError> {
         match shared {
-            None => Driver::connect(opts, host).await.map(Link::Solo),
             #[cfg(feature = "tabs")]
             Some(s) => Ok(Link::Shared(Tab::start(opts, s, host).await)),
-            #[cfg(not(feature = "tabs"))]
-            Some(_) => Driver::connect(opts, host).await.map(Link::Solo),
+            // Without the feature the options never ask for sharing (`SharedOptions::from_js`).
+            _ => Driver::connect(opts, host).await.map(Link::Solo),
         }
     }
 
