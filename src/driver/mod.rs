@@ -27,6 +27,7 @@ use std::rc::{Rc, Weak};
 use js_sys::Function;
 
 use crate::engine::api::{ClientError, Config, ErrorKind, Event, Input, Output};
+use crate::engine::known::Known;
 use crate::engine::Engine;
 
 pub use headers::HeaderSource;
@@ -168,6 +169,11 @@ impl Driver {
     /// Reads engine state without side effects.
     pub fn read<R>(&self, f: impl FnOnce(&Engine) -> R) -> R {
         f(&self.0.st.borrow().engine)
+    }
+
+    /// The id and snapshot of a task the engine tracks, shared (`None` while the engine is busy).
+    pub(crate) fn known(&self, task_id: &str) -> Option<(Rc<str>, Rc<Known>)> {
+        self.0.st.try_borrow().ok()?.engine.known(task_id)
     }
 
     /// Whether `close` was called.

@@ -7,6 +7,7 @@ use crate::protocol::model::{Outcome, Task, TaskStatus};
 
 use super::api::{ClientError, End, ErrorKind, Millis};
 use super::ids::ReqId;
+use super::known::Known;
 use super::phase::Phase;
 use super::requests::{Failure, Purpose};
 use super::scheduler::{self, TaskTimer, Timer};
@@ -221,7 +222,7 @@ impl Engine {
             return;
         };
         if let Some(snap) = entry.snapshot.as_mut() {
-            snap.keep_outcome(entry.outcome.as_deref());
+            Known::keep_outcome(snap, task_id, entry.outcome.as_deref());
         }
         let end = match &entry.phase {
             Phase::Ended { error: Some(error) } => End::Failed {

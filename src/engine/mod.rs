@@ -358,6 +358,14 @@ impl Engine {
         Some(self.tasks.get(task_id)?.snapshot.as_ref()?.task(task_id))
     }
 
+    /// The id and latest snapshot of a task the engine tracks, as the engine keeps them (shared,
+    /// not copied: a host showing them keeps no copy of its own).
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+    pub(crate) fn known(&self, task_id: &str) -> Option<(Rc<str>, Rc<known::Known>)> {
+        let snapshot = self.tasks.get(task_id)?.snapshot.clone()?;
+        Some((self.tasks.id(task_id)?, snapshot))
+    }
+
     /// The negotiated dialect, once known.
     pub fn dialect(&self) -> Option<Dialect> {
         self.session.dialect()

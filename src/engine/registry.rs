@@ -23,8 +23,9 @@ use super::sorted::SortedSet;
 pub(crate) struct TaskEntry {
     /// The entry's number (its timers are keyed by it).
     pub(crate) slot: Slot,
-    /// Latest snapshot (`None` until the server said anything about it).
-    pub(crate) snapshot: Option<Known>,
+    /// Latest snapshot (`None` until the server said anything about it), shared with the
+    /// handles that show it.
+    pub(crate) snapshot: Option<Rc<Known>>,
     /// Subscribers still waiting for `Done`.
     pub(crate) subs: SortedSet<SubId>,
     /// Where the task stands in its life.
@@ -57,7 +58,7 @@ impl TaskEntry {
     }
 
     pub(crate) fn server_interval(&self) -> Option<Millis> {
-        self.snapshot.as_ref().and_then(|t| t.poll_interval_ms)
+        self.snapshot.as_ref().and_then(|t| t.poll_interval_ms())
     }
 }
 
@@ -90,20 +91,21 @@ pub(crate) fn apply(entry: &mut TaskEntry, mut new: Task) -> Applied {
         transition: (from != Some(new.status)).then_some((from, new.status)),
         visible_change: old.is_none_or(|o| o.differs(&new)),
     };
-    if old.is_none_or(|o| o.created_at != new.created_at || o.ttl_ms != new.ttl_ms) {
+    if old.is_none_or(|o| o.created_millis() != new.created_millis() || o.ttl_ms() != new.ttl_ms())
+    {
         entry.deadline = deadline(&new);
     }
     if new.status.is_terminal() {
         entry.phase.end();
     }
-    entry.snapshot = Some(new);
+    entry.snapshot = Some(Rc::new(new));
     applied
 }
 
 /// createdAt + ttl when both are known (draft tasks carry no createdAt: no deadline).
 fn deadline(t: &Known) -> Option<Millis> {
-    let created = t.created_at.as_ref()?.millis()?;
-    created.checked_add(t.ttl_ms?)
+    let created = t.created_millis()?;
+    created.checked_add(t.ttl_ms()?)
 }
 
 /// The tracked tasks by id, each with a slot of its own: the small number its timers are keyed
@@ -239,7 +241,7 @@ mod tests {
         let snap = e
             .snapshot
             .as_ref()
-            .map(|t| (t.poll_interval_ms, t.task("t1").created_at));
+            .map(|t| (t.poll_interval_ms(), t.task("t1").created_at));
         assert_eq!(
             snap,
             Some((Some(3_000), Some("2025-01-01T00:00:00Z".into())))

@@ -71,19 +71,25 @@ impl Drop for SignalHook {
     }
 }
 
+/// The bit marking an `onDone` callback's id.
+const DONE: u32 = 1 << 31;
+
 /// The shared state behind a `TaskHandle` (every JS wrapper of one subscription points here).
 pub struct HandleState {
     client: Weak<ClientInner>,
     sub: Cell<Option<SubId>>,
-    task_id: RefCell<Option<String>>,
-    /// The last snapshot, kept compact (its id is `task_id`).
-    task: RefCell<Option<Known>>,
+    /// The task's id: the engine's own where it runs here.
+    task_id: RefCell<Option<Rc<str>>>,
+    /// The last snapshot, kept compact (its id is `task_id`): the engine's own where it runs
+    /// here.
+    task: RefCell<Option<Rc<Known>>>,
     /// Bumped on every delivered snapshot.
-    version: Cell<u64>,
+    version: Cell<u32>,
     /// The end record, boxed: most handles wait unfinished, and it is large.
     done: RefCell<Option<Box<TaskDone>>>,
-    status_cbs: RefCell<Vec<(u32, Function)>>,
-    done_cbs: RefCell<Vec<(u32, Function)>>,
+    /// `onStatus` and `onDone` callbacks by id (an `onDone` one's has [`DONE`] set), in one list:
+    /// most handles have one callback.
+    cbs: RefCell<Vec<(u32, Function)>>,
     next_cb: Cell<u32>,
     first: RefCell<Option<Settle>>,
     /// What only some handles use, allocated on first use: most handles only wait.
@@ -105,12 +111,11 @@ impl HandleState {
         Rc::new(Self {
             client,
             sub: Cell::new(None),
-            task_id: RefCell::new(task_id),
+            task_id: RefCell::new(task_id.map(Rc::from)),
             task: RefCell::new(None),
             version: Cell::new(0),
             done: RefCell::new(None),
-            status_cbs: RefCell::new(Vec::new()),
-            done_cbs: RefCell::new(Vec::new()),
+            cbs: RefCell::new(Vec::new()),
             next_cb: Cell::new(1),
             first: RefCell::new(None),
             extras: RefCell::new(None),
@@ -208,12 +213,9 @@ impl HandleState {
         if self.done.borrow().is_some() {
             return;
         }
-        if self.task_id.borrow().is_none() {
-            *self.task_id.borrow_mut() = Some(task.task_id.clone());
-        }
         let terminal = task.status.is_terminal();
         let js = to_js(&task);
-        self.version.set(self.version.get() + 1);
+        self.version.set(self.version.get().wrapping_add(1));
         if let Some(first) = self.first.borrow_mut().take() {
             resolve(&first, &self.wrapper());
         }
@@ -226,11 +228,18 @@ impl HandleState {
             }
         }
         // Kept before any callback runs (promise reactions above run later, as microtasks).
-        *self.task.borrow_mut() = Some(Known::new(task));
+        let shared = self.client.upgrade().and_then(|c| c.driver());
+        let (id, known) = match shared.and_then(|d| d.known(&task.task_id)) {
+            Some(shared) => shared,
+            None => (Rc::from(task.task_id.as_str()), Rc::new(Known::new(task))),
+        };
+        self.task_id.borrow_mut().replace(id);
+        *self.task.borrow_mut() = Some(known);
         let cbs: Vec<Function> = self
-            .status_cbs
+            .cbs
             .borrow()
             .iter()
+            .filter(|(id, _)| id & DONE == 0)
             .map(|(_, f)| f.clone())
             .collect();
         for f in cbs {
@@ -249,13 +258,13 @@ impl HandleState {
             return None;
         }
         if let End::Finished { task: Some(t), .. } = &end {
-            *self.task.borrow_mut() = Some(Known::new(t.clone()));
+            *self.task.borrow_mut() = Some(Rc::new(Known::new(t.clone())));
         }
         let last = self.snapshot();
-        let task_id = task_id.or_else(|| self.task_id.borrow().clone());
+        let task_id = task_id.or_else(|| self.task_id.borrow().as_deref().map(str::to_owned));
         let done = TaskDone::from_end(task_id, end, last);
         if self.task_id.borrow().is_none() {
-            self.task_id.borrow_mut().clone_from(&done.task_id);
+            *self.task_id.borrow_mut() = done.task_id.as_deref().map(Rc::from);
         }
         *self.done.borrow_mut() = Some(Box::new(done.clone()));
         self.release_signal();
@@ -279,9 +288,9 @@ impl HandleState {
             it.finish();
         }
         let js = to_js(&done);
-        self.status_cbs.borrow_mut().clear();
-        for (_, f) in std::mem::take(&mut *self.done_cbs.borrow_mut()) {
-            call_user(&f, &js);
+        let cbs = std::mem::take(&mut *self.cbs.borrow_mut());
+        for (_, f) in cbs.iter().filter(|(id, _)| id & DONE != 0) {
+            call_user(f, &js);
         }
         for s in self.take(|e| &mut e.cancels) {
             resolve(&s, &JsValue::UNDEFINED);
@@ -322,10 +331,11 @@ impl HandleState {
         }
     }
 
-    fn subscribe(&self, list: &RefCell<Vec<(u32, Function)>>, cb: Function) -> u32 {
-        let id = self.next_cb.get();
-        self.next_cb.set(id.wrapping_add(1));
-        let mut list = list.borrow_mut();
+    /// Adds a callback (`kind`: 0 or [`DONE`]); returns its id.
+    fn subscribe(&self, kind: u32, cb: Function) -> u32 {
+        let id = self.next_cb.get() | kind;
+        self.next_cb.set(self.next_cb.get().wrapping_add(1) & !DONE);
+        let mut list = self.cbs.borrow_mut();
         // Most handles get one callback of a kind: no spare room.
         list.reserve_exact(1);
         list.push((id, cb));
@@ -336,8 +346,7 @@ impl HandleState {
         let weak = Rc::downgrade(self);
         Closure::<dyn FnMut()>::new(move || {
             if let Some(h) = weak.upgrade() {
-                h.status_cbs.borrow_mut().retain(|(i, _)| *i != id);
-                h.done_cbs.borrow_mut().retain(|(i, _)| *i != id);
+                h.cbs.borrow_mut().retain(|(i, _)| *i != id);
             }
         })
         .into_js_value()
@@ -409,13 +418,13 @@ impl TaskHandle {
         if self.st.done.borrow().is_some() {
             return self.st.off(0);
         }
-        let id = self.st.subscribe(&self.st.status_cbs, cb.clone());
+        let id = self.st.subscribe(0, cb.clone());
         if self.st.task.borrow().is_some() {
             let st = self.st.clone();
             let version = st.version.get();
             wasm_bindgen_futures::spawn_local(async move {
                 // Replay only if still subscribed and nothing newer was delivered meanwhile.
-                let live = st.status_cbs.borrow().iter().any(|(i, _)| *i == id);
+                let live = st.cbs.borrow().iter().any(|(i, _)| *i == id);
                 let task = st.snapshot().map(|t| to_js(&t));
                 if let (true, true, Some(task)) = (live, st.version.get() == version, task) {
                     call_user(&cb, &task);
@@ -434,7 +443,7 @@ impl TaskHandle {
             wasm_bindgen_futures::spawn_local(async move { call_user(&cb, &js) });
             return self.st.off(0);
         }
-        let id = self.st.subscribe(&self.st.done_cbs, cb);
+        let id = self.st.subscribe(DONE, cb);
         self.st.off(id)
     }
 
@@ -483,7 +492,7 @@ impl TaskHandle {
     pub fn delete(&self) -> Promise {
         let id = self.st.task_id.borrow().clone();
         match (id, self.st.client.upgrade()) {
-            (Some(id), Some(c)) => c.delete(id),
+            (Some(id), Some(c)) => c.delete(id.to_string()),
             (None, _) => Promise::reject(&error(ErrorKind::InvalidInput, "no task to delete")),
             (_, None) => Promise::reject(&error(ErrorKind::Closed, "the client is gone")),
         }

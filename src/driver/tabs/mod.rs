@@ -26,7 +26,10 @@ pub mod wire;
 use js_sys::Reflect;
 use wasm_bindgen::prelude::*;
 
+use std::rc::Rc;
+
 use crate::engine::api::ClientError;
+use crate::engine::known::Known;
 
 use super::{Driver, DriverOptions, Host};
 
@@ -162,6 +165,16 @@ impl Link {
             Link::Solo(d) => d.read(|e| f(e)),
             #[cfg(feature = "tabs")]
             Link::Shared(t) => t.read(f),
+        }
+    }
+
+    /// The engine's id and snapshot of a task, shared, where this tab's own engine runs it (a tab of a
+    /// shared scope keeps copies of its own).
+    pub(crate) fn known(&self, task_id: &str) -> Option<(Rc<str>, Rc<Known>)> {
+        match self {
+            Link::Solo(d) => d.known(task_id),
+            #[cfg(feature = "tabs")]
+            Link::Shared(_) => None,
         }
     }
 

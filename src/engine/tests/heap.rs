@@ -75,3 +75,24 @@ fn creating_ten_thousand_tasks_peaks_at_what_they_keep() {
         "peak {engine_peak} B per task, keeps {kept} B"
     );
 }
+
+/// A host showing a task's snapshot shares the engine's (no copy per handle), and a new snapshot
+/// replaces it without touching the one shared before.
+#[test]
+fn a_host_shares_the_engines_snapshot() {
+    let mut h = Harness::new(DialectChoice::Legacy, Dialect::Legacy, 3);
+    let sub = h.call("job", json!({ "ms": 60_000, "interval": 1_000 }));
+    h.run_for(500);
+    let id = h.task_of(sub).expect("a task");
+    let (shown_id, shown) = h.engine.known(&id).expect("a snapshot");
+    let (again_id, again) = h.engine.known(&id).expect("a snapshot");
+    assert!(std::rc::Rc::ptr_eq(&shown, &again), "one snapshot, shared");
+    assert!(std::rc::Rc::ptr_eq(&shown_id, &again_id), "one id, shared");
+    assert_eq!(&*shown_id, id);
+    assert_eq!(Some(shown.task(&id)), h.engine.task(&id));
+    let before = shown.task(&id);
+    h.run_for(3_000);
+    let (_, latest) = h.engine.known(&id).expect("a snapshot");
+    assert_eq!(shown.task(&id), before, "what a host holds stays as it was");
+    assert_eq!(Some(latest.task(&id)), h.engine.task(&id));
+}
