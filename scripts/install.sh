@@ -11,7 +11,7 @@ export PATH="$HOME/.cargo/bin:$PATH"
 if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   log "adding the wasm32-unknown-unknown target"; rustup target add wasm32-unknown-unknown
 fi
-for c in rustfmt clippy; do
+for c in rustfmt clippy rust-src; do # rust-src: std rebuilt for size in scripts/build.sh
   rustup component list --installed | grep -q "^$c" || rustup component add "$c"
 done
 
