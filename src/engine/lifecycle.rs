@@ -287,7 +287,7 @@ impl Engine {
         let Some(e) = self.tasks.get_mut(task_id) else {
             return;
         };
-        if e.is_terminal() || e.deadline.is_none_or(|d| d > now) {
+        if e.is_terminal() || e.deadline.get().is_none_or(|d| d > now) {
             return;
         }
         if matches!(e.phase, Phase::LastPoll { .. }) {

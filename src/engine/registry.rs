@@ -15,7 +15,7 @@ use super::echo::PollEcho;
 use super::fetch::ResultFetch;
 use super::hash::IdHash;
 use super::phase::Phase;
-use super::scheduler::PollState;
+use super::scheduler::{MaybeAt, PollState};
 use super::sorted::SortedSet;
 
 /// One tracked task.
@@ -43,7 +43,7 @@ pub(crate) struct TaskEntry {
     /// Modern `inputRequests` keys already surfaced to the host (each surfaced once).
     pub(crate) input_keys: SortedSet<String>,
     /// createdAt + ttl, when the server gave both.
-    pub(crate) deadline: Option<Millis>,
+    pub(crate) deadline: MaybeAt,
     /// The last status answer applied, without its id (see `echo.rs`).
     pub(crate) poll_echo: Option<PollEcho>,
 }
@@ -93,7 +93,7 @@ pub(crate) fn apply(entry: &mut TaskEntry, mut new: Task) -> Applied {
     };
     if old.is_none_or(|o| o.created_millis() != new.created_millis() || o.ttl_ms() != new.ttl_ms())
     {
-        entry.deadline = deadline(&new);
+        entry.deadline = deadline(&new).into();
     }
     if new.status.is_terminal() {
         entry.phase.end();
@@ -224,7 +224,7 @@ mod tests {
         let a = apply(&mut e, task(TaskStatus::Working));
         assert_eq!(a.transition, Some((None, TaskStatus::Working)));
         assert!(a.visible_change);
-        assert_eq!(e.deadline, Some(1_735_689_600_000 + 60_000));
+        assert_eq!(e.deadline.get(), Some(1_735_689_600_000 + 60_000));
     }
 
     #[test]

@@ -336,7 +336,7 @@ impl Engine {
         let Some(entry) = self.tasks.get_mut(&t) else {
             return;
         };
-        entry.poll.last_sent = Some(now);
+        entry.poll.last_sent = now.into();
         let slot = entry.slot;
         if self.keeps_poll() {
             return self.pool.backlog.push_due(slot);

@@ -237,18 +237,56 @@ impl Timers {
     }
 }
 
+/// An optional instant in 8 bytes (an `Option<Millis>` takes 16, its tag padded to the number's
+/// alignment): `Millis::MAX`, an instant no clock reaches, stands for none. Every tracked task
+/// keeps a few.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct MaybeAt(Millis);
+
+impl MaybeAt {
+    pub(crate) const NONE: MaybeAt = MaybeAt(Millis::MAX);
+
+    pub(crate) fn get(self) -> Option<Millis> {
+        (self != Self::NONE).then_some(self.0)
+    }
+}
+
+impl Default for MaybeAt {
+    fn default() -> Self {
+        Self::NONE
+    }
+}
+
+impl From<Option<Millis>> for MaybeAt {
+    fn from(at: Option<Millis>) -> Self {
+        at.map_or(Self::NONE, MaybeAt)
+    }
+}
+
+impl From<Millis> for MaybeAt {
+    fn from(at: Millis) -> Self {
+        MaybeAt(at)
+    }
+}
+
+impl std::fmt::Debug for MaybeAt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.get().fmt(f)
+    }
+}
+
 /// Per-task poll bookkeeping.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct PollState {
     /// Since when the task has had its current status (as this engine saw it): the cadence's
     /// age counts from here, so a task that just moved on is polled at its interval again.
-    pub(crate) since: Option<Millis>,
+    pub(crate) since: MaybeAt,
     /// Consecutive failed polls (drives the error backoff).
     pub(crate) errors: u32,
     /// When the last status request went out.
-    pub(crate) last_sent: Option<Millis>,
+    pub(crate) last_sent: MaybeAt,
     /// When the last status answer came back.
-    pub(crate) last_answered: Option<Millis>,
+    pub(crate) last_answered: MaybeAt,
     /// A status request is queued or in flight.
     pub(crate) in_flight: bool,
     /// The next poll was already moved once because the clock leapt (never moved twice).
@@ -260,7 +298,7 @@ impl PollState {
     /// last one was sent or answered, whichever is later: a request that waited in the browser
     /// reached the server late, and the server must still see the spacing it asked for.
     pub(crate) fn earliest_next(&self, now: Millis, floor: Millis) -> Millis {
-        let last = self.last_sent.max(self.last_answered);
+        let last = self.last_sent.get().max(self.last_answered.get());
         last.map_or(now, |last| now.max(last.saturating_add(floor)))
     }
 }

@@ -121,10 +121,10 @@ impl Engine {
         Some(TaskSnapshot {
             task,
             known: e.phase.confirmed(),
-            last_polled_at: e.poll.last_sent,
-            status_since: e.poll.since,
+            last_polled_at: e.poll.last_sent.get(),
+            status_since: e.poll.since.get(),
             next_poll_at: self.timers.get(&Timer::Task(TaskTimer::Poll, e.slot)),
-            deadline: e.deadline,
+            deadline: e.deadline.get(),
             input_keys,
         })
     }
@@ -157,16 +157,16 @@ impl Engine {
         }
         task.input_requests.clear();
         registry::apply(entry, task);
-        if entry.deadline.is_none() {
-            entry.deadline = snap.deadline;
+        if entry.deadline.get().is_none() {
+            entry.deadline = snap.deadline.into();
         }
         if snap.known {
             entry.phase.confirm();
         }
-        entry.poll.since = Some(since);
+        entry.poll.since = since.into();
         // Counted as sent at a random point of the coming gap: the first poll comes an interval
         // after that.
-        entry.poll.last_sent = Some(now.saturating_add(spread));
+        entry.poll.last_sent = now.saturating_add(spread).into();
         entry.input_keys.extend(snap.input_keys);
         // No subscriber yet: collected after the GC delay unless someone watches it.
         self.after_membership_change(now, &id);

@@ -139,7 +139,7 @@ impl Engine {
             }
         } else {
             self.timers.clear(&Timer::Task(TaskTimer::Gc, slot));
-            if let Some(d) = entry.deadline.filter(|_| !entry.is_terminal()) {
+            if let Some(d) = entry.deadline.get().filter(|_| !entry.is_terminal()) {
                 self.timers.set(Timer::Task(TaskTimer::Deadline, slot), d);
             }
         }
@@ -218,7 +218,7 @@ impl Engine {
         };
         let mut fetch = false;
         if let Some((_, to)) = applied.transition {
-            entry.poll.since = Some(now);
+            entry.poll.since = now.into();
             let asks = to == TaskStatus::InputRequired;
             fetch = (asks || (hold_running && !to.is_terminal()))
                 && self.session.fetches_results()
@@ -261,7 +261,7 @@ impl Engine {
         let Some(entry) = self.tasks.get_mut(task_id) else {
             return false;
         };
-        let passed = entry.deadline.is_none_or(|d| d <= now);
+        let passed = entry.deadline.get().is_none_or(|d| d <= now);
         match (&entry.phase, passed) {
             (Phase::LastPoll { .. }, true) if src == Source::Poll => {
                 // The last poll after the deadline: still not ended.
@@ -273,7 +273,7 @@ impl Engine {
             _ => {}
         }
         let deadline = Timer::Task(TaskTimer::Deadline, entry.slot);
-        match (entry.deadline, &entry.phase) {
+        match (entry.deadline.get(), &entry.phase) {
             // The last poll's own timer runs.
             (_, Phase::LastPoll { .. }) => {}
             (Some(d), _) if has_subs => {
@@ -291,7 +291,7 @@ impl Engine {
     pub(crate) fn poll_unchanged(&mut self, now: Millis, task_id: &str) {
         if let Some(e) = self.tasks.get_mut(task_id) {
             e.poll.in_flight = false;
-            e.poll.last_answered = Some(now);
+            e.poll.last_answered = now.into();
             e.poll.errors = 0;
         }
         self.schedule_poll(now, task_id, Source::Poll);
@@ -325,7 +325,7 @@ impl Engine {
                 scheduler::first_poll_delay(&mut self.rng, interval, self.visible)
             }
             Source::Poll => {
-                let age = now.saturating_sub(entry.poll.since.unwrap_or(now));
+                let age = now.saturating_sub(entry.poll.since.get().unwrap_or(now));
                 scheduler::poll_delay(&mut self.rng, interval, age, self.visible)
             }
             Source::Push => scheduler::safety_delay(interval, self.visible),
@@ -452,7 +452,7 @@ impl Engine {
             return;
         };
         entry.poll.in_flight = false;
-        entry.poll.last_answered = Some(now);
+        entry.poll.last_answered = now.into();
         // Past the deadline an unknown task has expired: nothing to wait for.
         let held_result = entry.result.req().filter(|_| entry.phase.runs_in_time());
         let parsed = match res {

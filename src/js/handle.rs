@@ -214,7 +214,15 @@ impl HandleState {
             return;
         }
         let terminal = task.status.is_terminal();
-        let js = to_js(&task);
+        let cbs: Vec<Function> = self
+            .cbs
+            .borrow()
+            .iter()
+            .filter(|(id, _)| id & DONE == 0)
+            .map(|(_, f)| f.clone())
+            .collect();
+        // Converted only for callbacks: most handles just wait for the end.
+        let js = (!cbs.is_empty()).then(|| to_js(&task));
         self.version.set(self.version.get().wrapping_add(1));
         if let Some(first) = self.first.borrow_mut().take() {
             resolve(&first, &self.wrapper());
@@ -235,15 +243,10 @@ impl HandleState {
         };
         self.task_id.borrow_mut().replace(id);
         *self.task.borrow_mut() = Some(known);
-        let cbs: Vec<Function> = self
-            .cbs
-            .borrow()
-            .iter()
-            .filter(|(id, _)| id & DONE == 0)
-            .map(|(_, f)| f.clone())
-            .collect();
-        for f in cbs {
-            call_user(&f, &js);
+        if let Some(js) = &js {
+            for f in &cbs {
+                call_user(f, js);
+            }
         }
         let cancels = self.take(|e| &mut e.cancels);
         for s in cancels {
