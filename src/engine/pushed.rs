@@ -15,9 +15,10 @@
 //! stream other than a `tasks/result`) is evidence: one on a held result's stream would not come
 //! without the hold. The evidence belongs to one session: a new one starts without it.
 
-use crate::protocol::model::Dialect;
+use crate::protocol::model::{Dialect, TaskStatus};
 
 use super::api::{Millis, SendKey};
+use super::quirks::Quirk;
 use super::requests::Purpose;
 use super::tasks::Source;
 use super::Engine;
@@ -57,9 +58,37 @@ impl Engine {
         if on_result || !self.session.fetches_results() {
             return;
         }
+        let relied = self.relies_on_pushes();
         self.blocking.pushes.seen = Some(self.session.epoch());
         if let Some(e) = self.tasks.get_mut(task_id) {
             e.result.hold_deferred = false;
+        }
+        if !relied {
+            self.release_lagging_holds(task_id);
+        }
+    }
+
+    /// Once the session's pushes bring the ends and its held results were seen to lag behind
+    /// them (see `race.rs`), a held result only costs a request and a connection: running tasks
+    /// that held theirs before close them, except `except` (its push may be its end) and tasks
+    /// waiting for input (their requests come on that stream).
+    pub(crate) fn release_lagging_holds(&mut self, except: &str) {
+        if !self.relies_on_pushes() || !self.session.quirks.has(Quirk::HeldResultLags) {
+            return;
+        }
+        let mut held: Vec<String> = (self.tasks.iter())
+            .filter(|(id, e)| {
+                **id != *except
+                    && !e.is_terminal()
+                    && e.status() != Some(TaskStatus::InputRequired)
+                    && e.result.req().is_some()
+                    && e.result.race().is_none()
+            })
+            .map(|(k, _)| k.to_owned())
+            .collect();
+        held.sort_unstable();
+        for t in held {
+            self.close_held_result(&t);
         }
     }
 

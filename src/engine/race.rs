@@ -131,11 +131,12 @@ impl Engine {
         if let Some(p) = other.and_then(|o| self.take_pending(o)) {
             self.out.push_back(Output::Abort { key: p.key });
         }
+        self.release_lagging_holds(task_id);
         false
     }
 
     /// Closes the held `tasks/result` of a task; settling asks again.
-    fn close_held_result(&mut self, task_id: &str) {
+    pub(crate) fn close_held_result(&mut self, task_id: &str) {
         let Some(n) = self.tasks.get(task_id).and_then(|e| e.result.req()) else {
             return;
         };

@@ -502,7 +502,10 @@ async function main() {
         ]);
         if (row.detail || row.violations.length) {
           mkdirSync(ARTIFACTS, { recursive: true });
-          writeFileSync(path.join(ARTIFACTS, `${c.id}--${k}.json`), JSON.stringify(row, null, 1));
+          const record = JSON.stringify(row, null, 1);
+          writeFileSync(path.join(ARTIFACTS, `${c.id}--${k}.json`), record);
+          // A failure's record is kept apart too: the next run of the case overwrites the one above.
+          if (!row.ok) writeFileSync(path.join(ARTIFACTS, `failed-${new Date().toISOString().replace(/[:.]/g, "-")}--${c.id}--${k}.json`), record);
         }
         delete row.detail;
         rows.push(row);

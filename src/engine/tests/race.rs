@@ -75,6 +75,34 @@ fn a_fresh_result_wins_over_a_lagging_held_one_and_the_lag_is_learned() {
 }
 
 #[test]
+fn once_held_results_lag_behind_pushes_running_tasks_close_theirs() {
+    let mut h = legacy_on(Link::Node, 49);
+    let tasks = run(&mut h, 900);
+    let first_end = tasks.first().map_or(0, |t| t.2);
+    for (i, (sub, id, ends)) in tasks.iter().enumerate().skip(1) {
+        assert!(completed(&h, *sub), "task {i}");
+        let keys = result_keys(&h, id);
+        assert_eq!(
+            keys.len(),
+            2,
+            "task {i}: the held one, then one after its push"
+        );
+        // Closed when the first task's race taught the lag, long before this task ended.
+        let closed = aborted_at(&h, keys[0]);
+        assert!(
+            closed.is_some_and(|at| at <= first_end + 100 && at + 400 < *ends),
+            "task {i}: closed {closed:?}, first end {first_end}, ends {ends}"
+        );
+        let results = results_of(&h, id);
+        assert!(
+            results[1] <= ends + 40,
+            "task {i}: {results:?}, ends {ends}"
+        );
+    }
+    assert!(h.violations.is_empty(), "{:?}", h.violations);
+}
+
+#[test]
 fn a_prompt_held_result_wins_and_later_ends_wait_for_it_unless_it_lags() {
     let mut h = legacy_on(Link::Node, 47);
     // Answers arrive within 5–6 ms: the held one comes before a fresh one's round trip.
