@@ -173,13 +173,24 @@ fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
     era * 146_097 + day_of_era - 719_468
 }
 
-/// The instant `text` names when it is written exactly as [`format_millis`] writes it.
+/// The instant `text` names when it is written exactly as [`format_millis`] writes it (read on
+/// every status: checked by shape, without writing the instant back out).
 pub(crate) fn canonical_millis(text: &str) -> Option<Millis> {
-    if text.len() != CANONICAL_LEN {
+    let b = text.as_bytes();
+    let shape = b.len() == CANONICAL_LEN
+        && b.iter().enumerate().all(|(i, &c)| match i {
+            4 | 7 => c == b'-',
+            10 => c == b'T',
+            13 | 16 => c == b':',
+            19 => c == b'.',
+            23 => c == b'Z',
+            _ => c.is_ascii_digit(),
+        });
+    // `24:00:00.000` and a leap second parse, but name instants written otherwise.
+    if !shape || b.get(11..13)? > b"23".as_slice() || b.get(17..19)? > b"59".as_slice() {
         return None;
     }
-    let at = parse_millis(text)?;
-    (format_millis(at) == text).then_some(at)
+    parse_millis(text)
 }
 
 /// The length of [`format_millis`]'s text (`2026-12-01T17:05:51.000Z`) for years up to 9999.
@@ -210,7 +221,41 @@ pub(crate) fn format_millis(millis: Millis) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{format_millis, parse_millis as p};
+    use super::{canonical_millis, format_millis, parse_millis as p};
+
+    /// Canonical means: written back exactly as read.
+    #[test]
+    fn canonical_is_what_format_writes_back() {
+        let oracle = |t: &str| p(t).filter(|&at| format_millis(at) == t);
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut texts = vec![
+            "2024-02-29T23:59:59.999Z".to_owned(),
+            "2025-02-29T10:00:00.000Z".into(),
+            "2026-12-01T24:00:00.000Z".into(),
+            "2016-12-31T23:59:60.000Z".into(),
+            "2026-12-01t17:05:51.000z".into(),
+            "2026-12-01T17:05:51.000+00:00".into(),
+            "1969-12-31T23:59:59.999Z".into(),
+            "2026-13-01T00:00:00.000Z".into(),
+            "2026-12-01T17:60:00.000Z".into(),
+            "2026-12-01 17:05:51.000Z".into(),
+        ];
+        for _ in 0..2_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let text = format_millis(seed % 4_102_444_800_000);
+            // The text itself, and with one digit or separator changed.
+            let mut bytes = text.clone().into_bytes();
+            let at = (seed >> 40) as usize % bytes.len();
+            bytes[at] = b"0123456789-:T.Z"[(seed >> 20) as usize % 15];
+            texts.push(text);
+            texts.extend(String::from_utf8(bytes));
+        }
+        for t in &texts {
+            assert_eq!(canonical_millis(t), oracle(t), "{t}");
+        }
+    }
 
     #[test]
     fn epoch_and_known_instants() {
