@@ -168,13 +168,12 @@ impl Known {
         &self.rare().input_requests
     }
 
-    /// Sets the outcome of `known` (the snapshot of `task_id`) when none is known: a new snapshot,
-    /// as hosts may hold the old one.
-    pub(crate) fn keep_outcome(known: &mut Rc<Known>, task_id: &str, outcome: Option<&Outcome>) {
+    /// Sets the outcome of `known` when none is known: a new snapshot, as hosts may hold the old one.
+    pub(crate) fn keep_outcome(known: &mut Rc<Known>, outcome: Option<&Outcome>) {
         if let (None, Some(o)) = (known.outcome(), outcome) {
-            let mut task = known.task(task_id);
-            task.outcome = Some(o.clone());
-            *known = Rc::new(Known::new(task));
+            let mut kept = Known::clone(known);
+            kept.rare.get_or_insert_with(Box::default).outcome = Some(o.clone());
+            *known = Rc::new(kept);
         }
     }
 

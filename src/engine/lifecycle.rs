@@ -222,7 +222,7 @@ impl Engine {
             return;
         };
         if let Some(snap) = entry.snapshot.as_mut() {
-            Known::keep_outcome(snap, task_id, entry.outcome.as_deref());
+            Known::keep_outcome(snap, entry.outcome.as_deref());
         }
         let end = match &entry.phase {
             Phase::Ended { error: Some(error) } => End::Failed {
