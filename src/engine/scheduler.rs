@@ -57,6 +57,8 @@ pub(crate) enum Timer {
     Connect,
     /// (Re)open the push subscription for the tracked tasks.
     Listen,
+    /// Reopen the legacy GET listening stream.
+    Standalone,
     /// The server's `Retry-After` passed: send what was held back.
     Hold,
     /// Retry a failed `tools/list`.
@@ -72,6 +74,7 @@ enum Key {
     Task(TaskTimer, Slot),
     Connect,
     Listen,
+    Standalone,
     Hold,
     Tools,
 }
@@ -83,6 +86,7 @@ impl Key {
             Timer::Task(kind, slot) => Key::Task(kind, slot),
             Timer::Connect => Key::Connect,
             Timer::Listen => Key::Listen,
+            Timer::Standalone => Key::Standalone,
             Timer::Hold => Key::Hold,
             Timer::Tools => Key::Tools,
             Timer::Resume(n) => return Err(n),
@@ -94,6 +98,7 @@ impl Key {
             Key::Task(kind, slot) => Timer::Task(kind, slot),
             Key::Connect => Timer::Connect,
             Key::Listen => Timer::Listen,
+            Key::Standalone => Timer::Standalone,
             Key::Hold => Timer::Hold,
             Key::Tools => Timer::Tools,
         }
