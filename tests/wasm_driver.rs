@@ -13,7 +13,7 @@ use js_sys::{Array, Function, Reflect};
 use mcp_task_client::driver::body::{self, BodyReader, Framing};
 use mcp_task_client::driver::headers::{retry_after_ms, HeaderSource};
 use mcp_task_client::driver::timer::Timer;
-use mcp_task_client::driver::{backoff, global, Driver, DriverOptions, Host, TransportKind};
+use mcp_task_client::driver::{global, Driver, DriverOptions, Host, TransportKind};
 use mcp_task_client::engine::api::{CallOptions, Config, End, ErrorKind, Event};
 use mcp_task_client::protocol::model::{Outcome, TaskStatus};
 use serde_json::json;
@@ -159,18 +159,6 @@ fn retry_after_forms() {
     );
     assert_eq!(retry_after_ms(Some("-5"), Some("soon"), now), None);
     assert_eq!(retry_after_ms(None, None, now), None);
-}
-
-#[wasm_bindgen_test]
-fn backoff_grows_is_capped_and_jittered() {
-    let mut rng = backoff::Rng::new(42);
-    for attempt in 0..40u32 {
-        let base = (backoff::BASE_MS << attempt.min(16)).min(backoff::CAP_MS);
-        let d = backoff::delay(attempt, &mut rng);
-        assert!(d >= base / 2 && d <= base * 3 / 2, "attempt {attempt}: {d}");
-    }
-    let spread: Vec<u64> = (0..20).map(|_| backoff::delay(3, &mut rng)).collect();
-    assert!(spread.iter().any(|&d| d != spread[0]), "jitter varies");
 }
 
 #[wasm_bindgen_test]

@@ -5,7 +5,6 @@
 
 #[cfg(feature = "oauth")]
 pub mod auth;
-pub mod backoff;
 pub mod body;
 pub mod era;
 pub mod global;
@@ -79,7 +78,6 @@ struct State {
     http: http::Http,
     ws: Option<ws::Ws>,
     engine_wake: u64,
-    rng: backoff::Rng,
     closed: bool,
 }
 
@@ -122,7 +120,6 @@ impl Driver {
                 http: http::Http::default(),
                 ws,
                 engine_wake: u64::MAX,
-                rng: backoff::Rng::new(seed.rotate_left(17)),
                 closed: false,
             }),
             inputs: RefCell::new(VecDeque::new()),
@@ -277,6 +274,11 @@ impl Driver {
                     }
                 }
                 Output::Abort { key } => self.0.st.borrow_mut().http.abort(key),
+                Output::Reconnect => {
+                    if self.is_ws() {
+                        ws::open(self);
+                    }
+                }
                 Output::Resume {
                     key,
                     headers,
@@ -317,9 +319,6 @@ impl Driver {
             if let Some(t) = st.http.next_deadline() {
                 at = at.min(t);
             }
-            if let Some(t) = st.ws.as_ref().and_then(|w| w.reconnect_at) {
-                at = at.min(t);
-            }
             (at, st.closed)
         };
         if let Some(t) = self.0.timer.borrow_mut().as_mut() {
@@ -338,7 +337,6 @@ impl Driver {
         }
         let now = global::now();
         http::on_timer(self, now);
-        ws::on_timer(self, now);
         if self.is_closed() {
             self.rearm();
         } else {

@@ -1,5 +1,5 @@
-//! WebSocket transport: `new WebSocket(url, "mcp")`, one JSON-RPC message per text frame, reconnect
-//! with backoff and jitter; the engine hears `Input::Connection { up }`.
+//! WebSocket transport: `new WebSocket(url, "mcp")`, one JSON-RPC message per text frame; the
+//! engine hears `Input::Connection { up }` and says when to open a new socket (`Output::Reconnect`).
 //!
 //! Some servers complete the handshake without selecting a subprotocol, which browsers and `ws`
 //! refuse when one was requested: a first socket that fails before opening is tried once more at
@@ -10,8 +10,8 @@ use js_sys::{Array, Function, Reflect};
 use wasm_bindgen::prelude::*;
 use web_sys::{BinaryType, MessageEvent, WebSocket};
 
-use super::global::{self, describe};
-use super::{backoff, Driver, Shared};
+use super::global::describe;
+use super::{Driver, Shared};
 use crate::engine::api::{ClientError, ErrorKind, Input, Transmit, TransportError};
 
 type Handler = Closure<dyn FnMut(JsValue)>;
@@ -26,8 +26,6 @@ pub struct Ws {
     open: bool,
     generation: u64,
     handlers: Vec<Handler>,
-    attempt: u32,
-    pub reconnect_at: Option<u64>,
     first: Option<oneshot::Sender<Result<(), String>>>,
     /// Request the `mcp` subprotocol (until a first socket opened only without it).
     subprotocol: bool,
@@ -41,8 +39,6 @@ impl Ws {
             open: false,
             generation: 0,
             handlers: Vec::new(),
-            attempt: 0,
-            reconnect_at: None,
             first: None,
             subprotocol: true,
         }
@@ -51,7 +47,6 @@ impl Ws {
     /// Closes the socket for good (no reconnect; later socket events are ignored).
     pub fn close(&mut self) {
         self.generation += 1;
-        self.reconnect_at = None;
         self.open = false;
         if let Some(s) = self.socket.take() {
             detach(&s);
@@ -84,7 +79,8 @@ pub async fn open_first(d: &Driver) -> Result<(), ClientError> {
     Err(ClientError::new(ErrorKind::Transport, msg))
 }
 
-fn open(d: &Driver) {
+/// Opens a new socket (the engine's `Output::Reconnect`).
+pub fn open(d: &Driver) {
     let weak = std::rc::Rc::downgrade(&d.0);
     let url = d.with(|st| st.url.clone());
     let made = d.with(|st| {
@@ -164,7 +160,6 @@ fn opened(d: &Driver, gen: u64) {
     let first = d.with(|st| {
         st.ws.as_mut().and_then(|ws| {
             ws.open = true;
-            ws.attempt = 0;
             ws.first.take()
         })
     });
@@ -199,15 +194,14 @@ enum Closed {
     WithoutSubprotocol,
     /// The first socket failed: `connect` fails.
     First(oneshot::Sender<Result<(), String>>),
-    /// A later socket closed; reconnect is scheduled (`true`: it had been open).
-    Later(bool),
+    /// A later socket closed or failed to open.
+    Later,
 }
 
 fn closed(d: &Driver, gen: u64, why: Option<String>) {
     if !current(d, gen) {
         return;
     }
-    let now = global::now();
     let next = d.with(|st| {
         let Some(ws) = st.ws.as_mut() else {
             return Closed::Handled;
@@ -215,7 +209,7 @@ fn closed(d: &Driver, gen: u64, why: Option<String>) {
         if ws.socket.is_none() && why.is_none() {
             return Closed::Handled;
         }
-        let was_open = std::mem::replace(&mut ws.open, false);
+        ws.open = false;
         if let Some(s) = ws.socket.take() {
             detach(&s);
         }
@@ -227,9 +221,7 @@ fn closed(d: &Driver, gen: u64, why: Option<String>) {
             ws.first = Some(tx);
             return Closed::WithoutSubprotocol;
         }
-        ws.reconnect_at = Some(now + backoff::delay(ws.attempt, &mut st.rng));
-        ws.attempt = ws.attempt.saturating_add(1);
-        Closed::Later(was_open)
+        Closed::Later
     });
     match next {
         Closed::Handled => {}
@@ -239,8 +231,7 @@ fn closed(d: &Driver, gen: u64, why: Option<String>) {
                 why.unwrap_or_else(|| "WebSocket connection failed".into())
             ));
         }
-        Closed::Later(true) => d.feed(Input::Connection { up: false }),
-        Closed::Later(false) => d.pump(),
+        Closed::Later => d.feed(Input::Connection { up: false }),
     }
 }
 
@@ -265,22 +256,5 @@ pub fn transmit(d: &Driver, t: Transmit) {
     };
     if let Err(error) = result {
         d.defer(Input::Failed { key: t.key, error });
-    }
-}
-
-/// Reconnects when the backoff delay is over.
-pub fn on_timer(d: &Driver, now: u64) {
-    let due = d.with(|st| {
-        let closed = st.closed;
-        st.ws.as_mut().is_some_and(|ws| {
-            let due = !closed && ws.reconnect_at.is_some_and(|t| t <= now);
-            if due {
-                ws.reconnect_at = None;
-            }
-            due
-        })
-    });
-    if due {
-        open(d);
     }
 }

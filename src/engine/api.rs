@@ -252,6 +252,9 @@ pub enum Output {
     EndSession {
         headers: Vec<(String, String)>,
     },
+    /// WebSocket: open a new socket (the last one closed or failed to open) and report
+    /// `Connection { up }` for it: `true` once it opens, `false` if it fails.
+    Reconnect,
     /// Abort a transmission's response stream (only for streams the engine knows are safe to close).
     Abort {
         key: SendKey,

@@ -65,6 +65,7 @@ mod routing;
 mod scheduler;
 mod session;
 pub mod snapshot;
+mod socket;
 pub mod sorted;
 mod standalone;
 mod tasks;
@@ -110,7 +111,6 @@ use tools::Tools;
 
 /// The seeded generator and the retry backoff, shared with the driver's reconnects.
 pub use rng::Rng;
-pub use scheduler::{backoff_delay, BACKOFF_BASE_MS, ERROR_CAP_MS as BACKOFF_CAP_MS};
 
 /// What a subscription waits on.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -141,6 +141,8 @@ pub struct Engine {
     listen: listen::Listen,
     /// The legacy GET listening stream.
     standalone: standalone::Standalone,
+    /// The WebSocket link's reconnects.
+    socket: socket::Socket,
     blocking: results::Blocking,
     /// Tasks this client runs for the server.
     hosted: receiver::Hosted,
@@ -181,6 +183,7 @@ impl Engine {
             tools: Tools::default(),
             listen: listen::Listen::default(),
             standalone: standalone::Standalone::default(),
+            socket: socket::Socket::default(),
             blocking: results::Blocking::default(),
             hosted: receiver::Hosted::default(),
             timers: Timers::default(),
@@ -518,6 +521,7 @@ impl Engine {
                 Timer::Connect => self.connect(now),
                 Timer::Listen => self.send_listen(now),
                 Timer::Standalone => self.reopen_standalone(),
+                Timer::Reconnect => self.reconnect_socket(),
                 Timer::Hold => self.release_hold(now),
                 Timer::Tools => self.retry_tools(now),
                 Timer::Resume(n) => self.resume_stream(n),

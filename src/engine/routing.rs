@@ -299,6 +299,7 @@ impl Engine {
     /// The (WebSocket) connection went down or came back.
     pub(crate) fn on_connection(&mut self, now: Millis, up: bool) {
         if !up {
+            self.socket_down(now);
             self.session.link_lost();
             for n in self.reqs.ids() {
                 let error = ClientError::new(ErrorKind::Transport, "the connection was lost");
@@ -314,6 +315,7 @@ impl Engine {
             }
             return;
         }
+        self.socket_up();
         if self.session.link_back() {
             self.reconnected(now);
         }

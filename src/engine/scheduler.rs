@@ -59,6 +59,8 @@ pub(crate) enum Timer {
     Listen,
     /// Reopen the legacy GET listening stream.
     Standalone,
+    /// Open a new WebSocket.
+    Reconnect,
     /// The server's `Retry-After` passed: send what was held back.
     Hold,
     /// Retry a failed `tools/list`.
@@ -75,6 +77,7 @@ enum Key {
     Connect,
     Listen,
     Standalone,
+    Reconnect,
     Hold,
     Tools,
 }
@@ -87,6 +90,7 @@ impl Key {
             Timer::Connect => Key::Connect,
             Timer::Listen => Key::Listen,
             Timer::Standalone => Key::Standalone,
+            Timer::Reconnect => Key::Reconnect,
             Timer::Hold => Key::Hold,
             Timer::Tools => Key::Tools,
             Timer::Resume(n) => return Err(n),
@@ -99,6 +103,7 @@ impl Key {
             Key::Connect => Timer::Connect,
             Key::Listen => Timer::Listen,
             Key::Standalone => Timer::Standalone,
+            Key::Reconnect => Timer::Reconnect,
             Key::Hold => Timer::Hold,
             Key::Tools => Timer::Tools,
         }
@@ -403,6 +408,18 @@ pub(crate) fn safety_delay(server_interval: Option<Millis>, visible: bool) -> Mi
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn backoff_grows_is_capped_and_jittered() {
+        let mut rng = Rng::new(42);
+        for attempt in 0..40u32 {
+            let base = (BACKOFF_BASE_MS << attempt.min(16)).min(ERROR_CAP_MS);
+            let d = backoff_delay(attempt, &mut rng);
+            assert!(d >= base / 2 && d <= base * 3 / 2, "attempt {attempt}: {d}");
+        }
+        let spread: Vec<u64> = (0..20).map(|_| backoff_delay(3, &mut rng)).collect();
+        assert!(spread.iter().any(|&d| d != spread[0]), "jitter varies");
+    }
 
     #[test]
     fn timers_order_move_and_pop() {

@@ -98,6 +98,8 @@ pub(crate) struct Harness<S: World = FakeServer> {
     pub(crate) listened: Vec<(Millis, SendKey, Option<String>)>,
     /// The one open now (it holds a pool slot until it ends).
     listening: Option<SendKey>,
+    /// When the engine asked for a new WebSocket.
+    pub(crate) reconnects: Vec<Millis>,
     /// Streams the engine closed: (when, which).
     pub(crate) aborted: Vec<(Millis, SendKey)>,
     /// Deliveries by time; one batch = one server answer, delivered in order.
@@ -170,6 +172,7 @@ impl<S: World> Harness<S> {
             session_ends: 0,
             listened: Vec::new(),
             listening: None,
+            reconnects: Vec::new(),
             aborted: Vec::new(),
             queue: BinaryHeap::new(),
             seq: 0,
@@ -287,6 +290,7 @@ impl<S: World> Harness<S> {
                     self.listening = Some(key);
                 }
                 Output::Resume { .. } => {}
+                Output::Reconnect => self.reconnects.push(self.now),
                 Output::EndSession { .. } => self.session_ends += 1,
                 Output::Event(e) => {
                     if let (true, Event::Input { id, .. }) = (self.auto_answer, &e) {

@@ -22,6 +22,7 @@ mod replay;
 mod retried;
 mod session;
 mod settle;
+mod socket;
 mod standalone;
 mod streams;
 

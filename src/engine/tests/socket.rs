@@ -1,0 +1,55 @@
+//! The WebSocket link: the engine asks for a new socket after a backoff that grows while sockets
+//! keep failing and starts over once one opens.
+
+use crate::engine::api::{Config, DialectChoice, Input, Link, Millis};
+use crate::engine::testkit::Harness;
+use crate::protocol::model::Dialect;
+
+/// Fails `n` sockets in a row, each as soon as it is asked for: the delays before each request.
+fn fail_in_a_row(h: &mut Harness, n: usize) -> Vec<Millis> {
+    let mut gaps = Vec::new();
+    for _ in 0..n {
+        let down = h.now;
+        h.input(Input::Connection { up: false });
+        let before = h.reconnects.len();
+        h.run_for(120_000);
+        assert_eq!(h.reconnects.len(), before + 1, "one new socket per failure");
+        gaps.push(h.reconnects[before] - down);
+    }
+    gaps
+}
+
+#[test]
+fn a_lost_socket_is_reopened_with_a_growing_backoff_that_starts_over_once_one_opens() {
+    let cfg = Config {
+        dialect: DialectChoice::Legacy,
+        link: Link::WebSocket,
+        ..Config::default()
+    };
+    let mut h = Harness::with_config(cfg, Dialect::Legacy, 5);
+    h.run_for(1_000);
+    assert!(
+        h.reconnects.is_empty(),
+        "no new socket while the first is up"
+    );
+    let gaps = fail_in_a_row(&mut h, 5);
+    assert!(gaps[0] <= 1_500, "first retry within ~1 s: {gaps:?}");
+    assert!(gaps[4] >= 8_000, "grown by the fifth: {gaps:?}");
+    h.input(Input::Connection { up: true });
+    h.run_for(120_000);
+    let again = fail_in_a_row(&mut h, 1);
+    assert!(
+        again[0] <= 1_500,
+        "starts over after a socket opened: {again:?}"
+    );
+}
+
+#[test]
+fn a_closed_client_asks_for_no_socket() {
+    let mut h = Harness::new(DialectChoice::Legacy, Dialect::Legacy, 6);
+    h.run_for(1_000);
+    h.input(Input::Connection { up: false });
+    h.engine.close(h.now);
+    h.run_for(600_000);
+    assert!(h.reconnects.is_empty());
+}
