@@ -1,6 +1,6 @@
 //! Streamable HTTP: one POST per transmission (JSON or SSE response read incrementally, its event
-//! ids and `retry` reported), the `GET` resuming a response stream when the engine asks, the legacy
-//! GET listening stream with `retry`/`Last-Event-ID` resumption, and the session `DELETE`.
+//! ids and `retry` reported), the `GET` resuming a response stream or opening the legacy listening
+//! stream when the engine asks (it decides when to reopen or give up), and the session `DELETE`.
 //! A pending POST's stream is closed only on [`Output::Abort`](crate::engine::api::Output::Abort)
 //! or `close()`: closing a modern response stream cancels the request on the server.
 
@@ -17,7 +17,7 @@ use web_sys::{AbortController, Headers, Response};
 use super::body::{self, BodyReader, Framing};
 use super::global::{self, describe};
 use super::headers::{retry_after_ms, HeaderSource};
-use super::{backoff, Driver};
+use super::Driver;
 use crate::engine::api::{Input, SendKey, Transmit, TransportError};
 use crate::protocol::sse::{SseDecoder, SseError, SseEvent};
 
@@ -28,26 +28,9 @@ const DELETE_GRACE_MS: u64 = 3_000;
 #[derive(Default)]
 pub struct Http {
     inflight: HashMap<SendKey, AbortController, IdHash>,
-    listen: Listen,
     delete: Option<AbortController>,
     delete_deadline: Option<u64>,
     pub delete_done: Option<oneshot::Receiver<()>>,
-}
-
-/// The legacy GET listening stream.
-#[derive(Default)]
-struct Listen {
-    /// The session's headers while listening is wanted.
-    headers: Option<Vec<(String, String)>>,
-    generation: u64,
-    running: Option<AbortController>,
-    last_event_id: Option<String>,
-    /// The server's SSE `retry:` value.
-    retry_ms: Option<u64>,
-    attempt: u32,
-    retry_at: Option<u64>,
-    /// The server refused a listening stream for this session (405, 4xx, not SSE).
-    refused: bool,
 }
 
 impl Http {
@@ -58,25 +41,16 @@ impl Http {
         }
     }
 
-    /// Aborts every POST and the listening stream (not the session `DELETE`).
+    /// Aborts every exchange (not the session `DELETE`).
     pub fn abort_all(&mut self) {
         for (_, c) in self.inflight.drain() {
-            c.abort();
-        }
-        self.listen.headers = None;
-        self.listen.retry_at = None;
-        self.listen.generation += 1;
-        if let Some(c) = self.listen.running.take() {
             c.abort();
         }
     }
 
     /// The earliest deadline the HTTP transport itself needs the timer for.
     pub fn next_deadline(&self) -> Option<u64> {
-        match (self.listen.retry_at, self.delete_deadline) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        self.delete_deadline
     }
 
     fn live(&self, key: SendKey) -> bool {
@@ -84,28 +58,16 @@ impl Http {
     }
 }
 
-/// Fires the transport's own deadlines (listen retry, `DELETE` grace).
+/// Fires the transport's own deadline (the `DELETE` grace).
 pub fn on_timer(d: &Driver, now: u64) {
-    let (restart, gen) = d.with(|st| {
-        let l = &mut st.http.listen;
-        let due = l.retry_at.is_some_and(|t| t <= now);
-        if due {
-            l.retry_at = None;
-        }
+    d.with(|st| {
         if st.http.delete_deadline.is_some_and(|t| t <= now) {
             st.http.delete_deadline = None;
             if let Some(c) = st.http.delete.take() {
                 c.abort();
             }
         }
-        (
-            due && !st.closed && st.http.listen.headers.is_some(),
-            st.http.listen.generation,
-        )
     });
-    if restart {
-        spawn_local(listen_once(d.clone(), gen));
-    }
 }
 
 fn build_headers(
@@ -140,10 +102,12 @@ fn request_init(
     init.into()
 }
 
-/// Why an exchange failed: a message, and whether a message exceeded the size limit.
+/// Why an exchange failed: a message, whether a message exceeded the size limit, and the status
+/// of an answer that was not the event stream asked for.
 struct Fail {
     message: String,
     over_limit: bool,
+    http_status: Option<u16>,
 }
 
 impl From<String> for Fail {
@@ -151,6 +115,7 @@ impl From<String> for Fail {
         Fail {
             message,
             over_limit: false,
+            http_status: None,
         }
     }
 }
@@ -159,12 +124,14 @@ fn params(d: &Driver) -> (String, HeaderSource, usize) {
     d.with(|st| (st.url.clone(), st.headers.clone(), st.max_body))
 }
 
-/// What one exchange sends: a message (`POST`), or a resumption of a response stream (`GET`).
+/// What one exchange sends: a message (`POST`), or a `GET` for an event stream: a response
+/// stream's resumption, or the listening stream (`listening`: its messages belong to no request).
 enum Request {
     Post(Transmit),
-    Resume {
+    Get {
         headers: Vec<(String, String)>,
-        last_event_id: String,
+        last_event_id: Option<String>,
+        listening: bool,
     },
 }
 
@@ -175,14 +142,28 @@ pub fn post(d: &Driver, t: Transmit) {
 
 /// Resumes a request's response stream: `GET` with `Last-Event-ID`, reported under `key` like a POST.
 pub fn resume(d: &Driver, key: SendKey, headers: Vec<(String, String)>, last_event_id: String) {
-    start(
-        d,
-        key,
-        Request::Resume {
-            headers,
-            last_event_id,
-        },
-    );
+    let last_event_id = Some(last_event_id);
+    let get = Request::Get {
+        headers,
+        last_event_id,
+        listening: false,
+    };
+    start(d, key, get);
+}
+
+/// Opens the listening stream (`GET`), reported under `key`; its messages come with no `via`.
+pub fn listen(
+    d: &Driver,
+    key: SendKey,
+    headers: Vec<(String, String)>,
+    last_event_id: Option<String>,
+) {
+    let get = Request::Get {
+        headers,
+        last_event_id,
+        listening: true,
+    };
+    start(d, key, get);
 }
 
 fn start(d: &Driver, key: SendKey, req: Request) {
@@ -209,6 +190,7 @@ async fn run(d: Driver, key: SendKey, req: Request, ctrl: AbortController) {
             key,
             error: TransportError {
                 over_limit: fail.over_limit,
+                http_status: fail.http_status,
                 ..TransportError::network(fail.message)
             },
         },
@@ -239,27 +221,40 @@ async fn exchange(
     if !d.with(|st| st.http.live(key)) {
         return Ok(());
     }
+    let status = resp.status();
     d.feed(Input::Head {
         key,
-        status: resp.status(),
+        status,
         session_id: header(&resp, "mcp-session-id"),
         retry_after_ms: retry_after(&resp),
         www_authenticate: header(&resp, "www-authenticate"),
     });
+    let framing = Framing::of(&resp);
+    let listening = matches!(
+        req,
+        Request::Get {
+            listening: true,
+            ..
+        }
+    );
+    if listening && (!(200..300).contains(&status) || framing != Framing::Sse) {
+        return Err(Fail {
+            http_status: Some(status),
+            ..Fail::from(format!("no event stream (HTTP {status})"))
+        });
+    }
+    let via = (!listening).then_some(key);
     let mut reader = BodyReader::new(&resp);
-    match Framing::of(&resp) {
+    match framing {
         Framing::Whole => {
             let bytes = body::read_whole(&mut reader, limit).await?;
             if let Some(text) = body::as_message(&bytes) {
                 if d.with(|st| st.http.live(key)) {
-                    d.feed(Input::Message {
-                        via: Some(key),
-                        body: text,
-                    });
+                    d.feed(Input::Message { via, body: text });
                 }
             }
         }
-        Framing::Sse => read_events(d, key, &mut reader, limit).await?,
+        Framing::Sse => read_events(d, key, via, &mut reader, limit).await?,
     }
     Ok(())
 }
@@ -280,14 +275,15 @@ fn init_of(
             let headers = build_headers(auth, &t.headers, &fixed)?;
             request_init("POST", &headers, Some(&t.body), ctrl)
         }
-        Request::Resume {
+        Request::Get {
             headers,
             last_event_id,
+            ..
         } => {
-            let fixed = [
-                ("accept", "text/event-stream"),
-                ("last-event-id", last_event_id.as_str()),
-            ];
+            let mut fixed = vec![("accept", "text/event-stream")];
+            if let Some(id) = last_event_id {
+                fixed.push(("last-event-id", id.as_str()));
+            }
             let headers = build_headers(auth, headers, &fixed)?;
             request_init("GET", &headers, None, ctrl)
         }
@@ -308,10 +304,12 @@ fn retry_after(resp: &Response) -> Option<u64> {
     )
 }
 
-/// Feeds an SSE response's messages, and its position (last event id, `retry`) as it moves.
+/// Feeds an SSE response's messages (as arriving `via`), and its position (last event id,
+/// `retry`) as it moves.
 async fn read_events(
     d: &Driver,
     key: SendKey,
+    via: Option<SendKey>,
     reader: &mut BodyReader,
     limit: usize,
 ) -> Result<(), Fail> {
@@ -337,17 +335,14 @@ async fn read_events(
                 return Ok(());
             }
             if let Some(body) = message_of(ev) {
-                d.feed(Input::Message {
-                    via: Some(key),
-                    body,
-                });
+                d.feed(Input::Message { via, body });
             }
         }
         if let Err(e) = pushed {
             reader.cancel();
             return Err(Fail {
-                message: e.to_string(),
                 over_limit: matches!(e, SseError::TooLarge { .. }),
+                ..Fail::from(e.to_string())
             });
         }
     }
@@ -362,180 +357,18 @@ async fn fetch(url: &str, init: &JsValue) -> Result<Response, String> {
     Ok(v.unchecked_into::<Response>())
 }
 
-/// Wants the GET listening stream open with these (session) headers.
-pub fn listen(d: &Driver, headers: Vec<(String, String)>, last_event_id: Option<String>) {
-    let start = d.with(|st| {
-        let l = &mut st.http.listen;
-        if l.headers.as_ref() != Some(&headers) {
-            if let Some(c) = l.running.take() {
-                c.abort();
-            }
-            l.generation += 1;
-            l.headers = Some(headers);
-            l.refused = false;
-            l.attempt = 0;
-            l.retry_at = None;
-            l.retry_ms = None;
-            l.last_event_id = last_event_id;
-            Some(l.generation)
-        } else if l.running.is_none() && l.retry_at.is_none() && !l.refused {
-            if l.last_event_id.is_none() {
-                l.last_event_id = last_event_id;
-            }
-            Some(l.generation)
-        } else {
-            None
-        }
-    });
-    if let Some(gen) = start {
-        spawn_local(listen_once(d.clone(), gen));
-    }
-}
-
-/// What to do after one listening attempt.
-enum After {
-    Retry(Option<u64>),
-    Stop,
-}
-
-async fn listen_once(d: Driver, gen: u64) {
-    let Ok(ctrl) = AbortController::new() else {
-        return;
-    };
-    let Some((headers, last_id)) = d.with(|st| {
-        let l = &mut st.http.listen;
-        if l.generation != gen || st.closed {
-            return None;
-        }
-        l.running = Some(ctrl.clone());
-        l.headers.clone().map(|h| (h, l.last_event_id.clone()))
-    }) else {
-        return;
-    };
-    let after = listen_body(&d, gen, &ctrl, &headers, last_id).await;
-    let now = global::now();
-    d.with(|st| {
-        if st.http.listen.generation != gen || st.closed {
-            return;
-        }
-        let delay = match after {
-            After::Stop => {
-                st.http.listen.refused = true;
-                None
-            }
-            After::Retry(asked) => {
-                let l = &mut st.http.listen;
-                let d = backoff::reconnect_delay(asked.or(l.retry_ms), l.attempt, &mut st.rng);
-                l.attempt = l.attempt.saturating_add(1);
-                Some(d)
-            }
-        };
-        let l = &mut st.http.listen;
-        l.running = None;
-        l.retry_at = delay.map(|d| now + d);
-    });
-    d.rearm();
-}
-
-async fn listen_body(
-    d: &Driver,
-    gen: u64,
-    ctrl: &AbortController,
-    headers: &[(String, String)],
-    last_id: Option<String>,
-) -> After {
-    let (url, source, limit) = params(d);
-    let Ok(auth) = source.resolve().await else {
-        return After::Retry(None);
-    };
-    let mut fixed = vec![("accept", "text/event-stream")];
-    if let Some(id) = last_id.as_deref() {
-        fixed.push(("last-event-id", id));
-    }
-    let Ok(h) = build_headers(&auth, headers, &fixed) else {
-        return After::Stop;
-    };
-    let init = request_init("GET", &h, None, ctrl);
-    let Ok(resp) = fetch(&url, &init).await else {
-        return After::Retry(None);
-    };
-    let status = resp.status();
-    if status == 429 || status >= 500 {
-        return After::Retry(retry_after(&resp));
-    }
-    if !(200..300).contains(&status) || Framing::of(&resp) != Framing::Sse {
-        return After::Stop;
-    }
-    listen_events(d, gen, &resp, limit).await
-}
-
-/// Feeds the listening stream's messages until it ends, keeping its position for resumption.
-async fn listen_events(d: &Driver, gen: u64, resp: &Response, limit: usize) -> After {
-    let mut reader = BodyReader::new(resp);
-    let mut dec = SseDecoder::with_limit(limit);
-    let mut events = Vec::new();
-    loop {
-        let chunk = match reader.next().await {
-            Ok(Some(c)) => c,
-            Ok(None) | Err(_) => return After::Retry(None),
-        };
-        let pushed = dec.push_into(&chunk, &mut events);
-        if !listen_moved(d, gen, &dec, !events.is_empty()) {
-            return After::Stop;
-        }
-        for ev in events.drain(..) {
-            if let Some(body) = message_of(ev) {
-                d.feed(Input::Message { via: None, body });
-            }
-        }
-        if pushed.is_err() {
-            reader.cancel();
-            return After::Retry(None);
-        }
-    }
-}
-
-/// Records the listening stream's position (last event id, `retry`); events reset the retry
-/// count. `false` when a newer stream took its place.
-fn listen_moved(d: &Driver, gen: u64, dec: &SseDecoder, had_events: bool) -> bool {
-    d.with(|st| {
-        let l = &mut st.http.listen;
-        if l.generation != gen {
-            return false;
-        }
-        if had_events {
-            l.attempt = 0;
-        }
-        if let Some(id) = dec.last_event_id() {
-            l.last_event_id = Some(id.to_owned());
-        }
-        if let Some(r) = dec.retry_ms() {
-            l.retry_ms = Some(r);
-        }
-        true
-    })
-}
-
 /// The JSON-RPC message an SSE event carries (`message` events, or any JSON-looking data).
 fn message_of(ev: SseEvent) -> Option<String> {
     (ev.event == "message" || ev.data.trim_start().starts_with('{')).then_some(ev.data)
 }
 
-/// Ends the session: stops listening and sends `DELETE` (405 is fine; the result is ignored).
+/// Ends the session: sends `DELETE` (405 is fine; the result is ignored).
 pub fn end_session(d: &Driver, headers: Vec<(String, String)>) {
     let Ok(ctrl) = AbortController::new() else {
         return;
     };
     let (tx, rx) = oneshot::channel();
     d.with(|st| {
-        let l = &mut st.http.listen;
-        l.headers = None;
-        l.retry_at = None;
-        l.last_event_id = None;
-        l.generation += 1;
-        if let Some(c) = l.running.take() {
-            c.abort();
-        }
         if let Some(old) = st.http.delete.replace(ctrl.clone()) {
             old.abort();
         }

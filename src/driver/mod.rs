@@ -263,11 +263,12 @@ impl Driver {
                     }
                 }
                 Output::Listen {
+                    key,
                     headers,
                     last_event_id,
                 } => {
                     if !self.is_ws() {
-                        http::listen(self, headers, last_event_id);
+                        http::listen(self, key, headers, last_event_id);
                     }
                 }
                 Output::EndSession { headers } => {

@@ -239,8 +239,12 @@ pub struct Transmit {
 #[allow(clippy::large_enum_variant)]
 pub enum Output {
     Transmit(Transmit),
-    /// Legacy HTTP: open (or keep open) the GET listening stream with these headers.
+    /// Legacy HTTP: open the GET listening stream (`Accept: text/event-stream`, `Last-Event-ID`
+    /// when given) and report it under `key` like a transmission: `Head`, `Cursor`s, then `Ended`
+    /// or `Failed` (with its HTTP status when the server answered without an event stream). Its
+    /// messages come as `Message { via: None }`. The engine reopens it and gives it up itself.
     Listen {
+        key: SendKey,
         headers: Vec<(String, String)>,
         last_event_id: Option<String>,
     },

@@ -66,6 +66,7 @@ mod scheduler;
 mod session;
 pub mod snapshot;
 pub mod sorted;
+mod standalone;
 mod tasks;
 mod tools;
 mod unauthorized;
@@ -138,6 +139,8 @@ pub struct Engine {
     inputs: Inputs,
     tools: Tools,
     listen: listen::Listen,
+    /// The legacy GET listening stream.
+    standalone: standalone::Standalone,
     blocking: results::Blocking,
     /// Tasks this client runs for the server.
     hosted: receiver::Hosted,
@@ -177,6 +180,7 @@ impl Engine {
             inputs: Inputs::default(),
             tools: Tools::default(),
             listen: listen::Listen::default(),
+            standalone: standalone::Standalone::default(),
             blocking: results::Blocking::default(),
             hosted: receiver::Hosted::default(),
             timers: Timers::default(),
@@ -402,6 +406,7 @@ impl Engine {
         for op in self.open_ops() {
             self.reply(op, Err(closed_error()));
         }
+        self.stop_standalone();
         if let Some(headers) = self.session.end_session_headers().filter(|_| end_session) {
             self.out.push_back(Output::EndSession { headers });
         }
@@ -512,6 +517,7 @@ impl Engine {
                 }
                 Timer::Connect => self.connect(now),
                 Timer::Listen => self.send_listen(now),
+                Timer::Standalone => self.reopen_standalone(),
                 Timer::Hold => self.release_hold(now),
                 Timer::Tools => self.retry_tools(now),
                 Timer::Resume(n) => self.resume_stream(n),

@@ -1,5 +1,5 @@
 //! The browser's HTTP/1.1 connection pool as the engine sees it: a few connections per origin,
-//! each open transmission holds one (the legacy GET listening stream one for good), an aborted
+//! each open transmission holds one (the legacy GET listening stream one while it is open), an aborted
 //! response whose head had come keeps its connection while the browser drains it, and the
 //! transmissions beyond them wait in the browser's queue, first come first served.
 //!
@@ -41,7 +41,7 @@ pub(crate) struct Pool {
     line: VecDeque<SendKey>,
     /// Transmissions waiting for a connection.
     waiting: HashSet<SendKey, IdHash>,
-    /// The GET listening stream was asked for: it holds a connection for good.
+    /// The GET listening stream is open: it holds a connection.
     listening: bool,
     /// Transmissions kept in the engine while the browser holds [`HANDED_CAP`].
     pub(crate) backlog: Backlog,
@@ -100,6 +100,12 @@ impl Pool {
     /// The GET listening stream was asked for.
     pub(crate) fn listen(&mut self) {
         self.listening = self.cap.is_some();
+    }
+
+    /// The GET listening stream closed: its connection goes to the next in line (returned).
+    pub(crate) fn unlisten(&mut self) -> Vec<SendKey> {
+        self.listening = false;
+        self.admit()
     }
 
     /// A transmission's head came: it holds a connection (`true`: the model still queued it;
@@ -291,6 +297,12 @@ impl Engine {
         self.admitted(now, admitted);
     }
 
+    /// The listening stream closed: its connection goes to the next in line.
+    pub(crate) fn pool_unlisten(&mut self, now: Millis) {
+        let admitted = self.pool.unlisten();
+        self.admitted(now, admitted);
+    }
+
     /// Drains that ended by `now` free their connections.
     pub(crate) fn pool_expire(&mut self, now: Millis) {
         let admitted = self.pool.expire(now);
@@ -354,6 +366,16 @@ mod tests {
         assert!(!p.transmitted(SendKey(2)));
         assert!(p.headed(SendKey(2)), "the drain ended early");
         assert_eq!(p.next_expiry(), None);
+        assert!(!p.transmitted(SendKey(3)));
+    }
+
+    #[test]
+    fn a_closed_listening_stream_gives_its_connection_to_the_next_in_line() {
+        let mut p = Pool::new(Some(2));
+        p.listen();
+        assert!(p.transmitted(SendKey(1)));
+        assert!(!p.transmitted(SendKey(2)), "the stream holds the other one");
+        assert_eq!(p.unlisten(), [SendKey(2)]);
         assert!(!p.transmitted(SendKey(3)));
     }
 

@@ -56,6 +56,9 @@ impl Engine {
         last_event_id: Option<String>,
         retry_ms: Option<Millis>,
     ) {
+        if self.standalone.is(key) {
+            return self.standalone_cursor(last_event_id, retry_ms);
+        }
         let Some(p) = self.reqs.id_of(key).and_then(|n| self.reqs.get_mut(n)) else {
             return;
         };

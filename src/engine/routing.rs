@@ -13,6 +13,9 @@ use super::Engine;
 
 impl Engine {
     pub(crate) fn on_message(&mut self, now: Millis, via: Option<SendKey>, body: &str) {
+        if via.is_none() {
+            self.standalone_heard();
+        }
         if let Some(k) = via {
             if self.unchanged_poll(now, k, body) {
                 return;
@@ -131,6 +134,9 @@ impl Engine {
         retry_after: Option<Millis>,
         www_authenticate: Option<String>,
     ) {
+        if self.standalone_head(key, status, retry_after) {
+            return;
+        }
         self.pool_headed(now, key);
         if status < 400 {
             self.reqs.answer_over(key);
@@ -159,6 +165,9 @@ impl Engine {
 
     /// A transmission's stream ended (`error` = it failed) — fails its request if still unanswered.
     pub(crate) fn on_ended(&mut self, now: Millis, key: SendKey, error: Option<TransportError>) {
+        if self.standalone_ended(now, key, error.as_ref()) {
+            return;
+        }
         self.pool_ended(now, key);
         if let Some(task_id) = self.reqs.answer_over(key) {
             if let Some(e) = &error {

@@ -57,6 +57,8 @@ pub(crate) enum Timer {
     Connect,
     /// (Re)open the push subscription for the tracked tasks.
     Listen,
+    /// Reopen the legacy GET listening stream.
+    Standalone,
     /// The server's `Retry-After` passed: send what was held back.
     Hold,
     /// Retry a failed `tools/list`.
@@ -76,6 +78,7 @@ enum Key {
     Result(Slot),
     Connect,
     Listen,
+    Standalone,
     Hold,
     Tools,
 }
@@ -99,6 +102,7 @@ impl Key {
             Timer::Task(TaskTimer::Result, slot) => (Key::Result(slot), 0),
             Timer::Connect => (Key::Connect, 0),
             Timer::Listen => (Key::Listen, 0),
+            Timer::Standalone => (Key::Standalone, 0),
             Timer::Hold => (Key::Hold, 0),
             Timer::Tools => (Key::Tools, 0),
             Timer::Resume(n) => return Err(n),
@@ -115,6 +119,7 @@ impl Key {
             (Key::Result(slot), _) => task(TaskTimer::Result, slot),
             (Key::Connect, _) => Timer::Connect,
             (Key::Listen, _) => Timer::Listen,
+            (Key::Standalone, _) => Timer::Standalone,
             (Key::Hold, _) => Timer::Hold,
             (Key::Tools, _) => Timer::Tools,
         }

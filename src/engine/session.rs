@@ -10,7 +10,7 @@ use crate::protocol::headers;
 use crate::protocol::model::Dialect;
 use crate::protocol::object;
 
-use super::api::{ClientError, Config, DialectChoice, ErrorKind, Event, Millis, Output};
+use super::api::{ClientError, Config, DialectChoice, ErrorKind, Event, Link, Millis};
 use super::negotiate::{offers_tasks, Discovered, MODERN_VERSION};
 use super::quirks::{Quirk, Quirks, TaskMethod};
 use super::requests::{Failure, Purpose};
@@ -327,12 +327,9 @@ impl Engine {
             && c.build_listen(&self.session.info(), &[]).is_some()
             && !self.session.quirks.has(Quirk::Lacks(TaskMethod::Listen));
         self.announce();
-        if self.session.handshake {
+        if self.session.handshake && self.cfg.link != Link::WebSocket {
             let headers = self.session.session_headers();
-            self.out.push_back(Output::Listen {
-                headers,
-                last_event_id: None,
-            });
+            self.listen_standalone(headers);
         }
         for p in std::mem::take(&mut self.session.queue) {
             self.dispatch(now, p);

@@ -94,7 +94,10 @@ pub(crate) struct Harness<S: World = FakeServer> {
     pub(crate) events: Vec<Event>,
     pub(crate) sent: Vec<Sent>,
     pub(crate) session_ends: usize,
-    pub(crate) listens: usize,
+    /// GET listening streams the engine opened: (when, which, from which event id).
+    pub(crate) listened: Vec<(Millis, SendKey, Option<String>)>,
+    /// The one open now (it holds a pool slot until it ends).
+    listening: Option<SendKey>,
     /// Streams the engine closed: (when, which).
     pub(crate) aborted: Vec<(Millis, SendKey)>,
     /// Deliveries by time; one batch = one server answer, delivered in order.
@@ -121,7 +124,7 @@ pub(crate) struct Harness<S: World = FakeServer> {
     polls: Vec<PollLog>,
     pub(crate) violations: Vec<String>,
     /// A browser's HTTP/1.1 pool: at most this many streams open at once (the legacy GET
-    /// listening stream holds one for good); transmissions beyond it wait their turn.
+    /// listening stream holds one while open); transmissions beyond it wait their turn.
     pub(crate) pool: Option<usize>,
     open: HashSet<SendKey, IdHash>,
     waiting: VecDeque<Transmit>,
@@ -165,7 +168,8 @@ impl<S: World> Harness<S> {
             events: Vec::new(),
             sent: Vec::new(),
             session_ends: 0,
-            listens: 0,
+            listened: Vec::new(),
+            listening: None,
             aborted: Vec::new(),
             queue: BinaryHeap::new(),
             seq: 0,
@@ -192,9 +196,9 @@ impl<S: World> Harness<S> {
         }
     }
 
-    /// Streams the pool holds: the open ones, plus the GET listening stream once asked for.
+    /// Streams the pool holds: the open ones, plus the GET listening stream while it is open.
     fn pool_used(&self) -> usize {
-        self.open.len() + usize::from(self.listens > 0)
+        self.open.len() + usize::from(self.listening.is_some())
     }
 
     /// Hands a transmission to the server (through the pool, when there is one).
@@ -242,11 +246,15 @@ impl<S: World> Harness<S> {
         self.arriving.retain(|(_, t)| t.key != key);
         self.headed.remove(&key);
         self.draining.retain(|(_, k)| *k != key);
+        let listened = self.listening == Some(key);
+        if listened {
+            self.listening = None;
+        }
         if self.pool.is_none() {
             return;
         }
         self.waiting.retain(|t| t.key != key);
-        if self.open.remove(&key) {
+        if self.open.remove(&key) || listened {
             if let Some(next) = self.waiting.pop_front() {
                 self.transmit(next);
             }
@@ -272,7 +280,12 @@ impl<S: World> Harness<S> {
                         self.release(key);
                     }
                 }
-                Output::Listen { .. } => self.listens += 1,
+                Output::Listen {
+                    key, last_event_id, ..
+                } => {
+                    self.listened.push((self.now, key, last_event_id));
+                    self.listening = Some(key);
+                }
                 Output::Resume { .. } => {}
                 Output::EndSession { .. } => self.session_ends += 1,
                 Output::Event(e) => {

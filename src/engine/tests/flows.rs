@@ -73,7 +73,11 @@ fn legacy_detection_handshake_and_result_fetch() {
             "tools/list"
         ]
     );
-    assert_eq!(h.listens, 1, "the GET listening stream is requested once");
+    assert_eq!(
+        h.listened.len(),
+        1,
+        "the GET listening stream is requested once"
+    );
     let log: Vec<String> = h.sent.iter().map(|s| s.line()).collect();
     assert_eq!(h.count("tasks/result"), 1, "result fetched once: {log:#?}");
     assert!(matches!(
@@ -269,7 +273,8 @@ fn dead_session_is_reinitialized_and_tasks_keep_being_tracked() {
     assert_eq!(h.count("initialize"), 2);
     assert_eq!(finished(&h.done(sub)).0, Some(TaskStatus::Completed));
     assert_eq!(
-        h.listens, 2,
+        h.listened.len(),
+        2,
         "the listening stream is reopened for the new session"
     );
 }

@@ -22,6 +22,7 @@ mod replay;
 mod retried;
 mod session;
 mod settle;
+mod standalone;
 mod streams;
 
 /// `PROPTEST_CASES` overrides the number of property cases (e.g. for a long soak run).

@@ -1,0 +1,175 @@
+//! The legacy GET listening stream (the session's standalone event stream): opened once the
+//! session is ready, reported under its own transmission key like any request, re-opened after it
+//! ends (the server's `retry:`, else backoff; `Last-Event-ID` from where it stopped) and given up
+//! for the session once the server refuses it. While it is closed it holds no connection.
+
+use super::api::{Millis, Output, SendKey, TransportError};
+use super::scheduler::{backoff_delay, Timer};
+use super::{Engine, Rng};
+
+/// Floor of any reopening delay, whatever the server's `retry:` says (a `retry: 0` must not storm).
+const MIN_RECONNECT_MS: Millis = 250;
+
+/// Delay before reopening a stream: the server's `retry:` (floored) for the first attempt after a
+/// stream that delivered events; once attempts keep failing, the larger of it and our backoff.
+fn reconnect_delay(server_ms: Option<Millis>, attempt: u32, rng: &mut Rng) -> Millis {
+    match server_ms {
+        Some(ms) if attempt == 0 => ms.max(MIN_RECONNECT_MS),
+        Some(ms) => ms.max(backoff_delay(attempt, rng)),
+        None => backoff_delay(attempt, rng),
+    }
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct Standalone {
+    /// The session's headers while the stream is wanted.
+    headers: Option<Vec<(String, String)>>,
+    /// The open GET.
+    key: Option<SendKey>,
+    /// Its answer's status, and the `Retry-After` that came with it.
+    head: Option<(u16, Option<Millis>)>,
+    last_event_id: Option<String>,
+    /// The server's SSE `retry:` value.
+    retry_ms: Option<Millis>,
+    /// The `Retry-After` of a busy answer (429, 5xx), for the next reopening only.
+    retry_after: Option<Millis>,
+    /// Openings since the stream last delivered a message.
+    attempt: u32,
+    /// The server refused the stream for this session.
+    refused: bool,
+}
+
+impl Standalone {
+    /// Whether `key` is the open stream's.
+    pub(crate) fn is(&self, key: SendKey) -> bool {
+        self.key == Some(key)
+    }
+}
+
+impl Engine {
+    /// Wants the stream open for the session with these headers (a new session: from the start).
+    pub(crate) fn listen_standalone(&mut self, headers: Vec<(String, String)>) {
+        let s = &mut self.standalone;
+        if s.headers.as_ref() == Some(&headers) {
+            if s.key.is_none() && !s.refused && self.timers.get(&Timer::Standalone).is_none() {
+                self.open_standalone();
+            }
+            return;
+        }
+        let old = s.key.take();
+        *s = Standalone {
+            headers: Some(headers),
+            ..Standalone::default()
+        };
+        if let Some(key) = old {
+            self.out.push_back(Output::Abort { key });
+        }
+        self.timers.clear(&Timer::Standalone);
+        self.open_standalone();
+    }
+
+    /// The stream's reopening time came.
+    pub(crate) fn reopen_standalone(&mut self) {
+        if self.standalone.key.is_none() && !self.standalone.refused {
+            self.open_standalone();
+        }
+    }
+
+    fn open_standalone(&mut self) {
+        let Some(headers) = self.standalone.headers.clone() else {
+            return;
+        };
+        let key = self.reqs.key();
+        self.standalone.key = Some(key);
+        self.standalone.head = None;
+        self.out.push_back(Output::Listen {
+            key,
+            headers,
+            last_event_id: self.standalone.last_event_id.clone(),
+        });
+    }
+
+    /// Stops the stream for good (the session ends).
+    pub(crate) fn stop_standalone(&mut self) {
+        if let Some(key) = self.standalone.key.take() {
+            self.out.push_back(Output::Abort { key });
+            // The session ends: what waits for its connection goes nowhere.
+            let _ = self.pool.unlisten();
+        }
+        self.standalone = Standalone::default();
+        self.timers.clear(&Timer::Standalone);
+    }
+
+    /// A head for `key`: `true` when `key` is the stream's.
+    pub(crate) fn standalone_head(
+        &mut self,
+        key: SendKey,
+        status: u16,
+        retry_after: Option<Millis>,
+    ) -> bool {
+        let s = &mut self.standalone;
+        if !s.is(key) {
+            return false;
+        }
+        s.head = Some((status, retry_after));
+        true
+    }
+
+    /// The stream's position moved (its last event id, the server's `retry:`).
+    pub(crate) fn standalone_cursor(
+        &mut self,
+        last_event_id: Option<String>,
+        retry_ms: Option<Millis>,
+    ) {
+        let s = &mut self.standalone;
+        if last_event_id.is_some() {
+            s.last_event_id = last_event_id;
+        }
+        if retry_ms.is_some() {
+            s.retry_ms = retry_ms;
+        }
+    }
+
+    /// A message came on the stream: the next reopening is a first attempt again.
+    pub(crate) fn standalone_heard(&mut self) {
+        if self.standalone.key.is_some() {
+            self.standalone.attempt = 0;
+        }
+    }
+
+    /// `key` ended (`error`: how it failed): `true` when it was the stream's. A stream the server
+    /// answered with 429 or 5xx, or that ended or broke after it ran, is reopened later; one
+    /// answered otherwise (an error status, no event stream: the driver reports those with their
+    /// status) is given up for the session.
+    pub(crate) fn standalone_ended(
+        &mut self,
+        now: Millis,
+        key: SendKey,
+        error: Option<&TransportError>,
+    ) -> bool {
+        if !self.standalone.is(key) {
+            return false;
+        }
+        let s = &mut self.standalone;
+        s.key = None;
+        let refused = match s.head.take() {
+            Some((status, after)) if status == 429 || status >= 500 => {
+                s.retry_after = after;
+                false
+            }
+            Some((status, _)) if !(200..300).contains(&status) => true,
+            _ => error.is_some_and(|e| e.http_status.is_some()),
+        };
+        if refused {
+            s.refused = true;
+        } else {
+            let asked = s.retry_after.take().or(s.retry_ms);
+            let delay = reconnect_delay(asked, s.attempt, &mut self.rng);
+            s.attempt = s.attempt.saturating_add(1);
+            self.timers
+                .set(Timer::Standalone, now.saturating_add(delay));
+        }
+        self.pool_unlisten(now);
+        true
+    }
+}
