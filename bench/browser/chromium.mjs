@@ -2,7 +2,7 @@
 // decode+dispatch throughput (each measurement on a fresh page, fresh heap), and request counts with
 // K tabs (K pages of the one browser context: tabs of one origin).
 import { chromium } from "playwright-core";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { getStats } from "../lib/daemon.mjs";
@@ -129,6 +129,9 @@ export async function scaleFigure(chrome, { staticUrl, stack, dialect, server, n
     const m1 = await scriptSeconds(cdp);
     const t1 = performance.timeOrigin + performance.now();
     const prof = profileBusy(profile);
+    // BENCH_CPUPROFILE=<dir>: keep the window's profile (DevTools' .cpuprofile; bench/profile-top.mjs sums it).
+    const keep = process.env.BENCH_CPUPROFILE;
+    if (keep) writeFileSync(path.join(keep, `scale-${stack}-${dialect}.cpuprofile`), JSON.stringify(profile));
     phase("profiled");
     const st = await getStats(server.statsUrl);
     const polls = st.requests.filter((r) => r.t >= t0 && r.t < t1 && r.taskId).length;

@@ -69,11 +69,15 @@ pub(crate) enum Timer {
     Resume(ReqId),
 }
 
-/// A [`Timer`] other than a stream's resumption: what the queue and the map hold, in 8 bytes
-/// (ordered as its timer).
+/// Where a [`Timer`] other than a stream's resumption is kept: a key in 8 bytes, and which of
+/// the key's two due times is its own. A task's poll and deadline timers share one key (a
+/// running task has both set: one queue entry and one map entry for the two).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 enum Key {
-    Task(TaskTimer, Slot),
+    /// A task's poll (first) and deadline (second) timers.
+    Running(Slot),
+    Gc(Slot),
+    Result(Slot),
     Connect,
     Listen,
     Standalone,
@@ -82,56 +86,70 @@ enum Key {
     Tools,
 }
 
+/// The due times under one key: a task's poll and deadline, or a single timer's (the first).
+type Due = [MaybeAt; 2];
+
+/// The earliest of a key's due times (none when both are unset).
+fn first(due: &Due) -> Option<Millis> {
+    due.iter().filter_map(|at| at.get()).min()
+}
+
 impl Key {
-    /// The key of `timer`, or the request whose stream it resumes.
-    fn of(timer: Timer) -> Result<Key, ReqId> {
+    /// The key of `timer` and which of its due times is the timer's, or the request whose
+    /// stream it resumes.
+    fn of(timer: Timer) -> Result<(Key, usize), ReqId> {
         Ok(match timer {
-            Timer::Task(kind, slot) => Key::Task(kind, slot),
-            Timer::Connect => Key::Connect,
-            Timer::Listen => Key::Listen,
-            Timer::Standalone => Key::Standalone,
-            Timer::Reconnect => Key::Reconnect,
-            Timer::Hold => Key::Hold,
-            Timer::Tools => Key::Tools,
+            Timer::Task(TaskTimer::Poll, slot) => (Key::Running(slot), 0),
+            Timer::Task(TaskTimer::Deadline, slot) => (Key::Running(slot), 1),
+            Timer::Task(TaskTimer::Gc, slot) => (Key::Gc(slot), 0),
+            Timer::Task(TaskTimer::Result, slot) => (Key::Result(slot), 0),
+            Timer::Connect => (Key::Connect, 0),
+            Timer::Listen => (Key::Listen, 0),
+            Timer::Standalone => (Key::Standalone, 0),
+            Timer::Reconnect => (Key::Reconnect, 0),
+            Timer::Hold => (Key::Hold, 0),
+            Timer::Tools => (Key::Tools, 0),
             Timer::Resume(n) => return Err(n),
         })
     }
 
-    fn timer(self) -> Timer {
-        match self {
-            Key::Task(kind, slot) => Timer::Task(kind, slot),
-            Key::Connect => Timer::Connect,
-            Key::Listen => Timer::Listen,
-            Key::Standalone => Timer::Standalone,
-            Key::Reconnect => Timer::Reconnect,
-            Key::Hold => Timer::Hold,
-            Key::Tools => Timer::Tools,
+    /// The timer kept as due time `which` of this key.
+    fn timer(self, which: usize) -> Timer {
+        let task = |kind, slot| Timer::Task(kind, slot);
+        match (self, which) {
+            (Key::Running(slot), 0) => task(TaskTimer::Poll, slot),
+            (Key::Running(slot), _) => task(TaskTimer::Deadline, slot),
+            (Key::Gc(slot), _) => task(TaskTimer::Gc, slot),
+            (Key::Result(slot), _) => task(TaskTimer::Result, slot),
+            (Key::Connect, _) => Timer::Connect,
+            (Key::Listen, _) => Timer::Listen,
+            (Key::Standalone, _) => Timer::Standalone,
+            (Key::Reconnect, _) => Timer::Reconnect,
+            (Key::Hold, _) => Timer::Hold,
+            (Key::Tools, _) => Timer::Tools,
         }
     }
 }
 
 /// Timers ordered by due time; setting a timer again moves it.
 ///
-/// A binary heap with lazy deletion (far less wasm than a `BTreeSet`): setting or clearing a
-/// timer leaves its old entry behind, dropped once it reaches the top, or all at once when stale
-/// entries outnumber live ones. The top entry is always live, so [`Timers::next`] is exact.
-/// Streams' resumptions (few, and keyed by a request id too wide for a key) wait in a list
-/// beside it.
+/// A binary heap with lazy deletion (far less wasm than a `BTreeSet`): each key is queued at
+/// the earliest of its due times; setting or clearing a timer that moves it leaves the old
+/// entry behind, dropped once it reaches the top, or all at once when stale entries outnumber
+/// live ones. The top entry is always live, so [`Timers::next`] is exact. Timers due at the same
+/// time pop in no particular order (a task's poll before its deadline). Streams' resumptions
+/// (few, and keyed by a request id too wide for a key) wait in a list beside it.
 #[derive(Debug, Default)]
 pub(crate) struct Timers {
     queue: BinaryHeap<Reverse<(Millis, Key)>>,
-    due: HashMap<Key, Millis, IdHash>,
+    due: HashMap<Key, Due, IdHash>,
     resumes: Vec<(ReqId, Millis)>,
 }
 
 impl Timers {
     pub(crate) fn set(&mut self, timer: Timer, at: Millis) {
         match Key::of(timer) {
-            Ok(key) => {
-                self.due.insert(key, at);
-                self.queue.push(Reverse((at, key)));
-                self.tidy();
-            }
+            Ok((key, which)) => self.put(key, which, at.into()),
             Err(n) => {
                 self.drop_resume(n);
                 self.resumes.push((n, at));
@@ -149,13 +167,32 @@ impl Timers {
 
     pub(crate) fn clear(&mut self, timer: &Timer) {
         match Key::of(*timer) {
-            Ok(key) => {
-                if self.due.remove(&key).is_some() {
-                    self.tidy();
-                }
-            }
+            Ok((key, which)) => self.put(key, which, MaybeAt::NONE),
             Err(n) => self.drop_resume(n),
         }
+    }
+
+    /// Sets (or with `NONE` clears) due time `which` of `key`, queueing the key again when its
+    /// earliest due time moved.
+    fn put(&mut self, key: Key, which: usize, at: MaybeAt) {
+        let due = self.due.get(&key).copied().unwrap_or_default();
+        let mut now_due = due;
+        if let Some(slot) = now_due.get_mut(which) {
+            *slot = at;
+        }
+        if now_due == due {
+            return;
+        }
+        let earliest = first(&now_due);
+        if earliest.is_none() {
+            self.due.remove(&key);
+        } else {
+            self.due.insert(key, now_due);
+        }
+        if let Some(at) = earliest.filter(|at| first(&due) != Some(*at)) {
+            self.queue.push(Reverse((at, key)));
+        }
+        self.tidy();
     }
 
     fn drop_resume(&mut self, n: ReqId) {
@@ -166,7 +203,7 @@ impl Timers {
 
     pub(crate) fn get(&self, timer: &Timer) -> Option<Millis> {
         match Key::of(*timer) {
-            Ok(key) => self.due.get(&key).copied(),
+            Ok((key, which)) => self.due.get(&key)?.get(which)?.get(),
             Err(n) => self
                 .resumes
                 .iter()
@@ -191,15 +228,15 @@ impl Timers {
     }
 
     /// Removes and returns one timer due at or before `now` (at the same time, a resumption
-    /// comes last, as [`Timer`] orders).
+    /// comes last).
     pub(crate) fn pop_due(&mut self, now: Millis) -> Option<Timer> {
         let queued = self.queue.peek().map(|Reverse(top)| *top);
         match (queued, self.first_resume()) {
             (Some((at, key)), resume) if at <= now && resume.is_none_or(|(r, _)| at <= r) => {
-                self.queue.pop();
-                self.due.remove(&key);
-                self.tidy();
-                Some(key.timer())
+                let due = self.due.get(&key).copied().unwrap_or_default();
+                let which = due.iter().position(|d| d.get() == Some(at)).unwrap_or(0);
+                self.put(key, which, MaybeAt::NONE);
+                Some(key.timer(which))
             }
             (_, Some((at, n))) if at <= now => {
                 self.drop_resume(n);
@@ -211,10 +248,14 @@ impl Timers {
 
     /// The timers due before `before`, in no particular order.
     pub(crate) fn due_before(&self, before: Millis) -> Vec<Timer> {
-        let mut due: Vec<Timer> = (self.due.iter())
-            .filter(|(_, at)| **at < before)
-            .map(|(k, _)| k.timer())
-            .collect();
+        let mut due: Vec<Timer> = Vec::new();
+        for (key, times) in &self.due {
+            for (which, at) in times.iter().enumerate() {
+                if at.get().is_some_and(|at| at < before) {
+                    due.push(key.timer(which));
+                }
+            }
+        }
         for (n, at) in &self.resumes {
             if *at < before {
                 due.push(Timer::Resume(*n));
@@ -229,17 +270,20 @@ impl Timers {
 
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        self.due.len() + self.resumes.len()
+        let queued = self.due.values().flatten().filter(|at| at.get().is_some());
+        queued.count() + self.resumes.len()
     }
 
-    /// Drops stale entries from the top (a timer set again or cleared since), so the top is a
-    /// live timer; rebuilds the queue from the live timers when stale entries outnumber them.
+    /// Drops stale entries from the top (a key whose earliest due time moved since, or that was
+    /// cleared), so the top is live; rebuilds the queue from the live keys when stale entries
+    /// outnumber them.
     fn tidy(&mut self) {
         if self.queue.len() > 2 * self.due.len() + 16 {
-            self.queue = self.due.iter().map(|(t, at)| Reverse((*at, *t))).collect();
+            let live = self.due.iter().filter_map(|(k, d)| Some((first(d)?, *k)));
+            self.queue = live.map(Reverse).collect();
         }
         while let Some(Reverse((at, key))) = self.queue.peek() {
-            if self.due.get(key) == Some(at) {
+            if self.due.get(key).and_then(first) == Some(*at) {
                 break;
             }
             self.queue.pop();
@@ -443,18 +487,22 @@ mod tests {
 
     proptest::proptest! {
         /// The heap (and the resumptions beside it) reads like the ordered set it replaced: a
-        /// map of live timers, popped in (due time, timer) order.
+        /// map of live timers, popped earliest first (at the same time, a task's poll before its
+        /// deadline and a resumption last).
         #[test]
         fn timers_behave_like_an_ordered_set(
-            ops in proptest::collection::vec((0u8..4, 0u32..6, 0u64..100), 0..200),
+            ops in proptest::collection::vec((0u8..4, 0u32..8, 0u64..100), 0..200),
         ) {
             let mut t = Timers::default();
             let mut model: std::collections::BTreeMap<Timer, Millis> = Default::default();
-            for (op, slot, at) in ops {
-                // Two of the six are streams' resumptions (kept beside the queue).
-                let timer = match slot {
-                    4.. => Timer::Resume(ReqId(i64::from(slot))),
-                    _ => Timer::Task(TaskTimer::Poll, Slot(slot)),
+            for (op, n, at) in ops {
+                // Three tasks' polls and deadlines (sharing a key per task), one task's GC, and
+                // a stream's resumption (kept beside the queue).
+                let timer = match n {
+                    0..=2 => Timer::Task(TaskTimer::Poll, Slot(n)),
+                    3..=5 => Timer::Task(TaskTimer::Deadline, Slot(n - 3)),
+                    6 => Timer::Task(TaskTimer::Gc, Slot(0)),
+                    _ => Timer::Resume(ReqId(i64::from(n))),
                 };
                 match op {
                     0 => {
@@ -471,12 +519,24 @@ mod tests {
                         model.remove(&timer);
                     }
                     _ => {
-                        let first = model.iter().map(|(t, at)| (*at, *t)).min();
-                        let want = first.filter(|(due, _)| *due <= at).map(|(_, t)| t);
-                        if let Some(w) = want {
-                            model.remove(&w);
+                        let earliest = model.values().copied().min().filter(|due| *due <= at);
+                        let popped = t.pop_due(at);
+                        match (earliest, popped) {
+                            (Some(due), Some(p)) => {
+                                proptest::prop_assert_eq!(model.remove(&p), Some(due));
+                                if let Timer::Task(TaskTimer::Deadline, slot) = p {
+                                    let poll = Timer::Task(TaskTimer::Poll, slot);
+                                    proptest::prop_assert_ne!(model.get(&poll), Some(&due));
+                                }
+                                if matches!(p, Timer::Resume(_)) {
+                                    let queued = model.iter().filter(|(t, _)| !matches!(t, Timer::Resume(_)));
+                                    proptest::prop_assert!(queued.map(|(_, at)| *at).all(|at| at > due));
+                                }
+                            }
+                            (earliest, popped) => {
+                                proptest::prop_assert_eq!((earliest, popped), (None, None));
+                            }
                         }
-                        proptest::prop_assert_eq!(t.pop_due(at), want);
                     }
                 }
                 let first = model.values().copied().min();

@@ -28,21 +28,21 @@ fn per_task(choice: DialectChoice, server: Dialect) -> usize {
     held_by(engine) / TASKS
 }
 
-/// Bounds with some room over today's 648 B (legacy) and 707 B (modern): a burst's spare room
+/// Bounds with some room over today's 597 B (legacy) and 656 B (modern): a burst's spare room
 /// kept after it, or a per-task copy of something shared, shows here.
 #[test]
 fn heap_per_tracked_task() {
     let legacy = per_task(DialectChoice::Legacy, Dialect::Legacy);
     let modern = per_task(DialectChoice::Modern, Dialect::Modern);
     println!("engine heap per tracked task ({TASKS} tasks, 64-bit): legacy {legacy} B, modern {modern} B");
-    assert!(legacy <= 740, "legacy: {legacy} B per task");
-    assert!(modern <= 800, "modern: {modern} B per task");
+    assert!(legacy <= 680, "legacy: {legacy} B per task");
+    assert!(modern <= 740, "modern: {modern} B per task");
 }
 
 /// 10,000 tasks created 64 at a time (as a page awaiting each creation does) on a 6-connection
 /// link, then polled for 30 s: the engine's heap at its peak (the thread's peak less what the
 /// fake server and the harness hold at the end) is what it holds at the end, give or take a
-/// little (today both are about 550 B per task). Encoded polls or requests waiting by the
+/// little (today both are about 520 B per task). Encoded polls or requests waiting by the
 /// thousand would show as a peak far above it.
 #[test]
 fn creating_ten_thousand_tasks_peaks_at_what_they_keep() {
@@ -69,7 +69,7 @@ fn creating_ten_thousand_tasks_peaks_at_what_they_keep() {
     let rest = held_by(h) / MANY;
     let engine_peak = peak.saturating_sub(rest);
     println!("{MANY} tasks: engine keeps {kept} B per task, peaks at {engine_peak} B");
-    assert!(kept <= 640, "{kept} B per task");
+    assert!(kept <= 590, "{kept} B per task");
     assert!(
         engine_peak <= kept + 100,
         "peak {engine_peak} B per task, keeps {kept} B"
