@@ -8,6 +8,10 @@ use futures::channel::oneshot;
 use js_sys::{Array, Function, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
+/// A read-modify-write of one stored value (`None`: delete). Boxed, so that the storage code is
+/// compiled once rather than once per caller's closure.
+pub(super) type Edit = Box<dyn FnOnce(Option<String>) -> Option<String>>;
+
 #[wasm_bindgen]
 extern "C" {
     type IdbFactory;
@@ -213,11 +217,7 @@ impl Idb {
 
     /// Atomically replaces the value under `key` with `f(old)` (`None`: delete) and waits until
     /// the transaction committed. Returns what `f` returned.
-    pub async fn update(
-        &self,
-        key: &str,
-        f: super::store::Edit,
-    ) -> Result<Option<String>, JsValue> {
+    pub async fn update(&self, key: &str, f: Edit) -> Result<Option<String>, JsValue> {
         let tx = self.db.transaction(STORE, "readwrite")?;
         let committed = on_transaction(&tx);
         let store = tx.object_store(STORE)?;

@@ -13,7 +13,8 @@ use std::rc::Rc;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{idb, local, Scope};
+use super::idb::{self, Edit};
+use super::{local, Scope};
 use crate::driver::json::{self, Fields};
 use crate::engine::api::Millis;
 use crate::engine::snapshot::{SessionSnapshot, TaskSnapshot};
@@ -144,9 +145,6 @@ impl SessionRecord {
     }
 }
 
-/// A read-modify-write of one stored value (`None`: delete). Boxed, so that the storage code is
-/// compiled once rather than once per caller's closure.
-pub(super) type Edit = Box<dyn FnOnce(Option<String>) -> Option<String>>;
 type RecordEdit = Box<dyn FnOnce(Option<TaskRecord>) -> Option<TaskRecord>>;
 
 #[derive(Clone)]
