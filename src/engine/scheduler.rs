@@ -135,8 +135,8 @@ impl Key {
 ///
 /// A binary heap with lazy deletion (far less wasm than a `BTreeSet`): each key is queued at
 /// the earliest of its due times; setting or clearing a timer that moves it leaves the old
-/// entry behind, dropped once it reaches the top, or all at once when stale entries outnumber
-/// live ones. The top entry is always live, so [`Timers::next`] is exact. Timers due at the same
+/// entry behind, dropped once it reaches the top, or all at once when stale entries reach half
+/// the live ones. The top entry is always live, so [`Timers::next`] is exact. Timers due at the same
 /// time pop in no particular order (a task's poll before its deadline). Streams' resumptions
 /// (few, and keyed by a request id too wide for a key) wait in a list beside it.
 #[derive(Debug, Default)]
@@ -275,12 +275,17 @@ impl Timers {
     }
 
     /// Drops stale entries from the top (a key whose earliest due time moved since, or that was
-    /// cleared), so the top is live; rebuilds the queue from the live keys when stale entries
-    /// outnumber them.
+    /// cleared), so the top is live; rebuilds the queue from the live keys, in its own buffer,
+    /// once stale entries are half as many as they. Each poll of a running task leaves one
+    /// stale entry (its deadline's): allowing as many stale entries as live ones would double
+    /// the queue's capacity, and a second buffer alongside it would raise the peak further.
     fn tidy(&mut self) {
-        if self.queue.len() > 2 * self.due.len() + 16 {
+        if self.queue.len() > self.due.len() + self.due.len() / 2 + 16 {
+            let mut entries = std::mem::take(&mut self.queue).into_vec();
+            entries.clear();
             let live = self.due.iter().filter_map(|(k, d)| Some((first(d)?, *k)));
-            self.queue = live.map(Reverse).collect();
+            entries.extend(live.map(Reverse));
+            self.queue = BinaryHeap::from(entries);
         }
         while let Some(Reverse((at, key))) = self.queue.peek() {
             if self.due.get(key).and_then(first) == Some(*at) {
