@@ -105,12 +105,10 @@ use inputs::Inputs;
 use pending::Requests;
 use registry::Registry;
 use requests::Purpose;
+use rng::Rng;
 use scheduler::{TaskTimer, Timer, Timers};
 use session::Session;
 use tools::Tools;
-
-/// The seeded generator and the retry backoff, shared with the driver's reconnects.
-pub use rng::Rng;
 
 /// What a subscription waits on.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -4,8 +4,9 @@
 //! for the session once the server refuses it. While it is closed it holds no connection.
 
 use super::api::{Millis, Output, SendKey, TransportError};
+use super::rng::Rng;
 use super::scheduler::{backoff_delay, Timer};
-use super::{Engine, Rng};
+use super::Engine;
 
 /// Floor of any reopening delay, whatever the server's `retry:` says (a `retry: 0` must not storm).
 const MIN_RECONNECT_MS: Millis = 250;
@@ -31,8 +32,6 @@ pub(crate) struct Standalone {
     last_event_id: Option<String>,
     /// The server's SSE `retry:` value.
     retry_ms: Option<Millis>,
-    /// The `Retry-After` of a busy answer (429, 5xx), for the next reopening only.
-    retry_after: Option<Millis>,
     /// Openings since the stream last delivered a message.
     attempt: u32,
     /// The server refused the stream for this session.
@@ -152,22 +151,21 @@ impl Engine {
         }
         let s = &mut self.standalone;
         s.key = None;
-        let refused = match s.head.take() {
-            Some((status, after)) if status == 429 || status >= 500 => {
-                s.retry_after = after;
-                false
-            }
-            Some((status, _)) if !(200..300).contains(&status) => true,
-            _ => error.is_some_and(|e| e.http_status.is_some()),
+        // A busy answer's `Retry-After` (else the stream's `retry:`), or `None` when refused.
+        let asked = match s.head.take() {
+            Some((status, after)) if status == 429 || status >= 500 => Some(after.or(s.retry_ms)),
+            Some((status, _)) if !(200..300).contains(&status) => None,
+            _ if error.is_some_and(|e| e.http_status.is_some()) => None,
+            _ => Some(s.retry_ms),
         };
-        if refused {
-            s.refused = true;
-        } else {
-            let asked = s.retry_after.take().or(s.retry_ms);
-            let delay = reconnect_delay(asked, s.attempt, &mut self.rng);
-            s.attempt = s.attempt.saturating_add(1);
-            self.timers
-                .set(Timer::Standalone, now.saturating_add(delay));
+        match asked {
+            None => s.refused = true,
+            Some(asked) => {
+                let delay = reconnect_delay(asked, s.attempt, &mut self.rng);
+                s.attempt = s.attempt.saturating_add(1);
+                self.timers
+                    .set(Timer::Standalone, now.saturating_add(delay));
+            }
         }
         self.pool_unlisten(now);
         true
