@@ -38,12 +38,12 @@ impl Fields {
 
     /// A required field.
     pub fn get<T>(&mut self, key: &str, read: fn(Value) -> Option<T>) -> Option<T> {
-        self.0.remove(key).and_then(read)
+        crate::protocol::take(&mut self.0, key).and_then(read)
     }
 
     /// An `Option` field: missing or `null` is `Some(None)`, a bad value `None`.
     pub fn opt<T>(&mut self, key: &str, read: fn(Value) -> Option<T>) -> Option<Option<T>> {
-        match self.0.remove(key) {
+        match crate::protocol::take(&mut self.0, key) {
             None | Some(Value::Null) => Some(None),
             Some(v) => read(v).map(Some),
         }
@@ -51,7 +51,7 @@ impl Fields {
 
     /// A `#[serde(default)]` field: missing is the default, a present value must read.
     pub fn or_default<T: Default>(&mut self, key: &str, read: fn(Value) -> Option<T>) -> Option<T> {
-        self.0.remove(key).map_or(Some(T::default()), read)
+        crate::protocol::take(&mut self.0, key).map_or(Some(T::default()), read)
     }
 
     /// The tag of an internally tagged enum.

@@ -171,12 +171,12 @@ impl Message {
         if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
             return Err(DecodeError::NotJsonRpc("missing jsonrpc: \"2.0\""));
         }
-        let id = match obj.remove("id") {
+        let id = match super::take(&mut obj, "id") {
             None | Some(Value::Null) => None,
             Some(v) => Some(parse_id(v)?),
         };
-        let params = obj.remove("params");
-        if let Some(method) = obj.remove("method") {
+        let params = super::take(&mut obj, "params");
+        if let Some(method) = super::take(&mut obj, "method") {
             let method = match method {
                 Value::String(m) => m,
                 _ => return Err(DecodeError::NotJsonRpc("method is not a string")),
@@ -186,12 +186,12 @@ impl Message {
                 None => Message::Notification { method, params },
             });
         }
-        if let Some(err) = obj.remove("error") {
+        if let Some(err) = super::take(&mut obj, "error") {
             let error = RpcError::from_value(&err)
                 .ok_or(DecodeError::NotJsonRpc("malformed error object"))?;
             return Ok(Message::Error { id, error });
         }
-        match (id, obj.remove("result")) {
+        match (id, super::take(&mut obj, "result")) {
             (Some(id), Some(result)) => Ok(Message::Response { id, result }),
             (None, Some(_)) => Err(DecodeError::NotJsonRpc("response without id")),
             _ => Err(DecodeError::NotJsonRpc(

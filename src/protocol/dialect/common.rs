@@ -5,9 +5,9 @@
 use serde_json::{Map, Value};
 
 use super::{InputRequest, Outgoing, ProtocolError, SessionInfo, Task};
-use crate::protocol::headers;
 use crate::protocol::jsonrpc::{Id, Message, RpcError};
 use crate::protocol::model::TaskStatus;
+use crate::protocol::{headers, without};
 
 /// The key under which the modern dialect declares the tasks extension.
 pub(super) const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
@@ -209,16 +209,17 @@ pub(super) fn with_meta(
 
 /// Client capabilities without the modern tasks extension (it MUST NOT be used before 2026-07-28).
 pub(super) fn without_tasks_extension(capabilities: &Value) -> Value {
-    let mut caps = capabilities.clone();
-    if let Some(Value::Object(ext)) = caps.get_mut("extensions") {
-        ext.remove(TASKS_EXTENSION);
-        if ext.is_empty() {
-            if let Value::Object(obj) = &mut caps {
-                obj.remove("extensions");
-            }
-        }
+    let (Value::Object(caps), Some(Value::Object(ext))) =
+        (capabilities, capabilities.get("extensions"))
+    else {
+        return capabilities.clone();
+    };
+    let ext = without(ext.clone(), TASKS_EXTENSION);
+    let mut caps = without(caps.clone(), "extensions");
+    if !ext.is_empty() {
+        caps.insert("extensions".into(), Value::Object(ext));
     }
-    caps
+    Value::Object(caps)
 }
 
 /// Builds an [`Outgoing`] request.

@@ -12,8 +12,8 @@ use super::{
     CallReply, Codec, Dialect, Id, InputRequest, Message, Outgoing, ProtocolError, RpcError,
     SessionInfo, Task, TaskAugment, TaskNotice,
 };
-use crate::protocol::headers;
 use crate::protocol::model::{Outcome, TaskStatus};
+use crate::protocol::{headers, without};
 
 /// The protocol version this dialect speaks when the session names none.
 pub const PROTOCOL_VERSION: &str = "2026-07-28";
@@ -215,12 +215,12 @@ impl Codec for Modern {
         request_state: Option<Value>,
     ) -> Option<Outgoing> {
         let params = match common::params_object(params) {
-            Ok(mut obj) => {
+            Ok(obj) => {
+                let mut obj = without(obj, "requestState");
                 obj.insert("inputResponses".into(), responses);
-                match request_state {
-                    Some(state) => obj.insert("requestState".into(), state),
-                    None => obj.remove("requestState"),
-                };
+                if let Some(state) = request_state {
+                    obj.insert("requestState".into(), state);
+                }
                 Value::Object(obj)
             }
             Err(other) => other,
