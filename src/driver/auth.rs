@@ -293,7 +293,7 @@ impl AuthShell {
     }
 
     async fn write_store(&self, g: &Grant) {
-        if let Ok(v) = js_sys::JSON::parse(&g.to_json().to_string()) {
+        if let Ok(v) = js_sys::JSON::parse(&crate::protocol::text(&g.to_json())) {
             let _ = self.call_store("save", Some(v)).await;
         }
     }

@@ -125,13 +125,13 @@ pub fn url(v: &JsValue) -> Result<String, String> {
         .map(|l| get(&l, "href"))
         .unwrap_or(JsValue::UNDEFINED);
     let args = js_sys::Array::of2(&JsValue::from_str(&text), &base);
-    let parsed = Reflect::construct(&ctor, &args).map_err(|_| format!("not a URL: {text:?}"))?;
+    let parsed = Reflect::construct(&ctor, &args).map_err(|_| format!("not a URL: \"{text}\""))?;
     let scheme = get(&parsed, "protocol").as_string().unwrap_or_default();
     if matches!(scheme.as_str(), "http:" | "https:" | "ws:" | "wss:") {
         Ok(text)
     } else {
         Err(format!(
-            "unsupported URL scheme {scheme:?} in {text:?} (use http, https, ws or wss)"
+            "unsupported URL scheme \"{scheme}\" in \"{text}\" (use http, https, ws or wss)"
         ))
     }
 }
@@ -170,7 +170,7 @@ fn transport(o: &JsValue, url: &str) -> Result<TransportKind, String> {
         Some("websocket") => TransportKind::WebSocket,
         Some(other) => {
             return Err(format!(
-                "unknown transport {other:?} (use \"http\" or \"websocket\")"
+                "unknown transport \"{other}\" (use \"http\" or \"websocket\")"
             ))
         }
     })
@@ -183,7 +183,7 @@ fn engine_config(o: &JsValue, url: &str, transport: TransportKind) -> Result<Con
         Some("modern") => DialectChoice::Modern,
         Some("legacy") => DialectChoice::Legacy,
         Some("draft") => DialectChoice::Draft,
-        Some(other) => return Err(format!("unknown dialect {other:?}")),
+        Some(other) => return Err(format!("unknown dialect \"{other}\"")),
     };
     let mut config = Config {
         dialect,
@@ -222,7 +222,7 @@ fn link(o: &JsValue, url: &str, transport: TransportKind) -> Result<Link, String
         Some("websocket") => Link::WebSocket,
         Some(other) => {
             return Err(format!(
-                "unknown link {other:?} (use \"http1\", \"http2\", \"node\" or \"websocket\")"
+                "unknown link \"{other}\" (use \"http1\", \"http2\", \"node\" or \"websocket\")"
             ))
         }
     })
@@ -297,7 +297,7 @@ pub fn call(o: &JsValue) -> Result<Call, String> {
         Some("never") => Augment::Never,
         Some(other) => {
             return Err(format!(
-                "unknown task option {other:?} (use \"auto\", \"always\" or \"never\")"
+                "unknown task option \"{other}\" (use \"auto\", \"always\" or \"never\")"
             ))
         }
     };

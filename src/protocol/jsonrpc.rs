@@ -232,7 +232,7 @@ impl Message {
 
     /// Encodes the message as a JSON string.
     pub fn encode(&self) -> String {
-        self.to_value().to_string()
+        super::text(&self.to_value())
     }
 }
 

@@ -29,6 +29,13 @@ pub fn object<const N: usize>(members: [(&str, Value); N]) -> Value {
     Value::Object(obj)
 }
 
+/// The JSON text of a value. `serde_json::to_string` rather than `Value`'s `Display` (`to_string()`),
+/// which would be a second instance of the value serializer in the wasm binary; writing a `Value`
+/// cannot fail (its keys are strings, its numbers finite).
+pub fn text(value: &Value) -> String {
+    serde_json::to_string(value).unwrap_or_default()
+}
+
 /// Moves a member's value out of an object being taken apart; the key stays, holding `null`.
 /// For a map about to be dropped this reads like `remove` but needs none of the tree's
 /// rebalancing code in the wasm binary.

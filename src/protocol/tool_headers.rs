@@ -145,7 +145,7 @@ fn annotation(
     };
     let name = match name {
         Value::String(s) if !s.is_empty() && s.bytes().all(is_tchar) => s.clone(),
-        _ => return Err(invalid(format!("bad header name {name}"))),
+        _ => return Err(invalid(format!("bad header name {}", super::text(name)))),
     };
     match obj.get("type").and_then(Value::as_str) {
         Some("string" | "integer" | "boolean") => Ok(ParamHeader { name, path }),

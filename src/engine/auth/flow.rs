@@ -252,7 +252,7 @@ impl Flow {
                 ("content-type".into(), "application/json".into()),
                 ("accept".into(), "application/json".into()),
             ],
-            body: Some(doc.to_string()),
+            body: Some(crate::protocol::text(&doc)),
         }))
     }
 

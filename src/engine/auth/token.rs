@@ -82,17 +82,16 @@ impl Grant {
     /// A grant from a store's JSON (`None` when it is not one).
     pub fn from_json(json: &str) -> Option<Grant> {
         let o = object(json, "grant").ok()?;
-        let c = o.get("client").map(Value::to_string)?;
-        let c = object(&c, "client").ok()?;
+        let c = o.get("client").and_then(Value::as_object)?;
         Some(Grant {
             access_token: required(&o, "accessToken").ok()?,
             refresh_token: text(&o, "refreshToken").ok()?,
             expires_at: o.get("expiresAt").and_then(Value::as_u64),
             scope: text(&o, "scope").ok()?,
             client: Client {
-                client_id: required(&c, "clientId").ok()?,
-                client_secret: text(&c, "clientSecret").ok()?,
-                auth_method: required(&c, "authMethod").ok()?,
+                client_id: required(c, "clientId").ok()?,
+                client_secret: text(c, "clientSecret").ok()?,
+                auth_method: required(c, "authMethod").ok()?,
             },
             token_endpoint: required(&o, "tokenEndpoint").ok()?,
             resource: required(&o, "resource").ok()?,
