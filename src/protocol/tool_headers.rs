@@ -236,6 +236,23 @@ mod tests {
     }
 
     #[test]
+    fn a_bad_name_is_quoted_as_json_in_the_error() {
+        for (name, shown) in [
+            (json!(7), "7"),
+            (json!("A B"), "\"A B\""),
+            (json!({"n": [1]}), "{\"n\":[1]}"),
+        ] {
+            let schema = json!({"properties": {"a": {"type": "string", "x-mcp-header": name}}});
+            let e = param_headers(&schema).unwrap_err();
+            assert!(
+                e.what.ends_with(&format!("bad header name {shown}")),
+                "{}",
+                e.what
+            );
+        }
+    }
+
+    #[test]
     fn value_keywords_and_property_names_are_not_annotations() {
         let schema = json!({"properties": {
             "x-mcp-header": {"type": "string"},
