@@ -142,7 +142,7 @@ impl ServerMetadata {
         for e in endpoints.into_iter().flatten() {
             if !Url::parse(e).is_some_and(|u| u.is_secure_or_loopback()) {
                 return Err(AuthError::metadata(format!(
-                    "authorization server endpoint {e:?} is not an https (or loopback http) URL"
+                    "authorization server endpoint \"{e}\" is not an https (or loopback http) URL"
                 )));
             }
         }

@@ -201,7 +201,7 @@ pub fn read_tokens(resp: &HttpResponse, now: Millis) -> Result<Tokens, AuthError
     let (access_token, token_type, expires_in, refresh_token) =
         read(&resp.body).map_err(|e| fail(format!("token endpoint answer: {e}")))?;
     if !token_type.eq_ignore_ascii_case("bearer") {
-        return Err(fail(format!("token type {token_type:?} is not Bearer")));
+        return Err(fail(format!("token type \"{token_type}\" is not Bearer")));
     }
     if access_token.is_empty() || access_token.bytes().any(|b| b == b'\r' || b == b'\n') {
         return Err(fail(
