@@ -28,6 +28,7 @@ pub(crate) enum Origin {
     /// A modern MRTR round of a call.
     Mrtr(CallId),
     /// A server request the client runs as a task (see `receiver`): the answer is the task's outcome.
+    #[cfg(feature = "receiver")]
     Hosted,
 }
 
@@ -142,9 +143,14 @@ impl Engine {
                 result: json!({}),
             });
         }
+        // Without the receiver no task capability is declared: a task-augmented request is
+        // processed as a plain one (its `task` ignored) and `tasks/*` are unknown methods.
+        #[cfg(feature = "receiver")]
         if self.hosted_request(now, &id, method, params.as_ref()) {
             return;
         }
+        #[cfg(not(feature = "receiver"))]
+        let _ = now;
         if !HOST_METHODS.contains(&method) {
             let error = RpcError::new(
                 codes::METHOD_NOT_FOUND,
@@ -216,6 +222,7 @@ impl Engine {
             }
             v
         });
+        #[cfg(feature = "receiver")]
         if open.origin == Origin::Hosted {
             let task_id = open.task_id.clone();
             self.inputs.open.remove(&id);

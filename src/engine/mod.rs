@@ -55,6 +55,7 @@ mod pool;
 mod pushed;
 mod quirks;
 mod race;
+#[cfg(feature = "receiver")]
 mod receiver;
 mod registry;
 mod requests;
@@ -143,6 +144,7 @@ pub struct Engine {
     socket: socket::Socket,
     blocking: results::Blocking,
     /// Tasks this client runs for the server.
+    #[cfg(feature = "receiver")]
     hosted: receiver::Hosted,
     timers: Timers,
     visible: bool,
@@ -183,6 +185,7 @@ impl Engine {
             standalone: standalone::Standalone::default(),
             socket: socket::Socket::default(),
             blocking: results::Blocking::default(),
+            #[cfg(feature = "receiver")]
             hosted: receiver::Hosted::default(),
             timers: Timers::default(),
             visible: true,
@@ -418,7 +421,10 @@ impl Engine {
         self.inputs = Inputs::default();
         self.reqs = Requests::default();
         self.blocking = results::Blocking::default();
-        self.hosted = receiver::Hosted::default();
+        #[cfg(feature = "receiver")]
+        {
+            self.hosted = receiver::Hosted::default();
+        }
         self.session.drop_waiting(|_| true);
         self.pool.backlog.clear();
     }
@@ -485,15 +491,14 @@ impl Engine {
     fn next_wake(&mut self) -> Option<Millis> {
         let timer = self.timers.next();
         let drained = self.pool.next_expiry();
-        [
-            timer,
-            self.reqs.next_timeout(),
-            self.hosted.next_expiry(),
-            drained,
-        ]
-        .into_iter()
-        .flatten()
-        .min()
+        #[cfg(feature = "receiver")]
+        let hosted = self.hosted.next_expiry();
+        #[cfg(not(feature = "receiver"))]
+        let hosted = None;
+        [timer, self.reqs.next_timeout(), hosted, drained]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     fn run_timers(&mut self, now: Millis) {
@@ -502,6 +507,7 @@ impl Engine {
             self.on_timeout(now, n);
         }
         self.respace_after_leap(now);
+        #[cfg(feature = "receiver")]
         self.expire_hosted(now);
         while let Some(timer) = self.timers.pop_due(now) {
             match timer {

@@ -22,7 +22,7 @@
 
 use serde_json::{json, Value};
 
-use crate::protocol::dialect::{codec, Codec};
+use crate::protocol::dialect::{codec, Codec, LEGACY, MODERN};
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::Dialect;
 
@@ -109,6 +109,8 @@ fn is_modern_error(e: &RpcError) -> bool {
     MODERN_ONLY_CODES.contains(&e.code) || lists_modern(e)
 }
 
+/// The refusal of `dialect: "draft"` by a build without the draft dialect.
+const NO_DRAFT: &str = "this build leaves out the draft dialect (SEP-1686): connect with dialect \"auto\", \"modern\" or \"legacy\", or use the full build";
 const NOT_MODERN: &str = "the server does not speak the modern dialect (2026-07-28): server/discover was not answered as a modern server would; connect with dialect \"auto\" or \"legacy\"";
 const ONLY_MODERN: &str = "the server speaks only the modern dialect (2026-07-28): initialize was refused; connect with dialect \"auto\" or \"modern\"";
 
@@ -131,17 +133,18 @@ impl Engine {
     /// Opens the session per the dialect choice (no session yet).
     pub(crate) fn negotiate(&mut self, now: Millis) {
         match (self.session.choice, self.session.hint) {
-            (DialectChoice::Auto, Some(Dialect::Legacy)) => {
-                self.open_with(now, codec(Dialect::Legacy))
-            }
+            (DialectChoice::Auto, Some(Dialect::Legacy)) => self.open_with(now, LEGACY),
             (DialectChoice::Auto | DialectChoice::Modern, _) => self.probe(now),
-            (DialectChoice::Legacy, _) => self.open_with(now, codec(Dialect::Legacy)),
-            (DialectChoice::Draft, _) => self.open_with(now, codec(Dialect::Draft)),
+            (DialectChoice::Legacy, _) => self.open_with(now, LEGACY),
+            (DialectChoice::Draft, _) => match codec(Dialect::Draft) {
+                Some(draft) => self.open_with(now, draft),
+                None => self.connect_refused(now, NO_DRAFT),
+            },
         }
     }
 
     fn probe(&mut self, now: Millis) {
-        let modern = codec(Dialect::Modern);
+        let modern = MODERN;
         self.session.protocol_version.clear();
         self.session.session_id = None;
         self.session.discovered = None;
@@ -150,7 +153,7 @@ impl Engine {
     }
 
     fn modern_ready(&mut self, now: Millis, d: Option<Discovered>) {
-        let modern = codec(Dialect::Modern);
+        let modern = MODERN;
         match d {
             Some(d) => self.become_ready(now, modern, d.capabilities, d.server_info, Some(d.tasks)),
             None => self.become_ready(now, modern, Value::Null, Value::Null, None),
@@ -166,10 +169,10 @@ impl Engine {
                 }
                 Some(d) => {
                     self.session.discovered = Some(d);
-                    self.open_with(now, codec(Dialect::Legacy));
+                    self.open_with(now, LEGACY);
                 }
                 None if forced => self.connect_refused(now, NOT_MODERN),
-                None => self.open_with(now, codec(Dialect::Legacy)),
+                None => self.open_with(now, LEGACY),
             },
             Err(f) if f.rpc().is_some_and(is_modern_error) => self.modern_ready(now, None),
             Err(f) if f.overloaded() => self.connect_failed(now, f, false),
@@ -180,7 +183,7 @@ impl Engine {
             }
             Err(_) if forced => self.connect_refused(now, NOT_MODERN),
             // Any other error, an HTTP 4xx, a network failure, silence: try `initialize`.
-            Err(_) => self.open_with(now, codec(Dialect::Legacy)),
+            Err(_) => self.open_with(now, LEGACY),
         }
     }
 

@@ -39,8 +39,9 @@ pub(crate) struct Session {
     pub(crate) quirks: Quirks,
     /// The server's `serverInfo` (modern: also from any response's `_meta`).
     pub(crate) server_info: Value,
-    /// Connecting was refused for good (a forced dialect the server does not speak).
-    pub(crate) refused: bool,
+    /// Connecting was refused for good (a forced dialect the server or the build does not
+    /// speak): why.
+    pub(crate) refused: Option<ClientError>,
     /// The dialect in use (kept across re-initialization).
     pub(crate) codec: Option<&'static dyn Codec>,
     /// The dialect an `initialize` in flight is for.
@@ -84,7 +85,7 @@ impl Session {
             tasks: false,
             quirks: Quirks::default(),
             server_info: Value::Null,
-            refused: false,
+            refused: None,
             codec: None,
             init_codec: None,
             phase: Phase::Connecting,
@@ -244,7 +245,7 @@ impl Engine {
     /// Starts (or restarts) establishing the session.
     pub(crate) fn connect(&mut self, now: Millis) {
         if self.closed
-            || self.session.refused
+            || self.session.refused.is_some()
             || self.session.is_ready()
             || self.connect_in_flight()
         {
@@ -407,14 +408,14 @@ impl Engine {
     /// fails, and connecting stops for good.
     pub(crate) fn connect_refused(&mut self, now: Millis, message: &str) {
         let error = ClientError::new(ErrorKind::Unsupported, message);
-        self.session.refused = true;
+        self.session.refused = Some(error.clone());
         self.timers.clear(&Timer::Connect);
         self.warn(None, error.clone());
         self.fail_queue(now, &error, true);
     }
 
     /// Fails the caller's queued operations with `error`; `all` also ends queued watches.
-    fn fail_queue(&mut self, now: Millis, error: &ClientError, all: bool) {
+    pub(crate) fn fail_queue(&mut self, now: Millis, error: &ClientError, all: bool) {
         let (fail, keep): (Vec<Purpose>, Vec<Purpose>) = std::mem::take(&mut self.session.queue)
             .into_iter()
             .partition(|p| {

@@ -78,7 +78,7 @@ impl Engine {
             }
         };
         let (caps, info) = (s.capabilities.clone(), s.server_info.clone());
-        engine.become_ready(now, codec(s.dialect), caps, info, tasks);
+        engine.become_ready(now, codec(s.dialect)?, caps, info, tasks);
         Some(engine)
     }
 

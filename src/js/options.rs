@@ -182,7 +182,8 @@ fn engine_config(o: &JsValue, url: &str, transport: TransportKind) -> Result<Con
         None | Some("auto") => DialectChoice::Auto,
         Some("modern") => DialectChoice::Modern,
         Some("legacy") => DialectChoice::Legacy,
-        Some("draft") => DialectChoice::Draft,
+        Some("draft") if cfg!(feature = "draft") => DialectChoice::Draft,
+        Some("draft") => return Err("dialect \"draft\" (SEP-1686) needs the full build: import from \"mcp-task-client\" (not \"mcp-task-client/core\")".into()),
         Some(other) => return Err(format!("unknown dialect \"{other}\"")),
     };
     let mut config = Config {

@@ -67,7 +67,9 @@ export interface ConnectOptions {
    * extension, else `initialize`), remembered per URL for the next connect; a server that declares
    * `tasks` the SEP-1686 draft way (boolean members, `delete`) is spoken to as `"draft"`. Choose
    * `"draft"` for a draft server that declares nothing (`auto` then warns once). A forced dialect
-   * the server does not speak rejects `connect` with kind `"unsupported"`.
+   * the server does not speak rejects `connect` with kind `"unsupported"`. The core build
+   * (`mcp-task-client/core`) has no draft dialect: `"draft"` rejects `connect` with kind
+   * `"invalidInput"`, and `auto` never picks it.
    */
   dialect?: "auto" | "modern" | "legacy" | "draft";
   /** Auth (or other) headers, sent on every HTTP request. */
@@ -81,7 +83,10 @@ export interface ConnectOptions {
   /** Gives up connecting when it aborts: `connect` rejects with kind `aborted` (the reason in
    *  `cause`) and whatever was opened is closed. */
   signal?: AbortSignal;
-  /** Client capabilities to declare (default: elicitation + sampling with `onInput`, none without). */
+  /** Client capabilities to declare (default: elicitation + sampling with `onInput`, none without).
+   *  On a 2025-11-25 server the full build also declares `tasks` for those it declares (it runs a
+   *  task-augmented elicitation/sampling request as a task); the core build declares no `tasks`
+   *  (not even one given here) and answers such a request as a plain one. */
   capabilities?: JsonObject;
   /** Recoverable problems (a failed poll, garbage from the server); tracking goes on. */
   onWarning?: (warning: ClientWarning) => void;

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::dialect::{codec, CallReply, SessionInfo};
+use super::dialect::{codec, CallReply, Codec, SessionInfo};
 use super::headers;
 use super::jsonrpc::{Id, Message};
 use super::model::{Dialect, InputRequest};
@@ -114,7 +114,9 @@ pub fn dialect(d: Dialect, input: &[u8]) -> Result<(), String> {
 /// A dialect: every `parse_*` must return (not panic) on any JSON; what parses as a task must
 /// build requests addressing that same task id.
 pub fn dialect_value(d: Dialect, value: &Value) -> Result<(), String> {
-    let c = codec(d);
+    let Some(c) = codec(d) else {
+        return Ok(());
+    };
     let info = Value::Null;
     let caps = value.clone();
     let s = SessionInfo {
@@ -138,7 +140,7 @@ pub fn dialect_value(d: Dialect, value: &Value) -> Result<(), String> {
         }) => {
             let responses = Value::Object(Default::default());
             let _ = c.retry_with_input(&s, "tools/call", value.clone(), responses, request_state);
-            answer_all(d, &s, None, &requests)?;
+            answer_all(c, &s, None, &requests)?;
         }
         Ok(CallReply::Complete(_)) | Err(_) => {}
     }
@@ -162,22 +164,22 @@ pub fn dialect_value(d: Dialect, value: &Value) -> Result<(), String> {
             ));
         }
         let _ = c.build_cancel(&s, &task.task_id, Some(&Id::Number(1)));
-        answer_all(d, &s, Some(&task.task_id), &task.input_requests)?;
+        answer_all(c, &s, Some(&task.task_id), &task.input_requests)?;
     }
     Ok(())
 }
 
 /// Answers each input request; the built message must survive an encode/decode round trip.
 fn answer_all(
-    d: Dialect,
+    c: &dyn Codec,
     s: &SessionInfo,
     task_id: Option<&str>,
     requests: &[InputRequest],
 ) -> Result<(), String> {
     for request in requests {
         let answer = Ok(Value::Object(Default::default()));
-        let message = codec(d).build_input_answer(s, task_id, request, None, answer);
-        let _ = codec(d).message_headers(s, &message);
+        let message = c.build_input_answer(s, task_id, request, None, answer);
+        let _ = c.message_headers(s, &message);
         jsonrpc(message.encode().as_bytes())?;
     }
     Ok(())

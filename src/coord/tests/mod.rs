@@ -11,7 +11,12 @@ use crate::engine::api::{End, ErrorKind, Event};
 use crate::protocol::model::{Dialect, TaskStatus};
 use sim::Sim;
 
-const DIALECTS: [Dialect; 3] = [Dialect::Legacy, Dialect::Modern, Dialect::Draft];
+const DIALECTS: &[Dialect] = &[
+    Dialect::Legacy,
+    Dialect::Modern,
+    #[cfg(feature = "draft")]
+    Dialect::Draft,
+];
 
 fn finished_status(end: Option<&End>) -> Option<TaskStatus> {
     match end? {
@@ -22,7 +27,7 @@ fn finished_status(end: Option<&End>) -> Option<TaskStatus> {
 
 #[test]
 fn one_tab_leads_and_its_call_finishes_once() {
-    for d in DIALECTS {
+    for &d in DIALECTS {
         let mut s = Sim::new(d, 1);
         assert_eq!(s.leaders(), vec![0]);
         let sub = s.call(0, json!({ "ms": 3_000 })).unwrap();
@@ -74,7 +79,7 @@ fn followers_share_the_leaders_poller() {
 
 #[test]
 fn a_closed_leader_hands_over_and_no_task_is_dropped() {
-    for d in DIALECTS {
+    for &d in DIALECTS {
         let mut s = Sim::new(d, 3);
         let b = s.open();
         let subs: Vec<_> = (0..4)
@@ -242,7 +247,7 @@ fn input_requests_go_to_the_watching_tab_and_survive_a_leader_change() {
 
 #[test]
 fn every_terminal_status_fires_its_once_completion_exactly_once_across_reloads() {
-    for d in DIALECTS {
+    for &d in DIALECTS {
         let mut s = Sim::new(d, 11);
         let b = s.open();
         for end in ["completed", "failed", "error", "cancelled"] {
@@ -322,7 +327,7 @@ fn closing_a_tab_ends_its_subscriptions_closed() {
 
 #[test]
 fn an_input_request_asked_of_a_tab_that_died_goes_to_another() {
-    for d in DIALECTS {
+    for &d in DIALECTS {
         let mut s = Sim::new(d, 16);
         let b = s.open();
         s.answer_inputs = false;

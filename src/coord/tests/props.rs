@@ -121,7 +121,7 @@ proptest! {
 
     #[test]
     fn tabs_come_and_go_and_every_task_completes_once(
-        dialect in prop::sample::select(vec![Dialect::Legacy, Dialect::Modern, Dialect::Draft]),
+        dialect in prop::sample::select(vec![Dialect::Legacy, Dialect::Modern, #[cfg(feature = "draft")] Dialect::Draft]),
         seed in any::<u64>(),
         start in 0usize..3,
         acts in prop::collection::vec((act(), 100u64..8_000), 1..14),

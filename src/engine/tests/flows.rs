@@ -6,9 +6,10 @@ use crate::engine::api::{Augment, CallOptions, DialectChoice, End, ErrorKind, Ev
 use crate::engine::testkit::{answer, drain, Harness, T0};
 use crate::protocol::model::{Dialect, Outcome, TaskList, TaskStatus};
 
-const ALL: [(DialectChoice, Dialect); 3] = [
+const ALL: &[(DialectChoice, Dialect)] = &[
     (DialectChoice::Auto, Dialect::Modern),
     (DialectChoice::Auto, Dialect::Legacy),
+    #[cfg(feature = "draft")]
     (DialectChoice::Draft, Dialect::Draft),
 ];
 
@@ -21,7 +22,7 @@ fn finished(end: &End) -> (Option<TaskStatus>, Option<Outcome>) {
 
 #[test]
 fn create_work_complete_in_every_dialect() {
-    for (choice, server) in ALL {
+    for &(choice, server) in ALL {
         let mut h = Harness::new(choice, server, 1);
         let sub = h.call("job", json!({ "ms": 5_000 }));
         h.run_for(60_000);
@@ -87,6 +88,7 @@ fn legacy_detection_handshake_and_result_fetch() {
     assert_eq!(h.check_poll_spacing(|_| Some(1_500)), Ok(()));
 }
 
+#[cfg(feature = "draft")]
 #[test]
 fn draft_ids_are_ours_and_unguessable() {
     let mut h = Harness::new(DialectChoice::Draft, Dialect::Draft, 3);
@@ -109,7 +111,7 @@ fn draft_ids_are_ours_and_unguessable() {
 
 #[test]
 fn failures_in_every_dialect() {
-    for (choice, server) in ALL {
+    for &(choice, server) in ALL {
         let mut h = Harness::new(choice, server, 4);
         let sub = h.call("job", json!({ "ms": 2_000, "end": "error" }));
         h.run_for(30_000);
@@ -134,7 +136,7 @@ fn failures_in_every_dialect() {
 
 #[test]
 fn cancel_in_every_dialect() {
-    for (choice, server) in ALL {
+    for &(choice, server) in ALL {
         let mut h = Harness::new(choice, server, 5);
         let sub = h.call("job", json!({ "ms": 60_000 }));
         h.run_for(3_000);
@@ -156,7 +158,7 @@ fn cancel_in_every_dialect() {
 
 #[test]
 fn input_required_answered_then_completed_in_every_dialect() {
-    for (choice, server) in ALL {
+    for &(choice, server) in ALL {
         let mut h = Harness::new(choice, server, 6);
         let sub = h.call("job", json!({ "ms": 6_000, "input": true }));
         h.run_for(60_000);

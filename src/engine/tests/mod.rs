@@ -6,6 +6,7 @@ mod absent;
 mod backlog;
 mod batch;
 mod cadence;
+#[cfg(feature = "draft")]
 mod draft;
 mod faults;
 mod flows;
@@ -13,6 +14,8 @@ mod heap;
 mod hour;
 mod listen;
 mod negotiate;
+#[cfg(any(not(feature = "receiver"), not(feature = "draft")))]
+mod optional;
 mod phases;
 mod props;
 mod push;

@@ -4,13 +4,11 @@
 
 use serde_json::{json, Value};
 
-use crate::engine::api::{
-    Config, DialectChoice, End, ErrorKind, Event, Input, Millis, SendKey, SubId, TransportError,
-};
+use crate::engine::api::{Config, End, Event, Input, Millis, SendKey, SubId, TransportError};
 use crate::engine::snapshot::TaskSnapshot;
-use crate::engine::testkit::{answer, drain, feed, modern_engine, Harness, T0};
+use crate::engine::testkit::{answer, drain, feed, modern_engine, T0};
 use crate::engine::Engine;
-use crate::protocol::model::{Dialect, Outcome, Task, TaskStatus};
+use crate::protocol::model::{Outcome, Task, TaskStatus};
 
 const DEADLINE: Millis = T0 + 5_000;
 
@@ -125,8 +123,13 @@ fn a_confirmed_import_unknown_after_its_deadline_expires() {
 /// Draft: a task the caller names by id (imported unconfirmed, then watched) whose deadline
 /// passes before the server said anything about it. It stays unconfirmed through its last poll,
 /// and that poll's "not found" means a wrong id, as it would before the deadline: not `expired`.
+#[cfg(feature = "draft")]
 #[test]
 fn an_unconfirmed_task_unknown_after_its_deadline_is_a_wrong_id() {
+    use crate::engine::api::{DialectChoice, ErrorKind};
+    use crate::engine::testkit::Harness;
+    use crate::protocol::model::Dialect;
+
     let mut h = Harness::new(DialectChoice::Draft, Dialect::Draft, 35);
     let mut task = Task::new("t-named", TaskStatus::Working);
     task.poll_interval_ms = Some(1_000);

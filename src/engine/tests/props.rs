@@ -68,8 +68,11 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
+/// Harness kinds (see [`harness`]): 3 to 5 are the draft's.
+const KINDS: u8 = if cfg!(feature = "draft") { 6 } else { 3 };
+
 fn scenario() -> impl Strategy<Value = (u8, u64, Vec<Op>)> {
-    (0u8..6, any::<u64>(), prop::collection::vec(op(), 1..40))
+    (0u8..KINDS, any::<u64>(), prop::collection::vec(op(), 1..40))
 }
 
 fn harness(kind: u8, seed: u64) -> Harness {

@@ -352,6 +352,7 @@ fn a_poll_answering_gone_while_the_result_is_held_waits_for_the_stream() {
     );
 }
 
+#[cfg(feature = "draft")]
 #[test]
 fn the_draft_dialect_never_holds_a_result() {
     let cfg = Config {

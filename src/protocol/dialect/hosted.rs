@@ -2,11 +2,18 @@
 //! tasks, declared in `initialize` as `tasks.requests.{elicitation.create, sampling.createMessage}`
 //! plus `tasks.list` and `tasks.cancel`. A method is hosted only when its own capability
 //! (`elicitation`, `sampling`) is declared, i.e. when the host can answer it.
+//!
+//! A build without the `receiver` feature runs nothing as a task: it declares no `tasks`
+//! capability at all (not even one the host passed in).
 
-use serde_json::{Map, Value};
+#[cfg(feature = "receiver")]
+use serde_json::Map;
+use serde_json::Value;
 
+#[cfg(feature = "receiver")]
 use crate::protocol::object;
 
+#[cfg(feature = "receiver")]
 /// `(capability, category, method name in the category, JSON-RPC method)` of each hostable request.
 const HOSTABLE: [(&str, &str, &str, &str); 2] = [
     ("elicitation", "elicitation", "create", "elicitation/create"),
@@ -20,6 +27,7 @@ const HOSTABLE: [(&str, &str, &str, &str); 2] = [
 
 /// `caps` with a `tasks` capability for the hostable requests it declares (unchanged when it
 /// declares `tasks` itself or none of them).
+#[cfg(feature = "receiver")]
 pub fn declare(caps: &Value) -> Value {
     let Value::Object(obj) = caps else {
         return caps.clone();
@@ -48,7 +56,18 @@ pub fn declare(caps: &Value) -> Value {
     Value::Object(out)
 }
 
+/// `caps` without a `tasks` capability: this build runs no server request as a task.
+#[cfg(not(feature = "receiver"))]
+pub fn declare(caps: &Value) -> Value {
+    let mut out = caps.clone();
+    if let Value::Object(obj) = &mut out {
+        obj.remove("tasks");
+    }
+    out
+}
+
 /// Whether the declared `caps` (after [`declare`]) run `method` as a task when asked to.
+#[cfg(feature = "receiver")]
 pub fn hosts(caps: &Value, method: &str) -> bool {
     let requests = caps.get("tasks").and_then(|t| t.get("requests"));
     HOSTABLE.iter().any(|(_, category, name, m)| {
@@ -61,11 +80,27 @@ pub fn hosts(caps: &Value, method: &str) -> bool {
 }
 
 /// Whether the declared `caps` offer the task operation `op` (`"list"`, `"cancel"`).
+#[cfg(feature = "receiver")]
 pub fn offers(caps: &Value, op: &str) -> bool {
     caps.get("tasks").and_then(|t| t.get(op)).is_some()
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(feature = "receiver")))]
+mod tests_without_receiver {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn declares_no_tasks_capability() {
+        let caps = json!({ "elicitation": {}, "sampling": {} });
+        assert_eq!(declare(&caps), caps);
+        let own = json!({ "sampling": {}, "tasks": { "requests": { "sampling": { "createMessage": {} } } } });
+        assert_eq!(declare(&own), json!({ "sampling": {} }));
+        assert_eq!(declare(&json!(null)), json!(null));
+    }
+}
+
+#[cfg(all(test, feature = "receiver"))]
 mod tests {
     use super::*;
     use serde_json::json;

@@ -10,6 +10,7 @@ use super::jsonrpc::{Id, Message, RpcError};
 use super::model::{Dialect, InputRequest, Task};
 
 mod common;
+#[cfg(feature = "draft")]
 pub mod draft;
 pub mod hosted;
 pub mod legacy;
@@ -210,11 +211,19 @@ pub struct TaskAugment {
     pub task_id: Option<String>,
 }
 
-/// The codec for a dialect.
-pub fn codec(d: Dialect) -> &'static dyn Codec {
+/// The modern (2026-07-28) codec.
+pub const MODERN: &dyn Codec = &modern::Modern;
+/// The legacy (2025-11-25) codec.
+pub const LEGACY: &dyn Codec = &legacy::Legacy;
+
+/// The codec for a dialect; `None` for the draft in a build without the `draft` feature.
+pub fn codec(d: Dialect) -> Option<&'static dyn Codec> {
     match d {
-        Dialect::Modern => &modern::Modern,
-        Dialect::Legacy => &legacy::Legacy,
-        Dialect::Draft => &draft::Draft,
+        Dialect::Modern => Some(MODERN),
+        Dialect::Legacy => Some(LEGACY),
+        #[cfg(feature = "draft")]
+        Dialect::Draft => Some(&draft::Draft),
+        #[cfg(not(feature = "draft"))]
+        Dialect::Draft => None,
     }
 }

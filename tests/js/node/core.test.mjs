@@ -1,6 +1,7 @@
-// The core build (pkg/core: no tab coordination / persistence, no OAuth): every scenario against
-// the TypeScript SDK server over HTTP and the Python SDK server over WebSocket, and the options it
-// leaves out refused with a typed error naming the full build.
+// The core build (pkg/core: no tab coordination / persistence, no OAuth, no task receiver, no
+// draft dialect): every scenario against the TypeScript SDK server over HTTP and the Python SDK
+// server over WebSocket, and the options it leaves out refused with a typed error naming the full
+// build.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { WebSocket } from "ws";
@@ -14,6 +15,7 @@ serverSuite("python-ws", { build: "core", connectOptions: { WebSocket } });
 for (const [option, value] of [
   ["persist", true],
   ["auth", { redirectUri: "http://127.0.0.1/cb", openAuthorization: async () => "" }],
+  ["dialect", "draft"],
 ]) {
   test(`core build: \`${option}\` is refused before any request, naming the full build`, async () => {
     // No server: the options are read before the client connects.

@@ -21,12 +21,15 @@ fn initialize_asks_for_2025_11_25_without_the_modern_extension() {
     assert_eq!(o.method, "initialize");
     assert!(o.expects_response);
     assert_eq!(o.params["protocolVersion"], "2025-11-25");
-    // Elicitation can be hosted as a task (sampling is not declared).
+    // Elicitation can be hosted as a task (sampling is not declared); a build without the
+    // receiver declares no tasks.
     let tasks = json!({"list": {}, "cancel": {}, "requests": {"elicitation": {"create": {}}}});
-    assert_eq!(
-        o.params["capabilities"],
+    let caps = if cfg!(feature = "receiver") {
         json!({"elicitation": {}, "tasks": tasks})
-    );
+    } else {
+        json!({"elicitation": {}})
+    };
+    assert_eq!(o.params["capabilities"], caps);
     assert_eq!(
         o.params["clientInfo"],
         json!({"name": "mcp-task-client", "version": "0.1.0"})
