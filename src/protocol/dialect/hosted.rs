@@ -59,11 +59,10 @@ pub fn declare(caps: &Value) -> Value {
 /// `caps` without a `tasks` capability: this build runs no server request as a task.
 #[cfg(not(feature = "receiver"))]
 pub fn declare(caps: &Value) -> Value {
-    let mut out = caps.clone();
-    if let Value::Object(obj) = &mut out {
-        obj.remove("tasks");
+    match caps {
+        Value::Object(obj) => Value::Object(crate::protocol::without(obj.clone(), "tasks")),
+        other => other.clone(),
     }
-    out
 }
 
 /// Whether the declared `caps` (after [`declare`]) run `method` as a task when asked to.
