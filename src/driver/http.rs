@@ -252,7 +252,7 @@ async fn exchange(
     match framing {
         Framing::Whole => {
             let bytes = body::read_whole(&mut reader, limit).await?;
-            if let Some(text) = body::as_message(&bytes) {
+            if let Some(text) = body::as_message(bytes) {
                 if d.with(|st| st.http.live(key)) {
                     d.feed(Input::Message { via, body: text });
                 }
