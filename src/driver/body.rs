@@ -79,7 +79,8 @@ impl BodyReader {
     }
 }
 
-/// Reads a whole body, refusing more than `limit` bytes.
+/// Reads a whole body, refusing more than `limit` bytes. A body that came in one chunk is that
+/// chunk's buffer (no copy).
 pub async fn read_whole(reader: &mut BodyReader, limit: usize) -> Result<Vec<u8>, String> {
     let mut buf = Vec::new();
     while let Some(chunk) = reader.next().await? {
@@ -87,14 +88,29 @@ pub async fn read_whole(reader: &mut BodyReader, limit: usize) -> Result<Vec<u8>
             reader.cancel();
             return Err(format!("response body exceeds the {limit}-byte limit"));
         }
-        buf.extend_from_slice(&chunk);
+        if buf.is_empty() {
+            buf = chunk;
+        } else {
+            buf.extend_from_slice(&chunk);
+        }
     }
     Ok(buf)
 }
 
-/// A body worth handing to the engine as a message: JSON-looking, non-empty text.
-pub fn as_message(bytes: &[u8]) -> Option<String> {
-    let text = String::from_utf8_lossy(bytes);
+/// A body worth handing to the engine as a message: JSON-looking, non-empty text. Valid UTF-8
+/// with nothing to trim becomes the message in its own buffer (no copy).
+pub fn as_message(bytes: Vec<u8>) -> Option<String> {
+    let text = match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    };
     let t = text.trim_start_matches('\u{feff}').trim();
-    (t.starts_with('{') || t.starts_with('[')).then(|| t.to_string())
+    if !(t.starts_with('{') || t.starts_with('[')) {
+        return None;
+    }
+    Some(if t.len() == text.len() {
+        text
+    } else {
+        t.to_string()
+    })
 }

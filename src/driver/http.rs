@@ -179,7 +179,7 @@ fn start(d: &Driver, key: SendKey, req: Request) {
 }
 
 async fn run(d: Driver, key: SendKey, req: Request, ctrl: AbortController) {
-    let result = exchange(&d, key, &req, &ctrl).await;
+    let result = exchange(&d, key, req, &ctrl).await;
     let live = d.with(|st| st.http.inflight.remove(&key).is_some());
     if !live {
         return; // aborted on request, or the client closed
@@ -197,16 +197,27 @@ async fn run(d: Driver, key: SendKey, req: Request, ctrl: AbortController) {
     });
 }
 
+/// The request's body and headers are dropped once the fetch options hold them: an open request
+/// keeps no copy of what it sent in wasm memory while it waits for its answer.
 async fn exchange(
     d: &Driver,
     key: SendKey,
-    req: &Request,
+    req: Request,
     ctrl: &AbortController,
 ) -> Result<(), Fail> {
     let (url, source, limit) = params(d);
     let auth = source.resolve().await?;
-    let init = init_of(req, &auth, ctrl)?;
+    let listening = matches!(
+        req,
+        Request::Get {
+            listening: true,
+            ..
+        }
+    );
+    let init = init_of(&req, &auth, ctrl)?;
+    drop(req);
     let resp = fetch(&url, &init).await?;
+    drop(url);
     #[cfg(feature = "oauth")]
     if let (401 | 403, Some(shell)) = (resp.status(), source.auth()) {
         let used = auth
@@ -230,13 +241,6 @@ async fn exchange(
         www_authenticate: header(&resp, "www-authenticate"),
     });
     let framing = Framing::of(&resp);
-    let listening = matches!(
-        req,
-        Request::Get {
-            listening: true,
-            ..
-        }
-    );
     if listening && (!(200..300).contains(&status) || framing != Framing::Sse) {
         return Err(Fail {
             http_status: Some(status),
@@ -248,7 +252,7 @@ async fn exchange(
     match framing {
         Framing::Whole => {
             let bytes = body::read_whole(&mut reader, limit).await?;
-            if let Some(text) = body::as_message(&bytes) {
+            if let Some(text) = body::as_message(bytes) {
                 if d.with(|st| st.http.live(key)) {
                     d.feed(Input::Message { via, body: text });
                 }
