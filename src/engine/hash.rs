@@ -61,13 +61,3 @@ pub(crate) fn for_words(bytes: &[u8], mut f: impl FnMut(u64)) {
         f(tail.iter().rev().fold(0, |acc, b| acc << 8 | u64::from(*b)));
     }
 }
-
-/// Gives back a map's room once three quarters of it are free: a map never shrinks by itself, and
-/// after a burst (thousands of calls at once) it would keep room for all of them.
-pub(crate) fn shrink<K: Eq + std::hash::Hash, V>(
-    map: &mut std::collections::HashMap<K, V, IdHash>,
-) {
-    if map.len() * 4 < map.capacity() {
-        map.shrink_to_fit();
-    }
-}
