@@ -1,6 +1,7 @@
-//! The hasher of every map in the client: small and deterministic. std's SipHash would not guard
-//! against keys a server chooses (task ids) here either: on wasm32 it has no random keys, and with
-//! known keys colliding inputs are as easy to find for any hash.
+//! The hasher of every hash map in the client (keyed by task ids and other strings, and the timer
+//! queue's keys): small and deterministic.
+//! std's SipHash would not guard against keys a server chooses (task ids) here either: on wasm32
+//! it has no random keys, and with known keys colliding inputs are as easy to find for any hash.
 
 /// Multiplicative mixing, in the spirit of FxHash.
 #[derive(Debug, Default, Clone, Copy)]

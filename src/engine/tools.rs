@@ -239,10 +239,12 @@ impl Engine {
             }
         }
         let all = std::mem::take(&mut self.tools.acc);
-        self.tools.by_name = all
-            .iter()
-            .filter_map(|t| Some((t.get("name")?.as_str()?.to_owned(), t.clone())))
-            .collect();
+        self.tools.by_name = Map::new();
+        for t in &all {
+            if let Some(name) = t.get("name").and_then(Value::as_str) {
+                self.tools.by_name.insert(name.to_owned(), t.clone());
+            }
+        }
         self.tools_settled(now, Ok(object([("tools", Value::Array(all))])), true);
     }
 
