@@ -4,9 +4,7 @@
 //! A pending POST's stream is closed only on [`Output::Abort`](crate::engine::api::Output::Abort)
 //! or `close()`: closing a modern response stream cancels the request on the server.
 
-use std::collections::HashMap;
-
-use crate::engine::hash::IdHash;
+use crate::engine::idmap::IdMap;
 
 use futures::channel::oneshot;
 use js_sys::{Object, Reflect};
@@ -27,7 +25,7 @@ const DELETE_GRACE_MS: u64 = 3_000;
 /// HTTP transport state.
 #[derive(Default)]
 pub struct Http {
-    inflight: HashMap<SendKey, AbortController, IdHash>,
+    inflight: IdMap<SendKey, AbortController>,
     delete: Option<AbortController>,
     delete_deadline: Option<u64>,
     pub delete_done: Option<oneshot::Receiver<()>>,
@@ -43,7 +41,7 @@ impl Http {
 
     /// Aborts every exchange (not the session `DELETE`).
     pub fn abort_all(&mut self) {
-        for (_, c) in self.inflight.drain() {
+        for (_, c) in std::mem::take(&mut self.inflight) {
             c.abort();
         }
     }

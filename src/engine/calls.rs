@@ -64,9 +64,7 @@ impl Engine {
     /// Forgets a call and any input requests of its MRTR round.
     fn remove_call(&mut self, c: CallId) -> Option<Call> {
         self.inputs.drop_call(c);
-        let call = self.calls.remove(&c);
-        super::hash::shrink(&mut self.calls);
-        call
+        self.calls.remove(&c)
     }
 
     /// Sends any request; augmented where the dialect and the caller allow.

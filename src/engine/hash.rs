@@ -1,6 +1,7 @@
-//! The hasher of every map in the client: small and deterministic. std's SipHash would not guard
-//! against keys a server chooses (task ids) here either: on wasm32 it has no random keys, and with
-//! known keys colliding inputs are as easy to find for any hash.
+//! The hasher of every hash map in the client (keyed by task ids and other strings, and the timer
+//! queue's keys): small and deterministic.
+//! std's SipHash would not guard against keys a server chooses (task ids) here either: on wasm32
+//! it has no random keys, and with known keys colliding inputs are as easy to find for any hash.
 
 /// Multiplicative mixing, in the spirit of FxHash.
 #[derive(Debug, Default, Clone, Copy)]
@@ -59,15 +60,5 @@ pub(crate) fn for_words(bytes: &[u8], mut f: impl FnMut(u64)) {
     let tail = words.remainder();
     if !tail.is_empty() {
         f(tail.iter().rev().fold(0, |acc, b| acc << 8 | u64::from(*b)));
-    }
-}
-
-/// Gives back a map's room once three quarters of it are free: a map never shrinks by itself, and
-/// after a burst (thousands of calls at once) it would keep room for all of them.
-pub(crate) fn shrink<K: Eq + std::hash::Hash, V>(
-    map: &mut std::collections::HashMap<K, V, IdHash>,
-) {
-    if map.len() * 4 < map.capacity() {
-        map.shrink_to_fit();
     }
 }

@@ -41,6 +41,7 @@ mod elicit;
 mod fetch;
 pub(crate) mod hash;
 mod hold;
+pub mod idmap;
 mod ids;
 mod inputs;
 mod iso8601;
@@ -87,7 +88,7 @@ const OUT_ROOM: usize = 64;
 #[global_allocator]
 static COUNTING: testkit::heap::Counting = testkit::heap::Counting;
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::rc::Rc;
 
 use serde_json::Value;
@@ -100,7 +101,7 @@ use api::{
     SubId,
 };
 use calls::Call;
-use hash::IdHash;
+use idmap::IdMap;
 use ids::CallId;
 use inputs::Inputs;
 use pending::Requests;
@@ -133,8 +134,8 @@ pub struct Engine {
     /// The session's status request, for polls to fill in.
     poll_template: Option<requests::PollTemplate>,
     tasks: Registry,
-    subs: HashMap<SubId, Target, IdHash>,
-    calls: HashMap<CallId, Call, IdHash>,
+    subs: IdMap<SubId, Target>,
+    calls: IdMap<CallId, Call>,
     inputs: Inputs,
     tools: Tools,
     listen: listen::Listen,
@@ -177,8 +178,8 @@ impl Engine {
             pool,
             poll_template: None,
             tasks: Registry::new(),
-            subs: HashMap::default(),
-            calls: HashMap::default(),
+            subs: IdMap::default(),
+            calls: IdMap::default(),
             inputs: Inputs::default(),
             tools: Tools::default(),
             listen: listen::Listen::default(),
@@ -390,13 +391,7 @@ impl Engine {
         if self.closed {
             return;
         }
-        let mut subs = std::mem::take(&mut self.subs);
-        let mut ids: Vec<SubId> = subs.keys().copied().collect();
-        ids.sort_unstable();
-        for sub in ids {
-            let Some(target) = subs.remove(&sub) else {
-                continue;
-            };
+        for (sub, target) in std::mem::take(&mut self.subs) {
             let task_id = match target {
                 Target::Task(t) => Some(String::from(&*t)),
                 Target::Call(_) => None,

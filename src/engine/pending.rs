@@ -1,10 +1,10 @@
 //! The requests awaiting their answers: id and key allocation, each pending request with its
 //! transmission key and timeout, and the one-way input answers whose delivery is unconfirmed.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 use super::api::{Millis, SendKey};
-use super::hash::IdHash;
+use super::idmap::IdMap;
 use super::ids::ReqId;
 use super::requests::Purpose;
 use super::resume::StreamPos;
@@ -59,11 +59,11 @@ impl Pending {
 pub(crate) struct Requests {
     next_id: ReqId,
     next_key: u64,
-    pending: HashMap<ReqId, Pending, IdHash>,
+    pending: IdMap<ReqId, Pending>,
     /// Transmission key → request id, while the request is pending.
-    keys: HashMap<SendKey, ReqId, IdHash>,
+    keys: IdMap<SendKey, ReqId>,
     /// One-way input answers whose delivery is still unconfirmed (the task each is about).
-    answers: HashMap<SendKey, Option<String>, IdHash>,
+    answers: IdMap<SendKey, Option<String>>,
     /// Request timeouts in the order they were set (a constant delay, so in time order too);
     /// entries of answered requests are skipped when reached.
     timeouts: VecDeque<(Millis, ReqId)>,
@@ -76,9 +76,9 @@ impl Default for Requests {
         Self {
             next_id: ReqId::FIRST,
             next_key: 1,
-            pending: HashMap::default(),
-            keys: HashMap::default(),
-            answers: HashMap::default(),
+            pending: IdMap::default(),
+            keys: IdMap::default(),
+            answers: IdMap::default(),
             timeouts: VecDeque::new(),
             resending: false,
         }
@@ -122,21 +122,15 @@ impl Requests {
         self.pending.values().map(|p| &p.purpose)
     }
 
-    /// The pending request ids, in allocation order. Ids count up from 1, so they sort the same
-    /// as `u64`: the one integer sort instance in the binary (`close` sorts `SubId`s and
-    /// `OpId`s, identical code). Casts are lossless.
+    /// The pending request ids, in allocation order.
     pub(crate) fn ids(&self) -> Vec<ReqId> {
-        let mut ids: Vec<u64> = self.pending.keys().map(|n| n.0 as u64).collect();
-        ids.sort_unstable();
-        ids.into_iter().map(|n| ReqId(n as i64)).collect()
+        self.pending.keys().copied().collect()
     }
 
     /// Takes request `n` out (answered, failed or given up), with its transmission key.
     pub(crate) fn remove(&mut self, n: ReqId) -> Option<Pending> {
         let p = self.pending.remove(&n)?;
         self.keys.remove(&p.key);
-        super::hash::shrink(&mut self.pending);
-        super::hash::shrink(&mut self.keys);
         Some(p)
     }
 

@@ -10,11 +10,11 @@
 //! connection still being taken: a timeout then starts later, never earlier; a head arriving for
 //! a transmission the model still queues proves it got through.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::VecDeque;
 
 use super::api::{Millis, Output, SendKey, Transmit};
 use super::backlog::{Backlog, Kept};
-use super::hash::IdHash;
+use super::idmap::{IdMap, IdSet};
 use super::ids::Slot;
 use super::requests::Purpose;
 use super::Engine;
@@ -33,14 +33,14 @@ pub(crate) struct Pool {
     /// Connections per origin; `None`: no limit worth modelling (the link multiplexes).
     cap: Option<usize>,
     /// Transmissions holding a connection, and whether their head came.
-    wired: HashMap<SendKey, bool, IdHash>,
+    wired: IdMap<SendKey, bool>,
     /// Aborted responses the browser still drains: (when the connection frees, which).
     draining: VecDeque<(Millis, SendKey)>,
     /// The order transmissions asked for a connection in; entries no longer in `waiting` are
     /// skipped (and swept out once they are the majority).
     line: VecDeque<SendKey>,
     /// Transmissions waiting for a connection.
-    waiting: HashSet<SendKey, IdHash>,
+    waiting: IdSet<SendKey>,
     /// The GET listening stream is open: it holds a connection.
     listening: bool,
     /// Transmissions kept in the engine while the browser holds [`HANDED_CAP`].

@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use super::idmap::IdMap;
 use super::ids::ReqId;
 use super::ids::Slot;
 use crate::protocol::model::{Outcome, Task, TaskStatus};
@@ -117,7 +118,7 @@ pub(crate) struct Registry {
     /// pointer each, not a whole entry.
     entries: HashMap<Rc<str>, Box<TaskEntry>, IdHash>,
     /// Slot → task id.
-    slots: HashMap<Slot, Rc<str>, IdHash>,
+    slots: IdMap<Slot, Rc<str>>,
     next_slot: Slot,
 }
 
@@ -125,7 +126,7 @@ impl Registry {
     pub(crate) fn new() -> Self {
         Self {
             entries: HashMap::default(),
-            slots: HashMap::default(),
+            slots: IdMap::default(),
             next_slot: Slot::FIRST,
         }
     }

@@ -114,6 +114,10 @@ impl<T: Ord> SortedSet<T> {
         self.0.remove(v).is_some()
     }
 
+    pub fn contains(&self, v: &T) -> bool {
+        self.0.contains_key(v)
+    }
+
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
@@ -177,6 +181,7 @@ mod tests {
                     prop_assert_eq!(ours.remove(&v), model.remove(&v));
                 }
                 prop_assert_eq!(ours.is_empty(), model.is_empty());
+                prop_assert_eq!(ours.contains(&v), model.contains(&v));
                 prop_assert!(ours.iter().eq(model.iter()));
             }
             prop_assert_eq!(serde_json::to_value(&ours).ok(), serde_json::to_value(&model).ok());

@@ -12,11 +12,11 @@
 //! - in a dialect where the server alone decides (modern), nothing is asked and nothing refused.
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use super::hash::IdHash;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::ids::CallId;
 use crate::protocol::jsonrpc::codes;
@@ -56,7 +56,8 @@ pub(crate) struct Tools {
     pages: u32,
     seen_cursors: HashSet<String, IdHash>,
     acc: Vec<Value>,
-    by_name: HashMap<String, Value, IdHash>,
+    /// The tools by name, in a JSON object's map (the one every object already instantiates).
+    by_name: Map<String, Value>,
     /// Calls waiting for the cache.
     pub(crate) waiting: Vec<CallId>,
     /// `list_tools` operations waiting for the listing.
@@ -238,10 +239,12 @@ impl Engine {
             }
         }
         let all = std::mem::take(&mut self.tools.acc);
-        self.tools.by_name = all
-            .iter()
-            .filter_map(|t| Some((t.get("name")?.as_str()?.to_owned(), t.clone())))
-            .collect();
+        self.tools.by_name = Map::new();
+        for t in &all {
+            if let Some(name) = t.get("name").and_then(Value::as_str) {
+                self.tools.by_name.insert(name.to_owned(), t.clone());
+            }
+        }
         self.tools_settled(now, Ok(object([("tools", Value::Array(all))])), true);
     }
 

@@ -13,9 +13,8 @@ mod types;
 mod typescript;
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 
-use crate::engine::hash::IdHash;
+use crate::engine::idmap::IdMap;
 use std::rc::Rc;
 
 use futures::channel::oneshot;
@@ -56,8 +55,8 @@ type Ready = oneshot::Sender<Result<(), ErrorInfo>>;
 /// The state shared by a client's JS object, its handles and the driver's event host.
 pub struct ClientInner {
     driver: RefCell<Option<Link>>,
-    subs: RefCell<HashMap<SubId, Rc<HandleState>, IdHash>>,
-    ops: RefCell<HashMap<OpId, Pending, IdHash>>,
+    subs: RefCell<IdMap<SubId, Rc<HandleState>>>,
+    ops: RefCell<IdMap<OpId, Pending>>,
     on_input: Option<Function>,
     /// The signals of the input requests `onInput` is handling.
     input_aborts: aborts::InputAborts,
@@ -76,8 +75,8 @@ impl ClientInner {
     fn new(o: &mut options::Connect, era: Option<EraKey>, ready: Ready) -> Rc<Self> {
         Rc::new(ClientInner {
             driver: RefCell::new(None),
-            subs: RefCell::new(HashMap::default()),
-            ops: RefCell::new(HashMap::default()),
+            subs: RefCell::default(),
+            ops: RefCell::default(),
             on_input: o.on_input.take(),
             input_aborts: aborts::InputAborts::default(),
             on_warning: o.on_warning.take(),

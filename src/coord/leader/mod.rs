@@ -8,7 +8,8 @@ mod ops;
 mod peers;
 
 use crate::engine::hash::IdHash;
-use std::collections::{HashMap, HashSet, VecDeque};
+use crate::engine::idmap::{IdMap, IdSet};
+use std::collections::{HashMap, VecDeque};
 
 use serde_json::Value;
 
@@ -39,17 +40,18 @@ struct Peer {
 /// Engine ids ↔ tab-local ids.
 #[derive(Default)]
 struct Router {
-    subs: HashMap<SubId, Dest, IdHash>,
-    sub_keys: HashMap<(TabId, u64), SubId, IdHash>,
-    ops: HashMap<OpId, (TabId, u64), IdHash>,
-    op_keys: HashMap<(TabId, u64), OpId, IdHash>,
+    subs: IdMap<SubId, Dest>,
+    /// (Tab, the tab's own id) → engine id.
+    sub_keys: IdMap<(TabId, u64), SubId>,
+    ops: IdMap<OpId, (TabId, u64)>,
+    op_keys: IdMap<(TabId, u64), OpId>,
     /// Input requests handed to tabs and not answered yet, by the id the tabs know.
-    inputs: HashMap<u64, Pending, IdHash>,
-    sub_tasks: HashMap<SubId, String, IdHash>,
+    inputs: IdMap<u64, Pending>,
+    sub_tasks: IdMap<SubId, String>,
     internal: HashMap<String, SubId, IdHash>,
     /// Subscriptions their tab stopped on purpose: the leader lets go of the task when they end.
-    stopped: HashSet<SubId, IdHash>,
-    peers: HashMap<TabId, Peer, IdHash>,
+    stopped: IdSet<SubId>,
+    peers: IdMap<TabId, Peer>,
 }
 
 /// An input request waiting for its answer.

@@ -1,9 +1,6 @@
 //! The other tabs as the leader sees them: their messages, their visibility, and the periodic
 //! housekeeping (checkpoints, pruning tabs that died silently).
 
-use crate::engine::hash::IdHash;
-use std::collections::HashSet;
-
 use super::{Peer, Work};
 use crate::coord::wire::{Msg, TabId};
 use crate::coord::{Coord, Output};
@@ -36,23 +33,21 @@ impl Coord {
     pub(in crate::coord) fn on_alive(&mut self, alive: Vec<TabId>) {
         let me = self.id;
         let Some(l) = self.leading() else { return };
-        let alive: HashSet<TabId, IdHash> = alive.into_iter().collect();
+        let alive: SortedSet<TabId> = alive.into_iter().collect();
         let mut tabs: SortedSet<TabId> = l.router.peers.keys().copied().collect();
         tabs.extend(l.router.sub_keys.keys().map(|(t, _)| *t));
         tabs.remove(&me);
         let mut gone = Vec::new();
         for t in tabs {
-            let p = l.router.peers.entry(t).or_insert(Peer {
-                visible: false,
-                missing: 0,
-            });
-            if alive.contains(&t) {
-                p.missing = 0;
-                continue;
-            }
-            p.missing += 1;
+            let visible = l.router.peers.get(&t).is_some_and(|p| p.visible);
+            let missing = match l.router.peers.get(&t) {
+                _ if alive.contains(&t) => 0,
+                Some(p) => p.missing + 1,
+                None => 1,
+            };
+            l.router.peers.insert(t, Peer { visible, missing });
             // Twice in a row: a tab that just joined may not hold its lock yet.
-            if p.missing >= 2 {
+            if missing >= 2 {
                 gone.push(t);
             }
         }
@@ -122,11 +117,15 @@ impl Coord {
                 id,
                 op,
             } if e == epoch => {
-                if let Some(l) = self.leading() {
-                    l.router.peers.entry(from).or_insert(Peer {
+                if let Some(l) = self
+                    .leading()
+                    .filter(|l| !l.router.peers.contains_key(&from))
+                {
+                    let heard = Peer {
                         visible: false,
                         missing: 0,
-                    });
+                    };
+                    l.router.peers.insert(from, heard);
                 }
                 self.apply_or_queue(from, id, op);
             }
@@ -140,14 +139,8 @@ impl Coord {
     pub(in crate::coord) fn leader_visibility(&mut self, from: TabId, visible: bool) {
         if from != self.id {
             if let Some(l) = self.leading() {
-                l.router
-                    .peers
-                    .entry(from)
-                    .or_insert(Peer {
-                        visible,
-                        missing: 0,
-                    })
-                    .visible = visible;
+                let missing = l.router.peers.get(&from).map_or(0, |p| p.missing);
+                l.router.peers.insert(from, Peer { visible, missing });
             }
         }
         self.recompute_visibility(visible);

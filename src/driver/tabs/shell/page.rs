@@ -1,9 +1,7 @@
 //! Joining the scope: the channel, the presence and leader locks, the page listeners and the
 //! ticker, each feeding the tab's machine.
 
-use crate::engine::hash::IdHash;
 use std::cell::RefCell;
-use std::collections::HashSet;
 use std::rc::Rc;
 
 use gloo_timers::callback::Interval;
@@ -129,11 +127,11 @@ impl Tab {
                 return;
             };
             let prefix = me.presence_prefix();
-            let alive: HashSet<TabId, IdHash> = (names.iter())
+            let alive: Vec<TabId> = (names.iter())
                 .filter_map(|n| n.strip_prefix(&prefix))
                 .filter_map(|s| s.parse().ok())
                 .collect();
-            me.feed(Input::Alive(alive.into_iter().collect()));
+            me.feed(Input::Alive(alive));
         });
     }
 
