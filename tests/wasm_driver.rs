@@ -111,7 +111,7 @@ async fn bodies_are_read_incrementally_and_bounded() {
     let mut r = BodyReader::new(&resp);
     let bytes = body::read_whole(&mut r, 1024).await.unwrap();
     assert_eq!(
-        body::as_message(&bytes).unwrap(),
+        body::as_message(bytes).unwrap(),
         r#"{"jsonrpc":"2.0","id":1,"result":{}}"#
     );
 
@@ -131,7 +131,17 @@ async fn bodies_are_read_incrementally_and_bounded() {
         seen.push(c.len());
     }
     assert_eq!(seen, vec![6, 12, 6], "chunks arrive as sent");
-    assert_eq!(body::as_message(b"<html>nope</html>"), None);
+    assert_eq!(body::as_message(b"<html>nope</html>".to_vec()), None);
+    assert_eq!(
+        body::as_message(b"\xef\xbb\xbf {\"a\":1}\n".to_vec()).as_deref(),
+        Some("{\"a\":1}"),
+        "a byte order mark and white space are trimmed"
+    );
+    assert_eq!(
+        body::as_message(b"{\"a\":\"\xff\"}".to_vec()).as_deref(),
+        Some("{\"a\":\"\u{fffd}\"}"),
+        "invalid UTF-8 is replaced, not refused"
+    );
 }
 
 #[wasm_bindgen_test]

