@@ -372,6 +372,12 @@ async function runCase(browser, staticOrigin, c, kind) {
     if (!freshOk) row.violations.push(`panic: a new client after the fault did not complete a task (${JSON.stringify(fresh.connectError ?? fresh.recs?.[0]?.ends ?? "").slice(0, 200)})`);
     if (!againOk) row.violations.push(`once: the same client did not complete a task after the fault was gone (${JSON.stringify(again.connectError ?? again.recs?.[0]?.ends ?? "").slice(0, 200)})`);
     if (!againOk) row.checks.once = false;
+    if (!freshOk || !againOk) {
+      // What the server saw of the after-fault tasks (the batch's stats above end with the fault).
+      const after = proxy.stats();
+      const ids = [...(again.recs ?? []), ...(fresh.recs ?? [])].map((r) => r.taskId).filter(Boolean);
+      row.detail.afterFault = { tasks: Object.fromEntries(ids.map((id) => [id, after.tasks?.[id] ?? null])), timeline: (after.timeline ?? []).slice(-40) };
+    }
 
     // memory back near the baseline once the clients are closed
     await sleep(300);
