@@ -61,6 +61,7 @@ logs=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$logs"' EXIT
 declare -A started=()
 shown=()
+tails=() # side stages that failed: their logs' ends are shown again next to the summary
 running() { jobs -rp | wc -l; }
 show_finished() { # prints every side stage that has ended and was not shown yet
   local i
@@ -70,6 +71,7 @@ show_finished() { # prints every side stage that has ended and was not shown yet
     shown+=("$i")
     printf '\n\033[1m=== %s ===\033[0m\n' "${side[$i]%%|*}"
     cat "$logs/$i.log"
+    [ "$(cat "$logs/$i.rc")" -eq 0 ] || tails+=("$i")
     record "${side[$i]%%|*}" $(($(cat "$logs/$i.end") - started[$i])) "$(cat "$logs/$i.rc")"
   done
 }
@@ -83,6 +85,10 @@ done
 while [ "$(running)" -gt 0 ]; do wait -n; show_finished; done
 show_finished
 
+for i in "${tails[@]}"; do
+  printf '\n--- the end of "%s" again ---\n' "${side[$i]%%|*}"
+  tr -d '\000' < "$logs/$i.log" | tr '\r' '\n' | grep -a -v '^\s*$' | tail -n 40
+done
 echo
 [ "$failed" -gt 0 ] && echo "failed stages: ${failed_names[*]}"
 echo "test time after install: $((SECONDS - T0)) s"

@@ -208,6 +208,8 @@ function overlapping(id, t, { polls, timeoutMs, snapshotAt }) {
   return out;
 }
 
+/** What a client saw of one task: its id, statuses, ends and result. */
+const seen = (r) => r && { taskId: r.taskId, statuses: r.statuses, ends: r.ends, result: r.result };
 const short = (id) => (String(id).length > 12 ? "…" + String(id).slice(-8) : String(id)); // ids may share a session prefix
 
 /** Checks the batch records: exactly one end per task, of the expected kind. */
@@ -369,14 +371,20 @@ async function runCase(browser, staticOrigin, c, kind) {
     row.checks.panic = panicLines.length === 0 && !runtimeErr && freshOk;
     if (panicLines.length) row.violations.push(...panicLines.slice(0, 3).map((l) => `panic: ${l.slice(0, 300)}`));
     if (runtimeErr) row.violations.push("panic: a call failed with WebAssembly.RuntimeError");
-    if (!freshOk) row.violations.push(`panic: a new client after the fault did not complete a task (${JSON.stringify(fresh.connectError ?? fresh.recs?.[0]?.ends ?? "").slice(0, 200)})`);
-    if (!againOk) row.violations.push(`once: the same client did not complete a task after the fault was gone (${JSON.stringify(again.connectError ?? again.recs?.[0]?.ends ?? "").slice(0, 200)})`);
+    if (!freshOk) row.violations.push(`panic: a new client after the fault did not complete a task (${JSON.stringify(fresh.connectError ?? seen(fresh.recs?.[0])).slice(0, 300)})`);
+    if (!againOk) row.violations.push(`once: the same client did not complete a task after the fault was gone (${JSON.stringify(again.connectError ?? seen(again.recs?.[0])).slice(0, 300)})`);
     if (!againOk) row.checks.once = false;
     if (!freshOk || !againOk) {
       // What the server saw of the after-fault tasks (the batch's stats above end with the fault).
       const after = proxy.stats();
       const ids = [...(again.recs ?? []), ...(fresh.recs ?? [])].map((r) => r.taskId).filter(Boolean);
       row.detail.afterFault = { tasks: Object.fromEntries(ids.map((id) => [id, after.tasks?.[id] ?? null])), timeline: (after.timeline ?? []).slice(-40) };
+      // Printed too: a run's log may be all there is of it.
+      for (const id of ids) {
+        const t = after.tasks?.[id];
+        log(`  after the fault, server saw ${short(id)}: ${t ? `tasks/get ×${t.get} (statuses ${t.statuses.slice(-6).join(",") || "none"}; errors ${t.getErrors.length}; in flight ${t.inflight}), tasks/result ×${t.result}` : "nothing"}`);
+      }
+      log(`  after the fault, the last requests: ${(after.timeline ?? []).slice(-12).map(([t, m]) => `${t} ${m}`).join(" | ")}`);
     }
 
     // memory back near the baseline once the clients are closed
