@@ -318,6 +318,7 @@ impl Engine {
         entry.delete_on_done |= delete;
         self.attach(&id, call.sub);
         self.apply_snapshot(now, &id, task, Source::Create);
+        self.apply_early_push(now, &id);
         self.after_membership_change(now, &id);
     }
 
@@ -371,6 +372,7 @@ impl Engine {
         if fresh {
             let task = Task::new(task_id.as_str(), TaskStatus::Submitted);
             self.apply_snapshot(now, &task_id, task, src);
+            self.apply_early_push(now, &task_id);
         } else if confirmed {
             self.confirm_task(&task_id);
         }

@@ -36,6 +36,7 @@ mod cadence;
 mod calls;
 mod deletes;
 mod detect;
+mod early;
 mod echo;
 mod elicit;
 mod fetch;
@@ -144,6 +145,8 @@ pub struct Engine {
     /// The WebSocket link's reconnects.
     socket: socket::Socket,
     blocking: results::Blocking,
+    /// Status pushes that came before the answer naming their task.
+    early: early::EarlyPushes,
     /// Tasks this client runs for the server.
     #[cfg(feature = "receiver")]
     hosted: receiver::Hosted,
@@ -183,6 +186,7 @@ impl Engine {
             inputs: Inputs::default(),
             tools: Tools::default(),
             listen: listen::Listen::default(),
+            early: early::EarlyPushes::default(),
             standalone: standalone::Standalone::default(),
             socket: socket::Socket::default(),
             blocking: results::Blocking::default(),

@@ -37,6 +37,8 @@ impl Engine {
                 self.note_status_push(via, &id);
                 if self.tasks.contains_key(&id) {
                     self.apply_snapshot(now, &id, task, Source::Push);
+                } else {
+                    self.keep_early_push(now, task);
                 }
             }
             Some(TaskNotice::Created { task_id }) => self.on_created(now, &task_id),

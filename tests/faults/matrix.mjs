@@ -360,8 +360,10 @@ async function runCase(browser, staticOrigin, c, kind) {
     }
 
     // after the fault: the same client recovers, a new client works
+    await page.evaluate(() => window.__faults.traceLog(true));
     const [again, fresh] = await page.evaluate((a) => Promise.all(a.map((x) => window.__faults.runBatch(x))),
       [batchArgs(1, { args: spec.tool.args(200), reuse: true, graceMs: 300 }), batchArgs(1, { args: spec.tool.args(200), graceMs: 300, noClose: true })]);
+    const fetches = await page.evaluate(() => window.__faults.traceLog(false));
     await page.evaluate(() => window.__faults.closeAll());
     const panicLines = consoleLines.filter((l) => /unreachable|panicked|RuntimeError|wasm-bindgen: imported JS function that was not marked as `catch` threw/i.test(l));
     const runtimeErr = [...batch.recs, ...(again.recs ?? []), ...(fresh.recs ?? [])].some((r) => r.ends.some((e) => e.error?.isRuntimeError) || r.result?.error?.isRuntimeError);
@@ -384,6 +386,8 @@ async function runCase(browser, staticOrigin, c, kind) {
         const t = after.tasks?.[id];
         log(`  after the fault, server saw ${short(id)}: ${t ? `tasks/get ×${t.get} (statuses ${t.statuses.slice(-6).join(",") || "none"}; errors ${t.getErrors.length}; in flight ${t.inflight}), tasks/result ×${t.result}` : "nothing"}`);
       }
+      row.detail.afterFault.fetches = fetches;
+      for (const f of fetches) log(`  fetch ${JSON.stringify(f)}`);
       log(`  after the fault, the last requests: ${(after.timeline ?? []).slice(-12).map(([t, m]) => `${t} ${m}`).join(" | ")}`);
     }
 

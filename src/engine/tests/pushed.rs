@@ -5,8 +5,8 @@
 
 use serde_json::{json, Value};
 
-use crate::engine::api::{End, Input, Link, Millis, SendKey, SubId};
-use crate::engine::testkit::{drain, feed, head, Harness, T0};
+use crate::engine::api::{CallOptions, End, Event, Input, Link, Millis, SendKey, SubId};
+use crate::engine::testkit::{answer, drain, feed, head, Harness, T0};
 use crate::engine::Engine;
 use crate::protocol::model::Outcome;
 
@@ -204,4 +204,68 @@ fn only_a_push_on_the_sessions_own_stream_is_evidence() {
         !held_at_once(&mut e, at + 400, "t3"),
         "the pushes bring the end"
     );
+}
+
+/// `e` (a legacy engine with its session open) calls a tool: the call's key and id.
+fn call_out(e: &mut Engine, now: Millis) -> (SubId, SendKey, Value) {
+    let sub = e.call_tool(now, "job", json!({}), CallOptions::default());
+    let sent = drain(e, now).0;
+    if let Some((key, id)) = method_of(&sent, "tools/list") {
+        answer(e, now, key, &id, json!({ "tools": [{ "name": "job" }] }));
+    }
+    let sent = drain(e, now).0;
+    let Some((key, id)) = method_of(&sent, "tools/call") else {
+        panic!("no call: {sent:?}");
+    };
+    (sub, key, id)
+}
+
+/// A legacy status push of `task_id` at `status`.
+fn status_push(task_id: &str, status: &str) -> Value {
+    let task = json!({ "taskId": task_id, "status": status, "createdAt": "2026-12-01T00:00:00Z",
+        "lastUpdatedAt": "2026-12-01T00:00:01Z", "ttl": null, "pollInterval": 500 });
+    json!({ "jsonrpc": "2.0", "method": "notifications/tasks/status", "params": task })
+}
+
+/// Answers `call` at `now`: it created `task_id`, `working`. Returns what went out at once.
+fn created(
+    e: &mut Engine,
+    now: Millis,
+    call: SendKey,
+    id: &Value,
+    task_id: &str,
+) -> Vec<(SendKey, Value)> {
+    let task = status_push(task_id, "working")["params"].clone();
+    e.handle_input(now, head(call, 200, None));
+    answer(e, now, call, id, json!({ "task": task }));
+    drain(e, now).0
+}
+
+#[test]
+fn an_end_pushed_before_the_create_answer_ends_the_task_at_once() {
+    let (mut e, _) = watching(Link::Node);
+    let (sub, call, call_id) = call_out(&mut e, T0);
+    // The task ends, and its push on the listening stream overtakes the create answer.
+    feed(&mut e, T0 + 200, None, status_push("t9", "completed"));
+    drain(&mut e, T0 + 200);
+    let sent = created(&mut e, T0 + 700, call, &call_id, "t9");
+    let Some((res, res_id)) = method_of(&sent, "tasks/result") else {
+        panic!("the pushed end did not fetch the result: {sent:?}");
+    };
+    e.handle_input(T0 + 710, head(res, 200, None));
+    let outcome = json!({ "content": [{ "type": "text", "text": "done" }] });
+    answer(&mut e, T0 + 710, res, &res_id, outcome);
+    let events = drain(&mut e, T0 + 710).1;
+    let finished = |ev: &Event| matches!(ev, Event::Done { sub: s, end: End::Finished { outcome: Some(Outcome::Result { .. }), .. }, .. } if *s == sub);
+    assert!(events.iter().any(finished), "{events:?}");
+}
+
+#[test]
+fn a_push_about_an_unknown_task_is_kept_only_while_a_call_is_out() {
+    let (mut e, _) = watching(Link::Node);
+    feed(&mut e, T0, None, status_push("t9", "completed"));
+    drain(&mut e, T0);
+    let (_, call, call_id) = call_out(&mut e, T0 + 100);
+    let sent = created(&mut e, T0 + 200, call, &call_id, "t9");
+    assert!(method_of(&sent, "tasks/result").is_none(), "{sent:?}");
 }

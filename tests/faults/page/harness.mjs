@@ -1,6 +1,6 @@
 // Page side of the fault matrix: loads the built package (pkg/) and runs batches of tasks for the
 // Node runner (matrix.mjs), recording every callback each task gets. Only talks to the proxy URL it
-// is given. Exposes window.__faults = {ready, runBatch, closeAll, wasmBytes, storageDump}.
+// is given. Exposes window.__faults = {ready, runBatch, closeAll, traceLog, wasmBytes, storageDump}.
 // the public entry (as users import it), then the raw glue only to reach the module's memory
 const mod = await import(new URLSearchParams(location.search).get("pkg") || "/pkg/index.js");
 if (typeof mod.default === "function") await mod.default();
@@ -31,8 +31,35 @@ globalThis.fetch = function (input, init) {
       init.signal?.addEventListener("abort", () => { rec.abortedAt = performance.now(); }, { once: true });
     }
   } catch { /* not a JSON request: not a poll */ }
-  return pageFetch.call(this, input, init);
+  const out = pageFetch.call(this, input, init);
+  if (tracing) trace(init, out);
+  return out;
 };
+/** With `tracing` on, every fetch: when, which session, what it sent, what came back (bounded). */
+let tracing = false;
+const traced = [];
+function trace(init, out) {
+  const header = (name) => { try { return new Headers(init?.headers).get(name); } catch { return null; } };
+  const rec = { at: now(), verb: init?.method ?? "GET", session: header("mcp-session-id")?.slice(-6) ?? null, sent: String(init?.body ?? "").slice(0, 160), got: "" };
+  if (header("last-event-id")) rec.lastEventId = header("last-event-id");
+  traced.push(rec);
+  init?.signal?.addEventListener("abort", () => { rec.abortedAt = now(); }, { once: true });
+  out.then(async (res) => {
+    Object.assign(rec, { headAt: now(), status: res.status, type: res.headers.get("content-type") });
+    const reader = res.clone().body?.getReader();
+    const text = new TextDecoder();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (rec.got.length < 1500) rec.got += text.decode(value, { stream: true });
+    }
+    rec.endAt = now();
+  }).catch((e) => { rec.error = `${now()}: ${e?.name ?? e}`; });
+}
+function traceLog(on) {
+  tracing = on;
+  return traced.splice(0);
+}
 /** The polls recorded since the last call, keyed `taskId#id`; clears the record. */
 function pollLog() {
   const out = Object.fromEntries(polls);
@@ -188,6 +215,7 @@ window.__faults = {
   exports: Object.keys(mod),
   runBatch,
   closeAll,
+  traceLog,
   storageDump,
   wasmBytes: () => (wasm?.memory?.buffer?.byteLength ?? null),
   xss: () => window.__faultXss ?? 0,
