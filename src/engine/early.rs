@@ -20,18 +20,22 @@ pub(crate) struct EarlyPushes(Vec<(Millis, Task)>);
 impl EarlyPushes {
     /// Keeps `task`, pushed at `now`, in place of an earlier push about the same task.
     fn keep(&mut self, now: Millis, task: Task) {
-        self.0.retain(|(_, t)| t.task_id != task.task_id);
-        if self.0.len() >= MAX_KEPT {
+        if let Some(i) = self.position(&task.task_id) {
+            self.0.remove(i);
+        } else if self.0.len() >= MAX_KEPT {
             self.0.remove(0);
         }
         self.0.push((now, task));
     }
 
-    /// The push kept about `task_id`, unless it is older than `max_age`; older ones are dropped.
+    /// The push kept about `task_id`, unless it is older than `max_age` (then it is dropped).
     fn take(&mut self, task_id: &str, now: Millis, max_age: Millis) -> Option<Task> {
-        self.0.retain(|(at, _)| now.saturating_sub(*at) <= max_age);
-        let i = self.0.iter().position(|(_, t)| t.task_id == task_id)?;
-        Some(self.0.remove(i).1)
+        let (at, task) = self.0.remove(self.position(task_id)?);
+        (now.saturating_sub(at) <= max_age).then_some(task)
+    }
+
+    fn position(&self, task_id: &str) -> Option<usize> {
+        self.0.iter().position(|(_, t)| t.task_id == task_id)
     }
 }
 
@@ -72,7 +76,7 @@ mod tests {
         assert_eq!(a, Some(TaskStatus::Completed));
         assert!(early.take("a", 30, 100).is_none(), "taken once");
         assert!(early.take("b", 200, 100).is_none(), "stale");
-        assert!(early.0.is_empty());
+        assert!(early.0.is_empty(), "a stale push is dropped when asked for");
     }
 
     #[test]
