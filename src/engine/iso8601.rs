@@ -210,13 +210,33 @@ pub(crate) fn format_millis(millis: Millis) -> String {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + u64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rem / 3600,
-        rem / 60 % 60,
-        rem % 60,
-        millis % 1000
-    )
+    let mut out = String::with_capacity(24);
+    let fields = [
+        (year, 4, b'-'),
+        (month, 2, b'-'),
+        (day, 2, b'T'),
+        (rem / 3600, 2, b':'),
+        (rem / 60 % 60, 2, b':'),
+        (rem % 60, 2, b'.'),
+        (millis % 1000, 3, b'Z'),
+    ];
+    for (n, width, then) in fields {
+        push_padded(&mut out, n, width);
+        out.push(char::from(then));
+    }
+    out
+}
+
+/// Writes `n` in decimal, zero-padded to `width` digits (more when it needs more).
+fn push_padded(out: &mut String, n: u64, width: u32) {
+    let mut digits = 1;
+    while digits < 20 && n >= 10u64.pow(digits) {
+        digits += 1;
+    }
+    for place in (0..digits.max(width)).rev() {
+        let d = n / 10u64.pow(place) % 10;
+        out.push(char::from(b'0' + d as u8));
+    }
 }
 
 #[cfg(test)]
@@ -224,6 +244,38 @@ mod tests {
     use super::{canonical_millis, format_millis, parse_millis as p};
 
     /// Canonical means: written back exactly as read.
+    #[test]
+    fn format_writes_what_the_standard_formatter_would() {
+        for at in [
+            0,
+            999,
+            1_000,
+            86_399_999,
+            1_709_251_199_999,
+            4_102_444_799_999,
+            253_402_300_799_999,
+            253_402_300_800_000,
+        ] {
+            let secs = at / 1000;
+            let text = format_millis(at);
+            assert_eq!(
+                text.len(),
+                24 + usize::from(at >= 253_402_300_800_000),
+                "{text}"
+            );
+            assert!(
+                text.ends_with(&format!("{:02}.{:03}Z", secs % 60, at % 1000)),
+                "{text}"
+            );
+        }
+        assert_eq!(format_millis(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(format_millis(1_709_251_199_999), "2024-02-29T23:59:59.999Z");
+        assert_eq!(
+            format_millis(253_402_300_800_000),
+            "10000-01-01T00:00:00.000Z"
+        );
+    }
+
     #[test]
     fn canonical_is_what_format_writes_back() {
         let oracle = |t: &str| p(t).filter(|&at| format_millis(at) == t);

@@ -13,20 +13,43 @@ pub(super) fn parse(text: &str) -> Result<Value, String> {
         Some(e) => String::from(e.message()),
         None => "not JSON".to_owned(),
     })?;
-    from_js(&js).map_err(str::to_owned)
+    read(&js, Origin::Parsed, 0).map_err(str::to_owned)
 }
 
 /// Reads a JS value as JSON (see [`read`]); the error says what in it is not JSON.
 pub fn from_js(v: &JsValue) -> Result<Value, &'static str> {
-    read(v, 0)
+    read(v, Origin::Caller, 0)
+}
+
+/// Where a value comes from: `JSON.parse` makes only plain objects and arrays, a caller may
+/// hand in anything.
+#[derive(Clone, Copy, PartialEq)]
+enum Origin {
+    Parsed,
+    Caller,
 }
 
 /// One JS value as JSON: `null`/`undefined` → `null` (an `undefined` member is left out), integral
-/// numbers in `i64::MIN..=u64::MAX` → integers, other numbers → floats (`NaN`/`Infinity` → `null`), BigInts in `i64::MIN..=u64::MAX`, strings, arrays, `Map`s
-/// with string keys and plain (non-iterable) objects by their own enumerable properties.
-fn read(v: &JsValue, depth: u32) -> Result<Value, &'static str> {
+/// numbers in `i64::MIN..=u64::MAX` → integers, other numbers → floats (`NaN`/`Infinity` → `null`),
+/// BigInts in `i64::MIN..=u64::MAX`, strings, arrays, `Map`s with string keys and plain
+/// (non-iterable) objects by their own enumerable properties. The most common kinds are asked
+/// first: each question is a call into the host.
+fn read(v: &JsValue, origin: Origin, depth: u32) -> Result<Value, &'static str> {
     if depth > MAX_DEPTH {
         return Err("nested too deeply (or cyclic)");
+    }
+    if let Some(s) = v.as_string() {
+        return Ok(Value::String(s));
+    }
+    if let Some(n) = v.as_f64() {
+        return Ok(number(n));
+    }
+    if Array::is_array(v) {
+        let a: &Array = v.unchecked_ref();
+        return a.iter().map(|x| read(&x, origin, depth + 1)).collect();
+    }
+    if v.is_object() {
+        return read_object(v, origin, depth);
     }
     if v.is_null() || v.is_undefined() {
         return Ok(Value::Null);
@@ -40,24 +63,18 @@ fn read(v: &JsValue, depth: u32) -> Result<Value, &'static str> {
             .or_else(|v| u64::try_from(v).map(Value::from))
             .map_err(|_| "a BigInt outside i64::MIN..u64::MAX");
     }
-    if let Some(n) = v.as_f64() {
-        return Ok(number(n));
-    }
-    if let Some(s) = v.as_string() {
-        return Ok(Value::String(s));
-    }
-    if Array::is_array(v) {
-        let a: &Array = v.unchecked_ref();
-        return a.iter().map(|x| read(&x, depth + 1)).collect();
-    }
-    if !v.is_object()
-        || v.is_instance_of::<js_sys::Uint8Array>()
-        || v.is_instance_of::<js_sys::ArrayBuffer>()
+    Err("a function, symbol or binary value")
+}
+
+/// An object (not an array) as a JSON object: its own enumerable properties, or a `Map`'s entries.
+fn read_object(v: &JsValue, origin: Origin, depth: u32) -> Result<Value, &'static str> {
+    let entries = if origin == Origin::Parsed {
+        Object::entries(v.unchecked_ref())
+    } else if let Some(m) = v.dyn_ref::<Map>() {
+        Array::from(m)
+    } else if v.is_instance_of::<js_sys::Uint8Array>() || v.is_instance_of::<js_sys::ArrayBuffer>()
     {
         return Err("a function, symbol or binary value");
-    }
-    let entries = if let Some(m) = v.dyn_ref::<Map>() {
-        Array::from(m)
     } else if Reflect::has(v, &Symbol::iterator()).unwrap_or(false) {
         return Err("an iterable object other than an Array or a Map");
     } else {
@@ -73,7 +90,7 @@ fn read(v: &JsValue, depth: u32) -> Result<Value, &'static str> {
         let value = pair.get(1);
         // An optional field set to `undefined` is absent, as in `JSON.stringify`.
         if !value.is_undefined() {
-            out.insert(key, read(&value, depth + 1)?);
+            out.insert(key, read(&value, origin, depth + 1)?);
         }
     }
     Ok(Value::Object(out))
