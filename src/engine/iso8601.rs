@@ -210,33 +210,13 @@ pub(crate) fn format_millis(millis: Millis) -> String {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + u64::from(month <= 2);
-    let mut out = String::with_capacity(24);
-    let fields = [
-        (year, 4, b'-'),
-        (month, 2, b'-'),
-        (day, 2, b'T'),
-        (rem / 3600, 2, b':'),
-        (rem / 60 % 60, 2, b':'),
-        (rem % 60, 2, b'.'),
-        (millis % 1000, 3, b'Z'),
-    ];
-    for (n, width, then) in fields {
-        push_padded(&mut out, n, width);
-        out.push(char::from(then));
-    }
-    out
-}
-
-/// Writes `n` in decimal, zero-padded to `width` digits (more when it needs more).
-fn push_padded(out: &mut String, n: u64, width: u32) {
-    let mut digits = 1;
-    while digits < 20 && n >= 10u64.pow(digits) {
-        digits += 1;
-    }
-    for place in (0..digits.max(width)).rev() {
-        let d = n / 10u64.pow(place) % 10;
-        out.push(char::from(b'0' + d as u8));
-    }
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60,
+        millis % 1000
+    )
 }
 
 #[cfg(test)]
