@@ -49,6 +49,10 @@ build "$RAW_CORE" --no-default-features
 bindgen() { # <raw wasm> <dir>
   log "wasm-bindgen --target web → $2"
   wasm-bindgen --target web --out-dir "$2" --out-name "$NAME" "$1"
+  # The driver's I/O module (src/driver/io.js, copied into snippets/) ships without its comments,
+  # blank lines and indentation: whole-line `//` comments and ` // ` tails go (its strings hold no
+  # `//`).
+  find "$2/snippets" -name '*.js' -exec sed -i -e '/^\s*\/\//d' -e 's/^\s*//' -e 's/\s\/\/ .*$//' -e '/^$/d' {} +
   # -Os --converge: the smallest gzipped module of the flags measured (-Oz alone: ~1 KB more gz,
   # though ~6 KB fewer raw bytes; what is shipped is gzipped).
   log "wasm-opt -Os --converge"
