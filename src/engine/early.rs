@@ -62,16 +62,12 @@ mod tests {
     use super::*;
     use crate::protocol::model::TaskStatus;
 
-    fn pushed(id: &str, status: TaskStatus) -> Task {
-        Task::new(id, status)
-    }
-
     #[test]
     fn the_latest_push_of_a_task_is_kept_until_taken_or_stale() {
         let mut early = EarlyPushes::default();
-        early.keep(0, pushed("a", TaskStatus::Working));
-        early.keep(10, pushed("a", TaskStatus::Completed));
-        early.keep(20, pushed("b", TaskStatus::Working));
+        early.keep(0, Task::new("a", TaskStatus::Working));
+        early.keep(10, Task::new("a", TaskStatus::Completed));
+        early.keep(20, Task::new("b", TaskStatus::Working));
         let a = early.take("a", 30, 100).map(|t| t.status);
         assert_eq!(a, Some(TaskStatus::Completed));
         assert!(early.take("a", 30, 100).is_none(), "taken once");
@@ -83,7 +79,7 @@ mod tests {
     fn a_new_push_evicts_the_oldest_beyond_the_bound() {
         let mut early = EarlyPushes::default();
         for i in 0..=MAX_KEPT {
-            early.keep(0, pushed(&format!("t{i}"), TaskStatus::Working));
+            early.keep(0, Task::new(format!("t{i}"), TaskStatus::Working));
         }
         assert_eq!(early.0.len(), MAX_KEPT);
         assert!(early.take("t0", 0, 100).is_none());

@@ -223,9 +223,8 @@ pub(crate) fn format_millis(millis: Millis) -> String {
 mod tests {
     use super::{canonical_millis, format_millis, parse_millis as p};
 
-    /// Canonical means: written back exactly as read.
     #[test]
-    fn format_writes_what_the_standard_formatter_would() {
+    fn format_pads_every_field_and_widens_only_the_year() {
         for at in [
             0,
             999,
@@ -256,6 +255,7 @@ mod tests {
         );
     }
 
+    /// Canonical means: written back exactly as read.
     #[test]
     fn canonical_is_what_format_writes_back() {
         let oracle = |t: &str| p(t).filter(|&at| format_millis(at) == t);

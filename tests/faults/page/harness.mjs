@@ -39,7 +39,9 @@ globalThis.fetch = function (input, init) {
 let tracing = false;
 const traced = [];
 function trace(init, out) {
-  const header = (name) => { try { return new Headers(init?.headers).get(name); } catch { return null; } };
+  let headers;
+  try { headers = new Headers(init?.headers); } catch { headers = new Headers(); }
+  const header = (name) => headers.get(name);
   const rec = { at: now(), verb: init?.method ?? "GET", session: header("mcp-session-id")?.slice(-6) ?? null, sent: String(init?.body ?? "").slice(0, 160), got: "" };
   if (header("last-event-id")) rec.lastEventId = header("last-event-id");
   traced.push(rec);
