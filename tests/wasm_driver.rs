@@ -4,14 +4,15 @@
 //! compile time (`MCP_TEST_HTTP_URL`: ts-sdk, `MCP_TEST_WS_URL`: python-ws) and say so when skipped.
 #![cfg(target_arch = "wasm32")]
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::Rc;
 
-use futures::channel::{mpsc, oneshot};
+use futures::channel::mpsc;
 use futures::StreamExt;
-use js_sys::{Array, Function, Reflect};
-use mcp_task_client::driver::body::{self, BodyReader, Framing};
+use js_sys::{Array, Function, Reflect, Uint8Array};
+use mcp_task_client::driver::body::{self, Framing};
 use mcp_task_client::driver::headers::{retry_after_ms, HeaderSource};
+use mcp_task_client::driver::io::{self, Io, Report};
 use mcp_task_client::driver::timer::Timer;
 use mcp_task_client::driver::{global, Driver, DriverOptions, Host, TransportKind};
 use mcp_task_client::engine::api::{CallOptions, Config, End, ErrorKind, Event};
@@ -28,15 +29,24 @@ export function chunked_response(chunks, contentType) {
     async pull(ctrl) {
       if (chunks.length === 0) { ctrl.close(); return; }
       await new Promise((r) => setTimeout(r, 1));
-      ctrl.enqueue(enc.encode(chunks.shift()));
+      const c = chunks.shift();
+      ctrl.enqueue(typeof c === "string" ? enc.encode(c) : c);
     },
   });
   return new Response(stream, { headers: { "content-type": contentType } });
 }
+// Starts `io.fetch` with the global `fetch` answering `response` (restored before it returns).
+export function fetch_answering(io, key, response) {
+  const real = globalThis.fetch;
+  globalThis.fetch = async () => response;
+  try { return io.fetch(key, "http://127.0.0.1:9/", "POST", ["x-a", "1"], "{}"); }
+  finally { globalThis.fetch = real; }
+}
 export function has_window() { return typeof window !== "undefined"; }
 "#)]
 extern "C" {
-    fn chunked_response(chunks: Array, content_type: &str) -> web_sys::Response;
+    fn chunked_response(chunks: Array, content_type: &str) -> JsValue;
+    fn fetch_answering(io: &Io, key: f64, response: &JsValue) -> JsValue;
     fn has_window() -> bool;
 }
 
@@ -56,39 +66,42 @@ fn globals_come_from_the_global_scope() {
     wasm_bindgen_test::console_log!("window present: {}", has_window());
 }
 
+type Seen = Rc<RefCell<Vec<(Report, f64, JsValue)>>>;
+type Sink = Closure<dyn Fn(u32, f64, JsValue)>;
+
+/// An `Io` whose reports are recorded (and signalled on `tx` when one of `until` arrives).
+fn recording_io(until: &'static [Report]) -> (Io, Seen, mpsc::UnboundedReceiver<Report>, Sink) {
+    let seen: Seen = Rc::default();
+    let (tx, rx) = mpsc::unbounded();
+    let s = seen.clone();
+    let sink = Sink::new(move |kind, key, v| {
+        let kind = Report::of(kind).expect("a known report");
+        s.borrow_mut().push((kind, key, v));
+        if until.contains(&kind) {
+            let _ = tx.unbounded_send(kind);
+        }
+    });
+    let io = Io::new(sink.as_ref().unchecked_ref());
+    (io, seen, rx, sink)
+}
+
 #[wasm_bindgen_test]
 async fn one_timer_fires_once_and_rearms() {
-    let fired = Rc::new(Cell::new(0u32));
-    let (tx, rx) = oneshot::channel::<()>();
-    let tx = RefCell::new(Some(tx));
-    let f = fired.clone();
-    let timer = Rc::new(RefCell::new(None::<Timer>));
-    let t2 = timer.clone();
-    *timer.borrow_mut() = Some(Timer::new(move || {
-        f.set(f.get() + 1);
-        if let Some(t) = t2.borrow_mut().as_mut() {
-            t.fired();
-        }
-        if let Some(tx) = tx.borrow_mut().take() {
-            let _ = tx.send(());
-        }
-    }));
+    let (io, seen, mut rx, _sink) = recording_io(&[Report::Timer]);
+    let mut t = Timer::new(io.clone());
     let now = global::now();
-    {
-        let mut t = timer.borrow_mut();
-        let t = t.as_mut().unwrap();
-        t.arm(now + 5_000, now);
-        t.arm(now + 20, now); // re-armed earlier: only this one may fire
-        t.arm(now + 20, now); // same deadline: no second timeout
-    }
-    rx.await.unwrap();
+    t.arm(now + 5_000, now);
+    t.arm(now + 20, now); // re-armed earlier: only this one may fire
+    t.arm(now + 20, now); // same deadline: no second timeout
+    assert_eq!(rx.next().await, Some(Report::Timer));
+    t.fired();
     sleep(80).await;
-    assert_eq!(fired.get(), 1);
-    timer
-        .borrow_mut()
-        .as_mut()
-        .unwrap()
-        .arm(u64::MAX, global::now());
+    assert_eq!(seen.borrow().len(), 1, "one timeout fired");
+    t.arm(global::now() + 10, global::now());
+    t.arm(u64::MAX, global::now()); // disarmed: nothing more fires
+    sleep(60).await;
+    assert_eq!(seen.borrow().len(), 1, "a disarmed timer stays quiet");
+    io.shut();
 }
 
 async fn sleep(ms: i32) {
@@ -102,35 +115,75 @@ async fn sleep(ms: i32) {
 }
 
 #[wasm_bindgen_test]
-async fn bodies_are_read_incrementally_and_bounded() {
-    let resp = chunked_response(
-        chunks(&["{\"jsonrpc\":", "\"2.0\",\"id\":1,", "\"result\":{}}"]),
-        "application/json",
-    );
-    assert_eq!(Framing::of(&resp), Framing::Whole);
-    let mut r = BodyReader::new(&resp);
-    let bytes = body::read_whole(&mut r, 1024).await.unwrap();
-    assert_eq!(
-        body::as_message(bytes).unwrap(),
-        r#"{"jsonrpc":"2.0","id":1,"result":{}}"#
-    );
-
-    let resp = chunked_response(chunks(&["0123456789", "0123456789"]), "application/json");
-    let mut r = BodyReader::new(&resp);
-    let e = body::read_whole(&mut r, 15).await.unwrap_err();
-    assert!(e.contains("15-byte limit"), "{e}");
-
+async fn io_reports_a_body_chunk_by_chunk_after_its_head() {
+    let (io, seen, mut rx, _sink) = recording_io(&[Report::Head, Report::End, Report::NotBytes]);
     let resp = chunked_response(
         chunks(&["id: 1\r", "\ndata: {\"a\":", "1}\r\n\r\n"]),
         "text/event-stream; charset=utf-8",
     );
-    assert_eq!(Framing::of(&resp), Framing::Sse);
-    let mut r = BodyReader::new(&resp);
-    let mut seen = Vec::new();
-    while let Some(c) = r.next().await.unwrap() {
-        seen.push(c.len());
+    assert!(fetch_answering(&io, 7.0, &resp).is_undefined(), "started");
+    assert_eq!(rx.next().await, Some(Report::Head));
+    {
+        let seen = seen.borrow();
+        let (_, key, res) = &seen[0];
+        assert_eq!(*key, 7.0);
+        assert_eq!(io::status(res), 200);
+        assert_eq!(
+            Framing::of(io::header(res, "content-type").as_deref()),
+            Framing::Sse
+        );
+        assert_eq!(io::header(res, "mcp-session-id"), None);
     }
-    assert_eq!(seen, vec![6, 12, 6], "chunks arrive as sent");
+    sleep(20).await;
+    assert_eq!(seen.borrow().len(), 1, "the body waits for read()");
+    io.read(7.0);
+    assert_eq!(rx.next().await, Some(Report::End));
+    let sizes: Vec<_> = seen
+        .borrow()
+        .iter()
+        .filter(|(k, _, _)| *k == Report::Chunk)
+        .map(|(_, _, v)| Uint8Array::from(v.clone()).length())
+        .collect();
+    assert_eq!(sizes, vec![6, 12, 6], "chunks arrive as sent");
+
+    // A chunk that is neither bytes nor text; then an aborted body reports nothing more.
+    let odd: Array = [JsValue::from_f64(1.0)].into_iter().collect();
+    let resp = chunked_response(odd, "application/json");
+    assert!(fetch_answering(&io, 8.0, &resp).is_undefined());
+    assert_eq!(rx.next().await, Some(Report::Head));
+    io.read(8.0);
+    assert_eq!(rx.next().await, Some(Report::NotBytes));
+    let resp = chunked_response(chunks(&["{", "}"]), "application/json");
+    assert!(fetch_answering(&io, 9.0, &resp).is_undefined());
+    assert_eq!(rx.next().await, Some(Report::Head));
+    let before = seen.borrow().len();
+    io.read(9.0);
+    io.abort(9.0);
+    sleep(30).await;
+    assert_eq!(
+        seen.borrow().len(),
+        before,
+        "an aborted request reports nothing"
+    );
+    io.shut();
+}
+
+#[wasm_bindgen_test]
+fn whole_bodies_are_bounded_and_trimmed() {
+    assert_eq!(Framing::of(Some("application/json")), Framing::Whole);
+    assert_eq!(Framing::of(None), Framing::Whole);
+    assert_eq!(Framing::of(Some("Text/Event-Stream")), Framing::Sse);
+    let mut buf = Vec::new();
+    body::push_whole(&mut buf, b"{\"jsonrpc\":".to_vec(), 1024).unwrap();
+    body::push_whole(&mut buf, b"\"2.0\",\"id\":1,\"result\":{}}".to_vec(), 1024).unwrap();
+    assert_eq!(
+        body::as_message(buf).unwrap(),
+        r#"{"jsonrpc":"2.0","id":1,"result":{}}"#
+    );
+    let mut buf = Vec::new();
+    body::push_whole(&mut buf, b"0123456789".to_vec(), 15).unwrap();
+    let e = body::push_whole(&mut buf, b"0123456789".to_vec(), 15).unwrap_err();
+    assert!(e.contains("15-byte limit"), "{e}");
     assert_eq!(body::as_message(b"<html>nope</html>".to_vec()), None);
     assert_eq!(
         body::as_message(b"\xef\xbb\xbf {\"a\":1}\n".to_vec()).as_deref(),

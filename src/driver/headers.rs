@@ -2,7 +2,7 @@
 
 use js_sys::{Array, Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::JsFuture;
+use wasm_bindgen_futures::{spawn_local, JsFuture};
 
 #[cfg(feature = "oauth")]
 use std::rc::Rc;
@@ -69,31 +69,60 @@ impl HeaderSource {
             }
             Self::None => Ok(Vec::new()),
             Self::Fixed(h) => Ok(h.clone()),
-            Self::Provider(f) => {
-                let v = f
-                    .call0(&JsValue::UNDEFINED)
-                    .map_err(|e| format!("headers provider threw: {}", describe(&e)))?;
-                let v = if v.is_instance_of::<Promise>() || is_thenable(&v) {
-                    JsFuture::from(Promise::resolve(&v))
-                        .await
-                        .map_err(|e| format!("headers provider rejected: {}", describe(&e)))?
-                } else {
-                    v
-                };
-                if v.is_undefined() || v.is_null() {
-                    return Ok(Vec::new());
-                }
-                pairs(&v)
+            Self::Provider(f) => match f.call0(&JsValue::UNDEFINED) {
+                Err(e) => Err(threw(&e)),
+                Ok(v) if is_thenable(&v) => settled(v).await,
+                Ok(v) => collected(&v),
+            },
+        }
+    }
+
+    /// Calls `then` with the headers for one request: at once when no promise is involved (no
+    /// headers, fixed ones, a provider answering synchronously), else once they settle.
+    pub fn resolve_with(&self, then: impl FnOnce(Result<Vec<(String, String)>, String>) + 'static) {
+        match self {
+            Self::None => then(Ok(Vec::new())),
+            Self::Fixed(h) => then(Ok(h.clone())),
+            Self::Provider(f) => match f.call0(&JsValue::UNDEFINED) {
+                Err(e) => then(Err(threw(&e))),
+                Ok(v) if is_thenable(&v) => spawn_local(async move { then(settled(v).await) }),
+                Ok(v) => then(collected(&v)),
+            },
+            #[cfg(feature = "oauth")]
+            Self::Auth(..) => {
+                let source = self.clone();
+                spawn_local(async move { then(source.resolve().await) });
             }
         }
     }
 }
 
+fn threw(e: &JsValue) -> String {
+    format!("headers provider threw: {}", describe(e))
+}
+
+/// The headers a provider's promise settles with.
+async fn settled(v: JsValue) -> Result<Vec<(String, String)>, String> {
+    let v = JsFuture::from(Promise::resolve(&v))
+        .await
+        .map_err(|e| format!("headers provider rejected: {}", describe(&e)))?;
+    collected(&v)
+}
+
+/// What a provider answered (`undefined` or `null`: no headers).
+fn collected(v: &JsValue) -> Result<Vec<(String, String)>, String> {
+    if v.is_undefined() || v.is_null() {
+        return Ok(Vec::new());
+    }
+    pairs(v)
+}
+
 fn is_thenable(v: &JsValue) -> bool {
-    v.is_object()
-        && Reflect::get(v, &JsValue::from_str("then"))
-            .map(|t| t.is_function())
-            .unwrap_or(false)
+    v.is_instance_of::<Promise>()
+        || v.is_object()
+            && Reflect::get(v, &JsValue::from_str("then"))
+                .map(|t| t.is_function())
+                .unwrap_or(false)
 }
 
 /// Reads name/value pairs from an iterable of pairs (`Headers`, `Map`, arrays) or a plain object.

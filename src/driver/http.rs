@@ -1,48 +1,85 @@
-//! Streamable HTTP: one POST per transmission (JSON or SSE response read incrementally, its event
-//! ids and `retry` reported), the `GET` resuming a response stream or opening the legacy listening
-//! stream when the engine asks (it decides when to reopen or give up), and the session `DELETE`.
+//! Streamable HTTP: one POST per transmission (JSON or SSE response read as its chunks arrive, its
+//! event ids and `retry` reported), the `GET` resuming a response stream or opening the legacy
+//! listening stream when the engine asks (it decides when to reopen or give up), and the session
+//! `DELETE`. `io.js` moves the bytes ([`Io`]); what it reports comes back through [`report`].
 //! A pending POST's stream is closed only on [`Output::Abort`](crate::engine::api::Output::Abort)
 //! or `close()`: closing a modern response stream cancels the request on the server.
 
 use crate::engine::idmap::IdMap;
 
 use futures::channel::oneshot;
-use js_sys::{Object, Reflect};
+use js_sys::{Array, Uint8Array};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::{spawn_local, JsFuture};
-use web_sys::{AbortController, Headers, Response};
 
-use super::body::{self, BodyReader, Framing};
+use super::body::{self, Framing};
 use super::global::{self, describe};
-use super::headers::{retry_after_ms, HeaderSource};
+use super::headers::retry_after_ms;
+use super::io::{self, Io, Report};
 use super::Driver;
 use crate::engine::api::{Input, SendKey, Transmit, TransportError};
 use crate::protocol::sse::{SseDecoder, SseError, SseEvent};
 
 /// How long `close()` waits for the session `DELETE`.
 const DELETE_GRACE_MS: u64 = 3_000;
+/// The session `DELETE`'s key in `io.js` (exchanges go under their `SendKey`s, from 0 up).
+const DELETE_KEY: f64 = -1.0;
 
 /// HTTP transport state.
-#[derive(Default)]
 pub struct Http {
-    inflight: IdMap<SendKey, AbortController>,
-    delete: Option<AbortController>,
+    io: Io,
+    inflight: IdMap<SendKey, Exchange>,
     delete_deadline: Option<u64>,
+    delete_tx: Option<oneshot::Sender<()>>,
     pub delete_done: Option<oneshot::Receiver<()>>,
 }
 
+/// One exchange in flight.
+struct Exchange {
+    listening: bool,
+    body: Body,
+    /// The `Authorization` header it sent (told to the `auth` option on 401/403).
+    #[cfg(feature = "oauth")]
+    used: Option<String>,
+}
+
+/// Its response body so far.
+enum Body {
+    /// Before the head.
+    Waiting,
+    Whole(Vec<u8>),
+    Sse {
+        dec: SseDecoder,
+        /// The last event id and `retry` told to the engine.
+        told: (Option<String>, Option<u64>),
+    },
+}
+
+fn js_key(key: SendKey) -> f64 {
+    key.0 as f64
+}
+
 impl Http {
+    pub fn new(io: Io) -> Self {
+        Self {
+            io,
+            inflight: IdMap::default(),
+            delete_deadline: None,
+            delete_tx: None,
+            delete_done: None,
+        }
+    }
+
     /// Aborts a transmission's response stream on the engine's request; its inputs stop.
     pub fn abort(&mut self, key: SendKey) {
-        if let Some(c) = self.inflight.remove(&key) {
-            c.abort();
+        if self.inflight.remove(&key).is_some() {
+            self.io.abort(js_key(key));
         }
     }
 
     /// Aborts every exchange (not the session `DELETE`).
     pub fn abort_all(&mut self) {
-        for (_, c) in std::mem::take(&mut self.inflight) {
-            c.abort();
+        for (key, _) in std::mem::take(&mut self.inflight) {
+            self.io.abort(js_key(key));
         }
     }
 
@@ -54,50 +91,24 @@ impl Http {
     fn live(&self, key: SendKey) -> bool {
         self.inflight.contains_key(&key)
     }
+
+    /// The `DELETE` answered, failed or ran out of time: `close()` goes on.
+    fn delete_finished(&mut self) {
+        self.io.abort(DELETE_KEY);
+        self.delete_deadline = None;
+        if let Some(tx) = self.delete_tx.take() {
+            let _ = tx.send(());
+        }
+    }
 }
 
 /// Fires the transport's own deadline (the `DELETE` grace).
 pub fn on_timer(d: &Driver, now: u64) {
     d.with(|st| {
         if st.http.delete_deadline.is_some_and(|t| t <= now) {
-            st.http.delete_deadline = None;
-            if let Some(c) = st.http.delete.take() {
-                c.abort();
-            }
+            st.http.delete_finished();
         }
     });
-}
-
-fn build_headers(
-    auth: &[(String, String)],
-    engine: &[(String, String)],
-    fixed: &[(&str, &str)],
-) -> Result<Headers, String> {
-    let h = Headers::new().map_err(|e| describe(&e))?;
-    for (k, v) in auth.iter().chain(engine.iter()) {
-        h.set(k, v)
-            .map_err(|e| format!("bad header {k}: {}", describe(&e)))?;
-    }
-    for (k, v) in fixed {
-        h.set(k, v).map_err(|e| describe(&e))?;
-    }
-    Ok(h)
-}
-
-fn request_init(
-    method: &str,
-    headers: &Headers,
-    body: Option<&str>,
-    ctrl: &AbortController,
-) -> JsValue {
-    let init = Object::new();
-    let _ = Reflect::set(&init, &"method".into(), &method.into());
-    let _ = Reflect::set(&init, &"headers".into(), headers);
-    if let Some(b) = body {
-        let _ = Reflect::set(&init, &"body".into(), &b.into());
-    }
-    let _ = Reflect::set(&init, &"signal".into(), &ctrl.signal());
-    init.into()
 }
 
 /// Why an exchange failed: a message, whether a message exceeded the size limit, and the status
@@ -116,10 +127,6 @@ impl From<String> for Fail {
             http_status: None,
         }
     }
-}
-
-fn params(d: &Driver) -> (String, HeaderSource, usize) {
-    d.with(|st| (st.url.clone(), st.headers.clone(), st.max_body))
 }
 
 /// What one exchange sends: a message (`POST`), or a `GET` for an event stream: a response
@@ -165,46 +172,6 @@ pub fn listen(
 }
 
 fn start(d: &Driver, key: SendKey, req: Request) {
-    let Ok(ctrl) = AbortController::new() else {
-        d.defer(Input::Failed {
-            key,
-            error: TransportError::network("AbortController unavailable"),
-        });
-        return;
-    };
-    d.with(|st| st.http.inflight.insert(key, ctrl.clone()));
-    spawn_local(run(d.clone(), key, req, ctrl));
-}
-
-async fn run(d: Driver, key: SendKey, req: Request, ctrl: AbortController) {
-    let result = exchange(&d, key, req, &ctrl).await;
-    let live = d.with(|st| st.http.inflight.remove(&key).is_some());
-    if !live {
-        return; // aborted on request, or the client closed
-    }
-    d.feed(match result {
-        Ok(()) => Input::Ended { key },
-        Err(fail) => Input::Failed {
-            key,
-            error: TransportError {
-                over_limit: fail.over_limit,
-                http_status: fail.http_status,
-                ..TransportError::network(fail.message)
-            },
-        },
-    });
-}
-
-/// The request's body and headers are dropped once the fetch options hold them: an open request
-/// keeps no copy of what it sent in wasm memory while it waits for its answer.
-async fn exchange(
-    d: &Driver,
-    key: SendKey,
-    req: Request,
-    ctrl: &AbortController,
-) -> Result<(), Fail> {
-    let (url, source, limit) = params(d);
-    let auth = source.resolve().await?;
     let listening = matches!(
         req,
         Request::Get {
@@ -212,70 +179,65 @@ async fn exchange(
             ..
         }
     );
-    let init = init_of(&req, &auth, ctrl)?;
-    drop(req);
-    let resp = fetch(&url, &init).await?;
-    drop(url);
-    #[cfg(feature = "oauth")]
-    if let (401 | 403, Some(shell)) = (resp.status(), source.auth()) {
-        let used = auth
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case("authorization"))
-            .map(|(_, v)| v.as_str());
-        let challenge = header(&resp, "www-authenticate");
-        shell
-            .challenged(resp.status(), challenge.as_deref(), used)
-            .await;
-    }
-    if !d.with(|st| st.http.live(key)) {
-        return Ok(());
-    }
-    let status = resp.status();
-    d.feed(Input::Head {
-        key,
-        status,
-        session_id: header(&resp, "mcp-session-id"),
-        retry_after_ms: retry_after(&resp),
-        www_authenticate: header(&resp, "www-authenticate"),
+    let exchange = Exchange {
+        listening,
+        body: Body::Waiting,
+        #[cfg(feature = "oauth")]
+        used: None,
+    };
+    let source = d.with(|st| {
+        st.http.inflight.insert(key, exchange);
+        st.headers.clone()
     });
-    let framing = Framing::of(&resp);
-    if listening && (!(200..300).contains(&status) || framing != Framing::Sse) {
-        return Err(Fail {
-            http_status: Some(status),
-            ..Fail::from(format!("no event stream (HTTP {status})"))
-        });
-    }
-    let via = (!listening).then_some(key);
-    let mut reader = BodyReader::new(&resp);
-    match framing {
-        Framing::Whole => {
-            let bytes = body::read_whole(&mut reader, limit).await?;
-            if let Some(text) = body::as_message(bytes) {
-                if d.with(|st| st.http.live(key)) {
-                    d.feed(Input::Message { via, body: text });
-                }
-            }
-        }
-        Framing::Sse => read_events(d, key, via, &mut reader, limit).await?,
-    }
-    Ok(())
+    let d = d.clone();
+    source.resolve_with(move |auth| match auth {
+        Ok(auth) => send(&d, key, req, auth),
+        Err(message) => fail(&d, key, Fail::from(message)),
+    });
 }
 
-/// The `fetch` options of one exchange: a `POST` of the message, or the `GET` resuming a
-/// response stream.
-fn init_of(
-    req: &Request,
-    auth: &[(String, String)],
-    ctrl: &AbortController,
-) -> Result<JsValue, Fail> {
-    Ok(match req {
+/// The request's name/value pairs for `io.js`: the caller's (auth) headers, the engine's, then
+/// the fixed ones, each set over the previous.
+fn pairs_of(lists: [&[(String, String)]; 2], fixed: &[(&str, &str)]) -> Array {
+    let pairs = Array::new();
+    for (k, v) in lists.into_iter().flatten() {
+        pairs.push(&JsValue::from_str(k));
+        pairs.push(&JsValue::from_str(v));
+    }
+    for (k, v) in fixed {
+        pairs.push(&JsValue::from_str(k));
+        pairs.push(&JsValue::from_str(v));
+    }
+    pairs
+}
+
+/// Hands the exchange to `io.js` once its headers are known. The request's body and headers are
+/// dropped once `io.js` holds them: an open request keeps no copy of what it sent in wasm memory
+/// while it waits for its answer.
+fn send(d: &Driver, key: SendKey, req: Request, auth: Vec<(String, String)>) {
+    let Some((url, io)) = d.with(|st| {
+        #[cfg(feature = "oauth")]
+        if let Some(x) = st.http.inflight.get_mut(&key) {
+            x.used = auth
+                .iter()
+                .find(|(k, _)| k.eq_ignore_ascii_case("authorization"))
+                .map(|(_, v)| v.clone());
+        }
+        st.http
+            .live(key)
+            .then(|| (st.url.clone(), st.http.io.clone()))
+    }) else {
+        return; // aborted, or the client closed, while the headers were resolved
+    };
+    let (method, own, pairs, body) = match req {
         Request::Post(t) => {
             let fixed = [
                 ("content-type", "application/json"),
                 ("accept", "application/json, text/event-stream"),
             ];
-            let headers = build_headers(auth, &t.headers, &fixed)?;
-            request_init("POST", &headers, Some(&t.body), ctrl)
+            let pairs = pairs_of([&auth, &t.headers], &fixed);
+            let own = auth.len() + t.headers.len();
+            ("POST", own, pairs, JsValue::from(t.body))
         }
         Request::Get {
             headers,
@@ -283,80 +245,233 @@ fn init_of(
             ..
         } => {
             let mut fixed = vec![("accept", "text/event-stream")];
-            if let Some(id) = last_event_id {
+            if let Some(id) = &last_event_id {
                 fixed.push(("last-event-id", id.as_str()));
             }
-            let headers = build_headers(auth, headers, &fixed)?;
-            request_init("GET", &headers, None, ctrl)
+            let pairs = pairs_of([&auth, &headers], &fixed);
+            ("GET", auth.len() + headers.len(), pairs, JsValue::UNDEFINED)
         }
-    })
+    };
+    let refused = io.fetch(js_key(key), &url, method, &pairs, &body);
+    drop(body);
+    if refused.is_undefined() {
+        return;
+    }
+    let refused: Array = refused.unchecked_into();
+    let why = describe(&refused.get(1));
+    let at = refused.get(0).as_f64().unwrap_or(-1.0);
+    let message = if at < 0.0 {
+        format!("fetch unavailable: {why}")
+    } else if (at as usize) < own {
+        let name = pairs.get(2 * at as u32).as_string().unwrap_or_default();
+        format!("bad header {name}: {why}")
+    } else {
+        why
+    };
+    fail(d, key, Fail::from(message));
 }
 
-/// A response header's value.
-fn header(resp: &Response, name: &str) -> Option<String> {
-    resp.headers().get(name).ok().flatten()
+/// What `io.js` reported about an exchange or the session `DELETE`.
+pub fn report(d: &Driver, kind: Report, key: f64, v: JsValue) {
+    if key == DELETE_KEY {
+        // Its answer (or failure) is all `close()` waits for.
+        d.with(|st| st.http.delete_finished());
+        d.rearm();
+        return;
+    }
+    let key = SendKey(key as u64);
+    match kind {
+        Report::Head => head(d, key, v),
+        Report::Chunk => chunk(d, key, v.unchecked_into::<Uint8Array>().to_vec()),
+        Report::End => end(d, key),
+        Report::FetchFailed => fail(d, key, format!("fetch failed: {}", describe(&v)).into()),
+        Report::ReadFailed => fail(d, key, describe(&v).into()),
+        Report::NotBytes => fail(
+            d,
+            key,
+            "response body yielded a non-byte chunk".to_string().into(),
+        ),
+        _ => {}
+    }
 }
 
-/// How long the server asked to wait (`Retry-After-Ms`, else `Retry-After`).
-fn retry_after(resp: &Response) -> Option<u64> {
-    retry_after_ms(
-        header(resp, "retry-after-ms").as_deref(),
-        header(resp, "retry-after").as_deref(),
-        global::now(),
-    )
-}
-
-/// Feeds an SSE response's messages (as arriving `via`), and its position (last event id,
-/// `retry`) as it moves.
-async fn read_events(
-    d: &Driver,
-    key: SendKey,
-    via: Option<SendKey>,
-    reader: &mut BodyReader,
-    limit: usize,
-) -> Result<(), Fail> {
-    let mut dec = SseDecoder::with_limit(limit);
-    let mut events = Vec::new();
-    let mut told: (Option<String>, Option<u64>) = (None, None);
-    while let Some(chunk) = reader.next().await? {
-        let pushed = dec.push_into(&chunk, &mut events);
-        if !d.with(|st| st.http.live(key)) {
-            return Ok(());
-        }
-        let now = (dec.last_event_id().map(str::to_owned), dec.retry_ms());
-        if now != told {
-            told = now.clone();
-            d.feed(Input::Cursor {
-                key,
-                last_event_id: now.0,
-                retry_ms: now.1,
+fn head(d: &Driver, key: SendKey, res: JsValue) {
+    #[cfg(feature = "oauth")]
+    {
+        let status = io::status(&res);
+        if let (401 | 403, Some(shell)) = (status, d.with(|st| st.headers.auth())) {
+            let used = d.with(|st| st.http.inflight.get(&key).and_then(|x| x.used.clone()));
+            let d = d.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                let challenge = io::header(&res, "www-authenticate");
+                shell
+                    .challenged(status, challenge.as_deref(), used.as_deref())
+                    .await;
+                answered(&d, key, &res);
             });
-        }
-        for ev in events.drain(..) {
-            if !d.with(|st| st.http.live(key)) {
-                return Ok(());
-            }
-            if let Some(body) = message_of(ev) {
-                d.feed(Input::Message { via, body });
-            }
-        }
-        if let Err(e) = pushed {
-            reader.cancel();
-            return Err(Fail {
-                over_limit: matches!(e, SseError::TooLarge { .. }),
-                ..Fail::from(e.to_string())
-            });
+            return;
         }
     }
-    Ok(())
+    answered(d, key, &res);
 }
 
-async fn fetch(url: &str, init: &JsValue) -> Result<Response, String> {
-    let p = global::fetch(url, init).map_err(|e| format!("fetch unavailable: {}", describe(&e)))?;
-    let v = JsFuture::from(p)
-        .await
-        .map_err(|e| format!("fetch failed: {}", describe(&e)))?;
-    Ok(v.unchecked_into::<Response>())
+/// Feeds the head, then reads the body (or fails a listening stream that is not one).
+fn answered(d: &Driver, key: SendKey, res: &JsValue) {
+    let Some(listening) = d.with(|st| st.http.inflight.get(&key).map(|x| x.listening)) else {
+        return;
+    };
+    let status = io::status(res);
+    d.feed(Input::Head {
+        key,
+        status,
+        session_id: io::header(res, "mcp-session-id"),
+        retry_after_ms: retry_after_ms(
+            io::header(res, "retry-after-ms").as_deref(),
+            io::header(res, "retry-after").as_deref(),
+            global::now(),
+        ),
+        www_authenticate: io::header(res, "www-authenticate"),
+    });
+    let framing = Framing::of(io::header(res, "content-type").as_deref());
+    if listening && (!(200..300).contains(&status) || framing != Framing::Sse) {
+        let message = format!("no event stream (HTTP {status})");
+        let http_status = Some(status);
+        return fail(
+            d,
+            key,
+            Fail {
+                http_status,
+                ..Fail::from(message)
+            },
+        );
+    }
+    let io = d.with(|st| {
+        let limit = st.max_body;
+        let x = st.http.inflight.get_mut(&key)?;
+        x.body = match framing {
+            Framing::Whole => Body::Whole(Vec::new()),
+            Framing::Sse => Body::Sse {
+                dec: SseDecoder::with_limit(limit),
+                told: (None, None),
+            },
+        };
+        Some(st.http.io.clone())
+    });
+    if let Some(io) = io {
+        io.read(js_key(key));
+    }
+}
+
+/// What one chunk of an SSE body brought.
+struct Events {
+    via: Option<SendKey>,
+    cursor: Option<(Option<String>, Option<u64>)>,
+    events: Vec<SseEvent>,
+    error: Option<SseError>,
+}
+
+/// Adds a chunk to a whole body (bounded), or feeds an SSE body's messages (as arriving `via`)
+/// and its position (last event id, `retry`) as it moves.
+fn chunk(d: &Driver, key: SendKey, bytes: Vec<u8>) {
+    let step = d.with(|st| {
+        let limit = st.max_body;
+        let x = st.http.inflight.get_mut(&key)?;
+        let via = (!x.listening).then_some(key);
+        Some(match &mut x.body {
+            Body::Waiting => return None,
+            Body::Whole(buf) => Err(body::push_whole(buf, bytes, limit)),
+            Body::Sse { dec, told } => {
+                let mut events = Vec::new();
+                let error = dec.push_into(&bytes, &mut events).err();
+                let now = (dec.last_event_id().map(str::to_owned), dec.retry_ms());
+                let cursor = (now != *told).then(|| {
+                    told.clone_from(&now);
+                    now
+                });
+                Ok(Events {
+                    via,
+                    cursor,
+                    events,
+                    error,
+                })
+            }
+        })
+    });
+    let sse = match step {
+        None | Some(Err(Ok(()))) => return,
+        Some(Err(Err(message))) => return fail(d, key, message.into()),
+        Some(Ok(sse)) => sse,
+    };
+    let live = |d: &Driver| d.with(|st| st.http.live(key));
+    if let Some((last_event_id, retry_ms)) = sse.cursor {
+        if !live(d) {
+            return;
+        }
+        d.feed(Input::Cursor {
+            key,
+            last_event_id,
+            retry_ms,
+        });
+    }
+    for ev in sse.events {
+        if !live(d) {
+            return;
+        }
+        if let Some(body) = message_of(ev) {
+            d.feed(Input::Message { via: sse.via, body });
+        }
+    }
+    if let Some(e) = sse.error {
+        let over_limit = matches!(e, SseError::TooLarge { .. });
+        fail(
+            d,
+            key,
+            Fail {
+                over_limit,
+                ..Fail::from(e.to_string())
+            },
+        );
+    }
+}
+
+/// The body ended: a whole body's message, then `Ended`.
+fn end(d: &Driver, key: SendKey) {
+    let Some((body, listening)) = d.with(|st| {
+        let x = st.http.inflight.get_mut(&key)?;
+        Some((std::mem::replace(&mut x.body, Body::Waiting), x.listening))
+    }) else {
+        return;
+    };
+    if let Body::Whole(bytes) = body {
+        if let Some(text) = body::as_message(bytes) {
+            let via = (!listening).then_some(key);
+            d.feed(Input::Message { via, body: text });
+        }
+    }
+    if d.with(|st| st.http.inflight.remove(&key).is_some()) {
+        d.feed(Input::Ended { key });
+    }
+}
+
+/// Ends a live exchange with `Failed` (and stops its I/O).
+fn fail(d: &Driver, key: SendKey, fail: Fail) {
+    let live = d.with(|st| {
+        let live = st.http.inflight.remove(&key).is_some();
+        if live {
+            st.http.io.abort(js_key(key));
+        }
+        live
+    });
+    if live {
+        d.feed(Input::Failed {
+            key,
+            error: TransportError {
+                over_limit: fail.over_limit,
+                http_status: fail.http_status,
+                ..TransportError::network(fail.message)
+            },
+        });
+    }
 }
 
 /// The JSON-RPC message an SSE event carries (`message` events, or any JSON-looking data).
@@ -364,32 +479,28 @@ fn message_of(ev: SseEvent) -> Option<String> {
     (ev.event == "message" || ev.data.trim_start().starts_with('{')).then_some(ev.data)
 }
 
-/// Ends the session: sends `DELETE` (405 is fine; the result is ignored).
+/// Ends the session: sends `DELETE` (405 is fine; the result is ignored). `close()` waits for it
+/// at most [`DELETE_GRACE_MS`].
 pub fn end_session(d: &Driver, headers: Vec<(String, String)>) {
-    let Ok(ctrl) = AbortController::new() else {
-        return;
-    };
     let (tx, rx) = oneshot::channel();
-    d.with(|st| {
-        if let Some(old) = st.http.delete.replace(ctrl.clone()) {
-            old.abort();
-        }
+    let source = d.with(|st| {
+        st.http.io.abort(DELETE_KEY);
+        st.http.delete_tx = Some(tx);
         st.http.delete_deadline = Some(global::now() + DELETE_GRACE_MS);
         st.http.delete_done = Some(rx);
+        st.headers.clone()
     });
     let d = d.clone();
-    spawn_local(async move {
-        let (url, source, _) = params(&d);
-        if let Ok(auth) = source.resolve().await {
-            if let Ok(h) = build_headers(&auth, &headers, &[]) {
-                let _ = fetch(&url, &request_init("DELETE", &h, None, &ctrl)).await;
-            }
-        }
-        d.with(|st| {
-            st.http.delete_deadline = None;
-            st.http.delete = None;
+    source.resolve_with(move |auth| {
+        let sent = auth.is_ok_and(|auth| {
+            let (url, io) = d.with(|st| (st.url.clone(), st.http.io.clone()));
+            let pairs = pairs_of([&auth, &headers], &[]);
+            io.fetch(DELETE_KEY, &url, "DELETE", &pairs, &JsValue::UNDEFINED)
+                .is_undefined()
         });
-        let _ = tx.send(());
-        d.rearm();
+        if !sent {
+            d.with(|st| st.http.delete_finished());
+            d.rearm();
+        }
     });
 }

@@ -1,7 +1,9 @@
 //! The only code that touches the world. A [`Driver`] owns one [`Engine`], feeds it what the network
 //! says, performs what it outputs (HTTP POST/GET/DELETE or WebSocket frames) and sleeps on one timer
-//! until the engine's next [`Output::Wake`]. Events go to the host (the JS layer) outside of any
-//! borrow, in order, so host callbacks may call back into the driver.
+//! until the engine's next [`Output::Wake`]. The bytes move in `io.js` ([`io::Io`]: fetch, response
+//! bodies, the socket, the timer), which reports each step back as plain values; what they mean is
+//! decided here. Events go to the host (the JS layer) outside of any borrow, in order, so host
+//! callbacks may call back into the driver.
 
 #[cfg(feature = "oauth")]
 pub mod auth;
@@ -10,6 +12,7 @@ pub mod era;
 pub mod global;
 pub mod headers;
 mod http;
+pub mod io;
 pub mod json;
 pub mod link;
 pub mod timer;
@@ -24,12 +27,14 @@ use std::collections::VecDeque;
 use std::rc::{Rc, Weak};
 
 use js_sys::Function;
+use wasm_bindgen::prelude::*;
 
 use crate::engine::api::{ClientError, Config, ErrorKind, Event, Input, Output};
 use crate::engine::known::Known;
 use crate::engine::Engine;
 
 pub use headers::HeaderSource;
+use io::{Io, Report};
 use timer::Timer;
 
 /// Which transport carries the messages.
@@ -67,7 +72,17 @@ struct Shared {
     pumping: Cell<bool>,
     delivering: Cell<bool>,
     host: RefCell<Option<Host>>,
-    timer: RefCell<Option<Timer>>,
+    timer: RefCell<Timer>,
+    io: Io,
+    /// `io.js`'s reports: `sink(kind, key, value)`.
+    _sink: Closure<dyn Fn(u32, f64, JsValue)>,
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        // Nothing may report to the sink once it is gone.
+        self.io.shut();
+    }
 }
 
 struct State {
@@ -108,33 +123,38 @@ impl Driver {
                         "no WebSocket constructor: pass options.WebSocket (e.g. from the `ws` package) or run Node with --experimental-websocket",
                     )
                 })?;
-                Some(ws::Ws::new(ctor))
+                Some(ctor)
             }
         };
-        let shared = Rc::new(Shared {
-            st: RefCell::new(State {
-                engine,
-                url: opts.url,
-                headers: opts.headers,
-                max_body,
-                http: http::Http::default(),
-                ws,
-                engine_wake: u64::MAX,
-                closed: false,
-            }),
-            inputs: RefCell::new(VecDeque::new()),
-            events: RefCell::new(VecDeque::new()),
-            pumping: Cell::new(false),
-            delivering: Cell::new(false),
-            host: RefCell::new(Some(host)),
-            timer: RefCell::new(None),
-        });
-        let weak: Weak<Shared> = Rc::downgrade(&shared);
-        *shared.timer.borrow_mut() = Some(Timer::new(move || {
-            if let Some(s) = weak.upgrade() {
-                Driver(s).on_timer();
+        let shared = Rc::new_cyclic(|weak: &Weak<Shared>| {
+            let weak = weak.clone();
+            let sink = Closure::<dyn Fn(u32, f64, JsValue)>::new(move |kind, key, v| {
+                if let (Some(s), Some(kind)) = (weak.upgrade(), Report::of(kind)) {
+                    Driver(s).report(kind, key, v);
+                }
+            });
+            let io = Io::new(sink.as_ref().unchecked_ref());
+            Shared {
+                st: RefCell::new(State {
+                    engine,
+                    url: opts.url,
+                    headers: opts.headers,
+                    max_body,
+                    http: http::Http::new(io.clone()),
+                    ws: ws.map(|ctor| ws::Ws::new(io.clone(), ctor)),
+                    engine_wake: u64::MAX,
+                    closed: false,
+                }),
+                inputs: RefCell::new(VecDeque::new()),
+                events: RefCell::new(VecDeque::new()),
+                pumping: Cell::new(false),
+                delivering: Cell::new(false),
+                host: RefCell::new(Some(host)),
+                timer: RefCell::new(Timer::new(io.clone())),
+                io,
+                _sink: sink,
             }
-        }));
+        });
         let d = Driver(shared);
         if d.is_ws() {
             if let Err(e) = ws::open_first(&d).await {
@@ -190,9 +210,7 @@ impl Driver {
         if let Some(done) = deleting {
             let _ = done.await;
         }
-        if let Some(t) = self.0.timer.borrow_mut().as_mut() {
-            t.disarm();
-        }
+        self.0.timer.borrow_mut().disarm();
     }
 
     /// Drops the host (after `close`): breaks the client ↔ driver cycle.
@@ -321,20 +339,27 @@ impl Driver {
             }
             (at, st.closed)
         };
-        if let Some(t) = self.0.timer.borrow_mut().as_mut() {
-            let at = if closed {
-                self.0.st.borrow().http.next_deadline().unwrap_or(u64::MAX)
-            } else {
-                at
-            };
-            t.arm(at, global::now());
+        let at = if closed {
+            self.0.st.borrow().http.next_deadline().unwrap_or(u64::MAX)
+        } else {
+            at
+        };
+        self.0.timer.borrow_mut().arm(at, global::now());
+    }
+
+    /// What `io.js` reported.
+    fn report(&self, kind: Report, key: f64, v: JsValue) {
+        match kind {
+            Report::Timer => self.on_timer(),
+            Report::Open => ws::opened(self),
+            Report::Frame => ws::message(self, v),
+            Report::Closed => ws::closed(self, None),
+            _ => http::report(self, kind, key, v),
         }
     }
 
     fn on_timer(&self) {
-        if let Some(t) = self.0.timer.borrow_mut().as_mut() {
-            t.fired();
-        }
+        self.0.timer.borrow_mut().fired();
         let now = global::now();
         http::on_timer(self, now);
         if self.is_closed() {

@@ -1,0 +1,198 @@
+// A client's I/O: fetch requests and their response bodies, one WebSocket, one timer. It moves
+// bytes and reports plain values to one sink, `sink(kind, key, value)`, never from inside a call
+// the driver makes; the driver decides everything else. scripts/build.sh strips its comments when
+// packaging: no `//` inside a string.
+
+// What the sink hears (the kinds the driver matches on).
+const HEAD = 0; // (key, response): the status and headers arrived; the body waits for `read(key)`
+const CHUNK = 1; // (key, Uint8Array)
+const END = 2; // (key)
+const FETCH_FAILED = 3; // (key, error): `fetch` rejected
+const READ_FAILED = 4; // (key, error): reading the body failed
+const NOT_BYTES = 5; // (key): the body yielded something other than bytes or text
+const OPEN = 6; // the socket opened
+const FRAME = 7; // (0, text)
+const CLOSED = 8; // the socket closed or failed
+const TIMER = 9;
+
+const enc = new TextEncoder();
+// The driver reads frames as they are (a byte order mark included), invalid bytes replaced.
+const dec = new TextDecoder("utf-8", { ignoreBOM: true });
+
+export class Io {
+  constructor(sink) {
+    this.s = sink;
+    this.r = new Map(); // key → AbortController (with the response until its body is read)
+    this.w = null;
+    this.t = undefined;
+  }
+
+  // Reports unless shut.
+  o(kind, key, v) {
+    if (this.s) this.s(kind, key, v);
+  }
+
+  // Starts a request; headers are [name, value, ...], set in order. Returns nothing once started,
+  // else [index of the refused header pair or -1 when `fetch` threw, the error].
+  fetch(key, url, method, pairs, body) {
+    const c = new AbortController();
+    const headers = new Headers();
+    for (let i = 0; i < pairs.length; i += 2) {
+      try {
+        headers.set(pairs[i], pairs[i + 1]);
+      } catch (e) {
+        return [i / 2, e];
+      }
+    }
+    let p;
+    try {
+      p = fetch(url, { method, headers, body, signal: c.signal });
+    } catch (e) {
+      return [-1, e];
+    }
+    this.r.set(key, c);
+    p.then(
+      (res) => {
+        if (this.r.get(key) === c) {
+          c.res = res;
+          this.o(HEAD, key, res);
+        }
+      },
+      (e) => {
+        if (this.r.get(key) === c) {
+          this.r.delete(key);
+          this.o(FETCH_FAILED, key, e);
+        }
+      },
+    );
+  }
+
+  // Reads the body of a request whose head was reported, chunk by chunk.
+  async read(key) {
+    const c = this.r.get(key);
+    if (!c || !c.res) return;
+    const reader = c.res.body && c.res.body.getReader();
+    c.res = null;
+    const live = () => this.r.get(key) === c;
+    try {
+      await null;
+      while (reader && live()) {
+        const { done, value } = await reader.read();
+        if (!live()) return;
+        if (done) break;
+        const bytes =
+          typeof value === "string"
+            ? enc.encode(value)
+            : ArrayBuffer.isView(value)
+              ? new Uint8Array(value.buffer, value.byteOffset, value.byteLength)
+              : null;
+        if (!bytes) {
+          this.abort(key);
+          this.o(NOT_BYTES, key);
+          return;
+        }
+        this.o(CHUNK, key, bytes);
+      }
+    } catch (e) {
+      if (live()) {
+        this.r.delete(key);
+        this.o(READ_FAILED, key, e);
+      }
+      return;
+    }
+    if (live()) {
+      this.r.delete(key);
+      this.o(END, key);
+    }
+  }
+
+  // Aborts a request (its fetch, or its body's stream); it reports nothing more.
+  abort(key) {
+    const c = this.r.get(key);
+    if (c) {
+      this.r.delete(key);
+      c.abort();
+    }
+  }
+
+  // Opens the socket (closing the previous one); returns what the constructor threw, if it did.
+  open(ctor, url, subprotocol) {
+    this.close();
+    let w;
+    try {
+      w = subprotocol ? new ctor(url, subprotocol) : new ctor(url);
+      w.binaryType = "arraybuffer";
+    } catch (e) {
+      return e;
+    }
+    this.w = w;
+    const on = (f) => (ev) => {
+      if (this.w === w) f(ev);
+    };
+    w.onopen = on(() => this.o(OPEN, 0));
+    w.onmessage = on((ev) => {
+      const d = ev.data;
+      // Blob frames are not JSON-RPC messages that can be read at once: skipped.
+      if (typeof d === "string") this.o(FRAME, 0, d);
+      else if (d instanceof ArrayBuffer) this.o(FRAME, 0, dec.decode(d));
+    });
+    // Some runtimes (Node's undici) fire `error` without `close` when a connection fails: the first
+    // of the two is reported.
+    w.onclose = w.onerror = on(() => {
+      this.close();
+      this.o(CLOSED, 0);
+    });
+  }
+
+  // Sends a text frame; returns what `send` threw, if it did.
+  send(text) {
+    try {
+      this.w.send(text);
+    } catch (e) {
+      return e;
+    }
+  }
+
+  // Closes the socket (code 1000); it reports nothing more.
+  close() {
+    const w = this.w;
+    if (w) {
+      this.w = null;
+      w.onopen = w.onmessage = w.onclose = w.onerror = null;
+      try {
+        w.close(1000);
+      } catch {}
+    }
+  }
+
+  // Fires the timer in `ms` (replacing the pending one).
+  arm(ms) {
+    this.disarm();
+    this.t = setTimeout(() => {
+      this.t = undefined;
+      this.o(TIMER, 0);
+    }, ms);
+  }
+
+  disarm() {
+    if (this.t !== undefined) clearTimeout(this.t);
+    this.t = undefined;
+  }
+
+  // Stops everything; nothing is reported afterwards.
+  shut() {
+    this.s = null;
+    for (const c of this.r.values()) c.abort();
+    this.r.clear();
+    this.close();
+    this.disarm();
+  }
+}
+
+export function status(res) {
+  return res.status;
+}
+
+export function header(res, name) {
+  return res.headers.get(name) ?? undefined;
+}

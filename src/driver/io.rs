@@ -1,0 +1,88 @@
+//! Bindings to `io.js`, the client's I/O in JavaScript: it starts fetches and reads their bodies,
+//! opens the WebSocket and runs the timer, reporting each step to the driver's sink as plain values
+//! ([`Report`]). It decides nothing: limits, framing, retries and errors are the driver's.
+
+use js_sys::{Array, Function};
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(module = "/src/driver/io.js")]
+extern "C" {
+    /// One client's I/O; its sink is `sink(kind, key, value)`.
+    #[derive(Clone)]
+    pub type Io;
+    #[wasm_bindgen(constructor)]
+    pub fn new(sink: &Function) -> Io;
+    /// Starts a request (`pairs`: name, value, …): `undefined` once started, else `[index of the
+    /// refused pair, or -1 when fetch threw; the error]`.
+    #[wasm_bindgen(method)]
+    pub fn fetch(
+        this: &Io,
+        key: f64,
+        url: &str,
+        method: &str,
+        pairs: &Array,
+        body: &JsValue,
+    ) -> JsValue;
+    /// Reads the body of a request whose head was reported.
+    #[wasm_bindgen(method)]
+    pub fn read(this: &Io, key: f64);
+    #[wasm_bindgen(method)]
+    pub fn abort(this: &Io, key: f64);
+    /// Opens the socket; returns what the constructor threw, if it did.
+    #[wasm_bindgen(method)]
+    pub fn open(this: &Io, ctor: &Function, url: &str, subprotocol: &JsValue) -> JsValue;
+    /// Sends a text frame; returns what `send` threw, if it did.
+    #[wasm_bindgen(method)]
+    pub fn send(this: &Io, text: &str) -> JsValue;
+    #[wasm_bindgen(method)]
+    pub fn close(this: &Io);
+    #[wasm_bindgen(method)]
+    pub fn arm(this: &Io, ms: f64);
+    #[wasm_bindgen(method)]
+    pub fn disarm(this: &Io);
+    #[wasm_bindgen(method)]
+    pub fn shut(this: &Io);
+    /// A response's status.
+    pub fn status(res: &JsValue) -> u16;
+    /// A response header's value.
+    pub fn header(res: &JsValue, name: &str) -> Option<String>;
+}
+
+/// What the sink hears (`kind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Report {
+    /// `(key, response)`: status and headers; the body waits for [`Io::read`].
+    Head,
+    /// `(key, Uint8Array)`.
+    Chunk,
+    End,
+    /// `(key, error)`: `fetch` rejected.
+    FetchFailed,
+    /// `(key, error)`: reading the body failed.
+    ReadFailed,
+    /// The body yielded something other than bytes or text.
+    NotBytes,
+    Open,
+    /// `(0, text)`.
+    Frame,
+    Closed,
+    Timer,
+}
+
+impl Report {
+    pub fn of(kind: u32) -> Option<Self> {
+        Some(match kind {
+            0 => Self::Head,
+            1 => Self::Chunk,
+            2 => Self::End,
+            3 => Self::FetchFailed,
+            4 => Self::ReadFailed,
+            5 => Self::NotBytes,
+            6 => Self::Open,
+            7 => Self::Frame,
+            8 => Self::Closed,
+            9 => Self::Timer,
+            _ => return None,
+        })
+    }
+}
