@@ -251,12 +251,14 @@ fn msgs() -> Vec<Msg> {
             epoch: (1 << 53) - 1,
             hidden_ms: 0,
             session: None,
+            session_id: None,
         },
         Msg::Leader {
             from: 2,
             epoch: 3,
             hidden_ms: 61_000,
             session: Some(session()),
+            session_id: Some("sid-1".into()),
         },
         Msg::Ack {
             to: 1,

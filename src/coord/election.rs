@@ -23,7 +23,8 @@ impl Coord {
         }
         self.role = Role::Leader(Box::new(Leading::new(epoch)));
         self.announce(now);
-        self.emit(Output::Lead { epoch });
+        let session = self.known_session();
+        self.emit(Output::Lead { epoch, session });
     }
 
     /// Leaves the leader role: the shell detaches the engine and releases the lock. Events of

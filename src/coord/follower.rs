@@ -122,7 +122,8 @@ impl Coord {
                 epoch,
                 hidden_ms,
                 session,
-            } if from != self.id => self.on_leader(now, epoch, hidden_ms, session),
+                session_id,
+            } if from != self.id => self.on_leader(now, epoch, hidden_ms, session, session_id),
             Msg::Ev { to, epoch, event } if to.is_none_or(|t| t == self.id) => {
                 let current = matches!(self.role, Role::Follower { epoch: e } if e == epoch);
                 // Before this tab is connected, the leader's session warnings are not ours: they
@@ -144,7 +145,14 @@ impl Coord {
         }
     }
 
-    fn on_leader(&mut self, now: Millis, epoch: u64, hidden_ms: u64, session: Option<SessionWire>) {
+    fn on_leader(
+        &mut self,
+        now: Millis,
+        epoch: u64,
+        hidden_ms: u64,
+        session: Option<SessionWire>,
+        session_id: Option<String>,
+    ) {
         if matches!(self.role, Role::Leader(_)) {
             // Two leaders for a moment (a stolen lock): the loser finds out from its lock.
             return;
@@ -156,6 +164,7 @@ impl Coord {
             self.role = Role::Follower { epoch };
         }
         if let Some(s) = session {
+            self.session_id = session_id;
             self.announce_session(&s);
         }
         if !known {

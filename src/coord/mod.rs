@@ -26,7 +26,7 @@ use std::collections::{HashMap, VecDeque};
 use serde_json::Value;
 
 use crate::engine::api::{ClientError, End, ErrorKind, Event, Millis, OpId, SubId};
-use crate::engine::snapshot::TaskSnapshot;
+use crate::engine::snapshot::{SessionSnapshot, TaskSnapshot};
 use crate::engine::sorted::{SortedMap, SortedSet};
 use crate::protocol::model::Task;
 use leader::Leading;
@@ -55,8 +55,11 @@ pub enum Input {
     Resume { visible: bool },
     /// This page is being hidden for good (or put in the back/forward cache).
     PageHide,
-    /// The engine asked for by [`Output::Lead`] is open and the stored tasks are loaded.
+    /// The engine asked for by [`Output::Lead`] is open and the stored tasks are loaded (none
+    /// when storage did not answer in time: they follow in [`Input::Loaded`]).
     Ready { epoch: u64, tasks: Vec<Stored> },
+    /// The stored tasks, loaded after [`Input::Ready`] (storage answered late).
+    Loaded { epoch: u64, tasks: Vec<Stored> },
     /// Opening the engine asked for by [`Output::Lead`] failed (the shell retries).
     LeadFailed { epoch: u64, error: ClientError },
     /// An event of the engine opened for `epoch`.
@@ -86,9 +89,13 @@ pub enum Output {
     Deliver(Event),
     /// Queue for the leader lock (`steal`: take it now), dropping an earlier request.
     RequestLock { steal: bool },
-    /// Lead: open an engine (adopting the stored session), load the stored tasks, then answer
-    /// with [`Input::Ready`] (or [`Input::LeadFailed`]). Events of that engine carry `epoch`.
-    Lead { epoch: u64 },
+    /// Lead: open an engine (adopting the stored session, or `session`, the one the last leader
+    /// announced, when storage has none or does not answer in time), load the stored tasks, then
+    /// answer with [`Input::Ready`] (or [`Input::LeadFailed`]). Events of that engine carry `epoch`.
+    Lead {
+        epoch: u64,
+        session: Option<SessionSnapshot>,
+    },
     /// Stop leading: detach the engine (the session stays open for the next leader) and
     /// release the leader lock.
     StepDown,
@@ -135,6 +142,9 @@ pub struct Coord {
     /// The latest snapshot this tab saw of each task it follows.
     tasks: HashMap<String, Task, IdHash>,
     session: Option<SessionWire>,
+    /// The session's legacy `Mcp-Session-Id`: a follower hears it from the leader, a leader
+    /// reads it from its engine.
+    session_id: Option<String>,
     delivered_session: Option<SessionWire>,
     visible: bool,
     /// When this page was last hidden (`None`: visible).
@@ -162,6 +172,7 @@ impl Coord {
             ops: SortedMap::default(),
             tasks: HashMap::default(),
             session: None,
+            session_id: None,
             delivered_session: None,
             visible,
             hidden_since: (!visible).then_some(now),
@@ -194,6 +205,7 @@ impl Coord {
             Input::Resume { visible } => self.on_resume(now, visible),
             Input::PageHide => self.on_pagehide(),
             Input::Ready { epoch, tasks } => self.on_ready(epoch, tasks),
+            Input::Loaded { epoch, tasks } => self.on_loaded(epoch, tasks),
             Input::LeadFailed { epoch, error } => self.on_lead_failed(epoch, error),
             Input::Engine { epoch, event } => self.on_engine_event(now, epoch, event),
             Input::Alive(tabs) => self.on_alive(tabs),
@@ -238,6 +250,18 @@ impl Coord {
 
     pub fn session(&self) -> Option<&SessionWire> {
         self.session.as_ref()
+    }
+
+    /// The session as this tab knows it, in the form an engine adopts.
+    fn known_session(&self) -> Option<SessionSnapshot> {
+        let s = self.session.clone()?;
+        Some(SessionSnapshot {
+            dialect: s.dialect,
+            protocol_version: s.protocol_version,
+            session_id: self.session_id.clone(),
+            capabilities: s.capabilities,
+            server_info: s.server_info,
+        })
     }
 
     fn emit(&mut self, o: Output) {

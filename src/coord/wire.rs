@@ -128,13 +128,15 @@ pub enum Msg {
     #[serde(rename_all = "camelCase")]
     Hello { from: TabId, visible: bool },
     /// The leader's announcement and heartbeat; a new `epoch` means a new leader. `hidden_ms`:
-    /// how long its page has been hidden (0: visible).
+    /// how long its page has been hidden (0: visible). `session_id`: the session's legacy
+    /// `Mcp-Session-Id`, for a next leader that cannot read the stored session in time.
     #[serde(rename_all = "camelCase")]
     Leader {
         from: TabId,
         epoch: u64,
         hidden_ms: u64,
         session: Option<SessionWire>,
+        session_id: Option<String>,
     },
     /// A follower's operation; `id` is its local sub/op id (0 when the op makes neither).
     #[serde(rename_all = "camelCase")]

@@ -77,44 +77,73 @@ function hang(page, ms) {
   }, ms);
 }
 
+/**
+ * Hangs a tab as `hang` does, inside a read-write transaction of the client's database: the read's
+ * answer waits for the page, so every other tab's storage access waits for the thaw (the worst moment
+ * for a leader to hang: between the read and the write of a record).
+ */
+function hangInsideWrite(page, ms) {
+  return page.evaluate(
+    (ms) =>
+      new Promise((opened) => {
+        const open = indexedDB.open("mcp-task-client");
+        open.onsuccess = () => {
+          const db = open.result;
+          opened();
+          setTimeout(() => {
+            db.transaction("records", "readwrite").objectStore("records").get("hang");
+            const end = Date.now() + ms;
+            while (Date.now() < end);
+          }, 50);
+        };
+      }),
+    ms,
+  );
+}
+
 const limit = 9_000;
-test("a hung leader (no freeze event) loses the lock within a few seconds; then it follows", { timeout: 120_000 }, async () => {
-  const server = await startServer("ts-sdk", { args: ["--no-get", "--poll-ms", "1000"] });
-  const b = await browser();
-  try {
-    const [p0, p1] = [await b.page(), await b.page()];
-    await p0.evaluate((u) => T.connect(u), server.url);
-    // Long enough to still run after the freeze, the handover and the thaw on a loaded machine.
-    const ids = await p0.evaluate(() => T.callMany(0, 5, "long_job", { steps: 22, stepMs: 1000 }));
-    await p1.evaluate((u) => T.connect(u), server.url);
-    await p1.evaluate((ids) => T.watchMany(0, ids), ids);
-    assert.equal(await p1.evaluate(() => T.role()), "follower");
-    await sleep(1_000);
-    const frozenAt = Date.now();
-    await hang(p0, 10_000);
-    const took = await until(async () => ((await p1.evaluate(() => T.role())) === "leader" ? Date.now() - frozenAt : 0), limit + 2_000);
-    assert.ok(took, "the other tab took over");
-    console.log(`hung leader: the other tab led after ${took} ms`);
-    assert.ok(took <= limit, `took ${took} ms`);
-    const firstGet = await until(async () => (await stats(server)).requests.find((r) => r.method === "tasks/get" && r.t > frozenAt + took - 200), 5_000);
-    assert.ok(firstGet, "the new leader polls");
-    // Thawed: the old leader follows (its engine is gone; one session keeps polling).
-    assert.equal(await until(() => p0.evaluate(() => T.role()).then((r) => (r === "follower" ? r : null)), 20_000), "follower");
-    await resetStats(server);
-    const polled = await until(async () => (await stats(server)).requests.some((r) => r.method === "tasks/get"), 10_000);
-    assert.ok(polled, "the tasks are still polled after the thaw");
-    await sleep(3_000);
-    const s = await stats(server);
-    assert.equal(new Set(s.requests.filter((r) => r.method === "tasks/get").map((r) => r.session)).size, 1);
-    const done = await Promise.all([p0, p1].map((p) => p.evaluate(() => T.settle(40_000))));
-    assert.deepEqual(done, [5, 5]);
-    await allDone(b.events, ids);
-    for (const id of ids) {
-      if (dones(b.events, id).length !== 1) console.log(JSON.stringify(b.events.filter((e) => e.taskId === id && e.type !== "status").map((e) => [e.page, e.type, e.kind ?? e.to, e.status, e.at - frozenAt])), JSON.stringify(b.events.filter((e) => e.type === "warning")));
-      assert.equal(dones(b.events, id).length, 1, `onDone once for ${id}`);
+for (const [how, hangs] of [
+  ["", hang],
+  [" inside a storage write", hangInsideWrite],
+]) {
+  test(`a hung leader${how} (no freeze event) loses the lock within a few seconds; then it follows`, { timeout: 120_000 }, async () => {
+    const server = await startServer("ts-sdk", { args: ["--no-get", "--poll-ms", "1000"] });
+    const b = await browser();
+    try {
+      const [p0, p1] = [await b.page(), await b.page()];
+      await p0.evaluate((u) => T.connect(u), server.url);
+      // Long enough to still run after the freeze, the handover and the thaw on a loaded machine.
+      const ids = await p0.evaluate(() => T.callMany(0, 5, "long_job", { steps: 22, stepMs: 1000 }));
+      await p1.evaluate((u) => T.connect(u), server.url);
+      await p1.evaluate((ids) => T.watchMany(0, ids), ids);
+      assert.equal(await p1.evaluate(() => T.role()), "follower");
+      await sleep(1_000);
+      const frozenAt = Date.now();
+      await hangs(p0, 10_000);
+      const took = await until(async () => ((await p1.evaluate(() => T.role())) === "leader" ? Date.now() - frozenAt : 0), limit + 2_000);
+      assert.ok(took, "the other tab took over");
+      console.log(`hung leader: the other tab led after ${took} ms`);
+      assert.ok(took <= limit, `took ${took} ms`);
+      const firstGet = await until(async () => (await stats(server)).requests.find((r) => r.method === "tasks/get" && r.t > frozenAt + took - 200), 5_000);
+      assert.ok(firstGet, "the new leader polls");
+      // Thawed: the old leader follows (its engine is gone; one session keeps polling).
+      assert.equal(await until(() => p0.evaluate(() => T.role()).then((r) => (r === "follower" ? r : null)), 20_000), "follower");
+      await resetStats(server);
+      const polled = await until(async () => (await stats(server)).requests.some((r) => r.method === "tasks/get"), 10_000);
+      assert.ok(polled, "the tasks are still polled after the thaw");
+      await sleep(3_000);
+      const s = await stats(server);
+      assert.equal(new Set(s.requests.filter((r) => r.method === "tasks/get").map((r) => r.session)).size, 1);
+      const done = await Promise.all([p0, p1].map((p) => p.evaluate(() => T.settle(40_000))));
+      assert.deepEqual(done, [5, 5]);
+      await allDone(b.events, ids);
+      for (const id of ids) {
+        if (dones(b.events, id).length !== 1) console.log(JSON.stringify(b.events.filter((e) => e.taskId === id && e.type !== "status").map((e) => [e.page, e.type, e.kind ?? e.to, e.status, e.at - frozenAt])), JSON.stringify(b.events.filter((e) => e.type === "warning")));
+        assert.equal(dones(b.events, id).length, 1, `onDone once for ${id}`);
+      }
+    } finally {
+      await b.close();
+      await server.stop();
     }
-  } finally {
-    await b.close();
-    await server.stop();
-  }
-});
+  });
+}

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::{Dest, Pending};
+use super::{Dest, Pending, Work};
 use crate::coord::wire::{Msg, SessionWire, TabId};
 use crate::coord::{Coord, Output};
 use crate::engine::api::{ClientError, End, Event, InputId, Millis, OpId, SubId};
@@ -58,6 +58,7 @@ impl Coord {
         }
         let server_info = s.server_info.clone();
         self.announce_session(&s);
+        self.queue(Work::LearnSessionId);
         self.announce(now);
         self.emit(Output::SaveSession { server_info });
     }

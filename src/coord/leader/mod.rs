@@ -65,11 +65,20 @@ struct Pending {
 
 /// Something to do on the engine (in [`Coord::drive`]).
 enum Work {
-    Apply { from: TabId, id: u64, op: Op },
-    Import { task_id: String, track: bool },
+    Apply {
+        from: TabId,
+        id: u64,
+        op: Op,
+    },
+    Import {
+        task_id: String,
+        track: bool,
+    },
     Release(String),
     Unsubscribe(SubId),
     Feed(crate::engine::api::Input),
+    /// Read the session id of a session that just came up.
+    LearnSessionId,
 }
 
 /// The leader's state (inside [`Role::Leader`]).
@@ -100,6 +109,29 @@ impl Leading {
             // What the engine assumes at first: told otherwise once ready.
             any_visible: true,
             server_info: Value::Null,
+        }
+    }
+}
+
+impl Leading {
+    /// Queues the import of stored tasks (the unfinished ones tracked) and keeps their records.
+    fn take_stored(&mut self, tasks: Vec<Stored>) {
+        for t in &tasks {
+            self.work.push_back(Work::Import {
+                task_id: t.task_id.clone(),
+                track: false,
+            });
+        }
+        for t in tasks.iter().filter(|t| !t.terminal) {
+            self.work.push_back(Work::Import {
+                task_id: t.task_id.clone(),
+                track: true,
+            });
+        }
+        for t in tasks {
+            let answered = self.answered.entry(t.task_id.clone()).or_default();
+            answered.extend(t.answered.iter().cloned());
+            self.stored.insert(t.task_id.clone(), t);
         }
     }
 }
@@ -152,6 +184,11 @@ impl Coord {
                 Work::Release(task_id) => self.release_if_unwatched(now, engine, &task_id),
                 Work::Unsubscribe(sub) => engine.unsubscribe(now, sub),
                 Work::Feed(input) => engine.handle_input(now, input),
+                Work::LearnSessionId => {
+                    let s = engine.session_snapshot(Value::Null);
+                    self.session_id = s.and_then(|s| s.session_id);
+                    self.announce(now);
+                }
             }
         }
     }
@@ -180,22 +217,7 @@ impl Coord {
             return;
         };
         l.ready = true;
-        for t in &tasks {
-            l.work.push_back(Work::Import {
-                task_id: t.task_id.clone(),
-                track: false,
-            });
-        }
-        for t in tasks.iter().filter(|t| !t.terminal) {
-            l.work.push_back(Work::Import {
-                task_id: t.task_id.clone(),
-                track: true,
-            });
-        }
-        for t in tasks {
-            l.answered.insert(t.task_id.clone(), t.answered.clone());
-            l.stored.insert(t.task_id.clone(), t);
-        }
+        l.take_stored(tasks);
         let info = l.server_info.clone();
         self.emit(Output::SaveSession { server_info: info });
         self.resend_all();
@@ -207,6 +229,19 @@ impl Coord {
             self.apply_or_queue(from, id, op);
         }
         self.recompute_visibility(false);
+    }
+
+    /// The stored tasks came after the engine was ready (storage answered late): the ones this
+    /// leader does not track yet are imported, and the unfinished ones tracked.
+    pub(super) fn on_loaded(&mut self, epoch: u64, tasks: Vec<Stored>) {
+        let Some(l) = self.leading().filter(|l| l.epoch == epoch && l.ready) else {
+            return;
+        };
+        let new = tasks
+            .into_iter()
+            .filter(|t| !l.stored.contains_key(&t.task_id));
+        let new: Vec<Stored> = new.collect();
+        l.take_stored(new);
     }
 
     /// Opening the engine failed: every tab hears why (the shell retries).
@@ -249,6 +284,7 @@ impl Coord {
             epoch,
             hidden_ms: self.hidden_ms(now),
             session: self.session.clone(),
+            session_id: self.session_id.clone(),
         };
         self.post(msg);
     }

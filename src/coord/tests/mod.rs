@@ -144,6 +144,35 @@ fn a_silent_leader_has_its_lock_stolen() {
 }
 
 #[test]
+fn a_leader_hung_inside_a_storage_transaction_is_replaced_without_reading_storage() {
+    let mut s = Sim::new(Dialect::Legacy, 15);
+    let b = s.open();
+    let own = s.call(0, json!({ "ms": 20_000 })).unwrap();
+    let shared = s.call(b, json!({ "ms": 20_000 })).unwrap();
+    s.run_for(2_000);
+    let own = s.task_of(0, own).unwrap();
+    s.storage_held = true;
+    s.hang(0);
+    s.run_for(10_000);
+    assert_eq!(s.leaders(), vec![b]);
+    s.run_for(15_000);
+    // The session the old leader announced goes on: no second handshake.
+    assert_eq!(s.h.count("initialize"), 1);
+    assert_eq!(
+        finished_status(s.end_of(b, shared)),
+        Some(TaskStatus::Completed)
+    );
+    assert!(
+        !s.store[&own].terminal,
+        "a task only storage knows waits for it"
+    );
+    s.release_storage();
+    s.run_for(5_000);
+    assert!(s.store[&own].terminal, "tracked once its record is loaded");
+    assert!(s.h.violations.is_empty(), "{:?}", s.h.violations);
+}
+
+#[test]
 fn a_visible_follower_takes_over_from_a_leader_hidden_over_a_minute() {
     let mut s = Sim::new(Dialect::Modern, 6);
     let b = s.open();

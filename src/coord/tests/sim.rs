@@ -64,6 +64,12 @@ pub(crate) struct Sim {
     pub(crate) inputs_seen: usize,
     /// Answer input requests (else leave them pending).
     pub(crate) answer_inputs: bool,
+    /// A hung page holds a storage transaction open: a new leader reads neither the stored
+    /// session nor the records until [`release_storage`](Self::release_storage) (writes are
+    /// not modelled as blocked).
+    pub(crate) storage_held: bool,
+    /// The leadership whose stored records wait for the storage.
+    late: Option<(usize, u64)>,
     dialect: Dialect,
     last_tick: Millis,
 }
@@ -89,6 +95,8 @@ impl Sim {
             leaderships: 0,
             inputs_seen: 0,
             answer_inputs: true,
+            storage_held: false,
+            late: None,
             dialect,
             last_tick: now,
         };
@@ -293,7 +301,7 @@ impl Sim {
             Output::Post(msg) => self.channel.push_back((i, msg)),
             Output::Deliver(ev) => self.deliver(i, ev),
             Output::RequestLock { steal } => self.request_lock(i, steal),
-            Output::Lead { epoch } => self.lead(i, epoch),
+            Output::Lead { epoch, session } => self.lead(i, epoch, session),
             Output::StepDown => {
                 if self.engine_of.is_some_and(|(p, _)| p == i) {
                     self.stop_engine();
@@ -400,14 +408,20 @@ impl Sim {
         }
     }
 
-    /// A new leader opens its engine: the stored session adopted, then the stored tasks handed
-    /// over.
-    fn lead(&mut self, i: usize, epoch: u64) {
+    /// A new leader opens its engine: the stored session adopted (or, with the storage held,
+    /// the one the machine knows), then the stored tasks handed over (with the storage held,
+    /// once it is released).
+    fn lead(&mut self, i: usize, epoch: u64, known: Option<SessionSnapshot>) {
         self.stop_engine();
         let now = self.h.now;
         let seed = self.random();
         let mut engine = Engine::new(config(self.dialect), seed, now);
-        if let Some(s) = &self.session {
+        let session = if self.storage_held {
+            known
+        } else {
+            self.session.clone()
+        };
+        if let Some(s) = &session {
             if !engine.adopt_session(now, s) {
                 engine = Engine::new(config(self.dialect), seed, now);
             }
@@ -416,16 +430,38 @@ impl Sim {
         self.h.pump();
         self.engine_of = Some((i, epoch));
         self.leaderships += 1;
-        let tasks = (self.store.iter())
+        let tasks = if self.storage_held {
+            self.late = Some((i, epoch));
+            Vec::new()
+        } else {
+            self.stored()
+        };
+        if let Some(p) = self.pages.get_mut(i) {
+            p.coord.handle(now, Input::Ready { epoch, tasks });
+        }
+    }
+
+    fn stored(&self) -> Vec<Stored> {
+        (self.store.iter())
             .map(|(id, r)| Stored {
                 task_id: id.clone(),
                 snapshot: r.snapshot.clone(),
                 answered: r.answered.clone(),
                 terminal: r.terminal,
             })
-            .collect();
-        if let Some(p) = self.pages.get_mut(i) {
-            p.coord.handle(now, Input::Ready { epoch, tasks });
+            .collect()
+    }
+
+    /// The storage answers again: a leader that started without its records gets them.
+    pub(crate) fn release_storage(&mut self) {
+        self.storage_held = false;
+        let now = self.h.now;
+        if let Some((i, epoch)) = self.late.take() {
+            let tasks = self.stored();
+            if let Some(p) = self.pages.get_mut(i) {
+                p.coord.handle(now, Input::Loaded { epoch, tasks });
+            }
+            self.settle();
         }
     }
 

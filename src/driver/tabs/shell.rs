@@ -179,7 +179,7 @@ impl Tab {
                 }
             }
             Output::RequestLock { steal } => self.request_lock(steal),
-            Output::Lead { epoch } => self.lead(epoch),
+            Output::Lead { epoch, session } => self.lead(epoch, session),
             Output::StepDown => self.step_down(),
             Output::Persist(id) => self.persist(id),
             Output::Forget(id) => {

@@ -73,6 +73,7 @@ pub fn decode(text: &str) -> Option<Msg> {
             epoch: epoch(&mut f)?,
             hidden_ms: f.get("hiddenMs", json::u64)?,
             session: f.opt("session", read_session)?,
+            session_id: f.opt("sessionId", json::string)?,
         },
         "op" => Msg::Op {
             from: from(&mut f)?,

@@ -3,6 +3,7 @@
 
 use std::rc::Rc;
 
+use futures::future::{select, Either};
 use gloo_timers::future::TimeoutFuture;
 use serde_json::Value;
 use wasm_bindgen_futures::spawn_local;
@@ -11,10 +12,13 @@ use super::Tab;
 use crate::coord::{Input, Stored};
 use crate::driver::persist::{SessionRecord, TaskRecord, FIRED_RETENTION_MS, RETENTION_MS};
 use crate::driver::{global, Driver, Host, TransportKind};
+use crate::engine::snapshot::SessionSnapshot;
 use crate::engine::Engine;
 
 /// Retry opening the driver (WebSocket refused) after this long.
 const RETRY_CONNECT_MS: u32 = 3_000;
+/// How long a new leader waits for the stored records and session before it starts without them.
+const STORAGE_WAIT_MS: u32 = 1_000;
 
 impl Tab {
     fn leads(&self, epoch: u64) -> bool {
@@ -22,17 +26,29 @@ impl Tab {
     }
 
     /// Leads `epoch`: loads the scope's records (dropping stale ones) and session, opens the
-    /// driver adopting the session, then hands the records to the machine.
-    pub(super) fn lead(&self, epoch: u64) {
+    /// driver adopting the session, then hands the records to the machine. Storage is waited
+    /// for [`STORAGE_WAIT_MS`] at most (another tab may hold a transaction open: a hung page
+    /// does until it runs again); then the driver adopts `known`, the session the machine
+    /// learned from the last leader, and the records follow when storage answers.
+    pub(super) fn lead(&self, epoch: u64, known: Option<SessionSnapshot>) {
         let me = self.clone();
         spawn_local(async move {
-            let tasks = me.load_tasks().await;
             let http = me.0.conf.transport == TransportKind::Http;
-            let session = if http {
-                me.0.store.session().await
-            } else {
-                None
+            let load = Box::pin(async {
+                let tasks = me.load_tasks().await;
+                let session = if http {
+                    me.0.store.session().await
+                } else {
+                    None
+                };
+                (tasks, session.map(|s| s.session))
+            });
+            let wait = TimeoutFuture::new(STORAGE_WAIT_MS);
+            let (tasks, stored, late) = match select(load, wait).await {
+                Either::Left(((tasks, stored), _)) => (tasks, stored, None),
+                Either::Right((_, load)) => (Vec::new(), None, Some(load)),
             };
+            let session = if http { stored.or(known) } else { None };
             loop {
                 if !me.leads(epoch) {
                     return;
@@ -48,7 +64,7 @@ impl Tab {
                 let opts = me.0.conf.driver_options();
                 let res = Driver::connect_with(opts, host, move |engine, now| {
                     if let Some(s) = adopt {
-                        if !engine.adopt_session(now, &s.session) {
+                        if !engine.adopt_session(now, &s) {
                             *engine = Engine::new(config, global::random_seed(), now);
                         }
                     }
@@ -67,6 +83,10 @@ impl Tab {
                 }
             }
             me.feed(Input::Ready { epoch, tasks });
+            if let Some(load) = late {
+                let (tasks, _) = load.await;
+                me.feed(Input::Loaded { epoch, tasks });
+            }
         });
     }
 
