@@ -1,7 +1,7 @@
 // Leadership failover over real Web Locks: the leader tab closes or hangs (also inside a storage write);
 // another tab takes over polling without dropping a task; every remaining tab's handles get onDone,
-// onTaskDoneOnce fires once. Headless Chromium + the real ts-sdk test server. (The decisions, freeze/resume and hidden hand-offs included,
-// are tested natively: cargo test coord::.)
+// onTaskDoneOnce fires once. Headless Chromium + the real ts-sdk test server. (The decisions,
+// freeze/resume and hidden hand-offs included, are tested natively: cargo test coord::.)
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { startServer } from "../servers/launch.mjs";
