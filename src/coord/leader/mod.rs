@@ -129,8 +129,12 @@ impl Leading {
             });
         }
         for t in tasks {
-            let answered = self.answered.entry(t.task_id.clone()).or_default();
-            answered.extend(t.answered.iter().cloned());
+            match self.answered.get_mut(&t.task_id) {
+                Some(keys) => keys.extend(t.answered.iter().cloned()),
+                None => {
+                    self.answered.insert(t.task_id.clone(), t.answered.clone());
+                }
+            }
             self.stored.insert(t.task_id.clone(), t);
         }
     }
@@ -231,17 +235,13 @@ impl Coord {
         self.recompute_visibility(false);
     }
 
-    /// The stored tasks came after the engine was ready (storage answered late): the ones this
-    /// leader does not track yet are imported, and the unfinished ones tracked.
+    /// The stored tasks came after the engine was ready (storage answered late): imported like
+    /// on [`on_ready`](Self::on_ready) (a task a tab's operation already brought into the engine
+    /// keeps the engine's state).
     pub(super) fn on_loaded(&mut self, epoch: u64, tasks: Vec<Stored>) {
-        let Some(l) = self.leading().filter(|l| l.epoch == epoch && l.ready) else {
-            return;
-        };
-        let new = tasks
-            .into_iter()
-            .filter(|t| !l.stored.contains_key(&t.task_id));
-        let new: Vec<Stored> = new.collect();
-        l.take_stored(new);
+        if let Some(l) = self.leading().filter(|l| l.epoch == epoch && l.ready) {
+            l.take_stored(tasks);
+        }
     }
 
     /// Opening the engine failed: every tab hears why (the shell retries).

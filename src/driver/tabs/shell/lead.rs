@@ -34,7 +34,7 @@ impl Tab {
         let me = self.clone();
         spawn_local(async move {
             let http = me.0.conf.transport == TransportKind::Http;
-            let load = Box::pin(async {
+            let mut load = std::pin::pin!(async {
                 let tasks = me.load_tasks().await;
                 let session = if http {
                     me.0.store.session().await
@@ -44,9 +44,9 @@ impl Tab {
                 (tasks, session.map(|s| s.session))
             });
             let wait = TimeoutFuture::new(STORAGE_WAIT_MS);
-            let (tasks, stored, late) = match select(load, wait).await {
-                Either::Left(((tasks, stored), _)) => (tasks, stored, None),
-                Either::Right((_, load)) => (Vec::new(), None, Some(load)),
+            let (tasks, stored, late) = match select(load.as_mut(), wait).await {
+                Either::Left(((tasks, stored), _)) => (tasks, stored, false),
+                Either::Right(_) => (Vec::new(), None, true),
             };
             let session = if http { stored.or(known) } else { None };
             loop {
@@ -83,7 +83,7 @@ impl Tab {
                 }
             }
             me.feed(Input::Ready { epoch, tasks });
-            if let Some(load) = late {
+            if late {
                 let (tasks, _) = load.await;
                 me.feed(Input::Loaded { epoch, tasks });
             }
