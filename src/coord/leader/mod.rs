@@ -111,10 +111,9 @@ impl Leading {
             server_info: Value::Null,
         }
     }
-}
 
-impl Leading {
-    /// Queues the import of stored tasks (the unfinished ones tracked) and keeps their records.
+    /// Queues the import of stored tasks (the unfinished ones tracked), keeps their records and
+    /// adds their answered input keys to those this leader knows.
     fn take_stored(&mut self, tasks: Vec<Stored>) {
         for t in &tasks {
             self.work.push_back(Work::Import {
