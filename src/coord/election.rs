@@ -21,10 +21,9 @@ impl Coord {
         if let Role::Leader(_) = self.role {
             return;
         }
-        self.role = Role::Leader(Box::new(Leading::new(epoch)));
+        self.role = Role::Leader(Box::new(Leading::new(epoch, now)));
         self.announce(now);
-        let session = self.known_session();
-        self.emit(Output::Lead { epoch, session });
+        self.emit(Output::Lead { epoch });
     }
 
     /// Leaves the leader role: the shell detaches the engine and releases the lock. Events of

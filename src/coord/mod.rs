@@ -55,12 +55,15 @@ pub enum Input {
     Resume { visible: bool },
     /// This page is being hidden for good (or put in the back/forward cache).
     PageHide,
-    /// The engine asked for by [`Output::Lead`] is open and the stored tasks are loaded (none
-    /// when storage did not answer in time: they follow in [`Input::Loaded`]).
-    Ready { epoch: u64, tasks: Vec<Stored> },
-    /// The stored tasks, loaded after [`Input::Ready`] (storage answered late).
-    Loaded { epoch: u64, tasks: Vec<Stored> },
-    /// Opening the engine asked for by [`Output::Lead`] failed (the shell retries).
+    /// The stored tasks and session [`Output::Lead`] asked for.
+    Loaded {
+        epoch: u64,
+        tasks: Vec<Stored>,
+        session: Option<SessionSnapshot>,
+    },
+    /// The engine asked for by [`Output::Open`] is open.
+    Ready { epoch: u64 },
+    /// Opening the engine asked for by [`Output::Open`] failed (the shell retries).
     LeadFailed { epoch: u64, error: ClientError },
     /// An event of the engine opened for `epoch`.
     Engine { epoch: u64, event: Event },
@@ -89,10 +92,12 @@ pub enum Output {
     Deliver(Event),
     /// Queue for the leader lock (`steal`: take it now), dropping an earlier request.
     RequestLock { steal: bool },
-    /// Lead: open an engine (adopting the stored session, or `session`, the one the last leader
-    /// announced, when storage has none or does not answer in time), load the stored tasks, then
-    /// answer with [`Input::Ready`] (or [`Input::LeadFailed`]). Events of that engine carry `epoch`.
-    Lead {
+    /// Lead: load the stored tasks and session, and answer with [`Input::Loaded`].
+    Lead { epoch: u64 },
+    /// Open an engine adopting `session` (`None`: a new one; a WebSocket's dies with it) and
+    /// answer with [`Input::Ready`] (or [`Input::LeadFailed`]). Events of that engine carry
+    /// `epoch`.
+    Open {
         epoch: u64,
         session: Option<SessionSnapshot>,
     },
@@ -204,8 +209,12 @@ impl Coord {
             Input::Freeze => self.on_freeze(),
             Input::Resume { visible } => self.on_resume(now, visible),
             Input::PageHide => self.on_pagehide(),
-            Input::Ready { epoch, tasks } => self.on_ready(epoch, tasks),
-            Input::Loaded { epoch, tasks } => self.on_loaded(epoch, tasks),
+            Input::Loaded {
+                epoch,
+                tasks,
+                session,
+            } => self.on_loaded(epoch, tasks, session),
+            Input::Ready { epoch } => self.on_ready(epoch),
             Input::LeadFailed { epoch, error } => self.on_lead_failed(epoch, error),
             Input::Engine { epoch, event } => self.on_engine_event(now, epoch, event),
             Input::Alive(tabs) => self.on_alive(tabs),

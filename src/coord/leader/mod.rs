@@ -16,10 +16,14 @@ use serde_json::Value;
 use super::wire::{Msg, Op, TabId};
 use super::{Coord, Output, Role, Stored};
 use crate::engine::api::{ClientError, Event, InputId, Millis, OpId, SubId};
-use crate::engine::snapshot::TaskSnapshot;
+use crate::engine::snapshot::{SessionSnapshot, TaskSnapshot};
 use crate::engine::sorted::SortedSet;
 use crate::engine::Engine;
 use crate::protocol::model::{Dialect, InputRequest};
+
+/// How long a new leader waits for the stored tasks and session before it opens its engine
+/// without them (checked on the heartbeat).
+const STORAGE_WAIT_MS: Millis = 1_000;
 
 /// Who an engine subscription belongs to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,8 +88,14 @@ enum Work {
 /// The leader's state (inside [`Role::Leader`]).
 pub(super) struct Leading {
     pub epoch: u64,
+    /// When this tab began to lead.
+    since: Millis,
+    /// The engine was asked for ([`Output::Open`]).
+    opening: bool,
     /// The engine is open and the stored tasks imported: operations can be applied.
     pub ready: bool,
+    /// Stored tasks loaded before the engine was ready.
+    loaded: Vec<Stored>,
     /// Operations that came before the engine was ready.
     inbox: Vec<(TabId, u64, Op)>,
     work: VecDeque<Work>,
@@ -97,10 +107,13 @@ pub(super) struct Leading {
 }
 
 impl Leading {
-    pub fn new(epoch: u64) -> Leading {
+    pub fn new(epoch: u64, now: Millis) -> Leading {
         Leading {
             epoch,
+            since: now,
+            opening: false,
             ready: false,
+            loaded: Vec::new(),
             inbox: Vec::new(),
             work: VecDeque::new(),
             router: Router::default(),
@@ -213,13 +226,56 @@ impl Coord {
         })
     }
 
-    /// The engine is open and the stored tasks loaded: import them, keep tracking the unfinished
-    /// ones, then apply this tab's operations and those that waited.
-    pub(super) fn on_ready(&mut self, epoch: u64, tasks: Vec<Stored>) {
+    /// The stored tasks and session are loaded: the engine is opened adopting the stored
+    /// session (else the one the last leader announced), unless storage answered too late and
+    /// it was opened already; the tasks are imported once it is ready.
+    pub(super) fn on_loaded(
+        &mut self,
+        epoch: u64,
+        tasks: Vec<Stored>,
+        session: Option<SessionSnapshot>,
+    ) {
+        let known = self.known_session();
+        let Some(l) = self.leading().filter(|l| l.epoch == epoch) else {
+            return;
+        };
+        if l.ready {
+            l.take_stored(tasks);
+        } else {
+            l.loaded.extend(tasks);
+        }
+        if !l.opening {
+            l.opening = true;
+            let session = session.or(known);
+            self.emit(Output::Open { epoch, session });
+        }
+    }
+
+    /// Storage has not answered for [`STORAGE_WAIT_MS`] (a tab hung inside a transaction holds
+    /// it until it runs again): the engine is opened adopting the session the last leader
+    /// announced; the stored tasks follow when storage answers.
+    pub(super) fn open_unless_loaded(&mut self, now: Millis) {
+        let known = self.known_session();
+        let Some(l) = self.leading() else { return };
+        if l.opening || now.saturating_sub(l.since) < STORAGE_WAIT_MS {
+            return;
+        }
+        l.opening = true;
+        let epoch = l.epoch;
+        self.emit(Output::Open {
+            epoch,
+            session: known,
+        });
+    }
+
+    /// The engine is open: import the stored tasks, keep tracking the unfinished ones, then
+    /// apply this tab's operations and those that waited.
+    pub(super) fn on_ready(&mut self, epoch: u64) {
         let Some(l) = self.leading().filter(|l| l.epoch == epoch && !l.ready) else {
             return;
         };
         l.ready = true;
+        let tasks = std::mem::take(&mut l.loaded);
         l.take_stored(tasks);
         let info = l.server_info.clone();
         self.emit(Output::SaveSession { server_info: info });
@@ -232,15 +288,6 @@ impl Coord {
             self.apply_or_queue(from, id, op);
         }
         self.recompute_visibility(false);
-    }
-
-    /// The stored tasks came after the engine was ready (storage answered late): imported like
-    /// on [`on_ready`](Self::on_ready) (a task a tab's operation already brought into the engine
-    /// keeps the engine's state).
-    pub(super) fn on_loaded(&mut self, epoch: u64, tasks: Vec<Stored>) {
-        if let Some(l) = self.leading().filter(|l| l.epoch == epoch && l.ready) {
-            l.take_stored(tasks);
-        }
     }
 
     /// Opening the engine failed: every tab hears why (the shell retries).

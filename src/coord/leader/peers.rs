@@ -15,6 +15,7 @@ const PRUNE_TICKS: u64 = 5;
 impl Coord {
     pub(in crate::coord) fn leader_tick(&mut self, now: Millis, n: u64) {
         self.announce(now);
+        self.open_unless_loaded(now);
         if n % CHECKPOINT_TICKS == 0 {
             let ids: SortedSet<String> = self
                 .leading_ref()

@@ -68,7 +68,7 @@ pub(crate) struct Sim {
     /// session nor the records until [`release_storage`](Self::release_storage) (writes are
     /// not modelled as blocked).
     pub(crate) storage_held: bool,
-    /// The leadership whose stored records wait for the storage.
+    /// The leadership whose load waits for the storage.
     late: Option<(usize, u64)>,
     dialect: Dialect,
     last_tick: Millis,
@@ -301,7 +301,8 @@ impl Sim {
             Output::Post(msg) => self.channel.push_back((i, msg)),
             Output::Deliver(ev) => self.deliver(i, ev),
             Output::RequestLock { steal } => self.request_lock(i, steal),
-            Output::Lead { epoch, session } => self.lead(i, epoch, session),
+            Output::Lead { epoch } => self.load(i, epoch),
+            Output::Open { epoch, session } => self.lead(i, epoch, session),
             Output::StepDown => {
                 if self.engine_of.is_some_and(|(p, _)| p == i) {
                     self.stop_engine();
@@ -408,19 +409,52 @@ impl Sim {
         }
     }
 
-    /// A new leader opens its engine: the stored session adopted (or, with the storage held,
-    /// the one the machine knows), then the stored tasks handed over (with the storage held,
-    /// once it is released).
-    fn lead(&mut self, i: usize, epoch: u64, known: Option<SessionSnapshot>) {
+    /// A new leader reads the store: its tasks and session at once, or (the storage held) once
+    /// it is released.
+    fn load(&mut self, i: usize, epoch: u64) {
+        if self.storage_held {
+            self.late = Some((i, epoch));
+        } else {
+            self.loaded(i, epoch);
+        }
+    }
+
+    fn loaded(&mut self, i: usize, epoch: u64) {
+        let now = self.h.now;
+        let tasks = (self.store.iter())
+            .map(|(id, r)| Stored {
+                task_id: id.clone(),
+                snapshot: r.snapshot.clone(),
+                answered: r.answered.clone(),
+                terminal: r.terminal,
+            })
+            .collect();
+        let session = self.session.clone();
+        if let Some(p) = self.pages.get_mut(i) {
+            let input = Input::Loaded {
+                epoch,
+                tasks,
+                session,
+            };
+            p.coord.handle(now, input);
+        }
+    }
+
+    /// The storage answers again: a leader waiting for it gets the stored tasks and session.
+    pub(crate) fn release_storage(&mut self) {
+        self.storage_held = false;
+        if let Some((i, epoch)) = self.late.take() {
+            self.loaded(i, epoch);
+            self.settle();
+        }
+    }
+
+    /// A new leader opens its engine adopting `session`.
+    fn lead(&mut self, i: usize, epoch: u64, session: Option<SessionSnapshot>) {
         self.stop_engine();
         let now = self.h.now;
         let seed = self.random();
         let mut engine = Engine::new(config(self.dialect), seed, now);
-        let session = if self.storage_held {
-            known
-        } else {
-            self.session.clone()
-        };
         if let Some(s) = &session {
             if !engine.adopt_session(now, s) {
                 engine = Engine::new(config(self.dialect), seed, now);
@@ -430,38 +464,8 @@ impl Sim {
         self.h.pump();
         self.engine_of = Some((i, epoch));
         self.leaderships += 1;
-        let tasks = if self.storage_held {
-            self.late = Some((i, epoch));
-            Vec::new()
-        } else {
-            self.stored()
-        };
         if let Some(p) = self.pages.get_mut(i) {
-            p.coord.handle(now, Input::Ready { epoch, tasks });
-        }
-    }
-
-    fn stored(&self) -> Vec<Stored> {
-        (self.store.iter())
-            .map(|(id, r)| Stored {
-                task_id: id.clone(),
-                snapshot: r.snapshot.clone(),
-                answered: r.answered.clone(),
-                terminal: r.terminal,
-            })
-            .collect()
-    }
-
-    /// The storage answers again: a leader that started without its records gets them.
-    pub(crate) fn release_storage(&mut self) {
-        self.storage_held = false;
-        let now = self.h.now;
-        if let Some((i, epoch)) = self.late.take() {
-            let tasks = self.stored();
-            if let Some(p) = self.pages.get_mut(i) {
-                p.coord.handle(now, Input::Loaded { epoch, tasks });
-            }
-            self.settle();
+            p.coord.handle(now, Input::Ready { epoch });
         }
     }
 

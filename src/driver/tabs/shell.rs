@@ -179,7 +179,8 @@ impl Tab {
                 }
             }
             Output::RequestLock { steal } => self.request_lock(steal),
-            Output::Lead { epoch, session } => self.lead(epoch, session),
+            Output::Lead { epoch } => self.load(epoch),
+            Output::Open { epoch, session } => self.open(epoch, session),
             Output::StepDown => self.step_down(),
             Output::Persist(id) => self.persist(id),
             Output::Forget(id) => {

@@ -3,7 +3,6 @@
 
 use std::rc::Rc;
 
-use futures::future::{select, Either};
 use gloo_timers::future::TimeoutFuture;
 use serde_json::Value;
 use wasm_bindgen_futures::spawn_local;
@@ -17,38 +16,32 @@ use crate::engine::Engine;
 
 /// Retry opening the driver (WebSocket refused) after this long.
 const RETRY_CONNECT_MS: u32 = 3_000;
-/// How long a new leader waits for the stored records and session before it starts without them.
-const STORAGE_WAIT_MS: u32 = 1_000;
 
 impl Tab {
     fn leads(&self, epoch: u64) -> bool {
         self.0.coord.borrow().leading_epoch() == Some(epoch)
     }
 
-    /// Leads `epoch`: loads the scope's records (dropping stale ones) and session, opens the
-    /// driver adopting the session, then hands the records to the machine. Storage is waited
-    /// for [`STORAGE_WAIT_MS`] at most (another tab may hold a transaction open: a hung page
-    /// does until it runs again); then the driver adopts `known`, the session the machine
-    /// learned from the last leader, and the records follow when storage answers.
-    pub(super) fn lead(&self, epoch: u64, known: Option<SessionSnapshot>) {
+    /// Loads the scope's records (dropping stale ones) and session for the machine.
+    pub(super) fn load(&self, epoch: u64) {
         let me = self.clone();
         spawn_local(async move {
-            let http = me.0.conf.transport == TransportKind::Http;
-            let mut load = std::pin::pin!(async {
-                let tasks = me.load_tasks().await;
-                let session = if http {
-                    me.0.store.session().await
-                } else {
-                    None
-                };
-                (tasks, session.map(|s| s.session))
+            let tasks = me.load_tasks().await;
+            let session = me.0.store.session().await.map(|s| s.session);
+            me.feed(Input::Loaded {
+                epoch,
+                tasks,
+                session,
             });
-            let wait = TimeoutFuture::new(STORAGE_WAIT_MS);
-            let (tasks, stored, late) = match select(load.as_mut(), wait).await {
-                Either::Left(((tasks, stored), _)) => (tasks, stored, false),
-                Either::Right(_) => (Vec::new(), None, true),
-            };
-            let session = if http { stored.or(known) } else { None };
+        });
+    }
+
+    /// Opens the driver for `epoch`, adopting `session` (HTTP only: a WebSocket session dies
+    /// with its socket), retrying while the machine leads `epoch`.
+    pub(super) fn open(&self, epoch: u64, session: Option<SessionSnapshot>) {
+        let me = self.clone();
+        let session = session.filter(|_| me.0.conf.transport == TransportKind::Http);
+        spawn_local(async move {
             loop {
                 if !me.leads(epoch) {
                     return;
@@ -82,11 +75,7 @@ impl Tab {
                     }
                 }
             }
-            me.feed(Input::Ready { epoch, tasks });
-            if late {
-                let (tasks, _) = load.await;
-                me.feed(Input::Loaded { epoch, tasks });
-            }
+            me.feed(Input::Ready { epoch });
         });
     }
 
