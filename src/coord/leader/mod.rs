@@ -235,7 +235,6 @@ impl Coord {
         tasks: Vec<Stored>,
         session: Option<SessionSnapshot>,
     ) {
-        let known = self.known_session();
         let Some(l) = self.leading().filter(|l| l.epoch == epoch) else {
             return;
         };
@@ -246,7 +245,7 @@ impl Coord {
         }
         if !l.opening {
             l.opening = true;
-            let session = session.or(known);
+            let session = session.or_else(|| self.known_session());
             self.emit(Output::Open { epoch, session });
         }
     }
@@ -255,17 +254,14 @@ impl Coord {
     /// it until it runs again): the engine is opened adopting the session the last leader
     /// announced; the stored tasks follow when storage answers.
     pub(super) fn open_unless_loaded(&mut self, now: Millis) {
-        let known = self.known_session();
         let Some(l) = self.leading() else { return };
         if l.opening || now.saturating_sub(l.since) < STORAGE_WAIT_MS {
             return;
         }
         l.opening = true;
         let epoch = l.epoch;
-        self.emit(Output::Open {
-            epoch,
-            session: known,
-        });
+        let session = self.known_session();
+        self.emit(Output::Open { epoch, session });
     }
 
     /// The engine is open: import the stored tasks, keep tracking the unfinished ones, then
