@@ -49,6 +49,9 @@ build "$RAW_CORE" --no-default-features
 bindgen() { # <raw wasm> <dir>
   log "wasm-bindgen --target web → $2"
   wasm-bindgen --target web --out-dir "$2" --out-name "$NAME" "$1"
+  # The glue repeats every Rust doc comment as JSDoc; the .d.ts (which editors read, through the
+  # glue's @ts-self-types) keeps them: −2.1 KB gz per build.
+  perl -0pi -e 's{^[ \t]*/\*\*.*?\*/\n}{}gms' "$2/$NAME.js"
   # -Os --converge: the smallest gzipped module of the flags measured (-Oz alone: ~1 KB more gz,
   # though ~6 KB fewer raw bytes; what is shipped is gzipped).
   log "wasm-opt -Os --converge"
