@@ -159,9 +159,9 @@ impl ClientInner {
     fn done(&self, sub: SubId, task_id: Option<String>, end: End) {
         let h = self.subs.borrow_mut().remove(&sub);
         let settled = crate::engine::verdict::settles(&end);
-        if let Some(done) = h.and_then(|h| h.on_done(task_id, end)) {
+        if let Some((task_id, done)) = h.and_then(|h| h.on_done(task_id, end)) {
             if settled {
-                self.once.task_ended(self.driver(), &done);
+                self.once.task_ended(self.driver(), task_id, &done);
             }
         }
     }
