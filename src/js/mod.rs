@@ -49,6 +49,15 @@ enum Pending {
     Json(Settle),
 }
 
+/// What `callTool` and `request` send.
+#[derive(Clone, Copy)]
+enum Outgoing {
+    /// `tools/call`.
+    Tool,
+    /// Any request.
+    Request,
+}
+
 /// Settles `connect`: the session is ready, or why it never will be.
 type Ready = oneshot::Sender<Result<(), ErrorInfo>>;
 
@@ -224,11 +233,12 @@ impl ClientInner {
     }
 
     /// Registers a handle for the subscription `start` creates, before any of its events.
+    /// (`start` is boxed: one copy of this path serves every kind of subscription.)
     fn start(
         self: &Rc<Self>,
         h: &Rc<HandleState>,
         signal: Option<web_sys::AbortSignal>,
-        start: impl FnOnce(&mut dyn Requestor, u64) -> SubId,
+        start: Box<dyn FnOnce(&mut dyn Requestor, u64) -> SubId>,
     ) -> Result<(), JsValue> {
         let d = self.live_driver()?;
         let h2 = h.clone();
@@ -243,12 +253,29 @@ impl ClientInner {
         Ok(())
     }
 
-    /// `callTool`/`request`: the handle's first promise exists before the engine can answer.
+    /// `callTool`/`request` with the caller's `name` (the tool or method), `params` and `opts`:
+    /// the handle's first promise exists before the engine can answer.
     fn call(
         self: &Rc<Self>,
-        call: options::Call,
-        start: impl FnOnce(&mut dyn Requestor, u64, crate::engine::api::CallOptions) -> SubId,
+        what: Outgoing,
+        name: &JsValue,
+        params: Option<JsValue>,
+        opts: Option<JsValue>,
     ) -> Promise {
+        let u = JsValue::UNDEFINED;
+        let (name_arg, params_arg) = match what {
+            Outgoing::Tool => ("name", "arguments"),
+            Outgoing::Request => ("method", "params"),
+        };
+        let prep = options::id(name, name_arg).and_then(|n| {
+            let c = options::call(opts.as_ref().unwrap_or(&u))?;
+            let p = object_from_js(params.as_ref().unwrap_or(&u), params_arg)?;
+            Ok((n, c, p))
+        });
+        let (name, call, params) = match prep {
+            Ok(x) => x,
+            Err(m) => return Promise::reject(&invalid(m)),
+        };
         if let Some(reason) = call
             .signal
             .as_ref()
@@ -260,7 +287,11 @@ impl ClientInner {
         let h = HandleState::new(Rc::downgrade(self), None);
         let p = h.first_promise();
         let options = call.options;
-        match self.start(&h, call.signal, move |e, now| start(e, now, options)) {
+        let start = Box::new(move |e: &mut dyn Requestor, now| match what {
+            Outgoing::Tool => e.call_tool(now, &name, params, options),
+            Outgoing::Request => e.request(now, &name, params, options),
+        });
+        match self.start(&h, call.signal, start) {
             Ok(()) => p,
             Err(e) => Promise::reject(&e),
         }
@@ -466,18 +497,7 @@ impl McpTaskClient {
         args: Option<JsValue>,
         opts: Option<JsValue>,
     ) -> Promise {
-        let u = JsValue::UNDEFINED;
-        let prep = options::id(&name, "name").and_then(|n| {
-            let c = options::call(opts.as_ref().unwrap_or(&u))?;
-            let a = object_from_js(args.as_ref().unwrap_or(&u), "arguments")?;
-            Ok((n, c, a))
-        });
-        let (name, call, args) = match prep {
-            Ok(x) => x,
-            Err(m) => return Promise::reject(&invalid(m)),
-        };
-        self.inner
-            .call(call, move |e, now, o| e.call_tool(now, &name, args, o))
+        self.inner.call(Outgoing::Tool, &name, args, opts)
     }
 
     /// Sends any request (augmented as a task where the dialect allows it).
@@ -488,18 +508,7 @@ impl McpTaskClient {
         #[wasm_bindgen(unchecked_optional_param_type = "Arguments")] params: Option<JsValue>,
         #[wasm_bindgen(unchecked_optional_param_type = "CallOptions")] opts: Option<JsValue>,
     ) -> Promise {
-        let u = JsValue::UNDEFINED;
-        let prep = options::id(&method, "method").and_then(|m| {
-            let c = options::call(opts.as_ref().unwrap_or(&u))?;
-            let p = object_from_js(params.as_ref().unwrap_or(&u), "params")?;
-            Ok((m, c, p))
-        });
-        let (method, call, params) = match prep {
-            Ok(x) => x,
-            Err(m) => return Promise::reject(&invalid(m)),
-        };
-        self.inner
-            .call(call, move |e, now, o| e.request(now, &method, params, o))
+        self.inner.call(Outgoing::Request, &method, params, opts)
     }
 
     /// Tracks an existing task by id (e.g. after a reload). Declared in `typescript.rs` (generic).
@@ -515,7 +524,7 @@ impl McpTaskClient {
         }
         let h = HandleState::new(Rc::downgrade(&self.inner), Some(task_id.clone()));
         self.inner
-            .start(&h, signal, move |e, now| e.watch(now, &task_id))?;
+            .start(&h, signal, Box::new(move |e, now| e.watch(now, &task_id)))?;
         Ok(TaskHandle::new(h))
     }
 

@@ -87,7 +87,7 @@ impl McpTaskClient {
             let out = Array::new();
             for id in link.pending_tasks().await {
                 let h = HandleState::new(Rc::downgrade(&inner), Some(id.clone()));
-                inner.start(&h, None, move |e, now| e.watch(now, &id))?;
+                inner.start(&h, None, Box::new(move |e, now| e.watch(now, &id)))?;
                 out.push(&TaskHandle::new(h).into());
             }
             Ok(out.into())
