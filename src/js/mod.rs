@@ -300,10 +300,21 @@ impl ClientInner {
     /// Starts a one-shot operation and parks its settle functions under its id.
     fn one_shot(
         self: &Rc<Self>,
-        make: impl FnOnce(Settle) -> Pending,
-        run: impl FnOnce(&mut dyn Requestor, u64) -> OpId,
+        make: fn(Settle) -> Pending,
+        run: Box<dyn FnOnce(&mut dyn Requestor, u64) -> OpId>,
     ) -> Promise {
         let (p, s) = deferred();
+        self.settle_with(s, make, run);
+        p
+    }
+
+    /// Starts a one-shot operation that settles `s` (as `make` says).
+    fn settle_with(
+        self: &Rc<Self>,
+        s: Settle,
+        make: fn(Settle) -> Pending,
+        run: Box<dyn FnOnce(&mut dyn Requestor, u64) -> OpId>,
+    ) {
         match self.live_driver() {
             Ok(d) => {
                 let me = self.clone();
@@ -315,29 +326,18 @@ impl ClientInner {
                 let _ = s.1.call1(&JsValue::UNDEFINED, &e);
             }
         }
-        p
     }
 
     fn cancel(self: &Rc<Self>, task_id: &str, s: Settle) {
         let id = task_id.to_string();
-        let me = self.clone();
-        match self.live_driver() {
-            Ok(d) => {
-                d.op_then(
-                    |e, now| e.cancel(now, &id),
-                    move |op| {
-                        me.ops.borrow_mut().insert(*op, Pending::Void(s));
-                    },
-                );
-            }
-            Err(e) => {
-                let _ = s.1.call1(&JsValue::UNDEFINED, &e);
-            }
-        }
+        self.settle_with(s, Pending::Void, Box::new(move |e, now| e.cancel(now, &id)));
     }
 
     fn delete(self: &Rc<Self>, task_id: String) -> Promise {
-        self.one_shot(Pending::Void, move |e, now| e.delete_task(now, &task_id))
+        self.one_shot(
+            Pending::Void,
+            Box::new(move |e, now| e.delete_task(now, &task_id)),
+        )
     }
 
     fn live_driver(&self) -> Result<Link, JsValue> {
@@ -538,9 +538,10 @@ impl McpTaskClient {
             Ok(c) => c,
             Err(m) => return Promise::reject(&invalid(m)),
         };
-        self.inner.one_shot(Pending::Json, move |e, now| {
-            e.list_tasks(now, cursor.as_deref())
-        })
+        self.inner.one_shot(
+            Pending::Json,
+            Box::new(move |e, now| e.list_tasks(now, cursor.as_deref())),
+        )
     }
 
     /// Deletes a finished task on the server (`tasks/delete`, draft servers only; other dialects
@@ -554,7 +555,7 @@ impl McpTaskClient {
     #[wasm_bindgen(js_name = listTools, unchecked_return_type = "Promise<ToolList>")]
     pub fn list_tools(&self) -> Promise {
         self.inner
-            .one_shot(Pending::Json, |e, now| e.list_tools(now))
+            .one_shot(Pending::Json, Box::new(|e, now| e.list_tools(now)))
     }
 
     /// The client's latest snapshot of a task, if it tracks it.
