@@ -13,6 +13,8 @@ mod types;
 mod typescript;
 
 use std::cell::RefCell;
+use std::future::Future;
+use std::pin::Pin;
 
 use crate::engine::idmap::IdMap;
 use std::rc::Rc;
@@ -21,7 +23,7 @@ use futures::channel::oneshot;
 use js_sys::{Function, Promise, Reflect};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::{future_to_promise, spawn_local, JsFuture};
+use wasm_bindgen_futures::{spawn_local, JsFuture};
 
 use crate::driver::era::EraKey;
 use crate::driver::tabs::{Link, Requestor, SharedOptions};
@@ -399,6 +401,13 @@ fn abort_connect(signal: &web_sys::AbortSignal, inner: &Rc<ClientInner>) -> hand
     handle::SignalHook::listen(signal.clone(), cb)
 }
 
+/// A promise of `f`'s result. The future is boxed: one copy of `future_to_promise` serves every
+/// async method.
+fn promise(f: impl Future<Output = Result<JsValue, JsValue>> + 'static) -> Promise {
+    let f: Pin<Box<dyn Future<Output = Result<JsValue, JsValue>>>> = Box::pin(f);
+    wasm_bindgen_futures::future_to_promise(f)
+}
+
 fn invalid(msg: impl Into<String>) -> JsValue {
     error(ErrorKind::InvalidInput, msg)
 }
@@ -417,7 +426,7 @@ impl McpTaskClient {
         #[wasm_bindgen(unchecked_param_type = "string")] url: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "ConnectOptions")] options: Option<JsValue>,
     ) -> Promise {
-        future_to_promise(async move {
+        promise(async move {
             let undefined = JsValue::UNDEFINED;
             let raw = options.as_ref().unwrap_or(&undefined);
             let url = options::url(&url).map_err(invalid)?;
@@ -593,7 +602,7 @@ impl McpTaskClient {
     pub fn close(&self) -> Promise {
         let d = self.inner.driver();
         self.inner.input_aborts.abort_all();
-        future_to_promise(async move {
+        promise(async move {
             if let Some(d) = d {
                 d.close().await;
                 d.release_host();

@@ -9,12 +9,11 @@ use std::rc::Rc;
 
 use js_sys::{Array, Function, Promise};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::future_to_promise;
 
 use super::convert::to_js;
 use super::handle::{HandleState, TaskHandle};
 use super::types::{ClientWarning, ErrorInfo, ErrorKind};
-use super::{ClientInner, McpTaskClient};
+use super::{promise, ClientInner, McpTaskClient};
 use crate::driver::tabs::Link;
 
 /// The client's `onTaskDoneOnce` callbacks and the tasks whose end this page already reported.
@@ -82,7 +81,7 @@ impl McpTaskClient {
     #[wasm_bindgen(skip_typescript)]
     pub fn resume(&self) -> Promise {
         let inner = self.inner.clone();
-        future_to_promise(async move {
+        promise(async move {
             let link = inner.live_driver()?;
             let out = Array::new();
             for id in link.pending_tasks().await {
@@ -118,7 +117,7 @@ impl McpTaskClient {
     #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
     pub fn forget(&self, #[wasm_bindgen(js_name = taskId)] task_id: String) -> Promise {
         let link = self.inner.driver();
-        future_to_promise(async move {
+        promise(async move {
             if let Some(l) = link {
                 l.forget(&task_id).await;
             }
