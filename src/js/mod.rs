@@ -459,24 +459,22 @@ impl McpTaskClient {
             *inner.driver.borrow_mut() = Some(driver.clone());
             // An abort ends the wait for the session like a failure would (the driver is closed).
             let _hook = signal.as_ref().map(|s| abort_connect(s, &inner));
-            match rx.await {
+            let failure = match rx.await {
                 Ok(Ok(())) => {
                     tabs::warn_if_unstored(&inner, &driver);
-                    Ok(McpTaskClient { inner }.into())
+                    return Ok(McpTaskClient { inner }.into());
                 }
                 Ok(Err(info)) => {
-                    driver.close().await;
                     let reason = signal.map_or(JsValue::UNDEFINED, |s| s.reason());
-                    Err(error::caused(&info, &reason))
+                    error::caused(&info, &reason)
                 }
-                Err(_) => {
-                    driver.close().await;
-                    Err(error(
-                        ErrorKind::Closed,
-                        "the client closed before the session was ready",
-                    ))
-                }
-            }
+                Err(_) => error(
+                    ErrorKind::Closed,
+                    "the client closed before the session was ready",
+                ),
+            };
+            driver.close().await;
+            Err(failure)
         })
     }
 
