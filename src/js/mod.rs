@@ -524,12 +524,11 @@ impl McpTaskClient {
         let task_id = options::id(&task_id, "taskId").map_err(invalid)?;
         let signal =
             options::signal(opts.as_ref().unwrap_or(&JsValue::UNDEFINED)).map_err(invalid)?;
+        let h = HandleState::new(Rc::downgrade(&self.inner), Some(task_id.clone()));
         if let Some(s) = signal.as_ref().filter(|s| s.aborted()) {
-            let h = HandleState::new(Rc::downgrade(&self.inner), Some(task_id));
             h.abort_now(s.reason());
             return Ok(TaskHandle::new(h));
         }
-        let h = HandleState::new(Rc::downgrade(&self.inner), Some(task_id.clone()));
         self.inner
             .start(&h, signal, Box::new(move |e, now| e.watch(now, &task_id)))?;
         Ok(TaskHandle::new(h))
