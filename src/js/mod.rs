@@ -60,6 +60,9 @@ enum Outgoing {
     Request,
 }
 
+/// An engine operation, boxed: one copy of the driver's operation path serves every kind.
+type Run<T> = Box<dyn FnOnce(&mut dyn Requestor, u64) -> T>;
+
 /// Settles `connect`: the session is ready, or why it never will be.
 type Ready = oneshot::Sender<Result<(), ErrorInfo>>;
 
@@ -235,12 +238,11 @@ impl ClientInner {
     }
 
     /// Registers a handle for the subscription `start` creates, before any of its events.
-    /// (`start` is boxed: one copy of this path serves every kind of subscription.)
     fn start(
         self: &Rc<Self>,
         h: &Rc<HandleState>,
         signal: Option<web_sys::AbortSignal>,
-        start: Box<dyn FnOnce(&mut dyn Requestor, u64) -> SubId>,
+        start: Run<SubId>,
     ) -> Result<(), JsValue> {
         let d = self.live_driver()?;
         let h2 = h.clone();
@@ -300,23 +302,14 @@ impl ClientInner {
     }
 
     /// Starts a one-shot operation and parks its settle functions under its id.
-    fn one_shot(
-        self: &Rc<Self>,
-        make: fn(Settle) -> Pending,
-        run: Box<dyn FnOnce(&mut dyn Requestor, u64) -> OpId>,
-    ) -> Promise {
+    fn one_shot(self: &Rc<Self>, make: fn(Settle) -> Pending, run: Run<OpId>) -> Promise {
         let (p, s) = deferred();
         self.settle_with(s, make, run);
         p
     }
 
     /// Starts a one-shot operation that settles `s` (as `make` says).
-    fn settle_with(
-        self: &Rc<Self>,
-        s: Settle,
-        make: fn(Settle) -> Pending,
-        run: Box<dyn FnOnce(&mut dyn Requestor, u64) -> OpId>,
-    ) {
+    fn settle_with(self: &Rc<Self>, s: Settle, make: fn(Settle) -> Pending, run: Run<OpId>) {
         match self.live_driver() {
             Ok(d) => {
                 let me = self.clone();
