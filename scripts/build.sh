@@ -53,6 +53,9 @@ bindgen() { # <raw wasm> <dir>
   # blank lines and indentation: whole-line `//` comments and ` // ` tails go (its strings hold no
   # `//`).
   find "$2/snippets" -name '*.js' -exec sed -i -e '/^\s*\/\//d' -e 's/^\s*//' -e 's/\s\/\/ .*$//' -e '/^$/d' {} +
+  # The glue repeats every Rust doc comment as JSDoc; the .d.ts (which editors read, through the
+  # glue's @ts-self-types) keeps them: −2.1 KB gz per build.
+  perl -0pi -e 's{^[ \t]*/\*\*.*?\*/\n}{}gms' "$2/$NAME.js"
   # -Os --converge: the smallest gzipped module of the flags measured (-Oz alone: ~1 KB more gz,
   # though ~6 KB fewer raw bytes; what is shipped is gzipped).
   log "wasm-opt -Os --converge"

@@ -255,8 +255,13 @@ impl HandleState {
     }
 
     /// The subscription ended (exactly once): settles everything waiting and fires this handle's
-    /// `onDone` callbacks here, in this page. Returns the record when it ended just now.
-    pub fn on_done(self: &Rc<Self>, task_id: Option<String>, end: End) -> Option<TaskDone> {
+    /// `onDone` callbacks here, in this page. Returns the record's task id and the record as JS
+    /// when it ended just now.
+    pub fn on_done(
+        self: &Rc<Self>,
+        task_id: Option<String>,
+        end: End,
+    ) -> Option<(Option<String>, JsValue)> {
         if self.done.borrow().is_some() {
             return None;
         }
@@ -269,13 +274,19 @@ impl HandleState {
         if self.task_id.borrow().is_none() {
             *self.task_id.borrow_mut() = done.task_id.as_deref().map(Rc::from);
         }
-        *self.done.borrow_mut() = Some(Box::new(done.clone()));
+        let js = to_js(&done);
+        // The page-wide `onTaskDoneOnce` callbacks get their own copy.
+        let ended = (done.task_id.clone(), to_js(&done));
+        let resolves_first = done.kind == DoneKind::Finished || done.task.is_some();
+        let last = done.task.clone();
+        *self.done.borrow_mut() = Some(Box::new(done));
         self.release_signal();
         let settled = self.settlement();
         if let Some(first) = self.first.borrow_mut().take() {
-            match (&done.kind, &done.task) {
-                (DoneKind::Finished, _) | (_, Some(_)) => resolve(&first, &self.wrapper()),
-                _ => reject(&first, &settled.clone().err().unwrap_or(JsValue::UNDEFINED)),
+            if resolves_first {
+                resolve(&first, &self.wrapper());
+            } else {
+                reject(&first, &settled.clone().err().unwrap_or(JsValue::UNDEFINED));
             }
         }
         for w in self.take(|e| &mut e.waiters) {
@@ -285,12 +296,11 @@ impl HandleState {
             }
         }
         for it in self.take(|e| &mut e.iters) {
-            if let Some(t) = &done.task {
+            if let Some(t) = &last {
                 it.push_if_new(t);
             }
             it.finish();
         }
-        let js = to_js(&done);
         let cbs = std::mem::take(&mut *self.cbs.borrow_mut());
         for (_, f) in cbs.iter().filter(|(id, _)| id & DONE != 0) {
             call_user(f, &js);
@@ -298,7 +308,7 @@ impl HandleState {
         for s in self.take(|e| &mut e.cancels) {
             resolve(&s, &JsValue::UNDEFINED);
         }
-        Some(done)
+        Some(ended)
     }
 
     /// What `result()` settles with, once done.

@@ -13,6 +13,8 @@ mod types;
 mod typescript;
 
 use std::cell::RefCell;
+use std::future::Future;
+use std::pin::Pin;
 
 use crate::engine::idmap::IdMap;
 use std::rc::Rc;
@@ -21,7 +23,7 @@ use futures::channel::oneshot;
 use js_sys::{Function, Promise, Reflect};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::{future_to_promise, spawn_local, JsFuture};
+use wasm_bindgen_futures::{spawn_local, JsFuture};
 
 use crate::driver::era::EraKey;
 use crate::driver::tabs::{Link, Requestor, SharedOptions};
@@ -48,6 +50,18 @@ enum Pending {
     /// Resolves with the engine's reply as a plain object (a task list page, the tools).
     Json(Settle),
 }
+
+/// What `callTool` and `request` send.
+#[derive(Clone, Copy)]
+enum Outgoing {
+    /// `tools/call`.
+    Tool,
+    /// Any request.
+    Request,
+}
+
+/// An engine operation, boxed: one copy of the driver's operation path serves every kind.
+type Run<T> = Box<dyn FnOnce(&mut dyn Requestor, u64) -> T>;
 
 /// Settles `connect`: the session is ready, or why it never will be.
 type Ready = oneshot::Sender<Result<(), ErrorInfo>>;
@@ -159,9 +173,9 @@ impl ClientInner {
     fn done(&self, sub: SubId, task_id: Option<String>, end: End) {
         let h = self.subs.borrow_mut().remove(&sub);
         let settled = crate::engine::verdict::settles(&end);
-        if let Some(done) = h.and_then(|h| h.on_done(task_id, end)) {
+        if let Some((task_id, done)) = h.and_then(|h| h.on_done(task_id, end)) {
             if settled {
-                self.once.task_ended(self.driver(), &done);
+                self.once.task_ended(self.driver(), task_id, &done);
             }
         }
     }
@@ -228,7 +242,7 @@ impl ClientInner {
         self: &Rc<Self>,
         h: &Rc<HandleState>,
         signal: Option<web_sys::AbortSignal>,
-        start: impl FnOnce(&mut dyn Requestor, u64) -> SubId,
+        start: Run<SubId>,
     ) -> Result<(), JsValue> {
         let d = self.live_driver()?;
         let h2 = h.clone();
@@ -243,12 +257,29 @@ impl ClientInner {
         Ok(())
     }
 
-    /// `callTool`/`request`: the handle's first promise exists before the engine can answer.
+    /// `callTool`/`request` with the caller's `name` (the tool or method), `params` and `opts`:
+    /// the handle's first promise exists before the engine can answer.
     fn call(
         self: &Rc<Self>,
-        call: options::Call,
-        start: impl FnOnce(&mut dyn Requestor, u64, crate::engine::api::CallOptions) -> SubId,
+        what: Outgoing,
+        name: &JsValue,
+        params: Option<JsValue>,
+        opts: Option<JsValue>,
     ) -> Promise {
+        let u = JsValue::UNDEFINED;
+        let (name_arg, params_arg) = match what {
+            Outgoing::Tool => ("name", "arguments"),
+            Outgoing::Request => ("method", "params"),
+        };
+        let prep = options::id(name, name_arg).and_then(|n| {
+            let c = options::call(opts.as_ref().unwrap_or(&u))?;
+            let p = object_from_js(params.as_ref().unwrap_or(&u), params_arg)?;
+            Ok((n, c, p))
+        });
+        let (name, call, params) = match prep {
+            Ok(x) => x,
+            Err(m) => return Promise::reject(&invalid(m)),
+        };
         if let Some(reason) = call
             .signal
             .as_ref()
@@ -260,19 +291,25 @@ impl ClientInner {
         let h = HandleState::new(Rc::downgrade(self), None);
         let p = h.first_promise();
         let options = call.options;
-        match self.start(&h, call.signal, move |e, now| start(e, now, options)) {
+        let start = Box::new(move |e: &mut dyn Requestor, now| match what {
+            Outgoing::Tool => e.call_tool(now, &name, params, options),
+            Outgoing::Request => e.request(now, &name, params, options),
+        });
+        match self.start(&h, call.signal, start) {
             Ok(()) => p,
             Err(e) => Promise::reject(&e),
         }
     }
 
     /// Starts a one-shot operation and parks its settle functions under its id.
-    fn one_shot(
-        self: &Rc<Self>,
-        make: impl FnOnce(Settle) -> Pending,
-        run: impl FnOnce(&mut dyn Requestor, u64) -> OpId,
-    ) -> Promise {
+    fn one_shot(self: &Rc<Self>, make: fn(Settle) -> Pending, run: Run<OpId>) -> Promise {
         let (p, s) = deferred();
+        self.settle_with(s, make, run);
+        p
+    }
+
+    /// Starts a one-shot operation that settles `s` (as `make` says).
+    fn settle_with(self: &Rc<Self>, s: Settle, make: fn(Settle) -> Pending, run: Run<OpId>) {
         match self.live_driver() {
             Ok(d) => {
                 let me = self.clone();
@@ -284,29 +321,18 @@ impl ClientInner {
                 let _ = s.1.call1(&JsValue::UNDEFINED, &e);
             }
         }
-        p
     }
 
     fn cancel(self: &Rc<Self>, task_id: &str, s: Settle) {
         let id = task_id.to_string();
-        let me = self.clone();
-        match self.live_driver() {
-            Ok(d) => {
-                d.op_then(
-                    |e, now| e.cancel(now, &id),
-                    move |op| {
-                        me.ops.borrow_mut().insert(*op, Pending::Void(s));
-                    },
-                );
-            }
-            Err(e) => {
-                let _ = s.1.call1(&JsValue::UNDEFINED, &e);
-            }
-        }
+        self.settle_with(s, Pending::Void, Box::new(move |e, now| e.cancel(now, &id)));
     }
 
     fn delete(self: &Rc<Self>, task_id: String) -> Promise {
-        self.one_shot(Pending::Void, move |e, now| e.delete_task(now, &task_id))
+        self.one_shot(
+            Pending::Void,
+            Box::new(move |e, now| e.delete_task(now, &task_id)),
+        )
     }
 
     fn live_driver(&self) -> Result<Link, JsValue> {
@@ -368,6 +394,13 @@ fn abort_connect(signal: &web_sys::AbortSignal, inner: &Rc<ClientInner>) -> hand
     handle::SignalHook::listen(signal.clone(), cb)
 }
 
+/// A promise of `f`'s result. The future is boxed: one copy of `future_to_promise` serves every
+/// async method.
+fn promise(f: impl Future<Output = Result<JsValue, JsValue>> + 'static) -> Promise {
+    let f: Pin<Box<dyn Future<Output = Result<JsValue, JsValue>>>> = Box::pin(f);
+    wasm_bindgen_futures::future_to_promise(f)
+}
+
 fn invalid(msg: impl Into<String>) -> JsValue {
     error(ErrorKind::InvalidInput, msg)
 }
@@ -386,7 +419,7 @@ impl McpTaskClient {
         #[wasm_bindgen(unchecked_param_type = "string")] url: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "ConnectOptions")] options: Option<JsValue>,
     ) -> Promise {
-        future_to_promise(async move {
+        promise(async move {
             let undefined = JsValue::UNDEFINED;
             let raw = options.as_ref().unwrap_or(&undefined);
             let url = options::url(&url).map_err(invalid)?;
@@ -419,24 +452,22 @@ impl McpTaskClient {
             *inner.driver.borrow_mut() = Some(driver.clone());
             // An abort ends the wait for the session like a failure would (the driver is closed).
             let _hook = signal.as_ref().map(|s| abort_connect(s, &inner));
-            match rx.await {
+            let failure = match rx.await {
                 Ok(Ok(())) => {
                     tabs::warn_if_unstored(&inner, &driver);
-                    Ok(McpTaskClient { inner }.into())
+                    return Ok(McpTaskClient { inner }.into());
                 }
                 Ok(Err(info)) => {
-                    driver.close().await;
                     let reason = signal.map_or(JsValue::UNDEFINED, |s| s.reason());
-                    Err(error::caused(&info, &reason))
+                    error::caused(&info, &reason)
                 }
-                Err(_) => {
-                    driver.close().await;
-                    Err(error(
-                        ErrorKind::Closed,
-                        "the client closed before the session was ready",
-                    ))
-                }
-            }
+                Err(_) => error(
+                    ErrorKind::Closed,
+                    "the client closed before the session was ready",
+                ),
+            };
+            driver.close().await;
+            Err(failure)
         })
     }
 
@@ -466,18 +497,7 @@ impl McpTaskClient {
         args: Option<JsValue>,
         opts: Option<JsValue>,
     ) -> Promise {
-        let u = JsValue::UNDEFINED;
-        let prep = options::id(&name, "name").and_then(|n| {
-            let c = options::call(opts.as_ref().unwrap_or(&u))?;
-            let a = object_from_js(args.as_ref().unwrap_or(&u), "arguments")?;
-            Ok((n, c, a))
-        });
-        let (name, call, args) = match prep {
-            Ok(x) => x,
-            Err(m) => return Promise::reject(&invalid(m)),
-        };
-        self.inner
-            .call(call, move |e, now, o| e.call_tool(now, &name, args, o))
+        self.inner.call(Outgoing::Tool, &name, args, opts)
     }
 
     /// Sends any request (augmented as a task where the dialect allows it).
@@ -488,18 +508,7 @@ impl McpTaskClient {
         #[wasm_bindgen(unchecked_optional_param_type = "Arguments")] params: Option<JsValue>,
         #[wasm_bindgen(unchecked_optional_param_type = "CallOptions")] opts: Option<JsValue>,
     ) -> Promise {
-        let u = JsValue::UNDEFINED;
-        let prep = options::id(&method, "method").and_then(|m| {
-            let c = options::call(opts.as_ref().unwrap_or(&u))?;
-            let p = object_from_js(params.as_ref().unwrap_or(&u), "params")?;
-            Ok((m, c, p))
-        });
-        let (method, call, params) = match prep {
-            Ok(x) => x,
-            Err(m) => return Promise::reject(&invalid(m)),
-        };
-        self.inner
-            .call(call, move |e, now, o| e.request(now, &method, params, o))
+        self.inner.call(Outgoing::Request, &method, params, opts)
     }
 
     /// Tracks an existing task by id (e.g. after a reload). Declared in `typescript.rs` (generic).
@@ -508,14 +517,13 @@ impl McpTaskClient {
         let task_id = options::id(&task_id, "taskId").map_err(invalid)?;
         let signal =
             options::signal(opts.as_ref().unwrap_or(&JsValue::UNDEFINED)).map_err(invalid)?;
+        let h = HandleState::new(Rc::downgrade(&self.inner), Some(task_id.clone()));
         if let Some(s) = signal.as_ref().filter(|s| s.aborted()) {
-            let h = HandleState::new(Rc::downgrade(&self.inner), Some(task_id));
             h.abort_now(s.reason());
             return Ok(TaskHandle::new(h));
         }
-        let h = HandleState::new(Rc::downgrade(&self.inner), Some(task_id.clone()));
         self.inner
-            .start(&h, signal, move |e, now| e.watch(now, &task_id))?;
+            .start(&h, signal, Box::new(move |e, now| e.watch(now, &task_id)))?;
         Ok(TaskHandle::new(h))
     }
 
@@ -529,9 +537,10 @@ impl McpTaskClient {
             Ok(c) => c,
             Err(m) => return Promise::reject(&invalid(m)),
         };
-        self.inner.one_shot(Pending::Json, move |e, now| {
-            e.list_tasks(now, cursor.as_deref())
-        })
+        self.inner.one_shot(
+            Pending::Json,
+            Box::new(move |e, now| e.list_tasks(now, cursor.as_deref())),
+        )
     }
 
     /// Deletes a finished task on the server (`tasks/delete`, draft servers only; other dialects
@@ -545,7 +554,7 @@ impl McpTaskClient {
     #[wasm_bindgen(js_name = listTools, unchecked_return_type = "Promise<ToolList>")]
     pub fn list_tools(&self) -> Promise {
         self.inner
-            .one_shot(Pending::Json, |e, now| e.list_tools(now))
+            .one_shot(Pending::Json, Box::new(|e, now| e.list_tools(now)))
     }
 
     /// The client's latest snapshot of a task, if it tracks it.
@@ -583,7 +592,7 @@ impl McpTaskClient {
     pub fn close(&self) -> Promise {
         let d = self.inner.driver();
         self.inner.input_aborts.abort_all();
-        future_to_promise(async move {
+        promise(async move {
             if let Some(d) = d {
                 d.close().await;
                 d.release_host();

@@ -9,12 +9,11 @@ use std::rc::Rc;
 
 use js_sys::{Array, Function, Promise};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::future_to_promise;
 
 use super::convert::to_js;
 use super::handle::{HandleState, TaskHandle};
-use super::types::{ClientWarning, ErrorInfo, ErrorKind, TaskDone};
-use super::{ClientInner, McpTaskClient};
+use super::types::{ClientWarning, ErrorInfo, ErrorKind};
+use super::{promise, ClientInner, McpTaskClient};
 use crate::driver::tabs::Link;
 
 /// The client's `onTaskDoneOnce` callbacks and the tasks whose end this page already reported.
@@ -29,9 +28,10 @@ impl Once {
     /// status, a result that cannot be had, a task the server does not know): the first time per
     /// task in this page, claim the task in the completion ledger (with `persist`) and, if this
     /// page wins it, call the callbacks. The claim is made even with no callbacks: it marks the
-    /// task as reported for `resume()` in every tab and later load.
-    pub(super) fn task_ended(&self, link: Option<Link>, done: &TaskDone) {
-        let Some(id) = done.task_id.clone() else {
+    /// task as reported for `resume()` in every tab and later load. `done` is the `TaskDone`
+    /// record of task `task_id`, as JS.
+    pub(super) fn task_ended(&self, link: Option<Link>, task_id: Option<String>, done: &JsValue) {
+        let Some(id) = task_id else {
             return;
         };
         if !self.reported.borrow_mut().insert(id.clone()) {
@@ -43,12 +43,12 @@ impl Once {
             // A page-only store (an opaque origin) shares nothing: `reported` alone makes it once.
             let shared = link.filter(|l| l.storage().is_some_and(|s| s != "memory"));
             let ledger = shared.and_then(|l| l.ledger()).map(|l| (l, id));
-            crate::driver::tabs::fire(ledger, callbacks, to_js(done));
+            crate::driver::tabs::fire(ledger, callbacks, done.clone());
         }
         #[cfg(not(feature = "tabs"))]
         {
             let _ = link;
-            crate::driver::tabs::call_all(&callbacks, &to_js(done));
+            crate::driver::tabs::call_all(&callbacks, done);
         }
     }
 }
@@ -81,12 +81,12 @@ impl McpTaskClient {
     #[wasm_bindgen(skip_typescript)]
     pub fn resume(&self) -> Promise {
         let inner = self.inner.clone();
-        future_to_promise(async move {
+        promise(async move {
             let link = inner.live_driver()?;
             let out = Array::new();
             for id in link.pending_tasks().await {
                 let h = HandleState::new(Rc::downgrade(&inner), Some(id.clone()));
-                inner.start(&h, None, move |e, now| e.watch(now, &id))?;
+                inner.start(&h, None, Box::new(move |e, now| e.watch(now, &id)))?;
                 out.push(&TaskHandle::new(h).into());
             }
             Ok(out.into())
@@ -117,7 +117,7 @@ impl McpTaskClient {
     #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
     pub fn forget(&self, #[wasm_bindgen(js_name = taskId)] task_id: String) -> Promise {
         let link = self.inner.driver();
-        future_to_promise(async move {
+        promise(async move {
             if let Some(l) = link {
                 l.forget(&task_id).await;
             }
