@@ -65,12 +65,10 @@ impl Backlog {
     /// Forgets a kept transmission (`false`: it was not kept). Rare (an abort before it went out):
     /// a scan.
     pub(crate) fn cancel(&mut self, key: SendKey) -> bool {
-        [&mut self.urgent, &mut self.polls]
-            .into_iter()
-            .any(|queue| {
-                let at = queue.iter().position(|t| t.key == key);
-                at.and_then(|i| queue.remove(i)).is_some()
-            })
+        let kept = self.urgent.len() + self.polls.len();
+        self.urgent.retain(|t| t.key != key);
+        self.polls.retain(|t| t.key != key);
+        kept != self.urgent.len() + self.polls.len()
     }
 
     /// The next transmission to let out.

@@ -195,7 +195,12 @@ impl Engine {
                     .is_some_and(|e| e.status() == Some(TaskStatus::InputRequired))
             };
             let at = self.blocking.queue.iter().position(asking).unwrap_or(0);
-            let Some(t) = self.blocking.queue.remove(at) else {
+            // One waiting for input jumps the line (taken out by id: its task waits once).
+            let next = match at {
+                0 => self.blocking.queue.pop_front(),
+                _ => (self.blocking.queue.get(at).cloned()).filter(|t| self.unqueue_result(t)),
+            };
+            let Some(t) = next else {
                 return;
             };
             let Some(e) = self.tasks.get_mut(&t) else {
