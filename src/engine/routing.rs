@@ -120,7 +120,7 @@ impl Engine {
     pub(crate) fn route(&self, id: &Id) -> Option<ReqId> {
         let n = match id {
             Id::Number(n) => ReqId(*n),
-            Id::String(s) => ReqId(s.parse().ok()?),
+            Id::String(s) => ReqId(crate::json::parse_i64(s)?),
         };
         self.reqs.is_pending(n).then_some(n)
     }
