@@ -155,11 +155,14 @@ impl Engine {
             return;
         }
         let named: HashSet<String, IdHash> = (task_ids.into_iter())
-            .filter(|t| self.listen.covered.contains(t))
+            .filter(|t| self.listen.covered.contains(t.as_str()))
             .collect();
         let before = std::mem::replace(&mut self.listen.pushed, named);
         self.listen.pushed_by = n;
-        let mut fresh: Vec<String> = self.listen.pushed.difference(&before).cloned().collect();
+        let mut fresh: Vec<String> = (self.listen.pushed.iter())
+            .filter(|t| !before.contains(t.as_str()))
+            .cloned()
+            .collect();
         fresh.sort_unstable();
         for t in fresh {
             self.schedule_poll(now, &t, Source::Push);
@@ -180,7 +183,7 @@ impl Engine {
     /// it, never sooner than the interval after the last poll).
     fn resume_polls(&mut self, now: Millis, tasks: HashSet<String, IdHash>) {
         let mut ids: Vec<String> = (tasks.into_iter())
-            .filter(|t| !self.listen.pushed.contains(t))
+            .filter(|t| !self.listen.pushed.contains(t.as_str()))
             .collect();
         ids.sort_unstable();
         for t in ids {
