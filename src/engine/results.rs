@@ -15,11 +15,11 @@
 //! its result stream must make progress within the request timeout or it is closed and asked
 //! again (see `lifecycle.rs`).
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::VecDeque;
 
-use super::hash::IdHash;
 use super::ids::ReqId;
 use super::pushed::PushEvidence;
+use super::sorted::SortedSet;
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::{Outcome, TaskStatus};
 
@@ -33,7 +33,7 @@ use super::Engine;
 #[derive(Debug, Default)]
 pub(crate) struct Blocking {
     /// Tasks with a blocking `tasks/result` in flight.
-    open: HashSet<String, IdHash>,
+    open: SortedSet<String>,
     /// Tasks waiting for a slot, in arrival order.
     queue: VecDeque<String>,
     /// A slot was freed: fill it before the next output.
