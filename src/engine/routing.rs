@@ -2,6 +2,7 @@
 //! HTTP heads and stream ends, timeouts, dead sessions and lost connections.
 
 use super::ids::ReqId;
+use crate::protocol::find;
 use crate::protocol::jsonrpc::{Id, Message};
 
 use super::absent::METHOD_NOT_FOUND;
@@ -326,5 +327,5 @@ impl Engine {
 /// 400 as well as 404: "No valid session ID provided", "Server not initialized"…).
 fn names_dead_session(message: &str) -> bool {
     let m = message.to_ascii_lowercase();
-    m.contains("session") || m.contains("not initialized")
+    find(&m, "session").is_some() || find(&m, "not initialized").is_some()
 }
