@@ -63,14 +63,19 @@ impl Backlog {
     }
 
     /// Forgets a kept transmission (`false`: it was not kept). Rare (an abort before it went out):
-    /// a scan.
+    /// each queue turns once round, front to back, without it.
     pub(crate) fn cancel(&mut self, key: SendKey) -> bool {
-        [&mut self.urgent, &mut self.polls]
-            .into_iter()
-            .any(|queue| {
-                let at = queue.iter().position(|t| t.key == key);
-                at.and_then(|i| queue.remove(i)).is_some()
-            })
+        let mut found = false;
+        for queue in [&mut self.urgent, &mut self.polls] {
+            for _ in 0..queue.len() {
+                match queue.pop_front() {
+                    Some(t) if t.key == key => found = true,
+                    Some(t) => queue.push_back(t),
+                    None => break,
+                }
+            }
+        }
+        found
     }
 
     /// The next transmission to let out.

@@ -4,9 +4,7 @@
 //! goes out; `notifications/tasks/created` (or a first status answer) confirms it, and the
 //! original response carries the result.
 
-use std::collections::HashSet;
-
-use super::hash::IdHash;
+use super::sorted::SortedSet;
 
 use serde_json::{Map, Value};
 
@@ -26,7 +24,7 @@ use super::{Engine, Target};
 /// An MRTR round waiting for the host's answers.
 #[derive(Debug, Default)]
 pub(crate) struct Round {
-    pub(crate) open: HashSet<String, IdHash>,
+    pub(crate) open: SortedSet<String>,
     pub(crate) responses: Map<String, Value>,
     pub(crate) state: Option<Value>,
 }

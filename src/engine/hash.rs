@@ -1,5 +1,5 @@
-//! The hasher of every hash map in the client (keyed by task ids and other strings, and the timer
-//! queue's keys): small and deterministic.
+//! The hasher of every hash map in the client (keyed by task ids and other strings): small and
+//! deterministic.
 //! std's SipHash would not guard against keys a server chooses (task ids) here either: on wasm32
 //! it has no random keys, and with known keys colliding inputs are as easy to find for any hash.
 

@@ -1,5 +1,5 @@
 //! The map and set keyed by the client's own counted ids (subscriptions, operations, requests,
-//! transmissions, calls, task slots): one `Vec` of entries in ascending id order, found by binary
+//! transmissions, calls, task slots, the timers by slot): one `Vec` of entries in ascending id order, found by binary
 //! search. Ids are handed out counting up, so a new entry goes at the end. A removed entry stays
 //! behind, vacant, until the vacant entries are as many as the occupied ones; then they are swept
 //! out together, so neither insertion nor removal moves the whole map each time. Each instance is
@@ -42,6 +42,11 @@ impl<K: Ord, V> IdMap<K, V> {
                 old
             }
             Err(at) => {
+                if self.entries.len() == self.entries.capacity() {
+                    // Grown by a quarter, not doubled: a map of every task's timers or slots
+                    // then keeps little room it does not use.
+                    self.entries.reserve_exact(self.entries.len() / 4 + 1);
+                }
                 // `find` gives an index in `0..=len`, where `Vec::insert` cannot fail.
                 self.entries.insert(at, (k, Some(v)));
                 self.len += 1;

@@ -9,9 +9,7 @@
 //! polls are only the safety net; when it ends, their cadence resumes within one interval. The
 //! first stream waits for tasks created together to stop arriving, so one request names them all.
 
-use std::collections::HashSet;
-
-use super::hash::IdHash;
+use super::sorted::SortedSet;
 
 use super::api::{Millis, Output};
 use super::ids::ReqId;
@@ -39,14 +37,14 @@ pub(crate) struct Listen {
     /// The one it replaces, kept open until the server accepts `req`.
     retiring: Option<ReqId>,
     /// The task ids it names that are still followed.
-    covered: HashSet<String, IdHash>,
+    covered: SortedSet<String>,
     /// A followed task it does not name.
     fresh: bool,
     last: Option<Millis>,
     /// Listen requests refused in a row (reset when the server accepts one).
     refusals: u32,
     /// The followed tasks the server agreed to push about (its acknowledgement).
-    pub(crate) pushed: HashSet<String, IdHash>,
+    pub(crate) pushed: SortedSet<String>,
     /// The open stream `pushed` is owed to.
     pushed_by: Option<ReqId>,
     /// Since when the first stream waits for tasks to stop arriving.
@@ -154,12 +152,15 @@ impl Engine {
         if n.is_none() || n != self.listen.req {
             return;
         }
-        let named: HashSet<String, IdHash> = (task_ids.into_iter())
-            .filter(|t| self.listen.covered.contains(t))
+        let named: SortedSet<String> = (task_ids.into_iter())
+            .filter(|t| self.listen.covered.contains(t.as_str()))
             .collect();
         let before = std::mem::replace(&mut self.listen.pushed, named);
         self.listen.pushed_by = n;
-        let mut fresh: Vec<String> = self.listen.pushed.difference(&before).cloned().collect();
+        let mut fresh: Vec<String> = (self.listen.pushed.iter())
+            .filter(|t| !before.contains(t.as_str()))
+            .cloned()
+            .collect();
         fresh.sort_unstable();
         for t in fresh {
             self.schedule_poll(now, &t, Source::Push);
@@ -178,9 +179,9 @@ impl Engine {
 
     /// The next poll of each of `tasks` not pushed any more, within one interval (spread over
     /// it, never sooner than the interval after the last poll).
-    fn resume_polls(&mut self, now: Millis, tasks: HashSet<String, IdHash>) {
+    fn resume_polls(&mut self, now: Millis, tasks: SortedSet<String>) {
         let mut ids: Vec<String> = (tasks.into_iter())
-            .filter(|t| !self.listen.pushed.contains(t))
+            .filter(|t| !self.listen.pushed.contains(t.as_str()))
             .collect();
         ids.sort_unstable();
         for t in ids {

@@ -74,25 +74,27 @@ impl Engine {
                     }
                 }
             }
-            Err(f) if self.method_missing(&f) => {
-                let error = self.remember_absent(TaskMethod::Cancel);
-                self.reply(op, Err(error));
-            }
-            Err(f) => self.reply(op, Err(f.client_error())),
+            Err(f) => self.fail_op(op, &f, TaskMethod::Cancel),
         }
         // Whatever the answer, the task's status decides its end (a result that came while the
         // cancel was on its way waits for it).
         self.poll_soon(now, task_id);
     }
 
+    /// Answers `op` with its request's failure; a task method the server lacks is remembered.
+    fn fail_op(&mut self, op: OpId, f: &Failure, method: TaskMethod) {
+        let error = if self.method_missing(f) {
+            self.remember_absent(method)
+        } else {
+            f.client_error()
+        };
+        self.reply(op, Err(error));
+    }
+
     pub(crate) fn on_list(&mut self, op: OpId, res: Result<Value, Failure>) {
         let page = match res {
             Ok(v) => self.session.codec_any().map(|c| c.parse_list(v)),
-            Err(f) if self.method_missing(&f) => {
-                let error = self.remember_absent(TaskMethod::List);
-                return self.reply(op, Err(error));
-            }
-            Err(f) => return self.reply(op, Err(f.client_error())),
+            Err(f) => return self.fail_op(op, &f, TaskMethod::List),
         };
         match page {
             Some(Ok((tasks, next_cursor))) => {

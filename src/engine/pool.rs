@@ -34,8 +34,9 @@ pub(crate) struct Pool {
     cap: Option<usize>,
     /// Transmissions holding a connection, and whether their head came.
     wired: IdMap<SendKey, bool>,
-    /// Aborted responses the browser still drains: (when the connection frees, which).
-    draining: VecDeque<(Millis, SendKey)>,
+    /// Aborted responses the browser still drains: (when the connection frees, which). At most
+    /// one per connection: a `Vec`.
+    draining: Vec<(Millis, SendKey)>,
     /// The order transmissions asked for a connection in; entries no longer in `waiting` are
     /// skipped (and swept out once they are the majority).
     line: VecDeque<SendKey>,
@@ -118,7 +119,9 @@ impl Pool {
         if !self.leave_line(key) {
             return false;
         }
-        self.draining.pop_front();
+        if !self.draining.is_empty() {
+            self.draining.remove(0);
+        }
         self.wired.insert(key, true);
         true
     }
@@ -141,7 +144,7 @@ impl Pool {
     pub(crate) fn aborted(&mut self, now: Millis, key: SendKey) -> Vec<SendKey> {
         if self.wired.get(&key) == Some(&true) {
             self.wired.remove(&key);
-            self.draining.push_back((now.saturating_add(DRAIN_MS), key));
+            self.draining.push((now.saturating_add(DRAIN_MS), key));
             return Vec::new();
         }
         self.ended(key)

@@ -145,21 +145,17 @@ impl Registry {
 
     /// The entry of a task, created (with a fresh slot) when new.
     pub(crate) fn entry(&mut self, task_id: &str) -> &mut TaskEntry {
-        let id = match self.entries.get_key_value(task_id) {
-            Some((id, _)) => id.clone(),
-            None => {
-                let id: Rc<str> = task_id.into();
-                let slot = self.next_slot.take_next();
-                self.slots.insert(slot, id.clone());
-                let entry = TaskEntry {
-                    slot,
-                    ..TaskEntry::default()
-                };
-                self.entries.insert(id.clone(), Box::new(entry));
-                id
-            }
-        };
-        self.entries.entry(id).or_default()
+        // The shared id when tracked (no allocation), else a new one.
+        let id = self.id(task_id).unwrap_or_else(|| task_id.into());
+        let (slots, next_slot) = (&mut self.slots, &mut self.next_slot);
+        self.entries.entry(id).or_insert_with_key(|id| {
+            let slot = next_slot.take_next();
+            slots.insert(slot, id.clone());
+            Box::new(TaskEntry {
+                slot,
+                ..TaskEntry::default()
+            })
+        })
     }
 
     /// The shared id of a tracked task.

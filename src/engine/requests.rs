@@ -6,7 +6,7 @@ use super::ids::ReqId;
 use crate::protocol::dialect::{Codec, Outgoing, SessionInfo};
 use crate::protocol::headers::encode_value;
 use crate::protocol::jsonrpc::{Id, Message, RpcError};
-use crate::protocol::object;
+use crate::protocol::{find, object};
 
 use super::api::{ClientError, ErrorKind, InputId, Millis, OpId, Output, SendKey, Transmit};
 use super::Engine;
@@ -202,7 +202,7 @@ impl PollTemplate {
     fn new(epoch: u64, codec: &dyn Codec, s: &SessionInfo) -> Option<PollTemplate> {
         let a = Encoded::new(codec.build_get(s, PROBE_A));
         let b = Encoded::new(codec.build_get(s, PROBE_B));
-        let pieces: Vec<Box<str>> = a.params.split(&*quoted(PROBE_A)).map(Box::from).collect();
+        let pieces = split(&a.params, &quoted(PROBE_A));
         let (ea, eb) = (encode_value(PROBE_A), encode_value(PROBE_B));
         let mut id_headers = Vec::new();
         for (i, (ha, hb)) in a.headers.iter().zip(&b.headers).enumerate() {
@@ -236,6 +236,18 @@ impl PollTemplate {
         }
         (self.enc.body_with(Some(id), &params), headers)
     }
+}
+
+/// `text` cut at each `sep` (what `str::split` gives, through the plain [`find`]).
+fn split(text: &str, sep: &str) -> Vec<Box<str>> {
+    let mut pieces = Vec::new();
+    let mut rest = text;
+    while let Some(at) = find(rest, sep).filter(|_| !sep.is_empty()) {
+        pieces.push(rest.get(..at).unwrap_or_default().into());
+        rest = rest.get(at + sep.len()..).unwrap_or_default();
+    }
+    pieces.push(rest.into());
+    pieces
 }
 
 /// The pieces with `id` between each two.
@@ -554,6 +566,21 @@ mod tests {
                 let want = (direct.body(Some(ReqId(7))), direct.headers);
                 assert_eq!(tpl.fill(ReqId(7), task_id), want, "{d:?} {task_id:?}");
             }
+        }
+    }
+
+    #[test]
+    fn split_cuts_as_str_split() {
+        for (text, sep) in [
+            ("a\"x\"b\"x\"", "\"x\""),
+            ("", "ab"),
+            ("abab", "ab"),
+            ("xaby", "ab"),
+        ] {
+            let pieces = split(text, sep);
+            let ours: Vec<&str> = pieces.iter().map(|p| &**p).collect();
+            let std: Vec<&str> = text.split(sep).collect();
+            assert_eq!(ours, std, "{text:?} / {sep:?}");
         }
     }
 

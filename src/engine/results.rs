@@ -15,11 +15,11 @@
 //! its result stream must make progress within the request timeout or it is closed and asked
 //! again (see `lifecycle.rs`).
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::VecDeque;
 
-use super::hash::IdHash;
 use super::ids::ReqId;
 use super::pushed::PushEvidence;
+use super::sorted::SortedSet;
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::{Outcome, TaskStatus};
 
@@ -33,7 +33,7 @@ use super::Engine;
 #[derive(Debug, Default)]
 pub(crate) struct Blocking {
     /// Tasks with a blocking `tasks/result` in flight.
-    open: HashSet<String, IdHash>,
+    open: SortedSet<String>,
     /// Tasks waiting for a slot, in arrival order.
     queue: VecDeque<String>,
     /// A slot was freed: fill it before the next output.
@@ -195,7 +195,12 @@ impl Engine {
                     .is_some_and(|e| e.status() == Some(TaskStatus::InputRequired))
             };
             let at = self.blocking.queue.iter().position(asking).unwrap_or(0);
-            let Some(t) = self.blocking.queue.remove(at) else {
+            // One waiting for input jumps the line (taken out by id: its task waits once).
+            let next = match at {
+                0 => self.blocking.queue.pop_front(),
+                _ => (self.blocking.queue.get(at).cloned()).filter(|t| self.unqueue_result(t)),
+            };
+            let Some(t) = next else {
                 return;
             };
             let Some(e) = self.tasks.get_mut(&t) else {

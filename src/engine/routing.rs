@@ -2,6 +2,7 @@
 //! HTTP heads and stream ends, timeouts, dead sessions and lost connections.
 
 use super::ids::ReqId;
+use crate::protocol::find;
 use crate::protocol::jsonrpc::{Id, Message};
 
 use super::absent::METHOD_NOT_FOUND;
@@ -120,7 +121,7 @@ impl Engine {
     pub(crate) fn route(&self, id: &Id) -> Option<ReqId> {
         let n = match id {
             Id::Number(n) => ReqId(*n),
-            Id::String(s) => ReqId(s.parse().ok()?),
+            Id::String(s) => ReqId(crate::json::parse_i64(s)?),
         };
         self.reqs.is_pending(n).then_some(n)
     }
@@ -326,5 +327,5 @@ impl Engine {
 /// 400 as well as 404: "No valid session ID provided", "Server not initialized"…).
 fn names_dead_session(message: &str) -> bool {
     let m = message.to_ascii_lowercase();
-    m.contains("session") || m.contains("not initialized")
+    find(&m, "session").is_some() || find(&m, "not initialized").is_some()
 }

@@ -4,10 +4,10 @@
 //! jitter on top and never below the interval.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::BinaryHeap;
 
 use super::api::Millis;
-use super::hash::IdHash;
+use super::idmap::IdMap;
 use super::ids::ReqId;
 use super::ids::Slot;
 use super::rng::Rng;
@@ -35,8 +35,8 @@ pub(crate) const CATCH_UP_THROTTLE_MS: Millis = 5_000;
 /// froze): the polls it held back are spread over one interval instead of going out at once.
 pub(crate) const LEAP_MS: Millis = 2_000;
 
-/// The timers every task has (keyed by the task's slot number, not its id: cheap to hash).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// The timers every task has (keyed by the task's slot number, not its id: cheap to order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum TaskTimer {
     /// Next status poll (or result fetch).
     Poll,
@@ -49,7 +49,7 @@ pub(crate) enum TaskTimer {
 }
 
 /// Everything the engine waits for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Timer {
     /// A task's timer, by slot.
     Task(TaskTimer, Slot),
@@ -72,7 +72,7 @@ pub(crate) enum Timer {
 /// Where a [`Timer`] other than a stream's resumption is kept: a key in 8 bytes, and which of
 /// the key's two due times is its own. A task's poll and deadline timers share one key (a
 /// running task has both set: one queue entry and one map entry for the two).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Key {
     /// A task's poll (first) and deadline (second) timers.
     Running(Slot),
@@ -142,7 +142,7 @@ impl Key {
 #[derive(Debug, Default)]
 pub(crate) struct Timers {
     queue: BinaryHeap<Reverse<(Millis, Key)>>,
-    due: HashMap<Key, Due, IdHash>,
+    due: IdMap<Key, Due>,
     resumes: Vec<(ReqId, Millis)>,
 }
 
@@ -249,7 +249,7 @@ impl Timers {
     /// The timers due before `before`, in no particular order.
     pub(crate) fn due_before(&self, before: Millis) -> Vec<Timer> {
         let mut due: Vec<Timer> = Vec::new();
-        for (key, times) in &self.due {
+        for (key, times) in self.due.iter() {
             for (which, at) in times.iter().enumerate() {
                 if at.get().is_some_and(|at| at < before) {
                     due.push(key.timer(which));

@@ -12,9 +12,8 @@
 //! - in a dialect where the server alone decides (modern), nothing is asked and nothing refused.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
 
-use super::hash::IdHash;
+use super::sorted::SortedSet;
 
 use serde_json::{Map, Value};
 
@@ -54,7 +53,7 @@ pub(crate) struct Tools {
     /// Failed attempts of the current fetch.
     errors: u32,
     pages: u32,
-    seen_cursors: HashSet<String, IdHash>,
+    seen_cursors: SortedSet<String>,
     acc: Vec<Value>,
     /// The tools by name, in a JSON object's map (the one every object already instantiates).
     by_name: Map<String, Value>,

@@ -39,10 +39,22 @@ fn exact_id(text: &str, value: &mut Value) {
     let Some(literal) = top_level_number(text, "id") else {
         return;
     };
-    if let Ok(i) = literal.parse::<i64>() {
+    if let Some(i) = parse_i64(literal) {
         *n = i.into();
     } else if let Ok(u) = literal.parse::<u64>() {
         *n = u.into();
+    }
+}
+
+/// The integer a decimal text spells, read as `str::parse::<i64>` reads it (an optional sign,
+/// then digits) by the unsigned parser, the one the binary carries.
+pub fn parse_i64(text: &str) -> Option<i64> {
+    match text.strip_prefix('-') {
+        Some(digits) if !digits.starts_with('+') => {
+            0i64.checked_sub_unsigned(digits.parse::<u64>().ok()?)
+        }
+        Some(_) => None,
+        None => i64::try_from(text.parse::<u64>().ok()?).ok(),
     }
 }
 
@@ -131,7 +143,22 @@ mod tests {
         assert_eq!(v["id"], json!(1e300));
     }
 
+    #[test]
+    fn parse_i64_reaches_both_ends() {
+        assert_eq!(parse_i64("-9223372036854775808"), Some(i64::MIN));
+        assert_eq!(parse_i64("+9223372036854775807"), Some(i64::MAX));
+        assert_eq!(parse_i64("9223372036854775808"), None);
+        assert_eq!(parse_i64("-+1"), None);
+    }
+
     proptest! {
+        /// The same integer as `str::parse::<i64>`, or none where it has none.
+        #[test]
+        fn parse_i64_reads_as_std(text in "[-+]{0,2}[0-9]{0,20}", n in any::<i64>()) {
+            prop_assert_eq!(parse_i64(&text), text.parse::<i64>().ok());
+            prop_assert_eq!(parse_i64(&n.to_string()), Some(n));
+        }
+
         /// Whatever surrounds it, the scan finds the id serde_json reads.
         #[test]
         fn the_scan_agrees_with_the_parser(

@@ -43,6 +43,15 @@ pub fn take(obj: &mut Map<String, Value>, key: &str) -> Option<Value> {
     obj.get_mut(key).map(Value::take)
 }
 
+/// Where `needle` first occurs in `text`: a plain scan, for the few short needles the client
+/// looks for (`str::find` with a `&str` brings its two-way searcher into the wasm binary).
+pub fn find(text: &str, needle: &str) -> Option<usize> {
+    if needle.is_empty() {
+        return Some(0);
+    }
+    (text.as_bytes().windows(needle.len())).position(|w| w == needle.as_bytes())
+}
+
 /// The object without the member `key` (rebuilt rather than `remove`d, for the reason above).
 pub fn without(obj: Map<String, Value>, key: &str) -> Map<String, Value> {
     if !obj.contains_key(key) {
@@ -73,6 +82,14 @@ mod tests {
         assert_eq!(take(&mut m, "a"), Some(serde_json::json!([1])));
         assert_eq!(take(&mut m, "n"), Some(Value::Null));
         assert_eq!(take(&mut m, "b"), None);
+    }
+
+    proptest::proptest! {
+        /// The same position as `str::find`, and split pieces as `str::split` (non-empty `sep`).
+        #[test]
+        fn find_agrees_with_str_find(text in "[ab\u{e9}]{0,12}", needle in "[ab\u{e9}]{0,3}") {
+            proptest::prop_assert_eq!(find(&text, &needle), text.find(needle.as_str()));
+        }
     }
 
     #[test]

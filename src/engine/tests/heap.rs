@@ -72,7 +72,7 @@ fn create_ten_thousand(dialect: Dialect, pace: u64, then: u64) -> (usize, usize)
 }
 
 /// Created quickly (in 23 s): the engine's heap at its peak is what it holds at the end, give or
-/// take a little (today both are about 520 B per task). Encoded polls or requests waiting by the
+/// take a little (today both are about 480 B per task). Encoded polls or requests waiting by the
 /// thousand would show as a peak far above it.
 #[test]
 fn creating_ten_thousand_tasks_peaks_at_what_they_keep() {
@@ -87,8 +87,8 @@ fn creating_ten_thousand_tasks_peaks_at_what_they_keep() {
 
 /// Created slowly (in 78 s, as a browser page creates them), the first tasks are polled a few
 /// times meanwhile: each poll leaves a stale timer entry behind, and the timer queue must not
-/// grow to twice its live size for them. Weighed 1 s after the last creation: today 556 B per
-/// task kept; 582 with such a queue.
+/// grow to twice its live size for them. Weighed 1 s after the last creation: today 522 B per
+/// task kept; such a queue adds about 26.
 #[test]
 fn tasks_polled_while_others_are_created_keep_a_tight_timer_queue() {
     let (kept, engine_peak) = create_ten_thousand(Dialect::Modern, 500, 1_000);

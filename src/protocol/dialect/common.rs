@@ -323,8 +323,8 @@ pub(super) fn answer_response(
 /// Recovers a JSON-RPC id from an [`InputRequest::key`] that holds it as text: a canonical
 /// integer becomes a number, anything else stays a string.
 pub(super) fn id_from_key(key: &str) -> Id {
-    match key.parse::<i64>() {
-        Ok(n) if n.to_string() == key => Id::Number(n),
+    match crate::json::parse_i64(key) {
+        Some(n) if n.to_string() == key => Id::Number(n),
         _ => Id::String(key.to_owned()),
     }
 }
