@@ -13,7 +13,7 @@ impl Framing {
     /// The framing a `Content-Type` announces.
     pub fn of(content_type: Option<&str>) -> Self {
         let ct = content_type.unwrap_or_default();
-        if ct.to_ascii_lowercase().contains("text/event-stream") {
+        if crate::protocol::find(&ct.to_ascii_lowercase(), "text/event-stream").is_some() {
             Self::Sse
         } else {
             Self::Whole

@@ -23,7 +23,7 @@ fn in_node() -> bool {
 
 /// `scheme://host[:port]` of a URL.
 fn origin(url: &str) -> &str {
-    let after_scheme = url.find("://").map_or(0, |i| i + 3);
+    let after_scheme = crate::protocol::find(url, "://").map_or(0, |i| i + 3);
     let end = url
         .get(after_scheme..)
         .and_then(|rest| rest.find(['/', '?', '#']))
