@@ -147,7 +147,9 @@ impl Engine {
         let since = snap.status_since.map_or(now, |t| t.min(now));
         let gap = scheduler::poll_gap(interval, now - since, self.visible);
         let spread = self.rng.between(0, gap);
-        let entry = self.task_entry(&id);
+        let Some(entry) = self.task_entry(&id) else {
+            return false;
+        };
         if entry.snapshot.is_some() {
             return false;
         }
