@@ -76,7 +76,7 @@ impl Engine {
         if !self.relies_on_pushes() || !self.session.quirks.has(Quirk::HeldResultLags) {
             return;
         }
-        let mut held: Vec<String> = (self.tasks.iter())
+        let held: Vec<String> = (self.tasks.iter())
             .filter(|(id, e)| {
                 **id != *except
                     && !e.is_terminal()
@@ -86,7 +86,6 @@ impl Engine {
             })
             .map(|(k, _)| k.to_owned())
             .collect();
-        held.sort_unstable();
         for t in held {
             self.close_held_result(&t);
         }
@@ -119,11 +118,10 @@ impl Engine {
             return;
         }
         self.blocking.pushes.missed = Some(self.session.epoch());
-        let mut running: Vec<String> = (self.tasks.iter())
+        let running: Vec<String> = (self.tasks.iter())
             .filter(|(_, e)| !e.subs.is_empty() && !e.is_terminal() && e.result.is_idle())
             .map(|(k, _)| k.to_owned())
             .collect();
-        running.sort_unstable();
         for t in running {
             self.hold_again(now, &t);
         }

@@ -116,8 +116,7 @@ impl Engine {
         if task.outcome.is_none() {
             task.outcome = e.outcome.as_deref().cloned();
         }
-        let mut input_keys: Vec<String> = e.input_keys.iter().cloned().collect();
-        input_keys.sort_unstable();
+        let input_keys: Vec<String> = e.input_keys.iter().cloned().collect();
         Some(TaskSnapshot {
             task,
             known: e.phase.confirmed(),

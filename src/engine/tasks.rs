@@ -405,13 +405,12 @@ impl Engine {
             return;
         }
         self.last_catch_up = Some(now);
-        let mut ids: Vec<String> = self
+        let ids: Vec<String> = self
             .tasks
             .iter()
             .filter(|(_, e)| !e.subs.is_empty() && !e.is_terminal())
             .map(|(k, _)| k.to_owned())
             .collect();
-        ids.sort_unstable();
         for t in ids {
             self.poll_spread(now, &t);
         }
