@@ -22,7 +22,8 @@ pub fn encode_value(value: &str) -> String {
     let plain = value
         .bytes()
         .all(|b| b == b'\t' || (0x20..=0x7e).contains(&b));
-    let trimmed = !value.starts_with([' ', '\t']) && !value.ends_with([' ', '\t']);
+    let blank = |b: Option<&u8>| matches!(b, Some(b' ' | b'\t'));
+    let trimmed = !blank(value.as_bytes().first()) && !blank(value.as_bytes().last());
     let sentinel_like = value.starts_with(SENTINEL_START) && value.ends_with(SENTINEL_END);
     if plain && trimmed && !sentinel_like {
         value.to_owned()
