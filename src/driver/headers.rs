@@ -194,7 +194,10 @@ pub fn retry_after_ms(ms_header: Option<&str>, header: Option<&str>, now: u64) -
 /// `digits[.digits]` times `scale` (1 or 1000), truncated to an integer; no float parsing.
 fn decimal(s: &str, scale: u64) -> Option<u64> {
     let s = s.trim();
-    let (int, frac) = s.split_once('.').unwrap_or((s, ""));
+    let (int, frac) = match crate::protocol::find(s, ".") {
+        Some(dot) => (s.get(..dot)?, s.get(dot + 1..)?),
+        None => (s, ""),
+    };
     let digits = |t: &str| t.bytes().all(|b| b.is_ascii_digit());
     if int.is_empty() || !digits(int) || !digits(frac) {
         return None;
