@@ -178,7 +178,7 @@ pub fn retry_after_ms(ms_header: Option<&str>, header: Option<&str>, now: u64) -
     if let Some(ms) = ms_header.and_then(|h| decimal(h, 1)) {
         return Some(ms);
     }
-    let h = header?.trim();
+    let h = header?.trim_ascii();
     if let Some(ms) = decimal(h, 1000) {
         return Some(ms);
     }
@@ -193,7 +193,7 @@ pub fn retry_after_ms(ms_header: Option<&str>, header: Option<&str>, now: u64) -
 
 /// `digits[.digits]` times `scale` (1 or 1000), truncated to an integer; no float parsing.
 fn decimal(s: &str, scale: u64) -> Option<u64> {
-    let s = s.trim();
+    let s = s.trim_ascii();
     let (int, frac) = match crate::protocol::find(s, ".") {
         Some(dot) => (s.get(..dot)?, s.get(dot + 1..)?),
         None => (s, ""),

@@ -98,7 +98,7 @@ fn top_level_number<'a>(text: &'a str, key: &str) -> Option<&'a str> {
 
 /// The number literal at the start of `rest` (after whitespace); empty if there is none.
 fn number_at(rest: &str) -> &str {
-    let rest = rest.trim_start();
+    let rest = rest.trim_ascii_start();
     let end = rest
         .find(|c: char| !matches!(c, '0'..='9' | '-' | '+' | '.' | 'e' | 'E'))
         .unwrap_or(rest.len());
