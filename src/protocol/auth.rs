@@ -4,6 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::headers::is_tchar;
+
 /// One challenge: its scheme and its parameters (names lowercased; a token68 has an empty name).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Challenge {
@@ -53,10 +55,6 @@ impl AuthChallenge {
             error_description: get("error_description"),
         }
     }
-}
-
-fn is_tchar(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
 }
 
 fn is_space(b: u8) -> bool {

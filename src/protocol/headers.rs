@@ -32,6 +32,13 @@ pub fn encode_value(value: &str) -> String {
     }
 }
 
+/// RFC 9110 `tchar`: a byte of a token (a header name, an authentication scheme).
+pub(crate) fn is_tchar(b: u8) -> bool {
+    // `!#$%&'*+-.^_`|~` compared, with ranges (`contains` on a list brings `memchr`).
+    b.is_ascii_alphanumeric()
+        || matches!(b, b'!' | b'#'..=b'\'' | b'*' | b'+' | b'-' | b'.' | b'^'..=b'`' | b'|' | b'~')
+}
+
 /// Standard Base64 with padding (RFC 4648 §4).
 fn base64(bytes: &[u8]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -54,6 +61,14 @@ fn base64(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tchar_is_rfc_9110_s_list() {
+        for b in 0..=u8::MAX {
+            let listed = b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
+            assert_eq!(is_tchar(b), listed, "{b}");
+        }
+    }
 
     #[test]
     fn plain_ascii_is_verbatim() {
