@@ -44,7 +44,7 @@ pub fn as_message(bytes: Vec<u8>) -> Option<String> {
         Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
     };
     let t = text.trim_start_matches('\u{feff}').trim_ascii();
-    if !(t.starts_with('{') || t.starts_with('[')) {
+    if !matches!(t.as_bytes().first(), Some(b'{' | b'[')) {
         return None;
     }
     Some(if t.len() == text.len() {

@@ -249,7 +249,7 @@ impl SseDecoder {
         self.last_event_id.clone_from(&self.id_buffer);
         let mut data = std::mem::take(&mut self.data);
         let event = std::mem::take(&mut self.event);
-        if data.ends_with('\n') {
+        if data.ends_with("\n") {
             data.pop();
         }
         if data.is_empty() {
