@@ -43,7 +43,11 @@ pub fn as_message(bytes: Vec<u8>) -> Option<String> {
         Ok(text) => text,
         Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
     };
-    let t = text.trim_start_matches('\u{feff}').trim_ascii();
+    let mut t = text.as_str();
+    while let Some(rest) = t.strip_prefix("\u{feff}") {
+        t = rest;
+    }
+    let t = t.trim_ascii();
     if !matches!(t.as_bytes().first(), Some(b'{' | b'[')) {
         return None;
     }

@@ -250,7 +250,8 @@ impl SseDecoder {
         let mut data = std::mem::take(&mut self.data);
         let event = std::mem::take(&mut self.event);
         if data.ends_with("\n") {
-            data.pop();
+            // One byte: no char to decode, as `pop` would.
+            data.truncate(data.len() - 1);
         }
         if data.is_empty() {
             return;
