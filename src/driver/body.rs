@@ -41,7 +41,7 @@ pub fn push_whole(buf: &mut Vec<u8>, chunk: Vec<u8>, limit: usize) -> Result<(),
 pub fn as_message(bytes: Vec<u8>) -> Option<String> {
     let text = match String::from_utf8(bytes) {
         Ok(text) => text,
-        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        Err(e) => crate::protocol::lossy(e.as_bytes()).into_owned(),
     };
     let mut t = text.as_str();
     while let Some(rest) = t.strip_prefix("\u{feff}") {

@@ -102,7 +102,7 @@ impl Cursor<'_> {
                 _ => out.push(b),
             }
         }
-        String::from_utf8_lossy(&out).into_owned()
+        super::lossy(&out).into_owned()
     }
 }
 

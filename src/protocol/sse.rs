@@ -223,7 +223,7 @@ impl SseDecoder {
             }
             None => (line, &[][..]),
         };
-        let value = String::from_utf8_lossy(value);
+        let value = super::lossy(value);
         match field {
             b"event" => replace(&mut self.event, &value),
             b"data" => {
