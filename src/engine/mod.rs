@@ -40,6 +40,7 @@ mod early;
 mod echo;
 mod elicit;
 mod fetch;
+mod fifo;
 pub(crate) mod hash;
 mod hold;
 pub mod idmap;

@@ -10,10 +10,9 @@
 //! connection still being taken: a timeout then starts later, never earlier; a head arriving for
 //! a transmission the model still queues proves it got through.
 
-use std::collections::VecDeque;
-
 use super::api::{Millis, Output, SendKey, Transmit};
 use super::backlog::{Backlog, Kept};
+use super::fifo::Fifo;
 use super::idmap::{IdMap, IdSet};
 use super::ids::Slot;
 use super::requests::Purpose;
@@ -39,7 +38,7 @@ pub(crate) struct Pool {
     draining: Vec<(Millis, SendKey)>,
     /// The order transmissions asked for a connection in; entries no longer in `waiting` are
     /// skipped (and swept out once they are the majority).
-    line: VecDeque<SendKey>,
+    line: Fifo<SendKey>,
     /// Transmissions waiting for a connection.
     waiting: IdSet<SendKey>,
     /// The GET listening stream is open: it holds a connection.
