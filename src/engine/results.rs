@@ -166,11 +166,13 @@ impl Engine {
         }
     }
 
-    /// Takes a task out of the waiting line; `true` if it was waiting.
+    /// Takes a task out of the waiting line (where it is once at most); `true` if it was waiting.
     pub(crate) fn unqueue_result(&mut self, task_id: &str) -> bool {
-        let before = self.blocking.queue.len();
-        self.blocking.queue.retain(|t| t != task_id);
-        before != self.blocking.queue.len()
+        let Some(at) = self.blocking.queue.iter().position(|t| t == task_id) else {
+            return false;
+        };
+        self.blocking.queue.remove(at);
+        true
     }
 
     /// The task is forgotten: its slot or place in line goes.
