@@ -179,11 +179,10 @@ impl Engine {
     /// The next poll of each of `tasks` not pushed any more, within one interval (spread over
     /// it, never sooner than the interval after the last poll).
     fn resume_polls(&mut self, now: Millis, tasks: SortedSet<String>) {
-        let ids: Vec<String> = (tasks.into_iter())
-            .filter(|t| !self.listen.pushed.contains(t.as_str()))
-            .collect();
-        for t in ids {
-            self.poll_spread(now, &t);
+        for t in tasks.iter() {
+            if !self.listen.pushed.contains(t.as_str()) {
+                self.poll_spread(now, t);
+            }
         }
     }
 
