@@ -91,14 +91,6 @@ impl Engine {
         }
     }
 
-    /// The running tasks someone follows, in id order.
-    fn followed(&self) -> impl Iterator<Item = &str> {
-        self.tasks
-            .iter()
-            .filter(|(_, e)| !e.subs.is_empty() && !e.is_terminal())
-            .map(|(k, _)| k)
-    }
-
     pub(crate) fn send_listen(&mut self, now: Millis) {
         let Some(codec) = self
             .session
@@ -119,7 +111,7 @@ impl Engine {
         self.listen.retiring = self.listen.req.take();
         self.listen.covered.clear();
         self.listen.fresh = false;
-        let ids: Vec<String> = self.followed().map(str::to_owned).collect();
+        let ids = self.tasks.followed();
         if ids.is_empty() {
             return;
         }

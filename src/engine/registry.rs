@@ -187,6 +187,21 @@ impl Registry {
         self.entries.iter().map(|(id, e)| (&**id, e.as_ref()))
     }
 
+    /// The ids of the tracked tasks `pick` says yes to, in id order: owned, so that the caller
+    /// may change the registry as it goes through them (a `dyn` test: one collecting loop in the
+    /// binary for every caller).
+    pub(crate) fn ids_where(&self, pick: &dyn Fn(&str, &TaskEntry) -> bool) -> Vec<String> {
+        (self.iter())
+            .filter(|(id, e)| pick(id, e))
+            .map(|(id, _)| id.to_owned())
+            .collect()
+    }
+
+    /// The ids of the running tasks someone follows, in id order.
+    pub(crate) fn followed(&self) -> Vec<String> {
+        self.ids_where(&|_, e| !e.subs.is_empty() && !e.is_terminal())
+    }
+
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.entries.len()

@@ -405,13 +405,7 @@ impl Engine {
             return;
         }
         self.last_catch_up = Some(now);
-        let ids: Vec<String> = self
-            .tasks
-            .iter()
-            .filter(|(_, e)| !e.subs.is_empty() && !e.is_terminal())
-            .map(|(k, _)| k.to_owned())
-            .collect();
-        for t in ids {
+        for t in self.tasks.followed() {
             self.poll_spread(now, &t);
         }
     }
