@@ -35,15 +35,20 @@ pub fn push_whole(buf: &mut Vec<u8>, chunk: Vec<u8>, limit: usize) -> Result<(),
     Ok(())
 }
 
-/// A body worth handing to the engine as a message: JSON-looking, non-empty text. Valid UTF-8
-/// with nothing to trim becomes the message in its own buffer (no copy).
+/// A body worth handing to the engine as a message: JSON-looking, non-empty text (a byte order
+/// mark and JSON's whitespace around it dropped). Valid UTF-8 with nothing to trim becomes the
+/// message in its own buffer (no copy).
 pub fn as_message(bytes: Vec<u8>) -> Option<String> {
     let text = match String::from_utf8(bytes) {
         Ok(text) => text,
-        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        Err(e) => crate::protocol::lossy(e.as_bytes()).into_owned(),
     };
-    let t = text.trim_start_matches('\u{feff}').trim();
-    if !(t.starts_with('{') || t.starts_with('[')) {
+    let mut t = text.as_str();
+    while let Some(rest) = t.strip_prefix("\u{feff}") {
+        t = rest;
+    }
+    let t = t.trim_ascii();
+    if !matches!(t.as_bytes().first(), Some(b'{' | b'[')) {
         return None;
     }
     Some(if t.len() == text.len() {

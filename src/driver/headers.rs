@@ -178,7 +178,7 @@ pub fn retry_after_ms(ms_header: Option<&str>, header: Option<&str>, now: u64) -
     if let Some(ms) = ms_header.and_then(|h| decimal(h, 1)) {
         return Some(ms);
     }
-    let h = header?.trim();
+    let h = header?.trim_ascii();
     if let Some(ms) = decimal(h, 1000) {
         return Some(ms);
     }
@@ -193,8 +193,11 @@ pub fn retry_after_ms(ms_header: Option<&str>, header: Option<&str>, now: u64) -
 
 /// `digits[.digits]` times `scale` (1 or 1000), truncated to an integer; no float parsing.
 fn decimal(s: &str, scale: u64) -> Option<u64> {
-    let s = s.trim();
-    let (int, frac) = s.split_once('.').unwrap_or((s, ""));
+    let s = s.trim_ascii();
+    let (int, frac) = match crate::protocol::find(s, ".") {
+        Some(dot) => (s.get(..dot)?, s.get(dot + 1..)?),
+        None => (s, ""),
+    };
     let digits = |t: &str| t.bytes().all(|b| b.is_ascii_digit());
     if int.is_empty() || !digits(int) || !digits(frac) {
         return None;

@@ -476,7 +476,7 @@ fn fail(d: &Driver, key: SendKey, fail: Fail) {
 
 /// The JSON-RPC message an SSE event carries (`message` events, or any JSON-looking data).
 fn message_of(ev: SseEvent) -> Option<String> {
-    (ev.event == "message" || ev.data.trim_start().starts_with('{')).then_some(ev.data)
+    (ev.event == "message" || ev.data.trim_ascii_start().starts_with("{")).then_some(ev.data)
 }
 
 /// Ends the session: sends `DELETE` (405 is fine; the result is ignored). `close()` waits for it

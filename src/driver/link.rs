@@ -21,12 +21,17 @@ fn in_node() -> bool {
     node.is_string() && field(&global, "document").is_undefined()
 }
 
+/// Whether a URL's authority (`host[:port]`) ends at byte `b`: the path, query or fragment.
+fn ends_authority(b: u8) -> bool {
+    matches!(b, b'/' | b'?' | b'#')
+}
+
 /// `scheme://host[:port]` of a URL.
 fn origin(url: &str) -> &str {
     let after_scheme = crate::protocol::find(url, "://").map_or(0, |i| i + 3);
     let end = url
         .get(after_scheme..)
-        .and_then(|rest| rest.find(['/', '?', '#']))
+        .and_then(|rest| rest.bytes().position(ends_authority))
         .map_or(url.len(), |i| after_scheme + i);
     url.get(..end).unwrap_or(url)
 }
@@ -51,7 +56,7 @@ fn multiplexed(url: &str) -> bool {
                 let same = name.to_ascii_lowercase().starts_with(&origin)
                     && name
                         .get(origin.len()..)
-                        .is_some_and(|r| r.is_empty() || r.starts_with(['/', '?', '#']));
+                        .is_some_and(|r| r.bytes().next().is_none_or(ends_authority));
                 same && (protocol == "h2" || protocol.starts_with("h3"))
             })
         })

@@ -9,6 +9,7 @@
 use std::collections::VecDeque;
 
 use super::api::{SendKey, Transmit};
+use super::fifo::Fifo;
 use super::ids::Slot;
 
 /// Room kept once a burst is out (a burst's room is given back).
@@ -32,7 +33,7 @@ pub(crate) struct Backlog {
     /// Status polls already made requests, oldest first.
     polls: VecDeque<Transmit>,
     /// The slots of tasks whose status poll is due, oldest first (after `polls`).
-    due: VecDeque<Slot>,
+    due: Fifo<Slot>,
     /// Caller's transmissions let out since the last poll.
     run: u8,
 }

@@ -33,9 +33,7 @@ impl Engine {
         if !self.visible || self.timers.next().is_none_or(|due| due >= late) {
             return;
         }
-        let mut overdue = self.timers.due_before(late);
-        overdue.sort_unstable();
-        for timer in overdue {
+        for timer in self.timers.due_before(late) {
             let Timer::Task(TaskTimer::Poll, slot) = timer else {
                 continue;
             };

@@ -311,9 +311,10 @@ impl Engine {
         };
         let id = task.task_id.clone();
         let delete = call.opts.delete_on_done || self.cfg.delete_on_done;
-        let entry = self.task_entry(&id);
-        entry.origin = origin;
-        entry.delete_on_done |= delete;
+        if let Some(entry) = self.task_entry(&id) {
+            entry.origin = origin;
+            entry.delete_on_done |= delete;
+        }
         self.attach(&id, call.sub);
         self.apply_snapshot(now, &id, task, Source::Create);
         self.apply_early_push(now, &id);
@@ -357,7 +358,9 @@ impl Engine {
         let sub = call.sub.take();
         let origin = call.req;
         let delete = call.opts.delete_on_done || self.cfg.delete_on_done;
-        let entry = self.task_entry(&task_id);
+        let Some(entry) = self.task_entry(&task_id) else {
+            return;
+        };
         entry.origin = origin;
         entry.delete_on_done |= delete;
         let fresh = entry.snapshot.is_none();

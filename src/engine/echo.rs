@@ -79,9 +79,9 @@ fn split_at_id(body: &str, n: ReqId) -> Option<(&str, &str)> {
     let digits = digits.get(..len)?;
     // The first `"id"` (a byte scan: no searcher to set up for a short body).
     let at = (body.as_bytes().windows(4)).position(|w| w.first_chunk() == Some(b"\"id\""))?;
-    let rest = body.get(at + 4..)?.trim_start();
-    let rest = rest.strip_prefix(':')?.trim_start();
-    let rest = if n < 0 { rest.strip_prefix('-')? } else { rest };
+    let rest = body.get(at + 4..)?.trim_ascii_start();
+    let rest = rest.strip_prefix(":")?.trim_ascii_start();
+    let rest = if n < 0 { rest.strip_prefix("-")? } else { rest };
     let value = rest.as_bytes().get(..len)?;
     if !value.iter().eq(digits.iter().rev()) {
         return None;

@@ -5,10 +5,10 @@
 use super::api::Millis;
 
 /// Milliseconds since the Unix epoch, or `None` when the text is not a timestamp we understand
-/// (or lies before 1970).
+/// (or lies before 1970). Surrounding ASCII whitespace is ignored.
 pub(crate) fn parse_millis(text: &str) -> Option<Millis> {
     let mut p = Cursor {
-        b: text.trim().as_bytes(),
+        b: text.trim_ascii().as_bytes(),
         i: 0,
     };
     let (year, month, day) = p.date()?;

@@ -91,13 +91,6 @@ impl Engine {
         }
     }
 
-    fn followed(&self) -> impl Iterator<Item = &str> {
-        self.tasks
-            .iter()
-            .filter(|(_, e)| !e.subs.is_empty() && !e.is_terminal())
-            .map(|(k, _)| k)
-    }
-
     pub(crate) fn send_listen(&mut self, now: Millis) {
         let Some(codec) = self
             .session
@@ -118,11 +111,10 @@ impl Engine {
         self.listen.retiring = self.listen.req.take();
         self.listen.covered.clear();
         self.listen.fresh = false;
-        let mut ids: Vec<String> = self.followed().map(str::to_owned).collect();
+        let ids = self.tasks.followed();
         if ids.is_empty() {
             return;
         }
-        ids.sort_unstable();
         let Some(out) = codec.build_listen(&self.session.info(), &ids) else {
             return;
         };
@@ -157,11 +149,10 @@ impl Engine {
             .collect();
         let before = std::mem::replace(&mut self.listen.pushed, named);
         self.listen.pushed_by = n;
-        let mut fresh: Vec<String> = (self.listen.pushed.iter())
+        let fresh: Vec<String> = (self.listen.pushed.iter())
             .filter(|t| !before.contains(t.as_str()))
             .cloned()
             .collect();
-        fresh.sort_unstable();
         for t in fresh {
             self.schedule_poll(now, &t, Source::Push);
         }
@@ -180,12 +171,10 @@ impl Engine {
     /// The next poll of each of `tasks` not pushed any more, within one interval (spread over
     /// it, never sooner than the interval after the last poll).
     fn resume_polls(&mut self, now: Millis, tasks: SortedSet<String>) {
-        let mut ids: Vec<String> = (tasks.into_iter())
-            .filter(|t| !self.listen.pushed.contains(t.as_str()))
-            .collect();
-        ids.sort_unstable();
-        for t in ids {
-            self.poll_spread(now, &t);
+        for t in tasks.iter() {
+            if !self.listen.pushed.contains(t.as_str()) {
+                self.poll_spread(now, t);
+            }
         }
     }
 

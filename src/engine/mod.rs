@@ -40,6 +40,7 @@ mod early;
 mod echo;
 mod elicit;
 mod fetch;
+mod fifo;
 pub(crate) mod hash;
 mod hold;
 pub mod idmap;
@@ -111,6 +112,7 @@ use requests::Purpose;
 use rng::Rng;
 use scheduler::{TaskTimer, Timer, Timers};
 use session::Session;
+use sorted::SortedSet;
 use tools::Tools;
 
 /// What a subscription waits on.
@@ -472,18 +474,13 @@ impl Engine {
         op
     }
 
-    /// Operations still waiting for a reply (queued or in flight).
-    fn open_ops(&self) -> Vec<OpId> {
-        let mut ops: Vec<OpId> = self
-            .reqs
-            .purposes()
+    /// Operations still waiting for a reply (queued or in flight), each once.
+    fn open_ops(&self) -> SortedSet<OpId> {
+        (self.reqs.purposes())
             .chain(self.session.waiting())
             .filter_map(Purpose::op)
             .chain(self.tools.ops.iter().copied())
-            .collect();
-        ops.sort_unstable();
-        ops.dedup();
-        ops
+            .collect()
     }
 
     /// When the engine next needs to run: its earliest timer, request timeout or hosted expiry.

@@ -1,9 +1,8 @@
 //! The requests awaiting their answers: id and key allocation, each pending request with its
 //! transmission key and timeout, and the one-way input answers whose delivery is unconfirmed.
 
-use std::collections::VecDeque;
-
 use super::api::{Millis, SendKey};
+use super::fifo::Fifo;
 use super::idmap::IdMap;
 use super::ids::ReqId;
 use super::requests::Purpose;
@@ -66,7 +65,7 @@ pub(crate) struct Requests {
     answers: IdMap<SendKey, Option<String>>,
     /// Request timeouts in the order they were set (a constant delay, so in time order too);
     /// entries of answered requests are skipped when reached.
-    timeouts: VecDeque<(Millis, ReqId)>,
+    timeouts: Fifo<(Millis, ReqId)>,
     /// The next request tracked is a resend after an HTTP 401.
     resending: bool,
 }
@@ -79,7 +78,7 @@ impl Default for Requests {
             pending: IdMap::default(),
             keys: IdMap::default(),
             answers: IdMap::default(),
-            timeouts: VecDeque::new(),
+            timeouts: Fifo::default(),
             resending: false,
         }
     }
@@ -239,7 +238,7 @@ impl Requests {
 
     /// The earliest timeout still armed (dropping stale entries on the way).
     pub(crate) fn next_timeout(&mut self) -> Option<Millis> {
-        while let Some(&front) = self.timeouts.front() {
+        while let Some(front) = self.timeouts.front() {
             if self.live_timeout(front) {
                 return Some(front.0);
             }
@@ -250,7 +249,7 @@ impl Requests {
 
     /// A request whose timeout is due.
     pub(crate) fn pop_timeout(&mut self, now: Millis) -> Option<ReqId> {
-        while let Some(&front) = self.timeouts.front() {
+        while let Some(front) = self.timeouts.front() {
             if front.0 > now {
                 return None;
             }

@@ -10,11 +10,10 @@
 //! connection still being taken: a timeout then starts later, never earlier; a head arriving for
 //! a transmission the model still queues proves it got through.
 
-use std::collections::VecDeque;
-
 use super::api::{Millis, Output, SendKey, Transmit};
 use super::backlog::{Backlog, Kept};
-use super::idmap::{IdMap, IdSet};
+use super::fifo::Fifo;
+use super::idmap::IdSet;
 use super::ids::Slot;
 use super::requests::Purpose;
 use super::Engine;
@@ -32,14 +31,16 @@ pub(crate) const HANDED_CAP: usize = 100;
 pub(crate) struct Pool {
     /// Connections per origin; `None`: no limit worth modelling (the link multiplexes).
     cap: Option<usize>,
-    /// Transmissions holding a connection, and whether their head came.
-    wired: IdMap<SendKey, bool>,
+    /// Transmissions holding a connection.
+    wired: IdSet<SendKey>,
+    /// Those of them whose head came (a set like the others: one map type's code in the binary).
+    headed: IdSet<SendKey>,
     /// Aborted responses the browser still drains: (when the connection frees, which). At most
     /// one per connection: a `Vec`.
     draining: Vec<(Millis, SendKey)>,
     /// The order transmissions asked for a connection in; entries no longer in `waiting` are
     /// skipped (and swept out once they are the majority).
-    line: VecDeque<SendKey>,
+    line: Fifo<SendKey>,
     /// Transmissions waiting for a connection.
     waiting: IdSet<SendKey>,
     /// The GET listening stream is open: it holds a connection.
@@ -90,7 +91,7 @@ impl Pool {
             return true;
         }
         if self.has_room() {
-            self.wired.insert(key, false);
+            self.wired.insert(key);
             return true;
         }
         self.line.push_back(key);
@@ -112,8 +113,8 @@ impl Pool {
     /// A transmission's head came: it holds a connection (`true`: the model still queued it;
     /// a drain it waited behind ended early).
     pub(crate) fn headed(&mut self, key: SendKey) -> bool {
-        if let Some(head) = self.wired.get_mut(&key) {
-            *head = true;
+        if self.wired.contains(&key) {
+            self.headed.insert(key);
             return false;
         }
         if !self.leave_line(key) {
@@ -122,14 +123,16 @@ impl Pool {
         if !self.draining.is_empty() {
             self.draining.remove(0);
         }
-        self.wired.insert(key, true);
+        self.wired.insert(key);
+        self.headed.insert(key);
         true
     }
 
     /// A transmission's stream is over (ended, failed): its connection goes to the next in line.
     /// Returns the transmissions that got one.
     pub(crate) fn ended(&mut self, key: SendKey) -> Vec<SendKey> {
-        if self.wired.remove(&key).is_none() {
+        self.headed.remove(&key);
+        if !self.wired.remove(&key) {
             if let Some(i) = self.draining.iter().position(|(_, k)| *k == key) {
                 self.draining.remove(i);
             } else {
@@ -142,7 +145,7 @@ impl Pool {
     /// The engine closed a transmission: one whose head came drains until `now` + [`DRAIN_MS`];
     /// others free their connection (or their place in line) at once.
     pub(crate) fn aborted(&mut self, now: Millis, key: SendKey) -> Vec<SendKey> {
-        if self.wired.get(&key) == Some(&true) {
+        if self.headed.remove(&key) {
             self.wired.remove(&key);
             self.draining.push((now.saturating_add(DRAIN_MS), key));
             return Vec::new();
@@ -188,7 +191,7 @@ impl Pool {
                 break;
             };
             if self.waiting.remove(&key) {
-                self.wired.insert(key, false);
+                self.wired.insert(key);
                 admitted.push(key);
             }
         }

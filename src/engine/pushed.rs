@@ -76,17 +76,13 @@ impl Engine {
         if !self.relies_on_pushes() || !self.session.quirks.has(Quirk::HeldResultLags) {
             return;
         }
-        let mut held: Vec<String> = (self.tasks.iter())
-            .filter(|(id, e)| {
-                **id != *except
-                    && !e.is_terminal()
-                    && e.status() != Some(TaskStatus::InputRequired)
-                    && e.result.req().is_some()
-                    && e.result.race().is_none()
-            })
-            .map(|(k, _)| k.to_owned())
-            .collect();
-        held.sort_unstable();
+        let held = self.tasks.ids_where(&|id, e| {
+            id != except
+                && !e.is_terminal()
+                && e.status() != Some(TaskStatus::InputRequired)
+                && e.result.req().is_some()
+                && e.result.race().is_none()
+        });
         for t in held {
             self.close_held_result(&t);
         }
@@ -119,11 +115,9 @@ impl Engine {
             return;
         }
         self.blocking.pushes.missed = Some(self.session.epoch());
-        let mut running: Vec<String> = (self.tasks.iter())
-            .filter(|(_, e)| !e.subs.is_empty() && !e.is_terminal() && e.result.is_idle())
-            .map(|(k, _)| k.to_owned())
-            .collect();
-        running.sort_unstable();
+        let running = self
+            .tasks
+            .ids_where(&|_, e| !e.subs.is_empty() && !e.is_terminal() && e.result.is_idle());
         for t in running {
             self.hold_again(now, &t);
         }

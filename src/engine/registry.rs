@@ -1,7 +1,6 @@
 //! The task registry: one entry per task id (one engine talks to one server), with its latest
 //! snapshot, its subscribers, poll state and cached outcome.
 
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use super::idmap::IdMap;
@@ -14,10 +13,9 @@ use super::known::Known;
 use super::api::{Millis, SubId};
 use super::echo::PollEcho;
 use super::fetch::ResultFetch;
-use super::hash::IdHash;
 use super::phase::Phase;
 use super::scheduler::{MaybeAt, PollState};
-use super::sorted::SortedSet;
+use super::sorted::{SortedMap, SortedSet};
 
 /// One tracked task.
 #[derive(Debug, Default)]
@@ -114,9 +112,9 @@ fn deadline(t: &Known) -> Option<Millis> {
 /// shared by both maps (and by the subscriptions that follow the task).
 #[derive(Debug)]
 pub(crate) struct Registry {
-    /// Boxed entries: the table's free buckets (up to half of it after a growth) then cost a
-    /// pointer each, not a whole entry.
-    entries: HashMap<Rc<str>, Box<TaskEntry>, IdHash>,
+    /// In id order; boxed entries: the room a growth leaves free then costs a pointer each, not a
+    /// whole entry.
+    entries: SortedMap<Rc<str>, Box<TaskEntry>>,
     /// Slot → task id.
     slots: IdMap<Slot, Rc<str>>,
     next_slot: Slot,
@@ -125,7 +123,7 @@ pub(crate) struct Registry {
 impl Registry {
     pub(crate) fn new() -> Self {
         Self {
-            entries: HashMap::default(),
+            entries: SortedMap::default(),
             slots: IdMap::default(),
             next_slot: Slot::FIRST,
         }
@@ -143,19 +141,20 @@ impl Registry {
         self.entries.contains_key(task_id)
     }
 
-    /// The entry of a task, created (with a fresh slot) when new.
-    pub(crate) fn entry(&mut self, task_id: &str) -> &mut TaskEntry {
-        // The shared id when tracked (no allocation), else a new one.
-        let id = self.id(task_id).unwrap_or_else(|| task_id.into());
+    /// The entry of a task, created (with a fresh slot) when new: always `Some`.
+    pub(crate) fn entry(&mut self, task_id: &str) -> Option<&mut TaskEntry> {
         let (slots, next_slot) = (&mut self.slots, &mut self.next_slot);
-        self.entries.entry(id).or_insert_with_key(|id| {
+        let entry = self.entries.get_or_insert_with(task_id, || {
+            let id: Rc<str> = task_id.into();
             let slot = next_slot.take_next();
             slots.insert(slot, id.clone());
-            Box::new(TaskEntry {
+            let entry = TaskEntry {
                 slot,
                 ..TaskEntry::default()
-            })
-        })
+            };
+            (id, Box::new(entry))
+        });
+        entry.map(Box::as_mut)
     }
 
     /// The shared id of a tracked task.
@@ -180,11 +179,27 @@ impl Registry {
     /// The entry of the task in `slot`.
     pub(crate) fn at_mut(&mut self, slot: Slot) -> Option<&mut TaskEntry> {
         let id = self.slots.get(&slot)?;
-        self.entries.get_mut(id).map(Box::as_mut)
+        self.entries.get_mut(&**id).map(Box::as_mut)
     }
 
+    /// The tracked tasks in id order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, &TaskEntry)> {
         self.entries.iter().map(|(id, e)| (&**id, e.as_ref()))
+    }
+
+    /// The ids of the tracked tasks `pick` says yes to, in id order: owned, so that the caller
+    /// may change the registry as it goes through them (a `dyn` test: one collecting loop in the
+    /// binary for every caller).
+    pub(crate) fn ids_where(&self, pick: &dyn Fn(&str, &TaskEntry) -> bool) -> Vec<String> {
+        (self.iter())
+            .filter(|(id, e)| pick(id, e))
+            .map(|(id, _)| id.to_owned())
+            .collect()
+    }
+
+    /// The ids of the running tasks someone follows, in id order.
+    pub(crate) fn followed(&self) -> Vec<String> {
+        self.ids_where(&|_, e| !e.subs.is_empty() && !e.is_terminal())
     }
 
     #[cfg(test)]

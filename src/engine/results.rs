@@ -15,8 +15,6 @@
 //! its result stream must make progress within the request timeout or it is closed and asked
 //! again (see `lifecycle.rs`).
 
-use std::collections::VecDeque;
-
 use super::ids::ReqId;
 use super::pushed::PushEvidence;
 use super::sorted::SortedSet;
@@ -34,8 +32,9 @@ use super::Engine;
 pub(crate) struct Blocking {
     /// Tasks with a blocking `tasks/result` in flight.
     open: SortedSet<String>,
-    /// Tasks waiting for a slot, in arrival order.
-    queue: VecDeque<String>,
+    /// Tasks waiting for a slot, in arrival order. A `Vec`: entries leave from anywhere, one per
+    /// freed slot (a `VecDeque<String>` would be a collection's code of its own in the binary).
+    queue: Vec<String>,
     /// A slot was freed: fill it before the next output.
     pub(crate) freed: bool,
     /// Whether the session's server pushes task statuses (see `pushed.rs`).
@@ -149,7 +148,7 @@ impl Engine {
             return true;
         }
         if !self.blocking.queue.iter().any(|t| t == task_id) {
-            self.blocking.queue.push_back(task_id.to_owned());
+            self.blocking.queue.push(task_id.to_owned());
         }
         false
     }
@@ -167,11 +166,13 @@ impl Engine {
         }
     }
 
-    /// Takes a task out of the waiting line; `true` if it was waiting.
+    /// Takes a task out of the waiting line (where it is once at most); `true` if it was waiting.
     pub(crate) fn unqueue_result(&mut self, task_id: &str) -> bool {
-        let before = self.blocking.queue.len();
-        self.blocking.queue.retain(|t| t != task_id);
-        before != self.blocking.queue.len()
+        let Some(at) = self.blocking.queue.iter().position(|t| t == task_id) else {
+            return false;
+        };
+        self.blocking.queue.remove(at);
+        true
     }
 
     /// The task is forgotten: its slot or place in line goes.
@@ -194,15 +195,13 @@ impl Engine {
                     .get(t)
                     .is_some_and(|e| e.status() == Some(TaskStatus::InputRequired))
             };
+            // One waiting for input jumps the line.
             let at = self.blocking.queue.iter().position(asking).unwrap_or(0);
-            // One waiting for input jumps the line (taken out by id: its task waits once).
-            let next = match at {
-                0 => self.blocking.queue.pop_front(),
-                _ => (self.blocking.queue.get(at).cloned()).filter(|t| self.unqueue_result(t)),
-            };
-            let Some(t) = next else {
+            if at >= self.blocking.queue.len() {
                 return;
-            };
+            }
+            // `at < len`: `remove` cannot fail.
+            let t = self.blocking.queue.remove(at);
             let Some(e) = self.tasks.get_mut(&t) else {
                 continue;
             };

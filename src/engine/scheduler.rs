@@ -246,7 +246,7 @@ impl Timers {
         }
     }
 
-    /// The timers due before `before`, in no particular order.
+    /// The timers due before `before`: the tasks' polls (and deadlines) first, by slot.
     pub(crate) fn due_before(&self, before: Millis) -> Vec<Timer> {
         let mut due: Vec<Timer> = Vec::new();
         for (key, times) in self.due.iter() {

@@ -116,8 +116,7 @@ impl Engine {
         if task.outcome.is_none() {
             task.outcome = e.outcome.as_deref().cloned();
         }
-        let mut input_keys: Vec<String> = e.input_keys.iter().cloned().collect();
-        input_keys.sort_unstable();
+        let input_keys: Vec<String> = e.input_keys.iter().cloned().collect();
         Some(TaskSnapshot {
             task,
             known: e.phase.confirmed(),
@@ -147,7 +146,9 @@ impl Engine {
         let since = snap.status_since.map_or(now, |t| t.min(now));
         let gap = scheduler::poll_gap(interval, now - since, self.visible);
         let spread = self.rng.between(0, gap);
-        let entry = self.task_entry(&id);
+        let Some(entry) = self.task_entry(&id) else {
+            return false;
+        };
         if entry.snapshot.is_some() {
             return false;
         }

@@ -1,9 +1,10 @@
 //! Ordered collections kept as a sorted `Vec`: mostly a few entries each (a task's subscribers,
-//! the open input requests, a task's answered input keys), and the engine's sets of task ids,
-//! which may name every tracked task (the pushed ones, those holding a `tasks/result`): an
-//! insertion or removal there moves the entries after it, microseconds at 10,000 tasks, while
-//! a lookup is a binary search. They iterate in the same order as `BTreeMap` and `BTreeSet`,
-//! for a fraction of the code a BTree or another hash map instantiation costs in the wasm binary.
+//! the open input requests, a task's answered input keys), and the tracked tasks by id and the
+//! engine's sets of task ids, which may name every tracked task (the pushed ones, those holding a
+//! `tasks/result`): an insertion or removal there moves the entries after it, microseconds at
+//! 10,000 tasks, while a lookup is a binary search. They iterate in the same order as `BTreeMap`
+//! and `BTreeSet`, for a fraction of the code a BTree or a hash map instantiation costs in the
+//! wasm binary.
 
 use std::borrow::Borrow;
 
@@ -37,25 +38,61 @@ impl<K: Ord, V> SortedMap<K, V> {
         match self.find(&k) {
             Ok(at) => self.0.get_mut(at).map(|e| std::mem::replace(&mut e.1, v)),
             Err(at) => {
-                if self.0.len() < SMALL {
-                    // Most hold one or two entries: no spare room while small.
-                    self.0.reserve_exact(1);
-                }
-                // `find` gives an index in `0..=len`, where `Vec::insert` cannot fail.
-                self.0.insert(at, (k, v));
+                self.insert_at(at, k, v);
                 None
             }
         }
     }
 
-    pub fn get(&self, k: &K) -> Option<&V> {
-        let at = self.find(k).ok()?;
-        self.0.get(at).map(|e| &e.1)
+    /// Inserts an entry at `at`, the index `find` gave for its absent key (in `0..=len`, where
+    /// `Vec::insert` cannot fail).
+    fn insert_at(&mut self, at: usize, k: K, v: V) {
+        if self.0.len() < SMALL {
+            // Most hold one or two entries: no spare room while small.
+            self.0.reserve_exact(1);
+        }
+        self.0.insert(at, (k, v));
     }
 
-    pub fn get_mut(&mut self, k: &K) -> Option<&mut V> {
+    pub fn get<Q: Ord + ?Sized>(&self, k: &Q) -> Option<&V>
+    where
+        K: Borrow<Q>,
+    {
+        self.get_key_value(k).map(|e| e.1)
+    }
+
+    /// The key as stored, and its value.
+    pub fn get_key_value<Q: Ord + ?Sized>(&self, k: &Q) -> Option<(&K, &V)>
+    where
+        K: Borrow<Q>,
+    {
+        let at = self.find(k).ok()?;
+        self.0.get(at).map(|(k, v)| (k, v))
+    }
+
+    pub fn get_mut<Q: Ord + ?Sized>(&mut self, k: &Q) -> Option<&mut V>
+    where
+        K: Borrow<Q>,
+    {
         let at = self.find(k).ok()?;
         self.0.get_mut(at).map(|e| &mut e.1)
+    }
+
+    /// The value of `k`, inserted first when absent: `make` builds the entry (its key equal to
+    /// `k`). `None` only if `make` gave another key.
+    pub fn get_or_insert_with<Q: Ord + ?Sized>(
+        &mut self,
+        k: &Q,
+        make: impl FnOnce() -> (K, V),
+    ) -> Option<&mut V>
+    where
+        K: Borrow<Q>,
+    {
+        if let Err(at) = self.find(k) {
+            let (key, value) = make();
+            self.insert_at(at, key, value);
+        }
+        self.get_mut(k)
     }
 
     /// Removes `k`, returning its value.
@@ -85,6 +122,15 @@ impl<K: Ord, V> SortedMap<K, V> {
 
     pub fn len(&self) -> usize {
         self.0.len()
+    }
+
+    pub fn clear(&mut self) {
+        self.0.clear();
+    }
+
+    /// The entries in ascending key order.
+    pub fn iter(&self) -> impl Iterator<Item = (&K, &V)> {
+        self.0.iter().map(|(k, v)| (k, v))
     }
 
     /// The keys in ascending order.
@@ -223,7 +269,7 @@ mod tests {
 
         #[test]
         fn a_sorted_map_behaves_like_a_btree_map(
-            ops in prop::collection::vec((0u8..4, 0u8..16, any::<u8>()), 0..64),
+            ops in prop::collection::vec((0u8..5, 0u8..16, any::<u8>()), 0..64),
         ) {
             let mut ours = SortedMap::default();
             let mut model = BTreeMap::new();
@@ -237,6 +283,10 @@ mod tests {
                             *b = b.wrapping_add(v);
                         }
                     }
+                    3 => prop_assert_eq!(
+                        ours.get_or_insert_with(&k, || (k, v)).copied(),
+                        Some(*model.entry(k).or_insert(v))
+                    ),
                     _ => {
                         ours.retain(|k, x| (k ^ *x) & 1 == 0);
                         model.retain(|k, x| (k ^ *x) & 1 == 0);
@@ -244,6 +294,7 @@ mod tests {
                 }
                 prop_assert_eq!(ours.get(&k), model.get(&k));
                 prop_assert_eq!(ours.len(), model.len());
+                prop_assert!(ours.iter().eq(model.iter()));
                 prop_assert!(ours.keys().eq(model.keys()));
                 prop_assert!(ours.values().eq(model.values()));
             }

@@ -44,8 +44,8 @@ pub(crate) enum Source {
 }
 
 impl Engine {
-    /// The entry of a task, created (with a fresh slot) when new.
-    pub(crate) fn task_entry(&mut self, task_id: &str) -> &mut TaskEntry {
+    /// The entry of a task, created (with a fresh slot) when new: always `Some`.
+    pub(crate) fn task_entry(&mut self, task_id: &str) -> Option<&mut TaskEntry> {
         self.tasks.entry(task_id)
     }
 
@@ -84,7 +84,9 @@ impl Engine {
 
     /// Adds a subscriber to a task (creating the entry), replaying what is known.
     pub(crate) fn subscribe(&mut self, now: Millis, task_id: &str, sub: SubId) {
-        let entry = self.task_entry(task_id);
+        let Some(entry) = self.task_entry(task_id) else {
+            return;
+        };
         entry.subs.insert(sub);
         let snapshot = entry.snapshot.as_ref().map(|k| k.task(task_id));
         let terminal = entry.is_terminal();
@@ -403,14 +405,7 @@ impl Engine {
             return;
         }
         self.last_catch_up = Some(now);
-        let mut ids: Vec<String> = self
-            .tasks
-            .iter()
-            .filter(|(_, e)| !e.subs.is_empty() && !e.is_terminal())
-            .map(|(k, _)| k.to_owned())
-            .collect();
-        ids.sort_unstable();
-        for t in ids {
+        for t in self.tasks.followed() {
             self.poll_spread(now, &t);
         }
     }

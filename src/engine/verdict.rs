@@ -129,13 +129,16 @@ pub fn settles(end: &End) -> bool {
 /// The text blocks of a `CallToolResult`'s `content`, one per line; `None` when there are none.
 pub fn tool_text(result: &Value) -> Option<String> {
     let blocks = result.get("content")?.as_array()?;
-    let texts: Vec<&str> = blocks
-        .iter()
+    let texts = (blocks.iter())
         .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
         .filter_map(|b| b.get("text").and_then(Value::as_str))
-        .filter(|t| !t.is_empty())
-        .collect();
-    (!texts.is_empty()).then(|| texts.join("\n"))
+        .filter(|t| !t.is_empty());
+    // Joined as they come: no `Vec` of them, and no `join` (the core build carries its code
+    // for this alone).
+    texts.fold(None, |joined, text| match joined {
+        Some(joined) => Some(joined + "\n" + text),
+        None => Some(text.to_owned()),
+    })
 }
 
 #[cfg(test)]

@@ -49,8 +49,8 @@ fn exact_id(text: &str, value: &mut Value) {
 /// The integer a decimal text spells, read as `str::parse::<i64>` reads it (an optional sign,
 /// then digits) by the unsigned parser, the one the binary carries.
 pub fn parse_i64(text: &str) -> Option<i64> {
-    match text.strip_prefix('-') {
-        Some(digits) if !digits.starts_with('+') => {
+    match text.strip_prefix("-") {
+        Some(digits) if !digits.starts_with("+") => {
             0i64.checked_sub_unsigned(digits.parse::<u64>().ok()?)
         }
         Some(_) => None,
@@ -98,9 +98,9 @@ fn top_level_number<'a>(text: &'a str, key: &str) -> Option<&'a str> {
 
 /// The number literal at the start of `rest` (after whitespace); empty if there is none.
 fn number_at(rest: &str) -> &str {
-    let rest = rest.trim_start();
-    let end = rest
-        .find(|c: char| !matches!(c, '0'..='9' | '-' | '+' | '.' | 'e' | 'E'))
+    let rest = rest.trim_ascii_start();
+    let end = (rest.bytes())
+        .position(|b| !matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
         .unwrap_or(rest.len());
     rest.get(..end).unwrap_or_default()
 }

@@ -4,6 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::headers::is_tchar;
+
 /// One challenge: its scheme and its parameters (names lowercased; a token68 has an empty name).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Challenge {
@@ -55,10 +57,6 @@ impl AuthChallenge {
     }
 }
 
-fn is_tchar(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
-}
-
 fn is_space(b: u8) -> bool {
     b == b' ' || b == b'\t'
 }
@@ -104,7 +102,7 @@ impl Cursor<'_> {
                 _ => out.push(b),
             }
         }
-        String::from_utf8_lossy(&out).into_owned()
+        super::lossy(&out).into_owned()
     }
 }
 

@@ -22,13 +22,21 @@ pub fn encode_value(value: &str) -> String {
     let plain = value
         .bytes()
         .all(|b| b == b'\t' || (0x20..=0x7e).contains(&b));
-    let trimmed = !value.starts_with([' ', '\t']) && !value.ends_with([' ', '\t']);
+    let blank = |b: Option<&u8>| matches!(b, Some(b' ' | b'\t'));
+    let trimmed = !blank(value.as_bytes().first()) && !blank(value.as_bytes().last());
     let sentinel_like = value.starts_with(SENTINEL_START) && value.ends_with(SENTINEL_END);
     if plain && trimmed && !sentinel_like {
         value.to_owned()
     } else {
         format!("{SENTINEL_START}{}{SENTINEL_END}", base64(value.as_bytes()))
     }
+}
+
+/// RFC 9110 `tchar`: a byte of a token (a header name, an authentication scheme).
+pub(crate) fn is_tchar(b: u8) -> bool {
+    // `!#$%&'*+-.^_`|~` compared, with ranges (`contains` on a list brings `memchr`).
+    b.is_ascii_alphanumeric()
+        || matches!(b, b'!' | b'#'..=b'\'' | b'*' | b'+' | b'-' | b'.' | b'^'..=b'`' | b'|' | b'~')
 }
 
 /// Standard Base64 with padding (RFC 4648 §4).
@@ -53,6 +61,14 @@ fn base64(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tchar_is_rfc_9110_s_list() {
+        for b in 0..=u8::MAX {
+            let listed = b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
+            assert_eq!(is_tchar(b), listed, "{b}");
+        }
+    }
 
     #[test]
     fn plain_ascii_is_verbatim() {

@@ -17,6 +17,8 @@ pub mod tool_headers;
 #[cfg(test)]
 mod property_tests;
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
 /// A JSON object of these members: `json!` without serializing each member into a `Value`
@@ -52,6 +54,34 @@ pub fn find(text: &str, needle: &str) -> Option<usize> {
     (text.as_bytes().windows(needle.len())).position(|w| w == needle.as_bytes())
 }
 
+/// `bytes` as text, each invalid UTF-8 sequence replaced by U+FFFD (borrowed when valid): what
+/// `String::from_utf8_lossy` gives, built on `str::from_utf8`, whose validator the binary carries
+/// anyway, instead of a second decoder.
+pub fn lossy(bytes: &[u8]) -> Cow<'_, str> {
+    let mut error = match std::str::from_utf8(bytes) {
+        Ok(text) => return Cow::Borrowed(text),
+        Err(e) => e,
+    };
+    let mut text = String::with_capacity(bytes.len() + 2);
+    let mut rest = bytes;
+    loop {
+        let (valid, after) = rest.split_at(error.valid_up_to());
+        text.push_str(std::str::from_utf8(valid).unwrap_or_default());
+        text.push('\u{FFFD}');
+        // An incomplete sequence at the end is replaced as a whole.
+        rest = after
+            .get(error.error_len().unwrap_or(after.len())..)
+            .unwrap_or_default();
+        match std::str::from_utf8(rest) {
+            Ok(tail) => {
+                text.push_str(tail);
+                return Cow::Owned(text);
+            }
+            Err(e) => error = e,
+        }
+    }
+}
+
 /// The object without the member `key` (rebuilt rather than `remove`d, for the reason above).
 pub fn without(obj: Map<String, Value>, key: &str) -> Map<String, Value> {
     if !obj.contains_key(key) {
@@ -85,6 +115,20 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// The same text as `String::from_utf8_lossy`, for any bytes: text with stray bytes
+        /// put in (cutting its sequences too).
+        #[test]
+        fn lossy_agrees_with_std(
+            text in "\\PC{0,8}",
+            junk in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..6),
+            at in 0usize..40,
+        ) {
+            let mut bytes = text.into_bytes();
+            let at = at.min(bytes.len());
+            bytes.splice(at..at, junk);
+            proptest::prop_assert_eq!(lossy(&bytes), String::from_utf8_lossy(&bytes));
+        }
+
         /// The same position as `str::find`, and split pieces as `str::split` (non-empty `sep`).
         #[test]
         fn find_agrees_with_str_find(text in "[ab\u{e9}]{0,12}", needle in "[ab\u{e9}]{0,3}") {

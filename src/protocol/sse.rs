@@ -223,7 +223,7 @@ impl SseDecoder {
             }
             None => (line, &[][..]),
         };
-        let value = String::from_utf8_lossy(value);
+        let value = super::lossy(value);
         match field {
             b"event" => replace(&mut self.event, &value),
             b"data" => {
@@ -249,8 +249,9 @@ impl SseDecoder {
         self.last_event_id.clone_from(&self.id_buffer);
         let mut data = std::mem::take(&mut self.data);
         let event = std::mem::take(&mut self.event);
-        if data.ends_with('\n') {
-            data.pop();
+        if data.ends_with("\n") {
+            // One byte: no char to decode, as `pop` would.
+            data.truncate(data.len() - 1);
         }
         if data.is_empty() {
             return;

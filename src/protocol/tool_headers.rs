@@ -5,7 +5,7 @@
 use serde_json::{Map, Value};
 
 use super::dialect::ProtocolError;
-use super::headers::{encode_value, PARAM_PREFIX};
+use super::headers::{encode_value, is_tchar, PARAM_PREFIX};
 
 const ANNOTATION: &str = "x-mcp-header";
 /// Largest integer JavaScript represents exactly (2^53 - 1).
@@ -153,11 +153,6 @@ fn annotation(
             "`{name}` is not on a string, integer or boolean"
         ))),
     }
-}
-
-/// RFC 9110 `tchar`.
-fn is_tchar(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
 }
 
 #[cfg(test)]
