@@ -21,9 +21,10 @@ pub type Settle = (Function, Function);
 
 /// A promise and its settle functions.
 pub fn deferred() -> (Promise, Settle) {
-    let mut slot: Option<Settle> = None;
-    let p = Promise::new(&mut |res, rej| slot = Some((res, rej)));
-    let settle = slot.unwrap_or_else(|| (Function::new_no_args(""), Function::new_no_args("")));
+    // The executor runs before `Promise::new` returns: the placeholders are always replaced.
+    let undefined = || JsValue::UNDEFINED.unchecked_into::<Function>();
+    let mut settle = (undefined(), undefined());
+    let p = Promise::new(&mut |res, rej| settle = (res, rej));
     (p, settle)
 }
 
