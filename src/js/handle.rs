@@ -4,7 +4,7 @@ use std::cell::{Cell, RefCell, RefMut};
 use std::collections::VecDeque;
 use std::rc::{Rc, Weak};
 
-use js_sys::{Array, Function, Object, Promise, Reflect};
+use js_sys::{Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use web_sys::AbortSignal;
 
@@ -48,15 +48,9 @@ pub struct SignalHook {
 }
 
 impl SignalHook {
-    /// Calls `cb` (once) when `signal` aborts.
+    /// Calls `cb` when `signal` aborts (a signal aborts once).
     pub fn listen(signal: AbortSignal, cb: Closure<dyn FnMut()>) -> Self {
-        let opts = Object::new();
-        let _ = Reflect::set(&opts, &"once".into(), &JsValue::TRUE);
-        let _ = call_method(
-            &signal,
-            "addEventListener",
-            &[&"abort".into(), cb.as_ref(), &opts],
-        );
+        let _ = signal.add_event_listener_with_callback("abort", cb.as_ref().unchecked_ref());
         Self { signal, cb }
     }
 }
@@ -64,11 +58,8 @@ impl SignalHook {
 impl Drop for SignalHook {
     fn drop(&mut self) {
         // The closure dies here: the signal must not call it afterwards.
-        let _ = call_method(
-            &self.signal,
-            "removeEventListener",
-            &[&"abort".into(), self.cb.as_ref()],
-        );
+        let cb = self.cb.as_ref().unchecked_ref();
+        let _ = self.signal.remove_event_listener_with_callback("abort", cb);
     }
 }
 
@@ -365,15 +356,6 @@ impl HandleState {
         })
         .into_js_value()
     }
-}
-
-fn call_method(target: &JsValue, name: &str, args: &[&JsValue]) -> Result<JsValue, JsValue> {
-    let f: Function = Reflect::get(target, &name.into())?.dyn_into()?;
-    let arr = Array::new();
-    for a in args {
-        arr.push(a);
-    }
-    f.apply(target, &arr)
 }
 
 /// One subscription to one task (or plain request). Obtain it from `callTool`, `request` or `watch`.
