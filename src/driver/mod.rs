@@ -8,6 +8,7 @@
 #[cfg(feature = "oauth")]
 pub mod auth;
 pub mod body;
+pub mod deferred;
 pub mod era;
 pub mod global;
 pub mod headers;

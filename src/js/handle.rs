@@ -16,25 +16,8 @@ use crate::engine::api::{End, SubId};
 use crate::engine::known::Known;
 use crate::protocol::model;
 
-/// A pending promise's settle functions.
-pub type Settle = (Function, Function);
-
-/// A promise and its settle functions.
-pub fn deferred() -> (Promise, Settle) {
-    // The executor runs before `Promise::new` returns: the placeholders are always replaced.
-    let undefined = || JsValue::UNDEFINED.unchecked_into::<Function>();
-    let mut settle = (undefined(), undefined());
-    let p = Promise::new(&mut |res, rej| settle = (res, rej));
-    (p, settle)
-}
-
-fn resolve(s: &Settle, v: &JsValue) {
-    let _ = s.0.call1(&JsValue::UNDEFINED, v);
-}
-
-fn reject(s: &Settle, v: &JsValue) {
-    let _ = s.1.call1(&JsValue::UNDEFINED, v);
-}
+pub use crate::driver::deferred::{deferred, Settle};
+use crate::driver::deferred::{reject, resolve};
 
 /// Calls a user callback; a throwing callback must not disturb the client.
 fn call_user(f: &Function, v: &JsValue) {
