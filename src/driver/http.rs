@@ -304,7 +304,7 @@ fn head(d: &Driver, key: SendKey, res: JsValue) {
         if let (401 | 403, Some(shell)) = (status, d.with(|st| st.headers.auth())) {
             let used = d.with(|st| st.http.inflight.get(&key).and_then(|x| x.used.clone()));
             let d = d.clone();
-            wasm_bindgen_futures::spawn_local(async move {
+            super::spawn(async move {
                 let challenge = io::header(&res, "www-authenticate");
                 shell
                     .challenged(status, challenge.as_deref(), used.as_deref())

@@ -18,6 +18,7 @@ use crate::protocol::model;
 
 pub use crate::driver::deferred::{deferred, Settle};
 use crate::driver::deferred::{reject, resolve};
+use crate::driver::spawn;
 
 /// Calls a user callback; a throwing callback must not disturb the client.
 fn call_user(f: &Function, v: &JsValue) {
@@ -401,7 +402,7 @@ impl TaskHandle {
         if self.st.task.borrow().is_some() {
             let st = self.st.clone();
             let version = st.version.get();
-            wasm_bindgen_futures::spawn_local(async move {
+            spawn(async move {
                 // Replay only if still subscribed and nothing newer was delivered meanwhile.
                 let live = st.cbs.borrow().iter().any(|(i, _)| *i == id);
                 let task = st.snapshot().map(|t| to_js(&t));
@@ -419,7 +420,7 @@ impl TaskHandle {
     pub fn on_done(&self, cb: Function) -> JsValue {
         if let Some(done) = self.st.done.borrow().as_ref() {
             let js = to_js(done);
-            wasm_bindgen_futures::spawn_local(async move { call_user(&cb, &js) });
+            spawn(async move { call_user(&cb, &js) });
             return self.st.off(0);
         }
         let id = self.st.subscribe(DONE, cb);

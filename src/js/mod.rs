@@ -22,11 +22,11 @@ use std::rc::Rc;
 use js_sys::{Function, Promise, Reflect};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::{spawn_local, JsFuture};
+use wasm_bindgen_futures::JsFuture;
 
 use crate::driver::era::EraKey;
 use crate::driver::tabs::{Link, Requestor, SharedOptions};
-use crate::driver::{DriverOptions, Host};
+use crate::driver::{spawn, DriverOptions, Host};
 use crate::engine::api::{ClientError, DialectChoice, End, Event, OpId, SubId, INPUT_WITHDRAWN};
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model;
@@ -217,7 +217,7 @@ impl ClientInner {
         let handler = self.on_input.clone();
         let extra = self.input_aborts.start(id);
         let weak = Rc::downgrade(self);
-        spawn_local(async move {
+        spawn(async move {
             let answer = match handler {
                 None if ev.method == "elicitation/create" => {
                     Ok(crate::protocol::object([("action", "decline".into())]))
