@@ -70,7 +70,9 @@ type Ready = Settle;
 pub struct ClientInner {
     driver: RefCell<Option<Link>>,
     subs: RefCell<IdMap<SubId, Rc<HandleState>>>,
-    ops: RefCell<IdMap<OpId, Pending>>,
+    /// The one-shot operations awaiting their reply (a few at a time: a `Vec` costs less wasm
+    /// than another map instantiation).
+    ops: RefCell<Vec<(OpId, Pending)>>,
     on_input: Option<Function>,
     /// The signals of the input requests `onInput` is handling.
     input_aborts: aborts::InputAborts,
@@ -132,7 +134,11 @@ impl ClientInner {
                 request,
             } => self.answer_input(id, task_id, request),
             Event::Reply { op, result } => {
-                let pending = self.ops.borrow_mut().remove(&op);
+                let pending = {
+                    let mut ops = self.ops.borrow_mut();
+                    let at = ops.iter().position(|(id, _)| *id == op);
+                    at.map(|at| ops.swap_remove(at).1)
+                };
                 if let Some(p) = pending {
                     settle_op(p, result);
                 }
@@ -315,7 +321,7 @@ impl ClientInner {
             Ok(d) => {
                 let me = self.clone();
                 d.op_then(run, move |op| {
-                    me.ops.borrow_mut().insert(*op, make(s));
+                    me.ops.borrow_mut().push((*op, make(s)));
                 });
             }
             Err(e) => {
