@@ -8,83 +8,32 @@
 //
 //   node scripts/short-names.mjs <module_bg.wasm> <file that names its imports/exports>...
 import { readFileSync, writeFileSync } from "node:fs";
+import { EXPORT, IMPORT, Reader, encode, encodeLeb, encodeName, sections } from "./wasm-module.mjs";
 
 const [wasmPath, ...textPaths] = process.argv.slice(2);
 const wasm = readFileSync(wasmPath);
+const list = sections(wasm);
 
-let at = 0;
-const leb = () => {
-  let value = 0;
-  let shift = 0;
-  let byte;
-  do {
-    byte = wasm[at++];
-    value += (byte & 0x7f) * 2 ** shift;
-    shift += 7;
-  } while (byte & 0x80);
-  return value;
-};
-const encodeLeb = (n) => {
-  const bytes = [];
-  do {
-    let byte = n % 128;
-    n = Math.floor(n / 128);
-    if (n) byte |= 0x80;
-    bytes.push(byte);
-  } while (n);
-  return Buffer.from(bytes);
-};
-const readName = () => {
-  const len = leb();
-  at += len;
-  return wasm.subarray(at - len, at).toString();
-};
-const encodeName = (s) => {
-  const bytes = Buffer.from(s);
-  return Buffer.concat([encodeLeb(bytes.length), bytes]);
-};
-// Skips an import's description (function, table, memory or global).
-const skipImportDesc = () => {
-  const kind = wasm[at++];
-  if (kind === 0) leb();
-  else if (kind === 1 || kind === 2) {
-    if (kind === 1) at++; // reference type
-    const flags = wasm[at++];
-    leb();
-    if (flags & 1) leb();
-  } else if (kind === 3) at += 2;
-  else throw new Error(`import kind ${kind}`);
-};
-
-// The module's sections as [id, body start, body end].
-const sections = [];
-at = 8;
-while (at < wasm.length) {
-  const id = wasm[at++];
-  const len = leb();
-  sections.push([id, at, at + len]);
-  at += len;
-}
-
-// Every import and export name, in order, to rename without clashing with one kept.
-const IMPORT = 2;
-const EXPORT = 7;
-const names = [];
-for (const [id, start] of sections) {
-  if (id !== IMPORT && id !== EXPORT) continue;
-  at = start;
-  for (let n = leb(); n > 0; n--) {
-    if (id === IMPORT) {
-      readName();
-      names.push(readName());
-      skipImportDesc();
-    } else {
-      names.push(readName());
-      at++;
-      leb();
-    }
+// Reads one entry of the import or export section `id` (its name, then the rest as bytes).
+const entry = (id, r) => {
+  const module = id === IMPORT ? r.name() : null;
+  const name = r.name();
+  const desc = r.at;
+  if (id === IMPORT) r.importDesc();
+  else {
+    r.byte();
+    r.leb();
   }
-}
+  return { module, name, desc: r.bytes.subarray(desc, r.at) };
+};
+const entries = (section) => {
+  const r = new Reader(section.body);
+  return Array.from({ length: r.leb() }, () => entry(section.id, r));
+};
+const named = list.filter((s) => s.id === IMPORT || s.id === EXPORT);
+
+// Every import and export name, to rename without clashing with one kept.
+const names = named.flatMap((s) => entries(s).map((e) => e.name));
 const taken = new Set(names);
 const renames = new Map();
 let invokes = 0;
@@ -98,29 +47,16 @@ for (const name of names) {
   renames.set(name, short);
 }
 
-// The import and export sections rewritten; the others copied.
-const out = [wasm.subarray(0, 8)];
-for (const [id, start, end] of sections) {
-  let body = wasm.subarray(start, end);
-  if (id === IMPORT || id === EXPORT) {
-    at = start;
-    const count = leb();
-    const parts = [encodeLeb(count)];
-    for (let n = count; n > 0; n--) {
-      if (id === IMPORT) parts.push(encodeName(readName()));
-      const name = readName();
-      const desc = at;
-      if (id === IMPORT) skipImportDesc();
-      else {
-        at++;
-        leb();
-      }
-      parts.push(encodeName(renames.get(name) ?? name), wasm.subarray(desc, at));
-    }
-    body = Buffer.concat(parts);
+for (const section of named) {
+  const all = entries(section);
+  const parts = [encodeLeb(all.length)];
+  for (const { module, name, desc } of all) {
+    if (module !== null) parts.push(encodeName(module));
+    parts.push(encodeName(renames.get(name) ?? name), desc);
   }
-  out.push(Buffer.from([id]), encodeLeb(body.length), body);
+  section.body = Buffer.concat(parts);
 }
+
 // Longest first: no name is replaced inside a longer one. The glue (the first file) must spell
 // every renamed name: it is what instantiates the module.
 const ordered = [...renames].sort((a, b) => b[0].length - a[0].length);
@@ -132,4 +68,4 @@ textPaths.forEach((path, i) => {
   for (const [from, to] of ordered) text = text.split(from).join(to);
   writeFileSync(path, text);
 });
-writeFileSync(wasmPath, Buffer.concat(out));
+writeFileSync(wasmPath, encode(wasm, list));
