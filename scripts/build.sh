@@ -52,7 +52,7 @@ minify() { # <file.js>
   local head
   head=$(head -n 1 "$1")
   [[ $head == "/* @ts-self-types="* ]] || head=""
-  "$ESBUILD" "$1" --minify-whitespace --minify-syntax --format=esm --target=es2020 --log-level=warning --outfile="$1.min"
+  "$ESBUILD" "$1" --minify-whitespace --minify-syntax --format=esm --target=es2022 --log-level=warning --outfile="$1.min"
   { [ -z "$head" ] || echo "$head"; cat "$1.min"; } > "$1"
   rm "$1.min"
 }
@@ -100,6 +100,9 @@ package() {
   cp src/js/npm/index.js src/js/npm/node.js src/js/npm/extras.js src/js/npm/extras.d.ts src/js/npm/react.js src/js/npm/react.d.ts src/js/npm/auth.js src/js/npm/auth.d.ts src/js/npm/auth-node.js src/js/npm/auth-node.d.ts LICENSE-MIT LICENSE-APACHE "$PKG/"
   # The core entry points are the same files, sharing the root's extras (one McpTaskError class).
   for f in index.js node.js; do sed 's#"\./extras\.js"#"../extras.js"#' "src/js/npm/$f" > "$PKG/core/$f"; done
+  # The hand-written modules ship minified too (their .d.ts files carry the documentation).
+  local js
+  for js in index.js node.js extras.js react.js auth.js auth-node.js core/index.js core/node.js; do minify "$PKG/$js"; done
   typings "$PKG"
   typings "$PKG/core"
   sed -i 's#"\./extras\.js"#"../extras.js"#' "$PKG/core/index.d.ts"
