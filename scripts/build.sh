@@ -13,8 +13,9 @@ NAME=mcp_task_client
 log() { printf '\033[1m[build]\033[0m %s\n' "$*"; }
 
 WASM_OPT=$ROOT/scripts/tools/node_modules/.bin/wasm-opt
-if [ ! -x "$WASM_OPT" ]; then
-  log "installing binaryen (npm) into scripts/tools"
+ESBUILD=$ROOT/scripts/tools/node_modules/.bin/esbuild
+if [ ! -x "$WASM_OPT" ] || [ ! -x "$ESBUILD" ]; then
+  log "installing binaryen and esbuild (npm) into scripts/tools"
   (cd scripts/tools && npm ci --no-audit --no-fund --loglevel=error)
 fi
 "$WASM_OPT" --version | grep -q 'version 132' || { echo "wasm-opt is not binaryen 132" >&2; exit 1; }
@@ -45,21 +46,37 @@ RAW_CORE=$TARGET_DIR/pkg-raw/core.wasm
 build "$RAW_FULL"
 build "$RAW_CORE" --no-default-features
 
+# esbuild's whitespace and syntax minification of an ES module, in place; a first line
+# `/* @ts-self-types=… */` (the glue's pointer to its .d.ts) is kept.
+minify() { # <file.js>
+  local head
+  head=$(head -n 1 "$1")
+  [[ $head == "/* @ts-self-types="* ]] || head=""
+  "$ESBUILD" "$1" --minify-whitespace --minify-syntax --format=esm --target=es2022 --log-level=warning --outfile="$1.min"
+  { [ -z "$head" ] || echo "$head"; cat "$1.min"; } > "$1"
+  rm "$1.min"
+}
+
 # wasm-bindgen → wasm-opt into <dir>.
 bindgen() { # <raw wasm> <dir>
   log "wasm-bindgen --target web → $2"
   wasm-bindgen --target web --out-dir "$2" --out-name "$NAME" "$1"
-  # The driver's I/O module (src/driver/io.js, copied into snippets/) ships without its comments,
-  # blank lines and indentation: whole-line `//` comments and ` // ` tails go (its strings hold no
-  # `//`).
-  find "$2/snippets" -name '*.js' -exec sed -i -e '/^\s*\/\//d' -e 's/^\s*//' -e 's/\s\/\/ .*$//' -e '/^$/d' {} +
-  # The glue repeats every Rust doc comment as JSDoc; the .d.ts (which editors read, through the
-  # glue's @ts-self-types) keeps them: −2.1 KB gz per build.
-  perl -0pi -e 's{^[ \t]*/\*\*.*?\*/\n}{}gms' "$2/$NAME.js"
+  # The glue and the driver's I/O module (src/driver/io.js, copied into snippets/) ship minified:
+  # no comments (the glue repeats every Rust doc comment as JSDoc; the .d.ts, which editors read,
+  # keeps them), whitespace or redundant syntax. Names stay (a class keeps its `name`).
+  local js
+  for js in "$2/$NAME.js" $(find "$2/snippets" -name '*.js'); do minify "$js"; done
+  # The table slots of closure entry points nothing calls (js-sys's, kept by wasm-bindgen's
+  # descriptors) are freed for wasm-opt to remove them (scripts/unused-shims.mjs): −0.75 KB gz.
+  node scripts/unused-shims.mjs "$2/${NAME}_bg.wasm"
+  # The imports' hashed names and the closures' mangled entry points, shortened in the wasm and
+  # everywhere they are spelled (scripts/short-names.mjs): −1.3 KB gz in each of wasm and glue.
+  node scripts/short-names.mjs "$2/${NAME}_bg.wasm" "$2/$NAME.js" "$2/$NAME.d.ts" "$2/${NAME}_bg.wasm.d.ts"
   # -Os --converge: the smallest gzipped module of the flags measured (-Oz alone: ~1 KB more gz,
-  # though ~6 KB fewer raw bytes; what is shipped is gzipped).
+  # though ~6 KB fewer raw bytes; what is shipped is gzipped). Then the custom sections no engine
+  # reads go (the toolchain's `producers`, the `target_features` wasm-opt has read): −0.2 KB gz.
   log "wasm-opt -Os --converge"
-  "$WASM_OPT" -Os --converge "$2/${NAME}_bg.wasm" -o "$2/${NAME}_bg.opt.wasm"
+  "$WASM_OPT" -Os --converge --strip-producers --strip-target-features "$2/${NAME}_bg.wasm" -o "$2/${NAME}_bg.opt.wasm"
   mv "$2/${NAME}_bg.opt.wasm" "$2/${NAME}_bg.wasm"
 }
 
@@ -83,6 +100,9 @@ package() {
   cp src/js/npm/index.js src/js/npm/node.js src/js/npm/extras.js src/js/npm/extras.d.ts src/js/npm/react.js src/js/npm/react.d.ts src/js/npm/auth.js src/js/npm/auth.d.ts src/js/npm/auth-node.js src/js/npm/auth-node.d.ts LICENSE-MIT LICENSE-APACHE "$PKG/"
   # The core entry points are the same files, sharing the root's extras (one McpTaskError class).
   for f in index.js node.js; do sed 's#"\./extras\.js"#"../extras.js"#' "src/js/npm/$f" > "$PKG/core/$f"; done
+  # The hand-written modules ship minified too (their .d.ts files carry the documentation).
+  local js
+  for js in index.js node.js extras.js react.js auth.js auth-node.js core/index.js core/node.js; do minify "$PKG/$js"; done
   typings "$PKG"
   typings "$PKG/core"
   sed -i 's#"\./extras\.js"#"../extras.js"#' "$PKG/core/index.d.ts"
@@ -94,7 +114,7 @@ package() {
 # pkg/ is rebuilt only when cargo's output, the tools or what else goes into the package changed (a
 # warm rerun of the test command then skips wasm-bindgen and the ~40 s of wasm-opt).
 STAMP=$TARGET_DIR/pkg.stamp
-INPUTS=$({ cat "$RAW_FULL" "$RAW_CORE" scripts/build.sh src/js/npm/* LICENSE-MIT LICENSE-APACHE Cargo.toml; wasm-bindgen --version; "$WASM_OPT" --version; } | sha256sum | cut -d' ' -f1)
+INPUTS=$({ cat "$RAW_FULL" "$RAW_CORE" scripts/build.sh scripts/wasm-module.mjs scripts/unused-shims.mjs scripts/short-names.mjs src/js/npm/* LICENSE-MIT LICENSE-APACHE Cargo.toml; wasm-bindgen --version; "$WASM_OPT" --version; "$ESBUILD" --version; } | sha256sum | cut -d' ' -f1)
 built() { [ -f "$PKG/${NAME}_bg.wasm" ] && [ -f "$PKG/core/${NAME}_bg.wasm" ] && echo "$INPUTS $(cat "$PKG/${NAME}_bg.wasm" "$PKG/core/${NAME}_bg.wasm" | sha256sum | cut -d' ' -f1)"; }
 if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$(built)" ]; then
   log "pkg/ is up to date"

@@ -2,7 +2,9 @@
 
 use js_sys::{Array, Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::{spawn_local, JsFuture};
+use wasm_bindgen_futures::JsFuture;
+
+use super::spawn;
 
 #[cfg(feature = "oauth")]
 use std::rc::Rc;
@@ -85,13 +87,13 @@ impl HeaderSource {
             Self::Fixed(h) => then(Ok(h.clone())),
             Self::Provider(f) => match f.call0(&JsValue::UNDEFINED) {
                 Err(e) => then(Err(threw(&e))),
-                Ok(v) if is_thenable(&v) => spawn_local(async move { then(settled(v).await) }),
+                Ok(v) if is_thenable(&v) => spawn(async move { then(settled(v).await) }),
                 Ok(v) => then(collected(&v)),
             },
             #[cfg(feature = "oauth")]
             Self::Auth(..) => {
                 let source = self.clone();
-                spawn_local(async move { then(source.resolve().await) });
+                spawn(async move { then(source.resolve().await) });
             }
         }
     }

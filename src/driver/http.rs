@@ -7,11 +7,12 @@
 
 use crate::engine::idmap::IdMap;
 
-use futures::channel::oneshot;
 use js_sys::{Array, Uint8Array};
 use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
 
 use super::body::{self, Framing};
+use super::deferred::{deferred, resolve, Settle};
 use super::global::{self, describe};
 use super::headers::retry_after_ms;
 use super::io::{self, Io, Report};
@@ -29,8 +30,9 @@ pub struct Http {
     io: Io,
     inflight: IdMap<SendKey, Exchange>,
     delete_deadline: Option<u64>,
-    delete_tx: Option<oneshot::Sender<()>>,
-    pub delete_done: Option<oneshot::Receiver<()>>,
+    /// Resolves `delete_done` when the session `DELETE` ended (or its grace ran out).
+    delete_tx: Option<Settle>,
+    pub delete_done: Option<JsFuture>,
 }
 
 /// One exchange in flight.
@@ -96,8 +98,8 @@ impl Http {
     fn delete_finished(&mut self) {
         self.io.abort(DELETE_KEY);
         self.delete_deadline = None;
-        if let Some(tx) = self.delete_tx.take() {
-            let _ = tx.send(());
+        if let Some(s) = self.delete_tx.take() {
+            resolve(&s, &JsValue::UNDEFINED);
         }
     }
 }
@@ -302,7 +304,7 @@ fn head(d: &Driver, key: SendKey, res: JsValue) {
         if let (401 | 403, Some(shell)) = (status, d.with(|st| st.headers.auth())) {
             let used = d.with(|st| st.http.inflight.get(&key).and_then(|x| x.used.clone()));
             let d = d.clone();
-            wasm_bindgen_futures::spawn_local(async move {
+            super::spawn(async move {
                 let challenge = io::header(&res, "www-authenticate");
                 shell
                     .challenged(status, challenge.as_deref(), used.as_deref())
@@ -482,12 +484,12 @@ fn message_of(ev: SseEvent) -> Option<String> {
 /// Ends the session: sends `DELETE` (405 is fine; the result is ignored). `close()` waits for it
 /// at most [`DELETE_GRACE_MS`].
 pub fn end_session(d: &Driver, headers: Vec<(String, String)>) {
-    let (tx, rx) = oneshot::channel();
+    let (done, settle) = deferred();
     let source = d.with(|st| {
         st.http.io.abort(DELETE_KEY);
-        st.http.delete_tx = Some(tx);
+        st.http.delete_tx = Some(settle);
         st.http.delete_deadline = Some(global::now() + DELETE_GRACE_MS);
-        st.http.delete_done = Some(rx);
+        st.http.delete_done = Some(JsFuture::from(done));
         st.headers.clone()
     });
     let d = d.clone();

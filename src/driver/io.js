@@ -1,7 +1,7 @@
 // A client's I/O: fetch requests and their response bodies, one WebSocket, one timer. It moves
 // bytes and reports plain values to one sink, `sink(kind, key, value)`, never from inside a call
-// the driver makes; the driver decides everything else. scripts/build.sh strips its comments when
-// packaging: no `//` inside a string.
+// the driver makes; the driver decides everything else. scripts/build.sh minifies it when
+// packaging.
 
 // What the sink hears (the kinds the driver matches on).
 const HEAD = 0; // (key, response): the status and headers arrived; the body waits for `read(key)`

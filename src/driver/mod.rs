@@ -8,6 +8,7 @@
 #[cfg(feature = "oauth")]
 pub mod auth;
 pub mod body;
+pub mod deferred;
 pub mod era;
 pub mod global;
 pub mod headers;
@@ -36,6 +37,13 @@ use crate::engine::Engine;
 pub use headers::HeaderSource;
 use io::{Io, Report};
 use timer::Timer;
+
+/// Runs `f` on the current thread (next microtask), boxed: one copy of the executor's spawn path
+/// serves every background task of the driver and the JS face.
+pub fn spawn(f: impl std::future::Future<Output = ()> + 'static) {
+    let f: std::pin::Pin<Box<dyn std::future::Future<Output = ()>>> = Box::pin(f);
+    wasm_bindgen_futures::spawn_local(f);
+}
 
 /// Which transport carries the messages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

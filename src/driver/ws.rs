@@ -6,10 +6,11 @@
 //! refuse when one was requested: a first socket that fails before opening is tried once more at
 //! once without `mcp`, and if that one opens, the client keeps asking for none.
 
-use futures::channel::oneshot;
 use js_sys::Function;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
 
+use super::deferred::{deferred, reject, resolve, Settle};
 use super::global::describe;
 use super::io::Io;
 use super::Driver;
@@ -25,7 +26,8 @@ pub struct Ws {
     /// A socket exists (opening or open).
     socket: bool,
     open: bool,
-    first: Option<oneshot::Sender<Result<(), String>>>,
+    /// Settles `open_first`: resolved when the first socket opened, rejected with why it failed.
+    first: Option<Settle>,
     /// Request the `mcp` subprotocol (until a first socket opened only without it).
     subprotocol: bool,
 }
@@ -53,19 +55,23 @@ impl Ws {
 
 /// Opens the first socket and waits until it is open.
 pub async fn open_first(d: &Driver) -> Result<(), ClientError> {
-    let (tx, rx) = oneshot::channel();
-    d.with(|st| {
-        if let Some(ws) = st.ws.as_mut() {
-            ws.first = Some(tx);
-        }
+    let (opened, settle) = deferred();
+    // Awaited from the start: a failure before the first poll is handled.
+    let opened = JsFuture::from(opened);
+    // Left over: no socket state to wait on (or an earlier wait): it fails at once.
+    let unused = d.with(|st| match st.ws.as_mut() {
+        Some(ws) => ws.first.replace(settle),
+        None => Some(settle),
     });
+    if let Some(s) = unused {
+        reject(&s, &JsValue::from_str("WebSocket closed before it opened"));
+    }
     open(d);
-    let msg = match rx.await {
-        Ok(Ok(())) => return Ok(()),
-        Ok(Err(m)) => m,
-        Err(_) => "WebSocket closed before it opened".to_string(),
+    let failure = match opened.await {
+        Ok(_) => return Ok(()),
+        Err(m) => m.as_string().unwrap_or_default(),
     };
-    Err(ClientError::new(ErrorKind::Transport, msg))
+    Err(ClientError::new(ErrorKind::Transport, failure))
 }
 
 /// Opens a new socket (the engine's `Output::Reconnect`).
@@ -102,9 +108,7 @@ pub fn opened(d: &Driver) {
         })
     });
     match first {
-        Some(tx) => {
-            let _ = tx.send(Ok(()));
-        }
+        Some(s) => resolve(&s, &JsValue::UNDEFINED),
         None => d.feed(Input::Connection { up: true }),
     }
 }
@@ -126,7 +130,7 @@ enum Closed {
     /// The first socket failed asking for `mcp`: try it once without.
     WithoutSubprotocol,
     /// The first socket failed: `connect` fails.
-    First(oneshot::Sender<Result<(), String>>),
+    First(Settle),
     /// A later socket closed or failed to open.
     Later,
 }
@@ -145,12 +149,12 @@ pub fn closed(d: &Driver, why: Option<String>) {
         }
         ws.open = false;
         ws.socket = false;
-        if let Some(tx) = ws.first.take() {
+        if let Some(first) = ws.first.take() {
             if !ws.subprotocol {
-                return Closed::First(tx);
+                return Closed::First(first);
             }
             ws.subprotocol = false;
-            ws.first = Some(tx);
+            ws.first = Some(first);
             return Closed::WithoutSubprotocol;
         }
         Closed::Later
@@ -158,10 +162,9 @@ pub fn closed(d: &Driver, why: Option<String>) {
     match next {
         Closed::Handled => {}
         Closed::WithoutSubprotocol => open(d),
-        Closed::First(tx) => {
-            let _ = tx.send(Err(
-                why.unwrap_or_else(|| "WebSocket connection failed".into())
-            ));
+        Closed::First(s) => {
+            let why = why.as_deref().unwrap_or("WebSocket connection failed");
+            reject(&s, &JsValue::from_str(why));
         }
         Closed::Later => d.feed(Input::Connection { up: false }),
     }

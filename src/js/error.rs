@@ -38,16 +38,12 @@ pub fn caused(info: &ErrorInfo, cause: &JsValue) -> JsValue {
             return e;
         }
     }
-    let e: JsValue = js_sys::Error::new(&info.message).into();
+    // Unregistered (the wasm tests): an `Error` named `McpTaskError` with the same fields.
+    let e = js_sys::Error::new(&info.message);
     let _ = Reflect::set(&e, &"name".into(), &"McpTaskError".into());
-    for key in ["kind", "code", "data", "taskId", "httpStatus", "auth"] {
-        let v = Reflect::get(&details, &key.into()).unwrap_or(JsValue::UNDEFINED);
-        let _ = Reflect::set(&e, &key.into(), &v);
-    }
-    if !cause.is_undefined() {
-        let _ = Reflect::set(&e, &"cause".into(), cause);
-    }
-    e
+    Object::assign(&e, details.unchecked_ref());
+    Object::assign(&e, &options);
+    e.into()
 }
 
 /// Shorthand for an error of `kind` with `message`.

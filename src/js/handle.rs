@@ -4,7 +4,7 @@ use std::cell::{Cell, RefCell, RefMut};
 use std::collections::VecDeque;
 use std::rc::{Rc, Weak};
 
-use js_sys::{Array, Function, Object, Promise, Reflect};
+use js_sys::{Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use web_sys::AbortSignal;
 
@@ -16,24 +16,9 @@ use crate::engine::api::{End, SubId};
 use crate::engine::known::Known;
 use crate::protocol::model;
 
-/// A pending promise's settle functions.
-pub type Settle = (Function, Function);
-
-/// A promise and its settle functions.
-pub fn deferred() -> (Promise, Settle) {
-    let mut slot: Option<Settle> = None;
-    let p = Promise::new(&mut |res, rej| slot = Some((res, rej)));
-    let settle = slot.unwrap_or_else(|| (Function::new_no_args(""), Function::new_no_args("")));
-    (p, settle)
-}
-
-fn resolve(s: &Settle, v: &JsValue) {
-    let _ = s.0.call1(&JsValue::UNDEFINED, v);
-}
-
-fn reject(s: &Settle, v: &JsValue) {
-    let _ = s.1.call1(&JsValue::UNDEFINED, v);
-}
+pub use crate::driver::deferred::{deferred, Settle};
+use crate::driver::deferred::{reject, resolve};
+use crate::driver::spawn;
 
 /// Calls a user callback; a throwing callback must not disturb the client.
 fn call_user(f: &Function, v: &JsValue) {
@@ -47,15 +32,9 @@ pub struct SignalHook {
 }
 
 impl SignalHook {
-    /// Calls `cb` (once) when `signal` aborts.
+    /// Calls `cb` when `signal` aborts (a signal aborts once).
     pub fn listen(signal: AbortSignal, cb: Closure<dyn FnMut()>) -> Self {
-        let opts = Object::new();
-        let _ = Reflect::set(&opts, &"once".into(), &JsValue::TRUE);
-        let _ = call_method(
-            &signal,
-            "addEventListener",
-            &[&"abort".into(), cb.as_ref(), &opts],
-        );
+        let _ = signal.add_event_listener_with_callback("abort", cb.as_ref().unchecked_ref());
         Self { signal, cb }
     }
 }
@@ -63,11 +42,8 @@ impl SignalHook {
 impl Drop for SignalHook {
     fn drop(&mut self) {
         // The closure dies here: the signal must not call it afterwards.
-        let _ = call_method(
-            &self.signal,
-            "removeEventListener",
-            &[&"abort".into(), self.cb.as_ref()],
-        );
+        let cb = self.cb.as_ref().unchecked_ref();
+        let _ = self.signal.remove_event_listener_with_callback("abort", cb);
     }
 }
 
@@ -366,15 +342,6 @@ impl HandleState {
     }
 }
 
-fn call_method(target: &JsValue, name: &str, args: &[&JsValue]) -> Result<JsValue, JsValue> {
-    let f: Function = Reflect::get(target, &name.into())?.dyn_into()?;
-    let arr = Array::new();
-    for a in args {
-        arr.push(a);
-    }
-    f.apply(target, &arr)
-}
-
 /// One subscription to one task (or plain request). Obtain it from `callTool`, `request` or `watch`.
 /// Declared by hand in `typescript.rs` (a generic class, which wasm-bindgen cannot declare).
 #[wasm_bindgen(skip_typescript)]
@@ -435,7 +402,7 @@ impl TaskHandle {
         if self.st.task.borrow().is_some() {
             let st = self.st.clone();
             let version = st.version.get();
-            wasm_bindgen_futures::spawn_local(async move {
+            spawn(async move {
                 // Replay only if still subscribed and nothing newer was delivered meanwhile.
                 let live = st.cbs.borrow().iter().any(|(i, _)| *i == id);
                 let task = st.snapshot().map(|t| to_js(&t));
@@ -453,7 +420,7 @@ impl TaskHandle {
     pub fn on_done(&self, cb: Function) -> JsValue {
         if let Some(done) = self.st.done.borrow().as_ref() {
             let js = to_js(done);
-            wasm_bindgen_futures::spawn_local(async move { call_user(&cb, &js) });
+            spawn(async move { call_user(&cb, &js) });
             return self.st.off(0);
         }
         let id = self.st.subscribe(DONE, cb);

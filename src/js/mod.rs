@@ -19,15 +19,14 @@ use std::pin::Pin;
 use crate::engine::idmap::IdMap;
 use std::rc::Rc;
 
-use futures::channel::oneshot;
 use js_sys::{Function, Promise, Reflect};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::{spawn_local, JsFuture};
+use wasm_bindgen_futures::JsFuture;
 
 use crate::driver::era::EraKey;
 use crate::driver::tabs::{Link, Requestor, SharedOptions};
-use crate::driver::{DriverOptions, Host};
+use crate::driver::{spawn, DriverOptions, Host};
 use crate::engine::api::{ClientError, DialectChoice, End, Event, OpId, SubId, INPUT_WITHDRAWN};
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model;
@@ -63,14 +62,17 @@ enum Outgoing {
 /// An engine operation, boxed: one copy of the driver's operation path serves every kind.
 type Run<T> = Box<dyn FnOnce(&mut dyn Requestor, u64) -> T>;
 
-/// Settles `connect`: the session is ready, or why it never will be.
-type Ready = oneshot::Sender<Result<(), ErrorInfo>>;
+/// Settles the promise `connect` waits on: resolved once the session is ready, rejected with the
+/// error `connect` fails with.
+type Ready = Settle;
 
 /// The state shared by a client's JS object, its handles and the driver's event host.
 pub struct ClientInner {
     driver: RefCell<Option<Link>>,
     subs: RefCell<IdMap<SubId, Rc<HandleState>>>,
-    ops: RefCell<IdMap<OpId, Pending>>,
+    /// The one-shot operations awaiting their reply (a few at a time: a `Vec` costs less wasm
+    /// than another map instantiation).
+    ops: RefCell<Vec<(OpId, Pending)>>,
     on_input: Option<Function>,
     /// The signals of the input requests `onInput` is handling.
     input_aborts: aborts::InputAborts,
@@ -132,7 +134,11 @@ impl ClientInner {
                 request,
             } => self.answer_input(id, task_id, request),
             Event::Reply { op, result } => {
-                let pending = self.ops.borrow_mut().remove(&op);
+                let pending = {
+                    let mut ops = self.ops.borrow_mut();
+                    let at = ops.iter().position(|(id, _)| *id == op);
+                    at.map(|at| ops.swap_remove(at).1)
+                };
                 if let Some(p) = pending {
                     settle_op(p, result);
                 }
@@ -164,8 +170,8 @@ impl ClientInner {
             k.remember(info.dialect);
         }
         *self.session.borrow_mut() = Some(info);
-        if let Some(tx) = self.ready.borrow_mut().take() {
-            let _ = tx.send(Ok(()));
+        if let Some(s) = self.ready.borrow_mut().take() {
+            let _ = s.0.call0(&JsValue::UNDEFINED);
         }
     }
 
@@ -184,8 +190,9 @@ impl ClientInner {
     /// connect failure.
     fn warn(&self, task_id: Option<String>, error: ClientError) {
         if task_id.is_none() {
-            if let Some(tx) = self.ready.borrow_mut().take() {
-                let _ = tx.send(Err(error.clone().into()));
+            if let Some(s) = self.ready.borrow_mut().take() {
+                let _ =
+                    s.1.call1(&JsValue::UNDEFINED, &js_error(&error.clone().into()));
             }
         }
         let warning = types::ClientWarning {
@@ -216,7 +223,7 @@ impl ClientInner {
         let handler = self.on_input.clone();
         let extra = self.input_aborts.start(id);
         let weak = Rc::downgrade(self);
-        spawn_local(async move {
+        spawn(async move {
             let answer = match handler {
                 None if ev.method == "elicitation/create" => {
                     Ok(crate::protocol::object([("action", "decline".into())]))
@@ -314,7 +321,7 @@ impl ClientInner {
             Ok(d) => {
                 let me = self.clone();
                 d.op_then(run, move |op| {
-                    me.ops.borrow_mut().insert(*op, make(s));
+                    me.ops.borrow_mut().push((*op, make(s)));
                 });
             }
             Err(e) => {
@@ -382,13 +389,13 @@ fn settle_op(p: Pending, result: Result<Value, ClientError>) {
 /// Fails the wait for the session when `signal` aborts; the listener lives as long as the hook.
 fn abort_connect(signal: &web_sys::AbortSignal, inner: &Rc<ClientInner>) -> handle::SignalHook {
     let weak = Rc::downgrade(inner);
+    let sig = signal.clone();
     let cb = Closure::<dyn FnMut()>::new(move || {
-        let tx = weak.upgrade().and_then(|c| c.ready.borrow_mut().take());
-        if let Some(tx) = tx {
-            let _ = tx.send(Err(ErrorInfo::new(
-                ErrorKind::Aborted,
-                "connect was aborted",
-            )));
+        let ready = weak.upgrade().and_then(|c| c.ready.borrow_mut().take());
+        if let Some(s) = ready {
+            let info = ErrorInfo::new(ErrorKind::Aborted, "connect was aborted");
+            let _ =
+                s.1.call1(&JsValue::UNDEFINED, &error::caused(&info, &sig.reason()));
         }
     });
     handle::SignalHook::listen(signal.clone(), cb)
@@ -434,8 +441,10 @@ impl McpTaskClient {
             if let Some(s) = signal.as_ref().filter(|s| s.aborted()) {
                 return Err(error::aborted(&s.reason(), None));
             }
-            let (tx, rx) = oneshot::channel();
-            let inner = ClientInner::new(&mut o, era, tx);
+            // Awaited from the start: a rejection before the driver exists is handled.
+            let (session, ready) = deferred();
+            let session = JsFuture::from(session);
+            let inner = ClientInner::new(&mut o, era, ready);
             // The driver holds the client strongly until `close()` (like an open socket does).
             let me = inner.clone();
             let host: Host = Rc::new(move |ev| me.on_event(ev));
@@ -452,22 +461,12 @@ impl McpTaskClient {
             *inner.driver.borrow_mut() = Some(driver.clone());
             // An abort ends the wait for the session like a failure would (the driver is closed).
             let _hook = signal.as_ref().map(|s| abort_connect(s, &inner));
-            let failure = match rx.await {
-                Ok(Ok(())) => {
-                    tabs::warn_if_unstored(&inner, &driver);
-                    return Ok(McpTaskClient { inner }.into());
-                }
-                Ok(Err(info)) => {
-                    let reason = signal.map_or(JsValue::UNDEFINED, |s| s.reason());
-                    error::caused(&info, &reason)
-                }
-                Err(_) => error(
-                    ErrorKind::Closed,
-                    "the client closed before the session was ready",
-                ),
-            };
-            driver.close().await;
-            Err(failure)
+            if let Err(failure) = session.await {
+                driver.close().await;
+                return Err(failure);
+            }
+            tabs::warn_if_unstored(&inner, &driver);
+            Ok(McpTaskClient { inner }.into())
         })
     }
 

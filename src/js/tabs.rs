@@ -2,9 +2,6 @@
 //! `storage`, and `onTaskDoneOnce` (the completion ledger's callers).
 
 use std::cell::RefCell;
-use std::collections::HashSet;
-
-use crate::engine::hash::IdHash;
 use std::rc::Rc;
 
 use js_sys::{Array, Function, Promise};
@@ -15,12 +12,14 @@ use super::handle::{HandleState, TaskHandle};
 use super::types::{ClientWarning, ErrorInfo, ErrorKind};
 use super::{promise, ClientInner, McpTaskClient};
 use crate::driver::tabs::Link;
+use crate::engine::sorted::SortedSet;
 
 /// The client's `onTaskDoneOnce` callbacks and the tasks whose end this page already reported.
 #[derive(Default)]
 pub(super) struct Once {
     callbacks: RefCell<Vec<Function>>,
-    reported: RefCell<HashSet<String, IdHash>>,
+    /// A sorted set, as the engine keeps task ids (no hash set instance of its own).
+    reported: RefCell<SortedSet<String>>,
 }
 
 impl Once {

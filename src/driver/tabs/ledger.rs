@@ -11,11 +11,10 @@ use std::rc::Rc;
 use futures::channel::oneshot;
 use js_sys::Function;
 use wasm_bindgen::JsValue;
-use wasm_bindgen_futures::spawn_local;
 
 use super::{call_all, web};
-use crate::driver::global;
 use crate::driver::persist::{Store, TaskRecord};
+use crate::driver::{global, spawn};
 
 enum Claim {
     Won,
@@ -115,7 +114,7 @@ impl Ledger {
 pub fn fire(ledger: Option<(Ledger, String)>, callbacks: Vec<Function>, value: JsValue) {
     match ledger {
         None => call_all(&callbacks, &value),
-        Some((l, task_id)) => spawn_local(async move {
+        Some((l, task_id)) => spawn(async move {
             if l.claim(&task_id).await {
                 call_all(&callbacks, &value);
             }

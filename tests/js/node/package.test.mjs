@@ -61,8 +61,9 @@ test("the browser entry loads the wasm lazily on first connect", async () => {
   assert.match(src, /await init\(\)/);
   assert.doesNotMatch(src, /node:/, "no Node built-ins in the browser entry");
   const glue = await readFile(join(PKG, "mcp_task_client.js"), "utf8");
-  assert.match(glue, /new URL\('mcp_task_client_bg\.wasm', import\.meta\.url\)/, "bundler-friendly wasm URL");
-  const bare = glue.split("\n").filter((l) => /\bwindow\b/.test(l) && !/typeof window/.test(l));
+  assert.match(glue, /new URL\(["']mcp_task_client_bg\.wasm["'],\s*import\.meta\.url\)/, "bundler-friendly wasm URL");
+  // The glue is minified: statements, not lines.
+  const bare = glue.split(/[\n;]/).filter((l) => /\bwindow\b/.test(l) && !/typeof window/.test(l));
   assert.deepEqual(bare, [], "`window` only behind a typeof guard (pages, workers, Node)");
 });
 

@@ -5,12 +5,11 @@ use std::rc::Rc;
 
 use gloo_timers::future::TimeoutFuture;
 use serde_json::Value;
-use wasm_bindgen_futures::spawn_local;
 
 use super::Tab;
 use crate::coord::{Input, Stored};
 use crate::driver::persist::{SessionRecord, TaskRecord, FIRED_RETENTION_MS, RETENTION_MS};
-use crate::driver::{global, Driver, Host, TransportKind};
+use crate::driver::{global, spawn, Driver, Host, TransportKind};
 use crate::engine::snapshot::SessionSnapshot;
 use crate::engine::Engine;
 
@@ -25,7 +24,7 @@ impl Tab {
     /// Loads the scope's records (dropping stale ones) and session for the machine.
     pub(super) fn load(&self, epoch: u64) {
         let me = self.clone();
-        spawn_local(async move {
+        spawn(async move {
             let tasks = me.load_tasks().await;
             let session = me.0.store.session().await.map(|s| s.session);
             me.feed(Input::Loaded {
@@ -41,7 +40,7 @@ impl Tab {
     pub(super) fn open(&self, epoch: u64, session: Option<SessionSnapshot>) {
         let me = self.clone();
         let session = session.filter(|_| me.0.conf.transport == TransportKind::Http);
-        spawn_local(async move {
+        spawn(async move {
             loop {
                 if !me.leads(epoch) {
                     return;
@@ -123,7 +122,7 @@ impl Tab {
             return;
         };
         let store = self.0.store.clone();
-        spawn_local(async move {
+        spawn(async move {
             let rec = SessionRecord {
                 session,
                 saved_at: global::now(),
@@ -137,7 +136,7 @@ impl Tab {
         self.0.dirty.borrow_mut().insert(task_id);
         if !self.0.flushing.replace(true) {
             let me = self.clone();
-            spawn_local(async move { me.flush().await });
+            spawn(async move { me.flush().await });
         }
     }
 
@@ -175,7 +174,7 @@ impl Tab {
 /// Detaches a driver's engine (the session stays open) and closes its streams.
 fn close_driver(d: Driver) {
     d.op(|e, now| e.detach(now));
-    spawn_local(async move {
+    spawn(async move {
         d.close().await;
         d.release_host();
     });

@@ -6,14 +6,13 @@ use std::rc::Rc;
 
 use gloo_timers::callback::Interval;
 use wasm_bindgen::JsValue;
-use wasm_bindgen_futures::spawn_local;
 
 use super::{lock_base, Tab};
 use crate::coord::wire::TabId;
 use crate::coord::Input;
-use crate::driver::global;
 use crate::driver::tabs::web::{self, Channel, Held, Listener, LockManager};
 use crate::driver::tabs::wire;
+use crate::driver::{global, spawn};
 
 /// Heartbeat / housekeeping period.
 const TICK_MS: u32 = 1_000;
@@ -122,7 +121,7 @@ impl Tab {
             return;
         };
         let me = self.clone();
-        spawn_local(async move {
+        spawn(async move {
             let Ok(names) = web::held_names(&locks).await else {
                 return;
             };
