@@ -39,6 +39,7 @@ mod detect;
 mod early;
 mod echo;
 mod elicit;
+mod encoded;
 mod fetch;
 mod fifo;
 pub(crate) mod hash;
@@ -135,7 +136,7 @@ pub struct Engine {
     /// The browser's connections to the server, where they are few (HTTP/1.1).
     pool: pool::Pool,
     /// The session's status request, for polls to fill in.
-    poll_template: Option<requests::PollTemplate>,
+    poll_template: Option<encoded::PollTemplate>,
     tasks: Registry,
     subs: IdMap<SubId, Target>,
     calls: IdMap<CallId, Call>,

@@ -1,0 +1,241 @@
+//! Request bodies: a request's params serialized once (each body then differs only in its
+//! JSON-RPC id), and the session's status-request template each poll fills in.
+
+use super::ids::ReqId;
+use crate::protocol::dialect::{Codec, Outgoing, SessionInfo};
+use crate::protocol::find;
+use crate::protocol::headers::encode_value;
+
+/// A request with its params already serialized (the body then differs only in the JSON-RPC id).
+#[derive(Debug, Clone)]
+pub(crate) struct Encoded {
+    /// The method as a JSON string (quoted, escaped).
+    method: Box<str>,
+    params: Box<str>,
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) expects_response: bool,
+}
+
+impl Encoded {
+    pub(crate) fn new(out: Outgoing) -> Self {
+        // Serializing a `Value` cannot fail (its map keys are strings).
+        let params = serde_json::to_string(&out.params).unwrap_or_else(|_| "null".into());
+        let method = serde_json::to_string(&out.method).unwrap_or_else(|_| "\"\"".into());
+        Self {
+            method: method.into(),
+            params: params.into(),
+            headers: out.headers,
+            expects_response: out.expects_response,
+        }
+    }
+
+    /// The JSON-RPC message (a notification without `id`).
+    pub(crate) fn body(&self, id: Option<ReqId>) -> String {
+        self.body_with(id, &self.params)
+    }
+
+    /// The message with these params (their text).
+    fn body_with(&self, id: Option<ReqId>, params: &str) -> String {
+        let mut b = String::with_capacity(64 + self.method.len() + params.len());
+        b.push_str(r#"{"jsonrpc":"2.0","#);
+        if let Some(id) = id {
+            b.push_str(r#""id":"#);
+            push_int(&mut b, id.0);
+            b.push(',');
+        }
+        b.push_str(r#""method":"#);
+        b.push_str(&self.method);
+        b.push_str(r#","params":"#);
+        b.push_str(params);
+        b.push('}');
+        b
+    }
+}
+
+/// Task ids no task has, that tell where a status request mentions its task.
+const PROBE_A: &str = "\u{1}probe-a\u{1}";
+const PROBE_B: &str = "\u{1}probe-b\u{1}";
+
+/// A session's status request with the task id left out: each poll fills in its task's id
+/// (quoted in the params, encoded in a header) and its request id, building no JSON. Made once
+/// per session generation from the requests the dialect builds for two probe ids, and only when
+/// they differ in nothing but the id's places (else each poll is built afresh).
+#[derive(Debug)]
+pub(crate) struct PollTemplate {
+    pub(crate) epoch: u64,
+    enc: Encoded,
+    /// The params' text, split where the task id goes.
+    pieces: Vec<Box<str>>,
+    /// The headers whose value is the task id (header-encoded), by index.
+    id_headers: Vec<usize>,
+}
+
+impl PollTemplate {
+    pub(crate) fn new(epoch: u64, codec: &dyn Codec, s: &SessionInfo) -> Option<PollTemplate> {
+        let a = Encoded::new(codec.build_get(s, PROBE_A));
+        let b = Encoded::new(codec.build_get(s, PROBE_B));
+        let pieces = split(&a.params, &quoted(PROBE_A));
+        let (ea, eb) = (encode_value(PROBE_A), encode_value(PROBE_B));
+        let mut id_headers = Vec::new();
+        for (i, (ha, hb)) in a.headers.iter().zip(&b.headers).enumerate() {
+            if ha.0 != hb.0 || (ha.1 != hb.1 && (ha.1 != ea || hb.1 != eb)) {
+                return None;
+            }
+            if ha.1 != hb.1 {
+                id_headers.push(i);
+            }
+        }
+        let same = a.method == b.method
+            && a.headers.len() == b.headers.len()
+            && a.expects_response
+            && join(&pieces, &quoted(PROBE_B)) == *b.params;
+        same.then_some(PollTemplate {
+            epoch,
+            enc: a,
+            pieces,
+            id_headers,
+        })
+    }
+
+    /// The status request `id` about `task_id`: its body and headers.
+    pub(crate) fn fill(&self, id: ReqId, task_id: &str) -> (String, Vec<(String, String)>) {
+        let params = join(&self.pieces, &quoted(task_id));
+        let mut headers = self.enc.headers.clone();
+        for &i in &self.id_headers {
+            if let Some(h) = headers.get_mut(i) {
+                h.1 = encode_value(task_id);
+            }
+        }
+        (self.enc.body_with(Some(id), &params), headers)
+    }
+}
+
+/// `text` cut at each `sep` (what `str::split` gives, through the plain [`find`]).
+fn split(text: &str, sep: &str) -> Vec<Box<str>> {
+    let mut pieces = Vec::new();
+    let mut rest = text;
+    while let Some(at) = find(rest, sep).filter(|_| !sep.is_empty()) {
+        pieces.push(rest.get(..at).unwrap_or_default().into());
+        rest = rest.get(at + sep.len()..).unwrap_or_default();
+    }
+    pieces.push(rest.into());
+    pieces
+}
+
+/// The pieces with `id` between each two.
+fn join(pieces: &[Box<str>], id: &str) -> String {
+    let mut out = String::with_capacity(pieces.iter().map(|p| p.len() + id.len()).sum());
+    for (i, piece) in pieces.iter().enumerate() {
+        if i > 0 {
+            out.push_str(id);
+        }
+        out.push_str(piece);
+    }
+    out
+}
+
+/// `text` as a JSON string.
+fn quoted(text: &str) -> String {
+    // Plain text (no quote, backslash or control character) is quoted as it is.
+    if text.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        let mut q = String::with_capacity(text.len() + 2);
+        q.push('"');
+        q.push_str(text);
+        q.push('"');
+        return q;
+    }
+    // Serializing a `str` cannot fail.
+    serde_json::to_string(text).unwrap_or_default()
+}
+
+/// Appends an integer's decimal digits (the hot path avoids the formatting machinery).
+fn push_int(out: &mut String, n: i64) {
+    if n < 0 {
+        out.push('-');
+    }
+    push_digits(out, n.unsigned_abs());
+}
+
+fn push_digits(out: &mut String, v: u64) {
+    if v >= 10 {
+        push_digits(out, v / 10);
+    }
+    out.push(char::from(b'0' + (v % 10) as u8));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::jsonrpc::{Id, Message};
+    use serde_json::json;
+
+    /// Every dialect's status request, filled in from the session's template, is the request the
+    /// dialect builds for the task (ids with quotes, escapes and non-ASCII included).
+    #[test]
+    fn a_filled_template_is_the_request_built_for_the_task() {
+        use crate::protocol::dialect::codec;
+        use crate::protocol::model::Dialect;
+        let (info, caps) = (
+            json!({"name": "c", "version": "1"}),
+            json!({"elicitation": {}}),
+        );
+        let s = SessionInfo {
+            protocol_version: "2025-11-25",
+            client_info: &info,
+            client_capabilities: &caps,
+            session_id: Some("s-1"),
+        };
+        for d in [Dialect::Legacy, Dialect::Modern, Dialect::Draft] {
+            let Some(c) = codec(d) else {
+                assert!(d == Dialect::Draft && cfg!(not(feature = "draft")));
+                continue;
+            };
+            let tpl = PollTemplate::new(1, c, &s);
+            let Some(tpl) = tpl else {
+                panic!("{d:?}: no template");
+            };
+            for task_id in ["t-1", "a\"b\\c", "ünï\u{1}\n", ""] {
+                let direct = Encoded::new(c.build_get(&s, task_id));
+                let want = (direct.body(Some(ReqId(7))), direct.headers);
+                assert_eq!(tpl.fill(ReqId(7), task_id), want, "{d:?} {task_id:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn split_cuts_as_str_split() {
+        for (text, sep) in [
+            ("a\"x\"b\"x\"", "\"x\""),
+            ("", "ab"),
+            ("abab", "ab"),
+            ("xaby", "ab"),
+        ] {
+            let pieces = split(text, sep);
+            let ours: Vec<&str> = pieces.iter().map(|p| &**p).collect();
+            let std: Vec<&str> = text.split(sep).collect();
+            assert_eq!(ours, std, "{text:?} / {sep:?}");
+        }
+    }
+
+    #[test]
+    fn encoded_bodies_are_the_messages() {
+        let out = Outgoing {
+            method: "tasks/get".into(),
+            params: json!({ "taskId": "a\"b" }),
+            headers: vec![],
+            expects_response: true,
+        };
+        let enc = Encoded::new(out);
+        for id in [0i64, 7, -12, 1_234_567_890_123, i64::MAX, i64::MIN] {
+            let m = Message::decode(enc.body(Some(ReqId(id))).as_bytes(), 1 << 20);
+            let expected = Message::Request {
+                id: Id::Number(id),
+                method: "tasks/get".into(),
+                params: Some(json!({ "taskId": "a\"b" })),
+            };
+            assert_eq!(m, Ok(expected));
+        }
+        let note = Message::decode(enc.body(None).as_bytes(), 1 << 20);
+        assert!(matches!(note, Ok(Message::Notification { .. })));
+    }
+}
