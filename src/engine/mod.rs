@@ -51,6 +51,7 @@ mod iso8601;
 pub(crate) mod known;
 mod lifecycle;
 mod listen;
+mod minheap;
 mod negotiate;
 mod ops;
 mod pending;

@@ -51,6 +51,15 @@ impl Pending {
     }
 }
 
+/// What a transmission carries.
+#[derive(Debug)]
+enum Carried {
+    /// A pending request.
+    Request(ReqId),
+    /// A one-way input answer about a task (if known), its delivery unconfirmed.
+    Answer(Option<String>),
+}
+
 /// The requests awaiting answers: id and key allocation, the pending map with its transmission
 /// keys (a pending request's current key always maps back to it), timeouts, and the one-way
 /// input answers whose delivery is unconfirmed.
@@ -59,10 +68,9 @@ pub(crate) struct Requests {
     next_id: ReqId,
     next_key: u64,
     pending: IdMap<ReqId, Pending>,
-    /// Transmission key → request id, while the request is pending.
-    keys: IdMap<SendKey, ReqId>,
-    /// One-way input answers whose delivery is still unconfirmed (the task each is about).
-    answers: IdMap<SendKey, Option<String>>,
+    /// What each live transmission carries: a pending request, or a one-way input answer whose
+    /// delivery is still unconfirmed.
+    keys: IdMap<SendKey, Carried>,
     /// Request timeouts in the order they were set (a constant delay, so in time order too);
     /// entries of answered requests are skipped when reached.
     timeouts: Fifo<(Millis, ReqId)>,
@@ -77,7 +85,6 @@ impl Default for Requests {
             next_key: 1,
             pending: IdMap::default(),
             keys: IdMap::default(),
-            answers: IdMap::default(),
             timeouts: Fifo::default(),
             resending: false,
         }
@@ -113,7 +120,10 @@ impl Requests {
 
     /// The pending request transmission `key` carries.
     pub(crate) fn id_of(&self, key: SendKey) -> Option<ReqId> {
-        self.keys.get(&key).copied()
+        match self.keys.get(&key)? {
+            Carried::Request(n) => Some(*n),
+            Carried::Answer(_) => None,
+        }
     }
 
     /// Every pending request's purpose.
@@ -136,7 +146,9 @@ impl Requests {
     /// Transmission `key` is over (its stream ended or was refused): it carries nothing any
     /// more. Returns the request it carried, which stays pending.
     pub(crate) fn end_key(&mut self, key: SendKey) -> Option<ReqId> {
-        self.keys.remove(&key)
+        let n = self.id_of(key)?;
+        self.keys.remove(&key);
+        Some(n)
     }
 
     /// Request `n` goes on in transmission `key`, a `GET` resuming its stream.
@@ -144,18 +156,23 @@ impl Requests {
         if let Some(p) = self.pending.get_mut(&n) {
             p.key = key;
             p.stream.resumed = true;
-            self.keys.insert(key, n);
+            self.keys.insert(key, Carried::Request(n));
         }
     }
 
     /// A one-way input answer about `task_id` went out on `key`; its delivery is unconfirmed.
     pub(crate) fn answer_sent(&mut self, key: SendKey, task_id: Option<String>) {
-        self.answers.insert(key, task_id);
+        self.keys.insert(key, Carried::Answer(task_id));
     }
 
     /// The input answer on `key` is delivered, or failed: returns the task it was about.
     pub(crate) fn answer_over(&mut self, key: SendKey) -> Option<Option<String>> {
-        self.answers.remove(&key)
+        let Carried::Answer(task) = self.keys.get_mut(&key)? else {
+            return None;
+        };
+        let task = task.take();
+        self.keys.remove(&key);
+        Some(task)
     }
 
     /// Registers request `id` for `purpose`, sent on `key` in `session` (its generation, and
@@ -175,7 +192,7 @@ impl Requests {
             self.timeouts.push_back((at, id));
         }
         p.reauthorized = std::mem::take(&mut self.resending);
-        self.keys.insert(p.key, id);
+        self.keys.insert(p.key, Carried::Request(id));
         self.pending.insert(id, p);
     }
 

@@ -3,13 +3,11 @@
 //! while a task is young, then a gap growing with its age (a tenth of it, capped), with a little
 //! jitter on top and never below the interval.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 use super::api::Millis;
 use super::idmap::IdMap;
 use super::ids::ReqId;
 use super::ids::Slot;
+use super::minheap::MinHeap;
 use super::rng::Rng;
 
 /// A task's poll interval when the server gives no hint.
@@ -133,7 +131,7 @@ impl Key {
 
 /// Timers ordered by due time; setting a timer again moves it.
 ///
-/// A binary heap with lazy deletion (far less wasm than a `BTreeSet`): each key is queued at
+/// A binary min-heap with lazy deletion (far less wasm than a `BTreeSet`): each key is queued at
 /// the earliest of its due times; setting or clearing a timer that moves it leaves the old
 /// entry behind, dropped once it reaches the top, or all at once when stale entries reach half
 /// the live ones. The top entry is always live, so [`Timers::next`] is exact. Timers due at the same
@@ -141,7 +139,7 @@ impl Key {
 /// (few, and keyed by a request id too wide for a key) wait in a list beside it.
 #[derive(Debug, Default)]
 pub(crate) struct Timers {
-    queue: BinaryHeap<Reverse<(Millis, Key)>>,
+    queue: MinHeap<(Millis, Key)>,
     due: IdMap<Key, Due>,
     resumes: Vec<(ReqId, Millis)>,
 }
@@ -190,7 +188,7 @@ impl Timers {
             self.due.insert(key, now_due);
         }
         if let Some(at) = earliest.filter(|at| first(&due) != Some(*at)) {
-            self.queue.push(Reverse((at, key)));
+            self.queue.push((at, key));
         }
         self.tidy();
     }
@@ -219,7 +217,7 @@ impl Timers {
 
     /// The earliest due time.
     pub(crate) fn next(&self) -> Option<Millis> {
-        let queued = self.queue.peek().map(|Reverse((at, _))| *at);
+        let queued = self.queue.peek().map(|(at, _)| at);
         let resume = self.first_resume().map(|(at, _)| at);
         match (queued, resume) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -230,8 +228,7 @@ impl Timers {
     /// Removes and returns one timer due at or before `now` (at the same time, a resumption
     /// comes last).
     pub(crate) fn pop_due(&mut self, now: Millis) -> Option<Timer> {
-        let queued = self.queue.peek().map(|Reverse(top)| *top);
-        match (queued, self.first_resume()) {
+        match (self.queue.peek(), self.first_resume()) {
             (Some((at, key)), resume) if at <= now && resume.is_none_or(|(r, _)| at <= r) => {
                 let due = self.due.get(&key).copied().unwrap_or_default();
                 let which = due.iter().position(|d| d.get() == Some(at)).unwrap_or(0);
@@ -284,11 +281,11 @@ impl Timers {
             let mut entries = std::mem::take(&mut self.queue).into_vec();
             entries.clear();
             let live = self.due.iter().filter_map(|(k, d)| Some((first(d)?, *k)));
-            entries.extend(live.map(Reverse));
-            self.queue = BinaryHeap::from(entries);
+            entries.extend(live);
+            self.queue = MinHeap::from_vec(entries);
         }
-        while let Some(Reverse((at, key))) = self.queue.peek() {
-            if self.due.get(key).and_then(first) == Some(*at) {
+        while let Some((at, key)) = self.queue.peek() {
+            if self.due.get(&key).and_then(first) == Some(at) {
                 break;
             }
             self.queue.pop();
