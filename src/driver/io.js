@@ -220,3 +220,30 @@ export function headerPairs(v) {
   }
   return out;
 }
+
+/** Node or Electron's main process: a `process.versions.node` and no `document`. */
+export function inNode() {
+  return typeof globalThis.process?.versions?.node === "string" && globalThis.document === undefined;
+}
+
+/** Whether this page's navigation or resource timing shows `origin` (lowercase
+ * `scheme://host[:port]`) reached over HTTP/2 or HTTP/3. */
+export function multiplexed(origin) {
+  const perf = globalThis.performance;
+  if (typeof perf?.getEntriesByType !== "function") return false;
+  return ["navigation", "resource"].some((kind) => {
+    let entries;
+    try {
+      entries = perf.getEntriesByType(kind);
+    } catch {
+      return false;
+    }
+    return Array.isArray(entries) && entries.some((e) => {
+      const name = typeof e?.name === "string" ? e.name : "";
+      const protocol = typeof e?.nextHopProtocol === "string" ? e.nextHopProtocol : "";
+      const rest = name.slice(origin.length);
+      const same = name.toLowerCase().startsWith(origin) && (rest === "" || "/?#".includes(rest[0]));
+      return same && (protocol === "h2" || protocol.startsWith("h3"));
+    });
+  });
+}

@@ -50,6 +50,12 @@ extern "C" {
     /// A header collection's name/value pairs, flat; throws what is wrong with its shape.
     #[wasm_bindgen(catch, js_name = headerPairs)]
     pub fn header_pairs(headers: &JsValue) -> Result<Array, JsValue>;
+    /// Node or Electron's main process: a `process.versions.node` and no `document`.
+    #[wasm_bindgen(js_name = inNode)]
+    pub fn in_node() -> bool;
+    /// Whether the page already reached `origin` (lowercase `scheme://host[:port]`) over HTTP/2
+    /// or HTTP/3 (its navigation and resource timing).
+    pub fn multiplexed(origin: &str) -> bool;
 }
 
 /// What the sink hears (`kind`).
