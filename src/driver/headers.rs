@@ -13,6 +13,9 @@ use std::rc::Rc;
 use super::auth::AuthShell;
 use super::global::describe;
 
+/// What receives the headers for one request (or why there are none).
+pub type Resolved = Box<dyn FnOnce(Result<Vec<(String, String)>, String>)>;
+
 /// Where extra (auth) headers come from; consulted before every request.
 #[derive(Debug, Clone, Default)]
 pub enum HeaderSource {
@@ -80,8 +83,9 @@ impl HeaderSource {
     }
 
     /// Calls `then` with the headers for one request: at once when no promise is involved (no
-    /// headers, fixed ones, a provider answering synchronously), else once they settle.
-    pub fn resolve_with(&self, then: impl FnOnce(Result<Vec<(String, String)>, String>) + 'static) {
+    /// headers, fixed ones, a provider answering synchronously), else once they settle. Boxed:
+    /// one copy serves every caller.
+    pub fn resolve_with(&self, then: Resolved) {
         match self {
             Self::None => then(Ok(Vec::new())),
             Self::Fixed(h) => then(Ok(h.clone())),

@@ -212,10 +212,10 @@ fn start(d: &Driver, key: SendKey, req: Request) {
         st.headers.clone()
     });
     let d = d.clone();
-    source.resolve_with(move |auth| match auth {
+    source.resolve_with(Box::new(move |auth| match auth {
         Ok(auth) => send(&d, key, req, auth),
         Err(message) => fail(&d, key, Fail::from(message)),
-    });
+    }));
 }
 
 /// The request's name/value pairs for `io.js`: the caller's (auth) headers, the engine's, then
@@ -513,7 +513,7 @@ pub fn end_session(d: &Driver, headers: Vec<(String, String)>) {
         st.headers.clone()
     });
     let d = d.clone();
-    source.resolve_with(move |auth| {
+    source.resolve_with(Box::new(move |auth| {
         let sent = auth.is_ok_and(|auth| {
             let (url, io) = d.with(|st| (st.url.clone(), st.http.io.clone()));
             let pairs = pairs_of([&auth, &headers], &[]);
@@ -524,5 +524,5 @@ pub fn end_session(d: &Driver, headers: Vec<(String, String)>) {
             d.with(|st| st.http.delete_finished());
             d.rearm();
         }
-    });
+    }));
 }
