@@ -1,6 +1,6 @@
 //! Request headers: the caller's (possibly async) provider, and `Retry-After` parsing.
 
-use js_sys::{Array, Function, Object, Promise, Reflect};
+use js_sys::{Function, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
@@ -12,6 +12,9 @@ use std::rc::Rc;
 #[cfg(feature = "oauth")]
 use super::auth::AuthShell;
 use super::global::describe;
+
+/// What receives the headers for one request (or why there are none).
+pub type Resolved = Box<dyn FnOnce(Result<Vec<(String, String)>, String>)>;
 
 /// Where extra (auth) headers come from; consulted before every request.
 #[derive(Debug, Clone, Default)]
@@ -80,8 +83,9 @@ impl HeaderSource {
     }
 
     /// Calls `then` with the headers for one request: at once when no promise is involved (no
-    /// headers, fixed ones, a provider answering synchronously), else once they settle.
-    pub fn resolve_with(&self, then: impl FnOnce(Result<Vec<(String, String)>, String>) + 'static) {
+    /// headers, fixed ones, a provider answering synchronously), else once they settle. Boxed:
+    /// one copy serves every caller.
+    pub fn resolve_with(&self, then: Resolved) {
         match self {
             Self::None => then(Ok(Vec::new())),
             Self::Fixed(h) => then(Ok(h.clone())),
@@ -129,50 +133,13 @@ fn is_thenable(v: &JsValue) -> bool {
 
 /// Reads name/value pairs from an iterable of pairs (`Headers`, `Map`, arrays) or a plain object.
 fn pairs(v: &JsValue) -> Result<Vec<(String, String)>, String> {
-    if !v.is_object() {
-        return Err(
-            "headers must be an object, a Headers/Map, an array of pairs or a function".into(),
-        );
-    }
+    let flat = super::io::header_pairs(v).map_err(|e| describe(&e))?;
+    let mut strings = flat.iter().map(|s| s.as_string().unwrap_or_default());
     let mut out = Vec::new();
-    let iter = js_sys::try_iter(v).map_err(|e| describe(&e))?;
-    match iter {
-        Some(it) => {
-            for item in it {
-                let item = item.map_err(|e| describe(&e))?;
-                let pair = Array::from(&item);
-                if pair.length() != 2 {
-                    return Err("header entries must be [name, value] pairs".into());
-                }
-                push(&mut out, &pair.get(0), &pair.get(1))?;
-            }
-        }
-        None => {
-            for entry in Object::entries(v.unchecked_ref::<Object>()).iter() {
-                let pair = Array::from(&entry);
-                push(&mut out, &pair.get(0), &pair.get(1))?;
-            }
-        }
+    while let (Some(name), Some(value)) = (strings.next(), strings.next()) {
+        out.push((name, value));
     }
     Ok(out)
-}
-
-fn push(out: &mut Vec<(String, String)>, k: &JsValue, v: &JsValue) -> Result<(), String> {
-    if v.is_undefined() || v.is_null() {
-        return Ok(());
-    }
-    let name = k.as_string().ok_or("header names must be strings")?;
-    // Numbers and booleans as JavaScript spells them (`String(v)`).
-    let value = v
-        .as_string()
-        .or_else(|| {
-            (v.as_f64().is_some() || v.as_bool().is_some())
-                .then(|| js_sys::JSON::stringify(v).ok().and_then(|j| j.as_string()))
-                .flatten()
-        })
-        .ok_or_else(|| format!("header {name} must be a string"))?;
-    out.push((name, value));
-    Ok(())
 }
 
 /// Delay asked by `retry-after-ms` (ms) or `Retry-After` (seconds or an HTTP date), in ms from `now`.

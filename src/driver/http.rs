@@ -5,8 +5,6 @@
 //! A pending POST's stream is closed only on [`Output::Abort`](crate::engine::api::Output::Abort)
 //! or `close()`: closing a modern response stream cancels the request on the server.
 
-use crate::engine::idmap::IdMap;
-
 use js_sys::{Array, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
@@ -28,7 +26,7 @@ const DELETE_KEY: f64 = -1.0;
 /// HTTP transport state.
 pub struct Http {
     io: Io,
-    inflight: IdMap<SendKey, Exchange>,
+    inflight: Inflight,
     delete_deadline: Option<u64>,
     /// Resolves `delete_done` when the session `DELETE` ended (or its grace ran out).
     delete_tx: Option<Settle>,
@@ -37,11 +35,32 @@ pub struct Http {
 
 /// One exchange in flight.
 struct Exchange {
+    key: SendKey,
     listening: bool,
     body: Body,
     /// The `Authorization` header it sent (told to the `auth` option on 401/403).
     #[cfg(feature = "oauth")]
     used: Option<String>,
+}
+
+/// The exchanges in flight, unordered (a handful at most: a linear search).
+#[derive(Default)]
+struct Inflight(Vec<Exchange>);
+
+impl Inflight {
+    fn get(&self, key: SendKey) -> Option<&Exchange> {
+        self.0.iter().find(|x| x.key == key)
+    }
+
+    fn get_mut(&mut self, key: SendKey) -> Option<&mut Exchange> {
+        self.0.iter_mut().find(|x| x.key == key)
+    }
+
+    /// Forgets `key`'s exchange; whether it was in flight.
+    fn remove(&mut self, key: SendKey) -> bool {
+        let at = self.0.iter().position(|x| x.key == key);
+        at.map(|i| self.0.swap_remove(i)).is_some()
+    }
 }
 
 /// Its response body so far.
@@ -64,7 +83,7 @@ impl Http {
     pub fn new(io: Io) -> Self {
         Self {
             io,
-            inflight: IdMap::default(),
+            inflight: Inflight::default(),
             delete_deadline: None,
             delete_tx: None,
             delete_done: None,
@@ -73,15 +92,15 @@ impl Http {
 
     /// Aborts a transmission's response stream on the engine's request; its inputs stop.
     pub fn abort(&mut self, key: SendKey) {
-        if self.inflight.remove(&key).is_some() {
+        if self.inflight.remove(key) {
             self.io.abort(js_key(key));
         }
     }
 
     /// Aborts every exchange (not the session `DELETE`).
     pub fn abort_all(&mut self) {
-        for (key, _) in std::mem::take(&mut self.inflight) {
-            self.io.abort(js_key(key));
+        for x in std::mem::take(&mut self.inflight.0) {
+            self.io.abort(js_key(x.key));
         }
     }
 
@@ -91,7 +110,7 @@ impl Http {
     }
 
     fn live(&self, key: SendKey) -> bool {
-        self.inflight.contains_key(&key)
+        self.inflight.get(key).is_some()
     }
 
     /// The `DELETE` answered, failed or ran out of time: `close()` goes on.
@@ -182,20 +201,21 @@ fn start(d: &Driver, key: SendKey, req: Request) {
         }
     );
     let exchange = Exchange {
+        key,
         listening,
         body: Body::Waiting,
         #[cfg(feature = "oauth")]
         used: None,
     };
     let source = d.with(|st| {
-        st.http.inflight.insert(key, exchange);
+        st.http.inflight.0.push(exchange);
         st.headers.clone()
     });
     let d = d.clone();
-    source.resolve_with(move |auth| match auth {
+    source.resolve_with(Box::new(move |auth| match auth {
         Ok(auth) => send(&d, key, req, auth),
         Err(message) => fail(&d, key, Fail::from(message)),
-    });
+    }));
 }
 
 /// The request's name/value pairs for `io.js`: the caller's (auth) headers, the engine's, then
@@ -219,7 +239,7 @@ fn pairs_of(lists: [&[(String, String)]; 2], fixed: &[(&str, &str)]) -> Array {
 fn send(d: &Driver, key: SendKey, req: Request, auth: Vec<(String, String)>) {
     let Some((url, io)) = d.with(|st| {
         #[cfg(feature = "oauth")]
-        if let Some(x) = st.http.inflight.get_mut(&key) {
+        if let Some(x) = st.http.inflight.get_mut(key) {
             x.used = auth
                 .iter()
                 .find(|(k, _)| k.eq_ignore_ascii_case("authorization"))
@@ -302,7 +322,7 @@ fn head(d: &Driver, key: SendKey, res: JsValue) {
     {
         let status = io::status(&res);
         if let (401 | 403, Some(shell)) = (status, d.with(|st| st.headers.auth())) {
-            let used = d.with(|st| st.http.inflight.get(&key).and_then(|x| x.used.clone()));
+            let used = d.with(|st| st.http.inflight.get(key).and_then(|x| x.used.clone()));
             let d = d.clone();
             super::spawn(async move {
                 let challenge = io::header(&res, "www-authenticate");
@@ -319,7 +339,7 @@ fn head(d: &Driver, key: SendKey, res: JsValue) {
 
 /// Feeds the head, then reads the body (or fails a listening stream that is not one).
 fn answered(d: &Driver, key: SendKey, res: &JsValue) {
-    let Some(listening) = d.with(|st| st.http.inflight.get(&key).map(|x| x.listening)) else {
+    let Some(listening) = d.with(|st| st.http.inflight.get(key).map(|x| x.listening)) else {
         return;
     };
     let status = io::status(res);
@@ -349,7 +369,7 @@ fn answered(d: &Driver, key: SendKey, res: &JsValue) {
     }
     let io = d.with(|st| {
         let limit = st.max_body;
-        let x = st.http.inflight.get_mut(&key)?;
+        let x = st.http.inflight.get_mut(key)?;
         x.body = match framing {
             Framing::Whole => Body::Whole(Vec::new()),
             Framing::Sse => Body::Sse {
@@ -377,7 +397,7 @@ struct Events {
 fn chunk(d: &Driver, key: SendKey, bytes: Vec<u8>) {
     let step = d.with(|st| {
         let limit = st.max_body;
-        let x = st.http.inflight.get_mut(&key)?;
+        let x = st.http.inflight.get_mut(key)?;
         let via = (!x.listening).then_some(key);
         Some(match &mut x.body {
             Body::Waiting => return None,
@@ -439,7 +459,7 @@ fn chunk(d: &Driver, key: SendKey, bytes: Vec<u8>) {
 /// The body ended: a whole body's message, then `Ended`.
 fn end(d: &Driver, key: SendKey) {
     let Some((body, listening)) = d.with(|st| {
-        let x = st.http.inflight.get_mut(&key)?;
+        let x = st.http.inflight.get_mut(key)?;
         Some((std::mem::replace(&mut x.body, Body::Waiting), x.listening))
     }) else {
         return;
@@ -450,7 +470,7 @@ fn end(d: &Driver, key: SendKey) {
             d.feed(Input::Message { via, body: text });
         }
     }
-    if d.with(|st| st.http.inflight.remove(&key).is_some()) {
+    if d.with(|st| st.http.inflight.remove(key)) {
         d.feed(Input::Ended { key });
     }
 }
@@ -458,7 +478,7 @@ fn end(d: &Driver, key: SendKey) {
 /// Ends a live exchange with `Failed` (and stops its I/O).
 fn fail(d: &Driver, key: SendKey, fail: Fail) {
     let live = d.with(|st| {
-        let live = st.http.inflight.remove(&key).is_some();
+        let live = st.http.inflight.remove(key);
         if live {
             st.http.io.abort(js_key(key));
         }
@@ -493,7 +513,7 @@ pub fn end_session(d: &Driver, headers: Vec<(String, String)>) {
         st.headers.clone()
     });
     let d = d.clone();
-    source.resolve_with(move |auth| {
+    source.resolve_with(Box::new(move |auth| {
         let sent = auth.is_ok_and(|auth| {
             let (url, io) = d.with(|st| (st.url.clone(), st.http.io.clone()));
             let pairs = pairs_of([&auth, &headers], &[]);
@@ -504,5 +524,5 @@ pub fn end_session(d: &Driver, headers: Vec<(String, String)>) {
             d.with(|st| st.http.delete_finished());
             d.rearm();
         }
-    });
+    }));
 }

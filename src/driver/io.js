@@ -196,3 +196,54 @@ export function status(res) {
 export function header(res, name) {
   return res.headers.get(name) ?? undefined;
 }
+
+/** A header collection's name/value pairs, flat (name, value, …): an iterable of `[name, value]`
+ * (`Headers`, `Map`, arrays) or a plain object's entries. `null`/`undefined` values are left out;
+ * numbers and booleans are spelled as `JSON.stringify` does. Throws a message for a wrong shape. */
+export function headerPairs(v) {
+  if (typeof v !== "object" || v === null) {
+    throw "headers must be an object, a Headers/Map, an array of pairs or a function";
+  }
+  const iterable = typeof v[Symbol.iterator] === "function";
+  const out = [];
+  for (const item of iterable ? v : Object.entries(v)) {
+    const pair = Array.from(item);
+    if (iterable && pair.length !== 2) throw "header entries must be [name, value] pairs";
+    const [name, value] = pair;
+    if (value === undefined || value === null) continue;
+    if (typeof name !== "string") throw "header names must be strings";
+    const type = typeof value;
+    if (type !== "string" && type !== "number" && type !== "boolean") {
+      throw `header ${name} must be a string`;
+    }
+    out.push(name, type === "string" ? value : JSON.stringify(value));
+  }
+  return out;
+}
+
+/** Node or Electron's main process: a `process.versions.node` and no `document`. */
+export function inNode() {
+  return typeof globalThis.process?.versions?.node === "string" && globalThis.document === undefined;
+}
+
+/** Whether this page's navigation or resource timing shows `origin` (lowercase
+ * `scheme://host[:port]`) reached over HTTP/2 or HTTP/3. */
+export function multiplexed(origin) {
+  const perf = globalThis.performance;
+  if (typeof perf?.getEntriesByType !== "function") return false;
+  return ["navigation", "resource"].some((kind) => {
+    let entries;
+    try {
+      entries = perf.getEntriesByType(kind);
+    } catch {
+      return false;
+    }
+    return Array.isArray(entries) && entries.some((e) => {
+      const name = typeof e?.name === "string" ? e.name : "";
+      const protocol = typeof e?.nextHopProtocol === "string" ? e.nextHopProtocol : "";
+      const rest = name.slice(origin.length);
+      const same = name.toLowerCase().startsWith(origin) && (rest === "" || "/?#".includes(rest[0]));
+      return same && (protocol === "h2" || protocol.startsWith("h3"));
+    });
+  });
+}

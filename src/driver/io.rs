@@ -1,6 +1,7 @@
 //! Bindings to `io.js`, the client's I/O in JavaScript: it starts fetches and reads their bodies,
 //! opens the WebSocket and runs the timer, reporting each step to the driver's sink as plain values
-//! ([`Report`]). It decides nothing: limits, framing, retries and errors are the driver's.
+//! ([`Report`]), and flattens the `headers` option's collections. It decides nothing: limits,
+//! framing, retries and errors are the driver's.
 
 use js_sys::{Array, Function};
 use wasm_bindgen::prelude::*;
@@ -46,6 +47,15 @@ extern "C" {
     pub fn status(res: &JsValue) -> u16;
     /// A response header's value.
     pub fn header(res: &JsValue, name: &str) -> Option<String>;
+    /// A header collection's name/value pairs, flat; throws what is wrong with its shape.
+    #[wasm_bindgen(catch, js_name = headerPairs)]
+    pub fn header_pairs(headers: &JsValue) -> Result<Array, JsValue>;
+    /// Node or Electron's main process: a `process.versions.node` and no `document`.
+    #[wasm_bindgen(js_name = inNode)]
+    pub fn in_node() -> bool;
+    /// Whether the page already reached `origin` (lowercase `scheme://host[:port]`) over HTTP/2
+    /// or HTTP/3 (its navigation and resource timing).
+    pub fn multiplexed(origin: &str) -> bool;
 }
 
 /// What the sink hears (`kind`).

@@ -37,6 +37,6 @@ pub fn object_from_js(v: &JsValue, what: &str) -> Result<Value, String> {
     }
     match from_js(v)? {
         Some(o @ Value::Object(_)) => Ok(o),
-        _ => Err(format!("{what} must be a plain object")),
+        _ => Err(super::options::must_be(what, "a plain object")),
     }
 }

@@ -45,9 +45,12 @@ fn typed<T>(
     if v.is_undefined() || v.is_null() {
         return Ok(None);
     }
-    read(&v)
-        .map(Some)
-        .ok_or_else(|| format!("{key} must be {what}"))
+    read(&v).map(Some).ok_or_else(|| must_be(key, what))
+}
+
+/// The message for an argument or option `name` that is not `what`.
+pub fn must_be(name: &str, what: &str) -> String {
+    format!("{name} must be {what}")
 }
 
 fn string(o: &JsValue, key: &str) -> Result<Option<String>, String> {
@@ -55,14 +58,13 @@ fn string(o: &JsValue, key: &str) -> Result<Option<String>, String> {
 }
 
 fn millis(o: &JsValue, key: &str) -> Result<Option<u64>, String> {
-    let v = get(o, key);
-    if v.is_undefined() || v.is_null() {
-        return Ok(None);
-    }
-    match v.as_f64() {
-        Some(n) if (0.0..=9_007_199_254_740_991.0).contains(&n) => Ok(Some(n as u64)),
-        _ => Err(format!("{key} must be a non-negative number")),
-    }
+    let read = |v: &JsValue| {
+        let n = v.as_f64()?;
+        (0.0..=9_007_199_254_740_991.0)
+            .contains(&n)
+            .then_some(n as u64)
+    };
+    typed(o, key, read, "a non-negative number")
 }
 
 /// A boolean option (`false` when unset).
@@ -71,20 +73,14 @@ fn boolean(o: &JsValue, key: &str) -> Result<bool, String> {
 }
 
 fn function(o: &JsValue, key: &str) -> Result<Option<Function>, String> {
-    let v = get(o, key);
-    if v.is_undefined() || v.is_null() {
-        return Ok(None);
-    }
-    v.dyn_into::<Function>()
-        .map(Some)
-        .map_err(|_| format!("{key} must be a function"))
+    typed(o, key, |v| v.dyn_ref::<Function>().cloned(), "a function")
 }
 
 fn check_object(o: &JsValue, what: &str) -> Result<(), String> {
     if o.is_undefined() || o.is_null() || (o.is_object() && !o.is_function()) {
         Ok(())
     } else {
-        Err(format!("{what} must be an object"))
+        Err(must_be(what, "an object"))
     }
 }
 
@@ -92,7 +88,7 @@ fn check_object(o: &JsValue, what: &str) -> Result<(), String> {
 pub fn id(v: &JsValue, what: &str) -> Result<String, String> {
     match v.as_string() {
         Some(s) if !s.is_empty() => Ok(s),
-        _ => Err(format!("{what} must be a non-empty string")),
+        _ => Err(must_be(what, "a non-empty string")),
     }
 }
 
@@ -103,7 +99,7 @@ pub fn optional_string(v: &JsValue, what: &str) -> Result<Option<String>, String
     }
     v.as_string()
         .map(Some)
-        .ok_or_else(|| format!("{what} must be a string"))
+        .ok_or_else(|| must_be(what, "a string"))
 }
 
 /// The server URL: a string the global `URL` parses (relative to the page, where there is one)
