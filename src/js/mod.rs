@@ -17,6 +17,7 @@ use std::cell::RefCell;
 use std::future::Future;
 use std::pin::Pin;
 
+use crate::engine::idmap::IdMap;
 use std::rc::Rc;
 
 use js_sys::{Function, Promise, Reflect};
@@ -70,8 +71,7 @@ type Ready = Settle;
 /// The state shared by a client's JS object, its handles and the driver's event host.
 pub struct ClientInner {
     driver: RefCell<Option<Link>>,
-    /// The handles of live subscriptions (a `Vec`, like `ops`).
-    subs: RefCell<Vec<(SubId, Rc<HandleState>)>>,
+    subs: RefCell<IdMap<SubId, Rc<HandleState>>>,
     /// The one-shot operations awaiting their reply (a few at a time: a `Vec` costs less wasm
     /// than another map instantiation).
     ops: RefCell<Vec<(OpId, Pending)>>,
@@ -124,12 +124,7 @@ impl ClientInner {
                 capabilities,
             }),
             Event::Status { sub, task } => {
-                let h = self
-                    .subs
-                    .borrow()
-                    .iter()
-                    .find(|(s, _)| *s == sub)
-                    .map(|(_, h)| h.clone());
+                let h = self.subs.borrow().get(&sub).cloned();
                 if let Some(h) = h {
                     h.on_status(task);
                 }
@@ -184,11 +179,7 @@ impl ClientInner {
 
     /// A subscription ended: its handle settles; a task's settled end is reported once per page.
     fn done(&self, sub: SubId, task_id: Option<String>, end: End) {
-        let h = {
-            let mut subs = self.subs.borrow_mut();
-            let at = subs.iter().position(|(s, _)| *s == sub);
-            at.map(|at| subs.swap_remove(at).1)
-        };
+        let h = self.subs.borrow_mut().remove(&sub);
         let settled = crate::engine::verdict::settles(&end);
         if let Some((task_id, done)) = h.and_then(|h| h.on_done(task_id, end)) {
             if settled {
@@ -267,7 +258,7 @@ impl ClientInner {
         let me = self.clone();
         d.op_then(start, move |sub| {
             h2.set_sub(*sub);
-            me.subs.borrow_mut().push((*sub, h2));
+            me.subs.borrow_mut().insert(*sub, h2);
         });
         if let Some(s) = signal {
             h.watch_signal(s);
