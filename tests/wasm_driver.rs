@@ -15,7 +15,7 @@ use mcp_task_client::driver::headers::{retry_after_ms, HeaderSource};
 use mcp_task_client::driver::io::{self, Io, Report};
 use mcp_task_client::driver::timer::Timer;
 use mcp_task_client::driver::{global, Driver, DriverOptions, Host, TransportKind};
-use mcp_task_client::engine::api::{CallOptions, Config, End, ErrorKind, Event};
+use mcp_task_client::engine::api::{CallOptions, ClientError, Config, End, ErrorKind, Event};
 use mcp_task_client::protocol::model::{Outcome, TaskStatus};
 use serde_json::json;
 use wasm_bindgen::prelude::*;
@@ -227,9 +227,7 @@ fn retry_after_forms() {
 #[wasm_bindgen_test]
 async fn header_sources_fixed_and_async() {
     let obj = js_sys::JSON::parse(r#"{"Authorization":"Bearer x","X-N":3,"skip":null}"#).unwrap();
-    let h = HeaderSource::from_js(&obj)
-        .unwrap()
-        .resolve()
+    let h = resolved(HeaderSource::from_js(&obj).unwrap())
         .await
         .unwrap();
     assert_eq!(
@@ -241,9 +239,7 @@ async fn header_sources_fixed_and_async() {
     );
     let arr = js_sys::JSON::parse(r#"[["a","1"],["b","2"]]"#).unwrap();
     assert_eq!(
-        HeaderSource::from_js(&arr)
-            .unwrap()
-            .resolve()
+        resolved(HeaderSource::from_js(&arr).unwrap())
             .await
             .unwrap()
             .len(),
@@ -253,22 +249,37 @@ async fn header_sources_fixed_and_async() {
     assert!(HeaderSource::from_js(&js_sys::JSON::parse(r#"[["a"]]"#).unwrap()).is_err());
 
     let f = Function::new_no_args("return Promise.resolve({ authorization: 'Bearer t' })");
-    let h = HeaderSource::from_js(&f).unwrap().resolve().await.unwrap();
+    let h = resolved(HeaderSource::from_js(&f).unwrap()).await.unwrap();
     assert_eq!(h, vec![("authorization".into(), "Bearer t".into())]);
     let f = Function::new_no_args("return Promise.reject(new Error('no token'))");
-    let e = HeaderSource::from_js(&f)
-        .unwrap()
-        .resolve()
+    let e = resolved(HeaderSource::from_js(&f).unwrap())
         .await
         .unwrap_err();
     assert!(e.contains("no token"), "{e}");
     let f = Function::new_no_args("throw new Error('sync boom')");
-    let e = HeaderSource::from_js(&f)
-        .unwrap()
-        .resolve()
+    let e = resolved(HeaderSource::from_js(&f).unwrap())
         .await
         .unwrap_err();
     assert!(e.contains("sync boom"), "{e}");
+}
+
+/// The one value a callback-taking call reports, awaited.
+async fn awaited<T: 'static>(start: impl FnOnce(Box<dyn FnOnce(T)>)) -> T {
+    let (tx, rx) = futures::channel::oneshot::channel();
+    start(Box::new(move |v| {
+        let _ = tx.send(v);
+    }));
+    rx.await.expect("the callback ran")
+}
+
+/// The headers `source` gives for one request.
+async fn resolved(source: HeaderSource) -> Result<Vec<(String, String)>, String> {
+    awaited(|then| source.resolve_with(then)).await
+}
+
+/// A driver started with `opts`, or why it could not start.
+async fn connected(opts: DriverOptions, host: Host) -> Result<Driver, ClientError> {
+    awaited(|then| Driver::connect(opts, host, then)).await
 }
 
 /// Connects a driver whose events go into a channel.
@@ -284,7 +295,7 @@ async fn driver(url: &str, transport: TransportKind) -> (Driver, mpsc::Unbounded
         headers: HeaderSource::None,
         websocket: None,
     };
-    let d = Driver::connect(opts, host).await.expect("connects");
+    let d = connected(opts, host).await.expect("connects");
     (d, rx)
 }
 
@@ -317,7 +328,7 @@ async fn long_job(url: &str, transport: TransportKind) -> Vec<TaskStatus> {
         }
     }
     assert!(connected);
-    d.close().await;
+    awaited(|then| d.close(Box::new(move || then(())))).await;
     assert!(d.is_closed());
     statuses
 }
@@ -361,7 +372,7 @@ async fn refused_connections_are_typed_errors() {
             headers: HeaderSource::None,
             websocket: None,
         };
-        let Err(e) = Driver::connect(opts, host).await else {
+        let Err(e) = connected(opts, host).await else {
             panic!("a closed port accepted a WebSocket")
         };
         assert_eq!(e.kind, ErrorKind::Transport);

@@ -2,8 +2,9 @@
 
 use js_sys::{Function, Promise, Reflect};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::JsFuture;
 
+use super::deferred::when_settled;
+#[cfg(feature = "oauth")]
 use super::spawn;
 
 #[cfg(feature = "oauth")]
@@ -60,44 +61,39 @@ impl HeaderSource {
         }
     }
 
-    /// The headers for one request; a throwing or rejecting provider is an error.
-    pub async fn resolve(&self) -> Result<Vec<(String, String)>, String> {
-        match self {
-            #[cfg(feature = "oauth")]
-            Self::Auth(base, shell) => {
-                let mut h = Box::pin(base.resolve()).await?;
-                if let Some(v) = shell.header().await? {
-                    h.retain(|(k, _)| !k.eq_ignore_ascii_case("authorization"));
-                    h.push(("authorization".into(), v));
-                }
-                Ok(h)
-            }
-            Self::None => Ok(Vec::new()),
-            Self::Fixed(h) => Ok(h.clone()),
-            Self::Provider(f) => match f.call0(&JsValue::UNDEFINED) {
-                Err(e) => Err(threw(&e)),
-                Ok(v) if is_thenable(&v) => settled(v).await,
-                Ok(v) => collected(&v),
-            },
-        }
-    }
-
     /// Calls `then` with the headers for one request: at once when no promise is involved (no
-    /// headers, fixed ones, a provider answering synchronously), else once they settle. Boxed:
-    /// one copy serves every caller.
+    /// headers, fixed ones, a provider answering synchronously), else once they settle. A
+    /// throwing or rejecting provider is an error. Boxed: one copy serves every caller.
     pub fn resolve_with(&self, then: Resolved) {
         match self {
             Self::None => then(Ok(Vec::new())),
             Self::Fixed(h) => then(Ok(h.clone())),
             Self::Provider(f) => match f.call0(&JsValue::UNDEFINED) {
                 Err(e) => then(Err(threw(&e))),
-                Ok(v) if is_thenable(&v) => spawn(async move { then(settled(v).await) }),
+                Ok(v) if is_thenable(&v) => when_settled(
+                    &v,
+                    Box::new(move |r| match r {
+                        Ok(v) => then(collected(&v)),
+                        Err(e) => then(Err(format!("headers provider rejected: {}", describe(&e)))),
+                    }),
+                ),
                 Ok(v) => then(collected(&v)),
             },
             #[cfg(feature = "oauth")]
-            Self::Auth(..) => {
-                let source = self.clone();
-                spawn(async move { then(source.resolve().await) });
+            Self::Auth(base, shell) => {
+                let shell = shell.clone();
+                base.resolve_with(Box::new(move |base| match base {
+                    Err(e) => then(Err(e)),
+                    Ok(mut h) => spawn(async move {
+                        then(shell.header().await.map(|auth| {
+                            if let Some(v) = auth {
+                                h.retain(|(k, _)| !k.eq_ignore_ascii_case("authorization"));
+                                h.push(("authorization".into(), v));
+                            }
+                            h
+                        }))
+                    }),
+                }));
             }
         }
     }
@@ -105,14 +101,6 @@ impl HeaderSource {
 
 fn threw(e: &JsValue) -> String {
     format!("headers provider threw: {}", describe(e))
-}
-
-/// The headers a provider's promise settles with.
-async fn settled(v: JsValue) -> Result<Vec<(String, String)>, String> {
-    let v = JsFuture::from(Promise::resolve(&v))
-        .await
-        .map_err(|e| format!("headers provider rejected: {}", describe(&e)))?;
-    collected(&v)
 }
 
 /// What a provider answered (`undefined` or `null`: no headers).

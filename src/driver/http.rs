@@ -5,9 +5,8 @@
 //! A pending POST's stream is closed only on [`Output::Abort`](crate::engine::api::Output::Abort)
 //! or `close()`: closing a modern response stream cancels the request on the server.
 
-use js_sys::{Array, Uint8Array};
+use js_sys::{Array, Promise, Uint8Array};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::JsFuture;
 
 use super::body::{self, Framing};
 use super::deferred::{deferred, resolve, Settle};
@@ -30,7 +29,7 @@ pub struct Http {
     delete_deadline: Option<u64>,
     /// Resolves `delete_done` when the session `DELETE` ended (or its grace ran out).
     delete_tx: Option<Settle>,
-    pub delete_done: Option<JsFuture>,
+    pub delete_done: Option<Promise>,
 }
 
 /// One exchange in flight.
@@ -509,7 +508,7 @@ pub fn end_session(d: &Driver, headers: Vec<(String, String)>) {
         st.http.io.abort(DELETE_KEY);
         st.http.delete_tx = Some(settle);
         st.http.delete_deadline = Some(global::now() + DELETE_GRACE_MS);
-        st.http.delete_done = Some(JsFuture::from(done));
+        st.http.delete_done = Some(done);
         st.headers.clone()
     });
     let d = d.clone();

@@ -189,6 +189,15 @@ export class Io {
   }
 }
 
+/** Calls `cb(true, value)` or `cb(false, reason)` once `v` (a value, a promise or a thenable)
+ * settles: exactly once, in a later microtask. */
+export function settled(v, cb) {
+  Promise.resolve(v).then(
+    (x) => cb(true, x),
+    (e) => cb(false, e),
+  );
+}
+
 export function status(res) {
   return res.status;
 }

@@ -43,6 +43,8 @@ extern "C" {
     pub fn disarm(this: &Io);
     #[wasm_bindgen(method)]
     pub fn shut(this: &Io);
+    /// Calls `cb(true, value)` or `cb(false, reason)` once `v` settles (in a later microtask).
+    pub fn settled(v: &JsValue, cb: &JsValue);
     /// A response's status.
     pub fn status(res: &JsValue) -> u16;
     /// A response header's value.

@@ -34,12 +34,13 @@ use crate::engine::api::{ClientError, Config, ErrorKind, Event, Input, Output};
 use crate::engine::known::Known;
 use crate::engine::Engine;
 
+use deferred::{when_settled, Settled};
 pub use headers::HeaderSource;
 use io::{Io, Report};
 use timer::Timer;
 
 /// Runs `f` on the current thread (next microtask), boxed: one copy of the executor's spawn path
-/// serves every background task of the driver and the JS face.
+/// serves every background task of tab coordination and OAuth.
 pub fn spawn(f: impl std::future::Future<Output = ()> + 'static) {
     let f: std::pin::Pin<Box<dyn std::future::Future<Output = ()>>> = Box::pin(f);
     wasm_bindgen_futures::spawn_local(f);
@@ -67,6 +68,9 @@ pub struct DriverOptions {
 
 /// Receives the engine's events, in order.
 pub type Host = Rc<dyn Fn(Event)>;
+
+/// What hears a new driver once it is usable, or why it could not start.
+pub type Started = Box<dyn FnOnce(Result<Driver, ClientError>)>;
 
 /// A cheap handle on one running client.
 #[derive(Clone)]
@@ -105,18 +109,20 @@ struct State {
 }
 
 impl Driver {
-    /// Starts a client: for WebSocket, waits until the socket is open (or fails to open).
-    pub async fn connect(opts: DriverOptions, host: Host) -> Result<Driver, ClientError> {
-        Self::connect_with(opts, host, |_, _| {}).await
+    /// Starts a client; `started` hears it once usable: at once for HTTP, once the first socket
+    /// is open for WebSocket (or why it could not start).
+    pub fn connect(opts: DriverOptions, host: Host, started: Started) {
+        Self::connect_with(opts, host, |_, _| {}, started)
     }
 
     /// Like [`connect`](Self::connect), letting `prepare` act on the fresh engine before any of
     /// its output is performed (tabs: adopt a persisted session instead of a new handshake).
-    pub async fn connect_with(
+    pub fn connect_with(
         opts: DriverOptions,
         host: Host,
         prepare: impl FnOnce(&mut Engine, u64),
-    ) -> Result<Driver, ClientError> {
+        started: Started,
+    ) {
         let now = global::now();
         let seed = global::random_seed();
         let max_body = opts.config.max_message_bytes;
@@ -124,15 +130,13 @@ impl Driver {
         prepare(&mut engine, now);
         let ws = match opts.transport {
             TransportKind::Http => None,
-            TransportKind::WebSocket => {
-                let ctor = opts.websocket.or_else(global::websocket_ctor).ok_or_else(|| {
-                    ClientError::new(
-                        ErrorKind::InvalidInput,
-                        "no WebSocket constructor: pass options.WebSocket (e.g. from the `ws` package) or run Node with --experimental-websocket",
-                    )
-                })?;
-                Some(ctor)
-            }
+            TransportKind::WebSocket => match opts.websocket.or_else(global::websocket_ctor) {
+                Some(ctor) => Some(ctor),
+                None => return started(Err(ClientError::new(
+                    ErrorKind::InvalidInput,
+                    "no WebSocket constructor: pass options.WebSocket (e.g. from the `ws` package) or run Node with --experimental-websocket",
+                ))),
+            },
         };
         let shared = Rc::new_cyclic(|weak: &Weak<Shared>| {
             let weak = weak.clone();
@@ -164,14 +168,25 @@ impl Driver {
             }
         });
         let d = Driver(shared);
-        if d.is_ws() {
-            if let Err(e) = ws::open_first(&d).await {
-                d.shutdown();
-                return Err(e);
-            }
+        if !d.is_ws() {
+            d.pump();
+            return started(Ok(d));
         }
-        d.pump();
-        Ok(d)
+        // The wait holds the driver (its I/O holds it only weakly).
+        let waiting = d.clone();
+        ws::open_first(
+            &d,
+            Box::new(move |opened| match opened {
+                Ok(()) => {
+                    waiting.pump();
+                    started(Ok(waiting));
+                }
+                Err(why) => {
+                    waiting.shutdown();
+                    started(Err(ClientError::new(ErrorKind::Transport, why)));
+                }
+            }),
+        );
     }
 
     /// Runs one engine operation at the current time, then performs whatever it caused.
@@ -207,18 +222,23 @@ impl Driver {
     }
 
     /// Closes the engine (it ends every subscription and the session), then every stream,
-    /// socket and the timer. The session `DELETE`, if any, is awaited (bounded).
-    pub async fn close(&self) {
+    /// socket and the timer; `closed` runs once the session `DELETE`, if any, ended (bounded).
+    pub fn close(&self, closed: Box<dyn FnOnce()>) {
         if self.is_closed() {
-            return;
+            return closed();
         }
         self.op(|e, now| e.close(now));
         let deleting = self.with(|st| st.http.delete_done.take());
         self.shutdown();
-        if let Some(done) = deleting {
-            let _ = done.await;
+        let d = self.clone();
+        let end: Settled = Box::new(move |_| {
+            d.0.timer.borrow_mut().disarm();
+            closed();
+        });
+        match deleting {
+            Some(done) => when_settled(&done, end),
+            None => end(Ok(JsValue::UNDEFINED)),
         }
-        self.0.timer.borrow_mut().disarm();
     }
 
     /// Drops the host (after `close`): breaks the client ↔ driver cycle.

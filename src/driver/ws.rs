@@ -8,13 +8,14 @@
 
 use js_sys::Function;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::JsFuture;
 
-use super::deferred::{deferred, reject, resolve, Settle};
 use super::global::describe;
 use super::io::Io;
 use super::Driver;
-use crate::engine::api::{ClientError, ErrorKind, Input, Transmit, TransportError};
+use crate::engine::api::{Input, Transmit, TransportError};
+
+/// What hears how the first socket ended up: `Ok` once open, else why it failed to open.
+pub type FirstOpen = Box<dyn FnOnce(Result<(), String>)>;
 
 /// The subprotocol requested (2025-11-25 WebSocket binding).
 const SUBPROTOCOL: &str = "mcp";
@@ -26,8 +27,8 @@ pub struct Ws {
     /// A socket exists (opening or open).
     socket: bool,
     open: bool,
-    /// Settles `open_first`: resolved when the first socket opened, rejected with why it failed.
-    first: Option<Settle>,
+    /// Hears how the first socket ended up: open, or why it failed.
+    first: Option<FirstOpen>,
     /// Request the `mcp` subprotocol (until a first socket opened only without it).
     subprotocol: bool,
 }
@@ -53,25 +54,16 @@ impl Ws {
     }
 }
 
-/// Opens the first socket and waits until it is open.
-pub async fn open_first(d: &Driver) -> Result<(), ClientError> {
-    let (opened, settle) = deferred();
-    // Awaited from the start: a failure before the first poll is handled.
-    let opened = JsFuture::from(opened);
-    // Left over: no socket state to wait on (or an earlier wait): it fails at once.
+/// Opens the first socket; `first` hears when it is open or why it could not open.
+pub fn open_first(d: &Driver, first: FirstOpen) {
     let unused = d.with(|st| match st.ws.as_mut() {
-        Some(ws) => ws.first.replace(settle),
-        None => Some(settle),
+        Some(ws) => ws.first.replace(first),
+        None => Some(first),
     });
-    if let Some(s) = unused {
-        reject(&s, &JsValue::from_str("WebSocket closed before it opened"));
+    match unused {
+        Some(first) => first(Err("WebSocket closed before it opened".into())),
+        None => open(d),
     }
-    open(d);
-    let failure = match opened.await {
-        Ok(_) => return Ok(()),
-        Err(m) => m.as_string().unwrap_or_default(),
-    };
-    Err(ClientError::new(ErrorKind::Transport, failure))
 }
 
 /// Opens a new socket (the engine's `Output::Reconnect`).
@@ -108,7 +100,7 @@ pub fn opened(d: &Driver) {
         })
     });
     match first {
-        Some(s) => resolve(&s, &JsValue::UNDEFINED),
+        Some(first) => first(Ok(())),
         None => d.feed(Input::Connection { up: true }),
     }
 }
@@ -130,7 +122,7 @@ enum Closed {
     /// The first socket failed asking for `mcp`: try it once without.
     WithoutSubprotocol,
     /// The first socket failed: `connect` fails.
-    First(Settle),
+    First(FirstOpen),
     /// A later socket closed or failed to open.
     Later,
 }
@@ -162,9 +154,9 @@ pub fn closed(d: &Driver, why: Option<String>) {
     match next {
         Closed::Handled => {}
         Closed::WithoutSubprotocol => open(d),
-        Closed::First(s) => {
-            let why = why.as_deref().unwrap_or("WebSocket connection failed");
-            reject(&s, &JsValue::from_str(why));
+        Closed::First(first) => {
+            let why = why.unwrap_or_else(|| "WebSocket connection failed".into());
+            first(Err(why));
         }
         Closed::Later => d.feed(Input::Connection { up: false }),
     }

@@ -5,12 +5,12 @@ use std::rc::Rc;
 
 use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::JsFuture;
 
 use super::error::{self, js_error};
-use super::handle::{self, deferred, HandleState, TaskHandle};
+use super::handle::{self, deferred, HandleState, Settle, TaskHandle};
 use super::types::{ErrorInfo, ErrorKind};
-use super::{invalid, options, promise, tabs, to_js, ClientInner, Outgoing, Pending};
+use super::{invalid, options, to_js, ClientInner, Outgoing, Pending};
+use crate::driver::deferred::{reject, resolve};
 use crate::driver::era::EraKey;
 use crate::driver::tabs::{Link, SharedOptions};
 use crate::driver::{DriverOptions, Host};
@@ -30,48 +30,12 @@ impl McpTaskClient {
         #[wasm_bindgen(unchecked_param_type = "string")] url: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "ConnectOptions")] options: Option<JsValue>,
     ) -> Promise {
-        promise(async move {
-            let undefined = JsValue::UNDEFINED;
-            let raw = options.as_ref().unwrap_or(&undefined);
-            let url = options::url(&url).map_err(invalid)?;
-            let mut o = options::connect(&url, raw).map_err(invalid)?;
-            // Tabs/persistence options: `persist`, `identity`, `persistResults`, `tabs`.
-            let shared = SharedOptions::from_js(raw).map_err(invalid)?;
-            let identity = shared.as_ref().and_then(|s| s.identity.as_deref());
-            let era =
-                (o.config.dialect == DialectChoice::Auto).then(|| EraKey::new(&url, identity));
-            o.config.known_era = era.as_ref().and_then(EraKey::recall);
-            let signal = options::signal(raw).map_err(invalid)?;
-            if let Some(s) = signal.as_ref().filter(|s| s.aborted()) {
-                return Err(error::aborted(&s.reason(), None));
-            }
-            // Awaited from the start: a rejection before the driver exists is handled.
-            let (session, ready) = deferred();
-            let session = JsFuture::from(session);
-            let inner = ClientInner::new(&mut o, era, ready);
-            // The driver holds the client strongly until `close()` (like an open socket does).
-            let me = inner.clone();
-            let host: Host = Rc::new(move |ev| me.on_event(ev));
-            let opts = DriverOptions {
-                url,
-                transport: o.transport,
-                config: o.config,
-                headers: o.headers,
-                websocket: o.websocket,
-            };
-            let driver = Link::connect(opts, shared, host)
-                .await
-                .map_err(|e| js_error(&e.into()))?;
-            *inner.driver.borrow_mut() = Some(driver.clone());
-            // An abort ends the wait for the session like a failure would (the driver is closed).
-            let _hook = signal.as_ref().map(|s| abort_connect(s, &inner));
-            if let Err(failure) = session.await {
-                driver.close().await;
-                return Err(failure);
-            }
-            tabs::warn_if_unstored(&inner, &driver);
-            Ok(McpTaskClient { inner }.into())
-        })
+        let (p, settle) = deferred();
+        let raw = options.unwrap_or(JsValue::UNDEFINED);
+        if let Err(e) = start(&url, &raw, settle.clone()) {
+            reject(&settle, &e);
+        }
+        p
     }
 
     /// The dialect the session speaks.
@@ -193,16 +157,52 @@ impl McpTaskClient {
     /// Ends every subscription and the session (`DELETE` for legacy HTTP), then closes the transport.
     #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
     pub fn close(&self) -> Promise {
-        let d = self.inner.driver();
         self.inner.input_aborts.abort_all();
-        promise(async move {
-            if let Some(d) = d {
-                d.close().await;
-                d.release_host();
-            }
-            Ok(JsValue::UNDEFINED)
-        })
+        let (p, settle) = deferred();
+        self.inner
+            .shut(Box::new(move || resolve(&settle, &JsValue::UNDEFINED)));
+        p
     }
+}
+
+/// Reads `connect`'s arguments and starts the client; `settle` settles `connect`'s promise once
+/// the session is ready or could not be had.
+fn start(url: &JsValue, raw: &JsValue, settle: Settle) -> Result<(), JsValue> {
+    let url = options::url(url).map_err(invalid)?;
+    let mut o = options::connect(&url, raw).map_err(invalid)?;
+    // Tabs/persistence options: `persist`, `identity`, `persistResults`, `tabs`.
+    let shared = SharedOptions::from_js(raw).map_err(invalid)?;
+    let identity = shared.as_ref().and_then(|s| s.identity.as_deref());
+    let era = (o.config.dialect == DialectChoice::Auto).then(|| EraKey::new(&url, identity));
+    o.config.known_era = era.as_ref().and_then(EraKey::recall);
+    let signal = options::signal(raw).map_err(invalid)?;
+    if let Some(s) = signal.as_ref().filter(|s| s.aborted()) {
+        return Err(error::aborted(&s.reason(), None));
+    }
+    let inner = ClientInner::new(&mut o, era, settle);
+    if let Some(s) = &signal {
+        inner.watch_connect_signal(abort_connect(s, &inner));
+    }
+    // The driver holds the client strongly until `close()` (like an open socket does).
+    let me = inner.clone();
+    let host: Host = Rc::new(move |ev| me.on_event(ev));
+    let opts = DriverOptions {
+        url,
+        transport: o.transport,
+        config: o.config,
+        headers: o.headers,
+        websocket: o.websocket,
+    };
+    Link::connect(
+        opts,
+        shared,
+        host,
+        Box::new(move |link| match link {
+            Ok(link) => inner.linked(link),
+            Err(e) => inner.connect_failed(js_error(&e.into())),
+        }),
+    );
+    Ok(())
 }
 
 /// Fails the wait for the session when `signal` aborts; the listener lives as long as the hook.
@@ -210,11 +210,9 @@ fn abort_connect(signal: &web_sys::AbortSignal, inner: &Rc<ClientInner>) -> hand
     let weak = Rc::downgrade(inner);
     let sig = signal.clone();
     let cb = Closure::<dyn FnMut()>::new(move || {
-        let ready = weak.upgrade().and_then(|c| c.ready.borrow_mut().take());
-        if let Some(s) = ready {
+        if let Some(c) = weak.upgrade() {
             let info = ErrorInfo::new(ErrorKind::Aborted, "connect was aborted");
-            let _ =
-                s.1.call1(&JsValue::UNDEFINED, &error::caused(&info, &sig.reason()));
+            c.connect_failed(error::caused(&info, &sig.reason()));
         }
     });
     handle::SignalHook::listen(signal.clone(), cb)

@@ -17,8 +17,7 @@ use crate::engine::known::Known;
 use crate::protocol::model;
 
 pub use crate::driver::deferred::{deferred, Settle};
-use crate::driver::deferred::{reject, resolve};
-use crate::driver::spawn;
+use crate::driver::deferred::{later, reject, resolve};
 
 /// Calls a user callback; a throwing callback must not disturb the client.
 fn call_user(f: &Function, v: &JsValue) {
@@ -402,14 +401,14 @@ impl TaskHandle {
         if self.st.task.borrow().is_some() {
             let st = self.st.clone();
             let version = st.version.get();
-            spawn(async move {
+            later(Box::new(move |_| {
                 // Replay only if still subscribed and nothing newer was delivered meanwhile.
                 let live = st.cbs.borrow().iter().any(|(i, _)| *i == id);
                 let task = st.snapshot().map(|t| to_js(&t));
                 if let (true, true, Some(task)) = (live, st.version.get() == version, task) {
                     call_user(&cb, &task);
                 }
-            });
+            }));
         }
         self.st.off(id)
     }
@@ -420,7 +419,7 @@ impl TaskHandle {
     pub fn on_done(&self, cb: Function) -> JsValue {
         if let Some(done) = self.st.done.borrow().as_ref() {
             let js = to_js(done);
-            spawn(async move { call_user(&cb, &js) });
+            later(Box::new(move |_| call_user(&cb, &js)));
             return self.st.off(0);
         }
         let id = self.st.subscribe(DONE, cb);

@@ -14,28 +14,24 @@ mod types;
 mod typescript;
 
 use std::cell::RefCell;
-use std::future::Future;
-use std::pin::Pin;
-
-use crate::engine::idmap::IdMap;
 use std::rc::Rc;
 
 use js_sys::{Function, Promise, Reflect};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::JsFuture;
 
+use crate::driver::deferred::{later, reject, resolve, when_settled};
 use crate::driver::era::EraKey;
-use crate::driver::spawn;
 use crate::driver::tabs::{Link, Requestor};
 use crate::engine::api::{ClientError, End, Event, OpId, SubId, INPUT_WITHDRAWN};
+use crate::engine::idmap::IdMap;
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model;
 
 pub use client::McpTaskClient;
 use convert::{from_js, object_from_js, to_js};
 use error::{error, js_error};
-use handle::{deferred, HandleState, Settle};
+use handle::{deferred, HandleState, Settle, SignalHook};
 pub use handle::{TaskHandle, TaskUpdates};
 use types::ErrorKind;
 
@@ -64,8 +60,8 @@ enum Outgoing {
 /// An engine operation, boxed: one copy of the driver's operation path serves every kind.
 type Run<T> = Box<dyn FnOnce(&mut dyn Requestor, u64) -> T>;
 
-/// Settles the promise `connect` waits on: resolved once the session is ready, rejected with the
-/// error `connect` fails with.
+/// Settles `connect`'s promise: resolved with the client once the session is ready, rejected
+/// with the error `connect` fails with.
 type Ready = Settle;
 
 /// The state shared by a client's JS object, its handles and the driver's event host.
@@ -83,7 +79,9 @@ pub struct ClientInner {
     /// `onTaskDoneOnce` callbacks, and the tasks whose end this page has already reported.
     once: tabs::Once,
     session: RefCell<Option<types::SessionInfo>>,
+    /// Until `connect` settles: its promise's settle functions, and the listener on its signal.
     ready: RefCell<Option<Ready>>,
+    connect_abort: RefCell<Option<SignalHook>>,
     /// Where the negotiated era is remembered (`dialect: "auto"` only).
     era: Option<EraKey>,
 }
@@ -102,6 +100,7 @@ impl ClientInner {
             once: tabs::Once::default(),
             session: RefCell::new(None),
             ready: RefCell::new(Some(ready)),
+            connect_abort: RefCell::new(None),
             era,
         })
     }
@@ -166,14 +165,72 @@ impl ClientInner {
         }
     }
 
+    /// `connect`'s signal is watched by `hook` until `connect` settles.
+    fn watch_connect_signal(&self, hook: SignalHook) {
+        *self.connect_abort.borrow_mut() = Some(hook);
+    }
+
+    /// The driver (or tab) started: `connect` settles once the session is ready, unless it
+    /// already failed (then the link closes again).
+    fn linked(self: &Rc<Self>, link: Link) {
+        let failed = self.ready.borrow().is_none();
+        *self.driver.borrow_mut() = Some(link);
+        if failed {
+            self.shut(Box::new(|| {}));
+        } else if self.session.borrow().is_some() {
+            self.finish_connect();
+        }
+    }
+
     /// The session is ready: remember its era, settle `connect`.
-    fn connected(&self, info: types::SessionInfo) {
+    fn connected(self: &Rc<Self>, info: types::SessionInfo) {
         if let Some(k) = &self.era {
             k.remember(info.dialect);
         }
         *self.session.borrow_mut() = Some(info);
-        if let Some(s) = self.ready.borrow_mut().take() {
-            let _ = s.0.call0(&JsValue::UNDEFINED);
+        if self.driver.borrow().is_some() {
+            self.finish_connect();
+        }
+    }
+
+    /// Resolves `connect` with the client (once).
+    fn finish_connect(self: &Rc<Self>) {
+        let ready = self.ready.borrow_mut().take();
+        let hook = self.connect_abort.borrow_mut().take();
+        drop(hook);
+        if let (Some(s), Some(link)) = (ready, self.driver()) {
+            tabs::warn_if_unstored(self, &link);
+            resolve(
+                &s,
+                &McpTaskClient {
+                    inner: self.clone(),
+                }
+                .into(),
+            );
+        }
+    }
+
+    /// `connect` fails with `error` (once): the driver, if any, closes first.
+    fn connect_failed(self: &Rc<Self>, error: JsValue) {
+        let ready = self.ready.borrow_mut().take();
+        let hook = self.connect_abort.borrow_mut().take();
+        drop(hook);
+        if let Some(s) = ready {
+            self.shut(Box::new(move || reject(&s, &error)));
+        }
+    }
+
+    /// Closes the driver, if any, and lets go of the client (the driver's host); then `then`.
+    fn shut(&self, then: Box<dyn FnOnce()>) {
+        match self.driver() {
+            Some(link) => {
+                let closing = link.clone();
+                link.close(Box::new(move || {
+                    closing.release_host();
+                    then();
+                }));
+            }
+            None => then(),
         }
     }
 
@@ -190,12 +247,9 @@ impl ClientInner {
 
     /// A warning for `onWarning`. Before the session is ready, a session-level warning is the
     /// connect failure.
-    fn warn(&self, task_id: Option<String>, error: ClientError) {
+    fn warn(self: &Rc<Self>, task_id: Option<String>, error: ClientError) {
         if task_id.is_none() {
-            if let Some(s) = self.ready.borrow_mut().take() {
-                let _ =
-                    s.1.call1(&JsValue::UNDEFINED, &js_error(&error.clone().into()));
-            }
+            self.connect_failed(js_error(&error.clone().into()));
         }
         let warning = types::ClientWarning {
             task_id,
@@ -222,20 +276,9 @@ impl ClientInner {
             params: req.params,
             task_id,
         };
-        let handler = self.on_input.clone();
         let extra = self.input_aborts.start(id);
         let weak = Rc::downgrade(self);
-        spawn(async move {
-            let answer = match handler {
-                None if ev.method == "elicitation/create" => {
-                    Ok(crate::protocol::object([("action", "decline".into())]))
-                }
-                None => Err(RpcError::new(
-                    -32601,
-                    format!("no onInput handler for {}", ev.method),
-                )),
-                Some(f) => run_handler(&f, &to_js(&ev), &extra).await,
-            };
+        let answered: Answered = Box::new(move |answer| {
             let me = weak.upgrade();
             if let Some(c) = &me {
                 c.input_aborts.finish(id);
@@ -244,6 +287,25 @@ impl ClientInner {
                 d.op(|e, now| e.answer_input(now, id, answer));
             }
         });
+        let handler = self.on_input.clone();
+        // The handler runs in a later microtask, outside the driver's event delivery.
+        let run: crate::driver::deferred::Settled = Box::new(move |_| {
+            let answer = match handler {
+                None if ev.method == "elicitation/create" => {
+                    Ok(crate::protocol::object([("action", "decline".into())]))
+                }
+                None => Err(RpcError::new(
+                    -32601,
+                    format!("no onInput handler for {}", ev.method),
+                )),
+                Some(f) => match f.call2(&JsValue::UNDEFINED, &to_js(&ev), &extra) {
+                    Ok(v) => return when_settled(&v, Box::new(move |r| answered(handled(r)))),
+                    Err(e) => Err(thrown(&e)),
+                },
+            };
+            answered(answer);
+        });
+        later(run);
     }
 
     /// Registers a handle for the subscription `start` creates, before any of its events.
@@ -352,16 +414,15 @@ impl ClientInner {
     }
 }
 
-async fn run_handler(f: &Function, req: &JsValue, extra: &JsValue) -> Result<Value, RpcError> {
-    let v = f
-        .call2(&JsValue::UNDEFINED, req, extra)
-        .map_err(|e| thrown(&e))?;
-    let v = JsFuture::from(Promise::resolve(&v))
-        .await
-        .map_err(|e| thrown(&e))?;
-    match from_js(&v) {
-        Ok(Some(o @ Value::Object(_))) => Ok(o),
-        _ => Err(RpcError::new(-32603, "onInput must return a JSON object")),
+/// What receives an input request's answer.
+type Answered = Box<dyn FnOnce(Result<Value, RpcError>)>;
+
+/// The answer from how `onInput`'s result settled.
+fn handled(settled: Result<JsValue, JsValue>) -> Result<Value, RpcError> {
+    match settled.map(|v| from_js(&v)) {
+        Ok(Ok(Some(o @ Value::Object(_)))) => Ok(o),
+        Ok(_) => Err(RpcError::new(-32603, "onInput must return a JSON object")),
+        Err(e) => Err(thrown(&e)),
     }
 }
 
@@ -386,13 +447,6 @@ fn settle_op(p: Pending, result: Result<Value, ClientError>) {
         Ok(v) => s.0.call1(&JsValue::UNDEFINED, &v),
         Err(e) => s.1.call1(&JsValue::UNDEFINED, &js_error(&e.into())),
     };
-}
-
-/// A promise of `f`'s result. The future is boxed: one copy of `future_to_promise` serves every
-/// async method.
-fn promise(f: impl Future<Output = Result<JsValue, JsValue>> + 'static) -> Promise {
-    let f: Pin<Box<dyn Future<Output = Result<JsValue, JsValue>>>> = Box::pin(f);
-    wasm_bindgen_futures::future_to_promise(f)
 }
 
 fn invalid(msg: impl Into<String>) -> JsValue {

@@ -10,7 +10,8 @@ use wasm_bindgen::prelude::*;
 use super::convert::to_js;
 use super::handle::{HandleState, TaskHandle};
 use super::types::{ClientWarning, ErrorInfo, ErrorKind};
-use super::{promise, ClientInner, McpTaskClient};
+use super::{ClientInner, McpTaskClient};
+use crate::driver::deferred::{deferred, reject, resolve};
 use crate::driver::tabs::Link;
 use crate::engine::sorted::SortedSet;
 
@@ -79,17 +80,24 @@ impl McpTaskClient {
     /// Declared in `typescript.rs` (generic).
     #[wasm_bindgen(skip_typescript)]
     pub fn resume(&self) -> Promise {
+        let link = match self.inner.live_driver() {
+            Ok(l) => l,
+            Err(e) => return Promise::reject(&e),
+        };
+        let (p, settle) = deferred();
         let inner = self.inner.clone();
-        promise(async move {
-            let link = inner.live_driver()?;
+        link.pending_tasks(Box::new(move |ids| {
             let out = Array::new();
-            for id in link.pending_tasks().await {
+            for id in ids {
                 let h = HandleState::new(Rc::downgrade(&inner), Some(id.clone()));
-                inner.start(&h, None, Box::new(move |e, now| e.watch(now, &id)))?;
+                if let Err(e) = inner.start(&h, None, Box::new(move |e, now| e.watch(now, &id))) {
+                    return reject(&settle, &e);
+                }
                 out.push(&TaskHandle::new(h).into());
             }
-            Ok(out.into())
-        })
+            resolve(&settle, &out);
+        }));
+        p
     }
 
     /// Calls `cb` once per task that ends — with `persist`, once across every tab and reload of
@@ -115,13 +123,13 @@ impl McpTaskClient {
     /// With `persist`: stops tracking a task in every tab and deletes its stored record.
     #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
     pub fn forget(&self, #[wasm_bindgen(js_name = taskId)] task_id: String) -> Promise {
-        let link = self.inner.driver();
-        promise(async move {
-            if let Some(l) = link {
-                l.forget(&task_id).await;
-            }
-            Ok(JsValue::UNDEFINED)
-        })
+        let (p, settle) = deferred();
+        let done = Box::new(move || resolve(&settle, &JsValue::UNDEFINED));
+        match self.inner.driver() {
+            Some(l) => l.forget(&task_id, done),
+            None => done(),
+        }
+        p
     }
 
     /// This tab's part: `"solo"` (no `persist`), `"leader"` (does the network I/O), `"follower"`

@@ -127,17 +127,21 @@ pub enum Link {
 }
 
 impl Link {
-    /// Connects directly (`shared: None`) or joins the scope's tabs.
-    pub async fn connect(
+    /// Connects directly (`shared: None`) or joins the scope's tabs; `started` hears the link
+    /// once usable, or why it could not start.
+    pub fn connect(
         opts: DriverOptions,
         shared: Option<SharedOptions>,
         host: Host,
-    ) -> Result<Link, ClientError> {
+        started: Box<dyn FnOnce(Result<Link, ClientError>)>,
+    ) {
         match shared {
             #[cfg(feature = "tabs")]
-            Some(s) => Ok(Link::Shared(Tab::start(opts, s, host).await)),
+            Some(s) => crate::driver::spawn(async move {
+                started(Ok(Link::Shared(Tab::start(opts, s, host).await)))
+            }),
             // Without the feature the options never ask for sharing (`SharedOptions::from_js`).
-            _ => Driver::connect(opts, host).await.map(Link::Solo),
+            _ => Driver::connect(opts, host, Box::new(move |d| started(d.map(Link::Solo)))),
         }
     }
 
@@ -187,12 +191,16 @@ impl Link {
     }
 
     /// Solo: closes the engine and the session. Shared: leaves the scope (the session stays open
-    /// for the other tabs and later loads); this tab's subscriptions end `closed`.
-    pub async fn close(&self) {
+    /// for the other tabs and later loads); this tab's subscriptions end `closed`. `closed` runs
+    /// once that is done.
+    pub fn close(&self, closed: Box<dyn FnOnce()>) {
         match self {
-            Link::Solo(d) => d.close().await,
+            Link::Solo(d) => d.close(closed),
             #[cfg(feature = "tabs")]
-            Link::Shared(t) => t.close().await,
+            Link::Shared(t) => {
+                t.close();
+                closed();
+            }
         }
     }
 
@@ -223,23 +231,34 @@ impl Link {
         }
     }
 
-    /// Persisted tasks whose terminal callbacks have not fired yet (oldest first).
-    pub async fn pending_tasks(&self) -> Vec<String> {
+    /// Calls `then` with the persisted tasks whose terminal callbacks have not fired yet (oldest
+    /// first; none for solo links).
+    pub fn pending_tasks(&self, then: Box<dyn FnOnce(Vec<String>)>) {
         match self {
-            Link::Solo(_) => Vec::new(),
+            Link::Solo(_) => then(Vec::new()),
             #[cfg(feature = "tabs")]
-            Link::Shared(t) => t.pending_tasks().await,
+            Link::Shared(t) => {
+                let t = t.clone();
+                crate::driver::spawn(async move { then(t.pending_tasks().await) });
+            }
         }
     }
 
-    /// Stops tracking a task and deletes its record (its ledger entry too).
-    pub async fn forget(&self, task_id: &str) {
-        #[cfg(feature = "tabs")]
-        if let Link::Shared(t) = self {
-            t.forget(task_id).await;
-        }
+    /// Stops tracking a task and deletes its record (its ledger entry too); then calls `then`.
+    pub fn forget(&self, task_id: &str, then: Box<dyn FnOnce()>) {
         #[cfg(not(feature = "tabs"))]
         let _ = task_id;
+        match self {
+            Link::Solo(_) => then(),
+            #[cfg(feature = "tabs")]
+            Link::Shared(t) => {
+                let (t, id) = (t.clone(), task_id.to_owned());
+                crate::driver::spawn(async move {
+                    t.forget(&id).await;
+                    then();
+                });
+            }
+        }
     }
 
     /// Which storage backs the records (`None` for solo links).

@@ -255,7 +255,7 @@ impl Tab {
 
     /// Leaves the scope: this tab's subscriptions end `closed`; a leader steps down without
     /// ending the session.
-    pub async fn close(&self) {
+    pub fn close(&self) {
         if self.is_closed() {
             return;
         }

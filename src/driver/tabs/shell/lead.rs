@@ -40,42 +40,51 @@ impl Tab {
     pub(super) fn open(&self, epoch: u64, session: Option<SessionSnapshot>) {
         let me = self.clone();
         let session = session.filter(|_| me.0.conf.transport == TransportKind::Http);
-        spawn(async move {
-            loop {
-                if !me.leads(epoch) {
-                    return;
-                }
-                let weak = me.weak();
-                let host: Host = Rc::new(move |event| {
-                    if let Some(t) = weak.upgrade() {
-                        Tab(t).feed(Input::Engine { epoch, event });
-                    }
-                });
-                let config = me.0.conf.config.clone();
-                let adopt = session.clone();
-                let opts = me.0.conf.driver_options();
-                let res = Driver::connect_with(opts, host, move |engine, now| {
-                    if let Some(s) = adopt {
-                        if !engine.adopt_session(now, &s) {
-                            *engine = Engine::new(config, global::random_seed(), now);
-                        }
-                    }
-                })
-                .await;
-                match res {
-                    Ok(d) if me.leads(epoch) => {
-                        *me.0.driver.borrow_mut() = Some((epoch, d));
-                        break;
-                    }
-                    Ok(d) => return close_driver(d),
-                    Err(error) => {
-                        me.feed(Input::LeadFailed { epoch, error });
-                        TimeoutFuture::new(RETRY_CONNECT_MS).await;
-                    }
+        // Outside the machine's step that asked for it.
+        spawn(async move { me.try_open(epoch, session) });
+    }
+
+    /// One attempt of [`open`](Self::open); a failed one is tried again after [`RETRY_CONNECT_MS`].
+    fn try_open(&self, epoch: u64, session: Option<SessionSnapshot>) {
+        if !self.leads(epoch) {
+            return;
+        }
+        let weak = self.weak();
+        let host: Host = Rc::new(move |event| {
+            if let Some(t) = weak.upgrade() {
+                Tab(t).feed(Input::Engine { epoch, event });
+            }
+        });
+        let config = self.0.conf.config.clone();
+        let adopt = session.clone();
+        let opts = self.0.conf.driver_options();
+        let me = self.clone();
+        let prepare = move |engine: &mut Engine, now| {
+            if let Some(s) = adopt {
+                if !engine.adopt_session(now, &s) {
+                    *engine = Engine::new(config, global::random_seed(), now);
                 }
             }
-            me.feed(Input::Ready { epoch });
-        });
+        };
+        Driver::connect_with(
+            opts,
+            host,
+            prepare,
+            Box::new(move |res| match res {
+                Ok(d) if me.leads(epoch) => {
+                    *me.0.driver.borrow_mut() = Some((epoch, d));
+                    me.feed(Input::Ready { epoch });
+                }
+                Ok(d) => close_driver(d),
+                Err(error) => {
+                    me.feed(Input::LeadFailed { epoch, error });
+                    spawn(async move {
+                        TimeoutFuture::new(RETRY_CONNECT_MS).await;
+                        me.try_open(epoch, session);
+                    });
+                }
+            }),
+        );
     }
 
     async fn load_tasks(&self) -> Vec<Stored> {
@@ -174,8 +183,9 @@ impl Tab {
 /// Detaches a driver's engine (the session stays open) and closes its streams.
 fn close_driver(d: Driver) {
     d.op(|e, now| e.detach(now));
+    // Outside the caller's borrows: closing ends subscriptions, whose events reach the tab.
     spawn(async move {
-        d.close().await;
-        d.release_host();
+        let closing = d.clone();
+        d.close(Box::new(move || closing.release_host()));
     });
 }
