@@ -395,6 +395,13 @@ async fn refused_connections_are_typed_errors() {
     );
 }
 
+#[wasm_bindgen(module = "/src/js/npm/handle.js")]
+extern "C" {
+    /// The package's handle class (the package entry registers it; these tests load no entry).
+    #[wasm_bindgen(thread_local_v2, js_name = TaskHandle)]
+    static TASK_HANDLE: Function;
+}
+
 /// Calls `obj[name](...args)` and awaits the promise it returns.
 async fn call(obj: &JsValue, name: &str, args: &[JsValue]) -> Result<JsValue, JsValue> {
     let f: Function = Reflect::get(obj, &name.into())?.dyn_into()?;
@@ -408,6 +415,7 @@ async fn js_face_calls_a_tool_and_rejects_bad_input() {
     let Some(url) = option_env!("MCP_TEST_HTTP_URL") else {
         return wasm_bindgen_test::console_log!("skipped: MCP_TEST_HTTP_URL unset");
     };
+    mcp_task_client::js::register_handle_class(TASK_HANDLE.with(Clone::clone));
     let client = JsFuture::from(McpTaskClient::connect(url.into(), None))
         .await
         .expect("connects");

@@ -1,17 +1,40 @@
-//! One `AbortController` per input request the host's `onInput` is handling: its signal is the
-//! handler's second argument, aborted when the engine withdraws the request (the server cancelled
-//! the task the client runs for it, or the task's ttl ran out) or the client closes.
+//! Abort signals: a listener on a caller's signal ([`SignalHook`]), and one `AbortController` per
+//! input request the host's `onInput` is handling: its signal is the handler's second argument,
+//! aborted when the engine withdraws the request (the server cancelled the task the client runs
+//! for it, or the task's ttl ran out) or the client closes.
 
 use std::cell::RefCell;
 
 use js_sys::Object;
-use wasm_bindgen::JsValue;
-use web_sys::AbortController;
+use wasm_bindgen::prelude::*;
+use web_sys::{AbortController, AbortSignal};
 
 use crate::engine::api::InputId;
 
 use super::error::error;
 use super::types::ErrorKind;
+
+/// An `abort` listener registered on a caller's signal, removed when the hook is dropped.
+pub struct SignalHook {
+    signal: AbortSignal,
+    cb: Closure<dyn FnMut()>,
+}
+
+impl SignalHook {
+    /// Calls `cb` when `signal` aborts (a signal aborts once).
+    pub fn listen(signal: AbortSignal, cb: Closure<dyn FnMut()>) -> Self {
+        let _ = signal.add_event_listener_with_callback("abort", cb.as_ref().unchecked_ref());
+        Self { signal, cb }
+    }
+}
+
+impl Drop for SignalHook {
+    fn drop(&mut self) {
+        // The closure dies here: the signal must not call it afterwards.
+        let cb = self.cb.as_ref().unchecked_ref();
+        let _ = self.signal.remove_event_listener_with_callback("abort", cb);
+    }
+}
 
 /// The controllers of the input requests being handled, by input id (a few at a time: a `Vec`
 /// costs less wasm than another map instantiation).

@@ -6,15 +6,17 @@ use std::rc::Rc;
 use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
 
+use super::aborts::SignalHook;
 use super::error::{self, js_error};
-use super::handle::{self, deferred, HandleState, Settle, TaskHandle};
+use super::handle::{self, deferred, Settle, TaskHandle};
 use super::types::{ErrorInfo, ErrorKind};
 use super::{invalid, options, to_js, ClientInner, Outgoing, Pending};
 use crate::driver::deferred::{reject, resolve};
 use crate::driver::era::EraKey;
+use crate::driver::tabs::Requestor;
 use crate::driver::tabs::{Link, SharedOptions};
 use crate::driver::{DriverOptions, Host};
-use crate::engine::api::DialectChoice;
+use crate::engine::api::{DialectChoice, End};
 
 /// An MCP client that turns requests into tracked tasks.
 #[wasm_bindgen]
@@ -84,14 +86,15 @@ impl McpTaskClient {
         let task_id = options::id(&task_id, "taskId").map_err(invalid)?;
         let signal =
             options::signal(opts.as_ref().unwrap_or(&JsValue::UNDEFINED)).map_err(invalid)?;
-        let h = HandleState::new(Rc::downgrade(&self.inner), Some(task_id.clone()));
         if let Some(s) = signal.as_ref().filter(|s| s.aborted()) {
-            h.abort_now(s.reason());
-            return Ok(TaskHandle::new(h));
+            // Ends at once, without involving the engine.
+            let h = self.inner.new_handle(None, Some(s), None)?;
+            handle::finish(&h, Some(task_id), End::Aborted, None);
+            return Ok(h);
         }
-        self.inner
-            .start(&h, signal, Box::new(move |e, now| e.watch(now, &task_id)))?;
-        Ok(TaskHandle::new(h))
+        let id = task_id.clone();
+        let watch = Box::new(move |e: &mut dyn Requestor, now| e.watch(now, &id));
+        self.inner.start(Some(task_id), signal, None, watch)
     }
 
     /// One page of the server's tasks (`tasks/list`; legacy and draft servers only).
@@ -206,7 +209,7 @@ fn start(url: &JsValue, raw: &JsValue, settle: Settle) -> Result<(), JsValue> {
 }
 
 /// Fails the wait for the session when `signal` aborts; the listener lives as long as the hook.
-fn abort_connect(signal: &web_sys::AbortSignal, inner: &Rc<ClientInner>) -> handle::SignalHook {
+fn abort_connect(signal: &web_sys::AbortSignal, inner: &Rc<ClientInner>) -> SignalHook {
     let weak = Rc::downgrade(inner);
     let sig = signal.clone();
     let cb = Closure::<dyn FnMut()>::new(move || {
@@ -215,5 +218,5 @@ fn abort_connect(signal: &web_sys::AbortSignal, inner: &Rc<ClientInner>) -> hand
             c.connect_failed(error::caused(&info, &sig.reason()));
         }
     });
-    handle::SignalHook::listen(signal.clone(), cb)
+    SignalHook::listen(signal.clone(), cb)
 }

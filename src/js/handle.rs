@@ -1,566 +1,276 @@
-//! `TaskHandle` (one subscription to one task or request) and its `updates()` iterator.
+//! The client's side of its `TaskHandle`s. A handle is hand-written JS (`npm/handle.js`: its
+//! callbacks, waiting promises and iterators); the client keeps each live subscription's handle,
+//! task id and latest snapshot, decides what the end means (the record, what `result()` and the
+//! first promise settle with) and answers the handle's questions through its [`HandlePort`].
 
-use std::cell::{Cell, RefCell, RefMut};
-use std::collections::VecDeque;
+use std::cell::{Ref, RefCell};
 use std::rc::{Rc, Weak};
 
-use js_sys::{Function, Object, Promise, Reflect};
+use js_sys::{Array, Function, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use web_sys::AbortSignal;
 
 use super::convert::to_js;
 use super::error::{caused, error};
-use super::types::{DoneKind, ErrorKind, Task, TaskDone};
+use super::types::{ErrorKind, TaskDone};
 use super::ClientInner;
 use crate::engine::api::{End, SubId};
 use crate::engine::known::Known;
 use crate::protocol::model;
 
 pub use crate::driver::deferred::{deferred, Settle};
-use crate::driver::deferred::{later, reject, resolve};
 
-/// Calls a user callback; a throwing callback must not disturb the client.
-fn call_user(f: &Function, v: &JsValue) {
-    let _ = f.call1(&JsValue::UNDEFINED, v);
+#[wasm_bindgen]
+extern "C" {
+    /// The package's JS `TaskHandle`, as the client calls it.
+    #[derive(Clone)]
+    pub type TaskHandle;
+
+    /// Whether a snapshot must come as JS (a callback or iterator receives it).
+    #[wasm_bindgen(method, getter, js_name = _wantsTasks)]
+    fn wants_tasks(this: &TaskHandle) -> bool;
+
+    /// A snapshot arrived: `task` as JS when wanted, else `undefined`.
+    #[wasm_bindgen(method, js_name = _status)]
+    fn status(this: &TaskHandle, task: &JsValue, terminal: bool);
+
+    /// The subscription ended: the record, whether `result()` resolves (with `value`; else it
+    /// rejects with it) and whether the first promise resolves with the handle.
+    #[wasm_bindgen(method, js_name = _done)]
+    fn done(this: &TaskHandle, record: &JsValue, ok: bool, value: &JsValue, resolves_first: bool);
+
+    /// The reason of the abort signal that stopped the handle, if one did.
+    #[wasm_bindgen(method, getter, js_name = _abortReason)]
+    fn abort_reason(this: &TaskHandle) -> JsValue;
 }
 
-/// An `abort` listener registered on a caller's signal, removed when the hook is dropped.
-pub struct SignalHook {
-    signal: AbortSignal,
-    cb: Closure<dyn FnMut()>,
+thread_local! {
+    static HANDLE_CLASS: RefCell<Option<Function>> = const { RefCell::new(None) };
 }
 
-impl SignalHook {
-    /// Calls `cb` when `signal` aborts (a signal aborts once).
-    pub fn listen(signal: AbortSignal, cb: Closure<dyn FnMut()>) -> Self {
-        let _ = signal.add_event_listener_with_callback("abort", cb.as_ref().unchecked_ref());
-        Self { signal, cb }
+/// Called once by the package entry with its `TaskHandle` class.
+#[wasm_bindgen(js_name = __registerHandleClass, skip_typescript)]
+pub fn register_handle_class(class: Function) {
+    HANDLE_CLASS.with(|c| *c.borrow_mut() = Some(class));
+}
+
+/// The registered `TaskHandle` class.
+fn handle_class() -> Result<Function, JsValue> {
+    let class = HANDLE_CLASS.with(|c| c.borrow().clone());
+    class.ok_or_else(|| {
+        error(
+            ErrorKind::InvalidInput,
+            "load the package through its entry module",
+        )
+    })
+}
+
+/// A live subscription: its handle, the task's id and its latest snapshot, both the engine's own
+/// where it runs here (the handle keeps no copy).
+pub struct Sub {
+    handle: TaskHandle,
+    task_id: Option<Rc<str>>,
+    task: Option<Rc<Known>>,
+}
+
+impl Sub {
+    fn snapshot(&self) -> Option<model::Task> {
+        let id = self.task_id.as_deref().unwrap_or_default();
+        Some(self.task.as_ref()?.task(id))
     }
 }
 
-impl Drop for SignalHook {
-    fn drop(&mut self) {
-        // The closure dies here: the signal must not call it afterwards.
-        let cb = self.cb.as_ref().unchecked_ref();
-        let _ = self.signal.remove_event_listener_with_callback("abort", cb);
-    }
+/// The subscription id a handle passes back (ids stay far below 2^53).
+fn sub_id(sub: f64) -> SubId {
+    SubId(sub as u64)
 }
 
-/// The bit marking an `onDone` callback's id.
-const DONE: u32 = 1 << 31;
-
-/// The shared state behind a `TaskHandle` (every JS wrapper of one subscription points here).
-pub struct HandleState {
-    client: Weak<ClientInner>,
-    sub: Cell<Option<SubId>>,
-    /// The task's id: the engine's own where it runs here.
-    task_id: RefCell<Option<Rc<str>>>,
-    /// The last snapshot, kept compact (its id is `task_id`): the engine's own where it runs
-    /// here.
-    task: RefCell<Option<Rc<Known>>>,
-    /// Bumped on every delivered snapshot.
-    version: Cell<u32>,
-    /// The end record, boxed: most handles wait unfinished, and it is large.
-    done: RefCell<Option<Box<TaskDone>>>,
-    /// `onStatus` and `onDone` callbacks by id (an `onDone` one's has [`DONE`] set), in one list:
-    /// most handles have one callback.
-    cbs: RefCell<Vec<(u32, Function)>>,
-    next_cb: Cell<u32>,
-    first: RefCell<Option<Settle>>,
-    /// What only some handles use, allocated on first use: most handles only wait.
-    extras: RefCell<Option<Box<Extras>>>,
-}
-
-/// The parts of a handle's state that `result()`, `updates()`, `cancel()` or a signal add.
-#[derive(Default)]
-struct Extras {
-    abort_reason: Option<JsValue>,
-    waiters: Vec<Settle>,
-    iters: Vec<Rc<IterState>>,
-    cancels: Vec<Settle>,
-    signal: Option<SignalHook>,
-}
-
-impl HandleState {
-    pub fn new(client: Weak<ClientInner>, task_id: Option<String>) -> Rc<Self> {
-        Rc::new(Self {
-            client,
-            sub: Cell::new(None),
-            task_id: RefCell::new(task_id.map(Rc::from)),
-            task: RefCell::new(None),
-            version: Cell::new(0),
-            done: RefCell::new(None),
-            cbs: RefCell::new(Vec::new()),
-            next_cb: Cell::new(1),
-            first: RefCell::new(None),
-            extras: RefCell::new(None),
-        })
+impl ClientInner {
+    /// A new handle for subscription `sub` (`None`: ended before it had one), stopped when
+    /// `signal` aborts; `first` settles the promise `callTool`/`request` return.
+    pub(super) fn new_handle(
+        &self,
+        sub: Option<SubId>,
+        signal: Option<&AbortSignal>,
+        first: Option<&Settle>,
+    ) -> Result<TaskHandle, JsValue> {
+        let sub = sub.map_or(JsValue::UNDEFINED, |s| JsValue::from_f64(s.0 as f64));
+        let signal = signal.map_or(JsValue::UNDEFINED, |s| s.into());
+        let first = first.map_or(JsValue::UNDEFINED, |(res, rej)| Array::of2(res, rej).into());
+        let args = Array::of4(&self.port, &sub, &signal, &first);
+        Ok(Reflect::construct(&handle_class()?, &args)?.unchecked_into())
     }
 
-    /// The promise `callTool`/`request` return: settles on the first status or on the end.
-    pub fn first_promise(&self) -> Promise {
-        let (p, s) = deferred();
-        *self.first.borrow_mut() = Some(s);
-        p
-    }
-
-    /// The extras, created on first use.
-    fn extras(&self) -> RefMut<'_, Extras> {
-        RefMut::map(self.extras.borrow_mut(), |e| {
-            &mut **e.get_or_insert_with(Box::default)
-        })
-    }
-
-    /// Takes a list out of the extras (empty when there are none).
-    fn take<T>(&self, list: impl FnOnce(&mut Extras) -> &mut Vec<T>) -> Vec<T> {
-        match self.extras.borrow_mut().as_mut() {
-            Some(e) => std::mem::take(list(e)),
-            None => Vec::new(),
-        }
-    }
-
-    pub fn set_sub(&self, sub: SubId) {
-        self.sub.set(Some(sub));
-    }
-
-    fn wrapper(self: &Rc<Self>) -> JsValue {
-        TaskHandle { st: self.clone() }.into()
-    }
-
-    /// Stops waiting when `signal` aborts (local only: the engine sends nothing).
-    pub fn watch_signal(self: &Rc<Self>, signal: AbortSignal) {
-        let weak = Rc::downgrade(self);
-        let sig = signal.clone();
-        let cb = Closure::<dyn FnMut()>::new(move || {
-            if let Some(h) = weak.upgrade() {
-                h.extras().abort_reason = Some(sig.reason());
-                h.stop();
+    /// Registers a handle for the subscription `start` creates, before any of its events.
+    pub(super) fn start(
+        self: &Rc<Self>,
+        task_id: Option<String>,
+        signal: Option<AbortSignal>,
+        first: Option<&Settle>,
+        start: super::Run<SubId>,
+    ) -> Result<TaskHandle, JsValue> {
+        let d = self.live_driver()?;
+        // Checked before the engine starts anything: a subscription nobody holds is never made.
+        handle_class()?;
+        let mut made = Err(JsValue::UNDEFINED);
+        d.op_then(start, |sub| {
+            made = self.new_handle(Some(*sub), signal.as_ref(), first);
+            if let Ok(handle) = &made {
+                let entry = Sub {
+                    handle: handle.clone(),
+                    task_id: task_id.map(Rc::from),
+                    task: None,
+                };
+                self.subs.borrow_mut().insert(*sub, entry);
             }
         });
-        let aborted = signal.aborted();
-        let reason = signal.reason();
-        self.extras().signal = Some(SignalHook::listen(signal, cb));
-        if aborted {
-            self.extras().abort_reason = Some(reason);
-            self.stop();
-        }
+        made
     }
 
-    fn release_signal(&self) {
-        // Dropped outside the borrow: it calls `removeEventListener`.
-        let hook = self
-            .extras
-            .borrow_mut()
-            .as_mut()
-            .and_then(|e| e.signal.take());
-        drop(hook);
-    }
-
-    /// Ends the handle `aborted` without involving the engine (an already-aborted signal).
-    pub fn abort_now(self: &Rc<Self>, reason: JsValue) {
-        self.extras().abort_reason = Some(reason);
-        self.on_done(None, End::Aborted);
-    }
-
-    /// Stop waiting: the subscription ends `aborted` (nothing is sent).
-    pub fn stop(self: &Rc<Self>) {
-        if self.done.borrow().is_some() {
+    /// A status snapshot arrived for `sub`.
+    pub(super) fn status(&self, sub: SubId, task: model::Task) {
+        let Some(handle) = self.subs.borrow().get(&sub).map(|s| s.handle.clone()) else {
             return;
-        }
-        let client = self.client.upgrade();
-        match (self.sub.get(), client.and_then(|c| c.driver())) {
-            (Some(sub), Some(d)) => d.op(|e, now| e.unsubscribe(now, sub)),
-            _ => {
-                self.on_done(None, End::Aborted);
-            }
-        }
-    }
-
-    /// The last snapshot as a task.
-    fn snapshot(&self) -> Option<model::Task> {
-        let id = self.task_id.borrow();
-        let task = self.task.borrow();
-        Some(task.as_ref()?.task(id.as_deref().unwrap_or_default()))
-    }
-
-    /// A status snapshot arrived.
-    pub fn on_status(self: &Rc<Self>, task: model::Task) {
-        if self.done.borrow().is_some() {
-            return;
-        }
+        };
         let terminal = task.status.is_terminal();
-        let cbs: Vec<Function> = self
-            .cbs
-            .borrow()
-            .iter()
-            .filter(|(id, _)| id & DONE == 0)
-            .map(|(_, f)| f.clone())
-            .collect();
-        // Converted only for callbacks: most handles just wait for the end.
-        let js = (!cbs.is_empty()).then(|| to_js(&task));
-        self.version.set(self.version.get().wrapping_add(1));
-        if let Some(first) = self.first.borrow_mut().take() {
-            resolve(&first, &self.wrapper());
-        }
-        // A terminal snapshot reaches iterators once, as the final one (with its outcome).
-        if !terminal {
-            if let Some(e) = self.extras.borrow().as_ref() {
-                for it in &e.iters {
-                    it.push(task.clone());
-                }
-            }
-        }
-        // Kept before any callback runs (promise reactions above run later, as microtasks).
-        let shared = self.client.upgrade().and_then(|c| c.driver());
-        let (id, known) = match shared.and_then(|d| d.known(&task.task_id)) {
+        // Converted only for a callback or iterator: most handles just wait for the end.
+        let js = if handle.wants_tasks() {
+            to_js(&task)
+        } else {
+            JsValue::UNDEFINED
+        };
+        let shared = self.driver().and_then(|d| d.known(&task.task_id));
+        let (id, known) = match shared {
             Some(shared) => shared,
             None => (Rc::from(task.task_id.as_str()), Rc::new(Known::new(task))),
         };
-        self.task_id.borrow_mut().replace(id);
-        *self.task.borrow_mut() = Some(known);
-        if let Some(js) = &js {
-            for f in &cbs {
-                call_user(f, js);
-            }
+        if let Some(s) = self.subs.borrow_mut().get_mut(&sub) {
+            s.task_id = Some(id);
+            s.task = Some(known);
         }
-        let cancels = self.take(|e| &mut e.cancels);
-        for s in cancels {
-            self.cancel_into(s);
-        }
+        handle.status(&js, terminal);
     }
 
-    /// The subscription ended (exactly once): settles everything waiting and fires this handle's
-    /// `onDone` callbacks here, in this page. Returns the record's task id and the record as JS
-    /// when it ended just now.
-    pub fn on_done(
-        self: &Rc<Self>,
-        task_id: Option<String>,
-        end: End,
-    ) -> Option<(Option<String>, JsValue)> {
-        if self.done.borrow().is_some() {
-            return None;
-        }
-        if let End::Finished { task: Some(t), .. } = &end {
-            *self.task.borrow_mut() = Some(Rc::new(Known::new(t.clone())));
-        }
-        let last = self.snapshot();
-        let task_id = task_id.or_else(|| self.task_id.borrow().as_deref().map(str::to_owned));
-        let done = TaskDone::from_end(task_id, end, last);
-        if self.task_id.borrow().is_none() {
-            *self.task_id.borrow_mut() = done.task_id.as_deref().map(Rc::from);
-        }
-        let js = to_js(&done);
-        // The page-wide `onTaskDoneOnce` callbacks get their own copy.
-        let ended = (done.task_id.clone(), to_js(&done));
-        let resolves_first = done.kind == DoneKind::Finished || done.task.is_some();
-        let last = done.task.clone();
-        *self.done.borrow_mut() = Some(Box::new(done));
-        self.release_signal();
-        let settled = self.settlement();
-        if let Some(first) = self.first.borrow_mut().take() {
-            if resolves_first {
-                resolve(&first, &self.wrapper());
-            } else {
-                reject(&first, &settled.clone().err().unwrap_or(JsValue::UNDEFINED));
-            }
-        }
-        for w in self.take(|e| &mut e.waiters) {
-            match &settled {
-                Ok(v) => resolve(&w, v),
-                Err(e) => reject(&w, e),
-            }
-        }
-        for it in self.take(|e| &mut e.iters) {
-            if let Some(t) = &last {
-                it.push_if_new(t);
-            }
-            it.finish();
-        }
-        let cbs = std::mem::take(&mut *self.cbs.borrow_mut());
-        for (_, f) in cbs.iter().filter(|(id, _)| id & DONE != 0) {
-            call_user(f, &js);
-        }
-        for s in self.take(|e| &mut e.cancels) {
-            resolve(&s, &JsValue::UNDEFINED);
-        }
-        Some(ended)
+    /// Subscription `sub` ended: its handle settles. Returns its record when it was live.
+    pub(super) fn end(&self, sub: SubId, task_id: Option<String>, end: End) -> Option<TaskDone> {
+        let s = self.subs.borrow_mut().remove(&sub)?;
+        let task_id = task_id.or_else(|| s.task_id.as_deref().map(str::to_owned));
+        Some(finish(&s.handle, task_id, end, s.snapshot()))
     }
 
-    /// What `result()` settles with, once done.
-    fn settlement(&self) -> Result<JsValue, JsValue> {
-        let done = self.done.borrow();
-        let Some(done) = done.as_ref() else {
-            return Err(JsValue::UNDEFINED);
-        };
-        match done.result() {
-            Ok(v) => Ok(v.map_or(JsValue::NULL, to_js)),
-            Err(info) => {
-                let cause = match info.kind {
-                    ErrorKind::Aborted => self
-                        .extras
-                        .borrow()
-                        .as_ref()
-                        .and_then(|e| e.abort_reason.clone()),
-                    _ => None,
-                };
-                Err(caused(info, &cause.unwrap_or(JsValue::UNDEFINED)))
-            }
-        }
-    }
-
-    fn cancel_into(self: &Rc<Self>, s: Settle) {
-        let Some(task_id) = self.task_id.borrow().clone() else {
-            self.extras().cancels.push(s);
-            return;
-        };
-        match self.client.upgrade() {
-            Some(c) => c.cancel(&task_id, s),
-            None => reject(&s, &error(ErrorKind::Closed, "the client is gone")),
-        }
-    }
-
-    /// Adds a callback (`kind`: 0 or [`DONE`]); returns its id.
-    fn subscribe(&self, kind: u32, cb: Function) -> u32 {
-        let id = self.next_cb.get() | kind;
-        self.next_cb.set(self.next_cb.get().wrapping_add(1) & !DONE);
-        let mut list = self.cbs.borrow_mut();
-        // Most handles get one callback of a kind: no spare room.
-        list.reserve_exact(1);
-        list.push((id, cb));
-        id
-    }
-
-    fn off(self: &Rc<Self>, id: u32) -> JsValue {
-        let weak = Rc::downgrade(self);
-        Closure::<dyn FnMut()>::new(move || {
-            if let Some(h) = weak.upgrade() {
-                h.cbs.borrow_mut().retain(|(i, _)| *i != id);
-            }
-        })
-        .into_js_value()
+    fn sub(&self, sub: f64) -> Option<Ref<'_, Sub>> {
+        Ref::filter_map(self.subs.borrow(), |s| s.get(&sub_id(sub))).ok()
     }
 }
 
-/// One subscription to one task (or plain request). Obtain it from `callTool`, `request` or `watch`.
-/// Declared by hand in `typescript.rs` (a generic class, which wasm-bindgen cannot declare).
-#[wasm_bindgen(skip_typescript)]
-pub struct TaskHandle {
-    st: Rc<HandleState>,
-}
-
-impl TaskHandle {
-    pub fn new(st: Rc<HandleState>) -> Self {
-        Self { st }
-    }
-}
-
-#[wasm_bindgen]
-impl TaskHandle {
-    /// The task id; `null` until the server made a task (and for plain results). On the draft
-    /// dialect it is the id this client generated, from the moment the request went out.
-    #[wasm_bindgen(getter)]
-    pub fn id(&self) -> JsValue {
-        self.st
-            .task_id
-            .borrow()
-            .as_deref()
-            .map_or(JsValue::NULL, JsValue::from_str)
-    }
-
-    /// The last known status; `null` before the first snapshot.
-    #[wasm_bindgen(getter)]
-    pub fn status(&self) -> JsValue {
-        self.st
-            .task
-            .borrow()
-            .as_ref()
-            .map_or(JsValue::NULL, |t| to_js(&t.status))
-    }
-
-    /// The last known snapshot; `null` before the first one.
-    #[wasm_bindgen(getter)]
-    pub fn task(&self) -> JsValue {
-        let task = self.st.snapshot();
-        task.map_or(JsValue::NULL, |t| to_js(&t))
-    }
-
-    /// Whether the handle has ended (then `onDone` has fired and `result()` is settled).
-    #[wasm_bindgen(getter, js_name = isDone)]
-    pub fn is_done(&self) -> bool {
-        self.st.done.borrow().is_some()
-    }
-
-    /// Calls `cb` with the current snapshot (asynchronously, when there is one) and with every new
-    /// one until the handle ends; returns the unsubscribe function.
-    #[wasm_bindgen(js_name = onStatus)]
-    pub fn on_status(&self, cb: Function) -> JsValue {
-        if self.st.done.borrow().is_some() {
-            return self.st.off(0);
-        }
-        let id = self.st.subscribe(0, cb.clone());
-        if self.st.task.borrow().is_some() {
-            let st = self.st.clone();
-            let version = st.version.get();
-            later(Box::new(move |_| {
-                // Replay only if still subscribed and nothing newer was delivered meanwhile.
-                let live = st.cbs.borrow().iter().any(|(i, _)| *i == id);
-                let task = st.snapshot().map(|t| to_js(&t));
-                if let (true, true, Some(task)) = (live, st.version.get() == version, task) {
-                    call_user(&cb, &task);
-                }
-            }));
-        }
-        self.st.off(id)
-    }
-
-    /// Calls `cb` exactly once when the handle ends (at once, asynchronously, if it already has);
-    /// returns the unsubscribe function.
-    #[wasm_bindgen(js_name = onDone)]
-    pub fn on_done(&self, cb: Function) -> JsValue {
-        if let Some(done) = self.st.done.borrow().as_ref() {
-            let js = to_js(done);
-            later(Box::new(move |_| call_user(&cb, &js)));
-            return self.st.off(0);
-        }
-        let id = self.st.subscribe(DONE, cb);
-        self.st.off(id)
-    }
-
-    /// Resolves with the request's result when the task completes; rejects with an `McpTaskError`
-    /// (`rpc`, `taskFailed`, `cancelled`, `expired`, `aborted`, …) otherwise.
-    pub fn result(&self) -> Promise {
-        if self.st.done.borrow().is_some() {
-            return match self.st.settlement() {
-                Ok(v) => Promise::resolve(&v),
-                Err(e) => Promise::reject(&e),
+/// Ends `handle` with `end` (`last`: its last snapshot): builds the record and decides what
+/// `result()` and the first promise settle with. Returns the record.
+pub(super) fn finish(
+    handle: &TaskHandle,
+    task_id: Option<String>,
+    end: End,
+    last: Option<model::Task>,
+) -> TaskDone {
+    let last = match &end {
+        End::Finished { task: Some(t), .. } => Some(t.clone()),
+        _ => last,
+    };
+    let done = TaskDone::from_end(task_id, end, last);
+    let (ok, value) = match done.result() {
+        Ok(v) => (true, v.map_or(JsValue::NULL, to_js)),
+        Err(info) => {
+            let cause = match info.kind {
+                ErrorKind::Aborted => handle.abort_reason(),
+                _ => JsValue::UNDEFINED,
             };
+            (false, caused(info, &cause))
         }
-        let (p, s) = deferred();
-        self.st.extras().waiters.push(s);
-        p
+    };
+    handle.done(&to_js(&done), ok, &value, done.resolves_first());
+    done
+}
+
+/// What a client's handles read and ask for, by subscription id. One per client, shared by its
+/// handles; not part of the public API.
+#[wasm_bindgen(skip_typescript)]
+pub struct HandlePort {
+    client: Weak<ClientInner>,
+}
+
+impl HandlePort {
+    pub(super) fn new(client: Weak<ClientInner>) -> Self {
+        Self { client }
     }
 
-    /// Every snapshot from now on (starting with the current one), ending when the handle ends.
-    pub fn updates(&self) -> TaskUpdates {
-        let it = Rc::new(IterState::default());
-        if let Some(t) = self.st.snapshot() {
-            it.push(t);
-        }
-        if self.st.done.borrow().is_some() {
-            it.finish();
-        } else {
-            self.st.extras().iters.push(it.clone());
-        }
-        TaskUpdates { st: it }
-    }
-
-    /// Asks the server to cancel the task (`tasks/cancel`, or the dialect's equivalent); resolves
-    /// once the server acknowledged. Before the task exists, the cancel is sent as soon as it does.
-    pub fn cancel(&self) -> Promise {
-        let (p, s) = deferred();
-        if self.st.done.borrow().is_some() {
-            resolve(&s, &JsValue::UNDEFINED);
-        } else {
-            self.st.cancel_into(s);
-        }
-        p
-    }
-
-    /// Deletes the task on the server (`tasks/delete`, draft servers only; other dialects reject
-    /// with `invalidInput` without sending anything). Rejects `invalidInput` without a task id.
-    pub fn delete(&self) -> Promise {
-        let id = self.st.task_id.borrow().clone();
-        match (id, self.st.client.upgrade()) {
-            (Some(id), Some(c)) => c.delete(id.to_string()),
-            (None, _) => Promise::reject(&error(ErrorKind::InvalidInput, "no task to delete")),
-            (_, None) => Promise::reject(&error(ErrorKind::Closed, "the client is gone")),
-        }
-    }
-
-    /// Stops waiting (locally; nothing is sent): the handle ends `aborted`.
-    pub fn stop(&self) {
-        self.st.stop();
+    fn read(&self, sub: f64, f: impl FnOnce(&Sub) -> JsValue) -> JsValue {
+        let client = self.client.upgrade();
+        let s = client.as_ref().and_then(|c| c.sub(sub));
+        s.map_or(JsValue::NULL, |s| f(&s))
     }
 }
 
-/// Snapshot queue behind one `updates()` iterator.
-#[derive(Default)]
-pub struct IterState {
-    queue: RefCell<VecDeque<Task>>,
-    last: RefCell<Option<Task>>,
-    waiter: RefCell<Option<Settle>>,
-    finished: Cell<bool>,
-}
+#[wasm_bindgen]
+impl HandlePort {
+    /// The subscription's task id; `null` before the server made a task.
+    #[wasm_bindgen(skip_typescript)]
+    pub fn id(&self, sub: f64) -> JsValue {
+        self.read(sub, |s| {
+            s.task_id
+                .as_deref()
+                .map_or(JsValue::NULL, JsValue::from_str)
+        })
+    }
 
-fn step(value: &JsValue, done: bool) -> JsValue {
-    let o = Object::new();
-    let _ = Reflect::set(&o, &"value".into(), value);
-    let _ = Reflect::set(&o, &"done".into(), &JsValue::from_bool(done));
-    o.into()
-}
+    /// The subscription's last status; `null` before the first snapshot.
+    #[wasm_bindgen(skip_typescript)]
+    pub fn status(&self, sub: f64) -> JsValue {
+        self.read(sub, |s| {
+            s.task.as_ref().map_or(JsValue::NULL, |t| to_js(&t.status))
+        })
+    }
 
-impl IterState {
-    fn push(&self, t: Task) {
-        if self.finished.get() {
+    /// The subscription's last snapshot; `null` before the first one.
+    #[wasm_bindgen(skip_typescript)]
+    pub fn task(&self, sub: f64) -> JsValue {
+        self.read(sub, |s| s.snapshot().map_or(JsValue::NULL, |t| to_js(&t)))
+    }
+
+    /// Stops waiting: the subscription ends `aborted` (nothing is sent).
+    #[wasm_bindgen(skip_typescript)]
+    pub fn stop(&self, sub: f64) {
+        let Some(c) = self.client.upgrade() else {
+            return;
+        };
+        let sub = sub_id(sub);
+        if !c.subs.borrow().contains_key(&sub) {
             return;
         }
-        *self.last.borrow_mut() = Some(t.clone());
-        match self.waiter.borrow_mut().take() {
-            Some(w) => resolve(&w, &step(&to_js(&t), false)),
-            None => self.queue.borrow_mut().push_back(t),
+        match c.driver() {
+            Some(d) => d.op(|e, now| e.unsubscribe(now, sub)),
+            None => c.done(sub, None, End::Aborted),
         }
     }
 
-    /// Pushes the final snapshot unless it was the last one pushed.
-    fn push_if_new(&self, t: &Task) {
-        let same = self.last.borrow().as_ref() == Some(t);
-        if !same {
-            self.push(t.clone());
+    /// Asks the server to cancel the task; resolves once it acknowledged.
+    #[wasm_bindgen(skip_typescript)]
+    pub fn cancel(&self, task_id: String) -> Promise {
+        match self.client.upgrade() {
+            Some(c) => c.cancel(task_id),
+            None => gone(),
         }
     }
 
-    fn finish(&self) {
-        self.finished.set(true);
-        if self.queue.borrow().is_empty() {
-            if let Some(w) = self.waiter.borrow_mut().take() {
-                resolve(&w, &step(&JsValue::UNDEFINED, true));
-            }
+    /// Deletes the task on the server; rejects `invalidInput` without a task id.
+    #[wasm_bindgen(skip_typescript)]
+    pub fn delete(&self, task_id: Option<String>) -> Promise {
+        match (task_id, self.client.upgrade()) {
+            (Some(id), Some(c)) => c.delete(id),
+            (None, _) => Promise::reject(&error(ErrorKind::InvalidInput, "no task to delete")),
+            (_, None) => gone(),
         }
     }
 }
 
-/// The async iterator returned by `TaskHandle.updates()` (`for await (const task of handle.updates())`).
-#[wasm_bindgen]
-pub struct TaskUpdates {
-    st: Rc<IterState>,
-}
-
-#[wasm_bindgen]
-impl TaskUpdates {
-    /// The next snapshot; `{ done: true }` after the handle ended and all snapshots were read.
-    #[wasm_bindgen(unchecked_return_type = "Promise<IteratorResult<Task, undefined>>")]
-    pub fn next(&self) -> Promise {
-        if let Some(t) = self.st.queue.borrow_mut().pop_front() {
-            return Promise::resolve(&step(&to_js(&t), false));
-        }
-        if self.st.finished.get() {
-            return Promise::resolve(&step(&JsValue::UNDEFINED, true));
-        }
-        let (p, s) = deferred();
-        if let Some(old) = self.st.waiter.borrow_mut().replace(s) {
-            resolve(&old, &step(&JsValue::UNDEFINED, true));
-        }
-        p
-    }
-
-    /// Ends the iteration early (what `break` in `for await` calls).
-    #[wasm_bindgen(
-        js_name = "return",
-        unchecked_return_type = "Promise<IteratorResult<Task, undefined>>"
-    )]
-    pub fn finish(&self) -> Promise {
-        self.st.queue.borrow_mut().clear();
-        self.st.finish();
-        Promise::resolve(&step(&JsValue::UNDEFINED, true))
-    }
+fn gone() -> Promise {
+    Promise::reject(&error(ErrorKind::Closed, "the client is gone"))
 }

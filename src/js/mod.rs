@@ -1,4 +1,5 @@
-//! The wasm-bindgen face: `McpTaskClient`, `TaskHandle`, `TaskUpdates` and the TypeScript types.
+//! The wasm-bindgen face: `McpTaskClient`, the client's side of the JS `TaskHandle`s and the
+//! TypeScript types.
 //! Conversion only: every decision is the engine's; this layer routes its events to promises and
 //! callbacks.
 
@@ -28,11 +29,12 @@ use crate::engine::idmap::IdMap;
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model;
 
+use aborts::SignalHook;
 pub use client::McpTaskClient;
 use convert::{from_js, object_from_js, to_js};
 use error::{error, js_error};
-use handle::{deferred, HandleState, Settle, SignalHook};
-pub use handle::{TaskHandle, TaskUpdates};
+use handle::{deferred, Settle};
+pub use handle::{register_handle_class, HandlePort};
 use types::ErrorKind;
 
 /// The heap allocator: talc is ~7 KB smaller in wasm than the default dlmalloc (single-threaded
@@ -67,7 +69,9 @@ type Ready = Settle;
 /// The state shared by a client's JS object, its handles and the driver's event host.
 pub struct ClientInner {
     driver: RefCell<Option<Link>>,
-    subs: RefCell<IdMap<SubId, Rc<HandleState>>>,
+    subs: RefCell<IdMap<SubId, handle::Sub>>,
+    /// The [`HandlePort`] every handle of this client calls.
+    port: JsValue,
     /// The one-shot operations awaiting their reply (a few at a time: a `Vec` costs less wasm
     /// than another map instantiation).
     ops: RefCell<Vec<(OpId, Pending)>>,
@@ -89,9 +93,10 @@ pub struct ClientInner {
 impl ClientInner {
     /// A client's state before its driver exists; `ready` settles `connect`.
     fn new(o: &mut options::Connect, era: Option<EraKey>, ready: Ready) -> Rc<Self> {
-        Rc::new(ClientInner {
+        Rc::new_cyclic(|me| ClientInner {
             driver: RefCell::new(None),
             subs: RefCell::default(),
+            port: HandlePort::new(me.clone()).into(),
             ops: RefCell::default(),
             on_input: o.on_input.take(),
             input_aborts: aborts::InputAborts::default(),
@@ -122,12 +127,7 @@ impl ClientInner {
                 server_info,
                 capabilities,
             }),
-            Event::Status { sub, task } => {
-                let h = self.subs.borrow().get(&sub).cloned();
-                if let Some(h) = h {
-                    h.on_status(task);
-                }
-            }
+            Event::Status { sub, task } => self.status(sub, task),
             Event::Done { sub, task_id, end } => self.done(sub, task_id, end),
             Event::Input {
                 id,
@@ -236,11 +236,11 @@ impl ClientInner {
 
     /// A subscription ended: its handle settles; a task's settled end is reported once per page.
     fn done(&self, sub: SubId, task_id: Option<String>, end: End) {
-        let h = self.subs.borrow_mut().remove(&sub);
         let settled = crate::engine::verdict::settles(&end);
-        if let Some((task_id, done)) = h.and_then(|h| h.on_done(task_id, end)) {
+        if let Some(done) = self.end(sub, task_id, end) {
             if settled {
-                self.once.task_ended(self.driver(), task_id, &done);
+                self.once
+                    .task_ended(self.driver(), done.task_id.clone(), &to_js(&done));
             }
         }
     }
@@ -308,26 +308,6 @@ impl ClientInner {
         later(run);
     }
 
-    /// Registers a handle for the subscription `start` creates, before any of its events.
-    fn start(
-        self: &Rc<Self>,
-        h: &Rc<HandleState>,
-        signal: Option<web_sys::AbortSignal>,
-        start: Run<SubId>,
-    ) -> Result<(), JsValue> {
-        let d = self.live_driver()?;
-        let h2 = h.clone();
-        let me = self.clone();
-        d.op_then(start, move |sub| {
-            h2.set_sub(*sub);
-            me.subs.borrow_mut().insert(*sub, h2);
-        });
-        if let Some(s) = signal {
-            h.watch_signal(s);
-        }
-        Ok(())
-    }
-
     /// `callTool`/`request` with the caller's `name` (the tool or method), `params` and `opts`:
     /// the handle's first promise exists before the engine can answer.
     fn call(
@@ -359,15 +339,14 @@ impl ClientInner {
         {
             return Promise::reject(&error::aborted(&reason, None));
         }
-        let h = HandleState::new(Rc::downgrade(self), None);
-        let p = h.first_promise();
+        let (p, first) = deferred();
         let options = call.options;
         let start = Box::new(move |e: &mut dyn Requestor, now| match what {
             Outgoing::Tool => e.call_tool(now, &name, params, options),
             Outgoing::Request => e.request(now, &name, params, options),
         });
-        match self.start(&h, call.signal, start) {
-            Ok(()) => p,
+        match self.start(None, call.signal, Some(&first), start) {
+            Ok(_) => p,
             Err(e) => Promise::reject(&e),
         }
     }
@@ -375,12 +354,6 @@ impl ClientInner {
     /// Starts a one-shot operation and parks its settle functions under its id.
     fn one_shot(self: &Rc<Self>, make: fn(Settle) -> Pending, run: Run<OpId>) -> Promise {
         let (p, s) = deferred();
-        self.settle_with(s, make, run);
-        p
-    }
-
-    /// Starts a one-shot operation that settles `s` (as `make` says).
-    fn settle_with(self: &Rc<Self>, s: Settle, make: fn(Settle) -> Pending, run: Run<OpId>) {
         match self.live_driver() {
             Ok(d) => {
                 let me = self.clone();
@@ -392,11 +365,14 @@ impl ClientInner {
                 let _ = s.1.call1(&JsValue::UNDEFINED, &e);
             }
         }
+        p
     }
 
-    fn cancel(self: &Rc<Self>, task_id: &str, s: Settle) {
-        let id = task_id.to_string();
-        self.settle_with(s, Pending::Void, Box::new(move |e, now| e.cancel(now, &id)));
+    fn cancel(self: &Rc<Self>, task_id: String) -> Promise {
+        self.one_shot(
+            Pending::Void,
+            Box::new(move |e, now| e.cancel(now, &task_id)),
+        )
     }
 
     fn delete(self: &Rc<Self>, task_id: String) -> Promise {

@@ -8,11 +8,10 @@ use js_sys::{Array, Function, Promise};
 use wasm_bindgen::prelude::*;
 
 use super::convert::to_js;
-use super::handle::{HandleState, TaskHandle};
 use super::types::{ClientWarning, ErrorInfo, ErrorKind};
 use super::{ClientInner, McpTaskClient};
 use crate::driver::deferred::{deferred, reject, resolve};
-use crate::driver::tabs::Link;
+use crate::driver::tabs::{Link, Requestor};
 use crate::engine::sorted::SortedSet;
 
 /// The client's `onTaskDoneOnce` callbacks and the tasks whose end this page already reported.
@@ -89,11 +88,12 @@ impl McpTaskClient {
         link.pending_tasks(Box::new(move |ids| {
             let out = Array::new();
             for id in ids {
-                let h = HandleState::new(Rc::downgrade(&inner), Some(id.clone()));
-                if let Err(e) = inner.start(&h, None, Box::new(move |e, now| e.watch(now, &id))) {
-                    return reject(&settle, &e);
-                }
-                out.push(&TaskHandle::new(h).into());
+                let task_id = id.clone();
+                let watch = Box::new(move |e: &mut dyn Requestor, now| e.watch(now, &task_id));
+                match inner.start(Some(id), None, None, watch) {
+                    Ok(h) => out.push(&h),
+                    Err(e) => return reject(&settle, &e),
+                };
             }
             resolve(&settle, &out);
         }));

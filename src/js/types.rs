@@ -155,11 +155,6 @@ export interface Tool {
   [key: string]: unknown;
 }
 
-/** `for await (const task of handle.updates())`. */
-export interface TaskUpdates {
-  [Symbol.asyncIterator](): TaskUpdates;
-}
-
 /** The server's `tools/list` result. */
 export interface ToolList {
   tools: Tool[];
@@ -335,6 +330,12 @@ impl TaskDone {
             task,
             outcome,
         }
+    }
+
+    /// Whether the promise `callTool`/`request` return resolves with the handle (else it rejects
+    /// with the error): when there was a task, or the request finished.
+    pub fn resolves_first(&self) -> bool {
+        self.kind == DoneKind::Finished || self.task.is_some()
     }
 
     /// What `result()` resolves with: the outcome's result when the request succeeded.

@@ -1,60 +1,18 @@
 //! Hand-written TypeScript declarations, for what neither tsify nor wasm-bindgen can generate:
-//! the generic `TaskHandle<R>` class and the generic members of `McpTaskClient` (merged into the
-//! generated class), and the MCP shapes the client passes through as opaque JSON (tool results,
+//! the generic members of `McpTaskClient` (merged into the generated class), and the MCP shapes the client passes through as opaque JSON (tool results,
 //! content blocks, elicitation, sampling and roots), which have no Rust type to derive from.
 
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
-const HANDLE_TS: &'static str = r#"
+const CLIENT_TS: &'static str = r#"
+// The handle classes are hand-written JS (the core build's copy of this file imports
+// "../handle.js").
+import type { TaskHandle } from "./handle.js";
+
 /** Tool arguments or request params: any object (interface types and `undefined` members are
  *  fine; `undefined` members are left out). Arrays and non-JSON values are refused at run time. */
 export type Arguments = object;
-
-/**
- * One subscription to one task (or plain request). Obtain it from `callTool`, `request`, `watch`
- * or `resume`. `R` is what `result()` resolves with: a `CallToolResult` for `callTool`.
- * `handle[Symbol.dispose]()` and `free()` are `stop()`.
- */
-export declare class TaskHandle<R = JsonObject> {
-  private constructor();
-  /** Same as `stop()`. */
-  free(): void;
-  /** Same as `stop()` (`using handle = await client.callTool(…)`). */
-  [Symbol.dispose](): void;
-  /** The task id; `null` until the server made a task (and for plain results). On the draft
-   *  dialect it is the id this client generated, from the moment the request went out. */
-  readonly id: string | null;
-  /** The last known status; `null` before the first snapshot. */
-  readonly status: TaskStatus | null;
-  /** The last known snapshot; `null` before the first one (kept after the handle ended). */
-  readonly task: Task | null;
-  /** Whether the handle has ended (then `onDone` has fired and `result()` is settled). */
-  readonly isDone: boolean;
-  /** Calls `cb` with the current snapshot (asynchronously, when there is one) and with every new
-   *  one until the handle ends; returns the unsubscribe function. */
-  onStatus(cb: (task: Task) => void): () => void;
-  /** Calls `cb` exactly once when this handle ends, in the page that holds it (at once,
-   *  asynchronously, if it already has) — with or without `persist`. For effects that must
-   *  happen once across tabs and reloads, use `client.onTaskDoneOnce`. Returns the unsubscribe
-   *  function. */
-  onDone(cb: (done: TaskDone) => void): () => void;
-  /** Resolves with the request's result when the task completes; rejects with an `McpTaskError`
-   *  otherwise (`rpc`, `taskFailed` with the tool's own text as message, `cancelled`, `expired`,
-   *  `aborted` with the signal's reason as `cause`, …): the error `TaskDone.error` describes. */
-  result(): Promise<R>;
-  /** Every snapshot from now on (starting with the current one), each once, ending when the
-   *  handle ends; the last one is the final snapshot. */
-  updates(): TaskUpdates;
-  /** Asks the server to cancel the task (`tasks/cancel`, or the dialect's equivalent); resolves
-   *  once the server acknowledged. Before the task exists, the cancel is sent as soon as it does. */
-  cancel(): Promise<void>;
-  /** Deletes the task on the server (`tasks/delete`, draft servers only; other dialects reject
-   *  with `invalidInput` without sending anything). Rejects `invalidInput` without a task id. */
-  delete(): Promise<void>;
-  /** Stops waiting (locally; nothing is sent): the handle ends `aborted`. */
-  stop(): void;
-}
 
 export interface McpTaskClient {
   /** Calls a tool, as a task when the tool and server allow it (`opts.task`). `S` types the

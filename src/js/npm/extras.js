@@ -1,5 +1,6 @@
 // Idioms wasm-bindgen cannot express, shared by both entry points: the McpTaskError class, the
-// async-iterator protocol of TaskUpdates, and disposal. Wiring only: no logic lives here.
+// TaskHandle class's registration, and the client's disposal. Wiring only: no logic lives here.
+import { TaskHandle } from "./handle.js";
 
 /** The error every rejected promise of this package carries. */
 export class McpTaskError extends Error {
@@ -18,26 +19,18 @@ export class McpTaskError extends Error {
 /** Wires the classes above into the freshly initialized module. */
 export function install(wasm) {
   wasm.__registerErrorClass(McpTaskError);
+  wasm.__registerHandleClass(TaskHandle);
 }
 
-/** Prototype patches that need no initialized module. `free()` and `Symbol.dispose` end what the
- *  object stands for (the client closes, a handle stops) and leave releasing its memory to the
- *  garbage collector, so a disposed object never throws "null pointer passed to rust". */
+/** Prototype patches that need no initialized module. `free()` and `Symbol.dispose` close the
+ *  client and leave releasing its memory to the garbage collector, so a disposed client never
+ *  throws "null pointer passed to rust". */
 export function patch(wasm) {
-  const { McpTaskClient, TaskHandle, TaskUpdates } = wasm;
-  TaskUpdates.prototype[Symbol.asyncIterator] = function () {
-    return this;
-  };
-  const dispose = (cls, end) => {
-    cls.prototype.free = end;
-    if (Symbol.dispose) cls.prototype[Symbol.dispose] = end;
-  };
-  dispose(McpTaskClient, function () {
+  const { McpTaskClient } = wasm;
+  const close = function () {
     void this.close();
-  });
+  };
+  McpTaskClient.prototype.free = close;
+  if (Symbol.dispose) McpTaskClient.prototype[Symbol.dispose] = close;
   if (Symbol.asyncDispose) McpTaskClient.prototype[Symbol.asyncDispose] = McpTaskClient.prototype.close;
-  dispose(TaskHandle, TaskHandle.prototype.stop);
-  dispose(TaskUpdates, function () {
-    void this.return();
-  });
 }

@@ -19,5 +19,6 @@ wasm.McpTaskClient.connect = async function (url, options) {
 };
 
 // The public classes only (not wasm-bindgen's `initSync` or the error-class hook).
-export { McpTaskClient, TaskHandle, TaskUpdates } from "./mcp_task_client.js";
+export { McpTaskClient } from "./mcp_task_client.js";
 export { McpTaskError };
+export { TaskHandle, TaskUpdates } from "./handle.js";

@@ -76,6 +76,7 @@ test("TypeScript: the public surface has no `any` and a strict usage file compil
     ["mcp_task_client.d.ts", publicPart],
     ["index.d.ts", await readFile(join(PKG, "index.d.ts"), "utf8")],
     ["extras.d.ts", await readFile(join(PKG, "extras.d.ts"), "utf8")],
+    ["handle.d.ts", await readFile(join(PKG, "handle.d.ts"), "utf8")],
   ]) {
     const hits = text.split("\n").filter((l) => /\bany\b/.test(l.replace(/\/\*\*.*|^\s*\*.*/, "")));
     assert.deepEqual(hits, [], `${name} has no any`);
