@@ -1,13 +1,14 @@
 //! Hand-written TypeScript declarations, for what neither tsify nor wasm-bindgen can generate:
-//! the generic members of `McpTaskClient` (merged into the generated class), and the MCP shapes the client passes through as opaque JSON (tool results,
-//! content blocks, elicitation, sampling and roots), which have no Rust type to derive from.
+//! the generic members of `McpTaskClient` (merged into the generated class), and the MCP shapes
+//! the client passes through as opaque JSON (tool results, content blocks, elicitation, sampling
+//! and roots), which have no Rust type to derive from. `TaskHandle` and `TaskUpdates` are declared
+//! next to their JS (`npm/handle.d.ts`).
 
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
 const CLIENT_TS: &'static str = r#"
-// The handle classes are hand-written JS (the core build's copy of this file imports
-// "../handle.js").
+// Hand-written JS with its own declarations (the core build imports the package root's copy).
 import type { TaskHandle } from "./handle.js";
 
 /** Tool arguments or request params: any object (interface types and `undefined` members are
