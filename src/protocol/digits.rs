@@ -10,36 +10,45 @@ pub fn decimal(n: u64) -> String {
 
 /// `n` in decimal with a leading `-` when negative, as `n.to_string()` writes it.
 pub fn signed(n: i64) -> String {
-    let digits = decimal(n.unsigned_abs());
+    let mut out = String::new();
+    push_signed(&mut out, n);
+    out
+}
+
+/// Appends `n` in decimal, as [`signed`] writes it.
+pub fn push_signed(out: &mut String, n: i64) {
     if n < 0 {
-        ["-", &digits].concat()
-    } else {
-        digits
+        out.push('-');
     }
+    push_in_radix(out, n.unsigned_abs(), 10, 1);
 }
 
 /// `n` in decimal, zeros in front up to `width` digits: `format!("{n:0width$}")`.
 pub fn zero_padded(n: u64, width: usize) -> String {
-    in_radix(n, 10, width)
+    let mut out = String::new();
+    push_in_radix(&mut out, n, 10, width);
+    out
 }
 
 /// `n` in lowercase hexadecimal, zeros in front up to `width` digits: `format!("{n:0width$x}")`.
 pub fn hex(n: u64, width: usize) -> String {
-    in_radix(n, 16, width)
+    let mut out = String::new();
+    push_in_radix(&mut out, n, 16, width);
+    out
 }
 
-/// `n`'s digits in `radix` (at most 16), at least `width` of them (and at least one).
-fn in_radix(mut n: u64, radix: u32, width: usize) -> String {
-    let mut reversed = Vec::with_capacity(width.max(20));
-    loop {
-        let digit = (n % u64::from(radix)) as u32;
-        reversed.push(char::from_digit(digit, radix).unwrap_or('0'));
-        n /= u64::from(radix);
-        if n == 0 && reversed.len() >= width {
-            break;
-        }
+/// Appends `n`'s digits in `radix` (at most 16), at least `width` of them and at least one: the
+/// higher digits first (recursively), then the last.
+fn push_in_radix(out: &mut String, n: u64, radix: u64, width: usize) {
+    if n >= radix || width > 1 {
+        push_in_radix(out, n / radix, radix, width.saturating_sub(1));
     }
-    reversed.iter().rev().collect()
+    let digit = (n % radix) as u8;
+    out.push(char::from(if digit < 10 {
+        b'0' + digit
+    } else {
+        b'a' + digit - 10
+    }));
 }
 
 #[cfg(test)]
@@ -66,6 +75,9 @@ mod tests {
         fn agrees_with_std(n in proptest::prelude::any::<u64>(), i in proptest::prelude::any::<i64>(), width in 0usize..24) {
             proptest::prop_assert_eq!(decimal(n), n.to_string());
             proptest::prop_assert_eq!(signed(i), i.to_string());
+            let mut appended = "x".to_owned();
+            push_signed(&mut appended, i);
+            proptest::prop_assert_eq!(appended, format!("x{i}"));
             proptest::prop_assert_eq!(zero_padded(n, width), format!("{n:0width$}"));
             proptest::prop_assert_eq!(hex(n, width), format!("{n:0width$x}"));
         }
