@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fails when a build's gzipped size (wasm + JS glue, as scripts/build.sh prints it) exceeds its
-# budget in the file size-budget (lines "<bytes> <build>"). Builds pkg/ first (a no-op when it is
-# up to date).
+# budget in the file size-budget (lines "<bytes> <build>"), or links Rust's formatting machinery.
+# Builds pkg/ first (a no-op when it is up to date).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=$(bash scripts/build.sh | tee /dev/stderr)
@@ -16,6 +16,30 @@ for build in full core; do
     fail=1
   else
     echo "size check: $build build $TOTAL B gz within its budget of $BUDGET B ($((BUDGET - TOTAL)) B to spare)"
+  fi
+done
+
+# Neither build links Rust's formatting machinery (core::fmt: `fmt::write`, `Formatter::pad`, the
+# `Display` impls, an `Arguments` built at each call; ~1 KB gz with the messages kept): messages are
+# joined from parts (`[..].concat()`, numbers through `protocol::digits`). Checked in cargo's output,
+# a superset of what ships, whose name section spells every function's mangled path
+# (`…4core3fmt…`; `core..fmt` in legacy mangling). To see who calls one with readable names:
+# `wasm-bindgen --keep-debug`, then `wasm-opt -g` and `wasm-dis` on its output.
+TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target}
+for build in full core; do
+  RAW=$TARGET_DIR/pkg-raw/$build.wasm
+  if ! grep -aq 15mcp_task_client "$RAW"; then
+    echo "fmt check: $RAW has no function names to check" >&2
+    fail=1
+    continue
+  fi
+  FMT=$(grep -aoE '(_R|_ZN)[_A-Za-z0-9$.]*(4core3fmt|5alloc3fmt|core\.\.fmt|alloc\.\.fmt)[_A-Za-z0-9$.]*' "$RAW" | sort -u || true)
+  if [ -n "$FMT" ]; then
+    echo "fmt check: the $build build links core::fmt (format!, write!, {:?}, to_string() on a number or another Display type); join the parts with [..].concat() and protocol::digits instead. Its functions:" >&2
+    echo "$FMT" >&2
+    fail=1
+  else
+    echo "fmt check: the $build build links no core::fmt"
   fi
 done
 exit $fail

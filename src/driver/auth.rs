@@ -85,7 +85,7 @@ impl AuthShell {
         Ok(self.with(|s| {
             s.grant
                 .as_ref()
-                .map(|g| format!("Bearer {}", g.access_token))
+                .map(|g| ["Bearer ", &g.access_token].concat())
         }))
     }
 
@@ -109,7 +109,7 @@ impl AuthShell {
         let current = self.with(|s| {
             s.grant
                 .as_ref()
-                .map(|g| format!("Bearer {}", g.access_token))
+                .map(|g| ["Bearer ", &g.access_token].concat())
         });
         if current.is_some() && current.as_deref() != used {
             return; // renewed since that request left (here or by another tab through the store)
@@ -215,7 +215,7 @@ impl AuthShell {
                         self.with(|s| s.grant = Some(g));
                         Ok(())
                     }
-                    None => Err(e.to_string()),
+                    None => Err(e.message),
                 }
             }
         }
@@ -227,7 +227,7 @@ impl AuthShell {
         resource_metadata: Option<&str>,
         scope: Option<&str>,
     ) -> Result<(), String> {
-        let fail = |m: String| format!("authorization failed: {m}");
+        let fail = |m: String| ["authorization failed: ", &m].concat();
         let secrets = secrets().await.map_err(fail)?;
         let (mut flow, mut step) = Flow::start(self.cfg.clone(), secrets, resource_metadata, scope);
         for _ in 0..MAX_STEPS {
@@ -252,10 +252,10 @@ impl AuthShell {
         let v = self
             .open
             .call1(&JsValue::UNDEFINED, &JsValue::from_str(url))
-            .map_err(|e| format!("openAuthorization threw: {}", describe(&e)))?;
+            .map_err(|e| ["openAuthorization threw: ", &describe(&e)].concat())?;
         let v = JsFuture::from(Promise::resolve(&v))
             .await
-            .map_err(|e| format!("openAuthorization rejected: {}", describe(&e)))?;
+            .map_err(|e| ["openAuthorization rejected: ", &describe(&e)].concat())?;
         v.as_string()
             .or_else(|| {
                 Reflect::get(&v, &"href".into())

@@ -1,5 +1,7 @@
 //! Response bodies as their chunks arrive: whole JSON bodies (bounded) or SSE events.
 
+use crate::protocol::digits::decimal;
+
 /// How a response body is framed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Framing {
@@ -25,7 +27,12 @@ impl Framing {
 /// chunk is that chunk's buffer (no copy).
 pub fn push_whole(buf: &mut Vec<u8>, chunk: Vec<u8>, limit: usize) -> Result<(), String> {
     if buf.len() + chunk.len() > limit {
-        return Err(format!("response body exceeds the {limit}-byte limit"));
+        return Err([
+            "response body exceeds the ",
+            &decimal(limit as u64),
+            "-byte limit",
+        ]
+        .concat());
     }
     if buf.is_empty() {
         *buf = chunk;
@@ -54,6 +61,6 @@ pub fn as_message(bytes: Vec<u8>) -> Option<String> {
     Some(if t.len() == text.len() {
         text
     } else {
-        t.to_string()
+        t.to_owned()
     })
 }

@@ -20,7 +20,7 @@ pub struct EraKey(String);
 
 impl EraKey {
     pub fn new(url: &str, identity: Option<&str>) -> EraKey {
-        EraKey(format!("era|{}", Scope::new(url, identity).key))
+        EraKey(["era|", &Scope::new(url, identity).key].concat())
     }
 
     /// The era remembered for this server, if any.

@@ -83,7 +83,7 @@ pub fn describe(e: &JsValue) -> String {
             .filter(|c| !c.is_undefined() && !c.is_null())
             .map(|c| describe(&c));
         return match cause {
-            Some(c) if !c.is_empty() => format!("{msg} ({c})"),
+            Some(c) if !c.is_empty() => [msg.as_str(), " (", &c, ")"].concat(),
             _ => msg,
         };
     }

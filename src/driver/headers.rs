@@ -74,7 +74,9 @@ impl HeaderSource {
                     &v,
                     Box::new(move |r| match r {
                         Ok(v) => then(collected(&v)),
-                        Err(e) => then(Err(format!("headers provider rejected: {}", describe(&e)))),
+                        Err(e) => {
+                            then(Err(["headers provider rejected: ", &describe(&e)].concat()))
+                        }
                     }),
                 ),
                 Ok(v) => then(collected(&v)),
@@ -100,7 +102,7 @@ impl HeaderSource {
 }
 
 fn threw(e: &JsValue) -> String {
-    format!("headers provider threw: {}", describe(e))
+    ["headers provider threw: ", &describe(e)].concat()
 }
 
 /// What a provider answered (`undefined` or `null`: no headers).

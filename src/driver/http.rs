@@ -15,6 +15,7 @@ use super::headers::retry_after_ms;
 use super::io::{self, Io, Report};
 use super::Driver;
 use crate::engine::api::{Input, SendKey, Transmit, TransportError};
+use crate::protocol::digits::decimal;
 use crate::protocol::sse::{SseDecoder, SseError, SseEvent};
 
 /// How long `close()` waits for the session `DELETE`.
@@ -282,10 +283,10 @@ fn send(d: &Driver, key: SendKey, req: Request, auth: Vec<(String, String)>) {
     let why = describe(&refused.get(1));
     let at = refused.get(0).as_f64().unwrap_or(-1.0);
     let message = if at < 0.0 {
-        format!("fetch unavailable: {why}")
+        ["fetch unavailable: ", &why].concat()
     } else if (at as usize) < own {
         let name = pairs.get(2 * at as u32).as_string().unwrap_or_default();
-        format!("bad header {name}: {why}")
+        ["bad header ", &name, ": ", &why].concat()
     } else {
         why
     };
@@ -305,12 +306,12 @@ pub fn report(d: &Driver, kind: Report, key: f64, v: JsValue) {
         Report::Head => head(d, key, v),
         Report::Chunk => chunk(d, key, v.unchecked_into::<Uint8Array>().to_vec()),
         Report::End => end(d, key),
-        Report::FetchFailed => fail(d, key, format!("fetch failed: {}", describe(&v)).into()),
+        Report::FetchFailed => fail(d, key, ["fetch failed: ", &describe(&v)].concat().into()),
         Report::ReadFailed => fail(d, key, describe(&v).into()),
         Report::NotBytes => fail(
             d,
             key,
-            "response body yielded a non-byte chunk".to_string().into(),
+            "response body yielded a non-byte chunk".to_owned().into(),
         ),
         _ => {}
     }
@@ -355,7 +356,7 @@ fn answered(d: &Driver, key: SendKey, res: &JsValue) {
     });
     let framing = Framing::of(io::header(res, "content-type").as_deref());
     if listening && (!(200..300).contains(&status) || framing != Framing::Sse) {
-        let message = format!("no event stream (HTTP {status})");
+        let message = ["no event stream (HTTP ", &decimal(status.into()), ")"].concat();
         let http_status = Some(status);
         return fail(
             d,
@@ -449,7 +450,7 @@ fn chunk(d: &Driver, key: SendKey, bytes: Vec<u8>) {
             key,
             Fail {
                 over_limit,
-                ..Fail::from(e.to_string())
+                ..Fail::from(e.message())
             },
         );
     }

@@ -143,16 +143,7 @@ pub fn task_status(v: Value) -> Option<TaskStatus> {
         Unknown,
         Expired,
     ];
-    unit(v, &all, |s| match s {
-        Submitted => "submitted",
-        Working => "working",
-        InputRequired => "input_required",
-        Completed => "completed",
-        Failed => "failed",
-        Cancelled => "cancelled",
-        Unknown => "unknown",
-        Expired => "expired",
-    })
+    unit(v, &all, TaskStatus::name)
 }
 
 fn error_kind(v: Value) -> Option<ErrorKind> {

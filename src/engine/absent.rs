@@ -18,10 +18,12 @@ pub(crate) const METHOD_NOT_FOUND: i64 = -32601;
 fn absent_error(m: TaskMethod) -> ClientError {
     let mut e = ClientError::new(
         ErrorKind::Unsupported,
-        format!(
-            "the server has no {} (not asked again this session)",
-            m.name()
-        ),
+        [
+            "the server has no ",
+            m.name(),
+            " (not asked again this session)",
+        ]
+        .concat(),
     );
     e.code = Some(METHOD_NOT_FOUND);
     e
@@ -119,10 +121,12 @@ impl Engine {
         let mut error = self.remember_absent(TaskMethod::Listen);
         if !self.method_missing(f) {
             error = f.client_error();
-            error.message = format!(
-                "subscriptions/listen keeps failing ({}); following tasks by polling",
-                error.message
-            );
+            error.message = [
+                "subscriptions/listen keeps failing (",
+                &error.message,
+                "); following tasks by polling",
+            ]
+            .concat();
         }
         self.warn(None, error);
     }

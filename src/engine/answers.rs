@@ -14,7 +14,7 @@ pub fn check(method: &str, answer: Result<Value, RpcError>) -> Result<Value, Rpc
         None => Ok(v),
         Some(why) => Err(RpcError::new(
             -32603,
-            format!("the client's answer to {method} is not valid: {why}"),
+            ["the client's answer to ", method, " is not valid: ", why].concat(),
         )),
     }
 }

@@ -82,7 +82,7 @@ impl Engine {
         if opts.augment == Augment::Always && !tools::augmentable(method) {
             let error = ClientError::new(
                 ErrorKind::InvalidInput,
-                format!("{method} cannot run as a task (task: \"always\")"),
+                [method, " cannot run as a task (task: \"always\")"].concat(),
             );
             self.done(sub, None, End::Failed { error });
             return sub;
@@ -146,7 +146,7 @@ impl Engine {
                 Ok(h) => out.headers.extend(h),
                 Err(e) => {
                     return self
-                        .call_failed(c, ClientError::new(ErrorKind::InvalidInput, e.to_string()))
+                        .call_failed(c, ClientError::new(ErrorKind::InvalidInput, e.message()))
                 }
             }
         }
@@ -172,7 +172,7 @@ impl Engine {
     ) -> Result<bool, ClientError> {
         if call.opts.delete_on_done && !self.deletes() {
             let mut error = self.no_delete();
-            error.message = format!("deleteOnDone: {}", error.message);
+            error.message = ["deleteOnDone: ", &error.message].concat();
             return Err(error);
         }
         let support: Option<Support> = tool.map(|n| self.tools.support(n));
@@ -257,7 +257,7 @@ impl Engine {
                     requests,
                     request_state,
                 }) => self.call_needs_input(now, c, requests, request_state),
-                Err(e) => self.call_failed(c, ClientError::new(ErrorKind::Protocol, e.to_string())),
+                Err(e) => self.call_failed(c, ClientError::new(ErrorKind::Protocol, e.message())),
             },
             Err(Failure::Rpc(error)) | Err(Failure::Rejected { error, .. }) => {
                 self.call_complete(now, c, Outcome::Error { error })

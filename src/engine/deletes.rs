@@ -21,9 +21,12 @@ impl Engine {
         };
         ClientError::new(
             ErrorKind::InvalidInput,
-            format!(
-                "the {dialect} dialect has no tasks/delete (only the SEP-1686 draft deletes tasks)"
-            ),
+            [
+                "the ",
+                dialect,
+                " dialect has no tasks/delete (only the SEP-1686 draft deletes tasks)",
+            ]
+            .concat(),
         )
     }
 

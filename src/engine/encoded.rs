@@ -3,6 +3,7 @@
 
 use super::ids::ReqId;
 use crate::protocol::dialect::{Codec, Outgoing, SessionInfo};
+use crate::protocol::digits::push_signed;
 use crate::protocol::find;
 use crate::protocol::headers::encode_value;
 
@@ -40,7 +41,7 @@ impl Encoded {
         b.push_str(r#"{"jsonrpc":"2.0","#);
         if let Some(id) = id {
             b.push_str(r#""id":"#);
-            push_int(&mut b, id.0);
+            push_signed(&mut b, id.0);
             b.push(',');
         }
         b.push_str(r#""method":"#);
@@ -146,21 +147,6 @@ fn quoted(text: &str) -> String {
     }
     // Serializing a `str` cannot fail.
     serde_json::to_string(text).unwrap_or_default()
-}
-
-/// Appends an integer's decimal digits (the hot path avoids the formatting machinery).
-fn push_int(out: &mut String, n: i64) {
-    if n < 0 {
-        out.push('-');
-    }
-    push_digits(out, n.unsigned_abs());
-}
-
-fn push_digits(out: &mut String, v: u64) {
-    if v >= 10 {
-        push_digits(out, v / 10);
-    }
-    out.push(char::from(b'0' + (v % 10) as u8));
 }
 
 #[cfg(test)]

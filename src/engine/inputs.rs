@@ -154,7 +154,7 @@ impl Engine {
         if !HOST_METHODS.contains(&method) {
             let error = RpcError::new(
                 codes::METHOD_NOT_FOUND,
-                format!("method not found: {method}"),
+                ["method not found: ", method].concat(),
             );
             return self.respond(Message::Error {
                 id: Some(id),
@@ -183,7 +183,7 @@ impl Engine {
                 _ => None,
             });
         let request = InputRequest {
-            key: id.to_string(),
+            key: id.text(),
             method: method.to_owned(),
             params,
         };

@@ -3,6 +3,7 @@
 //! fractional digits (nanoseconds included) and a bare date.
 
 use super::api::Millis;
+use crate::protocol::digits::zero_padded;
 
 /// Milliseconds since the Unix epoch, or `None` when the text is not a timestamp we understand
 /// (or lies before 1970). Surrounding ASCII whitespace is ignored.
@@ -210,13 +211,23 @@ pub(crate) fn format_millis(millis: Millis) -> String {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + u64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rem / 3600,
-        rem / 60 % 60,
-        rem % 60,
-        millis % 1000
-    )
+    [
+        &zero_padded(year, 4),
+        "-",
+        &zero_padded(month, 2),
+        "-",
+        &zero_padded(day, 2),
+        "T",
+        &zero_padded(rem / 3600, 2),
+        ":",
+        &zero_padded(rem / 60 % 60, 2),
+        ":",
+        &zero_padded(rem % 60, 2),
+        ".",
+        &zero_padded(millis % 1000, 3),
+        "Z",
+    ]
+    .concat()
 }
 
 #[cfg(test)]

@@ -249,10 +249,11 @@ impl Engine {
         if let Some(e) = self.tasks.get_mut(task_id) {
             let unavailable = e.status() == Some(TaskStatus::Completed) && e.outcome.is_none();
             let error = unavailable.then(|| {
-                let message = format!(
-                    "the task completed but its result could not be fetched: {}",
-                    cause.message
-                );
+                let message = [
+                    "the task completed but its result could not be fetched: ",
+                    &cause.message,
+                ]
+                .concat();
                 let mut error = ClientError::new(ErrorKind::ResultUnavailable, message);
                 error.code = cause.code;
                 error.http_status = cause.http_status;

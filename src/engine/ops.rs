@@ -106,10 +106,7 @@ impl Engine {
                     .unwrap_or_default();
                 self.reply(op, Ok(reply));
             }
-            Some(Err(e)) => self.reply(
-                op,
-                Err(ClientError::new(ErrorKind::Protocol, e.to_string())),
-            ),
+            Some(Err(e)) => self.reply(op, Err(ClientError::new(ErrorKind::Protocol, e.message()))),
             None => self.reply(op, Err(ClientError::new(ErrorKind::Protocol, "no dialect"))),
         }
     }

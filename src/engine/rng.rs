@@ -2,6 +2,8 @@
 //! seeded through SplitMix64). Used for poll jitter and draft task ids; the engine never reads
 //! a randomness source of its own, so tests are reproducible.
 
+use crate::protocol::digits::hex;
+
 /// A small, fast, seedable generator; never used for anything secret.
 #[derive(Debug, Clone)]
 pub struct Rng {
@@ -62,7 +64,8 @@ impl Rng {
 
     /// 128 random bits as 32 lowercase hex digits (draft task ids).
     pub(crate) fn hex128(&mut self) -> String {
-        format!("{:016x}{:016x}", self.next_u64(), self.next_u64())
+        let (high, low) = (self.next_u64(), self.next_u64());
+        [hex(high, 16), hex(low, 16)].concat()
     }
 }
 

@@ -2,6 +2,7 @@
 //! HTTP heads and stream ends, timeouts, dead sessions and lost connections.
 
 use super::ids::ReqId;
+use crate::protocol::digits::decimal;
 use crate::protocol::find;
 use crate::protocol::jsonrpc::{Id, Message};
 
@@ -24,7 +25,7 @@ impl Engine {
         }
         let msg = match Message::decode_str(body, self.cfg.max_message_bytes) {
             Ok(m) => m,
-            Err(e) => return self.warn(None, ClientError::new(ErrorKind::Protocol, e.to_string())),
+            Err(e) => return self.warn(None, ClientError::new(ErrorKind::Protocol, e.message())),
         };
         match msg {
             Message::Response { id, result } => {
@@ -172,7 +173,7 @@ impl Engine {
         self.pool_ended(now, key);
         if let Some(task_id) = self.reqs.answer_over(key) {
             if let Some(e) = &error {
-                let msg = format!("an input answer could not be delivered: {}", e.message);
+                let msg = ["an input answer could not be delivered: ", &e.message].concat();
                 self.warn(task_id, ClientError::new(ErrorKind::Transport, msg));
             }
         }
@@ -202,7 +203,9 @@ impl Engine {
         };
         let message = match (&error, status) {
             (Some(e), _) => e.message.clone(),
-            (None, Some(s)) => format!("HTTP {s} without a JSON-RPC response"),
+            (None, Some(s)) => {
+                ["HTTP ", &decimal(s.into()), " without a JSON-RPC response"].concat()
+            }
             (None, None) => "the response stream ended without a response".to_owned(),
         };
         let mut client = ClientError::new(ErrorKind::Transport, message);

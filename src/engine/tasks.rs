@@ -454,7 +454,7 @@ impl Engine {
             Ok(v) => match self.session.codec_any().map(|c| c.parse_get(v)) {
                 Some(Ok(task)) => Ok(task),
                 Some(Err(e)) => Err(Failure::Transport {
-                    error: ClientError::new(ErrorKind::Protocol, e.to_string()),
+                    error: ClientError::new(ErrorKind::Protocol, e.message()),
                     status: None,
                     retry_after: None,
                 }),

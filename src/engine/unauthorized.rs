@@ -6,6 +6,7 @@
 
 use super::ids::ReqId;
 use crate::protocol::auth::AuthChallenge;
+use crate::protocol::digits::decimal;
 
 use super::api::{ClientError, ErrorKind, Millis, Output};
 use super::requests::{Failure, Purpose};
@@ -45,7 +46,12 @@ impl Engine {
             return;
         }
         let auth = AuthChallenge::from_header(www_authenticate.as_deref());
-        let mut message = format!("HTTP {status}: the server refused the credentials");
+        let mut message = [
+            "HTTP ",
+            &decimal(status.into()),
+            ": the server refused the credentials",
+        ]
+        .concat();
         if let Some(e) = &auth.error {
             message.push_str(" (");
             message.push_str(e);

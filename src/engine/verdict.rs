@@ -101,7 +101,7 @@ fn finished(task: Option<&Task>, outcome: Option<&Outcome>) -> Result<Value, Fai
         (None, s) => Err(Failure::Error(ClientError::new(
             ErrorKind::Protocol,
             match s {
-                Some(s) => format!("the task ended ({s:?}) without a result"),
+                Some(s) => ["the task ended (", s.name(), ") without a result"].concat(),
                 None => "the request ended without a result".into(),
             },
         ))),

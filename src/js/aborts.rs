@@ -66,7 +66,7 @@ impl InputAborts {
     /// Aborts input `id`'s signal with an `McpTaskError` (kind `cancelled`) saying `why`.
     pub fn abort(&self, id: InputId, why: &str) {
         if let Some(c) = self.take(id) {
-            let message = format!("the input request was withdrawn: {why}");
+            let message = ["the input request was withdrawn: ", why].concat();
             c.abort_with_reason(&error(ErrorKind::Cancelled, message));
         }
     }

@@ -27,7 +27,7 @@ pub fn from_js(v: &JsValue) -> Result<Option<Value>, String> {
     }
     crate::json::from_js(v)
         .map(Some)
-        .map_err(|e| format!("not JSON-serializable: {e}"))
+        .map_err(|e| ["not JSON-serializable: ", e].concat())
 }
 
 /// Reads a JSON object from JS; `undefined`/`null` → `{}`.

@@ -296,7 +296,7 @@ impl ClientInner {
                 }
                 None => Err(RpcError::new(
                     -32601,
-                    format!("no onInput handler for {}", ev.method),
+                    ["no onInput handler for ", &ev.method].concat(),
                 )),
                 Some(f) => match f.call2(&JsValue::UNDEFINED, &to_js(&ev), &extra) {
                     Ok(v) => return when_settled(&v, Box::new(move |r| answered(handled(r)))),

@@ -50,7 +50,7 @@ fn typed<T>(
 
 /// The message for an argument or option `name` that is not `what`.
 pub fn must_be(name: &str, what: &str) -> String {
-    format!("{name} must be {what}")
+    [name, " must be ", what].concat()
 }
 
 fn string(o: &JsValue, key: &str) -> Result<Option<String>, String> {
@@ -121,14 +121,20 @@ pub fn url(v: &JsValue) -> Result<String, String> {
         .map(|l| get(&l, "href"))
         .unwrap_or(JsValue::UNDEFINED);
     let args = js_sys::Array::of2(&JsValue::from_str(&text), &base);
-    let parsed = Reflect::construct(&ctor, &args).map_err(|_| format!("not a URL: \"{text}\""))?;
+    let parsed =
+        Reflect::construct(&ctor, &args).map_err(|_| ["not a URL: \"", &text, "\""].concat())?;
     let scheme = get(&parsed, "protocol").as_string().unwrap_or_default();
     if matches!(scheme.as_str(), "http:" | "https:" | "ws:" | "wss:") {
         Ok(text)
     } else {
-        Err(format!(
-            "unsupported URL scheme \"{scheme}\" in \"{text}\" (use http, https, ws or wss)"
-        ))
+        Err([
+            "unsupported URL scheme \"",
+            &scheme,
+            "\" in \"",
+            &text,
+            "\" (use http, https, ws or wss)",
+        ]
+        .concat())
     }
 }
 
@@ -165,9 +171,12 @@ fn transport(o: &JsValue, url: &str) -> Result<TransportKind, String> {
         None | Some("http") => TransportKind::Http,
         Some("websocket") => TransportKind::WebSocket,
         Some(other) => {
-            return Err(format!(
-                "unknown transport \"{other}\" (use \"http\" or \"websocket\")"
-            ))
+            return Err([
+                "unknown transport \"",
+                other,
+                "\" (use \"http\" or \"websocket\")",
+            ]
+            .concat())
         }
     })
 }
@@ -180,7 +189,7 @@ fn engine_config(o: &JsValue, url: &str, transport: TransportKind) -> Result<Con
         Some("legacy") => DialectChoice::Legacy,
         Some("draft") if cfg!(feature = "draft") => DialectChoice::Draft,
         Some("draft") => return Err("dialect \"draft\" (SEP-1686) needs the full build: import from \"mcp-task-client\" (not \"mcp-task-client/core\")".into()),
-        Some(other) => return Err(format!("unknown dialect \"{other}\"")),
+        Some(other) => return Err(["unknown dialect \"", other, "\""].concat()),
     };
     let mut config = Config {
         dialect,
@@ -218,9 +227,12 @@ fn link(o: &JsValue, url: &str, transport: TransportKind) -> Result<Link, String
         Some("node") => Link::Node,
         Some("websocket") => Link::WebSocket,
         Some(other) => {
-            return Err(format!(
-                "unknown link \"{other}\" (use \"http1\", \"http2\", \"node\" or \"websocket\")"
-            ))
+            return Err([
+                "unknown link \"",
+                other,
+                "\" (use \"http1\", \"http2\", \"node\" or \"websocket\")",
+            ]
+            .concat())
         }
     })
 }
@@ -293,9 +305,12 @@ pub fn call(o: &JsValue) -> Result<Call, String> {
         Some("always") => Augment::Always,
         Some("never") => Augment::Never,
         Some(other) => {
-            return Err(format!(
-                "unknown task option \"{other}\" (use \"auto\", \"always\" or \"never\")"
-            ))
+            return Err([
+                "unknown task option \"",
+                other,
+                "\" (use \"auto\", \"always\" or \"never\")",
+            ]
+            .concat())
         }
     };
     let options = CallOptions {

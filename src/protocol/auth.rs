@@ -157,7 +157,7 @@ fn read_params(c: &mut Cursor<'_>, challenge: &mut Challenge) {
             let pad = c.take(|b| b == b'=');
             challenge
                 .params
-                .push((String::new(), format!("{name}={pad}")));
+                .push((String::new(), [name.as_str(), "=", pad].concat()));
             continue;
         }
         c.skip(is_space);

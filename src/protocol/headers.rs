@@ -28,7 +28,7 @@ pub fn encode_value(value: &str) -> String {
     if plain && trimmed && !sentinel_like {
         value.to_owned()
     } else {
-        format!("{SENTINEL_START}{}{SENTINEL_END}", base64(value.as_bytes()))
+        [SENTINEL_START, &base64(value.as_bytes()), SENTINEL_END].concat()
     }
 }
 

@@ -5,6 +5,8 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::digits;
+
 /// A JSON-RPC id, kept exactly as received (number or string).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(untagged)]
@@ -13,12 +15,19 @@ pub enum Id {
     String(String),
 }
 
+impl Id {
+    /// The id as text: a number in decimal, a string as it is.
+    pub fn text(&self) -> String {
+        match self {
+            Id::Number(n) => digits::signed(*n),
+            Id::String(s) => s.clone(),
+        }
+    }
+}
+
 impl fmt::Display for Id {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Id::Number(n) => write!(f, "{n}"),
-            Id::String(s) => f.write_str(s),
-        }
+        f.write_str(&self.text())
     }
 }
 
@@ -131,16 +140,28 @@ pub enum DecodeError {
     TooLarge { len: usize, limit: usize },
 }
 
+impl DecodeError {
+    /// What went wrong, in words (the `Display` text).
+    pub fn message(&self) -> String {
+        match self {
+            DecodeError::Json(e) => ["invalid JSON: ", e].concat(),
+            DecodeError::Batch => "JSON-RPC batches are not supported".to_owned(),
+            DecodeError::NotJsonRpc(why) => ["not a JSON-RPC 2.0 message: ", why].concat(),
+            DecodeError::TooLarge { len, limit } => [
+                "message of ",
+                &digits::decimal(*len as u64),
+                " bytes exceeds the ",
+                &digits::decimal(*limit as u64),
+                "-byte limit",
+            ]
+            .concat(),
+        }
+    }
+}
+
 impl fmt::Display for DecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            DecodeError::Json(e) => write!(f, "invalid JSON: {e}"),
-            DecodeError::Batch => f.write_str("JSON-RPC batches are not supported"),
-            DecodeError::NotJsonRpc(why) => write!(f, "not a JSON-RPC 2.0 message: {why}"),
-            DecodeError::TooLarge { len, limit } => {
-                write!(f, "message of {len} bytes exceeds the {limit}-byte limit")
-            }
-        }
+        f.write_str(&self.message())
     }
 }
 

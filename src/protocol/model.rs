@@ -36,6 +36,20 @@ pub enum TaskStatus {
 }
 
 impl TaskStatus {
+    /// The status as the wire and the JS API spell it (`input_required`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Submitted => "submitted",
+            Self::Working => "working",
+            Self::InputRequired => "input_required",
+            Self::Completed => "completed",
+            Self::Failed => "failed",
+            Self::Cancelled => "cancelled",
+            Self::Unknown => "unknown",
+            Self::Expired => "expired",
+        }
+    }
+
     /// Terminal states never change again.
     pub fn is_terminal(self) -> bool {
         matches!(
@@ -129,6 +143,32 @@ impl Task {
             poll_interval_ms: None,
             outcome: None,
             input_requests: Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TaskStatus::{self, *};
+
+    #[test]
+    fn status_names_are_the_serde_spelling() {
+        let all = [
+            Submitted,
+            Working,
+            InputRequired,
+            Completed,
+            Failed,
+            Cancelled,
+            Unknown,
+            Expired,
+        ];
+        for s in all {
+            assert_eq!(serde_json::to_value(s).unwrap(), s.name());
+            assert_eq!(
+                serde_json::from_value::<TaskStatus>(s.name().into()).unwrap(),
+                s
+            );
         }
     }
 }

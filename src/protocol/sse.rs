@@ -11,6 +11,8 @@
 
 use std::fmt;
 
+use super::digits;
+
 /// One dispatched event.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SseEvent {
@@ -31,19 +33,29 @@ pub enum SseError {
     Truncated { pending_bytes: usize },
 }
 
+impl SseError {
+    /// What went wrong, in words (the `Display` text).
+    pub fn message(&self) -> String {
+        match self {
+            SseError::TooLarge { limit } => [
+                "SSE line or event exceeds the ",
+                &digits::decimal(*limit as u64),
+                "-byte limit",
+            ]
+            .concat(),
+            SseError::Truncated { pending_bytes } => [
+                "SSE stream ended inside an event (",
+                &digits::decimal(*pending_bytes as u64),
+                " bytes discarded)",
+            ]
+            .concat(),
+        }
+    }
+}
+
 impl fmt::Display for SseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SseError::TooLarge { limit } => {
-                write!(f, "SSE line or event exceeds the {limit}-byte limit")
-            }
-            SseError::Truncated { pending_bytes } => {
-                write!(
-                    f,
-                    "SSE stream ended inside an event ({pending_bytes} bytes discarded)"
-                )
-            }
-        }
+        f.write_str(&self.message())
     }
 }
 

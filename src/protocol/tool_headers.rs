@@ -5,6 +5,7 @@
 use serde_json::{Map, Value};
 
 use super::dialect::ProtocolError;
+use super::digits;
 use super::headers::{encode_value, is_tchar, PARAM_PREFIX};
 
 const ANNOTATION: &str = "x-mcp-header";
@@ -26,7 +27,7 @@ pub fn param_headers(input_schema: &Value) -> Result<Vec<ParamHeader>, ProtocolE
     for header in &found {
         let lower = header.name.to_ascii_lowercase();
         if seen.contains(&lower) {
-            return Err(invalid(format!("`{}` is declared twice", header.name)));
+            return Err(invalid(["`", &header.name, "` is declared twice"].concat()));
         }
         seen.push(lower);
     }
@@ -42,24 +43,21 @@ pub fn tool_param_headers(
     let mut out = Vec::new();
     for header in param_headers(input_schema)? {
         let value = header.path.iter().try_fold(arguments, |v, key| v.get(key));
-        let text = match value {
-            None | Some(Value::Null) => continue,
-            Some(Value::String(s)) => s.clone(),
-            Some(Value::Bool(b)) => b.to_string(),
-            Some(Value::Number(n)) => safe_integer(n)
-                .ok_or_else(|| invalid(format!("`{}` is not a safe integer", header.name)))?
-                .to_string(),
-            Some(_) => {
-                return Err(invalid(format!(
-                    "`{}` is not a primitive value",
-                    header.name
-                )))
-            }
-        };
-        out.push((
-            format!("{PARAM_PREFIX}{}", header.name),
-            encode_value(&text),
-        ));
+        let text =
+            match value {
+                None | Some(Value::Null) => continue,
+                Some(Value::String(s)) => s.clone(),
+                Some(Value::Bool(b)) => (if *b { "true" } else { "false" }).to_owned(),
+                Some(Value::Number(n)) => digits::signed(safe_integer(n).ok_or_else(|| {
+                    invalid(["`", &header.name, "` is not a safe integer"].concat())
+                })?),
+                Some(_) => {
+                    return Err(invalid(
+                        ["`", &header.name, "` is not a primitive value"].concat(),
+                    ))
+                }
+            };
+        out.push(([PARAM_PREFIX, &header.name].concat(), encode_value(&text)));
     }
     Ok(out)
 }
@@ -79,7 +77,7 @@ fn safe_integer(n: &serde_json::Number) -> Option<i64> {
 }
 
 fn invalid(why: String) -> ProtocolError {
-    ProtocolError::new(format!("invalid x-mcp-header: {why}"))
+    ProtocolError::new(["invalid x-mcp-header: ", &why].concat())
 }
 
 /// Walks a schema. `path` is `Some` while the node is reachable from the root through
@@ -145,13 +143,13 @@ fn annotation(
     };
     let name = match name {
         Value::String(s) if !s.is_empty() && s.bytes().all(is_tchar) => s.clone(),
-        _ => return Err(invalid(format!("bad header name {}", super::text(name)))),
+        _ => return Err(invalid(["bad header name ", &super::text(name)].concat())),
     };
     match obj.get("type").and_then(Value::as_str) {
         Some("string" | "integer" | "boolean") => Ok(ParamHeader { name, path }),
-        _ => Err(invalid(format!(
-            "`{name}` is not on a string, integer or boolean"
-        ))),
+        _ => Err(invalid(
+            ["`", &name, "` is not on a string, integer or boolean"].concat(),
+        )),
     }
 }
 

@@ -199,7 +199,7 @@ impl Idb {
     pub async fn scan(&self, prefix: &str) -> Result<Vec<String>, JsValue> {
         let tx = self.db.transaction(STORE, "readonly")?;
         let store = tx.object_store(STORE)?;
-        let upper = format!("{prefix}\u{ffff}");
+        let upper = [prefix, "\u{ffff}"].concat();
         let range = key_range_bound(&JsValue::from_str(prefix), &JsValue::from_str(&upper))?;
         let req = store.get_all(&range)?;
         on_request(&req).wait().await?;

@@ -32,11 +32,11 @@ pub fn open() -> Option<WebStorage> {
 
 impl WebStorage {
     pub fn read(&self, key: &str) -> Option<String> {
-        self.get_item(&format!("{PREFIX}{key}")).ok().flatten()
+        self.get_item(&[PREFIX, key].concat()).ok().flatten()
     }
 
     pub fn write(&self, key: &str, value: Option<&str>) -> Result<(), JsValue> {
-        let k = format!("{PREFIX}{key}");
+        let k = [PREFIX, key].concat();
         match value {
             Some(v) => self.set_item(&k, v),
             None => self.remove_item(&k),
@@ -45,7 +45,7 @@ impl WebStorage {
 
     /// Values of every key starting with `prefix`.
     pub fn scan(&self, prefix: &str) -> Vec<String> {
-        let full = format!("{PREFIX}{prefix}");
+        let full = [PREFIX, prefix].concat();
         let n = self.length().unwrap_or(0);
         (0..n)
             .filter_map(|i| self.key(i).ok().flatten())

@@ -24,15 +24,15 @@ use crate::protocol::model::{Dialect, TaskStatus};
 /// The keys of a scope's records.
 impl Scope {
     fn task_prefix(&self) -> String {
-        format!("task|{}|", self.key)
+        ["task|", &self.key, "|"].concat()
     }
 
     fn task_key(&self, task_id: &str) -> String {
-        format!("{}{task_id}", self.task_prefix())
+        [&self.task_prefix(), task_id].concat()
     }
 
     fn session_key(&self) -> String {
-        format!("session|{}", self.key)
+        ["session|", &self.key].concat()
     }
 }
 

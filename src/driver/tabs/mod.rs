@@ -65,7 +65,8 @@ impl SharedOptions {
             if v.is_undefined() || v.is_null() {
                 return Ok(default);
             }
-            v.as_bool().ok_or_else(|| format!("{k} must be a boolean"))
+            v.as_bool()
+                .ok_or_else(|| [k, " must be a boolean"].concat())
         };
         let identity = get("identity");
         let identity = if identity.is_undefined() || identity.is_null() {

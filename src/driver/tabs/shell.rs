@@ -78,7 +78,7 @@ struct Inner {
 pub struct Tab(Rc<Inner>);
 
 fn lock_base(scope: &Scope) -> String {
-    format!("mcp-task-client|{}", scope.key)
+    ["mcp-task-client|", &scope.key].concat()
 }
 
 impl Tab {
@@ -90,7 +90,7 @@ impl Tab {
     pub async fn start(opts: DriverOptions, shared: SharedOptions, host: Host) -> Tab {
         let scope = Scope::new(&opts.url, shared.identity.as_deref());
         let store = Store::open(scope.clone()).await;
-        let ledger = Ledger::new(store.clone(), format!("{}|ledger", lock_base(&scope)));
+        let ledger = Ledger::new(store.clone(), [&lock_base(&scope), "|ledger"].concat());
         let locks = super::web::lock_manager().filter(|_| shared.coordinate);
         let coordinated = locks.is_some() && super::web::has_broadcast_channel();
         let visible = super::web::page_visible();

@@ -8,8 +8,8 @@ use serde_json::{Map, Value};
 pub fn object(body: &str, what: &str) -> Result<Map<String, Value>, String> {
     match crate::json::parse(body) {
         Ok(Value::Object(o)) => Ok(o),
-        Ok(_) => Err(format!("{what}: not a JSON object")),
-        Err(e) => Err(format!("{what}: {e}")),
+        Ok(_) => Err([what, ": not a JSON object"].concat()),
+        Err(e) => Err([what, ": ", &e].concat()),
     }
 }
 
@@ -18,13 +18,13 @@ pub fn text(o: &Map<String, Value>, key: &str) -> Result<Option<String>, String>
     match o.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(_) => Err(format!("{key} must be a string")),
+        Some(_) => Err([key, " must be a string"].concat()),
     }
 }
 
 /// A required string member.
 pub fn required(o: &Map<String, Value>, key: &str) -> Result<String, String> {
-    text(o, key)?.ok_or_else(|| format!("{key} is missing"))
+    text(o, key)?.ok_or_else(|| [key, " is missing"].concat())
 }
 
 /// An optional array of strings.
@@ -36,8 +36,8 @@ pub fn texts(o: &Map<String, Value>, key: &str) -> Result<Option<Vec<String>>, S
             .map(|v| v.as_str().map(str::to_owned))
             .collect::<Option<Vec<_>>>()
             .map(Some)
-            .ok_or_else(|| format!("{key} must be an array of strings")),
-        Some(_) => Err(format!("{key} must be an array of strings")),
+            .ok_or_else(|| [key, " must be an array of strings"].concat()),
+        Some(_) => Err([key, " must be an array of strings"].concat()),
     }
 }
 

@@ -10,6 +10,7 @@ use super::token::{read_tokens, token_request, Client, Grant};
 use super::url::{form, query_pairs, Url};
 use super::{AuthConfig, AuthError, AuthErrorKind, HttpRequest, HttpResponse, Secrets, Step};
 use crate::engine::api::Millis;
+use crate::protocol::digits::decimal;
 
 /// Where the flow stands.
 #[derive(Debug)]
@@ -259,10 +260,13 @@ impl Flow {
     fn on_registered(&mut self, resp: &HttpResponse) -> Result<Step, AuthError> {
         let fail = |m: String| AuthError::new(AuthErrorKind::Registration, m);
         if !(200..300).contains(&resp.status) {
-            return Err(fail(format!(
-                "dynamic registration answered HTTP {}",
-                resp.status
-            )));
+            return Err(fail(
+                [
+                    "dynamic registration answered HTTP ",
+                    &decimal(resp.status.into()),
+                ]
+                .concat(),
+            ));
         }
         let read = |body: &str| -> Result<_, String> {
             let o = object(body, "not a document")?;
@@ -274,7 +278,7 @@ impl Flow {
             ))
         };
         let (client_id, secret, method) =
-            read(&resp.body).map_err(|e| fail(format!("dynamic registration answer: {e}")))?;
+            read(&resp.body).map_err(|e| fail(["dynamic registration answer: ", &e].concat()))?;
         if client_id.is_empty() {
             return Err(fail("dynamic registration gave an empty client id".into()));
         }
@@ -311,11 +315,11 @@ impl Flow {
         }
         let endpoint = &meta.authorization_endpoint;
         let sep = if endpoint.bytes().any(|b| b == b'?') {
-            '&'
+            "&"
         } else {
-            '?'
+            "?"
         };
-        let url = format!("{endpoint}{sep}{}", form(&pairs));
+        let url = [endpoint, sep, &form(&pairs)].concat();
         self.phase = Phase::Authorize;
         Ok(Step::Authorize(url))
     }
@@ -338,11 +342,11 @@ impl Flow {
         }
         if let Some(e) = get("error") {
             let d = get("error_description")
-                .map(|d| format!(": {d}"))
+                .map(|d| [": ", d].concat())
                 .unwrap_or_default();
             return Err(AuthError::new(
                 AuthErrorKind::Denied,
-                format!("authorization refused: {e}{d}"),
+                ["authorization refused: ", e, &d].concat(),
             ));
         }
         if let Some(iss) = get("iss") {

@@ -31,7 +31,7 @@ pub struct ServerMetadata {
 pub fn resource_metadata_urls(server: &Url, from_header: Option<&str>) -> Vec<String> {
     let mut out = Vec::new();
     if let Some(u) = from_header.and_then(Url::parse) {
-        out.push(u.base() + &u.query.map(|q| format!("?{q}")).unwrap_or_default());
+        out.push(u.base() + &u.query.map(|q| ["?", &q].concat()).unwrap_or_default());
     }
     const NAME: &str = "oauth-protected-resource";
     if !server.path.is_empty() {
@@ -56,7 +56,7 @@ pub fn server_metadata_urls(issuer: &Url) -> Vec<String> {
     vec![
         issuer.well_known(OAUTH),
         issuer.well_known(OPENID),
-        format!("{}/.well-known/{OPENID}", issuer.base()),
+        [&issuer.base(), "/.well-known/", OPENID].concat(),
     ]
 }
 
@@ -65,15 +65,18 @@ impl ResourceMetadata {
     /// origin, the server's path within it).
     pub fn read(body: &str, server: &Url) -> Result<Self, AuthError> {
         let m = Self::parse(body)
-            .map_err(|e| AuthError::metadata(format!("protected resource metadata: {e}")))?;
+            .map_err(|e| AuthError::metadata(["protected resource metadata: ", &e].concat()))?;
         if let Some(r) = &m.resource {
             if !covers(r, server) {
                 return Err(AuthError::new(
                     super::AuthErrorKind::ResourceMismatch,
-                    format!(
-                        "the protected resource metadata is for {r}, not {}",
-                        server.base()
-                    ),
+                    [
+                        "the protected resource metadata is for ",
+                        r,
+                        ", not ",
+                        &server.base(),
+                    ]
+                    .concat(),
                 ));
             }
         }
@@ -108,7 +111,7 @@ impl ServerMetadata {
     /// PKCE `S256` must be advertised (a server that does not list it cannot be used).
     pub fn read(body: &str) -> Result<Self, AuthError> {
         let m = Self::parse(body)
-            .map_err(|e| AuthError::metadata(format!("authorization server metadata: {e}")))?;
+            .map_err(|e| AuthError::metadata(["authorization server metadata: ", &e].concat()))?;
         m.check()?;
         Ok(m)
     }
@@ -141,9 +144,14 @@ impl ServerMetadata {
         ];
         for e in endpoints.into_iter().flatten() {
             if !Url::parse(e).is_some_and(|u| u.is_secure_or_loopback()) {
-                return Err(AuthError::metadata(format!(
-                    "authorization server endpoint \"{e}\" is not an https (or loopback http) URL"
-                )));
+                return Err(AuthError::metadata(
+                    [
+                        "authorization server endpoint \"",
+                        e,
+                        "\" is not an https (or loopback http) URL",
+                    ]
+                    .concat(),
+                ));
             }
         }
         let s256 = self
@@ -163,9 +171,9 @@ impl ServerMetadata {
     pub fn fallback(origin: &str) -> Self {
         Self {
             issuer: origin.to_owned(),
-            authorization_endpoint: format!("{origin}/authorize"),
-            token_endpoint: format!("{origin}/token"),
-            registration_endpoint: Some(format!("{origin}/register")),
+            authorization_endpoint: [origin, "/authorize"].concat(),
+            token_endpoint: [origin, "/token"].concat(),
+            registration_endpoint: Some([origin, "/register"].concat()),
             code_challenge_methods_supported: Some(vec!["S256".into()]),
             ..Self::default()
         }

@@ -7,6 +7,7 @@ use super::doc::{build, object, required, text};
 use super::url::{base64, encode, form};
 use super::{AuthError, AuthErrorKind, HttpRequest, HttpResponse};
 use crate::engine::api::Millis;
+use crate::protocol::digits::decimal;
 
 /// How this client is known to the authorization server.
 #[derive(Clone, PartialEq, Eq)]
@@ -144,10 +145,10 @@ pub fn token_request<'a>(
     let secret = client.client_secret.as_deref();
     match (client.auth_method.as_str(), secret) {
         ("client_secret_basic", Some(s)) => {
-            let pair = format!("{}:{}", encode(&client.client_id), encode(s));
+            let pair = [encode(&client.client_id), encode(s)].join(":");
             headers.push((
                 "authorization".into(),
-                format!("Basic {}", base64(pair.as_bytes(), false)),
+                ["Basic ", &base64(pair.as_bytes(), false)].concat(),
             ));
         }
         ("client_secret_post", Some(s)) => {
@@ -177,15 +178,20 @@ pub fn read_tokens(resp: &HttpResponse, now: Millis) -> Result<Tokens, AuthError
     if !(200..300).contains(&resp.status) {
         let o = object(&resp.body, "error").unwrap_or_default();
         let why = match (text(&o, "error"), text(&o, "error_description")) {
-            (Ok(Some(e)), Ok(d)) => {
-                format!("{e}{}", d.map(|d| format!(": {d}")).unwrap_or_default())
-            }
+            (Ok(Some(e)), Ok(Some(d))) => [e, d].join(": "),
+            (Ok(Some(e)), Ok(None)) => e,
             _ => "no OAuth error in the body".into(),
         };
-        return Err(fail(format!(
-            "token endpoint answered HTTP {} ({why})",
-            resp.status
-        )));
+        return Err(fail(
+            [
+                "token endpoint answered HTTP ",
+                &decimal(resp.status.into()),
+                " (",
+                &why,
+                ")",
+            ]
+            .concat(),
+        ));
     }
     let read = |body: &str| -> Result<_, String> {
         let o = object(body, "not a document")?;
@@ -199,9 +205,11 @@ pub fn read_tokens(resp: &HttpResponse, now: Millis) -> Result<Tokens, AuthError
         ))
     };
     let (access_token, token_type, expires_in, refresh_token) =
-        read(&resp.body).map_err(|e| fail(format!("token endpoint answer: {e}")))?;
+        read(&resp.body).map_err(|e| fail(["token endpoint answer: ", &e].concat()))?;
     if !token_type.eq_ignore_ascii_case("bearer") {
-        return Err(fail(format!("token type \"{token_type}\" is not Bearer")));
+        return Err(fail(
+            ["token type \"", &token_type, "\" is not Bearer"].concat(),
+        ));
     }
     if access_token.is_empty() || access_token.bytes().any(|b| b == b'\r' || b == b'\n') {
         return Err(fail(

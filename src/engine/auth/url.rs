@@ -1,6 +1,8 @@
 //! Just enough of URLs for OAuth: split an absolute `http(s)` URL into origin and path, build the
 //! RFC 8414 / RFC 9728 well-known locations, and read or write `application/x-www-form-urlencoded`.
 
+use crate::protocol::digits::hex;
+
 /// An absolute `http`/`https` URL split at its parts (query and fragment kept apart).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Url {
@@ -33,7 +35,7 @@ impl Url {
         };
         let path = path.trim_end_matches('/');
         Some(Url {
-            origin: format!("{scheme}://{}", authority.to_ascii_lowercase()),
+            origin: [scheme.as_str(), "://", &authority.to_ascii_lowercase()].concat(),
             path: path.to_owned(),
             query,
         })
@@ -41,17 +43,17 @@ impl Url {
 
     /// `origin + path`: the URL without query and fragment (no trailing slash).
     pub fn base(&self) -> String {
-        format!("{}{}", self.origin, self.path)
+        [self.origin.as_str(), &self.path].concat()
     }
 
     /// `origin/.well-known/<name><path>` (RFC 8414 §3.1, RFC 9728 §3.1: the suffix after it).
     pub fn well_known(&self, name: &str) -> String {
-        format!("{}/.well-known/{name}{}", self.origin, self.path)
+        [&self.origin, "/.well-known/", name, &self.path].concat()
     }
 
     /// `origin/.well-known/<name>` (the host root).
     pub fn root_well_known(&self, name: &str) -> String {
-        format!("{}/.well-known/{name}", self.origin)
+        [&self.origin, "/.well-known/", name].concat()
     }
 
     /// Whether a secure context would accept it: `https`, or `http` on a loopback host.
@@ -75,7 +77,8 @@ pub fn encode(s: &str) -> String {
         if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
             out.push(char::from(b));
         } else {
-            out.push_str(&format!("%{b:02X}"));
+            out.push('%');
+            out.push_str(&hex(b.into(), 2).to_ascii_uppercase());
         }
     }
     out
@@ -85,7 +88,7 @@ pub fn encode(s: &str) -> String {
 pub fn form(pairs: &[(&str, &str)]) -> String {
     pairs
         .iter()
-        .map(|(k, v)| format!("{}={}", encode(k), encode(v)))
+        .map(|(k, v)| [encode(k), encode(v)].join("="))
         .collect::<Vec<_>>()
         .join("&")
 }

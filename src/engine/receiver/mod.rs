@@ -21,6 +21,7 @@ use std::collections::VecDeque;
 
 use serde_json::Value;
 
+use crate::protocol::digits::decimal;
 use crate::protocol::object;
 
 use crate::protocol::jsonrpc::{Id, RpcError};
@@ -211,7 +212,7 @@ impl Hosted {
         let tasks: Vec<Value> = live.iter().map(|t| t.wire()).collect();
         let mut v = object([("tasks", Value::Array(tasks))]);
         if let (true, Some(last), Value::Object(o)) = (more, live.last(), &mut v) {
-            o.insert("nextCursor".into(), Value::from(last.seq.to_string()));
+            o.insert("nextCursor".into(), Value::from(decimal(last.seq)));
         }
         Ok(v)
     }

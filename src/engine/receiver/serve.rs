@@ -97,7 +97,7 @@ impl Engine {
         let result = object([("task", task.wire())]);
         self.reply_to(id.clone(), Ok(result));
         let request = InputRequest {
-            key: id.to_string(),
+            key: id.text(),
             method: method.to_owned(),
             params: params.cloned().unwrap_or(Value::Null),
         };

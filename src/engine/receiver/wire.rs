@@ -56,7 +56,12 @@ pub(crate) fn expired() -> RpcError {
 pub(crate) fn already_terminal(status: &str) -> RpcError {
     RpcError::new(
         codes::INVALID_PARAMS,
-        format!("Cannot cancel task: already in terminal status '{status}'"),
+        [
+            "Cannot cancel task: already in terminal status '",
+            status,
+            "'",
+        ]
+        .concat(),
     )
 }
 

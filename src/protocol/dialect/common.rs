@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use super::{InputRequest, Outgoing, ProtocolError, SessionInfo, Task};
 use crate::protocol::jsonrpc::{Id, Message, RpcError};
 use crate::protocol::model::TaskStatus;
-use crate::protocol::{headers, without};
+use crate::protocol::{digits, headers, without};
 
 /// The key under which the modern dialect declares the tasks extension.
 pub(super) const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
@@ -18,7 +18,7 @@ pub(super) type Object = Map<String, Value>;
 pub(super) fn as_object<'a>(value: &'a Value, what: &str) -> Result<&'a Object, ProtocolError> {
     value
         .as_object()
-        .ok_or_else(|| ProtocolError::new(format!("{what} is not an object")))
+        .ok_or_else(|| ProtocolError::new([what, " is not an object"].concat()))
 }
 
 /// An optional string field (`null` counts as absent).
@@ -26,26 +26,26 @@ pub(super) fn opt_str(obj: &Object, key: &str) -> Result<Option<String>, Protoco
     match obj.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(_) => Err(ProtocolError::new(format!("`{key}` is not a string"))),
+        Some(_) => Err(ProtocolError::new(["`", key, "` is not a string"].concat())),
     }
 }
 
 /// An opaque identifier or timestamp: kept verbatim; a number is kept as its JSON text.
 pub(super) fn opt_text(obj: &Object, key: &str) -> Result<Option<String>, ProtocolError> {
     match obj.get(key) {
-        Some(Value::Number(n)) => Ok(Some(n.to_string())),
+        Some(number @ Value::Number(_)) => Ok(Some(crate::protocol::text(number))),
         _ => opt_str(obj, key),
     }
 }
 
 /// A required opaque identifier (string, or a number kept as its JSON text).
 pub(super) fn req_text(obj: &Object, key: &str) -> Result<String, ProtocolError> {
-    opt_text(obj, key)?.ok_or_else(|| ProtocolError::new(format!("`{key}` is missing")))
+    opt_text(obj, key)?.ok_or_else(|| ProtocolError::new(["`", key, "` is missing"].concat()))
 }
 
 /// A duration in milliseconds: integer or float (rounded), `null` or absent → `None`.
 pub(super) fn opt_millis(obj: &Object, key: &str) -> Result<Option<u64>, ProtocolError> {
-    let bad = || ProtocolError::new(format!("`{key}` is not a non-negative number"));
+    let bad = || ProtocolError::new(["`", key, "` is not a non-negative number"].concat());
     match obj.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Number(n)) => {
@@ -82,7 +82,11 @@ pub(super) fn parse_status(word: &str) -> Result<TaskStatus, ProtocolError> {
         "failed" => TaskStatus::Failed,
         "cancelled" | "canceled" => TaskStatus::Cancelled,
         "unknown" => TaskStatus::Unknown,
-        other => return Err(ProtocolError::new(format!("unknown task status `{other}`"))),
+        other => {
+            return Err(ProtocolError::new(
+                ["unknown task status `", other, "`"].concat(),
+            ))
+        }
     })
 }
 
@@ -324,7 +328,7 @@ pub(super) fn answer_response(
 /// integer becomes a number, anything else stays a string.
 pub(super) fn id_from_key(key: &str) -> Id {
     match crate::json::parse_i64(key) {
-        Some(n) if n.to_string() == key => Id::Number(n),
+        Some(n) if digits::signed(n) == key => Id::Number(n),
         _ => Id::String(key.to_owned()),
     }
 }

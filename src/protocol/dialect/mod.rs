@@ -29,11 +29,16 @@ impl ProtocolError {
     pub fn new(what: impl Into<String>) -> Self {
         Self { what: what.into() }
     }
+
+    /// The error in words (the `Display` text).
+    pub fn message(&self) -> String {
+        ["unexpected server message: ", &self.what].concat()
+    }
 }
 
 impl fmt::Display for ProtocolError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "unexpected server message: {}", self.what)
+        f.write_str(&self.message())
     }
 }
 

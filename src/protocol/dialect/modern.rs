@@ -200,7 +200,9 @@ impl Codec for Modern {
                         request_state,
                     })
                 }
-                other => Err(ProtocolError::new(format!("unknown resultType `{other}`"))),
+                other => Err(ProtocolError::new(
+                    ["unknown resultType `", other, "`"].concat(),
+                )),
             },
             Some(_) => Err(ProtocolError::new("`resultType` is not a string")),
         }
@@ -268,7 +270,7 @@ impl Codec for Modern {
         responses.insert(request.key.clone(), response_value(request, answer));
         let params = with_request_meta(s, update_params(task_id, Value::Object(responses)));
         Message::Request {
-            id: Id::String(format!("tasks/update:{task_id}:{}", request.key)),
+            id: Id::String(["tasks/update:", task_id, ":", &request.key].concat()),
             method: "tasks/update".to_owned(),
             params: Some(params),
         }

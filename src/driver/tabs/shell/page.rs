@@ -13,6 +13,7 @@ use crate::coord::Input;
 use crate::driver::tabs::web::{self, Channel, Held, Listener, LockManager};
 use crate::driver::tabs::wire;
 use crate::driver::{global, spawn};
+use crate::protocol::digits::decimal;
 
 /// Heartbeat / housekeeping period.
 const TICK_MS: u32 = 1_000;
@@ -45,7 +46,7 @@ impl Tab {
     }
 
     fn presence_prefix(&self) -> String {
-        format!("{}|tab|", lock_base(&self.0.scope))
+        [&lock_base(&self.0.scope), "|tab|"].concat()
     }
 
     /// A lock named after this tab, held for its life: the leader reads who is alive from it.
@@ -56,7 +57,7 @@ impl Tab {
         let slot: Rc<RefCell<Option<Held>>> = Rc::default();
         let s2 = slot.clone();
         let id = self.0.coord.borrow().id();
-        let name = format!("{}{id}", self.presence_prefix());
+        let name = [self.presence_prefix(), decimal(id)].concat();
         let req = web::acquire(
             &locks,
             &name,
@@ -83,7 +84,7 @@ impl Tab {
         let epoch = || global::random_seed() >> 11;
         let req = web::acquire(
             &locks,
-            &format!("{}|leader", lock_base(&self.0.scope)),
+            &[&lock_base(&self.0.scope), "|leader"].concat(),
             steal,
             move |held| {
                 if let Some(t) = w1.upgrade() {
