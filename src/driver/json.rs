@@ -132,18 +132,7 @@ pub fn dialect(v: Value) -> Option<Dialect> {
 }
 
 pub fn task_status(v: Value) -> Option<TaskStatus> {
-    use TaskStatus::*;
-    let all = [
-        Submitted,
-        Working,
-        InputRequired,
-        Completed,
-        Failed,
-        Cancelled,
-        Unknown,
-        Expired,
-    ];
-    unit(v, &all, TaskStatus::name)
+    unit(v, &TaskStatus::ALL, TaskStatus::name)
 }
 
 fn error_kind(v: Value) -> Option<ErrorKind> {

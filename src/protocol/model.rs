@@ -36,6 +36,18 @@ pub enum TaskStatus {
 }
 
 impl TaskStatus {
+    /// Every status, in declaration order.
+    pub const ALL: [TaskStatus; 8] = [
+        Self::Submitted,
+        Self::Working,
+        Self::InputRequired,
+        Self::Completed,
+        Self::Failed,
+        Self::Cancelled,
+        Self::Unknown,
+        Self::Expired,
+    ];
+
     /// The status as the wire and the JS API spell it (`input_required`).
     pub fn name(self) -> &'static str {
         match self {
@@ -149,21 +161,11 @@ impl Task {
 
 #[cfg(test)]
 mod tests {
-    use super::TaskStatus::{self, *};
+    use super::TaskStatus;
 
     #[test]
     fn status_names_are_the_serde_spelling() {
-        let all = [
-            Submitted,
-            Working,
-            InputRequired,
-            Completed,
-            Failed,
-            Cancelled,
-            Unknown,
-            Expired,
-        ];
-        for s in all {
+        for s in TaskStatus::ALL {
             assert_eq!(serde_json::to_value(s).unwrap(), s.name());
             assert_eq!(
                 serde_json::from_value::<TaskStatus>(s.name().into()).unwrap(),
