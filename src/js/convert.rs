@@ -29,14 +29,3 @@ pub fn from_js(v: &JsValue) -> Result<Option<Value>, String> {
         .map(Some)
         .map_err(|e| ["not JSON-serializable: ", e].concat())
 }
-
-/// Reads a JSON object from JS; `undefined`/`null` → `{}`.
-pub fn object_from_js(v: &JsValue, what: &str) -> Result<Value, String> {
-    if v.is_undefined() || v.is_null() {
-        return Ok(Value::Object(Default::default()));
-    }
-    match from_js(v)? {
-        Some(o @ Value::Object(_)) => Ok(o),
-        _ => Err(super::options::must_be(what, "a plain object")),
-    }
-}

@@ -31,7 +31,7 @@ use crate::protocol::model;
 
 use aborts::SignalHook;
 pub use client::McpTaskClient;
-use convert::{from_js, object_from_js, to_js};
+use convert::{from_js, to_js};
 use error::{error, js_error};
 use handle::{deferred, Settle};
 pub use handle::{register_handle_class, HandlePort};
@@ -324,7 +324,7 @@ impl ClientInner {
         };
         let prep = options::id(name, name_arg).and_then(|n| {
             let c = options::call(opts.as_ref().unwrap_or(&u))?;
-            let p = object_from_js(params.as_ref().unwrap_or(&u), params_arg)?;
+            let p = options::object(params.as_ref().unwrap_or(&u), params_arg)?;
             Ok((n, c, p))
         });
         let (name, call, params) = match prep {

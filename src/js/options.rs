@@ -1,6 +1,7 @@
 //! Reads the option objects of the JS API.
 
 use js_sys::{Function, Reflect};
+use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use web_sys::AbortSignal;
 
@@ -89,6 +90,17 @@ pub fn id(v: &JsValue, what: &str) -> Result<String, String> {
     match v.as_string() {
         Some(s) if !s.is_empty() => Ok(s),
         _ => Err(must_be(what, "a non-empty string")),
+    }
+}
+
+/// A JSON object argument; `undefined`/`null` → `{}`.
+pub fn object(v: &JsValue, what: &str) -> Result<Value, String> {
+    if v.is_undefined() || v.is_null() {
+        return Ok(Value::Object(Default::default()));
+    }
+    match super::convert::from_js(v)? {
+        Some(o @ Value::Object(_)) => Ok(o),
+        _ => Err(must_be(what, "a plain object")),
     }
 }
 
@@ -239,11 +251,11 @@ fn link(o: &JsValue, url: &str, transport: TransportKind) -> Result<Link, String
 
 /// The `capabilities` option; without it and without an input handler (`has_handler`) the host
 /// can answer nothing: it declares nothing. `None`: the engine's default.
-fn capabilities(o: &JsValue, has_handler: bool) -> Result<Option<serde_json::Value>, String> {
+fn capabilities(o: &JsValue, has_handler: bool) -> Result<Option<Value>, String> {
     let caps = get(o, "capabilities");
     if !caps.is_undefined() && !caps.is_null() {
         return match super::convert::from_js(&caps)? {
-            Some(v @ serde_json::Value::Object(_)) => Ok(Some(v)),
+            Some(v @ Value::Object(_)) => Ok(Some(v)),
             _ => Err("capabilities must be a plain object".into()),
         };
     }
