@@ -64,6 +64,13 @@ pub fn verdict(end: &End, last: Option<&Task>) -> Result<Value, Failure> {
     }
 }
 
+/// Whether the promise `callTool`/`request` returned resolves with the handle when its
+/// subscription ends this way (`last`: the holder's last snapshot), else it rejects with the
+/// failure: when the request finished, or there was a task to show.
+pub fn resolves_first(end: &End, last: Option<&Task>) -> bool {
+    matches!(end, End::Finished { .. }) || last.is_some()
+}
+
 fn finished(task: Option<&Task>, outcome: Option<&Outcome>) -> Result<Value, Failure> {
     let status = task.map(|t| t.status);
     let status_message = task.and_then(|t| t.status_message.clone());
@@ -254,6 +261,37 @@ mod tests {
             down,
             "the engine's error is passed on whole"
         );
+    }
+
+    #[test]
+    fn the_first_promise_resolves_when_the_request_finished_or_a_task_was_seen() {
+        let seen = task(TaskStatus::Working, None);
+        let stopped = End::Aborted;
+        let refused = End::Failed {
+            error: ClientError::new(ErrorKind::Rpc, "no such tool"),
+        };
+        let plain = End::Finished {
+            task: None,
+            outcome: result(json!({})),
+        };
+        assert!(
+            resolves_first(&plain, None),
+            "a plain request that finished"
+        );
+        assert!(resolves_first(
+            &finished(TaskStatus::Failed, None, None),
+            None
+        ));
+        assert!(
+            resolves_first(&stopped, Some(&seen)),
+            "stopped after a task was made"
+        );
+        assert!(
+            resolves_first(&refused, Some(&seen)),
+            "lost after a task was made"
+        );
+        assert!(!resolves_first(&stopped, None), "stopped before any task");
+        assert!(!resolves_first(&refused, None), "refused before any task");
     }
 
     #[test]

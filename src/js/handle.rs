@@ -16,6 +16,7 @@ use super::types::{ErrorKind, TaskDone};
 use super::ClientInner;
 use crate::engine::api::{End, SubId};
 use crate::engine::known::Known;
+use crate::engine::verdict;
 use crate::protocol::model;
 
 pub use crate::driver::deferred::{deferred, Settle};
@@ -175,6 +176,7 @@ pub(super) fn finish(
         End::Finished { task: Some(t), .. } => Some(t.clone()),
         _ => last,
     };
+    let resolves_first = verdict::resolves_first(&end, last.as_ref());
     let done = TaskDone::from_end(task_id, end, last);
     let (ok, value) = match done.result() {
         Ok(v) => (true, v.map_or(JsValue::NULL, to_js)),
@@ -186,7 +188,7 @@ pub(super) fn finish(
             (false, caused(info, &cause))
         }
     };
-    handle.done(&to_js(&done), ok, &value, done.resolves_first());
+    handle.done(&to_js(&done), ok, &value, resolves_first);
     done
 }
 

@@ -332,12 +332,6 @@ impl TaskDone {
         }
     }
 
-    /// Whether the promise `callTool`/`request` return resolves with the handle (else it rejects
-    /// with the error): when there was a task, or the request finished.
-    pub fn resolves_first(&self) -> bool {
-        self.kind == DoneKind::Finished || self.task.is_some()
-    }
-
     /// What `result()` resolves with: the outcome's result when the request succeeded.
     pub fn result(&self) -> Result<Option<&Value>, &ErrorInfo> {
         match (&self.error, &self.outcome) {
