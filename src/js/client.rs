@@ -202,7 +202,7 @@ fn start(url: &JsValue, raw: &JsValue, settle: Settle) -> Result<(), JsValue> {
         host,
         Box::new(move |link| match link {
             Ok(link) => inner.linked(link),
-            Err(e) => inner.connect_failed(js_error(&e.into())),
+            Err(e) => inner.connect_failed(|| js_error(&e.into())),
         }),
     );
     Ok(())
@@ -214,8 +214,10 @@ fn abort_connect(signal: &web_sys::AbortSignal, inner: &Rc<ClientInner>) -> Sign
     let sig = signal.clone();
     let cb = Closure::<dyn FnMut()>::new(move || {
         if let Some(c) = weak.upgrade() {
-            let info = ErrorInfo::new(ErrorKind::Aborted, "connect was aborted");
-            c.connect_failed(error::caused(&info, &sig.reason()));
+            c.connect_failed(|| {
+                let info = ErrorInfo::new(ErrorKind::Aborted, "connect was aborted");
+                error::caused(&info, &sig.reason())
+            });
         }
     });
     SignalHook::listen(signal.clone(), cb)

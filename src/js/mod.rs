@@ -195,10 +195,7 @@ impl ClientInner {
 
     /// Resolves `connect` with the client (once).
     fn finish_connect(self: &Rc<Self>) {
-        let ready = self.ready.borrow_mut().take();
-        let hook = self.connect_abort.borrow_mut().take();
-        drop(hook);
-        if let (Some(s), Some(link)) = (ready, self.driver()) {
+        if let (Some(s), Some(link)) = (self.settle_connect(), self.driver()) {
             tabs::warn_if_unstored(self, &link);
             resolve(
                 &s,
@@ -210,14 +207,19 @@ impl ClientInner {
         }
     }
 
-    /// `connect` fails with `error` (once): the driver, if any, closes first.
-    fn connect_failed(self: &Rc<Self>, error: JsValue) {
-        let ready = self.ready.borrow_mut().take();
-        let hook = self.connect_abort.borrow_mut().take();
-        drop(hook);
-        if let Some(s) = ready {
+    /// `connect` fails with the error `error` makes (once): the driver, if any, closes first.
+    fn connect_failed(self: &Rc<Self>, error: impl FnOnce() -> JsValue) {
+        if let Some(s) = self.settle_connect() {
+            let error = error();
             self.shut(Box::new(move || reject(&s, &error)));
         }
+    }
+
+    /// Takes `connect`'s settle functions if it is still waiting, and stops watching its signal.
+    fn settle_connect(&self) -> Option<Ready> {
+        let hook = self.connect_abort.borrow_mut().take();
+        drop(hook);
+        self.ready.borrow_mut().take()
     }
 
     /// Closes the driver, if any, and lets go of the client (the driver's host); then `then`.
@@ -249,7 +251,7 @@ impl ClientInner {
     /// connect failure.
     fn warn(self: &Rc<Self>, task_id: Option<String>, error: ClientError) {
         if task_id.is_none() {
-            self.connect_failed(js_error(&error.clone().into()));
+            self.connect_failed(|| js_error(&error.clone().into()));
         }
         let warning = types::ClientWarning {
             task_id,
