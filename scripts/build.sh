@@ -86,7 +86,7 @@ typings() { # <dir>
   names() { grep -oE "^export (declare )?$1 [A-Za-z]+" "$DIR/$NAME.d.ts" | awk '{print $NF}' | grep -vxE 'InitInput|InitOutput|SyncInitInput' | sort -u | paste -sd, - | sed 's/,/, /g'; }
   local DIR=$1
   {
-    echo "export { $(names class) } from \"./$NAME.js\";"
+    [ -z "$(names class)" ] || echo "export { $(names class) } from \"./$NAME.js\";"
     echo "export type { $(comm -23 <(names '(type|interface)' | tr -d ' ' | tr , '\n') <(names class | tr -d ' ' | tr , '\n') | paste -sd, - | sed 's/,/, /g') } from \"./$NAME.js\";"
     grep -v '__EXPORTS__' src/js/npm/index.d.ts
   } > "$DIR/index.d.ts"
@@ -97,15 +97,15 @@ package() {
   rm -rf "$PKG"
   bindgen "$RAW_FULL" "$PKG"
   bindgen "$RAW_CORE" "$PKG/core"
-  cp src/js/npm/index.js src/js/npm/node.js src/js/npm/extras.js src/js/npm/extras.d.ts src/js/npm/handle.js src/js/npm/handle.d.ts src/js/npm/react.js src/js/npm/react.d.ts src/js/npm/auth.js src/js/npm/auth.d.ts src/js/npm/auth-node.js src/js/npm/auth-node.d.ts LICENSE-MIT LICENSE-APACHE "$PKG/"
-  # The core entry points are the same files, sharing the root's extras and handle classes (one
-  # McpTaskError class, one TaskHandle class).
-  shared='s#"\./\(extras\|handle\)\.js"#"../\1.js"#'
+  cp src/js/npm/index.js src/js/npm/node.js src/js/npm/extras.js src/js/npm/extras.d.ts src/js/npm/client.js src/js/npm/client.d.ts src/js/npm/handle.js src/js/npm/handle.d.ts src/js/npm/react.js src/js/npm/react.d.ts src/js/npm/auth.js src/js/npm/auth.d.ts src/js/npm/auth-node.js src/js/npm/auth-node.d.ts LICENSE-MIT LICENSE-APACHE "$PKG/"
+  # The core entry points are the same files, sharing the root's extras, client and handle modules
+  # (one McpTaskError class, one TaskHandle class; each build makes its McpTaskClient class).
+  shared='s#"\./\(extras\|client\|handle\)\.js"#"../\1.js"#'
   for f in index.js node.js; do sed "$shared" "src/js/npm/$f" > "$PKG/core/$f"; done
   sed -i "$shared" "$PKG/core/$NAME.d.ts"
   # The hand-written modules ship minified too (their .d.ts files carry the documentation).
   local js
-  for js in index.js node.js extras.js handle.js react.js auth.js auth-node.js core/index.js core/node.js; do minify "$PKG/$js"; done
+  for js in index.js node.js extras.js client.js handle.js react.js auth.js auth-node.js core/index.js core/node.js; do minify "$PKG/$js"; done
   typings "$PKG"
   typings "$PKG/core"
   sed -i "$shared" "$PKG/core/index.d.ts"
@@ -136,7 +136,7 @@ report() { # <label> <dir>
   # snippets/).
   local io
   io=$(find "$2" -path "$2/snippets/*" -name '*.js' | sort)
-  glue_gz=$(cat "$2/$NAME.js" "$2/index.js" "$PKG/extras.js" "$PKG/handle.js" $io | gz)
+  glue_gz=$(cat "$2/$NAME.js" "$2/index.js" "$PKG/extras.js" "$PKG/client.js" "$PKG/handle.js" $io | gz)
   log "$1: ${NAME}_bg.wasm ${wasm_raw} B (${wasm_gz} B gz), JS glue ${glue_gz} B gz (io.js alone: $(cat /dev/null $io | gz) B gz)"
   echo "gzipped size, $1 (wasm + JS glue): $((wasm_gz + glue_gz)) B"
 }

@@ -1,4 +1,4 @@
-//! wasm-level tests of the driver and the JS face, run by `scripts/test-js.sh` in Node, headless
+//! wasm-level tests of the driver and the JS face's WebAssembly side, run by `scripts/test-js.sh` in Node, headless
 //! Chromium and a dedicated worker (same binary; `WASM_BINDGEN_USE_BROWSER` /
 //! `WASM_BINDGEN_USE_DEDICATED_WORKER`). Real-server tests read the URLs the script baked in at
 //! compile time (`MCP_TEST_HTTP_URL`: ts-sdk, `MCP_TEST_WS_URL`: python-ws) and say so when skipped.
@@ -16,6 +16,7 @@ use mcp_task_client::driver::io::{self, Io, Report};
 use mcp_task_client::driver::timer::Timer;
 use mcp_task_client::driver::{global, Driver, DriverOptions, Host, TransportKind};
 use mcp_task_client::engine::api::{CallOptions, ClientError, Config, End, ErrorKind, Event};
+use mcp_task_client::js::ClientCore;
 use mcp_task_client::protocol::model::{Outcome, TaskStatus};
 use serde_json::json;
 use wasm_bindgen::prelude::*;
@@ -378,28 +379,45 @@ async fn refused_connections_are_typed_errors() {
         assert_eq!(e.kind, ErrorKind::Transport);
     }
     let url = format!("http://127.0.0.1:{port}/mcp");
-    let e = JsFuture::from(mcp_task_client::js::McpTaskClient::connect(
+    let (_core, mut heard) = open_core(&url);
+    let (what, info) = heard.next().await.expect("connect settles");
+    assert_eq!(what, FAILED, "nothing listens");
+    let kind = Reflect::get(&info, &"kind".into()).unwrap();
+    assert_eq!(kind.as_string().as_deref(), Some("transport"), "{info:?}");
+}
+
+/// `ClientCore`'s reports (see `Heard` in src/js/mod.rs): connect resolves, connect rejects.
+const READY: u8 = 0;
+const FAILED: u8 = 1;
+
+/// Opens a `ClientCore` on `url` with no options, as the JS client does; its reports arrive on
+/// the receiver as `(what, value)`.
+fn open_core(url: &str) -> (ClientCore, mpsc::UnboundedReceiver<(u8, JsValue)>) {
+    let (tx, rx) = mpsc::unbounded();
+    let emit = Closure::<dyn Fn(f64, f64, JsValue)>::new(move |what: f64, _id: f64, v| {
+        let _ = tx.unbounded_send((what as u8, v));
+    })
+    .into_js_value();
+    let u = JsValue::UNDEFINED;
+    let core = ClientCore::open(
         url.into(),
+        js_sys::Object::new().into(),
+        u.clone(),
         None,
-    ))
-    .await
-    .expect_err("nothing listens");
-    let kind = Reflect::get(&e, &"kind".into()).unwrap();
-    assert_eq!(kind.as_string().as_deref(), Some("transport"), "{e:?}");
-    assert_eq!(
-        Reflect::get(&e, &"name".into())
-            .unwrap()
-            .as_string()
-            .as_deref(),
-        Some("McpTaskError")
-    );
+        u,
+        emit.unchecked_into(),
+    )
+    .expect("the options are fine");
+    (core, rx)
 }
 
 #[wasm_bindgen(module = "/src/js/npm/handle.js")]
 extern "C" {
-    /// The package's handle class (the package entry registers it; these tests load no entry).
-    #[wasm_bindgen(thread_local_v2, js_name = TaskHandle)]
-    static TASK_HANDLE: Function;
+    /// The package's handle class, as the JS client makes one.
+    #[wasm_bindgen(js_name = TaskHandle)]
+    type JsTaskHandle;
+    #[wasm_bindgen(constructor, js_class = TaskHandle)]
+    fn new(port: &JsValue, signal: &JsValue, first: &JsValue) -> JsTaskHandle;
 }
 
 /// Calls `obj[name](...args)` and awaits the promise it returns.
@@ -411,42 +429,51 @@ async fn call(obj: &JsValue, name: &str, args: &[JsValue]) -> Result<JsValue, Js
 
 #[wasm_bindgen_test]
 async fn js_face_calls_a_tool_and_rejects_bad_input() {
-    use mcp_task_client::js::McpTaskClient;
     let Some(url) = option_env!("MCP_TEST_HTTP_URL") else {
         return wasm_bindgen_test::console_log!("skipped: MCP_TEST_HTTP_URL unset");
     };
-    mcp_task_client::js::register_handle_class(TASK_HANDLE.with(Clone::clone));
-    let client = JsFuture::from(McpTaskClient::connect(url.into(), None))
-        .await
-        .expect("connects");
+    let (core, mut heard) = open_core(url);
+    loop {
+        let (what, _) = heard.next().await.expect("connect settles");
+        assert_ne!(what, FAILED, "connects");
+        if what == READY {
+            break;
+        }
+    }
     let args = js_sys::JSON::parse(r#"{"text":"wasm"}"#).unwrap();
-    let handle = call(&client, "callTool", &["quick".into(), args])
-        .await
-        .unwrap();
-    let r = call(&handle, "result", &[]).await.unwrap();
+    let u = JsValue::UNDEFINED;
+    let call = |params: JsValue| {
+        let handle: JsValue = JsTaskHandle::new(&u, &u, &u).into();
+        let h = handle.clone().unchecked_into();
+        core.call(
+            h,
+            true,
+            "quick".into(),
+            params,
+            None,
+            None,
+            None,
+            false,
+            false,
+        )
+        .map(|_| handle)
+    };
+    let handle = call(args).unwrap();
+    let r = self::call(&handle, "result", &[]).await.unwrap();
     let text = js_sys::JSON::stringify(&r).unwrap().as_string().unwrap();
     assert!(text.contains("quick: wasm"), "{text}");
-    let e = call(
-        &client,
-        "callTool",
-        &["quick".into(), JsValue::from_f64(3.0)],
-    )
-    .await
-    .unwrap_err();
-    assert_eq!(
-        Reflect::get(&e, &"kind".into())
-            .unwrap()
-            .as_string()
-            .as_deref(),
-        Some("invalidInput")
-    );
-    call(&client, "close", &[]).await.unwrap();
-    let e = call(&client, "listTools", &[]).await.unwrap_err();
-    assert_eq!(
-        Reflect::get(&e, &"kind".into())
-            .unwrap()
-            .as_string()
-            .as_deref(),
-        Some("closed")
-    );
+    let e = call(JsValue::from_f64(3.0)).unwrap_err();
+    let kind = |e: &JsValue| Reflect::get(e, &"kind".into()).unwrap().as_string();
+    assert_eq!(kind(&e).as_deref(), Some("invalidInput"));
+    let (closed, done) = futures::channel::oneshot::channel();
+    let closed = RefCell::new(Some(closed));
+    let on_closed = Closure::<dyn Fn()>::new(move || {
+        if let Some(tx) = closed.borrow_mut().take() {
+            let _ = tx.send(());
+        }
+    });
+    core.close(on_closed.as_ref().unchecked_ref::<Function>().clone());
+    done.await.unwrap();
+    let e = core.list_tools(1.0).unwrap_err();
+    assert_eq!(kind(&e).as_deref(), Some("closed"));
 }

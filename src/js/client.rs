@@ -1,224 +1,205 @@
-//! The exported class `McpTaskClient`: its methods read and check the caller's arguments and
-//! hand the work to the client's state ([`ClientInner`]).
+//! `ClientCore`: what the package's JS `McpTaskClient` (`npm/client.js`) calls. The JS class
+//! checks the caller's arguments and types and owns the callbacks and promises; these methods take
+//! checked, plain values and hand the work to the client's state ([`ClientInner`]). What fails
+//! throws an `ErrorInfo` (the JS client makes the `McpTaskError`). Not part of the public API.
 
 use std::rc::Rc;
 
-use js_sys::{Function, Promise};
+use js_sys::Function;
 use wasm_bindgen::prelude::*;
 
-use super::aborts::SignalHook;
-use super::error::{self, js_error};
-use super::handle::{self, deferred, Settle, TaskHandle};
+use super::handle::{self, TaskHandle};
 use super::types::{ErrorInfo, ErrorKind};
-use super::{invalid, options, to_js, ClientInner, Outgoing, Pending};
-use crate::driver::deferred::{reject, resolve};
+use super::{from_js, invalid, settings, to_js, ClientInner, Outgoing};
 use crate::driver::era::EraKey;
-use crate::driver::tabs::Requestor;
-use crate::driver::tabs::{Link, SharedOptions};
-use crate::driver::{DriverOptions, Host};
-use crate::engine::api::{DialectChoice, End};
+use crate::driver::tabs::{Link, Requestor};
+use crate::driver::{DriverOptions, HeaderSource, Host};
+use crate::engine::api::{CallOptions, DialectChoice, End, InputId};
 
-/// An MCP client that turns requests into tracked tasks.
-#[wasm_bindgen]
-pub struct McpTaskClient {
+/// One connected (or connecting) client, held by its JS `McpTaskClient`.
+#[wasm_bindgen(skip_typescript)]
+pub struct ClientCore {
     pub(super) inner: Rc<ClientInner>,
 }
 
 #[wasm_bindgen]
-impl McpTaskClient {
-    /// Connects and negotiates the dialect; resolves once the session is ready.
-    #[wasm_bindgen(unchecked_return_type = "Promise<McpTaskClient>")]
-    pub fn connect(
-        #[wasm_bindgen(unchecked_param_type = "string")] url: JsValue,
-        #[wasm_bindgen(unchecked_optional_param_type = "ConnectOptions")] options: Option<JsValue>,
-    ) -> Promise {
-        let (p, settle) = deferred();
-        let raw = options.unwrap_or(JsValue::UNDEFINED);
-        if let Err(e) = start(&url, &raw, settle.clone()) {
-            reject(&settle, &e);
-        }
-        p
+impl ClientCore {
+    /// Starts connecting to `url` (checked by the caller) with `settings` (the plain options, see
+    /// [`settings::read`]), the `headers`, `WebSocket` and `auth` options as given, and `emit`,
+    /// which hears everything the JS client must act on (see [`super::Heard`]). Throws the
+    /// `ErrorInfo` of an option that cannot be used.
+    #[wasm_bindgen(skip_typescript)]
+    pub fn open(
+        url: String,
+        settings: JsValue,
+        headers: JsValue,
+        websocket: Option<Function>,
+        auth: JsValue,
+        emit: Function,
+    ) -> Result<ClientCore, JsValue> {
+        let s = from_js(&settings).map_err(invalid)?.unwrap_or_default();
+        let mut s = settings::read(&url, &s).map_err(invalid)?;
+        let headers = HeaderSource::from_js(&headers).map_err(invalid)?;
+        let headers =
+            settings::auth(&auth, &url, &s.config.client_name, headers).map_err(invalid)?;
+        let identity = s.shared.as_ref().and_then(|s| s.identity.as_deref());
+        let era = (s.config.dialect == DialectChoice::Auto).then(|| EraKey::new(&url, identity));
+        s.config.known_era = era.as_ref().and_then(EraKey::recall);
+        let inner = ClientInner::new(emit, s.answers_input, era);
+        // The driver holds the client strongly until `close()` (like an open socket does).
+        let me = inner.clone();
+        let host: Host = Rc::new(move |ev| me.on_event(ev));
+        let opts = DriverOptions {
+            url,
+            transport: s.transport,
+            config: s.config,
+            headers,
+            websocket,
+        };
+        let linked = inner.clone();
+        Link::connect(
+            opts,
+            s.shared,
+            host,
+            Box::new(move |link| match link {
+                Ok(link) => linked.linked(link),
+                Err(e) => linked.connect_failed(|| e.into()),
+            }),
+        );
+        Ok(ClientCore { inner })
     }
 
-    /// The dialect the session speaks.
-    #[wasm_bindgen(getter, unchecked_return_type = "Dialect")]
+    /// `connect`'s signal aborted: it fails (once), and what was opened closes.
+    #[wasm_bindgen(skip_typescript)]
+    pub fn abandon(&self) {
+        let why = || ErrorInfo::new(ErrorKind::Aborted, "connect was aborted");
+        self.inner.connect_failed(why);
+    }
+
+    /// The dialect the session speaks; `null` before it is known.
+    #[wasm_bindgen(skip_typescript)]
     pub fn dialect(&self) -> JsValue {
         let d = self.inner.driver().and_then(|d| d.read(|e| e.dialect()));
         d.map_or(JsValue::NULL, |d| to_js(&d))
     }
 
-    /// What the session negotiated (protocol version, server info and capabilities).
-    #[wasm_bindgen(getter, unchecked_return_type = "SessionInfo")]
-    pub fn session(&self) -> JsValue {
-        self.inner
-            .session
-            .borrow()
-            .as_ref()
-            .map_or(JsValue::NULL, to_js)
-    }
-
-    /// Calls a tool, as a task when the tool and server allow it (`opts.task`). Declared in
-    /// `typescript.rs` (generic).
-    #[wasm_bindgen(js_name = callTool, skip_typescript)]
-    pub fn call_tool(
-        &self,
-        name: JsValue,
-        args: Option<JsValue>,
-        opts: Option<JsValue>,
-    ) -> Promise {
-        self.inner.call(Outgoing::Tool, &name, args, opts)
-    }
-
-    /// Sends any request (augmented as a task where the dialect allows it).
-    #[wasm_bindgen(unchecked_return_type = "Promise<TaskHandle>")]
-    pub fn request(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "string")] method: JsValue,
-        #[wasm_bindgen(unchecked_optional_param_type = "Arguments")] params: Option<JsValue>,
-        #[wasm_bindgen(unchecked_optional_param_type = "CallOptions")] opts: Option<JsValue>,
-    ) -> Promise {
-        self.inner.call(Outgoing::Request, &method, params, opts)
-    }
-
-    /// Tracks an existing task by id (e.g. after a reload). Declared in `typescript.rs` (generic).
+    /// `callTool` (`tool`) or `request` with the checked `name`, `task` option and numbers; the
+    /// params are read here. `handle` (made by the JS client) hears the subscription; returns its
+    /// id. Throws an `ErrorInfo` when nothing starts (`aborted`: the caller's signal already was).
+    #[allow(clippy::too_many_arguments)]
     #[wasm_bindgen(skip_typescript)]
-    pub fn watch(&self, task_id: JsValue, opts: Option<JsValue>) -> Result<TaskHandle, JsValue> {
-        let task_id = options::id(&task_id, "taskId").map_err(invalid)?;
-        let signal =
-            options::signal(opts.as_ref().unwrap_or(&JsValue::UNDEFINED)).map_err(invalid)?;
-        if let Some(s) = signal.as_ref().filter(|s| s.aborted()) {
+    pub fn call(
+        &self,
+        handle: TaskHandle,
+        tool: bool,
+        name: String,
+        params: JsValue,
+        task: Option<String>,
+        ttl_ms: Option<f64>,
+        keep_alive_ms: Option<f64>,
+        delete_on_done: bool,
+        aborted: bool,
+    ) -> Result<f64, JsValue> {
+        let what = if tool {
+            Outgoing::Tool
+        } else {
+            Outgoing::Request
+        };
+        let augment = settings::augment(task).map_err(invalid)?;
+        let params = super::params(&params, what).map_err(invalid)?;
+        if aborted {
+            let info = ErrorInfo::new(ErrorKind::Aborted, "stopped waiting for the task");
+            return Err(to_js(&info));
+        }
+        let options = CallOptions {
+            ttl_ms: ttl_ms.map(|t| t as u64),
+            keep_alive_ms: keep_alive_ms.map(|t| t as u64),
+            augment,
+            delete_on_done,
+        };
+        let start = Box::new(move |e: &mut dyn Requestor, now| match what {
+            Outgoing::Tool => e.call_tool(now, &name, params, options),
+            Outgoing::Request => e.request(now, &name, params, options),
+        });
+        self.inner.start(handle, None, start)
+    }
+
+    /// Tracks an existing task by id with `handle`; returns the subscription's id, none when the
+    /// caller's signal already `aborted` (the handle has ended).
+    #[wasm_bindgen(skip_typescript)]
+    pub fn watch(
+        &self,
+        handle: TaskHandle,
+        task_id: String,
+        aborted: bool,
+    ) -> Result<Option<f64>, JsValue> {
+        if aborted {
             // Ends at once, without involving the engine.
-            let h = self.inner.new_handle(None, Some(s), None)?;
-            handle::finish(&h, Some(task_id), End::Aborted, None);
-            return Ok(h);
+            handle::finish(&handle, Some(task_id), End::Aborted, None);
+            return Ok(None);
         }
         let id = task_id.clone();
         let watch = Box::new(move |e: &mut dyn Requestor, now| e.watch(now, &id));
-        self.inner.start(Some(task_id), signal, None, watch)
+        self.inner.start(handle, Some(task_id), watch).map(Some)
     }
 
-    /// One page of the server's tasks (`tasks/list`; legacy and draft servers only).
-    #[wasm_bindgen(js_name = listTasks, unchecked_return_type = "Promise<TaskList>")]
-    pub fn list_tasks(
-        &self,
-        #[wasm_bindgen(unchecked_optional_param_type = "string")] cursor: JsValue,
-    ) -> Promise {
-        let cursor = match options::optional_string(&cursor, "cursor") {
-            Ok(c) => c,
-            Err(m) => return Promise::reject(&invalid(m)),
-        };
-        self.inner.one_shot(
-            Pending::Json,
-            Box::new(move |e, now| e.list_tasks(now, cursor.as_deref())),
-        )
+    /// One page of the server's tasks; the reply comes under `key`.
+    #[wasm_bindgen(skip_typescript)]
+    pub fn list_tasks(&self, key: f64, cursor: Option<String>) -> Result<(), JsValue> {
+        let run = Box::new(move |e: &mut dyn Requestor, now| e.list_tasks(now, cursor.as_deref()));
+        self.inner.one_shot(key, run)
     }
 
-    /// Deletes a finished task on the server (`tasks/delete`, draft servers only; other dialects
-    /// reject with `invalidInput` without sending anything) and forgets it here.
-    #[wasm_bindgen(js_name = deleteTask, unchecked_return_type = "Promise<void>")]
-    pub fn delete_task(&self, #[wasm_bindgen(js_name = taskId)] task_id: String) -> Promise {
-        self.inner.delete(task_id)
-    }
-
-    /// The server's tools (`tools/list`; also refreshes the client's `taskSupport` cache).
-    #[wasm_bindgen(js_name = listTools, unchecked_return_type = "Promise<ToolList>")]
-    pub fn list_tools(&self) -> Promise {
+    /// The server's tools; the reply comes under `key`.
+    #[wasm_bindgen(skip_typescript)]
+    pub fn list_tools(&self, key: f64) -> Result<(), JsValue> {
         self.inner
-            .one_shot(Pending::Json, Box::new(|e, now| e.list_tools(now)))
+            .one_shot(key, Box::new(|e, now| e.list_tools(now)))
     }
 
-    /// The client's latest snapshot of a task, if it tracks it.
-    #[wasm_bindgen(unchecked_return_type = "Task | null")]
-    pub fn task(
-        &self,
-        #[wasm_bindgen(js_name = taskId, unchecked_param_type = "string")] task_id: JsValue,
-    ) -> Result<JsValue, JsValue> {
-        let task_id = options::id(&task_id, "taskId").map_err(invalid)?;
+    /// Asks the server to cancel a task; the acknowledgement comes under `key`.
+    #[wasm_bindgen(skip_typescript)]
+    pub fn cancel(&self, key: f64, task_id: String) -> Result<(), JsValue> {
+        self.inner
+            .one_shot(key, Box::new(move |e, now| e.cancel(now, &task_id)))
+    }
+
+    /// Deletes a finished task on the server and forgets it here; the reply comes under `key`.
+    #[wasm_bindgen(skip_typescript)]
+    pub fn delete_task(&self, key: f64, task_id: String) -> Result<(), JsValue> {
+        self.inner
+            .one_shot(key, Box::new(move |e, now| e.delete_task(now, &task_id)))
+    }
+
+    /// The client's latest snapshot of a task; `null` if it does not track it.
+    #[wasm_bindgen(skip_typescript)]
+    pub fn tracked(&self, task_id: &str) -> JsValue {
         let t = self
             .inner
             .driver()
-            .and_then(|d| d.read(|e| e.task(&task_id)));
-        Ok(t.map_or(JsValue::NULL, |t| to_js(&t)))
+            .and_then(|d| d.read(|e| e.task(task_id)));
+        t.map_or(JsValue::NULL, |t| to_js(&t))
     }
 
-    /// Calls `cb` on every task state change; returns the unsubscribe function.
-    #[wasm_bindgen(js_name = onTransition, unchecked_return_type = "() => void")]
-    pub fn on_transition(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "(transition: TaskTransition) => void")] cb: Function,
-    ) -> JsValue {
-        self.inner.transitions.borrow_mut().push(cb.clone());
-        let weak = Rc::downgrade(&self.inner);
-        Closure::<dyn FnMut()>::new(move || {
-            if let Some(c) = weak.upgrade() {
-                c.transitions.borrow_mut().retain(|f| f != &cb);
-            }
-        })
-        .into_js_value()
-    }
-
-    /// Ends every subscription and the session (`DELETE` for legacy HTTP), then closes the transport.
-    #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
-    pub fn close(&self) -> Promise {
-        self.inner.input_aborts.abort_all();
-        let (p, settle) = deferred();
+    /// The answer to input request `input`: how the `onInput` handler's result settled (`ok`:
+    /// resolved with `value`, else rejected or threw `value`).
+    #[wasm_bindgen(skip_typescript)]
+    pub fn answer(&self, input: f64, ok: bool, value: JsValue) {
+        let settled = if ok { Ok(value) } else { Err(value) };
         self.inner
-            .shut(Box::new(move || resolve(&settle, &JsValue::UNDEFINED)));
-        p
+            .answered(InputId(input as u64), super::handled(settled));
+    }
+
+    /// Ends every subscription and the session, closes the transport, then calls `closed`.
+    #[wasm_bindgen(skip_typescript)]
+    pub fn close(&self, closed: Function) {
+        self.inner.shut(Box::new(move || {
+            let _ = closed.call0(&JsValue::UNDEFINED);
+        }));
     }
 }
 
-/// Reads `connect`'s arguments and starts the client; `settle` settles `connect`'s promise once
-/// the session is ready or could not be had.
-fn start(url: &JsValue, raw: &JsValue, settle: Settle) -> Result<(), JsValue> {
-    let url = options::url(url).map_err(invalid)?;
-    let mut o = options::connect(&url, raw).map_err(invalid)?;
-    // Tabs/persistence options: `persist`, `identity`, `persistResults`, `tabs`.
-    let shared = SharedOptions::from_js(raw).map_err(invalid)?;
-    let identity = shared.as_ref().and_then(|s| s.identity.as_deref());
-    let era = (o.config.dialect == DialectChoice::Auto).then(|| EraKey::new(&url, identity));
-    o.config.known_era = era.as_ref().and_then(EraKey::recall);
-    let signal = options::signal(raw).map_err(invalid)?;
-    if let Some(s) = signal.as_ref().filter(|s| s.aborted()) {
-        return Err(error::aborted(&s.reason(), None));
-    }
-    let inner = ClientInner::new(&mut o, era, settle);
-    if let Some(s) = &signal {
-        inner.watch_connect_signal(abort_connect(s, &inner));
-    }
-    // The driver holds the client strongly until `close()` (like an open socket does).
-    let me = inner.clone();
-    let host: Host = Rc::new(move |ev| me.on_event(ev));
-    let opts = DriverOptions {
-        url,
-        transport: o.transport,
-        config: o.config,
-        headers: o.headers,
-        websocket: o.websocket,
-    };
-    Link::connect(
-        opts,
-        shared,
-        host,
-        Box::new(move |link| match link {
-            Ok(link) => inner.linked(link),
-            Err(e) => inner.connect_failed(|| js_error(&e.into())),
-        }),
-    );
-    Ok(())
-}
-
-/// Fails the wait for the session when `signal` aborts; the listener lives as long as the hook.
-fn abort_connect(signal: &web_sys::AbortSignal, inner: &Rc<ClientInner>) -> SignalHook {
-    let weak = Rc::downgrade(inner);
-    let sig = signal.clone();
-    let cb = Closure::<dyn FnMut()>::new(move || {
-        if let Some(c) = weak.upgrade() {
-            c.connect_failed(|| {
-                let info = ErrorInfo::new(ErrorKind::Aborted, "connect was aborted");
-                error::caused(&info, &sig.reason())
-            });
-        }
-    });
-    SignalHook::listen(signal.clone(), cb)
+/// What a closed client's operations throw.
+pub(super) fn closed() -> JsValue {
+    to_js(&ErrorInfo::new(ErrorKind::Closed, "the client is closed"))
 }

@@ -1,32 +1,16 @@
 //! Hand-written TypeScript declarations, for what neither tsify nor wasm-bindgen can generate:
-//! the generic members of `McpTaskClient` (merged into the generated class), and the MCP shapes
-//! the client passes through as opaque JSON (tool results, content blocks, elicitation, sampling
-//! and roots), which have no Rust type to derive from. `TaskHandle` and `TaskUpdates` are declared
-//! next to their JS (`npm/handle.d.ts`).
+//! the MCP shapes the client passes through as opaque JSON (tool arguments, tool results, content
+//! blocks, elicitation, sampling and roots), which have no Rust type to derive from.
+//! `McpTaskClient`, `TaskHandle` and `TaskUpdates` are declared next to their JS
+//! (`npm/client.d.ts`, `npm/handle.d.ts`).
 
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
-const CLIENT_TS: &'static str = r#"
-// Hand-written JS with its own declarations (the core build imports the package root's copy).
-import type { TaskHandle } from "./handle.js";
-
+const ARGUMENTS_TS: &'static str = r#"
 /** Tool arguments or request params: any object (interface types and `undefined` members are
  *  fine; `undefined` members are left out). Arrays and non-JSON values are refused at run time. */
 export type Arguments = object;
-
-export interface McpTaskClient {
-  /** Calls a tool, as a task when the tool and server allow it (`opts.task`). `S` types the
-   *  result's `structuredContent` where the caller knows the tool's output schema. */
-  callTool<S = JsonObject>(name: string, args?: Arguments, opts?: CallOptions): Promise<TaskHandle<CallToolResult<S>>>;
-  /** Tracks an existing task by id (e.g. after a reload); `R` is its result's type. */
-  watch<R = JsonObject>(taskId: string, opts?: WatchOptions): TaskHandle<R>;
-  /** With `persist`: handles for every stored task of this server and identity whose end no
-   *  page has reported yet (also tasks that ended while no tab was open). `[]` without `persist`. */
-  resume<R = JsonObject>(): Promise<TaskHandle<R>[]>;
-  /** `close()` (`await using client = await McpTaskClient.connect(…)`). */
-  [Symbol.asyncDispose](): Promise<void>;
-}
 "#;
 
 #[wasm_bindgen(typescript_custom_section)]

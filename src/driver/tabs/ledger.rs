@@ -9,10 +9,8 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use futures::channel::oneshot;
-use js_sys::Function;
-use wasm_bindgen::JsValue;
 
-use super::{call_all, web};
+use super::web;
 use crate::driver::persist::{Store, TaskRecord};
 use crate::driver::{global, spawn};
 
@@ -109,14 +107,13 @@ impl Ledger {
     }
 }
 
-/// Calls `callbacks` with `value` — at once without a ledger, else only if this page wins the
-/// claim for `task_id`.
-pub fn fire(ledger: Option<(Ledger, String)>, callbacks: Vec<Function>, value: JsValue) {
+/// Runs `won` at once without a ledger, else only if this page wins the claim for `task_id`.
+pub fn fire(ledger: Option<(Ledger, String)>, won: Box<dyn FnOnce()>) {
     match ledger {
-        None => call_all(&callbacks, &value),
+        None => won(),
         Some((l, task_id)) => spawn(async move {
             if l.claim(&task_id).await {
-                call_all(&callbacks, &value);
+                won();
             }
         }),
     }

@@ -23,7 +23,6 @@ mod web;
 #[cfg(feature = "tabs")]
 pub mod wire;
 
-use js_sys::Reflect;
 use wasm_bindgen::prelude::*;
 
 use std::rc::Rc;
@@ -50,49 +49,6 @@ pub struct SharedOptions {
     pub coordinate: bool,
 }
 
-impl SharedOptions {
-    /// Reads `persist`, `identity`, `persistResults`, `tabs`; `None` unless `persist: true`.
-    pub fn from_js(o: &JsValue) -> Result<Option<SharedOptions>, String> {
-        let get = |k: &str| -> JsValue {
-            if o.is_object() {
-                Reflect::get(o, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED)
-            } else {
-                JsValue::UNDEFINED
-            }
-        };
-        let flag = |k: &str, default: bool| -> Result<bool, String> {
-            let v = get(k);
-            if v.is_undefined() || v.is_null() {
-                return Ok(default);
-            }
-            v.as_bool()
-                .ok_or_else(|| [k, " must be a boolean"].concat())
-        };
-        let identity = get("identity");
-        let identity = if identity.is_undefined() || identity.is_null() {
-            None
-        } else {
-            Some(identity.as_string().ok_or("identity must be a string")?)
-        };
-        if !flag("persist", false)? {
-            if identity.is_some() || flag("persistResults", false)? {
-                return Err("identity and persistResults need persist: true".into());
-            }
-            return Ok(None);
-        }
-        if cfg!(not(feature = "tabs")) {
-            return Err(
-                "persist needs the full build: import from \"mcp-task-client\" (not \"mcp-task-client/core\")".into(),
-            );
-        }
-        Ok(Some(SharedOptions {
-            identity,
-            persist_results: flag("persistResults", false)?,
-            coordinate: flag("tabs", true)?,
-        }))
-    }
-}
-
 /// Declarations merged into `ConnectOptions` (TypeScript interface merging).
 #[wasm_bindgen(typescript_custom_section)]
 const TABS_TS: &'static str = r#"
@@ -111,13 +67,6 @@ export interface ConnectOptions {
   tabs?: boolean;
 }
 "#;
-
-/// Calls each of `callbacks` with `value` (a throwing callback does not stop the others).
-pub fn call_all(callbacks: &[js_sys::Function], value: &JsValue) {
-    for f in callbacks {
-        let _ = f.call1(&JsValue::UNDEFINED, value);
-    }
-}
 
 /// What a JS client talks to: a plain driver, or a tab of a shared scope.
 #[derive(Clone)]

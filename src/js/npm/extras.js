@@ -1,6 +1,4 @@
-// Idioms wasm-bindgen cannot express, shared by both entry points: the McpTaskError class, the
-// TaskHandle class's registration, and the client's disposal. Wiring only: no logic lives here.
-import { TaskHandle } from "./handle.js";
+// The McpTaskError class, shared by both builds (one class for the whole package).
 
 /** The error every rejected promise of this package carries. */
 export class McpTaskError extends Error {
@@ -16,21 +14,5 @@ export class McpTaskError extends Error {
   }
 }
 
-/** Wires the classes above into the freshly initialized module. */
-export function install(wasm) {
-  wasm.__registerErrorClass(McpTaskError);
-  wasm.__registerHandleClass(TaskHandle);
-}
-
-/** Prototype patches that need no initialized module. `free()` and `Symbol.dispose` close the
- *  client and leave releasing its memory to the garbage collector, so a disposed client never
- *  throws "null pointer passed to rust". */
-export function patch(wasm) {
-  const { McpTaskClient } = wasm;
-  const close = function () {
-    void this.close();
-  };
-  McpTaskClient.prototype.free = close;
-  if (Symbol.dispose) McpTaskClient.prototype[Symbol.dispose] = close;
-  if (Symbol.asyncDispose) McpTaskClient.prototype[Symbol.asyncDispose] = McpTaskClient.prototype.close;
-}
+/** The error an `ErrorInfo` from WebAssembly describes, with `cause` when there is one. */
+export const failure = (info, cause) => new McpTaskError(info.message, info, cause === undefined ? {} : { cause });

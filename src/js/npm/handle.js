@@ -1,8 +1,10 @@
 // TaskHandle and TaskUpdates: the bookkeeping of one subscription (callbacks, waiting promises,
 // iterators, the abort signal). What the subscription means is decided in WebAssembly: the client
-// creates each handle, tells it of every snapshot (`_status`) and of the end (`_done`, with the
-// record, what `result()` settles with and whether the first promise resolves), and answers what
-// the handle asks through its port (the snapshot getters, `stop`, `cancel`, `delete`).
+// makes each handle and hands it over when the subscription starts; the WebAssembly side tells it
+// of every snapshot (`_status`) and of the end (`_done`, with the record, what `result()` settles
+// with and whether the first promise resolves), and answers what the handle asks through the
+// client's port (the snapshot getters, `stop`, `cancel`, `delete`).
+import { failure } from "./extras.js";
 
 const noop = () => {};
 const step = (value, done) => ({ value, done });
@@ -90,19 +92,29 @@ export class TaskHandle {
   /** What only some handles use, created on first use: see `#more()`. */
   #extras;
 
-  constructor(port, sub, signal, first) {
+  /** The abort signal, until the subscription starts. */
+  #signal;
+
+  constructor(port, signal, first) {
     this.#port = port;
-    this.#sub = sub;
     this.#first = first;
+    this.#signal = signal;
     if (signal?.aborted) this.#more().reason = signal.reason;
-    else if (signal) {
-      const abort = () => {
-        this.#more().reason = signal.reason;
-        this.stop();
-      };
-      signal.addEventListener("abort", abort);
-      this.#more().unlisten = () => signal.removeEventListener("abort", abort);
-    }
+  }
+
+  /** For the client: the subscription `sub` started (`undefined`: it never did); the handle
+   *  stops when its signal aborts. */
+  _start(sub) {
+    const signal = this.#signal;
+    this.#signal = undefined;
+    this.#sub = sub;
+    if (this.#end || !signal || sub === undefined) return;
+    const abort = () => {
+      this.#more().reason = signal.reason;
+      this.stop();
+    };
+    signal.addEventListener("abort", abort);
+    this.#more().unlisten = () => signal.removeEventListener("abort", abort);
   }
 
   /** Waiting `result()` calls, `updates()` queues, `cancel()` calls before the task id is known,
@@ -191,7 +203,7 @@ export class TaskHandle {
   }
 
   stop() {
-    if (!this.#end) this.#port.stop(this.#sub);
+    if (!this.#end && this.#sub !== undefined) this.#port.stop(this.#sub);
   }
 
   free() {
@@ -228,12 +240,14 @@ export class TaskHandle {
   }
 
   /** For the client: the subscription ended (once). `ok`: whether `result()` resolves with
-   *  `value` (else it rejects with it); `resolvesFirst`: whether the first promise resolves with
-   *  this handle (else it rejects with the error). */
+   *  `value` (else it rejects with the error the `ErrorInfo` `value` describes, an `aborted` one
+   *  with the signal's reason as `cause`); `resolvesFirst`: whether the first promise resolves
+   *  with this handle (else it rejects with the error). */
   _done(record, ok, value, resolvesFirst) {
     if (this.#end) return;
-    this.#end = { record, ok, value };
     const more = this.#extras;
+    if (!ok) value = failure(value, value.kind === "aborted" ? more?.reason : undefined);
+    this.#end = { record, ok, value };
     this.#extras = undefined;
     more?.unlisten?.();
     const first = this.#first;

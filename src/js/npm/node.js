@@ -2,16 +2,15 @@
 // instantiated synchronously at import.
 import { readFile } from "node:fs/promises";
 import * as wasm from "./mcp_task_client.js";
-import { McpTaskError, install, patch } from "./extras.js";
+import { clientClass } from "./client.js";
+import { McpTaskError } from "./extras.js";
 
 wasm.initSync({ module: await readFile(new URL("./mcp_task_client_bg.wasm", import.meta.url)) });
-install(wasm);
-patch(wasm);
 
 /** Already done at import in Node; kept so the same code runs everywhere. */
 export default async function init() {}
 
-// The public classes only (not wasm-bindgen's `initSync` or the error-class hook).
-export { McpTaskClient } from "./mcp_task_client.js";
+// The public classes only (not wasm-bindgen's `initSync` or the WebAssembly side's own exports).
+export const McpTaskClient = clientClass(wasm, init);
 export { McpTaskError };
 export { TaskHandle, TaskUpdates } from "./handle.js";

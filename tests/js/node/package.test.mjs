@@ -58,7 +58,8 @@ test("resolves by name in Node (node condition) and works without init()", async
 
 test("the browser entry loads the wasm lazily on first connect", async () => {
   const src = await readFile(join(PKG, "index.js"), "utf8");
-  assert.match(src, /await init\(\)/);
+  assert.match(src, /clientClass\(wasm,\s*init\)/, "connect loads the module through init");
+  assert.match(await readFile(join(PKG, "client.js"), "utf8"), /await ready\(\)/);
   assert.doesNotMatch(src, /node:/, "no Node built-ins in the browser entry");
   const glue = await readFile(join(PKG, "mcp_task_client.js"), "utf8");
   assert.match(glue, /new URL\(["']mcp_task_client_bg\.wasm["'],\s*import\.meta\.url\)/, "bundler-friendly wasm URL");

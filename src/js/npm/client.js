@@ -1,0 +1,400 @@
+// McpTaskClient: checks the caller's arguments and the types of the options, and owns the
+// promises, the callbacks (onTransition, onTaskDoneOnce, onInput, onWarning), the abort controllers
+// of the input requests `onInput` handles, the listener on connect's signal and the making of each
+// TaskHandle. What everything means is decided in WebAssembly (`ClientCore`): it reads the checked
+// values, and tells the client what to act on through one callback (`#heard`).
+import { McpTaskError, failure } from "./extras.js";
+import { TaskHandle } from "./handle.js";
+
+/** What `ClientCore` reports (the numbers of `Heard` in src/js/mod.rs). */
+const READY = 0, FAILED = 1, SESSION = 2, WARNING = 3, TRANSITION = 4, INPUT = 5, WITHDRAWN = 6, ONCE = 7, REPLIED = 8, REFUSED = 9;
+
+const invalid = (message) => new McpTaskError(message, { kind: "invalidInput" });
+const mustBe = (name, what) => invalid(`${name} must be ${what}`);
+/** The error of a `ClientCore` method that threw: an `ErrorInfo` (or a `RuntimeError`); `cause`:
+ *  the caller's signal's reason, for kind `aborted`. */
+const thrown = (e, cause) => (e instanceof Error ? e : failure(e, e.kind === "aborted" ? cause : undefined));
+
+/** Option types: a test and what the message says is expected. */
+const TYPES = {
+  string: [(v) => typeof v === "string", "a string"],
+  millis: [(v) => typeof v === "number" && v >= 0 && v <= Number.MAX_SAFE_INTEGER, "a non-negative number"],
+  boolean: [(v) => typeof v === "boolean", "a boolean"],
+  function: [(v) => typeof v === "function", "a function"],
+};
+
+/** `o[key]`, `undefined` when unset (`null` included). */
+const given = (o, key) => o?.[key] ?? undefined;
+
+/** Checks that `o[key]`, when set, is of `type` (a key of TYPES); returns it. */
+function typed(o, key, type, name = key) {
+  const v = given(o, key);
+  const [ok, what] = TYPES[type];
+  if (v !== undefined && !ok(v)) throw mustBe(name, what);
+  return v;
+}
+
+/** Checks that `o` is an options object (or unset). */
+function options(o, name = "options") {
+  if (o != null && typeof o !== "object") throw mustBe(name, "an object");
+  return o;
+}
+
+/** A non-empty string argument. */
+function id(v, name) {
+  if (typeof v !== "string" || !v) throw mustBe(name, "a non-empty string");
+  return v;
+}
+
+/** The `signal` option, when set: anything with `aborted` and `addEventListener`. */
+function signal(o) {
+  const s = given(o, "signal");
+  if (s !== undefined && !(typeof s === "object" && "aborted" in s && typeof s.addEventListener === "function")) {
+    throw invalid("signal must be an AbortSignal");
+  }
+  return s;
+}
+
+/** The plain options of `connect`, by type: checked here, their values read in WebAssembly. */
+const SETTINGS = {
+  transport: "string",
+  dialect: "string",
+  clientName: "string",
+  clientVersion: "string",
+  requestTimeoutMs: "millis",
+  maxMessageBytes: "millis",
+  resultGcMs: "millis",
+  link: "string",
+  subscribe: "boolean",
+  deleteOnDone: "boolean",
+  persist: "boolean",
+  identity: "string",
+  persistResults: "boolean",
+  tabs: "boolean",
+};
+
+/** The `auth` option's members, checked (its meaning is read in WebAssembly). */
+function auth(o) {
+  const a = options(given(o, "auth"), "auth");
+  if (a === undefined) return undefined;
+  if (typeof a.openAuthorization !== "function") throw invalid("auth.openAuthorization must be a function");
+  if (typeof a.redirectUri !== "string") throw invalid("auth.redirectUri must be a string");
+  for (const key of ["clientId", "clientSecret", "clientMetadataUrl", "clientName", "scope"]) typed(a, key, "string", `auth.${key}`);
+  const store = given(a, "store");
+  if (store !== undefined && !(typeof store.load === "function" && typeof store.save === "function")) {
+    throw invalid("auth.store must have load() and save(grant) functions");
+  }
+  return a;
+}
+
+/** The server URL: a string the global `URL` parses (relative to the page, where there is one)
+ *  with an http(s) or ws(s) scheme. Returned as given. */
+function url(text) {
+  if (typeof text !== "string") throw invalid("url must be a string");
+  if (typeof URL !== "function") return text;
+  let scheme;
+  try {
+    scheme = new URL(text, globalThis.location?.href).protocol;
+  } catch {
+    throw invalid(`not a URL: "${text}"`);
+  }
+  if (!["http:", "https:", "ws:", "wss:"].includes(scheme)) {
+    throw invalid(`unsupported URL scheme "${scheme}" in "${text}" (use http, https, ws or wss)`);
+  }
+  return text;
+}
+
+/** Only `connect` makes clients. */
+const PRIVATE = {};
+
+/** Calls `f(v)`; a throwing callback must not disturb the client. */
+function call(f, v) {
+  try {
+    f(v);
+  } catch {
+    // the caller's error, not ours
+  }
+}
+
+/** Adds `f` to `list`; returns the function that removes it again. */
+function listen(list, f) {
+  list.push(f);
+  return () => {
+    const i = list.indexOf(f);
+    if (i >= 0) list.splice(i, 1);
+  };
+}
+
+/** The client class over one build's WebAssembly module (`wasm`, with its `ClientCore`);
+ *  `ready()` resolves once the module can be used. */
+export function clientClass(wasm, ready) {
+  class McpTaskClient {
+    /** The WebAssembly side. */
+    #core;
+    /** What the session negotiated. */
+    #session = null;
+    /** `[resolve, reject, signal, stop listening]` until `connect` settles. */
+    #connecting;
+    #onInput;
+    #onWarning;
+    #transitions = [];
+    #once = [];
+    /** The abort controllers of the input requests `onInput` is handling, by input id. */
+    #inputs = new Map();
+    /** The settle functions of the one-shot operations awaiting their reply, by key. */
+    #ops = new Map();
+    #lastOp = 0;
+    /** What this client's handles call. */
+    #port = {
+      id: (sub) => this.#core.id(sub),
+      status: (sub) => this.#core.status(sub),
+      task: (sub) => this.#core.snapshot(sub),
+      stop: (sub) => this.#core.stop(sub),
+      cancel: (taskId) => this.#op((key) => this.#core.cancel(key, taskId)).then(() => {}),
+      delete: (taskId) =>
+        taskId === null ? Promise.reject(invalid("no task to delete")) : this.#op((key) => this.#core.delete_task(key, taskId)).then(() => {}),
+    };
+
+    constructor(key) {
+      if (key !== PRIVATE) throw new TypeError("use McpTaskClient.connect()");
+    }
+
+    static async connect(address, opts) {
+      await ready();
+      const client = new McpTaskClient(PRIVATE);
+      return new Promise((resolve, reject) => client.#open(address, opts, resolve, reject));
+    }
+
+    #open(address, o, resolve, reject) {
+      try {
+        const u = url(address);
+        options(o);
+        const settings = {};
+        for (const [key, type] of Object.entries(SETTINGS)) {
+          const v = typed(o, key, type);
+          if (v !== undefined) settings[key] = v;
+        }
+        this.#onInput = typed(o, "onInput", "function");
+        settings.onInput = this.#onInput !== undefined;
+        const caps = given(o, "capabilities");
+        if (caps !== undefined && (typeof caps !== "object" || Array.isArray(caps))) {
+          throw invalid("capabilities must be a plain object");
+        }
+        if (caps !== undefined) settings.capabilities = caps;
+        const a = auth(o);
+        const ws = typed(o, "WebSocket", "function");
+        this.#onWarning = typed(o, "onWarning", "function");
+        const s = signal(o);
+        if (s?.aborted) throw new McpTaskError("stopped waiting for the task", { kind: "aborted" }, { cause: s.reason });
+        // Set first: the WebAssembly side may report a failure before `open` returns.
+        this.#connecting = [resolve, reject, s];
+        const heard = (what, id, value) => this.#heard(what, id, value);
+        const core = (this.#core = wasm.ClientCore.open(u, settings, given(o, "headers"), ws, a, heard));
+        if (s && this.#connecting) {
+          const abort = () => core.abandon();
+          s.addEventListener("abort", abort);
+          this.#connecting.push(() => s.removeEventListener("abort", abort));
+        }
+      } catch (e) {
+        this.#connecting = null;
+        reject(thrown(e));
+      }
+    }
+
+    /** What the WebAssembly side reports: `what` about `id`, with `value`. */
+    #heard(what, id, value) {
+      switch (what) {
+        case READY:
+        case FAILED: {
+          const [resolve, reject, s, unlisten] = this.#connecting ?? [];
+          this.#connecting = null;
+          unlisten?.();
+          if (what === READY) resolve?.(this);
+          else reject?.(thrown(value, s?.reason));
+          break;
+        }
+        case SESSION:
+          this.#session = value;
+          break;
+        case WARNING:
+          if (this.#onWarning) call(this.#onWarning, value);
+          break;
+        case TRANSITION:
+          for (const f of [...this.#transitions]) call(f, value);
+          break;
+        case INPUT:
+          this.#input(id, value);
+          break;
+        case WITHDRAWN: {
+          const c = this.#inputs.get(id);
+          this.#inputs.delete(id);
+          c?.abort(new McpTaskError(`the input request was withdrawn: ${value}`, { kind: "cancelled" }));
+          break;
+        }
+        case ONCE:
+          for (const f of [...this.#once]) call(f, value);
+          break;
+        case REPLIED:
+        case REFUSED: {
+          const [resolve, reject] = this.#ops.get(id) ?? [];
+          this.#ops.delete(id);
+          if (what === REPLIED) resolve?.(value);
+          else reject?.(failure(value));
+          break;
+        }
+      }
+    }
+
+    /** A one-shot operation: `start(key)` starts it, its reply settles the promise. */
+    #op(start) {
+      return new Promise((resolve, reject) => {
+        const key = ++this.#lastOp;
+        this.#ops.set(key, [resolve, reject]);
+        try {
+          start(key);
+        } catch (e) {
+          this.#ops.delete(key);
+          reject(thrown(e));
+        }
+      });
+    }
+
+    /** Runs `onInput` for input request `id` in a later microtask (outside the WebAssembly
+     *  side's event delivery) and hands its answer back. */
+    #input(id, request) {
+      const c = new AbortController();
+      this.#inputs.set(id, c);
+      const answer = (ok, v) => {
+        this.#inputs.delete(id);
+        this.#core?.answer(id, ok, v);
+      };
+      queueMicrotask(() => {
+        let result;
+        try {
+          result = this.#onInput(request, { signal: c.signal });
+        } catch (e) {
+          return answer(false, e);
+        }
+        Promise.resolve(result).then((v) => answer(true, v), (e) => answer(false, e));
+      });
+    }
+
+    get dialect() {
+      return this.#core.dialect();
+    }
+
+    get session() {
+      return this.#session;
+    }
+
+    get role() {
+      return this.#core.role();
+    }
+
+    get storage() {
+      return this.#core.storage();
+    }
+
+    callTool(name, args, opts) {
+      return this.#call(true, name, "name", args, opts);
+    }
+
+    request(method, params, opts) {
+      return this.#call(false, method, "method", params, opts);
+    }
+
+    /** `callTool` (`tool`) or `request`: resolves with the handle once the request is under way. */
+    #call(tool, name, nameArg, params, opts) {
+      return new Promise((resolve, reject) => {
+        let s;
+        try {
+          id(name, nameArg);
+          options(opts);
+          const task = typed(opts, "task", "string");
+          const ttl = typed(opts, "ttlMs", "millis");
+          const keepAlive = typed(opts, "keepAliveMs", "millis");
+          const del = typed(opts, "deleteOnDone", "boolean") ?? false;
+          s = signal(opts);
+          const h = new TaskHandle(this.#port, s, [resolve, reject]);
+          h._start(this.#core.call(h, tool, name, params, task, ttl, keepAlive, del, s?.aborted === true));
+        } catch (e) {
+          reject(thrown(e, s?.reason));
+        }
+      });
+    }
+
+    watch(taskId, opts) {
+      id(taskId, "taskId");
+      const s = signal(opts);
+      const h = new TaskHandle(this.#port, s);
+      try {
+        h._start(this.#core.watch(h, taskId, s?.aborted === true));
+      } catch (e) {
+        throw thrown(e);
+      }
+      return h;
+    }
+
+    listTasks(cursor) {
+      if (cursor != null && typeof cursor !== "string") return Promise.reject(mustBe("cursor", "a string"));
+      return this.#op((key) => this.#core.list_tasks(key, cursor ?? undefined));
+    }
+
+    deleteTask(taskId) {
+      return this.#op((key) => this.#core.delete_task(key, taskId)).then(() => {});
+    }
+
+    listTools() {
+      return this.#op((key) => this.#core.list_tools(key));
+    }
+
+    task(taskId) {
+      return this.#core.tracked(id(taskId, "taskId"));
+    }
+
+    onTransition(cb) {
+      return listen(this.#transitions, cb);
+    }
+
+    onTaskDoneOnce(cb) {
+      return listen(this.#once, cb);
+    }
+
+    resume() {
+      return new Promise((resolve, reject) => {
+        const watch = (ids) => {
+          try {
+            resolve(ids.map((taskId) => this.watch(taskId)));
+          } catch (e) {
+            reject(e);
+          }
+        };
+        try {
+          this.#core.pending_tasks(watch);
+        } catch (e) {
+          reject(thrown(e));
+        }
+      });
+    }
+
+    forget(taskId) {
+      return new Promise((resolve) => this.#core.forget(taskId, resolve));
+    }
+
+    close() {
+      const inputs = [...this.#inputs.values()];
+      this.#inputs.clear();
+      for (const c of inputs) c.abort(new McpTaskError("the client was closed", { kind: "closed" }));
+      return new Promise((resolve) => this.#core.close(resolve));
+    }
+
+    /** Same as `close()`, without waiting (a disposed client never throws). */
+    free() {
+      void this.close();
+    }
+  }
+  const proto = McpTaskClient.prototype;
+  if (Symbol.dispose) proto[Symbol.dispose] = proto.free;
+  if (Symbol.asyncDispose) proto[Symbol.asyncDispose] = proto.close;
+  return McpTaskClient;
+}

@@ -1,0 +1,206 @@
+//! What `connect`'s options mean. The JS client checked each option's type and passes the plain
+//! ones as one object of JSON values ([`read`]); the values (dialect, transport, link, tab sharing
+//! and what this build has) are checked here, with the text a caller sees.
+
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+
+#[cfg(feature = "oauth")]
+use crate::driver::auth::AuthShell;
+use crate::driver::tabs::SharedOptions;
+use crate::driver::{HeaderSource, TransportKind};
+use crate::engine::api::{Augment, Config, DialectChoice, Link};
+#[cfg(feature = "oauth")]
+use crate::engine::auth::AuthConfig;
+
+/// `connect`'s settings, read.
+pub struct Settings {
+    pub transport: TransportKind,
+    pub config: Config,
+    pub shared: Option<SharedOptions>,
+    /// Whether the caller answers input requests (`onInput`).
+    pub answers_input: bool,
+}
+
+/// The text of an option only the full build has.
+const FULL_BUILD: &str =
+    " needs the full build: import from \"mcp-task-client\" (not \"mcp-task-client/core\")";
+
+fn string<'a>(s: &'a Value, key: &str) -> Option<&'a str> {
+    s.get(key).and_then(Value::as_str)
+}
+
+fn millis(s: &Value, key: &str) -> Option<u64> {
+    s.get(key).and_then(Value::as_f64).map(|n| n as u64)
+}
+
+fn flag(s: &Value, key: &str) -> Option<bool> {
+    s.get(key).and_then(Value::as_bool)
+}
+
+/// Reads the settings `s` for `url`.
+pub fn read(url: &str, s: &Value) -> Result<Settings, String> {
+    let transport = transport(string(s, "transport"), url)?;
+    let answers_input = flag(s, "onInput").unwrap_or(false);
+    let mut config = Config {
+        dialect: dialect(string(s, "dialect"))?,
+        ..Config::default()
+    };
+    if let Some(n) = string(s, "clientName") {
+        config.client_name = n.to_owned();
+    }
+    if let Some(v) = string(s, "clientVersion") {
+        config.client_version = v.to_owned();
+    }
+    if let Some(t) = millis(s, "requestTimeoutMs") {
+        config.request_timeout_ms = t;
+    }
+    if let Some(m) = millis(s, "maxMessageBytes") {
+        config.max_message_bytes = usize::try_from(m).unwrap_or(usize::MAX);
+    }
+    if let Some(g) = millis(s, "resultGcMs") {
+        config.result_gc_ms = g;
+    }
+    config.link = link(string(s, "link"), url, transport)?;
+    if let Some(b) = flag(s, "subscribe") {
+        config.subscribe = b;
+    }
+    config.delete_on_done = flag(s, "deleteOnDone").unwrap_or(false);
+    // Without capabilities and without an input handler the host can answer nothing: it
+    // declares nothing.
+    match s.get("capabilities") {
+        Some(c @ Value::Object(_)) => config.client_capabilities = c.clone(),
+        Some(_) => return Err("capabilities must be a plain object".into()),
+        None if !answers_input => config.client_capabilities = Value::Object(Default::default()),
+        None => {}
+    }
+    Ok(Settings {
+        transport,
+        config,
+        shared: shared(s)?,
+        answers_input,
+    })
+}
+
+/// The `transport` option; by default WebSocket for a `ws:`/`wss:` URL, else HTTP.
+fn transport(t: Option<&str>, url: &str) -> Result<TransportKind, String> {
+    let lower = url.to_ascii_lowercase();
+    Ok(match t {
+        None if lower.starts_with("ws:") || lower.starts_with("wss:") => TransportKind::WebSocket,
+        None | Some("http") => TransportKind::Http,
+        Some("websocket") => TransportKind::WebSocket,
+        Some(other) => {
+            return Err([
+                "unknown transport \"",
+                other,
+                "\" (use \"http\" or \"websocket\")",
+            ]
+            .concat())
+        }
+    })
+}
+
+fn dialect(d: Option<&str>) -> Result<DialectChoice, String> {
+    Ok(match d {
+        None | Some("auto") => DialectChoice::Auto,
+        Some("modern") => DialectChoice::Modern,
+        Some("legacy") => DialectChoice::Legacy,
+        Some("draft") if cfg!(feature = "draft") => DialectChoice::Draft,
+        Some("draft") => return Err(["dialect \"draft\" (SEP-1686)", FULL_BUILD].concat()),
+        Some(other) => return Err(["unknown dialect \"", other, "\""].concat()),
+    })
+}
+
+/// The `link` option; by default detected from the transport and the URL.
+fn link(l: Option<&str>, url: &str, transport: TransportKind) -> Result<Link, String> {
+    Ok(match l {
+        None => crate::driver::link::detect(transport, url),
+        Some("http1") => Link::Http1,
+        Some("http2") => Link::Http2,
+        Some("node") => Link::Node,
+        Some("websocket") => Link::WebSocket,
+        Some(other) => {
+            return Err([
+                "unknown link \"",
+                other,
+                "\" (use \"http1\", \"http2\", \"node\" or \"websocket\")",
+            ]
+            .concat())
+        }
+    })
+}
+
+/// `persist`, `identity`, `persistResults`, `tabs`; `None` unless `persist: true`.
+fn shared(s: &Value) -> Result<Option<SharedOptions>, String> {
+    let identity = string(s, "identity").map(str::to_owned);
+    let persist_results = flag(s, "persistResults").unwrap_or(false);
+    if !flag(s, "persist").unwrap_or(false) {
+        if identity.is_some() || persist_results {
+            return Err("identity and persistResults need persist: true".into());
+        }
+        return Ok(None);
+    }
+    if cfg!(not(feature = "tabs")) {
+        return Err(["persist", FULL_BUILD].concat());
+    }
+    Ok(Some(SharedOptions {
+        identity,
+        persist_results,
+        coordinate: flag(s, "tabs").unwrap_or(true),
+    }))
+}
+
+/// The task option of `callTool` and `request`.
+pub fn augment(task: Option<String>) -> Result<Augment, String> {
+    Ok(match task.as_deref() {
+        None | Some("auto") => Augment::Auto,
+        Some("always") => Augment::Always,
+        Some("never") => Augment::Never,
+        Some(other) => {
+            return Err([
+                "unknown task option \"",
+                other,
+                "\" (use \"auto\", \"always\" or \"never\")",
+            ]
+            .concat())
+        }
+    })
+}
+
+/// The `auth` option (OAuth for servers that answer 401, see `driver::auth`; its types checked
+/// by the JS client) on top of the `headers` option's `base`.
+#[cfg(feature = "oauth")]
+pub fn auth(
+    a: &JsValue,
+    url: &str,
+    client_name: &str,
+    base: HeaderSource,
+) -> Result<HeaderSource, String> {
+    use js_sys::{Function, Reflect};
+    if a.is_undefined() || a.is_null() {
+        return Ok(base);
+    }
+    let get = |k: &str| Reflect::get(a, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED);
+    let string = |k: &str| get(k).as_string();
+    let open: Function = get("openAuthorization").unchecked_into();
+    let store = Some(get("store")).filter(|s| s.is_object());
+    let cfg = AuthConfig {
+        server_url: url.to_owned(),
+        redirect_uri: string("redirectUri").unwrap_or_default(),
+        client_id: string("clientId"),
+        client_secret: string("clientSecret"),
+        client_metadata_url: string("clientMetadataUrl"),
+        client_name: string("clientName").unwrap_or_else(|| client_name.to_owned()),
+        scope: string("scope"),
+    };
+    Ok(base.with_auth(Some(AuthShell::new(cfg, open, store))))
+}
+
+/// The core build has no OAuth: the `auth` option is refused with where to find it.
+#[cfg(not(feature = "oauth"))]
+pub fn auth(a: &JsValue, _: &str, _: &str, base: HeaderSource) -> Result<HeaderSource, String> {
+    if a.is_undefined() || a.is_null() {
+        return Ok(base);
+    }
+    Err(["auth (OAuth)", FULL_BUILD].concat())
+}
