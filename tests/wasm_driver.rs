@@ -474,6 +474,6 @@ async fn js_face_calls_a_tool_and_rejects_bad_input() {
     });
     core.close(on_closed.as_ref().unchecked_ref::<Function>().clone());
     done.await.unwrap();
-    let e = core.list_tools(1.0).unwrap_err();
+    let e = core.op(1.0, 1, None).unwrap_err();
     assert_eq!(kind(&e).as_deref(), Some("closed"));
 }

@@ -10,11 +10,11 @@ use wasm_bindgen::prelude::*;
 
 use super::handle::{self, TaskHandle};
 use super::types::{ErrorInfo, ErrorKind};
-use super::{from_js, invalid, settings, to_js, ClientInner, Outgoing};
+use super::{from_js, invalid, settings, to_js, ClientInner, Outgoing, Run};
 use crate::driver::era::EraKey;
 use crate::driver::tabs::{Link, Requestor};
 use crate::driver::{DriverOptions, HeaderSource, Host};
-use crate::engine::api::{CallOptions, DialectChoice, End, InputId};
+use crate::engine::api::{CallOptions, DialectChoice, End, InputId, OpId};
 
 /// One connected (or connecting) client, held by its JS `McpTaskClient`.
 #[wasm_bindgen(skip_typescript)]
@@ -143,32 +143,18 @@ impl ClientCore {
         self.inner.start(handle, Some(task_id), watch).map(Some)
     }
 
-    /// One page of the server's tasks; the reply comes under `key`.
+    /// Starts one-shot operation `what` with `arg`; its reply comes under `key`. `what` (the
+    /// numbers are spelled again in `npm/client.js`): 0 `tasks/list` (`arg`: the cursor),
+    /// 1 `tools/list`, 2 cancel task `arg`, 3 delete task `arg`.
     #[wasm_bindgen(skip_typescript)]
-    pub fn list_tasks(&self, key: f64, cursor: Option<String>) -> Result<(), JsValue> {
-        let run = Box::new(move |e: &mut dyn Requestor, now| e.list_tasks(now, cursor.as_deref()));
+    pub fn op(&self, key: f64, what: u8, arg: Option<String>) -> Result<(), JsValue> {
+        let run: Run<OpId> = match what {
+            0 => Box::new(move |e, now| e.list_tasks(now, arg.as_deref())),
+            1 => Box::new(|e, now| e.list_tools(now)),
+            2 => Box::new(move |e, now| e.cancel(now, arg.as_deref().unwrap_or_default())),
+            _ => Box::new(move |e, now| e.delete_task(now, arg.as_deref().unwrap_or_default())),
+        };
         self.inner.one_shot(key, run)
-    }
-
-    /// The server's tools; the reply comes under `key`.
-    #[wasm_bindgen(skip_typescript)]
-    pub fn list_tools(&self, key: f64) -> Result<(), JsValue> {
-        self.inner
-            .one_shot(key, Box::new(|e, now| e.list_tools(now)))
-    }
-
-    /// Asks the server to cancel a task; the acknowledgement comes under `key`.
-    #[wasm_bindgen(skip_typescript)]
-    pub fn cancel(&self, key: f64, task_id: String) -> Result<(), JsValue> {
-        self.inner
-            .one_shot(key, Box::new(move |e, now| e.cancel(now, &task_id)))
-    }
-
-    /// Deletes a finished task on the server and forgets it here; the reply comes under `key`.
-    #[wasm_bindgen(skip_typescript)]
-    pub fn delete_task(&self, key: f64, task_id: String) -> Result<(), JsValue> {
-        self.inner
-            .one_shot(key, Box::new(move |e, now| e.delete_task(now, &task_id)))
     }
 
     /// The client's latest snapshot of a task; `null` if it does not track it.

@@ -2,8 +2,8 @@
 //! callbacks, waiting promises and iterators), made by the JS client and handed over when its
 //! subscription starts; the client keeps each live subscription's handle, task id and latest
 //! snapshot, decides what the end means (the record, what `result()` and the first promise settle
-//! with) and answers the handle's questions by subscription id ([`ClientCore`]'s `id`, `status`,
-//! `snapshot`, `stop`).
+//! with) and answers the handle's questions by subscription id ([`ClientCore`]'s `read` and
+//! `stop`).
 
 use std::cell::Ref;
 use std::rc::Rc;
@@ -114,10 +114,6 @@ impl ClientInner {
     fn sub(&self, sub: f64) -> Option<Ref<'_, Sub>> {
         Ref::filter_map(self.subs.borrow(), |s| s.get(&sub_id(sub))).ok()
     }
-
-    fn read(&self, sub: f64, f: impl FnOnce(&Sub) -> JsValue) -> JsValue {
-        self.sub(sub).map_or(JsValue::NULL, |s| f(&s))
-    }
 }
 
 /// Ends `handle` with `end` (`last`: its last snapshot): builds the record and decides what
@@ -145,29 +141,19 @@ pub(super) fn finish(
 /// What a client's handles read and ask for, by subscription id.
 #[wasm_bindgen]
 impl ClientCore {
-    /// The subscription's task id; `null` before the server made a task.
+    /// What a handle reads of subscription `sub` (`null` before it is known): `what` 0 the task
+    /// id (set once the server made a task), 1 the last status, 2 the last snapshot.
     #[wasm_bindgen(skip_typescript)]
-    pub fn id(&self, sub: f64) -> JsValue {
-        self.inner.read(sub, |s| {
-            s.task_id
-                .as_deref()
-                .map_or(JsValue::NULL, JsValue::from_str)
-        })
-    }
-
-    /// The subscription's last status; `null` before the first snapshot.
-    #[wasm_bindgen(skip_typescript)]
-    pub fn status(&self, sub: f64) -> JsValue {
-        self.inner.read(sub, |s| {
-            s.task.as_ref().map_or(JsValue::NULL, |t| to_js(&t.status))
-        })
-    }
-
-    /// The subscription's last snapshot; `null` before the first one.
-    #[wasm_bindgen(skip_typescript)]
-    pub fn snapshot(&self, sub: f64) -> JsValue {
-        self.inner
-            .read(sub, |s| s.snapshot().map_or(JsValue::NULL, |t| to_js(&t)))
+    pub fn read(&self, sub: f64, what: u8) -> JsValue {
+        let Some(s) = self.inner.sub(sub) else {
+            return JsValue::NULL;
+        };
+        let none = || JsValue::NULL;
+        match what {
+            0 => s.task_id.as_deref().map_or_else(none, JsValue::from_str),
+            1 => s.task.as_ref().map_or_else(none, |t| to_js(&t.status)),
+            _ => s.snapshot().map_or_else(none, |t| to_js(&t)),
+        }
     }
 
     /// Stops waiting: the subscription ends `aborted` (nothing is sent).

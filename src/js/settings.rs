@@ -167,8 +167,8 @@ pub fn augment(task: Option<String>) -> Result<Augment, String> {
     })
 }
 
-/// The `auth` option (OAuth for servers that answer 401, see `driver::auth`; its types checked
-/// by the JS client) on top of the `headers` option's `base`.
+/// The `auth` option as given (OAuth for servers that answer 401, see `driver::auth`; read here,
+/// as only the full build has it) on top of the `headers` option's `base`.
 #[cfg(feature = "oauth")]
 pub fn auth(
     a: &JsValue,
@@ -180,18 +180,41 @@ pub fn auth(
     if a.is_undefined() || a.is_null() {
         return Ok(base);
     }
+    if !a.is_object() || a.is_function() {
+        return Err("auth must be an object".into());
+    }
     let get = |k: &str| Reflect::get(a, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED);
-    let string = |k: &str| get(k).as_string();
-    let open: Function = get("openAuthorization").unchecked_into();
-    let store = Some(get("store")).filter(|s| s.is_object());
+    let string = |k: &str| -> Result<Option<String>, String> {
+        let v = get(k);
+        if v.is_undefined() || v.is_null() {
+            return Ok(None);
+        }
+        v.as_string()
+            .map(Some)
+            .ok_or_else(|| ["auth.", k, " must be a string"].concat())
+    };
+    let open = get("openAuthorization")
+        .dyn_into::<Function>()
+        .map_err(|_| "auth.openAuthorization must be a function")?;
+    let redirect_uri = string("redirectUri")?.ok_or("auth.redirectUri must be a string")?;
+    let store = get("store");
+    let store = if store.is_undefined() || store.is_null() {
+        None
+    } else if Reflect::get(&store, &"load".into()).is_ok_and(|f| f.is_function())
+        && Reflect::get(&store, &"save".into()).is_ok_and(|f| f.is_function())
+    {
+        Some(store)
+    } else {
+        return Err("auth.store must have load() and save(grant) functions".into());
+    };
     let cfg = AuthConfig {
         server_url: url.to_owned(),
-        redirect_uri: string("redirectUri").unwrap_or_default(),
-        client_id: string("clientId"),
-        client_secret: string("clientSecret"),
-        client_metadata_url: string("clientMetadataUrl"),
-        client_name: string("clientName").unwrap_or_else(|| client_name.to_owned()),
-        scope: string("scope"),
+        redirect_uri,
+        client_id: string("clientId")?,
+        client_secret: string("clientSecret")?,
+        client_metadata_url: string("clientMetadataUrl")?,
+        client_name: string("clientName")?.unwrap_or_else(|| client_name.to_owned()),
+        scope: string("scope")?,
     };
     Ok(base.with_auth(Some(AuthShell::new(cfg, open, store))))
 }

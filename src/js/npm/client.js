@@ -8,6 +8,8 @@ import { TaskHandle } from "./handle.js";
 
 /** What `ClientCore` reports (the numbers of `Heard` in src/js/mod.rs). */
 const READY = 0, FAILED = 1, SESSION = 2, WARNING = 3, TRANSITION = 4, INPUT = 5, WITHDRAWN = 6, ONCE = 7, REPLIED = 8, REFUSED = 9;
+/** The one-shot operations of `ClientCore.op`. */
+const LIST_TASKS = 0, LIST_TOOLS = 1, CANCEL = 2, DELETE = 3;
 
 const invalid = (message) => new McpTaskError(message, { kind: "invalidInput" });
 const mustBe = (name, what) => invalid(`${name} must be ${what}`);
@@ -27,17 +29,16 @@ const TYPES = {
 const given = (o, key) => o?.[key] ?? undefined;
 
 /** Checks that `o[key]`, when set, is of `type` (a key of TYPES); returns it. */
-function typed(o, key, type, name = key) {
+function typed(o, key, type) {
   const v = given(o, key);
   const [ok, what] = TYPES[type];
-  if (v !== undefined && !ok(v)) throw mustBe(name, what);
+  if (v !== undefined && !ok(v)) throw mustBe(key, what);
   return v;
 }
 
 /** Checks that `o` is an options object (or unset). */
-function options(o, name = "options") {
-  if (o != null && typeof o !== "object") throw mustBe(name, "an object");
-  return o;
+function options(o) {
+  if (o != null && typeof o !== "object") throw mustBe("options", "an object");
 }
 
 /** A non-empty string argument. */
@@ -55,7 +56,8 @@ function signal(o) {
   return s;
 }
 
-/** The plain options of `connect`, by type: checked here, their values read in WebAssembly. */
+/** The plain options of `connect`, by type: checked here, their values read in WebAssembly (as are
+ *  `headers`, a collection or a function, and `auth`, which only the full build has). */
 const SETTINGS = {
   transport: "string",
   dialect: "string",
@@ -72,20 +74,6 @@ const SETTINGS = {
   persistResults: "boolean",
   tabs: "boolean",
 };
-
-/** The `auth` option's members, checked (its meaning is read in WebAssembly). */
-function auth(o) {
-  const a = options(given(o, "auth"), "auth");
-  if (a === undefined) return undefined;
-  if (typeof a.openAuthorization !== "function") throw invalid("auth.openAuthorization must be a function");
-  if (typeof a.redirectUri !== "string") throw invalid("auth.redirectUri must be a string");
-  for (const key of ["clientId", "clientSecret", "clientMetadataUrl", "clientName", "scope"]) typed(a, key, "string", `auth.${key}`);
-  const store = given(a, "store");
-  if (store !== undefined && !(typeof store.load === "function" && typeof store.save === "function")) {
-    throw invalid("auth.store must have load() and save(grant) functions");
-  }
-  return a;
-}
 
 /** The server URL: a string the global `URL` parses (relative to the page, where there is one)
  *  with an http(s) or ws(s) scheme. Returned as given. */
@@ -146,13 +134,12 @@ export function clientClass(wasm, ready) {
     #lastOp = 0;
     /** What this client's handles call. */
     #port = {
-      id: (sub) => this.#core.id(sub),
-      status: (sub) => this.#core.status(sub),
-      task: (sub) => this.#core.snapshot(sub),
+      id: (sub) => this.#core.read(sub, 0),
+      status: (sub) => this.#core.read(sub, 1),
+      task: (sub) => this.#core.read(sub, 2),
       stop: (sub) => this.#core.stop(sub),
-      cancel: (taskId) => this.#op((key) => this.#core.cancel(key, taskId)).then(() => {}),
-      delete: (taskId) =>
-        taskId === null ? Promise.reject(invalid("no task to delete")) : this.#op((key) => this.#core.delete_task(key, taskId)).then(() => {}),
+      cancel: (taskId) => this.#op(CANCEL, taskId).then(() => {}),
+      delete: (taskId) => (taskId === null ? Promise.reject(invalid("no task to delete")) : this.#op(DELETE, taskId).then(() => {})),
     };
 
     constructor(key) {
@@ -181,7 +168,6 @@ export function clientClass(wasm, ready) {
           throw invalid("capabilities must be a plain object");
         }
         if (caps !== undefined) settings.capabilities = caps;
-        const a = auth(o);
         const ws = typed(o, "WebSocket", "function");
         this.#onWarning = typed(o, "onWarning", "function");
         const s = signal(o);
@@ -189,7 +175,7 @@ export function clientClass(wasm, ready) {
         // Set first: the WebAssembly side may report a failure before `open` returns.
         this.#connecting = [resolve, reject, s];
         const heard = (what, id, value) => this.#heard(what, id, value);
-        const core = (this.#core = wasm.ClientCore.open(u, settings, given(o, "headers"), ws, a, heard));
+        const core = (this.#core = wasm.ClientCore.open(u, settings, given(o, "headers"), ws, given(o, "auth"), heard));
         if (s && this.#connecting) {
           const abort = () => core.abandon();
           s.addEventListener("abort", abort);
@@ -245,13 +231,13 @@ export function clientClass(wasm, ready) {
       }
     }
 
-    /** A one-shot operation: `start(key)` starts it, its reply settles the promise. */
-    #op(start) {
+    /** One-shot operation `what` (with `arg`): its reply settles the promise. */
+    #op(what, arg) {
       return new Promise((resolve, reject) => {
         const key = ++this.#lastOp;
         this.#ops.set(key, [resolve, reject]);
         try {
-          start(key);
+          this.#core.op(key, what, arg);
         } catch (e) {
           this.#ops.delete(key);
           reject(thrown(e));
@@ -337,15 +323,15 @@ export function clientClass(wasm, ready) {
 
     listTasks(cursor) {
       if (cursor != null && typeof cursor !== "string") return Promise.reject(mustBe("cursor", "a string"));
-      return this.#op((key) => this.#core.list_tasks(key, cursor ?? undefined));
+      return this.#op(LIST_TASKS, cursor ?? undefined);
     }
 
     deleteTask(taskId) {
-      return this.#op((key) => this.#core.delete_task(key, taskId)).then(() => {});
+      return this.#op(DELETE, taskId).then(() => {});
     }
 
     listTools() {
-      return this.#op((key) => this.#core.list_tools(key));
+      return this.#op(LIST_TOOLS);
     }
 
     task(taskId) {
