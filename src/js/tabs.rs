@@ -98,8 +98,8 @@ impl ClientCore {
 
     /// `"solo"`, `"leader"`, `"follower"` or `"electing"`.
     #[wasm_bindgen(skip_typescript)]
-    pub fn role(&self) -> String {
-        self.inner.driver().map_or("solo", |l| l.role()).to_owned()
+    pub fn role(&self) -> JsValue {
+        JsValue::from_str(self.inner.driver().map_or("solo", |l| l.role()))
     }
 
     /// `"indexedDB"`, `"localStorage"`, `"memory"`; `null` without `persist`.
