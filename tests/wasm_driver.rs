@@ -411,6 +411,12 @@ fn open_core(url: &str) -> (ClientCore, mpsc::UnboundedReceiver<(u8, JsValue)>) 
     (core, rx)
 }
 
+#[wasm_bindgen(module = "/src/js/npm/extras.js")]
+extern "C" {
+    /// The package's error class (`handle.js` makes one when a handle fails).
+    type McpTaskError;
+}
+
 #[wasm_bindgen(module = "/src/js/npm/handle.js")]
 extern "C" {
     /// The package's handle class, as the JS client makes one.
@@ -462,6 +468,12 @@ async fn js_face_calls_a_tool_and_rejects_bad_input() {
     let r = self::call(&handle, "result", &[]).await.unwrap();
     let text = js_sys::JSON::stringify(&r).unwrap().as_string().unwrap();
     assert!(text.contains("quick: wasm"), "{text}");
+    // A handle whose signal already aborted ends at once, its result an `McpTaskError`.
+    let stopped: JsValue = JsTaskHandle::new(&u, &u, &u).into();
+    let h = stopped.clone().unchecked_into();
+    assert!(matches!(core.watch(h, "some-task".into(), true), Ok(None)));
+    let e = self::call(&stopped, "result", &[]).await.unwrap_err();
+    assert!(e.is_instance_of::<McpTaskError>(), "{e:?}");
     let e = call(JsValue::from_f64(3.0)).unwrap_err();
     let kind = |e: &JsValue| Reflect::get(e, &"kind".into()).unwrap().as_string();
     assert_eq!(kind(&e).as_deref(), Some("invalidInput"));

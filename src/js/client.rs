@@ -179,7 +179,9 @@ impl ClientCore {
     /// Ends every subscription and the session, closes the transport, then calls `closed`.
     #[wasm_bindgen(skip_typescript)]
     pub fn close(&self, closed: Function) {
+        let me = self.inner.clone();
         self.inner.shut(Box::new(move || {
+            me.hush();
             let _ = closed.call0(&JsValue::UNDEFINED);
         }));
     }

@@ -82,8 +82,9 @@ pub struct ClientInner {
     /// The one-shot operations awaiting their reply, with the JS client's key for each (a few at
     /// a time: a `Vec` costs less wasm than another map instantiation).
     ops: RefCell<Vec<(OpId, f64)>>,
-    /// The JS client's callback (see [`Heard`]).
-    emit: Function,
+    /// The JS client's callback (see [`Heard`]); let go once the client is closed (it holds the
+    /// JS client, which holds this state: a cycle the garbage collector cannot see through).
+    emit: RefCell<Option<Function>>,
     /// Whether the JS client answers input requests (it has an `onInput` handler).
     answers_input: bool,
     /// The tasks whose end this page has already reported.
@@ -103,7 +104,7 @@ impl ClientInner {
             driver: RefCell::new(None),
             subs: RefCell::default(),
             ops: RefCell::default(),
-            emit,
+            emit: RefCell::new(Some(emit)),
             answers_input,
             once: tabs::Once::default(),
             connected: Cell::new(false),
@@ -120,7 +121,10 @@ impl ClientInner {
     fn emit(&self, what: Heard, id: f64, value: &JsValue) {
         let what = JsValue::from_f64(what as u8 as f64);
         let id = JsValue::from_f64(id);
-        let _ = self.emit.call3(&JsValue::UNDEFINED, &what, &id, value);
+        let emit = self.emit.borrow().clone();
+        if let Some(f) = emit {
+            let _ = f.call3(&JsValue::UNDEFINED, &what, &id, value);
+        }
     }
 
     fn on_event(self: &Rc<Self>, ev: Event) {
@@ -211,7 +215,10 @@ impl ClientInner {
         if self.waiting.replace(false) {
             let error = to_js(&error());
             let me = self.clone();
-            self.shut(Box::new(move || me.emit(Heard::Failed, 0.0, &error)));
+            self.shut(Box::new(move || {
+                me.emit(Heard::Failed, 0.0, &error);
+                me.hush();
+            }));
         }
     }
 
@@ -227,6 +234,11 @@ impl ClientInner {
             }
             None => then(),
         }
+    }
+
+    /// The client is closed: the JS client hears nothing more.
+    fn hush(&self) {
+        self.emit.borrow_mut().take();
     }
 
     /// A subscription ended: its handle settles; a task's settled end is reported once per page.

@@ -92,23 +92,22 @@ export class TaskHandle {
   /** What only some handles use, created on first use: see `#more()`. */
   #extras;
 
-  /** The abort signal, until the subscription starts. */
-  #signal;
-
   constructor(port, signal, first) {
     this.#port = port;
     this.#first = first;
-    this.#signal = signal;
     if (signal?.aborted) this.#more().reason = signal.reason;
+    else if (signal) this.#more().signal = signal;
   }
 
-  /** For the client: the subscription `sub` started (`undefined`: it never did); the handle
-   *  stops when its signal aborts. */
+  /** For the client: the subscription `sub` started (`undefined`: it never did); from now on the
+   *  handle stops when its signal aborts. */
   _start(sub) {
-    const signal = this.#signal;
-    this.#signal = undefined;
     this.#sub = sub;
-    if (this.#end || !signal || sub === undefined) return;
+    const more = this.#extras;
+    const signal = more?.signal;
+    if (!signal) return;
+    more.signal = undefined;
+    if (sub === undefined) return;
     const abort = () => {
       this.#more().reason = signal.reason;
       this.stop();
@@ -118,9 +117,9 @@ export class TaskHandle {
   }
 
   /** Waiting `result()` calls, `updates()` queues, `cancel()` calls before the task id is known,
-   *  the abort signal's reason and the removal of its listener. */
+   *  the abort signal until the subscription starts, its reason and the removal of its listener. */
   #more() {
-    return (this.#extras ??= { waiters: [], queues: [], cancels: [], reason: undefined, unlisten: undefined });
+    return (this.#extras ??= { waiters: [], queues: [], cancels: [], signal: undefined, reason: undefined, unlisten: undefined });
   }
 
   get id() {
