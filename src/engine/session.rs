@@ -6,7 +6,6 @@ use serde_json::Value;
 
 use super::ids::ReqId;
 use crate::protocol::dialect::{Codec, SessionInfo, TaskAugment};
-use crate::protocol::headers;
 use crate::protocol::model::Dialect;
 use crate::protocol::object;
 
@@ -214,17 +213,7 @@ impl Session {
 
     /// `MCP-Protocol-Version` and `Mcp-Session-Id` (the legacy GET stream and `DELETE`).
     pub(crate) fn session_headers(&self) -> Vec<(String, String)> {
-        let mut out = Vec::new();
-        if !self.protocol_version.is_empty() {
-            out.push((
-                headers::PROTOCOL_VERSION.to_owned(),
-                self.protocol_version.clone(),
-            ));
-        }
-        if let Some(id) = &self.session_id {
-            out.push((headers::SESSION_ID.to_owned(), id.clone()));
-        }
-        out
+        crate::protocol::dialect::session_headers(&self.info())
     }
 
     /// Headers for the `DELETE` that ends a legacy HTTP session, if there is one.

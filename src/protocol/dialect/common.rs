@@ -251,7 +251,7 @@ pub(super) fn notification(
 }
 
 /// Legacy-style session headers: `MCP-Protocol-Version` and `Mcp-Session-Id` once known.
-pub(super) fn session_headers(s: &SessionInfo) -> Vec<(String, String)> {
+pub(crate) fn session_headers(s: &SessionInfo) -> Vec<(String, String)> {
     let mut out = Vec::with_capacity(2);
     if !s.protocol_version.is_empty() {
         out.push((
