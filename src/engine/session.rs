@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::ids::ReqId;
-use crate::protocol::dialect::{Codec, SessionInfo, TaskAugment};
+use crate::protocol::dialect::{Codec, SessionInfo};
 use crate::protocol::model::Dialect;
 use crate::protocol::object;
 
@@ -302,16 +302,7 @@ impl Engine {
         if !info.is_null() {
             self.session.server_info = info;
         }
-        self.session.augments = {
-            let si = self.session.info();
-            let params = object([("name", "probe".into())]);
-            let ask = TaskAugment {
-                ttl_ms: Some(1),
-                task_id: Some("probe".into()),
-            };
-            c.build_request(&si, "tools/call", params.clone(), Some(&ask))
-                != c.build_request(&si, "tools/call", params, None)
-        };
+        self.session.augments = c.asks_for_tasks();
         self.session.fetches_results = c.build_result(&self.session.info(), "probe").is_some();
         self.session.listens = self.cfg.subscribe
             && c.build_listen(&self.session.info(), &[]).is_some()

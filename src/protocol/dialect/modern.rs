@@ -171,6 +171,10 @@ impl Codec for Modern {
         None
     }
 
+    fn asks_for_tasks(&self) -> bool {
+        false
+    }
+
     /// The server decides whether to make a task; `task` (ttl, id) cannot be asked for here.
     fn build_request(
         &self,
