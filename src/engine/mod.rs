@@ -428,7 +428,7 @@ impl Engine {
         {
             self.hosted = receiver::Hosted::default();
         }
-        self.session.drop_waiting(|_| true);
+        self.session.queue.clear();
         self.pool.backlog.clear();
     }
 

@@ -184,9 +184,9 @@ impl Session {
         self.queue.iter()
     }
 
-    /// Drops the waiting requests `gone` says are no longer wanted (all of them: `|_| true`).
+    /// Drops the waiting requests `gone` says are no longer wanted.
     pub(crate) fn drop_waiting(&mut self, gone: impl Fn(&Purpose) -> bool) {
-        self.queue.retain(|p| !gone(p));
+        keep_waiting(&mut self.queue, &mut |p| !gone(p));
     }
 
     pub(crate) fn is_ready(&self) -> bool {
@@ -420,4 +420,10 @@ impl Engine {
             }
         }
     }
+}
+
+/// Keeps the waiting requests `keep` says yes to, in order (one `retain` in the binary for its
+/// callers).
+pub(crate) fn keep_waiting(queue: &mut Vec<Purpose>, keep: &mut dyn FnMut(&Purpose) -> bool) {
+    queue.retain(|p| keep(p));
 }
