@@ -338,14 +338,14 @@ fn parse_acknowledged(params: &Value) -> TaskNotice {
         .get("_meta")
         .and_then(|m| m.get(META_SUBSCRIPTION_ID))
         .and_then(Id::from_json);
-    let task_ids = params
+    let ids = params
         .get("notifications")
         .and_then(|n| n.get("taskIds"))
-        .and_then(Value::as_array)
-        .map(|ids| ids.iter().filter_map(Value::as_str).map(str::to_owned))
-        .into_iter()
-        .flatten()
-        .collect();
+        .and_then(Value::as_array);
+    let mut task_ids = Vec::new();
+    for id in ids.into_iter().flatten().filter_map(Value::as_str) {
+        task_ids.push(id.to_owned());
+    }
     TaskNotice::Listening {
         subscription,
         task_ids,
