@@ -417,8 +417,12 @@ impl Engine {
             call.retry = Some((Value::Object(Map::new()), state));
             return self.dispatch(now, Purpose::Call(c));
         }
+        let mut open = SortedSet::default();
+        for r in &requests {
+            open.insert(r.key.clone());
+        }
         call.round = Some(Round {
-            open: requests.iter().map(|r| r.key.clone()).collect(),
+            open,
             responses: Map::new(),
             state,
         });
