@@ -343,8 +343,10 @@ fn parse_acknowledged(params: &Value) -> TaskNotice {
         .and_then(|n| n.get("taskIds"))
         .and_then(Value::as_array);
     let mut task_ids = Vec::new();
-    for id in ids.into_iter().flatten().filter_map(Value::as_str) {
-        task_ids.push(id.to_owned());
+    for id in ids.map(Vec::as_slice).unwrap_or_default() {
+        if let Some(id) = id.as_str() {
+            task_ids.push(id.to_owned());
+        }
     }
     TaskNotice::Listening {
         subscription,
