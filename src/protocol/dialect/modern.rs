@@ -304,8 +304,12 @@ impl Codec for Modern {
     }
 
     fn build_listen(&self, s: &SessionInfo, task_ids: &[String]) -> Option<Outgoing> {
+        let mut ids = Vec::with_capacity(task_ids.len());
+        for id in task_ids {
+            ids.push(Value::from(id.as_str()));
+        }
         let mut filter = Map::new();
-        filter.insert("taskIds".into(), Value::from(task_ids.to_vec()));
+        filter.insert("taskIds".into(), Value::Array(ids));
         let mut params = Map::new();
         params.insert("notifications".into(), Value::Object(filter));
         Some(modern_request(
