@@ -382,12 +382,12 @@ impl Engine {
 
     /// A task is dropped: a call that became it stops waiting for its original response.
     pub(crate) fn forget_calls_of(&mut self, task_id: &str) {
-        let gone: Vec<CallId> = self
-            .calls
-            .iter()
-            .filter(|(_, c)| c.became.as_deref() == Some(task_id))
-            .map(|(k, _)| *k)
-            .collect();
+        let mut gone: Vec<CallId> = Vec::new();
+        for (k, c) in self.calls.iter() {
+            if c.became.as_deref() == Some(task_id) {
+                gone.push(*k);
+            }
+        }
         for c in gone {
             if let Some(n) = self.remove_call(c).and_then(|call| call.req) {
                 self.take_pending(n);
@@ -417,8 +417,12 @@ impl Engine {
             call.retry = Some((Value::Object(Map::new()), state));
             return self.dispatch(now, Purpose::Call(c));
         }
+        let mut open = SortedSet::default();
+        for r in &requests {
+            open.insert(r.key.clone());
+        }
         call.round = Some(Round {
-            open: requests.iter().map(|r| r.key.clone()).collect(),
+            open,
             responses: Map::new(),
             state,
         });

@@ -11,6 +11,7 @@ use super::hash::{for_words, IdHash};
 use super::ids::ReqId;
 use super::requests::Purpose;
 use super::Engine;
+use crate::protocol::digits::decimal;
 
 /// A fingerprint of a status answer without its JSON-RPC id (its length and two 64-bit hashes of
 /// its text, eight bytes per step): the answer applied last for a task, compared with the next
@@ -64,26 +65,14 @@ impl PollEcho {
 /// the text before the number and the text after it.
 fn split_at_id(body: &str, n: ReqId) -> Option<(&str, &str)> {
     let n = n.0;
-    let mut digits = [0u8; 20];
-    let mut len = 0;
-    let mut v = n.unsigned_abs();
-    loop {
-        let slot = digits.get_mut(len)?;
-        *slot = b'0' + (v % 10) as u8;
-        len += 1;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    let digits = digits.get(..len)?;
+    let digits = decimal(n.unsigned_abs());
+    let len = digits.len();
     // The first `"id"` (a byte scan: no searcher to set up for a short body).
     let at = (body.as_bytes().windows(4)).position(|w| w.first_chunk() == Some(b"\"id\""))?;
     let rest = body.get(at + 4..)?.trim_ascii_start();
     let rest = rest.strip_prefix(":")?.trim_ascii_start();
     let rest = if n < 0 { rest.strip_prefix("-")? } else { rest };
-    let value = rest.as_bytes().get(..len)?;
-    if !value.iter().eq(digits.iter().rev()) {
+    if rest.as_bytes().get(..len)? != digits.as_bytes() {
         return None;
     }
     let after = rest.get(len..)?;

@@ -139,7 +139,7 @@ impl Engine {
     fn waiting_requests(&mut self) -> Vec<Purpose> {
         let fetches = self.session.fetches_results;
         let mut queue = std::mem::take(&mut self.session.queue);
-        queue.retain(|p| {
+        super::session::keep_waiting(&mut queue, &mut |p| {
             let Purpose::Get(t) = p else { return true };
             match self.tasks.get_mut(t) {
                 Some(e) if fetches && e.is_terminal() => {

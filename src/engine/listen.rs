@@ -144,15 +144,20 @@ impl Engine {
         if n.is_none() || n != self.listen.req {
             return;
         }
-        let named: SortedSet<String> = (task_ids.into_iter())
-            .filter(|t| self.listen.covered.contains(t.as_str()))
-            .collect();
+        let mut named: SortedSet<String> = SortedSet::default();
+        for t in task_ids {
+            if self.listen.covered.contains(t.as_str()) {
+                named.insert(t);
+            }
+        }
         let before = std::mem::replace(&mut self.listen.pushed, named);
         self.listen.pushed_by = n;
-        let fresh: Vec<String> = (self.listen.pushed.iter())
-            .filter(|t| !before.contains(t.as_str()))
-            .cloned()
-            .collect();
+        let mut fresh: Vec<String> = Vec::new();
+        for t in self.listen.pushed.iter() {
+            if !before.contains(t.as_str()) {
+                fresh.push(t.clone());
+            }
+        }
         for t in fresh {
             self.schedule_poll(now, &t, Source::Push);
         }

@@ -428,7 +428,7 @@ impl Engine {
         {
             self.hosted = receiver::Hosted::default();
         }
-        self.session.drop_waiting(|_| true);
+        self.session.queue.clear();
         self.pool.backlog.clear();
     }
 
@@ -478,11 +478,16 @@ impl Engine {
 
     /// Operations still waiting for a reply (queued or in flight), each once.
     fn open_ops(&self) -> SortedSet<OpId> {
-        (self.reqs.purposes())
-            .chain(self.session.waiting())
-            .filter_map(Purpose::op)
-            .chain(self.tools.ops.iter().copied())
-            .collect()
+        let mut ops = SortedSet::default();
+        for p in self.reqs.purposes().chain(self.session.waiting()) {
+            if let Some(op) = p.op() {
+                ops.insert(op);
+            }
+        }
+        for op in &self.tools.ops {
+            ops.insert(*op);
+        }
+        ops
     }
 
     /// When the engine next needs to run: its earliest timer, request timeout or hosted expiry.

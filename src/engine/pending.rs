@@ -133,7 +133,9 @@ impl Requests {
 
     /// The pending request ids, in allocation order.
     pub(crate) fn ids(&self) -> Vec<ReqId> {
-        self.pending.keys().copied().collect()
+        let mut ids = Vec::with_capacity(self.pending.len());
+        ids.extend(self.pending.keys());
+        ids
     }
 
     /// Takes request `n` out (answered, failed or given up), with its transmission key.

@@ -191,10 +191,13 @@ impl Registry {
     /// may change the registry as it goes through them (a `dyn` test: one collecting loop in the
     /// binary for every caller).
     pub(crate) fn ids_where(&self, pick: &dyn Fn(&str, &TaskEntry) -> bool) -> Vec<String> {
-        (self.iter())
-            .filter(|(id, e)| pick(id, e))
-            .map(|(id, _)| id.to_owned())
-            .collect()
+        let mut ids = Vec::new();
+        for (id, e) in self.iter() {
+            if pick(id, e) {
+                ids.push(id.to_owned());
+            }
+        }
+        ids
     }
 
     /// The ids of the running tasks someone follows, in id order.

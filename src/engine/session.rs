@@ -5,8 +5,7 @@
 use serde_json::Value;
 
 use super::ids::ReqId;
-use crate::protocol::dialect::{Codec, SessionInfo, TaskAugment};
-use crate::protocol::headers;
+use crate::protocol::dialect::{Codec, SessionInfo};
 use crate::protocol::model::Dialect;
 use crate::protocol::object;
 
@@ -185,9 +184,9 @@ impl Session {
         self.queue.iter()
     }
 
-    /// Drops the waiting requests `gone` says are no longer wanted (all of them: `|_| true`).
+    /// Drops the waiting requests `gone` says are no longer wanted.
     pub(crate) fn drop_waiting(&mut self, gone: impl Fn(&Purpose) -> bool) {
-        self.queue.retain(|p| !gone(p));
+        keep_waiting(&mut self.queue, &mut |p| !gone(p));
     }
 
     pub(crate) fn is_ready(&self) -> bool {
@@ -214,17 +213,7 @@ impl Session {
 
     /// `MCP-Protocol-Version` and `Mcp-Session-Id` (the legacy GET stream and `DELETE`).
     pub(crate) fn session_headers(&self) -> Vec<(String, String)> {
-        let mut out = Vec::new();
-        if !self.protocol_version.is_empty() {
-            out.push((
-                headers::PROTOCOL_VERSION.to_owned(),
-                self.protocol_version.clone(),
-            ));
-        }
-        if let Some(id) = &self.session_id {
-            out.push((headers::SESSION_ID.to_owned(), id.clone()));
-        }
-        out
+        crate::protocol::dialect::session_headers(&self.info())
     }
 
     /// Headers for the `DELETE` that ends a legacy HTTP session, if there is one.
@@ -313,16 +302,7 @@ impl Engine {
         if !info.is_null() {
             self.session.server_info = info;
         }
-        self.session.augments = {
-            let si = self.session.info();
-            let params = object([("name", "probe".into())]);
-            let ask = TaskAugment {
-                ttl_ms: Some(1),
-                task_id: Some("probe".into()),
-            };
-            c.build_request(&si, "tools/call", params.clone(), Some(&ask))
-                != c.build_request(&si, "tools/call", params, None)
-        };
+        self.session.augments = c.asks_for_tasks();
         self.session.fetches_results = c.build_result(&self.session.info(), "probe").is_some();
         self.session.listens = self.cfg.subscribe
             && c.build_listen(&self.session.info(), &[]).is_some()
@@ -440,4 +420,10 @@ impl Engine {
             }
         }
     }
+}
+
+/// Keeps the waiting requests `keep` says yes to, in order (one `retain` in the binary for its
+/// callers).
+pub(crate) fn keep_waiting(queue: &mut Vec<Purpose>, keep: &mut dyn FnMut(&Purpose) -> bool) {
+    queue.retain(|p| keep(p));
 }

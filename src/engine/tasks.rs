@@ -213,11 +213,10 @@ impl Engine {
             (applied.visible_change && !entry.subs.is_empty()) || !snap.input_requests().is_empty();
         let snapshot = shown.then(|| snap.task(task_id));
         let has_subs = !entry.subs.is_empty();
-        let subs: Vec<SubId> = if shown {
-            entry.subs.iter().copied().collect()
-        } else {
-            Vec::new()
-        };
+        let mut subs: Vec<SubId> = Vec::new();
+        if shown {
+            subs.extend(entry.subs.iter());
+        }
         let mut fetch = false;
         if let Some((_, to)) = applied.transition {
             entry.poll.since = now.into();
@@ -350,12 +349,12 @@ impl Engine {
         if entry.subs.is_empty() {
             return;
         }
-        let fresh: Vec<_> = snapshot
-            .input_requests
-            .iter()
-            .filter(|r| entry.input_keys.insert(r.key.clone()))
-            .cloned()
-            .collect();
+        let mut fresh = Vec::new();
+        for r in &snapshot.input_requests {
+            if entry.input_keys.insert(r.key.clone()) {
+                fresh.push(r.clone());
+            }
+        }
         for request in fresh {
             self.surface_input(Some(task_id.to_owned()), request, Origin::Task);
         }

@@ -46,7 +46,12 @@ fn read(v: &JsValue, origin: Origin, depth: u32) -> Result<Value, &'static str> 
     }
     if Array::is_array(v) {
         let a: &Array = v.unchecked_ref();
-        return a.iter().map(|x| read(&x, origin, depth + 1)).collect();
+        let len = a.length();
+        let mut items = Vec::with_capacity(len as usize);
+        for i in 0..len {
+            items.push(read(&a.get(i), origin, depth + 1)?);
+        }
+        return Ok(Value::Array(items));
     }
     if v.is_object() {
         return read_object(v, origin, depth);

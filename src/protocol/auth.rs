@@ -61,113 +61,103 @@ fn is_space(b: u8) -> bool {
     b == b' ' || b == b'\t'
 }
 
-/// A cursor over the header's bytes; every slice it takes starts and ends at ASCII bytes.
-struct Cursor<'a> {
-    s: &'a str,
-    i: usize,
+fn is_space_or_comma(b: u8) -> bool {
+    is_space(b) || b == b','
 }
 
-impl Cursor<'_> {
-    fn peek(&self) -> Option<u8> {
-        self.s.as_bytes().get(self.i).copied()
+/// Where the run of bytes from `i` satisfying `what` ends. Runs of these classes start and end
+/// at ASCII bytes (or the end), so they slice the text at character boundaries.
+fn run(b: &[u8], mut i: usize, what: fn(u8) -> bool) -> usize {
+    while b.get(i).is_some_and(|&c| what(c)) {
+        i += 1;
     }
+    i
+}
 
-    fn skip(&mut self, what: impl Fn(u8) -> bool) {
-        while self.peek().is_some_and(&what) {
-            self.i += 1;
-        }
-    }
-
-    /// The run of bytes satisfying `what` from here.
-    fn take(&mut self, what: impl Fn(u8) -> bool) -> &str {
-        let start = self.i;
-        self.skip(what);
-        self.s.get(start..self.i).unwrap_or_default()
-    }
-
-    /// A quoted string (the opening quote is next): unescaped, up to its closing quote or the end.
-    fn quoted(&mut self) -> String {
-        self.i += 1;
-        let mut out = Vec::new();
-        while let Some(b) = self.peek() {
-            self.i += 1;
-            match b {
-                b'"' => break,
-                b'\\' => {
-                    if let Some(n) = self.peek() {
-                        out.push(n);
-                        self.i += 1;
-                    }
-                }
-                _ => out.push(b),
-            }
-        }
-        super::lossy(&out).into_owned()
-    }
+/// The text between two ends of runs (see [`run`]).
+fn part(text: &str, from: usize, to: usize) -> &str {
+    text.get(from..to).unwrap_or_default()
 }
 
 /// Every challenge in a `WWW-Authenticate` value, leniently: never fails, skips what it cannot read.
 pub fn parse(header: &str) -> Vec<Challenge> {
-    let mut c = Cursor { s: header, i: 0 };
+    let b = header.as_bytes();
     let mut out: Vec<Challenge> = Vec::new();
-    loop {
-        c.skip(|b| is_space(b) || b == b',');
-        if c.peek().is_none() {
-            break;
-        }
-        let scheme = c.take(is_tchar).to_owned();
-        if scheme.is_empty() {
+    let mut i = run(b, 0, is_space_or_comma);
+    while i < b.len() {
+        let end = run(b, i, is_tchar);
+        if end == i {
             // Not a token: skip one character (all of a non-ASCII one).
-            c.i += 1;
-            while c.i < header.len() && !header.is_char_boundary(c.i) {
-                c.i += 1;
+            i += 1;
+            while i < b.len() && !header.is_char_boundary(i) {
+                i += 1;
             }
-            continue;
+        } else {
+            let mut challenge = Challenge {
+                scheme: part(header, i, end).to_owned(),
+                params: Vec::new(),
+            };
+            i = read_params(header, end, &mut challenge);
+            out.push(challenge);
         }
-        let mut challenge = Challenge {
-            scheme,
-            params: Vec::new(),
-        };
-        read_params(&mut c, &mut challenge);
-        out.push(challenge);
+        i = run(b, i, is_space_or_comma);
     }
     out
 }
 
-/// Reads `name=value` pairs (or one token68) until the next challenge begins.
-fn read_params(c: &mut Cursor<'_>, challenge: &mut Challenge) {
+/// Reads `name=value` pairs (or one token68) from `i` until the next challenge begins (where it
+/// returns).
+fn read_params(header: &str, mut i: usize, challenge: &mut Challenge) -> usize {
+    let b = header.as_bytes();
     loop {
-        let save = c.i;
-        c.skip(|b| is_space(b) || b == b',');
-        let name = c.take(is_tchar).to_owned();
-        let after_name = c.i;
-        c.skip(is_space);
-        if name.is_empty() || c.peek() != Some(b'=') {
+        let name = run(b, i, is_space_or_comma);
+        let name_end = run(b, name, is_tchar);
+        let eq = run(b, name_end, is_space);
+        if name_end == name || b.get(eq) != Some(&b'=') {
             // A bare token: the next challenge's scheme (or the end).
-            c.i = save;
-            return;
+            return i;
         }
-        c.i += 1;
-        let token68 = after_name == c.i - 1
-            && matches!(
-                c.peek(),
-                None | Some(b'=') | Some(b',') | Some(b' ') | Some(b'\t')
-            );
-        if token68 {
-            let pad = c.take(|b| b == b'=');
+        let after = b.get(eq + 1).copied();
+        if eq == name_end && after.is_none_or(|c| c == b'=' || is_space_or_comma(c)) {
+            // A token68 (`=` padding included), under no name.
+            i = run(b, eq, |c| c == b'=');
             challenge
                 .params
-                .push((String::new(), [name.as_str(), "=", pad].concat()));
+                .push((String::new(), part(header, name, i).to_owned()));
             continue;
         }
-        c.skip(is_space);
-        let value = if c.peek() == Some(b'"') {
-            c.quoted()
+        let start = run(b, eq + 1, is_space);
+        let value = if b.get(start) == Some(&b'"') {
+            let (value, end) = unquote(b, start + 1);
+            i = end;
+            value
         } else {
-            c.take(|b| b != b',' && !is_space(b)).to_owned()
+            i = run(b, start, |c| !is_space_or_comma(c));
+            part(header, start, i).to_owned()
         };
-        challenge.params.push((name.to_ascii_lowercase(), value));
+        let name = part(header, name, name_end).to_ascii_lowercase();
+        challenge.params.push((name, value));
     }
+}
+
+/// A quoted string's text from `i` (after its opening quote), unescaped, and where it ends (past
+/// its closing quote, or at the end).
+fn unquote(b: &[u8], mut i: usize) -> (String, usize) {
+    let mut out = Vec::new();
+    while let Some(&c) = b.get(i) {
+        i += 1;
+        match c {
+            b'"' => break,
+            b'\\' => {
+                if let Some(&n) = b.get(i) {
+                    out.push(n);
+                    i += 1;
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+    (super::lossy(&out).into_owned(), i)
 }
 
 #[cfg(test)]

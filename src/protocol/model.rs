@@ -20,7 +20,7 @@ pub enum Dialect {
 }
 
 /// Task status in the common model (union of all dialects plus the client-side `expired`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(rename_all = "snake_case")]
 pub enum TaskStatus {
@@ -68,6 +68,13 @@ impl TaskStatus {
             self,
             Self::Completed | Self::Failed | Self::Cancelled | Self::Unknown | Self::Expired
         )
+    }
+}
+
+/// A status is serialized as its [`TaskStatus::name`].
+impl Serialize for TaskStatus {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
     }
 }
 

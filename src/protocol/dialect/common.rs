@@ -122,7 +122,13 @@ pub(super) fn parse_task_page(
 ) -> Result<(Vec<Task>, Option<String>), ProtocolError> {
     let obj = as_object(result, "tasks/list result")?;
     let tasks = match obj.get("tasks") {
-        Some(Value::Array(items)) => items.iter().map(parse).collect::<Result<Vec<_>, _>>()?,
+        Some(Value::Array(items)) => {
+            let mut tasks = Vec::with_capacity(items.len());
+            for item in items {
+                tasks.push(parse(item)?);
+            }
+            tasks
+        }
         Some(_) => return Err(ProtocolError::new("`tasks` is not an array")),
         None => return Err(ProtocolError::new("`tasks` is missing")),
     };
@@ -137,19 +143,19 @@ pub(super) fn parse_rpc_error(value: &Value) -> Result<RpcError, ProtocolError> 
 /// A modern-style `{key: {method, params}}` map of input requests, in key order.
 pub(super) fn parse_input_requests(value: &Value) -> Result<Vec<InputRequest>, ProtocolError> {
     let map = as_object(value, "inputRequests")?;
-    map.iter()
-        .map(|(key, request)| {
-            let obj = as_object(request, "input request")?;
-            let method = opt_str(obj, "method")?
-                .ok_or_else(|| ProtocolError::new("input request without `method`"))?;
-            let params = obj.get("params").cloned().unwrap_or(Value::Null);
-            Ok(InputRequest {
-                key: key.clone(),
-                method,
-                params,
-            })
-        })
-        .collect()
+    let mut requests = Vec::with_capacity(map.len());
+    for (key, request) in map {
+        let obj = as_object(request, "input request")?;
+        let method = opt_str(obj, "method")?
+            .ok_or_else(|| ProtocolError::new("input request without `method`"))?;
+        let params = obj.get("params").cloned().unwrap_or(Value::Null);
+        requests.push(InputRequest {
+            key: key.clone(),
+            method,
+            params,
+        });
+    }
+    Ok(requests)
 }
 
 /// `_meta[key].taskId` of a params or result object, if it is a string.
@@ -251,7 +257,7 @@ pub(super) fn notification(
 }
 
 /// Legacy-style session headers: `MCP-Protocol-Version` and `Mcp-Session-Id` once known.
-pub(super) fn session_headers(s: &SessionInfo) -> Vec<(String, String)> {
+pub(crate) fn session_headers(s: &SessionInfo) -> Vec<(String, String)> {
     let mut out = Vec::with_capacity(2);
     if !s.protocol_version.is_empty() {
         out.push((

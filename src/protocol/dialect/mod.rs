@@ -10,6 +10,7 @@ use super::jsonrpc::{Id, Message, RpcError};
 use super::model::{Dialect, InputRequest, Task};
 
 mod common;
+pub(crate) use common::session_headers;
 #[cfg(feature = "draft")]
 pub mod draft;
 pub mod hosted;
@@ -109,6 +110,10 @@ pub trait Codec: Send + Sync {
 
     /// The `initialize` request (legacy/draft), or `None` when the dialect has no handshake (modern).
     fn build_initialize(&self, s: &SessionInfo) -> Option<Outgoing>;
+
+    /// The requestor asks for a task: the `task` of [`Codec::build_request`] changes the request
+    /// (legacy, draft). Modern: the server decides alone.
+    fn asks_for_tasks(&self) -> bool;
 
     /// The requestor names the task it asks for (draft): the task exists under that id from the
     /// moment the request goes out, whatever the server streams back.
@@ -230,5 +235,32 @@ pub fn codec(d: Dialect) -> Option<&'static dyn Codec> {
         Dialect::Draft => Some(&draft::Draft),
         #[cfg(not(feature = "draft"))]
         Dialect::Draft => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::test_support::Fixture;
+    use super::{codec, TaskAugment};
+    use crate::protocol::model::Dialect;
+
+    /// A dialect says it asks for tasks exactly when asking changes the request it builds.
+    #[test]
+    fn asks_for_tasks_is_whether_asking_changes_the_request() {
+        let f = Fixture::new("2025-11-25", Some("s-1"));
+        let ask = TaskAugment {
+            ttl_ms: Some(1),
+            task_id: Some("probe".into()),
+        };
+        for d in [Dialect::Legacy, Dialect::Modern, Dialect::Draft] {
+            let Some(c) = codec(d) else {
+                assert!(d == Dialect::Draft && cfg!(not(feature = "draft")));
+                continue;
+            };
+            let params = || serde_json::json!({"name": "probe"});
+            let asked = c.build_request(&f.s(), "tools/call", params(), Some(&ask));
+            let plain = c.build_request(&f.s(), "tools/call", params(), None);
+            assert_eq!(c.asks_for_tasks(), asked != plain, "{d:?}");
+        }
     }
 }

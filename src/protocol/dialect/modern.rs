@@ -171,6 +171,10 @@ impl Codec for Modern {
         None
     }
 
+    fn asks_for_tasks(&self) -> bool {
+        false
+    }
+
     /// The server decides whether to make a task; `task` (ttl, id) cannot be asked for here.
     fn build_request(
         &self,
@@ -300,8 +304,12 @@ impl Codec for Modern {
     }
 
     fn build_listen(&self, s: &SessionInfo, task_ids: &[String]) -> Option<Outgoing> {
+        let mut ids = Vec::with_capacity(task_ids.len());
+        for id in task_ids {
+            ids.push(Value::from(id.as_str()));
+        }
         let mut filter = Map::new();
-        filter.insert("taskIds".into(), Value::from(task_ids.to_vec()));
+        filter.insert("taskIds".into(), Value::Array(ids));
         let mut params = Map::new();
         params.insert("notifications".into(), Value::Object(filter));
         Some(modern_request(
@@ -334,14 +342,16 @@ fn parse_acknowledged(params: &Value) -> TaskNotice {
         .get("_meta")
         .and_then(|m| m.get(META_SUBSCRIPTION_ID))
         .and_then(Id::from_json);
-    let task_ids = params
+    let ids = params
         .get("notifications")
         .and_then(|n| n.get("taskIds"))
-        .and_then(Value::as_array)
-        .map(|ids| ids.iter().filter_map(Value::as_str).map(str::to_owned))
-        .into_iter()
-        .flatten()
-        .collect();
+        .and_then(Value::as_array);
+    let mut task_ids = Vec::new();
+    for id in ids.map(Vec::as_slice).unwrap_or_default() {
+        if let Some(id) = id.as_str() {
+            task_ids.push(id.to_owned());
+        }
+    }
     TaskNotice::Listening {
         subscription,
         task_ids,

@@ -57,6 +57,10 @@ impl<D: SessionDialect> Codec for D {
         Some(common::initialize(&s, D::PROTOCOL_VERSION))
     }
 
+    fn asks_for_tasks(&self) -> bool {
+        true
+    }
+
     fn names_tasks(&self) -> bool {
         D::NAMES_TASKS
     }
