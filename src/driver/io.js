@@ -207,8 +207,10 @@ export function status(res) {
   return res.status;
 }
 
-export function header(res, name) {
-  return res.headers.get(name) ?? undefined;
+/** The values of the response headers `names` lists (`null` for an absent one): one call for
+ * every header the driver reads. */
+export function headers(res, names) {
+  return names.map((n) => res.headers.get(n));
 }
 
 /** A header collection's name/value pairs, flat (name, value, …): an iterable of `[name, value]`
