@@ -26,14 +26,6 @@ const DELETE_KEY: f64 = -1.0;
 /// HTTP transport state.
 pub struct Http {
     io: Io,
-    /// The endpoint, `"POST"` and the names of the response headers read ([`READ`]) as JS
-    /// values, made once.
-    url: JsValue,
-    post: JsValue,
-    read: Array,
-    /// The last POST's header pairs, for as long as its caller's and engine's headers (the
-    /// session's, as a rule) stay the same: what precedes the fixed ones, and the pairs.
-    post_pairs: Option<(Vec<(String, String)>, Array)>,
     inflight: Inflight,
     delete_deadline: Option<u64>,
     /// Resolves `delete_done` when the session `DELETE` ended (or its grace ran out).
@@ -88,13 +80,9 @@ fn js_key(key: SendKey) -> f64 {
 }
 
 impl Http {
-    pub fn new(io: Io, url: &str) -> Self {
+    pub fn new(io: Io) -> Self {
         Self {
             io,
-            url: JsValue::from_str(url),
-            post: JsValue::from_str("POST"),
-            read: READ.iter().map(|name| JsValue::from_str(name)).collect(),
-            post_pairs: None,
             inflight: Inflight::default(),
             delete_deadline: None,
             delete_tx: None,
@@ -245,71 +233,11 @@ fn pairs_of(lists: [&[(String, String)]; 2], fixed: &[(&str, &str)]) -> Array {
     pairs
 }
 
-/// The headers every POST ends with.
-const POST_FIXED: [(&str, &str); 2] = [
-    ("content-type", "application/json"),
-    ("accept", "application/json, text/event-stream"),
-];
-
-/// What `io.js` is handed to start one request.
-struct Outgoing {
-    io: Io,
-    url: JsValue,
-    method: JsValue,
-    pairs: Array,
-    /// How many pairs lead the fixed ones (a refused one of them is named in the error).
-    own: usize,
-    body: JsValue,
-}
-
-impl Http {
-    /// One request for `io.js`. Only a POST's body is copied out of wasm memory each time: its
-    /// method, the URL and, while they stay the same, its header pairs are reused.
-    fn outgoing(&mut self, req: Request, auth: &[(String, String)]) -> Outgoing {
-        let (method, pairs, own, body) = match req {
-            Request::Post(t) => {
-                let own = [auth, &t.headers].concat();
-                let pairs = match &self.post_pairs {
-                    Some((was, pairs)) if *was == own => pairs.clone(),
-                    _ => {
-                        let pairs = pairs_of([auth, &t.headers], &POST_FIXED);
-                        self.post_pairs = Some((own, pairs.clone()));
-                        pairs
-                    }
-                };
-                let own = auth.len() + t.headers.len();
-                (self.post.clone(), pairs, own, JsValue::from(t.body))
-            }
-            Request::Get {
-                headers,
-                last_event_id,
-                ..
-            } => {
-                let mut fixed = vec![("accept", "text/event-stream")];
-                if let Some(id) = &last_event_id {
-                    fixed.push(("last-event-id", id.as_str()));
-                }
-                let pairs = pairs_of([auth, &headers], &fixed);
-                let own = auth.len() + headers.len();
-                (JsValue::from_str("GET"), pairs, own, JsValue::UNDEFINED)
-            }
-        };
-        Outgoing {
-            io: self.io.clone(),
-            url: self.url.clone(),
-            method,
-            pairs,
-            own,
-            body,
-        }
-    }
-}
-
 /// Hands the exchange to `io.js` once its headers are known. The request's body and headers are
 /// dropped once `io.js` holds them: an open request keeps no copy of what it sent in wasm memory
 /// while it waits for its answer.
 fn send(d: &Driver, key: SendKey, req: Request, auth: Vec<(String, String)>) {
-    let Some(out) = d.with(|st| {
+    let Some((url, io)) = d.with(|st| {
         #[cfg(feature = "oauth")]
         if let Some(x) = st.http.inflight.get_mut(key) {
             x.used = auth
@@ -317,14 +245,37 @@ fn send(d: &Driver, key: SendKey, req: Request, auth: Vec<(String, String)>) {
                 .find(|(k, _)| k.eq_ignore_ascii_case("authorization"))
                 .map(|(_, v)| v.clone());
         }
-        st.http.live(key).then(|| st.http.outgoing(req, &auth))
+        st.http
+            .live(key)
+            .then(|| (st.url.clone(), st.http.io.clone()))
     }) else {
         return; // aborted, or the client closed, while the headers were resolved
     };
-    let refused = out
-        .io
-        .fetch(js_key(key), &out.url, &out.method, &out.pairs, &out.body);
-    drop(out.body);
+    let (method, own, pairs, body) = match req {
+        Request::Post(t) => {
+            let fixed = [
+                ("content-type", "application/json"),
+                ("accept", "application/json, text/event-stream"),
+            ];
+            let pairs = pairs_of([&auth, &t.headers], &fixed);
+            let own = auth.len() + t.headers.len();
+            ("POST", own, pairs, JsValue::from(t.body))
+        }
+        Request::Get {
+            headers,
+            last_event_id,
+            ..
+        } => {
+            let mut fixed = vec![("accept", "text/event-stream")];
+            if let Some(id) = &last_event_id {
+                fixed.push(("last-event-id", id.as_str()));
+            }
+            let pairs = pairs_of([&auth, &headers], &fixed);
+            ("GET", auth.len() + headers.len(), pairs, JsValue::UNDEFINED)
+        }
+    };
+    let refused = io.fetch(js_key(key), &url, method, &pairs, &body);
+    drop(body);
     if refused.is_undefined() {
         return;
     }
@@ -333,8 +284,8 @@ fn send(d: &Driver, key: SendKey, req: Request, auth: Vec<(String, String)>) {
     let at = refused.get(0).as_f64().unwrap_or(-1.0);
     let message = if at < 0.0 {
         ["fetch unavailable: ", &why].concat()
-    } else if (at as usize) < out.own {
-        let name = out.pairs.get(2 * at as u32).as_string().unwrap_or_default();
+    } else if (at as usize) < own {
+        let name = pairs.get(2 * at as u32).as_string().unwrap_or_default();
         ["bad header ", &name, ": ", &why].concat()
     } else {
         why
@@ -366,83 +317,44 @@ pub fn report(d: &Driver, kind: Report, key: f64, v: JsValue) {
     }
 }
 
-/// The response headers the driver reads, in [`Head`]'s order.
-const READ: [&str; 5] = [
-    "mcp-session-id",
-    "retry-after-ms",
-    "retry-after",
-    "www-authenticate",
-    "content-type",
-];
-
-/// A response's status and the headers the driver reads (two calls into `io.js`).
-struct Head {
-    status: u16,
-    session_id: Option<String>,
-    retry_after_ms: Option<String>,
-    retry_after: Option<String>,
-    www_authenticate: Option<String>,
-    content_type: Option<String>,
-}
-
-impl Head {
-    fn of(res: &JsValue, names: &Array) -> Self {
-        let values = io::headers(res, names);
-        let mut values = values.iter().map(|v| v.as_string());
-        let mut next = || values.next().flatten();
-        let [session_id, retry_after_ms, retry_after, www_authenticate, content_type] =
-            [next(), next(), next(), next(), next()];
-        Head {
-            status: io::status(res),
-            session_id,
-            retry_after_ms,
-            retry_after,
-            www_authenticate,
-            content_type,
+fn head(d: &Driver, key: SendKey, res: JsValue) {
+    #[cfg(feature = "oauth")]
+    {
+        let status = io::status(&res);
+        if let (401 | 403, Some(shell)) = (status, d.with(|st| st.headers.auth())) {
+            let used = d.with(|st| st.http.inflight.get(key).and_then(|x| x.used.clone()));
+            let d = d.clone();
+            super::spawn(async move {
+                let challenge = io::header(&res, "www-authenticate");
+                shell
+                    .challenged(status, challenge.as_deref(), used.as_deref())
+                    .await;
+                answered(&d, key, &res);
+            });
+            return;
         }
     }
-}
-
-fn head(d: &Driver, key: SendKey, res: JsValue) {
-    let names = d.with(|st| st.http.read.clone());
-    let head = Head::of(&res, &names);
-    #[cfg(feature = "oauth")]
-    if let (401 | 403, Some(shell)) = (head.status, d.with(|st| st.headers.auth())) {
-        let used = d.with(|st| st.http.inflight.get(key).and_then(|x| x.used.clone()));
-        let d = d.clone();
-        super::spawn(async move {
-            shell
-                .challenged(
-                    head.status,
-                    head.www_authenticate.as_deref(),
-                    used.as_deref(),
-                )
-                .await;
-            answered(&d, key, head);
-        });
-        return;
-    }
-    answered(d, key, head);
+    answered(d, key, &res);
 }
 
 /// Feeds the head, then reads the body (or fails a listening stream that is not one).
-fn answered(d: &Driver, key: SendKey, head: Head) {
+fn answered(d: &Driver, key: SendKey, res: &JsValue) {
     let Some(listening) = d.with(|st| st.http.inflight.get(key).map(|x| x.listening)) else {
         return;
     };
-    let status = head.status;
-    let framing = Framing::of(head.content_type.as_deref());
+    let status = io::status(res);
     d.feed(Input::Head {
         key,
         status,
-        session_id: head.session_id,
+        session_id: io::header(res, "mcp-session-id"),
         retry_after_ms: retry_after_ms(
-            head.retry_after_ms.as_deref(),
-            head.retry_after.as_deref(),
+            io::header(res, "retry-after-ms").as_deref(),
+            io::header(res, "retry-after").as_deref(),
             global::now(),
         ),
-        www_authenticate: head.www_authenticate,
+        www_authenticate: io::header(res, "www-authenticate"),
     });
+    let framing = Framing::of(io::header(res, "content-type").as_deref());
     if listening && (!(200..300).contains(&status) || framing != Framing::Sse) {
         let message = ["no event stream (HTTP ", &decimal(status.into()), ")"].concat();
         let http_status = Some(status);
@@ -603,10 +515,9 @@ pub fn end_session(d: &Driver, headers: Vec<(String, String)>) {
     let d = d.clone();
     source.resolve_with(Box::new(move |auth| {
         let sent = auth.is_ok_and(|auth| {
-            let (url, io) = d.with(|st| (st.http.url.clone(), st.http.io.clone()));
+            let (url, io) = d.with(|st| (st.url.clone(), st.http.io.clone()));
             let pairs = pairs_of([&auth, &headers], &[]);
-            let method = JsValue::from_str("DELETE");
-            io.fetch(DELETE_KEY, &url, &method, &pairs, &JsValue::UNDEFINED)
+            io.fetch(DELETE_KEY, &url, "DELETE", &pairs, &JsValue::UNDEFINED)
                 .is_undefined()
         });
         if !sent {

@@ -207,10 +207,8 @@ export function status(res) {
   return res.status;
 }
 
-/** The values of the response headers `names` lists (`null` for an absent one): one call for
- * every header the driver reads. */
-export function headers(res, names) {
-  return names.map((n) => res.headers.get(n));
+export function header(res, name) {
+  return res.headers.get(name) ?? undefined;
 }
 
 /** A header collection's name/value pairs, flat (name, value, …): an iterable of `[name, value]`

@@ -13,15 +13,14 @@ extern "C" {
     pub type Io;
     #[wasm_bindgen(constructor)]
     pub fn new(sink: &Function) -> Io;
-    /// Starts a request (`pairs`: name, value, …; `url` and `method` strings, reused across
-    /// requests): `undefined` once started, else `[index of the refused pair, or -1 without a
-    /// global fetch; the error]`.
+    /// Starts a request (`pairs`: name, value, …): `undefined` once started, else `[index of the
+    /// refused pair, or -1 without a global fetch; the error]`.
     #[wasm_bindgen(method)]
     pub fn fetch(
         this: &Io,
         key: f64,
-        url: &JsValue,
-        method: &JsValue,
+        url: &str,
+        method: &str,
         pairs: &Array,
         body: &JsValue,
     ) -> JsValue;
@@ -48,8 +47,8 @@ extern "C" {
     pub fn settled(v: &JsValue, cb: &JsValue);
     /// A response's status.
     pub fn status(res: &JsValue) -> u16;
-    /// The values of the response headers `names` lists (`null` for an absent one).
-    pub fn headers(res: &JsValue, names: &Array) -> Array;
+    /// A response header's value.
+    pub fn header(res: &JsValue, name: &str) -> Option<String>;
     /// A header collection's name/value pairs, flat; throws what is wrong with its shape.
     #[wasm_bindgen(catch, js_name = headerPairs)]
     pub fn header_pairs(headers: &JsValue) -> Result<Array, JsValue>;

@@ -146,14 +146,13 @@ impl Driver {
                 }
             });
             let io = Io::new(sink.as_ref().unchecked_ref());
-            let http = http::Http::new(io.clone(), &opts.url);
             Shared {
                 st: RefCell::new(State {
                     engine,
                     url: opts.url,
                     headers: opts.headers,
                     max_body,
-                    http,
+                    http: http::Http::new(io.clone()),
                     ws: ws.map(|ctor| ws::Ws::new(io.clone(), ctor)),
                     engine_wake: u64::MAX,
                     closed: false,
