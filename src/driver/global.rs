@@ -22,18 +22,23 @@ extern "C" {
 }
 
 thread_local! {
-    /// `performance`, when it has a callable `now`.
-    static PERFORMANCE: Option<Performance> = Reflect::get(&js_sys::global(), &JsValue::from_str("performance"))
+    /// `performance`, when it has a callable `now`, and its `timeOrigin` (fixed for the life of
+    /// the page, worker or process: read once).
+    static PERFORMANCE: Option<(Performance, f64)> = Reflect::get(&js_sys::global(), &JsValue::from_str("performance"))
         .ok()
         .filter(|p| Reflect::get(p, &JsValue::from_str("now")).is_ok_and(|f| f.is_function()))
-        .map(JsCast::unchecked_into);
+        .map(|p| {
+            let p: Performance = p.unchecked_into();
+            let origin = p.time_origin();
+            (p, origin)
+        });
 }
 
 /// Milliseconds since the Unix epoch on a monotonic clock: `performance.timeOrigin +
 /// performance.now()` (a wall-clock change or an NTP step moves no timer: no burst of polls
 /// when `Date.now()` leaps forward, no stall when it goes back), else `Date.now()`.
 pub fn now() -> u64 {
-    let mono = PERFORMANCE.with(|p| p.as_ref().map(|p| p.time_origin() + p.elapsed()));
+    let mono = PERFORMANCE.with(|p| p.as_ref().map(|(p, origin)| origin + p.elapsed()));
     let t = mono
         .filter(|t| t.is_finite() && *t > 0.0)
         .unwrap_or_else(js_sys::Date::now);

@@ -14,7 +14,7 @@ extern "C" {
     #[wasm_bindgen(constructor)]
     pub fn new(sink: &Function) -> Io;
     /// Starts a request (`pairs`: name, value, …): `undefined` once started, else `[index of the
-    /// refused pair, or -1 when fetch threw; the error]`.
+    /// refused pair, or -1 without a global fetch; the error]`.
     #[wasm_bindgen(method)]
     pub fn fetch(
         this: &Io,
