@@ -31,6 +31,7 @@ use crate::protocol::model;
 pub use client::ClientCore;
 use convert::{from_js, to_js};
 use types::{ErrorInfo, ErrorKind};
+
 /// The heap allocator: talc is ~7 KB smaller in wasm than the default dlmalloc (single-threaded
 /// wasm only, which this crate is).
 #[global_allocator]

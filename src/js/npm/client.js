@@ -3,7 +3,7 @@
 // of the input requests `onInput` handles, the listener on connect's signal and the making of each
 // TaskHandle. What everything means is decided in WebAssembly (`ClientCore`): it reads the checked
 // values, and tells the client what to act on through one callback (`#heard`).
-import { McpTaskError, failure } from "./extras.js";
+import { McpTaskError, call, failure } from "./extras.js";
 import { TaskHandle } from "./handle.js";
 
 /** What `ClientCore` reports (the numbers of `Heard` in src/js/mod.rs). */
@@ -94,15 +94,6 @@ function url(text) {
 
 /** Only `connect` makes clients. */
 const PRIVATE = {};
-
-/** Calls `f(v)`; a throwing callback must not disturb the client. */
-function call(f, v) {
-  try {
-    f(v);
-  } catch {
-    // the caller's error, not ours
-  }
-}
 
 /** Adds `f` to `list`; returns the function that removes it again. */
 function listen(list, f) {

@@ -1,4 +1,5 @@
-// The McpTaskError class, shared by both builds (one class for the whole package).
+// The McpTaskError class, shared by both builds (one class for the whole package), and the helpers
+// the client and its handles share.
 
 /** The error every rejected promise of this package carries. */
 export class McpTaskError extends Error {
@@ -16,3 +17,12 @@ export class McpTaskError extends Error {
 
 /** The error an `ErrorInfo` from WebAssembly describes, with `cause` when there is one. */
 export const failure = (info, cause) => new McpTaskError(info.message, info, cause === undefined ? {} : { cause });
+
+/** Calls a user callback; a throwing callback must not disturb the client. */
+export function call(f, v) {
+  try {
+    f(v);
+  } catch {
+    // the caller's error, not ours
+  }
+}

@@ -4,19 +4,10 @@
 // of every snapshot (`_status`) and of the end (`_done`, with the record, what `result()` settles
 // with and whether the first promise resolves), and answers what the handle asks through the
 // client's port (the snapshot getters, `stop`, `cancel`, `delete`).
-import { failure } from "./extras.js";
+import { call, failure } from "./extras.js";
 
 const noop = () => {};
 const step = (value, done) => ({ value, done });
-
-/** Calls a user callback; a throwing callback must not disturb the client. */
-function call(f, v) {
-  try {
-    f(v);
-  } catch {
-    // the caller's error, not ours
-  }
-}
 
 /** A new iterator queue: what one `updates()` iterator has yet to hand out. */
 const queue = () => ({ tasks: [], last: undefined, waiter: undefined, finished: false });
