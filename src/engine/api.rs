@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::protocol::auth::AuthChallenge;
+use crate::protocol::dialect::ProtocolError;
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::{Dialect, InputRequest, Outcome, Task};
 
@@ -396,14 +397,28 @@ pub enum ErrorKind {
 
 impl ClientError {
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Self::with_message(kind, message.into())
+    }
+
+    /// [`ClientError::new`] past the conversion: one constructor for every kind of message
+    /// (not inlined: each site would build the whole error itself).
+    #[inline(never)]
+    fn with_message(kind: ErrorKind, message: String) -> Self {
         Self {
             kind,
-            message: message.into(),
+            message,
             code: None,
             data: None,
             http_status: None,
             auth: None,
         }
+    }
+}
+
+/// A server message this client could not understand.
+impl From<ProtocolError> for ClientError {
+    fn from(e: ProtocolError) -> Self {
+        Self::with_message(ErrorKind::Protocol, e.message())
     }
 }
 

@@ -257,7 +257,7 @@ impl Engine {
                     requests,
                     request_state,
                 }) => self.call_needs_input(now, c, requests, request_state),
-                Err(e) => self.call_failed(c, ClientError::new(ErrorKind::Protocol, e.message())),
+                Err(e) => self.call_failed(c, e.into()),
             },
             Err(Failure::Rpc(error)) | Err(Failure::Rejected { error, .. }) => {
                 self.call_complete(now, c, Outcome::Error { error })

@@ -106,7 +106,7 @@ impl Engine {
                     .unwrap_or_default();
                 self.reply(op, Ok(reply));
             }
-            Some(Err(e)) => self.reply(op, Err(ClientError::new(ErrorKind::Protocol, e.message()))),
+            Some(Err(e)) => self.reply(op, Err(e.into())),
             None => self.reply(op, Err(ClientError::new(ErrorKind::Protocol, "no dialect"))),
         }
     }

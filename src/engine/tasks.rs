@@ -6,7 +6,7 @@ use serde_json::Value;
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::{Outcome, Task, TaskStatus};
 
-use super::api::{ClientError, End, ErrorKind, Event, Millis, SubId};
+use super::api::{ClientError, End, Event, Millis, SubId};
 use super::echo::PollEcho;
 use super::ids::ReqId;
 use super::inputs::Origin;
@@ -453,7 +453,7 @@ impl Engine {
             Ok(v) => match self.session.codec_any().map(|c| c.parse_get(v)) {
                 Some(Ok(task)) => Ok(task),
                 Some(Err(e)) => Err(Failure::Transport {
-                    error: ClientError::new(ErrorKind::Protocol, e.message()),
+                    error: e.into(),
                     status: None,
                     retry_after: None,
                 }),
