@@ -424,13 +424,9 @@ impl From<ProtocolError> for ClientError {
 
 impl From<RpcError> for ClientError {
     fn from(e: RpcError) -> Self {
-        Self {
-            kind: ErrorKind::Rpc,
-            message: e.message,
-            code: Some(e.code),
-            data: e.data,
-            http_status: None,
-            auth: None,
-        }
+        let mut error = Self::with_message(ErrorKind::Rpc, e.message);
+        error.code = Some(e.code);
+        error.data = e.data;
+        error
     }
 }
