@@ -5,12 +5,13 @@ use serde_json::Value;
 
 use crate::protocol::model::{Outcome, Task, TaskStatus};
 
-use super::api::{ClientError, End, ErrorKind, Millis};
+use super::api::{ClientError, End, ErrorKind, Millis, SubId};
 use super::ids::ReqId;
 use super::known::Known;
 use super::phase::Phase;
 use super::requests::{Failure, Purpose};
 use super::scheduler::{self, TaskTimer, Timer};
+use super::sorted::SortedSet;
 use super::tasks::Source;
 use super::Engine;
 
@@ -235,11 +236,16 @@ impl Engine {
         };
         let subs = std::mem::take(&mut entry.subs);
         self.inputs.drop_task(task_id);
+        self.end_all(task_id, subs, &end);
+        self.delete_when_delivered(now, task_id, &end);
+        self.after_membership_change(now, task_id);
+    }
+
+    /// Ends the subscriptions `subs` of task `task_id` with `end`.
+    pub(crate) fn end_all(&mut self, task_id: &str, subs: SortedSet<SubId>, end: &End) {
         for sub in subs {
             self.done(sub, Some(task_id.to_owned()), end.clone());
         }
-        self.delete_when_delivered(now, task_id, &end);
-        self.after_membership_change(now, task_id);
     }
 
     /// The outcome cannot be had (`cause` says why). A completed task's subscribers end with a

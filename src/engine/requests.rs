@@ -4,9 +4,8 @@
 use super::encoded::{Encoded, PollTemplate};
 use super::ids::CallId;
 use super::ids::ReqId;
-use crate::protocol::dialect::Outgoing;
+use crate::protocol::dialect::{cursor_params, Outgoing};
 use crate::protocol::jsonrpc::{Id, Message, RpcError};
-use crate::protocol::object;
 
 use super::api::{ClientError, ErrorKind, InputId, Millis, OpId, Output, SendKey, Transmit};
 use super::Engine;
@@ -163,10 +162,7 @@ impl Engine {
                 Purpose::Result(t) => codec.build_result(&si, t),
                 Purpose::List { cursor, .. } => codec.build_list(&si, cursor.as_deref()),
                 Purpose::Tools { cursor } => {
-                    let params = match cursor {
-                        Some(c) => object([("cursor", serde_json::Value::from(c.as_str()))]),
-                        None => serde_json::json!({}),
-                    };
+                    let params = cursor_params(cursor.as_deref());
                     Some(codec.build_request(&si, "tools/list", params, None))
                 }
                 Purpose::Cancel { task_id, .. } => {

@@ -570,14 +570,6 @@ impl Engine {
             return;
         };
         self.listen_follow(now, task_id, false);
-        for sub in entry.subs {
-            self.done(
-                sub,
-                Some(task_id.to_owned()),
-                End::Failed {
-                    error: error.clone(),
-                },
-            );
-        }
+        self.end_all(task_id, entry.subs, &End::Failed { error });
     }
 }

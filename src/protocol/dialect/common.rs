@@ -293,7 +293,7 @@ pub(super) fn initialized(s: &SessionInfo) -> Outgoing {
 }
 
 /// `{cursor?}` params of a list request.
-pub(super) fn cursor_params(cursor: Option<&str>) -> Value {
+pub(crate) fn cursor_params(cursor: Option<&str>) -> Value {
     let mut obj = Object::new();
     if let Some(cursor) = cursor {
         obj.insert("cursor".into(), Value::from(cursor));

@@ -10,7 +10,7 @@ use super::jsonrpc::{Id, Message, RpcError};
 use super::model::{Dialect, InputRequest, Task};
 
 mod common;
-pub(crate) use common::session_headers;
+pub(crate) use common::{cursor_params, session_headers};
 #[cfg(feature = "draft")]
 pub mod draft;
 pub mod hosted;
