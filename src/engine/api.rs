@@ -430,3 +430,32 @@ impl From<RpcError> for ClientError {
         error
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{ClientError, ErrorKind};
+    use crate::protocol::dialect::ProtocolError;
+    use crate::protocol::jsonrpc::RpcError;
+
+    #[test]
+    fn an_rpc_error_keeps_its_code_message_and_data() {
+        let mut rpc = RpcError::new(-32602, "bad params");
+        rpc.data = Some(serde_json::json!({ "field": "x" }));
+        let mut expected = ClientError::new(ErrorKind::Rpc, "bad params");
+        expected.code = Some(-32602);
+        expected.data = Some(serde_json::json!({ "field": "x" }));
+        assert_eq!(ClientError::from(rpc), expected);
+    }
+
+    #[test]
+    fn a_protocol_error_reads_as_one_the_client_could_not_understand() {
+        let error = ClientError::from(ProtocolError::new("`tools` is missing"));
+        assert_eq!(
+            error,
+            ClientError::new(
+                ErrorKind::Protocol,
+                "unexpected server message: `tools` is missing"
+            )
+        );
+    }
+}
