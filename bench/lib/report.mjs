@@ -247,7 +247,13 @@ function withErr(v) {
 function withScaleErr(v) {
   if (!v) return undefined;
   if (v.error) return v;
-  if (v.createErrors) return { ...v, warn: `${v.createErrors} of ${v.n} creations failed, e.g. ${v.createErrorSamples?.[0] ?? "?"}` };
   if (!v.duePolls) return { ...v, why: "no task request in the window" };
-  return v;
+  const warns = [];
+  if (v.createErrors) warns.push(`${v.createErrors} of ${v.n} creations failed, e.g. ${v.createErrorSamples?.[0] ?? "?"}`);
+  // In a steady state the page starts about as many requests as the server sees in the window.
+  const due = v.duePolls + (v.listPages ?? 0);
+  if (v.fetchesStarted !== undefined && Math.abs(v.fetchesStarted - due) > 0.1 * due) {
+    warns.push(`not steady: the page started ${v.fetchesStarted} requests in the window and the server saw ${due} (requests queueing in the browser)`);
+  }
+  return warns.length ? { ...v, warn: warns.join("; ") } : v;
 }
