@@ -28,14 +28,6 @@ const TIMER_PROBE = `(() => {
   window.__liveTimers = () => live.size;
 })();`;
 
-/** Counts the page's fetch() calls (a request waiting for one of the browser's connections is counted when started). */
-const FETCH_PROBE = `(() => {
-  const f = window.fetch;
-  let started = 0;
-  window.fetch = function (...a) { started++; return f.apply(this, a); };
-  window.__fetches = () => started;
-})();`;
-
 export async function launchChromium() {
   const userDataDir = mkdtempSync(path.join(os.tmpdir(), "bench-chromium-"));
   const context = await chromium.launchPersistentContext(userDataDir, {
@@ -53,7 +45,7 @@ export async function launchChromium() {
     /** A fresh page on the harness for `stack`, with the timer probe and a CDP session. */
     async page(staticUrl, stack) {
       const page = await context.newPage();
-      await page.addInitScript(TIMER_PROBE + FETCH_PROBE);
+      await page.addInitScript(TIMER_PROBE);
       await page.goto(`${staticUrl}?stack=${stack}`);
       await page.waitForFunction(() => window.bench?.ready || window.benchError, null, { timeout: 30_000 });
       const err = await page.evaluate(() => window.benchError);
@@ -135,7 +127,11 @@ export async function scaleFigure(chrome, { staticUrl, stack, dialect, server, n
     const timers = await page.evaluate(() => window.__liveTimers());
     await cdp.send("Profiler.enable");
     await cdp.send("Profiler.setSamplingInterval", { interval: 250 });
-    const f0 = await page.evaluate(() => window.__fetches());
+    // Requests the page starts (CDP Network.requestWillBeSent, which the browser sends when a request starts, before it
+    // waits for a connection): a window is steady when about as many start as the server sees.
+    let started = 0;
+    const onRequest = () => { started++; };
+    page.on("request", onRequest);
     const m0 = await mainThreadSeconds(cdp);
     const t0 = performance.timeOrigin + performance.now();
     await cdp.send("Profiler.start");
@@ -143,7 +139,8 @@ export async function scaleFigure(chrome, { staticUrl, stack, dialect, server, n
     const { profile } = await cdp.send("Profiler.stop");
     const m1 = await mainThreadSeconds(cdp);
     const t1 = performance.timeOrigin + performance.now();
-    const fetchesStarted = (await page.evaluate(() => window.__fetches())) - f0;
+    page.off("request", onRequest);
+    const fetchesStarted = started;
     const prof = profileBusy(profile);
     // BENCH_CPUPROFILE=<dir>: keep the window's profile (DevTools' .cpuprofile; bench/profile-top.mjs sums it).
     const keep = process.env.BENCH_CPUPROFILE;
@@ -168,7 +165,6 @@ export async function scaleFigure(chrome, { staticUrl, stack, dialect, server, n
       jsHeapPerTask: (after.js - before.js) / n, wasmPerTask: (after.wasm - before.wasm) / n,
       scriptMs: (m1.script - m0.script) * 1000, taskMs: (m1.task - m0.task) * 1000,
       duePolls: polls, listPages, preflights: st.preflights ?? 0,
-      // Requests the page started in the window: far from the requests the server saw when they queue in the browser.
       fetchesStarted,
       busyMsPerDue: due > 0 ? ((m1.task - m0.task) * 1000) / due : NaN,
       // The main thread's CPU time (CDP ThreadTime): the profile's samples and TaskDuration are wall time,
