@@ -321,7 +321,7 @@ try {
         log(`scale in Chromium: ${n} tasks, ${s.stack} ${s.dialect}`);
         const P = quick ? 5000 : 20_000;
         const srv = await daemon.start({ kind: fastKind(s.dialect), pollIntervalMs: P, progressMs: 0 });
-        const r = await scaleFigure(chrome, { staticUrl, stack: s.stack, dialect: s.dialect, server: srv, n, windowMs: quick ? 5000 : 10_000, intervalMs: P })
+        const r = await scaleFigure(chrome, { staticUrl, stack: s.stack, dialect: s.dialect, server: srv, n, intervalMs: P })
           .catch((e) => ({ error: String(e.message ?? e).split("\n")[0] }));
         await daemon.stop(srv.id);
         R.scale[`${s.stack}|${s.dialect}`] = r;

@@ -68,7 +68,7 @@ async function heap(cdp, page) {
 
 /**
  * Sampled main-thread time in a CPU profile: JS (incl. wasm) and GC, excluding idle and "(program)";
- * also per 1-second bin (ms since profile start) so a median over bins can be taken.
+ * also per 1-second bin (ms since profile start), to show how steady the window was.
  */
 function profileBusy(profile) {
   const kind = new Map(profile.nodes.map((n) => [n.id, n.callFrame.functionName]));
@@ -89,17 +89,23 @@ function profileBusy(profile) {
   return { js, gc, bins };
 }
 
-async function scriptSeconds(cdp) {
+async function mainThreadSeconds(cdp) {
   const { metrics } = await cdp.send("Performance.getMetrics");
   const m = Object.fromEntries(metrics.map((x) => [x.name, x.value]));
-  return { script: m.ScriptDuration ?? NaN, task: m.TaskDuration ?? NaN };
+  return { script: m.ScriptDuration ?? NaN, task: m.TaskDuration ?? NaN, cpu: m.ThreadTime ?? NaN };
 }
 
 /**
  * 10,000 tasks tracked in one page. Returns live timers, heap growth per task, and main-thread
- * script time per due task (script time in a window ÷ task polls the server saw in that window).
+ * time per due task over one server interval in the stack's steady state.
+ *
+ * The window opens one interval `intervalMs` after the last `tools/call` the server saw (every task is
+ * then in its poll loop, whatever the stack's creation took) and lasts one interval, so each task is due
+ * about once in it. Per due task = the window's sums (JS + GC from a CPU profile; busy = CDP TaskDuration)
+ * ÷ the task requests the server saw in it. A ratio of sums, not a median over short bins: a stack whose
+ * requests queue in the browser is charged for a `fetch` in one bin and seen by the server in a later one.
  */
-export async function scaleFigure(chrome, { staticUrl, stack, dialect, server, n, windowMs, intervalMs }) {
+export async function scaleFigure(chrome, { staticUrl, stack, dialect, server, n, intervalMs }) {
   const T = performance.now();
   const phase = (what) => { if (process.env.BENCH_DEBUG) console.error(`[scale ${stack}] ${what} +${((performance.now() - T) / 1000).toFixed(1)}s`); };
   const { page, cdp } = await chrome.page(staticUrl, stack);
@@ -108,59 +114,65 @@ export async function scaleFigure(chrome, { staticUrl, stack, dialect, server, n
     await page.evaluate(([u, d]) => window.bench.connect(u, d), [server.url, dialect]);
     const timersBefore = await page.evaluate(() => window.__liveTimers());
     const before = await heap(cdp, page);
-    const tc = performance.now();
+    const tc = performance.timeOrigin + performance.now();
     const created = await page.evaluate(([k]) => window.bench.createMany(k, 3_600_000), [n]);
-    const createMs = performance.now() - tc;
+    const createMs = performance.timeOrigin + performance.now() - tc;
+    const lastCreate = Math.max(...(await getStats(server.statsUrl)).requests.filter((r) => r.method === "tools/call").map((r) => r.t));
     phase("created");
     await page.waitForTimeout(1000);
     const after = await heap(cdp, page);
     phase("heap measured");
-    // The window opens once the first tasks are due (one server interval after creation began).
-    const wait = tc + intervalMs - performance.now();
+    const wait = lastCreate + intervalMs - (performance.timeOrigin + performance.now());
     if (wait > 0) await page.waitForTimeout(wait);
     const timers = await page.evaluate(() => window.__liveTimers());
     await cdp.send("Profiler.enable");
     await cdp.send("Profiler.setSamplingInterval", { interval: 250 });
-    const m0 = await scriptSeconds(cdp);
+    // Requests the page starts (CDP Network.requestWillBeSent, which the browser sends when a request starts, before it
+    // waits for a connection): a window is steady when about as many start as the server sees.
+    let started = 0;
+    const onRequest = () => { started++; };
+    page.on("request", onRequest);
+    const m0 = await mainThreadSeconds(cdp);
     const t0 = performance.timeOrigin + performance.now();
     await cdp.send("Profiler.start");
-    await page.waitForTimeout(windowMs);
+    await page.waitForTimeout(intervalMs);
     const { profile } = await cdp.send("Profiler.stop");
-    const m1 = await scriptSeconds(cdp);
+    const m1 = await mainThreadSeconds(cdp);
     const t1 = performance.timeOrigin + performance.now();
+    page.off("request", onRequest);
+    const fetchesStarted = started;
     const prof = profileBusy(profile);
     // BENCH_CPUPROFILE=<dir>: keep the window's profile (DevTools' .cpuprofile; bench/profile-top.mjs sums it).
     const keep = process.env.BENCH_CPUPROFILE;
     if (keep) writeFileSync(path.join(keep, `scale-${stack}-${dialect}.cpuprofile`), JSON.stringify(profile));
     phase("profiled");
     const st = await getStats(server.statsUrl);
-    const polls = st.requests.filter((r) => r.t >= t0 && r.t < t1 && r.taskId).length;
-    // Median over 1-s bins of (JS+GC ms in the bin ÷ task requests the server saw in the bin).
-    const reqBins = [];
-    for (const r of st.requests) {
-      if (r.t < t0 || r.t >= t1 || !(r.taskId || r.method === "tasks/list")) continue;
-      const b = Math.floor((r.t - t0) / 1000);
-      reqBins[b] = (reqBins[b] ?? 0) + 1;
-    }
-    const perBin = [];
-    for (let b = 0; b < reqBins.length; b++) {
-      if ((reqBins[b] ?? 0) >= 20) perBin.push((prof.bins[b] ?? 0) / reqBins[b]);
-    }
-    const listPages = st.requests.filter((r) => r.t >= t0 && r.t < t1 && r.method === "tasks/list").length;
+    const inWindow = st.requests.filter((r) => r.t >= t0 && r.t < t1);
+    const polls = inWindow.filter((r) => r.taskId).length;
+    const listPages = inWindow.filter((r) => r.method === "tasks/list").length;
+    // Task requests per 1-s bin, and JS + GC ms per bin: how steady the window was (kept in latest.json).
+    const pollsPerS = Array.from({ length: Math.ceil((t1 - t0) / 1000) }, () => 0);
+    for (const r of inWindow) if (r.taskId || r.method === "tasks/list") pollsPerS[Math.floor((r.t - t0) / 1000)]++;
     phase("stats read");
     await Promise.race([page.evaluate(() => window.bench.close()).catch(() => {}), new Promise((r) => setTimeout(r, 3000))]);
     phase("closed");
+    const due = polls + listPages;
     return {
       n, createErrors: created.errors, createErrorSamples: created.samples, createMs,
+      lastCreateS: (lastCreate - tc) / 1000, windowStartS: (t0 - tc) / 1000, windowMs: t1 - t0,
       timersBefore, timers,
       heapPerTask: (after.js - before.js + after.wasm - before.wasm) / n,
       jsHeapPerTask: (after.js - before.js) / n, wasmPerTask: (after.wasm - before.wasm) / n,
       scriptMs: (m1.script - m0.script) * 1000, taskMs: (m1.task - m0.task) * 1000,
       duePolls: polls, listPages, preflights: st.preflights ?? 0,
-      busyMsPerDue: polls + listPages > 0 ? ((m1.task - m0.task) * 1000) / (polls + listPages) : NaN,
+      fetchesStarted,
+      busyMsPerDue: due > 0 ? ((m1.task - m0.task) * 1000) / due : NaN,
+      // The main thread's CPU time (CDP ThreadTime): the profile's samples and TaskDuration are wall time,
+      // which grows with the load of other processes on the machine.
+      cpuMsPerDue: due > 0 ? ((m1.cpu - m0.cpu) * 1000) / due : NaN,
       jsMs: prof.js, gcMs: prof.gc,
-      jsMsPerDue: polls + listPages > 0 ? (prof.js + prof.gc) / (polls + listPages) : NaN,
-      jsMsPerDueBins: perBin,
+      jsMsPerDue: due > 0 ? (prof.js + prof.gc) / due : NaN,
+      pollsPerS, jsMsPerS: Array.from(prof.bins, (x) => x ?? 0),
     };
   } finally {
     await page.close().catch(() => {});

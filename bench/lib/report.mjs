@@ -168,17 +168,20 @@ export function renderMarkdown(R) {
   if (Object.keys(R.scale ?? {}).length) {
     L.push("## 10,000 tracked tasks in one Chromium page (lower is better)", "");
     L.push("Tasks created through each stack's call API (server interval 20 s). Live timers and heap after creation (2 forced GCs;");
-    L.push("ours counts wasm memory growth too). Per due task: main-thread JS + GC time from a CPU profile over 10 s (from one interval after");
-    L.push("creation began), ÷ the task requests the");
-    L.push("server saw (median over 1-s bins with ≥ 20 requests); busy = all main-thread work (CDP TaskDuration) ÷ the same requests.", "");
+    L.push("ours counts wasm memory growth too). Per due task, in each stack's steady state: the window opens one interval after the last");
+    L.push("`tools/call` the server saw (every task is in its poll loop) and lasts one interval (each task due about once); main-thread");
+    L.push("JS + GC time over it from a CPU profile, ÷ the task requests the server saw in it (a ratio of the window's sums); busy = all");
+    L.push("main-thread work (CDP TaskDuration) ÷ the same requests; CPU = the main thread's CPU time (CDP ThreadTime) ÷ the same requests");
+    L.push("(the other two are wall time and grow with the machine's load).", "");
     L.push(...head(["dialect", "figure"]));
     const sc = (s, d) => (s === "sdk1" && d === "modern" ? sdkModern : withScaleErr(R.scale[`${s}|${d}`]));
     for (const d of ["legacy", "modern"]) {
       L.push(row([d, "time to create and track them"], (s) => sc(s, d), (v) => v.createMs / 1000, " s"));
       L.push(row([d, "live JS timers"], (s) => sc(s, d), (v) => v.timers));
       L.push(row([d, "heap growth per task"], (s) => sc(s, d), (v) => v.heapPerTask, " B"));
-      L.push(row([d, "JS+GC ms per due task"], (s) => sc(s, d), (v) => median(v.jsMsPerDueBins ?? [])));
+      L.push(row([d, "JS+GC ms per due task"], (s) => sc(s, d), (v) => v.jsMsPerDue));
       L.push(row([d, "busy ms per due task"], (s) => sc(s, d), (v) => v.busyMsPerDue));
+      L.push(row([d, "main-thread CPU ms per due task"], (s) => sc(s, d), (v) => v.cpuMsPerDue));
     }
     L.push("");
   }
@@ -233,13 +236,6 @@ export function renderMarkdown(R) {
   return L.join("\n");
 }
 
-function median(xs) {
-  const a = xs.filter(Number.isFinite).sort((x, y) => x - y);
-  if (!a.length) return NaN;
-  const m = (a.length - 1) / 2;
-  return (a[Math.floor(m)] + a[Math.ceil(m)]) / 2;
-}
-
 /** A count entry with errors but no value is an error cell; with both, the value stands (errors go to latest.json). */
 function withErr(v) {
   if (!v) return undefined;
@@ -251,7 +247,13 @@ function withErr(v) {
 function withScaleErr(v) {
   if (!v) return undefined;
   if (v.error) return v;
-  if (v.createErrors) return { ...v, warn: `${v.createErrors} of ${v.n} creations failed, e.g. ${v.createErrorSamples?.[0] ?? "?"}` };
-  if (!(v.jsMsPerDueBins ?? []).length) return { ...v, why: "no 1-s bin with ≥ 20 task requests in the window" };
-  return v;
+  if (!v.duePolls) return { ...v, why: "no task request in the window" };
+  const warns = [];
+  if (v.createErrors) warns.push(`${v.createErrors} of ${v.n} creations failed, e.g. ${v.createErrorSamples?.[0] ?? "?"}`);
+  // In a steady state the page starts about as many requests as the server sees in the window.
+  const due = v.duePolls + (v.listPages ?? 0);
+  if (v.fetchesStarted !== undefined && Math.abs(v.fetchesStarted - due) > 0.1 * due) {
+    warns.push(`not steady: the page started ${v.fetchesStarted} requests in the window and the server saw ${due} (requests queueing in the browser)`);
+  }
+  return warns.length ? { ...v, warn: warns.join("; ") } : v;
 }

@@ -36,7 +36,7 @@ export async function connect(url, { dialect = "legacy", onPush, tool = "work", 
       const stream = client.experimental.tasks.callToolStream(
         { name: tool, arguments: { ms } }, undefined, { task: { ttl: ttlMs }, signal: ac.signal, timeout: 3_600_000 });
       const first = await stream.next();
-      if (first.done || first.value.type !== "taskCreated") throw new Error(`no task: ${JSON.stringify(first.value)}`);
+      if (first.done || first.value.type !== "taskCreated") throw new Error(`no task: ${first.value?.error?.message ?? JSON.stringify(first.value)}`);
       const taskId = first.value.task.taskId;
       (async () => {
         try {
