@@ -124,11 +124,7 @@ fn result<T, E>(
 
 pub fn dialect(v: Value) -> Option<Dialect> {
     use Dialect::*;
-    unit(v, &[Modern, Legacy, Draft], |d| match d {
-        Modern => "modern",
-        Legacy => "legacy",
-        Draft => "draft",
-    })
+    unit(v, &[Modern, Legacy, Draft], Dialect::name)
 }
 
 pub fn task_status(v: Value) -> Option<TaskStatus> {
@@ -152,21 +148,7 @@ fn error_kind(v: Value) -> Option<ErrorKind> {
         Unsupported,
         Unauthorized,
     ];
-    unit(v, &all, |k| match k {
-        Rpc => "rpc",
-        Transport => "transport",
-        Protocol => "protocol",
-        InvalidInput => "invalidInput",
-        Timeout => "timeout",
-        Closed => "closed",
-        Aborted => "aborted",
-        Cancelled => "cancelled",
-        Expired => "expired",
-        TaskFailed => "taskFailed",
-        ResultUnavailable => "resultUnavailable",
-        Unsupported => "unsupported",
-        Unauthorized => "unauthorized",
-    })
+    unit(v, &all, ErrorKind::name)
 }
 
 fn augment(v: Value) -> Option<Augment> {

@@ -394,6 +394,34 @@ pub enum ErrorKind {
     Unauthorized,
 }
 
+impl ErrorKind {
+    /// The kind as the JS API spells it (`invalidInput`).
+    pub fn name(self) -> &'static str {
+        use ErrorKind::*;
+        match self {
+            Rpc => "rpc",
+            Transport => "transport",
+            Protocol => "protocol",
+            InvalidInput => "invalidInput",
+            Timeout => "timeout",
+            Closed => "closed",
+            Aborted => "aborted",
+            Cancelled => "cancelled",
+            Expired => "expired",
+            TaskFailed => "taskFailed",
+            ResultUnavailable => "resultUnavailable",
+            Unsupported => "unsupported",
+            Unauthorized => "unauthorized",
+        }
+    }
+}
+
+impl crate::json::ToJson for ErrorKind {
+    fn to_json(&self) -> Value {
+        self.name().into()
+    }
+}
+
 impl ClientError {
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
         Self {

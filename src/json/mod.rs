@@ -8,6 +8,10 @@
 mod host;
 #[cfg(target_arch = "wasm32")]
 pub use host::from_js;
+mod to_json;
+mod write;
+pub use to_json::{Object, ToJson};
+pub use write::{push_quoted, push_value, text};
 
 use serde_json::Value;
 

@@ -32,11 +32,9 @@ pub fn object<const N: usize>(members: [(&str, Value); N]) -> Value {
     Value::Object(obj)
 }
 
-/// The JSON text of a value. `serde_json::to_string` rather than `Value`'s `Display` (`to_string()`),
-/// which would be a second instance of the value serializer in the wasm binary; writing a `Value`
-/// cannot fail (its keys are strings, its numbers finite).
+/// The compact JSON text of a value (the hand-written [`crate::json::text`]).
 pub fn text(value: &Value) -> String {
-    serde_json::to_string(value).unwrap_or_default()
+    crate::json::text(value)
 }
 
 /// Moves a member's value out of an object being taken apart; the key stays, holding `null`.
