@@ -2,8 +2,8 @@
 //! operations in, then drains [`Output`]s until it gets [`Output::Wake`], and sleeps until then.
 //! Time is a plain `u64` of milliseconds since the Unix epoch, always passed in.
 
+use crate::json::Value;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::protocol::auth::AuthChallenge;
 use crate::protocol::jsonrpc::RpcError;
@@ -87,7 +87,7 @@ impl Default for Config {
             max_message_bytes: 16 * 1024 * 1024,
             result_gc_ms: 5 * 60 * 1000,
             request_timeout_ms: 60_000,
-            client_capabilities: serde_json::json!({ "elicitation": {}, "sampling": {} }),
+            client_capabilities: crate::json::json!({ "elicitation": {}, "sampling": {} }),
             link: Link::default(),
             max_blocking_results: None,
             known_era: None,

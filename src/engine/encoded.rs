@@ -152,8 +152,8 @@ fn quoted(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::json::json;
     use crate::protocol::jsonrpc::{Id, Message};
-    use serde_json::json;
 
     /// Every dialect's status request, filled in from the session's template, is the request the
     /// dialect builds for the task (ids with quotes, escapes and non-ASCII included).

@@ -1,7 +1,7 @@
 //! Server notifications about tasks, and the answers to the caller's one-shot operations
 //! (cancel, list).
 
-use serde_json::Value;
+use crate::json::Value;
 
 use crate::json::ToJson;
 use crate::protocol::dialect::TaskNotice;

@@ -164,8 +164,8 @@ impl Engine {
                 Purpose::List { cursor, .. } => codec.build_list(&si, cursor.as_deref()),
                 Purpose::Tools { cursor } => {
                     let params = match cursor {
-                        Some(c) => object([("cursor", serde_json::Value::from(c.as_str()))]),
-                        None => serde_json::json!({}),
+                        Some(c) => object([("cursor", crate::json::Value::from(c.as_str()))]),
+                        None => crate::json::json!({}),
                     };
                     Some(codec.build_request(&si, "tools/list", params, None))
                 }
@@ -343,7 +343,7 @@ impl Engine {
     fn sent_one_way(&mut self, now: Millis, p: Purpose) {
         match p {
             Purpose::Cancel { op, task_id } => {
-                self.reply(op, Ok(serde_json::Value::Null));
+                self.reply(op, Ok(crate::json::Value::Null));
                 self.poll_soon(now, &task_id);
             }
             Purpose::Call(c) => self.call_failed(

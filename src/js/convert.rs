@@ -4,8 +4,8 @@
 //! outgoing values are written as JSON text by hand and read with `JSON.parse`; incoming ones
 //! are walked directly.
 
+use crate::json::Value;
 use js_sys::JSON;
-use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use crate::json::ToJson;

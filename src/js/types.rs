@@ -4,8 +4,8 @@
 //! are the engine's own types (declared where they are defined). Shapes that hold functions
 //! or host objects (options, `AbortSignal`) are declared by hand in [`MANUAL_TS`].
 
+use crate::json::Value;
 use serde::Serialize;
-use serde_json::Value;
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 

@@ -2,7 +2,7 @@
 //! instance of serde's serializer in the wasm binary. Each `to_json` gives what the type's derive
 //! writes (members in declaration order, `None` as `null` or left out as its attributes say).
 
-use serde_json::{Map, Value};
+use super::{Map, Value};
 
 /// A type that has a JSON form.
 pub trait ToJson {
@@ -28,9 +28,21 @@ impl<T: ToJson> ToJson for Option<T> {
     }
 }
 
-impl<T: ToJson> ToJson for Vec<T> {
+impl<T: ToJson> ToJson for [T] {
     fn to_json(&self) -> Value {
         Value::Array(self.iter().map(T::to_json).collect())
+    }
+}
+
+impl<T: ToJson> ToJson for Vec<T> {
+    fn to_json(&self) -> Value {
+        self.as_slice().to_json()
+    }
+}
+
+impl ToJson for Map {
+    fn to_json(&self) -> Value {
+        Value::Object(self.clone())
     }
 }
 
@@ -46,23 +58,17 @@ impl ToJson for str {
     }
 }
 
-impl ToJson for u64 {
-    fn to_json(&self) -> Value {
-        Value::from(*self)
-    }
+/// Numbers and booleans: their `Value::from`.
+macro_rules! to_json_by_copy {
+    ($($t:ty),*) => {$(
+        impl ToJson for $t {
+            fn to_json(&self) -> Value {
+                Value::from(*self)
+            }
+        }
+    )*};
 }
-
-impl ToJson for i64 {
-    fn to_json(&self) -> Value {
-        Value::from(*self)
-    }
-}
-
-impl ToJson for u16 {
-    fn to_json(&self) -> Value {
-        Value::from(*self)
-    }
-}
+to_json_by_copy!(bool, u8, u16, u32, u64, usize, i32, i64, f64);
 
 /// A JSON object built member by member.
 #[derive(Default)]

@@ -1,7 +1,7 @@
 //! Compact JSON text of a value, written by hand: serde's serializer (one instance per type,
 //! plus its float and integer formatters) would otherwise be the binary's largest library code.
 
-use super::Value;
+use super::{Number, Value};
 use crate::protocol::digits::{decimal, hex, push_signed};
 
 /// The compact JSON text of `value`: no whitespace, object members in the value's order, strings
@@ -74,7 +74,7 @@ pub fn push_quoted(out: &mut String, text: &str) {
 }
 
 /// Appends a number: an integer exactly, a float so that `JSON.parse` reads the same double.
-fn push_number(out: &mut String, n: &serde_json::Number) {
+fn push_number(out: &mut String, n: &Number) {
     if let Some(u) = n.as_u64() {
         out.push_str(&decimal(u));
     } else if let Some(i) = n.as_i64() {
@@ -105,8 +105,8 @@ fn push_float(out: &mut String, f: f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::json::json;
     use proptest::prelude::*;
-    use serde_json::json;
 
     #[test]
     fn writes_compact_text() {

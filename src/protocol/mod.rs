@@ -20,7 +20,7 @@ mod property_tests;
 
 use std::borrow::Cow;
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 /// A JSON object of these members: `json!` without serializing each member into a `Value`
 /// (which would pull serde_json's value serializer into the wasm binary).
@@ -107,8 +107,8 @@ mod tests {
 
     #[test]
     fn take_moves_a_member_out_and_reads_a_missing_one_as_none() {
-        let mut m = obj(serde_json::json!({"a": [1], "n": null}));
-        assert_eq!(take(&mut m, "a"), Some(serde_json::json!([1])));
+        let mut m = obj(crate::json::json!({"a": [1], "n": null}));
+        assert_eq!(take(&mut m, "a"), Some(crate::json::json!([1])));
         assert_eq!(take(&mut m, "n"), Some(Value::Null));
         assert_eq!(take(&mut m, "b"), None);
     }
@@ -137,10 +137,10 @@ mod tests {
 
     #[test]
     fn without_drops_only_the_named_member() {
-        let m = obj(serde_json::json!({"a": 1, "b": 2, "c": {"a": 3}}));
+        let m = obj(crate::json::json!({"a": 1, "b": 2, "c": {"a": 3}}));
         assert_eq!(
             Value::Object(without(m.clone(), "a")),
-            serde_json::json!({"b": 2, "c": {"a": 3}})
+            crate::json::json!({"b": 2, "c": {"a": 3}})
         );
         assert_eq!(without(m.clone(), "x"), m);
     }

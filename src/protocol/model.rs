@@ -1,8 +1,8 @@
 //! The one task model every dialect maps into. It is also what JS receives: on `wasm32`, `tsify`
 //! declares each shape's TypeScript from the same type (a JSON object as `JsonObject`).
 
+use crate::json::Value;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use super::jsonrpc::RpcError;
 use crate::json::{Object, ToJson};
@@ -241,7 +241,7 @@ impl ToJson for TaskList {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::json::json;
 
     /// Each hand-written JSON form is what the type's derived `Serialize` writes.
     #[test]
@@ -276,26 +276,26 @@ mod tests {
             ..Task::new("v", TaskStatus::Completed)
         };
         for task in [&full, &bare, &with_data] {
-            assert_eq!(task.to_json(), serde_json::to_value(task).unwrap());
+            assert_eq!(task.to_json(), crate::json::to_value(task).unwrap());
         }
         for next_cursor in [None, Some("n".to_owned())] {
             let list = TaskList {
                 tasks: vec![full.clone(), bare.clone()],
                 next_cursor,
             };
-            assert_eq!(list.to_json(), serde_json::to_value(&list).unwrap());
+            assert_eq!(list.to_json(), crate::json::to_value(&list).unwrap());
         }
         for d in [Dialect::Modern, Dialect::Legacy, Dialect::Draft] {
-            assert_eq!(d.to_json(), serde_json::to_value(d).unwrap());
+            assert_eq!(d.to_json(), crate::json::to_value(&d).unwrap());
         }
     }
 
     #[test]
     fn status_names_are_the_serde_spelling() {
         for s in TaskStatus::ALL {
-            assert_eq!(serde_json::to_value(s).unwrap(), s.name());
+            assert_eq!(crate::json::to_value(&s).unwrap(), s.name());
             assert_eq!(
-                serde_json::from_value::<TaskStatus>(s.name().into()).unwrap(),
+                crate::json::from_value::<TaskStatus>(s.name().into()).unwrap(),
                 s
             );
         }
