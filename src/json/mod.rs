@@ -1,8 +1,10 @@
-//! Reading JSON text, the one host service below the driver. On wasm the host's `JSON.parse`
-//! reads it (the binary then carries no JSON parser and no float tables of its own); natively
-//! serde_json does. Both give the same `Value` for what the client reads: `JSON.parse` turns every
-//! number into an `f64`, so integers beyond 2^53 lose digits there, and the one place where that
-//! matters, a top-level JSON-RPC `id`, is read again from the text.
+//! JSON below every room: the crate's own [`Value`] (with `json!` and the [`ToJson`] forms of
+//! the types JS receives), its compact text ([`text`]), and reading JSON text, the one host
+//! service below the driver. On wasm the host's `JSON.parse` reads it (the binary then carries no
+//! JSON parser and no float tables of its own); natively serde_json does. Both give the same
+//! `Value` for what the client reads: `JSON.parse` turns every number into an `f64`, so integers
+//! beyond 2^53 lose digits there, and the one place where that matters, a top-level JSON-RPC
+//! `id`, is read again from the text.
 
 #[cfg(target_arch = "wasm32")]
 mod host;

@@ -80,17 +80,22 @@ impl Object {
     }
 
     /// Adds the member `key`.
-    pub fn with(mut self, key: &str, value: &(impl ToJson + ?Sized)) -> Self {
-        self.0.insert(key.to_owned(), value.to_json());
-        self
+    pub fn with(self, key: &str, value: &(impl ToJson + ?Sized)) -> Self {
+        self.put(key, value.to_json())
     }
 
     /// Adds the member `key` when there is a value (`skip_serializing_if = "Option::is_none"`).
     pub fn with_some(self, key: &str, value: &Option<impl ToJson>) -> Self {
         match value {
-            Some(v) => self.with(key, v),
+            Some(v) => self.put(key, v.to_json()),
             None => self,
         }
+    }
+
+    /// The one copy of the insertion every `with` shares.
+    fn put(mut self, key: &str, value: Value) -> Self {
+        self.0.insert(key.to_owned(), value);
+        self
     }
 
     pub fn build(self) -> Value {
