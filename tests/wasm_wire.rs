@@ -18,10 +18,10 @@ use mcp_task_client::engine::api::{
 };
 use mcp_task_client::engine::snapshot::{SessionSnapshot, TaskSnapshot};
 use mcp_task_client::js::convert::{from_js, to_js};
+use mcp_task_client::json::{json, Value};
 use mcp_task_client::protocol::auth::AuthChallenge;
 use mcp_task_client::protocol::jsonrpc::{DecodeError, Id, Message, RpcError};
 use mcp_task_client::protocol::model::{Dialect, InputRequest, Outcome, Task, TaskStatus};
-use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::wasm_bindgen_test;
 
@@ -347,15 +347,15 @@ fn every_channel_message_reads_back_equal() {
 #[wasm_bindgen_test]
 fn event_reader_agrees_with_the_derived_deserialize() {
     for e in events() {
-        let v = serde_json::to_value(&e).unwrap();
-        let derived: Option<Event> = serde_json::from_value(v.clone()).ok();
+        let v = to_value(&e).unwrap();
+        let derived: Option<Event> = from_value(v.clone()).ok();
         assert_eq!(json::event(v), derived.clone(), "{e:?}");
         assert_eq!(derived, Some(e));
     }
     // Shapes the derive accepts that our writer never produces: absent optional members,
     // members in any order, unknown members.
     let v = json!({ "extra": 1, "task": { "status": "working", "taskId": "a" }, "sub": 1, "type": "status" });
-    let derived: Option<Event> = serde_json::from_value(v.clone()).ok();
+    let derived: Option<Event> = from_value(v.clone()).ok();
     assert!(derived.is_some());
     assert_eq!(json::event(v), derived);
 }
@@ -371,13 +371,13 @@ fn snapshots_read_like_the_derives() {
         deadline: Some(u64::MAX),
         input_keys: vec!["k1".into(), "k0".into()],
     };
-    let v = serde_json::to_value(&snap).unwrap();
+    let v = to_value(&snap).unwrap();
     assert_eq!(json::task_snapshot(v.clone()), Some(snap.clone()));
-    assert_eq!(serde_json::from_value::<TaskSnapshot>(v).ok(), Some(snap));
+    assert_eq!(from_value::<TaskSnapshot>(v).ok(), Some(snap));
     let v = json!({ "task": { "taskId": "a", "status": "failed" }, "known": false });
     assert_eq!(
         json::task_snapshot(v.clone()),
-        serde_json::from_value::<TaskSnapshot>(v).ok()
+        from_value::<TaskSnapshot>(v).ok()
     );
 
     let s = SessionSnapshot {
@@ -387,9 +387,9 @@ fn snapshots_read_like_the_derives() {
         capabilities: json!({ "tasks": { "list": {} } }),
         server_info: Value::Null,
     };
-    let v = serde_json::to_value(&s).unwrap();
+    let v = to_value(&s).unwrap();
     assert_eq!(json::session_snapshot(v.clone()), Some(s.clone()));
-    assert_eq!(serde_json::from_value::<SessionSnapshot>(v).ok(), Some(s));
+    assert_eq!(from_value::<SessionSnapshot>(v).ok(), Some(s));
 }
 
 #[wasm_bindgen_test]
@@ -531,7 +531,7 @@ fn json_values_become_plain_js_objects() {
     assert_eq!(back["__proto__"], v["__proto__"]);
     assert_eq!(back["big"].as_f64(), Some(u64::MAX as f64));
     let task = full_task(TaskStatus::Working);
-    let expected = serde_json::to_value(&task).unwrap();
+    let expected = to_value(&task).unwrap();
     assert_eq!(from_js(&to_js(&task)).unwrap(), Some(expected));
 }
 
@@ -618,4 +618,14 @@ fn what_is_not_json_is_an_error() {
     let deep = format!("{}{}", "[".repeat(600), "]".repeat(600));
     assert!(mcp_task_client::json::parse(&deep).is_err());
     assert!(matches!(decode("[1]"), Err(DecodeError::Batch)));
+}
+
+/// A serde type's value, through serde_json's text (as the derives write it).
+fn to_value<T: serde::Serialize + ?Sized>(t: &T) -> Result<Value, serde_json::Error> {
+    serde_json::from_str(&serde_json::to_string(t)?)
+}
+
+/// A serde type as its derived `Deserialize` reads `v`.
+fn from_value<T: serde::de::DeserializeOwned>(v: Value) -> Result<T, serde_json::Error> {
+    serde_json::from_str(&mcp_task_client::json::text(&v))
 }

@@ -1,7 +1,7 @@
 //! A tab's own side: routing its operations to wherever the leader is, re-sending them to a new
 //! leader, and the exactly-once guards on the events handed to its page.
 
-use serde_json::Value;
+use crate::json::Value;
 
 use super::wire::{Msg, Op, SessionWire};
 use super::{Coord, Output, Role};

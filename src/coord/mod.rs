@@ -23,7 +23,7 @@ mod tests;
 use crate::engine::hash::IdHash;
 use std::collections::{HashMap, VecDeque};
 
-use serde_json::Value;
+use crate::json::Value;
 
 use crate::engine::api::{ClientError, End, ErrorKind, Event, Millis, OpId, SubId};
 use crate::engine::snapshot::{SessionSnapshot, TaskSnapshot};

@@ -2,7 +2,7 @@
 //! own) and by a [`Coord`], which allocates tab-local ids and routes each operation to wherever
 //! the leader is.
 
-use serde_json::Value;
+use crate::json::Value;
 
 use super::wire::Op;
 use super::{Coord, MySub};

@@ -4,8 +4,8 @@
 //! them to its engine's ids. A follower re-sends its live operations to every new leader (the
 //! leader ignores what it already has), so a failover loses nothing that can be safely repeated.
 
+use crate::json::Value;
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::engine::api::{CallOptions, Event, InputId, SubId};
 use crate::protocol::jsonrpc::RpcError;

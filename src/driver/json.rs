@@ -4,13 +4,13 @@
 //! per dialect.
 //!
 //! Hand-written on purpose: the model's derived `Deserialize` impls, instantiated for
-//! `serde_json::Value`, cost ~19 % of the gzipped package in place of all readers here and
+//! `crate::json::Value`, cost ~19 % of the gzipped package in place of all readers here and
 //! ~9 % for the `Task` reader alone (internally tagged enums above all). Natively the derives
 //! stay (the public Rust API); the wasm tests pin each reader to them. Every reader is total: a
 //! wrong shape gives `None`, never a panic. Missing optional fields and `null` read as `None`,
 //! unknown fields are ignored, as with the derives.
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use crate::engine::api::{
     Augment, CallOptions, ClientError, End, ErrorKind, Event, InputId, OpId, SubId,
@@ -124,11 +124,7 @@ fn result<T, E>(
 
 pub fn dialect(v: Value) -> Option<Dialect> {
     use Dialect::*;
-    unit(v, &[Modern, Legacy, Draft], |d| match d {
-        Modern => "modern",
-        Legacy => "legacy",
-        Draft => "draft",
-    })
+    unit(v, &[Modern, Legacy, Draft], Dialect::name)
 }
 
 pub fn task_status(v: Value) -> Option<TaskStatus> {
@@ -152,21 +148,7 @@ fn error_kind(v: Value) -> Option<ErrorKind> {
         Unsupported,
         Unauthorized,
     ];
-    unit(v, &all, |k| match k {
-        Rpc => "rpc",
-        Transport => "transport",
-        Protocol => "protocol",
-        InvalidInput => "invalidInput",
-        Timeout => "timeout",
-        Closed => "closed",
-        Aborted => "aborted",
-        Cancelled => "cancelled",
-        Expired => "expired",
-        TaskFailed => "taskFailed",
-        ResultUnavailable => "resultUnavailable",
-        Unsupported => "unsupported",
-        Unauthorized => "unauthorized",
-    })
+    unit(v, &all, ErrorKind::name)
 }
 
 fn augment(v: Value) -> Option<Augment> {

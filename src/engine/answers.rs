@@ -2,7 +2,7 @@
 //! before they go to the server: an answer meant for another method (an elicitation answer to a
 //! sampling request) becomes a clear JSON-RPC error, instead of a validator dump from the server.
 
-use serde_json::Value;
+use crate::json::Value;
 
 use crate::protocol::jsonrpc::RpcError;
 
@@ -40,7 +40,7 @@ fn mismatch(method: &str, v: &Value) -> Option<&'static str> {
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use crate::json::json;
 
     use super::*;
 

@@ -2,8 +2,8 @@
 //! operations in, then drains [`Output`]s until it gets [`Output::Wake`], and sleeps until then.
 //! Time is a plain `u64` of milliseconds since the Unix epoch, always passed in.
 
+use crate::json::Value;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::protocol::auth::AuthChallenge;
 use crate::protocol::dialect::ProtocolError;
@@ -88,7 +88,7 @@ impl Default for Config {
             max_message_bytes: 16 * 1024 * 1024,
             result_gc_ms: 5 * 60 * 1000,
             request_timeout_ms: 60_000,
-            client_capabilities: serde_json::json!({ "elicitation": {}, "sampling": {} }),
+            client_capabilities: crate::json::json!({ "elicitation": {}, "sampling": {} }),
             link: Link::default(),
             max_blocking_results: None,
             known_era: None,
@@ -395,6 +395,34 @@ pub enum ErrorKind {
     Unauthorized,
 }
 
+impl ErrorKind {
+    /// The kind as the JS API spells it (`invalidInput`).
+    pub fn name(self) -> &'static str {
+        use ErrorKind::*;
+        match self {
+            Rpc => "rpc",
+            Transport => "transport",
+            Protocol => "protocol",
+            InvalidInput => "invalidInput",
+            Timeout => "timeout",
+            Closed => "closed",
+            Aborted => "aborted",
+            Cancelled => "cancelled",
+            Expired => "expired",
+            TaskFailed => "taskFailed",
+            ResultUnavailable => "resultUnavailable",
+            Unsupported => "unsupported",
+            Unauthorized => "unauthorized",
+        }
+    }
+}
+
+impl crate::json::ToJson for ErrorKind {
+    fn to_json(&self) -> Value {
+        self.name().into()
+    }
+}
+
 impl ClientError {
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
         Self::with_message(kind, message.into())
@@ -440,10 +468,10 @@ mod tests {
     #[test]
     fn an_rpc_error_keeps_its_code_message_and_data() {
         let mut rpc = RpcError::new(-32602, "bad params");
-        rpc.data = Some(serde_json::json!({ "field": "x" }));
+        rpc.data = Some(crate::json::json!({ "field": "x" }));
         let mut expected = ClientError::new(ErrorKind::Rpc, "bad params");
         expected.code = Some(-32602);
-        expected.data = Some(serde_json::json!({ "field": "x" }));
+        expected.data = Some(crate::json::json!({ "field": "x" }));
         assert_eq!(ClientError::from(rpc), expected);
     }
 

@@ -6,7 +6,7 @@
 
 use super::sorted::SortedSet;
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use super::ids::CallId;
 use super::ids::ReqId;

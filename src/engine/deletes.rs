@@ -2,7 +2,7 @@
 //! caller who asked for that (`CallOptions::delete_on_done`, or `Config::delete_on_done` for
 //! every task). Dialects without delete refuse a request or a call option before anything is sent.
 
-use serde_json::Value;
+use crate::json::Value;
 
 use crate::protocol::model::Dialect;
 

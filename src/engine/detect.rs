@@ -4,7 +4,7 @@
 //! said once (a warning naming `dialect: "draft"`), since only the caller can know. A build
 //! without the `draft` feature never picks the draft and gives no such warning.
 
-use serde_json::Value;
+use crate::json::Value;
 
 #[cfg(feature = "draft")]
 use crate::protocol::dialect::draft::{self, Detection, Draft};

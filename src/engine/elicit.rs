@@ -2,7 +2,7 @@
 //! property with a `default` that the host left out of `content` is filled in; what the host gave
 //! is never replaced.
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 /// The elicitation method whose answers get defaults.
 pub(crate) const ELICIT: &str = "elicitation/create";
@@ -61,7 +61,7 @@ pub(crate) fn fill_defaults(params: &Value, answer: &mut Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::json::json;
 
     fn params() -> Value {
         json!({ "message": "who?", "requestedSchema": { "type": "object", "properties": {

@@ -19,9 +19,8 @@ pub(crate) struct Encoded {
 
 impl Encoded {
     pub(crate) fn new(out: Outgoing) -> Self {
-        // Serializing a `Value` cannot fail (its map keys are strings).
-        let params = serde_json::to_string(&out.params).unwrap_or_else(|_| "null".into());
-        let method = serde_json::to_string(&out.method).unwrap_or_else(|_| "\"\"".into());
+        let params = crate::json::text(&out.params);
+        let method = quoted(&out.method);
         Self {
             method: method.into(),
             params: params.into(),
@@ -145,15 +144,16 @@ fn quoted(text: &str) -> String {
         q.push('"');
         return q;
     }
-    // Serializing a `str` cannot fail.
-    serde_json::to_string(text).unwrap_or_default()
+    let mut q = String::new();
+    crate::json::push_quoted(&mut q, text);
+    q
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::json::json;
     use crate::protocol::jsonrpc::{Id, Message};
-    use serde_json::json;
 
     /// Every dialect's status request, filled in from the session's template, is the request the
     /// dialect builds for the task (ids with quotes, escapes and non-ASCII included).

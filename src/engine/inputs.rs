@@ -2,7 +2,7 @@
 //! [`Event::Input`](super::api::Event::Input), answered through the dialect (a JSON-RPC response,
 //! modern `tasks/update`, or an MRTR retry).
 
-use serde_json::{json, Value};
+use crate::json::{json, Value};
 
 use super::ids::CallId;
 use crate::protocol::dialect::Outgoing;

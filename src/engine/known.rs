@@ -205,7 +205,7 @@ impl Known {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::json::json;
 
     #[test]
     fn a_task_comes_back_as_it_was_kept() {

@@ -1,7 +1,7 @@
 //! The end of a task's life: its outcome (fetched once, or inline, or the original response),
 //! handing every subscriber its `Done`, expiry at the deadline, and garbage collection.
 
-use serde_json::Value;
+use crate::json::Value;
 
 use crate::protocol::model::{Outcome, Task, TaskStatus};
 

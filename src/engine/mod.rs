@@ -95,7 +95,7 @@ static COUNTING: testkit::heap::Counting = testkit::heap::Counting;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-use serde_json::Value;
+use crate::json::Value;
 
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::{Dialect, Task};
@@ -277,7 +277,7 @@ impl Engine {
         arguments: Value,
         opts: CallOptions,
     ) -> SubId {
-        let mut params = serde_json::Map::new();
+        let mut params = crate::json::Map::new();
         params.insert("name".into(), Value::from(name));
         params.insert("arguments".into(), arguments);
         self.request(now, "tools/call", Value::Object(params), opts)

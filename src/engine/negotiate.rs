@@ -20,7 +20,7 @@
 //! When neither era offers tasks, plain requests work and task-requiring ones fail with
 //! `Unsupported` (see `absent.rs`).
 
-use serde_json::{json, Value};
+use crate::json::{json, Value};
 
 use crate::protocol::dialect::{codec, Codec, LEGACY, MODERN};
 use crate::protocol::jsonrpc::RpcError;

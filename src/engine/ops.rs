@@ -1,8 +1,9 @@
 //! Server notifications about tasks, and the answers to the caller's one-shot operations
 //! (cancel, list).
 
-use serde_json::Value;
+use crate::json::Value;
 
+use crate::json::ToJson;
 use crate::protocol::dialect::TaskNotice;
 use crate::protocol::model::TaskList;
 
@@ -98,13 +99,8 @@ impl Engine {
         };
         match page {
             Some(Ok((tasks, next_cursor))) => {
-                // Through the text the page serializes to anyway (no value serializer).
                 let page = TaskList { tasks, next_cursor };
-                let reply = serde_json::to_string(&page)
-                    .ok()
-                    .and_then(|text| crate::json::parse(&text).ok())
-                    .unwrap_or_default();
-                self.reply(op, Ok(reply));
+                self.reply(op, Ok(page.to_json()));
             }
             Some(Err(e)) => self.reply(op, Err(e.into())),
             None => self.reply(op, Err(ClientError::new(ErrorKind::Protocol, "no dialect"))),

@@ -13,7 +13,7 @@
 //! request needs no slot of the result budget (a finished task's result answers at once), and
 //! the held one keeps its slot until it ends.
 
-use serde_json::Value;
+use crate::json::Value;
 
 use crate::protocol::model::TaskStatus;
 

@@ -224,7 +224,7 @@ impl Registry {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::json::json;
 
     fn task(status: TaskStatus) -> Task {
         let mut t = Task::new("t1", status);

@@ -339,7 +339,7 @@ impl Engine {
     fn sent_one_way(&mut self, now: Millis, p: Purpose) {
         match p {
             Purpose::Cancel { op, task_id } => {
-                self.reply(op, Ok(serde_json::Value::Null));
+                self.reply(op, Ok(crate::json::Value::Null));
                 self.poll_soon(now, &task_id);
             }
             Purpose::Call(c) => self.call_failed(

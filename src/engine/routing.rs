@@ -269,7 +269,7 @@ impl Engine {
         &mut self,
         now: Millis,
         n: ReqId,
-        res: Result<serde_json::Value, Failure>,
+        res: Result<crate::json::Value, Failure>,
     ) {
         self.complete_echoed(now, n, res, None);
     }
@@ -279,7 +279,7 @@ impl Engine {
         &mut self,
         now: Millis,
         n: ReqId,
-        res: Result<serde_json::Value, Failure>,
+        res: Result<crate::json::Value, Failure>,
         echo: Option<PollEcho>,
     ) {
         let Some(p) = self.take_pending(n) else {

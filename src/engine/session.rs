@@ -2,7 +2,7 @@
 //! legacy session dies, and the queue of requests made before the session is ready. Which era to
 //! open is decided in `negotiate.rs`.
 
-use serde_json::Value;
+use crate::json::Value;
 
 use super::ids::ReqId;
 use crate::protocol::dialect::{Codec, SessionInfo};

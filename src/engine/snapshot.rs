@@ -2,8 +2,8 @@
 //! resumes it, export/import of one task's tracked state, and detaching without ending the
 //! session. A resumed engine keeps the legacy session its tasks are scoped to.
 
+use crate::json::Value;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::protocol::dialect::codec;
 use crate::protocol::model::{Dialect, Task, TaskStatus};
@@ -183,7 +183,7 @@ impl Engine {
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use crate::json::json;
 
     use super::*;
     use crate::engine::api::{Config, DialectChoice, End, Event, Output};

@@ -259,7 +259,7 @@ mod tests {
                 prop_assert_eq!(ours.contains(&v), model.contains(&v));
                 prop_assert!(ours.iter().eq(model.iter()));
             }
-            prop_assert_eq!(serde_json::to_value(&ours).ok(), serde_json::to_value(&model).ok());
+            prop_assert_eq!(crate::json::to_value(&ours).ok(), crate::json::to_value(&model).ok());
             let mut twice: Vec<u8> = ours.iter().chain(ours.iter()).copied().collect();
             twice.reverse();
             let again: SortedSet<u8> = twice.into_iter().collect();

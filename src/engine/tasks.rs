@@ -1,7 +1,7 @@
 //! Task tracking: subscribing and leaving, applying snapshots (polls, pushes, create results),
 //! the poll loop (one status request in flight per task), result fetching, expiry, and GC.
 
-use serde_json::Value;
+use crate::json::Value;
 
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::{Outcome, Task, TaskStatus};

@@ -15,7 +15,7 @@ use std::borrow::Cow;
 
 use super::sorted::SortedSet;
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use super::ids::CallId;
 use crate::protocol::jsonrpc::codes;
@@ -120,7 +120,7 @@ pub(crate) fn effective_caps(server_caps: &Value, names_tasks: bool) -> Cow<'_, 
     }
     let mut caps = match server_caps {
         Value::Object(_) => server_caps.clone(),
-        _ => Value::Object(serde_json::Map::new()),
+        _ => Value::Object(crate::json::Map::new()),
     };
     let call = object([("call", Value::Bool(true))]);
     let tasks = object([("requests", object([("tools", call)]))]);
@@ -293,7 +293,7 @@ impl Engine {
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use crate::json::json;
 
     use super::*;
 

@@ -2,7 +2,7 @@
 //! none. One decision for every way a handle can end (finished, stopped, failed), so a handle's
 //! `result()` and its done record always agree.
 
-use serde_json::Value;
+use crate::json::Value;
 
 use super::api::{ClientError, End, ErrorKind};
 use super::tasks::{GONE_CODES, LEGACY_GONE_CODE};
@@ -150,7 +150,7 @@ pub fn tool_text(result: &Value) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use crate::json::json;
 
     use super::*;
     use crate::protocol::jsonrpc::RpcError;

@@ -1,23 +1,23 @@
 //! Conversions at the edge: Rust values to plain JSON-shaped JS objects and back.
 //!
 //! Both directions go through JSON semantics without a serde (de)serializer for `JsValue`:
-//! outgoing values are written once with `serde_json` and read with `JSON.parse`; incoming ones
-//! are walked directly. That keeps one serializer instance per type in the binary.
+//! outgoing values are written as JSON text by hand and read with `JSON.parse`; incoming ones
+//! are walked directly.
 
+use crate::json::Value;
 use js_sys::JSON;
-use serde::Serialize;
-use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-/// Serializes to plain JS objects (never `Map`s); `undefined` if the value cannot be represented.
-pub fn to_js<T: Serialize + ?Sized>(v: &T) -> JsValue {
-    parse(serde_json::to_string(v).ok())
+use crate::json::ToJson;
+
+/// A value's JSON form as plain JS objects (never `Map`s).
+pub fn to_js<T: ToJson + ?Sized>(v: &T) -> JsValue {
+    parse(&v.to_json())
 }
 
-/// `JSON.parse` of the text (not generic: one copy in the binary for every `to_js` type).
-fn parse(text: Option<String>) -> JsValue {
-    text.and_then(|s| JSON::parse(&s).ok())
-        .unwrap_or(JsValue::UNDEFINED)
+/// `JSON.parse` of the value's text (not generic: one copy in the binary for every `to_js` type).
+fn parse(value: &Value) -> JsValue {
+    JSON::parse(&crate::json::text(value)).unwrap_or(JsValue::UNDEFINED)
 }
 
 /// Reads a JSON value from JS (`undefined` → `None`).

@@ -16,8 +16,8 @@ mod typescript;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
+use crate::json::Value;
 use js_sys::{Function, Reflect};
-use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use crate::driver::deferred::later;

@@ -2,7 +2,7 @@
 //! ones as one object of JSON values ([`read`]); the values (dialect, transport, link, tab sharing
 //! and what this build has) are checked here, with the text a caller sees.
 
-use serde_json::Value;
+use crate::json::Value;
 use wasm_bindgen::prelude::*;
 
 #[cfg(feature = "oauth")]

@@ -4,13 +4,14 @@
 //! are the engine's own types (declared where they are defined). Shapes that hold functions
 //! or host objects (options, `AbortSignal`) are declared by hand in [`MANUAL_TS`].
 
+use crate::json::Value;
 use serde::Serialize;
-use serde_json::Value;
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
 use crate::engine::api::{self, End};
 use crate::engine::verdict::{self, Ending};
+use crate::json::{Object, ToJson};
 use crate::protocol::auth::AuthChallenge;
 use crate::protocol::model;
 
@@ -374,4 +375,89 @@ pub struct SessionInfo {
     pub server_info: Value,
     #[tsify(type = "ServerCapabilities")]
     pub capabilities: Value,
+}
+
+impl ToJson for InputRequestEvent {
+    fn to_json(&self) -> Value {
+        (Object::new().with("key", &self.key))
+            .with("method", &self.method)
+            .with("params", &self.params)
+            .with("taskId", &self.task_id)
+            .build()
+    }
+}
+
+impl ToJson for ErrorInfo {
+    fn to_json(&self) -> Value {
+        (Object::new().with("kind", &self.kind))
+            .with("message", &self.message)
+            .with_some("code", &self.code)
+            .with_some("data", &self.data)
+            .with_some("taskId", &self.task_id)
+            .with_some("httpStatus", &self.http_status)
+            .with_some("auth", &self.auth)
+            .build()
+    }
+}
+
+impl ToJson for AuthInfo {
+    fn to_json(&self) -> Value {
+        (Object::new().with("wwwAuthenticate", &self.www_authenticate))
+            .with("resourceMetadata", &self.resource_metadata)
+            .with("scope", &self.scope)
+            .with("error", &self.error)
+            .with("errorDescription", &self.error_description)
+            .build()
+    }
+}
+
+impl ToJson for DoneKind {
+    fn to_json(&self) -> Value {
+        match self {
+            Self::Finished => "finished",
+            Self::Aborted => "aborted",
+            Self::Failed => "failed",
+        }
+        .into()
+    }
+}
+
+impl ToJson for TaskDone {
+    fn to_json(&self) -> Value {
+        (Object::new().with("kind", &self.kind))
+            .with("taskId", &self.task_id)
+            .with("status", &self.status)
+            .with("task", &self.task)
+            .with("outcome", &self.outcome)
+            .with("error", &self.error)
+            .build()
+    }
+}
+
+impl ToJson for ClientWarning {
+    fn to_json(&self) -> Value {
+        (Object::new().with("taskId", &self.task_id))
+            .with("error", &self.error)
+            .build()
+    }
+}
+
+impl ToJson for TaskTransition {
+    fn to_json(&self) -> Value {
+        (Object::new().with("taskId", &self.task_id))
+            .with("from", &self.from)
+            .with("to", &self.to)
+            .with("at", &self.at)
+            .build()
+    }
+}
+
+impl ToJson for SessionInfo {
+    fn to_json(&self) -> Value {
+        (Object::new().with("dialect", &self.dialect))
+            .with("protocolVersion", &self.protocol_version)
+            .with("serverInfo", &self.server_info)
+            .with("capabilities", &self.capabilities)
+            .build()
+    }
 }

@@ -1,7 +1,7 @@
-//! The host's JSON: `JSON.parse`, and JS values read back as `serde_json::Value`s.
+//! The host's JSON: `JSON.parse`, and JS values read back as [`Value`]s.
 
+use super::{Map as Members, Number, Value};
 use js_sys::{Array, Map, Object, Reflect, Symbol, JSON};
-use serde_json::{Number, Value};
 use wasm_bindgen::prelude::*;
 
 /// Nesting deeper than this is refused (a cyclic object would otherwise exhaust the stack).
@@ -85,7 +85,7 @@ fn read_object(v: &JsValue, origin: Origin, depth: u32) -> Result<Value, &'stati
     } else {
         Object::entries(v.unchecked_ref())
     };
-    let mut out = serde_json::Map::new();
+    let mut out = Members::new();
     for pair in entries.iter() {
         let pair: Array = pair.unchecked_into();
         let key = pair

@@ -1,20 +1,29 @@
-//! Reading JSON text, the one host service below the driver. On wasm the host's `JSON.parse`
-//! reads it (the binary then carries no JSON parser and no float tables of its own); natively
-//! serde_json does. Both give the same `Value` for what the client reads: `JSON.parse` turns every
-//! number into an `f64`, so integers beyond 2^53 lose digits there, and the one place where that
-//! matters, a top-level JSON-RPC `id`, is read again from the text.
+//! JSON below every room: the crate's own [`Value`] (with `json!` and the [`ToJson`] forms of
+//! the types JS receives), its compact text ([`text`]), and reading JSON text, the one host
+//! service below the driver. On wasm the host's `JSON.parse` reads it (the binary then carries no
+//! JSON parser and no float tables of its own); natively serde_json does. Both give the same
+//! `Value` for what the client reads: `JSON.parse` turns every number into an `f64`, so integers
+//! beyond 2^53 lose digits there, and the one place where that matters, a top-level JSON-RPC
+//! `id`, is read again from the text.
 
 #[cfg(target_arch = "wasm32")]
 mod host;
 #[cfg(target_arch = "wasm32")]
 pub use host::from_js;
-
-use serde_json::Value;
+mod literal;
+mod serde_impls;
+mod to_json;
+mod value;
+mod write;
+pub use literal::json;
+pub use to_json::{Object, ToJson};
+pub use value::{Entry, Map, Number, Value};
+pub use write::{push_quoted, push_value, text};
 
 /// Parses JSON text into a value; the error says why it is not JSON.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn parse(text: &str) -> Result<Value, String> {
-    serde_json::from_str(text).map_err(|e| e.to_string())
+    serde_json::from_str::<Value>(text).map_err(|e| e.to_string())
 }
 
 /// Parses JSON text into a value; the error says why it is not JSON.
@@ -23,6 +32,18 @@ pub fn parse(text: &str) -> Result<Value, String> {
     let mut value = host::parse(text)?;
     exact_id(text, &mut value);
     Ok(value)
+}
+
+/// A serde type's value, through serde_json's text (for tests comparing with derived impls).
+#[cfg(test)]
+pub fn to_value<T: serde::Serialize + ?Sized>(t: &T) -> Result<Value, serde_json::Error> {
+    serde_json::from_str(&serde_json::to_string(t)?)
+}
+
+/// A serde type read from a value, through serde_json's text (for tests).
+#[cfg(test)]
+pub fn from_value<T: serde::de::DeserializeOwned>(v: Value) -> Result<T, serde_json::Error> {
+    serde_json::from_str(&text(&v))
 }
 
 /// Replaces a top-level `id` beyond ±2^53 by the integer its text spells, if it spells one
@@ -108,8 +129,8 @@ fn number_at(rest: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::json::json;
     use proptest::prelude::*;
-    use serde_json::json;
 
     #[test]
     fn finds_the_top_level_id_only() {
@@ -167,7 +188,7 @@ mod tests {
             nested in "[a-z\"\\\\{}:,\\[\\] ]{0,8}",
         ) {
             prop_assume!(nested != "id");
-            let mut obj = serde_json::Map::new();
+            let mut obj = crate::json::Map::new();
             for (k, v) in before {
                 obj.insert(k, json!({ "id": v, "s": "\"id\":0" }));
             }

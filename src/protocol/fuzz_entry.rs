@@ -2,7 +2,7 @@
 //! `fuzz_smoke` example. Each runs arbitrary input through one decoder and reports a broken
 //! invariant as `Err` (the callers turn that into a failure); a panic inside is a bug found.
 
-use serde_json::Value;
+use crate::json::Value;
 
 use super::dialect::{codec, CallReply, Codec, SessionInfo};
 use super::headers;

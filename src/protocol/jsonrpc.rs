@@ -2,8 +2,8 @@
 
 use std::fmt;
 
+use crate::json::{Map, Value};
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
 
 use super::digits;
 

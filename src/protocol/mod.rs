@@ -20,10 +20,9 @@ mod property_tests;
 
 use std::borrow::Cow;
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
-/// A JSON object of these members: `json!` without serializing each member into a `Value`
-/// (which would pull serde_json's value serializer into the wasm binary).
+/// A JSON object of these members, in this order (a later repeated key replaces the value).
 pub fn object<const N: usize>(members: [(&str, Value); N]) -> Value {
     let mut obj = Map::new();
     for (key, value) in members {
@@ -32,16 +31,13 @@ pub fn object<const N: usize>(members: [(&str, Value); N]) -> Value {
     Value::Object(obj)
 }
 
-/// The JSON text of a value. `serde_json::to_string` rather than `Value`'s `Display` (`to_string()`),
-/// which would be a second instance of the value serializer in the wasm binary; writing a `Value`
-/// cannot fail (its keys are strings, its numbers finite).
+/// The compact JSON text of a value (the hand-written [`crate::json::text`]).
 pub fn text(value: &Value) -> String {
-    serde_json::to_string(value).unwrap_or_default()
+    crate::json::text(value)
 }
 
-/// Moves a member's value out of an object being taken apart; the key stays, holding `null`.
-/// For a map about to be dropped this reads like `remove` but needs none of the tree's
-/// rebalancing code in the wasm binary.
+/// Moves a member's value out of an object being taken apart; the key stays, holding `null`
+/// (for a map about to be dropped it reads like `remove`, without moving the members after it).
 pub fn take(obj: &mut Map<String, Value>, key: &str) -> Option<Value> {
     obj.get_mut(key).map(Value::take)
 }
@@ -83,17 +79,10 @@ pub fn lossy(bytes: &[u8]) -> Cow<'_, str> {
     }
 }
 
-/// The object without the member `key` (rebuilt rather than `remove`d, for the reason above).
-pub fn without(obj: Map<String, Value>, key: &str) -> Map<String, Value> {
-    if !obj.contains_key(key) {
-        return obj;
-    }
-    obj.into_iter()
-        .filter(|(k, _)| k != key)
-        .fold(Map::new(), |mut m, (k, v)| {
-            m.insert(k, v);
-            m
-        })
+/// The object without the member `key`.
+pub fn without(mut obj: Map<String, Value>, key: &str) -> Map<String, Value> {
+    obj.remove(key);
+    obj
 }
 
 #[cfg(test)]
@@ -109,8 +98,8 @@ mod tests {
 
     #[test]
     fn take_moves_a_member_out_and_reads_a_missing_one_as_none() {
-        let mut m = obj(serde_json::json!({"a": [1], "n": null}));
-        assert_eq!(take(&mut m, "a"), Some(serde_json::json!([1])));
+        let mut m = obj(crate::json::json!({"a": [1], "n": null}));
+        assert_eq!(take(&mut m, "a"), Some(crate::json::json!([1])));
         assert_eq!(take(&mut m, "n"), Some(Value::Null));
         assert_eq!(take(&mut m, "b"), None);
     }
@@ -139,10 +128,10 @@ mod tests {
 
     #[test]
     fn without_drops_only_the_named_member() {
-        let m = obj(serde_json::json!({"a": 1, "b": 2, "c": {"a": 3}}));
+        let m = obj(crate::json::json!({"a": 1, "b": 2, "c": {"a": 3}}));
         assert_eq!(
             Value::Object(without(m.clone(), "a")),
-            serde_json::json!({"b": 2, "c": {"a": 3}})
+            crate::json::json!({"b": 2, "c": {"a": 3}})
         );
         assert_eq!(without(m.clone(), "x"), m);
     }

@@ -1,10 +1,11 @@
 //! The one task model every dialect maps into. It is also what JS receives: on `wasm32`, `tsify`
 //! declares each shape's TypeScript from the same type (a JSON object as `JsonObject`).
 
+use crate::json::Value;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use super::jsonrpc::RpcError;
+use crate::json::{Object, ToJson};
 
 /// Which task dialect a server speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -166,16 +167,135 @@ impl Task {
     }
 }
 
+impl Dialect {
+    /// The dialect as the JS API spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Modern => "modern",
+            Self::Legacy => "legacy",
+            Self::Draft => "draft",
+        }
+    }
+}
+
+impl ToJson for Dialect {
+    fn to_json(&self) -> Value {
+        self.name().into()
+    }
+}
+
+impl ToJson for TaskStatus {
+    fn to_json(&self) -> Value {
+        self.name().into()
+    }
+}
+
+impl ToJson for Outcome {
+    fn to_json(&self) -> Value {
+        match self {
+            Self::Result { result } => Object::new().with("kind", "result").with("result", result),
+            Self::Error { error } => Object::new()
+                .with("kind", "error")
+                .with("error", &error.to_value()),
+        }
+        .build()
+    }
+}
+
+impl ToJson for InputRequest {
+    fn to_json(&self) -> Value {
+        (Object::new().with("key", &self.key))
+            .with("method", &self.method)
+            .with("params", &self.params)
+            .build()
+    }
+}
+
+impl ToJson for Task {
+    fn to_json(&self) -> Value {
+        let task = (Object::new().with("taskId", &self.task_id))
+            .with("status", &self.status)
+            .with_some("statusMessage", &self.status_message)
+            .with_some("createdAt", &self.created_at)
+            .with_some("lastUpdatedAt", &self.last_updated_at)
+            .with_some("ttlMs", &self.ttl_ms)
+            .with_some("keepAliveMs", &self.keep_alive_ms)
+            .with_some("pollIntervalMs", &self.poll_interval_ms)
+            .with_some("outcome", &self.outcome);
+        match self.input_requests.is_empty() {
+            true => task,
+            false => task.with("inputRequests", &self.input_requests),
+        }
+        .build()
+    }
+}
+
+impl ToJson for TaskList {
+    fn to_json(&self) -> Value {
+        (Object::new().with("tasks", &self.tasks))
+            .with_some("nextCursor", &self.next_cursor)
+            .build()
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::TaskStatus;
+    use super::*;
+    use crate::json::json;
+
+    /// Each hand-written JSON form is what the type's derived `Serialize` writes.
+    #[test]
+    fn to_json_is_the_serde_form() {
+        let full = Task {
+            status_message: Some("m".into()),
+            created_at: Some("c".into()),
+            last_updated_at: Some("l".into()),
+            ttl_ms: Some(1),
+            keep_alive_ms: Some(2),
+            poll_interval_ms: Some(3),
+            outcome: Some(Outcome::Result {
+                result: json!({ "a": [1] }),
+            }),
+            input_requests: vec![InputRequest {
+                key: "k".into(),
+                method: "m".into(),
+                params: json!({}),
+            }],
+            ..Task::new("t", TaskStatus::InputRequired)
+        };
+        let mut error = RpcError::new(-1, "no");
+        let bare = Task {
+            outcome: Some(Outcome::Error {
+                error: error.clone(),
+            }),
+            ..Task::new("u", TaskStatus::Failed)
+        };
+        error.data = Some(json!([null]));
+        let with_data = Task {
+            outcome: Some(Outcome::Error { error }),
+            ..Task::new("v", TaskStatus::Completed)
+        };
+        for task in [&full, &bare, &with_data] {
+            assert_eq!(task.to_json(), crate::json::to_value(task).unwrap());
+        }
+        for next_cursor in [None, Some("n".to_owned())] {
+            let list = TaskList {
+                tasks: vec![full.clone(), bare.clone()],
+                next_cursor,
+            };
+            assert_eq!(list.to_json(), crate::json::to_value(&list).unwrap());
+        }
+        for d in [Dialect::Modern, Dialect::Legacy, Dialect::Draft] {
+            assert_eq!(d.to_json(), crate::json::to_value(&d).unwrap());
+        }
+    }
 
     #[test]
     fn status_names_are_the_serde_spelling() {
         for s in TaskStatus::ALL {
-            assert_eq!(serde_json::to_value(s).unwrap(), s.name());
+            assert_eq!(crate::json::to_value(&s).unwrap(), s.name());
             assert_eq!(
-                serde_json::from_value::<TaskStatus>(s.name().into()).unwrap(),
+                crate::json::from_value::<TaskStatus>(s.name().into()).unwrap(),
                 s
             );
         }

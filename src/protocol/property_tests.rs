@@ -2,9 +2,9 @@
 //! `Message::decode` or any dialect `parse_*`, and SSE decoding does not depend on chunking.
 //! The checks themselves live in [`super::fuzz_entry`], shared with the fuzz targets.
 
+use crate::json::{Map, Number, Value};
 use proptest::collection::{btree_map, vec};
 use proptest::prelude::*;
-use serde_json::{Map, Number, Value};
 
 use super::fuzz_entry;
 use super::jsonrpc::{DecodeError, Message, RpcError};
@@ -241,13 +241,13 @@ proptest! {
         data in prop::option::of(arb_json()),
     ) {
         let error = RpcError { code, message, data };
-        prop_assert_eq!(Some(error.to_value()), serde_json::to_value(&error).ok());
+        prop_assert_eq!(Some(error.to_value()), crate::json::to_value(&error).ok());
     }
 
     #[test]
     fn object_is_what_json_writes(a in arb_json(), b in arb_json()) {
         let ours = super::object([("a", a.clone()), ("b", b.clone()), ("a", b.clone())]);
-        prop_assert_eq!(ours, serde_json::json!({ "a": a, "b": b, "a": b }));
+        prop_assert_eq!(ours, crate::json::json!({ "a": a, "b": b, "a": b }));
     }
 
     #[test]

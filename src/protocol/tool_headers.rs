@@ -2,7 +2,7 @@
 //! `Mcp-Param-{Name}` headers on `tools/call`, and the validity rules a tool definition must meet
 //! (an invalid tool is to be left out of `tools/list`).
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use super::dialect::ProtocolError;
 use super::digits;
@@ -62,7 +62,7 @@ pub fn tool_param_headers(
     Ok(out)
 }
 
-fn safe_integer(n: &serde_json::Number) -> Option<i64> {
+fn safe_integer(n: &crate::json::Number) -> Option<i64> {
     let i = match n.as_i64() {
         Some(i) => i,
         None => {
@@ -155,7 +155,7 @@ fn annotation(
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use crate::json::json;
 
     use super::*;
 

@@ -1,6 +1,6 @@
 //! Routing the leader engine's events back to the tabs (engine ids → tab-local ids).
 
-use serde_json::Value;
+use crate::json::Value;
 
 use super::{Dest, Pending, Work};
 use crate::coord::wire::{Msg, SessionWire, TabId};

@@ -11,7 +11,7 @@ use crate::engine::hash::IdHash;
 use crate::engine::idmap::{IdMap, IdSet};
 use std::collections::{HashMap, VecDeque};
 
-use serde_json::Value;
+use crate::json::Value;
 
 use super::wire::{Msg, Op, TabId};
 use super::{Coord, Output, Role, Stored};

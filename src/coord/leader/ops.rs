@@ -1,7 +1,7 @@
 //! Applying the tabs' operations to the leader's engine (tab-local ids → engine ids), and the
 //! tasks the leader keeps tracking on its own account.
 
-use serde_json::Value;
+use crate::json::Value;
 
 use super::{Dest, Work};
 use crate::coord::wire::{Msg, Op, TabId};

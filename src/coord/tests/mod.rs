@@ -4,7 +4,7 @@
 mod props;
 mod sim;
 
-use serde_json::json;
+use crate::json::json;
 
 use super::{Input, Requestor};
 use crate::engine::api::{End, ErrorKind, Event};

@@ -3,8 +3,8 @@
 //! after one is lost, every task's once-completion exactly once across tabs and reloads, no input
 //! request lost on a leader change, and the engine's poll invariants across every takeover.
 
+use crate::json::json;
 use proptest::prelude::*;
-use serde_json::json;
 
 use super::sim::Sim;
 use crate::coord::Input;

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
-use serde_json::{json, Value};
+use crate::json::{json, Value};
 
 use crate::coord::wire::Msg;
 use crate::coord::{Coord, Input, Output, Requestor, Stored};

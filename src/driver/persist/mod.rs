@@ -24,7 +24,7 @@ pub struct Scope {
 
 impl Scope {
     pub fn new(url: &str, identity: Option<&str>) -> Scope {
-        let key = serde_json::to_string(&(url, identity)).unwrap_or_else(|_| url.to_owned());
+        let key = crate::json::text(&crate::json::Value::from(vec![Some(url), identity]));
         Scope {
             url: url.to_owned(),
             identity: identity.map(str::to_owned),

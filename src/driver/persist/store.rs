@@ -10,8 +10,8 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use crate::json::Value;
 use serde::Serialize;
-use serde_json::Value;
 
 use super::idb::{self, Edit};
 use super::{local, Scope};

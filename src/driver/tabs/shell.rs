@@ -8,8 +8,8 @@ mod page;
 use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 
+use crate::json::Value;
 use gloo_timers::callback::Interval;
-use serde_json::Value;
 
 use super::ledger::Ledger;
 use super::web::{Channel, Held, Listener, LockManager, Pending};

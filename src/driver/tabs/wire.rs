@@ -1,6 +1,6 @@
 //! Reading the channel's messages (the types live in [`crate::coord::wire`]).
 
-use serde_json::Value;
+use crate::json::Value;
 
 use crate::driver::json::{self, Fields};
 use crate::engine::api::{InputId, SubId};

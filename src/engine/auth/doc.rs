@@ -1,8 +1,8 @@
-//! Reading the JSON documents of OAuth servers field by field (through `serde_json::Value`, which
+//! Reading the JSON documents of OAuth servers field by field (through `crate::json::Value`, which
 //! the package already carries, rather than one generated deserializer per document). The text is
 //! parsed by [`crate::json::parse`], so wasm carries no JSON parser of its own.
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 /// A JSON object's members; `what` names the document in the error.
 pub fn object(body: &str, what: &str) -> Result<Map<String, Value>, String> {

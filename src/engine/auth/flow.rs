@@ -1,6 +1,6 @@
 //! The authorization flow from a challenge to a grant, one [`Step`] at a time.
 
-use serde_json::Value;
+use crate::json::Value;
 
 use super::doc::{build, object, required, text};
 use super::metadata::{

@@ -131,7 +131,7 @@ impl ServerMetadata {
             )?,
             client_id_metadata_document_supported: o
                 .get("client_id_metadata_document_supported")
-                .and_then(serde_json::Value::as_bool)
+                .and_then(crate::json::Value::as_bool)
                 .unwrap_or(false),
         })
     }

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use serde_json::{json, Value};
+use crate::json::{json, Value};
 
 use super::token::Grant;
 use super::url::{query_pairs, Url};

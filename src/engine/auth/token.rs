@@ -1,7 +1,7 @@
 //! Token endpoint requests (code exchange and refresh), client authentication at it, and what a
 //! grant keeps: the tokens, their expiry, and the client and endpoint refreshing needs.
 
-use serde_json::Value;
+use crate::json::Value;
 
 use super::doc::{build, object, required, text};
 use super::url::{base64, encode, form};

@@ -19,7 +19,7 @@ mod tests;
 
 use std::collections::VecDeque;
 
-use serde_json::Value;
+use crate::json::Value;
 
 use crate::protocol::digits::decimal;
 use crate::protocol::object;

@@ -1,7 +1,7 @@
 //! The receiver wired to the engine: task-augmented input requests from the server become hosted
 //! tasks, the server's `tasks/*` requests are answered from them, and their ends are pushed.
 
-use serde_json::Value;
+use crate::json::Value;
 
 use crate::protocol::dialect::hosted;
 use crate::protocol::dialect::legacy::STATUS_NOTIFICATION;

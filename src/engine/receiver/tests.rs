@@ -3,8 +3,8 @@
 
 use std::collections::HashMap;
 
+use crate::json::{json, Value};
 use proptest::prelude::*;
-use serde_json::{json, Value};
 
 use crate::engine::api::{Config, DialectChoice, Event, InputId, Millis, INPUT_WITHDRAWN};
 use crate::engine::testkit::script::{accept_initialize, drain, feed, modern_engine};

@@ -1,7 +1,7 @@
 //! What the receiver says on the wire: task objects, the related-task `_meta`, and the errors the
 //! 2025-11-25 spec names for unknown, expired and already-terminal tasks.
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use crate::protocol::object;
 
@@ -73,7 +73,7 @@ pub(crate) fn cancelled() -> RpcError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::json::json;
 
     #[test]
     fn related_meta_is_merged_into_results() {

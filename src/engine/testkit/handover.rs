@@ -1,6 +1,6 @@
 //! Handing a harness's tasks to a fresh engine, as a new leader tab or a reloaded page does.
 
-use serde_json::json;
+use crate::json::json;
 
 use super::{Harness, World};
 use crate::engine::api::SendKey;

@@ -14,7 +14,7 @@ pub(crate) mod server;
 
 use std::collections::{BinaryHeap, HashMap, HashSet, VecDeque};
 
-use serde_json::{json, Value};
+use crate::json::{json, Value};
 
 use crate::protocol::model::{Dialect, TaskStatus};
 

@@ -1,7 +1,7 @@
 //! Scripting an engine by hand, with no server: drain its outputs, answer its requests, feed it
 //! messages and response heads.
 
-use serde_json::{json, Value};
+use crate::json::{json, Value};
 
 use crate::engine::api::{CallOptions, Event, Input, Millis, Output, SendKey, SubId};
 use crate::engine::Engine;

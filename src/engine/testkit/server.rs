@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use serde_json::{json, Value};
+use crate::json::{json, Value};
 
 use crate::engine::api::{Input, Millis, SendKey, Transmit};
 use crate::engine::hash::IdHash;

@@ -1,7 +1,7 @@
 //! Task methods a server lacks (-32601 with HTTP 404) are remembered for the session: never
 //! asked again, the caller told at once with `Unsupported`, pushes off without a loop.
 
-use serde_json::json;
+use crate::json::json;
 
 use crate::engine::api::{DialectChoice, End, ErrorKind, Event};
 use crate::engine::testkit::Harness;

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use serde_json::json;
+use crate::json::json;
 
 use super::faults::{ended_completed, legacy};
 use crate::engine::api::{Config, End, Event, Input, Millis, Output, SendKey, SubId};

@@ -1,7 +1,7 @@
 //! Faults the large browser batch (30 tasks per case, docs/fault-matrix.md) found: throttling
 //! that leaves one task behind on every hold.
 
-use serde_json::json;
+use crate::json::json;
 
 use super::faults::{completed, legacy};
 use crate::engine::api::SubId;

@@ -3,8 +3,8 @@
 //! the request's way there and back); a hand-over to a fresh engine (a new leader tab, a reload)
 //! and a leap of the clock (the machine slept) keep both, without polling every task in one tick.
 
+use crate::json::json;
 use proptest::prelude::*;
-use serde_json::json;
 
 use super::cases;
 use crate::engine::api::{DialectChoice, Input, Millis};

@@ -3,7 +3,7 @@
 //! answering with plain JSON), `tasks/delete` (on request and once the result was delivered),
 //! detection under `Auto`, and requests refused before anything is sent.
 
-use serde_json::{json, Value};
+use crate::json::{json, Value};
 
 use crate::engine::api::{
     Augment, CallOptions, ClientError, Config, DialectChoice, End, ErrorKind, Event, SubId,

@@ -3,7 +3,7 @@
 //! HTTP/1.1 pool, phantom error responses, a failing `tools/list`, a plain 400 on a poll, a
 //! server-wide `Retry-After`, a result gone after `completed`, and a 503 while probing.
 
-use serde_json::{json, Value};
+use crate::json::{json, Value};
 
 use crate::engine::api::{
     CallOptions, Config, DialectChoice, End, ErrorKind, Event, Input, InputId, Millis, SendKey,

@@ -1,6 +1,6 @@
 //! End-to-end flows per dialect against the fake server.
 
-use serde_json::json;
+use crate::json::json;
 
 use crate::engine::api::{Augment, CallOptions, DialectChoice, End, ErrorKind, Event, Input};
 use crate::engine::testkit::{answer, drain, Harness, T0};
@@ -248,7 +248,7 @@ fn task_list_pages() {
         h.run_for(500);
         let reply = h.reply(op).and_then(Result::ok).unwrap_or_default();
         // The reply is a `TaskList` as JS receives it.
-        let list: TaskList = serde_json::from_value(reply).unwrap_or_else(|e| panic!("{e}"));
+        let list: TaskList = crate::json::from_value(reply).unwrap_or_else(|e| panic!("{e}"));
         assert!(list.tasks.iter().all(|t| t.status == TaskStatus::Working));
         seen += list.tasks.len();
         cursor = list.next_cursor;

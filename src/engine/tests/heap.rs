@@ -4,7 +4,7 @@
 //! run (a wasm page's memory never shrinks: a transient peak stays as growth). Sizes are native
 //! (64-bit pointers); on wasm32 they are smaller.
 
-use serde_json::json;
+use crate::json::json;
 
 use crate::engine::api::DialectChoice;
 use crate::engine::testkit::heap::{held_by, peak_above, peak_from_here};

@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::json;
+use crate::json::json;
 
 use crate::engine::api::{DialectChoice, End};
 use crate::engine::testkit::Harness;

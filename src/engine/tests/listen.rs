@@ -1,7 +1,7 @@
 //! The modern listen stream (`subscriptions/listen`): tasks created together share one, and a
 //! re-opened one replaces the old only once the server has accepted it.
 
-use serde_json::json;
+use crate::json::json;
 
 use crate::engine::api::{DialectChoice, Millis, SendKey};
 use crate::engine::scheduler::{poll_gap, with_jitter_bound};

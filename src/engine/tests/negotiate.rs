@@ -1,7 +1,7 @@
 //! Era negotiation by evidence, scripted by hand: which era each kind of first contact ends in,
 //! forced dialects verified at connect, and a remembered era skipping the probe.
 
-use serde_json::{json, Value};
+use crate::json::{json, Value};
 
 use crate::engine::api::{
     Augment, CallOptions, ClientError, Config, DialectChoice, End, ErrorKind, Event, Input, Output,

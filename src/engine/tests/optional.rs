@@ -5,7 +5,7 @@
 
 #[cfg(not(feature = "receiver"))]
 mod without_receiver {
-    use serde_json::{json, Value};
+    use crate::json::{json, Value};
 
     use crate::engine::api::{Config, DialectChoice, Event, Millis};
     use crate::engine::testkit::script::{accept_initialize, drain, feed};
@@ -133,7 +133,7 @@ mod without_receiver {
 
 #[cfg(not(feature = "draft"))]
 mod without_draft {
-    use serde_json::json;
+    use crate::json::json;
 
     use crate::engine::api::{
         CallOptions, ClientError, Config, DialectChoice, End, ErrorKind, Event, Input,

@@ -2,7 +2,7 @@
 //! when an imported task (confirmed or not) is gone after its deadline, and what an imported
 //! ended task exports.
 
-use serde_json::{json, Value};
+use crate::json::{json, Value};
 
 use crate::engine::api::{Config, End, Event, Input, Millis, SendKey, SubId, TransportError};
 use crate::engine::snapshot::TaskSnapshot;

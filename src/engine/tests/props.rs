@@ -4,8 +4,8 @@
 
 use std::collections::HashMap;
 
+use crate::json::{json, Value};
 use proptest::prelude::*;
-use serde_json::{json, Value};
 
 use super::cases;
 use crate::engine::api::{
@@ -268,7 +268,7 @@ fn json_value() -> impl Strategy<Value = Value> {
         any::<bool>().prop_map(Value::from),
         any::<i64>().prop_map(Value::from),
         any::<f64>()
-            .prop_map(|f| serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)),
+            .prop_map(|f| crate::json::Number::from_f64(f).map_or(Value::Null, Value::Number)),
         prop::sample::select(vec![
             "working",
             "completed",

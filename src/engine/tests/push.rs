@@ -3,7 +3,7 @@
 //! and polls drop to the safety interval; a tight budget keeps results for input; servers that
 //! refuse to hold are remembered and polled.
 
-use serde_json::{json, Value};
+use crate::json::{json, Value};
 
 use crate::engine::api::{Config, DialectChoice, End, Event, Input, Link, Millis, SendKey, SubId};
 use crate::engine::scheduler::CAP_VISIBLE_MS;

@@ -3,7 +3,7 @@
 //! has shown either way, a task's held result waits one interval; a silent session holds at once,
 //! and a missed push brings the held results back.
 
-use serde_json::{json, Value};
+use crate::json::{json, Value};
 
 use crate::engine::api::{CallOptions, End, Event, Input, Link, Millis, SendKey, SubId};
 use crate::engine::testkit::{answer, drain, feed, head, Harness, T0};

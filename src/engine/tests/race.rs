@@ -1,7 +1,7 @@
 //! A pushed end while a `tasks/result` is held: a fresh request races the held one, the first
 //! outcome wins, and what the server showed is remembered (see `race.rs`).
 
-use serde_json::json;
+use crate::json::json;
 
 use super::push::{completed, legacy_on, results_of};
 use crate::engine::api::{Link, Millis, SendKey, SubId};

@@ -8,7 +8,7 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 
-use serde_json::{json, Value};
+use crate::json::{json, Value};
 
 use crate::engine::api::{
     Augment, CallOptions, Config, DialectChoice, End, ErrorKind, Event, Input, Millis, SendKey,

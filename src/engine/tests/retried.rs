@@ -3,7 +3,7 @@
 //! pushed end, a new watcher, the poll timer) may send a second one: at most one `tasks/result`
 //! per task is outstanding, and each refusal costs exactly one retry.
 
-use serde_json::json;
+use crate::json::json;
 
 use super::faults::{completed, config};
 use super::push::results_of;

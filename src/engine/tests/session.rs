@@ -1,7 +1,7 @@
 //! Session details scripted by hand: a modern error to the probe, dead sessions answered with 400,
 //! server requests (ping, unknown methods, duplicates), and transport failures while connecting.
 
-use serde_json::{json, Value};
+use crate::json::{json, Value};
 
 use crate::engine::api::{Config, DialectChoice, Event, SendKey};
 use crate::engine::testkit::{accept_initialize, drain, feed, head, read_resource, T0};

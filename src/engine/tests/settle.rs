@@ -1,7 +1,7 @@
 //! Which ends settle a task for later page loads (`resume()` offers only unsettled tasks): every
 //! end the server decides, none the client or the caller does.
 
-use serde_json::json;
+use crate::json::json;
 
 use super::faults::legacy;
 use crate::engine::api::{DialectChoice, End, ErrorKind};

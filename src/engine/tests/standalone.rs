@@ -1,7 +1,7 @@
 //! The legacy GET listening stream: the engine reopens it where it stopped, waits as long as a
 //! busy server asks and gives it up when the server refuses it.
 
-use serde_json::json;
+use crate::json::json;
 
 use crate::engine::api::{Config, DialectChoice, Input, Link, Millis, SendKey, TransportError};
 use crate::engine::testkit::Harness;

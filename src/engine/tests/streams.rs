@@ -3,7 +3,7 @@
 //! then `Unauthorized` with the parsed challenge, the status never in `code`), and SEP-1034
 //! defaults in accepted elicitations.
 
-use serde_json::{json, Value};
+use crate::json::{json, Value};
 
 use crate::engine::api::{
     ClientError, Config, DialectChoice, End, ErrorKind, Event, Input, Millis, Output, SendKey,

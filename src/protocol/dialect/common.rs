@@ -2,7 +2,7 @@
 //! `_meta` merging and header assembly. Readers accept what real servers send (floats for integers,
 //! `null` for absent, any timestamp text) and turn wrong types into [`ProtocolError`]s.
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use super::{InputRequest, Outgoing, ProtocolError, SessionInfo, Task};
 use crate::protocol::jsonrpc::{Id, Message, RpcError};

@@ -5,7 +5,7 @@
 //! error?}`; `tasks/result`, `tasks/list` and `tasks/delete` follow; cancellation is
 //! `notifications/cancelled` for the original request id.
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use super::common::{self, FieldNames};
 use super::session::SessionDialect;

@@ -7,8 +7,8 @@
 //! capability at all (not even one the host passed in).
 
 #[cfg(feature = "receiver")]
-use serde_json::Map;
-use serde_json::Value;
+use crate::json::Map;
+use crate::json::Value;
 
 #[cfg(feature = "receiver")]
 use crate::protocol::object;
@@ -87,7 +87,7 @@ pub fn offers(caps: &Value, op: &str) -> bool {
 #[cfg(all(test, not(feature = "receiver")))]
 mod tests_without_receiver {
     use super::*;
-    use serde_json::json;
+    use crate::json::json;
 
     #[test]
     fn declares_no_tasks_capability() {
@@ -102,7 +102,7 @@ mod tests_without_receiver {
 #[cfg(all(test, feature = "receiver"))]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::json::json;
 
     #[test]
     fn declares_only_what_the_host_answers() {

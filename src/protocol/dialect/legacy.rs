@@ -3,7 +3,7 @@
 //! a nested `CreateTaskResult {task}`; `tasks/get|result|list|cancel` follow; input answers are
 //! JSON-RPC responses carrying related-task `_meta`.
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use super::common::{self, FieldNames};
 use super::session::SessionDialect;

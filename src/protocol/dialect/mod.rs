@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use serde_json::Value;
+use crate::json::Value;
 
 use super::jsonrpc::{Id, Message, RpcError};
 use super::model::{Dialect, InputRequest, Task};
@@ -257,7 +257,7 @@ mod tests {
                 assert!(d == Dialect::Draft && cfg!(not(feature = "draft")));
                 continue;
             };
-            let params = || serde_json::json!({"name": "probe"});
+            let params = || crate::json::json!({"name": "probe"});
             let asked = c.build_request(&f.s(), "tools/call", params(), Some(&ask));
             let plain = c.build_request(&f.s(), "tools/call", params(), None);
             assert_eq!(c.asks_for_tasks(), asked != plain, "{d:?}");

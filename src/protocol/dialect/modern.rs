@@ -5,7 +5,7 @@
 //! to answer with a flat task (`resultType: "task"`); `tasks/get` carries the outcome and the
 //! outstanding input requests inline; `tasks/update` answers them.
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use super::common::{self, FieldNames, TASKS_EXTENSION};
 use super::{

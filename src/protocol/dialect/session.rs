@@ -3,7 +3,7 @@
 //! `tasks/list`, input answers as JSON-RPC responses with related-task `_meta`, and no listen
 //! opt-in. Each dialect supplies the rest as a [`SessionDialect`]; [`Codec`] follows from it.
 
-use serde_json::Value;
+use crate::json::Value;
 
 use super::common;
 use super::{

@@ -1,6 +1,6 @@
 //! Fixtures shared by the dialect unit tests.
 
-use serde_json::{json, Value};
+use crate::json::{json, Value};
 
 use super::{Outgoing, SessionInfo};
 

@@ -3,8 +3,8 @@
 
 use std::rc::Rc;
 
+use crate::json::Value;
 use gloo_timers::future::TimeoutFuture;
-use serde_json::Value;
 
 use super::Tab;
 use crate::coord::{Input, Stored};

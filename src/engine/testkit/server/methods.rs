@@ -1,7 +1,7 @@
 //! The fake server's task methods: `tools/call` (making tasks), `tasks/get`, `tasks/result`
 //! (blocking where the dialect blocks) and `tasks/list` (paged).
 
-use serde_json::{json, Value};
+use crate::json::{json, Value};
 
 use super::super::head;
 use super::wire::{error_msg, iso, related_key, reply, result_msg};

@@ -1,7 +1,7 @@
 //! The fake server's own clock: tasks that end, ask for input or expire on their own, and what
 //! it sends then (input requests, pushes, the draft original response, blocked results).
 
-use serde_json::json;
+use crate::json::json;
 
 use super::wire::{error_msg, related_key, result_msg};
 use super::{FakeServer, FakeTask, Replies};

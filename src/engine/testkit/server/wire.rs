@@ -1,7 +1,7 @@
 //! The fake server's wire shapes: timestamps, task objects per dialect, JSON-RPC envelopes and
 //! the HTTP answers that carry them.
 
-use serde_json::{json, Map, Value};
+use crate::json::{json, Map, Value};
 
 use super::super::head;
 use super::{FakeServer, FakeTask, Replies};

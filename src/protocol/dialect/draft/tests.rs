@@ -1,4 +1,4 @@
-use serde_json::json;
+use crate::json::json;
 
 use super::super::test_support::{headers, Fixture};
 use super::super::{Codec, InputRequest, Message};

@@ -1,4 +1,4 @@
-use serde_json::json;
+use crate::json::json;
 
 use super::super::test_support::{headers, Fixture};
 use super::*;
@@ -366,11 +366,12 @@ fn get_input_required_task_lists_every_outstanding_request() {
         keys,
         vec![
             ("e1", "elicitation/create"),
-            ("r1", "roots/list"),
-            ("s1", "sampling/createMessage")
-        ]
+            ("s1", "sampling/createMessage"),
+            ("r1", "roots/list")
+        ],
+        "in the server's order"
     );
-    assert_eq!(task.input_requests[2].params["maxTokens"], 5);
+    assert_eq!(task.input_requests[1].params["maxTokens"], 5);
 }
 
 #[test]
