@@ -5,11 +5,10 @@
 //! A pending POST's stream is closed only on [`Output::Abort`](crate::engine::api::Output::Abort)
 //! or `close()`: closing a modern response stream cancels the request on the server.
 
-use js_sys::{Array, Promise, Uint8Array};
+use js_sys::{Array, Uint8Array};
 use wasm_bindgen::prelude::*;
 
 use super::body::{self, Framing};
-use super::deferred::{deferred, resolve, Settle};
 use super::global::{self, describe};
 use super::headers::retry_after_ms;
 use super::io::{self, Io, Report};
@@ -27,10 +26,14 @@ const DELETE_KEY: f64 = -1.0;
 pub struct Http {
     io: Io,
     inflight: Inflight,
-    delete_deadline: Option<u64>,
-    /// Resolves `delete_done` when the session `DELETE` ended (or its grace ran out).
-    delete_tx: Option<Settle>,
-    pub delete_done: Option<Promise>,
+    deleting: Option<Deleting>,
+}
+
+/// The session `DELETE` in flight: the end of its grace, and what runs once it ended (`close()`
+/// going on).
+struct Deleting {
+    until: u64,
+    then: Option<Box<dyn FnOnce()>>,
 }
 
 /// One exchange in flight.
@@ -84,9 +87,7 @@ impl Http {
         Self {
             io,
             inflight: Inflight::default(),
-            delete_deadline: None,
-            delete_tx: None,
-            delete_done: None,
+            deleting: None,
         }
     }
 
@@ -106,30 +107,42 @@ impl Http {
 
     /// The earliest deadline the HTTP transport itself needs the timer for.
     pub fn next_deadline(&self) -> Option<u64> {
-        self.delete_deadline
+        self.deleting.as_ref().map(|x| x.until)
+    }
+
+    /// Runs `then` once the session `DELETE` ended; hands it back when none is in flight.
+    pub fn after_delete(&mut self, then: Box<dyn FnOnce()>) -> Option<Box<dyn FnOnce()>> {
+        match &mut self.deleting {
+            Some(x) => {
+                x.then = Some(then);
+                None
+            }
+            None => Some(then),
+        }
     }
 
     fn live(&self, key: SendKey) -> bool {
         self.inflight.get(key).is_some()
     }
+}
 
-    /// The `DELETE` answered, failed or ran out of time: `close()` goes on.
-    fn delete_finished(&mut self) {
-        self.io.abort(DELETE_KEY);
-        self.delete_deadline = None;
-        if let Some(s) = self.delete_tx.take() {
-            resolve(&s, &JsValue::UNDEFINED);
-        }
+/// The `DELETE` answered, failed or ran out of time: `close()` goes on, in a later microtask
+/// (outside the driver's borrows).
+fn delete_finished(d: &Driver) {
+    let then = d.with(|st| {
+        st.http.io.abort(DELETE_KEY);
+        st.http.deleting.take().and_then(|x| x.then)
+    });
+    if let Some(then) = then {
+        then();
     }
 }
 
 /// Fires the transport's own deadline (the `DELETE` grace).
 pub fn on_timer(d: &Driver, now: u64) {
-    d.with(|st| {
-        if st.http.delete_deadline.is_some_and(|t| t <= now) {
-            st.http.delete_finished();
-        }
-    });
+    if d.with(|st| st.http.next_deadline().is_some_and(|t| t <= now)) {
+        delete_finished(d);
+    }
 }
 
 /// Why an exchange failed: a message, whether a message exceeded the size limit, and the status
@@ -297,7 +310,7 @@ fn send(d: &Driver, key: SendKey, req: Request, auth: Vec<(String, String)>) {
 pub fn report(d: &Driver, kind: Report, key: f64, v: JsValue) {
     if key == DELETE_KEY {
         // Its answer (or failure) is all `close()` waits for.
-        d.with(|st| st.http.delete_finished());
+        delete_finished(d);
         d.rearm();
         return;
     }
@@ -504,12 +517,10 @@ fn message_of(ev: SseEvent) -> Option<String> {
 /// Ends the session: sends `DELETE` (405 is fine; the result is ignored). `close()` waits for it
 /// at most [`DELETE_GRACE_MS`].
 pub fn end_session(d: &Driver, headers: Vec<(String, String)>) {
-    let (done, settle) = deferred();
     let source = d.with(|st| {
         st.http.io.abort(DELETE_KEY);
-        st.http.delete_tx = Some(settle);
-        st.http.delete_deadline = Some(global::now() + DELETE_GRACE_MS);
-        st.http.delete_done = Some(done);
+        let until = global::now() + DELETE_GRACE_MS;
+        st.http.deleting = Some(Deleting { until, then: None });
         st.headers.clone()
     });
     let d = d.clone();
@@ -521,7 +532,7 @@ pub fn end_session(d: &Driver, headers: Vec<(String, String)>) {
                 .is_undefined()
         });
         if !sent {
-            d.with(|st| st.http.delete_finished());
+            delete_finished(&d);
             d.rearm();
         }
     }));

@@ -235,6 +235,51 @@ export function headerPairs(v) {
   return out;
 }
 
+/** `performance`, when it has a callable `now`, and its `timeOrigin` (fixed for the life of the
+ * page, worker or process: read once). */
+const perf = typeof globalThis.performance?.now === "function" ? globalThis.performance : undefined;
+const origin = perf?.timeOrigin;
+
+/** Milliseconds since the Unix epoch on a monotonic clock where there is one (see the driver's
+ * `global::now`), else `Date.now()`. */
+export function now() {
+  const t = perf ? origin + perf.now() : NaN;
+  return t > 0 && t < Infinity ? t : Date.now();
+}
+
+/** A readable message for a thrown value: an `Error`'s message (with its `cause`'s, described the
+ * same way, in parentheses), a string as it is, else its JSON. */
+export function describe(e) {
+  if (e instanceof Error) {
+    let cause;
+    try {
+      cause = e.cause;
+    } catch {}
+    const why = cause == null ? "" : describe(cause);
+    return why ? `${e.message} (${why})` : `${e.message}`;
+  }
+  if (typeof e === "string") return e;
+  let json;
+  try {
+    json = JSON.stringify(e);
+  } catch {}
+  return typeof json === "string" ? json : "unknown JavaScript error";
+}
+
+/** The global `WebSocket` constructor, if any. */
+export function webSocket() {
+  const w = globalThis.WebSocket;
+  return typeof w === "function" ? w : undefined;
+}
+
+/** `globalThis.localStorage` when it is an object (reading it throws where storage is blocked). */
+export function localStorage() {
+  try {
+    const s = globalThis.localStorage;
+    if (typeof s === "object" && s !== null) return s;
+  } catch {}
+}
+
 /** Node or Electron's main process: a `process.versions.node` and no `document`. */
 export function inNode() {
   return typeof globalThis.process?.versions?.node === "string" && globalThis.document === undefined;

@@ -52,6 +52,18 @@ extern "C" {
     /// A header collection's name/value pairs, flat; throws what is wrong with its shape.
     #[wasm_bindgen(catch, js_name = headerPairs)]
     pub fn header_pairs(headers: &JsValue) -> Result<Array, JsValue>;
+    /// Milliseconds since the Unix epoch: `performance.timeOrigin + performance.now()` where that is
+    /// a positive number, else `Date.now()`.
+    pub fn now() -> f64;
+    /// A readable message for a thrown value.
+    pub fn describe(e: &JsValue) -> String;
+    /// The global `WebSocket` constructor, if any.
+    #[wasm_bindgen(js_name = webSocket)]
+    pub fn web_socket() -> Option<Function>;
+    /// `globalThis.localStorage` when reading it gives an object (it throws where storage is
+    /// blocked).
+    #[wasm_bindgen(js_name = localStorage)]
+    pub fn local_storage() -> JsValue;
     /// Node or Electron's main process: a `process.versions.node` and no `document`.
     #[wasm_bindgen(js_name = inNode)]
     pub fn in_node() -> bool;

@@ -34,7 +34,6 @@ use crate::engine::api::{ClientError, Config, ErrorKind, Event, Input, Output};
 use crate::engine::known::Known;
 use crate::engine::Engine;
 
-use deferred::{when_settled, Settled};
 pub use headers::HeaderSource;
 use io::{Io, Report};
 use timer::Timer;
@@ -228,16 +227,14 @@ impl Driver {
             return closed();
         }
         self.op(|e, now| e.close(now));
-        let deleting = self.with(|st| st.http.delete_done.take());
         self.shutdown();
         let d = self.clone();
-        let end: Settled = Box::new(move |_| {
+        let end: Box<dyn FnOnce()> = Box::new(move || {
             d.0.timer.borrow_mut().disarm();
             closed();
         });
-        match deleting {
-            Some(done) => when_settled(&done, end),
-            None => end(Ok(JsValue::UNDEFINED)),
+        if let Some(end) = self.with(|st| st.http.after_delete(end)) {
+            end();
         }
     }
 
