@@ -111,8 +111,18 @@ impl ClientInner {
         Some(finish(&s.handle, task_id, end, s.snapshot()))
     }
 
-    fn sub(&self, sub: f64) -> Option<Ref<'_, Sub>> {
-        Ref::filter_map(self.subs.borrow(), |s| s.get(&sub_id(sub))).ok()
+    /// What a handle reads of subscription `sub` (`null` before it is known): `what` 0 the task
+    /// id, 1 the last status, 2 the last snapshot.
+    pub(super) fn read_sub(&self, sub: f64, what: u8) -> JsValue {
+        let Ok(s) = Ref::filter_map(self.subs.borrow(), |s| s.get(&sub_id(sub))) else {
+            return JsValue::NULL;
+        };
+        let none = || JsValue::NULL;
+        match what {
+            0 => s.task_id.as_deref().map_or_else(none, JsValue::from_str),
+            1 => s.task.as_ref().map_or_else(none, |t| to_js(&t.status)),
+            _ => s.snapshot().map_or_else(none, |t| to_js(&t)),
+        }
     }
 }
 
@@ -141,21 +151,6 @@ pub(super) fn finish(
 /// What a client's handles read and ask for, by subscription id.
 #[wasm_bindgen]
 impl ClientCore {
-    /// What a handle reads of subscription `sub` (`null` before it is known): `what` 0 the task
-    /// id (set once the server made a task), 1 the last status, 2 the last snapshot.
-    #[wasm_bindgen(skip_typescript)]
-    pub fn read(&self, sub: f64, what: u8) -> JsValue {
-        let Some(s) = self.inner.sub(sub) else {
-            return JsValue::NULL;
-        };
-        let none = || JsValue::NULL;
-        match what {
-            0 => s.task_id.as_deref().map_or_else(none, JsValue::from_str),
-            1 => s.task.as_ref().map_or_else(none, |t| to_js(&t.status)),
-            _ => s.snapshot().map_or_else(none, |t| to_js(&t)),
-        }
-    }
-
     /// Stops waiting: the subscription ends `aborted` (nothing is sent).
     #[wasm_bindgen(skip_typescript)]
     pub fn stop(&self, sub: f64) {
