@@ -231,32 +231,26 @@ fn start(d: &Driver, key: SendKey, req: Request) {
     }));
 }
 
-/// The request's name/value pairs for `io.js`: the caller's (auth) headers, the engine's, then
-/// the fixed ones, each set over the previous.
-fn pairs_of(lists: [&[(String, String)]; 2], fixed: &[(&str, &str)]) -> Array {
-    let pairs = Array::new();
-    for (k, v) in lists.into_iter().flatten() {
+/// Completes the request's name/value pairs for `io.js`: after the caller's (auth) headers in
+/// `pairs`, the engine's `headers`, then the `fixed` ones, each set over the previous. Returns how
+/// many pairs are not fixed.
+fn add_pairs(pairs: &Array, headers: &[(String, String)], fixed: &[(&str, &str)]) -> u32 {
+    let own = headers.iter().map(|(k, v)| (k.as_str(), v.as_str()));
+    for (k, v) in own.chain(fixed.iter().copied()) {
         pairs.push(&JsValue::from_str(k));
         pairs.push(&JsValue::from_str(v));
     }
-    for (k, v) in fixed {
-        pairs.push(&JsValue::from_str(k));
-        pairs.push(&JsValue::from_str(v));
-    }
-    pairs
+    pairs.length() / 2 - fixed.len() as u32
 }
 
 /// Hands the exchange to `io.js` once its headers are known. The request's body and headers are
 /// dropped once `io.js` holds them: an open request keeps no copy of what it sent in wasm memory
 /// while it waits for its answer.
-fn send(d: &Driver, key: SendKey, req: Request, auth: Vec<(String, String)>) {
+fn send(d: &Driver, key: SendKey, req: Request, pairs: Array) {
     let Some((url, io)) = d.with(|st| {
         #[cfg(feature = "oauth")]
         if let Some(x) = st.http.inflight.get_mut(key) {
-            x.used = auth
-                .iter()
-                .find(|(k, _)| k.eq_ignore_ascii_case("authorization"))
-                .map(|(_, v)| v.clone());
+            x.used = super::headers::value_of(&pairs, "authorization");
         }
         st.http
             .live(key)
@@ -264,15 +258,14 @@ fn send(d: &Driver, key: SendKey, req: Request, auth: Vec<(String, String)>) {
     }) else {
         return; // aborted, or the client closed, while the headers were resolved
     };
-    let (method, own, pairs, body) = match req {
+    let (method, own, body) = match req {
         Request::Post(t) => {
             let fixed = [
                 ("content-type", "application/json"),
                 ("accept", "application/json, text/event-stream"),
             ];
-            let pairs = pairs_of([&auth, &t.headers], &fixed);
-            let own = auth.len() + t.headers.len();
-            ("POST", own, pairs, JsValue::from(t.body))
+            let own = add_pairs(&pairs, &t.headers, &fixed);
+            ("POST", own, JsValue::from(t.body))
         }
         Request::Get {
             headers,
@@ -283,8 +276,8 @@ fn send(d: &Driver, key: SendKey, req: Request, auth: Vec<(String, String)>) {
             if let Some(id) = &last_event_id {
                 fixed.push(("last-event-id", id.as_str()));
             }
-            let pairs = pairs_of([&auth, &headers], &fixed);
-            ("GET", auth.len() + headers.len(), pairs, JsValue::UNDEFINED)
+            let own = add_pairs(&pairs, &headers, &fixed);
+            ("GET", own, JsValue::UNDEFINED)
         }
     };
     let refused = io.fetch(js_key(key), &url, method, &pairs, &body);
@@ -297,7 +290,7 @@ fn send(d: &Driver, key: SendKey, req: Request, auth: Vec<(String, String)>) {
     let at = refused.get(0).as_f64().unwrap_or(-1.0);
     let message = if at < 0.0 {
         ["fetch unavailable: ", &why].concat()
-    } else if (at as usize) < own {
+    } else if (at as u32) < own {
         let name = pairs.get(2 * at as u32).as_string().unwrap_or_default();
         ["bad header ", &name, ": ", &why].concat()
     } else {
@@ -527,8 +520,8 @@ pub fn end_session(d: &Driver, headers: Vec<(String, String)>) {
     source.resolve_with(Box::new(move |auth| {
         let sent = auth.is_ok_and(|auth| {
             let (url, io) = d.with(|st| (st.url.clone(), st.http.io.clone()));
-            let pairs = pairs_of([&auth, &headers], &[]);
-            io.fetch(DELETE_KEY, &url, "DELETE", &pairs, &JsValue::UNDEFINED)
+            add_pairs(&auth, &headers, &[]);
+            io.fetch(DELETE_KEY, &url, "DELETE", &auth, &JsValue::UNDEFINED)
                 .is_undefined()
         });
         if !sent {
