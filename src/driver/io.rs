@@ -1,7 +1,8 @@
 //! Bindings to `io.js`, the client's I/O in JavaScript: it starts fetches and reads their bodies,
 //! opens the WebSocket and runs the timer, reporting each step to the driver's sink as plain values
-//! ([`Report`]), and flattens the `headers` option's collections. It decides nothing: limits,
-//! framing, retries and errors are the driver's.
+//! ([`Report`]), flattens the `headers` option's collections and reads the globals the driver uses
+//! (the clock, `localStorage`, the `WebSocket` constructor, a thrown value's message). It decides
+//! nothing: limits, framing, retries and errors are the driver's.
 
 use js_sys::{Array, Function};
 use wasm_bindgen::prelude::*;

@@ -356,18 +356,14 @@ impl Driver {
 
     /// Arms the one timer for the earliest of the engine's wake and the transports' own deadlines.
     fn rearm(&self) {
-        let (at, closed) = {
+        let at = {
             let st = self.0.st.borrow();
-            let mut at = st.engine_wake;
-            if let Some(t) = st.http.next_deadline() {
-                at = at.min(t);
+            let transport = st.http.next_deadline().unwrap_or(u64::MAX);
+            // A closed engine's wake no longer counts.
+            match st.closed {
+                true => transport,
+                false => st.engine_wake.min(transport),
             }
-            (at, st.closed)
-        };
-        let at = if closed {
-            self.0.st.borrow().http.next_deadline().unwrap_or(u64::MAX)
-        } else {
-            at
         };
         self.0.timer.borrow_mut().arm(at, global::now());
     }

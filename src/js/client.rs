@@ -11,7 +11,7 @@ use wasm_bindgen::prelude::*;
 use super::handle::{self, TaskHandle};
 use super::types::{ErrorInfo, ErrorKind};
 use super::{from_js, invalid, settings, to_js, ClientInner, Outgoing, Run};
-use crate::driver::era::EraKey;
+use crate::driver::era::{self, EraKey};
 use crate::driver::tabs::{Link, Requestor};
 use crate::driver::{DriverOptions, HeaderSource, Host};
 use crate::engine::api::{CallOptions, DialectChoice, End, InputId, OpId};
@@ -169,7 +169,7 @@ impl ClientCore {
             }
             4 => {
                 let d = inner.driver().and_then(|d| d.read(|e| e.dialect()));
-                d.map(|d| to_js(&d))
+                d.map(|d| era::name(d).into())
             }
             5 => Some(JsValue::from_str(
                 inner.driver().map_or("solo", |l| l.role()),
