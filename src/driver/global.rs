@@ -34,9 +34,9 @@ pub const MAX_TIMEOUT_MS: u64 = 0x7fff_ffff;
 
 /// A 64-bit seed from `crypto.getRandomValues`, falling back to `Math.random` and the clock.
 pub fn random_seed() -> u64 {
-    let mut buf = [0u8; 8];
-    if get_random_values(&mut buf).is_ok() && buf != [0u8; 8] {
-        return u64::from_le_bytes(buf);
+    let seed = super::io::random64();
+    if seed != 0 {
+        return seed;
     }
     let hi = (js_sys::Math::random() * 4_294_967_296.0) as u64;
     (hi << 32) ^ now()

@@ -1,7 +1,8 @@
 // A client's I/O: fetch requests and their response bodies, one WebSocket, one timer. It moves
 // bytes and reports plain values to one sink, `sink(kind, key, value)`, never from inside a call
-// the driver makes; the driver decides everything else. scripts/build.sh minifies it when
-// packaging.
+// the driver makes; the driver decides everything else. Below the class, what the driver reads of
+// the host: the clock, random bits, `localStorage`, the `WebSocket` constructor, header
+// collections, a thrown value's message. scripts/build.sh minifies it when packaging.
 
 // What the sink hears (the kinds the driver matches on).
 const HEAD = 0; // (key, response): the status and headers arrived; the body waits for `read(key)`
@@ -264,6 +265,15 @@ export function describe(e) {
     json = JSON.stringify(e);
   } catch {}
   return typeof json === "string" ? json : "unknown JavaScript error";
+}
+
+/** 64 random bits from `crypto.getRandomValues` (a BigInt); 0 where it is unavailable. */
+export function random64() {
+  const b = new BigUint64Array(1);
+  try {
+    crypto.getRandomValues(b);
+  } catch {}
+  return b[0];
 }
 
 /** The global `WebSocket` constructor, if any. */

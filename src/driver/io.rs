@@ -1,8 +1,8 @@
 //! Bindings to `io.js`, the client's I/O in JavaScript: it starts fetches and reads their bodies,
 //! opens the WebSocket and runs the timer, reporting each step to the driver's sink as plain values
 //! ([`Report`]), flattens the `headers` option's collections and reads the globals the driver uses
-//! (the clock, `localStorage`, the `WebSocket` constructor, a thrown value's message). It decides
-//! nothing: limits, framing, retries and errors are the driver's.
+//! (the clock, random bits, `localStorage`, the `WebSocket` constructor, a thrown value's
+//! message). It decides nothing: limits, framing, retries and errors are the driver's.
 
 use js_sys::{Array, Function};
 use wasm_bindgen::prelude::*;
@@ -56,6 +56,8 @@ extern "C" {
     /// Milliseconds since the Unix epoch: `performance.timeOrigin + performance.now()` where that is
     /// a positive number, else `Date.now()`.
     pub fn now() -> f64;
+    /// 64 random bits from `crypto.getRandomValues`; 0 without it.
+    pub fn random64() -> u64;
     /// A readable message for a thrown value.
     pub fn describe(e: &JsValue) -> String;
     /// The global `WebSocket` constructor, if any.
