@@ -273,9 +273,14 @@ async fn awaited<T: 'static>(start: impl FnOnce(Box<dyn FnOnce(T)>)) -> T {
     rx.await.expect("the callback ran")
 }
 
-/// The headers `source` gives for one request.
+/// The headers `source` gives for one request, as name/value pairs.
 async fn resolved(source: HeaderSource) -> Result<Vec<(String, String)>, String> {
-    awaited(|then| source.resolve_with(then)).await
+    let flat = awaited(|then| source.resolve_with(then)).await?;
+    let strings: Vec<String> = flat.iter().filter_map(|s| s.as_string()).collect();
+    Ok(strings
+        .chunks(2)
+        .map(|p| (p[0].clone(), p[1].clone()))
+        .collect())
 }
 
 /// A driver started with `opts`, or why it could not start.

@@ -49,8 +49,9 @@ impl EraKey {
     }
 }
 
-/// Stored as a bare word (no JSON deserializer in the binary for this).
-fn name(era: Dialect) -> &'static str {
+/// The dialect's name as JS spells it; stored as this bare word (no JSON deserializer in the
+/// binary for this).
+pub fn name(era: Dialect) -> &'static str {
     match era {
         Dialect::Modern => "modern",
         Dialect::Legacy => "legacy",

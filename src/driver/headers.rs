@@ -1,6 +1,6 @@
 //! Request headers: the caller's (possibly async) provider, and `Retry-After` parsing.
 
-use js_sys::{Function, Promise, Reflect};
+use js_sys::{Array, Function, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 
 use super::deferred::when_settled;
@@ -14,16 +14,18 @@ use std::rc::Rc;
 use super::auth::AuthShell;
 use super::global::describe;
 
-/// What receives the headers for one request (or why there are none).
-pub type Resolved = Box<dyn FnOnce(Result<Vec<(String, String)>, String>)>;
+/// What receives the headers for one request as name/value pairs, flat (name, value, …: the
+/// array `io.js` sends; its own, to add to), or why there are none.
+pub type Resolved = Box<dyn FnOnce(Result<Array, String>)>;
 
 /// Where extra (auth) headers come from; consulted before every request.
 #[derive(Debug, Clone, Default)]
 pub enum HeaderSource {
     #[default]
     None,
-    /// A plain object / `Headers` / `Map` / array of pairs, fixed at connect time.
-    Fixed(Vec<(String, String)>),
+    /// The pairs of a plain object / `Headers` / `Map` / array of pairs (flat), fixed at connect
+    /// time.
+    Fixed(Array),
     /// A function returning any of the above, or a promise of it.
     Provider(Function),
     /// These headers, then the `auth` option's `Authorization`.
@@ -66,8 +68,8 @@ impl HeaderSource {
     /// throwing or rejecting provider is an error. Boxed: one copy serves every caller.
     pub fn resolve_with(&self, then: Resolved) {
         match self {
-            Self::None => then(Ok(Vec::new())),
-            Self::Fixed(h) => then(Ok(h.clone())),
+            Self::None => then(Ok(Array::new())),
+            Self::Fixed(h) => then(Ok(Array::from(h))),
             Self::Provider(f) => match f.call0(&JsValue::UNDEFINED) {
                 Err(e) => then(Err(threw(&e))),
                 Ok(v) if is_thenable(&v) => when_settled(
@@ -86,13 +88,10 @@ impl HeaderSource {
                 let shell = shell.clone();
                 base.resolve_with(Box::new(move |base| match base {
                     Err(e) => then(Err(e)),
-                    Ok(mut h) => spawn(async move {
-                        then(shell.header().await.map(|auth| {
-                            if let Some(v) = auth {
-                                h.retain(|(k, _)| !k.eq_ignore_ascii_case("authorization"));
-                                h.push(("authorization".into(), v));
-                            }
-                            h
+                    Ok(h) => spawn(async move {
+                        then(shell.header().await.map(|auth| match auth {
+                            Some(v) => authorized(&h, &v),
+                            None => h,
                         }))
                     }),
                 }));
@@ -106,11 +105,42 @@ fn threw(e: &JsValue) -> String {
 }
 
 /// What a provider answered (`undefined` or `null`: no headers).
-fn collected(v: &JsValue) -> Result<Vec<(String, String)>, String> {
+fn collected(v: &JsValue) -> Result<Array, String> {
     if v.is_undefined() || v.is_null() {
-        return Ok(Vec::new());
+        return Ok(Array::new());
     }
     pairs(v)
+}
+
+/// The value of the first pair named `name` (any case) in flat `pairs`.
+#[cfg(feature = "oauth")]
+pub fn value_of(pairs: &Array, name: &str) -> Option<String> {
+    (0..pairs.length())
+        .step_by(2)
+        .find(|i| {
+            let k = pairs.get(*i).as_string();
+            k.is_some_and(|k| k.eq_ignore_ascii_case(name))
+        })
+        .and_then(|i| pairs.get(i + 1).as_string())
+}
+
+/// `pairs` without an `Authorization` header, then `authorization: value`.
+#[cfg(feature = "oauth")]
+fn authorized(pairs: &Array, value: &str) -> Array {
+    let out = Array::new();
+    for i in (0..pairs.length()).step_by(2) {
+        let k = pairs.get(i);
+        if !k
+            .as_string()
+            .is_some_and(|k| k.eq_ignore_ascii_case("authorization"))
+        {
+            out.push(&k);
+            out.push(&pairs.get(i + 1));
+        }
+    }
+    out.push(&"authorization".into());
+    out.push(&value.into());
+    out
 }
 
 fn is_thenable(v: &JsValue) -> bool {
@@ -121,15 +151,10 @@ fn is_thenable(v: &JsValue) -> bool {
                 .unwrap_or(false)
 }
 
-/// Reads name/value pairs from an iterable of pairs (`Headers`, `Map`, arrays) or a plain object.
-fn pairs(v: &JsValue) -> Result<Vec<(String, String)>, String> {
-    let flat = super::io::header_pairs(v).map_err(|e| describe(&e))?;
-    let mut strings = flat.iter().map(|s| s.as_string().unwrap_or_default());
-    let mut out = Vec::new();
-    while let (Some(name), Some(value)) = (strings.next(), strings.next()) {
-        out.push((name, value));
-    }
-    Ok(out)
+/// Reads name/value pairs (flat) from an iterable of pairs (`Headers`, `Map`, arrays) or a plain
+/// object.
+fn pairs(v: &JsValue) -> Result<Array, String> {
+    super::io::header_pairs(v).map_err(|e| describe(&e))
 }
 
 /// Delay asked by `retry-after-ms` (ms) or `Retry-After` (seconds or an HTTP date), in ms from `now`.

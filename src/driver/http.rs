@@ -5,11 +5,10 @@
 //! A pending POST's stream is closed only on [`Output::Abort`](crate::engine::api::Output::Abort)
 //! or `close()`: closing a modern response stream cancels the request on the server.
 
-use js_sys::{Array, Promise, Uint8Array};
+use js_sys::{Array, Uint8Array};
 use wasm_bindgen::prelude::*;
 
 use super::body::{self, Framing};
-use super::deferred::{deferred, resolve, Settle};
 use super::global::{self, describe};
 use super::headers::retry_after_ms;
 use super::io::{self, Io, Report};
@@ -27,10 +26,14 @@ const DELETE_KEY: f64 = -1.0;
 pub struct Http {
     io: Io,
     inflight: Inflight,
-    delete_deadline: Option<u64>,
-    /// Resolves `delete_done` when the session `DELETE` ended (or its grace ran out).
-    delete_tx: Option<Settle>,
-    pub delete_done: Option<Promise>,
+    deleting: Option<Deleting>,
+}
+
+/// The session `DELETE` in flight: the end of its grace, and what runs once it ended (`close()`
+/// going on).
+struct Deleting {
+    until: u64,
+    then: Option<Box<dyn FnOnce()>>,
 }
 
 /// One exchange in flight.
@@ -84,9 +87,7 @@ impl Http {
         Self {
             io,
             inflight: Inflight::default(),
-            delete_deadline: None,
-            delete_tx: None,
-            delete_done: None,
+            deleting: None,
         }
     }
 
@@ -106,30 +107,42 @@ impl Http {
 
     /// The earliest deadline the HTTP transport itself needs the timer for.
     pub fn next_deadline(&self) -> Option<u64> {
-        self.delete_deadline
+        self.deleting.as_ref().map(|x| x.until)
+    }
+
+    /// Runs `then` once the session `DELETE` ended; hands it back when none is in flight.
+    pub fn after_delete(&mut self, then: Box<dyn FnOnce()>) -> Option<Box<dyn FnOnce()>> {
+        match &mut self.deleting {
+            Some(x) => {
+                x.then = Some(then);
+                None
+            }
+            None => Some(then),
+        }
     }
 
     fn live(&self, key: SendKey) -> bool {
         self.inflight.get(key).is_some()
     }
+}
 
-    /// The `DELETE` answered, failed or ran out of time: `close()` goes on.
-    fn delete_finished(&mut self) {
-        self.io.abort(DELETE_KEY);
-        self.delete_deadline = None;
-        if let Some(s) = self.delete_tx.take() {
-            resolve(&s, &JsValue::UNDEFINED);
-        }
+/// The `DELETE` answered, failed or ran out of time: `close()` goes on, in a later microtask
+/// (outside the driver's borrows).
+fn delete_finished(d: &Driver) {
+    let then = d.with(|st| {
+        st.http.io.abort(DELETE_KEY);
+        st.http.deleting.take().and_then(|x| x.then)
+    });
+    if let Some(then) = then {
+        then();
     }
 }
 
 /// Fires the transport's own deadline (the `DELETE` grace).
 pub fn on_timer(d: &Driver, now: u64) {
-    d.with(|st| {
-        if st.http.delete_deadline.is_some_and(|t| t <= now) {
-            st.http.delete_finished();
-        }
-    });
+    if d.with(|st| st.http.next_deadline().is_some_and(|t| t <= now)) {
+        delete_finished(d);
+    }
 }
 
 /// Why an exchange failed: a message, whether a message exceeded the size limit, and the status
@@ -218,32 +231,26 @@ fn start(d: &Driver, key: SendKey, req: Request) {
     }));
 }
 
-/// The request's name/value pairs for `io.js`: the caller's (auth) headers, the engine's, then
-/// the fixed ones, each set over the previous.
-fn pairs_of(lists: [&[(String, String)]; 2], fixed: &[(&str, &str)]) -> Array {
-    let pairs = Array::new();
-    for (k, v) in lists.into_iter().flatten() {
+/// Completes the request's name/value pairs for `io.js`: after the caller's (auth) headers in
+/// `pairs`, the engine's `headers`, then the `fixed` ones, each set over the previous. Returns how
+/// many pairs are not fixed.
+fn add_pairs(pairs: &Array, headers: &[(String, String)], fixed: &[(&str, &str)]) -> u32 {
+    let own = headers.iter().map(|(k, v)| (k.as_str(), v.as_str()));
+    for (k, v) in own.chain(fixed.iter().copied()) {
         pairs.push(&JsValue::from_str(k));
         pairs.push(&JsValue::from_str(v));
     }
-    for (k, v) in fixed {
-        pairs.push(&JsValue::from_str(k));
-        pairs.push(&JsValue::from_str(v));
-    }
-    pairs
+    pairs.length() / 2 - fixed.len() as u32
 }
 
 /// Hands the exchange to `io.js` once its headers are known. The request's body and headers are
 /// dropped once `io.js` holds them: an open request keeps no copy of what it sent in wasm memory
 /// while it waits for its answer.
-fn send(d: &Driver, key: SendKey, req: Request, auth: Vec<(String, String)>) {
+fn send(d: &Driver, key: SendKey, req: Request, pairs: Array) {
     let Some((url, io)) = d.with(|st| {
         #[cfg(feature = "oauth")]
         if let Some(x) = st.http.inflight.get_mut(key) {
-            x.used = auth
-                .iter()
-                .find(|(k, _)| k.eq_ignore_ascii_case("authorization"))
-                .map(|(_, v)| v.clone());
+            x.used = super::headers::value_of(&pairs, "authorization");
         }
         st.http
             .live(key)
@@ -251,15 +258,14 @@ fn send(d: &Driver, key: SendKey, req: Request, auth: Vec<(String, String)>) {
     }) else {
         return; // aborted, or the client closed, while the headers were resolved
     };
-    let (method, own, pairs, body) = match req {
+    let (method, own, body) = match req {
         Request::Post(t) => {
             let fixed = [
                 ("content-type", "application/json"),
                 ("accept", "application/json, text/event-stream"),
             ];
-            let pairs = pairs_of([&auth, &t.headers], &fixed);
-            let own = auth.len() + t.headers.len();
-            ("POST", own, pairs, JsValue::from(t.body))
+            let own = add_pairs(&pairs, &t.headers, &fixed);
+            ("POST", own, JsValue::from(t.body))
         }
         Request::Get {
             headers,
@@ -270,8 +276,8 @@ fn send(d: &Driver, key: SendKey, req: Request, auth: Vec<(String, String)>) {
             if let Some(id) = &last_event_id {
                 fixed.push(("last-event-id", id.as_str()));
             }
-            let pairs = pairs_of([&auth, &headers], &fixed);
-            ("GET", auth.len() + headers.len(), pairs, JsValue::UNDEFINED)
+            let own = add_pairs(&pairs, &headers, &fixed);
+            ("GET", own, JsValue::UNDEFINED)
         }
     };
     let refused = io.fetch(js_key(key), &url, method, &pairs, &body);
@@ -284,7 +290,7 @@ fn send(d: &Driver, key: SendKey, req: Request, auth: Vec<(String, String)>) {
     let at = refused.get(0).as_f64().unwrap_or(-1.0);
     let message = if at < 0.0 {
         ["fetch unavailable: ", &why].concat()
-    } else if (at as usize) < own {
+    } else if (at as u32) < own {
         let name = pairs.get(2 * at as u32).as_string().unwrap_or_default();
         ["bad header ", &name, ": ", &why].concat()
     } else {
@@ -297,7 +303,7 @@ fn send(d: &Driver, key: SendKey, req: Request, auth: Vec<(String, String)>) {
 pub fn report(d: &Driver, kind: Report, key: f64, v: JsValue) {
     if key == DELETE_KEY {
         // Its answer (or failure) is all `close()` waits for.
-        d.with(|st| st.http.delete_finished());
+        delete_finished(d);
         d.rearm();
         return;
     }
@@ -504,24 +510,22 @@ fn message_of(ev: SseEvent) -> Option<String> {
 /// Ends the session: sends `DELETE` (405 is fine; the result is ignored). `close()` waits for it
 /// at most [`DELETE_GRACE_MS`].
 pub fn end_session(d: &Driver, headers: Vec<(String, String)>) {
-    let (done, settle) = deferred();
     let source = d.with(|st| {
         st.http.io.abort(DELETE_KEY);
-        st.http.delete_tx = Some(settle);
-        st.http.delete_deadline = Some(global::now() + DELETE_GRACE_MS);
-        st.http.delete_done = Some(done);
+        let until = global::now() + DELETE_GRACE_MS;
+        st.http.deleting = Some(Deleting { until, then: None });
         st.headers.clone()
     });
     let d = d.clone();
     source.resolve_with(Box::new(move |auth| {
         let sent = auth.is_ok_and(|auth| {
             let (url, io) = d.with(|st| (st.url.clone(), st.http.io.clone()));
-            let pairs = pairs_of([&auth, &headers], &[]);
-            io.fetch(DELETE_KEY, &url, "DELETE", &pairs, &JsValue::UNDEFINED)
+            add_pairs(&auth, &headers, &[]);
+            io.fetch(DELETE_KEY, &url, "DELETE", &auth, &JsValue::UNDEFINED)
                 .is_undefined()
         });
         if !sent {
-            d.with(|st| st.http.delete_finished());
+            delete_finished(&d);
             d.rearm();
         }
     }));

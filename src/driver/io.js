@@ -1,7 +1,8 @@
 // A client's I/O: fetch requests and their response bodies, one WebSocket, one timer. It moves
 // bytes and reports plain values to one sink, `sink(kind, key, value)`, never from inside a call
-// the driver makes; the driver decides everything else. scripts/build.sh minifies it when
-// packaging.
+// the driver makes; the driver decides everything else. Below the class, what the driver reads of
+// the host: the clock, random bits, `localStorage`, the `WebSocket` constructor, header
+// collections, a thrown value's message. scripts/build.sh minifies it when packaging.
 
 // What the sink hears (the kinds the driver matches on).
 const HEAD = 0; // (key, response): the status and headers arrived; the body waits for `read(key)`
@@ -233,6 +234,60 @@ export function headerPairs(v) {
     out.push(name, type === "string" ? value : JSON.stringify(value));
   }
   return out;
+}
+
+/** `performance`, when it has a callable `now`, and its `timeOrigin` (fixed for the life of the
+ * page, worker or process: read once). */
+const perf = typeof globalThis.performance?.now === "function" ? globalThis.performance : undefined;
+const origin = perf?.timeOrigin;
+
+/** Milliseconds since the Unix epoch on a monotonic clock where there is one (see the driver's
+ * `global::now`), else `Date.now()`. */
+export function now() {
+  const t = perf ? origin + perf.now() : NaN;
+  return t > 0 && t < Infinity ? t : Date.now();
+}
+
+/** A readable message for a thrown value: an `Error`'s message (with its `cause`'s, described the
+ * same way, in parentheses), a string as it is, else its JSON. */
+export function describe(e) {
+  if (e instanceof Error) {
+    let cause;
+    try {
+      cause = e.cause;
+    } catch {}
+    const why = cause == null ? "" : describe(cause);
+    return why ? `${e.message} (${why})` : `${e.message}`;
+  }
+  if (typeof e === "string") return e;
+  let json;
+  try {
+    json = JSON.stringify(e);
+  } catch {}
+  return typeof json === "string" ? json : "unknown JavaScript error";
+}
+
+/** 64 random bits from `crypto.getRandomValues` (a BigInt); 0 where it is unavailable. */
+export function random64() {
+  const b = new BigUint64Array(1);
+  try {
+    crypto.getRandomValues(b);
+  } catch {}
+  return b[0];
+}
+
+/** The global `WebSocket` constructor, if any. */
+export function webSocket() {
+  const w = globalThis.WebSocket;
+  return typeof w === "function" ? w : undefined;
+}
+
+/** `globalThis.localStorage` when it is an object (reading it throws where storage is blocked). */
+export function localStorage() {
+  try {
+    const s = globalThis.localStorage;
+    if (typeof s === "object" && s !== null) return s;
+  } catch {}
 }
 
 /** Node or Electron's main process: a `process.versions.node` and no `document`. */

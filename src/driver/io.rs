@@ -1,7 +1,8 @@
 //! Bindings to `io.js`, the client's I/O in JavaScript: it starts fetches and reads their bodies,
 //! opens the WebSocket and runs the timer, reporting each step to the driver's sink as plain values
-//! ([`Report`]), and flattens the `headers` option's collections. It decides nothing: limits,
-//! framing, retries and errors are the driver's.
+//! ([`Report`]), flattens the `headers` option's collections and reads the globals the driver uses
+//! (the clock, random bits, `localStorage`, the `WebSocket` constructor, a thrown value's
+//! message). It decides nothing: limits, framing, retries and errors are the driver's.
 
 use js_sys::{Array, Function};
 use wasm_bindgen::prelude::*;
@@ -52,6 +53,20 @@ extern "C" {
     /// A header collection's name/value pairs, flat; throws what is wrong with its shape.
     #[wasm_bindgen(catch, js_name = headerPairs)]
     pub fn header_pairs(headers: &JsValue) -> Result<Array, JsValue>;
+    /// Milliseconds since the Unix epoch: `performance.timeOrigin + performance.now()` where that is
+    /// a positive number, else `Date.now()`.
+    pub fn now() -> f64;
+    /// 64 random bits from `crypto.getRandomValues`; 0 without it.
+    pub fn random64() -> u64;
+    /// A readable message for a thrown value.
+    pub fn describe(e: &JsValue) -> String;
+    /// The global `WebSocket` constructor, if any.
+    #[wasm_bindgen(js_name = webSocket)]
+    pub fn web_socket() -> Option<Function>;
+    /// `globalThis.localStorage` when reading it gives an object (it throws where storage is
+    /// blocked).
+    #[wasm_bindgen(js_name = localStorage)]
+    pub fn local_storage() -> JsValue;
     /// Node or Electron's main process: a `process.versions.node` and no `document`.
     #[wasm_bindgen(js_name = inNode)]
     pub fn in_node() -> bool;

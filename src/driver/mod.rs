@@ -34,7 +34,6 @@ use crate::engine::api::{ClientError, Config, ErrorKind, Event, Input, Output};
 use crate::engine::known::Known;
 use crate::engine::Engine;
 
-use deferred::{when_settled, Settled};
 pub use headers::HeaderSource;
 use io::{Io, Report};
 use timer::Timer;
@@ -228,16 +227,14 @@ impl Driver {
             return closed();
         }
         self.op(|e, now| e.close(now));
-        let deleting = self.with(|st| st.http.delete_done.take());
         self.shutdown();
         let d = self.clone();
-        let end: Settled = Box::new(move |_| {
+        let end: Box<dyn FnOnce()> = Box::new(move || {
             d.0.timer.borrow_mut().disarm();
             closed();
         });
-        match deleting {
-            Some(done) => when_settled(&done, end),
-            None => end(Ok(JsValue::UNDEFINED)),
+        if let Some(end) = self.with(|st| st.http.after_delete(end)) {
+            end();
         }
     }
 
@@ -359,18 +356,14 @@ impl Driver {
 
     /// Arms the one timer for the earliest of the engine's wake and the transports' own deadlines.
     fn rearm(&self) {
-        let (at, closed) = {
+        let at = {
             let st = self.0.st.borrow();
-            let mut at = st.engine_wake;
-            if let Some(t) = st.http.next_deadline() {
-                at = at.min(t);
+            let transport = st.http.next_deadline().unwrap_or(u64::MAX);
+            // A closed engine's wake no longer counts.
+            match st.closed {
+                true => transport,
+                false => st.engine_wake.min(transport),
             }
-            (at, st.closed)
-        };
-        let at = if closed {
-            self.0.st.borrow().http.next_deadline().unwrap_or(u64::MAX)
-        } else {
-            at
         };
         self.0.timer.borrow_mut().arm(at, global::now());
     }

@@ -11,7 +11,7 @@ use wasm_bindgen::prelude::*;
 use super::handle::{self, TaskHandle};
 use super::types::{ErrorInfo, ErrorKind};
 use super::{from_js, invalid, settings, to_js, ClientInner, Outgoing, Run};
-use crate::driver::era::EraKey;
+use crate::driver::era::{self, EraKey};
 use crate::driver::tabs::{Link, Requestor};
 use crate::driver::{DriverOptions, HeaderSource, Host};
 use crate::engine::api::{CallOptions, DialectChoice, End, InputId, OpId};
@@ -74,13 +74,6 @@ impl ClientCore {
     pub fn abandon(&self) {
         let why = || ErrorInfo::new(ErrorKind::Aborted, "connect was aborted");
         self.inner.connect_failed(why);
-    }
-
-    /// The dialect the session speaks; `null` before it is known.
-    #[wasm_bindgen(skip_typescript)]
-    pub fn dialect(&self) -> JsValue {
-        let d = self.inner.driver().and_then(|d| d.read(|e| e.dialect()));
-        d.map_or(JsValue::NULL, |d| to_js(&d))
     }
 
     /// `callTool` (`tool`) or `request` with the checked `name`, `task` option and numbers; the
@@ -157,14 +150,36 @@ impl ClientCore {
         self.inner.one_shot(key, run)
     }
 
-    /// The client's latest snapshot of a task; `null` if it does not track it.
+    /// What the JS client and its handles read, `null` where there is nothing (one method for
+    /// all: each method is a wasm export with its own glue). `what` (the numbers are spelled again
+    /// in `npm/client.js`): 0 subscription `of`'s task id (set once the server made a task), 1 its
+    /// last status, 2 its last snapshot, 3 the client's latest snapshot of task `of` (if it tracks
+    /// it), 4 the dialect the session speaks (once known), 5 the role (`"solo"`, `"leader"`,
+    /// `"follower"` or `"electing"`), 6 the storage (`"indexedDB"`, `"localStorage"`, `"memory"`;
+    /// none without `persist`).
     #[wasm_bindgen(skip_typescript)]
-    pub fn tracked(&self, task_id: &str) -> JsValue {
-        let t = self
-            .inner
-            .driver()
-            .and_then(|d| d.read(|e| e.task(task_id)));
-        t.map_or(JsValue::NULL, |t| to_js(&t))
+    pub fn read(&self, what: u8, of: JsValue) -> JsValue {
+        let inner = &self.inner;
+        let value = match what {
+            0..=2 => return inner.read_sub(of.as_f64().unwrap_or(-1.0), what),
+            3 => {
+                let id = of.as_string().unwrap_or_default();
+                let t = inner.driver().and_then(|d| d.read(|e| e.task(&id)));
+                t.map(|t| to_js(&t))
+            }
+            4 => {
+                let d = inner.driver().and_then(|d| d.read(|e| e.dialect()));
+                d.map(|d| era::name(d).into())
+            }
+            5 => Some(JsValue::from_str(
+                inner.driver().map_or("solo", |l| l.role()),
+            )),
+            _ => inner
+                .driver()
+                .and_then(|l| l.storage())
+                .map(JsValue::from_str),
+        };
+        value.unwrap_or(JsValue::NULL)
     }
 
     /// The answer to input request `input`: how the `onInput` handler's result settled (`ok`:

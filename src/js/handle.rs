@@ -54,6 +54,38 @@ impl Sub {
     }
 }
 
+/// The live subscriptions in ascending id order, found by binary search: a sorted `Vec` of its
+/// own (each entry added once, never replaced), less wasm than an `IdMap` or `SortedMap` instance.
+#[derive(Default)]
+pub struct Subs(Vec<(SubId, Sub)>);
+
+impl Subs {
+    fn find(&self, sub: SubId) -> Result<usize, usize> {
+        self.0.binary_search_by_key(&sub, |(id, _)| *id)
+    }
+
+    fn get(&self, sub: SubId) -> Option<&Sub> {
+        self.0.get(self.find(sub).ok()?).map(|(_, s)| s)
+    }
+
+    fn get_mut(&mut self, sub: SubId) -> Option<&mut Sub> {
+        let at = self.find(sub).ok()?;
+        self.0.get_mut(at).map(|(_, s)| s)
+    }
+
+    /// Adds subscription `sub` (an id the engine handed out: never one already here).
+    fn insert(&mut self, sub: SubId, s: Sub) {
+        if let Err(at) = self.find(sub) {
+            self.0.insert(at, (sub, s));
+        }
+    }
+
+    fn remove(&mut self, sub: SubId) -> Option<Sub> {
+        let at = self.find(sub).ok()?;
+        Some(self.0.remove(at).1)
+    }
+}
+
 /// The subscription id a handle passes back (ids stay far below 2^53).
 fn sub_id(sub: f64) -> SubId {
     SubId(sub as u64)
@@ -82,7 +114,7 @@ impl ClientInner {
 
     /// A status snapshot arrived for `sub`.
     pub(super) fn status(&self, sub: SubId, task: model::Task) {
-        let Some(handle) = self.subs.borrow().get(&sub).map(|s| s.handle.clone()) else {
+        let Some(handle) = self.subs.borrow().get(sub).map(|s| s.handle.clone()) else {
             return;
         };
         let terminal = task.status.is_terminal();
@@ -97,7 +129,7 @@ impl ClientInner {
             Some(shared) => shared,
             None => (Rc::from(task.task_id.as_str()), Rc::new(Known::new(task))),
         };
-        if let Some(s) = self.subs.borrow_mut().get_mut(&sub) {
+        if let Some(s) = self.subs.borrow_mut().get_mut(sub) {
             s.task_id = Some(id);
             s.task = Some(known);
         }
@@ -106,13 +138,26 @@ impl ClientInner {
 
     /// Subscription `sub` ended: its handle settles. Returns its record when it was live.
     pub(super) fn end(&self, sub: SubId, task_id: Option<String>, end: End) -> Option<TaskDone> {
-        let s = self.subs.borrow_mut().remove(&sub)?;
+        let s = self.subs.borrow_mut().remove(sub)?;
         let task_id = task_id.or_else(|| s.task_id.as_deref().map(str::to_owned));
         Some(finish(&s.handle, task_id, end, s.snapshot()))
     }
 
-    fn sub(&self, sub: f64) -> Option<Ref<'_, Sub>> {
-        Ref::filter_map(self.subs.borrow(), |s| s.get(&sub_id(sub))).ok()
+    /// What a handle reads of subscription `sub` (`null` before it is known): `what` 0 the task
+    /// id, 1 the last status, 2 the last snapshot.
+    pub(super) fn read_sub(&self, sub: f64, what: u8) -> JsValue {
+        let Ok(s) = Ref::filter_map(self.subs.borrow(), |s| s.get(sub_id(sub))) else {
+            return JsValue::NULL;
+        };
+        let none = || JsValue::NULL;
+        match what {
+            0 => s.task_id.as_deref().map_or_else(none, JsValue::from_str),
+            1 => s
+                .task
+                .as_ref()
+                .map_or_else(none, |t| t.status.name().into()),
+            _ => s.snapshot().map_or_else(none, |t| to_js(&t)),
+        }
     }
 }
 
@@ -141,27 +186,12 @@ pub(super) fn finish(
 /// What a client's handles read and ask for, by subscription id.
 #[wasm_bindgen]
 impl ClientCore {
-    /// What a handle reads of subscription `sub` (`null` before it is known): `what` 0 the task
-    /// id (set once the server made a task), 1 the last status, 2 the last snapshot.
-    #[wasm_bindgen(skip_typescript)]
-    pub fn read(&self, sub: f64, what: u8) -> JsValue {
-        let Some(s) = self.inner.sub(sub) else {
-            return JsValue::NULL;
-        };
-        let none = || JsValue::NULL;
-        match what {
-            0 => s.task_id.as_deref().map_or_else(none, JsValue::from_str),
-            1 => s.task.as_ref().map_or_else(none, |t| to_js(&t.status)),
-            _ => s.snapshot().map_or_else(none, |t| to_js(&t)),
-        }
-    }
-
     /// Stops waiting: the subscription ends `aborted` (nothing is sent).
     #[wasm_bindgen(skip_typescript)]
     pub fn stop(&self, sub: f64) {
         let c = &self.inner;
         let sub = sub_id(sub);
-        if !c.subs.borrow().contains_key(&sub) {
+        if c.subs.borrow().get(sub).is_none() {
             return;
         }
         match c.driver() {

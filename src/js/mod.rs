@@ -24,7 +24,6 @@ use crate::driver::deferred::later;
 use crate::driver::era::EraKey;
 use crate::driver::tabs::{Link, Requestor};
 use crate::engine::api::{ClientError, End, Event, InputId, OpId, SubId, INPUT_WITHDRAWN};
-use crate::engine::idmap::IdMap;
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model;
 
@@ -79,7 +78,7 @@ enum Heard {
 /// The state shared by a client's JS object, its handles and the driver's event host.
 pub struct ClientInner {
     driver: RefCell<Option<Link>>,
-    subs: RefCell<IdMap<SubId, handle::Sub>>,
+    subs: RefCell<handle::Subs>,
     /// The one-shot operations awaiting their reply, with the JS client's key for each (a few at
     /// a time: a `Vec` costs less wasm than another map instantiation).
     ops: RefCell<Vec<(OpId, f64)>>,

@@ -38,6 +38,11 @@ fn flag(s: &Value, key: &str) -> Option<bool> {
     s.get(key).and_then(Value::as_bool)
 }
 
+/// The text of an option's `value` that is none of its `choices`.
+fn unknown(option: &str, value: &str, choices: &str) -> String {
+    ["unknown ", option, " \"", value, "\"", choices].concat()
+}
+
 /// Reads the settings `s` for `url`.
 pub fn read(url: &str, s: &Value) -> Result<Settings, String> {
     let transport = transport(string(s, "transport"), url)?;
@@ -90,12 +95,8 @@ fn transport(t: Option<&str>, url: &str) -> Result<TransportKind, String> {
         None | Some("http") => TransportKind::Http,
         Some("websocket") => TransportKind::WebSocket,
         Some(other) => {
-            return Err([
-                "unknown transport \"",
-                other,
-                "\" (use \"http\" or \"websocket\")",
-            ]
-            .concat())
+            let choices = r#" (use "http" or "websocket")"#;
+            return Err(unknown("transport", other, choices));
         }
     })
 }
@@ -107,7 +108,7 @@ fn dialect(d: Option<&str>) -> Result<DialectChoice, String> {
         Some("legacy") => DialectChoice::Legacy,
         Some("draft") if cfg!(feature = "draft") => DialectChoice::Draft,
         Some("draft") => return Err(["dialect \"draft\" (SEP-1686)", FULL_BUILD].concat()),
-        Some(other) => return Err(["unknown dialect \"", other, "\""].concat()),
+        Some(other) => return Err(unknown("dialect", other, "")),
     })
 }
 
@@ -120,12 +121,8 @@ fn link(l: Option<&str>, url: &str, transport: TransportKind) -> Result<Link, St
         Some("node") => Link::Node,
         Some("websocket") => Link::WebSocket,
         Some(other) => {
-            return Err([
-                "unknown link \"",
-                other,
-                "\" (use \"http1\", \"http2\", \"node\" or \"websocket\")",
-            ]
-            .concat())
+            let choices = r#" (use "http1", "http2", "node" or "websocket")"#;
+            return Err(unknown("link", other, choices));
         }
     })
 }
@@ -157,12 +154,8 @@ pub fn augment(task: Option<String>) -> Result<Augment, String> {
         Some("always") => Augment::Always,
         Some("never") => Augment::Never,
         Some(other) => {
-            return Err([
-                "unknown task option \"",
-                other,
-                "\" (use \"auto\", \"always\" or \"never\")",
-            ]
-            .concat())
+            let choices = r#" (use "auto", "always" or "never")"#;
+            return Err(unknown("task option", other, choices));
         }
     })
 }

@@ -1,5 +1,5 @@
-//! The JS face of tab coordination and persistence: `resume()`, `forget()`, `role`,
-//! `storage`, and when a task's end is this page's to report (`onTaskDoneOnce`).
+//! The JS face of tab coordination and persistence: `resume()`, `forget()`, and when a task's end
+//! is this page's to report (`onTaskDoneOnce`); `role` and `storage` are read in `client.rs`.
 
 use std::cell::RefCell;
 
@@ -72,42 +72,28 @@ pub(super) fn warn_if_unstored(inner: &ClientInner, link: &Link) {
 
 #[wasm_bindgen]
 impl ClientCore {
-    /// Calls `then` with the ids of every stored task of this scope whose end no page has
-    /// reported yet (the JS client watches each).
+    /// The tasks a shared scope (`persist`) stores, with one callback `then`: with `forget`,
+    /// stops tracking task `task_id` in every tab and deletes its stored record, then calls
+    /// `then()`; without, calls `then(ids)` with the ids of every stored task of this scope whose
+    /// end no page has reported yet (the JS client watches each).
     #[wasm_bindgen(skip_typescript)]
-    pub fn pending_tasks(&self, then: Function) -> Result<(), JsValue> {
-        let link = self.inner.live_driver()?;
-        link.pending_tasks(Box::new(move |ids| {
-            let ids: Array = ids.iter().map(|id| JsValue::from_str(id)).collect();
-            let _ = then.call1(&JsValue::UNDEFINED, &ids);
-        }));
-        Ok(())
-    }
-
-    /// Stops tracking a task in every tab and deletes its stored record; then calls `done`.
-    #[wasm_bindgen(skip_typescript)]
-    pub fn forget(&self, task_id: String, done: Function) {
-        let done = Box::new(move || {
-            let _ = done.call0(&JsValue::UNDEFINED);
-        });
+    pub fn stored(&self, forget: bool, task_id: String, then: Function) -> Result<(), JsValue> {
+        let reply = move |v: &JsValue| {
+            let _ = then.call1(&JsValue::UNDEFINED, v);
+        };
+        if !forget {
+            let link = self.inner.live_driver()?;
+            link.pending_tasks(Box::new(move |ids| {
+                let ids: Array = ids.iter().map(|id| JsValue::from_str(id)).collect();
+                reply(&ids);
+            }));
+            return Ok(());
+        }
+        let done = Box::new(move || reply(&JsValue::UNDEFINED));
         match self.inner.driver() {
             Some(l) => l.forget(&task_id, done),
             None => done(),
         }
-    }
-
-    /// `"solo"`, `"leader"`, `"follower"` or `"electing"`.
-    #[wasm_bindgen(skip_typescript)]
-    pub fn role(&self) -> JsValue {
-        JsValue::from_str(self.inner.driver().map_or("solo", |l| l.role()))
-    }
-
-    /// `"indexedDB"`, `"localStorage"`, `"memory"`; `null` without `persist`.
-    #[wasm_bindgen(skip_typescript)]
-    pub fn storage(&self) -> JsValue {
-        self.inner
-            .driver()
-            .and_then(|l| l.storage())
-            .map_or(JsValue::NULL, JsValue::from_str)
+        Ok(())
     }
 }

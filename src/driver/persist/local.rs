@@ -2,7 +2,6 @@
 //! Read-modify-write is synchronous, hence atomic within a page; across pages the caller holds a
 //! Web Lock where there is one.
 
-use js_sys::Reflect;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
@@ -26,8 +25,8 @@ const PREFIX: &str = "mcp-task-client/";
 
 /// `globalThis.localStorage` (reading it may throw where storage is blocked).
 pub fn open() -> Option<WebStorage> {
-    let s = Reflect::get(&js_sys::global(), &"localStorage".into()).ok()?;
-    s.is_object().then(|| s.unchecked_into())
+    let s = crate::driver::io::local_storage();
+    (!s.is_undefined()).then(|| s.unchecked_into())
 }
 
 impl WebStorage {

@@ -10,6 +10,8 @@ import { TaskHandle } from "./handle.js";
 const READY = 0, FAILED = 1, SESSION = 2, WARNING = 3, TRANSITION = 4, INPUT = 5, WITHDRAWN = 6, ONCE = 7, REPLIED = 8, REFUSED = 9;
 /** The one-shot operations of `ClientCore.op`. */
 const LIST_TASKS = 0, LIST_TOOLS = 1, CANCEL = 2, DELETE = 3;
+/** What `ClientCore.read` reads. */
+const SUB_ID = 0, SUB_STATUS = 1, SUB_TASK = 2, TRACKED = 3, DIALECT = 4, ROLE = 5, STORAGE = 6;
 
 const invalid = (message) => new McpTaskError(message, { kind: "invalidInput" });
 const mustBe = (name, what) => invalid(`${name} must be ${what}`);
@@ -125,9 +127,9 @@ export function clientClass(wasm, ready) {
     #lastOp = 0;
     /** What this client's handles call. */
     #port = {
-      id: (sub) => this.#core.read(sub, 0),
-      status: (sub) => this.#core.read(sub, 1),
-      task: (sub) => this.#core.read(sub, 2),
+      id: (sub) => this.#core.read(SUB_ID, sub),
+      status: (sub) => this.#core.read(SUB_STATUS, sub),
+      task: (sub) => this.#core.read(SUB_TASK, sub),
       stop: (sub) => this.#core.stop(sub),
       cancel: (taskId) => this.#op(CANCEL, taskId).then(() => {}),
       delete: (taskId) => (taskId === null ? Promise.reject(invalid("no task to delete")) : this.#op(DELETE, taskId).then(() => {})),
@@ -257,7 +259,7 @@ export function clientClass(wasm, ready) {
     }
 
     get dialect() {
-      return this.#core.dialect();
+      return this.#core.read(DIALECT);
     }
 
     get session() {
@@ -265,11 +267,11 @@ export function clientClass(wasm, ready) {
     }
 
     get role() {
-      return this.#core.role();
+      return this.#core.read(ROLE);
     }
 
     get storage() {
-      return this.#core.storage();
+      return this.#core.read(STORAGE);
     }
 
     callTool(name, args, opts) {
@@ -326,7 +328,7 @@ export function clientClass(wasm, ready) {
     }
 
     task(taskId) {
-      return this.#core.tracked(id(taskId, "taskId"));
+      return this.#core.read(TRACKED, id(taskId, "taskId"));
     }
 
     onTransition(cb) {
@@ -347,7 +349,7 @@ export function clientClass(wasm, ready) {
           }
         };
         try {
-          this.#core.pending_tasks(watch);
+          this.#core.stored(false, "", watch);
         } catch (e) {
           reject(thrown(e));
         }
@@ -355,7 +357,7 @@ export function clientClass(wasm, ready) {
     }
 
     forget(taskId) {
-      return new Promise((resolve) => this.#core.forget(taskId, resolve));
+      return new Promise((resolve) => this.#core.stored(true, taskId, resolve));
     }
 
     close() {
