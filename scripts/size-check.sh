@@ -21,7 +21,7 @@ done
 
 # Neither build links Rust's formatting machinery (core::fmt: `fmt::write`, `Formatter::pad`, the
 # `Display` impls, an `Arguments` built at each call; ~1 KB gz with the messages kept): messages are
-# joined from parts (`[..].concat()`, numbers through `protocol::digits`). Checked in cargo's output,
+# joined from parts (`[..].concat()`, numbers through `json::digits`). Checked in cargo's output,
 # a superset of what ships, whose name section spells every function's mangled path
 # (`…4core3fmt…`; `core..fmt` in legacy mangling). To see who calls one with readable names:
 # `wasm-bindgen --keep-debug`, then `wasm-opt -g` and `wasm-dis` on its output.
@@ -35,7 +35,7 @@ for build in full core; do
   fi
   FMT=$(grep -aoE '(_R|_ZN)[_A-Za-z0-9$.]*(4core3fmt|5alloc3fmt|core\.\.fmt|alloc\.\.fmt)[_A-Za-z0-9$.]*' "$RAW" | sort -u || true)
   if [ -n "$FMT" ]; then
-    echo "fmt check: the $build build links core::fmt (format!, write!, {:?}, to_string() on a number or another Display type); join the parts with [..].concat() and protocol::digits instead. Its functions:" >&2
+    echo "fmt check: the $build build links core::fmt (format!, write!, {:?}, to_string() on a number or another Display type); join the parts with [..].concat() and json::digits instead. Its functions:" >&2
     echo "$FMT" >&2
     fail=1
   else

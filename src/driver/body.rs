@@ -1,6 +1,6 @@
 //! Response bodies as their chunks arrive: whole JSON bodies (bounded) or SSE events.
 
-use crate::protocol::digits::decimal;
+use crate::json::digits::decimal;
 
 /// How a response body is framed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

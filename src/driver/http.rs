@@ -14,7 +14,7 @@ use super::headers::retry_after_ms;
 use super::io::{self, Io, Report};
 use super::Driver;
 use crate::engine::api::{Input, SendKey, Transmit, TransportError};
-use crate::protocol::digits::decimal;
+use crate::json::digits::decimal;
 use crate::protocol::sse::{SseDecoder, SseError, SseEvent};
 
 /// How long `close()` waits for the session `DELETE`.

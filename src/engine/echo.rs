@@ -11,7 +11,7 @@ use super::hash::{for_words, IdHash};
 use super::ids::ReqId;
 use super::requests::Purpose;
 use super::Engine;
-use crate::protocol::digits::decimal;
+use crate::json::digits::decimal;
 
 /// A fingerprint of a status answer without its JSON-RPC id (its length and two 64-bit hashes of
 /// its text, eight bytes per step): the answer applied last for a task, compared with the next

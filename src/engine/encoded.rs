@@ -2,8 +2,8 @@
 //! JSON-RPC id), and the session's status-request template each poll fills in.
 
 use super::ids::ReqId;
+use crate::json::digits::push_signed;
 use crate::protocol::dialect::{Codec, Outgoing, SessionInfo};
-use crate::protocol::digits::push_signed;
 use crate::protocol::find;
 use crate::protocol::headers::encode_value;
 

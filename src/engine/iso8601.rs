@@ -3,7 +3,7 @@
 //! fractional digits (nanoseconds included) and a bare date.
 
 use super::api::Millis;
-use crate::protocol::digits::zero_padded;
+use crate::json::digits::zero_padded;
 
 /// Milliseconds since the Unix epoch, or `None` when the text is not a timestamp we understand
 /// (or lies before 1970). Surrounding ASCII whitespace is ignored.

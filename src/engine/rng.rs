@@ -2,7 +2,7 @@
 //! seeded through SplitMix64). Used for poll jitter and draft task ids; the engine never reads
 //! a randomness source of its own, so tests are reproducible.
 
-use crate::protocol::digits::hex;
+use crate::json::digits::hex;
 
 /// A small, fast, seedable generator; never used for anything secret.
 #[derive(Debug, Clone)]

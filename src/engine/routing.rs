@@ -2,7 +2,7 @@
 //! HTTP heads and stream ends, timeouts, dead sessions and lost connections.
 
 use super::ids::ReqId;
-use crate::protocol::digits::decimal;
+use crate::json::digits::decimal;
 use crate::protocol::find;
 use crate::protocol::jsonrpc::{Id, Message};
 

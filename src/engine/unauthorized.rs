@@ -5,8 +5,8 @@
 //! `WWW-Authenticate` challenge, for the host to run its own authorization.
 
 use super::ids::ReqId;
+use crate::json::digits::decimal;
 use crate::protocol::auth::AuthChallenge;
-use crate::protocol::digits::decimal;
 
 use super::api::{ClientError, ErrorKind, Millis, Output};
 use super::requests::{Failure, Purpose};

@@ -10,6 +10,7 @@
 mod host;
 #[cfg(target_arch = "wasm32")]
 pub use host::from_js;
+pub mod digits;
 mod literal;
 mod serde_impls;
 mod to_json;

@@ -2,7 +2,7 @@
 //! plus its float and integer formatters) would otherwise be the binary's largest library code.
 
 use super::{Number, Value};
-use crate::protocol::digits::{decimal, hex, push_signed};
+use crate::json::digits::{decimal, hex, push_signed};
 
 /// The compact JSON text of `value`: no whitespace, object members in the value's order, strings
 /// escaped as RFC 8259 requires (the two-character escapes where there is one), integers exact.

@@ -5,7 +5,7 @@ use std::fmt;
 use crate::json::{Map, Value};
 use serde::{Deserialize, Serialize};
 
-use super::digits;
+use crate::json::digits;
 
 /// A JSON-RPC id, kept exactly as received (number or string).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -3,7 +3,6 @@
 
 pub mod auth;
 pub mod dialect;
-pub mod digits;
 /// Checks shared by the property tests, the fuzz targets and `examples/fuzz_smoke.rs`; built
 /// only for tests and with the `fuzzing` feature, never into the library itself.
 #[cfg(any(test, feature = "fuzzing"))]

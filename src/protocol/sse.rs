@@ -11,7 +11,7 @@
 
 use std::fmt;
 
-use super::digits;
+use crate::json::digits;
 
 /// One dispatched event.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -5,8 +5,8 @@
 use crate::json::{Map, Value};
 
 use super::dialect::ProtocolError;
-use super::digits;
 use super::headers::{encode_value, is_tchar, PARAM_PREFIX};
+use crate::json::digits;
 
 const ANNOTATION: &str = "x-mcp-header";
 /// Largest integer JavaScript represents exactly (2^53 - 1).

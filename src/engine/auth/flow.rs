@@ -10,7 +10,7 @@ use super::token::{read_tokens, token_request, Client, Grant};
 use super::url::{form, query_pairs, Url};
 use super::{AuthConfig, AuthError, AuthErrorKind, HttpRequest, HttpResponse, Secrets, Step};
 use crate::engine::api::Millis;
-use crate::protocol::digits::decimal;
+use crate::json::digits::decimal;
 
 /// Where the flow stands.
 #[derive(Debug)]

@@ -7,7 +7,7 @@ use super::doc::{build, object, required, text};
 use super::url::{base64, encode, form};
 use super::{AuthError, AuthErrorKind, HttpRequest, HttpResponse};
 use crate::engine::api::Millis;
-use crate::protocol::digits::decimal;
+use crate::json::digits::decimal;
 
 /// How this client is known to the authorization server.
 #[derive(Clone, PartialEq, Eq)]

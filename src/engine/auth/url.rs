@@ -1,7 +1,7 @@
 //! Just enough of URLs for OAuth: split an absolute `http(s)` URL into origin and path, build the
 //! RFC 8414 / RFC 9728 well-known locations, and read or write `application/x-www-form-urlencoded`.
 
-use crate::protocol::digits::hex;
+use crate::json::digits::hex;
 
 /// An absolute `http`/`https` URL split at its parts (query and fragment kept apart).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -21,7 +21,7 @@ use std::collections::VecDeque;
 
 use crate::json::Value;
 
-use crate::protocol::digits::decimal;
+use crate::json::digits::decimal;
 use crate::protocol::object;
 
 use crate::protocol::jsonrpc::{Id, RpcError};

@@ -5,9 +5,10 @@
 use crate::json::{Map, Value};
 
 use super::{InputRequest, Outgoing, ProtocolError, SessionInfo, Task};
+use crate::json::digits;
 use crate::protocol::jsonrpc::{Id, Message, RpcError};
 use crate::protocol::model::TaskStatus;
-use crate::protocol::{digits, headers, without};
+use crate::protocol::{headers, without};
 
 /// The key under which the modern dialect declares the tasks extension.
 pub(super) const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";

@@ -13,7 +13,7 @@ use crate::coord::Input;
 use crate::driver::tabs::web::{self, Channel, Held, Listener, LockManager};
 use crate::driver::tabs::wire;
 use crate::driver::{global, spawn};
-use crate::protocol::digits::decimal;
+use crate::json::digits::decimal;
 
 /// Heartbeat / housekeeping period.
 const TICK_MS: u32 = 1_000;
