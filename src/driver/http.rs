@@ -126,8 +126,8 @@ impl Http {
     }
 }
 
-/// The `DELETE` answered, failed or ran out of time: `close()` goes on, in a later microtask
-/// (outside the driver's borrows).
+/// The `DELETE` answered, failed or ran out of time: `close()` goes on, called with no borrow of
+/// the driver held.
 fn delete_finished(d: &Driver) {
     let then = d.with(|st| {
         st.http.io.abort(DELETE_KEY);

@@ -4,7 +4,7 @@
 //! per dialect.
 //!
 //! Hand-written on purpose: the model's derived `Deserialize` impls, instantiated for
-//! `crate::json::Value`, cost ~19 % of the gzipped package in place of all readers here and
+//! `serde_json::Value`, cost ~19 % of the gzipped package in place of all readers here and
 //! ~9 % for the `Task` reader alone (internally tagged enums above all). Natively the derives
 //! stay (the public Rust API); the wasm tests pin each reader to them. Every reader is total: a
 //! wrong shape gives `None`, never a panic. Missing optional fields and `null` read as `None`,

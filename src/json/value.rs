@@ -1,6 +1,6 @@
 //! The crate's own JSON value. Objects are a `Vec` of members in insertion order, searched
 //! linearly (the client's objects have a handful of keys): far less wasm than a `BTreeMap` per
-//! operation. The API is the part of `crate::json::Value`'s the crate uses, under the same names.
+//! operation. The API is the part of serde_json's `Value` the crate uses, under the same names.
 
 use std::ops::{Index, IndexMut};
 
@@ -387,7 +387,7 @@ impl IndexMut<&str> for Value {
     }
 }
 
-/// The compact JSON text (as `crate::json::Value`'s `Display` writes it).
+/// The compact JSON text (as serde_json's `Value` writes it with `Display`).
 impl std::fmt::Display for Value {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&super::text(self))
