@@ -1,8 +1,9 @@
 // A client's I/O: fetch requests and their response bodies, one WebSocket, one timer. It moves
 // bytes and reports plain values to one sink, `sink(kind, key, value)`, never from inside a call
 // the driver makes; the driver decides everything else. Below the class, what the driver reads of
-// the host: the clock, random bits, `localStorage`, the `WebSocket` constructor, header
-// collections, a thrown value's message. scripts/build.sh minifies it when packaging.
+// the host: the clock, random bits, `localStorage` (and texts kept there, or in this page's memory),
+// the `WebSocket` constructor, header collections, a thrown value's message. scripts/build.sh
+// minifies it when packaging.
 
 // What the sink hears (the kinds the driver matches on).
 const HEAD = 0; // (key, response): the status and headers arrived; the body waits for `read(key)`
@@ -287,6 +288,28 @@ export function localStorage() {
   try {
     const s = globalThis.localStorage;
     if (typeof s === "object" && s !== null) return s;
+  } catch {}
+}
+
+/** What `remember` kept in this page (where `localStorage` cannot keep it). */
+const memory = new Map();
+
+/** The text stored under `key`: its `localStorage` item where storage works and has one, else what
+ * this page remembered. */
+export function recall(key) {
+  let v;
+  try {
+    v = localStorage()?.getItem(key);
+  } catch {}
+  return v ?? memory.get(key);
+}
+
+/** Stores `value` under `key` in this page's memory and, where storage works, `localStorage` (a full
+ * or blocked storage keeps it in memory only). */
+export function remember(key, value) {
+  memory.set(key, value);
+  try {
+    localStorage()?.setItem(key, value);
   } catch {}
 }
 

@@ -1,8 +1,9 @@
 //! Bindings to `io.js`, the client's I/O in JavaScript: it starts fetches and reads their bodies,
 //! opens the WebSocket and runs the timer, reporting each step to the driver's sink as plain values
-//! ([`Report`]), flattens the `headers` option's collections and reads the globals the driver uses
-//! (the clock, random bits, `localStorage`, the `WebSocket` constructor, a thrown value's
-//! message). It decides nothing: limits, framing, retries and errors are the driver's.
+//! ([`Report`]), flattens the `headers` option's collections, keeps small texts in `localStorage`
+//! (or this page's memory) and reads the globals the driver uses (the clock, random bits,
+//! `localStorage`, the `WebSocket` constructor, a thrown value's message). It decides nothing:
+//! limits, framing, retries and errors are the driver's.
 
 use js_sys::{Array, Function};
 use wasm_bindgen::prelude::*;
@@ -67,6 +68,11 @@ extern "C" {
     /// blocked).
     #[wasm_bindgen(js_name = localStorage)]
     pub fn local_storage() -> JsValue;
+    /// The text stored under `key`: its `localStorage` item where storage works and has one, else
+    /// what this page remembered.
+    pub fn recall(key: &str) -> Option<String>;
+    /// Stores `value` under `key` in this page's memory and, where storage works, `localStorage`.
+    pub fn remember(key: &str, value: &str);
     /// Node or Electron's main process: a `process.versions.node` and no `document`.
     #[wasm_bindgen(js_name = inNode)]
     pub fn in_node() -> bool;
