@@ -69,13 +69,6 @@ impl ClientCore {
         Ok(ClientCore { inner })
     }
 
-    /// `connect`'s signal aborted: it fails (once), and what was opened closes.
-    #[wasm_bindgen(skip_typescript)]
-    pub fn abandon(&self) {
-        let why = || ErrorInfo::new(ErrorKind::Aborted, "connect was aborted");
-        self.inner.connect_failed(why);
-    }
-
     /// `callTool` (`tool`) or `request` with the checked `name`, `task` option and numbers; the
     /// params are read here. `handle` (made by the JS client) hears the subscription; returns its
     /// id. Throws an `ErrorInfo` when nothing starts (`aborted`: the caller's signal already was).
@@ -182,23 +175,33 @@ impl ClientCore {
         value.unwrap_or(JsValue::NULL)
     }
 
-    /// The answer to input request `input`: how the `onInput` handler's result settled (`ok`:
-    /// resolved with `value`, else rejected or threw `value`).
+    /// What the JS client tells, without an answer (one export for all: each export has its own
+    /// glue). `what` (the numbers are spelled again in `npm/client.js`): 0 `connect`'s signal
+    /// aborted: it fails (once), and what was opened closes; 1 stop waiting on subscription `id`:
+    /// it ends `aborted` (nothing is sent); 2 or 3 the answer to input request `id`: how the
+    /// `onInput` handler's result settled (2 resolved with `value`, 3 rejected with or threw
+    /// `value`); 4 close: every subscription and the session end, the transport closes, then the
+    /// function `value` is called.
     #[wasm_bindgen(skip_typescript)]
-    pub fn answer(&self, input: f64, ok: bool, value: JsValue) {
-        let settled = if ok { Ok(value) } else { Err(value) };
-        self.inner
-            .answered(InputId(input as u64), super::handled(settled));
-    }
-
-    /// Ends every subscription and the session, closes the transport, then calls `closed`.
-    #[wasm_bindgen(skip_typescript)]
-    pub fn close(&self, closed: Function) {
-        let me = self.inner.clone();
-        self.inner.shut(Box::new(move || {
-            me.hush();
-            let _ = closed.call0(&JsValue::UNDEFINED);
-        }));
+    pub fn tell(&self, what: u8, id: f64, value: JsValue) {
+        let inner = &self.inner;
+        match what {
+            0 => {
+                let why = || ErrorInfo::new(ErrorKind::Aborted, "connect was aborted");
+                inner.connect_failed(why);
+            }
+            1 => inner.stop(id),
+            2 => inner.answered(InputId(id as u64), super::handled(Ok(value))),
+            3 => inner.answered(InputId(id as u64), super::handled(Err(value))),
+            _ => {
+                let me = inner.clone();
+                let closed: Function = value.unchecked_into();
+                inner.shut(Box::new(move || {
+                    me.hush();
+                    let _ = closed.call0(&JsValue::UNDEFINED);
+                }));
+            }
+        }
     }
 }
 

@@ -12,6 +12,8 @@ const READY = 0, FAILED = 1, SESSION = 2, WARNING = 3, TRANSITION = 4, INPUT = 5
 const LIST_TASKS = 0, LIST_TOOLS = 1, CANCEL = 2, DELETE = 3;
 /** What `ClientCore.read` reads. */
 const SUB_ID = 0, SUB_STATUS = 1, SUB_TASK = 2, TRACKED = 3, DIALECT = 4, ROLE = 5, STORAGE = 6;
+/** What `ClientCore.tell` tells. */
+const ABANDON = 0, STOP = 1, RESOLVED = 2, REJECTED = 3, CLOSE = 4;
 
 const invalid = (message) => new McpTaskError(message, { kind: "invalidInput" });
 const mustBe = (name, what) => invalid(`${name} must be ${what}`);
@@ -130,7 +132,7 @@ export function clientClass(wasm, ready) {
       id: (sub) => this.#core.read(SUB_ID, sub),
       status: (sub) => this.#core.read(SUB_STATUS, sub),
       task: (sub) => this.#core.read(SUB_TASK, sub),
-      stop: (sub) => this.#core.stop(sub),
+      stop: (sub) => this.#core.tell(STOP, sub),
       cancel: (taskId) => this.#op(CANCEL, taskId).then(() => {}),
       delete: (taskId) => (taskId === null ? Promise.reject(invalid("no task to delete")) : this.#op(DELETE, taskId).then(() => {})),
     };
@@ -170,7 +172,7 @@ export function clientClass(wasm, ready) {
         const heard = (what, id, value) => this.#heard(what, id, value);
         const core = (this.#core = wasm.ClientCore.open(u, settings, given(o, "headers"), ws, given(o, "auth"), heard));
         if (s && this.#connecting) {
-          const abort = () => core.abandon();
+          const abort = () => core.tell(ABANDON);
           s.addEventListener("abort", abort);
           this.#connecting.push(() => s.removeEventListener("abort", abort));
         }
@@ -245,7 +247,7 @@ export function clientClass(wasm, ready) {
       this.#inputs.set(id, c);
       const answer = (ok, v) => {
         this.#inputs.delete(id);
-        this.#core?.answer(id, ok, v);
+        this.#core?.tell(ok ? RESOLVED : REJECTED, id, v);
       };
       queueMicrotask(() => {
         let result;
@@ -364,7 +366,7 @@ export function clientClass(wasm, ready) {
       const inputs = [...this.#inputs.values()];
       this.#inputs.clear();
       for (const c of inputs) c.abort(new McpTaskError("the client was closed", { kind: "closed" }));
-      return new Promise((resolve) => this.#core.close(resolve));
+      return new Promise((resolve) => this.#core.tell(CLOSE, 0, resolve));
     }
 
     /** Same as `close()`, without waiting (a disposed client never throws). */
