@@ -489,8 +489,8 @@ async fn js_face_calls_a_tool_and_rejects_bad_input() {
             let _ = tx.send(());
         }
     });
-    // `tell` 4: close, then call the function.
-    core.tell(4, 0.0, on_closed.as_ref().clone());
+    // `ask` 11: close, then call the function.
+    core.ask(11, 0.0, on_closed.as_ref().clone());
     done.await.unwrap();
     let e = core.op(1.0, 1, None).unwrap_err();
     assert_eq!(kind(&e).as_deref(), Some("closed"));

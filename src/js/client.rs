@@ -143,20 +143,21 @@ impl ClientCore {
         self.inner.one_shot(key, run)
     }
 
-    /// What the JS client and its handles read, `null` where there is nothing (one method for
-    /// all: each method is a wasm export with its own glue). `what` (the numbers are spelled again
-    /// in `npm/client.js`): 0 subscription `of`'s task id (set once the server made a task), 1 its
-    /// last status, 2 its last snapshot, 3 the client's latest snapshot of task `of` (if it tracks
-    /// it), 4 the dialect the session speaks (once known), 5 the role (`"solo"`, `"leader"`,
-    /// `"follower"` or `"electing"`), 6 the storage (`"indexedDB"`, `"localStorage"`, `"memory"`;
-    /// none without `persist`).
+    /// What the JS client and its handles read or tell (one export for all: each export is a shim
+    /// in the wasm and a method in the glue); a read gives `null` where there is nothing. `what`
+    /// (the numbers are spelled again in `npm/client.js`) reads 0 subscription `id`'s task id (set
+    /// once the server made a task), 1 its last status, 2 its last snapshot, 3 the client's latest
+    /// snapshot of task `value` (if it tracks it), 4 the dialect the session speaks (once known),
+    /// 5 the role (`"solo"`, `"leader"`, `"follower"` or `"electing"`), 6 the storage
+    /// (`"indexedDB"`, `"localStorage"`, `"memory"`; none without `persist`); or tells (see
+    /// [`tell`](Self::tell)).
     #[wasm_bindgen(skip_typescript)]
-    pub fn read(&self, what: u8, of: JsValue) -> JsValue {
+    pub fn ask(&self, what: u8, id: f64, value: JsValue) -> JsValue {
         let inner = &self.inner;
-        let value = match what {
-            0..=2 => return inner.read_sub(of.as_f64().unwrap_or(-1.0), what),
+        let read = match what {
+            0..=2 => return inner.read_sub(id, what),
             3 => {
-                let id = of.as_string().unwrap_or_default();
+                let id = value.as_string().unwrap_or_default();
                 let t = inner.driver().and_then(|d| d.read(|e| e.task(&id)));
                 t.map(|t| to_js(&t))
             }
@@ -167,32 +168,36 @@ impl ClientCore {
             5 => Some(JsValue::from_str(
                 inner.driver().map_or("solo", |l| l.role()),
             )),
-            _ => inner
+            6 => inner
                 .driver()
                 .and_then(|l| l.storage())
                 .map(JsValue::from_str),
+            _ => {
+                self.tell(what, id, value);
+                return JsValue::UNDEFINED;
+            }
         };
-        value.unwrap_or(JsValue::NULL)
+        read.unwrap_or(JsValue::NULL)
     }
+}
 
-    /// What the JS client tells, without an answer (one export for all: each export has its own
-    /// glue). `what` (the numbers are spelled again in `npm/client.js`): 0 `connect`'s signal
-    /// aborted: it fails (once), and what was opened closes; 1 stop waiting on subscription `id`:
-    /// it ends `aborted` (nothing is sent); 2 or 3 the answer to input request `id`: how the
-    /// `onInput` handler's result settled (2 resolved with `value`, 3 rejected with or threw
-    /// `value`); 4 close: every subscription and the session end, the transport closes, then the
-    /// function `value` is called.
-    #[wasm_bindgen(skip_typescript)]
-    pub fn tell(&self, what: u8, id: f64, value: JsValue) {
+impl ClientCore {
+    /// What the JS client tells through [`ask`](Self::ask): 7 `connect`'s signal aborted: it fails
+    /// (once), and what was opened closes; 8 stop waiting on subscription `id`: it ends `aborted`
+    /// (nothing is sent); 9 or 10 the answer to input request `id`: how the `onInput` handler's
+    /// result settled (9 resolved with `value`, 10 rejected with or threw `value`); 11 close: every
+    /// subscription and the session end, the transport closes, then the function `value` is
+    /// called.
+    fn tell(&self, what: u8, id: f64, value: JsValue) {
         let inner = &self.inner;
         match what {
-            0 => {
+            7 => {
                 let why = || ErrorInfo::new(ErrorKind::Aborted, "connect was aborted");
                 inner.connect_failed(why);
             }
-            1 => inner.stop(id),
-            2 => inner.answered(InputId(id as u64), super::handled(Ok(value))),
-            3 => inner.answered(InputId(id as u64), super::handled(Err(value))),
+            8 => inner.stop(id),
+            9 => inner.answered(InputId(id as u64), super::handled(Ok(value))),
+            10 => inner.answered(InputId(id as u64), super::handled(Err(value))),
             _ => {
                 let me = inner.clone();
                 let closed: Function = value.unchecked_into();

@@ -2,8 +2,7 @@
 //! callbacks, waiting promises and iterators), made by the JS client and handed over when its
 //! subscription starts; the client keeps each live subscription's handle, task id and latest
 //! snapshot, decides what the end means (the record, what `result()` and the first promise settle
-//! with) and answers the handle's questions by subscription id (`ClientCore`'s `read` and
-//! `tell`).
+//! with) and answers the handle's questions by subscription id (`ClientCore::ask`).
 
 use std::cell::Ref;
 use std::rc::Rc;

@@ -10,10 +10,9 @@ import { TaskHandle } from "./handle.js";
 const READY = 0, FAILED = 1, SESSION = 2, WARNING = 3, TRANSITION = 4, INPUT = 5, WITHDRAWN = 6, ONCE = 7, REPLIED = 8, REFUSED = 9;
 /** The one-shot operations of `ClientCore.op`. */
 const LIST_TASKS = 0, LIST_TOOLS = 1, CANCEL = 2, DELETE = 3;
-/** What `ClientCore.read` reads. */
+/** What `ClientCore.ask` reads, then what it tells. */
 const SUB_ID = 0, SUB_STATUS = 1, SUB_TASK = 2, TRACKED = 3, DIALECT = 4, ROLE = 5, STORAGE = 6;
-/** What `ClientCore.tell` tells. */
-const ABANDON = 0, STOP = 1, RESOLVED = 2, REJECTED = 3, CLOSE = 4;
+const ABANDON = 7, STOP = 8, RESOLVED = 9, REJECTED = 10, CLOSE = 11;
 
 const invalid = (message) => new McpTaskError(message, { kind: "invalidInput" });
 const mustBe = (name, what) => invalid(`${name} must be ${what}`);
@@ -129,10 +128,10 @@ export function clientClass(wasm, ready) {
     #lastOp = 0;
     /** What this client's handles call. */
     #port = {
-      id: (sub) => this.#core.read(SUB_ID, sub),
-      status: (sub) => this.#core.read(SUB_STATUS, sub),
-      task: (sub) => this.#core.read(SUB_TASK, sub),
-      stop: (sub) => this.#core.tell(STOP, sub),
+      id: (sub) => this.#core.ask(SUB_ID, sub),
+      status: (sub) => this.#core.ask(SUB_STATUS, sub),
+      task: (sub) => this.#core.ask(SUB_TASK, sub),
+      stop: (sub) => this.#core.ask(STOP, sub),
       cancel: (taskId) => this.#op(CANCEL, taskId).then(() => {}),
       delete: (taskId) => (taskId === null ? Promise.reject(invalid("no task to delete")) : this.#op(DELETE, taskId).then(() => {})),
     };
@@ -172,7 +171,7 @@ export function clientClass(wasm, ready) {
         const heard = (what, id, value) => this.#heard(what, id, value);
         const core = (this.#core = wasm.ClientCore.open(u, settings, given(o, "headers"), ws, given(o, "auth"), heard));
         if (s && this.#connecting) {
-          const abort = () => core.tell(ABANDON);
+          const abort = () => core.ask(ABANDON);
           s.addEventListener("abort", abort);
           this.#connecting.push(() => s.removeEventListener("abort", abort));
         }
@@ -247,7 +246,7 @@ export function clientClass(wasm, ready) {
       this.#inputs.set(id, c);
       const answer = (ok, v) => {
         this.#inputs.delete(id);
-        this.#core?.tell(ok ? RESOLVED : REJECTED, id, v);
+        this.#core?.ask(ok ? RESOLVED : REJECTED, id, v);
       };
       queueMicrotask(() => {
         let result;
@@ -261,7 +260,7 @@ export function clientClass(wasm, ready) {
     }
 
     get dialect() {
-      return this.#core.read(DIALECT);
+      return this.#core.ask(DIALECT);
     }
 
     get session() {
@@ -269,11 +268,11 @@ export function clientClass(wasm, ready) {
     }
 
     get role() {
-      return this.#core.read(ROLE);
+      return this.#core.ask(ROLE);
     }
 
     get storage() {
-      return this.#core.read(STORAGE);
+      return this.#core.ask(STORAGE);
     }
 
     callTool(name, args, opts) {
@@ -330,7 +329,7 @@ export function clientClass(wasm, ready) {
     }
 
     task(taskId) {
-      return this.#core.read(TRACKED, id(taskId, "taskId"));
+      return this.#core.ask(TRACKED, 0, id(taskId, "taskId"));
     }
 
     onTransition(cb) {
@@ -366,7 +365,7 @@ export function clientClass(wasm, ready) {
       const inputs = [...this.#inputs.values()];
       this.#inputs.clear();
       for (const c of inputs) c.abort(new McpTaskError("the client was closed", { kind: "closed" }));
-      return new Promise((resolve) => this.#core.tell(CLOSE, 0, resolve));
+      return new Promise((resolve) => this.#core.ask(CLOSE, 0, resolve));
     }
 
     /** Same as `close()`, without waiting (a disposed client never throws). */
