@@ -205,6 +205,17 @@ export function settled(v, cb) {
   );
 }
 
+/** Whether `v` is a promise or another thenable (an object with a `then` function; reading `then`
+ * may throw: not one). */
+export function thenable(v) {
+  if (v instanceof Promise) return true;
+  try {
+    return typeof v === "object" && v !== null && typeof v.then === "function";
+  } catch {
+    return false;
+  }
+}
+
 export function status(res) {
   return res.status;
 }
@@ -268,13 +279,14 @@ export function describe(e) {
   return typeof json === "string" ? json : "unknown JavaScript error";
 }
 
-/** 64 random bits from `crypto.getRandomValues` (a BigInt); 0 where it is unavailable. */
-export function random64() {
+/** A 64-bit seed (a BigInt): 64 random bits from `crypto.getRandomValues`; where it is unavailable
+ * (or gave 0), 32 bits of `Math.random` above, XOR the clock's milliseconds. */
+export function seed() {
   const b = new BigUint64Array(1);
   try {
     crypto.getRandomValues(b);
   } catch {}
-  return b[0];
+  return b[0] || (BigInt(Math.floor(Math.random() * 2 ** 32)) << 32n) ^ BigInt(Math.floor(now()));
 }
 
 /** The global `WebSocket` constructor, if any. */

@@ -47,6 +47,8 @@ extern "C" {
     pub fn shut(this: &Io);
     /// Calls `cb(true, value)` or `cb(false, reason)` once `v` settles (in a later microtask).
     pub fn settled(v: &JsValue, cb: &JsValue);
+    /// Whether `v` is a promise or another thenable (an object with a `then` function).
+    pub fn thenable(v: &JsValue) -> bool;
     /// A response's status.
     pub fn status(res: &JsValue) -> u16;
     /// A response header's value.
@@ -57,8 +59,9 @@ extern "C" {
     /// Milliseconds since the Unix epoch: `performance.timeOrigin + performance.now()` where that is
     /// a positive number, else `Date.now()`.
     pub fn now() -> f64;
-    /// 64 random bits from `crypto.getRandomValues`; 0 without it.
-    pub fn random64() -> u64;
+    /// 64 random bits from `crypto.getRandomValues`; without it, 32 from `Math.random` above the
+    /// clock's bits.
+    pub fn seed() -> u64;
     /// A readable message for a thrown value.
     pub fn describe(e: &JsValue) -> String;
     /// The global `WebSocket` constructor, if any.
