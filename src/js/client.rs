@@ -69,24 +69,37 @@ impl ClientCore {
         Ok(ClientCore { inner })
     }
 
-    /// `callTool` (`tool`) or `request` with the checked `name`, `task` option and numbers; the
-    /// params are read here. `handle` (made by the JS client) hears the subscription; returns its
-    /// id. Throws an `ErrorInfo` when nothing starts (`aborted`: the caller's signal already was).
+    /// `request` (`what` 0) or `callTool` (1) with the checked `name`, `task` option and numbers
+    /// (the params are read here), or `watch` (2) of task `name` (the arguments after `aborted`
+    /// unset). `handle` (made by the JS client) hears the subscription; returns its id. A call
+    /// throws an `ErrorInfo` when nothing starts (`aborted`: the caller's signal already was); a
+    /// watch whose signal already aborted has no id (the handle has ended). One export for the
+    /// three: each export is a shim in the wasm and a method in the glue.
     #[allow(clippy::too_many_arguments)]
     #[wasm_bindgen(skip_typescript)]
     pub fn call(
         &self,
         handle: TaskHandle,
-        tool: bool,
+        what: u8,
         name: String,
+        aborted: bool,
         params: JsValue,
         task: Option<String>,
         ttl_ms: Option<f64>,
         keep_alive_ms: Option<f64>,
         delete_on_done: bool,
-        aborted: bool,
-    ) -> Result<f64, JsValue> {
-        let what = if tool {
+    ) -> Result<Option<f64>, JsValue> {
+        if what == 2 {
+            if aborted {
+                // Ends at once, without involving the engine.
+                handle::finish(&handle, Some(name), End::Aborted, None);
+                return Ok(None);
+            }
+            let id = name.clone();
+            let watch = Box::new(move |e: &mut dyn Requestor, now| e.watch(now, &id));
+            return self.inner.start(handle, Some(name), watch).map(Some);
+        }
+        let what = if what == 1 {
             Outgoing::Tool
         } else {
             Outgoing::Request
@@ -107,26 +120,7 @@ impl ClientCore {
             Outgoing::Tool => e.call_tool(now, &name, params, options),
             Outgoing::Request => e.request(now, &name, params, options),
         });
-        self.inner.start(handle, None, start)
-    }
-
-    /// Tracks an existing task by id with `handle`; returns the subscription's id, none when the
-    /// caller's signal already `aborted` (the handle has ended).
-    #[wasm_bindgen(skip_typescript)]
-    pub fn watch(
-        &self,
-        handle: TaskHandle,
-        task_id: String,
-        aborted: bool,
-    ) -> Result<Option<f64>, JsValue> {
-        if aborted {
-            // Ends at once, without involving the engine.
-            handle::finish(&handle, Some(task_id), End::Aborted, None);
-            return Ok(None);
-        }
-        let id = task_id.clone();
-        let watch = Box::new(move |e: &mut dyn Requestor, now| e.watch(now, &id));
-        self.inner.start(handle, Some(task_id), watch).map(Some)
+        self.inner.start(handle, None, start).map(Some)
     }
 
     /// Starts one-shot operation `what` with `arg`; its reply comes under `key`. `what` (the

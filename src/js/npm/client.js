@@ -8,6 +8,8 @@ import { TaskHandle } from "./handle.js";
 
 /** What `ClientCore` reports (the numbers of `Heard` in src/js/mod.rs). */
 const READY = 0, FAILED = 1, SESSION = 2, WARNING = 3, TRANSITION = 4, INPUT = 5, WITHDRAWN = 6, ONCE = 7, REPLIED = 8, REFUSED = 9;
+/** What `ClientCore.call` starts. */
+const REQUEST = 0, TOOL = 1, WATCH = 2;
 /** The one-shot operations of `ClientCore.op`. */
 const LIST_TASKS = 0, LIST_TOOLS = 1, CANCEL = 2, DELETE = 3;
 /** What `ClientCore.ask` reads, then what it tells. */
@@ -276,15 +278,16 @@ export function clientClass(wasm, ready) {
     }
 
     callTool(name, args, opts) {
-      return this.#call(true, name, "name", args, opts);
+      return this.#call(TOOL, name, "name", args, opts);
     }
 
     request(method, params, opts) {
-      return this.#call(false, method, "method", params, opts);
+      return this.#call(REQUEST, method, "method", params, opts);
     }
 
-    /** `callTool` (`tool`) or `request`: resolves with the handle once the request is under way. */
-    #call(tool, name, nameArg, params, opts) {
+    /** `callTool` (`what`: TOOL) or `request`: resolves with the handle once the request is under
+     *  way. */
+    #call(what, name, nameArg, params, opts) {
       return new Promise((resolve, reject) => {
         let s;
         try {
@@ -296,7 +299,7 @@ export function clientClass(wasm, ready) {
           const del = typed(opts, "deleteOnDone", "boolean") ?? false;
           s = signal(opts);
           const h = new TaskHandle(this.#port, s, [resolve, reject]);
-          h._start(this.#core.call(h, tool, name, params, task, ttl, keepAlive, del, s?.aborted === true));
+          h._start(this.#core.call(h, what, name, s?.aborted === true, params, task, ttl, keepAlive, del));
         } catch (e) {
           reject(thrown(e, s?.reason));
         }
@@ -308,7 +311,7 @@ export function clientClass(wasm, ready) {
       const s = signal(opts);
       const h = new TaskHandle(this.#port, s);
       try {
-        h._start(this.#core.watch(h, taskId, s?.aborted === true));
+        h._start(this.#core.call(h, WATCH, taskId, s?.aborted === true));
       } catch (e) {
         throw thrown(e);
       }
