@@ -123,30 +123,34 @@ impl ClientCore {
         self.inner.start(handle, None, start).map(Some)
     }
 
-    /// Starts one-shot operation `what` with `arg`; its reply comes under `key`. `what` (the
-    /// numbers are spelled again in `npm/client.js`): 0 `tasks/list` (`arg`: the cursor),
-    /// 1 `tools/list`, 2 cancel task `arg`, 3 delete task `arg`.
+    /// What the JS client and its handles read, tell or start (one export for all: each export is
+    /// a shim in the wasm and a method in the glue): `what` (the numbers are spelled again in
+    /// `npm/client.js`) 0 to 6 reads ([`read`](Self::read)), 7 to 11 tells
+    /// ([`tell`](Self::tell)), 12 to 15 starts a one-shot operation ([`op`](Self::op)); what
+    /// cannot start throws an `ErrorInfo`.
     #[wasm_bindgen(skip_typescript)]
-    pub fn op(&self, key: f64, what: u8, arg: Option<String>) -> Result<(), JsValue> {
-        let run: Run<OpId> = match what {
-            0 => Box::new(move |e, now| e.list_tasks(now, arg.as_deref())),
-            1 => Box::new(|e, now| e.list_tools(now)),
-            2 => Box::new(move |e, now| e.cancel(now, arg.as_deref().unwrap_or_default())),
-            _ => Box::new(move |e, now| e.delete_task(now, arg.as_deref().unwrap_or_default())),
-        };
-        self.inner.one_shot(key, run)
+    pub fn ask(&self, what: u8, id: f64, value: JsValue) -> Result<JsValue, JsValue> {
+        match what {
+            0..=6 => Ok(self.read(what, id, value)),
+            7..=11 => {
+                self.tell(what, id, value);
+                Ok(JsValue::UNDEFINED)
+            }
+            _ => {
+                self.op(what, id, value.as_string())?;
+                Ok(JsValue::UNDEFINED)
+            }
+        }
     }
+}
 
-    /// What the JS client and its handles read or tell (one export for all: each export is a shim
-    /// in the wasm and a method in the glue); a read gives `null` where there is nothing. `what`
-    /// (the numbers are spelled again in `npm/client.js`) reads 0 subscription `id`'s task id (set
-    /// once the server made a task), 1 its last status, 2 its last snapshot, 3 the client's latest
-    /// snapshot of task `value` (if it tracks it), 4 the dialect the session speaks (once known),
-    /// 5 the role (`"solo"`, `"leader"`, `"follower"` or `"electing"`), 6 the storage
-    /// (`"indexedDB"`, `"localStorage"`, `"memory"`; none without `persist`); or tells (see
-    /// [`tell`](Self::tell)).
-    #[wasm_bindgen(skip_typescript)]
-    pub fn ask(&self, what: u8, id: f64, value: JsValue) -> JsValue {
+impl ClientCore {
+    /// What [`ask`](Self::ask) reads, `null` where there is nothing: `what` 0 subscription `id`'s
+    /// task id (set once the server made a task), 1 its last status, 2 its last snapshot, 3 the
+    /// client's latest snapshot of task `value` (if it tracks it), 4 the dialect the session
+    /// speaks (once known), 5 the role (`"solo"`, `"leader"`, `"follower"` or `"electing"`), 6 the
+    /// storage (`"indexedDB"`, `"localStorage"`, `"memory"`; none without `persist`).
+    fn read(&self, what: u8, id: f64, value: JsValue) -> JsValue {
         let inner = &self.inner;
         let read = match what {
             0..=2 => return inner.read_sub(id, what),
@@ -162,20 +166,14 @@ impl ClientCore {
             5 => Some(JsValue::from_str(
                 inner.driver().map_or("solo", |l| l.role()),
             )),
-            6 => inner
+            _ => inner
                 .driver()
                 .and_then(|l| l.storage())
                 .map(JsValue::from_str),
-            _ => {
-                self.tell(what, id, value);
-                return JsValue::UNDEFINED;
-            }
         };
         read.unwrap_or(JsValue::NULL)
     }
-}
 
-impl ClientCore {
     /// What the JS client tells through [`ask`](Self::ask): 7 `connect`'s signal aborted: it fails
     /// (once), and what was opened closes; 8 stop waiting on subscription `id`: it ends `aborted`
     /// (nothing is sent); 9 or 10 the answer to input request `id`: how the `onInput` handler's
@@ -201,6 +199,19 @@ impl ClientCore {
                 }));
             }
         }
+    }
+
+    /// Starts, through [`ask`](Self::ask), one-shot operation `what` with `arg`; its reply comes
+    /// under `key`: 12 `tasks/list` (`arg`: the cursor), 13 `tools/list`, 14 cancel task `arg`,
+    /// 15 delete task `arg`.
+    fn op(&self, what: u8, key: f64, arg: Option<String>) -> Result<(), JsValue> {
+        let run: Run<OpId> = match what {
+            12 => Box::new(move |e, now| e.list_tasks(now, arg.as_deref())),
+            13 => Box::new(|e, now| e.list_tools(now)),
+            14 => Box::new(move |e, now| e.cancel(now, arg.as_deref().unwrap_or_default())),
+            _ => Box::new(move |e, now| e.delete_task(now, arg.as_deref().unwrap_or_default())),
+        };
+        self.inner.one_shot(key, run)
     }
 }
 

@@ -10,11 +10,10 @@ import { TaskHandle } from "./handle.js";
 const READY = 0, FAILED = 1, SESSION = 2, WARNING = 3, TRANSITION = 4, INPUT = 5, WITHDRAWN = 6, ONCE = 7, REPLIED = 8, REFUSED = 9;
 /** What `ClientCore.call` starts. */
 const REQUEST = 0, TOOL = 1, WATCH = 2;
-/** The one-shot operations of `ClientCore.op`. */
-const LIST_TASKS = 0, LIST_TOOLS = 1, CANCEL = 2, DELETE = 3;
-/** What `ClientCore.ask` reads, then what it tells. */
+/** What `ClientCore.ask` reads, tells and starts (the one-shot operations). */
 const SUB_ID = 0, SUB_STATUS = 1, SUB_TASK = 2, TRACKED = 3, DIALECT = 4, ROLE = 5, STORAGE = 6;
 const ABANDON = 7, STOP = 8, RESOLVED = 9, REJECTED = 10, CLOSE = 11;
+const LIST_TASKS = 12, LIST_TOOLS = 13, CANCEL = 14, DELETE = 15;
 
 const invalid = (message) => new McpTaskError(message, { kind: "invalidInput" });
 const mustBe = (name, what) => invalid(`${name} must be ${what}`);
@@ -233,7 +232,7 @@ export function clientClass(wasm, ready) {
         const key = ++this.#lastOp;
         this.#ops.set(key, [resolve, reject]);
         try {
-          this.#core.op(key, what, arg);
+          this.#core.ask(what, key, arg);
         } catch (e) {
           this.#ops.delete(key);
           reject(thrown(e));
