@@ -493,9 +493,10 @@ async fn js_face_calls_a_tool_and_rejects_bad_input() {
         }
     });
     // `ask` 11: close, then call the function.
-    core.ask(11, 0.0, on_closed.as_ref().clone()).unwrap();
+    core.ask(11, JsValue::UNDEFINED, on_closed.as_ref().clone())
+        .unwrap();
     done.await.unwrap();
     // `ask` 13: `tools/list`.
-    let e = core.ask(13, 1.0, JsValue::UNDEFINED).unwrap_err();
+    let e = core.ask(13, 1.0.into(), JsValue::UNDEFINED).unwrap_err();
     assert_eq!(kind(&e).as_deref(), Some("closed"));
 }

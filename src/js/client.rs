@@ -126,18 +126,27 @@ impl ClientCore {
     /// What the JS client and its handles read, tell or start (one export for all: each export is
     /// a shim in the wasm and a method in the glue): `what` (the numbers are spelled again in
     /// `npm/client.js`) 0 to 6 reads ([`read`](Self::read)), 7 to 11 tells
-    /// ([`tell`](Self::tell)), 12 to 15 starts a one-shot operation ([`op`](Self::op)); what
-    /// cannot start throws an `ErrorInfo`.
+    /// ([`tell`](Self::tell)), 12 to 15 starts a one-shot operation ([`op`](Self::op)), 16 and 17
+    /// ask for the stored tasks ([`stored`](Self::stored), `of` the task id); what cannot start
+    /// throws an `ErrorInfo`. `of` is a number (a subscription, input request or operation key)
+    /// but for 17.
     #[wasm_bindgen(skip_typescript)]
-    pub fn ask(&self, what: u8, id: f64, value: JsValue) -> Result<JsValue, JsValue> {
+    pub fn ask(&self, what: u8, of: JsValue, value: JsValue) -> Result<JsValue, JsValue> {
+        let id = of.as_f64().unwrap_or(-1.0);
         match what {
             0..=6 => Ok(self.read(what, id, value)),
             7..=11 => {
                 self.tell(what, id, value);
                 Ok(JsValue::UNDEFINED)
             }
-            _ => {
+            12..=15 => {
                 self.op(what, id, value.as_string())?;
+                Ok(JsValue::UNDEFINED)
+            }
+            _ => {
+                let then = value.unchecked_into();
+                let forget = (what == 17).then(|| of.as_string().unwrap_or_default());
+                self.stored(forget, then)?;
                 Ok(JsValue::UNDEFINED)
             }
         }

@@ -10,10 +10,10 @@ import { TaskHandle } from "./handle.js";
 const READY = 0, FAILED = 1, SESSION = 2, WARNING = 3, TRANSITION = 4, INPUT = 5, WITHDRAWN = 6, ONCE = 7, REPLIED = 8, REFUSED = 9;
 /** What `ClientCore.call` starts. */
 const REQUEST = 0, TOOL = 1, WATCH = 2;
-/** What `ClientCore.ask` reads, tells and starts (the one-shot operations). */
+/** What `ClientCore.ask` reads, tells, starts (the one-shot operations) and asks of the stored tasks. */
 const SUB_ID = 0, SUB_STATUS = 1, SUB_TASK = 2, TRACKED = 3, DIALECT = 4, ROLE = 5, STORAGE = 6;
 const ABANDON = 7, STOP = 8, RESOLVED = 9, REJECTED = 10, CLOSE = 11;
-const LIST_TASKS = 12, LIST_TOOLS = 13, CANCEL = 14, DELETE = 15;
+const LIST_TASKS = 12, LIST_TOOLS = 13, CANCEL = 14, DELETE = 15, RESUME = 16, FORGET = 17;
 
 const invalid = (message) => new McpTaskError(message, { kind: "invalidInput" });
 const mustBe = (name, what) => invalid(`${name} must be ${what}`);
@@ -352,7 +352,7 @@ export function clientClass(wasm, ready) {
           }
         };
         try {
-          this.#core.stored(false, "", watch);
+          this.#core.ask(RESUME, 0, watch);
         } catch (e) {
           reject(thrown(e));
         }
@@ -360,7 +360,7 @@ export function clientClass(wasm, ready) {
     }
 
     forget(taskId) {
-      return new Promise((resolve) => this.#core.stored(true, taskId, resolve));
+      return new Promise((resolve) => this.#core.ask(FORGET, taskId, resolve));
     }
 
     close() {
