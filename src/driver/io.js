@@ -330,9 +330,14 @@ export function inNode() {
   return typeof globalThis.process?.versions?.node === "string" && globalThis.document === undefined;
 }
 
-/** Whether this page's navigation or resource timing shows `origin` (lowercase
- * `scheme://host[:port]`) reached over HTTP/2 or HTTP/3. */
-export function multiplexed(origin) {
+/** Whether this page's navigation or resource timing shows the origin of `url` (its
+ * `scheme://host[:port]`, up to the path, query or fragment; lowercase) reached over HTTP/2 or
+ * HTTP/3. */
+export function multiplexed(url) {
+  const scheme = url.indexOf("://");
+  const start = scheme < 0 ? 0 : scheme + 3;
+  const end = url.slice(start).search(/[/?#]/);
+  const origin = (end < 0 ? url : url.slice(0, start + end)).toLowerCase();
   const perf = globalThis.performance;
   if (typeof perf?.getEntriesByType !== "function") return false;
   return ["navigation", "resource"].some((kind) => {

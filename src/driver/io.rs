@@ -79,9 +79,9 @@ extern "C" {
     /// Node or Electron's main process: a `process.versions.node` and no `document`.
     #[wasm_bindgen(js_name = inNode)]
     pub fn in_node() -> bool;
-    /// Whether the page already reached `origin` (lowercase `scheme://host[:port]`) over HTTP/2
-    /// or HTTP/3 (its navigation and resource timing).
-    pub fn multiplexed(origin: &str) -> bool;
+    /// Whether the page already reached the origin of `url` (`scheme://host[:port]`, any case)
+    /// over HTTP/2 or HTTP/3 (its navigation and resource timing).
+    pub fn multiplexed(url: &str) -> bool;
 }
 
 /// What the sink hears (`kind`).
