@@ -60,7 +60,7 @@ impl Call {
 
 impl Engine {
     /// Forgets a call and any input requests of its MRTR round.
-    fn remove_call(&mut self, c: CallId) -> Option<Call> {
+    fn remove_call(&mut self, c: CallId) -> Option<Box<Call>> {
         self.inputs.drop_call(c);
         self.calls.remove(&c)
     }
@@ -100,7 +100,7 @@ impl Engine {
             retry: None,
             tools_checked: false,
         };
-        self.calls.insert(c, call);
+        self.calls.insert(c, Box::new(call));
         self.dispatch(now, Purpose::Call(c));
         sub
     }

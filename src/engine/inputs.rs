@@ -44,7 +44,7 @@ pub(crate) struct Open {
 #[derive(Debug, Default)]
 pub(crate) struct Inputs {
     next: u64,
-    open: SortedMap<InputId, Open>,
+    open: SortedMap<InputId, Box<Open>>,
 }
 
 impl Inputs {
@@ -84,7 +84,7 @@ impl Engine {
             origin,
             answer: None,
         };
-        self.inputs.open.insert(id, open);
+        self.inputs.open.insert(id, Box::new(open));
         self.emit(Event::Input {
             id,
             task_id,

@@ -140,7 +140,7 @@ pub struct Engine {
     poll_template: Option<encoded::PollTemplate>,
     tasks: Registry,
     subs: IdMap<SubId, Target>,
-    calls: IdMap<CallId, Call>,
+    calls: IdMap<CallId, Box<Call>>,
     inputs: Inputs,
     tools: Tools,
     listen: listen::Listen,

@@ -237,7 +237,7 @@ impl Engine {
         self.complete(now, n, Err(Failure::Timeout));
     }
 
-    pub(crate) fn take_pending(&mut self, n: ReqId) -> Option<Pending> {
+    pub(crate) fn take_pending(&mut self, n: ReqId) -> Option<Box<Pending>> {
         let p = self.reqs.remove(n)?;
         if p.stream.resumed {
             // A resumption `GET` stays open after its answer; closing it cancels nothing.
