@@ -170,7 +170,7 @@ impl Engine {
                         .tasks
                         .get(task_id)
                         .and_then(|e| e.origin)
-                        .map(|n| Id::Number(n.0));
+                        .map(|n| Id::Number(n.wire()));
                     Some(codec.build_cancel(&si, task_id, origin.as_ref()))
                 }
                 Purpose::Delete { task_id, .. } => codec.build_delete(&si, task_id),

@@ -120,10 +120,13 @@ impl Engine {
     }
 
     pub(crate) fn route(&self, id: &Id) -> Option<ReqId> {
-        let n = match id {
-            Id::Number(n) => ReqId(*n),
-            Id::String(s) => ReqId(crate::json::parse_i64(s)?),
-        };
+        let n = ReqId(
+            u64::try_from(match id {
+                Id::Number(n) => *n,
+                Id::String(s) => crate::json::parse_i64(s)?,
+            })
+            .ok()?,
+        );
         self.reqs.is_pending(n).then_some(n)
     }
 

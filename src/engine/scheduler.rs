@@ -516,7 +516,7 @@ mod tests {
                     0..=2 => Timer::Task(TaskTimer::Poll, Slot(n)),
                     3..=5 => Timer::Task(TaskTimer::Deadline, Slot(n - 3)),
                     6 => Timer::Task(TaskTimer::Gc, Slot(0)),
-                    _ => Timer::Resume(ReqId(i64::from(n))),
+                    _ => Timer::Resume(ReqId(u64::from(n))),
                 };
                 match op {
                     0 => {
