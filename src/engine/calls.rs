@@ -16,7 +16,7 @@ use crate::protocol::tool_headers::tool_param_headers;
 
 use super::api::{Augment, CallOptions, ClientError, End, ErrorKind, Millis, SubId};
 use super::inputs::Origin;
-use super::requests::{Failure, Purpose};
+use super::requests::{Answer, Failure, Purpose};
 use super::tasks::Source;
 use super::tools::{self, Support};
 use super::{Engine, Target};
@@ -230,13 +230,7 @@ impl Engine {
         }
     }
 
-    pub(crate) fn on_call_reply(
-        &mut self,
-        now: Millis,
-        c: CallId,
-        n: ReqId,
-        res: Result<Value, Failure>,
-    ) {
+    pub(crate) fn on_call_reply(&mut self, now: Millis, c: CallId, n: ReqId, res: Answer) {
         let Some(call) = self.calls.get(&c) else {
             return;
         };
@@ -259,19 +253,21 @@ impl Engine {
                 }) => self.call_needs_input(now, c, requests, request_state),
                 Err(e) => self.call_failed(c, e.into()),
             },
-            Err(Failure::Rpc(error)) | Err(Failure::Rejected { error, .. }) => {
-                self.call_complete(now, c, Outcome::Error { error })
-            }
-            // The task exists (draft), or may (not confirmed yet): polling carries on without the
-            // original response, and asks soon.
-            Err(_) if became => {
-                let task = self.remove_call(c).and_then(|call| call.became);
-                if let Some(t) = task {
-                    self.settle(now, &t);
-                    self.poll_soon(now, &t);
+            Err(f) => match *f {
+                Failure::Rpc(error) | Failure::Rejected { error, .. } => {
+                    self.call_complete(now, c, Outcome::Error { error })
                 }
-            }
-            Err(f) => self.call_failed(c, f.client_error()),
+                // The task exists (draft), or may (not confirmed yet): polling carries on without
+                // the original response, and asks soon.
+                _ if became => {
+                    let task = self.remove_call(c).and_then(|call| call.became);
+                    if let Some(t) = task {
+                        self.settle(now, &t);
+                        self.poll_soon(now, &t);
+                    }
+                }
+                f => self.call_failed(c, f.client_error()),
+            },
         }
     }
 

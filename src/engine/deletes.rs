@@ -2,12 +2,10 @@
 //! caller who asked for that (`CallOptions::delete_on_done`, or `Config::delete_on_done` for
 //! every task). Dialects without delete refuse a request or a call option before anything is sent.
 
-use crate::json::Value;
-
 use crate::protocol::model::Dialect;
 
 use super::api::{ClientError, End, ErrorKind, Millis, OpId};
-use super::requests::{Failure, Purpose};
+use super::requests::{Answer, Purpose};
 use super::Engine;
 
 impl Engine {
@@ -53,13 +51,7 @@ impl Engine {
         self.dispatch(now, Purpose::Delete { op: None, task_id });
     }
 
-    pub(crate) fn on_delete(
-        &mut self,
-        now: Millis,
-        op: Option<OpId>,
-        task_id: &str,
-        res: Result<Value, Failure>,
-    ) {
+    pub(crate) fn on_delete(&mut self, now: Millis, op: Option<OpId>, task_id: &str, res: Answer) {
         match (res, op) {
             (Ok(v), op) => {
                 // Gone on the server: a terminal task nobody follows is forgotten here too.

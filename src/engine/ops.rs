@@ -9,7 +9,7 @@ use crate::protocol::model::TaskList;
 
 use super::api::{ClientError, ErrorKind, Millis, OpId, SendKey};
 use super::quirks::TaskMethod;
-use super::requests::Failure;
+use super::requests::{Answer, Failure};
 use super::tasks::Source;
 use super::Engine;
 
@@ -55,13 +55,7 @@ impl Engine {
         }
     }
 
-    pub(crate) fn on_cancel(
-        &mut self,
-        now: Millis,
-        op: OpId,
-        task_id: &str,
-        res: Result<Value, Failure>,
-    ) {
+    pub(crate) fn on_cancel(&mut self, now: Millis, op: OpId, task_id: &str, res: Answer) {
         match res {
             Ok(v) => {
                 let snapshot = self
@@ -92,7 +86,7 @@ impl Engine {
         self.reply(op, Err(error));
     }
 
-    pub(crate) fn on_list(&mut self, op: OpId, res: Result<Value, Failure>) {
+    pub(crate) fn on_list(&mut self, op: OpId, res: Answer) {
         let page = match res {
             Ok(v) => self.session.codec_any().map(|c| c.parse_list(v)),
             Err(f) => return self.fail_op(op, &f, TaskMethod::List),

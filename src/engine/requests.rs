@@ -72,6 +72,10 @@ impl Purpose {
     }
 }
 
+/// A request's answer: its result, or why there is none (boxed: an answer moves through several
+/// handlers, and a pointer moves for far less code than a whole failure).
+pub(crate) type Answer = Result<crate::json::Value, Box<Failure>>;
+
 /// Why a request did not produce a result.
 #[derive(Debug, Clone)]
 pub(crate) enum Failure {
@@ -106,6 +110,14 @@ impl Failure {
             Failure::Transport { retry_after, .. } | Failure::Rejected { retry_after, .. } => {
                 *retry_after
             }
+            _ => None,
+        }
+    }
+
+    /// The JSON-RPC error answering the request (not a refusal on its stream).
+    pub(crate) fn answering(&self) -> Option<&RpcError> {
+        match self {
+            Failure::Rpc(e) => Some(e),
             _ => None,
         }
     }

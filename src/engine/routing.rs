@@ -10,7 +10,7 @@ use super::absent::METHOD_NOT_FOUND;
 use super::api::{ClientError, ErrorKind, Millis, Output, SendKey, TransportError};
 use super::echo::PollEcho;
 use super::pending::Pending;
-use super::requests::{Failure, Purpose};
+use super::requests::{Answer, Failure, Purpose};
 use super::Engine;
 
 impl Engine {
@@ -41,7 +41,7 @@ impl Engine {
                 error,
             } => match self.route(&id) {
                 Some(n) if self.session_gone(n, &error) => self.session_lost(now, n),
-                Some(n) => self.complete(now, n, Err(Failure::Rpc(error))),
+                Some(n) => self.complete(now, n, Err(Box::new(Failure::Rpc(error)))),
                 // An answer to nothing we sent: it fails nothing.
                 None => self.stray_error(error),
             },
@@ -90,11 +90,11 @@ impl Engine {
         self.complete(
             now,
             n,
-            Err(Failure::Rejected {
+            Err(Box::new(Failure::Rejected {
                 error,
                 status,
                 retry_after,
-            }),
+            })),
         );
     }
 
@@ -220,11 +220,11 @@ impl Engine {
         self.complete(
             now,
             n,
-            Err(Failure::Transport {
+            Err(Box::new(Failure::Transport {
                 error: client,
                 status,
                 retry_after,
-            }),
+            })),
         );
     }
 
@@ -237,7 +237,7 @@ impl Engine {
             let key = p.key;
             self.out.push_back(Output::Abort { key });
         }
-        self.complete(now, n, Err(Failure::Timeout));
+        self.complete(now, n, Err(Box::new(Failure::Timeout)));
     }
 
     pub(crate) fn take_pending(&mut self, n: ReqId) -> Option<Box<Pending>> {
@@ -268,23 +268,12 @@ impl Engine {
     }
 
     /// Request `n` is over with `res`: hands it to whatever it was for.
-    pub(crate) fn complete(
-        &mut self,
-        now: Millis,
-        n: ReqId,
-        res: Result<crate::json::Value, Failure>,
-    ) {
+    pub(crate) fn complete(&mut self, now: Millis, n: ReqId, res: Answer) {
         self.complete_echoed(now, n, res, None);
     }
 
     /// [`Engine::complete`] for an answer whose text is known (`echo`: a status answer's).
-    fn complete_echoed(
-        &mut self,
-        now: Millis,
-        n: ReqId,
-        res: Result<crate::json::Value, Failure>,
-        echo: Option<PollEcho>,
-    ) {
+    fn complete_echoed(&mut self, now: Millis, n: ReqId, res: Answer, echo: Option<PollEcho>) {
         let Some(p) = self.take_pending(n) else {
             return;
         };
@@ -313,11 +302,11 @@ impl Engine {
                 self.complete(
                     now,
                     n,
-                    Err(Failure::Transport {
+                    Err(Box::new(Failure::Transport {
                         error,
                         status: None,
                         retry_after: None,
-                    }),
+                    })),
                 );
             }
             return;

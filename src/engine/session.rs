@@ -363,7 +363,7 @@ impl Engine {
 
     /// Establishing the session failed; `fatal` = the server refused (queued calls fail now).
     /// An overloaded server (429/5xx) is asked again a few times before the host hears of it.
-    pub(crate) fn connect_failed(&mut self, now: Millis, failure: Failure, fatal: bool) {
+    pub(crate) fn connect_failed(&mut self, now: Millis, failure: &Failure, fatal: bool) {
         let error = failure.client_error();
         let retry_after = failure.retry_after();
         self.session.connect_errors = self.session.connect_errors.saturating_add(1);
