@@ -19,7 +19,7 @@ use super::inputs::Origin;
 use super::requests::{Answer, Failure, Purpose};
 use super::tasks::Source;
 use super::tools::{self, Support};
-use super::{Engine, Target};
+use super::{Engine, Target, DRAFT};
 
 /// An MRTR round waiting for the host's answers.
 #[derive(Debug, Default)]
@@ -54,7 +54,7 @@ pub(crate) struct Call {
 impl Call {
     /// The call became this task and its original request is still open.
     pub(crate) fn became_task(&self, task_id: &str) -> bool {
-        self.became.as_deref() == Some(task_id) && self.req.is_some()
+        DRAFT && self.became.as_deref() == Some(task_id) && self.req.is_some()
     }
 }
 
@@ -151,7 +151,7 @@ impl Engine {
             }
         }
         let names = augment
-            && codec.names_tasks()
+            && names_tasks(codec)
             && self.calls.get(&c).is_some_and(|call| call.became.is_none());
         if let Some(call) = self.calls.get_mut(&c) {
             call.augmented |= augment;
@@ -183,7 +183,7 @@ impl Engine {
                 "this call needs a task and the server offers no tasks",
             ));
         }
-        let caps = tools::effective_caps(self.session.server_caps(), codec.names_tasks());
+        let caps = tools::effective_caps(self.session.server_caps(), names_tasks(codec));
         tools::decide(
             &caps,
             self.session.protocol_version(),
@@ -212,7 +212,7 @@ impl Engine {
                 state.clone(),
             ),
             None => {
-                let retention = match codec.names_tasks() {
+                let retention = match names_tasks(codec) {
                     true => call.opts.keep_alive_ms,
                     false => call.opts.ttl_ms,
                 };
@@ -237,7 +237,7 @@ impl Engine {
         if call.req != Some(n) {
             return;
         }
-        let became = call.became.is_some();
+        let became = DRAFT && call.became.is_some();
         let Some(codec) = self.session.codec_any() else {
             return;
         };
@@ -276,7 +276,7 @@ impl Engine {
         let Some(call) = self.remove_call(c) else {
             return;
         };
-        match (call.became, call.sub) {
+        match (call.became.filter(|_| DRAFT), call.sub) {
             (Some(t), _) => self.task_outcome(now, &t, outcome),
             (None, Some(sub)) => self.done(
                 sub,
@@ -380,7 +380,7 @@ impl Engine {
     pub(crate) fn forget_calls_of(&mut self, task_id: &str) {
         let mut gone: Vec<CallId> = Vec::new();
         for (k, c) in self.calls.iter() {
-            if c.became.as_deref() == Some(task_id) {
+            if DRAFT && c.became.as_deref() == Some(task_id) {
                 gone.push(*k);
             }
         }
@@ -452,4 +452,9 @@ impl Engine {
             self.dispatch(now, Purpose::Call(c));
         }
     }
+}
+
+/// Whether `codec` names the tasks it asks for (only the draft's does).
+fn names_tasks(codec: &dyn Codec) -> bool {
+    DRAFT && codec.names_tasks()
 }

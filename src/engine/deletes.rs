@@ -6,7 +6,7 @@ use crate::protocol::model::Dialect;
 
 use super::api::{ClientError, End, ErrorKind, Millis, OpId};
 use super::requests::{Answer, Purpose};
-use super::Engine;
+use super::{Engine, DRAFT};
 
 impl Engine {
     /// The error for a delete the session's dialect cannot make.
@@ -30,9 +30,11 @@ impl Engine {
 
     /// Whether the session's dialect can delete tasks (the session is ready).
     pub(crate) fn deletes(&self) -> bool {
-        self.session
-            .ready_codec()
-            .is_some_and(|c| c.build_delete(&self.session.info(), "").is_some())
+        DRAFT
+            && self
+                .session
+                .ready_codec()
+                .is_some_and(|c| c.build_delete(&self.session.info(), "").is_some())
     }
 
     /// A finished task's subscribers got their `end`: delete it when a caller asked to and the

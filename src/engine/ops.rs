@@ -11,7 +11,7 @@ use super::api::{ClientError, ErrorKind, Millis, OpId, SendKey};
 use super::quirks::TaskMethod;
 use super::requests::{Answer, Failure};
 use super::tasks::Source;
-use super::Engine;
+use super::{Engine, DRAFT};
 
 impl Engine {
     /// A server notification: task pushes of every dialect, tools-list changes.
@@ -42,7 +42,7 @@ impl Engine {
                     self.keep_early_push(now, task);
                 }
             }
-            Some(TaskNotice::Created { task_id }) => self.on_created(now, &task_id),
+            Some(TaskNotice::Created { task_id }) if DRAFT => self.on_created(now, &task_id),
             Some(TaskNotice::Listening {
                 subscription,
                 task_ids,
@@ -51,7 +51,7 @@ impl Engine {
                     .or_else(|| via.and_then(|k| self.reqs.id_of(k)));
                 self.on_listen_ack(now, n, task_ids);
             }
-            None => {}
+            _ => {}
         }
     }
 

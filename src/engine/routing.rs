@@ -11,7 +11,7 @@ use super::api::{ClientError, ErrorKind, Millis, Output, SendKey, TransportError
 use super::echo::PollEcho;
 use super::pending::Pending;
 use super::requests::{Answer, Failure, Purpose};
-use super::Engine;
+use super::{Engine, DRAFT};
 
 impl Engine {
     pub(crate) fn on_message(&mut self, now: Millis, via: Option<SendKey>, body: &str) {
@@ -286,7 +286,9 @@ impl Engine {
             Purpose::List { op, .. } => self.on_list(op, res),
             Purpose::Tools { .. } => self.on_tools_page(now, res),
             Purpose::Cancel { op, task_id } => self.on_cancel(now, op, &task_id, res),
-            Purpose::Delete { op, task_id } => self.on_delete(now, op, &task_id, res),
+            // Only the draft sends one.
+            Purpose::Delete { op, task_id } if DRAFT => self.on_delete(now, op, &task_id, res),
+            Purpose::Delete { .. } => {}
             Purpose::Answer(i) => self.on_answer_ack(now, i, res),
             Purpose::Listen => self.on_listen_end(now, n, res.err()),
         }
