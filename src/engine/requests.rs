@@ -8,7 +8,7 @@ use crate::protocol::dialect::{cursor_params, Outgoing};
 use crate::protocol::jsonrpc::{Id, Message, RpcError};
 
 use super::api::{ClientError, ErrorKind, InputId, Millis, OpId, Output, SendKey, Transmit};
-use super::Engine;
+use super::{Engine, DRAFT};
 
 /// Why a request was sent; decides where its answer goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -178,10 +178,9 @@ impl Engine {
                     Some(codec.build_request(&si, "tools/list", params, None))
                 }
                 Purpose::Cancel { task_id, .. } => {
-                    let origin = self
-                        .tasks
-                        .get(task_id)
-                        .and_then(|e| e.origin)
+                    // Only the draft's cancel names the request that created the task.
+                    let origin = (self.tasks.get(task_id))
+                        .and_then(|e| e.origin.filter(|_| DRAFT))
                         .map(|n| Id::Number(n.wire()));
                     Some(codec.build_cancel(&si, task_id, origin.as_ref()))
                 }
@@ -350,7 +349,8 @@ impl Engine {
 
     fn sent_one_way(&mut self, now: Millis, p: Purpose) {
         match p {
-            Purpose::Cancel { op, task_id } => {
+            // The draft's cancel is a notification.
+            Purpose::Cancel { op, task_id } if DRAFT => {
                 self.reply(op, Ok(crate::json::Value::Null));
                 self.poll_soon(now, &task_id);
             }
