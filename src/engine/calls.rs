@@ -37,7 +37,8 @@ pub(crate) struct Call {
     method: String,
     params: Value,
     opts: CallOptions,
-    /// The task id a dialect with requestor-named tasks receives (128 random bits, hex).
+    /// The task id a dialect with requestor-named tasks receives (128 random bits, hex; empty in a
+    /// build without the draft).
     task_id: String,
     augmented: bool,
     /// JSON-RPC id of the latest transmission.
@@ -92,7 +93,8 @@ impl Engine {
             method: method.to_owned(),
             params,
             opts,
-            task_id: self.rng.hex128(),
+            // Drawn in every build: the generator's sequence (the polls' jitter) is the same.
+            task_id: self.rng.hex128_if(DRAFT),
             augmented: false,
             req: None,
             became: None,
@@ -218,7 +220,7 @@ impl Engine {
                 };
                 let ask = TaskAugment {
                     ttl_ms: retention,
-                    task_id: Some(call.task_id.clone()),
+                    task_id: DRAFT.then(|| call.task_id.clone()),
                 };
                 Some(codec.build_request(
                     &si,
