@@ -155,12 +155,11 @@ pub(crate) fn decide(
     };
     let tasks = server_caps.get("tasks");
     let requests = tasks.and_then(|t| t.get("requests"));
-    let server_refuses =
-        requests.is_some_and(|r| r.get("tools").and_then(|t| t.get("call")).is_none());
     let server_offers = requests
         .and_then(|r| r.get("tools"))
         .and_then(|t| t.get("call"))
         .is_some();
+    let server_refuses = requests.is_some() && !server_offers;
     let tool_level = !protocol_version.is_empty() && protocol_version >= TOOL_LEVEL_SUPPORT_SINCE;
     match (support, choice) {
         (Support::Required, Augment::Never) => Err(refused(
