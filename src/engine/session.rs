@@ -296,7 +296,7 @@ impl Engine {
         self.session.connect_errors = 0;
         self.session.discovered = None;
         // Draft tasks are named by the requestor and need not be declared.
-        let draft = c.dialect() == Dialect::Draft;
+        let draft = super::DRAFT && c.dialect() == Dialect::Draft;
         self.session.tasks = tasks.unwrap_or_else(|| modern || draft || offers_tasks(&caps));
         self.session.server_caps = caps;
         if !info.is_null() {
