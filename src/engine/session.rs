@@ -396,18 +396,22 @@ impl Engine {
 
     /// Fails the caller's queued operations with `error`; `all` also ends queued watches.
     pub(crate) fn fail_queue(&mut self, now: Millis, error: &ClientError, all: bool) {
-        let (fail, keep): (Vec<Purpose>, Vec<Purpose>) = std::mem::take(&mut self.session.queue)
-            .into_iter()
-            .partition(|p| {
-                all || matches!(
+        // What stays is queued again before anything fails (failing may queue more behind it).
+        let mut fail = Vec::new();
+        for p in std::mem::take(&mut self.session.queue) {
+            let fails = all
+                || matches!(
                     p,
                     Purpose::Call(_)
                         | Purpose::List { .. }
                         | Purpose::Cancel { .. }
                         | Purpose::Tools { .. }
-                )
-            });
-        self.session.queue = keep;
+                );
+            match fails {
+                true => fail.push(p),
+                false => self.session.queue.push(p),
+            }
+        }
         for p in fail {
             match p {
                 Purpose::Call(c) => self.call_failed(c, error.clone()),
