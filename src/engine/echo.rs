@@ -64,14 +64,12 @@ impl PollEcho {
 /// `body` split around the value of its first `"id"` member when that value is the number `n`:
 /// the text before the number and the text after it.
 fn split_at_id(body: &str, n: ReqId) -> Option<(&str, &str)> {
-    let n = n.0;
-    let digits = decimal(n.unsigned_abs());
+    let digits = decimal(n.0);
     let len = digits.len();
     // The first `"id"` (a byte scan: no searcher to set up for a short body).
     let at = (body.as_bytes().windows(4)).position(|w| w.first_chunk() == Some(b"\"id\""))?;
     let rest = body.get(at + 4..)?.trim_ascii_start();
     let rest = rest.strip_prefix(":")?.trim_ascii_start();
-    let rest = if n < 0 { rest.strip_prefix("-")? } else { rest };
     if rest.as_bytes().get(..len)? != digits.as_bytes() {
         return None;
     }
@@ -83,7 +81,7 @@ fn split_at_id(body: &str, n: ReqId) -> Option<(&str, &str)> {
     {
         return None;
     }
-    let start = body.len() - rest.len() - usize::from(n < 0);
+    let start = body.len() - rest.len();
     Some((body.get(..start)?, after))
 }
 
@@ -151,11 +149,12 @@ mod tests {
         );
         assert_eq!(split_at_id(b, ReqId(1)), None);
         assert_eq!(split_at_id(b, ReqId(123)), None);
-        let spaced = r#"{"result":{}, "id" :  -7 }"#;
+        let spaced = r#"{"result":{}, "id" :  7 }"#;
         assert_eq!(
-            split_at_id(spaced, ReqId(-7)),
+            split_at_id(spaced, ReqId(7)),
             Some((r#"{"result":{}, "id" :  "#, " }"))
         );
+        assert_eq!(split_at_id(r#"{"id":-7}"#, ReqId(7)), None);
         assert_eq!(split_at_id(r#"{"id":7.5}"#, ReqId(7)), None);
         assert_eq!(split_at_id(r#"{"id":"7"}"#, ReqId(7)), None);
         assert_eq!(split_at_id(r#"{"id":"#, ReqId(7)), None);
