@@ -4,6 +4,13 @@ use super::{Map as Members, Number, Value};
 use js_sys::{Array, Map, Object, Reflect, Symbol, JSON};
 use wasm_bindgen::prelude::*;
 
+#[wasm_bindgen]
+extern "C" {
+    /// A BigInt's decimal text (`String(v)`).
+    #[wasm_bindgen(js_name = String)]
+    fn decimal(v: &JsValue) -> String;
+}
+
 /// Nesting deeper than this is refused (a cyclic object would otherwise exhaust the stack).
 const MAX_DEPTH: u32 = 512;
 
@@ -63,10 +70,13 @@ fn read(v: &JsValue, origin: Origin, depth: u32) -> Result<Value, &'static str> 
         return Ok(Value::Bool(b));
     }
     if v.is_bigint() {
-        return i64::try_from(v.clone())
-            .map(Value::from)
-            .or_else(|v| u64::try_from(v).map(Value::from))
-            .map_err(|_| "a BigInt outside i64::MIN..u64::MAX");
+        // Read through its decimal text: the integer parsers the binary carries anyway.
+        let text = decimal(v);
+        return match super::parse_i64(&text) {
+            Some(i) => Ok(Value::from(i)),
+            None => text.parse::<u64>().map(Value::from),
+        }
+        .map_err(|_| "a BigInt outside i64::MIN..u64::MAX");
     }
     Err("a function, symbol or binary value")
 }
