@@ -280,14 +280,6 @@ impl Codec for Modern {
         }
     }
 
-    fn build_update(&self, s: &SessionInfo, task_id: &str, responses: Value) -> Option<Outgoing> {
-        Some(modern_request(
-            s,
-            "tasks/update",
-            update_params(task_id, responses),
-        ))
-    }
-
     fn parse_notification(&self, method: &str, params: Option<&Value>) -> Option<TaskNotice> {
         match method {
             TASKS_NOTIFICATION | TASKS_STATUS_NOTIFICATION => {

@@ -263,9 +263,11 @@ fn task_methods_route_by_task_id() {
             "tasks/cancel",
         ),
         (
-            Modern
-                .build_update(&f.s(), "scope:uuid-1", json!({"k": {}}))
-                .unwrap(),
+            modern_request(
+                &f.s(),
+                "tasks/update",
+                update_params("scope:uuid-1", json!({"k": {}})),
+            ),
             "tasks/update",
         ),
     ] {
@@ -282,9 +284,11 @@ fn task_methods_route_by_task_id() {
             ]
         );
     }
-    let update = Modern
-        .build_update(&f.s(), "t", json!({"k": {"roots": []}}))
-        .unwrap();
+    let update = modern_request(
+        &f.s(),
+        "tasks/update",
+        update_params("t", json!({"k": {"roots": []}})),
+    );
     assert_eq!(update.params["inputResponses"], json!({"k": {"roots": []}}));
 }
 
