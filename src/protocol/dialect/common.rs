@@ -91,15 +91,17 @@ pub(super) fn parse_status(word: &str) -> Result<TaskStatus, ProtocolError> {
     })
 }
 
-/// Which wire names a dialect uses for the two renamed task fields (first name wins).
-pub(super) struct FieldNames {
+/// A dialect's task object: the wire names of the two renamed task fields (first name wins), and
+/// what it reads beyond the fields every dialect shares (outcome, input requests, …).
+pub(super) struct TaskShape {
     pub ttl: &'static [&'static str],
     pub poll_interval: &'static [&'static str],
+    pub rest: fn(&mut Task, &Object) -> Result<(), ProtocolError>,
 }
 
-/// Parses the task fields every dialect shares: id, status, message, timestamps, ttl, interval.
-/// Outcome and input requests are left for the dialect to fill in.
-pub(super) fn parse_task(value: &Value, names: &FieldNames) -> Result<Task, ProtocolError> {
+/// Parses the task fields every dialect shares (id, status, message, timestamps, ttl, interval),
+/// then the dialect's own ([`TaskShape::rest`]).
+pub(super) fn parse_task(value: &Value, names: &TaskShape) -> Result<Task, ProtocolError> {
     let obj = as_object(value, "task")?;
     let status = match obj.get("status") {
         Some(Value::String(s)) => parse_status(s)?,
@@ -112,6 +114,7 @@ pub(super) fn parse_task(value: &Value, names: &FieldNames) -> Result<Task, Prot
     task.last_updated_at = opt_text(obj, "lastUpdatedAt")?;
     task.ttl_ms = first_millis(obj, names.ttl)?;
     task.poll_interval_ms = first_millis(obj, names.poll_interval)?;
+    (names.rest)(&mut task, obj)?;
     Ok(task)
 }
 

@@ -7,7 +7,7 @@
 
 use crate::json::{Map, Value};
 
-use super::common::{self, FieldNames, TASKS_EXTENSION};
+use super::common::{self, TaskShape, TASKS_EXTENSION};
 use super::{
     CallReply, Codec, Dialect, Id, InputRequest, Message, Outgoing, ProtocolError, RpcError,
     SessionInfo, Task, TaskAugment, TaskNotice,
@@ -30,9 +30,10 @@ pub const ACKNOWLEDGED_NOTIFICATION: &str = "notifications/subscriptions/acknowl
 pub const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 
 /// Modern wire names first; the legacy spellings are read too.
-const NAMES: FieldNames = FieldNames {
+const SHAPE: TaskShape = TaskShape {
     ttl: &["ttlMs", "ttl"],
     poll_interval: &["pollIntervalMs", "pollInterval"],
+    rest: outcome_and_inputs,
 };
 
 /// The modern [`Codec`].
@@ -43,8 +44,11 @@ pub struct Modern;
 /// `input_required` takes `inputRequests`. A terminal task carrying the other kind of outcome
 /// (a failed task with a `result`) keeps it.
 pub fn parse_task(value: &Value) -> Result<Task, ProtocolError> {
-    let mut task = common::parse_task(value, &NAMES)?;
-    let obj = common::as_object(value, "task")?;
+    common::parse_task(value, &SHAPE)
+}
+
+/// The outcome and the outstanding input requests of a task (see [`parse_task`]).
+fn outcome_and_inputs(task: &mut Task, obj: &Map) -> Result<(), ProtocolError> {
     let result = obj.get("result").filter(|v| !v.is_null());
     let error = obj.get("error").filter(|v| !v.is_null());
     let as_result = |r: &Value| Outcome::Result { result: r.clone() };
@@ -67,7 +71,7 @@ pub fn parse_task(value: &Value) -> Result<Task, ProtocolError> {
             task.input_requests = common::parse_input_requests(requests)?;
         }
     }
-    Ok(task)
+    Ok(())
 }
 
 /// The protocol version to announce: the session's, else [`PROTOCOL_VERSION`].
