@@ -49,27 +49,30 @@ pub fn parse_task(value: &Value) -> Result<Task, ProtocolError> {
 
 /// The outcome and the outstanding input requests of a task (see [`parse_task`]).
 fn outcome_and_inputs(task: &mut Task, obj: &Map) -> Result<(), ProtocolError> {
-    let result = obj.get("result").filter(|v| !v.is_null());
-    let error = obj.get("error").filter(|v| !v.is_null());
-    let as_result = |r: &Value| Outcome::Result { result: r.clone() };
-    let as_error = |e: &Value| common::parse_rpc_error(e).map(|error| Outcome::Error { error });
-    task.outcome = match task.status {
-        TaskStatus::Completed => match (result, error) {
-            (Some(r), _) => Some(as_result(r)),
-            (None, Some(e)) => Some(as_error(e)?),
-            (None, None) => None,
-        },
-        TaskStatus::Failed | TaskStatus::Cancelled | TaskStatus::Unknown => match (error, result) {
-            (Some(e), _) => Some(as_error(e)?),
-            (None, Some(r)) => Some(as_result(r)),
-            (None, None) => None,
-        },
-        _ => None,
-    };
-    if task.status == TaskStatus::InputRequired {
-        if let Some(requests) = obj.get("inputRequests").filter(|v| !v.is_null()) {
-            task.input_requests = common::parse_input_requests(requests)?;
+    let present = |key| obj.get(key).filter(|v| !v.is_null());
+    match task.status {
+        TaskStatus::InputRequired => {
+            if let Some(requests) = present("inputRequests") {
+                task.input_requests = common::parse_input_requests(requests)?;
+            }
         }
+        TaskStatus::Completed
+        | TaskStatus::Failed
+        | TaskStatus::Cancelled
+        | TaskStatus::Unknown => {
+            // `completed` takes `result` first, the other ends `error`.
+            let (result, error) = (present("result"), present("error"));
+            let error_first = task.status != TaskStatus::Completed;
+            task.outcome = match error.filter(|_| error_first || result.is_none()) {
+                Some(error) => Some(Outcome::Error {
+                    error: common::parse_rpc_error(error)?,
+                }),
+                None => result.map(|result| Outcome::Result {
+                    result: result.clone(),
+                }),
+            };
+        }
+        _ => {}
     }
     Ok(())
 }

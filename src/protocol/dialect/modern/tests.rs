@@ -352,6 +352,42 @@ fn get_failed_task_with_a_result_keeps_it() {
     );
 }
 
+/// With both `result` and `error`, `completed` takes the result (the error is not even read) and
+/// the other ends take the error; a working task takes neither.
+#[test]
+fn the_status_decides_between_result_and_error() {
+    let bad_error = json!({"message": "no code"});
+    for (status, outcome) in [
+        ("completed", Ok(Some("result"))),
+        ("failed", Err(())),
+        ("cancelled", Err(())),
+        ("unknown", Err(())),
+        ("working", Ok(None)),
+    ] {
+        let task = json!({"taskId": "t", "status": status, "result": {}, "error": bad_error});
+        let got = Modern.parse_get(task).map(|t| match t.outcome {
+            Some(Outcome::Result { .. }) => Some("result"),
+            Some(Outcome::Error { .. }) => Some("error"),
+            None => None,
+        });
+        assert_eq!(got.map_err(|_| ()), outcome, "{status}");
+    }
+    let error = json!({"code": 1, "message": "m"});
+    for (status, kind) in [
+        ("completed", "result"),
+        ("failed", "error"),
+        ("unknown", "error"),
+    ] {
+        let task = json!({"taskId": "t", "status": status, "result": {}, "error": error});
+        let outcome = Modern.parse_get(task).unwrap().outcome;
+        assert_eq!(
+            matches!(outcome, Some(Outcome::Error { .. })),
+            kind == "error",
+            "{status}"
+        );
+    }
+}
+
 #[test]
 fn get_input_required_task_lists_every_outstanding_request() {
     let result = json!({"taskId": "t", "status": "input_required", "ttlMs": null,
