@@ -194,8 +194,14 @@ pub(super) fn params_object(params: Value) -> Result<Object, Value> {
     }
 }
 
-/// Inserts `entries` into `obj._meta`, keeping the caller's own `_meta` keys.
-pub(super) fn merge_meta(obj: &mut Object, entries: impl IntoIterator<Item = (String, Value)>) {
+/// `params` with `obj._meta` (made an object first when it is not one) handed to `add` for the
+/// caller's entries, keeping the caller's own `_meta` keys; non-object params are returned
+/// untouched.
+pub(super) fn with_meta(params: Value, add: impl FnOnce(&mut Object)) -> Value {
+    let mut obj = match params_object(params) {
+        Ok(obj) => obj,
+        Err(other) => return other,
+    };
     let meta = obj
         .entry("_meta")
         .or_insert_with(|| Value::Object(Object::new()));
@@ -203,22 +209,9 @@ pub(super) fn merge_meta(obj: &mut Object, entries: impl IntoIterator<Item = (St
         *meta = Value::Object(Object::new());
     }
     if let Value::Object(meta) = meta {
-        meta.extend(entries);
+        add(meta);
     }
-}
-
-/// `params` with `entries` merged into its `_meta` (non-object params are returned untouched).
-pub(super) fn with_meta(
-    params: Value,
-    entries: impl IntoIterator<Item = (String, Value)>,
-) -> Value {
-    match params_object(params) {
-        Ok(mut obj) => {
-            merge_meta(&mut obj, entries);
-            Value::Object(obj)
-        }
-        Err(other) => other,
-    }
+    Value::Object(obj)
 }
 
 /// Client capabilities without the modern tasks extension (it MUST NOT be used before 2026-07-28).
@@ -320,9 +313,9 @@ pub(super) fn answer_response(
     match answer {
         Ok(result) => {
             let result = match task_id {
-                Some(task) => {
-                    with_meta(result, [(related_key.to_owned(), related_task_meta(task))])
-                }
+                Some(task) => with_meta(result, |meta| {
+                    meta.insert(related_key.to_owned(), related_task_meta(task));
+                }),
                 None => result,
             };
             Message::Response { id, result }

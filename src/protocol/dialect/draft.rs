@@ -105,10 +105,9 @@ fn has_boolean(v: &Value) -> bool {
 
 /// `params` with related-task `_meta` naming `task_id`.
 fn related(params: Value, task_id: &str) -> Value {
-    common::with_meta(
-        params,
-        [(RELATED_TASK.to_owned(), common::related_task_meta(task_id))],
-    )
+    common::with_meta(params, |meta| {
+        meta.insert(RELATED_TASK.into(), common::related_task_meta(task_id));
+    })
 }
 
 impl SessionDialect for Draft {
@@ -126,7 +125,9 @@ impl SessionDialect for Draft {
                 if let Some(ms) = keep_alive {
                     meta.insert("keepAlive".into(), Value::from(ms));
                 }
-                common::with_meta(params, [(TASK.to_owned(), Value::Object(meta))])
+                common::with_meta(params, |m| {
+                    m.insert(TASK.into(), Value::Object(meta));
+                })
             }
             None => params,
         }

@@ -107,14 +107,11 @@ fn capabilities(s: &SessionInfo) -> Value {
 
 /// `params` with the per-request `_meta` every modern request carries.
 fn with_request_meta(s: &SessionInfo, params: Value) -> Value {
-    common::with_meta(
-        params,
-        [
-            (META_PROTOCOL_VERSION.to_owned(), Value::from(version(s))),
-            (META_CLIENT_CAPABILITIES.to_owned(), capabilities(s)),
-            (META_CLIENT_INFO.to_owned(), s.client_info.clone()),
-        ],
-    )
+    common::with_meta(params, |meta| {
+        meta.insert(META_PROTOCOL_VERSION.into(), Value::from(version(s)));
+        meta.insert(META_CLIENT_CAPABILITIES.into(), capabilities(s));
+        meta.insert(META_CLIENT_INFO.into(), s.client_info.clone());
+    })
 }
 
 /// The params field `Mcp-Name` mirrors for `method`, if the method has one.
