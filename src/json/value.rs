@@ -103,14 +103,13 @@ impl Map {
     }
 
     pub fn get(&self, key: &str) -> Option<&Value> {
-        self.members.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+        let at = self.position(key)?;
+        self.members.get(at).map(|(_, v)| v)
     }
 
     pub fn get_mut(&mut self, key: &str) -> Option<&mut Value> {
-        self.members
-            .iter_mut()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v)
+        let at = self.position(key)?;
+        self.members.get_mut(at).map(|(_, v)| v)
     }
 
     pub fn contains_key(&self, key: &str) -> bool {
@@ -176,8 +175,9 @@ pub struct Entry<'a> {
 impl<'a> Entry<'a> {
     /// The member's value, `default()` inserted first when absent.
     pub fn or_insert_with(self, default: impl FnOnce() -> Value) -> &'a mut Value {
+        let found = self.map.position(&self.key);
         let members = &mut self.map.members;
-        let at = match members.iter().position(|(k, _)| *k == self.key) {
+        let at = match found {
             Some(at) => at,
             None => {
                 members.push((self.key, default()));
