@@ -124,15 +124,17 @@ fn name_source(method: &str) -> Option<&'static str> {
     }
 }
 
-/// `MCP-Protocol-Version`, `Mcp-Method` and (where defined) `Mcp-Name` for a request.
-fn request_headers(s: &SessionInfo, method: &str, params: &Value) -> Vec<(String, String)> {
-    let mut out = vec![
-        (headers::PROTOCOL_VERSION.to_owned(), version(s).to_owned()),
-        (headers::METHOD.to_owned(), method.to_owned()),
-    ];
-    let name = name_source(method).and_then(|field| params.get(field)?.as_str());
-    if let Some(name) = name {
-        out.push((headers::NAME.to_owned(), headers::encode_value(name)));
+/// `MCP-Protocol-Version` on every message; `Mcp-Method` on a request or notification (`method`),
+/// and `Mcp-Name` where the method defines one and `params` carry it.
+fn request_headers(s: &SessionInfo, method: Option<&str>, params: &Value) -> Vec<(String, String)> {
+    let mut out = Vec::with_capacity(3);
+    out.push((headers::PROTOCOL_VERSION.to_owned(), version(s).to_owned()));
+    if let Some(method) = method {
+        out.push((headers::METHOD.to_owned(), method.to_owned()));
+        let name = name_source(method).and_then(|field| params.get(field)?.as_str());
+        if let Some(name) = name {
+            out.push((headers::NAME.to_owned(), headers::encode_value(name)));
+        }
     }
     out
 }
@@ -140,7 +142,7 @@ fn request_headers(s: &SessionInfo, method: &str, params: &Value) -> Vec<(String
 /// A complete modern request: `_meta` and headers applied.
 fn modern_request(s: &SessionInfo, method: &str, params: Value) -> Outgoing {
     let params = with_request_meta(s, params);
-    let headers = request_headers(s, method, &params);
+    let headers = request_headers(s, Some(method), &params);
     common::request(method, params, headers)
 }
 
@@ -315,19 +317,18 @@ impl Codec for Modern {
         ))
     }
 
+    /// A notification names nothing (`Mcp-Name` is for requests); a response has no method.
     fn message_headers(&self, s: &SessionInfo, message: &Message) -> Vec<(String, String)> {
-        match message {
-            Message::Request { method, params, .. } => {
-                request_headers(s, method, params.as_ref().unwrap_or(&Value::Null))
-            }
-            Message::Notification { method, .. } => vec![
-                (headers::PROTOCOL_VERSION.to_owned(), version(s).to_owned()),
-                (headers::METHOD.to_owned(), method.clone()),
-            ],
-            Message::Response { .. } | Message::Error { .. } => {
-                vec![(headers::PROTOCOL_VERSION.to_owned(), version(s).to_owned())]
-            }
-        }
+        let (method, params) = match message {
+            Message::Request { method, params, .. } => (Some(method), params.as_ref()),
+            Message::Notification { method, .. } => (Some(method), None),
+            Message::Response { .. } | Message::Error { .. } => (None, None),
+        };
+        request_headers(
+            s,
+            method.map(String::as_str),
+            params.unwrap_or(&Value::Null),
+        )
     }
 }
 
