@@ -126,7 +126,7 @@ fn name_source(method: &str) -> Option<&'static str> {
 
 /// `MCP-Protocol-Version` on every message; `Mcp-Method` on a request or notification (`method`),
 /// and `Mcp-Name` where the method defines one and `params` carry it.
-fn request_headers(s: &SessionInfo, method: Option<&str>, params: &Value) -> Vec<(String, String)> {
+fn modern_headers(s: &SessionInfo, method: Option<&str>, params: &Value) -> Vec<(String, String)> {
     let mut out = Vec::with_capacity(3);
     out.push((headers::PROTOCOL_VERSION.to_owned(), version(s).to_owned()));
     if let Some(method) = method {
@@ -142,7 +142,7 @@ fn request_headers(s: &SessionInfo, method: Option<&str>, params: &Value) -> Vec
 /// A complete modern request: `_meta` and headers applied.
 fn modern_request(s: &SessionInfo, method: &str, params: Value) -> Outgoing {
     let params = with_request_meta(s, params);
-    let headers = request_headers(s, Some(method), &params);
+    let headers = modern_headers(s, Some(method), &params);
     common::request(method, params, headers)
 }
 
@@ -324,7 +324,7 @@ impl Codec for Modern {
             Message::Notification { method, .. } => (Some(method), None),
             Message::Response { .. } | Message::Error { .. } => (None, None),
         };
-        request_headers(
+        modern_headers(
             s,
             method.map(String::as_str),
             params.unwrap_or(&Value::Null),
