@@ -1,6 +1,6 @@
 //! The host's JSON: `JSON.parse`, and JS values read back as [`Value`]s.
 
-use super::{Map as Members, Number, Value};
+use super::{Map as Members, Value};
 use js_sys::{Array, Map, Object, Reflect, Symbol, JSON};
 use wasm_bindgen::prelude::*;
 
@@ -117,12 +117,12 @@ fn number(n: f64) -> Value {
     const TWO_POW_64: f64 = 18_446_744_073_709_551_616.0;
     const MINUS_TWO_POW_63: f64 = -9_223_372_036_854_775_808.0;
     if n.fract() != 0.0 {
-        Number::from_f64(n).map_or(Value::Null, Value::Number)
+        Value::from(n)
     } else if (0.0..TWO_POW_64).contains(&n) {
         Value::from(n as u64)
     } else if (MINUS_TWO_POW_63..0.0).contains(&n) {
         Value::from(n as i64)
     } else {
-        Number::from_f64(n).map_or(Value::Null, Value::Number)
+        Value::from(n)
     }
 }

@@ -24,7 +24,10 @@ impl<T: ToJson + ?Sized> ToJson for &T {
 /// `None` is `null`.
 impl<T: ToJson> ToJson for Option<T> {
     fn to_json(&self) -> Value {
-        self.as_ref().map_or(Value::Null, T::to_json)
+        match self {
+            Some(v) => v.to_json(),
+            None => Value::Null,
+        }
     }
 }
 

@@ -414,7 +414,10 @@ impl From<usize> for Value {
 /// A float; NaN and the infinities become `null`.
 impl From<f64> for Value {
     fn from(f: f64) -> Value {
-        Number::from_f64(f).map_or(Value::Null, Value::Number)
+        match Number::from_f64(f) {
+            Some(n) => Value::Number(n),
+            None => Value::Null,
+        }
     }
 }
 
@@ -469,7 +472,10 @@ impl<T: Into<Value>> From<Vec<T>> for Value {
 /// `None` is `null`.
 impl<T: Into<Value>> From<Option<T>> for Value {
     fn from(v: Option<T>) -> Value {
-        v.map_or(Value::Null, Into::into)
+        match v {
+            Some(v) => v.into(),
+            None => Value::Null,
+        }
     }
 }
 

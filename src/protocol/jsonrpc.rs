@@ -244,7 +244,11 @@ impl Message {
                 obj.insert("result".into(), result.clone());
             }
             Message::Error { id, error } => {
-                obj.insert("id".into(), id.as_ref().map_or(Value::Null, id_value));
+                let id = match id {
+                    Some(id) => id_value(id),
+                    None => Value::Null,
+                };
+                obj.insert("id".into(), id);
                 obj.insert("error".into(), error.to_value());
             }
         }
