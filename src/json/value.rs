@@ -116,14 +116,12 @@ impl Map {
         self.position(key).is_some()
     }
 
-    /// Sets `key` to `value` (in place when present: its position stays); the old value.
-    pub fn insert(&mut self, key: String, value: Value) -> Option<Value> {
+    /// Sets `key` to `value` (in place when present: its position stays). Unlike serde_json's,
+    /// it does not hand back the old value: no caller wants it, and every caller would drop it.
+    pub fn insert(&mut self, key: String, value: Value) {
         match self.get_mut(&key) {
-            Some(old) => Some(std::mem::replace(old, value)),
-            None => {
-                self.members.push((key, value));
-                None
-            }
+            Some(old) => *old = value,
+            None => self.members.push((key, value)),
         }
     }
 
