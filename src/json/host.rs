@@ -1,7 +1,7 @@
 //! The host's JSON: `JSON.parse`, and JS values read back as [`Value`]s.
 
 use super::{Map as Members, Value};
-use js_sys::{Array, Map, Object, Reflect, Symbol, JSON};
+use js_sys::{Array, ArrayBuffer, Map, Object, Reflect, Symbol, Uint8Array, JSON};
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
@@ -83,21 +83,24 @@ fn read(v: &JsValue, origin: Origin, depth: u32) -> Result<Value, &'static str> 
 
 /// An object (not an array) as a JSON object: its own enumerable properties, or a `Map`'s entries.
 fn read_object(v: &JsValue, origin: Origin, depth: u32) -> Result<Value, &'static str> {
-    let entries = if origin == Origin::Parsed {
-        Object::entries(v.unchecked_ref())
-    } else if let Some(m) = v.dyn_ref::<Map>() {
-        Array::from(m)
-    } else if v.is_instance_of::<js_sys::Uint8Array>() || v.is_instance_of::<js_sys::ArrayBuffer>()
-    {
-        return Err("a function, symbol or binary value");
-    } else if Reflect::has(v, &Symbol::iterator()).unwrap_or(false) {
-        return Err("an iterable object other than an Array or a Map");
-    } else {
-        Object::entries(v.unchecked_ref())
+    // `JSON.parse` makes only plain objects: what a caller hands in is asked about first.
+    let caller = origin == Origin::Caller;
+    let map = if caller { v.dyn_ref::<Map>() } else { None };
+    let entries = match map {
+        Some(m) => Array::from(m),
+        None if caller
+            && (v.is_instance_of::<Uint8Array>() || v.is_instance_of::<ArrayBuffer>()) =>
+        {
+            return Err("a function, symbol or binary value")
+        }
+        None if caller && Reflect::has(v, &Symbol::iterator()).unwrap_or(false) => {
+            return Err("an iterable object other than an Array or a Map")
+        }
+        None => Object::entries(v.unchecked_ref()),
     };
     let mut out = Members::new();
-    for pair in entries.iter() {
-        let pair: Array = pair.unchecked_into();
+    for i in 0..entries.length() {
+        let pair: Array = entries.get(i).unchecked_into();
         let key = pair
             .get(0)
             .as_string()
