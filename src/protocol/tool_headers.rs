@@ -41,7 +41,7 @@ pub fn tool_param_headers(
     arguments: &Value,
 ) -> Result<Vec<(String, String)>, ProtocolError> {
     let mut out = Vec::new();
-    for header in param_headers(input_schema)? {
+    for header in &param_headers(input_schema)? {
         let value = header.path.iter().try_fold(arguments, |v, key| v.get(key));
         let text =
             match value {
