@@ -22,12 +22,17 @@ pub(super) fn as_object<'a>(value: &'a Value, what: &str) -> Result<&'a Object, 
         .ok_or_else(|| ProtocolError::new([what, " is not an object"].concat()))
 }
 
+/// The error about the field `key`: `` `key` `` then `why`.
+pub(super) fn field_error(key: &str, why: &str) -> ProtocolError {
+    ProtocolError::new(["`", key, "` ", why].concat())
+}
+
 /// An optional string field (`null` counts as absent).
 pub(super) fn opt_str(obj: &Object, key: &str) -> Result<Option<String>, ProtocolError> {
     match obj.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(_) => Err(ProtocolError::new(["`", key, "` is not a string"].concat())),
+        Some(_) => Err(field_error(key, "is not a string")),
     }
 }
 
@@ -41,12 +46,12 @@ pub(super) fn opt_text(obj: &Object, key: &str) -> Result<Option<String>, Protoc
 
 /// A required opaque identifier (string, or a number kept as its JSON text).
 pub(super) fn req_text(obj: &Object, key: &str) -> Result<String, ProtocolError> {
-    opt_text(obj, key)?.ok_or_else(|| ProtocolError::new(["`", key, "` is missing"].concat()))
+    opt_text(obj, key)?.ok_or_else(|| field_error(key, "is missing"))
 }
 
 /// A duration in milliseconds: integer or float (rounded), `null` or absent → `None`.
 pub(super) fn opt_millis(obj: &Object, key: &str) -> Result<Option<u64>, ProtocolError> {
-    let bad = || ProtocolError::new(["`", key, "` is not a non-negative number"].concat());
+    let bad = || field_error(key, "is not a non-negative number");
     match obj.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Number(n)) => {
@@ -105,8 +110,8 @@ pub(super) fn parse_task(value: &Value, names: &TaskShape) -> Result<Task, Proto
     let obj = as_object(value, "task")?;
     let status = match obj.get("status") {
         Some(Value::String(s)) => parse_status(s)?,
-        Some(_) => return Err(ProtocolError::new("`status` is not a string")),
-        None => return Err(ProtocolError::new("`status` is missing")),
+        Some(_) => return Err(field_error("status", "is not a string")),
+        None => return Err(field_error("status", "is missing")),
     };
     let mut task = Task::new(req_text(obj, "taskId")?, status);
     task.status_message = opt_str(obj, "statusMessage")?;
@@ -133,8 +138,8 @@ pub(super) fn parse_task_page(
             }
             tasks
         }
-        Some(_) => return Err(ProtocolError::new("`tasks` is not an array")),
-        None => return Err(ProtocolError::new("`tasks` is missing")),
+        Some(_) => return Err(field_error("tasks", "is not an array")),
+        None => return Err(field_error("tasks", "is missing")),
     };
     Ok((tasks, opt_str(obj, "nextCursor")?))
 }

@@ -214,7 +214,7 @@ impl Codec for Modern {
                     ["unknown resultType `", other, "`"].concat(),
                 )),
             },
-            Some(_) => Err(ProtocolError::new("`resultType` is not a string")),
+            Some(_) => Err(common::field_error("resultType", "is not a string")),
         }
     }
 
