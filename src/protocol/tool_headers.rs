@@ -23,13 +23,12 @@ pub struct ParamHeader {
 pub fn param_headers(input_schema: &Value) -> Result<Vec<ParamHeader>, ProtocolError> {
     let mut found = Vec::new();
     walk(input_schema, Some(&mut Vec::new()), &mut found)?;
-    let mut seen: Vec<String> = Vec::with_capacity(found.len());
-    for header in &found {
-        let lower = header.name.to_ascii_lowercase();
-        if seen.contains(&lower) {
+    // Header names compare without regard to ASCII case.
+    for (i, header) in found.iter().enumerate() {
+        let earlier = found.get(..i).unwrap_or_default();
+        if earlier.iter().any(|e| e.name.eq_ignore_ascii_case(&header.name)) {
             return Err(invalid(["`", &header.name, "` is declared twice"].concat()));
         }
-        seen.push(lower);
     }
     Ok(found)
 }
