@@ -228,6 +228,17 @@ mod tests {
     }
 
     #[test]
+    fn a_repeat_in_another_case_is_named_in_the_error() {
+        let schema = json!({"properties": {
+            "a": {"type": "string", "x-mcp-header": "Region"},
+            "b": {"type": "string", "x-mcp-header": "Shard"},
+            "c": {"type": "string", "x-mcp-header": "REGION"}
+        }});
+        let e = param_headers(&schema).unwrap_err();
+        assert!(e.what.ends_with("`REGION` is declared twice"), "{}", e.what);
+    }
+
+    #[test]
     fn a_bad_name_is_quoted_as_json_in_the_error() {
         for (name, shown) in [
             (json!(7), "7"),
