@@ -96,8 +96,9 @@ impl Object {
         }
     }
 
-    /// The one copy of the insertion every `with` shares.
-    fn put(mut self, key: &str, value: Value) -> Self {
+    /// Adds the member `key` with a value already in JSON form (the one insertion every `with`
+    /// shares).
+    pub fn put(mut self, key: &str, value: Value) -> Self {
         self.0.insert(key.to_owned(), value);
         self
     }
