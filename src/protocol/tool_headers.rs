@@ -26,7 +26,10 @@ pub fn param_headers(input_schema: &Value) -> Result<Vec<ParamHeader>, ProtocolE
     // Header names compare without regard to ASCII case.
     for (i, header) in found.iter().enumerate() {
         let earlier = found.get(..i).unwrap_or_default();
-        if earlier.iter().any(|e| e.name.eq_ignore_ascii_case(&header.name)) {
+        if earlier
+            .iter()
+            .any(|e| e.name.eq_ignore_ascii_case(&header.name))
+        {
             return Err(invalid(["`", &header.name, "` is declared twice"].concat()));
         }
     }
