@@ -312,9 +312,10 @@ pub(super) fn answer_response(
     server_id: Option<&Id>,
     answer: Result<Value, RpcError>,
 ) -> Message {
-    let id = server_id
-        .cloned()
-        .unwrap_or_else(|| id_from_key(&request.key));
+    let id = match server_id {
+        Some(id) => id.clone(),
+        None => id_from_key(&request.key),
+    };
     match answer {
         Ok(result) => {
             let result = match task_id {
