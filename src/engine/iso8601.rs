@@ -27,7 +27,8 @@ pub(crate) fn parse_millis(text: &str) -> Option<Millis> {
     }
     let days = days_from_civil(year, month, day);
     let secs = days * 86_400 + clock - offset_min * 60;
-    let ms = secs.checked_mul(1000)?.checked_add(millis)?;
+    // A four-digit year keeps this far inside i64 (|secs| < 2^38): no overflow to check.
+    let ms = secs * 1000 + millis;
     u64::try_from(ms).ok()
 }
 

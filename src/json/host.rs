@@ -1,8 +1,15 @@
 //! The host's JSON: `JSON.parse`, and JS values read back as [`Value`]s.
 
-use super::{Map as Members, Number, Value};
-use js_sys::{Array, Map, Object, Reflect, Symbol, JSON};
+use super::{Map as Members, Value};
+use js_sys::{Array, ArrayBuffer, Map, Object, Reflect, Symbol, Uint8Array, JSON};
 use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen]
+extern "C" {
+    /// A BigInt's decimal text (`String(v)`).
+    #[wasm_bindgen(js_name = String)]
+    fn decimal(v: &JsValue) -> String;
+}
 
 /// Nesting deeper than this is refused (a cyclic object would otherwise exhaust the stack).
 const MAX_DEPTH: u32 = 512;
@@ -63,31 +70,37 @@ fn read(v: &JsValue, origin: Origin, depth: u32) -> Result<Value, &'static str> 
         return Ok(Value::Bool(b));
     }
     if v.is_bigint() {
-        return i64::try_from(v.clone())
-            .map(Value::from)
-            .or_else(|v| u64::try_from(v).map(Value::from))
-            .map_err(|_| "a BigInt outside i64::MIN..u64::MAX");
+        // Read through its decimal text: the integer parsers the binary carries anyway.
+        let text = decimal(v);
+        return match super::parse_i64(&text) {
+            Some(i) => Ok(Value::from(i)),
+            None => text.parse::<u64>().map(Value::from),
+        }
+        .map_err(|_| "a BigInt outside i64::MIN..u64::MAX");
     }
     Err("a function, symbol or binary value")
 }
 
 /// An object (not an array) as a JSON object: its own enumerable properties, or a `Map`'s entries.
 fn read_object(v: &JsValue, origin: Origin, depth: u32) -> Result<Value, &'static str> {
-    let entries = if origin == Origin::Parsed {
-        Object::entries(v.unchecked_ref())
-    } else if let Some(m) = v.dyn_ref::<Map>() {
-        Array::from(m)
-    } else if v.is_instance_of::<js_sys::Uint8Array>() || v.is_instance_of::<js_sys::ArrayBuffer>()
-    {
-        return Err("a function, symbol or binary value");
-    } else if Reflect::has(v, &Symbol::iterator()).unwrap_or(false) {
-        return Err("an iterable object other than an Array or a Map");
-    } else {
-        Object::entries(v.unchecked_ref())
+    // `JSON.parse` makes only plain objects: what a caller hands in is asked about first.
+    let caller = origin == Origin::Caller;
+    let map = if caller { v.dyn_ref::<Map>() } else { None };
+    let entries = match map {
+        Some(m) => Array::from(m),
+        None if caller
+            && (v.is_instance_of::<Uint8Array>() || v.is_instance_of::<ArrayBuffer>()) =>
+        {
+            return Err("a function, symbol or binary value")
+        }
+        None if caller && Reflect::has(v, &Symbol::iterator()).unwrap_or(false) => {
+            return Err("an iterable object other than an Array or a Map")
+        }
+        None => Object::entries(v.unchecked_ref()),
     };
     let mut out = Members::new();
-    for pair in entries.iter() {
-        let pair: Array = pair.unchecked_into();
+    for i in 0..entries.length() {
+        let pair: Array = entries.get(i).unchecked_into();
         let key = pair
             .get(0)
             .as_string()
@@ -107,12 +120,12 @@ fn number(n: f64) -> Value {
     const TWO_POW_64: f64 = 18_446_744_073_709_551_616.0;
     const MINUS_TWO_POW_63: f64 = -9_223_372_036_854_775_808.0;
     if n.fract() != 0.0 {
-        Number::from_f64(n).map_or(Value::Null, Value::Number)
+        Value::from(n)
     } else if (0.0..TWO_POW_64).contains(&n) {
         Value::from(n as u64)
     } else if (MINUS_TWO_POW_63..0.0).contains(&n) {
         Value::from(n as i64)
     } else {
-        Number::from_f64(n).map_or(Value::Null, Value::Number)
+        Value::from(n)
     }
 }

@@ -24,7 +24,10 @@ impl<T: ToJson + ?Sized> ToJson for &T {
 /// `None` is `null`.
 impl<T: ToJson> ToJson for Option<T> {
     fn to_json(&self) -> Value {
-        self.as_ref().map_or(Value::Null, T::to_json)
+        match self {
+            Some(v) => v.to_json(),
+            None => Value::Null,
+        }
     }
 }
 
@@ -79,7 +82,8 @@ impl Object {
         Self::default()
     }
 
-    /// Adds the member `key`.
+    /// Adds the member `key` (inlined: the call site's `to_json` and `put` calls are all there is).
+    #[inline]
     pub fn with(self, key: &str, value: &(impl ToJson + ?Sized)) -> Self {
         self.put(key, value.to_json())
     }
@@ -92,8 +96,9 @@ impl Object {
         }
     }
 
-    /// The one copy of the insertion every `with` shares.
-    fn put(mut self, key: &str, value: Value) -> Self {
+    /// Adds the member `key` with a value already in JSON form (the one insertion every `with`
+    /// shares).
+    pub fn put(mut self, key: &str, value: Value) -> Self {
         self.0.insert(key.to_owned(), value);
         self
     }

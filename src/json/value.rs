@@ -103,28 +103,25 @@ impl Map {
     }
 
     pub fn get(&self, key: &str) -> Option<&Value> {
-        self.members.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+        let at = self.position(key)?;
+        self.members.get(at).map(|(_, v)| v)
     }
 
     pub fn get_mut(&mut self, key: &str) -> Option<&mut Value> {
-        self.members
-            .iter_mut()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v)
+        let at = self.position(key)?;
+        self.members.get_mut(at).map(|(_, v)| v)
     }
 
     pub fn contains_key(&self, key: &str) -> bool {
         self.position(key).is_some()
     }
 
-    /// Sets `key` to `value` (in place when present: its position stays); the old value.
-    pub fn insert(&mut self, key: String, value: Value) -> Option<Value> {
+    /// Sets `key` to `value` (in place when present: its position stays). Unlike serde_json's,
+    /// it does not hand back the old value: no caller wants it, and every caller would drop it.
+    pub fn insert(&mut self, key: String, value: Value) {
         match self.get_mut(&key) {
-            Some(old) => Some(std::mem::replace(old, value)),
-            None => {
-                self.members.push((key, value));
-                None
-            }
+            Some(old) => *old = value,
+            None => self.members.push((key, value)),
         }
     }
 
@@ -176,8 +173,9 @@ pub struct Entry<'a> {
 impl<'a> Entry<'a> {
     /// The member's value, `default()` inserted first when absent.
     pub fn or_insert_with(self, default: impl FnOnce() -> Value) -> &'a mut Value {
+        let found = self.map.position(&self.key);
         let members = &mut self.map.members;
-        let at = match members.iter().position(|(k, _)| *k == self.key) {
+        let at = match found {
             Some(at) => at,
             None => {
                 members.push((self.key, default()));
@@ -414,7 +412,10 @@ impl From<usize> for Value {
 /// A float; NaN and the infinities become `null`.
 impl From<f64> for Value {
     fn from(f: f64) -> Value {
-        Number::from_f64(f).map_or(Value::Null, Value::Number)
+        match Number::from_f64(f) {
+            Some(n) => Value::Number(n),
+            None => Value::Null,
+        }
     }
 }
 
@@ -469,7 +470,10 @@ impl<T: Into<Value>> From<Vec<T>> for Value {
 /// `None` is `null`.
 impl<T: Into<Value>> From<Option<T>> for Value {
     fn from(v: Option<T>) -> Value {
-        v.map_or(Value::Null, Into::into)
+        match v {
+            Some(v) => v.into(),
+            None => Value::Null,
+        }
     }
 }
 

@@ -146,16 +146,19 @@ fn unquote(b: &[u8], mut i: usize) -> (String, usize) {
     let mut out = Vec::new();
     while let Some(&c) = b.get(i) {
         i += 1;
-        match c {
+        let c = match c {
             b'"' => break,
-            b'\\' => {
-                if let Some(&n) = b.get(i) {
-                    out.push(n);
+            // An escaped byte stands for itself; a backslash at the end stands for nothing.
+            b'\\' => match b.get(i) {
+                Some(&n) => {
                     i += 1;
+                    n
                 }
-            }
-            _ => out.push(c),
-        }
+                None => break,
+            },
+            c => c,
+        };
+        out.push(c);
     }
     (super::lossy(&out).into_owned(), i)
 }

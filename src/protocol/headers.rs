@@ -46,13 +46,11 @@ fn base64(bytes: &[u8]) -> String {
     for chunk in bytes.chunks(3) {
         let byte = |i: usize| u32::from(chunk.get(i).copied().unwrap_or(0));
         let n = (byte(0) << 16) | (byte(1) << 8) | byte(2);
-        for (i, shift) in [18u32, 12, 6, 0].into_iter().enumerate() {
-            if i <= chunk.len() {
-                let digit = ALPHABET.get(((n >> shift) & 63) as usize).copied();
-                out.push(char::from(digit.unwrap_or(b'=')));
-            } else {
-                out.push('=');
-            }
+        // Four 6-bit digits, the highest first; those past the chunk's bytes are padding.
+        for i in 0..4 {
+            let digit = ALPHABET.get(((n >> (18 - 6 * i)) & 63) as usize);
+            let digit = digit.filter(|_| i <= chunk.len()).copied();
+            out.push(char::from(digit.unwrap_or(b'=')));
         }
     }
     out

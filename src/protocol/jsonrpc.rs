@@ -194,7 +194,7 @@ impl Message {
         }
         let id = match super::take(&mut obj, "id") {
             None | Some(Value::Null) => None,
-            Some(v) => Some(parse_id(v)?),
+            Some(v) => Some(parse_id(&v)?),
         };
         let params = super::take(&mut obj, "params");
         if let Some(method) = super::take(&mut obj, "method") {
@@ -244,7 +244,11 @@ impl Message {
                 obj.insert("result".into(), result.clone());
             }
             Message::Error { id, error } => {
-                obj.insert("id".into(), id.as_ref().map_or(Value::Null, id_value));
+                let id = match id {
+                    Some(id) => id_value(id),
+                    None => Value::Null,
+                };
+                obj.insert("id".into(), id);
                 obj.insert("error".into(), error.to_value());
             }
         }
@@ -268,18 +272,18 @@ fn within(len: usize, limit: usize) -> Result<(), DecodeError> {
 impl Id {
     /// An id read from a JSON value (`requestId` of `notifications/cancelled`), if it is one.
     pub fn from_json(v: &Value) -> Option<Id> {
-        parse_id(v.clone()).ok()
+        match v {
+            Value::String(s) => Some(Id::String(s.clone())),
+            _ => integer(v).map(Id::Number),
+        }
     }
 }
 
-fn parse_id(v: Value) -> Result<Id, DecodeError> {
-    match v {
-        Value::String(s) => Ok(Id::String(s)),
-        Value::Number(_) => integer(&v)
-            .map(Id::Number)
-            .ok_or(DecodeError::NotJsonRpc("id is not an integer")),
-        _ => Err(DecodeError::NotJsonRpc("id is neither number nor string")),
-    }
+fn parse_id(v: &Value) -> Result<Id, DecodeError> {
+    Id::from_json(v).ok_or(DecodeError::NotJsonRpc(match v {
+        Value::Number(_) => "id is not an integer",
+        _ => "id is neither number nor string",
+    }))
 }
 
 fn id_value(id: &Id) -> Value {

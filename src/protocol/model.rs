@@ -192,13 +192,12 @@ impl ToJson for TaskStatus {
 
 impl ToJson for Outcome {
     fn to_json(&self) -> Value {
-        match self {
-            Self::Result { result } => Object::new().with("kind", "result").with("result", result),
-            Self::Error { error } => Object::new()
-                .with("kind", "error")
-                .with("error", &error.to_value()),
-        }
-        .build()
+        // The kind also names the member holding it.
+        let (kind, value) = match self {
+            Self::Result { result } => ("result", result.clone()),
+            Self::Error { error } => ("error", error.to_value()),
+        };
+        Object::new().with("kind", kind).put(kind, value).build()
     }
 }
 

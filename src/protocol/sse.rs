@@ -182,7 +182,7 @@ impl SseDecoder {
         let mut rest = bytes;
         if self.after_cr && !rest.is_empty() {
             self.after_cr = false;
-            rest = rest.strip_prefix(b"\n").unwrap_or(rest);
+            rest = without_first(rest, b'\n');
         }
         while let Some(end) = rest.iter().position(|&b| b == b'\n' || b == b'\r') {
             let (head, tail) = rest.split_at(end);
@@ -231,7 +231,7 @@ impl SseDecoder {
             Some(colon) => {
                 let (field, value) = line.split_at(colon);
                 let value = value.get(1..).unwrap_or_default();
-                (field, value.strip_prefix(b" ").unwrap_or(value))
+                (field, without_first(value, b' '))
             }
             None => (line, &[][..]),
         };
@@ -277,6 +277,14 @@ impl SseDecoder {
             data,
             id: self.last_event_id().map(str::to_owned),
         });
+    }
+}
+
+/// `bytes` without its first byte when that is `byte`.
+fn without_first(bytes: &[u8], byte: u8) -> &[u8] {
+    match bytes.split_first() {
+        Some((&first, rest)) if first == byte => rest,
+        _ => bytes,
     }
 }
 

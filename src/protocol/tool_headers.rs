@@ -23,13 +23,15 @@ pub struct ParamHeader {
 pub fn param_headers(input_schema: &Value) -> Result<Vec<ParamHeader>, ProtocolError> {
     let mut found = Vec::new();
     walk(input_schema, Some(&mut Vec::new()), &mut found)?;
-    let mut seen: Vec<String> = Vec::with_capacity(found.len());
-    for header in &found {
-        let lower = header.name.to_ascii_lowercase();
-        if seen.contains(&lower) {
+    // Header names compare without regard to ASCII case.
+    for (i, header) in found.iter().enumerate() {
+        let earlier = found.get(..i).unwrap_or_default();
+        if earlier
+            .iter()
+            .any(|e| e.name.eq_ignore_ascii_case(&header.name))
+        {
             return Err(invalid(["`", &header.name, "` is declared twice"].concat()));
         }
-        seen.push(lower);
     }
     Ok(found)
 }
@@ -41,7 +43,7 @@ pub fn tool_param_headers(
     arguments: &Value,
 ) -> Result<Vec<(String, String)>, ProtocolError> {
     let mut out = Vec::new();
-    for header in param_headers(input_schema)? {
+    for header in &param_headers(input_schema)? {
         let value = header.path.iter().try_fold(arguments, |v, key| v.get(key));
         let text =
             match value {
@@ -226,6 +228,17 @@ mod tests {
         for schema in bad {
             assert!(param_headers(&schema).is_err(), "{schema}");
         }
+    }
+
+    #[test]
+    fn a_repeat_in_another_case_is_named_in_the_error() {
+        let schema = json!({"properties": {
+            "a": {"type": "string", "x-mcp-header": "Region"},
+            "b": {"type": "string", "x-mcp-header": "Shard"},
+            "c": {"type": "string", "x-mcp-header": "REGION"}
+        }});
+        let e = param_headers(&schema).unwrap_err();
+        assert!(e.what.ends_with("`REGION` is declared twice"), "{}", e.what);
     }
 
     #[test]

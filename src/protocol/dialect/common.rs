@@ -22,12 +22,17 @@ pub(super) fn as_object<'a>(value: &'a Value, what: &str) -> Result<&'a Object, 
         .ok_or_else(|| ProtocolError::new([what, " is not an object"].concat()))
 }
 
+/// The error about the field `key`: `` `key` `` then `why`.
+pub(super) fn field_error(key: &str, why: &str) -> ProtocolError {
+    ProtocolError::new(["`", key, "` ", why].concat())
+}
+
 /// An optional string field (`null` counts as absent).
 pub(super) fn opt_str(obj: &Object, key: &str) -> Result<Option<String>, ProtocolError> {
     match obj.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(_) => Err(ProtocolError::new(["`", key, "` is not a string"].concat())),
+        Some(_) => Err(field_error(key, "is not a string")),
     }
 }
 
@@ -41,12 +46,12 @@ pub(super) fn opt_text(obj: &Object, key: &str) -> Result<Option<String>, Protoc
 
 /// A required opaque identifier (string, or a number kept as its JSON text).
 pub(super) fn req_text(obj: &Object, key: &str) -> Result<String, ProtocolError> {
-    opt_text(obj, key)?.ok_or_else(|| ProtocolError::new(["`", key, "` is missing"].concat()))
+    opt_text(obj, key)?.ok_or_else(|| field_error(key, "is missing"))
 }
 
 /// A duration in milliseconds: integer or float (rounded), `null` or absent → `None`.
 pub(super) fn opt_millis(obj: &Object, key: &str) -> Result<Option<u64>, ProtocolError> {
-    let bad = || ProtocolError::new(["`", key, "` is not a non-negative number"].concat());
+    let bad = || field_error(key, "is not a non-negative number");
     match obj.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Number(n)) => {
@@ -91,20 +96,22 @@ pub(super) fn parse_status(word: &str) -> Result<TaskStatus, ProtocolError> {
     })
 }
 
-/// Which wire names a dialect uses for the two renamed task fields (first name wins).
-pub(super) struct FieldNames {
+/// A dialect's task object: the wire names of the two renamed task fields (first name wins), and
+/// what it reads beyond the fields every dialect shares (outcome, input requests, …).
+pub(super) struct TaskShape {
     pub ttl: &'static [&'static str],
     pub poll_interval: &'static [&'static str],
+    pub rest: fn(&mut Task, &Object) -> Result<(), ProtocolError>,
 }
 
-/// Parses the task fields every dialect shares: id, status, message, timestamps, ttl, interval.
-/// Outcome and input requests are left for the dialect to fill in.
-pub(super) fn parse_task(value: &Value, names: &FieldNames) -> Result<Task, ProtocolError> {
+/// Parses the task fields every dialect shares (id, status, message, timestamps, ttl, interval),
+/// then the dialect's own ([`TaskShape::rest`]).
+pub(super) fn parse_task(value: &Value, names: &TaskShape) -> Result<Task, ProtocolError> {
     let obj = as_object(value, "task")?;
     let status = match obj.get("status") {
         Some(Value::String(s)) => parse_status(s)?,
-        Some(_) => return Err(ProtocolError::new("`status` is not a string")),
-        None => return Err(ProtocolError::new("`status` is missing")),
+        Some(_) => return Err(field_error("status", "is not a string")),
+        None => return Err(field_error("status", "is missing")),
     };
     let mut task = Task::new(req_text(obj, "taskId")?, status);
     task.status_message = opt_str(obj, "statusMessage")?;
@@ -112,6 +119,7 @@ pub(super) fn parse_task(value: &Value, names: &FieldNames) -> Result<Task, Prot
     task.last_updated_at = opt_text(obj, "lastUpdatedAt")?;
     task.ttl_ms = first_millis(obj, names.ttl)?;
     task.poll_interval_ms = first_millis(obj, names.poll_interval)?;
+    (names.rest)(&mut task, obj)?;
     Ok(task)
 }
 
@@ -130,8 +138,8 @@ pub(super) fn parse_task_page(
             }
             tasks
         }
-        Some(_) => return Err(ProtocolError::new("`tasks` is not an array")),
-        None => return Err(ProtocolError::new("`tasks` is missing")),
+        Some(_) => return Err(field_error("tasks", "is not an array")),
+        None => return Err(field_error("tasks", "is missing")),
     };
     Ok((tasks, opt_str(obj, "nextCursor")?))
 }
@@ -191,8 +199,14 @@ pub(super) fn params_object(params: Value) -> Result<Object, Value> {
     }
 }
 
-/// Inserts `entries` into `obj._meta`, keeping the caller's own `_meta` keys.
-pub(super) fn merge_meta(obj: &mut Object, entries: impl IntoIterator<Item = (String, Value)>) {
+/// `params` with `obj._meta` (made an object first when it is not one) handed to `add` for the
+/// caller's entries, keeping the caller's own `_meta` keys; non-object params are returned
+/// untouched.
+pub(super) fn with_meta(params: Value, add: impl FnOnce(&mut Object)) -> Value {
+    let mut obj = match params_object(params) {
+        Ok(obj) => obj,
+        Err(other) => return other,
+    };
     let meta = obj
         .entry("_meta")
         .or_insert_with(|| Value::Object(Object::new()));
@@ -200,22 +214,9 @@ pub(super) fn merge_meta(obj: &mut Object, entries: impl IntoIterator<Item = (St
         *meta = Value::Object(Object::new());
     }
     if let Value::Object(meta) = meta {
-        meta.extend(entries);
+        add(meta);
     }
-}
-
-/// `params` with `entries` merged into its `_meta` (non-object params are returned untouched).
-pub(super) fn with_meta(
-    params: Value,
-    entries: impl IntoIterator<Item = (String, Value)>,
-) -> Value {
-    match params_object(params) {
-        Ok(mut obj) => {
-            merge_meta(&mut obj, entries);
-            Value::Object(obj)
-        }
-        Err(other) => other,
-    }
+    Value::Object(obj)
 }
 
 /// Client capabilities without the modern tasks extension (it MUST NOT be used before 2026-07-28).
@@ -311,15 +312,16 @@ pub(super) fn answer_response(
     server_id: Option<&Id>,
     answer: Result<Value, RpcError>,
 ) -> Message {
-    let id = server_id
-        .cloned()
-        .unwrap_or_else(|| id_from_key(&request.key));
+    let id = match server_id {
+        Some(id) => id.clone(),
+        None => id_from_key(&request.key),
+    };
     match answer {
         Ok(result) => {
             let result = match task_id {
-                Some(task) => {
-                    with_meta(result, [(related_key.to_owned(), related_task_meta(task))])
-                }
+                Some(task) => with_meta(result, |meta| {
+                    meta.insert(related_key.to_owned(), related_task_meta(task));
+                }),
                 None => result,
             };
             Message::Response { id, result }

@@ -7,7 +7,7 @@
 
 use crate::json::{Map, Value};
 
-use super::common::{self, FieldNames};
+use super::common::{self, TaskShape};
 use super::session::SessionDialect;
 use super::{
     CallReply, Dialect, Id, Outgoing, ProtocolError, RpcError, SessionInfo, Task, TaskAugment,
@@ -26,9 +26,10 @@ pub const RELATED_TASK: &str = "modelcontextprotocol.io/related-task";
 pub const CREATED_NOTIFICATION: &str = "notifications/tasks/created";
 
 /// The draft has no lifetime from creation: `keepAlive` (retention after the end) is read apart.
-const NAMES: FieldNames = FieldNames {
+const SHAPE: TaskShape = TaskShape {
     ttl: &[],
     poll_interval: &["pollFrequency"],
+    rest: keep_alive_and_error,
 };
 
 /// The draft [`Codec`](super::Codec).
@@ -38,8 +39,11 @@ pub struct Draft;
 /// or tolerated: a JSON-RPC error object) becomes the outcome; a string one gets code -32603 and
 /// is also the status message when none was sent.
 pub fn parse_task(value: &Value) -> Result<Task, ProtocolError> {
-    let mut task = common::parse_task(value, &NAMES)?;
-    let obj = common::as_object(value, "task")?;
+    common::parse_task(value, &SHAPE)
+}
+
+/// The retention after the end, and a failed task's error (see [`parse_task`]).
+fn keep_alive_and_error(task: &mut Task, obj: &Map) -> Result<(), ProtocolError> {
     task.keep_alive_ms = common::opt_millis(obj, "keepAlive")?;
     let error = match obj.get("error") {
         None | Some(Value::Null) => None,
@@ -54,7 +58,7 @@ pub fn parse_task(value: &Value) -> Result<Task, ProtocolError> {
     if task.status == TaskStatus::Failed {
         task.outcome = error.map(|error| Outcome::Error { error });
     }
-    Ok(task)
+    Ok(())
 }
 
 /// What an `initialize` answer says about the draft (the seed: a receiver that supports tasks
@@ -101,10 +105,9 @@ fn has_boolean(v: &Value) -> bool {
 
 /// `params` with related-task `_meta` naming `task_id`.
 fn related(params: Value, task_id: &str) -> Value {
-    common::with_meta(
-        params,
-        [(RELATED_TASK.to_owned(), common::related_task_meta(task_id))],
-    )
+    common::with_meta(params, |meta| {
+        meta.insert(RELATED_TASK.into(), common::related_task_meta(task_id));
+    })
 }
 
 impl SessionDialect for Draft {
@@ -122,7 +125,9 @@ impl SessionDialect for Draft {
                 if let Some(ms) = keep_alive {
                     meta.insert("keepAlive".into(), Value::from(ms));
                 }
-                common::with_meta(params, [(TASK.to_owned(), Value::Object(meta))])
+                common::with_meta(params, |m| {
+                    m.insert(TASK.into(), Value::Object(meta));
+                })
             }
             None => params,
         }

@@ -5,7 +5,7 @@
 
 use crate::json::{Map, Value};
 
-use super::common::{self, FieldNames};
+use super::common::{self, TaskShape};
 use super::session::SessionDialect;
 use super::{
     CallReply, Dialect, Id, Outgoing, ProtocolError, SessionInfo, Task, TaskAugment, TaskNotice,
@@ -18,10 +18,11 @@ pub const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 /// The status push (params = the whole task).
 pub const STATUS_NOTIFICATION: &str = "notifications/tasks/status";
 
-/// Legacy wire names first; the modern spellings are read too (hybrid servers).
-const NAMES: FieldNames = FieldNames {
+/// Legacy wire names first; the modern spellings are read too (hybrid servers). Nothing else.
+const SHAPE: TaskShape = TaskShape {
     ttl: &["ttl", "ttlMs"],
     poll_interval: &["pollInterval", "pollIntervalMs"],
+    rest: |_, _| Ok(()),
 };
 
 /// The legacy [`Codec`](super::Codec).
@@ -29,7 +30,7 @@ pub struct Legacy;
 
 /// Parses a legacy task object (`tasks/get`, `tasks/cancel`, list entries, status pushes).
 pub fn parse_task(value: &Value) -> Result<Task, ProtocolError> {
-    common::parse_task(value, &NAMES)
+    common::parse_task(value, &SHAPE)
 }
 
 impl SessionDialect for Legacy {

@@ -187,17 +187,6 @@ pub trait Codec: Send + Sync {
         None
     }
 
-    /// Modern `tasks/update {taskId, inputResponses}` answering several input requests at once
-    /// (`input_responses` is the `{key: result}` map). Other dialects: `None`.
-    fn build_update(
-        &self,
-        _s: &SessionInfo,
-        _task_id: &str,
-        _input_responses: Value,
-    ) -> Option<Outgoing> {
-        None
-    }
-
     /// Draft `tasks/delete {taskId}`. Other dialects: `None`.
     fn build_delete(&self, _s: &SessionInfo, _task_id: &str) -> Option<Outgoing> {
         None

@@ -7,7 +7,7 @@
 
 use crate::json::{Map, Value};
 
-use super::common::{self, FieldNames, TASKS_EXTENSION};
+use super::common::{self, TaskShape, TASKS_EXTENSION};
 use super::{
     CallReply, Codec, Dialect, Id, InputRequest, Message, Outgoing, ProtocolError, RpcError,
     SessionInfo, Task, TaskAugment, TaskNotice,
@@ -30,9 +30,10 @@ pub const ACKNOWLEDGED_NOTIFICATION: &str = "notifications/subscriptions/acknowl
 pub const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 
 /// Modern wire names first; the legacy spellings are read too.
-const NAMES: FieldNames = FieldNames {
+const SHAPE: TaskShape = TaskShape {
     ttl: &["ttlMs", "ttl"],
     poll_interval: &["pollIntervalMs", "pollInterval"],
+    rest: outcome_and_inputs,
 };
 
 /// The modern [`Codec`].
@@ -43,31 +44,37 @@ pub struct Modern;
 /// `input_required` takes `inputRequests`. A terminal task carrying the other kind of outcome
 /// (a failed task with a `result`) keeps it.
 pub fn parse_task(value: &Value) -> Result<Task, ProtocolError> {
-    let mut task = common::parse_task(value, &NAMES)?;
-    let obj = common::as_object(value, "task")?;
-    let result = obj.get("result").filter(|v| !v.is_null());
-    let error = obj.get("error").filter(|v| !v.is_null());
-    let as_result = |r: &Value| Outcome::Result { result: r.clone() };
-    let as_error = |e: &Value| common::parse_rpc_error(e).map(|error| Outcome::Error { error });
-    task.outcome = match task.status {
-        TaskStatus::Completed => match (result, error) {
-            (Some(r), _) => Some(as_result(r)),
-            (None, Some(e)) => Some(as_error(e)?),
-            (None, None) => None,
-        },
-        TaskStatus::Failed | TaskStatus::Cancelled | TaskStatus::Unknown => match (error, result) {
-            (Some(e), _) => Some(as_error(e)?),
-            (None, Some(r)) => Some(as_result(r)),
-            (None, None) => None,
-        },
-        _ => None,
-    };
-    if task.status == TaskStatus::InputRequired {
-        if let Some(requests) = obj.get("inputRequests").filter(|v| !v.is_null()) {
-            task.input_requests = common::parse_input_requests(requests)?;
+    common::parse_task(value, &SHAPE)
+}
+
+/// The outcome and the outstanding input requests of a task (see [`parse_task`]).
+fn outcome_and_inputs(task: &mut Task, obj: &Map) -> Result<(), ProtocolError> {
+    let present = |key| obj.get(key).filter(|v| !v.is_null());
+    match task.status {
+        TaskStatus::InputRequired => {
+            if let Some(requests) = present("inputRequests") {
+                task.input_requests = common::parse_input_requests(requests)?;
+            }
         }
+        TaskStatus::Completed
+        | TaskStatus::Failed
+        | TaskStatus::Cancelled
+        | TaskStatus::Unknown => {
+            // `completed` takes `result` first, the other ends `error`.
+            let (result, error) = (present("result"), present("error"));
+            let error_first = task.status != TaskStatus::Completed;
+            task.outcome = match error.filter(|_| error_first || result.is_none()) {
+                Some(error) => Some(Outcome::Error {
+                    error: common::parse_rpc_error(error)?,
+                }),
+                None => result.map(|result| Outcome::Result {
+                    result: result.clone(),
+                }),
+            };
+        }
+        _ => {}
     }
-    Ok(task)
+    Ok(())
 }
 
 /// The protocol version to announce: the session's, else [`PROTOCOL_VERSION`].
@@ -100,14 +107,11 @@ fn capabilities(s: &SessionInfo) -> Value {
 
 /// `params` with the per-request `_meta` every modern request carries.
 fn with_request_meta(s: &SessionInfo, params: Value) -> Value {
-    common::with_meta(
-        params,
-        [
-            (META_PROTOCOL_VERSION.to_owned(), Value::from(version(s))),
-            (META_CLIENT_CAPABILITIES.to_owned(), capabilities(s)),
-            (META_CLIENT_INFO.to_owned(), s.client_info.clone()),
-        ],
-    )
+    common::with_meta(params, |meta| {
+        meta.insert(META_PROTOCOL_VERSION.into(), Value::from(version(s)));
+        meta.insert(META_CLIENT_CAPABILITIES.into(), capabilities(s));
+        meta.insert(META_CLIENT_INFO.into(), s.client_info.clone());
+    })
 }
 
 /// The params field `Mcp-Name` mirrors for `method`, if the method has one.
@@ -120,15 +124,17 @@ fn name_source(method: &str) -> Option<&'static str> {
     }
 }
 
-/// `MCP-Protocol-Version`, `Mcp-Method` and (where defined) `Mcp-Name` for a request.
-fn request_headers(s: &SessionInfo, method: &str, params: &Value) -> Vec<(String, String)> {
-    let mut out = vec![
-        (headers::PROTOCOL_VERSION.to_owned(), version(s).to_owned()),
-        (headers::METHOD.to_owned(), method.to_owned()),
-    ];
-    let name = name_source(method).and_then(|field| params.get(field)?.as_str());
-    if let Some(name) = name {
-        out.push((headers::NAME.to_owned(), headers::encode_value(name)));
+/// `MCP-Protocol-Version` on every message; `Mcp-Method` on a request or notification (`method`),
+/// and `Mcp-Name` where the method defines one and `params` carry it.
+fn modern_headers(s: &SessionInfo, method: Option<&str>, params: &Value) -> Vec<(String, String)> {
+    let mut out = Vec::with_capacity(3);
+    out.push((headers::PROTOCOL_VERSION.to_owned(), version(s).to_owned()));
+    if let Some(method) = method {
+        out.push((headers::METHOD.to_owned(), method.to_owned()));
+        let name = name_source(method).and_then(|field| params.get(field)?.as_str());
+        if let Some(name) = name {
+            out.push((headers::NAME.to_owned(), headers::encode_value(name)));
+        }
     }
     out
 }
@@ -136,7 +142,7 @@ fn request_headers(s: &SessionInfo, method: &str, params: &Value) -> Vec<(String
 /// A complete modern request: `_meta` and headers applied.
 fn modern_request(s: &SessionInfo, method: &str, params: Value) -> Outgoing {
     let params = with_request_meta(s, params);
-    let headers = request_headers(s, method, &params);
+    let headers = modern_headers(s, Some(method), &params);
     common::request(method, params, headers)
 }
 
@@ -208,7 +214,7 @@ impl Codec for Modern {
                     ["unknown resultType `", other, "`"].concat(),
                 )),
             },
-            Some(_) => Err(ProtocolError::new("`resultType` is not a string")),
+            Some(_) => Err(common::field_error("resultType", "is not a string")),
         }
     }
 
@@ -280,14 +286,6 @@ impl Codec for Modern {
         }
     }
 
-    fn build_update(&self, s: &SessionInfo, task_id: &str, responses: Value) -> Option<Outgoing> {
-        Some(modern_request(
-            s,
-            "tasks/update",
-            update_params(task_id, responses),
-        ))
-    }
-
     fn parse_notification(&self, method: &str, params: Option<&Value>) -> Option<TaskNotice> {
         match method {
             TASKS_NOTIFICATION | TASKS_STATUS_NOTIFICATION => {
@@ -319,19 +317,18 @@ impl Codec for Modern {
         ))
     }
 
+    /// A notification names nothing (`Mcp-Name` is for requests); a response has no method.
     fn message_headers(&self, s: &SessionInfo, message: &Message) -> Vec<(String, String)> {
-        match message {
-            Message::Request { method, params, .. } => {
-                request_headers(s, method, params.as_ref().unwrap_or(&Value::Null))
-            }
-            Message::Notification { method, .. } => vec![
-                (headers::PROTOCOL_VERSION.to_owned(), version(s).to_owned()),
-                (headers::METHOD.to_owned(), method.clone()),
-            ],
-            Message::Response { .. } | Message::Error { .. } => {
-                vec![(headers::PROTOCOL_VERSION.to_owned(), version(s).to_owned())]
-            }
-        }
+        let (method, params) = match message {
+            Message::Request { method, params, .. } => (Some(method), params.as_ref()),
+            Message::Notification { method, .. } => (Some(method), None),
+            Message::Response { .. } | Message::Error { .. } => (None, None),
+        };
+        modern_headers(
+            s,
+            method.map(String::as_str),
+            params.unwrap_or(&Value::Null),
+        )
     }
 }
 

@@ -309,7 +309,6 @@ fn related_task_reads_the_draft_key() {
 fn modern_only_features_are_absent() {
     let f = fx();
     assert_eq!(Draft.build_listen(&f.s(), &[]), None);
-    assert_eq!(Draft.build_update(&f.s(), "t", json!({})), None);
     assert_eq!(
         Draft.retry_with_input(&f.s(), "m", json!({}), json!({}), None),
         None

@@ -433,7 +433,6 @@ fn modern_only_features_are_absent() {
         Legacy.retry_with_input(&f.s(), "tools/call", json!({}), json!({}), None),
         None
     );
-    assert_eq!(Legacy.build_update(&f.s(), "t", json!({})), None);
     assert_eq!(Legacy.build_delete(&f.s(), "t"), None);
 }
 

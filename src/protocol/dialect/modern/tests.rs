@@ -263,9 +263,11 @@ fn task_methods_route_by_task_id() {
             "tasks/cancel",
         ),
         (
-            Modern
-                .build_update(&f.s(), "scope:uuid-1", json!({"k": {}}))
-                .unwrap(),
+            modern_request(
+                &f.s(),
+                "tasks/update",
+                update_params("scope:uuid-1", json!({"k": {}})),
+            ),
             "tasks/update",
         ),
     ] {
@@ -282,9 +284,11 @@ fn task_methods_route_by_task_id() {
             ]
         );
     }
-    let update = Modern
-        .build_update(&f.s(), "t", json!({"k": {"roots": []}}))
-        .unwrap();
+    let update = modern_request(
+        &f.s(),
+        "tasks/update",
+        update_params("t", json!({"k": {"roots": []}})),
+    );
     assert_eq!(update.params["inputResponses"], json!({"k": {"roots": []}}));
 }
 
@@ -346,6 +350,42 @@ fn get_failed_task_with_a_result_keeps_it() {
             result: json!({"isError": true})
         })
     );
+}
+
+/// With both `result` and `error`, `completed` takes the result (the error is not even read) and
+/// the other ends take the error; a working task takes neither.
+#[test]
+fn the_status_decides_between_result_and_error() {
+    let bad_error = json!({"message": "no code"});
+    for (status, outcome) in [
+        ("completed", Ok(Some("result"))),
+        ("failed", Err(())),
+        ("cancelled", Err(())),
+        ("unknown", Err(())),
+        ("working", Ok(None)),
+    ] {
+        let task = json!({"taskId": "t", "status": status, "result": {}, "error": bad_error});
+        let got = Modern.parse_get(task).map(|t| match t.outcome {
+            Some(Outcome::Result { .. }) => Some("result"),
+            Some(Outcome::Error { .. }) => Some("error"),
+            None => None,
+        });
+        assert_eq!(got.map_err(|_| ()), outcome, "{status}");
+    }
+    let error = json!({"code": 1, "message": "m"});
+    for (status, kind) in [
+        ("completed", "result"),
+        ("failed", "error"),
+        ("unknown", "error"),
+    ] {
+        let task = json!({"taskId": "t", "status": status, "result": {}, "error": error});
+        let outcome = Modern.parse_get(task).unwrap().outcome;
+        assert_eq!(
+            matches!(outcome, Some(Outcome::Error { .. })),
+            kind == "error",
+            "{status}"
+        );
+    }
 }
 
 #[test]
