@@ -5,7 +5,6 @@
 //! are walked directly.
 
 use crate::json::Value;
-use js_sys::JSON;
 use wasm_bindgen::prelude::*;
 
 use crate::json::ToJson;
@@ -13,7 +12,7 @@ use crate::json::ToJson;
 /// A value's JSON form as plain JS objects (never `Map`s): `JSON.parse` of its text (one copy in
 /// the binary for every type).
 pub fn to_js(v: &dyn ToJson) -> JsValue {
-    JSON::parse(&crate::json::json_text(v)).unwrap_or(JsValue::UNDEFINED)
+    crate::json::parse_written(&crate::json::json_text(v))
 }
 
 /// Reads a JSON value from JS (`undefined` → `None`).

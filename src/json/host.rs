@@ -12,6 +12,16 @@ pub fn from_js(v: &JsValue) -> Result<Value, &'static str> {
     read(v, 0)
 }
 
+/// JSON text this crate wrote as plain JS values: `JSON.parse`, which cannot throw on it.
+pub fn parse_written(text: &str) -> JsValue {
+    #[wasm_bindgen]
+    extern "C" {
+        #[wasm_bindgen(js_namespace = JSON, js_name = parse)]
+        fn json_parse(text: &str) -> JsValue;
+    }
+    json_parse(text)
+}
+
 /// A JSON number literal as `JSON.parse` reads it: the host's double (see [`number`]).
 pub(super) fn number_text(literal: &str) -> Value {
     #[wasm_bindgen]

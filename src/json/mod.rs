@@ -6,7 +6,7 @@
 #[cfg(target_arch = "wasm32")]
 mod host;
 #[cfg(target_arch = "wasm32")]
-pub use host::from_js;
+pub use host::{from_js, parse_written};
 pub mod digits;
 mod literal;
 mod parse;

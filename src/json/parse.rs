@@ -16,22 +16,29 @@ const MAX_DEPTH: u32 = 512;
 
 /// Parses JSON text into a value; the error says what is wrong and at which byte.
 pub fn parse(text: &str) -> Result<Value, String> {
-    let mut reader = Reader { text, at: 0 };
-    reader
-        .document()
-        .map_err(|why| [why, " at byte ", &digits::decimal(reader.at as u64)].concat())
+    let mut reader = Reader {
+        text,
+        at: 0,
+        too_deep: false,
+    };
+    reader.document().ok_or_else(|| {
+        let why = match reader.too_deep {
+            true => "nested too deeply",
+            false => "unexpected input",
+        };
+        [why, " at byte ", &digits::decimal(reader.at as u64)].concat()
+    })
 }
 
-/// Why the text is not JSON: [`UNEXPECTED`] or [`TOO_DEEP`].
-type Read<T> = Result<T, &'static str>;
-
-const UNEXPECTED: &str = "unexpected input";
-const TOO_DEEP: &str = "nested too deeply";
+/// What was read, or `None` where the text is not JSON (or nested too deeply).
+type Read<T> = Option<T>;
 
 /// A position in the text being read.
 struct Reader<'a> {
     text: &'a str,
     at: usize,
+    /// Reading stopped at the nesting limit.
+    too_deep: bool,
 }
 
 impl<'a> Reader<'a> {
@@ -39,14 +46,12 @@ impl<'a> Reader<'a> {
     fn document(&mut self) -> Read<Value> {
         let value = self.value(0)?;
         self.skip_space();
-        match self.peek() {
-            None => Ok(value),
-            Some(_) => Err(UNEXPECTED),
-        }
+        (self.at == self.text.len()).then_some(value)
     }
 
-    fn peek(&self) -> Option<u8> {
-        self.text.as_bytes().get(self.at).copied()
+    /// The next byte; 0 at the end (a NUL is nowhere valid outside a string either).
+    fn peek(&self) -> u8 {
+        self.text.as_bytes().get(self.at).copied().unwrap_or(0)
     }
 
     /// The text from the current position.
@@ -55,7 +60,7 @@ impl<'a> Reader<'a> {
     }
 
     fn skip_space(&mut self) {
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+        while let b' ' | b'\t' | b'\n' | b'\r' = self.peek() {
             self.at += 1;
         }
     }
@@ -63,27 +68,28 @@ impl<'a> Reader<'a> {
     /// Consumes `b` after whitespace, if it is next.
     fn eat(&mut self, b: u8) -> bool {
         self.skip_space();
-        let next = self.peek() == Some(b);
+        let next = self.peek() == b;
         self.at += usize::from(next);
         next
     }
 
     /// Fails unless `b` is next after whitespace, which it consumes.
     fn expect(&mut self, b: u8) -> Read<()> {
-        self.eat(b).then_some(()).ok_or(UNEXPECTED)
+        self.eat(b).then_some(())
     }
 
     /// A value after whitespace, `depth` containers deep.
     fn value(&mut self, depth: u32) -> Read<Value> {
         if depth > MAX_DEPTH {
-            return Err(TOO_DEEP);
+            self.too_deep = true;
+            return None;
         }
         self.skip_space();
         match self.peek() {
-            Some(b'{') => self.container(depth, b'}'),
-            Some(b'[') => self.container(depth, b']'),
-            Some(b'"') => self.string().map(Value::String),
-            Some(b'-' | b'0'..=b'9') => self.number(),
+            b'{' => self.container(depth, b'}'),
+            b'[' => self.container(depth, b']'),
+            b'"' => self.string().map(Value::String),
+            b'-' | b'0'..=b'9' => self.number(),
             _ => self.word(),
         }
     }
@@ -92,9 +98,9 @@ impl<'a> Reader<'a> {
     fn word(&mut self) -> Read<Value> {
         const WORDS: [&[u8]; 3] = [b"null", b"false", b"true"];
         let rest = self.rest();
-        let i = (WORDS.iter().position(|w| rest.starts_with(w))).ok_or(UNEXPECTED)?;
+        let i = WORDS.iter().position(|w| rest.starts_with(w))?;
         self.at += WORDS.get(i).map_or(0, |w| w.len());
-        Ok(match i {
+        Some(match i {
             0 => Value::Null,
             _ => Value::Bool(i == 2),
         })
@@ -110,8 +116,8 @@ impl<'a> Reader<'a> {
             loop {
                 if object {
                     self.skip_space();
-                    if self.peek() != Some(b'"') {
-                        return Err(UNEXPECTED);
+                    if self.peek() != b'"' {
+                        return None;
                     }
                     let key = self.string()?;
                     self.expect(b':')?;
@@ -125,7 +131,7 @@ impl<'a> Reader<'a> {
                 self.expect(b',')?;
             }
         }
-        Ok(match object {
+        Some(match object {
             true => Value::Object(members),
             false => Value::Array(items),
         })
@@ -137,18 +143,16 @@ impl<'a> Reader<'a> {
         let mut out = String::new();
         loop {
             let start = self.at;
-            let plain = (self.rest().iter())
-                .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
-                .ok_or(UNEXPECTED)?;
+            let plain = (self.rest().iter()).position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
             self.at += plain;
             // Both ends are at ASCII bytes, so on character boundaries.
             out.push_str(self.text.get(start..self.at).unwrap_or_default());
             let end = self.peek();
             self.at += 1;
             match end {
-                Some(b'"') => return Ok(out),
-                Some(b'\\') => self.escape(&mut out)?,
-                _ => return Err(UNEXPECTED),
+                b'"' => return Some(out),
+                b'\\' => self.escape(&mut out)?,
+                _ => return None,
             }
         }
     }
@@ -156,15 +160,15 @@ impl<'a> Reader<'a> {
     /// The escape after a `\`, appended to `out`.
     fn escape(&mut self, out: &mut String) -> Read<()> {
         const SHORT: &[u8; 16] = b"\"\"\\\\//b\x08f\x0cn\nr\rt\t";
-        let b = self.peek().ok_or(UNEXPECTED)?;
+        let b = self.peek();
         self.at += 1;
         let code = match SHORT.chunks(2).find(|pair| pair.first() == Some(&b)) {
             Some(pair) => pair.get(1).map_or(0, |&c| u32::from(c)),
             None if b == b'u' => self.utf16()?,
-            None => return Err(UNEXPECTED),
+            None => return None,
         };
         out.push(char::from_u32(code).unwrap_or('\u{FFFD}'));
-        Ok(())
+        Some(())
     }
 
     /// The code point of the UTF-16 escaped after `\u`: a surrogate pair when a high surrogate
@@ -176,23 +180,19 @@ impl<'a> Reader<'a> {
             self.at += 2;
             let low = self.hex4()?;
             if (0xDC00..0xE000).contains(&low) {
-                return Ok(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00));
+                return Some(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00));
             }
             // Not its other half: that escape is read on its own.
             self.at = high_end;
         }
-        Ok(unit)
+        Some(unit)
     }
 
     /// Four hexadecimal digits.
     fn hex4(&mut self) -> Read<u32> {
-        let digits = self.rest().get(..4).ok_or(UNEXPECTED)?;
+        let digits = self.rest().get(..4)?;
         self.at += 4;
-        (digits.iter()).try_fold(0, |n, &b| {
-            (char::from(b).to_digit(16))
-                .map(|d| n * 16 + d)
-                .ok_or(UNEXPECTED)
-        })
+        (digits.iter()).try_fold(0, |n, &b| Some(n * 16 + char::from(b).to_digit(16)?))
     }
 
     /// Consumes ASCII digits; fails unless there is one.
@@ -203,27 +203,27 @@ impl<'a> Reader<'a> {
             .take_while(|b| b.is_ascii_digit())
             .count();
         self.at += n;
-        (n > 0).then_some(()).ok_or(UNEXPECTED)
+        (n > 0).then_some(())
     }
 
     /// A number at its `-` or first digit: an integer exactly when it is one in `i64::MIN..=u64::MAX`.
     fn number(&mut self) -> Read<Value> {
         let start = self.at;
-        self.at += usize::from(self.peek() == Some(b'-'));
+        self.at += usize::from(self.peek() == b'-');
         match self.peek() {
-            Some(b'0') => self.at += 1,
+            b'0' => self.at += 1,
             _ => self.digits()?,
         }
         let mut integer = true;
-        if self.peek() == Some(b'.') {
+        if self.peek() == b'.' {
             self.at += 1;
             integer = false;
             self.digits()?;
         }
-        if let Some(b'e' | b'E') = self.peek() {
+        if let b'e' | b'E' = self.peek() {
             self.at += 1;
             integer = false;
-            if let Some(b'+' | b'-') = self.peek() {
+            if let b'+' | b'-' = self.peek() {
                 self.at += 1;
             }
             self.digits()?;
@@ -231,13 +231,13 @@ impl<'a> Reader<'a> {
         let literal = self.text.get(start..self.at).unwrap_or_default();
         if integer {
             if let Some(i) = super::parse_i64(literal) {
-                return Ok(i.into());
+                return Some(i.into());
             }
             if let Ok(u) = literal.parse::<u64>() {
-                return Ok(u.into());
+                return Some(u.into());
             }
         }
-        Ok(float(literal))
+        Some(float(literal))
     }
 }
 
