@@ -1,6 +1,6 @@
 //! The host's numbers and JS values read back as [`Value`]s.
 
-use super::{Map as Members, Number, Value};
+use super::{Map as Members, Value};
 use js_sys::{Array, Map, Object, Reflect, Symbol};
 use wasm_bindgen::prelude::*;
 
@@ -107,13 +107,9 @@ fn read_object(v: &JsValue, depth: u32) -> Result<Value, &'static str> {
 pub(super) fn number(n: f64) -> Value {
     const TWO_POW_64: f64 = 18_446_744_073_709_551_616.0;
     const MINUS_TWO_POW_63: f64 = -9_223_372_036_854_775_808.0;
-    if n.fract() != 0.0 {
-        Number::from_f64(n).map_or(Value::Null, Value::Number)
-    } else if (0.0..TWO_POW_64).contains(&n) {
-        Value::from(n as u64)
-    } else if (MINUS_TWO_POW_63..0.0).contains(&n) {
-        Value::from(n as i64)
-    } else {
-        Number::from_f64(n).map_or(Value::Null, Value::Number)
+    match n.fract() == 0.0 && (MINUS_TWO_POW_63..TWO_POW_64).contains(&n) {
+        true if n >= 0.0 => Value::from(n as u64),
+        true => Value::from(n as i64),
+        false => Value::from(n),
     }
 }
