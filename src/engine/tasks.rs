@@ -7,7 +7,6 @@ use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::{Outcome, Task, TaskStatus};
 
 use super::api::{ClientError, End, Event, Millis, SubId};
-use super::echo::PollEcho;
 use super::ids::ReqId;
 use super::inputs::Origin;
 use super::phase::Phase;
@@ -173,14 +172,10 @@ impl Engine {
         }
     }
 
-    /// Merges `task` into the task's entry: news other than a poll forgets the poll echo, news
-    /// from the server confirms the task. `None` when the task is not tracked.
+    /// Merges `task` into the task's entry: news from the server confirms the task. `None` when
+    /// the task is not tracked.
     fn merge_snapshot(&mut self, task_id: &str, task: Task, src: Source) -> Option<Applied> {
         let entry = self.tasks.get_mut(task_id)?;
-        if src != Source::Poll {
-            // Other news: an answer like the last poll's may no longer mean "unchanged".
-            entry.poll_echo = None;
-        }
         if src != Source::Named && entry.phase.confirm() {
             if let Some(n) = entry.origin {
                 // The original request now runs as long as the task: no timeout.
@@ -285,17 +280,6 @@ impl Engine {
             _ => self.timers.clear(&deadline),
         }
         true
-    }
-
-    /// A status answer identical to the last one applied came: the poll is over, the next one
-    /// follows the cadence.
-    pub(crate) fn poll_unchanged(&mut self, now: Millis, task_id: &str) {
-        if let Some(e) = self.tasks.get_mut(task_id) {
-            e.poll.in_flight = false;
-            e.poll.last_answered = now.into();
-            e.poll.errors = 0;
-        }
-        self.schedule_poll(now, task_id, Source::Poll);
     }
 
     /// The next poll after news from `src` (polls follow the cadence, pushes postpone).
@@ -434,14 +418,8 @@ impl Engine {
         self.dispatch(now, Purpose::Get(task_id));
     }
 
-    /// A status answer; `echo` is its text without the id, kept once applied (see `echo.rs`).
-    pub(crate) fn on_get(
-        &mut self,
-        now: Millis,
-        task_id: &str,
-        res: Result<Value, Failure>,
-        echo: Option<PollEcho>,
-    ) {
+    /// A status answer.
+    pub(crate) fn on_get(&mut self, now: Millis, task_id: &str, res: Result<Value, Failure>) {
         let Some(entry) = self.tasks.get_mut(task_id) else {
             return;
         };
@@ -468,9 +446,6 @@ impl Engine {
                     e.poll.errors = 0;
                 }
                 self.apply_snapshot(now, task_id, task, Source::Poll);
-                if let Some(e) = self.tasks.get_mut(task_id) {
-                    e.poll_echo = echo;
-                }
             }
             Err(Failure::Rpc(e)) if self.gone_code(e.code) => {
                 self.status_gone(now, task_id, e, held_result)
