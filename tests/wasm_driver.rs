@@ -456,18 +456,9 @@ async fn js_face_calls_a_tool_and_rejects_bad_input() {
     let call = |params: JsValue| {
         let handle: JsValue = JsTaskHandle::new(&u, &u, &u).into();
         let h = handle.clone().unchecked_into();
-        core.call(
-            h,
-            true,
-            "quick".into(),
-            params,
-            None,
-            None,
-            None,
-            false,
-            false,
-        )
-        .map(|_| handle)
+        // `call` 1: `callTool`.
+        core.call(h, 1, "quick".into(), false, params, None, None, None, false)
+            .map(|_| handle)
     };
     let handle = call(args).unwrap();
     let r = self::call(&handle, "result", &[]).await.unwrap();
@@ -476,7 +467,19 @@ async fn js_face_calls_a_tool_and_rejects_bad_input() {
     // A handle whose signal already aborted ends at once, its result an `McpTaskError`.
     let stopped: JsValue = JsTaskHandle::new(&u, &u, &u).into();
     let h = stopped.clone().unchecked_into();
-    assert!(matches!(core.watch(h, "some-task".into(), true), Ok(None)));
+    // `call` 2: `watch`.
+    let watch = core.call(
+        h,
+        2,
+        "some-task".into(),
+        true,
+        u.clone(),
+        None,
+        None,
+        None,
+        false,
+    );
+    assert!(matches!(watch, Ok(None)));
     let e = self::call(&stopped, "result", &[]).await.unwrap_err();
     assert!(e.is_instance_of::<McpTaskError>(), "{e:?}");
     let e = call(JsValue::from_f64(3.0)).unwrap_err();
@@ -489,8 +492,11 @@ async fn js_face_calls_a_tool_and_rejects_bad_input() {
             let _ = tx.send(());
         }
     });
-    core.close(on_closed.as_ref().unchecked_ref::<Function>().clone());
+    // `ask` 11: close, then call the function.
+    core.ask(11, JsValue::UNDEFINED, on_closed.as_ref().clone())
+        .unwrap();
     done.await.unwrap();
-    let e = core.op(1.0, 1, None).unwrap_err();
+    // `ask` 13: `tools/list`.
+    let e = core.ask(13, 1.0.into(), JsValue::UNDEFINED).unwrap_err();
     assert_eq!(kind(&e).as_deref(), Some("closed"));
 }

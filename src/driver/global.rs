@@ -13,15 +13,10 @@ extern "C" {
 
 /// Milliseconds since the Unix epoch on a monotonic clock, read by `io.js` (`performance`'s
 /// `timeOrigin` plus `now()`: a wall-clock change or an NTP step moves no timer, so no burst of
-/// polls when `Date.now()` leaps forward, no stall when it goes back; else `Date.now()`); 0 when
-/// neither gives a positive time.
+/// polls when `Date.now()` leaps forward, no stall when it goes back; else `Date.now()`, always a
+/// positive finite number).
 pub fn now() -> u64 {
-    let t = super::io::now();
-    if t.is_finite() && t > 0.0 {
-        t as u64
-    } else {
-        0
-    }
+    super::io::now() as u64
 }
 
 /// The global `fetch(input, init)`; a missing `fetch` is an error, not a panic.
@@ -32,14 +27,10 @@ pub fn fetch(url: &str, init: &JsValue) -> Result<Promise, JsValue> {
 /// Longest delay `setTimeout` accepts without overflowing (2³¹−1 ms).
 pub const MAX_TIMEOUT_MS: u64 = 0x7fff_ffff;
 
-/// A 64-bit seed from `crypto.getRandomValues`, falling back to `Math.random` and the clock.
+/// A 64-bit seed from `crypto.getRandomValues`, falling back to `Math.random` and the clock
+/// (`io.js`'s `seed`).
 pub fn random_seed() -> u64 {
-    let seed = super::io::random64();
-    if seed != 0 {
-        return seed;
-    }
-    let hi = (js_sys::Math::random() * 4_294_967_296.0) as u64;
-    (hi << 32) ^ now()
+    super::io::seed()
 }
 
 /// Fills `buf` from `crypto.getRandomValues`; `false` when it is unavailable.

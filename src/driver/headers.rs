@@ -1,6 +1,6 @@
 //! Request headers: the caller's (possibly async) provider, and `Retry-After` parsing.
 
-use js_sys::{Array, Function, Promise, Reflect};
+use js_sys::{Array, Function};
 use wasm_bindgen::prelude::*;
 
 use super::deferred::when_settled;
@@ -72,7 +72,7 @@ impl HeaderSource {
             Self::Fixed(h) => then(Ok(Array::from(h))),
             Self::Provider(f) => match f.call0(&JsValue::UNDEFINED) {
                 Err(e) => then(Err(threw(&e))),
-                Ok(v) if is_thenable(&v) => when_settled(
+                Ok(v) if super::io::thenable(&v) => when_settled(
                     &v,
                     Box::new(move |r| match r {
                         Ok(v) => then(collected(&v)),
@@ -141,14 +141,6 @@ fn authorized(pairs: &Array, value: &str) -> Array {
     out.push(&"authorization".into());
     out.push(&value.into());
     out
-}
-
-fn is_thenable(v: &JsValue) -> bool {
-    v.is_instance_of::<Promise>()
-        || v.is_object()
-            && Reflect::get(v, &JsValue::from_str("then"))
-                .map(|t| t.is_function())
-                .unwrap_or(false)
 }
 
 /// Reads name/value pairs (flat) from an iterable of pairs (`Headers`, `Map`, arrays) or a plain

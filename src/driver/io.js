@@ -1,8 +1,9 @@
 // A client's I/O: fetch requests and their response bodies, one WebSocket, one timer. It moves
 // bytes and reports plain values to one sink, `sink(kind, key, value)`, never from inside a call
 // the driver makes; the driver decides everything else. Below the class, what the driver reads of
-// the host: the clock, random bits, `localStorage`, the `WebSocket` constructor, header
-// collections, a thrown value's message. scripts/build.sh minifies it when packaging.
+// the host: the clock, random bits, `localStorage` (and texts kept there, or in this page's memory),
+// the `WebSocket` constructor, header collections, a thrown value's message. scripts/build.sh
+// minifies it when packaging.
 
 // What the sink hears (the kinds the driver matches on).
 const HEAD = 0; // (key, response): the status and headers arrived; the body waits for `read(key)`
@@ -204,6 +205,17 @@ export function settled(v, cb) {
   );
 }
 
+/** Whether `v` is a promise or another thenable (an object with a `then` function; reading `then`
+ * may throw: not one). */
+export function thenable(v) {
+  if (v instanceof Promise) return true;
+  try {
+    return typeof v === "object" && v !== null && typeof v.then === "function";
+  } catch {
+    return false;
+  }
+}
+
 export function status(res) {
   return res.status;
 }
@@ -267,13 +279,14 @@ export function describe(e) {
   return typeof json === "string" ? json : "unknown JavaScript error";
 }
 
-/** 64 random bits from `crypto.getRandomValues` (a BigInt); 0 where it is unavailable. */
-export function random64() {
+/** A 64-bit seed (a BigInt): 64 random bits from `crypto.getRandomValues`; where it is unavailable
+ * (or gave 0), 32 bits of `Math.random` above, XOR the clock's milliseconds. */
+export function seed() {
   const b = new BigUint64Array(1);
   try {
     crypto.getRandomValues(b);
   } catch {}
-  return b[0];
+  return b[0] || (BigInt(Math.floor(Math.random() * 2 ** 32)) << 32n) ^ BigInt(Math.floor(now()));
 }
 
 /** The global `WebSocket` constructor, if any. */
@@ -290,14 +303,41 @@ export function localStorage() {
   } catch {}
 }
 
+/** What `remember` kept in this page (where `localStorage` cannot keep it). */
+const memory = new Map();
+
+/** The text stored under `key`: its `localStorage` item where storage works and has one, else what
+ * this page remembered. */
+export function recall(key) {
+  let v;
+  try {
+    v = localStorage()?.getItem(key);
+  } catch {}
+  return v ?? memory.get(key);
+}
+
+/** Stores `value` under `key` in this page's memory and, where storage works, `localStorage` (a full
+ * or blocked storage keeps it in memory only). */
+export function remember(key, value) {
+  memory.set(key, value);
+  try {
+    localStorage()?.setItem(key, value);
+  } catch {}
+}
+
 /** Node or Electron's main process: a `process.versions.node` and no `document`. */
 export function inNode() {
   return typeof globalThis.process?.versions?.node === "string" && globalThis.document === undefined;
 }
 
-/** Whether this page's navigation or resource timing shows `origin` (lowercase
- * `scheme://host[:port]`) reached over HTTP/2 or HTTP/3. */
-export function multiplexed(origin) {
+/** Whether this page's navigation or resource timing shows the origin of `url` (its
+ * `scheme://host[:port]`, up to the path, query or fragment; lowercase) reached over HTTP/2 or
+ * HTTP/3. */
+export function multiplexed(url) {
+  const scheme = url.indexOf("://");
+  const start = scheme < 0 ? 0 : scheme + 3;
+  const end = url.slice(start).search(/[/?#]/);
+  const origin = (end < 0 ? url : url.slice(0, start + end)).toLowerCase();
   const perf = globalThis.performance;
   if (typeof perf?.getEntriesByType !== "function") return false;
   return ["navigation", "resource"].some((kind) => {

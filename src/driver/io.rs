@@ -1,8 +1,9 @@
 //! Bindings to `io.js`, the client's I/O in JavaScript: it starts fetches and reads their bodies,
 //! opens the WebSocket and runs the timer, reporting each step to the driver's sink as plain values
-//! ([`Report`]), flattens the `headers` option's collections and reads the globals the driver uses
-//! (the clock, random bits, `localStorage`, the `WebSocket` constructor, a thrown value's
-//! message). It decides nothing: limits, framing, retries and errors are the driver's.
+//! ([`Report`]), flattens the `headers` option's collections, keeps small texts in `localStorage`
+//! (or this page's memory) and reads the globals the driver uses (the clock, random bits,
+//! `localStorage`, the `WebSocket` constructor, a thrown value's message). It decides nothing:
+//! limits, framing, retries and errors are the driver's.
 
 use js_sys::{Array, Function};
 use wasm_bindgen::prelude::*;
@@ -46,6 +47,8 @@ extern "C" {
     pub fn shut(this: &Io);
     /// Calls `cb(true, value)` or `cb(false, reason)` once `v` settles (in a later microtask).
     pub fn settled(v: &JsValue, cb: &JsValue);
+    /// Whether `v` is a promise or another thenable (an object with a `then` function).
+    pub fn thenable(v: &JsValue) -> bool;
     /// A response's status.
     pub fn status(res: &JsValue) -> u16;
     /// A response header's value.
@@ -56,8 +59,9 @@ extern "C" {
     /// Milliseconds since the Unix epoch: `performance.timeOrigin + performance.now()` where that is
     /// a positive number, else `Date.now()`.
     pub fn now() -> f64;
-    /// 64 random bits from `crypto.getRandomValues`; 0 without it.
-    pub fn random64() -> u64;
+    /// 64 random bits from `crypto.getRandomValues`; without it, 32 from `Math.random` above the
+    /// clock's bits.
+    pub fn seed() -> u64;
     /// A readable message for a thrown value.
     pub fn describe(e: &JsValue) -> String;
     /// The global `WebSocket` constructor, if any.
@@ -67,12 +71,17 @@ extern "C" {
     /// blocked).
     #[wasm_bindgen(js_name = localStorage)]
     pub fn local_storage() -> JsValue;
+    /// The text stored under `key`: its `localStorage` item where storage works and has one, else
+    /// what this page remembered.
+    pub fn recall(key: &str) -> Option<String>;
+    /// Stores `value` under `key` in this page's memory and, where storage works, `localStorage`.
+    pub fn remember(key: &str, value: &str);
     /// Node or Electron's main process: a `process.versions.node` and no `document`.
     #[wasm_bindgen(js_name = inNode)]
     pub fn in_node() -> bool;
-    /// Whether the page already reached `origin` (lowercase `scheme://host[:port]`) over HTTP/2
-    /// or HTTP/3 (its navigation and resource timing).
-    pub fn multiplexed(origin: &str) -> bool;
+    /// Whether the page already reached the origin of `url` (`scheme://host[:port]`, any case)
+    /// over HTTP/2 or HTTP/3 (its navigation and resource timing).
+    pub fn multiplexed(url: &str) -> bool;
 }
 
 /// What the sink hears (`kind`).

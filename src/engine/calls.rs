@@ -16,10 +16,10 @@ use crate::protocol::tool_headers::tool_param_headers;
 
 use super::api::{Augment, CallOptions, ClientError, End, ErrorKind, Millis, SubId};
 use super::inputs::Origin;
-use super::requests::{Failure, Purpose};
+use super::requests::{Answer, Failure, Purpose};
 use super::tasks::Source;
 use super::tools::{self, Support};
-use super::{Engine, Target};
+use super::{Engine, Target, DRAFT};
 
 /// An MRTR round waiting for the host's answers.
 #[derive(Debug, Default)]
@@ -37,7 +37,8 @@ pub(crate) struct Call {
     method: String,
     params: Value,
     opts: CallOptions,
-    /// The task id a dialect with requestor-named tasks receives (128 random bits, hex).
+    /// The task id a dialect with requestor-named tasks receives (128 random bits, hex; empty in a
+    /// build without the draft).
     task_id: String,
     augmented: bool,
     /// JSON-RPC id of the latest transmission.
@@ -54,13 +55,13 @@ pub(crate) struct Call {
 impl Call {
     /// The call became this task and its original request is still open.
     pub(crate) fn became_task(&self, task_id: &str) -> bool {
-        self.became.as_deref() == Some(task_id) && self.req.is_some()
+        DRAFT && self.became.as_deref() == Some(task_id) && self.req.is_some()
     }
 }
 
 impl Engine {
     /// Forgets a call and any input requests of its MRTR round.
-    fn remove_call(&mut self, c: CallId) -> Option<Call> {
+    fn remove_call(&mut self, c: CallId) -> Option<Box<Call>> {
         self.inputs.drop_call(c);
         self.calls.remove(&c)
     }
@@ -92,7 +93,8 @@ impl Engine {
             method: method.to_owned(),
             params,
             opts,
-            task_id: self.rng.hex128(),
+            // Drawn in every build: the generator's sequence (the polls' jitter) is the same.
+            task_id: self.rng.hex128_if(DRAFT),
             augmented: false,
             req: None,
             became: None,
@@ -100,7 +102,7 @@ impl Engine {
             retry: None,
             tools_checked: false,
         };
-        self.calls.insert(c, call);
+        self.calls.insert(c, Box::new(call));
         self.dispatch(now, Purpose::Call(c));
         sub
     }
@@ -151,7 +153,7 @@ impl Engine {
             }
         }
         let names = augment
-            && codec.names_tasks()
+            && names_tasks(codec)
             && self.calls.get(&c).is_some_and(|call| call.became.is_none());
         if let Some(call) = self.calls.get_mut(&c) {
             call.augmented |= augment;
@@ -183,7 +185,7 @@ impl Engine {
                 "this call needs a task and the server offers no tasks",
             ));
         }
-        let caps = tools::effective_caps(self.session.server_caps(), codec.names_tasks());
+        let caps = tools::effective_caps(self.session.server_caps(), names_tasks(codec));
         tools::decide(
             &caps,
             self.session.protocol_version(),
@@ -212,13 +214,13 @@ impl Engine {
                 state.clone(),
             ),
             None => {
-                let retention = match codec.names_tasks() {
+                let retention = match names_tasks(codec) {
                     true => call.opts.keep_alive_ms,
                     false => call.opts.ttl_ms,
                 };
                 let ask = TaskAugment {
                     ttl_ms: retention,
-                    task_id: Some(call.task_id.clone()),
+                    task_id: DRAFT.then(|| call.task_id.clone()),
                 };
                 Some(codec.build_request(
                     &si,
@@ -230,20 +232,14 @@ impl Engine {
         }
     }
 
-    pub(crate) fn on_call_reply(
-        &mut self,
-        now: Millis,
-        c: CallId,
-        n: ReqId,
-        res: Result<Value, Failure>,
-    ) {
+    pub(crate) fn on_call_reply(&mut self, now: Millis, c: CallId, n: ReqId, res: Answer) {
         let Some(call) = self.calls.get(&c) else {
             return;
         };
         if call.req != Some(n) {
             return;
         }
-        let became = call.became.is_some();
+        let became = DRAFT && call.became.is_some();
         let Some(codec) = self.session.codec_any() else {
             return;
         };
@@ -259,19 +255,21 @@ impl Engine {
                 }) => self.call_needs_input(now, c, requests, request_state),
                 Err(e) => self.call_failed(c, e.into()),
             },
-            Err(Failure::Rpc(error)) | Err(Failure::Rejected { error, .. }) => {
-                self.call_complete(now, c, Outcome::Error { error })
-            }
-            // The task exists (draft), or may (not confirmed yet): polling carries on without the
-            // original response, and asks soon.
-            Err(_) if became => {
-                let task = self.remove_call(c).and_then(|call| call.became);
-                if let Some(t) = task {
-                    self.settle(now, &t);
-                    self.poll_soon(now, &t);
+            Err(f) => match *f {
+                Failure::Rpc(error) | Failure::Rejected { error, .. } => {
+                    self.call_complete(now, c, Outcome::Error { error })
                 }
-            }
-            Err(f) => self.call_failed(c, f.client_error()),
+                // The task exists (draft), or may (not confirmed yet): polling carries on without
+                // the original response, and asks soon.
+                _ if became => {
+                    let task = self.remove_call(c).and_then(|call| call.became);
+                    if let Some(t) = task {
+                        self.settle(now, &t);
+                        self.poll_soon(now, &t);
+                    }
+                }
+                f => self.call_failed(c, f.client_error()),
+            },
         }
     }
 
@@ -280,7 +278,7 @@ impl Engine {
         let Some(call) = self.remove_call(c) else {
             return;
         };
-        match (call.became, call.sub) {
+        match (call.became.filter(|_| DRAFT), call.sub) {
             (Some(t), _) => self.task_outcome(now, &t, outcome),
             (None, Some(sub)) => self.done(
                 sub,
@@ -384,7 +382,7 @@ impl Engine {
     pub(crate) fn forget_calls_of(&mut self, task_id: &str) {
         let mut gone: Vec<CallId> = Vec::new();
         for (k, c) in self.calls.iter() {
-            if c.became.as_deref() == Some(task_id) {
+            if DRAFT && c.became.as_deref() == Some(task_id) {
                 gone.push(*k);
             }
         }
@@ -456,4 +454,9 @@ impl Engine {
             self.dispatch(now, Purpose::Call(c));
         }
     }
+}
+
+/// Whether `codec` names the tasks it asks for (only the draft's does).
+fn names_tasks(codec: &dyn Codec) -> bool {
+    DRAFT && codec.names_tasks()
 }

@@ -2,13 +2,11 @@
 //! caller who asked for that (`CallOptions::delete_on_done`, or `Config::delete_on_done` for
 //! every task). Dialects without delete refuse a request or a call option before anything is sent.
 
-use crate::json::Value;
-
 use crate::protocol::model::Dialect;
 
 use super::api::{ClientError, End, ErrorKind, Millis, OpId};
-use super::requests::{Failure, Purpose};
-use super::Engine;
+use super::requests::{Answer, Purpose};
+use super::{Engine, DRAFT};
 
 impl Engine {
     /// The error for a delete the session's dialect cannot make.
@@ -32,9 +30,11 @@ impl Engine {
 
     /// Whether the session's dialect can delete tasks (the session is ready).
     pub(crate) fn deletes(&self) -> bool {
-        self.session
-            .ready_codec()
-            .is_some_and(|c| c.build_delete(&self.session.info(), "").is_some())
+        DRAFT
+            && self
+                .session
+                .ready_codec()
+                .is_some_and(|c| c.build_delete(&self.session.info(), "").is_some())
     }
 
     /// A finished task's subscribers got their `end`: delete it when a caller asked to and the
@@ -53,13 +53,7 @@ impl Engine {
         self.dispatch(now, Purpose::Delete { op: None, task_id });
     }
 
-    pub(crate) fn on_delete(
-        &mut self,
-        now: Millis,
-        op: Option<OpId>,
-        task_id: &str,
-        res: Result<Value, Failure>,
-    ) {
+    pub(crate) fn on_delete(&mut self, now: Millis, op: Option<OpId>, task_id: &str, res: Answer) {
         match (res, op) {
             (Ok(v), op) => {
                 // Gone on the server: a terminal task nobody follows is forgotten here too.

@@ -15,23 +15,22 @@ const MAX_KEPT: usize = 16;
 
 /// Pushes about unknown tasks, with when each arrived, oldest first.
 #[derive(Debug, Default)]
-pub(crate) struct EarlyPushes(Vec<(Millis, Task)>);
+pub(crate) struct EarlyPushes(Vec<(Millis, Box<Task>)>);
 
 impl EarlyPushes {
     /// Keeps `task`, pushed at `now`, in place of an earlier push about the same task.
     fn keep(&mut self, now: Millis, task: Task) {
-        if let Some(i) = self.position(&task.task_id) {
+        let full = self.0.len() >= MAX_KEPT;
+        if let Some(i) = self.position(&task.task_id).or(full.then_some(0)) {
             self.0.remove(i);
-        } else if self.0.len() >= MAX_KEPT {
-            self.0.remove(0);
         }
-        self.0.push((now, task));
+        self.0.push((now, Box::new(task)));
     }
 
     /// The push kept about `task_id`, unless it is older than `max_age` (then it is dropped).
     fn take(&mut self, task_id: &str, now: Millis, max_age: Millis) -> Option<Task> {
         let (at, task) = self.0.remove(self.position(task_id)?);
-        (now.saturating_sub(at) <= max_age).then_some(task)
+        (now.saturating_sub(at) <= max_age).then_some(*task)
     }
 
     fn position(&self, task_id: &str) -> Option<usize> {

@@ -40,7 +40,7 @@ impl Encoded {
         b.push_str(r#"{"jsonrpc":"2.0","#);
         if let Some(id) = id {
             b.push_str(r#""id":"#);
-            push_signed(&mut b, id.0);
+            push_signed(&mut b, id.wire());
             b.push(',');
         }
         b.push_str(r#""method":"#);
@@ -212,8 +212,8 @@ mod tests {
             expects_response: true,
         };
         let enc = Encoded::new(out);
-        for id in [0i64, 7, -12, 1_234_567_890_123, i64::MAX, i64::MIN] {
-            let m = Message::decode(enc.body(Some(ReqId(id))).as_bytes(), 1 << 20);
+        for id in [0i64, 7, 1_234_567_890_123, i64::MAX] {
+            let m = Message::decode(enc.body(Some(ReqId(id as u64))).as_bytes(), 1 << 20);
             let expected = Message::Request {
                 id: Id::Number(id),
                 method: "tasks/get".into(),

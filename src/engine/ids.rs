@@ -23,8 +23,15 @@ macro_rules! counted_id {
 
 counted_id!(
     /// A JSON-RPC request id (a number on the wire).
-    ReqId(i64)
+    ReqId(u64)
 );
+impl ReqId {
+    /// The id as a JSON-RPC number (ids count up from 1: far below `i64::MAX`).
+    pub(crate) fn wire(self) -> i64 {
+        self.0 as i64
+    }
+}
+
 counted_id!(
     /// A call: a request the caller waits on, which may still become a task.
     CallId(u64)

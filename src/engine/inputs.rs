@@ -11,7 +11,7 @@ use crate::protocol::model::InputRequest;
 
 use super::api::{ClientError, ErrorKind, Event, InputId, Millis, SendKey, INPUT_WITHDRAWN};
 use super::elicit::{fill_defaults, ELICIT};
-use super::requests::{Failure, Purpose};
+use super::requests::{Answer, Purpose};
 use super::sorted::SortedMap;
 use super::Engine;
 
@@ -44,7 +44,7 @@ pub(crate) struct Open {
 #[derive(Debug, Default)]
 pub(crate) struct Inputs {
     next: u64,
-    open: SortedMap<InputId, Open>,
+    open: SortedMap<InputId, Box<Open>>,
 }
 
 impl Inputs {
@@ -84,7 +84,7 @@ impl Engine {
             origin,
             answer: None,
         };
-        self.inputs.open.insert(id, open);
+        self.inputs.open.insert(id, Box::new(open));
         self.emit(Event::Input {
             id,
             task_id,
@@ -301,7 +301,7 @@ impl Engine {
     }
 
     /// The answer request (`tasks/update`) was acknowledged or failed.
-    pub(crate) fn on_answer_ack(&mut self, now: Millis, id: InputId, res: Result<Value, Failure>) {
+    pub(crate) fn on_answer_ack(&mut self, now: Millis, id: InputId, res: Answer) {
         let Some(open) = self.inputs.open.remove(&id) else {
             return;
         };

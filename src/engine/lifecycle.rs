@@ -1,15 +1,13 @@
 //! The end of a task's life: its outcome (fetched once, or inline, or the original response),
 //! handing every subscriber its `Done`, expiry at the deadline, and garbage collection.
 
-use crate::json::Value;
-
 use crate::protocol::model::{Outcome, Task, TaskStatus};
 
 use super::api::{ClientError, End, ErrorKind, Millis, SubId};
 use super::ids::ReqId;
 use super::known::Known;
 use super::phase::Phase;
-use super::requests::{Failure, Purpose};
+use super::requests::{Answer, Failure, Purpose};
 use super::scheduler::{self, TaskTimer, Timer};
 use super::sorted::SortedSet;
 use super::tasks::Source;
@@ -17,21 +15,13 @@ use super::Engine;
 
 impl Engine {
     /// The `tasks/result` request `n` answered `res`.
-    pub(crate) fn on_result(
-        &mut self,
-        now: Millis,
-        task_id: &str,
-        n: ReqId,
-        res: Result<Value, Failure>,
-    ) {
+    pub(crate) fn on_result(&mut self, now: Millis, task_id: &str, n: ReqId, res: Answer) {
         if self.race_answer(task_id, n, &res) {
             return;
         }
-        let gone = match &res {
-            Err(Failure::Rpc(e)) => self.gone_code(e.code),
-            _ => false,
-        };
-        if matches!(res, Ok(_) | Err(Failure::Rpc(_))) {
+        let rpc = res.as_ref().err().and_then(|f| f.answering());
+        let gone = rpc.is_some_and(|e| self.gone_code(e.code));
+        if res.is_ok() || rpc.is_some() {
             self.held_result_answered(task_id);
         }
         let Some(entry) = self.tasks.get_mut(task_id) else {
@@ -45,44 +35,50 @@ impl Engine {
                 entry.result.succeeded();
                 self.task_outcome(now, task_id, Outcome::Result { result });
             }
-            // Completed, yet "no such task": the result is gone (consumed, evicted), which is
-            // not the task's outcome.
-            Err(Failure::Rpc(error)) if completed && gone => {
-                self.give_up_outcome(now, task_id, error.into())
-            }
-            Err(Failure::Rpc(error)) if terminal => {
-                self.task_outcome(now, task_id, Outcome::Error { error })
-            }
-            // Answered with an error before the end was seen: a poll weighs it.
-            Err(Failure::Rpc(error)) => self.early_result_error(now, task_id, error),
-            Err(f) => {
-                if !terminal && !f.overloaded() && matches!(f, Failure::Transport { .. }) {
-                    // Closed without a result while the task ran: a refusal, or a long hold
-                    // dropped on the way, held again.
-                    self.result_refused(now, task_id);
-                    if self.hold_again(now, task_id) {
+            Err(f) => match *f {
+                // Completed, yet "no such task": the result is gone (consumed, evicted), which is
+                // not the task's outcome.
+                Failure::Rpc(error) if completed && gone => {
+                    self.give_up_outcome(now, task_id, error.into())
+                }
+                Failure::Rpc(error) if terminal => {
+                    self.task_outcome(now, task_id, Outcome::Error { error })
+                }
+                // Answered with an error before the end was seen: a poll weighs it.
+                Failure::Rpc(error) => self.early_result_error(now, task_id, error),
+                f => {
+                    if !terminal && !f.overloaded() && matches!(f, Failure::Transport { .. }) {
+                        // Closed without a result while the task ran: a refusal, or a long hold
+                        // dropped on the way, held again.
+                        self.result_refused(now, task_id);
+                        if self.hold_again(now, task_id) {
+                            return;
+                        }
+                    }
+                    let Some(entry) = self.tasks.get_mut(task_id) else {
                         return;
+                    };
+                    let errors = entry.result.failed();
+                    let error = f.client_error();
+                    self.warn(Some(task_id.to_owned()), error.clone());
+                    if terminal && errors > super::tasks::FINAL_POLL_TRIES {
+                        self.give_up_outcome(now, task_id, error);
+                    } else if terminal {
+                        let delay =
+                            scheduler::error_delay(&mut self.rng, errors, f.retry_after(), None);
+                        let again = Purpose::Result(task_id.to_owned());
+                        if !self.retry_first(now, again, f.retry_after(), delay) {
+                            self.set_task_timer(
+                                TaskTimer::Poll,
+                                task_id,
+                                now.saturating_add(delay),
+                            );
+                        }
+                    } else {
+                        self.poll_soon(now, task_id);
                     }
                 }
-                let Some(entry) = self.tasks.get_mut(task_id) else {
-                    return;
-                };
-                let errors = entry.result.failed();
-                let error = f.client_error();
-                self.warn(Some(task_id.to_owned()), error.clone());
-                if terminal && errors > super::tasks::FINAL_POLL_TRIES {
-                    self.give_up_outcome(now, task_id, error);
-                } else if terminal {
-                    let delay =
-                        scheduler::error_delay(&mut self.rng, errors, f.retry_after(), None);
-                    let again = Purpose::Result(task_id.to_owned());
-                    if !self.retry_first(now, again, f.retry_after(), delay) {
-                        self.set_task_timer(TaskTimer::Poll, task_id, now.saturating_add(delay));
-                    }
-                } else {
-                    self.poll_soon(now, task_id);
-                }
-            }
+            },
         }
     }
 

@@ -195,7 +195,7 @@ impl Engine {
     /// Listen request `n` ended (`failure`: refused). The stream being replaced just goes; when
     /// the current one ends (the one it replaces with it), it is opened again later if tasks are
     /// still followed, unless the server lacks the method or keeps refusing it.
-    pub(crate) fn on_listen_end(&mut self, now: Millis, n: ReqId, failure: Option<Failure>) {
+    pub(crate) fn on_listen_end(&mut self, now: Millis, n: ReqId, failure: Option<Box<Failure>>) {
         if self.listen.retiring == Some(n) {
             self.listen.retiring = None;
             return self.pushes_lost(now, n);

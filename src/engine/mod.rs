@@ -86,6 +86,11 @@ mod tests;
 /// Outputs the queue keeps room for once drained.
 const OUT_ROOM: usize = 64;
 
+/// The build has the draft dialect (the `draft` feature). Without it no session speaks the draft,
+/// and the engine's code for what only the draft does (tasks the requestor names, `tasks/delete`)
+/// is left out of the build: it sits behind `DRAFT &&`.
+const DRAFT: bool = cfg!(feature = "draft");
+
 /// Native tests count heap bytes (see `testkit::heap`).
 #[cfg(test)]
 #[global_allocator]
@@ -139,7 +144,7 @@ pub struct Engine {
     poll_template: Option<encoded::PollTemplate>,
     tasks: Registry,
     subs: IdMap<SubId, Target>,
-    calls: IdMap<CallId, Call>,
+    calls: IdMap<CallId, Box<Call>>,
     inputs: Inputs,
     tools: Tools,
     listen: listen::Listen,

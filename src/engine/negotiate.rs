@@ -27,7 +27,7 @@ use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::Dialect;
 
 use super::api::{DialectChoice, Millis, Output};
-use super::requests::{Failure, Purpose};
+use super::requests::{Answer, Failure, Purpose};
 use super::Engine;
 
 /// The modern protocol version.
@@ -160,7 +160,7 @@ impl Engine {
         }
     }
 
-    pub(crate) fn on_probe(&mut self, now: Millis, res: Result<Value, Failure>) {
+    pub(crate) fn on_probe(&mut self, now: Millis, res: Answer) {
         let forced = self.session.choice == DialectChoice::Modern;
         match res {
             Ok(v) => match Discovered::parse(&v) {
@@ -175,11 +175,17 @@ impl Engine {
                 None => self.open_with(now, LEGACY),
             },
             Err(f) if f.rpc().is_some_and(is_modern_error) => self.modern_ready(now, None),
-            Err(f) if f.overloaded() => self.connect_failed(now, f, false),
+            Err(f) if f.overloaded() => self.connect_failed(now, &f, false),
             // No answer at all: forced modern asks again; `Auto` tries `initialize`, which
             // needs no header a strict CORS allow-list could refuse.
-            Err(f @ (Failure::Transport { status: None, .. } | Failure::Timeout)) if forced => {
-                self.connect_failed(now, f, false)
+            Err(f)
+                if forced
+                    && matches!(
+                        *f,
+                        Failure::Transport { status: None, .. } | Failure::Timeout
+                    ) =>
+            {
+                self.connect_failed(now, &f, false)
             }
             Err(_) if forced => self.connect_refused(now, NOT_MODERN),
             // Any other error, an HTTP 4xx, a network failure, silence: try `initialize`.
@@ -187,12 +193,7 @@ impl Engine {
         }
     }
 
-    pub(crate) fn on_initialize(
-        &mut self,
-        now: Millis,
-        res: Result<Value, Failure>,
-        sid: Option<String>,
-    ) {
+    pub(crate) fn on_initialize(&mut self, now: Millis, res: Answer, sid: Option<String>) {
         let Some(c) = self.session.init_codec.take() else {
             return;
         };
@@ -213,21 +214,23 @@ impl Engine {
                     self.connect_refused(now, ONLY_MODERN)
                 }
             }
-            Err(f) if f.overloaded() => self.connect_failed(now, f, false),
+            Err(f) if f.overloaded() => self.connect_failed(now, &f, false),
             // Discover said modern (without tasks); legacy is not on offer either.
             Err(_) if self.session.discovered.is_some() => {
                 let d = self.session.discovered.take();
                 self.modern_ready(now, d)
             }
-            Err(f @ (Failure::Rpc(_) | Failure::Rejected { .. })) => {
-                self.connect_failed(now, f, true)
+            Err(f) => {
+                // The server refused the handshake (an HTTP 4xx without one too): queued calls fail.
+                let refused = match *f {
+                    Failure::Rpc(_) | Failure::Rejected { .. } => true,
+                    Failure::Transport { status, .. } => {
+                        status.is_some_and(|s| (400..500).contains(&s))
+                    }
+                    Failure::Timeout => false,
+                };
+                self.connect_failed(now, &f, refused)
             }
-            Err(
-                f @ Failure::Transport {
-                    status: Some(s), ..
-                },
-            ) if (400..500).contains(&s) => self.connect_failed(now, f, true),
-            Err(f) => self.connect_failed(now, f, false),
         }
     }
 

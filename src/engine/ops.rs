@@ -9,9 +9,9 @@ use crate::protocol::model::TaskList;
 
 use super::api::{ClientError, ErrorKind, Millis, OpId, SendKey};
 use super::quirks::TaskMethod;
-use super::requests::Failure;
+use super::requests::{Answer, Failure};
 use super::tasks::Source;
-use super::Engine;
+use super::{Engine, DRAFT};
 
 impl Engine {
     /// A server notification: task pushes of every dialect, tools-list changes.
@@ -42,7 +42,7 @@ impl Engine {
                     self.keep_early_push(now, task);
                 }
             }
-            Some(TaskNotice::Created { task_id }) => self.on_created(now, &task_id),
+            Some(TaskNotice::Created { task_id }) if DRAFT => self.on_created(now, &task_id),
             Some(TaskNotice::Listening {
                 subscription,
                 task_ids,
@@ -51,17 +51,11 @@ impl Engine {
                     .or_else(|| via.and_then(|k| self.reqs.id_of(k)));
                 self.on_listen_ack(now, n, task_ids);
             }
-            None => {}
+            _ => {}
         }
     }
 
-    pub(crate) fn on_cancel(
-        &mut self,
-        now: Millis,
-        op: OpId,
-        task_id: &str,
-        res: Result<Value, Failure>,
-    ) {
+    pub(crate) fn on_cancel(&mut self, now: Millis, op: OpId, task_id: &str, res: Answer) {
         match res {
             Ok(v) => {
                 let snapshot = self
@@ -92,7 +86,7 @@ impl Engine {
         self.reply(op, Err(error));
     }
 
-    pub(crate) fn on_list(&mut self, op: OpId, res: Result<Value, Failure>) {
+    pub(crate) fn on_list(&mut self, op: OpId, res: Answer) {
         let page = match res {
             Ok(v) => self.session.codec_any().map(|c| c.parse_list(v)),
             Err(f) => return self.fail_op(op, &f, TaskMethod::List),

@@ -67,7 +67,7 @@ enum Carried {
 pub(crate) struct Requests {
     next_id: ReqId,
     next_key: u64,
-    pending: IdMap<ReqId, Pending>,
+    pending: IdMap<ReqId, Box<Pending>>,
     /// What each live transmission carries: a pending request, or a one-way input answer whose
     /// delivery is still unconfirmed.
     keys: IdMap<SendKey, Carried>,
@@ -94,12 +94,12 @@ impl Default for Requests {
 impl Requests {
     /// Pending request `n`.
     pub(crate) fn get(&self, n: ReqId) -> Option<&Pending> {
-        self.pending.get(&n)
+        self.pending.get(&n).map(Box::as_ref)
     }
 
     /// Pending request `n`, to update what its answer so far said.
     pub(crate) fn get_mut(&mut self, n: ReqId) -> Option<&mut Pending> {
-        self.pending.get_mut(&n)
+        self.pending.get_mut(&n).map(Box::as_mut)
     }
 
     /// Requests awaiting their answers.
@@ -139,7 +139,7 @@ impl Requests {
     }
 
     /// Takes request `n` out (answered, failed or given up), with its transmission key.
-    pub(crate) fn remove(&mut self, n: ReqId) -> Option<Pending> {
+    pub(crate) fn remove(&mut self, n: ReqId) -> Option<Box<Pending>> {
         let p = self.pending.remove(&n)?;
         self.keys.remove(&p.key);
         Some(p)
@@ -195,7 +195,7 @@ impl Requests {
         }
         p.reauthorized = std::mem::take(&mut self.resending);
         self.keys.insert(p.key, Carried::Request(id));
-        self.pending.insert(id, p);
+        self.pending.insert(id, Box::new(p));
     }
 
     /// Tracks what `send` does meanwhile as a resend after an HTTP 401 (a second 401 fails it).

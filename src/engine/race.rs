@@ -13,14 +13,12 @@
 //! request needs no slot of the result budget (a finished task's result answers at once), and
 //! the held one keeps its slot until it ends.
 
-use crate::json::Value;
-
 use crate::protocol::model::TaskStatus;
 
 use super::api::{Millis, Output};
 use super::ids::ReqId;
 use super::quirks::Quirk;
-use super::requests::{Failure, Purpose};
+use super::requests::{Answer, Failure, Purpose};
 use super::scheduler::TaskTimer;
 use super::Engine;
 
@@ -88,12 +86,7 @@ impl Engine {
     /// Request `n`, one of the task's two racing `tasks/result`, answered `res`. The first
     /// outcome wins, and the other request is closed; an answer without it while the other is
     /// still out is set aside: `true`, nothing more to do with it.
-    pub(crate) fn race_answer(
-        &mut self,
-        task_id: &str,
-        n: ReqId,
-        res: &Result<Value, Failure>,
-    ) -> bool {
+    pub(crate) fn race_answer(&mut self, task_id: &str, n: ReqId, res: &Answer) -> bool {
         let Some(e) = self.tasks.get(task_id) else {
             return false;
         };
@@ -109,8 +102,10 @@ impl Engine {
         // fresh request's error may only say the held one took the result.
         let outcome = match res {
             Ok(_) => true,
-            Err(Failure::Rpc(error)) => held_won && !self.gone_code(error.code),
-            Err(_) => false,
+            Err(f) => match &**f {
+                Failure::Rpc(error) => held_won && !self.gone_code(error.code),
+                _ => false,
+            },
         };
         let over = other.is_none();
         if !outcome && !over {

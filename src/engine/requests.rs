@@ -8,7 +8,7 @@ use crate::protocol::dialect::{cursor_params, Outgoing};
 use crate::protocol::jsonrpc::{Id, Message, RpcError};
 
 use super::api::{ClientError, ErrorKind, InputId, Millis, OpId, Output, SendKey, Transmit};
-use super::Engine;
+use super::{Engine, DRAFT};
 
 /// Why a request was sent; decides where its answer goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,6 +72,10 @@ impl Purpose {
     }
 }
 
+/// A request's answer: its result, or why there is none (boxed: an answer moves through several
+/// handlers, and a pointer moves for far less code than a whole failure).
+pub(crate) type Answer = Result<crate::json::Value, Box<Failure>>;
+
 /// Why a request did not produce a result.
 #[derive(Debug, Clone)]
 pub(crate) enum Failure {
@@ -106,6 +110,14 @@ impl Failure {
             Failure::Transport { retry_after, .. } | Failure::Rejected { retry_after, .. } => {
                 *retry_after
             }
+            _ => None,
+        }
+    }
+
+    /// The JSON-RPC error answering the request (not a refusal on its stream).
+    pub(crate) fn answering(&self) -> Option<&RpcError> {
+        match self {
+            Failure::Rpc(e) => Some(e),
             _ => None,
         }
     }
@@ -166,11 +178,10 @@ impl Engine {
                     Some(codec.build_request(&si, "tools/list", params, None))
                 }
                 Purpose::Cancel { task_id, .. } => {
-                    let origin = self
-                        .tasks
-                        .get(task_id)
-                        .and_then(|e| e.origin)
-                        .map(|n| Id::Number(n.0));
+                    // Only the draft's cancel names the request that created the task.
+                    let origin = (self.tasks.get(task_id))
+                        .and_then(|e| e.origin.filter(|_| DRAFT))
+                        .map(|n| Id::Number(n.wire()));
                     Some(codec.build_cancel(&si, task_id, origin.as_ref()))
                 }
                 Purpose::Delete { task_id, .. } => codec.build_delete(&si, task_id),
@@ -338,7 +349,8 @@ impl Engine {
 
     fn sent_one_way(&mut self, now: Millis, p: Purpose) {
         match p {
-            Purpose::Cancel { op, task_id } => {
+            // The draft's cancel is a notification.
+            Purpose::Cancel { op, task_id } if DRAFT => {
                 self.reply(op, Ok(crate::json::Value::Null));
                 self.poll_soon(now, &task_id);
             }

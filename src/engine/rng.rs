@@ -67,6 +67,17 @@ impl Rng {
         let (high, low) = (self.next_u64(), self.next_u64());
         [hex(high, 16), hex(low, 16)].concat()
     }
+
+    /// [`Rng::hex128`] where `wanted`, else the same bits drawn and dropped (the sequence that
+    /// follows is the same either way).
+    pub(crate) fn hex128_if(&mut self, wanted: bool) -> String {
+        if wanted {
+            return self.hex128();
+        }
+        self.next_u64();
+        self.next_u64();
+        String::new()
+    }
 }
 
 #[cfg(test)]

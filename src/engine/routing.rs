@@ -9,8 +9,8 @@ use crate::protocol::jsonrpc::{Id, Message};
 use super::absent::METHOD_NOT_FOUND;
 use super::api::{ClientError, ErrorKind, Millis, Output, SendKey, TransportError};
 use super::pending::Pending;
-use super::requests::{Failure, Purpose};
-use super::Engine;
+use super::requests::{Answer, Failure, Purpose};
+use super::{Engine, DRAFT};
 
 impl Engine {
     pub(crate) fn on_message(&mut self, now: Millis, via: Option<SendKey>, body: &str) {
@@ -33,7 +33,7 @@ impl Engine {
                 error,
             } => match self.route(&id) {
                 Some(n) if self.session_gone(n, &error) => self.session_lost(now, n),
-                Some(n) => self.complete(now, n, Err(Failure::Rpc(error))),
+                Some(n) => self.complete(now, n, Err(Box::new(Failure::Rpc(error)))),
                 // An answer to nothing we sent: it fails nothing.
                 None => self.stray_error(error),
             },
@@ -82,11 +82,11 @@ impl Engine {
         self.complete(
             now,
             n,
-            Err(Failure::Rejected {
+            Err(Box::new(Failure::Rejected {
                 error,
                 status,
                 retry_after,
-            }),
+            })),
         );
     }
 
@@ -112,10 +112,13 @@ impl Engine {
     }
 
     pub(crate) fn route(&self, id: &Id) -> Option<ReqId> {
-        let n = match id {
-            Id::Number(n) => ReqId(*n),
-            Id::String(s) => ReqId(crate::json::parse_i64(s)?),
-        };
+        let n = ReqId(
+            u64::try_from(match id {
+                Id::Number(n) => *n,
+                Id::String(s) => crate::json::parse_i64(s)?,
+            })
+            .ok()?,
+        );
         self.reqs.is_pending(n).then_some(n)
     }
 
@@ -209,11 +212,11 @@ impl Engine {
         self.complete(
             now,
             n,
-            Err(Failure::Transport {
+            Err(Box::new(Failure::Transport {
                 error: client,
                 status,
                 retry_after,
-            }),
+            })),
         );
     }
 
@@ -226,10 +229,10 @@ impl Engine {
             let key = p.key;
             self.out.push_back(Output::Abort { key });
         }
-        self.complete(now, n, Err(Failure::Timeout));
+        self.complete(now, n, Err(Box::new(Failure::Timeout)));
     }
 
-    pub(crate) fn take_pending(&mut self, n: ReqId) -> Option<Pending> {
+    pub(crate) fn take_pending(&mut self, n: ReqId) -> Option<Box<Pending>> {
         let p = self.reqs.remove(n)?;
         if p.stream.resumed {
             // A resumption `GET` stays open after its answer; closing it cancels nothing.
@@ -257,12 +260,7 @@ impl Engine {
     }
 
     /// Request `n` is over with `res`: hands it to whatever it was for.
-    pub(crate) fn complete(
-        &mut self,
-        now: Millis,
-        n: ReqId,
-        res: Result<crate::json::Value, Failure>,
-    ) {
+    pub(crate) fn complete(&mut self, now: Millis, n: ReqId, res: Answer) {
         let Some(p) = self.take_pending(n) else {
             return;
         };
@@ -275,7 +273,9 @@ impl Engine {
             Purpose::List { op, .. } => self.on_list(op, res),
             Purpose::Tools { .. } => self.on_tools_page(now, res),
             Purpose::Cancel { op, task_id } => self.on_cancel(now, op, &task_id, res),
-            Purpose::Delete { op, task_id } => self.on_delete(now, op, &task_id, res),
+            // Only the draft sends one.
+            Purpose::Delete { op, task_id } if DRAFT => self.on_delete(now, op, &task_id, res),
+            Purpose::Delete { .. } => {}
             Purpose::Answer(i) => self.on_answer_ack(now, i, res),
             Purpose::Listen => self.on_listen_end(now, n, res.err()),
         }
@@ -291,11 +291,11 @@ impl Engine {
                 self.complete(
                     now,
                     n,
-                    Err(Failure::Transport {
+                    Err(Box::new(Failure::Transport {
                         error,
                         status: None,
                         retry_after: None,
-                    }),
+                    })),
                 );
             }
             return;

@@ -67,21 +67,26 @@ pub(crate) enum Timer {
     Resume(ReqId),
 }
 
-/// Where a [`Timer`] other than a stream's resumption is kept: a key in 8 bytes, and which of
-/// the key's two due times is its own. A task's poll and deadline timers share one key (a
-/// running task has both set: one queue entry and one map entry for the two).
+/// Where a [`Timer`] other than a stream's resumption is kept: a key in 8 bytes, what it keeps
+/// (one of [`kept`]) in its high half and the task's slot (none: 0) in its low half, so that keys
+/// compare as plain numbers; and which of the key's two due times is the timer's own. A task's
+/// poll and deadline timers share one key (a running task has both set: one queue entry and one
+/// map entry for the two).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Key {
+struct Key(u64);
+
+/// What a [`Key`] keeps the due times of.
+mod kept {
     /// A task's poll (first) and deadline (second) timers.
-    Running(Slot),
-    Gc(Slot),
-    Result(Slot),
-    Connect,
-    Listen,
-    Standalone,
-    Reconnect,
-    Hold,
-    Tools,
+    pub(super) const RUNNING: u32 = 0;
+    pub(super) const GC: u32 = 1;
+    pub(super) const RESULT: u32 = 2;
+    pub(super) const CONNECT: u32 = 3;
+    pub(super) const LISTEN: u32 = 4;
+    pub(super) const STANDALONE: u32 = 5;
+    pub(super) const RECONNECT: u32 = 6;
+    pub(super) const HOLD: u32 = 7;
+    pub(super) const TOOLS: u32 = 8;
 }
 
 /// The due times under one key: a task's poll and deadline, or a single timer's (the first).
@@ -93,38 +98,45 @@ fn first(due: &Due) -> Option<Millis> {
 }
 
 impl Key {
+    fn new(kept: u32, slot: Slot) -> Key {
+        Key(u64::from(kept) << 32 | u64::from(slot.0))
+    }
+
     /// The key of `timer` and which of its due times is the timer's, or the request whose
     /// stream it resumes.
     fn of(timer: Timer) -> Result<(Key, usize), ReqId> {
-        Ok(match timer {
-            Timer::Task(TaskTimer::Poll, slot) => (Key::Running(slot), 0),
-            Timer::Task(TaskTimer::Deadline, slot) => (Key::Running(slot), 1),
-            Timer::Task(TaskTimer::Gc, slot) => (Key::Gc(slot), 0),
-            Timer::Task(TaskTimer::Result, slot) => (Key::Result(slot), 0),
-            Timer::Connect => (Key::Connect, 0),
-            Timer::Listen => (Key::Listen, 0),
-            Timer::Standalone => (Key::Standalone, 0),
-            Timer::Reconnect => (Key::Reconnect, 0),
-            Timer::Hold => (Key::Hold, 0),
-            Timer::Tools => (Key::Tools, 0),
+        let none = Slot(0);
+        let (kept, slot, which) = match timer {
+            Timer::Task(TaskTimer::Poll, slot) => (kept::RUNNING, slot, 0),
+            Timer::Task(TaskTimer::Deadline, slot) => (kept::RUNNING, slot, 1),
+            Timer::Task(TaskTimer::Gc, slot) => (kept::GC, slot, 0),
+            Timer::Task(TaskTimer::Result, slot) => (kept::RESULT, slot, 0),
+            Timer::Connect => (kept::CONNECT, none, 0),
+            Timer::Listen => (kept::LISTEN, none, 0),
+            Timer::Standalone => (kept::STANDALONE, none, 0),
+            Timer::Reconnect => (kept::RECONNECT, none, 0),
+            Timer::Hold => (kept::HOLD, none, 0),
+            Timer::Tools => (kept::TOOLS, none, 0),
             Timer::Resume(n) => return Err(n),
-        })
+        };
+        Ok((Key::new(kept, slot), which))
     }
 
     /// The timer kept as due time `which` of this key.
     fn timer(self, which: usize) -> Timer {
-        let task = |kind, slot| Timer::Task(kind, slot);
-        match (self, which) {
-            (Key::Running(slot), 0) => task(TaskTimer::Poll, slot),
-            (Key::Running(slot), _) => task(TaskTimer::Deadline, slot),
-            (Key::Gc(slot), _) => task(TaskTimer::Gc, slot),
-            (Key::Result(slot), _) => task(TaskTimer::Result, slot),
-            (Key::Connect, _) => Timer::Connect,
-            (Key::Listen, _) => Timer::Listen,
-            (Key::Standalone, _) => Timer::Standalone,
-            (Key::Reconnect, _) => Timer::Reconnect,
-            (Key::Hold, _) => Timer::Hold,
-            (Key::Tools, _) => Timer::Tools,
+        let (kept, slot) = ((self.0 >> 32) as u32, Slot(self.0 as u32));
+        let task = |kind| Timer::Task(kind, slot);
+        match (kept, which) {
+            (kept::RUNNING, 0) => task(TaskTimer::Poll),
+            (kept::RUNNING, _) => task(TaskTimer::Deadline),
+            (kept::GC, _) => task(TaskTimer::Gc),
+            (kept::RESULT, _) => task(TaskTimer::Result),
+            (kept::CONNECT, _) => Timer::Connect,
+            (kept::LISTEN, _) => Timer::Listen,
+            (kept::STANDALONE, _) => Timer::Standalone,
+            (kept::RECONNECT, _) => Timer::Reconnect,
+            (kept::HOLD, _) => Timer::Hold,
+            _ => Timer::Tools,
         }
     }
 }
@@ -504,7 +516,7 @@ mod tests {
                     0..=2 => Timer::Task(TaskTimer::Poll, Slot(n)),
                     3..=5 => Timer::Task(TaskTimer::Deadline, Slot(n - 3)),
                     6 => Timer::Task(TaskTimer::Gc, Slot(0)),
-                    _ => Timer::Resume(ReqId(i64::from(n))),
+                    _ => Timer::Resume(ReqId(u64::from(n))),
                 };
                 match op {
                     0 => {

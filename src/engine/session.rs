@@ -296,7 +296,7 @@ impl Engine {
         self.session.connect_errors = 0;
         self.session.discovered = None;
         // Draft tasks are named by the requestor and need not be declared.
-        let draft = c.dialect() == Dialect::Draft;
+        let draft = super::DRAFT && c.dialect() == Dialect::Draft;
         self.session.tasks = tasks.unwrap_or_else(|| modern || draft || offers_tasks(&caps));
         self.session.server_caps = caps;
         if !info.is_null() {
@@ -363,7 +363,7 @@ impl Engine {
 
     /// Establishing the session failed; `fatal` = the server refused (queued calls fail now).
     /// An overloaded server (429/5xx) is asked again a few times before the host hears of it.
-    pub(crate) fn connect_failed(&mut self, now: Millis, failure: Failure, fatal: bool) {
+    pub(crate) fn connect_failed(&mut self, now: Millis, failure: &Failure, fatal: bool) {
         let error = failure.client_error();
         let retry_after = failure.retry_after();
         self.session.connect_errors = self.session.connect_errors.saturating_add(1);
@@ -396,18 +396,22 @@ impl Engine {
 
     /// Fails the caller's queued operations with `error`; `all` also ends queued watches.
     pub(crate) fn fail_queue(&mut self, now: Millis, error: &ClientError, all: bool) {
-        let (fail, keep): (Vec<Purpose>, Vec<Purpose>) = std::mem::take(&mut self.session.queue)
-            .into_iter()
-            .partition(|p| {
-                all || matches!(
+        // What stays is queued again before anything fails (failing may queue more behind it).
+        let mut fail = Vec::new();
+        for p in std::mem::take(&mut self.session.queue) {
+            let fails = all
+                || matches!(
                     p,
                     Purpose::Call(_)
                         | Purpose::List { .. }
                         | Purpose::Cancel { .. }
                         | Purpose::Tools { .. }
-                )
-            });
-        self.session.queue = keep;
+                );
+            match fails {
+                true => fail.push(p),
+                false => self.session.queue.push(p),
+            }
+        }
         for p in fail {
             match p {
                 Purpose::Call(c) => self.call_failed(c, error.clone()),

@@ -1,8 +1,6 @@
 //! Task tracking: subscribing and leaving, applying snapshots (polls, pushes, create results),
 //! the poll loop (one status request in flight per task), result fetching, expiry, and GC.
 
-use crate::json::Value;
-
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::{Outcome, Task, TaskStatus};
 
@@ -13,7 +11,7 @@ use super::phase::Phase;
 use super::quirks::TaskMethod;
 use super::registry::TaskEntry;
 use super::registry::{self, Applied};
-use super::requests::{Failure, Purpose};
+use super::requests::{Answer, Failure, Purpose};
 use super::scheduler::{self, TaskTimer, Timer, CATCH_UP_THROTTLE_MS};
 use super::Engine;
 
@@ -419,7 +417,7 @@ impl Engine {
     }
 
     /// A status answer.
-    pub(crate) fn on_get(&mut self, now: Millis, task_id: &str, res: Result<Value, Failure>) {
+    pub(crate) fn on_get(&mut self, now: Millis, task_id: &str, res: Answer) {
         let Some(entry) = self.tasks.get_mut(task_id) else {
             return;
         };
@@ -430,11 +428,11 @@ impl Engine {
         let parsed = match res {
             Ok(v) => match self.session.codec_any().map(|c| c.parse_get(v)) {
                 Some(Ok(task)) => Ok(task),
-                Some(Err(e)) => Err(Failure::Transport {
+                Some(Err(e)) => Err(Box::new(Failure::Transport {
                     error: e.into(),
                     status: None,
                     retry_after: None,
-                }),
+                })),
                 None => return,
             },
             Err(f) => Err(f),
@@ -447,14 +445,16 @@ impl Engine {
                 }
                 self.apply_snapshot(now, task_id, task, Source::Poll);
             }
-            Err(Failure::Rpc(e)) if self.gone_code(e.code) => {
-                self.status_gone(now, task_id, e, held_result)
-            }
-            Err(f) if self.method_missing(&f) => {
-                let error = self.remember_absent(TaskMethod::Get);
-                self.no_status(now, task_id, error);
-            }
-            Err(f) => self.poll_failed(now, task_id, f),
+            Err(f) => match *f {
+                Failure::Rpc(e) if self.gone_code(e.code) => {
+                    self.status_gone(now, task_id, e, held_result)
+                }
+                f if self.method_missing(&f) => {
+                    let error = self.remember_absent(TaskMethod::Get);
+                    self.no_status(now, task_id, error);
+                }
+                f => self.poll_failed(now, task_id, &f),
+            },
         }
     }
 
@@ -490,7 +490,7 @@ impl Engine {
     }
 
     /// A poll failed: say so, and try again with backoff (until the deadline).
-    fn poll_failed(&mut self, now: Millis, task_id: &str, f: Failure) {
+    fn poll_failed(&mut self, now: Millis, task_id: &str, f: &Failure) {
         self.warn(Some(task_id.to_owned()), f.client_error());
         let Some(e) = self.tasks.get_mut(task_id) else {
             return;

@@ -23,7 +23,7 @@ use crate::protocol::object;
 
 use super::api::{Augment, ClientError, ErrorKind, Millis, OpId};
 use super::quirks::Quirk;
-use super::requests::{Failure, Purpose};
+use super::requests::{Answer, Failure, Purpose};
 use super::scheduler::{self, Timer};
 use super::Engine;
 
@@ -155,12 +155,11 @@ pub(crate) fn decide(
     };
     let tasks = server_caps.get("tasks");
     let requests = tasks.and_then(|t| t.get("requests"));
-    let server_refuses =
-        requests.is_some_and(|r| r.get("tools").and_then(|t| t.get("call")).is_none());
     let server_offers = requests
         .and_then(|r| r.get("tools"))
         .and_then(|t| t.get("call"))
         .is_some();
+    let server_refuses = requests.is_some() && !server_offers;
     let tool_level = !protocol_version.is_empty() && protocol_version >= TOOL_LEVEL_SUPPORT_SINCE;
     match (support, choice) {
         (Support::Required, Augment::Never) => Err(refused(
@@ -205,16 +204,16 @@ impl Engine {
         }
     }
 
-    pub(crate) fn on_tools_page(&mut self, now: Millis, res: Result<Value, Failure>) {
+    pub(crate) fn on_tools_page(&mut self, now: Millis, res: Answer) {
         let page = match res {
             Ok(v) => v,
-            Err(f) => return self.tools_error(now, f),
+            Err(f) => return self.tools_error(now, &f),
         };
         let Some(items) = page.get("tools").and_then(Value::as_array) else {
             let error = ClientError::new(ErrorKind::Protocol, "tools/list result without `tools`");
             return self.tools_error(
                 now,
-                Failure::Transport {
+                &Failure::Transport {
                     error,
                     status: None,
                     retry_after: None,
@@ -249,8 +248,8 @@ impl Engine {
 
     /// A `tools/list` attempt failed: say so and try again with backoff, a few times, unless
     /// the server has no such method.
-    fn tools_error(&mut self, now: Millis, f: Failure) {
-        let absent = matches!(&f, Failure::Rpc(e) if e.code == codes::METHOD_NOT_FOUND);
+    fn tools_error(&mut self, now: Millis, f: &Failure) {
+        let absent = matches!(f, Failure::Rpc(e) if e.code == codes::METHOD_NOT_FOUND);
         self.tools.errors = self.tools.errors.saturating_add(1);
         if absent || self.tools.errors >= TRIES {
             return self.tools_failed(now, f.client_error(), absent);

@@ -69,31 +69,37 @@ impl ClientCore {
         Ok(ClientCore { inner })
     }
 
-    /// `connect`'s signal aborted: it fails (once), and what was opened closes.
-    #[wasm_bindgen(skip_typescript)]
-    pub fn abandon(&self) {
-        let why = || ErrorInfo::new(ErrorKind::Aborted, "connect was aborted");
-        self.inner.connect_failed(why);
-    }
-
-    /// `callTool` (`tool`) or `request` with the checked `name`, `task` option and numbers; the
-    /// params are read here. `handle` (made by the JS client) hears the subscription; returns its
-    /// id. Throws an `ErrorInfo` when nothing starts (`aborted`: the caller's signal already was).
+    /// `request` (`what` 0) or `callTool` (1) with the checked `name`, `task` option and numbers
+    /// (the params are read here), or `watch` (2) of task `name` (the arguments after `aborted`
+    /// unset). `handle` (made by the JS client) hears the subscription; returns its id. A call
+    /// throws an `ErrorInfo` when nothing starts (`aborted`: the caller's signal already was); a
+    /// watch whose signal already aborted has no id (the handle has ended). One export for the
+    /// three: each export is a shim in the wasm and a method in the glue.
     #[allow(clippy::too_many_arguments)]
     #[wasm_bindgen(skip_typescript)]
     pub fn call(
         &self,
         handle: TaskHandle,
-        tool: bool,
+        what: u8,
         name: String,
+        aborted: bool,
         params: JsValue,
         task: Option<String>,
         ttl_ms: Option<f64>,
         keep_alive_ms: Option<f64>,
         delete_on_done: bool,
-        aborted: bool,
-    ) -> Result<f64, JsValue> {
-        let what = if tool {
+    ) -> Result<Option<f64>, JsValue> {
+        if what == 2 {
+            if aborted {
+                // Ends at once, without involving the engine.
+                handle::finish(&handle, Some(name), End::Aborted, None);
+                return Ok(None);
+            }
+            let id = name.clone();
+            let watch = Box::new(move |e: &mut dyn Requestor, now| e.watch(now, &id));
+            return self.inner.start(handle, Some(name), watch).map(Some);
+        }
+        let what = if what == 1 {
             Outgoing::Tool
         } else {
             Outgoing::Request
@@ -114,56 +120,51 @@ impl ClientCore {
             Outgoing::Tool => e.call_tool(now, &name, params, options),
             Outgoing::Request => e.request(now, &name, params, options),
         });
-        self.inner.start(handle, None, start)
+        self.inner.start(handle, None, start).map(Some)
     }
 
-    /// Tracks an existing task by id with `handle`; returns the subscription's id, none when the
-    /// caller's signal already `aborted` (the handle has ended).
+    /// What the JS client and its handles read, tell or start (one export for all: each export is
+    /// a shim in the wasm and a method in the glue): `what` (the numbers are spelled again in
+    /// `npm/client.js`) 0 to 6 reads ([`read`](Self::read)), 7 to 11 tells
+    /// ([`tell`](Self::tell)), 12 to 15 starts a one-shot operation ([`op`](Self::op)), 16 and 17
+    /// ask for the stored tasks ([`stored`](Self::stored), `of` the task id); what cannot start
+    /// throws an `ErrorInfo`. `of` is a number (a subscription, input request or operation key)
+    /// but for 17.
     #[wasm_bindgen(skip_typescript)]
-    pub fn watch(
-        &self,
-        handle: TaskHandle,
-        task_id: String,
-        aborted: bool,
-    ) -> Result<Option<f64>, JsValue> {
-        if aborted {
-            // Ends at once, without involving the engine.
-            handle::finish(&handle, Some(task_id), End::Aborted, None);
-            return Ok(None);
+    pub fn ask(&self, what: u8, of: JsValue, value: JsValue) -> Result<JsValue, JsValue> {
+        let id = of.as_f64().unwrap_or(-1.0);
+        match what {
+            0..=6 => Ok(self.read(what, id, value)),
+            7..=11 => {
+                self.tell(what, id, value);
+                Ok(JsValue::UNDEFINED)
+            }
+            12..=15 => {
+                self.op(what, id, value.as_string())?;
+                Ok(JsValue::UNDEFINED)
+            }
+            _ => {
+                let then = value.unchecked_into();
+                let forget = (what == 17).then(|| of.as_string().unwrap_or_default());
+                self.stored(forget, then)?;
+                Ok(JsValue::UNDEFINED)
+            }
         }
-        let id = task_id.clone();
-        let watch = Box::new(move |e: &mut dyn Requestor, now| e.watch(now, &id));
-        self.inner.start(handle, Some(task_id), watch).map(Some)
     }
+}
 
-    /// Starts one-shot operation `what` with `arg`; its reply comes under `key`. `what` (the
-    /// numbers are spelled again in `npm/client.js`): 0 `tasks/list` (`arg`: the cursor),
-    /// 1 `tools/list`, 2 cancel task `arg`, 3 delete task `arg`.
-    #[wasm_bindgen(skip_typescript)]
-    pub fn op(&self, key: f64, what: u8, arg: Option<String>) -> Result<(), JsValue> {
-        let run: Run<OpId> = match what {
-            0 => Box::new(move |e, now| e.list_tasks(now, arg.as_deref())),
-            1 => Box::new(|e, now| e.list_tools(now)),
-            2 => Box::new(move |e, now| e.cancel(now, arg.as_deref().unwrap_or_default())),
-            _ => Box::new(move |e, now| e.delete_task(now, arg.as_deref().unwrap_or_default())),
-        };
-        self.inner.one_shot(key, run)
-    }
-
-    /// What the JS client and its handles read, `null` where there is nothing (one method for
-    /// all: each method is a wasm export with its own glue). `what` (the numbers are spelled again
-    /// in `npm/client.js`): 0 subscription `of`'s task id (set once the server made a task), 1 its
-    /// last status, 2 its last snapshot, 3 the client's latest snapshot of task `of` (if it tracks
-    /// it), 4 the dialect the session speaks (once known), 5 the role (`"solo"`, `"leader"`,
-    /// `"follower"` or `"electing"`), 6 the storage (`"indexedDB"`, `"localStorage"`, `"memory"`;
-    /// none without `persist`).
-    #[wasm_bindgen(skip_typescript)]
-    pub fn read(&self, what: u8, of: JsValue) -> JsValue {
+impl ClientCore {
+    /// What [`ask`](Self::ask) reads, `null` where there is nothing: `what` 0 subscription `id`'s
+    /// task id (set once the server made a task), 1 its last status, 2 its last snapshot, 3 the
+    /// client's latest snapshot of task `value` (if it tracks it), 4 the dialect the session
+    /// speaks (once known), 5 the role (`"solo"`, `"leader"`, `"follower"` or `"electing"`), 6 the
+    /// storage (`"indexedDB"`, `"localStorage"`, `"memory"`; none without `persist`).
+    fn read(&self, what: u8, id: f64, value: JsValue) -> JsValue {
         let inner = &self.inner;
-        let value = match what {
-            0..=2 => return inner.read_sub(of.as_f64().unwrap_or(-1.0), what),
+        let read = match what {
+            0..=2 => return inner.read_sub(id, what),
             3 => {
-                let id = of.as_string().unwrap_or_default();
+                let id = value.as_string().unwrap_or_default();
                 let t = inner.driver().and_then(|d| d.read(|e| e.task(&id)));
                 t.map(|t| to_js(&t))
             }
@@ -179,26 +180,47 @@ impl ClientCore {
                 .and_then(|l| l.storage())
                 .map(JsValue::from_str),
         };
-        value.unwrap_or(JsValue::NULL)
+        read.unwrap_or(JsValue::NULL)
     }
 
-    /// The answer to input request `input`: how the `onInput` handler's result settled (`ok`:
-    /// resolved with `value`, else rejected or threw `value`).
-    #[wasm_bindgen(skip_typescript)]
-    pub fn answer(&self, input: f64, ok: bool, value: JsValue) {
-        let settled = if ok { Ok(value) } else { Err(value) };
-        self.inner
-            .answered(InputId(input as u64), super::handled(settled));
+    /// What the JS client tells through [`ask`](Self::ask): 7 `connect`'s signal aborted: it fails
+    /// (once), and what was opened closes; 8 stop waiting on subscription `id`: it ends `aborted`
+    /// (nothing is sent); 9 or 10 the answer to input request `id`: how the `onInput` handler's
+    /// result settled (9 resolved with `value`, 10 rejected with or threw `value`); 11 close: every
+    /// subscription and the session end, the transport closes, then the function `value` is
+    /// called.
+    fn tell(&self, what: u8, id: f64, value: JsValue) {
+        let inner = &self.inner;
+        match what {
+            7 => {
+                let why = || ErrorInfo::new(ErrorKind::Aborted, "connect was aborted");
+                inner.connect_failed(why);
+            }
+            8 => inner.stop(id),
+            9 => inner.answered(InputId(id as u64), super::handled(Ok(value))),
+            10 => inner.answered(InputId(id as u64), super::handled(Err(value))),
+            _ => {
+                let me = inner.clone();
+                let closed: Function = value.unchecked_into();
+                inner.shut(Box::new(move || {
+                    me.hush();
+                    let _ = closed.call0(&JsValue::UNDEFINED);
+                }));
+            }
+        }
     }
 
-    /// Ends every subscription and the session, closes the transport, then calls `closed`.
-    #[wasm_bindgen(skip_typescript)]
-    pub fn close(&self, closed: Function) {
-        let me = self.inner.clone();
-        self.inner.shut(Box::new(move || {
-            me.hush();
-            let _ = closed.call0(&JsValue::UNDEFINED);
-        }));
+    /// Starts, through [`ask`](Self::ask), one-shot operation `what` with `arg`; its reply comes
+    /// under `key`: 12 `tasks/list` (`arg`: the cursor), 13 `tools/list`, 14 cancel task `arg`,
+    /// 15 delete task `arg`.
+    fn op(&self, what: u8, key: f64, arg: Option<String>) -> Result<(), JsValue> {
+        let run: Run<OpId> = match what {
+            12 => Box::new(move |e, now| e.list_tasks(now, arg.as_deref())),
+            13 => Box::new(|e, now| e.list_tools(now)),
+            14 => Box::new(move |e, now| e.cancel(now, arg.as_deref().unwrap_or_default())),
+            _ => Box::new(move |e, now| e.delete_task(now, arg.as_deref().unwrap_or_default())),
+        };
+        self.inner.one_shot(key, run)
     }
 }
 

@@ -2,8 +2,7 @@
 //! callbacks, waiting promises and iterators), made by the JS client and handed over when its
 //! subscription starts; the client keeps each live subscription's handle, task id and latest
 //! snapshot, decides what the end means (the record, what `result()` and the first promise settle
-//! with) and answers the handle's questions by subscription id ([`ClientCore`]'s `read` and
-//! `stop`).
+//! with) and answers the handle's questions by subscription id (`ClientCore::ask`).
 
 use std::cell::Ref;
 use std::rc::Rc;
@@ -12,7 +11,7 @@ use wasm_bindgen::prelude::*;
 
 use super::convert::to_js;
 use super::types::TaskDone;
-use super::{ClientCore, ClientInner};
+use super::ClientInner;
 use crate::engine::api::{End, SubId};
 use crate::engine::known::Known;
 use crate::engine::verdict;
@@ -143,6 +142,18 @@ impl ClientInner {
         Some(finish(&s.handle, task_id, end, s.snapshot()))
     }
 
+    /// Stops waiting on subscription `sub`: it ends `aborted` (nothing is sent).
+    pub(super) fn stop(self: &Rc<Self>, sub: f64) {
+        let sub = sub_id(sub);
+        if self.subs.borrow().get(sub).is_none() {
+            return;
+        }
+        match self.driver() {
+            Some(d) => d.op(|e, now| e.unsubscribe(now, sub)),
+            None => self.done(sub, None, End::Aborted),
+        }
+    }
+
     /// What a handle reads of subscription `sub` (`null` before it is known): `what` 0 the task
     /// id, 1 the last status, 2 the last snapshot.
     pub(super) fn read_sub(&self, sub: f64, what: u8) -> JsValue {
@@ -181,22 +192,4 @@ pub(super) fn finish(
     };
     handle.done(&to_js(&done), ok, &value, resolves_first);
     done
-}
-
-/// What a client's handles read and ask for, by subscription id.
-#[wasm_bindgen]
-impl ClientCore {
-    /// Stops waiting: the subscription ends `aborted` (nothing is sent).
-    #[wasm_bindgen(skip_typescript)]
-    pub fn stop(&self, sub: f64) {
-        let c = &self.inner;
-        let sub = sub_id(sub);
-        if c.subs.borrow().get(sub).is_none() {
-            return;
-        }
-        match c.driver() {
-            Some(d) => d.op(|e, now| e.unsubscribe(now, sub)),
-            None => c.done(sub, None, End::Aborted),
-        }
-    }
 }

@@ -63,7 +63,7 @@ enum Heard {
     /// For `onTransition` (`TaskTransition`).
     Transition = 4,
     /// For `onInput`: input request `id` (`InputRequestEvent`); answered through
-    /// [`ClientCore::answer`].
+    /// [`ClientCore::ask`].
     Input = 5,
     /// Input request `id` is no longer wanted: `value` says why.
     Withdrawn = 6,

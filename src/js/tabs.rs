@@ -70,25 +70,23 @@ pub(super) fn warn_if_unstored(inner: &ClientInner, link: &Link) {
     inner.emit(Heard::Warning, 0.0, &to_js(&warning));
 }
 
-#[wasm_bindgen]
 impl ClientCore {
-    /// The tasks a shared scope (`persist`) stores, with one callback `then`: with `forget`,
-    /// stops tracking task `task_id` in every tab and deletes its stored record, then calls
-    /// `then()`; without, calls `then(ids)` with the ids of every stored task of this scope whose
-    /// end no page has reported yet (the JS client watches each).
-    #[wasm_bindgen(skip_typescript)]
-    pub fn stored(&self, forget: bool, task_id: String, then: Function) -> Result<(), JsValue> {
+    /// The tasks a shared scope (`persist`) stores (`ClientCore::ask` 16 and 17), with one
+    /// callback `then`: to `forget` a task, stops tracking it in every tab and deletes its stored
+    /// record, then calls `then()`; else calls `then(ids)` with the ids of every stored task of
+    /// this scope whose end no page has reported yet (the JS client watches each).
+    pub(super) fn stored(&self, forget: Option<String>, then: Function) -> Result<(), JsValue> {
         let reply = move |v: &JsValue| {
             let _ = then.call1(&JsValue::UNDEFINED, v);
         };
-        if !forget {
+        let Some(task_id) = forget else {
             let link = self.inner.live_driver()?;
             link.pending_tasks(Box::new(move |ids| {
                 let ids: Array = ids.iter().map(|id| JsValue::from_str(id)).collect();
                 reply(&ids);
             }));
             return Ok(());
-        }
+        };
         let done = Box::new(move || reply(&JsValue::UNDEFINED));
         match self.inner.driver() {
             Some(l) => l.forget(&task_id, done),

@@ -4,6 +4,8 @@
 
 use wasm_bindgen::prelude::*;
 
+use super::PREFIX;
+
 #[wasm_bindgen]
 extern "C" {
     #[derive(Clone)]
@@ -19,9 +21,6 @@ extern "C" {
     #[wasm_bindgen(method, getter, catch)]
     fn length(this: &WebStorage) -> Result<u32, JsValue>;
 }
-
-/// Item names carry this prefix, so other data in the origin's storage is never touched.
-const PREFIX: &str = "mcp-task-client/";
 
 /// `globalThis.localStorage` (reading it may throw where storage is blocked).
 pub fn open() -> Option<WebStorage> {

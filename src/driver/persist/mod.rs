@@ -1,14 +1,19 @@
-//! Persistence per scope (server URL + identity): the scope's key, `localStorage` access, and (in
-//! the full build) the stored tasks and shared session of tab coordination.
+//! Persistence per scope (server URL + identity): the scope's key and, in the full build,
+//! `localStorage` access, the stored tasks and shared session of tab coordination.
 //!
 //! Every key starts with the scope's key, so one server's or one identity's records are never
 //! read for another.
 
 #[cfg(feature = "tabs")]
 mod idb;
+#[cfg(feature = "tabs")]
 pub(crate) mod local;
 #[cfg(feature = "tabs")]
 mod store;
+
+/// What every name this package gives a `localStorage` item starts with, so other data in the
+/// origin's storage is never touched.
+pub const PREFIX: &str = "mcp-task-client/";
 
 #[cfg(feature = "tabs")]
 pub use store::*;

@@ -8,10 +8,12 @@ import { TaskHandle } from "./handle.js";
 
 /** What `ClientCore` reports (the numbers of `Heard` in src/js/mod.rs). */
 const READY = 0, FAILED = 1, SESSION = 2, WARNING = 3, TRANSITION = 4, INPUT = 5, WITHDRAWN = 6, ONCE = 7, REPLIED = 8, REFUSED = 9;
-/** The one-shot operations of `ClientCore.op`. */
-const LIST_TASKS = 0, LIST_TOOLS = 1, CANCEL = 2, DELETE = 3;
-/** What `ClientCore.read` reads. */
+/** What `ClientCore.call` starts. */
+const REQUEST = 0, TOOL = 1, WATCH = 2;
+/** What `ClientCore.ask` reads, tells, starts (the one-shot operations) and asks of the stored tasks. */
 const SUB_ID = 0, SUB_STATUS = 1, SUB_TASK = 2, TRACKED = 3, DIALECT = 4, ROLE = 5, STORAGE = 6;
+const ABANDON = 7, STOP = 8, RESOLVED = 9, REJECTED = 10, CLOSE = 11;
+const LIST_TASKS = 12, LIST_TOOLS = 13, CANCEL = 14, DELETE = 15, RESUME = 16, FORGET = 17;
 
 const invalid = (message) => new McpTaskError(message, { kind: "invalidInput" });
 const mustBe = (name, what) => invalid(`${name} must be ${what}`);
@@ -127,10 +129,10 @@ export function clientClass(wasm, ready) {
     #lastOp = 0;
     /** What this client's handles call. */
     #port = {
-      id: (sub) => this.#core.read(SUB_ID, sub),
-      status: (sub) => this.#core.read(SUB_STATUS, sub),
-      task: (sub) => this.#core.read(SUB_TASK, sub),
-      stop: (sub) => this.#core.stop(sub),
+      id: (sub) => this.#core.ask(SUB_ID, sub),
+      status: (sub) => this.#core.ask(SUB_STATUS, sub),
+      task: (sub) => this.#core.ask(SUB_TASK, sub),
+      stop: (sub) => this.#core.ask(STOP, sub),
       cancel: (taskId) => this.#op(CANCEL, taskId).then(() => {}),
       delete: (taskId) => (taskId === null ? Promise.reject(invalid("no task to delete")) : this.#op(DELETE, taskId).then(() => {})),
     };
@@ -170,7 +172,7 @@ export function clientClass(wasm, ready) {
         const heard = (what, id, value) => this.#heard(what, id, value);
         const core = (this.#core = wasm.ClientCore.open(u, settings, given(o, "headers"), ws, given(o, "auth"), heard));
         if (s && this.#connecting) {
-          const abort = () => core.abandon();
+          const abort = () => core.ask(ABANDON);
           s.addEventListener("abort", abort);
           this.#connecting.push(() => s.removeEventListener("abort", abort));
         }
@@ -230,7 +232,7 @@ export function clientClass(wasm, ready) {
         const key = ++this.#lastOp;
         this.#ops.set(key, [resolve, reject]);
         try {
-          this.#core.op(key, what, arg);
+          this.#core.ask(what, key, arg);
         } catch (e) {
           this.#ops.delete(key);
           reject(thrown(e));
@@ -245,7 +247,7 @@ export function clientClass(wasm, ready) {
       this.#inputs.set(id, c);
       const answer = (ok, v) => {
         this.#inputs.delete(id);
-        this.#core?.answer(id, ok, v);
+        this.#core?.ask(ok ? RESOLVED : REJECTED, id, v);
       };
       queueMicrotask(() => {
         let result;
@@ -259,7 +261,7 @@ export function clientClass(wasm, ready) {
     }
 
     get dialect() {
-      return this.#core.read(DIALECT);
+      return this.#core.ask(DIALECT);
     }
 
     get session() {
@@ -267,23 +269,24 @@ export function clientClass(wasm, ready) {
     }
 
     get role() {
-      return this.#core.read(ROLE);
+      return this.#core.ask(ROLE);
     }
 
     get storage() {
-      return this.#core.read(STORAGE);
+      return this.#core.ask(STORAGE);
     }
 
     callTool(name, args, opts) {
-      return this.#call(true, name, "name", args, opts);
+      return this.#call(TOOL, name, "name", args, opts);
     }
 
     request(method, params, opts) {
-      return this.#call(false, method, "method", params, opts);
+      return this.#call(REQUEST, method, "method", params, opts);
     }
 
-    /** `callTool` (`tool`) or `request`: resolves with the handle once the request is under way. */
-    #call(tool, name, nameArg, params, opts) {
+    /** `callTool` (`what`: TOOL) or `request`: resolves with the handle once the request is under
+     *  way. */
+    #call(what, name, nameArg, params, opts) {
       return new Promise((resolve, reject) => {
         let s;
         try {
@@ -295,7 +298,7 @@ export function clientClass(wasm, ready) {
           const del = typed(opts, "deleteOnDone", "boolean") ?? false;
           s = signal(opts);
           const h = new TaskHandle(this.#port, s, [resolve, reject]);
-          h._start(this.#core.call(h, tool, name, params, task, ttl, keepAlive, del, s?.aborted === true));
+          h._start(this.#core.call(h, what, name, s?.aborted === true, params, task, ttl, keepAlive, del));
         } catch (e) {
           reject(thrown(e, s?.reason));
         }
@@ -307,7 +310,7 @@ export function clientClass(wasm, ready) {
       const s = signal(opts);
       const h = new TaskHandle(this.#port, s);
       try {
-        h._start(this.#core.watch(h, taskId, s?.aborted === true));
+        h._start(this.#core.call(h, WATCH, taskId, s?.aborted === true));
       } catch (e) {
         throw thrown(e);
       }
@@ -328,7 +331,7 @@ export function clientClass(wasm, ready) {
     }
 
     task(taskId) {
-      return this.#core.read(TRACKED, id(taskId, "taskId"));
+      return this.#core.ask(TRACKED, 0, id(taskId, "taskId"));
     }
 
     onTransition(cb) {
@@ -349,7 +352,7 @@ export function clientClass(wasm, ready) {
           }
         };
         try {
-          this.#core.stored(false, "", watch);
+          this.#core.ask(RESUME, 0, watch);
         } catch (e) {
           reject(thrown(e));
         }
@@ -357,14 +360,14 @@ export function clientClass(wasm, ready) {
     }
 
     forget(taskId) {
-      return new Promise((resolve) => this.#core.stored(true, taskId, resolve));
+      return new Promise((resolve) => this.#core.ask(FORGET, taskId, resolve));
     }
 
     close() {
       const inputs = [...this.#inputs.values()];
       this.#inputs.clear();
       for (const c of inputs) c.abort(new McpTaskError("the client was closed", { kind: "closed" }));
-      return new Promise((resolve) => this.#core.close(resolve));
+      return new Promise((resolve) => this.#core.ask(CLOSE, 0, resolve));
     }
 
     /** Same as `close()`, without waiting (a disposed client never throws). */
