@@ -4,8 +4,7 @@
 //! `js` → `driver` → `engine` → `protocol`, with `coord` (tab coordination) beside `engine`.
 //! `protocol`, `engine` and `coord` are pure Rust (sans-IO: time, randomness and bytes are
 //! inputs) and are tested natively; `driver` and `js` exist only on `wasm32`. Below them all,
-//! `json` is the JSON value and its text; it reads JSON text through the host's `JSON.parse` on
-//! `wasm32`, serde_json natively.
+//! `json` is the JSON value, its text and its reader.
 
 // Size rules (clippy.toml's disallowed items) bind the shipped code; tests may use anything.
 #![cfg_attr(test, allow(clippy::disallowed_types))]

@@ -56,7 +56,7 @@ fn full_task(status: TaskStatus) -> Task {
         last_updated_at: Some("2026-01-01T00:00:01Z".into()),
         ttl_ms: Some(60_000),
         keep_alive_ms: Some(30_000),
-        // Beyond 2^53, yet exact as a double: reads back equal through `JSON.parse`.
+        // Beyond 2^53, yet exact as a double: reads back equal through `JSON.parse` in JS.
         poll_interval_ms: Some(1 << 60),
         outcome: Some(Outcome::Result {
             result: json!({ "content": [{ "type": "text", "text": "hi" }], "n": 50000800000000000000000000000.0, "x": -1.5e-300 }),
@@ -538,6 +538,27 @@ fn json_values_become_plain_js_objects() {
 /// Reads `text` as a JSON-RPC message, as the engine does with what the server sends.
 fn decode(text: &str) -> Result<Message, DecodeError> {
     Message::decode_str(text, 1 << 20)
+}
+
+/// Numbers as `JSON.parse` reads them (the host's `Number()` for fractions and exponents, an
+/// integral double as an integer), integers exactly.
+#[wasm_bindgen_test]
+fn numbers_read_as_the_host_reads_them() {
+    let text = "[1.5, 1e3, 2.0, -0, -2.5e-3, 1e400, 18446744073709551616, 9007199254740993, -9223372036854775808]";
+    assert_eq!(
+        mcp_task_client::json::parse(text).unwrap(),
+        json!([
+            1.5,
+            1000,
+            2,
+            0,
+            -0.0025,
+            null,
+            1.844_674_407_370_955_2e19,
+            9_007_199_254_740_993u64,
+            i64::MIN
+        ])
+    );
 }
 
 #[wasm_bindgen_test]

@@ -293,9 +293,8 @@ impl AuthShell {
     }
 
     async fn write_store(&self, g: &Grant) {
-        if let Ok(v) = js_sys::JSON::parse(&crate::protocol::text(&g.to_json())) {
-            let _ = self.call_store("save", Some(v)).await;
-        }
+        let v = crate::json::parse_written(&crate::protocol::text(&g.to_json()));
+        let _ = self.call_store("save", Some(v)).await;
     }
 
     async fn call_store(&self, method: &str, arg: Option<JsValue>) -> Result<JsValue, JsValue> {

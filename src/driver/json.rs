@@ -20,7 +20,7 @@ use crate::protocol::auth::AuthChallenge;
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::{Dialect, InputRequest, Outcome, Task, TaskStatus};
 
-/// Parses JSON text (the host's parser, as for protocol messages).
+/// Parses JSON text (the reader protocol messages go through).
 pub fn parse(text: &str) -> Option<Value> {
     crate::json::parse(text).ok()
 }

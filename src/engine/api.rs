@@ -418,8 +418,8 @@ impl ErrorKind {
 }
 
 impl crate::json::ToJson for ErrorKind {
-    fn to_json(&self) -> Value {
-        self.name().into()
+    fn push_json(&self, out: &mut String) {
+        crate::json::push_quoted(out, self.name());
     }
 }
 

@@ -3,7 +3,7 @@
 //! fractional digits (nanoseconds included) and a bare date.
 
 use super::api::Millis;
-use crate::json::digits::zero_padded;
+use crate::json::digits::push_padded;
 
 /// Milliseconds since the Unix epoch, or `None` when the text is not a timestamp we understand
 /// (or lies before 1970). Surrounding ASCII whitespace is ignored.
@@ -212,23 +212,21 @@ pub(crate) fn format_millis(millis: Millis) -> String {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + u64::from(month <= 2);
-    [
-        &zero_padded(year, 4),
-        "-",
-        &zero_padded(month, 2),
-        "-",
-        &zero_padded(day, 2),
-        "T",
-        &zero_padded(rem / 3600, 2),
-        ":",
-        &zero_padded(rem / 60 % 60, 2),
-        ":",
-        &zero_padded(rem % 60, 2),
-        ".",
-        &zero_padded(millis % 1000, 3),
-        "Z",
-    ]
-    .concat()
+    let mut out = String::with_capacity(CANONICAL_LEN);
+    let parts = [
+        (year, 4, b'-'),
+        (month, 2, b'-'),
+        (day, 2, b'T'),
+        (rem / 3600, 2, b':'),
+        (rem / 60 % 60, 2, b':'),
+        (rem % 60, 2, b'.'),
+        (millis % 1000, 3, b'Z'),
+    ];
+    for (n, width, after) in parts {
+        push_padded(&mut out, n, width);
+        out.push(char::from(after));
+    }
+    out
 }
 
 #[cfg(test)]

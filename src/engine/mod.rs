@@ -37,7 +37,6 @@ mod calls;
 mod deletes;
 mod detect;
 mod early;
-mod echo;
 mod elicit;
 mod encoded;
 mod fetch;

@@ -11,7 +11,6 @@ use crate::protocol::model::{Outcome, Task, TaskStatus};
 use super::known::Known;
 
 use super::api::{Millis, SubId};
-use super::echo::PollEcho;
 use super::fetch::ResultFetch;
 use super::phase::Phase;
 use super::scheduler::{MaybeAt, PollState};
@@ -43,8 +42,6 @@ pub(crate) struct TaskEntry {
     pub(crate) input_keys: SortedSet<String>,
     /// createdAt + ttl, when the server gave both.
     pub(crate) deadline: MaybeAt,
-    /// The last status answer applied, without its id (see `echo.rs`).
-    pub(crate) poll_echo: Option<PollEcho>,
 }
 
 impl TaskEntry {

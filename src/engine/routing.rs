@@ -8,7 +8,6 @@ use crate::protocol::jsonrpc::{Id, Message};
 
 use super::absent::METHOD_NOT_FOUND;
 use super::api::{ClientError, ErrorKind, Millis, Output, SendKey, TransportError};
-use super::echo::PollEcho;
 use super::pending::Pending;
 use super::requests::{Answer, Failure, Purpose};
 use super::{Engine, DRAFT};
@@ -18,11 +17,6 @@ impl Engine {
         if via.is_none() {
             self.standalone_heard();
         }
-        if let Some(k) = via {
-            if self.unchanged_poll(now, k, body) {
-                return;
-            }
-        }
         let msg = match Message::decode_str(body, self.cfg.max_message_bytes) {
             Ok(m) => m,
             Err(e) => return self.warn(None, ClientError::new(ErrorKind::Protocol, e.message())),
@@ -30,10 +24,8 @@ impl Engine {
         match msg {
             Message::Response { id, result } => {
                 if let Some(n) = self.route(&id) {
-                    let get = matches!(self.reqs.purpose(n), Some(Purpose::Get(_)));
-                    let echo = get.then(|| PollEcho::of(body, n)).flatten();
                     self.note_server_info(&result);
-                    self.complete_echoed(now, n, Ok(result), echo);
+                    self.complete(now, n, Ok(result));
                 }
             }
             Message::Error {
@@ -269,11 +261,6 @@ impl Engine {
 
     /// Request `n` is over with `res`: hands it to whatever it was for.
     pub(crate) fn complete(&mut self, now: Millis, n: ReqId, res: Answer) {
-        self.complete_echoed(now, n, res, None);
-    }
-
-    /// [`Engine::complete`] for an answer whose text is known (`echo`: a status answer's).
-    fn complete_echoed(&mut self, now: Millis, n: ReqId, res: Answer, echo: Option<PollEcho>) {
         let Some(p) = self.take_pending(n) else {
             return;
         };
@@ -281,7 +268,7 @@ impl Engine {
             Purpose::Probe => self.on_probe(now, res),
             Purpose::Initialize => self.on_initialize(now, res, p.session_id),
             Purpose::Call(c) => self.on_call_reply(now, c, n, res),
-            Purpose::Get(t) => self.on_get(now, &t, res, echo),
+            Purpose::Get(t) => self.on_get(now, &t, res),
             Purpose::Result(t) => self.on_result(now, &t, n, res),
             Purpose::List { op, .. } => self.on_list(op, res),
             Purpose::Tools { .. } => self.on_tools_page(now, res),

@@ -5,7 +5,6 @@ use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::{Outcome, Task, TaskStatus};
 
 use super::api::{ClientError, End, Event, Millis, SubId};
-use super::echo::PollEcho;
 use super::ids::ReqId;
 use super::inputs::Origin;
 use super::phase::Phase;
@@ -171,14 +170,10 @@ impl Engine {
         }
     }
 
-    /// Merges `task` into the task's entry: news other than a poll forgets the poll echo, news
-    /// from the server confirms the task. `None` when the task is not tracked.
+    /// Merges `task` into the task's entry: news from the server confirms the task. `None` when
+    /// the task is not tracked.
     fn merge_snapshot(&mut self, task_id: &str, task: Task, src: Source) -> Option<Applied> {
         let entry = self.tasks.get_mut(task_id)?;
-        if src != Source::Poll {
-            // Other news: an answer like the last poll's may no longer mean "unchanged".
-            entry.poll_echo = None;
-        }
         if src != Source::Named && entry.phase.confirm() {
             if let Some(n) = entry.origin {
                 // The original request now runs as long as the task: no timeout.
@@ -283,17 +278,6 @@ impl Engine {
             _ => self.timers.clear(&deadline),
         }
         true
-    }
-
-    /// A status answer identical to the last one applied came: the poll is over, the next one
-    /// follows the cadence.
-    pub(crate) fn poll_unchanged(&mut self, now: Millis, task_id: &str) {
-        if let Some(e) = self.tasks.get_mut(task_id) {
-            e.poll.in_flight = false;
-            e.poll.last_answered = now.into();
-            e.poll.errors = 0;
-        }
-        self.schedule_poll(now, task_id, Source::Poll);
     }
 
     /// The next poll after news from `src` (polls follow the cadence, pushes postpone).
@@ -432,14 +416,8 @@ impl Engine {
         self.dispatch(now, Purpose::Get(task_id));
     }
 
-    /// A status answer; `echo` is its text without the id, kept once applied (see `echo.rs`).
-    pub(crate) fn on_get(
-        &mut self,
-        now: Millis,
-        task_id: &str,
-        res: Answer,
-        echo: Option<PollEcho>,
-    ) {
+    /// A status answer.
+    pub(crate) fn on_get(&mut self, now: Millis, task_id: &str, res: Answer) {
         let Some(entry) = self.tasks.get_mut(task_id) else {
             return;
         };
@@ -466,9 +444,6 @@ impl Engine {
                     e.poll.errors = 0;
                 }
                 self.apply_snapshot(now, task_id, task, Source::Poll);
-                if let Some(e) = self.tasks.get_mut(task_id) {
-                    e.poll_echo = echo;
-                }
             }
             Err(f) => match *f {
                 Failure::Rpc(e) if self.gone_code(e.code) => {

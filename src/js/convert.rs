@@ -5,19 +5,14 @@
 //! are walked directly.
 
 use crate::json::Value;
-use js_sys::JSON;
 use wasm_bindgen::prelude::*;
 
 use crate::json::ToJson;
 
-/// A value's JSON form as plain JS objects (never `Map`s).
-pub fn to_js<T: ToJson + ?Sized>(v: &T) -> JsValue {
-    parse(&v.to_json())
-}
-
-/// `JSON.parse` of the value's text (not generic: one copy in the binary for every `to_js` type).
-fn parse(value: &Value) -> JsValue {
-    JSON::parse(&crate::json::text(value)).unwrap_or(JsValue::UNDEFINED)
+/// A value's JSON form as plain JS objects (never `Map`s): `JSON.parse` of its text (one copy in
+/// the binary for every type).
+pub fn to_js(v: &dyn ToJson) -> JsValue {
+    crate::json::parse_written(&crate::json::json_text(v))
 }
 
 /// Reads a JSON value from JS (`undefined` → `None`).

@@ -187,7 +187,7 @@ pub(super) fn finish(
     let resolves_first = verdict::resolves_first(&end, last.as_ref());
     let done = TaskDone::from_end(task_id, end, last);
     let (ok, value) = match done.result() {
-        Ok(v) => (true, v.map_or(JsValue::NULL, to_js)),
+        Ok(v) => (true, v.map_or(JsValue::NULL, |v| to_js(v))),
         Err(info) => (false, to_js(info)),
     };
     handle.done(&to_js(&done), ok, &value, resolves_first);

@@ -11,7 +11,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::engine::api::{self, End};
 use crate::engine::verdict::{self, Ending};
-use crate::json::{Object, ToJson};
+use crate::json::{push_quoted, Object, ToJson};
 use crate::protocol::auth::AuthChallenge;
 use crate::protocol::model;
 
@@ -378,86 +378,86 @@ pub struct SessionInfo {
 }
 
 impl ToJson for InputRequestEvent {
-    fn to_json(&self) -> Value {
-        (Object::new().with("key", &self.key))
+    fn push_json(&self, out: &mut String) {
+        (Object::new(out).with("key", &self.key))
             .with("method", &self.method)
             .with("params", &self.params)
             .with("taskId", &self.task_id)
-            .build()
+            .end();
     }
 }
 
 impl ToJson for ErrorInfo {
-    fn to_json(&self) -> Value {
-        (Object::new().with("kind", &self.kind))
+    fn push_json(&self, out: &mut String) {
+        (Object::new(out).with("kind", &self.kind))
             .with("message", &self.message)
             .with_some("code", &self.code)
             .with_some("data", &self.data)
             .with_some("taskId", &self.task_id)
             .with_some("httpStatus", &self.http_status)
             .with_some("auth", &self.auth)
-            .build()
+            .end();
     }
 }
 
 impl ToJson for AuthInfo {
-    fn to_json(&self) -> Value {
-        (Object::new().with("wwwAuthenticate", &self.www_authenticate))
+    fn push_json(&self, out: &mut String) {
+        (Object::new(out).with("wwwAuthenticate", &self.www_authenticate))
             .with("resourceMetadata", &self.resource_metadata)
             .with("scope", &self.scope)
             .with("error", &self.error)
             .with("errorDescription", &self.error_description)
-            .build()
+            .end();
     }
 }
 
 impl ToJson for DoneKind {
-    fn to_json(&self) -> Value {
-        match self {
+    fn push_json(&self, out: &mut String) {
+        let kind = match self {
             Self::Finished => "finished",
             Self::Aborted => "aborted",
             Self::Failed => "failed",
-        }
-        .into()
+        };
+        push_quoted(out, kind);
     }
 }
 
 impl ToJson for TaskDone {
-    fn to_json(&self) -> Value {
-        (Object::new().with("kind", &self.kind))
+    fn push_json(&self, out: &mut String) {
+        (Object::new(out).with("kind", &self.kind))
             .with("taskId", &self.task_id)
             .with("status", &self.status)
             .with("task", &self.task)
             .with("outcome", &self.outcome)
             .with("error", &self.error)
-            .build()
+            .end();
     }
 }
 
 impl ToJson for ClientWarning {
-    fn to_json(&self) -> Value {
-        (Object::new().with("taskId", &self.task_id))
+    fn push_json(&self, out: &mut String) {
+        (Object::new(out).with("taskId", &self.task_id))
             .with("error", &self.error)
-            .build()
+            .end();
     }
 }
 
 impl ToJson for TaskTransition {
-    fn to_json(&self) -> Value {
-        (Object::new().with("taskId", &self.task_id))
+    fn push_json(&self, out: &mut String) {
+        (Object::new(out).with("taskId", &self.task_id))
             .with("from", &self.from)
             .with("to", &self.to)
             .with("at", &self.at)
-            .build()
+            .end();
     }
 }
 
 impl ToJson for SessionInfo {
-    fn to_json(&self) -> Value {
-        (Object::new().with("dialect", &self.dialect))
+    fn push_json(&self, out: &mut String) {
+        (Object::new(out).with("dialect", &self.dialect))
             .with("protocolVersion", &self.protocol_version)
             .with("serverInfo", &self.server_info)
             .with("capabilities", &self.capabilities)
-            .build()
+            .end();
     }
 }

@@ -26,8 +26,13 @@ pub fn push_signed(out: &mut String, n: i64) {
 /// `n` in decimal, zeros in front up to `width` digits: `format!("{n:0width$}")`.
 pub fn zero_padded(n: u64, width: usize) -> String {
     let mut out = String::new();
-    push_in_radix(&mut out, n, 10, width);
+    push_padded(&mut out, n, width);
     out
+}
+
+/// Appends `n` in decimal, as [`zero_padded`] writes it.
+pub fn push_padded(out: &mut String, n: u64, width: usize) {
+    push_in_radix(out, n, 10, width);
 }
 
 /// `n` in lowercase hexadecimal, zeros in front up to `width` digits: `format!("{n:0width$x}")`.

@@ -1,7 +1,7 @@
-//! The host's JSON: `JSON.parse`, and JS values read back as [`Value`]s.
+//! The host's numbers and JS values read back as [`Value`]s.
 
 use super::{Map as Members, Value};
-use js_sys::{Array, ArrayBuffer, Map, Object, Reflect, Symbol, Uint8Array, JSON};
+use js_sys::{Array, Map, Object, Reflect, Symbol};
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
@@ -14,26 +14,29 @@ extern "C" {
 /// Nesting deeper than this is refused (a cyclic object would otherwise exhaust the stack).
 const MAX_DEPTH: u32 = 512;
 
-/// `JSON.parse`, read back into a value.
-pub(super) fn parse(text: &str) -> Result<Value, String> {
-    let js = JSON::parse(text).map_err(|e| match e.dyn_ref::<js_sys::Error>() {
-        Some(e) => String::from(e.message()),
-        None => "not JSON".to_owned(),
-    })?;
-    read(&js, Origin::Parsed, 0).map_err(str::to_owned)
-}
-
 /// Reads a JS value as JSON (see [`read`]); the error says what in it is not JSON.
 pub fn from_js(v: &JsValue) -> Result<Value, &'static str> {
-    read(v, Origin::Caller, 0)
+    read(v, 0)
 }
 
-/// Where a value comes from: `JSON.parse` makes only plain objects and arrays, a caller may
-/// hand in anything.
-#[derive(Clone, Copy, PartialEq)]
-enum Origin {
-    Parsed,
-    Caller,
+/// JSON text this crate wrote as plain JS values: `JSON.parse`, which cannot throw on it.
+pub fn parse_written(text: &str) -> JsValue {
+    #[wasm_bindgen]
+    extern "C" {
+        #[wasm_bindgen(js_namespace = JSON, js_name = parse)]
+        fn json_parse(text: &str) -> JsValue;
+    }
+    json_parse(text)
+}
+
+/// A JSON number literal as `JSON.parse` reads it: the host's double (see [`number`]).
+pub(super) fn number_text(literal: &str) -> Value {
+    #[wasm_bindgen]
+    extern "C" {
+        #[wasm_bindgen(js_name = Number)]
+        fn number_of(text: &str) -> f64;
+    }
+    number(number_of(literal))
 }
 
 /// One JS value as JSON: `null`/`undefined` → `null` (an `undefined` member is left out), integral
@@ -41,7 +44,7 @@ enum Origin {
 /// BigInts in `i64::MIN..=u64::MAX`, strings, arrays, `Map`s with string keys and plain
 /// (non-iterable) objects by their own enumerable properties. The most common kinds are asked
 /// first: each question is a call into the host.
-fn read(v: &JsValue, origin: Origin, depth: u32) -> Result<Value, &'static str> {
+fn read(v: &JsValue, depth: u32) -> Result<Value, &'static str> {
     if depth > MAX_DEPTH {
         return Err("nested too deeply (or cyclic)");
     }
@@ -56,12 +59,12 @@ fn read(v: &JsValue, origin: Origin, depth: u32) -> Result<Value, &'static str> 
         let len = a.length();
         let mut items = Vec::with_capacity(len as usize);
         for i in 0..len {
-            items.push(read(&a.get(i), origin, depth + 1)?);
+            items.push(read(&a.get(i), depth + 1)?);
         }
         return Ok(Value::Array(items));
     }
     if v.is_object() {
-        return read_object(v, origin, depth);
+        return read_object(v, depth);
     }
     if v.is_null() || v.is_undefined() {
         return Ok(Value::Null);
@@ -82,21 +85,16 @@ fn read(v: &JsValue, origin: Origin, depth: u32) -> Result<Value, &'static str> 
 }
 
 /// An object (not an array) as a JSON object: its own enumerable properties, or a `Map`'s entries.
-fn read_object(v: &JsValue, origin: Origin, depth: u32) -> Result<Value, &'static str> {
-    // `JSON.parse` makes only plain objects: what a caller hands in is asked about first.
-    let caller = origin == Origin::Caller;
-    let map = if caller { v.dyn_ref::<Map>() } else { None };
-    let entries = match map {
-        Some(m) => Array::from(m),
-        None if caller
-            && (v.is_instance_of::<Uint8Array>() || v.is_instance_of::<ArrayBuffer>()) =>
-        {
-            return Err("a function, symbol or binary value")
-        }
-        None if caller && Reflect::has(v, &Symbol::iterator()).unwrap_or(false) => {
-            return Err("an iterable object other than an Array or a Map")
-        }
-        None => Object::entries(v.unchecked_ref()),
+fn read_object(v: &JsValue, depth: u32) -> Result<Value, &'static str> {
+    let entries = if let Some(m) = v.dyn_ref::<Map>() {
+        Array::from(m)
+    } else if v.is_instance_of::<js_sys::Uint8Array>() || v.is_instance_of::<js_sys::ArrayBuffer>()
+    {
+        return Err("a function, symbol or binary value");
+    } else if Reflect::has(v, &Symbol::iterator()).unwrap_or(false) {
+        return Err("an iterable object other than an Array or a Map");
+    } else {
+        Object::entries(v.unchecked_ref())
     };
     let mut out = Members::new();
     for i in 0..entries.length() {
@@ -108,7 +106,7 @@ fn read_object(v: &JsValue, origin: Origin, depth: u32) -> Result<Value, &'stati
         let value = pair.get(1);
         // An optional field set to `undefined` is absent, as in `JSON.stringify`.
         if !value.is_undefined() {
-            out.insert(key, read(&value, origin, depth + 1)?);
+            out.insert(key, read(&value, depth + 1)?);
         }
     }
     Ok(Value::Object(out))
@@ -116,16 +114,12 @@ fn read_object(v: &JsValue, origin: Origin, depth: u32) -> Result<Value, &'stati
 
 /// An integral number in `i64::MIN..=u64::MAX` as an integer (beyond 2^53 it is the double the
 /// host read, the nearest to what was written), any other finite one as a float.
-fn number(n: f64) -> Value {
+pub(super) fn number(n: f64) -> Value {
     const TWO_POW_64: f64 = 18_446_744_073_709_551_616.0;
     const MINUS_TWO_POW_63: f64 = -9_223_372_036_854_775_808.0;
-    if n.fract() != 0.0 {
-        Value::from(n)
-    } else if (0.0..TWO_POW_64).contains(&n) {
-        Value::from(n as u64)
-    } else if (MINUS_TWO_POW_63..0.0).contains(&n) {
-        Value::from(n as i64)
-    } else {
-        Value::from(n)
+    match n.fract() == 0.0 && (MINUS_TWO_POW_63..TWO_POW_64).contains(&n) {
+        true if n >= 0.0 => Value::from(n as u64),
+        true => Value::from(n as i64),
+        false => Value::from(n),
     }
 }

@@ -5,7 +5,7 @@ use crate::json::Value;
 use serde::{Deserialize, Serialize};
 
 use super::jsonrpc::RpcError;
-use crate::json::{Object, ToJson};
+use crate::json::{push_quoted, Object, ToJson};
 
 /// Which task dialect a server speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -179,40 +179,46 @@ impl Dialect {
 }
 
 impl ToJson for Dialect {
-    fn to_json(&self) -> Value {
-        self.name().into()
+    fn push_json(&self, out: &mut String) {
+        push_quoted(out, self.name());
     }
 }
 
 impl ToJson for TaskStatus {
-    fn to_json(&self) -> Value {
-        self.name().into()
+    fn push_json(&self, out: &mut String) {
+        push_quoted(out, self.name());
     }
 }
 
 impl ToJson for Outcome {
-    fn to_json(&self) -> Value {
-        // The kind also names the member holding it.
-        let (kind, value) = match self {
-            Self::Result { result } => ("result", result.clone()),
-            Self::Error { error } => ("error", error.to_value()),
-        };
-        Object::new().with("kind", kind).put(kind, value).build()
+    fn push_json(&self, out: &mut String) {
+        match self {
+            Self::Result { result } => {
+                (Object::new(out).with("kind", &"result"))
+                    .with("result", result)
+                    .end();
+            }
+            Self::Error { error } => {
+                (Object::new(out).with("kind", &"error"))
+                    .with("error", &error.to_value())
+                    .end();
+            }
+        }
     }
 }
 
 impl ToJson for InputRequest {
-    fn to_json(&self) -> Value {
-        (Object::new().with("key", &self.key))
+    fn push_json(&self, out: &mut String) {
+        (Object::new(out).with("key", &self.key))
             .with("method", &self.method)
             .with("params", &self.params)
-            .build()
+            .end();
     }
 }
 
 impl ToJson for Task {
-    fn to_json(&self) -> Value {
-        let task = (Object::new().with("taskId", &self.task_id))
+    fn push_json(&self, out: &mut String) {
+        let task = (Object::new(out).with("taskId", &self.task_id))
             .with("status", &self.status)
             .with_some("statusMessage", &self.status_message)
             .with_some("createdAt", &self.created_at)
@@ -225,15 +231,15 @@ impl ToJson for Task {
             true => task,
             false => task.with("inputRequests", &self.input_requests),
         }
-        .build()
+        .end();
     }
 }
 
 impl ToJson for TaskList {
-    fn to_json(&self) -> Value {
-        (Object::new().with("tasks", &self.tasks))
+    fn push_json(&self, out: &mut String) {
+        (Object::new(out).with("tasks", &self.tasks))
             .with_some("nextCursor", &self.next_cursor)
-            .build()
+            .end();
     }
 }
 

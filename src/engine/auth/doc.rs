@@ -1,6 +1,6 @@
 //! Reading the JSON documents of OAuth servers field by field (through `crate::json::Value`, which
 //! the package already carries, rather than one generated deserializer per document). The text is
-//! parsed by [`crate::json::parse`], so wasm carries no JSON parser of its own.
+//! parsed by [`crate::json::parse`], the one JSON reader of the package.
 
 use crate::json::{Map, Value};
 

@@ -466,7 +466,7 @@ fn an_id_less_400_not_naming_the_session_fails_the_request_only() {
         .any(|ev| matches!(ev, Event::Done { sub: s, .. } if *s == sub)));
 }
 
-// ----- unchanged poll answers (the hot path skips them) -----
+// ----- poll answers like the last one -----
 
 #[test]
 fn an_answer_like_the_last_poll_is_applied_again_after_other_news() {
