@@ -17,7 +17,7 @@
 //!   advertising `tasks: {}` without `requests` (rmcp 2.0) is taken at its tools' word:
 //!   `required`/`optional` tools are augmented.
 //! - One status request in flight per task, shared by all its subscribers; cadence per
-//!   task age (`scheduler.rs`); every subscriber gets exactly one `Done`.
+//!   task age (`cadence.rs`); every subscriber gets exactly one `Done`.
 //! - A task ends once: its outcome is fetched once (`tasks/result`, or one last `tasks/get` for
 //!   inline outcomes, or the draft original response) and cached until GC.
 //! - At createdAt + ttl one last poll decides between the task's real end and `expired`; an
