@@ -238,15 +238,9 @@ impl Engine {
             .as_ref()
             .is_none_or(|tpl| tpl.epoch != epoch)
         {
-            self.poll_template = PollTemplate::new(epoch, codec, &self.session.info());
+            self.poll_template = Some(PollTemplate::new(epoch, codec, &self.session.info()));
         }
-        (t.body, t.headers) = match &self.poll_template {
-            Some(tpl) => tpl.fill(n, task_id),
-            None => {
-                let enc = Encoded::new(codec.build_get(&self.session.info(), task_id));
-                (enc.body(Some(n)), enc.headers)
-            }
-        };
+        (t.body, t.headers) = self.poll_template.as_ref()?.fill(n, task_id);
         Some(t)
     }
 
