@@ -74,10 +74,12 @@ impl PollTemplate {
         let enc = Encoded::new(codec.build_get(s, PROBE));
         let pieces = split(&enc.params, &quoted(PROBE));
         let probe = encode_value(PROBE);
-        let id_headers = (enc.headers.iter().enumerate())
-            .filter(|(_, h)| h.1 == probe)
-            .map(|(i, _)| i)
-            .collect();
+        let mut id_headers = Vec::new();
+        for (i, h) in enc.headers.iter().enumerate() {
+            if h.1 == probe {
+                id_headers.push(i);
+            }
+        }
         PollTemplate {
             epoch,
             enc,
