@@ -66,9 +66,10 @@ mod kept {
 /// The due times under one key: a task's poll and deadline, or a single timer's (the first).
 type Due = [MaybeAt; 2];
 
-/// The earliest of a key's due times (none when both are unset).
+/// The earliest of a key's due times (none when both are unset: an unset time is the largest).
 fn first(due: &Due) -> Option<Millis> {
-    due.iter().filter_map(|at| at.get()).min()
+    let [a, b] = due;
+    MaybeAt(a.0.min(b.0)).get()
 }
 
 impl Key {
