@@ -502,10 +502,11 @@ impl Engine {
         let hosted = self.hosted.next_expiry();
         #[cfg(not(feature = "receiver"))]
         let hosted = None;
-        [timer, self.reqs.next_timeout(), hosted, drained]
-            .into_iter()
-            .flatten()
-            .min()
+        // The earliest of them (an absent one counts as the largest time).
+        let times = [timer, self.reqs.next_timeout(), hosted, drained];
+        let earliest =
+            (times.into_iter()).fold(Millis::MAX, |a, t| a.min(t.unwrap_or(Millis::MAX)));
+        (earliest != Millis::MAX).then_some(earliest)
     }
 
     fn run_timers(&mut self, now: Millis) {

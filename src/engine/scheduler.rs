@@ -217,8 +217,9 @@ impl Timers {
     pub(crate) fn pop_due(&mut self, now: Millis) -> Option<Timer> {
         match (self.queue.peek(), self.first_resume()) {
             (Some((at, key)), resume) if at <= now && resume.is_none_or(|(r, _)| at <= r) => {
-                let due = self.due.get(&key).copied().unwrap_or_default();
-                let which = due.iter().position(|d| d.get() == Some(at)).unwrap_or(0);
+                // The key's first time when that is the one due, else its second.
+                let [first, _] = self.due.get(&key).copied().unwrap_or_default();
+                let which = usize::from(first.get() != Some(at));
                 self.put(key, which, MaybeAt::NONE);
                 Some(key.timer(which))
             }
