@@ -204,12 +204,9 @@ impl Timers {
 
     /// The earliest due time.
     pub(crate) fn next(&self) -> Option<Millis> {
-        let queued = self.queue.peek().map(|(at, _)| at);
-        let resume = self.first_resume().map(|(at, _)| at);
-        match (queued, resume) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        let queued = self.queue.peek().map_or(Millis::MAX, |(at, _)| at);
+        let resume = self.first_resume().map_or(Millis::MAX, |(at, _)| at);
+        MaybeAt(queued.min(resume)).get()
     }
 
     /// Removes and returns one timer due at or before `now` (at the same time, a resumption
