@@ -330,8 +330,8 @@ impl Engine {
             return self.set_task_timer(TaskTimer::Gc, task_id, at);
         }
         self.session.drop_waiting(ours);
-        for n in results.into_iter().flatten() {
-            if let Some(p) = self.take_pending(n) {
+        for n in results {
+            if let Some(p) = n.and_then(|n| self.take_pending(n)) {
                 self.out.push_back(super::api::Output::Abort { key: p.key });
             }
         }
