@@ -39,9 +39,8 @@ pub(crate) fn fill_defaults(params: &Value, answer: &mut Value) {
     let Some(result) = answer.as_object_mut() else {
         return;
     };
-    let content = result
-        .entry("content")
-        .or_insert_with(|| Value::Object(Map::new()));
+    // Absent or null: an empty object.
+    let content = result.entry("content").or_insert_with(Value::default);
     if content.is_null() {
         *content = Value::Object(Map::new());
     }

@@ -173,7 +173,7 @@ impl Engine {
         {
             return;
         }
-        let params = params.unwrap_or(Value::Null);
+        let params = params.unwrap_or_default();
         let related = self
             .session
             .codec_any()
@@ -274,7 +274,7 @@ impl Engine {
         };
         match msg {
             Message::Request { method, params, .. } => {
-                let params = params.unwrap_or(Value::Null);
+                let params = params.unwrap_or_default();
                 let out = Outgoing {
                     method,
                     params,

@@ -4,11 +4,12 @@
 use crate::protocol::model::{Outcome, Task, TaskStatus};
 
 use super::api::{ClientError, End, ErrorKind, Millis, SubId};
+use super::cadence;
 use super::ids::ReqId;
 use super::known::Known;
 use super::phase::Phase;
 use super::requests::{Answer, Failure, Purpose};
-use super::scheduler::{self, TaskTimer, Timer};
+use super::scheduler::{TaskTimer, Timer};
 use super::sorted::SortedSet;
 use super::tasks::Source;
 use super::Engine;
@@ -65,7 +66,7 @@ impl Engine {
                         self.give_up_outcome(now, task_id, error);
                     } else if terminal {
                         let delay =
-                            scheduler::error_delay(&mut self.rng, errors, f.retry_after(), None);
+                            cadence::error_delay(&mut self.rng, errors, f.retry_after(), None);
                         let again = Purpose::Result(task_id.to_owned());
                         if !self.retry_first(now, again, f.retry_after(), delay) {
                             self.set_task_timer(
@@ -202,7 +203,7 @@ impl Engine {
         if entry.poll.in_flight {
             return;
         }
-        let at = (entry.poll).earliest_next(now, scheduler::floor(entry.server_interval()));
+        let at = (entry.poll).earliest_next(now, cadence::floor(entry.server_interval()));
         if at > now {
             return self
                 .timers
@@ -329,8 +330,8 @@ impl Engine {
             return self.set_task_timer(TaskTimer::Gc, task_id, at);
         }
         self.session.drop_waiting(ours);
-        for n in results.into_iter().flatten() {
-            if let Some(p) = self.take_pending(n) {
+        for n in results {
+            if let Some(p) = n.and_then(|n| self.take_pending(n)) {
                 self.out.push_back(super::api::Output::Abort { key: p.key });
             }
         }

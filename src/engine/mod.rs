@@ -17,7 +17,7 @@
 //!   advertising `tasks: {}` without `requests` (rmcp 2.0) is taken at its tools' word:
 //!   `required`/`optional` tools are augmented.
 //! - One status request in flight per task, shared by all its subscribers; cadence per
-//!   task age (`scheduler.rs`); every subscriber gets exactly one `Done`.
+//!   task age (`cadence.rs`); every subscriber gets exactly one `Done`.
 //! - A task ends once: its outcome is fetched once (`tasks/result`, or one last `tasks/get` for
 //!   inline outcomes, or the draft original response) and cached until GC.
 //! - At createdAt + ttl one last poll decides between the task's real end and `expired`; an
@@ -502,10 +502,11 @@ impl Engine {
         let hosted = self.hosted.next_expiry();
         #[cfg(not(feature = "receiver"))]
         let hosted = None;
-        [timer, self.reqs.next_timeout(), hosted, drained]
-            .into_iter()
-            .flatten()
-            .min()
+        // The earliest of them (an absent one counts as the largest time).
+        let times = [timer, self.reqs.next_timeout(), hosted, drained];
+        let earliest =
+            (times.into_iter()).fold(Millis::MAX, |a, t| a.min(t.unwrap_or(Millis::MAX)));
+        (earliest != Millis::MAX).then_some(earliest)
     }
 
     fn run_timers(&mut self, now: Millis) {

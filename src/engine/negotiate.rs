@@ -238,7 +238,7 @@ impl Engine {
     /// modern wins (the best era the server speaks) and the legacy session is ended. A draft
     /// receiver is read in the draft dialect (`detect.rs`).
     fn initialized(&mut self, now: Millis, c: &'static dyn Codec, v: Value, sid: Option<String>) {
-        let caps = v.get("capabilities").cloned().unwrap_or(Value::Null);
+        let caps = v.get("capabilities").cloned().unwrap_or_default();
         let tasks = offers_tasks(&caps);
         self.session.session_id = sid.filter(|s| !s.is_empty());
         self.session.protocol_version = v

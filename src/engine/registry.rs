@@ -11,9 +11,10 @@ use crate::protocol::model::{Outcome, Task, TaskStatus};
 use super::known::Known;
 
 use super::api::{Millis, SubId};
+use super::cadence::PollState;
 use super::fetch::ResultFetch;
 use super::phase::Phase;
-use super::scheduler::{MaybeAt, PollState};
+use super::scheduler::MaybeAt;
 use super::sorted::{SortedMap, SortedSet};
 
 /// One tracked task.

@@ -238,15 +238,9 @@ impl Engine {
             .as_ref()
             .is_none_or(|tpl| tpl.epoch != epoch)
         {
-            self.poll_template = PollTemplate::new(epoch, codec, &self.session.info());
+            self.poll_template = Some(PollTemplate::new(epoch, codec, &self.session.info()));
         }
-        (t.body, t.headers) = match &self.poll_template {
-            Some(tpl) => tpl.fill(n, task_id),
-            None => {
-                let enc = Encoded::new(codec.build_get(&self.session.info(), task_id));
-                (enc.body(Some(n)), enc.headers)
-            }
-        };
+        (t.body, t.headers) = self.poll_template.as_ref()?.fill(n, task_id);
         Some(t)
     }
 
@@ -256,14 +250,7 @@ impl Engine {
         let mut enc = Encoded::new(out);
         let headers = std::mem::take(&mut enc.headers);
         if !enc.expects_response {
-            let key = self.reqs.key();
-            let body = enc.body(None);
-            self.out.push_back(Output::Transmit(Transmit {
-                key,
-                body,
-                headers,
-                one_way: true,
-            }));
+            self.transmit_one_way(enc.body(None), headers);
             self.sent_one_way(now, p);
             return None;
         }
@@ -307,8 +294,18 @@ impl Engine {
         message: &Message,
         headers: Vec<(String, String)>,
     ) -> SendKey {
+        self.transmit_one_way(message.encode(), headers)
+    }
+
+    /// Transmits a notification the dialect built (no purpose, no answer).
+    pub(crate) fn push_one_way(&mut self, out: Outgoing) {
+        let enc = Encoded::new(out);
+        self.transmit_one_way(enc.body(None), enc.headers);
+    }
+
+    /// Transmits a one-way message (a notification or a response): its key.
+    fn transmit_one_way(&mut self, body: String, headers: Vec<(String, String)>) -> SendKey {
         let key = self.reqs.key();
-        let body = message.encode();
         self.out.push_back(Output::Transmit(Transmit {
             key,
             body,
@@ -316,19 +313,6 @@ impl Engine {
             one_way: true,
         }));
         key
-    }
-
-    /// Transmits a notification the dialect built (no purpose, no answer).
-    pub(crate) fn push_one_way(&mut self, out: Outgoing) {
-        let key = self.reqs.key();
-        let enc = Encoded::new(out);
-        let body = enc.body(None);
-        self.out.push_back(Output::Transmit(Transmit {
-            key,
-            body,
-            headers: enc.headers,
-            one_way: true,
-        }));
     }
 
     fn on_sent(&mut self, p: &Purpose, id: ReqId, now: Millis) {

@@ -8,9 +8,10 @@
 //! its own policy instead.
 
 use super::api::{Millis, Output, SendKey};
+use super::cadence::ERROR_CAP_MS;
 use super::ids::ReqId;
 use super::rng::Rng;
-use super::scheduler::{Timer, ERROR_CAP_MS};
+use super::scheduler::Timer;
 use super::Engine;
 
 /// Resumptions in a row that bring no new event before the request fails.

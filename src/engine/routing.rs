@@ -33,7 +33,7 @@ impl Engine {
                 error,
             } => match self.route(&id) {
                 Some(n) if self.session_gone(n, &error) => self.session_lost(now, n),
-                Some(n) => self.complete(now, n, Err(Box::new(Failure::Rpc(error)))),
+                Some(n) => self.fail(now, n, Failure::Rpc(error)),
                 // An answer to nothing we sent: it fails nothing.
                 None => self.stray_error(error),
             },
@@ -79,14 +79,14 @@ impl Engine {
         if lost {
             return self.session_lost(now, n);
         }
-        self.complete(
+        self.fail(
             now,
             n,
-            Err(Box::new(Failure::Rejected {
+            Failure::Rejected {
                 error,
                 status,
                 retry_after,
-            })),
+            },
         );
     }
 
@@ -209,14 +209,14 @@ impl Engine {
             .as_ref()
             .and_then(|e| e.retry_after_ms)
             .or(p.retry_after);
-        self.complete(
+        self.fail(
             now,
             n,
-            Err(Box::new(Failure::Transport {
+            Failure::Transport {
                 error: client,
                 status,
                 retry_after,
-            })),
+            },
         );
     }
 
@@ -229,7 +229,7 @@ impl Engine {
             let key = p.key;
             self.out.push_back(Output::Abort { key });
         }
-        self.complete(now, n, Err(Box::new(Failure::Timeout)));
+        self.fail(now, n, Failure::Timeout);
     }
 
     pub(crate) fn take_pending(&mut self, n: ReqId) -> Option<Box<Pending>> {
@@ -281,6 +281,12 @@ impl Engine {
         }
     }
 
+    /// Request `n` failed with `f` (boxed in one place for every caller).
+    #[inline(never)]
+    pub(crate) fn fail(&mut self, now: Millis, n: ReqId, f: Failure) {
+        self.complete(now, n, Err(Box::new(f)));
+    }
+
     /// The (WebSocket) connection went down or came back.
     pub(crate) fn on_connection(&mut self, now: Millis, up: bool) {
         if !up {
@@ -288,14 +294,14 @@ impl Engine {
             self.session.link_lost();
             for n in self.reqs.ids() {
                 let error = ClientError::new(ErrorKind::Transport, "the connection was lost");
-                self.complete(
+                self.fail(
                     now,
                     n,
-                    Err(Box::new(Failure::Transport {
+                    Failure::Transport {
                         error,
                         status: None,
                         retry_after: None,
-                    })),
+                    },
                 );
             }
             return;

@@ -1,37 +1,11 @@
-//! Time in the engine: one queue of timers ordered by due time (so the driver needs a single
-//! `Wake`), and the poll cadence as pure functions of a task's poll state: the server's interval
-//! while a task is young, then a gap growing with its age (a tenth of it, capped), with a little
-//! jitter on top and never below the interval.
+//! Time in the engine: one queue of timers ordered by due time, so the driver needs a single
+//! `Wake` (the poll cadence that sets most of them is in `cadence.rs`).
 
 use super::api::Millis;
 use super::idmap::IdMap;
 use super::ids::ReqId;
 use super::ids::Slot;
 use super::minheap::MinHeap;
-use super::rng::Rng;
-
-/// A task's poll interval when the server gives no hint.
-pub(crate) const DEFAULT_POLL_MS: Millis = 1_000;
-/// Our own floor under a server's hint: at most 20 status requests per task in any 10 s.
-pub(crate) const MIN_POLL_MS: Millis = 500;
-/// A task's gap grows to this fraction of its age (1/10): the callback for a task that ran for
-/// a minute comes at most about 6 s after its end.
-pub(crate) const AGE_DIVISOR: Millis = 10;
-/// Jitter added on top of a gap: up to this fraction of it (1/50 = 2 %), never subtracted. Enough
-/// to let the polls of tasks created together drift apart; small enough (1 % on average) that a
-/// young task's end is seen as soon as by a client that waits the interval after each answer.
-pub(crate) const JITTER_DIVISOR: Millis = 50;
-/// Gap ceiling while the page is visible.
-pub(crate) const CAP_VISIBLE_MS: Millis = 20_000;
-/// Gap ceiling while the page is hidden.
-pub(crate) const CAP_HIDDEN_MS: Millis = 60_000;
-/// Ceiling of the error backoff (before jitter).
-pub const ERROR_CAP_MS: Millis = 30_000;
-/// Catch-up polls (visible again, online again) at most this often.
-pub(crate) const CATCH_UP_THROTTLE_MS: Millis = 5_000;
-/// A timer this late in a visible page means the clock leapt (the machine slept, the page
-/// froze): the polls it held back are spread over one interval instead of going out at once.
-pub(crate) const LEAP_MS: Millis = 2_000;
 
 /// The timers every task has (keyed by the task's slot number, not its id: cheap to order).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -92,9 +66,10 @@ mod kept {
 /// The due times under one key: a task's poll and deadline, or a single timer's (the first).
 type Due = [MaybeAt; 2];
 
-/// The earliest of a key's due times (none when both are unset).
+/// The earliest of a key's due times (none when both are unset: an unset time is the largest).
 fn first(due: &Due) -> Option<Millis> {
-    due.iter().filter_map(|at| at.get()).min()
+    let [a, b] = due;
+    MaybeAt(a.0.min(b.0)).get()
 }
 
 impl Key {
@@ -229,12 +204,9 @@ impl Timers {
 
     /// The earliest due time.
     pub(crate) fn next(&self) -> Option<Millis> {
-        let queued = self.queue.peek().map(|(at, _)| at);
-        let resume = self.first_resume().map(|(at, _)| at);
-        match (queued, resume) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        let queued = self.queue.peek().map_or(Millis::MAX, |(at, _)| at);
+        let resume = self.first_resume().map_or(Millis::MAX, |(at, _)| at);
+        MaybeAt(queued.min(resume)).get()
     }
 
     /// Removes and returns one timer due at or before `now` (at the same time, a resumption
@@ -242,8 +214,9 @@ impl Timers {
     pub(crate) fn pop_due(&mut self, now: Millis) -> Option<Timer> {
         match (self.queue.peek(), self.first_resume()) {
             (Some((at, key)), resume) if at <= now && resume.is_none_or(|(r, _)| at <= r) => {
-                let due = self.due.get(&key).copied().unwrap_or_default();
-                let which = due.iter().position(|d| d.get() == Some(at)).unwrap_or(0);
+                // The key's first time when that is the one due, else its second.
+                let [first, _] = self.due.get(&key).copied().unwrap_or_default();
+                let which = usize::from(first.get() != Some(at));
                 self.put(key, which, MaybeAt::NONE);
                 Some(key.timer(which))
             }
@@ -343,141 +316,9 @@ impl std::fmt::Debug for MaybeAt {
     }
 }
 
-/// Per-task poll bookkeeping.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct PollState {
-    /// Since when the task has had its current status (as this engine saw it): the cadence's
-    /// age counts from here, so a task that just moved on is polled at its interval again.
-    pub(crate) since: MaybeAt,
-    /// Consecutive failed polls (drives the error backoff).
-    pub(crate) errors: u32,
-    /// When the last status request went out.
-    pub(crate) last_sent: MaybeAt,
-    /// When the last status answer came back.
-    pub(crate) last_answered: MaybeAt,
-    /// A status request is queued or in flight.
-    pub(crate) in_flight: bool,
-    /// The next poll was already moved once because the clock leapt (never moved twice).
-    pub(crate) respaced: bool,
-}
-
-impl PollState {
-    /// The earliest time from `now` that the next status request may go out, `floor` after the
-    /// last one was sent or answered, whichever is later: a request that waited in the browser
-    /// reached the server late, and the server must still see the spacing it asked for.
-    pub(crate) fn earliest_next(&self, now: Millis, floor: Millis) -> Millis {
-        let last = self.last_sent.get().max(self.last_answered.get());
-        last.map_or(now, |last| now.max(last.saturating_add(floor)))
-    }
-}
-
-/// The spacing a task's status requests keep: the server's interval (never below
-/// [`MIN_POLL_MS`]), or [`DEFAULT_POLL_MS`] without a hint.
-pub(crate) fn floor(server_interval: Option<Millis>) -> Millis {
-    server_interval.map_or(DEFAULT_POLL_MS, |iv| iv.max(MIN_POLL_MS))
-}
-
-fn cap(visible: bool, server_interval: Option<Millis>) -> Millis {
-    let cap = if visible {
-        CAP_VISIBLE_MS
-    } else {
-        CAP_HIDDEN_MS
-    };
-    cap.max(floor(server_interval))
-}
-
-/// The gap after a good poll of a task that has had its status for `age` ms: the interval while
-/// the task is young, then a tenth of its age (so its end is seen at most ~10 % late), capped at
-/// 20 s (60 s hidden); never below the interval.
-pub(crate) fn poll_gap(server_interval: Option<Millis>, age: Millis, visible: bool) -> Millis {
-    (age / AGE_DIVISOR)
-        .min(cap(visible, server_interval))
-        .max(floor(server_interval))
-}
-
-/// The longest a gap can be drawn to: the gap plus its jitter.
-pub(crate) fn with_jitter_bound(gap: Millis) -> Millis {
-    gap.saturating_add(gap / JITTER_DIVISOR)
-}
-
-/// Delay before the next poll: [`poll_gap`] plus up to 2 % jitter on top (so polls of tasks
-/// created together drift apart, and never come sooner than the gap).
-pub(crate) fn poll_delay(
-    rng: &mut Rng,
-    server_interval: Option<Millis>,
-    age: Millis,
-    visible: bool,
-) -> Millis {
-    let gap = poll_gap(server_interval, age, visible);
-    rng.between(gap, with_jitter_bound(gap))
-}
-
-/// A task's first poll is spread over this fraction of its gap (1/10 = 10 %) on top of it: tasks
-/// created together fall out of step once, and keep their cadence (and their latency) after.
-pub(crate) const FIRST_SPREAD_DIVISOR: Millis = 10;
-
-/// Delay before a task's first poll (just created, or just named): its gap plus up to 10 %.
-pub(crate) fn first_poll_delay(
-    rng: &mut Rng,
-    server_interval: Option<Millis>,
-    visible: bool,
-) -> Millis {
-    let gap = poll_gap(server_interval, 0, visible);
-    rng.between(gap, with_first_spread_bound(gap))
-}
-
-/// The longest a first gap can be drawn to: the gap plus its spread.
-pub(crate) fn with_first_spread_bound(gap: Millis) -> Millis {
-    gap.saturating_add(gap / FIRST_SPREAD_DIVISOR)
-}
-
-/// Base delay of the first retry.
-pub const BACKOFF_BASE_MS: Millis = 1_000;
-
-/// The backoff of the `attempt`-th retry (0-based): min(1 s·2ⁿ, 30 s) × U(0.5, 1.5). The one
-/// formula for every retry: failed polls here, reconnects in the driver.
-pub fn backoff_delay(attempt: u32, rng: &mut Rng) -> Millis {
-    let base = BACKOFF_BASE_MS
-        .saturating_mul(1 << attempt.min(16))
-        .min(ERROR_CAP_MS);
-    (base as f64 * (0.5 + rng.unit())) as Millis
-}
-
-/// Delay after the `errors`-th consecutive failure (1-based): [`backoff_delay`] of attempt
-/// `errors - 1`, never below the server's interval nor a `Retry-After` the server sent.
-pub(crate) fn error_delay(
-    rng: &mut Rng,
-    errors: u32,
-    retry_after: Option<Millis>,
-    server_interval: Option<Millis>,
-) -> Millis {
-    backoff_delay(errors.saturating_sub(1), rng)
-        .max(floor(server_interval))
-        .max(retry_after.unwrap_or(0))
-}
-
-/// After a push: the next poll only as a safety net, a tenth later than the longest gap: a server
-/// that pushes every 20 s (its interval, or our cap) has its next push in before the poll is due.
-pub(crate) fn safety_delay(server_interval: Option<Millis>, visible: bool) -> Millis {
-    let gap = cap(visible, server_interval);
-    gap.saturating_add(gap / 10)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn backoff_grows_is_capped_and_jittered() {
-        let mut rng = Rng::new(42);
-        for attempt in 0..40u32 {
-            let base = (BACKOFF_BASE_MS << attempt.min(16)).min(ERROR_CAP_MS);
-            let d = backoff_delay(attempt, &mut rng);
-            assert!(d >= base / 2 && d <= base * 3 / 2, "attempt {attempt}: {d}");
-        }
-        let spread: Vec<u64> = (0..20).map(|_| backoff_delay(3, &mut rng)).collect();
-        assert!(spread.iter().any(|&d| d != spread[0]), "jitter varies");
-    }
 
     #[test]
     fn timers_order_move_and_pop() {
@@ -559,48 +400,5 @@ mod tests {
                 proptest::prop_assert_eq!(t.get(&timer), model.get(&timer).copied());
             }
         }
-    }
-
-    #[test]
-    fn cadence_keeps_the_interval_while_young_then_a_tenth_of_the_age() {
-        let mut rng = Rng::new(3);
-        for _ in 0..200 {
-            // No hint: 1 s (+ ≤ 2 %) while young.
-            let d0 = poll_delay(&mut rng, None, 0, true);
-            assert!((1_000..=1_020).contains(&d0), "{d0}");
-            // A 2-minute-old task: 12 s (+ ≤ 2 %).
-            let d = poll_delay(&mut rng, None, 120_000, true);
-            assert!((12_000..=12_240).contains(&d), "{d}");
-            // Old tasks: the ceiling, visible and hidden.
-            assert!((20_000..=20_400).contains(&poll_delay(&mut rng, None, 3_600_000, true)));
-            assert!((60_000..=61_200).contains(&poll_delay(&mut rng, None, 3_600_000, false)));
-            // Server hint of 5 s: never below it.
-            assert!((5_000..=5_100).contains(&poll_delay(&mut rng, Some(5_000), 0, true)));
-            assert!(poll_delay(&mut rng, Some(5_000), 70_000, true) >= 7_000);
-            // A hint above the ceiling wins over the ceiling; a tiny hint meets our floor.
-            assert!(poll_delay(&mut rng, Some(90_000), 3_600_000, true) >= 90_000);
-            assert!(poll_delay(&mut rng, Some(10), 0, true) >= MIN_POLL_MS);
-        }
-        // The jitter does spread.
-        let distinct: std::collections::BTreeSet<_> = (0..100)
-            .map(|_| poll_delay(&mut rng, None, 0, true))
-            .collect();
-        assert!(distinct.len() > 10);
-    }
-
-    #[test]
-    fn error_backoff_is_bounded_and_honours_retry_after() {
-        let mut rng = Rng::new(9);
-        for _ in 0..200 {
-            let d1 = error_delay(&mut rng, 1, None, None);
-            assert!((500..=1_500).contains(&d1), "{d1}");
-            let d9 = error_delay(&mut rng, 9, None, None);
-            assert!((15_000..=45_000).contains(&d9), "{d9}");
-            assert!(error_delay(&mut rng, 1, Some(7_000), None) >= 7_000);
-            assert!(error_delay(&mut rng, 1, None, Some(4_000)) >= 4_000);
-            assert!(error_delay(&mut rng, 1_000, None, None) <= 45_000);
-        }
-        assert_eq!(safety_delay(None, true), 22_000);
-        assert_eq!(safety_delay(Some(90_000), false), 99_000);
     }
 }

@@ -10,10 +10,11 @@ use crate::protocol::model::Dialect;
 use crate::protocol::object;
 
 use super::api::{ClientError, Config, DialectChoice, ErrorKind, Event, Link, Millis};
+use super::cadence;
 use super::negotiate::{offers_tasks, Discovered, MODERN_VERSION};
 use super::quirks::{Quirk, Quirks, TaskMethod};
 use super::requests::{Failure, Purpose};
-use super::scheduler::{self, Timer};
+use super::scheduler::Timer;
 use super::Engine;
 
 /// Connect failures from an overloaded server (429/5xx) retried before the host hears of them.
@@ -375,7 +376,7 @@ impl Engine {
         if fatal {
             self.fail_queue(now, &error, false);
         }
-        let delay = scheduler::error_delay(
+        let delay = cadence::error_delay(
             &mut self.rng,
             self.session.connect_errors,
             retry_after,

@@ -9,10 +9,11 @@ use crate::protocol::dialect::codec;
 use crate::protocol::model::{Dialect, Task, TaskStatus};
 
 use super::api::{Config, DialectChoice, Millis};
+use super::cadence;
 use super::negotiate::has_tasks_extension;
 use super::registry;
 use super::rng::Rng;
-use super::scheduler::{self, TaskTimer, Timer};
+use super::scheduler::{TaskTimer, Timer};
 use super::Engine;
 
 /// What a later engine needs to continue an established session.
@@ -144,7 +145,7 @@ impl Engine {
         // Without a time from the exporting engine the task counts as young (polled at its
         // interval): the server's `createdAt` is on another clock.
         let since = snap.status_since.map_or(now, |t| t.min(now));
-        let gap = scheduler::poll_gap(interval, now - since, self.visible);
+        let gap = cadence::poll_gap(interval, now - since, self.visible);
         let spread = self.rng.between(0, gap);
         let Some(entry) = self.task_entry(&id) else {
             return false;

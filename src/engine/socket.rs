@@ -3,7 +3,8 @@
 //! starts over once one opens.
 
 use super::api::{Millis, Output};
-use super::scheduler::{backoff_delay, Timer};
+use super::cadence::backoff_delay;
+use super::scheduler::Timer;
 use super::Engine;
 
 #[derive(Debug, Default)]

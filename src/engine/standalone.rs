@@ -4,8 +4,9 @@
 //! for the session once the server refuses it. While it is closed it holds no connection.
 
 use super::api::{Millis, Output, SendKey, TransportError};
+use super::cadence::backoff_delay;
 use super::rng::Rng;
-use super::scheduler::{backoff_delay, Timer};
+use super::scheduler::Timer;
 use super::Engine;
 
 /// Floor of any reopening delay, whatever the server's `retry:` says (a `retry: 0` must not storm).

@@ -5,6 +5,7 @@ use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::{Outcome, Task, TaskStatus};
 
 use super::api::{ClientError, End, Event, Millis, SubId};
+use super::cadence::{self, CATCH_UP_THROTTLE_MS};
 use super::ids::ReqId;
 use super::inputs::Origin;
 use super::phase::Phase;
@@ -12,7 +13,7 @@ use super::quirks::TaskMethod;
 use super::registry::TaskEntry;
 use super::registry::{self, Applied};
 use super::requests::{Answer, Failure, Purpose};
-use super::scheduler::{self, TaskTimer, Timer, CATCH_UP_THROTTLE_MS};
+use super::scheduler::{TaskTimer, Timer};
 use super::Engine;
 
 /// Tries of the final poll that fetches a terminal task's inline outcome.
@@ -296,22 +297,22 @@ impl Engine {
             && !entry.is_terminal();
         let delay = match src {
             Source::Create | Source::Named | Source::Poll | Source::Push if held => {
-                scheduler::safety_delay(interval, self.visible)
+                cadence::safety_delay(interval, self.visible)
             }
             // The deferred hold goes out one interval after the task started, to the
             // millisecond: a server that re-reads its store each interval of a held request's
             // life then notices the end as soon as it can.
             Source::Create | Source::Named | Source::Poll if entry.result.hold_deferred => {
-                scheduler::floor(interval)
+                cadence::floor(interval)
             }
             Source::Create | Source::Named => {
-                scheduler::first_poll_delay(&mut self.rng, interval, self.visible)
+                cadence::first_poll_delay(&mut self.rng, interval, self.visible)
             }
             Source::Poll => {
                 let age = now.saturating_sub(entry.poll.since.get().unwrap_or(now));
-                scheduler::poll_delay(&mut self.rng, interval, age, self.visible)
+                cadence::poll_delay(&mut self.rng, interval, age, self.visible)
             }
-            Source::Push => scheduler::safety_delay(interval, self.visible),
+            Source::Push => cadence::safety_delay(interval, self.visible),
             Source::Other => return,
         };
         self.timers.set(
@@ -368,7 +369,7 @@ impl Engine {
         }
         let at = e
             .poll
-            .earliest_next(now, scheduler::floor(e.server_interval()));
+            .earliest_next(now, cadence::floor(e.server_interval()));
         self.timers
             .set_earlier(Timer::Task(TaskTimer::Poll, e.slot), at);
     }
@@ -505,7 +506,7 @@ impl Engine {
                 return self.give_up_outcome(now, task_id, f.client_error());
             }
             e.phase.reopen();
-            let delay = scheduler::error_delay(
+            let delay = cadence::error_delay(
                 &mut self.rng,
                 e.poll.errors,
                 f.retry_after(),
@@ -521,7 +522,7 @@ impl Engine {
         if e.subs.is_empty() || e.is_terminal() {
             return;
         }
-        let delay = scheduler::error_delay(
+        let delay = cadence::error_delay(
             &mut self.rng,
             e.poll.errors,
             f.retry_after(),

@@ -22,9 +22,10 @@ use crate::protocol::jsonrpc::codes;
 use crate::protocol::object;
 
 use super::api::{Augment, ClientError, ErrorKind, Millis, OpId};
+use super::cadence;
 use super::quirks::Quirk;
 use super::requests::{Answer, Failure, Purpose};
-use super::scheduler::{self, Timer};
+use super::scheduler::Timer;
 use super::Engine;
 
 /// The protocol version from which tools declare `execution.taskSupport`.
@@ -255,7 +256,7 @@ impl Engine {
             return self.tools_failed(now, f.client_error(), absent);
         }
         self.warn(None, f.client_error());
-        let delay = scheduler::error_delay(&mut self.rng, self.tools.errors, f.retry_after(), None);
+        let delay = cadence::error_delay(&mut self.rng, self.tools.errors, f.retry_after(), None);
         self.timers.set(Timer::Tools, now.saturating_add(delay));
     }
 

@@ -65,7 +65,7 @@ impl Engine {
             status: Some(status),
             retry_after: None,
         };
-        self.complete(now, n, Err(Box::new(failure)));
+        self.fail(now, n, failure);
     }
 
     /// Sends a refused request again, marked so that a second 401 fails it.

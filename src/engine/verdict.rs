@@ -75,12 +75,7 @@ fn finished(task: Option<&Task>, outcome: Option<&Outcome>) -> Result<Value, Fai
     let status = task.map(|t| t.status);
     let status_message = task.and_then(|t| t.status_message.clone());
     match (outcome, status) {
-        (Some(Outcome::Error { error }), _) => {
-            let mut e = ClientError::new(ErrorKind::Rpc, error.message.clone());
-            e.code = Some(error.code);
-            e.data.clone_from(&error.data);
-            Err(Failure::Error(e))
-        }
+        (Some(Outcome::Error { error }), _) => Err(Failure::Error(error.clone().into())),
         (Some(Outcome::Result { result }), Some(TaskStatus::Failed | TaskStatus::Unknown)) => {
             let message = tool_text(result)
                 .or(status_message)

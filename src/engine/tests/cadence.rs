@@ -8,7 +8,7 @@ use proptest::prelude::*;
 
 use super::cases;
 use crate::engine::api::{DialectChoice, Input, Millis};
-use crate::engine::scheduler::{floor, poll_gap, with_first_spread_bound, with_jitter_bound};
+use crate::engine::cadence::{floor, poll_gap, with_first_spread_bound, with_jitter_bound};
 use crate::engine::testkit::Harness;
 use crate::protocol::model::Dialect;
 
