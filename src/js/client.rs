@@ -10,7 +10,7 @@ use wasm_bindgen::prelude::*;
 
 use super::handle::{self, TaskHandle};
 use super::types::{ErrorInfo, ErrorKind};
-use super::{from_js, invalid, settings, to_js, ClientInner, Outgoing, Run};
+use super::{from_js, invalid, settings, to_js, ClientInner, Run};
 use crate::driver::era::{self, EraKey};
 use crate::driver::tabs::{Link, Requestor};
 use crate::driver::{DriverOptions, HeaderSource, Host};
@@ -24,8 +24,8 @@ pub struct ClientCore {
 
 #[wasm_bindgen]
 impl ClientCore {
-    /// Starts connecting to `url` (checked by the caller) with `settings` (the plain options, see
-    /// [`settings::read`]), the `headers`, `WebSocket` and `auth` options as given, and `emit`,
+    /// Starts connecting to `url` (checked by the caller) with `settings` (the JSON text of the
+    /// plain options, see [`settings::read`]), the `headers`, `WebSocket` and `auth` options as given, and `emit`,
     /// which hears everything the JS client must act on (see [`super::Heard`]). Throws the
     /// `ErrorInfo` of an option that cannot be used.
     #[wasm_bindgen(skip_typescript)]
@@ -37,7 +37,7 @@ impl ClientCore {
         auth: JsValue,
         emit: Function,
     ) -> Result<ClientCore, JsValue> {
-        let s = from_js(&settings).map_err(invalid)?.unwrap_or_default();
+        let s = from_js(&settings).unwrap_or_default();
         let mut s = settings::read(&url, &s).map_err(invalid)?;
         let headers = HeaderSource::from_js(&headers).map_err(invalid)?;
         let headers =
@@ -70,7 +70,7 @@ impl ClientCore {
     }
 
     /// `request` (`what` 0) or `callTool` (1) with the checked `name`, `task` option and numbers
-    /// (the params are read here), or `watch` (2) of task `name` (the arguments after `aborted`
+    /// and the JSON text of the params (an object), or `watch` (2) of task `name` (the arguments after `aborted`
     /// unset). `handle` (made by the JS client) hears the subscription; returns its id. A call
     /// throws an `ErrorInfo` when nothing starts (`aborted`: the caller's signal already was); a
     /// watch whose signal already aborted has no id (the handle has ended). One export for the
@@ -99,13 +99,9 @@ impl ClientCore {
             let watch = Box::new(move |e: &mut dyn Requestor, now| e.watch(now, &id));
             return self.inner.start(handle, Some(name), watch).map(Some);
         }
-        let what = if what == 1 {
-            Outgoing::Tool
-        } else {
-            Outgoing::Request
-        };
+        let tool = what == 1;
         let augment = settings::augment(task).map_err(invalid)?;
-        let params = super::params(&params, what).map_err(invalid)?;
+        let params = from_js(&params).unwrap_or_default();
         if aborted {
             let info = ErrorInfo::new(ErrorKind::Aborted, "stopped waiting for the task");
             return Err(to_js(&info));
@@ -116,9 +112,9 @@ impl ClientCore {
             augment,
             delete_on_done,
         };
-        let start = Box::new(move |e: &mut dyn Requestor, now| match what {
-            Outgoing::Tool => e.call_tool(now, &name, params, options),
-            Outgoing::Request => e.request(now, &name, params, options),
+        let start = Box::new(move |e: &mut dyn Requestor, now| match tool {
+            true => e.call_tool(now, &name, params, options),
+            false => e.request(now, &name, params, options),
         });
         self.inner.start(handle, None, start).map(Some)
     }

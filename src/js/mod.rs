@@ -36,15 +36,6 @@ use types::{ErrorInfo, ErrorKind};
 #[global_allocator]
 static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
 
-/// What `callTool` and `request` send.
-#[derive(Clone, Copy)]
-enum Outgoing {
-    /// `tools/call`.
-    Tool,
-    /// Any request.
-    Request,
-}
-
 /// An engine operation, boxed: one copy of the driver's operation path serves every kind.
 type Run<T> = Box<dyn FnOnce(&mut dyn Requestor, u64) -> T>;
 
@@ -325,28 +316,11 @@ impl ClientInner {
     }
 }
 
-/// The params of `callTool` (`arguments`) or `request` (`params`): a JSON object;
-/// `undefined`/`null` → `{}`.
-fn params(v: &JsValue, what: Outgoing) -> Result<Value, String> {
-    if v.is_undefined() || v.is_null() {
-        return Ok(Value::Object(Default::default()));
-    }
-    match from_js(v)? {
-        Some(o @ Value::Object(_)) => Ok(o),
-        _ => {
-            let name = match what {
-                Outgoing::Tool => "arguments",
-                Outgoing::Request => "params",
-            };
-            Err([name, " must be a plain object"].concat())
-        }
-    }
-}
-
-/// The answer from how `onInput`'s result settled.
+/// The answer from how `onInput`'s result settled: resolved with the JSON text of its value
+/// (`undefined` when it is not JSON), or rejected with (or threw) a JS value.
 fn handled(settled: Result<JsValue, JsValue>) -> Result<Value, RpcError> {
     match settled.map(|v| from_js(&v)) {
-        Ok(Ok(Some(o @ Value::Object(_)))) => Ok(o),
+        Ok(Some(o @ Value::Object(_))) => Ok(o),
         Ok(_) => Err(RpcError::new(-32603, "onInput must return a JSON object")),
         Err(e) => Err(thrown(&e)),
     }

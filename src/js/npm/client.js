@@ -21,6 +21,44 @@ const mustBe = (name, what) => invalid(`${name} must be ${what}`);
  *  the caller's signal's reason, for kind `aborted`. */
 const thrown = (e, cause) => (e instanceof Error ? e : failure(e, e.kind === "aborted" ? cause : undefined));
 
+/** What `json` refuses, by why. */
+const notJson = (why) => invalid(`not JSON-serializable: ${why}`);
+const UNWRITABLE = "a function, symbol or binary value";
+
+/** A caller's value as JSON text, for the WebAssembly side to read: strings, booleans, `null` and
+ *  `undefined` (an `undefined` member is left out), numbers (an integral one as its double's exact
+ *  digits; NaN and ±Infinity as `null`), BigInts in `i64::MIN..=u64::MAX`, arrays, `Map`s with
+ *  string keys and other non-iterable objects by their own enumerable properties. Throws the
+ *  `invalidInput` error of anything else, or of nesting deeper than 512. */
+export function json(v, depth = 0) {
+  if (depth > 512) throw notJson("nested too deeply (or cyclic)");
+  const inner = (x) => json(x, depth + 1);
+  switch (typeof v) {
+    case "number":
+      return Number.isInteger(v) ? String(BigInt(v)) : JSON.stringify(v);
+    case "bigint":
+      if (BigInt.asIntN(64, v) !== v && BigInt.asUintN(64, v) !== v) throw notJson("a BigInt outside i64::MIN..u64::MAX");
+      return String(v);
+    case "function":
+    case "symbol":
+      throw notJson(UNWRITABLE);
+    case "object": {
+      if (v === null) break;
+      if (Array.isArray(v)) return `[${Array.from(v, inner)}]`;
+      if (v instanceof Uint8Array || v instanceof ArrayBuffer) throw notJson(UNWRITABLE);
+      const map = v instanceof Map;
+      if (!map && Symbol.iterator in v) throw notJson("an iterable object other than an Array or a Map");
+      const members = [];
+      for (const [key, x] of map ? v : Object.entries(v)) {
+        if (typeof key !== "string") throw notJson("a Map key that is not a string");
+        if (x !== undefined) members.push(`${JSON.stringify(key)}:${inner(x)}`);
+      }
+      return `{${members}}`;
+    }
+  }
+  return JSON.stringify(v) ?? "null";
+}
+
 /** Option types: a test and what the message says is expected. */
 const TYPES = {
   string: [(v) => typeof v === "string", "a string"],
@@ -170,7 +208,7 @@ export function clientClass(wasm, ready) {
         // Set first: the WebAssembly side may report a failure before `open` returns.
         this.#connecting = [resolve, reject, s];
         const heard = (what, id, value) => this.#heard(what, id, value);
-        const core = (this.#core = wasm.ClientCore.open(u, settings, given(o, "headers"), ws, given(o, "auth"), heard));
+        const core = (this.#core = wasm.ClientCore.open(u, json(settings), given(o, "headers"), ws, given(o, "auth"), heard));
         if (s && this.#connecting) {
           const abort = () => core.ask(ABANDON);
           s.addEventListener("abort", abort);
@@ -247,6 +285,13 @@ export function clientClass(wasm, ready) {
       this.#inputs.set(id, c);
       const answer = (ok, v) => {
         this.#inputs.delete(id);
+        if (ok) {
+          try {
+            v = json(v);
+          } catch {
+            v = undefined; // not JSON: answered as an error
+          }
+        }
         this.#core?.ask(ok ? RESOLVED : REJECTED, id, v);
       };
       queueMicrotask(() => {
@@ -277,16 +322,16 @@ export function clientClass(wasm, ready) {
     }
 
     callTool(name, args, opts) {
-      return this.#call(TOOL, name, "name", args, opts);
+      return this.#call(TOOL, name, "name", args, "arguments", opts);
     }
 
     request(method, params, opts) {
-      return this.#call(REQUEST, method, "method", params, opts);
+      return this.#call(REQUEST, method, "method", params, "params", opts);
     }
 
     /** `callTool` (`what`: TOOL) or `request`: resolves with the handle once the request is under
-     *  way. */
-    #call(what, name, nameArg, params, opts) {
+     *  way. `params` (`undefined` or `null`: `{}`) must be a plain object. */
+    #call(what, name, nameArg, params, paramsArg, opts) {
       return new Promise((resolve, reject) => {
         let s;
         try {
@@ -297,8 +342,10 @@ export function clientClass(wasm, ready) {
           const keepAlive = typed(opts, "keepAliveMs", "millis");
           const del = typed(opts, "deleteOnDone", "boolean") ?? false;
           s = signal(opts);
+          const text = params == null ? "{}" : json(params);
+          if (text[0] !== "{") throw mustBe(paramsArg, "a plain object");
           const h = new TaskHandle(this.#port, s, [resolve, reject]);
-          h._start(this.#core.call(h, what, name, s?.aborted === true, params, task, ttl, keepAlive, del));
+          h._start(this.#core.call(h, what, name, s?.aborted === true, text, task, ttl, keepAlive, del));
         } catch (e) {
           reject(thrown(e, s?.reason));
         }
