@@ -70,10 +70,10 @@ impl ClientCore {
     }
 
     /// `request` (`what` 0) or `callTool` (1) with the checked `name`, `task` option and numbers
-    /// and the JSON text of the params (an object), or `watch` (2) of task `name` (the arguments after `aborted`
-    /// unset). `handle` (made by the JS client) hears the subscription; returns its id. A call
-    /// throws an `ErrorInfo` when nothing starts (`aborted`: the caller's signal already was); a
-    /// watch whose signal already aborted has no id (the handle has ended). One export for the
+    /// and the JSON text of the params (an object; the caller's signal has not aborted), or `watch`
+    /// (2) of task `name` (the arguments after `aborted` unset). `handle` (made by the JS client)
+    /// hears the subscription; returns its id. A call throws an `ErrorInfo` when nothing starts; a
+    /// watch whose signal already `aborted` has no id (the handle has ended). One export for the
     /// three: each export is a shim in the wasm and a method in the glue.
     #[allow(clippy::too_many_arguments)]
     #[wasm_bindgen(skip_typescript)]
@@ -100,12 +100,8 @@ impl ClientCore {
             return self.inner.start(handle, Some(name), watch).map(Some);
         }
         let tool = what == 1;
-        let augment = settings::augment(task).map_err(invalid)?;
+        let augment = settings::augment(task);
         let params = from_js(&params).unwrap_or_default();
-        if aborted {
-            let info = ErrorInfo::new(ErrorKind::Aborted, "stopped waiting for the task");
-            return Err(to_js(&info));
-        }
         let options = CallOptions {
             ttl_ms: ttl_ms.map(|t| t as u64),
             keep_alive_ms: keep_alive_ms.map(|t| t as u64),

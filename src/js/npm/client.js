@@ -70,10 +70,11 @@ const TYPES = {
 /** `o[key]`, `undefined` when unset (`null` included). */
 const given = (o, key) => o?.[key] ?? undefined;
 
-/** Checks that `o[key]`, when set, is of `type` (a key of TYPES); returns it. */
+/** Checks that `o[key]`, when set, is of `type` (a key of TYPES, or the strings it may be);
+ *  returns it. */
 function typed(o, key, type) {
   const v = given(o, key);
-  const [ok, what] = TYPES[type];
+  const [ok, what] = typeof type === "string" ? TYPES[type] : [(v) => type.includes(v), `one of ${type.join(", ")}`];
   if (v !== undefined && !ok(v)) throw mustBe(key, what);
   return v;
 }
@@ -89,6 +90,9 @@ function id(v, name) {
   return v;
 }
 
+/** What an operation whose signal `s` already aborted rejects with. */
+const stopped = (s) => new McpTaskError("stopped waiting for the task", { kind: "aborted" }, { cause: s.reason });
+
 /** The `signal` option, when set: anything with `aborted` and `addEventListener`. */
 function signal(o) {
   const s = given(o, "signal");
@@ -101,14 +105,14 @@ function signal(o) {
 /** The plain options of `connect`, by type: checked here, their values read in WebAssembly (as are
  *  `headers`, a collection or a function, and `auth`, which only the full build has). */
 const SETTINGS = {
-  transport: "string",
-  dialect: "string",
+  transport: ["http", "websocket"],
+  dialect: ["auto", "modern", "legacy", "draft"],
   clientName: "string",
   clientVersion: "string",
   requestTimeoutMs: "millis",
   maxMessageBytes: "millis",
   resultGcMs: "millis",
-  link: "string",
+  link: ["http1", "http2", "node", "websocket"],
   subscribe: "boolean",
   deleteOnDone: "boolean",
   persist: "boolean",
@@ -204,7 +208,7 @@ export function clientClass(wasm, ready) {
         const ws = typed(o, "WebSocket", "function");
         this.#onWarning = typed(o, "onWarning", "function");
         const s = signal(o);
-        if (s?.aborted) throw new McpTaskError("stopped waiting for the task", { kind: "aborted" }, { cause: s.reason });
+        if (s?.aborted) throw stopped(s);
         // Set first: the WebAssembly side may report a failure before `open` returns.
         this.#connecting = [resolve, reject, s];
         const heard = (what, id, value) => this.#heard(what, id, value);
@@ -337,15 +341,16 @@ export function clientClass(wasm, ready) {
         try {
           id(name, nameArg);
           options(opts);
-          const task = typed(opts, "task", "string");
+          const task = typed(opts, "task", ["auto", "always", "never"]);
           const ttl = typed(opts, "ttlMs", "millis");
           const keepAlive = typed(opts, "keepAliveMs", "millis");
           const del = typed(opts, "deleteOnDone", "boolean") ?? false;
           s = signal(opts);
           const text = params == null ? "{}" : json(params);
           if (text[0] !== "{") throw mustBe(paramsArg, "a plain object");
+          if (s?.aborted) throw stopped(s);
           const h = new TaskHandle(this.#port, s, [resolve, reject]);
-          h._start(this.#core.call(h, what, name, s?.aborted === true, text, task, ttl, keepAlive, del));
+          h._start(this.#core.call(h, what, name, false, text, task, ttl, keepAlive, del));
         } catch (e) {
           reject(thrown(e, s?.reason));
         }
