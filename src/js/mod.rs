@@ -16,7 +16,7 @@ mod typescript;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use crate::json::Value;
+use crate::json::{ToJson, Value};
 use js_sys::{Function, Reflect};
 use wasm_bindgen::prelude::*;
 
@@ -108,8 +108,9 @@ impl ClientInner {
         self.driver.borrow().clone()
     }
 
-    /// Tells the JS client `what` (about `id`, with `value`).
-    fn emit(&self, what: Heard, id: f64, value: &JsValue) {
+    /// Tells the JS client `what` (about `id`, with `value` as plain JS).
+    fn emit(&self, what: Heard, id: f64, value: &dyn ToJson) {
+        let value = &to_js(value);
         let what = JsValue::from_f64(what as u8 as f64);
         let id = JsValue::from_f64(id);
         let emit = self.emit.borrow().clone();
@@ -146,8 +147,8 @@ impl ClientInner {
                 };
                 if let Some(key) = pending {
                     match result {
-                        Ok(v) => self.emit(Heard::Replied, key, &to_js(&v)),
-                        Err(e) => self.emit(Heard::Refused, key, &to_js(&ErrorInfo::from(e))),
+                        Ok(v) => self.emit(Heard::Replied, key, &v),
+                        Err(e) => self.emit(Heard::Refused, key, &ErrorInfo::from(e)),
                     }
                 }
             }
@@ -164,7 +165,7 @@ impl ClientInner {
                     to,
                     at,
                 };
-                self.emit(Heard::Transition, 0.0, &to_js(&t));
+                self.emit(Heard::Transition, 0.0, &t);
             }
         }
     }
@@ -187,7 +188,7 @@ impl ClientInner {
             k.remember(info.dialect);
         }
         self.connected.set(true);
-        self.emit(Heard::Session, 0.0, &to_js(&info));
+        self.emit(Heard::Session, 0.0, &info);
         if self.driver.borrow().is_some() {
             self.finish_connect();
         }
@@ -197,14 +198,14 @@ impl ClientInner {
     fn finish_connect(self: &Rc<Self>) {
         if let (true, Some(link)) = (self.waiting.replace(false), self.driver()) {
             tabs::warn_if_unstored(self, &link);
-            self.emit(Heard::Ready, 0.0, &JsValue::UNDEFINED);
+            self.emit(Heard::Ready, 0.0, &Value::Null);
         }
     }
 
     /// `connect` fails with the error `error` describes (once): the driver, if any, closes first.
     fn connect_failed(self: &Rc<Self>, error: impl FnOnce() -> ErrorInfo) {
         if self.waiting.replace(false) {
-            let error = to_js(&error());
+            let error = error();
             let me = self.clone();
             self.shut(Box::new(move || {
                 me.emit(Heard::Failed, 0.0, &error);
@@ -239,7 +240,7 @@ impl ClientInner {
             if settled {
                 let me = self.clone();
                 let id = done.task_id.clone();
-                let won = Box::new(move || me.emit(Heard::Once, 0.0, &to_js(&done)));
+                let won = Box::new(move || me.emit(Heard::Once, 0.0, &done));
                 self.once.task_ended(self.driver(), id, won);
             }
         }
@@ -255,7 +256,7 @@ impl ClientInner {
             task_id,
             error: error.into(),
         };
-        self.emit(Heard::Warning, 0.0, &to_js(&warning));
+        self.emit(Heard::Warning, 0.0, &warning);
     }
 
     /// An input request: for the JS client's `onInput`, or answered here when it has none.
@@ -267,8 +268,7 @@ impl ClientInner {
     ) {
         if req.method == INPUT_WITHDRAWN {
             let why = req.params.get("reason").and_then(Value::as_str);
-            let why = JsValue::from_str(why.unwrap_or("withdrawn"));
-            return self.emit(Heard::Withdrawn, id.0 as f64, &why);
+            return self.emit(Heard::Withdrawn, id.0 as f64, &why.unwrap_or("withdrawn"));
         }
         if self.answers_input {
             let ev = types::InputRequestEvent {
@@ -277,7 +277,7 @@ impl ClientInner {
                 params: req.params,
                 task_id,
             };
-            return self.emit(Heard::Input, id.0 as f64, &to_js(&ev));
+            return self.emit(Heard::Input, id.0 as f64, &ev);
         }
         let answer = if req.method == "elicitation/create" {
             Ok(crate::protocol::object([("action", "decline".into())]))
