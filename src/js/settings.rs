@@ -10,12 +10,14 @@ use wasm_bindgen::prelude::*;
 use crate::driver::auth::AuthShell;
 use crate::driver::tabs::SharedOptions;
 use crate::driver::{HeaderSource, TransportKind};
-use crate::engine::api::{Augment, Config, DialectChoice, Link};
+use crate::engine::api::{Augment, CallOptions, Config, DialectChoice, Link};
 #[cfg(feature = "oauth")]
 use crate::engine::auth::AuthConfig;
 
 /// `connect`'s settings, read.
 pub struct Settings {
+    /// The server's URL.
+    pub url: String,
     pub transport: TransportKind,
     pub config: Config,
     pub shared: Option<SharedOptions>,
@@ -27,7 +29,7 @@ pub struct Settings {
 const FULL_BUILD: &str =
     " needs the full build: import from \"mcp-task-client\" (not \"mcp-task-client/core\")";
 
-fn string<'a>(s: &'a Value, key: &str) -> Option<&'a str> {
+pub fn string<'a>(s: &'a Value, key: &str) -> Option<&'a str> {
     s.get(key).and_then(Value::as_str)
 }
 
@@ -35,12 +37,13 @@ fn millis(s: &Value, key: &str) -> Option<u64> {
     s.get(key).and_then(Value::as_f64).map(|n| n as u64)
 }
 
-fn flag(s: &Value, key: &str) -> Option<bool> {
+pub fn flag(s: &Value, key: &str) -> Option<bool> {
     s.get(key).and_then(Value::as_bool)
 }
 
-/// Reads the settings `s` for `url`.
-pub fn read(url: &str, s: &Value) -> Result<Settings, String> {
+/// Reads the settings `s` (the URL among them).
+pub fn read(s: &Value) -> Result<Settings, String> {
+    let url = string(s, "url").unwrap_or_default();
     let transport = transport(string(s, "transport"), url);
     let answers_input = flag(s, "onInput").unwrap_or(false);
     let mut config = Config {
@@ -75,6 +78,7 @@ pub fn read(url: &str, s: &Value) -> Result<Settings, String> {
         None => {}
     }
     Ok(Settings {
+        url: url.to_owned(),
         transport,
         config,
         shared: shared(s)?,
@@ -137,12 +141,18 @@ fn shared(s: &Value) -> Result<Option<SharedOptions>, String> {
     }))
 }
 
-/// The task option of `callTool` and `request` (`"auto"`, `"always"` or `"never"`).
-pub fn augment(task: Option<String>) -> Augment {
-    match task.as_deref() {
+/// The options of `callTool` and `request`, read from their checked values `o`.
+pub fn call_options(o: &Value) -> CallOptions {
+    let augment = match string(o, "task") {
         Some("always") => Augment::Always,
         Some("never") => Augment::Never,
         _ => Augment::Auto,
+    };
+    CallOptions {
+        ttl_ms: millis(o, "ttlMs"),
+        keep_alive_ms: millis(o, "keepAliveMs"),
+        augment,
+        delete_on_done: flag(o, "deleteOnDone").unwrap_or(false),
     }
 }
 

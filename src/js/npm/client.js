@@ -102,8 +102,9 @@ function signal(o) {
   return s;
 }
 
-/** The plain options of `connect`, by type: checked here, their values read in WebAssembly (as are
- *  `headers`, a collection or a function, and `auth`, which only the full build has). */
+/** The plain options of `connect`, by type: checked here, their values read in WebAssembly (with
+ *  the URL, `onInput`'s presence and `capabilities`; `headers`, a collection or a function, and
+ *  `auth`, which only the full build has, are read there as given). */
 const SETTINGS = {
   transport: ["http", "websocket"],
   dialect: ["auto", "modern", "legacy", "draft"],
@@ -119,6 +120,15 @@ const SETTINGS = {
   identity: "string",
   persistResults: "boolean",
   tabs: "boolean",
+};
+
+/** The options of `callTool` and `request` (but `signal`), by type: checked here, read in
+ *  WebAssembly. */
+const CALL_OPTIONS = {
+  task: ["auto", "always", "never"],
+  ttlMs: "millis",
+  keepAliveMs: "millis",
+  deleteOnDone: "boolean",
 };
 
 /** The server URL: a string the global `URL` parses (relative to the page, where there is one)
@@ -191,20 +201,16 @@ export function clientClass(wasm, ready) {
 
     #open(address, o, resolve, reject) {
       try {
-        const u = url(address);
+        const settings = { url: url(address) };
         options(o);
-        const settings = {};
-        for (const [key, type] of Object.entries(SETTINGS)) {
-          const v = typed(o, key, type);
-          if (v !== undefined) settings[key] = v;
-        }
+        for (const [key, type] of Object.entries(SETTINGS)) settings[key] = typed(o, key, type);
         this.#onInput = typed(o, "onInput", "function");
         settings.onInput = this.#onInput !== undefined;
         const caps = given(o, "capabilities");
         if (caps !== undefined && (typeof caps !== "object" || Array.isArray(caps))) {
           throw invalid("capabilities must be a plain object");
         }
-        if (caps !== undefined) settings.capabilities = caps;
+        settings.capabilities = caps;
         const ws = typed(o, "WebSocket", "function");
         this.#onWarning = typed(o, "onWarning", "function");
         const s = signal(o);
@@ -212,7 +218,7 @@ export function clientClass(wasm, ready) {
         // Set first: the WebAssembly side may report a failure before `open` returns.
         this.#connecting = [resolve, reject, s];
         const heard = (what, id, value) => this.#heard(what, id, value);
-        const core = (this.#core = wasm.ClientCore.open(u, json(settings), given(o, "headers"), ws, given(o, "auth"), heard));
+        const core = (this.#core = wasm.ClientCore.open(json(settings), given(o, "headers"), ws, given(o, "auth"), heard));
         if (s && this.#connecting) {
           const abort = () => core.ask(ABANDON);
           s.addEventListener("abort", abort);
@@ -341,16 +347,14 @@ export function clientClass(wasm, ready) {
         try {
           id(name, nameArg);
           options(opts);
-          const task = typed(opts, "task", ["auto", "always", "never"]);
-          const ttl = typed(opts, "ttlMs", "millis");
-          const keepAlive = typed(opts, "keepAliveMs", "millis");
-          const del = typed(opts, "deleteOnDone", "boolean") ?? false;
+          const args = { name };
+          for (const [key, type] of Object.entries(CALL_OPTIONS)) args[key] = typed(opts, key, type);
           s = signal(opts);
           const text = params == null ? "{}" : json(params);
           if (text[0] !== "{") throw mustBe(paramsArg, "a plain object");
           if (s?.aborted) throw stopped(s);
           const h = new TaskHandle(this.#port, s, [resolve, reject]);
-          h._start(this.#core.call(h, what, name, false, text, task, ttl, keepAlive, del));
+          h._start(this.#core.call(h, what, json(args), text));
         } catch (e) {
           reject(thrown(e, s?.reason));
         }
@@ -362,7 +366,7 @@ export function clientClass(wasm, ready) {
       const s = signal(opts);
       const h = new TaskHandle(this.#port, s);
       try {
-        h._start(this.#core.call(h, WATCH, taskId, s?.aborted === true));
+        h._start(this.#core.call(h, WATCH, json({ name: taskId, aborted: s?.aborted === true })));
       } catch (e) {
         throw thrown(e);
       }
