@@ -1,6 +1,7 @@
 //! `ClientCore`: what the package's JS `McpTaskClient` (`npm/client.js`) calls. The JS class
 //! checks the caller's arguments and types and owns the callbacks and promises; these methods take
-//! checked, plain values and hand the work to the client's state ([`ClientInner`]). What fails
+//! checked values (plain, or the JSON text of several) and hand the work to the client's state
+//! ([`ClientInner`]). What fails
 //! throws an `ErrorInfo` (the JS client makes the `McpTaskError`). Not part of the public API.
 
 use std::rc::Rc;

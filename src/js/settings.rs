@@ -1,7 +1,7 @@
-//! What `connect`'s options mean. The JS client checked each option's type (a named choice is one
-//! of its names) and passes the plain ones as one object of JSON values ([`read`]); what depends on
-//! other options or on the build (the draft dialect, tab sharing) is checked here, with the text a
-//! caller sees.
+//! What the options of `connect` ([`read`]) and of a call ([`call_options`]) mean. The JS client
+//! checked each option's type (a named choice is one of its names) and passes the plain ones as
+//! one JSON object; what depends on other options or on the build (the draft dialect, tab sharing)
+//! is checked here, with the text a caller sees.
 
 use crate::json::Value;
 use wasm_bindgen::prelude::*;
@@ -29,6 +29,7 @@ pub struct Settings {
 const FULL_BUILD: &str =
     " needs the full build: import from \"mcp-task-client\" (not \"mcp-task-client/core\")";
 
+/// The string member `key` of the checked values `s`.
 pub fn string<'a>(s: &'a Value, key: &str) -> Option<&'a str> {
     s.get(key).and_then(Value::as_str)
 }
@@ -37,6 +38,7 @@ fn millis(s: &Value, key: &str) -> Option<u64> {
     s.get(key).and_then(Value::as_f64).map(|n| n as u64)
 }
 
+/// The boolean member `key` of the checked values `s`.
 pub fn flag(s: &Value, key: &str) -> Option<bool> {
     s.get(key).and_then(Value::as_bool)
 }
