@@ -486,10 +486,22 @@ fn get(v: &JsValue, k: &str) -> JsValue {
     Reflect::get(v, &JsValue::from_str(k)).unwrap()
 }
 
-/// What the JS client hands over of a JS value: its JSON text (`json` in `npm/client.js`, tested
+/// What the JS client hands over of a JS value: the JSON text its `json` writes (tested on its own
 /// in `tests/js/node/json.test.mjs`).
-fn text_of(v: &JsValue) -> JsValue {
-    js_sys::JSON::stringify(v).unwrap().into()
+#[wasm_bindgen(module = "/src/js/npm/client.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = json)]
+    fn text_of(v: &JsValue) -> JsValue;
+}
+
+// The modules `client.js` imports, named so that they are copied beside it.
+#[wasm_bindgen(module = "/src/js/npm/extras.js")]
+extern "C" {
+    type McpTaskError;
+}
+#[wasm_bindgen(module = "/src/js/npm/handle.js")]
+extern "C" {
+    type TaskHandle;
 }
 
 #[wasm_bindgen_test]
