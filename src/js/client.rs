@@ -35,7 +35,7 @@ impl ClientCore {
         headers: JsValue,
         websocket: Option<Function>,
         auth: JsValue,
-        emit: Function,
+        emit: super::Emit,
     ) -> Result<ClientCore, JsValue> {
         let mut s = settings::read(&from_js(&settings).unwrap_or_default()).map_err(invalid)?;
         let url = std::mem::take(&mut s.url);

@@ -17,7 +17,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use crate::json::{ToJson, Value};
-use js_sys::{Function, Reflect};
+use js_sys::Reflect;
 use wasm_bindgen::prelude::*;
 
 use crate::driver::deferred::later;
@@ -66,6 +66,23 @@ enum Heard {
     Refused = 9,
 }
 
+#[wasm_bindgen]
+extern "C" {
+    /// The JS client's callback `emit(what, id, value)` (see [`Heard`]).
+    #[derive(Clone)]
+    pub type Emit;
+
+    /// Calls it (what it throws is caught: a callback must not disturb the client).
+    #[wasm_bindgen(method, catch, js_name = call)]
+    fn call(
+        this: &Emit,
+        this_arg: &JsValue,
+        what: u8,
+        id: f64,
+        value: &JsValue,
+    ) -> Result<(), JsValue>;
+}
+
 /// The state shared by a client's JS object, its handles and the driver's event host.
 pub struct ClientInner {
     driver: RefCell<Option<Link>>,
@@ -75,7 +92,7 @@ pub struct ClientInner {
     ops: RefCell<Vec<(OpId, f64)>>,
     /// The JS client's callback (see [`Heard`]); let go once the client is closed (it holds the
     /// JS client, which holds this state: a cycle the garbage collector cannot see through).
-    emit: RefCell<Option<Function>>,
+    emit: RefCell<Option<Emit>>,
     /// Whether the JS client answers input requests (it has an `onInput` handler).
     answers_input: bool,
     /// The tasks whose end this page has already reported.
@@ -90,7 +107,7 @@ pub struct ClientInner {
 
 impl ClientInner {
     /// A client's state before its driver exists.
-    fn new(emit: Function, answers_input: bool, era: Option<EraKey>) -> Rc<Self> {
+    fn new(emit: Emit, answers_input: bool, era: Option<EraKey>) -> Rc<Self> {
         Rc::new(ClientInner {
             driver: RefCell::new(None),
             subs: RefCell::default(),
@@ -110,12 +127,10 @@ impl ClientInner {
 
     /// Tells the JS client `what` (about `id`, with `value` as plain JS).
     fn emit(&self, what: Heard, id: f64, value: &dyn ToJson) {
-        let value = &to_js(value);
-        let what = JsValue::from_f64(what as u8 as f64);
-        let id = JsValue::from_f64(id);
+        let value = to_js(value);
         let emit = self.emit.borrow().clone();
         if let Some(f) = emit {
-            let _ = f.call3(&JsValue::UNDEFINED, &what, &id, value);
+            let _ = f.call(&JsValue::UNDEFINED, what as u8, id, &value);
         }
     }
 
