@@ -1,6 +1,7 @@
 //! `ClientCore`: what the package's JS `McpTaskClient` (`npm/client.js`) calls. The JS class
 //! checks the caller's arguments and types and owns the callbacks and promises; these methods take
-//! checked, plain values and hand the work to the client's state ([`ClientInner`]). What fails
+//! checked values (plain, or the JSON text of several) and hand the work to the client's state
+//! ([`ClientInner`]). What fails
 //! throws an `ErrorInfo` (the JS client makes the `McpTaskError`). Not part of the public API.
 
 use std::rc::Rc;
@@ -10,11 +11,11 @@ use wasm_bindgen::prelude::*;
 
 use super::handle::{self, TaskHandle};
 use super::types::{ErrorInfo, ErrorKind};
-use super::{from_js, invalid, settings, to_js, ClientInner, Outgoing, Run};
+use super::{from_js, invalid, settings, to_js, ClientInner, Run};
 use crate::driver::era::{self, EraKey};
 use crate::driver::tabs::{Link, Requestor};
 use crate::driver::{DriverOptions, HeaderSource, Host};
-use crate::engine::api::{CallOptions, DialectChoice, End, InputId, OpId};
+use crate::engine::api::{DialectChoice, End, InputId, OpId};
 
 /// One connected (or connecting) client, held by its JS `McpTaskClient`.
 #[wasm_bindgen(skip_typescript)]
@@ -24,21 +25,20 @@ pub struct ClientCore {
 
 #[wasm_bindgen]
 impl ClientCore {
-    /// Starts connecting to `url` (checked by the caller) with `settings` (the plain options, see
-    /// [`settings::read`]), the `headers`, `WebSocket` and `auth` options as given, and `emit`,
-    /// which hears everything the JS client must act on (see [`super::Heard`]). Throws the
-    /// `ErrorInfo` of an option that cannot be used.
+    /// Starts connecting with `settings` (the JSON text of the URL and the plain options, checked
+    /// by the caller, see [`settings::read`]), the `headers`, `WebSocket` and `auth` options as
+    /// given, and `emit`, which hears everything the JS client must act on (see
+    /// [`super::Heard`]). Throws the `ErrorInfo` of an option that cannot be used.
     #[wasm_bindgen(skip_typescript)]
     pub fn open(
-        url: String,
         settings: JsValue,
         headers: JsValue,
         websocket: Option<Function>,
         auth: JsValue,
-        emit: Function,
+        emit: super::Emit,
     ) -> Result<ClientCore, JsValue> {
-        let s = from_js(&settings).map_err(invalid)?.unwrap_or_default();
-        let mut s = settings::read(&url, &s).map_err(invalid)?;
+        let mut s = settings::read(&from_js(&settings).unwrap_or_default()).map_err(invalid)?;
+        let url = std::mem::take(&mut s.url);
         let headers = HeaderSource::from_js(&headers).map_err(invalid)?;
         let headers =
             settings::auth(&auth, &url, &s.config.client_name, headers).map_err(invalid)?;
@@ -69,28 +69,27 @@ impl ClientCore {
         Ok(ClientCore { inner })
     }
 
-    /// `request` (`what` 0) or `callTool` (1) with the checked `name`, `task` option and numbers
-    /// (the params are read here), or `watch` (2) of task `name` (the arguments after `aborted`
-    /// unset). `handle` (made by the JS client) hears the subscription; returns its id. A call
-    /// throws an `ErrorInfo` when nothing starts (`aborted`: the caller's signal already was); a
-    /// watch whose signal already aborted has no id (the handle has ended). One export for the
-    /// three: each export is a shim in the wasm and a method in the glue.
-    #[allow(clippy::too_many_arguments)]
+    /// `request` (`what` 0) or `callTool` (1), or `watch` (2). `args` is the JSON text of the
+    /// checked arguments: `name` (the method, tool or task id) and a call's options (see
+    /// [`settings::call_options`]) or whether a watch's signal already `aborted`; `params` the
+    /// JSON text of a call's params (an object). `handle` (made by the JS client) hears the
+    /// subscription; returns its id. A call throws an `ErrorInfo` when nothing starts; a watch
+    /// whose signal already aborted has no id (the handle has ended). One export for the three:
+    /// each export is a shim in the wasm and a method in the glue.
     #[wasm_bindgen(skip_typescript)]
     pub fn call(
         &self,
         handle: TaskHandle,
         what: u8,
-        name: String,
-        aborted: bool,
+        args: JsValue,
         params: JsValue,
-        task: Option<String>,
-        ttl_ms: Option<f64>,
-        keep_alive_ms: Option<f64>,
-        delete_on_done: bool,
     ) -> Result<Option<f64>, JsValue> {
+        let args = from_js(&args).unwrap_or_default();
+        let name = settings::string(&args, "name")
+            .unwrap_or_default()
+            .to_owned();
         if what == 2 {
-            if aborted {
+            if settings::flag(&args, "aborted") == Some(true) {
                 // Ends at once, without involving the engine.
                 handle::finish(&handle, Some(name), End::Aborted, None);
                 return Ok(None);
@@ -99,26 +98,12 @@ impl ClientCore {
             let watch = Box::new(move |e: &mut dyn Requestor, now| e.watch(now, &id));
             return self.inner.start(handle, Some(name), watch).map(Some);
         }
-        let what = if what == 1 {
-            Outgoing::Tool
-        } else {
-            Outgoing::Request
-        };
-        let augment = settings::augment(task).map_err(invalid)?;
-        let params = super::params(&params, what).map_err(invalid)?;
-        if aborted {
-            let info = ErrorInfo::new(ErrorKind::Aborted, "stopped waiting for the task");
-            return Err(to_js(&info));
-        }
-        let options = CallOptions {
-            ttl_ms: ttl_ms.map(|t| t as u64),
-            keep_alive_ms: keep_alive_ms.map(|t| t as u64),
-            augment,
-            delete_on_done,
-        };
-        let start = Box::new(move |e: &mut dyn Requestor, now| match what {
-            Outgoing::Tool => e.call_tool(now, &name, params, options),
-            Outgoing::Request => e.request(now, &name, params, options),
+        let tool = what == 1;
+        let params = from_js(&params).unwrap_or_default();
+        let options = settings::call_options(&args);
+        let start = Box::new(move |e: &mut dyn Requestor, now| match tool {
+            true => e.call_tool(now, &name, params, options),
+            false => e.request(now, &name, params, options),
         });
         self.inner.start(handle, None, start).map(Some)
     }

@@ -31,11 +31,10 @@ extern "C" {
     #[wasm_bindgen(method, js_name = _status)]
     fn status(this: &TaskHandle, task: &JsValue, terminal: bool);
 
-    /// The subscription ended: the record, whether `result()` resolves (with `value`; else it
-    /// rejects with the error `value` describes, an `ErrorInfo`) and whether the first promise
-    /// resolves with the handle.
+    /// The subscription ended: the record (what `result()` settles with is read from it) and
+    /// whether the first promise resolves with the handle.
     #[wasm_bindgen(method, js_name = _done)]
-    fn done(this: &TaskHandle, record: &JsValue, ok: bool, value: &JsValue, resolves_first: bool);
+    fn done(this: &TaskHandle, record: &JsValue, resolves_first: bool);
 }
 
 /// A live subscription: its handle, the task's id and its latest snapshot, both the engine's own
@@ -172,8 +171,9 @@ impl ClientInner {
     }
 }
 
-/// Ends `handle` with `end` (`last`: its last snapshot): builds the record and decides what
-/// `result()` and the first promise settle with. Returns the record.
+/// Ends `handle` with `end` (`last`: its last snapshot): builds the record (which says what
+/// `result()` settles with: its `error`, else its outcome's result) and decides whether the first
+/// promise resolves. Returns the record.
 pub(super) fn finish(
     handle: &TaskHandle,
     task_id: Option<String>,
@@ -186,10 +186,6 @@ pub(super) fn finish(
     };
     let resolves_first = verdict::resolves_first(&end, last.as_ref());
     let done = TaskDone::from_end(task_id, end, last);
-    let (ok, value) = match done.result() {
-        Ok(v) => (true, v.map_or(JsValue::NULL, |v| to_js(v))),
-        Err(info) => (false, to_js(info)),
-    };
-    handle.done(&to_js(&done), ok, &value, resolves_first);
+    handle.done(&to_js(&done), resolves_first);
     done
 }

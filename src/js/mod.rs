@@ -16,8 +16,8 @@ mod typescript;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use crate::json::Value;
-use js_sys::{Function, Reflect};
+use crate::json::{ToJson, Value};
+use js_sys::Reflect;
 use wasm_bindgen::prelude::*;
 
 use crate::driver::deferred::later;
@@ -35,15 +35,6 @@ use types::{ErrorInfo, ErrorKind};
 /// wasm only, which this crate is).
 #[global_allocator]
 static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
-
-/// What `callTool` and `request` send.
-#[derive(Clone, Copy)]
-enum Outgoing {
-    /// `tools/call`.
-    Tool,
-    /// Any request.
-    Request,
-}
 
 /// An engine operation, boxed: one copy of the driver's operation path serves every kind.
 type Run<T> = Box<dyn FnOnce(&mut dyn Requestor, u64) -> T>;
@@ -75,6 +66,23 @@ enum Heard {
     Refused = 9,
 }
 
+#[wasm_bindgen]
+extern "C" {
+    /// The JS client's callback `emit(what, id, value)` (see [`Heard`]).
+    #[derive(Clone)]
+    pub type Emit;
+
+    /// Calls it (what it throws is caught: a callback must not disturb the client).
+    #[wasm_bindgen(method, catch, js_name = call)]
+    fn call(
+        this: &Emit,
+        this_arg: &JsValue,
+        what: u8,
+        id: f64,
+        value: &JsValue,
+    ) -> Result<(), JsValue>;
+}
+
 /// The state shared by a client's JS object, its handles and the driver's event host.
 pub struct ClientInner {
     driver: RefCell<Option<Link>>,
@@ -84,7 +92,7 @@ pub struct ClientInner {
     ops: RefCell<Vec<(OpId, f64)>>,
     /// The JS client's callback (see [`Heard`]); let go once the client is closed (it holds the
     /// JS client, which holds this state: a cycle the garbage collector cannot see through).
-    emit: RefCell<Option<Function>>,
+    emit: RefCell<Option<Emit>>,
     /// Whether the JS client answers input requests (it has an `onInput` handler).
     answers_input: bool,
     /// The tasks whose end this page has already reported.
@@ -99,7 +107,7 @@ pub struct ClientInner {
 
 impl ClientInner {
     /// A client's state before its driver exists.
-    fn new(emit: Function, answers_input: bool, era: Option<EraKey>) -> Rc<Self> {
+    fn new(emit: Emit, answers_input: bool, era: Option<EraKey>) -> Rc<Self> {
         Rc::new(ClientInner {
             driver: RefCell::new(None),
             subs: RefCell::default(),
@@ -117,13 +125,12 @@ impl ClientInner {
         self.driver.borrow().clone()
     }
 
-    /// Tells the JS client `what` (about `id`, with `value`).
-    fn emit(&self, what: Heard, id: f64, value: &JsValue) {
-        let what = JsValue::from_f64(what as u8 as f64);
-        let id = JsValue::from_f64(id);
+    /// Tells the JS client `what` (about `id`, with `value` as plain JS).
+    fn emit(&self, what: Heard, id: f64, value: &dyn ToJson) {
+        let value = to_js(value);
         let emit = self.emit.borrow().clone();
         if let Some(f) = emit {
-            let _ = f.call3(&JsValue::UNDEFINED, &what, &id, value);
+            let _ = f.call(&JsValue::UNDEFINED, what as u8, id, &value);
         }
     }
 
@@ -155,8 +162,8 @@ impl ClientInner {
                 };
                 if let Some(key) = pending {
                     match result {
-                        Ok(v) => self.emit(Heard::Replied, key, &to_js(&v)),
-                        Err(e) => self.emit(Heard::Refused, key, &to_js(&ErrorInfo::from(e))),
+                        Ok(v) => self.emit(Heard::Replied, key, &v),
+                        Err(e) => self.emit(Heard::Refused, key, &ErrorInfo::from(e)),
                     }
                 }
             }
@@ -173,7 +180,7 @@ impl ClientInner {
                     to,
                     at,
                 };
-                self.emit(Heard::Transition, 0.0, &to_js(&t));
+                self.emit(Heard::Transition, 0.0, &t);
             }
         }
     }
@@ -196,7 +203,7 @@ impl ClientInner {
             k.remember(info.dialect);
         }
         self.connected.set(true);
-        self.emit(Heard::Session, 0.0, &to_js(&info));
+        self.emit(Heard::Session, 0.0, &info);
         if self.driver.borrow().is_some() {
             self.finish_connect();
         }
@@ -206,14 +213,14 @@ impl ClientInner {
     fn finish_connect(self: &Rc<Self>) {
         if let (true, Some(link)) = (self.waiting.replace(false), self.driver()) {
             tabs::warn_if_unstored(self, &link);
-            self.emit(Heard::Ready, 0.0, &JsValue::UNDEFINED);
+            self.emit(Heard::Ready, 0.0, &Value::Null);
         }
     }
 
     /// `connect` fails with the error `error` describes (once): the driver, if any, closes first.
     fn connect_failed(self: &Rc<Self>, error: impl FnOnce() -> ErrorInfo) {
         if self.waiting.replace(false) {
-            let error = to_js(&error());
+            let error = error();
             let me = self.clone();
             self.shut(Box::new(move || {
                 me.emit(Heard::Failed, 0.0, &error);
@@ -248,7 +255,7 @@ impl ClientInner {
             if settled {
                 let me = self.clone();
                 let id = done.task_id.clone();
-                let won = Box::new(move || me.emit(Heard::Once, 0.0, &to_js(&done)));
+                let won = Box::new(move || me.emit(Heard::Once, 0.0, &done));
                 self.once.task_ended(self.driver(), id, won);
             }
         }
@@ -264,7 +271,7 @@ impl ClientInner {
             task_id,
             error: error.into(),
         };
-        self.emit(Heard::Warning, 0.0, &to_js(&warning));
+        self.emit(Heard::Warning, 0.0, &warning);
     }
 
     /// An input request: for the JS client's `onInput`, or answered here when it has none.
@@ -276,8 +283,7 @@ impl ClientInner {
     ) {
         if req.method == INPUT_WITHDRAWN {
             let why = req.params.get("reason").and_then(Value::as_str);
-            let why = JsValue::from_str(why.unwrap_or("withdrawn"));
-            return self.emit(Heard::Withdrawn, id.0 as f64, &why);
+            return self.emit(Heard::Withdrawn, id.0 as f64, &why.unwrap_or("withdrawn"));
         }
         if self.answers_input {
             let ev = types::InputRequestEvent {
@@ -286,7 +292,7 @@ impl ClientInner {
                 params: req.params,
                 task_id,
             };
-            return self.emit(Heard::Input, id.0 as f64, &to_js(&ev));
+            return self.emit(Heard::Input, id.0 as f64, &ev);
         }
         let answer = if req.method == "elicitation/create" {
             Ok(crate::protocol::object([("action", "decline".into())]))
@@ -325,28 +331,11 @@ impl ClientInner {
     }
 }
 
-/// The params of `callTool` (`arguments`) or `request` (`params`): a JSON object;
-/// `undefined`/`null` → `{}`.
-fn params(v: &JsValue, what: Outgoing) -> Result<Value, String> {
-    if v.is_undefined() || v.is_null() {
-        return Ok(Value::Object(Default::default()));
-    }
-    match from_js(v)? {
-        Some(o @ Value::Object(_)) => Ok(o),
-        _ => {
-            let name = match what {
-                Outgoing::Tool => "arguments",
-                Outgoing::Request => "params",
-            };
-            Err([name, " must be a plain object"].concat())
-        }
-    }
-}
-
-/// The answer from how `onInput`'s result settled.
+/// The answer from how `onInput`'s result settled: resolved with the JSON text of its value
+/// (`undefined` when it is not JSON), or rejected with (or threw) a JS value.
 fn handled(settled: Result<JsValue, JsValue>) -> Result<Value, RpcError> {
     match settled.map(|v| from_js(&v)) {
-        Ok(Ok(Some(o @ Value::Object(_)))) => Ok(o),
+        Ok(Some(o @ Value::Object(_))) => Ok(o),
         Ok(_) => Err(RpcError::new(-32603, "onInput must return a JSON object")),
         Err(e) => Err(thrown(&e)),
     }

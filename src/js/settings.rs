@@ -1,6 +1,7 @@
-//! What `connect`'s options mean. The JS client checked each option's type and passes the plain
-//! ones as one object of JSON values ([`read`]); the values (dialect, transport, link, tab sharing
-//! and what this build has) are checked here, with the text a caller sees.
+//! What the options of `connect` ([`read`]) and of a call ([`call_options`]) mean. The JS client
+//! checked each option's type (a named choice is one of its names) and passes the plain ones as
+//! one JSON object; what depends on other options or on the build (the draft dialect, tab sharing)
+//! is checked here, with the text a caller sees.
 
 use crate::json::Value;
 use wasm_bindgen::prelude::*;
@@ -9,12 +10,14 @@ use wasm_bindgen::prelude::*;
 use crate::driver::auth::AuthShell;
 use crate::driver::tabs::SharedOptions;
 use crate::driver::{HeaderSource, TransportKind};
-use crate::engine::api::{Augment, Config, DialectChoice, Link};
+use crate::engine::api::{Augment, CallOptions, Config, DialectChoice, Link};
 #[cfg(feature = "oauth")]
 use crate::engine::auth::AuthConfig;
 
 /// `connect`'s settings, read.
 pub struct Settings {
+    /// The server's URL.
+    pub url: String,
     pub transport: TransportKind,
     pub config: Config,
     pub shared: Option<SharedOptions>,
@@ -26,7 +29,8 @@ pub struct Settings {
 const FULL_BUILD: &str =
     " needs the full build: import from \"mcp-task-client\" (not \"mcp-task-client/core\")";
 
-fn string<'a>(s: &'a Value, key: &str) -> Option<&'a str> {
+/// The string member `key` of the checked values `s`.
+pub fn string<'a>(s: &'a Value, key: &str) -> Option<&'a str> {
     s.get(key).and_then(Value::as_str)
 }
 
@@ -34,18 +38,15 @@ fn millis(s: &Value, key: &str) -> Option<u64> {
     s.get(key).and_then(Value::as_f64).map(|n| n as u64)
 }
 
-fn flag(s: &Value, key: &str) -> Option<bool> {
+/// The boolean member `key` of the checked values `s`.
+pub fn flag(s: &Value, key: &str) -> Option<bool> {
     s.get(key).and_then(Value::as_bool)
 }
 
-/// The text of an option's `value` that is none of its `choices`.
-fn unknown(option: &str, value: &str, choices: &str) -> String {
-    ["unknown ", option, " \"", value, "\"", choices].concat()
-}
-
-/// Reads the settings `s` for `url`.
-pub fn read(url: &str, s: &Value) -> Result<Settings, String> {
-    let transport = transport(string(s, "transport"), url)?;
+/// Reads the settings `s` (the URL among them).
+pub fn read(s: &Value) -> Result<Settings, String> {
+    let url = string(s, "url").unwrap_or_default();
+    let transport = transport(string(s, "transport"), url);
     let answers_input = flag(s, "onInput").unwrap_or(false);
     let mut config = Config {
         dialect: dialect(string(s, "dialect"))?,
@@ -66,7 +67,7 @@ pub fn read(url: &str, s: &Value) -> Result<Settings, String> {
     if let Some(g) = millis(s, "resultGcMs") {
         config.result_gc_ms = g;
     }
-    config.link = link(string(s, "link"), url, transport)?;
+    config.link = link(string(s, "link"), url, transport);
     if let Some(b) = flag(s, "subscribe") {
         config.subscribe = b;
     }
@@ -74,12 +75,12 @@ pub fn read(url: &str, s: &Value) -> Result<Settings, String> {
     // Without capabilities and without an input handler the host can answer nothing: it
     // declares nothing.
     match s.get("capabilities") {
-        Some(c @ Value::Object(_)) => config.client_capabilities = c.clone(),
-        Some(_) => return Err("capabilities must be a plain object".into()),
+        Some(c) => config.client_capabilities = c.clone(),
         None if !answers_input => config.client_capabilities = Value::Object(Default::default()),
         None => {}
     }
     Ok(Settings {
+        url: url.to_owned(),
         transport,
         config,
         shared: shared(s)?,
@@ -87,44 +88,39 @@ pub fn read(url: &str, s: &Value) -> Result<Settings, String> {
     })
 }
 
-/// The `transport` option; by default WebSocket for a `ws:`/`wss:` URL, else HTTP.
-fn transport(t: Option<&str>, url: &str) -> Result<TransportKind, String> {
+/// The `transport` option (`"http"` or `"websocket"`); by default WebSocket for a `ws:`/`wss:`
+/// URL, else HTTP.
+fn transport(t: Option<&str>, url: &str) -> TransportKind {
     let lower = url.to_ascii_lowercase();
-    Ok(match t {
-        None if lower.starts_with("ws:") || lower.starts_with("wss:") => TransportKind::WebSocket,
-        None | Some("http") => TransportKind::Http,
+    match t {
         Some("websocket") => TransportKind::WebSocket,
-        Some(other) => {
-            let choices = r#" (use "http" or "websocket")"#;
-            return Err(unknown("transport", other, choices));
-        }
-    })
+        None if lower.starts_with("ws:") || lower.starts_with("wss:") => TransportKind::WebSocket,
+        _ => TransportKind::Http,
+    }
 }
 
+/// The `dialect` option (`"auto"`, `"modern"`, `"legacy"` or `"draft"`, which only the full build
+/// speaks).
 fn dialect(d: Option<&str>) -> Result<DialectChoice, String> {
     Ok(match d {
-        None | Some("auto") => DialectChoice::Auto,
         Some("modern") => DialectChoice::Modern,
         Some("legacy") => DialectChoice::Legacy,
         Some("draft") if cfg!(feature = "draft") => DialectChoice::Draft,
         Some("draft") => return Err(["dialect \"draft\" (SEP-1686)", FULL_BUILD].concat()),
-        Some(other) => return Err(unknown("dialect", other, "")),
+        _ => DialectChoice::Auto,
     })
 }
 
-/// The `link` option; by default detected from the transport and the URL.
-fn link(l: Option<&str>, url: &str, transport: TransportKind) -> Result<Link, String> {
-    Ok(match l {
+/// The `link` option (`"http1"`, `"http2"`, `"node"` or `"websocket"`); by default detected
+/// from the transport and the URL.
+fn link(l: Option<&str>, url: &str, transport: TransportKind) -> Link {
+    match l {
         None => crate::driver::link::detect(transport, url),
-        Some("http1") => Link::Http1,
         Some("http2") => Link::Http2,
         Some("node") => Link::Node,
         Some("websocket") => Link::WebSocket,
-        Some(other) => {
-            let choices = r#" (use "http1", "http2", "node" or "websocket")"#;
-            return Err(unknown("link", other, choices));
-        }
-    })
+        Some(_) => Link::Http1,
+    }
 }
 
 /// `persist`, `identity`, `persistResults`, `tabs`; `None` unless `persist: true`.
@@ -147,17 +143,19 @@ fn shared(s: &Value) -> Result<Option<SharedOptions>, String> {
     }))
 }
 
-/// The task option of `callTool` and `request`.
-pub fn augment(task: Option<String>) -> Result<Augment, String> {
-    Ok(match task.as_deref() {
-        None | Some("auto") => Augment::Auto,
+/// The options of `callTool` and `request`, read from their checked values `o`.
+pub fn call_options(o: &Value) -> CallOptions {
+    let augment = match string(o, "task") {
         Some("always") => Augment::Always,
         Some("never") => Augment::Never,
-        Some(other) => {
-            let choices = r#" (use "auto", "always" or "never")"#;
-            return Err(unknown("task option", other, choices));
-        }
-    })
+        _ => Augment::Auto,
+    };
+    CallOptions {
+        ttl_ms: millis(o, "ttlMs"),
+        keep_alive_ms: millis(o, "keepAliveMs"),
+        augment,
+        delete_on_done: flag(o, "deleteOnDone").unwrap_or(false),
+    }
 }
 
 /// The `auth` option as given (OAuth for servers that answer 401, see `driver::auth`; read here,

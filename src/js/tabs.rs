@@ -7,7 +7,7 @@ use js_sys::{Array, Function};
 use wasm_bindgen::prelude::*;
 
 use super::types::{ClientWarning, ErrorInfo, ErrorKind};
-use super::{to_js, ClientCore, ClientInner, Heard};
+use super::{ClientCore, ClientInner, Heard};
 use crate::driver::tabs::Link;
 use crate::engine::sorted::SortedSet;
 
@@ -67,7 +67,7 @@ pub(super) fn warn_if_unstored(inner: &ClientInner, link: &Link) {
         task_id: None,
         error,
     };
-    inner.emit(Heard::Warning, 0.0, &to_js(&warning));
+    inner.emit(Heard::Warning, 0.0, &warning);
 }
 
 impl ClientCore {

@@ -332,15 +332,6 @@ impl TaskDone {
             outcome,
         }
     }
-
-    /// What `result()` resolves with: the outcome's result when the request succeeded.
-    pub fn result(&self) -> Result<Option<&Value>, &ErrorInfo> {
-        match (&self.error, &self.outcome) {
-            (Some(e), _) => Err(e),
-            (None, Some(Outcome::Result { result })) => Ok(Some(result)),
-            (None, _) => Ok(None),
-        }
-    }
 }
 
 /// A recoverable problem reported through `onWarning`.

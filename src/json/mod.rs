@@ -1,12 +1,12 @@
 //! JSON below every room: the crate's own [`Value`] (with `json!` and the [`ToJson`] forms of
 //! the types JS receives), its compact text ([`text`]), and reading JSON text ([`parse`], in Rust
 //! on every target: integers exact, other numbers read as `JSON.parse` reads them on wasm, as
-//! serde_json does natively). On wasm it also reads JS values as JSON ([`from_js`]).
+//! serde_json does natively).
 
 #[cfg(target_arch = "wasm32")]
 mod host;
 #[cfg(target_arch = "wasm32")]
-pub use host::{from_js, parse_written};
+pub use host::parse_written;
 pub mod digits;
 mod literal;
 mod parse;

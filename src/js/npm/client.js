@@ -21,6 +21,44 @@ const mustBe = (name, what) => invalid(`${name} must be ${what}`);
  *  the caller's signal's reason, for kind `aborted`. */
 const thrown = (e, cause) => (e instanceof Error ? e : failure(e, e.kind === "aborted" ? cause : undefined));
 
+/** What `json` refuses, by why. */
+const notJson = (why) => invalid(`not JSON-serializable: ${why}`);
+const UNWRITABLE = "a function, symbol or binary value";
+
+/** A caller's value as JSON text, for the WebAssembly side to read: strings, booleans, `null` and
+ *  `undefined` (an `undefined` member is left out), numbers (an integral one as its double's exact
+ *  digits; NaN and ±Infinity as `null`), BigInts in `i64::MIN..=u64::MAX`, arrays, `Map`s with
+ *  string keys and other non-iterable objects by their own enumerable properties. Throws the
+ *  `invalidInput` error of anything else, or of nesting deeper than 512. */
+export function json(v, depth = 0) {
+  if (depth > 512) throw notJson("nested too deeply (or cyclic)");
+  const inner = (x) => json(x, depth + 1);
+  switch (typeof v) {
+    case "number":
+      return Number.isInteger(v) ? String(BigInt(v)) : JSON.stringify(v);
+    case "bigint":
+      if (BigInt.asIntN(64, v) !== v && BigInt.asUintN(64, v) !== v) throw notJson("a BigInt outside i64::MIN..u64::MAX");
+      return String(v);
+    case "function":
+    case "symbol":
+      throw notJson(UNWRITABLE);
+    case "object": {
+      if (v === null) break;
+      if (Array.isArray(v)) return `[${Array.from(v, inner)}]`;
+      if (v instanceof Uint8Array || v instanceof ArrayBuffer) throw notJson(UNWRITABLE);
+      const map = v instanceof Map;
+      if (!map && Symbol.iterator in v) throw notJson("an iterable object other than an Array or a Map");
+      const members = [];
+      for (const [key, x] of map ? v : Object.entries(v)) {
+        if (typeof key !== "string") throw notJson("a Map key that is not a string");
+        if (x !== undefined) members.push(`${JSON.stringify(key)}:${inner(x)}`);
+      }
+      return `{${members}}`;
+    }
+  }
+  return JSON.stringify(v) ?? "null";
+}
+
 /** Option types: a test and what the message says is expected. */
 const TYPES = {
   string: [(v) => typeof v === "string", "a string"],
@@ -32,10 +70,11 @@ const TYPES = {
 /** `o[key]`, `undefined` when unset (`null` included). */
 const given = (o, key) => o?.[key] ?? undefined;
 
-/** Checks that `o[key]`, when set, is of `type` (a key of TYPES); returns it. */
+/** Checks that `o[key]`, when set, is of `type` (a key of TYPES, or the strings it may be);
+ *  returns it. */
 function typed(o, key, type) {
   const v = given(o, key);
-  const [ok, what] = TYPES[type];
+  const [ok, what] = typeof type === "string" ? TYPES[type] : [(v) => type.includes(v), `one of ${type.join(", ")}`];
   if (v !== undefined && !ok(v)) throw mustBe(key, what);
   return v;
 }
@@ -51,6 +90,9 @@ function id(v, name) {
   return v;
 }
 
+/** What an operation whose signal `s` already aborted rejects with. */
+const stopped = (s) => new McpTaskError("stopped waiting for the task", { kind: "aborted" }, { cause: s.reason });
+
 /** The `signal` option, when set: anything with `aborted` and `addEventListener`. */
 function signal(o) {
   const s = given(o, "signal");
@@ -60,23 +102,33 @@ function signal(o) {
   return s;
 }
 
-/** The plain options of `connect`, by type: checked here, their values read in WebAssembly (as are
- *  `headers`, a collection or a function, and `auth`, which only the full build has). */
+/** The plain options of `connect`, by type: checked here, their values read in WebAssembly (with
+ *  the URL, `onInput`'s presence and `capabilities`; `headers`, a collection or a function, and
+ *  `auth`, which only the full build has, are read there as given). */
 const SETTINGS = {
-  transport: "string",
-  dialect: "string",
+  transport: ["http", "websocket"],
+  dialect: ["auto", "modern", "legacy", "draft"],
   clientName: "string",
   clientVersion: "string",
   requestTimeoutMs: "millis",
   maxMessageBytes: "millis",
   resultGcMs: "millis",
-  link: "string",
+  link: ["http1", "http2", "node", "websocket"],
   subscribe: "boolean",
   deleteOnDone: "boolean",
   persist: "boolean",
   identity: "string",
   persistResults: "boolean",
   tabs: "boolean",
+};
+
+/** The options of `callTool` and `request` (but `signal`), by type: checked here, read in
+ *  WebAssembly. */
+const CALL_OPTIONS = {
+  task: ["auto", "always", "never"],
+  ttlMs: "millis",
+  keepAliveMs: "millis",
+  deleteOnDone: "boolean",
 };
 
 /** The server URL: a string the global `URL` parses (relative to the page, where there is one)
@@ -149,28 +201,24 @@ export function clientClass(wasm, ready) {
 
     #open(address, o, resolve, reject) {
       try {
-        const u = url(address);
+        const settings = { url: url(address) };
         options(o);
-        const settings = {};
-        for (const [key, type] of Object.entries(SETTINGS)) {
-          const v = typed(o, key, type);
-          if (v !== undefined) settings[key] = v;
-        }
+        for (const [key, type] of Object.entries(SETTINGS)) settings[key] = typed(o, key, type);
         this.#onInput = typed(o, "onInput", "function");
         settings.onInput = this.#onInput !== undefined;
         const caps = given(o, "capabilities");
         if (caps !== undefined && (typeof caps !== "object" || Array.isArray(caps))) {
           throw invalid("capabilities must be a plain object");
         }
-        if (caps !== undefined) settings.capabilities = caps;
+        settings.capabilities = caps;
         const ws = typed(o, "WebSocket", "function");
         this.#onWarning = typed(o, "onWarning", "function");
         const s = signal(o);
-        if (s?.aborted) throw new McpTaskError("stopped waiting for the task", { kind: "aborted" }, { cause: s.reason });
+        if (s?.aborted) throw stopped(s);
         // Set first: the WebAssembly side may report a failure before `open` returns.
         this.#connecting = [resolve, reject, s];
         const heard = (what, id, value) => this.#heard(what, id, value);
-        const core = (this.#core = wasm.ClientCore.open(u, settings, given(o, "headers"), ws, given(o, "auth"), heard));
+        const core = (this.#core = wasm.ClientCore.open(json(settings), given(o, "headers"), ws, given(o, "auth"), heard));
         if (s && this.#connecting) {
           const abort = () => core.ask(ABANDON);
           s.addEventListener("abort", abort);
@@ -247,6 +295,13 @@ export function clientClass(wasm, ready) {
       this.#inputs.set(id, c);
       const answer = (ok, v) => {
         this.#inputs.delete(id);
+        if (ok) {
+          try {
+            v = json(v);
+          } catch {
+            v = undefined; // not JSON: answered as an error
+          }
+        }
         this.#core?.ask(ok ? RESOLVED : REJECTED, id, v);
       };
       queueMicrotask(() => {
@@ -277,28 +332,29 @@ export function clientClass(wasm, ready) {
     }
 
     callTool(name, args, opts) {
-      return this.#call(TOOL, name, "name", args, opts);
+      return this.#call(TOOL, name, "name", args, "arguments", opts);
     }
 
     request(method, params, opts) {
-      return this.#call(REQUEST, method, "method", params, opts);
+      return this.#call(REQUEST, method, "method", params, "params", opts);
     }
 
     /** `callTool` (`what`: TOOL) or `request`: resolves with the handle once the request is under
-     *  way. */
-    #call(what, name, nameArg, params, opts) {
+     *  way. `params` (`undefined` or `null`: `{}`) must be a plain object. */
+    #call(what, name, nameArg, params, paramsArg, opts) {
       return new Promise((resolve, reject) => {
         let s;
         try {
           id(name, nameArg);
           options(opts);
-          const task = typed(opts, "task", "string");
-          const ttl = typed(opts, "ttlMs", "millis");
-          const keepAlive = typed(opts, "keepAliveMs", "millis");
-          const del = typed(opts, "deleteOnDone", "boolean") ?? false;
+          const args = { name };
+          for (const [key, type] of Object.entries(CALL_OPTIONS)) args[key] = typed(opts, key, type);
           s = signal(opts);
+          const text = params == null ? "{}" : json(params);
+          if (text[0] !== "{") throw mustBe(paramsArg, "a plain object");
+          if (s?.aborted) throw stopped(s);
           const h = new TaskHandle(this.#port, s, [resolve, reject]);
-          h._start(this.#core.call(h, what, name, s?.aborted === true, params, task, ttl, keepAlive, del));
+          h._start(this.#core.call(h, what, json(args), text));
         } catch (e) {
           reject(thrown(e, s?.reason));
         }
@@ -310,7 +366,7 @@ export function clientClass(wasm, ready) {
       const s = signal(opts);
       const h = new TaskHandle(this.#port, s);
       try {
-        h._start(this.#core.call(h, WATCH, taskId, s?.aborted === true));
+        h._start(this.#core.call(h, WATCH, json({ name: taskId, aborted: s?.aborted === true })));
       } catch (e) {
         throw thrown(e);
       }

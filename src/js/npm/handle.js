@@ -229,14 +229,17 @@ export class TaskHandle {
     }
   }
 
-  /** For the client: the subscription ended (once). `ok`: whether `result()` resolves with
-   *  `value` (else it rejects with the error the `ErrorInfo` `value` describes, an `aborted` one
-   *  with the signal's reason as `cause`); `resolvesFirst`: whether the first promise resolves
-   *  with this handle (else it rejects with the error). */
-  _done(record, ok, value, resolvesFirst) {
+  /** For the client: the subscription ended (once). `result()` resolves with the record's result
+   *  (`null` when there is none) unless the record has an `error`: then it rejects with the error
+   *  that `ErrorInfo` describes (an `aborted` one with the signal's reason as `cause`);
+   *  `resolvesFirst`: whether the first promise resolves with this handle (else it rejects with the
+   *  error). */
+  _done(record, resolvesFirst) {
     if (this.#end) return;
     const more = this.#extras;
-    if (!ok) value = failure(value, value.kind === "aborted" ? more?.reason : undefined);
+    const { error } = record;
+    const ok = !error;
+    const value = ok ? (record.outcome?.result ?? null) : failure(error, error.kind === "aborted" ? more?.reason : undefined);
     this.#end = { record, ok, value };
     this.#extras = undefined;
     more?.unlisten?.();

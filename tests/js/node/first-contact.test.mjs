@@ -68,6 +68,9 @@ describe("first contact (Node)", () => {
       }
       assert.equal(await rejectedKind(c.callTool(null)), "invalidInput");
       assert.equal(await rejectedKind(c.callTool("quick", {}, { task: "sometimes" })), "invalidInput");
+      assert.equal(await rejectedKind(c.callTool("quick", 5)), "invalidInput", "arguments not an object");
+      assert.equal(await rejectedKind(c.callTool("quick", { f: () => 1 })), "invalidInput", "not JSON");
+      assert.equal(await rejectedKind(c.request("ping", [])), "invalidInput", "params not an object");
       assert.equal(await rejectedKind(c.request(5)), "invalidInput");
       assert.equal(await rejectedKind(c.listTasks(5)), "invalidInput");
     } finally {
