@@ -159,11 +159,10 @@ impl<'a> Reader<'a> {
 
     /// The escape after a `\`, appended to `out`.
     fn escape(&mut self, out: &mut String) -> Read<()> {
-        const SHORT: &[u8; 16] = b"\"\"\\\\//b\x08f\x0cn\nr\rt\t";
         let b = self.peek();
         self.at += 1;
-        let code = match SHORT.chunks(2).find(|pair| pair.first() == Some(&b)) {
-            Some(pair) => pair.get(1).map_or(0, |&c| u32::from(c)),
+        let code = match super::unescape(b) {
+            Some(c) => u32::from(c),
             None if b == b'u' => self.utf16()?,
             None => return None,
         };
