@@ -41,12 +41,20 @@ impl AuthChallenge {
         let Some(raw) = header else {
             return Self::default();
         };
-        let all = parse(raw);
-        let chosen = all
-            .iter()
-            .find(|c| c.scheme.eq_ignore_ascii_case("bearer"))
-            .or_else(|| all.first());
-        let get = |name: &str| chosen.and_then(|c| c.param(name)).map(str::to_owned);
+        let mut chosen: Option<Challenge> = None;
+        read(raw, |c| {
+            let bearer = c.scheme.eq_ignore_ascii_case("bearer");
+            if bearer || chosen.is_none() {
+                chosen = Some(c);
+            }
+            !bearer
+        });
+        let get = |name: &str| {
+            chosen
+                .as_ref()
+                .and_then(|c| c.param(name))
+                .map(str::to_owned)
+        };
         Self {
             www_authenticate: Some(raw.to_owned()),
             resource_metadata: get("resource_metadata"),
@@ -81,8 +89,18 @@ fn part(text: &str, from: usize, to: usize) -> &str {
 
 /// Every challenge in a `WWW-Authenticate` value, leniently: never fails, skips what it cannot read.
 pub fn parse(header: &str) -> Vec<Challenge> {
+    let mut out = Vec::new();
+    read(header, |c| {
+        out.push(c);
+        true
+    });
+    out
+}
+
+/// Hands each challenge of a `WWW-Authenticate` value to `each` (see [`parse`]) while it
+/// returns `true`.
+fn read(header: &str, mut each: impl FnMut(Challenge) -> bool) {
     let b = header.as_bytes();
-    let mut out: Vec<Challenge> = Vec::new();
     let mut i = run(b, 0, is_space_or_comma);
     while i < b.len() {
         let end = run(b, i, is_tchar);
@@ -98,11 +116,12 @@ pub fn parse(header: &str) -> Vec<Challenge> {
                 params: Vec::new(),
             };
             i = read_params(header, end, &mut challenge);
-            out.push(challenge);
+            if !each(challenge) {
+                return;
+            }
         }
         i = run(b, i, is_space_or_comma);
     }
-    out
 }
 
 /// Reads `name=value` pairs (or one token68) from `i` until the next challenge begins (where it
