@@ -235,19 +235,20 @@ impl SseDecoder {
             }
             None => (line, &[][..]),
         };
-        let value = super::lossy(value);
         match field {
-            b"event" => replace(&mut self.event, &value),
+            b"event" => replace(&mut self.event, value),
             b"data" => {
-                if self.data.len() + value.len() + 1 > self.limit {
+                push_text(&mut self.data, value);
+                self.data.push('\n');
+                // Past the limit the decoder refuses all further input: what it holds is moot.
+                if self.data.len() > self.limit {
                     return Err(self.too_large());
                 }
-                self.data.push_str(&value);
-                self.data.push('\n');
             }
-            b"id" if !value.bytes().any(|b| b == 0) => replace(&mut self.id_buffer, &value),
-            b"retry" if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) => {
-                if let Ok(ms) = value.parse() {
+            b"id" if !value.iter().any(|&b| b == 0) => replace(&mut self.id_buffer, value),
+            b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
+                // ASCII digits: valid UTF-8.
+                if let Some(ms) = std::str::from_utf8(value).ok().and_then(|v| v.parse().ok()) {
                     self.retry_ms = Some(ms);
                 }
             }
@@ -288,9 +289,15 @@ fn without_first(bytes: &[u8], byte: u8) -> &[u8] {
     }
 }
 
-fn replace(buffer: &mut String, value: &str) {
+/// `buffer` set to the text of `value`.
+fn replace(buffer: &mut String, value: &[u8]) {
     buffer.clear();
-    buffer.push_str(value);
+    push_text(buffer, value);
+}
+
+/// Appends `bytes` as text (invalid UTF-8 as U+FFFD).
+fn push_text(out: &mut String, bytes: &[u8]) {
+    out.push_str(&super::lossy(bytes));
 }
 
 #[cfg(test)]
