@@ -125,15 +125,14 @@ fn walk(
         // Only `properties` keeps the node reachable.
         let mut path = path.as_deref_mut().filter(|_| key == "properties");
         for (name, sub) in props {
-            match path.as_deref_mut() {
-                Some(p) => {
-                    p.push(name.clone());
-                    let r = walk(sub, Some(p), found);
-                    p.pop();
-                    r?
-                }
-                None => walk(sub, None, found)?,
+            if let Some(p) = path.as_deref_mut() {
+                p.push(name.clone());
             }
+            let walked = walk(sub, path.as_deref_mut(), found);
+            if let Some(p) = path.as_deref_mut() {
+                p.pop();
+            }
+            walked?;
         }
     }
     Ok(())
