@@ -79,21 +79,14 @@ impl Cursor<'_> {
     /// Fractional seconds (at least one digit, any number) as whole milliseconds.
     fn fraction(&mut self) -> Option<i64> {
         let start = self.i;
-        let mut frac = 0i64;
+        // The place value of the next digit in milliseconds: 100, 10, 1, then 0 (cut off).
+        let (mut frac, mut place) = (0i64, 100i64);
         while let Some(d) = self.peek().filter(|c| c.is_ascii_digit()) {
-            if self.i - start < 3 {
-                frac = frac * 10 + i64::from(d - b'0');
-            }
+            frac += place * i64::from(d - b'0');
+            place /= 10;
             self.i += 1;
         }
-        let n = self.i - start;
-        if n == 0 {
-            return None;
-        }
-        for _ in n..3 {
-            frac *= 10;
-        }
-        Some(frac)
+        (self.i > start).then_some(frac)
     }
 
     /// The offset from UTC in minutes: none, `Z`/`z`, `±HH:MM`, `±HHMM` or `±HH`.
