@@ -180,17 +180,18 @@ impl SseDecoder {
     /// Splits `bytes` into lines (the first continuing `self.line`) and processes each.
     fn feed(&mut self, bytes: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
         let mut rest = bytes;
-        if self.after_cr && !rest.is_empty() {
-            self.after_cr = false;
-            rest = without_first(rest, b'\n');
-        }
-        while let Some(end) = rest.iter().position(|&b| b == b'\n' || b == b'\r') {
-            let (head, tail) = rest.split_at(end);
-            let crlf = tail.starts_with(b"\r\n");
-            rest = tail.get(if crlf { 2 } else { 1 }..).unwrap_or_default();
-            if tail.first() == Some(&b'\r') && !crlf && rest.is_empty() {
-                self.after_cr = true;
+        loop {
+            // An LF right after a CR (in this chunk or the one before) ends no line of its own.
+            if self.after_cr && !rest.is_empty() {
+                self.after_cr = false;
+                rest = without_first(rest, b'\n');
             }
+            let Some(end) = rest.iter().position(|&b| b == b'\n' || b == b'\r') else {
+                break;
+            };
+            let (head, tail) = rest.split_at(end);
+            self.after_cr = tail.first() == Some(&b'\r');
+            rest = tail.get(1..).unwrap_or_default();
             let result = if self.line.is_empty() {
                 self.process_line(head, out)
             } else if self.line.len() + head.len() > self.limit {
