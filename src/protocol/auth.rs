@@ -147,7 +147,7 @@ fn read_params(header: &str, mut i: usize, challenge: &mut Challenge) -> usize {
         }
         let start = run(b, eq + 1, is_space);
         let value = if b.get(start) == Some(&b'"') {
-            let (value, end) = unquote(b, start + 1);
+            let (value, end) = unquote(header, start + 1);
             i = end;
             value
         } else {
@@ -160,26 +160,27 @@ fn read_params(header: &str, mut i: usize, challenge: &mut Challenge) -> usize {
 }
 
 /// A quoted string's text from `i` (after its opening quote), unescaped, and where it ends (past
-/// its closing quote, or at the end).
-fn unquote(b: &[u8], mut i: usize) -> (String, usize) {
-    let mut out = Vec::new();
-    while let Some(&c) = b.get(i) {
-        i += 1;
-        let c = match c {
-            b'"' => break,
-            // An escaped byte stands for itself; a backslash at the end stands for nothing.
-            b'\\' => match b.get(i) {
-                Some(&n) => {
+/// its closing quote, or at the end). An escaped character stands for itself; a backslash at the
+/// end stands for nothing.
+fn unquote(text: &str, mut i: usize) -> (String, usize) {
+    let b = text.as_bytes();
+    let mut out = String::new();
+    loop {
+        let end = run(b, i, |c| c != b'"' && c != b'\\');
+        out.push_str(part(text, i, end));
+        i = end + 1;
+        match b.get(end) {
+            Some(b'\\') => {
+                // The escaped character starts the next run, unless it would end that run.
+                if let Some(&c @ (b'"' | b'\\')) = b.get(i) {
+                    out.push(char::from(c));
                     i += 1;
-                    n
                 }
-                None => break,
-            },
-            c => c,
-        };
-        out.push(c);
+            }
+            Some(_) => return (out, i),
+            None => return (out, end),
+        }
     }
-    (super::lossy(&out).into_owned(), i)
 }
 
 #[cfg(test)]
@@ -250,6 +251,9 @@ mod tests {
         }
         let a = AuthChallenge::from_header(Some("\u{1F600} Bearer scope=\"ok\""));
         assert_eq!(a.scope.as_deref(), Some("ok"));
+        let e = parse("Bearer a=\"\\\u{e9}x\\\"y\\\\z\\\u{1F600}\", b=1");
+        assert_eq!(e[0].param("a"), Some("\u{e9}x\"y\\z\u{1F600}"));
+        assert_eq!(e[0].param("b"), Some("1"));
         let u = AuthChallenge::from_header(Some("Bearer a=\"x\\"));
         assert_eq!(u.www_authenticate.as_deref(), Some("Bearer a=\"x\\"));
     }
