@@ -263,13 +263,11 @@ impl SseDecoder {
         self.last_event_id.clone_from(&self.id_buffer);
         let mut data = std::mem::take(&mut self.data);
         let event = std::mem::take(&mut self.event);
-        if data.ends_with("\n") {
-            // One byte: no char to decode, as `pop` would.
-            data.truncate(data.len() - 1);
-        }
-        if data.is_empty() {
+        // Each data line ended in LF: the last LF goes, and no data or one empty line is no event.
+        if data.len() <= 1 {
             return;
         }
+        data.truncate(data.len() - 1);
         out.push(SseEvent {
             event: if event.is_empty() {
                 "message".to_owned()
