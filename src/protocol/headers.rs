@@ -21,16 +21,16 @@ const SENTINEL_END: &str = "?=";
 pub fn encode_value(value: &str) -> String {
     let bytes = value.as_bytes();
     let blank = |b: Option<&u8>| matches!(b, Some(b' ' | b'\t'));
-    let verbatim = bytes
+    let encoded = !bytes
         .iter()
         .all(|&b| b == b'\t' || (0x20..=0x7e).contains(&b))
-        && !blank(bytes.first())
-        && !blank(bytes.last())
-        && !(value.starts_with(SENTINEL_START) && value.ends_with(SENTINEL_END));
-    if verbatim {
-        value.to_owned()
-    } else {
+        || blank(bytes.first())
+        || blank(bytes.last())
+        || (value.starts_with(SENTINEL_START) && value.ends_with(SENTINEL_END));
+    if encoded {
         [SENTINEL_START, &base64(value.as_bytes()), SENTINEL_END].concat()
+    } else {
+        value.to_owned()
     }
 }
 

@@ -246,7 +246,8 @@ impl SseDecoder {
                     return Err(self.too_large());
                 }
             }
-            b"id" if !value.iter().any(|&b| b == 0) => replace(&mut self.id_buffer, value),
+            // Compared byte by byte: `contains` would bring `memchr` into the binary.
+            b"id" if value.iter().all(|&b| b != 0) => replace(&mut self.id_buffer, value),
             b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
                 // ASCII digits: valid UTF-8.
                 if let Some(ms) = std::str::from_utf8(value).ok().and_then(|v| v.parse().ok()) {
