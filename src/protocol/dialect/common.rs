@@ -179,9 +179,7 @@ pub(super) fn related_task_id(params_or_result: &Value, key: &str) -> Option<Str
 
 /// `{"taskId": task_id}`.
 pub(super) fn task_id_params(task_id: &str) -> Value {
-    let mut obj = Object::new();
-    obj.insert("taskId".into(), Value::from(task_id));
-    Value::Object(obj)
+    crate::protocol::object([("taskId", task_id.into())])
 }
 
 /// `{"taskId": task_id}` as the value of a related-task `_meta` entry.
