@@ -294,11 +294,10 @@ pub(super) fn initialized(s: &SessionInfo) -> Outgoing {
 
 /// `{cursor?}` params of a list request.
 pub(crate) fn cursor_params(cursor: Option<&str>) -> Value {
-    let mut obj = Object::new();
-    if let Some(cursor) = cursor {
-        obj.insert("cursor".into(), Value::from(cursor));
+    match cursor {
+        Some(cursor) => crate::protocol::object([("cursor", cursor.into())]),
+        None => Value::Object(Object::new()),
     }
-    Value::Object(obj)
 }
 
 /// A JSON-RPC response (legacy, draft) answering one server request, with related-task `_meta`
