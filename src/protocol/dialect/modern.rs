@@ -148,10 +148,7 @@ fn modern_request(s: &SessionInfo, method: &str, params: Value) -> Outgoing {
 
 /// `tasks/update` params answering `responses` (`{key: result}`).
 fn update_params(task_id: &str, responses: Value) -> Value {
-    let mut params = Map::new();
-    params.insert("taskId".into(), Value::from(task_id));
-    params.insert("inputResponses".into(), responses);
-    Value::Object(params)
+    object([("taskId", task_id.into()), ("inputResponses", responses)])
 }
 
 /// What an input answer becomes in `inputResponses`. The wire has no error channel here: a
