@@ -58,8 +58,7 @@ impl Cursor<'_> {
         self.eat(b':')?;
         let minute = i64::from(self.digits(2)?);
         let (mut second, mut millis) = (0i64, 0i64);
-        if self.peek() == Some(&b':') {
-            self.i += 1;
+        if self.eat(b':').is_some() {
             second = i64::from(self.digits(2)?);
             if matches!(self.peek(), Some(b'.') | Some(b',')) {
                 self.i += 1;
@@ -102,9 +101,8 @@ impl Cursor<'_> {
         };
         self.i += 1;
         let oh = i64::from(self.digits(2)?);
-        if self.peek() == Some(&b':') {
-            self.i += 1;
-        }
+        // `±HH:MM` or `±HHMM`: the colon is optional.
+        let _ = self.eat(b':');
         let om = if self.peek().is_some() {
             i64::from(self.digits(2)?)
         } else {
