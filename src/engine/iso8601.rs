@@ -40,11 +40,11 @@ struct Cursor<'a> {
 impl Cursor<'_> {
     /// `YYYY-MM-DD`, a real calendar day.
     fn date(&mut self) -> Option<(i64, u32, u32)> {
-        let year = i64::from(self.digits(4, 4)?);
+        let year = i64::from(self.digits(4)?);
         self.eat(b'-')?;
-        let month = self.digits(2, 2)?;
+        let month = self.digits(2)?;
         self.eat(b'-')?;
-        let day = self.digits(2, 2)?;
+        let day = self.digits(2)?;
         if !(1..=12).contains(&month) || day == 0 || day > days_in_month(year, month) {
             return None;
         }
@@ -54,13 +54,12 @@ impl Cursor<'_> {
     /// `HH:MM[:SS[.fff…]]` (`24:00:00` and a leap second allowed): seconds into the day and
     /// milliseconds.
     fn time(&mut self) -> Option<(i64, i64)> {
-        let hour = i64::from(self.digits(2, 2)?);
+        let hour = i64::from(self.digits(2)?);
         self.eat(b':')?;
-        let minute = i64::from(self.digits(2, 2)?);
+        let minute = i64::from(self.digits(2)?);
         let (mut second, mut millis) = (0i64, 0i64);
-        if self.peek() == Some(&b':') {
-            self.i += 1;
-            second = i64::from(self.digits(2, 2)?);
+        if self.eat(b':').is_some() {
+            second = i64::from(self.digits(2)?);
             if matches!(self.peek(), Some(b'.') | Some(b',')) {
                 self.i += 1;
                 millis = self.fraction()?;
@@ -79,21 +78,14 @@ impl Cursor<'_> {
     /// Fractional seconds (at least one digit, any number) as whole milliseconds.
     fn fraction(&mut self) -> Option<i64> {
         let start = self.i;
-        let mut frac = 0i64;
+        // The place value of the next digit in milliseconds: 100, 10, 1, then 0 (cut off).
+        let (mut frac, mut place) = (0i64, 100i64);
         while let Some(d) = self.peek().filter(|c| c.is_ascii_digit()) {
-            if self.i - start < 3 {
-                frac = frac * 10 + i64::from(d - b'0');
-            }
+            frac += place * i64::from(d - b'0');
+            place /= 10;
             self.i += 1;
         }
-        let n = self.i - start;
-        if n == 0 {
-            return None;
-        }
-        for _ in n..3 {
-            frac *= 10;
-        }
-        Some(frac)
+        (self.i > start).then_some(frac)
     }
 
     /// The offset from UTC in minutes: none, `Z`/`z`, `±HH:MM`, `±HHMM` or `±HH`.
@@ -108,12 +100,11 @@ impl Cursor<'_> {
             Some(_) => return None,
         };
         self.i += 1;
-        let oh = i64::from(self.digits(2, 2)?);
-        if self.peek() == Some(&b':') {
-            self.i += 1;
-        }
+        let oh = i64::from(self.digits(2)?);
+        // `±HH:MM` or `±HHMM`: the colon is optional.
+        let _ = self.eat(b':');
         let om = if self.peek().is_some() {
-            i64::from(self.digits(2, 2)?)
+            i64::from(self.digits(2)?)
         } else {
             0
         };
@@ -132,20 +123,13 @@ impl Cursor<'_> {
         (self.peek() == Some(&c)).then(|| self.i += 1)
     }
 
-    /// Between `min` and `max` ASCII digits as a number.
-    fn digits(&mut self, min: usize, max: usize) -> Option<u32> {
-        let mut n = 0u32;
-        let start = self.i;
-        while self.i - start < max {
-            match self.peek() {
-                Some(d) if d.is_ascii_digit() => {
-                    n = n * 10 + u32::from(d - b'0');
-                    self.i += 1;
-                }
-                _ => break,
-            }
-        }
-        (self.i - start >= min).then_some(n)
+    /// Exactly `n` ASCII digits as a number.
+    fn digits(&mut self, n: usize) -> Option<u32> {
+        let digits = self.b.get(self.i..self.i + n)?;
+        self.i += n;
+        digits.iter().try_fold(0, |acc, &d| {
+            d.is_ascii_digit().then(|| acc * 10 + u32::from(d - b'0'))
+        })
     }
 }
 

@@ -32,6 +32,28 @@ pub fn from_value<T: serde::de::DeserializeOwned>(v: Value) -> Result<T, serde_j
     serde_json::from_str(&text(&v))
 }
 
+/// JSON's two-character escapes: each letter after the `\\` and the byte it stands for (`/`
+/// is read, never written: [`push_quoted`] leaves it plain).
+const SHORT_ESCAPES: &[u8; 16] = b"\"\"\\\\//b\x08f\x0cn\nr\rt\t";
+
+/// The byte the escape `\\letter` stands for.
+fn unescape(letter: u8) -> Option<u8> {
+    escape_pair_half(letter, 0)
+}
+
+/// The letter of `byte`'s two-character escape.
+fn escape_letter(byte: u8) -> Option<u8> {
+    escape_pair_half(byte, 1)
+}
+
+/// The other half of the first escape pair holding `known` at `at` (0: letter, 1: byte).
+fn escape_pair_half(known: u8, at: usize) -> Option<u8> {
+    let pair = SHORT_ESCAPES
+        .chunks(2)
+        .find(|pair| pair.get(at) == Some(&known))?;
+    pair.get(1 - at).copied()
+}
+
 /// The integer a decimal text spells, read as `str::parse::<i64>` reads it (an optional sign,
 /// then digits) by the unsigned parser, the one the binary carries.
 pub fn parse_i64(text: &str) -> Option<i64> {

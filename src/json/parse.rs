@@ -114,16 +114,14 @@ impl<'a> Reader<'a> {
         let mut members = Map::new();
         if !self.eat(close) {
             loop {
-                if object {
-                    self.skip_space();
-                    if self.peek() != b'"' {
-                        return None;
-                    }
-                    let key = self.string()?;
-                    self.expect(b':')?;
-                    members.insert(key, self.value(depth + 1)?);
-                } else {
-                    items.push(self.value(depth + 1)?);
+                let key = match object {
+                    true => Some(self.key()?),
+                    false => None,
+                };
+                let item = self.value(depth + 1)?;
+                match key {
+                    Some(key) => members.insert(key, item),
+                    None => items.push(item),
                 }
                 if self.eat(close) {
                     break;
@@ -135,6 +133,17 @@ impl<'a> Reader<'a> {
             true => Value::Object(members),
             false => Value::Array(items),
         })
+    }
+
+    /// An object member's key and its `:`, after whitespace.
+    fn key(&mut self) -> Read<String> {
+        self.skip_space();
+        if self.peek() != b'"' {
+            return None;
+        }
+        let key = self.string()?;
+        self.expect(b':')?;
+        Some(key)
     }
 
     /// A string at its `"`: its text, escapes decoded.
@@ -159,11 +168,10 @@ impl<'a> Reader<'a> {
 
     /// The escape after a `\`, appended to `out`.
     fn escape(&mut self, out: &mut String) -> Read<()> {
-        const SHORT: &[u8; 16] = b"\"\"\\\\//b\x08f\x0cn\nr\rt\t";
         let b = self.peek();
         self.at += 1;
-        let code = match SHORT.chunks(2).find(|pair| pair.first() == Some(&b)) {
-            Some(pair) => pair.get(1).map_or(0, |&c| u32::from(c)),
+        let code = match super::unescape(b) {
+            Some(c) => u32::from(c),
             None if b == b'u' => self.utf16()?,
             None => return None,
         };

@@ -49,24 +49,19 @@ pub fn push_quoted(out: &mut String, text: &str) {
     out.push('"');
     let mut plain = 0;
     for (i, b) in text.bytes().enumerate() {
-        let escape = match b {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0x08 => "\\b",
-            0x0c => "\\f",
-            0..0x20 => "",
-            _ => continue,
-        };
+        if b >= 0x20 && b != b'"' && b != b'\\' {
+            continue;
+        }
         out.push_str(text.get(plain..i).unwrap_or_default());
         plain = i + 1;
-        if escape.is_empty() {
-            out.push_str("\\u");
-            out.push_str(&hex(u64::from(b), 4));
-        } else {
-            out.push_str(escape);
+        out.push('\\');
+        // The two-character escape where there is one, else `\u00XX`.
+        match super::escape_letter(b) {
+            Some(letter) => out.push(char::from(letter)),
+            None => {
+                out.push('u');
+                out.push_str(&hex(u64::from(b), 4));
+            }
         }
     }
     out.push_str(text.get(plain..).unwrap_or_default());

@@ -41,12 +41,20 @@ impl AuthChallenge {
         let Some(raw) = header else {
             return Self::default();
         };
-        let all = parse(raw);
-        let chosen = all
-            .iter()
-            .find(|c| c.scheme.eq_ignore_ascii_case("bearer"))
-            .or_else(|| all.first());
-        let get = |name: &str| chosen.and_then(|c| c.param(name)).map(str::to_owned);
+        let mut chosen: Option<Challenge> = None;
+        read(raw, |c| {
+            let bearer = c.scheme.eq_ignore_ascii_case("bearer");
+            if bearer || chosen.is_none() {
+                chosen = Some(c);
+            }
+            !bearer
+        });
+        let get = |name: &str| {
+            chosen
+                .as_ref()
+                .and_then(|c| c.param(name))
+                .map(str::to_owned)
+        };
         Self {
             www_authenticate: Some(raw.to_owned()),
             resource_metadata: get("resource_metadata"),
@@ -81,8 +89,18 @@ fn part(text: &str, from: usize, to: usize) -> &str {
 
 /// Every challenge in a `WWW-Authenticate` value, leniently: never fails, skips what it cannot read.
 pub fn parse(header: &str) -> Vec<Challenge> {
+    let mut out = Vec::new();
+    read(header, |c| {
+        out.push(c);
+        true
+    });
+    out
+}
+
+/// Hands each challenge of a `WWW-Authenticate` value to `each` (see [`parse`]) while it
+/// returns `true`.
+fn read(header: &str, mut each: impl FnMut(Challenge) -> bool) {
     let b = header.as_bytes();
-    let mut out: Vec<Challenge> = Vec::new();
     let mut i = run(b, 0, is_space_or_comma);
     while i < b.len() {
         let end = run(b, i, is_tchar);
@@ -98,11 +116,12 @@ pub fn parse(header: &str) -> Vec<Challenge> {
                 params: Vec::new(),
             };
             i = read_params(header, end, &mut challenge);
-            out.push(challenge);
+            if !each(challenge) {
+                return;
+            }
         }
         i = run(b, i, is_space_or_comma);
     }
-    out
 }
 
 /// Reads `name=value` pairs (or one token68) from `i` until the next challenge begins (where it
@@ -128,7 +147,7 @@ fn read_params(header: &str, mut i: usize, challenge: &mut Challenge) -> usize {
         }
         let start = run(b, eq + 1, is_space);
         let value = if b.get(start) == Some(&b'"') {
-            let (value, end) = unquote(b, start + 1);
+            let (value, end) = unquote(header, start + 1);
             i = end;
             value
         } else {
@@ -141,26 +160,27 @@ fn read_params(header: &str, mut i: usize, challenge: &mut Challenge) -> usize {
 }
 
 /// A quoted string's text from `i` (after its opening quote), unescaped, and where it ends (past
-/// its closing quote, or at the end).
-fn unquote(b: &[u8], mut i: usize) -> (String, usize) {
-    let mut out = Vec::new();
-    while let Some(&c) = b.get(i) {
-        i += 1;
-        let c = match c {
-            b'"' => break,
-            // An escaped byte stands for itself; a backslash at the end stands for nothing.
-            b'\\' => match b.get(i) {
-                Some(&n) => {
+/// its closing quote, or at the end). An escaped character stands for itself; a backslash at the
+/// end stands for nothing.
+fn unquote(text: &str, mut i: usize) -> (String, usize) {
+    let b = text.as_bytes();
+    let mut out = String::new();
+    loop {
+        let end = run(b, i, |c| c != b'"' && c != b'\\');
+        out.push_str(part(text, i, end));
+        i = end + 1;
+        match b.get(end) {
+            Some(b'\\') => {
+                // The escaped character starts the next run, unless it would end that run.
+                if let Some(&c @ (b'"' | b'\\')) = b.get(i) {
+                    out.push(char::from(c));
                     i += 1;
-                    n
                 }
-                None => break,
-            },
-            c => c,
-        };
-        out.push(c);
+            }
+            Some(_) => return (out, i),
+            None => return (out, end),
+        }
     }
-    (super::lossy(&out).into_owned(), i)
 }
 
 #[cfg(test)]
@@ -231,6 +251,9 @@ mod tests {
         }
         let a = AuthChallenge::from_header(Some("\u{1F600} Bearer scope=\"ok\""));
         assert_eq!(a.scope.as_deref(), Some("ok"));
+        let e = parse("Bearer a=\"\\\u{e9}x\\\"y\\\\z\\\u{1F600}\", b=1");
+        assert_eq!(e[0].param("a"), Some("\u{e9}x\"y\\z\u{1F600}"));
+        assert_eq!(e[0].param("b"), Some("1"));
         let u = AuthChallenge::from_header(Some("Bearer a=\"x\\"));
         assert_eq!(u.www_authenticate.as_deref(), Some("Bearer a=\"x\\"));
     }

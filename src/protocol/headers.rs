@@ -19,16 +19,18 @@ const SENTINEL_END: &str = "?=";
 /// (space and tab allowed inside) without surrounding whitespace, else `=?base64?…?=`.
 /// Values that already look like the sentinel are encoded too, so they cannot be misread.
 pub fn encode_value(value: &str) -> String {
-    let plain = value
-        .bytes()
-        .all(|b| b == b'\t' || (0x20..=0x7e).contains(&b));
+    let bytes = value.as_bytes();
     let blank = |b: Option<&u8>| matches!(b, Some(b' ' | b'\t'));
-    let trimmed = !blank(value.as_bytes().first()) && !blank(value.as_bytes().last());
-    let sentinel_like = value.starts_with(SENTINEL_START) && value.ends_with(SENTINEL_END);
-    if plain && trimmed && !sentinel_like {
-        value.to_owned()
-    } else {
+    let encoded = !bytes
+        .iter()
+        .all(|&b| b == b'\t' || (0x20..=0x7e).contains(&b))
+        || blank(bytes.first())
+        || blank(bytes.last())
+        || (value.starts_with(SENTINEL_START) && value.ends_with(SENTINEL_END));
+    if encoded {
         [SENTINEL_START, &base64(value.as_bytes()), SENTINEL_END].concat()
+    } else {
+        value.to_owned()
     }
 }
 

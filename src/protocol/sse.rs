@@ -180,17 +180,18 @@ impl SseDecoder {
     /// Splits `bytes` into lines (the first continuing `self.line`) and processes each.
     fn feed(&mut self, bytes: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
         let mut rest = bytes;
-        if self.after_cr && !rest.is_empty() {
-            self.after_cr = false;
-            rest = without_first(rest, b'\n');
-        }
-        while let Some(end) = rest.iter().position(|&b| b == b'\n' || b == b'\r') {
-            let (head, tail) = rest.split_at(end);
-            let crlf = tail.starts_with(b"\r\n");
-            rest = tail.get(if crlf { 2 } else { 1 }..).unwrap_or_default();
-            if tail.first() == Some(&b'\r') && !crlf && rest.is_empty() {
-                self.after_cr = true;
+        loop {
+            // An LF right after a CR (in this chunk or the one before) ends no line of its own.
+            if self.after_cr && !rest.is_empty() {
+                self.after_cr = false;
+                rest = without_first(rest, b'\n');
             }
+            let Some(end) = rest.iter().position(|&b| b == b'\n' || b == b'\r') else {
+                break;
+            };
+            let (head, tail) = rest.split_at(end);
+            self.after_cr = tail.first() == Some(&b'\r');
+            rest = tail.get(1..).unwrap_or_default();
             let result = if self.line.is_empty() {
                 self.process_line(head, out)
             } else if self.line.len() + head.len() > self.limit {
@@ -235,19 +236,21 @@ impl SseDecoder {
             }
             None => (line, &[][..]),
         };
-        let value = super::lossy(value);
         match field {
-            b"event" => replace(&mut self.event, &value),
+            b"event" => replace(&mut self.event, value),
             b"data" => {
-                if self.data.len() + value.len() + 1 > self.limit {
+                push_text(&mut self.data, value);
+                self.data.push('\n');
+                // Past the limit the decoder refuses all further input: what it holds is moot.
+                if self.data.len() > self.limit {
                     return Err(self.too_large());
                 }
-                self.data.push_str(&value);
-                self.data.push('\n');
             }
-            b"id" if !value.bytes().any(|b| b == 0) => replace(&mut self.id_buffer, &value),
-            b"retry" if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) => {
-                if let Ok(ms) = value.parse() {
+            // Compared byte by byte: `contains` would bring `memchr` into the binary.
+            b"id" if value.iter().all(|&b| b != 0) => replace(&mut self.id_buffer, value),
+            b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
+                // ASCII digits: valid UTF-8.
+                if let Some(ms) = std::str::from_utf8(value).ok().and_then(|v| v.parse().ok()) {
                     self.retry_ms = Some(ms);
                 }
             }
@@ -261,13 +264,11 @@ impl SseDecoder {
         self.last_event_id.clone_from(&self.id_buffer);
         let mut data = std::mem::take(&mut self.data);
         let event = std::mem::take(&mut self.event);
-        if data.ends_with("\n") {
-            // One byte: no char to decode, as `pop` would.
-            data.truncate(data.len() - 1);
-        }
-        if data.is_empty() {
+        // Each data line ended in LF: the last LF goes, and no data or one empty line is no event.
+        if data.len() <= 1 {
             return;
         }
+        data.truncate(data.len() - 1);
         out.push(SseEvent {
             event: if event.is_empty() {
                 "message".to_owned()
@@ -288,9 +289,15 @@ fn without_first(bytes: &[u8], byte: u8) -> &[u8] {
     }
 }
 
-fn replace(buffer: &mut String, value: &str) {
+/// `buffer` set to the text of `value`.
+fn replace(buffer: &mut String, value: &[u8]) {
     buffer.clear();
-    buffer.push_str(value);
+    push_text(buffer, value);
+}
+
+/// Appends `bytes` as text (invalid UTF-8 as U+FFFD).
+fn push_text(out: &mut String, bytes: &[u8]) {
+    out.push_str(&super::lossy(bytes));
 }
 
 #[cfg(test)]

@@ -82,6 +82,17 @@ fn invalid(why: String) -> ProtocolError {
     ProtocolError::new(["invalid x-mcp-header: ", &why].concat())
 }
 
+/// Schema keywords whose values are data, not schemas (never walked).
+const DATA_KEYWORDS: [&str; 5] = [ANNOTATION, "const", "default", "examples", "enum"];
+/// Schema keywords whose values map names to schemas (walked as unreachable, except `properties`).
+const SCHEMA_MAPS: [&str; 5] = [
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+];
+
 /// Walks a schema. `path` is `Some` while the node is reachable from the root through
 /// `properties` keys only; an annotation anywhere else makes the tool invalid.
 fn walk(
@@ -100,35 +111,28 @@ fn walk(
         found.push(annotation(obj, name, path.as_deref())?);
     }
     for (key, value) in obj {
-        match key.as_str() {
-            ANNOTATION | "const" | "default" | "examples" | "enum" => {}
-            "properties" => walk_properties(value, path.as_deref_mut(), found)?,
-            "patternProperties" | "$defs" | "definitions" | "dependentSchemas" => {
-                walk_properties(value, None, found)?
-            }
-            _ => walk(value, None, found)?,
+        let key = key.as_str();
+        if DATA_KEYWORDS.contains(&key) {
+            continue;
         }
-    }
-    Ok(())
-}
-
-fn walk_properties(
-    value: &Value,
-    mut path: Option<&mut Vec<String>>,
-    found: &mut Vec<ParamHeader>,
-) -> Result<(), ProtocolError> {
-    let Some(props) = value.as_object() else {
-        return Ok(());
-    };
-    for (name, sub) in props {
-        match path.as_deref_mut() {
-            Some(p) => {
+        if !SCHEMA_MAPS.contains(&key) {
+            walk(value, None, found)?;
+            continue;
+        }
+        let Some(props) = value.as_object() else {
+            continue;
+        };
+        // Only `properties` keeps the node reachable.
+        let mut path = path.as_deref_mut().filter(|_| key == "properties");
+        for (name, sub) in props {
+            if let Some(p) = path.as_deref_mut() {
                 p.push(name.clone());
-                let r = walk(sub, Some(p), found);
-                p.pop();
-                r?
             }
-            None => walk(sub, None, found)?,
+            let walked = walk(sub, path.as_deref_mut(), found);
+            if let Some(p) = path.as_deref_mut() {
+                p.pop();
+            }
+            walked?;
         }
     }
     Ok(())

@@ -179,9 +179,7 @@ pub(super) fn related_task_id(params_or_result: &Value, key: &str) -> Option<Str
 
 /// `{"taskId": task_id}`.
 pub(super) fn task_id_params(task_id: &str) -> Value {
-    let mut obj = Object::new();
-    obj.insert("taskId".into(), Value::from(task_id));
-    Value::Object(obj)
+    crate::protocol::object([("taskId", task_id.into())])
 }
 
 /// `{"taskId": task_id}` as the value of a related-task `_meta` entry.
@@ -296,11 +294,10 @@ pub(super) fn initialized(s: &SessionInfo) -> Outgoing {
 
 /// `{cursor?}` params of a list request.
 pub(crate) fn cursor_params(cursor: Option<&str>) -> Value {
-    let mut obj = Object::new();
-    if let Some(cursor) = cursor {
-        obj.insert("cursor".into(), Value::from(cursor));
+    match cursor {
+        Some(cursor) => crate::protocol::object([("cursor", cursor.into())]),
+        None => Value::Object(Object::new()),
     }
-    Value::Object(obj)
 }
 
 /// A JSON-RPC response (legacy, draft) answering one server request, with related-task `_meta`

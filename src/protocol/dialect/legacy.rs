@@ -43,11 +43,11 @@ impl SessionDialect for Legacy {
     fn augment(params: Value, task: Option<&TaskAugment>) -> Value {
         match (task, common::params_object(params)) {
             (Some(augment), Ok(mut obj)) => {
-                let mut meta = Map::new();
-                if let Some(ttl) = augment.ttl_ms {
-                    meta.insert("ttl".into(), Value::from(ttl));
-                }
-                obj.insert("task".into(), Value::Object(meta));
+                let task = match augment.ttl_ms {
+                    Some(ttl) => crate::protocol::object([("ttl", ttl.into())]),
+                    None => Value::Object(Map::new()),
+                };
+                obj.insert("task".into(), task);
                 Value::Object(obj)
             }
             (_, Ok(obj)) => Value::Object(obj),

@@ -13,7 +13,7 @@ use super::{
     SessionInfo, Task, TaskAugment, TaskNotice,
 };
 use crate::protocol::model::{Outcome, TaskStatus};
-use crate::protocol::{headers, without};
+use crate::protocol::{headers, object, without};
 
 /// The protocol version this dialect speaks when the session names none.
 pub const PROTOCOL_VERSION: &str = "2026-07-28";
@@ -148,10 +148,7 @@ fn modern_request(s: &SessionInfo, method: &str, params: Value) -> Outgoing {
 
 /// `tasks/update` params answering `responses` (`{key: result}`).
 fn update_params(task_id: &str, responses: Value) -> Value {
-    let mut params = Map::new();
-    params.insert("taskId".into(), Value::from(task_id));
-    params.insert("inputResponses".into(), responses);
-    Value::Object(params)
+    object([("taskId", task_id.into()), ("inputResponses", responses)])
 }
 
 /// What an input answer becomes in `inputResponses`. The wire has no error channel here: a
@@ -159,11 +156,7 @@ fn update_params(task_id: &str, responses: Value) -> Value {
 fn response_value(request: &InputRequest, answer: Result<Value, RpcError>) -> Value {
     match answer {
         Ok(result) => result,
-        Err(_) if request.method == "elicitation/create" => {
-            let mut obj = Map::new();
-            obj.insert("action".into(), Value::from("cancel"));
-            Value::Object(obj)
-        }
+        Err(_) if request.method == "elicitation/create" => object([("action", "cancel".into())]),
         Err(error) => error.to_value(),
     }
 }
@@ -306,14 +299,11 @@ impl Codec for Modern {
         for id in task_ids {
             ids.push(Value::from(id.as_str()));
         }
-        let mut filter = Map::new();
-        filter.insert("taskIds".into(), Value::Array(ids));
-        let mut params = Map::new();
-        params.insert("notifications".into(), Value::Object(filter));
+        let filter = object([("taskIds", Value::Array(ids))]);
         Some(modern_request(
             s,
             "subscriptions/listen",
-            Value::Object(params),
+            object([("notifications", filter)]),
         ))
     }
 
