@@ -140,8 +140,6 @@ pub struct Engine {
     reqs: Requests,
     /// The browser's connections to the server, where they are few (HTTP/1.1).
     pool: pool::Pool,
-    /// The session's status request, for polls to fill in.
-    poll_template: Option<encoded::PollTemplate>,
     tasks: Registry,
     subs: IdMap<SubId, Target>,
     calls: IdMap<CallId, Box<Call>>,
@@ -187,7 +185,6 @@ impl Engine {
             session,
             reqs: Requests::default(),
             pool,
-            poll_template: None,
             tasks: Registry::new(),
             subs: IdMap::default(),
             calls: IdMap::default(),

@@ -1,7 +1,7 @@
 //! Outgoing requests: id allocation, what each request is for, queueing until the session is
 //! ready, timeouts, and routing of every answer (by JSON-RPC id; by stream for id-less errors).
 
-use super::encoded::{Encoded, PollTemplate};
+use super::encoded::Encoded;
 use super::ids::CallId;
 use super::ids::ReqId;
 use crate::protocol::dialect::{cursor_params, Outgoing};
@@ -232,15 +232,9 @@ impl Engine {
         let (Purpose::Get(task_id), Some(codec)) = (&p.purpose, self.session.codec_any()) else {
             return Some(t);
         };
-        let epoch = self.session.epoch();
-        if self
-            .poll_template
-            .as_ref()
-            .is_none_or(|tpl| tpl.epoch != epoch)
-        {
-            self.poll_template = Some(PollTemplate::new(epoch, codec, &self.session.info()));
-        }
-        (t.body, t.headers) = self.poll_template.as_ref()?.fill(n, task_id);
+        let enc = Encoded::new(codec.build_get(&self.session.info(), task_id));
+        t.body = enc.body(Some(n));
+        t.headers = enc.headers;
         Some(t)
     }
 
