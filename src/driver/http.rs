@@ -126,15 +126,15 @@ impl Http {
     }
 }
 
-/// The `DELETE` answered, failed or ran out of time: `close()` goes on, called with no borrow of
-/// the driver held.
+/// The `DELETE` answered, failed or ran out of time: `close()` goes on, with no borrow of the
+/// driver held.
 fn delete_finished(d: &Driver) {
     let then = d.with(|st| {
         st.http.io.abort(DELETE_KEY);
         st.http.deleting.take().and_then(|x| x.then)
     });
     if let Some(then) = then {
-        then();
+        d.closed(then);
     }
 }
 

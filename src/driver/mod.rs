@@ -228,14 +228,15 @@ impl Driver {
         }
         self.op(|e, now| e.close(now));
         self.shutdown();
-        let d = self.clone();
-        let end: Box<dyn FnOnce()> = Box::new(move || {
-            d.0.timer.borrow_mut().disarm();
-            closed();
-        });
-        if let Some(end) = self.with(|st| st.http.after_delete(end)) {
-            end();
+        if let Some(closed) = self.with(|st| st.http.after_delete(closed)) {
+            self.closed(closed);
         }
+    }
+
+    /// `close()` is over: the timer stops, then `then` runs.
+    fn closed(&self, then: Box<dyn FnOnce()>) {
+        self.0.timer.borrow_mut().disarm();
+        then();
     }
 
     /// Drops the host (after `close`): breaks the client ↔ driver cycle.
