@@ -167,25 +167,13 @@ impl Driver {
             }
         });
         let d = Driver(shared);
-        if !d.is_ws() {
-            d.pump();
-            return started(Ok(d));
+        match ws::wait_first(&d, started) {
+            Some(started) => {
+                d.pump();
+                started(Ok(d));
+            }
+            None => ws::open(&d),
         }
-        // The wait holds the driver (its I/O holds it only weakly).
-        let waiting = d.clone();
-        ws::open_first(
-            &d,
-            Box::new(move |opened| match opened {
-                Ok(()) => {
-                    waiting.pump();
-                    started(Ok(waiting));
-                }
-                Err(why) => {
-                    waiting.shutdown();
-                    started(Err(ClientError::new(ErrorKind::Transport, why)));
-                }
-            }),
-        );
     }
 
     /// Runs one engine operation at the current time, then performs whatever it caused.
@@ -244,7 +232,7 @@ impl Driver {
         self.0.host.borrow_mut().take();
     }
 
-    fn shutdown(&self) {
+    pub(crate) fn shutdown(&self) {
         let mut st = self.0.st.borrow_mut();
         st.closed = true;
         st.http.abort_all();

@@ -11,11 +11,8 @@ use wasm_bindgen::prelude::*;
 
 use super::global::describe;
 use super::io::Io;
-use super::Driver;
-use crate::engine::api::{Input, Transmit, TransportError};
-
-/// What hears how the first socket ended up: `Ok` once open, else why it failed to open.
-pub type FirstOpen = Box<dyn FnOnce(Result<(), String>)>;
+use super::{Driver, Started};
+use crate::engine::api::{ClientError, ErrorKind, Input, Transmit, TransportError};
 
 /// The subprotocol requested (2025-11-25 WebSocket binding).
 const SUBPROTOCOL: &str = "mcp";
@@ -27,8 +24,9 @@ pub struct Ws {
     /// A socket exists (opening or open).
     socket: bool,
     open: bool,
-    /// Hears how the first socket ended up: open, or why it failed.
-    first: Option<FirstOpen>,
+    /// Until the first socket opened: the driver (the wait holds it; its I/O holds it only
+    /// weakly) and what hears that it started, or why it could not.
+    first: Option<(Driver, Started)>,
     /// Request the `mcp` subprotocol (until a first socket opened only without it).
     subprotocol: bool,
 }
@@ -54,16 +52,16 @@ impl Ws {
     }
 }
 
-/// Opens the first socket; `first` hears when it is open or why it could not open.
-pub fn open_first(d: &Driver, first: FirstOpen) {
-    let unused = d.with(|st| match st.ws.as_mut() {
-        Some(ws) => ws.first.replace(first),
-        None => Some(first),
-    });
-    match unused {
-        Some(first) => first(Err("WebSocket closed before it opened".into())),
-        None => open(d),
-    }
+/// A WebSocket driver keeps `started` until its first socket opened or failed (then `None`: open
+/// it); an HTTP driver hands it back.
+pub fn wait_first(d: &Driver, started: Started) -> Option<Started> {
+    d.with(|st| match st.ws.as_mut() {
+        Some(ws) => {
+            ws.first = Some((d.clone(), started));
+            None
+        }
+        None => Some(started),
+    })
 }
 
 /// Opens a new socket (the engine's `Output::Reconnect`).
@@ -100,7 +98,10 @@ pub fn opened(d: &Driver) {
         })
     });
     match first {
-        Some(first) => first(Ok(())),
+        Some((d, started)) => {
+            d.pump();
+            started(Ok(d));
+        }
         None => d.feed(Input::Connection { up: true }),
     }
 }
@@ -122,7 +123,7 @@ enum Closed {
     /// The first socket failed asking for `mcp`: try it once without.
     WithoutSubprotocol,
     /// The first socket failed: `connect` fails.
-    First(FirstOpen),
+    First((Driver, Started)),
     /// A later socket closed or failed to open.
     Later,
 }
@@ -154,9 +155,10 @@ pub fn closed(d: &Driver, why: Option<String>) {
     match next {
         Closed::Handled => {}
         Closed::WithoutSubprotocol => open(d),
-        Closed::First(first) => {
+        Closed::First((d, started)) => {
             let why = why.unwrap_or_else(|| "WebSocket connection failed".into());
-            first(Err(why));
+            d.shutdown();
+            started(Err(ClientError::new(ErrorKind::Transport, why)));
         }
         Closed::Later => d.feed(Input::Connection { up: false }),
     }
