@@ -19,8 +19,8 @@ use crate::protocol::sse::{SseDecoder, SseError, SseEvent};
 
 /// How long `close()` waits for the session `DELETE`.
 const DELETE_GRACE_MS: u64 = 3_000;
-/// The session `DELETE`'s key in `io.js` (exchanges go under their `SendKey`s, from 0 up).
-const DELETE_KEY: f64 = -1.0;
+/// The session `DELETE`'s key (exchanges go under the engine's `SendKey`s, from 0 up).
+const DELETE: SendKey = SendKey(u64::MAX);
 
 /// HTTP transport state.
 pub struct Http {
@@ -130,7 +130,7 @@ impl Http {
 /// driver held.
 fn delete_finished(d: &Driver) {
     let then = d.with(|st| {
-        st.http.io.abort(DELETE_KEY);
+        st.http.io.abort(js_key(DELETE));
         st.http.deleting.take().and_then(|x| x.then)
     });
     if let Some(then) = then {
@@ -163,8 +163,9 @@ impl From<String> for Fail {
     }
 }
 
-/// What one exchange sends: a message (`POST`), or a `GET` for an event stream: a response
-/// stream's resumption, or the listening stream (`listening`: its messages belong to no request).
+/// What one exchange sends: a message (`POST`), a `GET` for an event stream (a response stream's
+/// resumption, or the listening stream: `listening`, its messages belong to no request), or the
+/// session `DELETE` (with these headers).
 enum Request {
     Post(Transmit),
     Get {
@@ -172,6 +173,7 @@ enum Request {
         last_event_id: Option<String>,
         listening: bool,
     },
+    Delete(Vec<(String, String)>),
 }
 
 /// Starts one POST. Its fate comes back as `Head`, `Message`s, then `Ended` (or `Failed`).
@@ -213,15 +215,20 @@ fn start(d: &Driver, key: SendKey, req: Request) {
             ..
         }
     );
-    let exchange = Exchange {
-        key,
-        listening,
-        body: Body::Waiting,
-        #[cfg(feature = "oauth")]
-        used: None,
-    };
     let source = d.with(|st| {
-        st.http.inflight.0.push(exchange);
+        if key == DELETE {
+            st.http.io.abort(js_key(DELETE));
+            let until = global::now() + DELETE_GRACE_MS;
+            st.http.deleting = Some(Deleting { until, then: None });
+        } else {
+            st.http.inflight.0.push(Exchange {
+                key,
+                listening,
+                body: Body::Waiting,
+                #[cfg(feature = "oauth")]
+                used: None,
+            });
+        }
         st.headers.clone()
     });
     let d = d.clone();
@@ -252,9 +259,8 @@ fn send(d: &Driver, key: SendKey, req: Request, pairs: Array) {
         if let Some(x) = st.http.inflight.get_mut(key) {
             x.used = super::headers::value_of(&pairs, "authorization");
         }
-        st.http
-            .live(key)
-            .then(|| (st.url.clone(), st.http.io.clone()))
+        // The session `DELETE` goes even once its grace is over.
+        (key == DELETE || st.http.live(key)).then(|| (st.url.clone(), st.http.io.clone()))
     }) else {
         return; // aborted, or the client closed, while the headers were resolved
     };
@@ -279,6 +285,11 @@ fn send(d: &Driver, key: SendKey, req: Request, pairs: Array) {
             let own = add_pairs(&pairs, &headers, &fixed);
             ("GET", own, JsValue::UNDEFINED)
         }
+        Request::Delete(headers) => (
+            "DELETE",
+            add_pairs(&pairs, &headers, &[]),
+            JsValue::UNDEFINED,
+        ),
     };
     let refused = io.fetch(js_key(key), &url, method, &pairs, &body);
     drop(body);
@@ -301,13 +312,11 @@ fn send(d: &Driver, key: SendKey, req: Request, pairs: Array) {
 
 /// What `io.js` reported about an exchange or the session `DELETE`.
 pub fn report(d: &Driver, kind: Report, key: f64, v: JsValue) {
-    if key == DELETE_KEY {
-        // Its answer (or failure) is all `close()` waits for.
-        delete_finished(d);
-        d.rearm();
-        return;
-    }
     let key = SendKey(key as u64);
+    if key == DELETE {
+        // Its answer (or failure) is all `close()` waits for.
+        return delete_over(d);
+    }
     match kind {
         Report::Head => head(d, key, v),
         Report::Chunk => chunk(d, key, v.unchecked_into::<Uint8Array>().to_vec()),
@@ -481,8 +490,11 @@ fn end(d: &Driver, key: SendKey) {
     }
 }
 
-/// Ends a live exchange with `Failed` (and stops its I/O).
+/// Ends a live exchange with `Failed` (and stops its I/O); the session `DELETE` is over.
 fn fail(d: &Driver, key: SendKey, fail: Fail) {
+    if key == DELETE {
+        return delete_over(d);
+    }
     let live = d.with(|st| {
         let live = st.http.inflight.remove(key);
         if live {
@@ -510,23 +522,11 @@ fn message_of(ev: SseEvent) -> Option<String> {
 /// Ends the session: sends `DELETE` (405 is fine; the result is ignored). `close()` waits for it
 /// at most [`DELETE_GRACE_MS`].
 pub fn end_session(d: &Driver, headers: Vec<(String, String)>) {
-    let source = d.with(|st| {
-        st.http.io.abort(DELETE_KEY);
-        let until = global::now() + DELETE_GRACE_MS;
-        st.http.deleting = Some(Deleting { until, then: None });
-        st.headers.clone()
-    });
-    let d = d.clone();
-    source.resolve_with(Box::new(move |auth| {
-        let sent = auth.is_ok_and(|auth| {
-            let (url, io) = d.with(|st| (st.url.clone(), st.http.io.clone()));
-            add_pairs(&auth, &headers, &[]);
-            io.fetch(DELETE_KEY, &url, "DELETE", &auth, &JsValue::UNDEFINED)
-                .is_undefined()
-        });
-        if !sent {
-            delete_finished(&d);
-            d.rearm();
-        }
-    }));
+    start(d, DELETE, Request::Delete(headers));
+}
+
+/// The session `DELETE` answered or failed.
+fn delete_over(d: &Driver) {
+    delete_finished(d);
+    d.rearm();
 }
