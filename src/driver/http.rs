@@ -100,9 +100,10 @@ impl Http {
 
     /// Aborts every exchange (not the session `DELETE`).
     pub fn abort_all(&mut self) {
-        for x in std::mem::take(&mut self.inflight.0) {
+        for x in &self.inflight.0 {
             self.io.abort(js_key(x.key));
         }
+        self.inflight.0.clear();
     }
 
     /// The earliest deadline the HTTP transport itself needs the timer for.
