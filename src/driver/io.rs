@@ -45,8 +45,8 @@ extern "C" {
     pub fn disarm(this: &Io);
     #[wasm_bindgen(method)]
     pub fn shut(this: &Io);
-    /// Calls `cb(true, value)` or `cb(false, reason)` once `v` settles (in a later microtask).
-    pub fn settled(v: &JsValue, cb: &JsValue);
+    /// Calls `cb(1, key, value)` or `cb(0, key, reason)` once `v` settles (in a later microtask).
+    pub fn settled(v: &JsValue, cb: &JsValue, key: f64);
     /// Whether `v` is a promise or another thenable (an object with a `then` function).
     pub fn thenable(v: &JsValue) -> bool;
     /// A response's status.
