@@ -77,13 +77,8 @@ pub struct Driver(Rc<Shared>);
 
 struct Shared {
     st: RefCell<State>,
-    /// Inputs produced while pumping (fed before the next `poll_output`).
-    inputs: RefCell<VecDeque<Input>>,
-    events: RefCell<VecDeque<Event>>,
     pumping: Cell<bool>,
     delivering: Cell<bool>,
-    host: RefCell<Option<Host>>,
-    timer: RefCell<Timer>,
     io: Io,
     /// `io.js`'s reports: `sink(kind, key, value)`.
     _sink: Closure<dyn Fn(u32, f64, JsValue)>,
@@ -105,6 +100,11 @@ struct State {
     ws: Option<ws::Ws>,
     engine_wake: u64,
     closed: bool,
+    /// Inputs produced while pumping (fed before the next `poll_output`).
+    inputs: VecDeque<Input>,
+    events: VecDeque<Event>,
+    host: Option<Host>,
+    timer: Timer,
 }
 
 impl Driver {
@@ -155,13 +155,13 @@ impl Driver {
                     ws: ws.map(|ctor| ws::Ws::new(io.clone(), ctor)),
                     engine_wake: u64::MAX,
                     closed: false,
+                    inputs: VecDeque::new(),
+                    events: VecDeque::new(),
+                    host: Some(host),
+                    timer: Timer::new(io.clone()),
                 }),
-                inputs: RefCell::new(VecDeque::new()),
-                events: RefCell::new(VecDeque::new()),
                 pumping: Cell::new(false),
                 delivering: Cell::new(false),
-                host: RefCell::new(Some(host)),
-                timer: RefCell::new(Timer::new(io.clone())),
                 io,
                 _sink: sink,
             }
@@ -223,13 +223,13 @@ impl Driver {
 
     /// `close()` is over: the timer stops, then `then` runs.
     fn closed(&self, then: Box<dyn FnOnce()>) {
-        self.0.timer.borrow_mut().disarm();
+        self.with(|st| st.timer.disarm());
         then();
     }
 
     /// Drops the host (after `close`): breaks the client ↔ driver cycle.
     pub fn release_host(&self) {
-        self.0.host.borrow_mut().take();
+        self.with(|st| st.host.take());
     }
 
     pub(crate) fn shutdown(&self) {
@@ -249,13 +249,13 @@ impl Driver {
 
     /// Feeds one input now and performs its consequences.
     fn feed(&self, input: Input) {
-        self.0.inputs.borrow_mut().push_back(input);
+        self.with(|st| st.inputs.push_back(input));
         self.pump();
     }
 
     /// Queues an input without pumping (from inside the pump loop).
     fn defer(&self, input: Input) {
-        self.0.inputs.borrow_mut().push_back(input);
+        self.with(|st| st.inputs.push_back(input));
     }
 
     /// Drains the engine until it sleeps, performing every output; then delivers events.
@@ -265,25 +265,23 @@ impl Driver {
         }
         loop {
             let now = global::now();
-            let out = {
-                let mut st = self.0.st.borrow_mut();
-                loop {
-                    let next = self.0.inputs.borrow_mut().pop_front();
-                    match next {
-                        Some(i) => st.engine.handle_input(now, i),
-                        None => break,
-                    }
+            let out = self.with(|st| {
+                while let Some(i) = st.inputs.pop_front() {
+                    st.engine.handle_input(now, i);
                 }
                 st.engine.poll_output(now)
-            };
+            });
             match out {
                 Output::Wake(at) => {
-                    if self.0.inputs.borrow().is_empty() {
-                        self.0.st.borrow_mut().engine_wake = at;
+                    let idle = self.with(|st| {
+                        st.engine_wake = at;
+                        st.inputs.is_empty()
+                    });
+                    if idle {
                         break;
                     }
                 }
-                Output::Event(e) => self.0.events.borrow_mut().push_back(e),
+                Output::Event(e) => self.with(|st| st.events.push_back(e)),
                 Output::Transmit(t) => {
                     if self.is_ws() {
                         ws::transmit(self, t);
@@ -333,9 +331,10 @@ impl Driver {
             return;
         }
         loop {
-            let ev = self.0.events.borrow_mut().pop_front();
-            let Some(ev) = ev else { break };
-            let host = self.0.host.borrow().clone();
+            let Some((ev, host)) = self.with(|st| Some((st.events.pop_front()?, st.host.clone())))
+            else {
+                break;
+            };
             if let Some(h) = host {
                 h(ev);
             }
@@ -345,16 +344,15 @@ impl Driver {
 
     /// Arms the one timer for the earliest of the engine's wake and the transports' own deadlines.
     fn rearm(&self) {
-        let at = {
-            let st = self.0.st.borrow();
+        self.with(|st| {
             let transport = st.http.next_deadline().unwrap_or(u64::MAX);
             // A closed engine's wake no longer counts.
-            match st.closed {
+            let at = match st.closed {
                 true => transport,
                 false => st.engine_wake.min(transport),
-            }
-        };
-        self.0.timer.borrow_mut().arm(at, global::now());
+            };
+            st.timer.arm(at, global::now());
+        });
     }
 
     /// What `io.js` reported.
@@ -369,7 +367,7 @@ impl Driver {
     }
 
     fn on_timer(&self) {
-        self.0.timer.borrow_mut().fired();
+        self.with(|st| st.timer.fired());
         let now = global::now();
         http::on_timer(self, now);
         if self.is_closed() {
