@@ -23,8 +23,8 @@ const DELETE_GRACE_MS: u64 = 3_000;
 const DELETE: SendKey = SendKey(u64::MAX);
 
 /// HTTP transport state.
+#[derive(Default)]
 pub struct Http {
-    io: Io,
     inflight: Inflight,
     deleting: Option<Deleting>,
 }
@@ -83,25 +83,17 @@ fn js_key(key: SendKey) -> f64 {
 }
 
 impl Http {
-    pub fn new(io: Io) -> Self {
-        Self {
-            io,
-            inflight: Inflight::default(),
-            deleting: None,
-        }
-    }
-
     /// Aborts a transmission's response stream on the engine's request; its inputs stop.
-    pub fn abort(&mut self, key: SendKey) {
+    pub fn abort(&mut self, io: &Io, key: SendKey) {
         if self.inflight.remove(key) {
-            self.io.abort(js_key(key));
+            io.abort(js_key(key));
         }
     }
 
     /// Aborts every exchange (not the session `DELETE`).
-    pub fn abort_all(&mut self) {
+    pub fn abort_all(&mut self, io: &Io) {
         for x in &self.inflight.0 {
-            self.io.abort(js_key(x.key));
+            io.abort(js_key(x.key));
         }
         self.inflight.0.clear();
     }
@@ -131,7 +123,7 @@ impl Http {
 /// driver held.
 fn delete_finished(d: &Driver) {
     let then = d.with(|st| {
-        st.http.io.abort(js_key(DELETE));
+        st.io.abort(js_key(DELETE));
         st.http.deleting.take().and_then(|x| x.then)
     });
     if let Some(then) = then {
@@ -218,7 +210,7 @@ fn start(d: &Driver, key: SendKey, req: Request) {
     );
     let source = d.with(|st| {
         if key == DELETE {
-            st.http.io.abort(js_key(DELETE));
+            st.io.abort(js_key(DELETE));
             let until = global::now() + DELETE_GRACE_MS;
             st.http.deleting = Some(Deleting { until, then: None });
         } else {
@@ -255,16 +247,12 @@ fn add_pairs(pairs: &Array, headers: &[(String, String)], fixed: &[(&str, &str)]
 /// dropped once `io.js` holds them: an open request keeps no copy of what it sent in wasm memory
 /// while it waits for its answer.
 fn send(d: &Driver, key: SendKey, req: Request, pairs: Array) {
-    let Some((url, io)) = d.with(|st| {
-        #[cfg(feature = "oauth")]
+    #[cfg(feature = "oauth")]
+    d.with(|st| {
         if let Some(x) = st.http.inflight.get_mut(key) {
             x.used = super::headers::value_of(&pairs, "authorization");
         }
-        // The session `DELETE` goes even once its grace is over.
-        (key == DELETE || st.http.live(key)).then(|| (st.url.clone(), st.http.io.clone()))
-    }) else {
-        return; // aborted, or the client closed, while the headers were resolved
-    };
+    });
     let (method, own, body) = match req {
         Request::Post(t) => {
             let fixed = [
@@ -292,11 +280,16 @@ fn send(d: &Driver, key: SendKey, req: Request, pairs: Array) {
             JsValue::UNDEFINED,
         ),
     };
-    let refused = io.fetch(js_key(key), &url, method, &pairs, &body);
+    let refused = d.with(|st| {
+        // The session `DELETE` goes even once its grace is over.
+        let live = key == DELETE || st.http.live(key);
+        live.then(|| st.io.fetch(js_key(key), &st.url, method, &pairs, &body))
+    });
     drop(body);
-    if refused.is_undefined() {
+    // Started, or aborted (the client closed) while the headers were resolved.
+    let Some(refused) = refused.filter(|r| !r.is_undefined()) else {
         return;
-    }
+    };
     let refused: Array = refused.unchecked_into();
     let why = describe(&refused.get(1));
     let at = refused.get(0).as_f64().unwrap_or(-1.0);
@@ -383,21 +376,19 @@ fn answered(d: &Driver, key: SendKey, res: &JsValue) {
             },
         );
     }
-    let io = d.with(|st| {
+    d.with(|st| {
         let limit = st.max_body;
-        let x = st.http.inflight.get_mut(key)?;
-        x.body = match framing {
-            Framing::Whole => Body::Whole(Vec::new()),
-            Framing::Sse => Body::Sse {
-                dec: SseDecoder::with_limit(limit),
-                told: (None, None),
-            },
-        };
-        Some(st.http.io.clone())
+        if let Some(x) = st.http.inflight.get_mut(key) {
+            x.body = match framing {
+                Framing::Whole => Body::Whole(Vec::new()),
+                Framing::Sse => Body::Sse {
+                    dec: SseDecoder::with_limit(limit),
+                    told: (None, None),
+                },
+            };
+            st.io.read(js_key(key));
+        }
     });
-    if let Some(io) = io {
-        io.read(js_key(key));
-    }
 }
 
 /// What one chunk of an SSE body brought.
@@ -499,7 +490,7 @@ fn fail(d: &Driver, key: SendKey, fail: Fail) {
     let live = d.with(|st| {
         let live = st.http.inflight.remove(key);
         if live {
-            st.http.io.abort(js_key(key));
+            st.io.abort(js_key(key));
         }
         live
     });

@@ -79,7 +79,6 @@ struct Shared {
     st: RefCell<State>,
     pumping: Cell<bool>,
     delivering: Cell<bool>,
-    io: Io,
     /// `io.js`'s reports: `sink(kind, key, value)`.
     _sink: Closure<dyn Fn(u32, f64, JsValue)>,
 }
@@ -87,7 +86,7 @@ struct Shared {
 impl Drop for Shared {
     fn drop(&mut self) {
         // Nothing may report to the sink once it is gone.
-        self.io.shut();
+        self.st.get_mut().io.shut();
     }
 }
 
@@ -105,6 +104,7 @@ struct State {
     events: VecDeque<Event>,
     host: Option<Host>,
     timer: Timer,
+    io: Io,
 }
 
 impl Driver {
@@ -151,18 +151,18 @@ impl Driver {
                     url: opts.url,
                     headers: opts.headers,
                     max_body,
-                    http: http::Http::new(io.clone()),
-                    ws: ws.map(|ctor| ws::Ws::new(io.clone(), ctor)),
+                    http: http::Http::default(),
+                    ws: ws.map(ws::Ws::new),
                     engine_wake: u64::MAX,
                     closed: false,
                     inputs: VecDeque::new(),
                     events: VecDeque::new(),
                     host: Some(host),
-                    timer: Timer::new(io.clone()),
+                    timer: Timer::default(),
+                    io,
                 }),
                 pumping: Cell::new(false),
                 delivering: Cell::new(false),
-                io,
                 _sink: sink,
             }
         });
@@ -223,7 +223,7 @@ impl Driver {
 
     /// `close()` is over: the timer stops, then `then` runs.
     fn closed(&self, then: Box<dyn FnOnce()>) {
-        self.with(|st| st.timer.disarm());
+        self.with(|st| st.timer.disarm(&st.io));
         then();
     }
 
@@ -233,13 +233,13 @@ impl Driver {
     }
 
     pub(crate) fn shutdown(&self) {
-        let mut st = self.0.st.borrow_mut();
-        st.closed = true;
-        st.http.abort_all();
-        if let Some(ws) = st.ws.as_mut() {
-            ws.close();
-        }
-        drop(st);
+        self.with(|st| {
+            st.closed = true;
+            st.http.abort_all(&st.io);
+            if let Some(ws) = st.ws.as_mut() {
+                ws.close(&st.io);
+            }
+        });
         self.rearm();
     }
 
@@ -303,7 +303,7 @@ impl Driver {
                         http::end_session(self, headers);
                     }
                 }
-                Output::Abort { key } => self.0.st.borrow_mut().http.abort(key),
+                Output::Abort { key } => self.with(|st| st.http.abort(&st.io, key)),
                 Output::Reconnect => {
                     if self.is_ws() {
                         ws::open(self);
@@ -351,7 +351,7 @@ impl Driver {
                 true => transport,
                 false => st.engine_wake.min(transport),
             };
-            st.timer.arm(at, global::now());
+            st.timer.arm(&st.io, at, global::now());
         });
     }
 

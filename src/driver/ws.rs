@@ -19,7 +19,6 @@ const SUBPROTOCOL: &str = "mcp";
 
 /// WebSocket transport state.
 pub struct Ws {
-    io: Io,
     ctor: Function,
     /// A socket exists (opening or open).
     socket: bool,
@@ -32,9 +31,8 @@ pub struct Ws {
 }
 
 impl Ws {
-    pub fn new(io: Io, ctor: Function) -> Self {
+    pub fn new(ctor: Function) -> Self {
         Self {
-            io,
             ctor,
             socket: false,
             open: false,
@@ -44,10 +42,10 @@ impl Ws {
     }
 
     /// Closes the socket for good (no reconnect; it reports nothing more).
-    pub fn close(&mut self) {
+    pub fn close(&mut self, io: &Io) {
         self.open = false;
         if std::mem::take(&mut self.socket) {
-            self.io.close();
+            io.close();
         }
     }
 }
@@ -73,7 +71,7 @@ pub fn open(d: &Driver) {
             true => JsValue::from_str(SUBPROTOCOL),
             false => JsValue::UNDEFINED,
         };
-        let threw = ws.io.open(&ws.ctor, &st.url, &subprotocol);
+        let threw = st.io.open(&ws.ctor, &st.url, &subprotocol);
         ws.socket = threw.is_undefined();
         (!ws.socket).then_some(threw)
     });
@@ -172,8 +170,8 @@ fn not_connected() -> TransportError {
 /// runs once the first socket is open, and re-opens its session after `Connection { up: true }`).
 pub fn transmit(d: &Driver, t: Transmit) {
     let threw = d.with(|st| {
-        let ws = st.ws.as_ref().filter(|w| w.open && w.socket)?;
-        Some(ws.io.send(&t.body))
+        st.ws.as_ref().filter(|w| w.open && w.socket)?;
+        Some(st.io.send(&t.body))
     });
     let result = match threw {
         Some(e) if e.is_undefined() => Ok(()),
