@@ -208,7 +208,7 @@ fn start(d: &Driver, key: SendKey, req: Request) {
             ..
         }
     );
-    let source = d.with(|st| {
+    d.with(|st| {
         if key == DELETE {
             st.io.abort(js_key(DELETE));
             let until = global::now() + DELETE_GRACE_MS;
@@ -222,12 +222,11 @@ fn start(d: &Driver, key: SendKey, req: Request) {
                 used: None,
             });
         }
-        st.headers.clone()
     });
-    let d = d.clone();
-    source.resolve_with(Box::new(move |auth| match auth {
-        Ok(auth) => send(&d, key, req, auth),
-        Err(message) => fail(&d, key, Fail::from(message)),
+    let to = d.clone();
+    d.0.headers.resolve_with(Box::new(move |auth| match auth {
+        Ok(auth) => send(&to, key, req, auth),
+        Err(message) => fail(&to, key, Fail::from(message)),
     }));
 }
 
@@ -330,7 +329,7 @@ fn head(d: &Driver, key: SendKey, res: JsValue) {
     #[cfg(feature = "oauth")]
     {
         let status = io::status(&res);
-        if let (401 | 403, Some(shell)) = (status, d.with(|st| st.headers.auth())) {
+        if let (401 | 403, Some(shell)) = (status, d.0.headers.auth()) {
             let used = d.with(|st| st.http.inflight.get(key).and_then(|x| x.used.clone()));
             let d = d.clone();
             super::spawn(async move {

@@ -77,6 +77,8 @@ pub struct Driver(Rc<Shared>);
 
 struct Shared {
     st: RefCell<State>,
+    /// Where each request's extra headers come from (fixed at connect time).
+    headers: HeaderSource,
     pumping: Cell<bool>,
     delivering: Cell<bool>,
     /// `io.js`'s reports: `sink(kind, key, value)`.
@@ -93,7 +95,6 @@ impl Drop for Shared {
 struct State {
     engine: Engine,
     url: String,
-    headers: HeaderSource,
     max_body: usize,
     http: http::Http,
     ws: Option<ws::Ws>,
@@ -149,7 +150,6 @@ impl Driver {
                 st: RefCell::new(State {
                     engine,
                     url: opts.url,
-                    headers: opts.headers,
                     max_body,
                     http: http::Http::default(),
                     ws: ws.map(ws::Ws::new),
@@ -161,6 +161,7 @@ impl Driver {
                     timer: Timer::default(),
                     io,
                 }),
+                headers: opts.headers,
                 pumping: Cell::new(false),
                 delivering: Cell::new(false),
                 _sink: sink,
