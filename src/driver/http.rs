@@ -411,10 +411,10 @@ fn chunk(d: &Driver, key: SendKey, bytes: Vec<u8>) {
             Body::Sse { dec, told } => {
                 let mut events = Vec::new();
                 let error = dec.push_into(&bytes, &mut events).err();
-                let now = (dec.last_event_id().map(str::to_owned), dec.retry_ms());
-                let cursor = (now != *told).then(|| {
-                    told.clone_from(&now);
-                    now
+                let (id, retry) = (dec.last_event_id(), dec.retry_ms());
+                let cursor = (id != told.0.as_deref() || retry != told.1).then(|| {
+                    *told = (id.map(str::to_owned), retry);
+                    told.clone()
                 });
                 Ok(Events {
                     via,
