@@ -11,7 +11,7 @@ use wasm_bindgen::prelude::*;
 use super::body::{self, Framing};
 use super::global::{self, describe};
 use super::headers::retry_after_ms;
-use super::io::{self, Io, Report};
+use super::io::{self, report, Io};
 use super::Driver;
 use crate::engine::api::{Input, SendKey, Transmit, TransportError};
 use crate::json::digits::decimal;
@@ -304,19 +304,19 @@ fn send(d: &Driver, key: SendKey, req: Request, pairs: Array) {
 }
 
 /// What `io.js` reported about an exchange or the session `DELETE`.
-pub fn report(d: &Driver, kind: Report, key: f64, v: JsValue) {
+pub fn report(d: &Driver, kind: u32, key: f64, v: JsValue) {
     let key = SendKey(key as u64);
     if key == DELETE {
         // Its answer (or failure) is all `close()` waits for.
         return delete_over(d);
     }
     match kind {
-        Report::Head => head(d, key, v),
-        Report::Chunk => chunk(d, key, v.unchecked_into::<Uint8Array>().to_vec()),
-        Report::End => end(d, key),
-        Report::FetchFailed => fail(d, key, ["fetch failed: ", &describe(&v)].concat().into()),
-        Report::ReadFailed => fail(d, key, describe(&v).into()),
-        Report::NotBytes => fail(
+        report::HEAD => head(d, key, v),
+        report::CHUNK => chunk(d, key, v.unchecked_into::<Uint8Array>().to_vec()),
+        report::END => end(d, key),
+        report::FETCH_FAILED => fail(d, key, ["fetch failed: ", &describe(&v)].concat().into()),
+        report::READ_FAILED => fail(d, key, describe(&v).into()),
+        report::NOT_BYTES => fail(
             d,
             key,
             "response body yielded a non-byte chunk".to_owned().into(),

@@ -84,41 +84,22 @@ extern "C" {
     pub fn multiplexed(url: &str) -> bool;
 }
 
-/// What the sink hears (`kind`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Report {
-    /// `(key, response)`: status and headers; the body waits for [`Io::read`].
-    Head,
+/// What the sink hears (`kind`), numbered as in `io.js`.
+pub mod report {
+    /// `(key, response)`: status and headers; the body waits for [`Io::read`](super::Io::read).
+    pub const HEAD: u32 = 0;
     /// `(key, Uint8Array)`.
-    Chunk,
-    End,
+    pub const CHUNK: u32 = 1;
+    pub const END: u32 = 2;
     /// `(key, error)`: `fetch` rejected.
-    FetchFailed,
+    pub const FETCH_FAILED: u32 = 3;
     /// `(key, error)`: reading the body failed.
-    ReadFailed,
+    pub const READ_FAILED: u32 = 4;
     /// The body yielded something other than bytes or text.
-    NotBytes,
-    Open,
+    pub const NOT_BYTES: u32 = 5;
+    pub const OPEN: u32 = 6;
     /// `(0, text)`.
-    Frame,
-    Closed,
-    Timer,
-}
-
-impl Report {
-    pub fn of(kind: u32) -> Option<Self> {
-        Some(match kind {
-            0 => Self::Head,
-            1 => Self::Chunk,
-            2 => Self::End,
-            3 => Self::FetchFailed,
-            4 => Self::ReadFailed,
-            5 => Self::NotBytes,
-            6 => Self::Open,
-            7 => Self::Frame,
-            8 => Self::Closed,
-            9 => Self::Timer,
-            _ => return None,
-        })
-    }
+    pub const FRAME: u32 = 7;
+    pub const CLOSED: u32 = 8;
+    pub const TIMER: u32 = 9;
 }

@@ -35,7 +35,7 @@ use crate::engine::known::Known;
 use crate::engine::Engine;
 
 pub use headers::HeaderSource;
-use io::{Io, Report};
+use io::{report, Io};
 use timer::Timer;
 
 /// Runs `f` on the current thread (next microtask), boxed: one copy of the executor's spawn path
@@ -141,7 +141,7 @@ impl Driver {
         let shared = Rc::new_cyclic(|weak: &Weak<Shared>| {
             let weak = weak.clone();
             let sink = Closure::<dyn Fn(u32, f64, JsValue)>::new(move |kind, key, v| {
-                if let (Some(s), Some(kind)) = (weak.upgrade(), Report::of(kind)) {
+                if let Some(s) = weak.upgrade() {
                     Driver(s).report(kind, key, v);
                 }
             });
@@ -357,12 +357,12 @@ impl Driver {
     }
 
     /// What `io.js` reported.
-    fn report(&self, kind: Report, key: f64, v: JsValue) {
+    fn report(&self, kind: u32, key: f64, v: JsValue) {
         match kind {
-            Report::Timer => self.on_timer(),
-            Report::Open => ws::opened(self),
-            Report::Frame => ws::message(self, v),
-            Report::Closed => ws::closed(self, None),
+            report::TIMER => self.on_timer(),
+            report::OPEN => ws::opened(self),
+            report::FRAME => ws::message(self, v),
+            report::CLOSED => ws::closed(self, None),
             _ => http::report(self, kind, key, v),
         }
     }

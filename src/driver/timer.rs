@@ -1,5 +1,5 @@
 //! The one timer of a client: a single `setTimeout` (run by [`Io`]) re-armed for the earliest
-//! deadline; its firing reaches the driver as [`Report::Timer`](super::io::Report::Timer).
+//! deadline; its firing reaches the driver as [`report::TIMER`](super::io::report::TIMER).
 
 use super::global::MAX_TIMEOUT_MS;
 use super::io::Io;
