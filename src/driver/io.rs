@@ -1,6 +1,6 @@
 //! Bindings to `io.js`, the client's I/O in JavaScript: it starts fetches and reads their bodies,
 //! opens the WebSocket and runs the timer, reporting each step to the driver's sink as plain values
-//! ([`Report`]), flattens the `headers` option's collections, keeps small texts in `localStorage`
+//! ([`report`]), flattens the `headers` option's collections, keeps small texts in `localStorage`
 //! (or this page's memory) and reads the globals the driver uses (the clock, random bits,
 //! `localStorage`, the `WebSocket` constructor, a thrown value's message). It decides nothing:
 //! limits, framing, retries and errors are the driver's.
