@@ -266,11 +266,16 @@ fn send(d: &Driver, key: SendKey, req: Request, pairs: Array) {
             last_event_id,
             ..
         } => {
-            let mut fixed = vec![("accept", "text/event-stream")];
-            if let Some(id) = &last_event_id {
-                fixed.push(("last-event-id", id.as_str()));
-            }
-            let own = add_pairs(&pairs, &headers, &fixed);
+            let id = last_event_id.as_deref();
+            let fixed = [
+                ("accept", "text/event-stream"),
+                ("last-event-id", id.unwrap_or_default()),
+            ];
+            // `Last-Event-ID` only when resuming from an id.
+            let fixed = fixed
+                .get(..1 + usize::from(id.is_some()))
+                .unwrap_or_default();
+            let own = add_pairs(&pairs, &headers, fixed);
             ("GET", own, JsValue::UNDEFINED)
         }
         Request::Delete(headers) => (
