@@ -80,33 +80,30 @@ pub fn open(d: &Driver) {
     }
 }
 
-fn current(d: &Driver) -> bool {
-    d.with(|st| !st.closed && st.ws.is_some())
+/// Runs `f` on the socket's state unless the client closed.
+fn live<R>(d: &Driver, f: impl FnOnce(&mut Ws) -> R) -> Option<R> {
+    d.with(|st| st.ws.as_mut().filter(|_| !st.closed).map(f))
 }
 
 /// The socket opened.
 pub fn opened(d: &Driver) {
-    if !current(d) {
-        return;
-    }
-    let first = d.with(|st| {
-        st.ws.as_mut().and_then(|ws| {
-            ws.open = true;
-            ws.first.take()
-        })
+    let first = live(d, |ws| {
+        ws.open = true;
+        ws.first.take()
     });
     match first {
-        Some((d, started)) => {
+        None => {}
+        Some(Some((d, started))) => {
             d.pump();
             started(Ok(d));
         }
-        None => d.feed(Input::Connection { up: true }),
+        Some(None) => d.feed(Input::Connection { up: true }),
     }
 }
 
 /// A text frame (binary frames arrive decoded as UTF-8, invalid bytes replaced).
 pub fn message(d: &Driver, text: JsValue) {
-    if !current(d) {
+    if live(d, |_| ()).is_none() {
         return;
     }
     if let Some(body) = text.as_string() {
@@ -128,28 +125,23 @@ enum Closed {
 
 /// The socket closed or failed (`why`: its constructor threw that).
 pub fn closed(d: &Driver, why: Option<String>) {
-    if !current(d) {
-        return;
-    }
-    let next = d.with(|st| {
-        let Some(ws) = st.ws.as_mut() else {
-            return Closed::Handled;
-        };
+    let next = live(d, |ws| {
         if !ws.socket && why.is_none() {
             return Closed::Handled;
         }
         ws.open = false;
         ws.socket = false;
-        if let Some(first) = ws.first.take() {
-            if !ws.subprotocol {
-                return Closed::First(first);
+        match ws.first.take() {
+            Some(first) if ws.subprotocol => {
+                ws.subprotocol = false;
+                ws.first = Some(first);
+                Closed::WithoutSubprotocol
             }
-            ws.subprotocol = false;
-            ws.first = Some(first);
-            return Closed::WithoutSubprotocol;
+            Some(first) => Closed::First(first),
+            None => Closed::Later,
         }
-        Closed::Later
     });
+    let next = next.unwrap_or(Closed::Handled);
     match next {
         Closed::Handled => {}
         Closed::WithoutSubprotocol => open(d),
