@@ -435,11 +435,9 @@ fn chunk(d: &Driver, key: SendKey, bytes: Vec<u8>) {
         Some(Err(Err(message))) => return fail(d, key, message.into()),
         Some(Ok(sse)) => sse,
     };
+    // The exchange is live until an input fed here makes the engine abort it.
     let live = |d: &Driver| d.with(|st| st.http.live(key));
     if let Some((last_event_id, retry_ms)) = sse.cursor {
-        if !live(d) {
-            return;
-        }
         d.feed(Input::Cursor {
             key,
             last_event_id,
