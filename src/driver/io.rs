@@ -33,7 +33,7 @@ extern "C" {
     pub fn abort(this: &Io, key: f64);
     /// Opens the socket; returns what the constructor threw, if it did.
     #[wasm_bindgen(method)]
-    pub fn open(this: &Io, ctor: &Function, url: &str, subprotocol: &JsValue) -> JsValue;
+    pub fn open(this: &Io, ctor: &Function, url: &str, subprotocol: Option<&str>) -> JsValue;
     /// Sends a text frame; returns what `send` threw, if it did.
     #[wasm_bindgen(method)]
     pub fn send(this: &Io, text: &str) -> JsValue;

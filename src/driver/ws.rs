@@ -67,11 +67,8 @@ pub fn open(d: &Driver) {
     let threw = d.with(|st| {
         let ws = st.ws.as_mut()?;
         ws.open = false;
-        let subprotocol = match ws.subprotocol {
-            true => JsValue::from_str(SUBPROTOCOL),
-            false => JsValue::UNDEFINED,
-        };
-        let threw = st.io.open(&ws.ctor, &st.url, &subprotocol);
+        let subprotocol = ws.subprotocol.then_some(SUBPROTOCOL);
+        let threw = st.io.open(&ws.ctor, &st.url, subprotocol);
         ws.socket = threw.is_undefined();
         (!ws.socket).then_some(threw)
     });
