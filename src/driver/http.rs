@@ -467,13 +467,17 @@ fn chunk(d: &Driver, key: SendKey, bytes: Vec<u8>) {
 
 /// The body ended: a whole body's message, then `Ended`.
 fn end(d: &Driver, key: SendKey) {
-    let Some((body, listening)) = d.with(|st| {
+    let Some((whole, listening)) = d.with(|st| {
         let x = st.http.inflight.get_mut(key)?;
-        Some((std::mem::replace(&mut x.body, Body::Waiting), x.listening))
+        let whole = match &mut x.body {
+            Body::Whole(bytes) => Some(std::mem::take(bytes)),
+            _ => None,
+        };
+        Some((whole, x.listening))
     }) else {
         return;
     };
-    if let Body::Whole(bytes) = body {
+    if let Some(bytes) = whole {
         if let Some(text) = body::as_message(bytes) {
             let via = (!listening).then_some(key);
             d.feed(Input::Message { via, body: text });
