@@ -83,11 +83,14 @@ fn js_key(key: SendKey) -> f64 {
 }
 
 impl Http {
-    /// Aborts a transmission's response stream on the engine's request; its inputs stop.
-    pub fn abort(&mut self, io: &Io, key: SendKey) {
-        if self.inflight.remove(key) {
+    /// Aborts an exchange (on the engine's request, or as it fails); its inputs stop. Whether it
+    /// was in flight.
+    pub fn abort(&mut self, io: &Io, key: SendKey) -> bool {
+        let live = self.inflight.remove(key);
+        if live {
             io.abort(js_key(key));
         }
+        live
     }
 
     /// Aborts every exchange (not the session `DELETE`).
@@ -493,14 +496,7 @@ fn fail(d: &Driver, key: SendKey, fail: Fail) {
     if key == DELETE {
         return delete_over(d);
     }
-    let live = d.with(|st| {
-        let live = st.http.inflight.remove(key);
-        if live {
-            st.io.abort(js_key(key));
-        }
-        live
-    });
-    if live {
+    if d.with(|st| st.http.abort(&st.io, key)) {
         d.feed(Input::Failed {
             key,
             error: TransportError {

@@ -304,7 +304,9 @@ impl Driver {
                         http::end_session(self, headers);
                     }
                 }
-                Output::Abort { key } => self.with(|st| st.http.abort(&st.io, key)),
+                Output::Abort { key } => {
+                    self.with(|st| st.http.abort(&st.io, key));
+                }
                 Output::Reconnect => {
                     if self.is_ws() {
                         ws::open(self);
