@@ -12,7 +12,7 @@ use futures::StreamExt;
 use js_sys::{Array, Function, Reflect, Uint8Array};
 use mcp_task_client::driver::body::{self, Framing};
 use mcp_task_client::driver::headers::{retry_after_ms, HeaderSource};
-use mcp_task_client::driver::io::{self, Io, Report};
+use mcp_task_client::driver::io::{self, report, Io};
 use mcp_task_client::driver::timer::Timer;
 use mcp_task_client::driver::{global, Driver, DriverOptions, Host, TransportKind};
 use mcp_task_client::engine::api::{CallOptions, ClientError, Config, End, ErrorKind, Event};
@@ -67,16 +67,16 @@ fn globals_come_from_the_global_scope() {
     wasm_bindgen_test::console_log!("window present: {}", has_window());
 }
 
-type Seen = Rc<RefCell<Vec<(Report, f64, JsValue)>>>;
+type Seen = Rc<RefCell<Vec<(u32, f64, JsValue)>>>;
 type Sink = Closure<dyn Fn(u32, f64, JsValue)>;
 
 /// An `Io` whose reports are recorded (and signalled on `tx` when one of `until` arrives).
-fn recording_io(until: &'static [Report]) -> (Io, Seen, mpsc::UnboundedReceiver<Report>, Sink) {
+fn recording_io(until: &'static [u32]) -> (Io, Seen, mpsc::UnboundedReceiver<u32>, Sink) {
     let seen: Seen = Rc::default();
     let (tx, rx) = mpsc::unbounded();
     let s = seen.clone();
     let sink = Sink::new(move |kind, key, v| {
-        let kind = Report::of(kind).expect("a known report");
+        assert!(kind <= report::TIMER, "a known report");
         s.borrow_mut().push((kind, key, v));
         if until.contains(&kind) {
             let _ = tx.unbounded_send(kind);
@@ -88,18 +88,18 @@ fn recording_io(until: &'static [Report]) -> (Io, Seen, mpsc::UnboundedReceiver<
 
 #[wasm_bindgen_test]
 async fn one_timer_fires_once_and_rearms() {
-    let (io, seen, mut rx, _sink) = recording_io(&[Report::Timer]);
-    let mut t = Timer::new(io.clone());
+    let (io, seen, mut rx, _sink) = recording_io(&[report::TIMER]);
+    let mut t = Timer::default();
     let now = global::now();
-    t.arm(now + 5_000, now);
-    t.arm(now + 20, now); // re-armed earlier: only this one may fire
-    t.arm(now + 20, now); // same deadline: no second timeout
-    assert_eq!(rx.next().await, Some(Report::Timer));
+    t.arm(&io, now + 5_000, now);
+    t.arm(&io, now + 20, now); // re-armed earlier: only this one may fire
+    t.arm(&io, now + 20, now); // same deadline: no second timeout
+    assert_eq!(rx.next().await, Some(report::TIMER));
     t.fired();
     sleep(80).await;
     assert_eq!(seen.borrow().len(), 1, "one timeout fired");
-    t.arm(global::now() + 10, global::now());
-    t.arm(u64::MAX, global::now()); // disarmed: nothing more fires
+    t.arm(&io, global::now() + 10, global::now());
+    t.arm(&io, u64::MAX, global::now()); // disarmed: nothing more fires
     sleep(60).await;
     assert_eq!(seen.borrow().len(), 1, "a disarmed timer stays quiet");
     io.shut();
@@ -117,13 +117,13 @@ async fn sleep(ms: i32) {
 
 #[wasm_bindgen_test]
 async fn io_reports_a_body_chunk_by_chunk_after_its_head() {
-    let (io, seen, mut rx, _sink) = recording_io(&[Report::Head, Report::End, Report::NotBytes]);
+    let (io, seen, mut rx, _sink) = recording_io(&[report::HEAD, report::END, report::NOT_BYTES]);
     let resp = chunked_response(
         chunks(&["id: 1\r", "\ndata: {\"a\":", "1}\r\n\r\n"]),
         "text/event-stream; charset=utf-8",
     );
     assert!(fetch_answering(&io, 7.0, &resp).is_undefined(), "started");
-    assert_eq!(rx.next().await, Some(Report::Head));
+    assert_eq!(rx.next().await, Some(report::HEAD));
     {
         let seen = seen.borrow();
         let (_, key, res) = &seen[0];
@@ -138,11 +138,11 @@ async fn io_reports_a_body_chunk_by_chunk_after_its_head() {
     sleep(20).await;
     assert_eq!(seen.borrow().len(), 1, "the body waits for read()");
     io.read(7.0);
-    assert_eq!(rx.next().await, Some(Report::End));
+    assert_eq!(rx.next().await, Some(report::END));
     let sizes: Vec<_> = seen
         .borrow()
         .iter()
-        .filter(|(k, _, _)| *k == Report::Chunk)
+        .filter(|(k, _, _)| *k == report::CHUNK)
         .map(|(_, _, v)| Uint8Array::from(v.clone()).length())
         .collect();
     assert_eq!(sizes, vec![6, 12, 6], "chunks arrive as sent");
@@ -151,12 +151,12 @@ async fn io_reports_a_body_chunk_by_chunk_after_its_head() {
     let odd: Array = [JsValue::from_f64(1.0)].into_iter().collect();
     let resp = chunked_response(odd, "application/json");
     assert!(fetch_answering(&io, 8.0, &resp).is_undefined());
-    assert_eq!(rx.next().await, Some(Report::Head));
+    assert_eq!(rx.next().await, Some(report::HEAD));
     io.read(8.0);
-    assert_eq!(rx.next().await, Some(Report::NotBytes));
+    assert_eq!(rx.next().await, Some(report::NOT_BYTES));
     let resp = chunked_response(chunks(&["{", "}"]), "application/json");
     assert!(fetch_answering(&io, 9.0, &resp).is_undefined());
-    assert_eq!(rx.next().await, Some(Report::Head));
+    assert_eq!(rx.next().await, Some(report::HEAD));
     let before = seen.borrow().len();
     io.read(9.0);
     io.abort(9.0);

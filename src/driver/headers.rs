@@ -169,24 +169,27 @@ pub fn retry_after_ms(ms_header: Option<&str>, header: Option<&str>, now: u64) -
 
 /// `digits[.digits]` times `scale` (1 or 1000), truncated to an integer; no float parsing.
 fn decimal(s: &str, scale: u64) -> Option<u64> {
-    let s = s.trim_ascii();
-    let (int, frac) = match crate::protocol::find(s, ".") {
-        Some(dot) => (s.get(..dot)?, s.get(dot + 1..)?),
-        None => (s, ""),
-    };
-    let digits = |t: &str| t.bytes().all(|b| b.is_ascii_digit());
-    if int.is_empty() || !digits(int) || !digits(frac) {
-        return None;
-    }
-    let whole = int.parse::<u64>().ok()?.checked_mul(scale)?;
-    let mut part = 0u64;
-    let mut unit = scale;
-    for b in frac.bytes() {
-        unit /= 10;
-        if unit == 0 {
-            break;
+    let mut value = 0u64;
+    // The weight of the next digit; `None` before the dot.
+    let mut unit = None;
+    let mut digits = 0;
+    for b in s.trim_ascii().bytes() {
+        if b == b'.' && unit.is_none() && digits > 0 {
+            unit = Some(scale);
+            continue;
         }
-        part += u64::from(b - b'0') * unit;
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        let d = u64::from(b - b'0');
+        value = match &mut unit {
+            None => value.checked_mul(10)?.checked_add(d * scale)?,
+            Some(unit) => {
+                *unit /= 10;
+                value.checked_add(d * *unit)?
+            }
+        };
+        digits += 1;
     }
-    whole.checked_add(part)
+    (digits > 0).then_some(value)
 }

@@ -11,7 +11,7 @@ use wasm_bindgen::prelude::*;
 use super::body::{self, Framing};
 use super::global::{self, describe};
 use super::headers::retry_after_ms;
-use super::io::{self, Io, Report};
+use super::io::{self, report, Io};
 use super::Driver;
 use crate::engine::api::{Input, SendKey, Transmit, TransportError};
 use crate::json::digits::decimal;
@@ -19,12 +19,12 @@ use crate::protocol::sse::{SseDecoder, SseError, SseEvent};
 
 /// How long `close()` waits for the session `DELETE`.
 const DELETE_GRACE_MS: u64 = 3_000;
-/// The session `DELETE`'s key in `io.js` (exchanges go under their `SendKey`s, from 0 up).
-const DELETE_KEY: f64 = -1.0;
+/// The session `DELETE`'s key (exchanges go under the engine's `SendKey`s, from 0 up).
+const DELETE: SendKey = SendKey(u64::MAX);
 
 /// HTTP transport state.
+#[derive(Default)]
 pub struct Http {
-    io: Io,
     inflight: Inflight,
     deleting: Option<Deleting>,
 }
@@ -83,26 +83,22 @@ fn js_key(key: SendKey) -> f64 {
 }
 
 impl Http {
-    pub fn new(io: Io) -> Self {
-        Self {
-            io,
-            inflight: Inflight::default(),
-            deleting: None,
+    /// Aborts an exchange (on the engine's request, or as it fails); its inputs stop. Whether it
+    /// was in flight.
+    pub fn abort(&mut self, io: &Io, key: SendKey) -> bool {
+        let live = self.inflight.remove(key);
+        if live {
+            io.abort(js_key(key));
         }
-    }
-
-    /// Aborts a transmission's response stream on the engine's request; its inputs stop.
-    pub fn abort(&mut self, key: SendKey) {
-        if self.inflight.remove(key) {
-            self.io.abort(js_key(key));
-        }
+        live
     }
 
     /// Aborts every exchange (not the session `DELETE`).
-    pub fn abort_all(&mut self) {
-        for x in std::mem::take(&mut self.inflight.0) {
-            self.io.abort(js_key(x.key));
+    pub fn abort_all(&mut self, io: &Io) {
+        for x in &self.inflight.0 {
+            io.abort(js_key(x.key));
         }
+        self.inflight.0.clear();
     }
 
     /// The earliest deadline the HTTP transport itself needs the timer for.
@@ -126,15 +122,15 @@ impl Http {
     }
 }
 
-/// The `DELETE` answered, failed or ran out of time: `close()` goes on, called with no borrow of
-/// the driver held.
+/// The `DELETE` answered, failed or ran out of time: `close()` goes on, with no borrow of the
+/// driver held.
 fn delete_finished(d: &Driver) {
     let then = d.with(|st| {
-        st.http.io.abort(DELETE_KEY);
+        st.io.abort(js_key(DELETE));
         st.http.deleting.take().and_then(|x| x.then)
     });
     if let Some(then) = then {
-        then();
+        d.closed(then);
     }
 }
 
@@ -163,8 +159,9 @@ impl From<String> for Fail {
     }
 }
 
-/// What one exchange sends: a message (`POST`), or a `GET` for an event stream: a response
-/// stream's resumption, or the listening stream (`listening`: its messages belong to no request).
+/// What one exchange sends: a message (`POST`), a `GET` for an event stream (a response stream's
+/// resumption, or the listening stream: `listening`, its messages belong to no request), or the
+/// session `DELETE` (with these headers).
 enum Request {
     Post(Transmit),
     Get {
@@ -172,6 +169,7 @@ enum Request {
         last_event_id: Option<String>,
         listening: bool,
     },
+    Delete(Vec<(String, String)>),
 }
 
 /// Starts one POST. Its fate comes back as `Head`, `Message`s, then `Ended` (or `Failed`).
@@ -213,21 +211,25 @@ fn start(d: &Driver, key: SendKey, req: Request) {
             ..
         }
     );
-    let exchange = Exchange {
-        key,
-        listening,
-        body: Body::Waiting,
-        #[cfg(feature = "oauth")]
-        used: None,
-    };
-    let source = d.with(|st| {
-        st.http.inflight.0.push(exchange);
-        st.headers.clone()
+    d.with(|st| {
+        if key == DELETE {
+            st.io.abort(js_key(DELETE));
+            let until = global::now() + DELETE_GRACE_MS;
+            st.http.deleting = Some(Deleting { until, then: None });
+        } else {
+            st.http.inflight.0.push(Exchange {
+                key,
+                listening,
+                body: Body::Waiting,
+                #[cfg(feature = "oauth")]
+                used: None,
+            });
+        }
     });
-    let d = d.clone();
-    source.resolve_with(Box::new(move |auth| match auth {
-        Ok(auth) => send(&d, key, req, auth),
-        Err(message) => fail(&d, key, Fail::from(message)),
+    let to = d.clone();
+    d.0.headers.resolve_with(Box::new(move |auth| match auth {
+        Ok(auth) => send(&to, key, req, auth),
+        Err(message) => fail(&to, key, Fail::from(message)),
     }));
 }
 
@@ -247,17 +249,12 @@ fn add_pairs(pairs: &Array, headers: &[(String, String)], fixed: &[(&str, &str)]
 /// dropped once `io.js` holds them: an open request keeps no copy of what it sent in wasm memory
 /// while it waits for its answer.
 fn send(d: &Driver, key: SendKey, req: Request, pairs: Array) {
-    let Some((url, io)) = d.with(|st| {
-        #[cfg(feature = "oauth")]
+    #[cfg(feature = "oauth")]
+    d.with(|st| {
         if let Some(x) = st.http.inflight.get_mut(key) {
             x.used = super::headers::value_of(&pairs, "authorization");
         }
-        st.http
-            .live(key)
-            .then(|| (st.url.clone(), st.http.io.clone()))
-    }) else {
-        return; // aborted, or the client closed, while the headers were resolved
-    };
+    });
     let (method, own, body) = match req {
         Request::Post(t) => {
             let fixed = [
@@ -272,19 +269,34 @@ fn send(d: &Driver, key: SendKey, req: Request, pairs: Array) {
             last_event_id,
             ..
         } => {
-            let mut fixed = vec![("accept", "text/event-stream")];
-            if let Some(id) = &last_event_id {
-                fixed.push(("last-event-id", id.as_str()));
-            }
-            let own = add_pairs(&pairs, &headers, &fixed);
+            let id = last_event_id.as_deref();
+            let fixed = [
+                ("accept", "text/event-stream"),
+                ("last-event-id", id.unwrap_or_default()),
+            ];
+            // `Last-Event-ID` only when resuming from an id.
+            let fixed = fixed
+                .get(..1 + usize::from(id.is_some()))
+                .unwrap_or_default();
+            let own = add_pairs(&pairs, &headers, fixed);
             ("GET", own, JsValue::UNDEFINED)
         }
+        Request::Delete(headers) => (
+            "DELETE",
+            add_pairs(&pairs, &headers, &[]),
+            JsValue::UNDEFINED,
+        ),
     };
-    let refused = io.fetch(js_key(key), &url, method, &pairs, &body);
+    let refused = d.with(|st| {
+        // The session `DELETE` goes even once its grace is over.
+        let live = key == DELETE || st.http.live(key);
+        live.then(|| st.io.fetch(js_key(key), &st.url, method, &pairs, &body))
+    });
     drop(body);
-    if refused.is_undefined() {
+    // Started, or aborted (the client closed) while the headers were resolved.
+    let Some(refused) = refused.filter(|r| !r.is_undefined()) else {
         return;
-    }
+    };
     let refused: Array = refused.unchecked_into();
     let why = describe(&refused.get(1));
     let at = refused.get(0).as_f64().unwrap_or(-1.0);
@@ -300,21 +312,19 @@ fn send(d: &Driver, key: SendKey, req: Request, pairs: Array) {
 }
 
 /// What `io.js` reported about an exchange or the session `DELETE`.
-pub fn report(d: &Driver, kind: Report, key: f64, v: JsValue) {
-    if key == DELETE_KEY {
-        // Its answer (or failure) is all `close()` waits for.
-        delete_finished(d);
-        d.rearm();
-        return;
-    }
+pub fn report(d: &Driver, kind: u32, key: f64, v: JsValue) {
     let key = SendKey(key as u64);
+    if key == DELETE {
+        // Its answer (or failure) is all `close()` waits for.
+        return delete_over(d);
+    }
     match kind {
-        Report::Head => head(d, key, v),
-        Report::Chunk => chunk(d, key, v.unchecked_into::<Uint8Array>().to_vec()),
-        Report::End => end(d, key),
-        Report::FetchFailed => fail(d, key, ["fetch failed: ", &describe(&v)].concat().into()),
-        Report::ReadFailed => fail(d, key, describe(&v).into()),
-        Report::NotBytes => fail(
+        report::HEAD => head(d, key, v),
+        report::CHUNK => chunk(d, key, v.unchecked_into::<Uint8Array>().to_vec()),
+        report::END => end(d, key),
+        report::FETCH_FAILED => fail(d, key, ["fetch failed: ", &describe(&v)].concat().into()),
+        report::READ_FAILED => fail(d, key, describe(&v).into()),
+        report::NOT_BYTES => fail(
             d,
             key,
             "response body yielded a non-byte chunk".to_owned().into(),
@@ -327,7 +337,7 @@ fn head(d: &Driver, key: SendKey, res: JsValue) {
     #[cfg(feature = "oauth")]
     {
         let status = io::status(&res);
-        if let (401 | 403, Some(shell)) = (status, d.with(|st| st.headers.auth())) {
+        if let (401 | 403, Some(shell)) = (status, d.0.headers.auth()) {
             let used = d.with(|st| st.http.inflight.get(key).and_then(|x| x.used.clone()));
             let d = d.clone();
             super::spawn(async move {
@@ -373,21 +383,19 @@ fn answered(d: &Driver, key: SendKey, res: &JsValue) {
             },
         );
     }
-    let io = d.with(|st| {
+    d.with(|st| {
         let limit = st.max_body;
-        let x = st.http.inflight.get_mut(key)?;
-        x.body = match framing {
-            Framing::Whole => Body::Whole(Vec::new()),
-            Framing::Sse => Body::Sse {
-                dec: SseDecoder::with_limit(limit),
-                told: (None, None),
-            },
-        };
-        Some(st.http.io.clone())
+        if let Some(x) = st.http.inflight.get_mut(key) {
+            x.body = match framing {
+                Framing::Whole => Body::Whole(Vec::new()),
+                Framing::Sse => Body::Sse {
+                    dec: SseDecoder::with_limit(limit),
+                    told: (None, None),
+                },
+            };
+            st.io.read(js_key(key));
+        }
     });
-    if let Some(io) = io {
-        io.read(js_key(key));
-    }
 }
 
 /// What one chunk of an SSE body brought.
@@ -411,10 +419,10 @@ fn chunk(d: &Driver, key: SendKey, bytes: Vec<u8>) {
             Body::Sse { dec, told } => {
                 let mut events = Vec::new();
                 let error = dec.push_into(&bytes, &mut events).err();
-                let now = (dec.last_event_id().map(str::to_owned), dec.retry_ms());
-                let cursor = (now != *told).then(|| {
-                    told.clone_from(&now);
-                    now
+                let (id, retry) = (dec.last_event_id(), dec.retry_ms());
+                let cursor = (id != told.0.as_deref() || retry != told.1).then(|| {
+                    *told = (id.map(str::to_owned), retry);
+                    told.clone()
                 });
                 Ok(Events {
                     via,
@@ -430,11 +438,9 @@ fn chunk(d: &Driver, key: SendKey, bytes: Vec<u8>) {
         Some(Err(Err(message))) => return fail(d, key, message.into()),
         Some(Ok(sse)) => sse,
     };
+    // The exchange is live until an input fed here makes the engine abort it.
     let live = |d: &Driver| d.with(|st| st.http.live(key));
     if let Some((last_event_id, retry_ms)) = sse.cursor {
-        if !live(d) {
-            return;
-        }
         d.feed(Input::Cursor {
             key,
             last_event_id,
@@ -464,13 +470,17 @@ fn chunk(d: &Driver, key: SendKey, bytes: Vec<u8>) {
 
 /// The body ended: a whole body's message, then `Ended`.
 fn end(d: &Driver, key: SendKey) {
-    let Some((body, listening)) = d.with(|st| {
+    let Some((whole, listening)) = d.with(|st| {
         let x = st.http.inflight.get_mut(key)?;
-        Some((std::mem::replace(&mut x.body, Body::Waiting), x.listening))
+        let whole = match &mut x.body {
+            Body::Whole(bytes) => Some(std::mem::take(bytes)),
+            _ => None,
+        };
+        Some((whole, x.listening))
     }) else {
         return;
     };
-    if let Body::Whole(bytes) = body {
+    if let Some(bytes) = whole {
         if let Some(text) = body::as_message(bytes) {
             let via = (!listening).then_some(key);
             d.feed(Input::Message { via, body: text });
@@ -481,16 +491,12 @@ fn end(d: &Driver, key: SendKey) {
     }
 }
 
-/// Ends a live exchange with `Failed` (and stops its I/O).
+/// Ends a live exchange with `Failed` (and stops its I/O); the session `DELETE` is over.
 fn fail(d: &Driver, key: SendKey, fail: Fail) {
-    let live = d.with(|st| {
-        let live = st.http.inflight.remove(key);
-        if live {
-            st.http.io.abort(js_key(key));
-        }
-        live
-    });
-    if live {
+    if key == DELETE {
+        return delete_over(d);
+    }
+    if d.with(|st| st.http.abort(&st.io, key)) {
         d.feed(Input::Failed {
             key,
             error: TransportError {
@@ -510,23 +516,11 @@ fn message_of(ev: SseEvent) -> Option<String> {
 /// Ends the session: sends `DELETE` (405 is fine; the result is ignored). `close()` waits for it
 /// at most [`DELETE_GRACE_MS`].
 pub fn end_session(d: &Driver, headers: Vec<(String, String)>) {
-    let source = d.with(|st| {
-        st.http.io.abort(DELETE_KEY);
-        let until = global::now() + DELETE_GRACE_MS;
-        st.http.deleting = Some(Deleting { until, then: None });
-        st.headers.clone()
-    });
-    let d = d.clone();
-    source.resolve_with(Box::new(move |auth| {
-        let sent = auth.is_ok_and(|auth| {
-            let (url, io) = d.with(|st| (st.url.clone(), st.http.io.clone()));
-            add_pairs(&auth, &headers, &[]);
-            io.fetch(DELETE_KEY, &url, "DELETE", &auth, &JsValue::UNDEFINED)
-                .is_undefined()
-        });
-        if !sent {
-            delete_finished(&d);
-            d.rearm();
-        }
-    }));
+    start(d, DELETE, Request::Delete(headers));
+}
+
+/// The session `DELETE` answered or failed.
+fn delete_over(d: &Driver) {
+    delete_finished(d);
+    d.rearm();
 }

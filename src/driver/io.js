@@ -196,12 +196,12 @@ export class Io {
   }
 }
 
-/** Calls `cb(true, value)` or `cb(false, reason)` once `v` (a value, a promise or a thenable)
+/** Calls `cb(1, key, value)` or `cb(0, key, reason)` once `v` (a value, a promise or a thenable)
  * settles: exactly once, in a later microtask. */
-export function settled(v, cb) {
+export function settled(v, cb, key) {
   Promise.resolve(v).then(
-    (x) => cb(true, x),
-    (e) => cb(false, e),
+    (x) => cb(1, key, x),
+    (e) => cb(0, key, e),
   );
 }
 

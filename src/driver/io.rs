@@ -1,6 +1,6 @@
 //! Bindings to `io.js`, the client's I/O in JavaScript: it starts fetches and reads their bodies,
 //! opens the WebSocket and runs the timer, reporting each step to the driver's sink as plain values
-//! ([`Report`]), flattens the `headers` option's collections, keeps small texts in `localStorage`
+//! ([`report`]), flattens the `headers` option's collections, keeps small texts in `localStorage`
 //! (or this page's memory) and reads the globals the driver uses (the clock, random bits,
 //! `localStorage`, the `WebSocket` constructor, a thrown value's message). It decides nothing:
 //! limits, framing, retries and errors are the driver's.
@@ -33,7 +33,7 @@ extern "C" {
     pub fn abort(this: &Io, key: f64);
     /// Opens the socket; returns what the constructor threw, if it did.
     #[wasm_bindgen(method)]
-    pub fn open(this: &Io, ctor: &Function, url: &str, subprotocol: &JsValue) -> JsValue;
+    pub fn open(this: &Io, ctor: &Function, url: &str, subprotocol: Option<&str>) -> JsValue;
     /// Sends a text frame; returns what `send` threw, if it did.
     #[wasm_bindgen(method)]
     pub fn send(this: &Io, text: &str) -> JsValue;
@@ -45,8 +45,8 @@ extern "C" {
     pub fn disarm(this: &Io);
     #[wasm_bindgen(method)]
     pub fn shut(this: &Io);
-    /// Calls `cb(true, value)` or `cb(false, reason)` once `v` settles (in a later microtask).
-    pub fn settled(v: &JsValue, cb: &JsValue);
+    /// Calls `cb(1, key, value)` or `cb(0, key, reason)` once `v` settles (in a later microtask).
+    pub fn settled(v: &JsValue, cb: &JsValue, key: f64);
     /// Whether `v` is a promise or another thenable (an object with a `then` function).
     pub fn thenable(v: &JsValue) -> bool;
     /// A response's status.
@@ -84,41 +84,22 @@ extern "C" {
     pub fn multiplexed(url: &str) -> bool;
 }
 
-/// What the sink hears (`kind`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Report {
-    /// `(key, response)`: status and headers; the body waits for [`Io::read`].
-    Head,
+/// What the sink hears (`kind`), numbered as in `io.js`.
+pub mod report {
+    /// `(key, response)`: status and headers; the body waits for [`Io::read`](super::Io::read).
+    pub const HEAD: u32 = 0;
     /// `(key, Uint8Array)`.
-    Chunk,
-    End,
+    pub const CHUNK: u32 = 1;
+    pub const END: u32 = 2;
     /// `(key, error)`: `fetch` rejected.
-    FetchFailed,
+    pub const FETCH_FAILED: u32 = 3;
     /// `(key, error)`: reading the body failed.
-    ReadFailed,
+    pub const READ_FAILED: u32 = 4;
     /// The body yielded something other than bytes or text.
-    NotBytes,
-    Open,
+    pub const NOT_BYTES: u32 = 5;
+    pub const OPEN: u32 = 6;
     /// `(0, text)`.
-    Frame,
-    Closed,
-    Timer,
-}
-
-impl Report {
-    pub fn of(kind: u32) -> Option<Self> {
-        Some(match kind {
-            0 => Self::Head,
-            1 => Self::Chunk,
-            2 => Self::End,
-            3 => Self::FetchFailed,
-            4 => Self::ReadFailed,
-            5 => Self::NotBytes,
-            6 => Self::Open,
-            7 => Self::Frame,
-            8 => Self::Closed,
-            9 => Self::Timer,
-            _ => return None,
-        })
-    }
+    pub const FRAME: u32 = 7;
+    pub const CLOSED: u32 = 8;
+    pub const TIMER: u32 = 9;
 }

@@ -35,7 +35,7 @@ use crate::engine::known::Known;
 use crate::engine::Engine;
 
 pub use headers::HeaderSource;
-use io::{Io, Report};
+use io::{report, Io};
 use timer::Timer;
 
 /// Runs `f` on the current thread (next microtask), boxed: one copy of the executor's spawn path
@@ -77,14 +77,10 @@ pub struct Driver(Rc<Shared>);
 
 struct Shared {
     st: RefCell<State>,
-    /// Inputs produced while pumping (fed before the next `poll_output`).
-    inputs: RefCell<VecDeque<Input>>,
-    events: RefCell<VecDeque<Event>>,
+    /// Where each request's extra headers come from (fixed at connect time).
+    headers: HeaderSource,
     pumping: Cell<bool>,
     delivering: Cell<bool>,
-    host: RefCell<Option<Host>>,
-    timer: RefCell<Timer>,
-    io: Io,
     /// `io.js`'s reports: `sink(kind, key, value)`.
     _sink: Closure<dyn Fn(u32, f64, JsValue)>,
 }
@@ -92,19 +88,24 @@ struct Shared {
 impl Drop for Shared {
     fn drop(&mut self) {
         // Nothing may report to the sink once it is gone.
-        self.io.shut();
+        self.st.get_mut().io.shut();
     }
 }
 
 struct State {
     engine: Engine,
     url: String,
-    headers: HeaderSource,
     max_body: usize,
     http: http::Http,
     ws: Option<ws::Ws>,
     engine_wake: u64,
     closed: bool,
+    /// Inputs produced while pumping (fed before the next `poll_output`).
+    inputs: VecDeque<Input>,
+    events: VecDeque<Event>,
+    host: Option<Host>,
+    timer: Timer,
+    io: Io,
 }
 
 impl Driver {
@@ -140,7 +141,7 @@ impl Driver {
         let shared = Rc::new_cyclic(|weak: &Weak<Shared>| {
             let weak = weak.clone();
             let sink = Closure::<dyn Fn(u32, f64, JsValue)>::new(move |kind, key, v| {
-                if let (Some(s), Some(kind)) = (weak.upgrade(), Report::of(kind)) {
+                if let Some(s) = weak.upgrade() {
                     Driver(s).report(kind, key, v);
                 }
             });
@@ -149,43 +150,31 @@ impl Driver {
                 st: RefCell::new(State {
                     engine,
                     url: opts.url,
-                    headers: opts.headers,
                     max_body,
-                    http: http::Http::new(io.clone()),
-                    ws: ws.map(|ctor| ws::Ws::new(io.clone(), ctor)),
+                    http: http::Http::default(),
+                    ws: ws.map(ws::Ws::new),
                     engine_wake: u64::MAX,
                     closed: false,
+                    inputs: VecDeque::new(),
+                    events: VecDeque::new(),
+                    host: Some(host),
+                    timer: Timer::default(),
+                    io,
                 }),
-                inputs: RefCell::new(VecDeque::new()),
-                events: RefCell::new(VecDeque::new()),
+                headers: opts.headers,
                 pumping: Cell::new(false),
                 delivering: Cell::new(false),
-                host: RefCell::new(Some(host)),
-                timer: RefCell::new(Timer::new(io.clone())),
-                io,
                 _sink: sink,
             }
         });
         let d = Driver(shared);
-        if !d.is_ws() {
-            d.pump();
-            return started(Ok(d));
+        match ws::wait_first(&d, started) {
+            Some(started) => {
+                d.pump();
+                started(Ok(d));
+            }
+            None => ws::open(&d),
         }
-        // The wait holds the driver (its I/O holds it only weakly).
-        let waiting = d.clone();
-        ws::open_first(
-            &d,
-            Box::new(move |opened| match opened {
-                Ok(()) => {
-                    waiting.pump();
-                    started(Ok(waiting));
-                }
-                Err(why) => {
-                    waiting.shutdown();
-                    started(Err(ClientError::new(ErrorKind::Transport, why)));
-                }
-            }),
-        );
     }
 
     /// Runs one engine operation at the current time, then performs whatever it caused.
@@ -228,29 +217,30 @@ impl Driver {
         }
         self.op(|e, now| e.close(now));
         self.shutdown();
-        let d = self.clone();
-        let end: Box<dyn FnOnce()> = Box::new(move || {
-            d.0.timer.borrow_mut().disarm();
-            closed();
-        });
-        if let Some(end) = self.with(|st| st.http.after_delete(end)) {
-            end();
+        if let Some(closed) = self.with(|st| st.http.after_delete(closed)) {
+            self.closed(closed);
         }
+    }
+
+    /// `close()` is over: the timer stops, then `then` runs.
+    fn closed(&self, then: Box<dyn FnOnce()>) {
+        self.with(|st| st.timer.disarm(&st.io));
+        then();
     }
 
     /// Drops the host (after `close`): breaks the client ↔ driver cycle.
     pub fn release_host(&self) {
-        self.0.host.borrow_mut().take();
+        self.with(|st| st.host.take());
     }
 
-    fn shutdown(&self) {
-        let mut st = self.0.st.borrow_mut();
-        st.closed = true;
-        st.http.abort_all();
-        if let Some(ws) = st.ws.as_mut() {
-            ws.close();
-        }
-        drop(st);
+    pub(crate) fn shutdown(&self) {
+        self.with(|st| {
+            st.closed = true;
+            st.http.abort_all(&st.io);
+            if let Some(ws) = st.ws.as_mut() {
+                ws.close(&st.io);
+            }
+        });
         self.rearm();
     }
 
@@ -260,13 +250,13 @@ impl Driver {
 
     /// Feeds one input now and performs its consequences.
     fn feed(&self, input: Input) {
-        self.0.inputs.borrow_mut().push_back(input);
+        self.with(|st| st.inputs.push_back(input));
         self.pump();
     }
 
     /// Queues an input without pumping (from inside the pump loop).
     fn defer(&self, input: Input) {
-        self.0.inputs.borrow_mut().push_back(input);
+        self.with(|st| st.inputs.push_back(input));
     }
 
     /// Drains the engine until it sleeps, performing every output; then delivers events.
@@ -276,25 +266,23 @@ impl Driver {
         }
         loop {
             let now = global::now();
-            let out = {
-                let mut st = self.0.st.borrow_mut();
-                loop {
-                    let next = self.0.inputs.borrow_mut().pop_front();
-                    match next {
-                        Some(i) => st.engine.handle_input(now, i),
-                        None => break,
-                    }
+            let out = self.with(|st| {
+                while let Some(i) = st.inputs.pop_front() {
+                    st.engine.handle_input(now, i);
                 }
                 st.engine.poll_output(now)
-            };
+            });
             match out {
                 Output::Wake(at) => {
-                    if self.0.inputs.borrow().is_empty() {
-                        self.0.st.borrow_mut().engine_wake = at;
+                    let idle = self.with(|st| {
+                        st.engine_wake = at;
+                        st.inputs.is_empty()
+                    });
+                    if idle {
                         break;
                     }
                 }
-                Output::Event(e) => self.0.events.borrow_mut().push_back(e),
+                Output::Event(e) => self.with(|st| st.events.push_back(e)),
                 Output::Transmit(t) => {
                     if self.is_ws() {
                         ws::transmit(self, t);
@@ -316,7 +304,9 @@ impl Driver {
                         http::end_session(self, headers);
                     }
                 }
-                Output::Abort { key } => self.0.st.borrow_mut().http.abort(key),
+                Output::Abort { key } => {
+                    self.with(|st| st.http.abort(&st.io, key));
+                }
                 Output::Reconnect => {
                     if self.is_ws() {
                         ws::open(self);
@@ -344,9 +334,10 @@ impl Driver {
             return;
         }
         loop {
-            let ev = self.0.events.borrow_mut().pop_front();
-            let Some(ev) = ev else { break };
-            let host = self.0.host.borrow().clone();
+            let Some((ev, host)) = self.with(|st| Some((st.events.pop_front()?, st.host.clone())))
+            else {
+                break;
+            };
             if let Some(h) = host {
                 h(ev);
             }
@@ -356,31 +347,30 @@ impl Driver {
 
     /// Arms the one timer for the earliest of the engine's wake and the transports' own deadlines.
     fn rearm(&self) {
-        let at = {
-            let st = self.0.st.borrow();
+        self.with(|st| {
             let transport = st.http.next_deadline().unwrap_or(u64::MAX);
             // A closed engine's wake no longer counts.
-            match st.closed {
+            let at = match st.closed {
                 true => transport,
                 false => st.engine_wake.min(transport),
-            }
-        };
-        self.0.timer.borrow_mut().arm(at, global::now());
+            };
+            st.timer.arm(&st.io, at, global::now());
+        });
     }
 
     /// What `io.js` reported.
-    fn report(&self, kind: Report, key: f64, v: JsValue) {
+    fn report(&self, kind: u32, key: f64, v: JsValue) {
         match kind {
-            Report::Timer => self.on_timer(),
-            Report::Open => ws::opened(self),
-            Report::Frame => ws::message(self, v),
-            Report::Closed => ws::closed(self, None),
+            report::TIMER => self.on_timer(),
+            report::OPEN => ws::opened(self),
+            report::FRAME => ws::message(self, v),
+            report::CLOSED => ws::closed(self, None),
             _ => http::report(self, kind, key, v),
         }
     }
 
     fn on_timer(&self) {
-        self.0.timer.borrow_mut().fired();
+        self.with(|st| st.timer.fired());
         let now = global::now();
         http::on_timer(self, now);
         if self.is_closed() {

@@ -11,32 +11,28 @@ use wasm_bindgen::prelude::*;
 
 use super::global::describe;
 use super::io::Io;
-use super::Driver;
-use crate::engine::api::{Input, Transmit, TransportError};
-
-/// What hears how the first socket ended up: `Ok` once open, else why it failed to open.
-pub type FirstOpen = Box<dyn FnOnce(Result<(), String>)>;
+use super::{Driver, Started};
+use crate::engine::api::{ClientError, ErrorKind, Input, Transmit, TransportError};
 
 /// The subprotocol requested (2025-11-25 WebSocket binding).
 const SUBPROTOCOL: &str = "mcp";
 
 /// WebSocket transport state.
 pub struct Ws {
-    io: Io,
     ctor: Function,
     /// A socket exists (opening or open).
     socket: bool,
     open: bool,
-    /// Hears how the first socket ended up: open, or why it failed.
-    first: Option<FirstOpen>,
+    /// Until the first socket opened: the driver (the wait holds it; its I/O holds it only
+    /// weakly) and what hears that it started, or why it could not.
+    first: Option<(Driver, Started)>,
     /// Request the `mcp` subprotocol (until a first socket opened only without it).
     subprotocol: bool,
 }
 
 impl Ws {
-    pub fn new(io: Io, ctor: Function) -> Self {
+    pub fn new(ctor: Function) -> Self {
         Self {
-            io,
             ctor,
             socket: false,
             open: false,
@@ -46,24 +42,24 @@ impl Ws {
     }
 
     /// Closes the socket for good (no reconnect; it reports nothing more).
-    pub fn close(&mut self) {
+    pub fn close(&mut self, io: &Io) {
         self.open = false;
         if std::mem::take(&mut self.socket) {
-            self.io.close();
+            io.close();
         }
     }
 }
 
-/// Opens the first socket; `first` hears when it is open or why it could not open.
-pub fn open_first(d: &Driver, first: FirstOpen) {
-    let unused = d.with(|st| match st.ws.as_mut() {
-        Some(ws) => ws.first.replace(first),
-        None => Some(first),
-    });
-    match unused {
-        Some(first) => first(Err("WebSocket closed before it opened".into())),
-        None => open(d),
-    }
+/// A WebSocket driver keeps `started` until its first socket opened or failed (then `None`: open
+/// it); an HTTP driver hands it back.
+pub fn wait_first(d: &Driver, started: Started) -> Option<Started> {
+    d.with(|st| match st.ws.as_mut() {
+        Some(ws) => {
+            ws.first = Some((d.clone(), started));
+            None
+        }
+        None => Some(started),
+    })
 }
 
 /// Opens a new socket (the engine's `Output::Reconnect`).
@@ -71,11 +67,8 @@ pub fn open(d: &Driver) {
     let threw = d.with(|st| {
         let ws = st.ws.as_mut()?;
         ws.open = false;
-        let subprotocol = match ws.subprotocol {
-            true => JsValue::from_str(SUBPROTOCOL),
-            false => JsValue::UNDEFINED,
-        };
-        let threw = ws.io.open(&ws.ctor, &st.url, &subprotocol);
+        let subprotocol = ws.subprotocol.then_some(SUBPROTOCOL);
+        let threw = st.io.open(&ws.ctor, &st.url, subprotocol);
         ws.socket = threw.is_undefined();
         (!ws.socket).then_some(threw)
     });
@@ -84,30 +77,30 @@ pub fn open(d: &Driver) {
     }
 }
 
-fn current(d: &Driver) -> bool {
-    d.with(|st| !st.closed && st.ws.is_some())
+/// Runs `f` on the socket's state unless the client closed.
+fn live<R>(d: &Driver, f: impl FnOnce(&mut Ws) -> R) -> Option<R> {
+    d.with(|st| st.ws.as_mut().filter(|_| !st.closed).map(f))
 }
 
 /// The socket opened.
 pub fn opened(d: &Driver) {
-    if !current(d) {
-        return;
-    }
-    let first = d.with(|st| {
-        st.ws.as_mut().and_then(|ws| {
-            ws.open = true;
-            ws.first.take()
-        })
+    let first = live(d, |ws| {
+        ws.open = true;
+        ws.first.take()
     });
     match first {
-        Some(first) => first(Ok(())),
-        None => d.feed(Input::Connection { up: true }),
+        None => {}
+        Some(Some((d, started))) => {
+            d.pump();
+            started(Ok(d));
+        }
+        Some(None) => d.feed(Input::Connection { up: true }),
     }
 }
 
 /// A text frame (binary frames arrive decoded as UTF-8, invalid bytes replaced).
 pub fn message(d: &Driver, text: JsValue) {
-    if !current(d) {
+    if live(d, |_| ()).is_none() {
         return;
     }
     if let Some(body) = text.as_string() {
@@ -122,41 +115,37 @@ enum Closed {
     /// The first socket failed asking for `mcp`: try it once without.
     WithoutSubprotocol,
     /// The first socket failed: `connect` fails.
-    First(FirstOpen),
+    First((Driver, Started)),
     /// A later socket closed or failed to open.
     Later,
 }
 
 /// The socket closed or failed (`why`: its constructor threw that).
 pub fn closed(d: &Driver, why: Option<String>) {
-    if !current(d) {
-        return;
-    }
-    let next = d.with(|st| {
-        let Some(ws) = st.ws.as_mut() else {
-            return Closed::Handled;
-        };
+    let next = live(d, |ws| {
         if !ws.socket && why.is_none() {
             return Closed::Handled;
         }
         ws.open = false;
         ws.socket = false;
-        if let Some(first) = ws.first.take() {
-            if !ws.subprotocol {
-                return Closed::First(first);
+        match ws.first.take() {
+            Some(first) if ws.subprotocol => {
+                ws.subprotocol = false;
+                ws.first = Some(first);
+                Closed::WithoutSubprotocol
             }
-            ws.subprotocol = false;
-            ws.first = Some(first);
-            return Closed::WithoutSubprotocol;
+            Some(first) => Closed::First(first),
+            None => Closed::Later,
         }
-        Closed::Later
     });
+    let next = next.unwrap_or(Closed::Handled);
     match next {
         Closed::Handled => {}
         Closed::WithoutSubprotocol => open(d),
-        Closed::First(first) => {
+        Closed::First((d, started)) => {
             let why = why.unwrap_or_else(|| "WebSocket connection failed".into());
-            first(Err(why));
+            d.shutdown();
+            started(Err(ClientError::new(ErrorKind::Transport, why)));
         }
         Closed::Later => d.feed(Input::Connection { up: false }),
     }
@@ -170,8 +159,8 @@ fn not_connected() -> TransportError {
 /// runs once the first socket is open, and re-opens its session after `Connection { up: true }`).
 pub fn transmit(d: &Driver, t: Transmit) {
     let threw = d.with(|st| {
-        let ws = st.ws.as_ref().filter(|w| w.open && w.socket)?;
-        Some(ws.io.send(&t.body))
+        st.ws.as_ref().filter(|w| w.open && w.socket)?;
+        Some(st.io.send(&t.body))
     });
     let result = match threw {
         Some(e) if e.is_undefined() => Ok(()),
