@@ -49,7 +49,7 @@ impl Failure {
 
 /// The result of `end`, or the failure; `last` is the holder's last snapshot (a stopped handle
 /// has no other).
-pub fn verdict(end: &End, last: Option<&Task>) -> Result<Value, Failure> {
+pub fn verdict<'a>(end: &'a End, last: Option<&'a Task>) -> Result<&'a Value, Failure> {
     match end {
         End::Aborted => Err(Failure::ended(
             Ending::Aborted,
@@ -71,7 +71,7 @@ pub fn resolves_first(end: &End, last: Option<&Task>) -> bool {
     matches!(end, End::Finished { .. }) || last.is_some()
 }
 
-fn finished(task: Option<&Task>, outcome: Option<&Outcome>) -> Result<Value, Failure> {
+fn finished<'a>(task: Option<&Task>, outcome: Option<&'a Outcome>) -> Result<&'a Value, Failure> {
     let status = task.map(|t| t.status);
     let status_message = task.and_then(|t| t.status_message.clone());
     match (outcome, status) {
@@ -91,7 +91,7 @@ fn finished(task: Option<&Task>, outcome: Option<&Outcome>) -> Result<Value, Fai
             Ending::Cancelled,
             status_message.unwrap_or_else(|| "the task was cancelled".into()),
         )),
-        (Some(Outcome::Result { result }), _) => Ok(result.clone()),
+        (Some(Outcome::Result { result }), _) => Ok(result),
         (None, Some(TaskStatus::Expired)) => Err(Failure::ended(
             Ending::Expired,
             status_message.unwrap_or_else(|| "the task expired".into()),
@@ -187,7 +187,7 @@ mod tests {
     fn a_completed_task_yields_its_result_even_with_is_error() {
         let r = json!({"content": [{"type": "text", "text": "no"}], "isError": true});
         let end = finished(TaskStatus::Completed, None, result(r.clone()));
-        assert_eq!(verdict(&end, None), Ok(r));
+        assert_eq!(verdict(&end, None), Ok(&r));
     }
 
     #[test]
