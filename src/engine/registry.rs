@@ -46,10 +46,12 @@ pub(crate) struct TaskEntry {
 }
 
 impl TaskEntry {
+    #[inline(never)]
     pub(crate) fn status(&self) -> Option<TaskStatus> {
         self.snapshot.as_ref().map(|t| t.status)
     }
 
+    #[inline(never)]
     pub(crate) fn is_terminal(&self) -> bool {
         self.status().is_some_and(TaskStatus::is_terminal)
     }
