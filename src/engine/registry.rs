@@ -56,6 +56,7 @@ impl TaskEntry {
         self.status().is_some_and(TaskStatus::is_terminal)
     }
 
+    #[inline(never)]
     pub(crate) fn server_interval(&self) -> Option<Millis> {
         self.snapshot.as_ref().and_then(|t| t.poll_interval_ms())
     }
