@@ -208,6 +208,7 @@ impl Session {
         &self.protocol_version
     }
 
+    #[inline(never)]
     pub(crate) fn dialect(&self) -> Option<Dialect> {
         self.codec.map(|c| c.dialect())
     }
