@@ -499,44 +499,39 @@ impl Engine {
         if matches!(e.phase, Phase::LastPoll { .. }) {
             return self.expire(now, task_id);
         }
+        e.poll.errors = e.poll.errors.saturating_add(1);
+        let (errors, interval) = (e.poll.errors, e.server_interval());
         if e.is_terminal() {
             // The final poll for an inline outcome failed: a few more tries, then end without it.
-            e.poll.errors = e.poll.errors.saturating_add(1);
-            if e.poll.errors > FINAL_POLL_TRIES {
+            if errors > FINAL_POLL_TRIES {
                 return self.give_up_outcome(now, task_id, f.client_error());
             }
             e.phase.reopen();
-            let delay = cadence::error_delay(
-                &mut self.rng,
-                e.poll.errors,
-                f.retry_after(),
-                e.server_interval(),
-            );
-            let slot = e.slot;
-            return self.timers.set(
-                Timer::Task(TaskTimer::Poll, slot),
-                now.saturating_add(delay),
-            );
+            return self.retry_task(now, task_id, errors, f, interval, None);
         }
-        e.poll.errors = e.poll.errors.saturating_add(1);
-        if e.subs.is_empty() || e.is_terminal() {
-            return;
+        if !e.subs.is_empty() {
+            self.retry_task(now, task_id, errors, f, interval, Some(Purpose::Get));
         }
-        let delay = cadence::error_delay(
-            &mut self.rng,
-            e.poll.errors,
-            f.retry_after(),
-            e.server_interval(),
-        );
-        let slot = e.slot;
-        if !self.retry_first(
-            now,
-            Purpose::Get(task_id.to_owned()),
-            f.retry_after(),
-            delay,
-        ) {
-            let at = now.saturating_add(delay);
-            self.timers.set(Timer::Task(TaskTimer::Poll, slot), at);
+    }
+
+    /// A task's request failed for the `errors`-th time in a row: the task's poll timer asks
+    /// again after the error backoff, unless the request (`again`, when it may) goes first once
+    /// the server's hold passes.
+    pub(crate) fn retry_task(
+        &mut self,
+        now: Millis,
+        task_id: &str,
+        errors: u32,
+        f: &Failure,
+        interval: Option<Millis>,
+        again: Option<fn(String) -> Purpose>,
+    ) {
+        let delay = cadence::error_delay(&mut self.rng, errors, f.retry_after(), interval);
+        let first = again.is_some_and(|p| {
+            self.retry_first(now, p(task_id.to_owned()), f.retry_after(), delay)
+        });
+        if !first {
+            self.set_task_timer(TaskTimer::Poll, task_id, now.saturating_add(delay));
         }
     }
 
