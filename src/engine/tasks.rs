@@ -426,37 +426,37 @@ impl Engine {
         entry.poll.last_answered = now.into();
         // Past the deadline an unknown task has expired: nothing to wait for.
         let held_result = entry.result.req().filter(|_| entry.phase.runs_in_time());
-        let parsed = match res {
+        let task = match res {
             Ok(v) => match self.session.codec_any().map(|c| c.parse_get(v)) {
-                Some(Ok(task)) => Ok(task),
-                Some(Err(e)) => Err(Box::new(Failure::Transport {
-                    error: e.into(),
-                    status: None,
-                    retry_after: None,
-                })),
+                Some(Ok(task)) => task,
+                Some(Err(e)) => {
+                    let f = Failure::Transport {
+                        error: e.into(),
+                        status: None,
+                        retry_after: None,
+                    };
+                    return self.poll_failed(now, task_id, &f);
+                }
                 None => return,
             },
-            Err(f) => Err(f),
-        };
-        match parsed {
-            Ok(task) => {
-                self.weigh_early_error(task_id, Some(task.status));
-                if let Some(e) = self.tasks.get_mut(task_id) {
-                    e.poll.errors = 0;
+            Err(f) => {
+                return match *f {
+                    Failure::Rpc(e) if self.gone_code(e.code) => {
+                        self.status_gone(now, task_id, e, held_result)
+                    }
+                    f if self.method_missing(&f) => {
+                        let error = self.remember_absent(TaskMethod::Get);
+                        self.no_status(now, task_id, error);
+                    }
+                    f => self.poll_failed(now, task_id, &f),
                 }
-                self.apply_snapshot(now, task_id, task, Source::Poll);
             }
-            Err(f) => match *f {
-                Failure::Rpc(e) if self.gone_code(e.code) => {
-                    self.status_gone(now, task_id, e, held_result)
-                }
-                f if self.method_missing(&f) => {
-                    let error = self.remember_absent(TaskMethod::Get);
-                    self.no_status(now, task_id, error);
-                }
-                f => self.poll_failed(now, task_id, &f),
-            },
+        };
+        self.weigh_early_error(task_id, Some(task.status));
+        if let Some(e) = self.tasks.get_mut(task_id) {
+            e.poll.errors = 0;
         }
+        self.apply_snapshot(now, task_id, task, Source::Poll);
     }
 
     /// A status request answered that the task does not exist (`error`), with a `tasks/result`
@@ -527,9 +527,8 @@ impl Engine {
         again: Option<fn(String) -> Purpose>,
     ) {
         let delay = cadence::error_delay(&mut self.rng, errors, f.retry_after(), interval);
-        let first = again.is_some_and(|p| {
-            self.retry_first(now, p(task_id.to_owned()), f.retry_after(), delay)
-        });
+        let first = again
+            .is_some_and(|p| self.retry_first(now, p(task_id.to_owned()), f.retry_after(), delay));
         if !first {
             self.set_task_timer(TaskTimer::Poll, task_id, now.saturating_add(delay));
         }
