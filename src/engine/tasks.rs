@@ -4,7 +4,7 @@
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::{Outcome, Task, TaskStatus};
 
-use super::api::{ClientError, End, Event, Millis, SubId};
+use super::api::{ClientError, End, Event, Millis, Output, SubId};
 use super::cadence::{self, CATCH_UP_THROTTLE_MS};
 use super::ids::ReqId;
 use super::inputs::Origin;
@@ -207,12 +207,10 @@ impl Engine {
             (applied.visible_change && !entry.subs.is_empty()) || !snap.input_requests().is_empty();
         let snapshot = shown.then(|| snap.task(task_id));
         let has_subs = !entry.subs.is_empty();
-        let mut subs: Vec<SubId> = Vec::new();
-        if shown {
-            subs.extend(entry.subs.iter());
-        }
         let mut fetch = false;
-        if let Some((_, to)) = applied.transition {
+        // Events go straight to the output queue (a field apart from the entry borrowed here).
+        let out = &mut self.out;
+        if let Some((from, to)) = applied.transition {
             entry.poll.since = now.into();
             let asks = to == TaskStatus::InputRequired;
             fetch = (asks || (hold_running && !to.is_terminal()))
@@ -224,21 +222,19 @@ impl Engine {
             if fetch {
                 entry.result.start();
             }
-        }
-        if let Some((from, to)) = applied.transition {
-            self.emit(Event::Transition {
+            out.push_back(Output::Event(Event::Transition {
                 task_id: task_id.to_owned(),
                 from,
                 to,
                 at: now,
-            });
+            }));
         }
         if let (true, Some(snapshot)) = (applied.visible_change, &snapshot) {
-            for sub in &subs {
-                self.emit(Event::Status {
-                    sub: *sub,
+            for &sub in entry.subs.iter() {
+                out.push_back(Output::Event(Event::Status {
+                    sub,
                     task: snapshot.clone(),
-                });
+                }));
             }
         }
         if fetch {
