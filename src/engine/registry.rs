@@ -45,6 +45,8 @@ pub(crate) struct TaskEntry {
     pub(crate) deadline: MaybeAt,
 }
 
+// The three readers below are asked from dozens of places: kept out of line, each site is a call
+// instead of its own copy of the lookup.
 impl TaskEntry {
     #[inline(never)]
     pub(crate) fn status(&self) -> Option<TaskStatus> {
