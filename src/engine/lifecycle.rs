@@ -65,16 +65,7 @@ impl Engine {
                     if terminal && errors > super::tasks::FINAL_POLL_TRIES {
                         self.give_up_outcome(now, task_id, error);
                     } else if terminal {
-                        let delay =
-                            cadence::error_delay(&mut self.rng, errors, f.retry_after(), None);
-                        let again = Purpose::Result(task_id.to_owned());
-                        if !self.retry_first(now, again, f.retry_after(), delay) {
-                            self.set_task_timer(
-                                TaskTimer::Poll,
-                                task_id,
-                                now.saturating_add(delay),
-                            );
-                        }
+                        self.retry_task(now, task_id, errors, &f, None, Some(Purpose::Result));
                     } else {
                         self.poll_soon(now, task_id);
                     }

@@ -45,15 +45,20 @@ pub(crate) struct TaskEntry {
     pub(crate) deadline: MaybeAt,
 }
 
+// The three readers below are asked from dozens of places: kept out of line, each site is a call
+// instead of its own copy of the lookup.
 impl TaskEntry {
+    #[inline(never)]
     pub(crate) fn status(&self) -> Option<TaskStatus> {
         self.snapshot.as_ref().map(|t| t.status)
     }
 
+    #[inline(never)]
     pub(crate) fn is_terminal(&self) -> bool {
         self.status().is_some_and(TaskStatus::is_terminal)
     }
 
+    #[inline(never)]
     pub(crate) fn server_interval(&self) -> Option<Millis> {
         self.snapshot.as_ref().and_then(|t| t.poll_interval_ms())
     }

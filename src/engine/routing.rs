@@ -261,22 +261,23 @@ impl Engine {
 
     /// Request `n` is over with `res`: hands it to whatever it was for.
     pub(crate) fn complete(&mut self, now: Millis, n: ReqId, res: Answer) {
-        let Some(p) = self.take_pending(n) else {
+        let Some(mut p) = self.take_pending(n) else {
             return;
         };
-        match p.purpose {
+        // Read in place: the entry is dropped once, after whichever handler ran.
+        match &p.purpose {
             Purpose::Probe => self.on_probe(now, res),
-            Purpose::Initialize => self.on_initialize(now, res, p.session_id),
-            Purpose::Call(c) => self.on_call_reply(now, c, n, res),
-            Purpose::Get(t) => self.on_get(now, &t, res),
-            Purpose::Result(t) => self.on_result(now, &t, n, res),
-            Purpose::List { op, .. } => self.on_list(op, res),
+            Purpose::Initialize => self.on_initialize(now, res, p.session_id.take()),
+            Purpose::Call(c) => self.on_call_reply(now, *c, n, res),
+            Purpose::Get(t) => self.on_get(now, t, res),
+            Purpose::Result(t) => self.on_result(now, t, n, res),
+            Purpose::List { op, .. } => self.on_list(*op, res),
             Purpose::Tools { .. } => self.on_tools_page(now, res),
-            Purpose::Cancel { op, task_id } => self.on_cancel(now, op, &task_id, res),
+            Purpose::Cancel { op, task_id } => self.on_cancel(now, *op, task_id, res),
             // Only the draft sends one.
-            Purpose::Delete { op, task_id } if DRAFT => self.on_delete(now, op, &task_id, res),
+            Purpose::Delete { op, task_id } if DRAFT => self.on_delete(now, *op, task_id, res),
             Purpose::Delete { .. } => {}
-            Purpose::Answer(i) => self.on_answer_ack(now, i, res),
+            Purpose::Answer(i) => self.on_answer_ack(now, *i, res),
             Purpose::Listen => self.on_listen_end(now, n, res.err()),
         }
     }

@@ -208,6 +208,9 @@ impl Session {
         &self.protocol_version
     }
 
+    /// The session's dialect (out of line: asked from a dozen places, each would hold the
+    /// dynamic call).
+    #[inline(never)]
     pub(crate) fn dialect(&self) -> Option<Dialect> {
         self.codec.map(|c| c.dialect())
     }

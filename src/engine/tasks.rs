@@ -4,7 +4,7 @@
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::{Outcome, Task, TaskStatus};
 
-use super::api::{ClientError, End, Event, Millis, SubId};
+use super::api::{ClientError, End, Event, Millis, Output, SubId};
 use super::cadence::{self, CATCH_UP_THROTTLE_MS};
 use super::ids::ReqId;
 use super::inputs::Origin;
@@ -207,12 +207,10 @@ impl Engine {
             (applied.visible_change && !entry.subs.is_empty()) || !snap.input_requests().is_empty();
         let snapshot = shown.then(|| snap.task(task_id));
         let has_subs = !entry.subs.is_empty();
-        let mut subs: Vec<SubId> = Vec::new();
-        if shown {
-            subs.extend(entry.subs.iter());
-        }
         let mut fetch = false;
-        if let Some((_, to)) = applied.transition {
+        // Events go straight to the output queue (a field apart from the entry borrowed here).
+        let out = &mut self.out;
+        if let Some((from, to)) = applied.transition {
             entry.poll.since = now.into();
             let asks = to == TaskStatus::InputRequired;
             fetch = (asks || (hold_running && !to.is_terminal()))
@@ -224,21 +222,19 @@ impl Engine {
             if fetch {
                 entry.result.start();
             }
-        }
-        if let Some((from, to)) = applied.transition {
-            self.emit(Event::Transition {
+            out.push_back(Output::Event(Event::Transition {
                 task_id: task_id.to_owned(),
                 from,
                 to,
                 at: now,
-            });
+            }));
         }
         if let (true, Some(snapshot)) = (applied.visible_change, &snapshot) {
-            for sub in &subs {
-                self.emit(Event::Status {
-                    sub: *sub,
+            for &sub in entry.subs.iter() {
+                out.push_back(Output::Event(Event::Status {
+                    sub,
                     task: snapshot.clone(),
-                });
+                }));
             }
         }
         if fetch {
@@ -426,37 +422,37 @@ impl Engine {
         entry.poll.last_answered = now.into();
         // Past the deadline an unknown task has expired: nothing to wait for.
         let held_result = entry.result.req().filter(|_| entry.phase.runs_in_time());
-        let parsed = match res {
+        let task = match res {
             Ok(v) => match self.session.codec_any().map(|c| c.parse_get(v)) {
-                Some(Ok(task)) => Ok(task),
-                Some(Err(e)) => Err(Box::new(Failure::Transport {
-                    error: e.into(),
-                    status: None,
-                    retry_after: None,
-                })),
+                Some(Ok(task)) => task,
+                Some(Err(e)) => {
+                    let f = Failure::Transport {
+                        error: e.into(),
+                        status: None,
+                        retry_after: None,
+                    };
+                    return self.poll_failed(now, task_id, &f);
+                }
                 None => return,
             },
-            Err(f) => Err(f),
-        };
-        match parsed {
-            Ok(task) => {
-                self.weigh_early_error(task_id, Some(task.status));
-                if let Some(e) = self.tasks.get_mut(task_id) {
-                    e.poll.errors = 0;
+            Err(f) => {
+                return match *f {
+                    Failure::Rpc(e) if self.gone_code(e.code) => {
+                        self.status_gone(now, task_id, e, held_result)
+                    }
+                    f if self.method_missing(&f) => {
+                        let error = self.remember_absent(TaskMethod::Get);
+                        self.no_status(now, task_id, error);
+                    }
+                    f => self.poll_failed(now, task_id, &f),
                 }
-                self.apply_snapshot(now, task_id, task, Source::Poll);
             }
-            Err(f) => match *f {
-                Failure::Rpc(e) if self.gone_code(e.code) => {
-                    self.status_gone(now, task_id, e, held_result)
-                }
-                f if self.method_missing(&f) => {
-                    let error = self.remember_absent(TaskMethod::Get);
-                    self.no_status(now, task_id, error);
-                }
-                f => self.poll_failed(now, task_id, &f),
-            },
+        };
+        self.weigh_early_error(task_id, Some(task.status));
+        if let Some(e) = self.tasks.get_mut(task_id) {
+            e.poll.errors = 0;
         }
+        self.apply_snapshot(now, task_id, task, Source::Poll);
     }
 
     /// A status request answered that the task does not exist (`error`), with a `tasks/result`
@@ -499,44 +495,38 @@ impl Engine {
         if matches!(e.phase, Phase::LastPoll { .. }) {
             return self.expire(now, task_id);
         }
+        e.poll.errors = e.poll.errors.saturating_add(1);
+        let (errors, interval) = (e.poll.errors, e.server_interval());
         if e.is_terminal() {
             // The final poll for an inline outcome failed: a few more tries, then end without it.
-            e.poll.errors = e.poll.errors.saturating_add(1);
-            if e.poll.errors > FINAL_POLL_TRIES {
+            if errors > FINAL_POLL_TRIES {
                 return self.give_up_outcome(now, task_id, f.client_error());
             }
             e.phase.reopen();
-            let delay = cadence::error_delay(
-                &mut self.rng,
-                e.poll.errors,
-                f.retry_after(),
-                e.server_interval(),
-            );
-            let slot = e.slot;
-            return self.timers.set(
-                Timer::Task(TaskTimer::Poll, slot),
-                now.saturating_add(delay),
-            );
+            return self.retry_task(now, task_id, errors, f, interval, None);
         }
-        e.poll.errors = e.poll.errors.saturating_add(1);
-        if e.subs.is_empty() || e.is_terminal() {
-            return;
+        if !e.subs.is_empty() {
+            self.retry_task(now, task_id, errors, f, interval, Some(Purpose::Get));
         }
-        let delay = cadence::error_delay(
-            &mut self.rng,
-            e.poll.errors,
-            f.retry_after(),
-            e.server_interval(),
-        );
-        let slot = e.slot;
-        if !self.retry_first(
-            now,
-            Purpose::Get(task_id.to_owned()),
-            f.retry_after(),
-            delay,
-        ) {
-            let at = now.saturating_add(delay);
-            self.timers.set(Timer::Task(TaskTimer::Poll, slot), at);
+    }
+
+    /// A task's request failed for the `errors`-th time in a row: the task's poll timer asks
+    /// again after the error backoff, unless the request (`again`, when it may) goes first once
+    /// the server's hold passes.
+    pub(crate) fn retry_task(
+        &mut self,
+        now: Millis,
+        task_id: &str,
+        errors: u32,
+        f: &Failure,
+        interval: Option<Millis>,
+        again: Option<fn(String) -> Purpose>,
+    ) {
+        let delay = cadence::error_delay(&mut self.rng, errors, f.retry_after(), interval);
+        let first = again
+            .is_some_and(|p| self.retry_first(now, p(task_id.to_owned()), f.retry_after(), delay));
+        if !first {
+            self.set_task_timer(TaskTimer::Poll, task_id, now.saturating_add(delay));
         }
     }
 
