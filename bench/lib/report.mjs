@@ -153,8 +153,8 @@ export function renderMarkdown(R) {
     L.push("## Bundle size, bytes gzipped (lower is better)", "");
     L.push("Theirs: client + Streamable HTTP transport + tasks, bundled and minified by esbuild for the browser, gzip -9.");
     L.push("Ours: the .wasm gzipped + our JS entry and wasm-bindgen glue bundled and minified the same way, gzipped.");
-    L.push("Core = `mcp-task-client/core` (tasks over HTTP and WebSocket, pushes, input requests, hosted tasks); full = the package root");
-    L.push("(core + tab coordination, persistence and OAuth).", "");
+    L.push("Core = `mcp-task-client/core` (tasks over HTTP and WebSocket in the 2025-11-25 and 2026-07-28 dialects, pushes, input requests);");
+    L.push("full = the package root (core + tab coordination, persistence, OAuth, tasks the client runs for the server, the draft dialect).", "");
     L.push(...head(["what"]));
     const b = (s) => (R.bundle[s] ? R.bundle[s] : s === "ours" ? { na: "pkg/ not built" } : undefined);
     const full = (s) => (s === "ours" ? (R.bundle.oursFull ?? { na: "pkg/ not built" }) : b(s));
