@@ -1,7 +1,7 @@
 //! mcp-task-client: an MCP Tasks requestor for browsers, Node and Electron.
 //!
-//! The crate is four layers with dependencies pointing one way only:
-//! `js` → `driver` → `engine` → `protocol`, with `coord` (tab coordination) beside `engine`.
+//! The crate is six rooms with dependencies pointing one way only:
+//! `js` → `driver` → `coord` (tab coordination) → `engine` → `protocol` → `json`.
 //! `protocol`, `engine` and `coord` are pure Rust (sans-IO: time, randomness and bytes are
 //! inputs) and are tested natively; `driver` and `js` exist only on `wasm32`. Below them all,
 //! `json` is the JSON value, its text and its reader.

@@ -40,6 +40,7 @@ use timer::Timer;
 
 /// Runs `f` on the current thread (next microtask), boxed: one copy of the executor's spawn path
 /// serves every background task of tab coordination and OAuth.
+#[cfg(any(feature = "tabs", feature = "oauth"))]
 pub fn spawn(f: impl std::future::Future<Output = ()> + 'static) {
     let f: std::pin::Pin<Box<dyn std::future::Future<Output = ()>>> = Box::pin(f);
     wasm_bindgen_futures::spawn_local(f);
