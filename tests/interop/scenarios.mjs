@@ -4,6 +4,8 @@
 //   { McpTaskClient, McpTaskError, url,
 //     count(taskId, sinceMs) -> Promise<{ get: number[] (ms since epoch), result: number, cancel: number }> }
 // (what the server received about one task since a moment, counted outside the client).
+// The scenarios about a running task ask for one (`{ task: "always" }`): a call that would run inline
+// has nothing to cancel, watch or leave open.
 // A scenario throws on failure: a ScenarioError when the client misbehaved, or the client's own
 // McpTaskError, which the runner checks against the documented server limitations (limits.mjs).
 // It resolves with { note?, about? } and closes every client it made.
@@ -15,6 +17,8 @@ const { assert, eq, sleep, within, rejection } = kit;
 export const TASK_MS = 3000;
 const WATCHERS = 10;
 const DIALECTS = ["legacy", "modern", "draft"];
+/** The call option of the scenarios about a running task (cancel, watchers, a second client, close). */
+const AS_TASK = { task: "always" };
 
 const text = (result) => JSON.stringify(result?.content ?? result);
 
@@ -116,17 +120,17 @@ export async function fail(ctx) {
   });
 }
 
-/** cancel() on a running call: acknowledged, the call ends `cancelled`, one tasks/cancel sent. */
+/** cancel() on a running task: acknowledged, the call ends `cancelled`, one tasks/cancel sent. */
 export async function cancel(ctx) {
   return withClient(ctx, undefined, async (c) => {
     const since = Date.now() - 50;
-    const h = await settled(ctx, c.callTool("slow_job", { ms: 15_000 }), "callTool");
+    const h = await settled(ctx, c.callTool("slow_job", { ms: 15_000 }, AS_TASK), "callTool");
     await sleep(300);
     await settled(ctx, h.cancel(), "cancel");
     const e = await within(10_000, rejection(h.result(), "a cancelled call"), "end after cancel");
     if (!(e instanceof ctx.McpTaskError)) throw new ScenarioError(`not an McpTaskError: ${e?.name}: ${e?.message}`);
     if (e.kind !== "cancelled") throw e;
-    if (h.id === null) return { note: "inline (no task)" };
+    taskOf(h, "cancel");
     eq(h.status, "cancelled", "handle status");
     await h.cancel(); // cancelling an ended handle sends nothing
     await sleep(200);
@@ -160,7 +164,7 @@ export async function input(ctx) {
 export async function watchers(ctx) {
   return withClient(ctx, undefined, async (c) => {
     const since = Date.now() - 50;
-    const h = await settled(ctx, c.callTool("slow_job", { ms: TASK_MS }), "callTool");
+    const h = await settled(ctx, c.callTool("slow_job", { ms: TASK_MS }, AS_TASK), "callTool");
     const id = taskOf(h, "ten watchers");
     const start = Date.now();
     const ws = Array.from({ length: WATCHERS }, () => c.watch(id));
@@ -182,7 +186,7 @@ export async function watchers(ctx) {
 /** A second client watches the first one's task by id and sees it end the same way. */
 export async function second(ctx) {
   return withClient(ctx, undefined, async (c) => {
-    const h = await settled(ctx, c.callTool("slow_job", { ms: TASK_MS }), "callTool");
+    const h = await settled(ctx, c.callTool("slow_job", { ms: TASK_MS }, AS_TASK), "callTool");
     const id = taskOf(h, "watch from a second client");
     return withClient(ctx, undefined, async (other) => {
       const w = other.watch(id);
@@ -202,7 +206,8 @@ export async function close(ctx) {
   const c = await open(ctx);
   let closed = false;
   try {
-    const h = await settled(ctx, c.callTool("slow_job", { ms: TASK_MS }), "callTool");
+    const h = await settled(ctx, c.callTool("slow_job", { ms: TASK_MS }, AS_TASK), "callTool");
+    const id = taskOf(h, "close");
     await sleep(300);
     await shut(c);
     closed = true;
@@ -214,9 +219,8 @@ export async function close(ctx) {
     assert(after instanceof ctx.McpTaskError, `an McpTaskError, got ${after?.name}: ${after?.message}`);
     eq(after.kind, "closed", "a call after close");
     await within(5_000, c.close(), "a second close");
-    if (h.id === null) return { note: "inline (no task)" };
     await sleep(1500);
-    const late = (await ctx.count(h.id, at + 200)).get.length;
+    const late = (await ctx.count(id, at + 200)).get.length;
     eq(late, 0, "tasks/get after close");
     return {};
   } finally {
