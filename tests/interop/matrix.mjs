@@ -183,6 +183,19 @@ async function runRuntime(runtime, kinds, scenarios, rows) {
   await rt.close().catch(() => {});
 }
 
+/** One verdict per task whatever the runtime: a scenario that passed with different ends fails in each. */
+function sameEverywhere(rows, kinds, scenarios) {
+  for (const kind of kinds) {
+    for (const s of scenarios) {
+      const passed = rows.filter((r) => r.kind === kind && r.cells[s]?.ok && r.cells[s].verdict);
+      const ends = [...new Set(passed.map((r) => r.cells[s].verdict))];
+      if (ends.length < 2) continue;
+      const said = passed.map((r) => `${RUNTIMES[r.runtime]}: ${r.cells[s].verdict}`).join(", ");
+      for (const r of passed) r.cells[s] = { ...r.cells[s], ok: false, error: { typed: false, message: `the same task ended differently (${said})` } };
+    }
+  }
+}
+
 function setupRow(kind, runtime, message, scenarios) {
   const cells = Object.fromEntries(scenarios.map((s) => [s, { ok: false, limit: null, ms: 0, error: { typed: false, message } }]));
   return { kind, runtime, cells, about: null };
@@ -281,6 +294,7 @@ async function main() {
     }
   }
 
+  sameEverywhere(rows, kinds, scenarios);
   const cells = rows.flatMap((r) => scenarios.map((s) => r.cells[s]));
   let passed = cells.filter(passes).length;
   let failed = cells.length - passed;

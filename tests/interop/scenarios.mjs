@@ -8,7 +8,7 @@
 // has nothing to cancel, watch or leave open.
 // A scenario throws on failure: a ScenarioError when the client misbehaved, or the client's own
 // McpTaskError, which the runner checks against the documented server limitations (limits.mjs).
-// It resolves with { note?, about? } and closes every client it made.
+// It resolves with { note?, verdict?, about? } and closes every client it made.
 import { kit, ScenarioError } from "../js/scenarios.mjs";
 
 const { assert, eq, sleep, within, rejection } = kit;
@@ -93,10 +93,10 @@ export async function complete(ctx) {
     await sleep(0);
     eq(doneCalls, 1, "onDone calls");
     eq(done?.kind, "finished", "done.kind");
-    if (h.id === null) return { note: "inline (no task)" };
+    if (h.id === null) return { note: "inline (no task)", verdict: "inline" };
     eq(done.status, "completed", "done.status");
     eq(h.status, "completed", "handle status");
-    return {};
+    return { verdict: "completed" };
   });
 }
 
@@ -116,7 +116,8 @@ export async function fail(ctx) {
       eq(e.taskId, h.id, "error.taskId");
       eq(done.status, "failed", "done.status");
     }
-    return { note: `${e.kind}${e.code !== undefined && e.code !== null ? ` ${e.code}` : ""}` };
+    const verdict = `${e.kind}${e.code !== undefined && e.code !== null ? ` ${e.code}` : ""}`;
+    return { note: verdict, verdict };
   });
 }
 
@@ -135,7 +136,7 @@ export async function cancel(ctx) {
     await h.cancel(); // cancelling an ended handle sends nothing
     await sleep(200);
     eq((await ctx.count(h.id, since)).cancel, 1, "tasks/cancel requests at the server");
-    return {};
+    return { verdict: "cancelled" };
   });
 }
 
@@ -196,7 +197,7 @@ export async function second(ctx) {
       if (theirs.status === "rejected") throw theirs.reason;
       eq(text(theirs.value), text(mine.value), "the second client's result");
       eq(w.status, h.status, "the second client's last status");
-      return {};
+      return { verdict: w.status };
     });
   });
 }
@@ -241,15 +242,16 @@ export const SCENARIOS = {
 };
 
 /**
- * Runs one scenario; never throws. `{ ok, note?, about?, error? }` where `error` describes what the
- * scenario threw: `{ typed, kind, code, httpStatus, message }` (typed: an McpTaskError).
+ * Runs one scenario; never throws. `{ ok, note?, verdict?, about?, error? }`: `verdict` is how the task
+ * ended (the same task must end the same way in every runtime), `error` describes what the scenario
+ * threw: `{ typed, kind, code, httpStatus, message }` (typed: an McpTaskError).
  */
 export async function runCell(name, ctx) {
   const s = SCENARIOS[name];
   if (!s) return { ok: false, error: { typed: false, message: `no scenario ${name}` } };
   try {
     const out = (await s.run(ctx)) ?? {};
-    return { ok: true, note: out.note ?? null, about: out.about ?? null };
+    return { ok: true, note: out.note ?? null, verdict: out.verdict ?? null, about: out.about ?? null };
   } catch (e) {
     const typed = e instanceof ctx.McpTaskError;
     return {
