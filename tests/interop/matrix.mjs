@@ -19,7 +19,7 @@ import { describeKind, kinds as registeredKinds, startServer } from "../servers/
 import { startProxy } from "../faults/proxy.mjs";
 import { openChromium } from "../js/browser/chromium.mjs";
 import { LIMITS, limitFor, withReadmeTable } from "./limits.mjs";
-import { runCell, SCENARIOS, TASK_MS } from "./scenarios.mjs";
+import { OBSERVED, observeWarnings, runCell, SCENARIOS, TASK_MS } from "./scenarios.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, "../..");
@@ -36,6 +36,7 @@ const list = (n, all) => {
 };
 const CELL_MS = Number(argv[argv.indexOf("--timeout-ms") + 1] || 0) || 20_000;
 const RUN_BUDGET_MS = 235_000;
+const OBSERVE_MS = 60_000; // the warnings pass: a few scenarios again, with onWarning
 const RUNTIMES = { node: "Node", chromium: "Chromium" };
 const T0 = Date.now();
 const LOADS = [os.loadavg()[0]];
@@ -101,6 +102,7 @@ async function nodeRuntime() {
   return {
     lane: async () => ({
       run: (name, srv) => bounded(runCell(name, { McpTaskClient, McpTaskError, url: srv.url, count: srv.count }), CELL_MS, timedOut),
+      observe: (srv) => observeWarnings({ McpTaskClient, McpTaskError, url: srv.url, count: srv.count }),
       close: async () => {},
     }),
     close: async () => {},
@@ -137,6 +139,10 @@ async function chromiumRuntime() {
           }
           return cell;
         },
+        observe: async () => {
+          if (!page) await fresh();
+          return page.evaluate((url) => window.observeWarnings(url), srv.url);
+        },
         close: async () => { await page?.close().catch(() => {}); },
       };
     },
@@ -156,12 +162,13 @@ async function runRuntime(runtime, kinds, scenarios, rows) {
     return;
   }
   await Promise.all(kinds.map(async (kind) => {
-    const row = { kind, runtime, cells: {}, about: null };
+    const row = { kind, runtime, cells: {}, about: null, url: null };
     rows.push(row);
     let srv;
     let lane;
     try {
       srv = await serve(kind);
+      row.url = srv.url;
       lane = await rt.lane(srv);
     } catch (e) {
       Object.assign(row, setupRow(kind, runtime, `setup: ${e.message.split("\n")[0]}`, scenarios));
@@ -177,6 +184,8 @@ async function runRuntime(runtime, kinds, scenarios, rows) {
       row.cells[name] = cell;
       log(`${verdict(cell).padEnd(5)} ${kind} × ${runtime} × ${name} (${(cell.ms / 1000).toFixed(1)} s)${cell.ok ? "" : `: ${errorText(cell.error)}`}`);
     }
+    const watch = lane.observe(srv).catch((e) => [{ text: `(not observed: ${e.message.split("\n")[0]})`, times: 1 }]);
+    row.warnings = await bounded(watch, OBSERVE_MS, () => [{ text: `(observation unfinished after ${OBSERVE_MS / 1000} s)`, times: 1 }]);
     await lane.close();
     await srv.stop().catch(() => {});
   }));
@@ -220,11 +229,18 @@ function mark(c) {
   return `✗ ${md(t.length > 140 ? `${t.slice(0, 140)}…` : t)}`;
 }
 
-/** Library and version, and the transport, from the kind's one-line description. */
+/** Library and version (the kind's one-line description up to its first comma) and the rest of it. */
 function about(kind) {
   const d = describeKind(kind) ?? kind;
   const i = d.indexOf(", ");
-  return i < 0 ? { library: d, transport: "" } : { library: d.slice(0, i), transport: d.slice(i + 2) };
+  return i < 0 ? { library: d, rest: "" } : { library: d.slice(0, i), rest: d.slice(i + 2) };
+}
+
+/** The transport a default client uses for the server's URL. */
+function transport(rows, kind) {
+  const url = rows.find((r) => r.kind === kind && r.url)?.url;
+  if (!url) return "?";
+  return /^wss?:/.test(url) ? "WebSocket" : "Streamable HTTP";
 }
 
 function era(rows, kind) {
@@ -245,11 +261,23 @@ function table(rows, kinds, runtimes, scenarios) {
 }
 
 function kindsTable(rows, kinds) {
-  const out = ["| server kind | library / version | era (negotiated by `auto`) | transport | server says |", "|---|---|---|---|---|"];
+  const out = ["| server kind | library / version | era (negotiated by `auto`) | transport | serverInfo | the kind, as its launcher describes it |", "|---|---|---|---|---|---|"];
   for (const kind of kinds) {
     const a = about(kind);
     const server = rows.find((r) => r.kind === kind && r.about)?.about?.server ?? "–";
-    out.push(`| ${kind} | ${md(a.library)} | ${era(rows, kind)} | ${md(a.transport)} | ${md(server)} |`);
+    out.push(`| ${kind} | ${md(a.library)} | ${era(rows, kind)} | ${transport(rows, kind)} | ${md(server)} | ${md(a.rest)} |`);
+  }
+  return out;
+}
+
+function warningsSeen(rows, kinds, runtimes) {
+  const out = [];
+  for (const kind of kinds) {
+    for (const runtime of runtimes) {
+      const w = rows.find((r) => r.kind === kind && r.runtime === runtime)?.warnings;
+      if (!w) continue;
+      out.push(`- ${kind} × ${RUNTIMES[runtime]}: ${w.length ? w.map((x) => `${md(x.text)}${x.times > 1 ? ` (×${x.times})` : ""}`).join("; ") : "none"}`);
+    }
   }
   return out;
 }
@@ -339,6 +367,12 @@ async function main() {
     ...(limitsUsed.size
       ? ["## Limitations met", "", ...LIMITS.filter((l) => limitsUsed.has(l.id)).map((l) => `- **${l.id}** (${l.kinds.join(", ")}): ${md(l.server)} → \`${l.errorKind}\`: ${md(l.client)}`), ""]
       : []),
+    "## Warnings (observed, not counted)",
+    "",
+    `What \`onWarning\` reported when ${OBSERVED.join(", ")} ran again with it as the only added option (each distinct warning once):`,
+    "",
+    ...warningsSeen(rows, kinds, runtimes),
+    "",
     ...(readmeNote ? [`README check: **FAIL**: ${readmeNote}`, ""] : []),
     `Run: ${minutes} min on ${os.cpus().length} cores, load average (1 min) ${load}.`,
     "",

@@ -8,7 +8,8 @@
 // has nothing to cancel, watch or leave open.
 // A scenario throws on failure: a ScenarioError when the client misbehaved, or the client's own
 // McpTaskError, which the runner checks against the documented server limitations (limits.mjs).
-// It resolves with { note?, verdict?, about? } and closes every client it made.
+// It resolves with { note?, verdict?, about? } and closes every client it made. observeWarnings runs
+// some of them again with `onWarning` (ctx.onWarning), to record what the client warns about.
 import { kit, ScenarioError } from "../js/scenarios.mjs";
 
 const { assert, eq, sleep, within, rejection } = kit;
@@ -23,7 +24,8 @@ const AS_TASK = { task: "always" };
 const text = (result) => JSON.stringify(result?.content ?? result);
 
 async function open(ctx, options) {
-  return within(15_000, options ? ctx.McpTaskClient.connect(ctx.url, options) : ctx.McpTaskClient.connect(ctx.url), "connect");
+  const with_ = ctx.onWarning ? { ...options, onWarning: ctx.onWarning } : options;
+  return within(15_000, with_ ? ctx.McpTaskClient.connect(ctx.url, with_) : ctx.McpTaskClient.connect(ctx.url), "connect");
 }
 
 async function shut(client) {
@@ -124,7 +126,7 @@ export async function fail(ctx) {
 /** cancel() on a running task: acknowledged, the call ends `cancelled`, one tasks/cancel sent. */
 export async function cancel(ctx) {
   return withClient(ctx, undefined, async (c) => {
-    const since = Date.now() - 50;
+    const since = Date.now();
     const h = await settled(ctx, c.callTool("slow_job", { ms: 15_000 }, AS_TASK), "callTool");
     await sleep(300);
     await settled(ctx, h.cancel(), "cancel");
@@ -164,7 +166,7 @@ export async function input(ctx) {
  */
 export async function watchers(ctx) {
   return withClient(ctx, undefined, async (c) => {
-    const since = Date.now() - 50;
+    const since = Date.now();
     const h = await settled(ctx, c.callTool("slow_job", { ms: TASK_MS }, AS_TASK), "callTool");
     const id = taskOf(h, "ten watchers");
     const start = Date.now();
@@ -240,6 +242,24 @@ export const SCENARIOS = {
   second: { run: second, title: "watch from a 2nd client" },
   close: { run: close, title: "close" },
 };
+
+/** The scenarios run again with `onWarning` (the only option added) to see what the client warns about. */
+export const OBSERVED = ["complete", "fail", "cancel", "input", "watchers"];
+
+/**
+ * Runs the OBSERVED scenarios with an `onWarning` observer; never throws. Returns each distinct warning
+ * once (`kind: message`, task ids elided), with how often it came.
+ */
+export async function observeWarnings(ctx) {
+  const seen = new Map();
+  const onWarning = (w) => {
+    const e = w?.error ?? {};
+    const key = `${e.kind ?? "?"}: ${String(e.message ?? "").replaceAll(w?.taskId ?? "\0", "<task>")}`;
+    seen.set(key, (seen.get(key) ?? 0) + 1);
+  };
+  for (const name of OBSERVED) await runCell(name, { ...ctx, onWarning });
+  return [...seen].map(([text, times]) => ({ text, times }));
+}
 
 /**
  * Runs one scenario; never throws. `{ ok, note?, verdict?, about?, error? }`: `verdict` is how the task
