@@ -10,7 +10,8 @@
 // Kinds run side by side within a runtime (their scenarios one after another, each bounded), the two
 // runtimes side by side, each runtime against its own servers; the whole run stops itself at RUN_BUDGET_MS.
 // Needs pkg/ (bash scripts/build.sh), the test servers (tests/servers/install.sh), tests/js's
-// node_modules (playwright-core) and /usr/bin/chromium. Talks only to 127.0.0.1.
+// node_modules (playwright-core) and /usr/bin/chromium. Talks only to 127.0.0.1. harness.test.mjs checks
+// this machinery (the limitation matcher, the README table, that the poller count catches ten pollers).
 import { readFileSync, writeFileSync, existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
