@@ -193,15 +193,20 @@ async function runRuntime(runtime, kinds, scenarios, rows) {
   await rt.close().catch(() => {});
 }
 
-/** One verdict per task whatever the runtime: a scenario that passed with different ends fails in each. */
+/** How a passing cell ended: the scenario's verdict, "works", or the limitation it met. */
+const ending = (c) => (c.ok ? (c.verdict ?? "works") : `limit: ${c.limit.id}`);
+
+/**
+ * One verdict per task whatever the runtime: cells of one kind and scenario that passed with different
+ * ends (or where one met a limitation the other did not) fail in each runtime.
+ */
 function sameEverywhere(rows, kinds, scenarios) {
   for (const kind of kinds) {
     for (const s of scenarios) {
-      const passed = rows.filter((r) => r.kind === kind && r.cells[s]?.ok && r.cells[s].verdict);
-      const ends = [...new Set(passed.map((r) => r.cells[s].verdict))];
-      if (ends.length < 2) continue;
-      const said = passed.map((r) => `${RUNTIMES[r.runtime]}: ${r.cells[s].verdict}`).join(", ");
-      for (const r of passed) r.cells[s] = { ...r.cells[s], ok: false, error: { typed: false, message: `the same task ended differently (${said})` } };
+      const passed = rows.filter((r) => r.kind === kind && r.cells[s] && passes(r.cells[s]));
+      if (new Set(passed.map((r) => ending(r.cells[s]))).size < 2) continue;
+      const said = passed.map((r) => `${RUNTIMES[r.runtime]}: ${ending(r.cells[s])}`).join(", ");
+      for (const r of passed) r.cells[s] = { ...r.cells[s], ok: false, limit: null, error: { typed: false, message: `the same scenario ended differently (${said})` } };
     }
   }
 }
