@@ -24,8 +24,8 @@ const AS_TASK = { task: "always" };
 const text = (result) => JSON.stringify(result?.content ?? result);
 
 async function open(ctx, options) {
-  const with_ = ctx.onWarning ? { ...options, onWarning: ctx.onWarning } : options;
-  return within(15_000, with_ ? ctx.McpTaskClient.connect(ctx.url, with_) : ctx.McpTaskClient.connect(ctx.url), "connect");
+  const chosen = ctx.onWarning ? { ...options, onWarning: ctx.onWarning } : options;
+  return within(15_000, chosen ? ctx.McpTaskClient.connect(ctx.url, chosen) : ctx.McpTaskClient.connect(ctx.url), "connect");
 }
 
 async function shut(client) {
@@ -58,7 +58,7 @@ function taskOf(h, what) {
   return h.id;
 }
 
-/** The slowest cadence the client may poll at: the server's interval, 1 s when it gives none. */
+/** The shortest gap the client may leave between two polls of a task: the server's interval, 1 s without one. */
 function interval(h) {
   const ms = h.task?.pollIntervalMs;
   return typeof ms === "number" && ms > 0 ? ms : 1000;
