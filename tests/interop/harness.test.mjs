@@ -15,12 +15,24 @@ const README = fileURLToPath(new URL("../../README.md", import.meta.url));
 test("a limitation matches only a typed error of its kinds, scenarios, error kind and message", () => {
   const l = LIMITS.find((x) => x.id === "no tasks");
   const error = { typed: true, kind: l.errorKind, message: "this call needs a task and the server offers no tasks" };
-  assert.equal(limitFor(l.kinds[0], l.scenarios[0], error), l);
-  assert.equal(limitFor(l.kinds[0], l.scenarios[0], { ...error, typed: false }), null, "an untyped error");
-  assert.equal(limitFor("a-kind-nobody-registered", l.scenarios[0], error), null, "another kind");
-  assert.equal(limitFor(l.kinds[0], "connect", error), null, "another scenario");
-  assert.equal(limitFor(l.kinds[0], l.scenarios[0], { ...error, kind: "rpc" }), null, "another error kind");
-  assert.equal(limitFor(l.kinds[0], l.scenarios[0], { ...error, message: "timed out" }), null, "another message");
+  const [kind, scenario] = [l.kinds[0], l.scenarios[0]];
+  assert.equal(limitFor(kind, "node", scenario, error), l);
+  assert.equal(limitFor(kind, "chromium", scenario, error), l, "every runtime when the entry names none");
+  assert.equal(limitFor(kind, "node", scenario, { ...error, typed: false }), null, "an untyped error");
+  assert.equal(limitFor("a-kind-nobody-registered", "node", scenario, error), null, "another kind");
+  assert.equal(limitFor(kind, "node", "connect", error), null, "another scenario");
+  assert.equal(limitFor(kind, "node", scenario, { ...error, kind: "rpc" }), null, "another error kind");
+  assert.equal(limitFor(kind, "node", scenario, { ...error, message: "timed out" }), null, "another message");
+  LIMITS.push({ ...l, id: "test only", runtimes: ["chromium"] });
+  try {
+    assert.equal(limitFor(kind, "chromium", scenario, error), l, "the first entry that applies");
+    LIMITS.splice(LIMITS.indexOf(l), 1);
+    assert.equal(limitFor(kind, "chromium", scenario, error)?.id, "test only", "an entry of one runtime applies there");
+    assert.equal(limitFor(kind, "node", scenario, error), null, "and nowhere else");
+  } finally {
+    LIMITS.splice(0, LIMITS.length, ...LIMITS.filter((x) => x.id !== "test only"));
+    if (!LIMITS.includes(l)) LIMITS.push(l);
+  }
 });
 
 test("the README's table of limitations is the one limits.mjs generates", () => {

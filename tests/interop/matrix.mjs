@@ -1,4 +1,5 @@
-// Interop matrix: every server kind registered in tests/servers/launch.mjs × {Node, Chromium page} ×
+// Interop matrix: every server kind registered in tests/servers/launch.mjs (and the configurations of
+// variants.mjs) × {Node, Chromium page} ×
 // the scenarios of scenarios.mjs, each client made with default options. A cell passes when its
 // scenario works, or when it rejects with a typed McpTaskError naming a server limitation that the
 // README documents (limits.mjs). Prints the table, writes docs/interop.md, checks the README's table
@@ -20,6 +21,7 @@ import { describeKind, kinds as registeredKinds, startServer } from "../servers/
 import { startProxy } from "../faults/proxy.mjs";
 import { openChromium } from "../js/browser/chromium.mjs";
 import { LIMITS, limitFor, withReadmeTable } from "./limits.mjs";
+import { VARIANTS } from "./variants.mjs";
 import { OBSERVED, observeWarnings, runCell, SCENARIOS, TASK_MS } from "./scenarios.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -67,7 +69,8 @@ const timedOut = () => ({ ok: false, error: { typed: false, message: `no end wit
  * GET /stats are reached through the fault proxy (no faults), which counts.
  */
 async function serve(kind) {
-  const server = await startServer(kind, { port: 0, timeoutMs: 30_000 });
+  const v = VARIANTS[kind];
+  const server = await startServer(v?.base ?? kind, { port: 0, timeoutMs: 30_000, args: v?.args, env: v?.env });
   if (server.statsUrl) {
     const count = async (taskId, since) => {
       const s = await (await fetch(server.statsUrl)).json();
@@ -180,7 +183,7 @@ async function runRuntime(runtime, kinds, scenarios, rows) {
       const t = Date.now();
       const cell = await lane.run(name, srv);
       cell.ms = Date.now() - t;
-      cell.limit = cell.ok ? null : limitFor(kind, name, cell.error);
+      cell.limit = cell.ok ? null : limitFor(kind, runtime, name, cell.error);
       if (cell.about) row.about = cell.about;
       row.cells[name] = cell;
       log(`${verdict(cell).padEnd(5)} ${kind} × ${runtime} × ${name} (${(cell.ms / 1000).toFixed(1)} s)${cell.ok ? "" : `: ${errorText(cell.error)}`}`);
@@ -198,12 +201,13 @@ const ending = (c) => (c.ok ? (c.verdict ?? "works") : `limit: ${c.limit.id}`);
 
 /**
  * One verdict per task whatever the runtime: cells of one kind and scenario that passed with different
- * ends (or where one met a limitation the other did not) fail in each runtime.
+ * ends (or where one met a limitation the other did not, unless the limitation is one runtime's) fail in each.
  */
 function sameEverywhere(rows, kinds, scenarios) {
   for (const kind of kinds) {
     for (const s of scenarios) {
       const passed = rows.filter((r) => r.kind === kind && r.cells[s] && passes(r.cells[s]));
+      if (passed.some((r) => r.cells[s].limit?.runtimes)) continue;
       if (new Set(passed.map((r) => ending(r.cells[s]))).size < 2) continue;
       const said = passed.map((r) => `${RUNTIMES[r.runtime]}: ${ending(r.cells[s])}`).join(", ");
       for (const r of passed) r.cells[s] = { ...r.cells[s], ok: false, limit: null, error: { typed: false, message: `the same scenario ended differently (${said})` } };
@@ -237,7 +241,8 @@ function mark(c) {
 
 /** Library and version (the kind's one-line description up to its first comma) and the rest of it. */
 function about(kind) {
-  const d = describeKind(kind) ?? kind;
+  const v = VARIANTS[kind];
+  const d = v ? `${describeKind(v.base)}, ${v.what}` : (describeKind(kind) ?? kind);
   const i = d.indexOf(", ");
   return i < 0 ? { library: d, rest: "" } : { library: d.slice(0, i), rest: d.slice(i + 2) };
 }
@@ -302,7 +307,8 @@ function failures(rows, scenarios) {
 // ---------------------------------------------------------------- main
 
 async function main() {
-  const all = registeredKinds();
+  const registered = registeredKinds();
+  const all = [...registered, ...Object.keys(VARIANTS).filter((k) => registered.includes(VARIANTS[k].base))];
   const kinds = list("--kinds", all);
   const runtimes = list("--runtimes", Object.keys(RUNTIMES));
   const scenarios = list("--scenarios", Object.keys(SCENARIOS));

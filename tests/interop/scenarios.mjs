@@ -52,6 +52,18 @@ async function settled(ctx, promise, what) {
   }
 }
 
+/** How a call that must not succeed ended: its error, or a ScenarioError saying what it resolved with. */
+async function refusal(h, ms, what) {
+  let value;
+  try {
+    value = await within(ms, h.result(), what);
+  } catch (e) {
+    if (e instanceof ScenarioError) throw e;
+    return e;
+  }
+  throw new ScenarioError(`${what}: result() resolved (status ${h.status}): ${text(value).slice(0, 200)}`);
+}
+
 /** The task a scenario needs: a call that ran inline has none to watch. */
 function taskOf(h, what) {
   if (typeof h.id !== "string" || h.id === "") throw new ScenarioError(`${what}: the call ran inline (no task id)`);
@@ -108,7 +120,7 @@ export async function fail(ctx) {
     const h = await settled(ctx, c.callTool("fail_job", { ms: 200 }), "callTool");
     let done;
     h.onDone((d) => (done = d));
-    const e = await within(15_000, rejection(h.result(), "a failing tool"), "failure");
+    const e = await refusal(h, 15_000, "a failing tool");
     assert(e instanceof ctx.McpTaskError, `an McpTaskError, got ${e?.name}: ${e?.message}`);
     assert(["taskFailed", "rpc"].includes(e.kind), `kind taskFailed or rpc, got ${e.kind}: ${e.message}`);
     assert(/failed on purpose/.test(e.message), `the tool's own text in the message: ${e.message}`);
@@ -130,7 +142,7 @@ export async function cancel(ctx) {
     const h = await settled(ctx, c.callTool("slow_job", { ms: 15_000 }, AS_TASK), "callTool");
     await sleep(300);
     await settled(ctx, h.cancel(), "cancel");
-    const e = await within(10_000, rejection(h.result(), "a cancelled call"), "end after cancel");
+    const e = await refusal(h, 10_000, "a cancelled call");
     if (!(e instanceof ctx.McpTaskError)) throw new ScenarioError(`not an McpTaskError: ${e?.name}: ${e?.message}`);
     if (e.kind !== "cancelled") throw e;
     taskOf(h, "cancel");
@@ -215,7 +227,7 @@ export async function close(ctx) {
     await shut(c);
     closed = true;
     const at = Date.now();
-    const e = await within(5_000, rejection(h.result(), "a call open at close"), "the open call's end");
+    const e = await refusal(h, 5_000, "a call open at close");
     assert(e instanceof ctx.McpTaskError, `an McpTaskError, got ${e?.name}: ${e?.message}`);
     eq(e.kind, "closed", "the open call's error kind");
     const after = await rejection(c.callTool("slow_job", { ms: 10 }), "a call after close");

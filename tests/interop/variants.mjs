@@ -1,0 +1,12 @@
+// Server configurations the matrix runs besides the launcher's kinds: a registered kind started with
+// other arguments or environment (tests/servers/README.md lists the options), for deviations seen in
+// the wild that no registered kind shows. Each joins the matrix as a kind of its own; a variant whose
+// base kind is not registered is left out.
+
+/** name → { base: a launcher kind, args?, env?, what: how it differs from its base } */
+export const VARIANTS = {
+  // No listening stream (GET → 405): no status notifications, so ends are learned by polls and results only.
+  "ts-sdk-no-get": { base: "ts-sdk", args: ["--no-get"], what: "no GET stream (405)" },
+  // A CORS allow-list of the 2025-11-25 headers only, on a server that speaks nothing but 2026-07-28.
+  "rmcp3-modern-strict-cors": { base: "rmcp3-modern", env: { STRICT_CORS: "1" }, what: "CORS allows the 2025-11-25 headers only" },
+};
