@@ -10,7 +10,7 @@
 export const LIMITS = [
   {
     id: "tasks per session",
-    kinds: ["ts-sdk", "ts-sdk-no-get", "python-http", "python-ws", "rmcp2", "rmcp2-full"],
+    kinds: ["ts-sdk", "ts-sdk-no-get", "ts-sdk-event-store", "ts-sdk-discover-notasks", "python-http", "python-ws", "rmcp2", "rmcp2-full"],
     scenarios: ["second"],
     errorKind: "rpc",
     message: /task not found/i,
@@ -25,6 +25,16 @@ export const LIMITS = [
     message: /server offers no tasks/,
     server: "offers no tasks in any era: every tool runs inline",
     client: "a call that asks for a task (`task: \"always\"`) rejects before anything is sent: \"this call needs a task and the server offers no tasks\"",
+  },
+  {
+    id: "CORS: no modern era in browsers",
+    kinds: ["rmcp3-strict-cors"],
+    runtimes: ["chromium"],
+    scenarios: ["cancel", "watchers", "second", "close"],
+    errorKind: "unsupported",
+    message: /server offers no tasks/,
+    server: "allows only the 2025-11-25 request headers (CORS): a page's 2026-07-28 requests die at the preflight, and its 2025-11-25 era has no tasks",
+    client: "the page falls back to `initialize` (tools run inline); a call that asks for a task rejects: \"this call needs a task and the server offers no tasks\"",
   },
 ];
 

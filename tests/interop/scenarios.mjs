@@ -107,7 +107,7 @@ export async function complete(ctx) {
     await sleep(0);
     eq(doneCalls, 1, "onDone calls");
     eq(done?.kind, "finished", "done.kind");
-    if (h.id === null) return { note: "inline (no task)", verdict: "inline" };
+    if (h.id === null) return { note: "inline (no task)", verdict: "completed" };
     eq(done.status, "completed", "done.status");
     eq(h.status, "completed", "handle status");
     return { verdict: "completed" };
