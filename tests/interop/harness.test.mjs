@@ -23,6 +23,7 @@ test("a limitation matches only a typed error of its kinds, scenarios, error kin
   assert.equal(limitFor(kind, "node", "connect", error), null, "another scenario");
   assert.equal(limitFor(kind, "node", scenario, { ...error, kind: "rpc" }), null, "another error kind");
   assert.equal(limitFor(kind, "node", scenario, { ...error, message: "timed out" }), null, "another message");
+  const saved = [...LIMITS];
   LIMITS.push({ ...l, id: "test only", runtimes: ["chromium"] });
   try {
     assert.equal(limitFor(kind, "chromium", scenario, error), l, "the first entry that applies");
@@ -30,8 +31,7 @@ test("a limitation matches only a typed error of its kinds, scenarios, error kin
     assert.equal(limitFor(kind, "chromium", scenario, error)?.id, "test only", "an entry of one runtime applies there");
     assert.equal(limitFor(kind, "node", scenario, error), null, "and nowhere else");
   } finally {
-    LIMITS.splice(0, LIMITS.length, ...LIMITS.filter((x) => x.id !== "test only"));
-    if (!LIMITS.includes(l)) LIMITS.push(l);
+    LIMITS.splice(0, LIMITS.length, ...saved);
   }
 });
 
