@@ -10,7 +10,7 @@
 export const LIMITS = [
   {
     id: "tasks per session",
-    kinds: ["ts-sdk", "ts-sdk-no-get", "ts-sdk-event-store", "ts-sdk-discover-notasks", "python-http", "python-ws", "rmcp2", "rmcp2-full"],
+    kinds: ["ts-sdk", "ts-sdk-no-get", "ts-sdk-event-store", "ts-sdk-discover-notasks", "python-http", "python-http-no-get", "python-ws", "rmcp2", "rmcp2-full"],
     scenarios: ["second"],
     errorKind: "rpc",
     message: /task not found/i,

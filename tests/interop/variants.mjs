@@ -7,6 +7,7 @@
 export const VARIANTS = {
   // No listening stream (GET → 405): no status notifications, so ends are learned by polls and results only.
   "ts-sdk-no-get": { base: "ts-sdk", args: ["--no-get"], what: "no GET stream (405)" },
+  "python-http-no-get": { base: "python-http", args: ["--no-get"], what: "no GET stream (405)" },
   // SSE event ids and resumption (GET + Last-Event-ID); priming events.
   "ts-sdk-event-store": { base: "ts-sdk", args: ["--event-store"], what: "SSE event ids + resumption" },
   // `server/discover` answered as 2026-07-28 without the tasks extension; tasks only through `initialize`.
