@@ -130,7 +130,13 @@ async function chromiumRuntime() {
       };
       return {
         run: async (name) => {
-          if (!page) await fresh();
+          try {
+            if (!page) await fresh();
+          } catch (e) {
+            await page?.close().catch(() => {});
+            page = null;
+            return { ok: false, error: { typed: false, message: `page: ${e.message.split("\n")[0]}` } };
+          }
           panics = [];
           const cell = await bounded(page.evaluate(([n, url]) => window.runCell(n, url), [name, srv.url]).catch((e) => ({
             ok: false, error: { typed: false, message: `page: ${e.message.split("\n")[0]}` },
@@ -181,7 +187,7 @@ async function runRuntime(runtime, kinds, scenarios, rows) {
     }
     for (const name of scenarios) {
       const t = Date.now();
-      const cell = await lane.run(name, srv);
+      const cell = await lane.run(name, srv).catch((e) => ({ ok: false, error: { typed: false, message: `harness: ${e.message.split("\n")[0]}` } }));
       cell.ms = Date.now() - t;
       cell.limit = cell.ok ? null : limitFor(kind, runtime, name, cell.error);
       if (cell.about) row.about = cell.about;
