@@ -260,9 +260,12 @@ function transport(rows, kind) {
   return /^wss?:/.test(url) ? "WebSocket" : "Streamable HTTP";
 }
 
+/** The era `auto` negotiated, per runtime where they differ (a browser's CORS rules may narrow it). */
 function era(rows, kind) {
-  const a = rows.find((r) => r.kind === kind && r.about)?.about;
-  return a ? `${a.dialect} (${a.protocolVersion})` : "? (connect failed)";
+  const seen = rows.filter((r) => r.kind === kind && r.about).map((r) => [r.runtime, `${r.about.dialect} (${r.about.protocolVersion})`]);
+  if (!seen.length) return "? (connect failed)";
+  const eras = new Set(seen.map(([, e]) => e));
+  return eras.size === 1 ? [...eras][0] : seen.map(([rt, e]) => `${e} in ${RUNTIMES[rt]}`).join(", ");
 }
 
 function table(rows, kinds, runtimes, scenarios) {

@@ -13,6 +13,6 @@ export const VARIANTS = {
   // `server/discover` answered as 2026-07-28 without the tasks extension; tasks only through `initialize`.
   "ts-sdk-discover-notasks": { base: "ts-sdk", args: ["--discover-without-tasks"], what: "discover without the tasks extension" },
   // A CORS allow-list of the 2025-11-25 headers only: a browser cannot send a 2026-07-28 request.
-  "rmcp3-strict-cors": { base: "rmcp3", env: { STRICT_CORS: "1" }, what: "dual-era, CORS allows the 2025-11-25 headers only" },
-  "rmcp3-modern-strict-cors": { base: "rmcp3-modern", env: { STRICT_CORS: "1" }, what: "2026-07-28 only, CORS allows the 2025-11-25 headers only" },
+  "rmcp3-strict-cors": { base: "rmcp3", env: { STRICT_CORS: "1" }, what: "CORS allows the 2025-11-25 headers only" },
+  "rmcp3-modern-strict-cors": { base: "rmcp3-modern", env: { STRICT_CORS: "1" }, what: "CORS allows the 2025-11-25 headers only" },
 };
