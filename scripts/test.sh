@@ -2,7 +2,8 @@
 # Runs every test: formatting, clippy (native + wasm32), native tests, the pkg build, wasm tests in Node
 # and headless Chromium, JS-level tests in Node and a real page, tab coordination, the demo end-to-end
 # test, the fault matrix (small batch, and the large batch of its core cases; the full large batch is a
-# release check: bash tests/faults/run.sh --large) and the official MCP conformance suite (client scenarios).
+# release check: bash tests/faults/run.sh --large), the interop matrix (every server kind × Node and Chromium,
+# default options; it writes docs/interop.md) and the official MCP conformance suite (client scenarios).
 # Exits non-zero if any stage fails; ends with one summary line.
 #
 # The compile-bound stages run one after another; the browser and server stages, which mostly wait on
@@ -54,6 +55,7 @@ side=(
   "tabs: persistence, resume (Chromium)|node --test tests/tabs/persistence.test.mjs"
   "JS in a Chromium page + Electron example (main in Node, renderer as file://)|bash scripts/test-js.sh browser"
   "npm pack → publint + attw, Node 20, Vite page, React (StrictMode)|bash scripts/test-js.sh pack"
+  "interop matrix: every server kind × Node, Chromium × 8 scenarios, default options (writes docs/interop.md)|node --experimental-websocket --test tests/interop/ && node --experimental-websocket tests/interop/matrix.mjs"
   "MCP conformance suite 0.1.16, client mode (Node 22)|bash tests/conformance/run.sh"
 )
 jobs_max=${TEST_JOBS:-1}

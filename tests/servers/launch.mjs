@@ -83,6 +83,11 @@ export function kinds() {
     return [...KINDS.keys()];
 }
 
+/** A kind's one-line description (its spec's `describe`), or null for an unknown kind. */
+export function describeKind(name) {
+    return KINDS.get(name)?.describe ?? null;
+}
+
 const live = new Set();
 process.on('exit', () => {
     for (const child of live) child.kill('SIGKILL');

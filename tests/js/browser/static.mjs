@@ -1,4 +1,4 @@
-// A static file server for the page test: serves /pkg/* and /tests/js/* from the repo on 127.0.0.1
+// A static file server for the page tests: serves /pkg/*, /tests/js/* and /tests/interop/* from the repo on 127.0.0.1
 // (wasm as application/wasm), nothing else.
 import { createServer } from "node:http";
 import { readFile } from "node:fs/promises";
@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const TYPES = { ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm", ".html": "text/html", ".json": "application/json" };
-const ALLOWED = ["pkg" + sep, join("tests", "js") + sep];
+const ALLOWED = ["pkg" + sep, join("tests", "js") + sep, join("tests", "interop") + sep];
 
 export async function startStatic() {
   const server = createServer(async (req, res) => {
