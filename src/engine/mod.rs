@@ -28,6 +28,7 @@
 //!   HTTP 401 is sent once more, then fails as `Unauthorized`, like a 403 (`unauthorized.rs`).
 
 mod absent;
+mod accepted;
 mod answers;
 pub mod api;
 pub mod auth;

@@ -1,0 +1,60 @@
+//! A request answered HTTP 202 with no response (the spec wants a response; some servers write
+//! it into the session's GET listening stream instead). The request stays pending under its own
+//! timeout, its response matched by JSON-RPC id on whichever stream brings it; the listening
+//! stream is opened at once if it is closed; the host is warned once. Before the session is
+//! ready (era probe, `initialize`) and for a push subscription, a 202 still fails the request.
+
+use super::api::{ClientError, ErrorKind};
+use super::ids::ReqId;
+use super::quirks::Quirk;
+use super::requests::{Failure, Purpose};
+use super::Engine;
+
+const WARNING: &str = "the server answered a request with HTTP 202 and no response (a request must get its response on its own stream); waiting for the response on the session's other streams";
+const NEVER_OPEN: &str = "the server answered HTTP 202 with no response, and the session has no listening stream to bring it";
+const NEVER_CAME: &str = "the server answered HTTP 202 with no response, and the response never came on any stream of the session";
+
+impl Engine {
+    /// Request `n`'s stream ended after HTTP 202, unanswered: keeps it pending for its response
+    /// elsewhere. Returns whether it did (else it fails as before).
+    pub(crate) fn await_elsewhere(&mut self, n: ReqId) -> bool {
+        let ready = self.session.is_ready();
+        let Some(p) = self.reqs.get_mut(n) else {
+            return false;
+        };
+        if !ready
+            || matches!(
+                p.purpose,
+                Purpose::Probe | Purpose::Initialize | Purpose::Listen
+            )
+        {
+            return false;
+        }
+        p.accepted = true;
+        if !self.session.quirks.has(Quirk::AcceptsRequests) {
+            self.session.quirks.insert(Quirk::AcceptsRequests);
+            self.warn(None, ClientError::new(ErrorKind::Protocol, WARNING));
+        }
+        self.standalone_now();
+        true
+    }
+
+    /// Request `n` timed out: how, naming a 202 whose response never came.
+    pub(crate) fn timed_out(&self, n: ReqId) -> Failure {
+        if !self.reqs.get(n).is_some_and(|p| p.accepted) {
+            return Failure::Timeout;
+        }
+        let message = if self.standalone_wanted() {
+            NEVER_CAME
+        } else {
+            NEVER_OPEN
+        };
+        let mut error = ClientError::new(ErrorKind::Timeout, message);
+        error.http_status = Some(202);
+        Failure::Transport {
+            error,
+            status: Some(202),
+            retry_after: None,
+        }
+    }
+}
