@@ -131,7 +131,7 @@ impl Engine {
         retry_after: Option<Millis>,
         www_authenticate: Option<String>,
     ) {
-        if self.standalone_head(key, status, retry_after) {
+        if self.standalone_head(now, key, status, retry_after) {
             return;
         }
         self.pool_headed(now, key);

@@ -2,15 +2,26 @@
 //! session is ready, reported under its own transmission key like any request, re-opened after it
 //! ends (the server's `retry:`, else backoff; `Last-Event-ID` from where it stopped) and given up
 //! for the session once the server refuses it. While it is closed it holds no connection.
+//!
+//! A stream that ran a while and then ended cleanly was cut (a proxy's idle timeout shorter than
+//! the server's keep-alive): it is reopened at once (after the server's `retry:` if it sent one),
+//! so no push is lost in a pause; a few such cuts in a row are named to the host once. Only
+//! streams that fail, or end as soon as they open, back off.
 
-use super::api::{Millis, Output, SendKey, TransportError};
+use super::api::{ClientError, ErrorKind, Millis, Output, SendKey, TransportError};
 use super::cadence::backoff_delay;
 use super::rng::Rng;
 use super::scheduler::Timer;
 use super::Engine;
+use crate::json::digits::decimal;
 
 /// Floor of any reopening delay, whatever the server's `retry:` says (a `retry: 0` must not storm).
 const MIN_RECONNECT_MS: Millis = 250;
+/// A stream open this long before it ended cleanly was cut, not refused: reopened at once (at
+/// most one reopening per this long, so never a storm).
+const CUT_AFTER_MS: Millis = 5_000;
+/// Cuts in a row before the host hears of them.
+const CUTS_NAMED: u32 = 3;
 
 /// Delay before reopening a stream: the server's `retry:` (floored) for the first attempt after a
 /// stream that delivered events; once attempts keep failing, the larger of it and our backoff.
@@ -37,6 +48,13 @@ pub(crate) struct Standalone {
     attempt: u32,
     /// The server refused the stream for this session.
     refused: bool,
+    /// When the open stream's 2xx head came.
+    opened_at: Option<Millis>,
+    /// Clean cuts in a row, and the shortest life among them.
+    cuts: u32,
+    cut_ms: Millis,
+    /// The host heard of the cuts.
+    named: bool,
 }
 
 impl Standalone {
@@ -100,6 +118,7 @@ impl Engine {
         let key = self.reqs.key();
         self.standalone.key = Some(key);
         self.standalone.head = None;
+        self.standalone.opened_at = None;
         self.out.push_back(Output::Listen {
             key,
             headers,
@@ -121,6 +140,7 @@ impl Engine {
     /// A head for `key`: `true` when `key` is the stream's.
     pub(crate) fn standalone_head(
         &mut self,
+        now: Millis,
         key: SendKey,
         status: u16,
         retry_after: Option<Millis>,
@@ -130,6 +150,7 @@ impl Engine {
             return false;
         }
         s.head = Some((status, retry_after));
+        s.opened_at = (200..300).contains(&status).then_some(now);
         true
     }
 
@@ -168,8 +189,13 @@ impl Engine {
         if !self.standalone.is(key) {
             return false;
         }
+        if error.is_none() && self.standalone_cut(now) {
+            self.pool_unlisten(now);
+            return true;
+        }
         let s = &mut self.standalone;
         s.key = None;
+        s.cuts = 0;
         // A busy answer's `Retry-After` (else the stream's `retry:`), or `None` when refused.
         let asked = match s.head.take() {
             Some((status, after)) if status == 429 || status >= 500 => Some(after.or(s.retry_ms)),
@@ -187,6 +213,40 @@ impl Engine {
             }
         }
         self.pool_unlisten(now);
+        true
+    }
+
+    /// The open stream ended cleanly: when it ran a while, it was cut; reopens it at once (after
+    /// the server's `retry:`, if any) and names repeated cuts once. Returns whether it was a cut.
+    fn standalone_cut(&mut self, now: Millis) -> bool {
+        let s = &mut self.standalone;
+        let life = s.opened_at.map_or(0, |t| now.saturating_sub(t));
+        if life < CUT_AFTER_MS {
+            return false;
+        }
+        s.key = None;
+        s.head = None;
+        s.attempt = 0;
+        s.cut_ms = if s.cuts == 0 {
+            life
+        } else {
+            s.cut_ms.min(life)
+        };
+        s.cuts = s.cuts.saturating_add(1);
+        let delay = s.retry_ms.map_or(0, |ms| ms.max(MIN_RECONNECT_MS));
+        self.timers
+            .set(Timer::Standalone, now.saturating_add(delay));
+        if s.cuts >= CUTS_NAMED && !s.named {
+            s.named = true;
+            let every = decimal((s.cut_ms / 1_000).max(1));
+            let message = [
+                "the listening stream is being cut every ",
+                &every,
+                " s, likely by a proxy idle timeout shorter than the server's keep-alive; reopening it at once each time",
+            ]
+            .concat();
+            self.warn(None, ClientError::new(ErrorKind::Transport, message));
+        }
         true
     }
 }
