@@ -10,9 +10,9 @@ use super::quirks::Quirk;
 use super::requests::{Failure, Purpose};
 use super::Engine;
 
-const WARNING: &str = "the server answered a request with HTTP 202 and no response (a request must get its response on its own stream); waiting for the response on the session's other streams";
-const NEVER_OPEN: &str = "the server answered HTTP 202 with no response, and the session has no listening stream to bring it";
-const NEVER_CAME: &str = "the server answered HTTP 202 with no response, and the response never came on any stream of the session";
+const WARNING: &str =
+    "HTTP 202 without a response to a request: awaiting it on the session's other streams";
+const NEVER_CAME: &str = "HTTP 202 without a response, and it never came on another stream";
 
 impl Engine {
     /// Request `n`'s stream ended after HTTP 202, unanswered: keeps it pending for its response
@@ -35,7 +35,8 @@ impl Engine {
             self.session.quirks.insert(Quirk::AcceptsRequests);
             self.warn(None, ClientError::new(ErrorKind::Protocol, WARNING));
         }
-        self.standalone_now();
+        // Closed, it opens now (its pending reopening then finds it open).
+        self.reopen_standalone();
         true
     }
 
@@ -44,12 +45,7 @@ impl Engine {
         if !self.reqs.get(n).is_some_and(|p| p.accepted) {
             return Failure::Timeout;
         }
-        let message = if self.standalone_wanted() {
-            NEVER_CAME
-        } else {
-            NEVER_OPEN
-        };
-        let mut error = ClientError::new(ErrorKind::Timeout, message);
+        let mut error = ClientError::new(ErrorKind::Timeout, NEVER_CAME);
         error.http_status = Some(202);
         Failure::Transport {
             error,

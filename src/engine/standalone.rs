@@ -93,24 +93,6 @@ impl Engine {
         }
     }
 
-    /// Whether the session has the stream (it is wanted and the server did not refuse it).
-    pub(crate) fn standalone_wanted(&self) -> bool {
-        self.standalone.headers.is_some() && !self.standalone.refused
-    }
-
-    /// Makes sure the stream is open: one waiting to be reopened opens at once. Returns whether
-    /// it is open (false: the session has none, or the server refused it).
-    pub(crate) fn standalone_now(&mut self) -> bool {
-        if !self.standalone_wanted() {
-            return false;
-        }
-        if self.standalone.key.is_none() {
-            self.timers.clear(&Timer::Standalone);
-            self.open_standalone();
-        }
-        true
-    }
-
     fn open_standalone(&mut self) {
         let Some(headers) = self.standalone.headers.clone() else {
             return;
@@ -242,7 +224,7 @@ impl Engine {
             let message = [
                 "the listening stream is being cut every ",
                 &every,
-                " s, likely by a proxy idle timeout shorter than the server's keep-alive; reopening it at once each time",
+                " s, likely by a proxy idle timeout: reopened at once",
             ]
             .concat();
             self.warn(None, ClientError::new(ErrorKind::Transport, message));
