@@ -530,7 +530,9 @@ impl Engine {
                 }
                 Timer::Connect => self.connect(now),
                 Timer::Listen => self.send_listen(now),
-                Timer::Standalone => self.reopen_standalone(),
+                Timer::Standalone => {
+                    self.reopen_standalone();
+                }
                 Timer::Reconnect => self.reconnect_socket(),
                 Timer::Hold => self.release_hold(now),
                 Timer::Tools => self.retry_tools(now),

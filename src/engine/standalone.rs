@@ -50,9 +50,8 @@ pub(crate) struct Standalone {
     refused: bool,
     /// When the open stream's 2xx head came.
     opened_at: Option<Millis>,
-    /// Clean cuts in a row, and the shortest life among them.
+    /// Clean cuts in a row.
     cuts: u32,
-    cut_ms: Millis,
     /// The host heard of the cuts.
     named: bool,
 }
@@ -86,11 +85,17 @@ impl Engine {
         self.open_standalone();
     }
 
-    /// The stream's reopening time came.
-    pub(crate) fn reopen_standalone(&mut self) {
-        if self.standalone.key.is_none() && !self.standalone.refused {
+    /// The stream's reopening time came, or a response is awaited on it: opens it if it is
+    /// closed. Returns whether the session has it (not when the server refused it).
+    pub(crate) fn reopen_standalone(&mut self) -> bool {
+        let s = &self.standalone;
+        if s.headers.is_none() || s.refused {
+            return false;
+        }
+        if s.key.is_none() {
             self.open_standalone();
         }
+        true
     }
 
     fn open_standalone(&mut self) {
@@ -171,13 +176,12 @@ impl Engine {
         if !self.standalone.is(key) {
             return false;
         }
-        if error.is_none() && self.standalone_cut(now) {
-            self.pool_unlisten(now);
-            return true;
-        }
         let s = &mut self.standalone;
         s.key = None;
-        s.cuts = 0;
+        // Ran a while, then ended cleanly: cut (only a 2xx head starts the clock).
+        let life = s.opened_at.map_or(0, |t| now.saturating_sub(t));
+        let cut = error.is_none() && life >= CUT_AFTER_MS;
+        s.cuts = if cut { s.cuts.saturating_add(1) } else { 0 };
         // A busy answer's `Retry-After` (else the stream's `retry:`), or `None` when refused.
         let asked = match s.head.take() {
             Some((status, after)) if status == 429 || status >= 500 => Some(after.or(s.retry_ms)),
@@ -188,47 +192,27 @@ impl Engine {
         match asked {
             None => s.refused = true,
             Some(asked) => {
-                let delay = reconnect_delay(asked, s.attempt, &mut self.rng);
-                s.attempt = s.attempt.saturating_add(1);
+                // A cut stream worked: at once, or after the server's `retry:`.
+                let delay = if cut {
+                    asked.map_or(0, |ms| ms.max(MIN_RECONNECT_MS))
+                } else {
+                    reconnect_delay(asked, s.attempt, &mut self.rng)
+                };
+                s.attempt = if cut { 0 } else { s.attempt.saturating_add(1) };
                 self.timers
                     .set(Timer::Standalone, now.saturating_add(delay));
             }
         }
-        self.pool_unlisten(now);
-        true
-    }
-
-    /// The open stream ended cleanly: when it ran a while, it was cut; reopens it at once (after
-    /// the server's `retry:`, if any) and names repeated cuts once. Returns whether it was a cut.
-    fn standalone_cut(&mut self, now: Millis) -> bool {
-        let s = &mut self.standalone;
-        let life = s.opened_at.map_or(0, |t| now.saturating_sub(t));
-        if life < CUT_AFTER_MS {
-            return false;
-        }
-        s.key = None;
-        s.head = None;
-        s.attempt = 0;
-        s.cut_ms = if s.cuts == 0 {
-            life
-        } else {
-            s.cut_ms.min(life)
-        };
-        s.cuts = s.cuts.saturating_add(1);
-        let delay = s.retry_ms.map_or(0, |ms| ms.max(MIN_RECONNECT_MS));
-        self.timers
-            .set(Timer::Standalone, now.saturating_add(delay));
-        if s.cuts >= CUTS_NAMED && !s.named {
-            s.named = true;
-            let every = decimal((s.cut_ms / 1_000).max(1));
+        if s.cuts == CUTS_NAMED && !std::mem::replace(&mut s.named, true) {
             let message = [
-                "the listening stream is being cut every ",
-                &every,
+                "the listening stream is cut every ",
+                &decimal(life / 1_000),
                 " s, likely by a proxy idle timeout: reopened at once",
             ]
             .concat();
             self.warn(None, ClientError::new(ErrorKind::Transport, message));
         }
+        self.pool_unlisten(now);
         true
     }
 }

@@ -142,7 +142,7 @@ fn closing_the_client_closes_the_stream() {
 fn cut_warnings(h: &Harness) -> Vec<String> {
     (h.events.iter())
         .filter_map(|e| match e {
-            Event::Warning { error, .. } if error.message.contains("being cut") => {
+            Event::Warning { error, .. } if error.message.contains("cut every") => {
                 Some(error.message.clone())
             }
             _ => None,
