@@ -228,3 +228,29 @@ fn a_202_on_a_session_whose_listening_stream_was_refused_fails_at_once() {
     assert_eq!(error.http_status, Some(202));
     assert!(error.message.contains("HTTP 202"), "{}", error.message);
 }
+
+#[test]
+fn list_tools_answered_202_gets_its_tools_from_the_listening_stream() {
+    let (mut e, _) = ready();
+    let op = e.list_tools(T0);
+    let [(key, body)] = &transmitted(&outputs(&mut e, T0))[..] else {
+        panic!("one tools/list")
+    };
+    assert_eq!(body["method"], "tools/list");
+    e.handle_input(T0, head(*key, 202, Some("s1")));
+    e.handle_input(T0, Input::Ended { key: *key });
+    let out = outputs(&mut e, T0);
+    assert!(transmitted(&out).is_empty(), "not asked again: {out:?}");
+    let tools = json!({ "tools": [{ "name": "job", "inputSchema": { "type": "object" } }] });
+    let response = json!({ "jsonrpc": "2.0", "id": body["id"], "result": tools });
+    feed(&mut e, T0 + 20, None, response);
+    let evs = events(&outputs(&mut e, T0 + 20));
+    let listed = evs.iter().find_map(|ev| match ev {
+        Event::Reply { op: o, result } if *o == op => Some(result.clone()),
+        _ => None,
+    });
+    let Some(Ok(listed)) = listed else {
+        panic!("the listing settles with the tools: {evs:?}")
+    };
+    assert_eq!(listed["tools"][0]["name"], "job");
+}
