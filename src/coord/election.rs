@@ -55,12 +55,7 @@ impl Coord {
     }
 
     pub(super) fn on_visibility(&mut self, now: Millis, visible: bool) {
-        self.visible = visible;
-        self.hidden_since = if visible {
-            None
-        } else {
-            self.hidden_since.or(Some(now))
-        };
+        self.set_visible(now, visible);
         if matches!(self.role, Role::Leader(_)) {
             let me = self.id;
             self.leader_visibility(me, visible);
@@ -97,7 +92,7 @@ impl Coord {
         if self.coordinated && !self.lock_requested {
             self.request_lock(false);
         }
-        self.visible = visible;
+        self.set_visible(now, visible);
         self.hello();
     }
 
@@ -122,7 +117,7 @@ impl Coord {
         let hidden_for = self
             .leader_hidden_ms
             .saturating_add(now.saturating_sub(self.leader_seen));
-        let take = self.visible
+        let take = self.visible()
             && matches!(self.role, Role::Follower { .. })
             && self.leader_hidden_ms > 0
             && hidden_for > HANDOFF_HIDDEN_MS;
@@ -130,6 +125,20 @@ impl Coord {
             self.leader_hidden_ms = 0;
             self.request_lock(true);
         }
+    }
+
+    /// Records whether the page shows: hidden since the first `false`, visible again at `true`.
+    fn set_visible(&mut self, now: Millis, visible: bool) {
+        self.hidden_since = if visible {
+            None
+        } else {
+            self.hidden_since.or(Some(now))
+        };
+    }
+
+    /// Whether the page shows (what it announces, and what `hidden_ms` measures, agree).
+    pub(super) fn visible(&self) -> bool {
+        self.hidden_since.is_none()
     }
 
     /// How long this page has been hidden (0: visible).

@@ -151,7 +151,6 @@ pub struct Coord {
     /// reads it from its engine.
     session_id: Option<String>,
     delivered_session: Option<SessionWire>,
-    visible: bool,
     /// When this page was last hidden (`None`: visible).
     hidden_since: Option<Millis>,
     leader_seen: Millis,
@@ -179,7 +178,6 @@ impl Coord {
             session: None,
             session_id: None,
             delivered_session: None,
-            visible,
             hidden_since: (!visible).then_some(now),
             leader_seen: now,
             leader_hidden_ms: 0,
@@ -284,7 +282,7 @@ impl Coord {
     }
 
     fn hello(&mut self) {
-        let visible = self.visible;
+        let visible = self.visible();
         self.post(Msg::Hello {
             from: self.id,
             visible,

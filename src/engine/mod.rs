@@ -28,6 +28,7 @@
 //!   HTTP 401 is sent once more, then fails as `Unauthorized`, like a 403 (`unauthorized.rs`).
 
 mod absent;
+mod accepted;
 mod answers;
 pub mod api;
 pub mod auth;
@@ -529,7 +530,9 @@ impl Engine {
                 }
                 Timer::Connect => self.connect(now),
                 Timer::Listen => self.send_listen(now),
-                Timer::Standalone => self.reopen_standalone(),
+                Timer::Standalone => {
+                    self.reopen_standalone();
+                }
                 Timer::Reconnect => self.reconnect_socket(),
                 Timer::Hold => self.release_hold(now),
                 Timer::Tools => self.retry_tools(now),

@@ -29,6 +29,8 @@ pub(crate) struct Pending {
     pub(crate) stream: StreamPos,
     /// Sent again after an HTTP 401 already (a second 401 fails it).
     pub(crate) reauthorized: bool,
+    /// Answered HTTP 202 with no response: the response may still come on another stream.
+    pub(crate) accepted: bool,
 }
 
 impl Pending {
@@ -47,6 +49,7 @@ impl Pending {
             waits: false,
             stream: StreamPos::default(),
             reauthorized: false,
+            accepted: false,
         }
     }
 }

@@ -36,16 +36,20 @@ pub(crate) enum Quirk {
     HeldResultLags,
     /// Its held `tasks/result` brought a task's end before a fresh request could.
     HeldResultPrompt,
+    /// It answers a request with HTTP 202 and no response, sending the response on another
+    /// stream (see `accepted.rs`).
+    AcceptsRequests,
 }
 
 impl Quirk {
-    fn bit(self) -> u8 {
+    fn bit(self) -> u16 {
         let n = match self {
             Quirk::Lacks(m) => m as u8,
             Quirk::NoToolsList => 4,
             Quirk::NoHeldResult => 5,
             Quirk::HeldResultLags => 6,
             Quirk::HeldResultPrompt => 7,
+            Quirk::AcceptsRequests => 8,
         };
         1 << n
     }
@@ -53,7 +57,7 @@ impl Quirk {
 
 /// The quirks seen so far.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct Quirks(u8);
+pub(crate) struct Quirks(u16);
 
 impl Quirks {
     pub(crate) fn has(self, q: Quirk) -> bool {
@@ -80,6 +84,7 @@ mod tests {
             Quirk::NoHeldResult,
             Quirk::HeldResultLags,
             Quirk::HeldResultPrompt,
+            Quirk::AcceptsRequests,
         ];
         for (i, q) in all.iter().enumerate() {
             let mut seen = Quirks::default();

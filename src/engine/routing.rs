@@ -131,7 +131,7 @@ impl Engine {
         retry_after: Option<Millis>,
         www_authenticate: Option<String>,
     ) {
-        if self.standalone_head(key, status, retry_after) {
+        if self.standalone_head(now, key, status, retry_after) {
             return;
         }
         self.pool_headed(now, key);
@@ -193,6 +193,9 @@ impl Engine {
         if !over_limit && self.try_resume(now, n, status) {
             return;
         }
+        if error.is_none() && status == Some(202) && self.await_elsewhere(n) {
+            return;
+        }
         let Some(p) = self.reqs.get(n) else {
             return;
         };
@@ -225,11 +228,13 @@ impl Engine {
             return;
         };
         // A `tasks/result` only times out once its task is over: closing it cancels nothing.
-        if p.purpose.abortable() || matches!(p.purpose, Purpose::Result(_)) {
+        let open = !p.accepted;
+        if open && (p.purpose.abortable() || matches!(p.purpose, Purpose::Result(_))) {
             let key = p.key;
             self.out.push_back(Output::Abort { key });
         }
-        self.fail(now, n, Failure::Timeout);
+        let failure = self.timed_out(n);
+        self.fail(now, n, failure);
     }
 
     pub(crate) fn take_pending(&mut self, n: ReqId) -> Option<Box<Pending>> {

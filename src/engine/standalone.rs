@@ -2,15 +2,26 @@
 //! session is ready, reported under its own transmission key like any request, re-opened after it
 //! ends (the server's `retry:`, else backoff; `Last-Event-ID` from where it stopped) and given up
 //! for the session once the server refuses it. While it is closed it holds no connection.
+//!
+//! A stream that ran a while and then ended cleanly was cut (a proxy's idle timeout shorter than
+//! the server's keep-alive): it is reopened at once (after the server's `retry:` if it sent one),
+//! so no push is lost in a pause; a few such cuts in a row are named to the host once. Only
+//! streams that fail, or end as soon as they open, back off.
 
-use super::api::{Millis, Output, SendKey, TransportError};
+use super::api::{ClientError, ErrorKind, Millis, Output, SendKey, TransportError};
 use super::cadence::backoff_delay;
 use super::rng::Rng;
 use super::scheduler::Timer;
 use super::Engine;
+use crate::json::digits::decimal;
 
 /// Floor of any reopening delay, whatever the server's `retry:` says (a `retry: 0` must not storm).
 const MIN_RECONNECT_MS: Millis = 250;
+/// A stream open this long before it ended cleanly was cut, not refused: reopened at once (at
+/// most one reopening per this long, so never a storm).
+const CUT_AFTER_MS: Millis = 5_000;
+/// Cuts in a row before the host hears of them.
+const CUTS_NAMED: u32 = 3;
 
 /// Delay before reopening a stream: the server's `retry:` (floored) for the first attempt after a
 /// stream that delivered events; once attempts keep failing, the larger of it and our backoff.
@@ -37,6 +48,12 @@ pub(crate) struct Standalone {
     attempt: u32,
     /// The server refused the stream for this session.
     refused: bool,
+    /// When the open stream's 2xx head came.
+    opened_at: Option<Millis>,
+    /// Clean cuts in a row.
+    cuts: u32,
+    /// The host heard of the cuts.
+    named: bool,
 }
 
 impl Standalone {
@@ -68,11 +85,17 @@ impl Engine {
         self.open_standalone();
     }
 
-    /// The stream's reopening time came.
-    pub(crate) fn reopen_standalone(&mut self) {
-        if self.standalone.key.is_none() && !self.standalone.refused {
+    /// The stream's reopening time came, or a response is awaited on it: opens it if it is
+    /// closed. Returns whether the session has it (not when the server refused it).
+    pub(crate) fn reopen_standalone(&mut self) -> bool {
+        let s = &self.standalone;
+        if s.headers.is_none() || s.refused {
+            return false;
+        }
+        if s.key.is_none() {
             self.open_standalone();
         }
+        true
     }
 
     fn open_standalone(&mut self) {
@@ -82,6 +105,7 @@ impl Engine {
         let key = self.reqs.key();
         self.standalone.key = Some(key);
         self.standalone.head = None;
+        self.standalone.opened_at = None;
         self.out.push_back(Output::Listen {
             key,
             headers,
@@ -103,6 +127,7 @@ impl Engine {
     /// A head for `key`: `true` when `key` is the stream's.
     pub(crate) fn standalone_head(
         &mut self,
+        now: Millis,
         key: SendKey,
         status: u16,
         retry_after: Option<Millis>,
@@ -112,6 +137,7 @@ impl Engine {
             return false;
         }
         s.head = Some((status, retry_after));
+        s.opened_at = (200..300).contains(&status).then_some(now);
         true
     }
 
@@ -152,6 +178,10 @@ impl Engine {
         }
         let s = &mut self.standalone;
         s.key = None;
+        // Ran a while, then ended cleanly: cut (only a 2xx head starts the clock).
+        let life = s.opened_at.map_or(0, |t| now.saturating_sub(t));
+        let cut = error.is_none() && life >= CUT_AFTER_MS;
+        s.cuts = if cut { s.cuts.saturating_add(1) } else { 0 };
         // A busy answer's `Retry-After` (else the stream's `retry:`), or `None` when refused.
         let asked = match s.head.take() {
             Some((status, after)) if status == 429 || status >= 500 => Some(after.or(s.retry_ms)),
@@ -162,11 +192,25 @@ impl Engine {
         match asked {
             None => s.refused = true,
             Some(asked) => {
-                let delay = reconnect_delay(asked, s.attempt, &mut self.rng);
-                s.attempt = s.attempt.saturating_add(1);
+                // A cut stream worked: at once, or after the server's `retry:`.
+                let delay = if cut {
+                    asked.map_or(0, |ms| ms.max(MIN_RECONNECT_MS))
+                } else {
+                    reconnect_delay(asked, s.attempt, &mut self.rng)
+                };
+                s.attempt = if cut { 0 } else { s.attempt.saturating_add(1) };
                 self.timers
                     .set(Timer::Standalone, now.saturating_add(delay));
             }
+        }
+        if s.cuts == CUTS_NAMED && !std::mem::replace(&mut s.named, true) {
+            let message = [
+                "the listening stream is cut every ",
+                &decimal(life / 1_000),
+                " s, likely by a proxy idle timeout: reopened at once",
+            ]
+            .concat();
+            self.warn(None, ClientError::new(ErrorKind::Transport, message));
         }
         self.pool_unlisten(now);
         true

@@ -150,7 +150,7 @@ impl Coord {
     /// Feeds the engine whether any tab of the scope is visible; `became_visible`: one page just
     /// became visible (a catch-up poll, throttled by the engine).
     pub(in crate::coord) fn recompute_visibility(&mut self, became_visible: bool) {
-        let own = self.visible;
+        let own = self.visible();
         let Some(l) = self.leading() else { return };
         let any = own || l.router.peers.values().any(|p| p.visible);
         let changed = any != l.any_visible;

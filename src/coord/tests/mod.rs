@@ -185,6 +185,28 @@ fn a_visible_follower_takes_over_from_a_leader_hidden_over_a_minute() {
 }
 
 #[test]
+fn pages_resumed_visible_after_a_long_hide_announce_themselves_visible() {
+    let mut s = Sim::new(Dialect::Legacy, 10);
+    let b = s.open();
+    s.input(0, Input::Visibility(false));
+    s.input(b, Input::Visibility(false));
+    s.run_for(70_000);
+    // Each page freezes while hidden and comes back visible: the first takes over from the
+    // hidden leader, the second follows it (it no longer reads as hidden for over a minute).
+    for page in [0, b] {
+        s.input(page, Input::Freeze);
+        s.run_for(2_000);
+        s.input(page, Input::Resume { visible: true });
+        s.run_for(5_000);
+    }
+    let lead = s.leaders();
+    assert_eq!(lead.len(), 1);
+    s.run_for(30_000);
+    assert_eq!(s.leaders(), lead, "no hand-off between two visible pages");
+    assert!(s.leaderships <= 4, "{} leaderships", s.leaderships);
+}
+
+#[test]
 fn a_frozen_leader_steps_down_and_rejoins_as_follower() {
     let mut s = Sim::new(Dialect::Legacy, 7);
     let b = s.open();

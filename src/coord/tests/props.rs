@@ -116,6 +116,48 @@ fn play(s: &mut Sim, a: &Act) {
     }
 }
 
+/// Plays `acts` on `start` extra pages, then checks every property.
+fn check(
+    dialect: Dialect,
+    seed: u64,
+    start: usize,
+    acts: &[(Act, u64)],
+) -> Result<(), TestCaseError> {
+    let mut s = Sim::new(dialect, seed);
+    for _ in 0..start {
+        s.open();
+    }
+    for (a, after) in acts {
+        play(&mut s, a);
+        s.run_for(*after);
+        prop_assert!(s.max_leaders <= 1, "two leaders at once");
+    }
+    // A leader that hung while hidden has its lock stolen after 150 s.
+    s.run_for(160_000);
+    prop_assert_eq!(
+        s.leaders().len(),
+        1,
+        "no leader 160 s after the last change"
+    );
+    // Every page shows itself: a reload resumes whatever no page reported yet.
+    let last = pick(&s, 0).unwrap_or(0);
+    s.input(last, Input::Visibility(true));
+    s.reload(last);
+    s.run_for(120_000);
+    prop_assert!(s.max_leaders <= 1);
+    prop_assert!(s.h.violations.is_empty(), "{:?}", s.h.violations);
+    s.h.check_poll_spacing(|t| s.interval_of(t))
+        .map_err(TestCaseError::fail)?;
+    for (task, rec) in &s.store {
+        // Stored tasks all ended (an input request lost on a leader change would keep its task
+        // waiting), each reported once.
+        prop_assert!(rec.terminal, "{} never ended", task);
+        prop_assert_eq!(s.fired.get(task).copied(), Some(1), "{}", task);
+    }
+    prop_assert!(s.fired.values().all(|&n| n == 1), "{:?}", s.fired);
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
 
@@ -126,32 +168,21 @@ proptest! {
         start in 0usize..3,
         acts in prop::collection::vec((act(), 100u64..8_000), 1..14),
     ) {
-        let mut s = Sim::new(dialect, seed);
-        for _ in 0..start {
-            s.open();
-        }
-        for (a, after) in &acts {
-            play(&mut s, a);
-            s.run_for(*after);
-            prop_assert!(s.max_leaders <= 1, "two leaders at once");
-        }
-        // A leader that hung while hidden has its lock stolen after 150 s.
-        s.run_for(160_000);
-        prop_assert_eq!(s.leaders().len(), 1, "no leader 160 s after the last change");
-        // Every page shows itself: a reload resumes whatever no page reported yet.
-        let last = pick(&s, 0).unwrap_or(0);
-        s.input(last, Input::Visibility(true));
-        s.reload(last);
-        s.run_for(120_000);
-        prop_assert!(s.max_leaders <= 1);
-        prop_assert!(s.h.violations.is_empty(), "{:?}", s.h.violations);
-        s.h.check_poll_spacing(|t| s.interval_of(t)).map_err(TestCaseError::fail)?;
-        for (task, rec) in &s.store {
-            // Stored tasks all ended (an input request lost on a leader change would keep its task
-            // waiting), each reported once.
-            prop_assert!(rec.terminal, "{} never ended", task);
-            prop_assert_eq!(s.fired.get(task).copied(), Some(1), "{}", task);
-        }
-        prop_assert!(s.fired.values().all(|&n| n == 1), "{:?}", s.fired);
+        check(dialect, seed, start, &acts)?;
     }
+}
+
+#[test]
+fn hidden_pages_frozen_and_reloaded_settle() {
+    use Act::{Freeze, Hide, Open, Reload};
+    let acts = [
+        (Open, 102),
+        (Hide(1), 3691),
+        (Hide(6), 7699),
+        (Open, 5061),
+        (Freeze(3), 1723),
+        (Reload(5), 6108),
+        (Freeze(1), 5381),
+    ];
+    check(Dialect::Legacy, 0, 0, &acts).unwrap();
 }

@@ -3,7 +3,9 @@
 
 use crate::json::json;
 
-use crate::engine::api::{Config, DialectChoice, Input, Link, Millis, SendKey, TransportError};
+use crate::engine::api::{
+    Config, DialectChoice, Event, Input, Link, Millis, SendKey, TransportError,
+};
 use crate::engine::testkit::Harness;
 use crate::protocol::model::Dialect;
 
@@ -134,4 +136,73 @@ fn closing_the_client_closes_the_stream() {
     assert!(h.aborted.iter().any(|(_, k)| *k == key));
     h.run_for(600_000);
     assert_eq!(h.listened.len(), 1);
+}
+
+/// Warnings the host got that name cut listening streams.
+fn cut_warnings(h: &Harness) -> Vec<String> {
+    (h.events.iter())
+        .filter_map(|e| match e {
+            Event::Warning { error, .. } if error.message.contains("cut every") => {
+                Some(error.message.clone())
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Streams that each run `life` ms, then end cleanly: when each next one opened after its cut.
+fn cut_every(h: &mut Harness, mut key: SendKey, life: Millis, cuts: usize) -> Vec<Millis> {
+    let mut gaps = Vec::new();
+    for _ in 0..cuts {
+        head(h, key, 200, None);
+        h.run_for(life);
+        let cut = h.now;
+        h.input(Input::Ended { key });
+        h.run_for(60_000);
+        let (at, next, _) = h.listened.last().cloned().unwrap();
+        assert_ne!(next, key, "reopened");
+        gaps.push(at - cut);
+        key = next;
+    }
+    gaps
+}
+
+#[test]
+fn a_stream_cut_cleanly_after_a_while_is_reopened_at_once_and_the_cuts_named_once() {
+    // A proxy closes the stream after 10 s idle; the server's keep-alive would come at 15 s.
+    let (mut h, key) = listening(Link::Node);
+    let gaps = cut_every(&mut h, key, 10_000, 6);
+    assert!(gaps.iter().all(|&g| g == 0), "reopened at once: {gaps:?}");
+    let warned = cut_warnings(&h);
+    assert_eq!(warned.len(), 1, "{warned:?}");
+    assert!(warned[0].contains("every 10 s"), "{warned:?}");
+}
+
+#[test]
+fn a_stream_that_ends_right_away_still_backs_off() {
+    let (mut h, key) = listening(Link::Node);
+    let gaps = cut_every(&mut h, key, 0, 4);
+    assert!(
+        gaps.windows(2).all(|w| w[1] > w[0]) && gaps[3] >= 4_000,
+        "growing delays: {gaps:?}"
+    );
+    assert!(cut_warnings(&h).is_empty());
+}
+
+#[test]
+fn a_cut_stream_still_waits_for_the_servers_retry() {
+    let (mut h, key) = listening(Link::Node);
+    h.input(Input::Cursor {
+        key,
+        last_event_id: Some("ev-3".into()),
+        retry_ms: Some(2_000),
+    });
+    let gaps = cut_every(&mut h, key, 10_000, 4);
+    assert_eq!(gaps, [2_000; 4]);
+    let (_, _, from) = h.listened.last().cloned().unwrap();
+    assert_eq!(
+        from.as_deref(),
+        Some("ev-3"),
+        "resumed from its last event id"
+    );
 }
