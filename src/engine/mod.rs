@@ -34,6 +34,7 @@ pub mod auth;
 mod backlog;
 mod cadence;
 mod calls;
+mod confirm;
 mod deletes;
 mod detect;
 mod early;

@@ -452,7 +452,12 @@ impl Engine {
         if let Some(e) = self.tasks.get_mut(task_id) {
             e.poll.errors = 0;
         }
+        let confirming = self.awaits_confirmation(task_id);
         self.apply_snapshot(now, task_id, task, Source::Poll);
+        if confirming && self.awaits_confirmation(task_id) {
+            // The status cannot tell the end its outcome came with: the outcome decides.
+            self.end_from_outcome(now, task_id);
+        }
     }
 
     /// A status request answered that the task does not exist (`error`), with a `tasks/result`
@@ -460,6 +465,10 @@ impl Engine {
     fn status_gone(&mut self, now: Millis, task_id: &str, error: RpcError, held: Option<ReqId>) {
         if let Some(error) = self.weigh_early_error(task_id, None) {
             return self.task_outcome(now, task_id, Outcome::Error { error });
+        }
+        if self.awaits_confirmation(task_id) {
+            // Forgotten as it answered the outcome (rmcp consumes a task with its result).
+            return self.end_from_outcome(now, task_id);
         }
         let Some(entry) = self.tasks.get(task_id) else {
             return;

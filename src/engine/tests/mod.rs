@@ -28,6 +28,7 @@ mod settle;
 mod socket;
 mod standalone;
 mod streams;
+mod verdicts;
 
 /// `PROPTEST_CASES` overrides the number of property cases (e.g. for a long soak run).
 pub(crate) fn cases(default: u32) -> u32 {
