@@ -279,6 +279,9 @@ impl Engine {
 
     /// The next poll after news from `src` (polls follow the cadence, pushes postpone).
     pub(crate) fn schedule_poll(&mut self, now: Millis, task_id: &str, src: Source) {
+        if src != Source::Poll && self.inputs_untold(task_id) {
+            return self.poll_soon(now, task_id);
+        }
         let pushed = self.relies_on_pushes();
         let Some(entry) = self.tasks.get_mut(task_id) else {
             return;

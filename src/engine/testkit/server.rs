@@ -130,6 +130,8 @@ pub(crate) struct FakeServer {
     next_task: u64,
     /// Send status notifications on every change.
     pub(crate) push: bool,
+    /// A status never pushed (a server that pushes steps and ends but not input requests).
+    pub(crate) unpushed: Option<&'static str>,
     /// Draft: announce tasks with `notifications/tasks/created` (off: a JSON-only server, whose
     /// one answer is the original response at the end).
     pub(crate) announce: bool,
@@ -159,6 +161,7 @@ impl FakeServer {
             sessions: 0,
             next_task: 1,
             push: false,
+            unpushed: None,
             announce: true,
             page_size: 3,
             blocked: HashMap::default(),

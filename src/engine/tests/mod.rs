@@ -12,6 +12,7 @@ mod faults;
 mod flows;
 mod heap;
 mod hour;
+mod inputs;
 mod listen;
 mod negotiate;
 #[cfg(any(not(feature = "receiver"), not(feature = "draft")))]

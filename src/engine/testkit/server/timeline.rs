@@ -117,7 +117,8 @@ impl FakeServer {
                 }
             }
         }
-        if self.push && last_pushed != Some(status) && self.dialect != Dialect::Draft {
+        let pushed = self.push && self.unpushed != Some(status);
+        if pushed && last_pushed != Some(status) && self.dialect != Dialect::Draft {
             let method = if self.dialect == Dialect::Modern {
                 "notifications/tasks"
             } else {
