@@ -56,12 +56,13 @@ impl Engine {
     }
 
     /// Whether running tasks hold a blocking `tasks/result`: a legacy server that has not
-    /// refused and whose pushes do not bring the end, on a link whose budget is not tight.
+    /// refused and whose pushes do not bring both the end and the input requests, on a link
+    /// whose budget is not tight.
     pub(crate) fn holds_running(&self) -> bool {
         self.session.dialect() == Some(Dialect::Legacy)
             && !self.session.quirks.has(Quirk::NoHeldResult)
             && self.result_cap() > TIGHT_BUDGET
-            && !self.relies_on_pushes()
+            && !self.leaves_all_to_pushes()
     }
 
     /// A `tasks/result` of `task_id` ended without the outcome while the task still ran. Soon

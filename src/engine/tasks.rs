@@ -282,7 +282,9 @@ impl Engine {
         if src != Source::Poll && self.inputs_untold(task_id) {
             return self.poll_soon(now, task_id);
         }
-        let pushed = self.relies_on_pushes();
+        let pushed = self.leaves_all_to_pushes();
+        // Pushes bring the ends but maybe not the input requests: they postpone no poll.
+        let partly = !pushed && self.relies_on_pushes();
         let Some(entry) = self.tasks.get_mut(task_id) else {
             return;
         };
@@ -290,6 +292,7 @@ impl Engine {
             return;
         }
         let interval = entry.server_interval();
+        let timer = Timer::Task(TaskTimer::Poll, entry.slot);
         // A held `tasks/result`, a listen stream or the session's pushes bring the end: polls
         // are only the safety net meanwhile.
         let held = (entry.result.req().is_some() || pushed || self.listen.pushed.contains(task_id))
@@ -311,13 +314,15 @@ impl Engine {
                 let age = now.saturating_sub(entry.poll.since.get().unwrap_or(now));
                 cadence::poll_delay(&mut self.rng, interval, age, self.visible)
             }
+            Source::Push if partly => {
+                let age = now.saturating_sub(entry.poll.since.get().unwrap_or(now));
+                let delay = cadence::poll_delay(&mut self.rng, interval, age, self.visible);
+                return self.timers.set_earlier(timer, now.saturating_add(delay));
+            }
             Source::Push => cadence::safety_delay(interval, self.visible),
             Source::Other => return,
         };
-        self.timers.set(
-            Timer::Task(TaskTimer::Poll, entry.slot),
-            now.saturating_add(delay),
-        );
+        self.timers.set(timer, now.saturating_add(delay));
     }
 
     /// Modern `inputRequests`: each key surfaced once per task.
