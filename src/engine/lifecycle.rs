@@ -48,6 +48,7 @@ impl Engine {
                 }
                 // Answered with an error before the end was seen: a poll weighs it.
                 Failure::Rpc(error) => self.early_result_error(now, task_id, error),
+                f if !terminal && self.held_result_cut(now, task_id, &f) => {}
                 f => {
                     if !terminal && !f.overloaded() && matches!(f, Failure::Transport { .. }) {
                         // Closed without a result while the task ran: a refusal, or a long hold

@@ -120,10 +120,10 @@ impl Engine {
 
     /// Holds the `tasks/result` of a running task again after its stream dropped (an idle
     /// timeout on the way, the WebSocket reconnecting: it waits for the session), unless the
-    /// server refuses to hold. At most one per [`REFUSAL_WINDOW_MS`] per task: a quicker drop
+    /// server refuses to hold or the task need not hold one. At most one per [`REFUSAL_WINDOW_MS`] per task: a quicker drop
     /// is a refusal. `false`: not held again.
     pub(crate) fn hold_again(&mut self, now: Millis, task_id: &str) -> bool {
-        if !self.holds_running() {
+        if !self.may_hold(task_id) {
             return false;
         }
         let Some(e) = self.tasks.get_mut(task_id) else {

@@ -92,6 +92,9 @@ pub(crate) struct Faults {
     /// `tasks/get` answered HTTP 429 with `Retry-After` of `throttle_ms`.
     pub(crate) throttled_gets: u32,
     pub(crate) throttle_ms: Millis,
+    /// A held `tasks/result` is cut with HTTP 504 this long after it came (a proxy's read
+    /// timeout; 0: never).
+    pub(crate) cut_held_after: Millis,
     /// `tasks/result` answered like `throttled_gets`.
     pub(crate) throttled_results: u32,
     /// Every n-th `tasks/get` of each task (its 1st, n+1-th, …) answered like `throttled_gets`.
@@ -141,6 +144,8 @@ pub(crate) struct FakeServer {
     /// When tasks change on their own (run end, input needed, ttl), and tasks changed by a request.
     timeline: BTreeSet<(Millis, String)>,
     dirty: BTreeSet<String>,
+    /// Held `tasks/result` streams to cut (see `Faults::cut_held_after`): when, which.
+    cuts: Vec<(Millis, SendKey)>,
     pub(crate) faults: Faults,
     rng: Rng,
     /// `tasks/get` times per task, as processed (404s excluded).
@@ -167,6 +172,7 @@ impl FakeServer {
             blocked: HashMap::default(),
             timeline: BTreeSet::new(),
             dirty: BTreeSet::new(),
+            cuts: Vec::new(),
             faults: Faults::default(),
             rng: Rng::new(seed ^ 0x5eed),
             gets: HashMap::default(),

@@ -6,6 +6,7 @@ mod absent;
 mod backlog;
 mod batch;
 mod cadence;
+mod cut;
 #[cfg(feature = "draft")]
 mod draft;
 mod faults;

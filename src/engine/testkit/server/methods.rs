@@ -256,6 +256,9 @@ impl FakeServer {
             _ => {}
         }
         self.blocked.entry(t.clone()).or_default().push((key, id));
+        if running {
+            self.cut_later(now, key);
+        }
         let mut out = vec![(0, head(key, 200, None))];
         // Asked after the end: the answer goes out at once, with no lag.
         let lag = self.faults.held_result_lag;
