@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::json::{json, Value};
 
-use crate::engine::api::{Input, Millis, SendKey, Transmit};
+use crate::engine::api::{Input, Millis, SendKey, Transmit, TransportError};
 use crate::engine::hash::IdHash;
 use crate::engine::rng::Rng;
 use crate::protocol::jsonrpc::{Id, Message, RpcError};
@@ -106,6 +106,8 @@ pub(crate) struct Faults {
     pub(crate) stalled_gets: u32,
     /// Methods the server lacks: HTTP 404 carrying -32601 "Method not found".
     pub(crate) missing: Vec<&'static str>,
+    /// The server is down: every request fails at once without a status (connection refused).
+    pub(crate) down: bool,
 }
 
 /// How a server meets `tasks/result` while the task runs.
@@ -205,6 +207,16 @@ impl FakeServer {
         tx: &Transmit,
     ) -> (String, Option<String>, Replies) {
         let key = tx.key;
+        if self.faults.down {
+            let error = TransportError::network("connection refused");
+            let task = quick_get(&tx.body).map(|(_, t)| t);
+            let method = if task.is_some() {
+                "tasks/get"
+            } else {
+                "(refused)"
+            };
+            return (method.into(), task, vec![(0, Input::Failed { key, error })]);
+        }
         // Fast path for the bulk of the traffic: find what a `tasks/get` needs without parsing.
         if let Some((id, task)) = quick_get(&tx.body) {
             let replies = match self.check_session(tx) {
