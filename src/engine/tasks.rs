@@ -283,8 +283,7 @@ impl Engine {
             return self.poll_soon(now, task_id);
         }
         let pushed = self.leaves_all_to_pushes();
-        // Pushes bring the ends but maybe not the input requests: they postpone no poll.
-        let partly = !pushed && self.relies_on_pushes();
+        let relied = self.relies_on_pushes();
         let Some(entry) = self.tasks.get_mut(task_id) else {
             return;
         };
@@ -297,6 +296,8 @@ impl Engine {
         // are only the safety net meanwhile.
         let held = (entry.result.req().is_some() || pushed || self.listen.pushed.contains(task_id))
             && !entry.is_terminal();
+        // Pushes bring the ends but maybe not the input requests: they postpone no poll.
+        let partly = relied && !held;
         let delay = match src {
             Source::Create | Source::Named | Source::Poll | Source::Push if held => {
                 cadence::safety_delay(interval, self.visible)
@@ -310,19 +311,18 @@ impl Engine {
             Source::Create | Source::Named => {
                 cadence::first_poll_delay(&mut self.rng, interval, self.visible)
             }
-            Source::Poll => {
+            Source::Push if !partly => cadence::safety_delay(interval, self.visible),
+            Source::Poll | Source::Push => {
                 let age = now.saturating_sub(entry.poll.since.get().unwrap_or(now));
                 cadence::poll_delay(&mut self.rng, interval, age, self.visible)
             }
-            Source::Push if partly => {
-                let age = now.saturating_sub(entry.poll.since.get().unwrap_or(now));
-                let delay = cadence::poll_delay(&mut self.rng, interval, age, self.visible);
-                return self.timers.set_earlier(timer, now.saturating_add(delay));
-            }
-            Source::Push => cadence::safety_delay(interval, self.visible),
             Source::Other => return,
         };
-        self.timers.set(timer, now.saturating_add(delay));
+        let at = now.saturating_add(delay);
+        match src {
+            Source::Push if partly => self.timers.set_earlier(timer, at),
+            _ => self.timers.set(timer, at),
+        }
     }
 
     /// Modern `inputRequests`: each key surfaced once per task.
