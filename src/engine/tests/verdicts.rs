@@ -5,8 +5,9 @@
 
 use crate::json::json;
 
-use super::push::{legacy_on, results_of};
-use crate::engine::api::{End, Link};
+use super::push::{answer_working, legacy_on, method_of, results_of, watching};
+use crate::engine::api::{End, Event, Link};
+use crate::engine::testkit::{answer, drain, head, T0};
 use crate::engine::verdict::{verdict, Failure};
 use crate::protocol::model::{Outcome, TaskStatus};
 
@@ -76,6 +77,47 @@ fn a_held_result_and_polling_reach_the_same_verdict() {
     let (failed, _) = run(Link::Node, "failed", false, 90);
     assert_eq!(
         failed,
+        (Some(TaskStatus::Failed), "result", "TaskFailed".into())
+    );
+}
+
+/// A held result with `isError` whose confirming poll still says `working` (a server slow to
+/// record the end): the result decides, and `isError` reads `failed`.
+#[test]
+fn a_tool_error_the_status_cannot_confirm_reads_failed() {
+    let (mut e, sent) = watching(Link::Node);
+    let (t, sent) = answer_working(&mut e, T0 + 10, &sent, "t1");
+    let Some((res, res_id)) = method_of(&sent, "tasks/result") else {
+        panic!("no held result: {sent:?}");
+    };
+    let at = t + 5_000;
+    e.handle_input(at, head(res, 200, None));
+    let failed = json!({ "content": [{ "type": "text", "text": "disk full" }], "isError": true });
+    answer(&mut e, at, res, &res_id, failed);
+    let (sent, events) = drain(&mut e, at);
+    assert!(
+        !events.iter().any(|ev| matches!(ev, Event::Done { .. })),
+        "settled before its status was asked: {events:?}"
+    );
+    let Some((get, get_id)) = method_of(&sent, "tasks/get") else {
+        panic!("the end was not confirmed: {sent:?}");
+    };
+    e.handle_input(at + 20, head(get, 200, None));
+    let working = json!({ "taskId": "t1", "status": "working", "createdAt": "2026-12-01T00:00:00Z",
+        "lastUpdatedAt": "2026-12-01T00:00:00Z", "ttl": null, "pollInterval": 1000 });
+    answer(&mut e, at + 20, get, &get_id, working);
+    let (sent, events) = drain(&mut e, at + 20);
+    assert!(
+        method_of(&sent, "tasks/get").is_none(),
+        "one poll only: {sent:?}"
+    );
+    let end = events.iter().find_map(|ev| match ev {
+        Event::Done { end, .. } => Some(end.clone()),
+        _ => None,
+    });
+    let end = end.unwrap_or(End::Aborted);
+    assert_eq!(
+        ending(&end),
         (Some(TaskStatus::Failed), "result", "TaskFailed".into())
     );
 }
