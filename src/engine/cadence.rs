@@ -155,6 +155,30 @@ pub(crate) fn safety_delay(server_interval: Option<Millis>, visible: bool) -> Mi
 }
 
 impl Engine {
+    /// The last word on a status request about to go out: sooner than the task's interval after
+    /// the one before (a retry after a failed poll, a request sent again in a new session), it
+    /// waits for its time on the task's poll timer instead. Whether it was put off.
+    pub(crate) fn poll_too_soon(&mut self, now: Millis, task_id: &str) -> bool {
+        let Some(e) = self.tasks.get_mut(task_id) else {
+            return false;
+        };
+        let at = e.poll.earliest_next(now, floor(e.server_interval()));
+        if at <= now {
+            return false;
+        }
+        e.poll.in_flight = false;
+        self.timers.set(Timer::Task(TaskTimer::Poll, e.slot), at);
+        true
+    }
+
+    /// A status request of the task came back unanswered (its session was gone): the server saw
+    /// it, so the next one keeps the interval from now.
+    pub(crate) fn poll_came_back(&mut self, now: Millis, task_id: &str) {
+        if let Some(e) = self.tasks.get_mut(task_id) {
+            e.poll.last_answered = now.into();
+        }
+    }
+
     /// A catch-up poll: as soon as the task's interval allows, at a random point of the next
     /// interval (unless its poll is due sooner anyway).
     pub(crate) fn poll_spread(&mut self, now: Millis, task_id: &str) {

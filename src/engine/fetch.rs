@@ -34,6 +34,8 @@ struct Fetch {
     early_error: Option<(RpcError, bool)>,
     /// Failed result fetches in a row (retry backoff).
     errors: u32,
+    /// Holds cut on the way since the last result (see `cut.rs`).
+    cuts: u32,
 }
 
 /// What an idle fetch with no history holds.
@@ -45,6 +47,7 @@ static IDLE: Fetch = Fetch {
     grace: false,
     early_error: None,
     errors: 0,
+    cuts: 0,
 };
 
 impl ResultFetch {
@@ -161,10 +164,18 @@ impl ResultFetch {
         f.errors
     }
 
+    /// A hold was cut on the way: the cuts since the last result.
+    pub(crate) fn cut(&mut self) -> u32 {
+        let f = self.get_mut();
+        f.cuts = f.cuts.saturating_add(1);
+        f.cuts
+    }
+
     /// A fetch brought the result.
     pub(crate) fn succeeded(&mut self) {
         if let Some(f) = self.state.as_deref_mut() {
             f.errors = 0;
+            f.cuts = 0;
         }
         self.tidy();
     }

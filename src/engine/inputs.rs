@@ -7,7 +7,7 @@ use crate::json::{json, Value};
 use super::ids::CallId;
 use crate::protocol::dialect::Outgoing;
 use crate::protocol::jsonrpc::{codes, Id, Message, RpcError};
-use crate::protocol::model::InputRequest;
+use crate::protocol::model::{InputRequest, TaskStatus};
 
 use super::api::{ClientError, ErrorKind, Event, InputId, Millis, SendKey, INPUT_WITHDRAWN};
 use super::elicit::{fill_defaults, ELICIT};
@@ -70,6 +70,19 @@ impl Inputs {
 }
 
 impl Engine {
+    /// Whether the task waits for input its news did not carry, where a status request would
+    /// (inline outcomes: a create result or a push may leave the requests out).
+    pub(crate) fn inputs_untold(&self, task_id: &str) -> bool {
+        let Some(e) = self.tasks.get(task_id) else {
+            return false;
+        };
+        !self.session.fetches_results()
+            && e.status() == Some(TaskStatus::InputRequired)
+            && e.snapshot
+                .as_ref()
+                .is_some_and(|k| k.input_requests().is_empty())
+    }
+
     pub(crate) fn surface_input(
         &mut self,
         task_id: Option<String>,

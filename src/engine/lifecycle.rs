@@ -5,6 +5,7 @@ use crate::protocol::model::{Outcome, Task, TaskStatus};
 
 use super::api::{ClientError, End, ErrorKind, Millis, SubId};
 use super::cadence;
+use super::confirm;
 use super::ids::ReqId;
 use super::known::Known;
 use super::phase::Phase;
@@ -47,6 +48,7 @@ impl Engine {
                 }
                 // Answered with an error before the end was seen: a poll weighs it.
                 Failure::Rpc(error) => self.early_result_error(now, task_id, error),
+                f if !terminal && self.held_result_cut(now, task_id, &f) => {}
                 f => {
                     if !terminal && !f.overloaded() && matches!(f, Failure::Transport { .. }) {
                         // Closed without a result while the task ran: a refusal, or a long hold
@@ -100,25 +102,33 @@ impl Engine {
             // result with an empty one: the cancel's answer says which end it was.
             return;
         }
+        if !confirm::tells_status(&outcome) && self.confirm_end(now, task_id) {
+            return;
+        }
+        self.end_from_outcome(now, task_id);
+    }
+
+    /// Ends a running task with the end its recorded outcome implies: a result only comes once
+    /// the task ended.
+    pub(crate) fn end_from_outcome(&mut self, now: Millis, task_id: &str) {
         let Some(entry) = self.tasks.get(task_id) else {
             return;
         };
-        // A result only comes once the task ended: record the end we can infer.
+        let Some(outcome) = entry.outcome.as_deref().cloned() else {
+            return;
+        };
         let mut task = entry.snapshot.as_ref().map_or_else(
             || Task::new(task_id, TaskStatus::Working),
             |k| k.task(task_id),
         );
-        task.status = match outcome {
-            Outcome::Result { .. } => TaskStatus::Completed,
-            Outcome::Error { .. } => TaskStatus::Failed,
-        };
+        task.status = confirm::implied_status(&outcome);
         task.outcome = Some(outcome);
         task.input_requests.clear();
         self.apply_snapshot(now, task_id, task, Source::Other);
     }
 
     /// Whether a `tasks/cancel` for the task was sent and is not answered yet.
-    fn cancel_on_its_way(&self, task_id: &str) -> bool {
+    pub(crate) fn cancel_on_its_way(&self, task_id: &str) -> bool {
         self.reqs
             .purposes()
             .any(|p| matches!(p, Purpose::Cancel { task_id: t, .. } if t == task_id))

@@ -35,6 +35,8 @@ pub mod auth;
 mod backlog;
 mod cadence;
 mod calls;
+mod confirm;
+mod cut;
 mod deletes;
 mod detect;
 mod early;
@@ -525,7 +527,7 @@ impl Engine {
                         TaskTimer::Poll => self.on_poll_timer(now, t),
                         TaskTimer::Deadline => self.on_deadline(now, &t),
                         TaskTimer::Gc => self.on_gc(now, &t),
-                        TaskTimer::Result => self.result_grace_over(now, &t),
+                        TaskTimer::Result => self.on_result_timer(now, &t),
                     }
                 }
                 Timer::Connect => self.connect(now),

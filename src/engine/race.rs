@@ -47,13 +47,16 @@ impl Engine {
         self.race_held_result(now, task_id);
     }
 
-    /// The grace after a pushed end passed without the outcome: a fresh request races the held one.
-    pub(crate) fn result_grace_over(&mut self, now: Millis, task_id: &str) {
+    /// The task's result timer: the grace after a pushed end passed without the outcome (a
+    /// fresh request races the held one), or the backoff after a cut hold (see `cut.rs`).
+    pub(crate) fn on_result_timer(&mut self, now: Millis, task_id: &str) {
         let Some(e) = self.tasks.get_mut(task_id) else {
             return;
         };
         if e.result.take_grace() {
             self.race_held_result(now, task_id);
+        } else {
+            self.hold_again(now, task_id);
         }
     }
 

@@ -198,6 +198,9 @@ impl Engine {
     /// A status poll. While others wait for the browser it waits as its task's slot (see
     /// `backlog.rs`); it is encoded only once handed to the driver ([`Engine::encode_poll`]).
     fn send_get(&mut self, now: Millis, t: String) {
+        if self.poll_too_soon(now, &t) {
+            return;
+        }
         let Some(entry) = self.tasks.get_mut(&t) else {
             return;
         };

@@ -56,12 +56,13 @@ impl Engine {
     }
 
     /// Whether running tasks hold a blocking `tasks/result`: a legacy server that has not
-    /// refused and whose pushes do not bring the end, on a link whose budget is not tight.
+    /// refused and whose pushes do not bring both the end and the input requests, on a link
+    /// whose budget is not tight.
     pub(crate) fn holds_running(&self) -> bool {
         self.session.dialect() == Some(Dialect::Legacy)
             && !self.session.quirks.has(Quirk::NoHeldResult)
             && self.result_cap() > TIGHT_BUDGET
-            && !self.relies_on_pushes()
+            && !self.leaves_all_to_pushes()
     }
 
     /// A `tasks/result` of `task_id` ended without the outcome while the task still ran. Soon
@@ -119,10 +120,10 @@ impl Engine {
 
     /// Holds the `tasks/result` of a running task again after its stream dropped (an idle
     /// timeout on the way, the WebSocket reconnecting: it waits for the session), unless the
-    /// server refuses to hold. At most one per [`REFUSAL_WINDOW_MS`] per task: a quicker drop
+    /// server refuses to hold or the task need not hold one. At most one per [`REFUSAL_WINDOW_MS`] per task: a quicker drop
     /// is a refusal. `false`: not held again.
     pub(crate) fn hold_again(&mut self, now: Millis, task_id: &str) -> bool {
-        if !self.holds_running() {
+        if !self.may_hold(task_id) {
             return false;
         }
         let Some(e) = self.tasks.get_mut(task_id) else {

@@ -258,6 +258,9 @@ impl Engine {
         if p.epoch == self.session.epoch() && self.session.is_ready() {
             self.reinitialize(now);
         }
+        if let Purpose::Get(t) = &p.purpose {
+            self.poll_came_back(now, t);
+        }
         match p.purpose {
             Purpose::Probe | Purpose::Initialize | Purpose::Listen => {}
             other => self.dispatch(now, other),

@@ -279,7 +279,11 @@ impl Engine {
 
     /// The next poll after news from `src` (polls follow the cadence, pushes postpone).
     pub(crate) fn schedule_poll(&mut self, now: Millis, task_id: &str, src: Source) {
-        let pushed = self.relies_on_pushes();
+        if src != Source::Poll && self.inputs_untold(task_id) {
+            return self.poll_soon(now, task_id);
+        }
+        let pushed = self.leaves_all_to_pushes();
+        let relied = self.relies_on_pushes();
         let Some(entry) = self.tasks.get_mut(task_id) else {
             return;
         };
@@ -287,10 +291,13 @@ impl Engine {
             return;
         }
         let interval = entry.server_interval();
+        let timer = Timer::Task(TaskTimer::Poll, entry.slot);
         // A held `tasks/result`, a listen stream or the session's pushes bring the end: polls
         // are only the safety net meanwhile.
         let held = (entry.result.req().is_some() || pushed || self.listen.pushed.contains(task_id))
             && !entry.is_terminal();
+        // Pushes bring the ends but maybe not the input requests: they postpone no poll.
+        let partly = relied && !held;
         let delay = match src {
             Source::Create | Source::Named | Source::Poll | Source::Push if held => {
                 cadence::safety_delay(interval, self.visible)
@@ -304,17 +311,18 @@ impl Engine {
             Source::Create | Source::Named => {
                 cadence::first_poll_delay(&mut self.rng, interval, self.visible)
             }
-            Source::Poll => {
+            Source::Push if !partly => cadence::safety_delay(interval, self.visible),
+            Source::Poll | Source::Push => {
                 let age = now.saturating_sub(entry.poll.since.get().unwrap_or(now));
                 cadence::poll_delay(&mut self.rng, interval, age, self.visible)
             }
-            Source::Push => cadence::safety_delay(interval, self.visible),
             Source::Other => return,
         };
-        self.timers.set(
-            Timer::Task(TaskTimer::Poll, entry.slot),
-            now.saturating_add(delay),
-        );
+        let at = now.saturating_add(delay);
+        match src {
+            Source::Push if partly => self.timers.set_earlier(timer, at),
+            _ => self.timers.set(timer, at),
+        }
     }
 
     /// Modern `inputRequests`: each key surfaced once per task.
@@ -452,7 +460,12 @@ impl Engine {
         if let Some(e) = self.tasks.get_mut(task_id) {
             e.poll.errors = 0;
         }
+        let confirming = self.awaits_confirmation(task_id);
         self.apply_snapshot(now, task_id, task, Source::Poll);
+        if confirming && self.awaits_confirmation(task_id) {
+            // The status cannot tell the end its outcome came with: the outcome decides.
+            self.end_from_outcome(now, task_id);
+        }
     }
 
     /// A status request answered that the task does not exist (`error`), with a `tasks/result`
@@ -460,6 +473,10 @@ impl Engine {
     fn status_gone(&mut self, now: Millis, task_id: &str, error: RpcError, held: Option<ReqId>) {
         if let Some(error) = self.weigh_early_error(task_id, None) {
             return self.task_outcome(now, task_id, Outcome::Error { error });
+        }
+        if self.awaits_confirmation(task_id) {
+            // Forgotten as it answered the outcome (rmcp consumes a task with its result).
+            return self.end_from_outcome(now, task_id);
         }
         let Some(entry) = self.tasks.get(task_id) else {
             return;

@@ -82,10 +82,11 @@ impl World for FakeServer {
     }
 }
 
-/// Every `tasks/get` sent for one task: (time, its answer reached the engine with the task).
+/// Every `tasks/get` sent for one task: (time, its answer reached the engine with the task, the
+/// engine knew the task's interval when it sent it).
 struct PollLog {
     task: String,
-    log: Vec<(Millis, bool)>,
+    log: Vec<(Millis, bool, bool)>,
     in_flight: Option<SendKey>,
 }
 
@@ -342,6 +343,7 @@ impl<S: World> Harness<S> {
 
     /// A status request went out: log it, and check no other one is in flight for the task.
     fn track_get(&mut self, key: SendKey, task: &str) {
+        let knew = (self.engine.tasks.get(task)).is_some_and(|e| e.server_interval().is_some());
         let t = match self.polled.get(task) {
             Some(&t) => t,
             None => {
@@ -357,7 +359,7 @@ impl<S: World> Harness<S> {
         let Some(p) = self.polls.get_mut(t) else {
             return;
         };
-        p.log.push((self.now, false));
+        p.log.push((self.now, false, knew));
         let index = p.log.len() - 1;
         if p.in_flight.replace(key).is_some() {
             let at = self.now;
@@ -564,7 +566,8 @@ impl<S: World> Harness<S> {
     }
 
     /// Every `tasks/get` the engine sent for a task went out at least `interval` after the one
-    /// before it, when the answer to that one reached the engine (so it knew the interval).
+    /// before it, when the answer to that one reached the engine (so it knew the interval), or
+    /// when the engine knew the interval as it sent the second one (after a failed poll too).
     pub(crate) fn check_poll_spacing(
         &self,
         interval_of: impl Fn(&str) -> Option<Millis>,
@@ -572,8 +575,9 @@ impl<S: World> Harness<S> {
         for PollLog { task, log, .. } in &self.polls {
             let floor = interval_of(task).unwrap_or(0);
             for w in log.windows(2) {
-                let ((a, informed), (b, _)) = (w[0], w[1]);
-                if informed && b - a < floor {
+                let ((a, informed, _), (b, _, knew)) = (w[0], w[1]);
+                // After a failed poll too, once the engine knew the interval.
+                if (informed || knew) && b - a < floor {
                     return Err(format!(
                         "{task}: polls {} ms apart, interval {floor}",
                         b - a

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::json::{json, Value};
 
-use crate::engine::api::{Input, Millis, SendKey, Transmit};
+use crate::engine::api::{Input, Millis, SendKey, Transmit, TransportError};
 use crate::engine::hash::IdHash;
 use crate::engine::rng::Rng;
 use crate::protocol::jsonrpc::{Id, Message, RpcError};
@@ -92,6 +92,9 @@ pub(crate) struct Faults {
     /// `tasks/get` answered HTTP 429 with `Retry-After` of `throttle_ms`.
     pub(crate) throttled_gets: u32,
     pub(crate) throttle_ms: Millis,
+    /// A held `tasks/result` is cut with HTTP 504 this long after it came (a proxy's read
+    /// timeout; 0: never).
+    pub(crate) cut_held_after: Millis,
     /// `tasks/result` answered like `throttled_gets`.
     pub(crate) throttled_results: u32,
     /// Every n-th `tasks/get` of each task (its 1st, n+1-th, …) answered like `throttled_gets`.
@@ -103,6 +106,8 @@ pub(crate) struct Faults {
     pub(crate) stalled_gets: u32,
     /// Methods the server lacks: HTTP 404 carrying -32601 "Method not found".
     pub(crate) missing: Vec<&'static str>,
+    /// The server is down: every request fails at once without a status (connection refused).
+    pub(crate) down: bool,
 }
 
 /// How a server meets `tasks/result` while the task runs.
@@ -130,6 +135,8 @@ pub(crate) struct FakeServer {
     next_task: u64,
     /// Send status notifications on every change.
     pub(crate) push: bool,
+    /// A status never pushed (a server that pushes steps and ends but not input requests).
+    pub(crate) unpushed: Option<&'static str>,
     /// Draft: announce tasks with `notifications/tasks/created` (off: a JSON-only server, whose
     /// one answer is the original response at the end).
     pub(crate) announce: bool,
@@ -139,6 +146,8 @@ pub(crate) struct FakeServer {
     /// When tasks change on their own (run end, input needed, ttl), and tasks changed by a request.
     timeline: BTreeSet<(Millis, String)>,
     dirty: BTreeSet<String>,
+    /// Held `tasks/result` streams to cut (see `Faults::cut_held_after`): when, which.
+    cuts: Vec<(Millis, SendKey)>,
     pub(crate) faults: Faults,
     rng: Rng,
     /// `tasks/get` times per task, as processed (404s excluded).
@@ -159,11 +168,13 @@ impl FakeServer {
             sessions: 0,
             next_task: 1,
             push: false,
+            unpushed: None,
             announce: true,
             page_size: 3,
             blocked: HashMap::default(),
             timeline: BTreeSet::new(),
             dirty: BTreeSet::new(),
+            cuts: Vec::new(),
             faults: Faults::default(),
             rng: Rng::new(seed ^ 0x5eed),
             gets: HashMap::default(),
@@ -196,6 +207,16 @@ impl FakeServer {
         tx: &Transmit,
     ) -> (String, Option<String>, Replies) {
         let key = tx.key;
+        if self.faults.down {
+            let error = TransportError::network("connection refused");
+            let task = quick_get(&tx.body).map(|(_, t)| t);
+            let method = if task.is_some() {
+                "tasks/get"
+            } else {
+                "(refused)"
+            };
+            return (method.into(), task, vec![(0, Input::Failed { key, error })]);
+        }
         // Fast path for the bulk of the traffic: find what a `tasks/get` needs without parsing.
         if let Some((id, task)) = quick_get(&tx.body) {
             let replies = match self.check_session(tx) {

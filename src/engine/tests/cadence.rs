@@ -235,3 +235,19 @@ fn hidden_pages_slow_old_tasks_down_to_a_minute_and_catch_up_when_visible() {
     h.run_for(1_100);
     assert_eq!(h.get_times(&id).len(), before + 1, "one catch-up poll");
 }
+
+/// A poll the server refused because its session was gone goes out again in the new session,
+/// and still no sooner than the task's interval after the refused one reached the server.
+#[test]
+fn a_poll_sent_again_in_a_new_session_keeps_the_interval() {
+    for seed in 0..6 {
+        let mut h = harness(false, seed, 20, 0);
+        h.call("job", json!({ "ms": 600_000, "interval": 3_000 }));
+        h.run_for(4_000 + 500 * seed);
+        h.server.kill_session();
+        h.run_for(20_000);
+        let spacing = h.check_poll_spacing(|_| Some(3_000));
+        assert_eq!(spacing, Ok(()), "seed {seed}");
+        assert!(h.violations.is_empty(), "{:?}", h.violations);
+    }
+}

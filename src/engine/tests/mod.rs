@@ -7,12 +7,14 @@ mod accepted;
 mod backlog;
 mod batch;
 mod cadence;
+mod cut;
 #[cfg(feature = "draft")]
 mod draft;
 mod faults;
 mod flows;
 mod heap;
 mod hour;
+mod inputs;
 mod listen;
 mod negotiate;
 #[cfg(any(not(feature = "receiver"), not(feature = "draft")))]
@@ -29,6 +31,7 @@ mod settle;
 mod socket;
 mod standalone;
 mod streams;
+mod verdicts;
 
 /// `PROPTEST_CASES` overrides the number of property cases (e.g. for a long soak run).
 pub(crate) fn cases(default: u32) -> u32 {

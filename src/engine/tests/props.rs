@@ -42,6 +42,8 @@ enum Op {
     Faults(u32, u32, u32),
     /// How long held results take to notice an end, and whether answering one forgets the task.
     HeldResults(u64, bool),
+    /// The server goes down (every request refused) or comes back.
+    Down(bool),
     Garbage(String),
 }
 
@@ -64,6 +66,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => any::<bool>().prop_map(Op::Push),
         1 => (0u32..30, 0u32..30, 0u32..10).prop_map(|(a, b, c)| Op::Faults(a, b, c)),
         1 => (0u64..3, any::<bool>()).prop_map(|(lag, consume)| Op::HeldResults(lag * 450, consume)),
+        1 => any::<bool>().prop_map(Op::Down),
         1 => ".{0,40}".prop_map(Op::Garbage),
     ]
 }
@@ -179,6 +182,7 @@ fn play(h: &mut Harness, ops: &[Op]) -> Vec<SubId> {
                 h.server.faults.held_result_lag = lag;
                 h.server.faults.consume_results = consume;
             }
+            Op::Down(down) => h.server.faults.down = down,
             Op::Garbage(body) => h.input(Input::Message { via: None, body }),
         }
     }
@@ -199,7 +203,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: cases(96), ..ProptestConfig::default() })]
 
     /// Random interleavings: ≤ 1 status request in flight per task, polls never closer than the
-    /// task's interval, each subscription exactly one Done, an empty registry after everybody
+    /// task's interval (after a failed one too), each subscription exactly one Done, an empty registry after everybody
     /// left and GC ran.
     #[test]
     fn interleavings_keep_the_invariants((kind, seed, ops) in scenario()) {

@@ -252,7 +252,7 @@ pub(super) fn method_of(sent: &[(SendKey, Value)], method: &str) -> Option<(Send
 /// Answers the poll of `task_id` in `sent` with `working` at `now`; returns what followed, and
 /// when: a held result waits out one interval (the poll's, with its jitter) while the session
 /// has not shown whether its server pushes.
-fn answer_working(
+pub(super) fn answer_working(
     e: &mut Engine,
     now: Millis,
     sent: &[(SendKey, Value)],

@@ -1,7 +1,8 @@
 //! Legacy servers that push task statuses: once a session's server was seen pushing on its own
-//! stream, running tasks hold no `tasks/result` (the terminal push fetches it); until the session
-//! has shown either way, a task's held result waits one interval; a silent session holds at once,
-//! and a missed push brings the held results back.
+//! stream, `input_required` included, running tasks hold no `tasks/result` (the terminal push
+//! fetches it); until the session has shown either way, a task's held result waits one interval;
+//! a silent session holds at once, and a missed push brings the held results back. A server seen
+//! pushing other statuses only still has its running tasks hold (see `inputs.rs`).
 
 use crate::json::{json, Value};
 
@@ -71,6 +72,17 @@ fn assert_held_at_once(h: &Harness, sub: SubId, ms: Millis) {
     assert!(h.violations.is_empty(), "{:?}", h.violations);
 }
 
+/// Opens `h`'s session and has its server push, on the session's own stream, an
+/// `input_required` status (of a task of no interest here): it pushes every kind of status.
+pub(super) fn shows_input_pushes(h: &mut Harness) {
+    if !h.engine.session.is_ready() {
+        h.engine.list_tasks(h.now, None);
+        h.run_for(1_000);
+    }
+    let body = status_push("elsewhere", "input_required").to_string();
+    h.input(Input::Message { via: None, body });
+}
+
 /// A legacy status push as the bench server sends one each interval ("step n").
 fn progress(task_id: &str, step: u32) -> Input {
     let params = json!({ "taskId": task_id, "status": "working", "statusMessage": format!("step {step}"),
@@ -87,6 +99,7 @@ fn progress(task_id: &str, step: u32) -> Input {
 #[test]
 fn a_push_within_the_first_interval_leaves_every_end_to_the_pushes() {
     let mut h = legacy_on(Link::Node, 61);
+    shows_input_pushes(&mut h);
     h.server.push = true;
     let subs: Vec<SubId> = (0..3)
         .map(|i| h.call("job", json!({ "ms": 6_000 + 500 * i })))
@@ -103,6 +116,7 @@ fn a_push_within_the_first_interval_leaves_every_end_to_the_pushes() {
 #[test]
 fn once_a_session_was_seen_pushing_its_tasks_hold_no_results() {
     let mut h = legacy_on(Link::Node, 62);
+    shows_input_pushes(&mut h);
     h.server.push = true;
     // Its end is pushed before its deferred hold was due.
     let first = h.call("job", json!({ "ms": 400 }));
@@ -139,6 +153,7 @@ fn an_unknown_session_holds_one_interval_late_and_a_silent_one_at_once() {
 #[test]
 fn an_end_no_push_told_brings_the_held_results_back() {
     let mut h = legacy_on(Link::Node, 64);
+    shows_input_pushes(&mut h);
     h.server.push = true;
     let first = h.call("job", json!({ "ms": 400 }));
     h.run_for(2_000);
@@ -186,10 +201,7 @@ fn held_at_once(e: &mut Engine, now: Millis, task_id: &str) -> bool {
 #[test]
 fn only_a_push_on_the_sessions_own_stream_is_evidence() {
     let (mut e, at, res) = holding_t1();
-    let Input::Message { body, .. } = progress("t1", 1) else {
-        unreachable!()
-    };
-    let push: Value = serde_json::from_str(&body).unwrap_or_default();
+    let push = status_push("t0", "input_required");
     // On the held result's stream: it would not come without the hold.
     feed(&mut e, at + 100, Some(res), push.clone());
     drain(&mut e, at + 100);
@@ -263,6 +275,7 @@ fn an_end_pushed_before_the_create_answer_ends_the_task_at_once() {
 #[test]
 fn a_push_about_an_unknown_task_is_kept_only_while_a_call_is_out() {
     let (mut e, _) = watching(Link::Node);
+    feed(&mut e, T0, None, status_push("t0", "input_required"));
     feed(&mut e, T0, None, status_push("t9", "completed"));
     drain(&mut e, T0);
     let (_, call, call_id) = call_out(&mut e, T0 + 100);

@@ -4,6 +4,7 @@
 use crate::json::json;
 
 use super::push::{completed, legacy_on, results_of};
+use super::pushed::shows_input_pushes;
 use crate::engine::api::{Link, Millis, SendKey, SubId};
 use crate::engine::quirks::Quirk;
 use crate::engine::testkit::Harness;
@@ -11,6 +12,13 @@ use crate::engine::testkit::Harness;
 /// Four tasks at once on a pushing server whose held results take `lag` to notice an end; each
 /// task's subscription, id and end.
 fn run(h: &mut Harness, lag: Millis) -> Vec<(SubId, String, Millis)> {
+    let tasks = start(h, lag);
+    h.run_for(30_000);
+    tasks
+}
+
+/// [`run`]'s first half second: the tasks made, none ended.
+fn start(h: &mut Harness, lag: Millis) -> Vec<(SubId, String, Millis)> {
     h.server.push = true;
     h.server.faults.held_result_lag = lag;
     let subs: Vec<(SubId, Millis)> = (0..4)
@@ -29,7 +37,6 @@ fn run(h: &mut Harness, lag: Millis) -> Vec<(SubId, String, Millis)> {
             (sub, id, created + ms)
         })
         .collect();
-    h.run_for(30_000);
     tasks
 }
 
@@ -77,7 +84,11 @@ fn a_fresh_result_wins_over_a_lagging_held_one_and_the_lag_is_learned() {
 #[test]
 fn once_held_results_lag_behind_pushes_running_tasks_close_theirs() {
     let mut h = legacy_on(Link::Node, 49);
-    let tasks = run(&mut h, 900);
+    let tasks = start(&mut h, 900);
+    // The tasks hold their results; then the server shows it pushes every kind of status.
+    h.run_for(1_500);
+    shows_input_pushes(&mut h);
+    h.run_for(30_000);
     let first_end = tasks.first().map_or(0, |t| t.2);
     for (i, (sub, id, ends)) in tasks.iter().enumerate().skip(1) {
         assert!(completed(&h, *sub), "task {i}");

@@ -42,6 +42,11 @@ impl FakeServer {
             .to_owned();
         let interval = args.get("interval").and_then(Value::as_u64);
         let wants_input = args.get("input").and_then(Value::as_bool).unwrap_or(false);
+        // When input is needed: `input_after` ms after the start, else halfway.
+        let input_after = args
+            .get("input_after")
+            .and_then(Value::as_u64)
+            .unwrap_or(ms / 2);
         let ttl = match args.get("ttl") {
             Some(Value::Null) => None,
             Some(v) => v.as_u64(),
@@ -82,7 +87,7 @@ impl FakeServer {
             ttl,
             interval,
             until: now + ms,
-            input_at: wants_input.then_some(now + ms / 2),
+            input_at: wants_input.then_some(now + input_after),
             input_sent: false,
             end,
             cancelled: false,
@@ -251,6 +256,9 @@ impl FakeServer {
             _ => {}
         }
         self.blocked.entry(t.clone()).or_default().push((key, id));
+        if running {
+            self.cut_later(now, key);
+        }
         let mut out = vec![(0, head(key, 200, None))];
         // Asked after the end: the answer goes out at once, with no lag.
         let lag = self.faults.held_result_lag;

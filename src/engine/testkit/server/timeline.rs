@@ -46,7 +46,35 @@ impl FakeServer {
         if !self.dirty.is_empty() {
             return Some(now);
         }
-        self.timeline.iter().map(|(t, _)| *t).find(|t| *t > now)
+        let cut = self.cuts.iter().map(|(at, _)| *at).min();
+        let next = self.timeline.iter().map(|(t, _)| *t).find(|t| *t > now);
+        next.into_iter().chain(cut).min()
+    }
+
+    /// A held `tasks/result` on `key` came at `now`: cut it later, when the server cuts them.
+    pub(super) fn cut_later(&mut self, now: Millis, key: SendKey) {
+        if self.faults.cut_held_after > 0 {
+            self.cuts.push((now + self.faults.cut_held_after, key));
+        }
+    }
+
+    /// The held results due to be cut: a 504 head, and the end of the stream.
+    fn cut_due(&mut self, now: Millis) -> Replies {
+        let mut out = Vec::new();
+        let (due, later) = self.cuts.drain(..).partition(|(at, _)| *at <= now);
+        self.cuts = later;
+        for (_, key) in due {
+            let mut held = false;
+            for b in self.blocked.values_mut() {
+                held |= b.iter().any(|(k, _)| *k == key);
+                b.retain(|(k, _)| *k != key);
+            }
+            if held {
+                out.push((0, super::super::head(key, 504, None)));
+                out.push((0, Input::Ended { key }));
+            }
+        }
+        out
     }
 
     /// Time passed: the tasks that changed send input requests and pushes, finish draft
@@ -61,7 +89,7 @@ impl FakeServer {
                 due.insert(id);
             }
         }
-        let mut out = Vec::new();
+        let mut out = self.cut_due(now);
         for id in due {
             out.extend(self.process(now, &id));
         }
@@ -117,7 +145,8 @@ impl FakeServer {
                 }
             }
         }
-        if self.push && last_pushed != Some(status) && self.dialect != Dialect::Draft {
+        let pushed = self.push && self.unpushed != Some(status);
+        if pushed && last_pushed != Some(status) && self.dialect != Dialect::Draft {
             let method = if self.dialect == Dialect::Modern {
                 "notifications/tasks"
             } else {
