@@ -36,6 +36,7 @@ mod cadence;
 mod calls;
 mod deletes;
 mod detect;
+mod deviations;
 mod early;
 mod elicit;
 mod encoded;
@@ -76,6 +77,7 @@ mod standalone;
 mod tasks;
 mod tools;
 mod unauthorized;
+mod unreadable;
 pub mod verdict;
 
 #[cfg(test)]
