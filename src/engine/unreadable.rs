@@ -72,7 +72,13 @@ impl Engine {
             return self.session_lost(now, n);
         }
         let retry_after = p.retry_after;
-        let message = ["HTTP ", &decimal(status.into()), ": the server said ", &said].concat();
+        let message = [
+            "HTTP ",
+            &decimal(status.into()),
+            ": the server said ",
+            &said,
+        ]
+        .concat();
         let mut error = ClientError::new(ErrorKind::Transport, message);
         error.http_status = Some(status);
         let status = Some(status);

@@ -3,6 +3,7 @@
 //! transcripts, and a simulated hour of 1,000 tasks. Scaffolding: `engine::testkit`.
 
 mod absent;
+mod affinity;
 mod backlog;
 mod batch;
 mod cadence;
