@@ -214,7 +214,10 @@ impl Engine {
             // Any other error, an HTTP 4xx, a network failure, silence: try `initialize`.
             Err(f) => {
                 if matches!(*f, Failure::Timeout) {
-                    self.deviated(Deviation::Probe, ClientError::new(ErrorKind::Protocol, SILENT));
+                    self.deviated(
+                        Deviation::Probe,
+                        ClientError::new(ErrorKind::Protocol, SILENT),
+                    );
                 }
                 self.open_with(now, LEGACY)
             }

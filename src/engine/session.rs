@@ -11,13 +11,13 @@ use crate::protocol::model::Dialect;
 use crate::protocol::object;
 
 use super::api::{ClientError, Config, DialectChoice, ErrorKind, Event, Link, Millis};
-use crate::protocol::headers::METHOD;
 use super::cadence;
 use super::negotiate::{offers_tasks, Discovered, MODERN_VERSION};
 use super::quirks::{Quirk, Quirks, TaskMethod};
 use super::requests::{Failure, Purpose};
 use super::scheduler::Timer;
 use super::Engine;
+use crate::protocol::headers::METHOD;
 
 /// Connect failures from an overloaded server (429/5xx) retried before the host hears of them.
 const QUIET_CONNECT_RETRIES: u32 = 2;

@@ -164,22 +164,3 @@ fn a_task_unknown_to_the_new_session_ends_expired_not_with_the_servers_error() {
         other => panic!("{other:?}"),
     }
 }
-
-#[test]
-fn a_task_forgotten_with_its_session_ends_expired() {
-    for choice in [DialectChoice::Auto, DialectChoice::Legacy] {
-        let mut h = Harness::new(choice, Dialect::Legacy, 22);
-        let sub = h.call("job", json!({ "ms": 10_000 }));
-        h.run_for(2_000);
-        let task_id = h.task_of(sub).expect("a task");
-        h.server.kill_session();
-        h.server.forget(&task_id);
-        h.run_for(60_000);
-        match h.done(sub) {
-            End::Finished {
-                task: Some(task), ..
-            } => assert_eq!(task.status, TaskStatus::Expired, "{choice:?}"),
-            other => panic!("{choice:?}: {other:?}"),
-        }
-    }
-}

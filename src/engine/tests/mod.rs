@@ -7,6 +7,7 @@ mod affinity;
 mod backlog;
 mod batch;
 mod cadence;
+mod deviations;
 #[cfg(feature = "draft")]
 mod draft;
 mod faults;
