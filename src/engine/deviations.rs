@@ -1,6 +1,7 @@
 //! What a server does off the protocol that the client works around, said to the host once per
-//! kind for the engine's life. Before the session is ready such a warning is kept and said once
-//! it is: the host reads a warning while connecting as the connect failing.
+//! kind for the engine's life. Before the session is ready the first such warning is kept and
+//! said once it is (the host reads a warning while connecting as the connect failing); another
+//! kind seen meanwhile is said when it happens again.
 
 use super::api::ClientError;
 use super::Engine;
@@ -16,19 +17,21 @@ pub(crate) enum Deviation {
     NoAffinity,
 }
 
-/// The kinds said so far, and the warnings waiting for the session.
+/// The kinds said so far, and the warning waiting for the session.
 #[derive(Debug, Default)]
 pub(crate) struct Deviations {
     said: u8,
-    held: Vec<ClientError>,
+    held: Option<ClientError>,
 }
 
 impl Deviations {
-    /// Whether `d` is new (it is remembered as said).
-    fn first(&mut self, d: Deviation) -> bool {
+    /// Whether `d` was not said yet; `say`: it is now.
+    fn first(&mut self, d: Deviation, say: bool) -> bool {
         let bit = 1 << d as u8;
         let new = self.said & bit == 0;
-        self.said |= bit;
+        if say {
+            self.said |= bit;
+        }
         new
     }
 }
@@ -36,18 +39,22 @@ impl Deviations {
 impl Engine {
     /// The server deviated (`d`): the host hears `warning` unless it heard of this kind before.
     pub(crate) fn deviated(&mut self, d: Deviation, warning: ClientError) {
-        if !self.session.deviations.first(d) {
+        let ready = self.session.is_ready();
+        let seen = &mut self.session.deviations;
+        if !seen.first(d, ready || seen.held.is_none()) {
             return;
         }
-        match self.session.is_ready() {
+        match ready {
             true => self.warn(None, warning),
-            false => self.session.deviations.held.push(warning),
+            false => {
+                seen.held.get_or_insert(warning);
+            }
         }
     }
 
-    /// The session is ready: the warnings kept while connecting are said.
+    /// The session is ready: the warning kept while connecting is said.
     pub(crate) fn say_deviations(&mut self) {
-        for warning in std::mem::take(&mut self.session.deviations.held) {
+        if let Some(warning) = self.session.deviations.held.take() {
             self.warn(None, warning);
         }
     }

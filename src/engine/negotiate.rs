@@ -33,6 +33,7 @@ use crate::protocol::model::Dialect;
 use super::api::{ClientError, DialectChoice, ErrorKind, Millis, Output};
 use super::deviations::Deviation;
 use super::requests::{Answer, Failure, Purpose};
+use super::unreadable::PROBE_FELL_BACK;
 use super::Engine;
 
 /// The modern protocol version.
@@ -67,12 +68,9 @@ impl Discovered {
     /// Reads a discover result; `None` unless it lists 2026-07-28 and has a capabilities object.
     pub(crate) fn parse(v: &Value) -> Option<Discovered> {
         let versions = v.get("supportedVersions")?.as_array()?;
-        let modern = versions
-            .iter()
-            .filter(|s| s.as_str() == Some(MODERN_VERSION))
-            .count();
+        let speaks_modern = versions.iter().any(|s| s.as_str() == Some(MODERN_VERSION));
         let capabilities = v.get("capabilities").filter(|c| c.is_object())?;
-        if modern == 0 {
+        if !speaks_modern {
             return None;
         }
         let tasks = has_tasks_extension(capabilities);
@@ -80,7 +78,7 @@ impl Discovered {
             capabilities: capabilities.clone(),
             server_info: server_info_of(v),
             tasks,
-            other_eras: versions.len() > modern,
+            other_eras: versions.len() > 1,
         })
     }
 }
@@ -126,7 +124,6 @@ fn is_modern_error(e: &RpcError) -> bool {
 /// The refusal of `dialect: "draft"` by a build without the draft dialect.
 const NO_DRAFT: &str = "this build leaves out the draft dialect (SEP-1686): connect with dialect \"auto\", \"modern\" or \"legacy\", or use the full build";
 const NOT_MODERN: &str = "the server does not speak the modern dialect (2026-07-28): server/discover was not answered as a modern server would; connect with dialect \"auto\" or \"legacy\"";
-const SILENT: &str = "server/discover went unanswered; the era was negotiated with initialize";
 const ONLY_MODERN: &str = "the server speaks only the modern dialect (2026-07-28): initialize was refused; connect with dialect \"auto\" or \"modern\"";
 
 impl Engine {
@@ -214,10 +211,9 @@ impl Engine {
             // Any other error, an HTTP 4xx, a network failure, silence: try `initialize`.
             Err(f) => {
                 if matches!(*f, Failure::Timeout) {
-                    self.deviated(
-                        Deviation::Probe,
-                        ClientError::new(ErrorKind::Protocol, SILENT),
-                    );
+                    let warning = ["server/discover went unanswered", PROBE_FELL_BACK].concat();
+                    let warning = ClientError::new(ErrorKind::Protocol, warning);
+                    self.deviated(Deviation::Probe, warning);
                 }
                 self.open_with(now, LEGACY)
             }

@@ -25,7 +25,8 @@ const QUIET_CONNECT_RETRIES: u32 = 2;
 const SHORT_LIFE_MS: Millis = 10_000;
 /// Sessions in a row dying right after being made that diagnose a balancer without affinity.
 const NO_AFFINITY_LIVES: u32 = 3;
-const NO_AFFINITY: &str = "sessions do not survive between requests: the server is behind a balancer without session affinity (re-initializing with backoff)";
+const NO_AFFINITY: &str =
+    "sessions do not survive between requests: the server is behind a balancer without affinity";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {

@@ -17,6 +17,8 @@ use super::Engine;
 
 /// At most this many bytes of what the server said are quoted.
 const QUOTE_MAX: usize = 200;
+/// How the probe's failure ends (the era came from `initialize`).
+pub(crate) const PROBE_FELL_BACK: &str = "; the era was negotiated with initialize";
 
 impl Engine {
     /// `body`, arriving on `via`, is not JSON-RPC (`e` says why).
@@ -35,50 +37,34 @@ impl Engine {
         let status = n.and_then(|n| self.reqs.get(n)).and_then(|p| p.http_status);
         let probe = n.is_some_and(|n| self.reqs.purpose(n) == Some(&Purpose::Probe));
         match (n, status) {
-            (Some(n), Some(s)) if s >= 400 || probe => {
-                if probe {
-                    let warning = [
-                        "server/discover was answered with HTTP ",
-                        &decimal(s.into()),
-                        " and a body that is not JSON-RPC (",
-                        &quote(body),
-                        "); the era was negotiated with initialize",
-                    ]
-                    .concat();
-                    self.deviated(
-                        Deviation::Probe,
-                        ClientError::new(ErrorKind::Protocol, warning),
-                    );
-                }
-                self.refused_with(now, n, s, body)
-            }
+            (Some(n), Some(s)) if s >= 400 || probe => self.refused_with(now, n, s, body, probe),
             _ => self.deviated(Deviation::NotJsonRpc, error),
         }
     }
 
     /// Request `n` was answered with HTTP `status` and `body`, which is not JSON-RPC: on a session,
-    /// a 404 (or a 400 naming the session) means the session is gone; else the request fails.
-    fn refused_with(&mut self, now: Millis, n: ReqId, status: u16, body: &str) {
+    /// a 404 (or a 400 naming the session) means the session is gone; else the request fails (the
+    /// `probe`'s failure is a deviation the host hears of once connected).
+    fn refused_with(&mut self, now: Millis, n: ReqId, status: u16, body: &str, probe: bool) {
         let Some(p) = self.reqs.get(n) else {
             return;
         };
         let said = quote(body);
         let dead = match status {
             404 => true,
-            400 => names_dead_session(&said),
+            400 => names_dead_session(said),
             _ => false,
         };
         if p.sessioned && dead {
             return self.session_lost(now, n);
         }
         let retry_after = p.retry_after;
-        let message = [
-            "HTTP ",
-            &decimal(status.into()),
-            ": the server said ",
-            &said,
-        ]
-        .concat();
+        let message = ["HTTP ", &decimal(status.into()), ", not JSON-RPC: ", said].concat();
+        if probe {
+            let warning = ["server/discover: ", &message, PROBE_FELL_BACK].concat();
+            let warning = ClientError::new(ErrorKind::Protocol, warning);
+            self.deviated(Deviation::Probe, warning);
+        }
         let mut error = ClientError::new(ErrorKind::Transport, message);
         error.http_status = Some(status);
         let status = Some(status);
@@ -94,18 +80,14 @@ impl Engine {
     }
 }
 
-/// What the server said, bounded: the `message` of a JSON object that has one, else the text.
-fn quote(body: &str) -> String {
-    let json = crate::json::parse(body).ok();
-    let message = json.as_ref().and_then(|v| v.get("message")?.as_str());
-    let text = message.unwrap_or(body).trim_ascii();
+/// What the server said, bounded (at a character boundary).
+fn quote(body: &str) -> &str {
+    let text = body.trim_ascii();
     let mut end = text.len().min(QUOTE_MAX);
     while !text.is_char_boundary(end) {
         end -= 1;
     }
-    let cut = text.get(..end).unwrap_or_default();
-    let more = if end < text.len() { "…" } else { "" };
-    ["\"", cut, more, "\""].concat()
+    text.get(..end).unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -113,13 +95,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_quote_is_the_message_of_an_error_object_or_the_bounded_text() {
-        let framework = r#"{"code":-32015,"data":null,"message":"Bad Request: no"}"#;
-        assert_eq!(quote(framework), "\"Bad Request: no\"");
-        assert_eq!(quote("  plain text "), "\"plain text\"");
+    fn a_quote_is_the_text_bounded_at_a_character_boundary() {
+        assert_eq!(quote("  {\"message\":\"no\"} "), "{\"message\":\"no\"}");
         let long = "é".repeat(QUOTE_MAX);
         let q = quote(&long);
-        assert!(q.len() <= QUOTE_MAX + 2 + "…".len(), "{}", q.len());
-        assert!(q.ends_with("…\""), "{q}");
+        assert_eq!(q.len(), QUOTE_MAX);
+        assert!(long.starts_with(q));
     }
 }

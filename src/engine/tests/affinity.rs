@@ -13,7 +13,7 @@ use crate::engine::testkit::{accept_initialize, drain, feed, head, Harness, T0};
 use crate::engine::Engine;
 use crate::protocol::model::{Dialect, TaskStatus};
 
-const DIAGNOSIS: &str = "balancer without session affinity";
+const DIAGNOSIS: &str = "balancer without affinity";
 
 fn harness(choice: DialectChoice, seed: u64) -> Harness<Balancer> {
     let cfg = Config {
