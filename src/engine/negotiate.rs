@@ -33,7 +33,6 @@ use crate::protocol::model::Dialect;
 use super::api::{ClientError, DialectChoice, ErrorKind, Millis, Output};
 use super::deviations::Deviation;
 use super::requests::{Answer, Failure, Purpose};
-use super::unreadable::PROBE_FELL_BACK;
 use super::Engine;
 
 /// The modern protocol version.
@@ -124,6 +123,7 @@ fn is_modern_error(e: &RpcError) -> bool {
 /// The refusal of `dialect: "draft"` by a build without the draft dialect.
 const NO_DRAFT: &str = "this build leaves out the draft dialect (SEP-1686): connect with dialect \"auto\", \"modern\" or \"legacy\", or use the full build";
 const NOT_MODERN: &str = "the server does not speak the modern dialect (2026-07-28): server/discover was not answered as a modern server would; connect with dialect \"auto\" or \"legacy\"";
+const UNANSWERED: &str = "server/discover went unanswered; the era was negotiated with initialize";
 const ONLY_MODERN: &str = "the server speaks only the modern dialect (2026-07-28): initialize was refused; connect with dialect \"auto\" or \"modern\"";
 
 impl Engine {
@@ -211,8 +211,7 @@ impl Engine {
             // Any other error, an HTTP 4xx, a network failure, silence: try `initialize`.
             Err(f) => {
                 if matches!(*f, Failure::Timeout) {
-                    let warning = ["server/discover went unanswered", PROBE_FELL_BACK].concat();
-                    let warning = ClientError::new(ErrorKind::Protocol, warning);
+                    let warning = ClientError::new(ErrorKind::Protocol, UNANSWERED);
                     self.deviated(Deviation::Probe, warning);
                 }
                 self.open_with(now, LEGACY)

@@ -318,7 +318,7 @@ impl Engine {
 
 /// An error message saying the request's session is unknown (servers answer a dead session with
 /// 400 as well as 404: "No valid session ID provided", "Server not initialized"…).
-pub(crate) fn names_dead_session(message: &str) -> bool {
+fn names_dead_session(message: &str) -> bool {
     let m = message.to_ascii_lowercase();
     find(&m, "session").is_some() || find(&m, "not initialized").is_some()
 }

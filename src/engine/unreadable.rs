@@ -12,13 +12,12 @@ use super::api::{ClientError, ErrorKind, Millis, SendKey};
 use super::deviations::Deviation;
 use super::ids::ReqId;
 use super::requests::{Failure, Purpose};
-use super::routing::names_dead_session;
 use super::Engine;
 
 /// At most this many bytes of what the server said are quoted.
 const QUOTE_MAX: usize = 200;
 /// How the probe's failure ends (the era came from `initialize`).
-pub(crate) const PROBE_FELL_BACK: &str = "; the era was negotiated with initialize";
+const PROBE_FELL_BACK: &str = "; the era was negotiated with initialize";
 
 impl Engine {
     /// `body`, arriving on `via`, is not JSON-RPC (`e` says why).
@@ -42,22 +41,17 @@ impl Engine {
         }
     }
 
-    /// Request `n` was answered with HTTP `status` and `body`, which is not JSON-RPC: on a session,
-    /// a 404 (or a 400 naming the session) means the session is gone; else the request fails (the
-    /// `probe`'s failure is a deviation the host hears of once connected).
+    /// Request `n` was answered with HTTP `status` and `body`, which is not JSON-RPC: it fails
+    /// (the `probe`'s failure is a deviation the host hears of once connected), unless it is a
+    /// 404 on a session, which its stream's end reads as the session gone.
     fn refused_with(&mut self, now: Millis, n: ReqId, status: u16, body: &str, probe: bool) {
         let Some(p) = self.reqs.get(n) else {
             return;
         };
-        let said = quote(body);
-        let dead = match status {
-            404 => true,
-            400 => names_dead_session(said),
-            _ => false,
-        };
-        if p.sessioned && dead {
-            return self.session_lost(now, n);
+        if p.sessioned && status == 404 {
+            return;
         }
+        let said = quote(body);
         let retry_after = p.retry_after;
         let message = ["HTTP ", &decimal(status.into()), ", not JSON-RPC: ", said].concat();
         if probe {

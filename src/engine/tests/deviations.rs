@@ -179,6 +179,19 @@ fn a_request_refused_with_a_body_that_is_not_json_rpc_fails_naming_the_status_an
             );
         }
     }
+    // On a legacy session a 404 still means the session is gone, whatever its body.
+    let mut e = legacy();
+    let (sub, sent) = read_resource(&mut e, T0);
+    let key = sent[0].0;
+    e.handle_input(T0, head(key, 404, None));
+    feed(&mut e, T0, Some(key), framework_error());
+    e.handle_input(T0, Input::Ended { key });
+    let (sent, events) = drain(&mut e, T0);
+    assert_eq!(sent[0].1["method"], json!("initialize"), "{sent:?}");
+    let done = events
+        .iter()
+        .any(|ev| matches!(ev, Event::Done { sub: s, .. } if *s == sub));
+    assert!(!done, "sent again once the session is back: {events:?}");
 }
 
 #[test]
