@@ -29,11 +29,14 @@ fn absent_error(m: TaskMethod) -> ClientError {
     e
 }
 
-fn no_tasks_error() -> ClientError {
-    ClientError::new(
-        ErrorKind::Unsupported,
-        "the server offers no tasks in any era it speaks",
-    )
+/// No tasks in the session's era; `legacy`: the server's 2025-11-25 era offers them (the caller
+/// forced modern).
+fn no_tasks_error(legacy: bool) -> ClientError {
+    let message = match legacy {
+        true => "the server offers no tasks in its 2026-07-28 era; its 2025-11-25 era offers tasks: use dialect \"legacy\" or \"auto\"",
+        false => "the server offers no tasks in any era it speaks",
+    };
+    ClientError::new(ErrorKind::Unsupported, message)
 }
 
 impl Engine {
@@ -64,7 +67,7 @@ impl Engine {
             return None;
         }
         if !self.session.tasks {
-            return Some(no_tasks_error());
+            return Some(no_tasks_error(self.session.legacy_tasks));
         }
         self.session
             .quirks
@@ -84,7 +87,7 @@ impl Engine {
             _ => return false,
         };
         let error = if !self.session.tasks {
-            no_tasks_error()
+            no_tasks_error(self.session.legacy_tasks)
         } else if self.session.quirks.has(Quirk::Lacks(method)) {
             absent_error(method)
         } else {

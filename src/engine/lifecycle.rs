@@ -23,6 +23,7 @@ impl Engine {
         }
         let rpc = res.as_ref().err().and_then(|f| f.answering());
         let gone = rpc.is_some_and(|e| self.gone_code(e.code));
+        let outlived = self.outlived_session(task_id);
         if res.is_ok() || rpc.is_some() {
             self.held_result_answered(task_id);
         }
@@ -38,9 +39,10 @@ impl Engine {
                 self.task_outcome(now, task_id, Outcome::Result { result });
             }
             Err(f) => match *f {
-                // Completed, yet "no such task": the result is gone (consumed, evicted), which is
-                // not the task's outcome.
-                Failure::Rpc(error) if completed && gone => {
+                // Completed (or ended before a session it outlived), yet "no such task": the
+                // result is gone (consumed, evicted, lost with the session), which is not the
+                // task's outcome.
+                Failure::Rpc(error) if gone && (completed || (terminal && outlived)) => {
                     self.give_up_outcome(now, task_id, error.into())
                 }
                 Failure::Rpc(error) if terminal => {

@@ -23,7 +23,11 @@
 //! - At createdAt + ttl one last poll decides between the task's real end and `expired`; an
 //!   unknown id after a known task is `expired`.
 //! - A legacy session answering 404 (or 400 with an id-less error) is re-initialized; every
-//!   task stays tracked and the requests it refused are sent again.
+//!   task stays tracked and the requests it refused are sent again. Sessions dying right after
+//!   being made are re-initialized with a growing gap; a task the new session does not know
+//!   has `expired`.
+//! - An HTTP error whose body is not JSON-RPC fails its request naming the status and quoting
+//!   the body; the era probe falls back to `initialize` on it (`unreadable.rs`).
 //! - A response stream with event ids that ends before its answer is resumed (`resume.rs`); an
 //!   HTTP 401 is sent once more, then fails as `Unauthorized`, like a 403 (`unauthorized.rs`).
 
@@ -39,6 +43,7 @@ mod confirm;
 mod cut;
 mod deletes;
 mod detect;
+mod deviations;
 mod early;
 mod elicit;
 mod encoded;
@@ -79,6 +84,7 @@ mod standalone;
 mod tasks;
 mod tools;
 mod unauthorized;
+mod unreadable;
 pub mod verdict;
 
 #[cfg(test)]

@@ -6,8 +6,10 @@
 //!   (-32020/-32021, or -32022 listing 2026-07-28) means modern too.
 //! - A well-formed answer without the extension: `initialize` decides. Legacy when it offers
 //!   tasks; else modern (the best era the server speaks; the legacy session is ended).
-//! - Anything else (HTTP 4xx such as 400 "Server not initialized", -32601, a permissive `{}`,
-//!   silence, a network-level failure — in a browser a CORS refusal looks like one): `initialize`.
+//! - Anything else (any HTTP 4xx/5xx such as 400 "Server not initialized", a body that is not
+//!   JSON-RPC, -32601, a permissive `{}`, a network-level failure — in a browser a CORS refusal
+//!   looks like one — or silence past [`PROBE_TIMEOUT_MS`]): `initialize`. A body that is not
+//!   JSON-RPC and silence are deviations, said once the session is up.
 //!   An `initialize` refused with -32022 listing only 2026-07-28 means modern.
 //! - A known era from an earlier negotiation (`Config::known_era`): legacy sends `initialize`
 //!   first and no probe; modern takes a well-formed discover answer as final. When the hinted
@@ -15,7 +17,9 @@
 //!
 //! Forced dialects are verified: forced modern sends `server/discover` and is refused
 //! ([`ErrorKind::Unsupported`](super::api::ErrorKind)) unless the answer is modern; forced
-//! legacy/draft are refused when `initialize` says the server speaks only 2026-07-28.
+//! legacy/draft are refused when `initialize` says the server speaks only 2026-07-28. Forced
+//! modern on a dual-era server without the tasks extension asks `initialize` too, only to say
+//! which era offers tasks when a task is asked for (the legacy session is ended at once).
 //!
 //! When neither era offers tasks, plain requests work and task-requiring ones fail with
 //! `Unsupported` (see `absent.rs`).
@@ -26,7 +30,8 @@ use crate::protocol::dialect::{codec, Codec, LEGACY, MODERN};
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::Dialect;
 
-use super::api::{DialectChoice, Millis, Output};
+use super::api::{ClientError, DialectChoice, ErrorKind, Millis, Output};
+use super::deviations::Deviation;
 use super::requests::{Answer, Failure, Purpose};
 use super::Engine;
 
@@ -38,6 +43,12 @@ const MODERN_ONLY_CODES: [i64; 2] = [-32020, -32021];
 const UNSUPPORTED_VERSION: i64 = -32022;
 /// The capability extension a modern server offers tasks under.
 const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+/// How long `server/discover` may go unanswered before `initialize` is tried. A server answers it
+/// from what it knows, with no work to do: a live one answers within a round trip, a cold start
+/// within a few seconds. A server that drops the unknown method costs the first connect this
+/// much instead of the whole request timeout; a slow modern-only server loses nothing (it refuses
+/// `initialize` with -32022, which means modern).
+pub(crate) const PROBE_TIMEOUT_MS: Millis = 5_000;
 /// Where modern results carry the server's name and version.
 pub(crate) const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 
@@ -48,16 +59,15 @@ pub(crate) struct Discovered {
     pub(crate) server_info: Value,
     /// It advertises the tasks extension.
     pub(crate) tasks: bool,
+    /// It lists an era besides 2026-07-28 (a dual-era server).
+    pub(crate) other_eras: bool,
 }
 
 impl Discovered {
     /// Reads a discover result; `None` unless it lists 2026-07-28 and has a capabilities object.
     pub(crate) fn parse(v: &Value) -> Option<Discovered> {
-        let speaks_modern = v
-            .get("supportedVersions")?
-            .as_array()?
-            .iter()
-            .any(|s| s.as_str() == Some(MODERN_VERSION));
+        let versions = v.get("supportedVersions")?.as_array()?;
+        let speaks_modern = versions.iter().any(|s| s.as_str() == Some(MODERN_VERSION));
         let capabilities = v.get("capabilities").filter(|c| c.is_object())?;
         if !speaks_modern {
             return None;
@@ -67,6 +77,7 @@ impl Discovered {
             capabilities: capabilities.clone(),
             server_info: server_info_of(v),
             tasks,
+            other_eras: versions.len() > 1,
         })
     }
 }
@@ -112,6 +123,7 @@ fn is_modern_error(e: &RpcError) -> bool {
 /// The refusal of `dialect: "draft"` by a build without the draft dialect.
 const NO_DRAFT: &str = "this build leaves out the draft dialect (SEP-1686): connect with dialect \"auto\", \"modern\" or \"legacy\", or use the full build";
 const NOT_MODERN: &str = "the server does not speak the modern dialect (2026-07-28): server/discover was not answered as a modern server would; connect with dialect \"auto\" or \"legacy\"";
+const UNANSWERED: &str = "server/discover went unanswered; the era was negotiated with initialize";
 const ONLY_MODERN: &str = "the server speaks only the modern dialect (2026-07-28): initialize was refused; connect with dialect \"auto\" or \"modern\"";
 
 impl Engine {
@@ -164,7 +176,11 @@ impl Engine {
         let forced = self.session.choice == DialectChoice::Modern;
         match res {
             Ok(v) => match Discovered::parse(&v) {
-                Some(d) if d.tasks || forced || self.session.hint == Some(Dialect::Modern) => {
+                Some(d)
+                    if d.tasks
+                        || (forced && !d.other_eras)
+                        || self.session.hint == Some(Dialect::Modern) =>
+                {
                     self.modern_ready(now, Some(d))
                 }
                 Some(d) => {
@@ -175,7 +191,11 @@ impl Engine {
                 None => self.open_with(now, LEGACY),
             },
             Err(f) if f.rpc().is_some_and(is_modern_error) => self.modern_ready(now, None),
-            Err(f) if f.overloaded() => self.connect_failed(now, &f, false),
+            // Come back later (429, 503; any 5xx when forced): probe again. `Auto` reads another
+            // 5xx as a refusal of the method and tries `initialize`.
+            Err(f) if f.overloaded() && (forced || matches!(f.http_status(), Some(429 | 503))) => {
+                self.connect_failed(now, &f, false)
+            }
             // No answer at all: forced modern asks again; `Auto` tries `initialize`, which
             // needs no header a strict CORS allow-list could refuse.
             Err(f)
@@ -189,7 +209,13 @@ impl Engine {
             }
             Err(_) if forced => self.connect_refused(now, NOT_MODERN),
             // Any other error, an HTTP 4xx, a network failure, silence: try `initialize`.
-            Err(_) => self.open_with(now, LEGACY),
+            Err(f) => {
+                if matches!(*f, Failure::Timeout) {
+                    let warning = ClientError::new(ErrorKind::Protocol, UNANSWERED);
+                    self.deviated(Deviation::Probe, warning);
+                }
+                self.open_with(now, LEGACY)
+            }
         }
     }
 
@@ -200,6 +226,11 @@ impl Engine {
         let auto = self.session.choice == DialectChoice::Auto;
         match res {
             Ok(v) => self.initialized(now, c, v, sid),
+            // Forced modern only asked which era offers tasks.
+            Err(_) if self.session.choice == DialectChoice::Modern => {
+                let d = self.session.discovered.take();
+                self.modern_ready(now, d)
+            }
             // The remembered era no longer works: negotiate afresh.
             Err(f) if auto && !f.overloaded() && self.session.hint == Some(Dialect::Legacy) => {
                 self.session.hint = None;
@@ -234,8 +265,9 @@ impl Engine {
         }
     }
 
-    /// `initialize` succeeded. When discover said modern and this era offers no tasks either,
-    /// modern wins (the best era the server speaks) and the legacy session is ended. A draft
+    /// `initialize` succeeded. When discover said modern and this era offers no tasks either (or
+    /// the caller forced modern), modern wins (the best era the server speaks) and the legacy
+    /// session is ended. A draft
     /// receiver is read in the draft dialect (`detect.rs`).
     fn initialized(&mut self, now: Millis, c: &'static dyn Codec, v: Value, sid: Option<String>) {
         let caps = v.get("capabilities").cloned().unwrap_or_default();
@@ -246,7 +278,9 @@ impl Engine {
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_owned();
-        if let Some(d) = self.session.discovered.take().filter(|_| !tasks) {
+        let forced = self.session.choice == DialectChoice::Modern;
+        if let Some(d) = self.session.discovered.take().filter(|_| forced || !tasks) {
+            self.session.legacy_tasks = tasks;
             self.session.handshake = true;
             if let Some(headers) = self.session.end_session_headers() {
                 self.out.push_back(Output::EndSession { headers });

@@ -160,6 +160,11 @@ impl Registry {
         entry.map(Box::as_mut)
     }
 
+    /// The slot the next new task gets (slots count up).
+    pub(crate) fn next_slot(&self) -> Slot {
+        self.next_slot
+    }
+
     /// The shared id of a tracked task.
     pub(crate) fn id(&self, task_id: &str) -> Option<Rc<str>> {
         self.entries

@@ -273,7 +273,11 @@ impl Engine {
             Purpose::Result(t) => self.tasks.get(t).is_some_and(|e| e.is_terminal()),
             other => other.times_out(),
         };
-        let timeout_at = times_out.then(|| now.saturating_add(self.cfg.request_timeout_ms));
+        let timeout = match p {
+            Purpose::Probe => super::negotiate::PROBE_TIMEOUT_MS.min(self.cfg.request_timeout_ms),
+            _ => self.cfg.request_timeout_ms,
+        };
+        let timeout_at = times_out.then(|| now.saturating_add(timeout));
         self.on_sent(&p, id, now);
         let (epoch, sessioned) = (self.session.epoch(), self.session.session_id().is_some());
         self.reqs.open(id, p, key, (epoch, sessioned), timeout_at);

@@ -19,7 +19,7 @@ impl Engine {
         }
         let msg = match Message::decode_str(body, self.cfg.max_message_bytes) {
             Ok(m) => m,
-            Err(e) => return self.warn(None, ClientError::new(ErrorKind::Protocol, e.message())),
+            Err(e) => return self.not_json_rpc(now, via, body, e),
         };
         match msg {
             Message::Response { id, result } => {
@@ -149,8 +149,10 @@ impl Engine {
         if session_id.is_some() {
             p.session_id = session_id;
         }
-        if matches!(p.purpose, Purpose::Listen) {
-            self.on_listen_head(now, n, status);
+        match p.purpose {
+            Purpose::Listen => self.on_listen_head(now, n, status),
+            Purpose::Probe => self.session.method_header_passes = true,
+            _ => {}
         }
         self.note_retry_after(now, Some(status), retry_after);
         self.probe_answered(n);

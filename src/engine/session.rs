@@ -4,7 +4,8 @@
 
 use crate::json::Value;
 
-use super::ids::ReqId;
+use super::deviations::{Deviation, Deviations};
+use super::ids::{ReqId, Slot};
 use crate::protocol::dialect::{Codec, SessionInfo};
 use crate::protocol::model::Dialect;
 use crate::protocol::object;
@@ -16,9 +17,16 @@ use super::quirks::{Quirk, Quirks, TaskMethod};
 use super::requests::{Failure, Purpose};
 use super::scheduler::Timer;
 use super::Engine;
+use crate::protocol::headers::METHOD;
 
 /// Connect failures from an overloaded server (429/5xx) retried before the host hears of them.
 const QUIET_CONNECT_RETRIES: u32 = 2;
+/// A session that dies sooner than this after being made died "right after" it.
+const SHORT_LIFE_MS: Millis = 10_000;
+/// Sessions in a row dying right after being made that diagnose a balancer without affinity.
+const NO_AFFINITY_LIVES: u32 = 3;
+const NO_AFFINITY: &str =
+    "sessions do not survive between requests: the server is behind a balancer without affinity";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -73,6 +81,18 @@ pub(crate) struct Session {
     pub(crate) fetches_results: bool,
     /// The dialect needs an explicit opt-in for status pushes (modern `subscriptions/listen`).
     pub(crate) listens: bool,
+    /// Deviations from the protocol said (or waiting to be said) to the host.
+    pub(crate) deviations: Deviations,
+    /// A request carrying `Mcp-Method` got an HTTP response: no CORS allow-list refuses it.
+    pub(crate) method_header_passes: bool,
+    /// Forced modern without tasks: the server's 2025-11-25 era offers them.
+    pub(crate) legacy_tasks: bool,
+    /// When the session was last made ready.
+    ready_at: Millis,
+    /// Sessions in a row that died right after they were made.
+    short_lives: u32,
+    /// The first task slot of this session: tasks in lower slots were tracked before it.
+    pub(crate) first_slot: Slot,
 }
 
 impl Session {
@@ -108,6 +128,12 @@ impl Session {
             augments: false,
             fetches_results: false,
             listens: false,
+            deviations: Deviations::default(),
+            method_header_passes: false,
+            legacy_tasks: false,
+            ready_at: 0,
+            short_lives: 0,
+            first_slot: Slot::FIRST,
         }
     }
 
@@ -261,11 +287,21 @@ impl Engine {
     }
 
     /// `initialize` for dialects with a handshake; ready at once for those without.
+    ///
+    /// `initialize` carries `Mcp-Method` (which 2026-07-28 servers check) only where it cannot
+    /// cost the connection: on Node (no CORS), or once a request carrying it got an HTTP response
+    /// (the probe: the browser's preflight let it through). A page's server whose CORS allow-list
+    /// names only the 2025-11-25 headers refuses the preflight of a request carrying it, and the
+    /// refusal looks like a network failure: after a probe that failed that way, or with no probe
+    /// (a remembered legacy era, a forced legacy or draft dialect), the header is left off.
     pub(crate) fn open_with(&mut self, now: Millis, c: &'static dyn Codec) {
         self.session.protocol_version.clear();
         self.session.session_id = None;
         match c.build_initialize(&self.session.info()) {
-            Some(out) => {
+            Some(mut out) => {
+                if self.session.method_header_passes || self.cfg.link == Link::Node {
+                    out.headers.push((METHOD.to_owned(), out.method.clone()));
+                }
                 self.session.init_codec = Some(c);
                 self.send(now, Purpose::Initialize, out);
             }
@@ -297,6 +333,7 @@ impl Engine {
         }
         self.session.codec = Some(c);
         self.session.phase = Phase::Ready;
+        self.session.ready_at = now;
         self.session.connect_errors = 0;
         self.session.discovered = None;
         // Draft tasks are named by the requestor and need not be declared.
@@ -312,6 +349,7 @@ impl Engine {
             && c.build_listen(&self.session.info(), &[]).is_some()
             && !self.session.quirks.has(Quirk::Lacks(TaskMethod::Listen));
         self.announce();
+        self.say_deviations();
         if self.session.handshake && self.cfg.link != Link::WebSocket {
             let headers = self.session.session_headers();
             self.listen_standalone(headers);
@@ -335,26 +373,56 @@ impl Engine {
         });
     }
 
-    /// The legacy session is gone (404): open a new one; every task stays tracked.
+    /// The legacy session is gone (404): open a new one; every task stays tracked. A session that
+    /// dies within [`SHORT_LIFE_MS`] of being made counts toward a streak: from the second such
+    /// death in a row the new one waits out a growing backoff, and the third is diagnosed (once)
+    /// as a balancer without affinity. Only the first death of a streak is warned as an expiry.
     pub(crate) fn reinitialize(&mut self, now: Millis) {
         let Some(c) = self.session.codec else { return };
-        self.warn(
-            None,
-            ClientError::new(ErrorKind::Transport, "the session expired; re-initializing"),
-        );
-        self.session.epoch += 1;
-        self.session.phase = Phase::Connecting;
-        match self.hold(now) {
-            Some(h) => self.timers.set(Timer::Connect, h),
+        let short = now.saturating_sub(self.session.ready_at) < SHORT_LIFE_MS;
+        let lives = if short {
+            self.session.short_lives.saturating_add(1)
+        } else {
+            1
+        };
+        self.session.short_lives = lives;
+        if lives == 1 {
+            let expired = "the session expired; re-initializing";
+            self.warn(None, ClientError::new(ErrorKind::Transport, expired));
+        }
+        if lives == NO_AFFINITY_LIVES {
+            let error = ClientError::new(ErrorKind::Transport, NO_AFFINITY);
+            self.deviated(Deviation::NoAffinity, error);
+        }
+        self.renew_session();
+        let backoff = match lives {
+            0 | 1 => None,
+            n => Some(now.saturating_add(cadence::backoff_delay(n - 2, &mut self.rng))),
+        };
+        match self.hold(now).max(backoff) {
+            Some(at) => self.timers.set(Timer::Connect, at),
             None => self.open_with(now, c),
         }
+    }
+
+    /// Task `task_id` was tracked before the current session began: a server that no longer
+    /// knows it forgot it with the session it outlived.
+    pub(crate) fn outlived_session(&self, task_id: &str) -> bool {
+        let first = self.session.first_slot;
+        self.tasks.get(task_id).is_some_and(|e| e.slot < first)
+    }
+
+    /// A new session begins (a new epoch): tasks tracked so far outlived the old one.
+    fn renew_session(&mut self) {
+        self.session.epoch += 1;
+        self.session.phase = Phase::Connecting;
+        self.session.first_slot = self.tasks.next_slot();
     }
 
     /// The (WebSocket) link is back: a handshake session without an id lived on the old socket.
     pub(crate) fn reconnected(&mut self, now: Millis) {
         if self.session.is_ready() && self.session.handshake && self.session.session_id.is_none() {
-            self.session.epoch += 1;
-            self.session.phase = Phase::Connecting;
+            self.renew_session();
             if let Some(c) = self.session.codec {
                 self.open_with(now, c);
             }

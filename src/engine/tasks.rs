@@ -471,6 +471,12 @@ impl Engine {
     /// A status request answered that the task does not exist (`error`), with a `tasks/result`
     /// held while the task ran (`held`).
     fn status_gone(&mut self, now: Millis, task_id: &str, error: RpcError, held: Option<ReqId>) {
+        // Forgotten with a session it outlived: `expired`, whatever an early error said.
+        let running = self.tasks.get(task_id).is_some_and(|e| !e.is_terminal());
+        if running && held.is_none() && self.outlived_session(task_id) {
+            self.weigh_early_error(task_id, None);
+            return self.expire(now, task_id);
+        }
         if let Some(error) = self.weigh_early_error(task_id, None) {
             return self.task_outcome(now, task_id, Outcome::Error { error });
         }

@@ -5,6 +5,7 @@
 // Test-only code (never in the wasm binary): the wasm size rules of clippy.toml don't apply.
 #![allow(clippy::disallowed_methods)]
 
+pub(crate) mod balancer;
 mod delivery;
 mod handover;
 pub(crate) mod heap;

@@ -129,6 +129,8 @@ pub(crate) fn take(n: &mut u32) -> bool {
 /// The server.
 pub(crate) struct FakeServer {
     pub(crate) dialect: Dialect,
+    /// Written into its session and task ids (replicas of one service tell theirs apart).
+    pub(crate) tag: &'static str,
     pub(crate) tasks: HashMap<String, FakeTask, IdHash>,
     session: Option<String>,
     sessions: u32,
@@ -163,6 +165,7 @@ impl FakeServer {
     pub(crate) fn new(dialect: Dialect, seed: u64) -> Self {
         Self {
             dialect,
+            tag: "",
             tasks: HashMap::default(),
             session: None,
             sessions: 0,
@@ -323,7 +326,7 @@ impl FakeServer {
             }
             (d, "initialize") => {
                 self.sessions += 1;
-                let sid = format!("sess-{}", self.sessions);
+                let sid = format!("sess-{}{}", self.tag, self.sessions);
                 self.session = Some(sid.clone());
                 let (version, caps) = match d {
                     Dialect::Draft => (

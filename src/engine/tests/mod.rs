@@ -4,10 +4,12 @@
 
 mod absent;
 mod accepted;
+mod affinity;
 mod backlog;
 mod batch;
 mod cadence;
 mod cut;
+mod deviations;
 #[cfg(feature = "draft")]
 mod draft;
 mod faults;

@@ -78,7 +78,7 @@ impl FakeServer {
             Some(d) => d,
             None => {
                 self.next_task += 1;
-                format!("task-{}", self.next_task - 1)
+                format!("task-{}{}", self.tag, self.next_task - 1)
             }
         };
         let task = FakeTask {
