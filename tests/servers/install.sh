@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
 # Installs what the real MCP test servers need; idempotent, and a fast no-op when already installed.
 #
-#   tests/servers/install.sh [ts-sdk] [python] [rust]     (no argument = all of them)
+#   tests/servers/install.sh [ts-sdk] [python] [rust] [fastmcp]     (no argument = all of them)
 #
 # ts-sdk: `npm ci` in tests/servers/ts-sdk (exact versions from package-lock.json).
 # python: a venv outside the repo, ${MCP_TASK_CLIENT_VENV:-${XDG_CACHE_HOME:-~/.cache}/mcp-task-client/venv},
 #         with requirements.txt (every package pinned). Reused while requirements.txt is unchanged.
 # rust:   runs tests/servers/rust/install.sh when that file exists (owned by the Rust servers).
+# fastmcp: its own venv (its `mcp` 2.x conflicts with the python part's 1.x), ${MCP_TASK_CLIENT_VENV_FASTMCP:-
+#         …/mcp-task-client/venv-fastmcp}, with fastmcp/requirements.txt (every package pinned).
 # Uses the package registries only, through npm and pip.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 venv="${MCP_TASK_CLIENT_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/mcp-task-client/venv}"
 want=("$@")
-[ ${#want[@]} -eq 0 ] && want=(ts-sdk python rust)
+[ ${#want[@]} -eq 0 ] && want=(ts-sdk python rust fastmcp)
 
 fingerprint() { sha256sum "$@" | sha256sum | cut -d' ' -f1; }
 say() { printf '[install] %s\n' "$*" >&2; }
@@ -42,22 +44,29 @@ pick_python() {
   exit 1
 }
 
-install_python() {
-  local req="$here/python/requirements.txt" stamp="$venv/.mcp-task-client-stamp" fp py
+# install_venv NAME VENV REQUIREMENTS: a venv with every pinned package; reused while REQUIREMENTS is unchanged.
+install_venv() {
+  local name="$1" dir="$2" req="$3" stamp="$2/.mcp-task-client-stamp" fp py
   fp="$(fingerprint "$req")"
-  if [ -x "$venv/bin/python" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$fp" ]; then
-    say "python: up to date ($venv)"
+  if [ -x "$dir/bin/python" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$fp" ]; then
+    say "$name: up to date ($dir)"
     return
   fi
-  if [ ! -x "$venv/bin/python" ]; then
+  if [ ! -x "$dir/bin/python" ]; then
     py="$(pick_python)"
-    say "python: creating venv with $py at $venv"
-    mkdir -p "$(dirname "$venv")"
-    "$py" -m venv "$venv"
+    say "$name: creating venv with $py at $dir"
+    mkdir -p "$(dirname "$dir")"
+    "$py" -m venv "$dir"
   fi
-  say "python: pip install -r requirements.txt"
-  "$venv/bin/python" -m pip install --disable-pip-version-check --no-input -q -r "$req"
+  say "$name: pip install -r $(basename "$(dirname "$req")")/requirements.txt"
+  "$dir/bin/python" -m pip install --disable-pip-version-check --no-input -q -r "$req"
   echo "$fp" > "$stamp"
+}
+
+install_python() { install_venv python "$venv" "$here/python/requirements.txt"; }
+
+install_fastmcp() {
+  install_venv fastmcp "${MCP_TASK_CLIENT_VENV_FASTMCP:-${XDG_CACHE_HOME:-$HOME/.cache}/mcp-task-client/venv-fastmcp}" "$here/fastmcp/requirements.txt"
 }
 
 for w in "${want[@]}"; do
@@ -71,6 +80,7 @@ for w in "${want[@]}"; do
         say "rust: no tests/servers/rust/install.sh, skipped"
       fi
       ;;
-    *) say "unknown part: $w (ts-sdk | python | rust)"; exit 2 ;;
+    fastmcp) install_fastmcp ;;
+    *) say "unknown part: $w (ts-sdk | python | rust | fastmcp)"; exit 2 ;;
   esac
 done

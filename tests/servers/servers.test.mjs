@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer } from './launch.mjs';
+import { modernRequest } from './lib/modern.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const RECORD = join(HERE, '..', 'fixtures', 'transcripts', 'record.mjs');
@@ -87,5 +88,68 @@ for (const kind of ['ts-sdk', 'python-http', 'rmcp2', 'rmcp3']) {
         } finally {
             await s.stop();
         }
+    });
+}
+
+/** Polls tasks/get (modern) until `until(task)` holds; returns the last task. Bounded by `tries`. */
+async function pollModern(url, next, taskId, until, tries = 60) {
+    for (let i = 0; i < tries; i++) {
+        const { msg } = await modernRequest(url, next(), 'tasks/get', { taskId });
+        assert.ok(msg?.result, `tasks/get ${taskId}: ${JSON.stringify(msg)}`);
+        if (until(msg.result)) return msg.result;
+        await new Promise(r => setTimeout(r, 150));
+    }
+    assert.fail(`task ${taskId} never reached the awaited state`);
+}
+
+for (const kind of ['fastmcp']) {
+    test(`${kind}: modern task flows (complete, fail, input, cancel), CORS, SIGTERM`, { timeout: 60_000 }, async () => {
+        const s = await startServer(kind, { timeoutMs: 40_000 });
+        let id = 0;
+        const next = () => ++id;
+        const call = async (name, args) => (await modernRequest(s.url, next(), 'tools/call', { name, arguments: args })).msg?.result;
+        try {
+            const discover = (await modernRequest(s.url, next(), 'server/discover')).msg.result;
+            assert.ok(discover.supportedVersions.includes('2026-07-28'));
+            assert.ok(discover.capabilities.extensions['io.modelcontextprotocol/tasks']);
+
+            const done = await call('long_job', { steps: 2, stepMs: 100 });
+            assert.equal(done.resultType, 'task');
+            const completed = await pollModern(s.url, next, done.taskId, t => t.status === 'completed');
+            assert.equal(completed.result.content[0].text, 'long_job done: 2 steps');
+
+            const failing = await call('fail_job', { how: 'failed' });
+            const failed = await pollModern(s.url, next, failing.taskId, t => t.status !== 'working');
+            assert.equal(failed.status, 'failed');
+            assert.equal(failed.error.code, -32603);
+
+            const asking = await call('ask_input', { message: 'answer?' });
+            const waiting = await pollModern(s.url, next, asking.taskId, t => t.status === 'input_required');
+            const [key] = Object.keys(waiting.inputRequests);
+            assert.equal(waiting.inputRequests[key].method, 'elicitation/create');
+            const inputResponses = { [key]: { action: 'accept', content: { answer: '42' } } };
+            const ack = await modernRequest(s.url, next(), 'tasks/update', { taskId: asking.taskId, inputResponses });
+            assert.ok(ack.msg.result, JSON.stringify(ack.msg));
+            const answered = await pollModern(s.url, next, asking.taskId, t => t.status === 'completed');
+            assert.equal(answered.result.content[0].text, 'ask_input got answer: 42');
+
+            const slow = await call('slow_job', { ms: 5000 });
+            await modernRequest(s.url, next(), 'tasks/cancel', { taskId: slow.taskId });
+            const cancelled = await pollModern(s.url, next, slow.taskId, t => t.status !== 'working', 20);
+            assert.equal(cancelled.status, 'cancelled');
+
+            const quick = await call('quick', { text: 'hi' });
+            assert.equal(quick.content[0].text, 'quick: hi');
+
+            const pre = await fetch(s.url, {
+                method: 'OPTIONS',
+                headers: { origin: 'http://localhost:1234', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,mcp-method,mcp-name,mcp-protocol-version' }
+            });
+            assert.equal(pre.headers.get('access-control-allow-origin'), 'http://localhost:1234');
+            assert.match(pre.headers.get('access-control-allow-headers') ?? '', /mcp-method/i);
+        } finally {
+            await s.stop();
+        }
+        assert.equal((await s.exited).code, 0, 'exits cleanly on SIGTERM');
     });
 }

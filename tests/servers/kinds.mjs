@@ -1,0 +1,56 @@
+// Server kinds beyond launch.mjs's own, loaded by launch.mjs: libraries other than the reference SDKs.
+//   fastmcp        FastMCP 4.1.4 + fastmcp-tasks 4.1.4 (Python), 2026-07-28 + tasks extension (modern answers are
+//                  always JSON; `initialize` also works, without tasks: legacy answers are SSE, `-- --json` for JSON)
+// Each Python library has its own venv (their `mcp` versions conflict), made by install.sh.
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+
+/** The venv install.sh makes for `name` (MCP_TASK_CLIENT_VENV_<NAME> overrides). */
+export function libraryVenv(name) {
+    const own = process.env[`MCP_TASK_CLIENT_VENV_${name.toUpperCase().replace(/-/g, '_')}`];
+    if (own) return own;
+    return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'mcp-task-client', `venv-${name}`);
+}
+
+function pythonLibraryKind(lib, describe, fixed = []) {
+    return {
+        describe,
+        stats: false,
+        command({ port, args }) {
+            const python = join(libraryVenv(lib), 'bin', 'python');
+            if (!existsSync(python)) throw new Error(`no venv at ${libraryVenv(lib)}: run tests/servers/install.sh ${lib}`);
+            return {
+                cmd: python,
+                args: [join(HERE, lib, 'server.py'), '--port', String(port), ...fixed, ...args],
+                cwd: join(HERE, lib),
+                env: { PYTHONDONTWRITEBYTECODE: '1', PYTHONUNBUFFERED: '1' }
+            };
+        }
+    };
+}
+
+export const kinds = {
+    fastmcp: pythonLibraryKind('fastmcp', 'FastMCP 4.1.4 + fastmcp-tasks 4.1.4, 2026-07-28 + tasks extension')
+};
+
+/**
+ * Every registered kind's era and transport, for the interop matrix:
+ * { kind: { eras: ('legacy'|'modern')[], transport: 'http'|'ws', library: string } }.
+ * "legacy" = 2025-11-25 core tasks, "modern" = 2026-07-28 + io.modelcontextprotocol/tasks.
+ */
+export const kindInfo = {
+    'ts-sdk': { library: '@modelcontextprotocol/sdk@1.32.2', eras: ['legacy'], transport: 'http' },
+    'python-http': { library: 'mcp==1.30.0', eras: ['legacy'], transport: 'http' },
+    'python-ws': { library: 'mcp==1.30.0', eras: ['legacy'], transport: 'ws' },
+    rmcp2: { library: 'rmcp=2.0.0', eras: ['legacy'], transport: 'http' },
+    'rmcp2-full': { library: 'rmcp=2.0.0', eras: ['legacy'], transport: 'http' },
+    rmcp3: { library: 'rmcp=3.11.0', eras: ['modern', 'legacy'], transport: 'http' },
+    'rmcp3-modern': { library: 'rmcp=3.11.0', eras: ['modern'], transport: 'http' },
+    'rmcp3-sse': { library: 'rmcp=3.11.0', eras: ['modern', 'legacy'], transport: 'http' },
+    'rmcp3-notasks': { library: 'rmcp=3.11.0', eras: [], transport: 'http' },
+    fastmcp: { library: 'fastmcp==4.1.4 + fastmcp-tasks==4.1.4', eras: ['modern'], transport: 'http' }
+};
