@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs what the real MCP test servers need; idempotent, and a fast no-op when already installed.
 #
-#   tests/servers/install.sh [ts-sdk] [python] [rust] [fastmcp]     (no argument = all of them)
+#   tests/servers/install.sh [ts-sdk] [python] [rust] [fastmcp] [mcp-framework]     (no argument = all of them)
 #
-# ts-sdk: `npm ci` in tests/servers/ts-sdk (exact versions from package-lock.json).
+# ts-sdk, mcp-framework: `npm ci` in tests/servers/<part> (exact versions from package-lock.json).
 # python: a venv outside the repo, ${MCP_TASK_CLIENT_VENV:-${XDG_CACHE_HOME:-~/.cache}/mcp-task-client/venv},
 #         with requirements.txt (every package pinned). Reused while requirements.txt is unchanged.
 # rust:   runs tests/servers/rust/install.sh when that file exists (owned by the Rust servers).
@@ -15,19 +15,20 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 venv="${MCP_TASK_CLIENT_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/mcp-task-client/venv}"
 want=("$@")
-[ ${#want[@]} -eq 0 ] && want=(ts-sdk python rust fastmcp)
+[ ${#want[@]} -eq 0 ] && want=(ts-sdk python rust fastmcp mcp-framework)
 
 fingerprint() { sha256sum "$@" | sha256sum | cut -d' ' -f1; }
 say() { printf '[install] %s\n' "$*" >&2; }
 
-install_ts() {
-  local dir="$here/ts-sdk" stamp="$here/ts-sdk/node_modules/.mcp-task-client-stamp" fp
+# install_npm PART: `npm ci` in tests/servers/PART; reused while its package(-lock).json are unchanged.
+install_npm() {
+  local dir="$here/$1" stamp="$here/$1/node_modules/.mcp-task-client-stamp" fp
   fp="$(fingerprint "$dir/package.json" "$dir/package-lock.json")"
   if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$fp" ]; then
-    say "ts-sdk: up to date"
+    say "$1: up to date"
     return
   fi
-  say "ts-sdk: npm ci"
+  say "$1: npm ci"
   (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
   echo "$fp" > "$stamp"
 }
@@ -71,7 +72,7 @@ install_fastmcp() {
 
 for w in "${want[@]}"; do
   case "$w" in
-    ts-sdk) install_ts ;;
+    ts-sdk | mcp-framework) install_npm "$w" ;;
     python) install_python ;;
     rust)
       if [ -f "$here/rust/install.sh" ]; then
@@ -81,6 +82,6 @@ for w in "${want[@]}"; do
       fi
       ;;
     fastmcp) install_fastmcp ;;
-    *) say "unknown part: $w (ts-sdk | python | rust | fastmcp)"; exit 2 ;;
+    *) say "unknown part: $w (ts-sdk | python | rust | fastmcp | mcp-framework)"; exit 2 ;;
   esac
 done

@@ -1,6 +1,8 @@
 // Server kinds beyond launch.mjs's own, loaded by launch.mjs: libraries other than the reference SDKs.
 //   fastmcp        FastMCP 4.1.4 + fastmcp-tasks 4.1.4 (Python), 2026-07-28 + tasks extension (modern answers are
 //                  always JSON; `initialize` also works, without tasks: legacy answers are SSE, `-- --json` for JSON)
+//   mcp-framework  mcp-framework 0.2.22 (npm; own task manager over TS SDK 1.32.2), legacy 2025-11-25 tasks,
+//                  the framework's default CORS (no MCP-Protocol-Version allowed); mcp-framework-cors adds the protocol headers
 // Each Python library has its own venv (their `mcp` versions conflict), made by install.sh.
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -33,7 +35,20 @@ function pythonLibraryKind(lib, describe, fixed = []) {
     };
 }
 
+function nodeLibraryKind(lib, describe, fixed = []) {
+    return {
+        describe,
+        stats: false,
+        command({ port, args }) {
+            if (!existsSync(join(HERE, lib, 'node_modules'))) throw new Error(`tests/servers/${lib} has no node_modules: run tests/servers/install.sh ${lib}`);
+            return { cmd: process.execPath, args: [join(HERE, lib, 'server.mjs'), '--port', String(port), ...fixed, ...args], cwd: join(HERE, lib) };
+        }
+    };
+}
+
 export const kinds = {
+    'mcp-framework': nodeLibraryKind('mcp-framework', 'mcp-framework 0.2.22 (TS SDK 1.32.2), legacy tasks, framework CORS defaults'),
+    'mcp-framework-cors': nodeLibraryKind('mcp-framework', 'mcp-framework 0.2.22, legacy tasks, CORS with the protocol headers', ['--full-cors']),
     fastmcp: pythonLibraryKind('fastmcp', 'FastMCP 4.1.4 + fastmcp-tasks 4.1.4, 2026-07-28 + tasks extension')
 };
 
@@ -52,5 +67,7 @@ export const kindInfo = {
     'rmcp3-modern': { library: 'rmcp=3.11.0', eras: ['modern'], transport: 'http' },
     'rmcp3-sse': { library: 'rmcp=3.11.0', eras: ['modern', 'legacy'], transport: 'http' },
     'rmcp3-notasks': { library: 'rmcp=3.11.0', eras: [], transport: 'http' },
-    fastmcp: { library: 'fastmcp==4.1.4 + fastmcp-tasks==4.1.4', eras: ['modern'], transport: 'http' }
+    fastmcp: { library: 'fastmcp==4.1.4 + fastmcp-tasks==4.1.4', eras: ['modern'], transport: 'http' },
+    'mcp-framework': { library: 'mcp-framework@0.2.22', eras: ['legacy'], transport: 'http' },
+    'mcp-framework-cors': { library: 'mcp-framework@0.2.22', eras: ['legacy'], transport: 'http' }
 };

@@ -119,7 +119,7 @@ async function legacyFlow(url) {
     };
     const poll = async taskId => {
         const seen = [];
-        for (let i = 0; i < 60; i++) {
+        for (let i = 0; i < 30; i++) {
             const r = await req('tasks/get', { taskId });
             const t = r?.result;
             if (!t) return r;
@@ -143,6 +143,7 @@ async function legacyFlow(url) {
     await req('initialize', { protocolVersion: '2025-11-25', capabilities: { elicitation: { form: {} } }, clientInfo: { name: 'probe', version: '0' } });
     c.protocolVersion = '2025-11-25';
     await c.notify('notifications/initialized');
+    say(`  (GET listening stream: HTTP ${await c.listen().catch(e => String(e))})`);
     flush();
     await req('tools/list', {});
     say('# long_job');

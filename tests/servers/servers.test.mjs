@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer } from './launch.mjs';
 import { modernRequest } from './lib/modern.mjs';
+import { HttpConn } from './lib/wire.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const RECORD = join(HERE, '..', 'fixtures', 'transcripts', 'record.mjs');
@@ -153,3 +154,77 @@ for (const kind of ['fastmcp']) {
         assert.equal((await s.exited).code, 0, 'exits cleanly on SIGTERM');
     });
 }
+
+/** Polls tasks/get (legacy) on `conn` until `until(task)` holds; returns the last task. Bounded by `tries`. */
+async function pollLegacy(conn, taskId, until, tries = 60) {
+    for (let i = 0; i < tries; i++) {
+        const r = await conn.request('tasks/get', { taskId });
+        assert.ok(r?.result, `tasks/get ${taskId}: ${JSON.stringify(r)}`);
+        if (until(r.result)) return r.result;
+        await new Promise(res => setTimeout(res, 150));
+    }
+    assert.fail(`task ${taskId} never reached the awaited state`);
+}
+
+test('mcp-framework: legacy task flows (complete, throw, input on GET, cancel), CORS defaults, SIGTERM', { timeout: 60_000 }, async () => {
+    const s = await startServer('mcp-framework');
+    const conn = new HttpConn(s.url, []);
+    const asked = [];
+    conn.onServerRequest = async msg => {
+        asked.push(msg);
+        return { action: 'accept', content: { answer: '42' } };
+    };
+    const task = async (name, args) => (await conn.request('tools/call', { name, arguments: args, task: { ttl: 60_000 } })).result.task;
+    const text = async taskId => (await conn.request('tasks/result', { taskId })).result;
+    try {
+        const init = await conn.initialize({ elicitation: { form: {} } });
+        assert.deepEqual(init.result.capabilities.tasks, { list: {}, cancel: {}, requests: { tools: { call: {} } } });
+        assert.equal(await conn.listen(), 200);
+
+        const done = await task('long_job', { steps: 2, stepMs: 100 });
+        assert.equal((await pollLegacy(conn, done.taskId, t => t.status !== 'working')).status, 'completed');
+        assert.equal((await text(done.taskId)).content[0].text, 'long_job done: 2 steps');
+
+        const thrown = await task('fail_job', { how: 'failed' });
+        assert.equal((await pollLegacy(conn, thrown.taskId, t => t.status !== 'working')).status, 'completed', 'a throw ends completed');
+        const failure = await text(thrown.taskId);
+        assert.equal(failure.isError, true);
+        assert.match(failure.content[0].text, /failed on purpose/);
+
+        const asking = await task('ask_input', { message: 'answer?' });
+        assert.equal((await pollLegacy(conn, asking.taskId, t => t.status !== 'working')).status, 'completed');
+        assert.equal(asked[0].method, 'elicitation/create', 'the elicitation came on the GET stream');
+        assert.equal((await text(asking.taskId)).content[0].text, 'ask_input got answer: 42');
+
+        const slow = await task('slow_job', { ms: 5000 });
+        const cancelled = await conn.request('tasks/cancel', { taskId: slow.taskId });
+        assert.equal(cancelled.result.status, 'cancelled');
+        const early = await conn.request('tasks/result', { taskId: slow.taskId });
+        assert.equal(early.error.code, -32603, 'tasks/result of a task not completed is an error at once');
+
+        const pre = await fetch(s.url, {
+            method: 'OPTIONS',
+            headers: { origin: 'http://localhost:1234', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,mcp-session-id,mcp-protocol-version' }
+        });
+        assert.equal(pre.headers.get('access-control-allow-origin'), '*');
+        assert.doesNotMatch(pre.headers.get('access-control-allow-headers') ?? '', /mcp-protocol-version/i, 'framework default');
+        await conn.close();
+    } finally {
+        await s.stop();
+    }
+    assert.equal((await s.exited).code, 0, 'exits cleanly on SIGTERM');
+});
+
+test('mcp-framework-cors: the protocol headers pass the preflight', { timeout: 30_000 }, async () => {
+    const s = await startServer('mcp-framework-cors');
+    try {
+        const pre = await fetch(s.url, {
+            method: 'OPTIONS',
+            headers: { origin: 'http://localhost:1234', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,mcp-protocol-version,mcp-method' }
+        });
+        assert.match(pre.headers.get('access-control-allow-headers') ?? '', /MCP-Protocol-Version.*Mcp-Method/i);
+        assert.match(pre.headers.get('access-control-expose-headers') ?? '', /MCP-Protocol-Version/i);
+    } finally {
+        await s.stop();
+    }
+});
