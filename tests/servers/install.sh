@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the real MCP test servers need; idempotent, and a fast no-op when already installed.
 #
-#   tests/servers/install.sh [ts-sdk] [python] [rust] [fastmcp] [mcp-framework]     (no argument = all of them)
+#   tests/servers/install.sh [ts-sdk] [python] [rust] [fastmcp] [mcp-framework] [arcade] [pmcp]   (none = all)
 #
 # ts-sdk, mcp-framework: `npm ci` in tests/servers/<part> (exact versions from package-lock.json).
 # python: a venv outside the repo, ${MCP_TASK_CLIENT_VENV:-${XDG_CACHE_HOME:-~/.cache}/mcp-task-client/venv},
@@ -9,13 +9,15 @@
 # rust:   runs tests/servers/rust/install.sh when that file exists (owned by the Rust servers).
 # fastmcp: its own venv (its `mcp` 2.x conflicts with the python part's 1.x), ${MCP_TASK_CLIENT_VENV_FASTMCP:-
 #         …/mcp-task-client/venv-fastmcp}, with fastmcp/requirements.txt (every package pinned).
+# arcade: the same, venv-arcade with arcade/requirements.txt.
+# pmcp:   cargo build of tests/servers/pmcp (its own Cargo.lock) into the Rust servers' target dir.
 # Uses the package registries only, through npm and pip.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 venv="${MCP_TASK_CLIENT_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/mcp-task-client/venv}"
 want=("$@")
-[ ${#want[@]} -eq 0 ] && want=(ts-sdk python rust fastmcp mcp-framework)
+[ ${#want[@]} -eq 0 ] && want=(ts-sdk python rust fastmcp mcp-framework arcade pmcp)
 
 fingerprint() { sha256sum "$@" | sha256sum | cut -d' ' -f1; }
 say() { printf '[install] %s\n' "$*" >&2; }
@@ -66,8 +68,10 @@ install_venv() {
 
 install_python() { install_venv python "$venv" "$here/python/requirements.txt"; }
 
-install_fastmcp() {
-  install_venv fastmcp "${MCP_TASK_CLIENT_VENV_FASTMCP:-${XDG_CACHE_HOME:-$HOME/.cache}/mcp-task-client/venv-fastmcp}" "$here/fastmcp/requirements.txt"
+# install_library_venv NAME: venv-NAME (MCP_TASK_CLIENT_VENV_<NAME> overrides) with NAME/requirements.txt.
+install_library_venv() {
+  local var="MCP_TASK_CLIENT_VENV_${1^^}"
+  install_venv "$1" "${!var:-${XDG_CACHE_HOME:-$HOME/.cache}/mcp-task-client/venv-$1}" "$here/$1/requirements.txt"
 }
 
 for w in "${want[@]}"; do
@@ -81,7 +85,8 @@ for w in "${want[@]}"; do
         say "rust: no tests/servers/rust/install.sh, skipped"
       fi
       ;;
-    fastmcp) install_fastmcp ;;
-    *) say "unknown part: $w (ts-sdk | python | rust | fastmcp | mcp-framework)"; exit 2 ;;
+    fastmcp | arcade) install_library_venv "$w" ;;
+    pmcp) bash "$here/pmcp/build.sh" | sed 's/^/[install] pmcp: /' >&2 ;;
+    *) say "unknown part: $w (ts-sdk | python | rust | fastmcp | mcp-framework | arcade | pmcp)"; exit 2 ;;
   esac
 done

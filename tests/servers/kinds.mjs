@@ -3,11 +3,15 @@
 //                  always JSON; `initialize` also works, without tasks: legacy answers are SSE, `-- --json` for JSON)
 //   mcp-framework  mcp-framework 0.2.22 (npm; own task manager over TS SDK 1.32.2), legacy 2025-11-25 tasks,
 //                  the framework's default CORS (no MCP-Protocol-Version allowed); mcp-framework-cors adds the protocol headers
+//   arcade         arcade-mcp-server 1.32.1 (Python; own MCP stack), legacy 2025-11-25 tasks, framework defaults:
+//                  every request with an Origin header is refused (403); arcade-cors allows any origin
+//   pmcp           pmcp 2.23.0 (Rust), dual-era: 2025-11-25 tasks via initialize, 2026-07-28 + tasks extension
 // Each Python library has its own venv (their `mcp` versions conflict), made by install.sh.
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { targetDir } from './rust/kinds.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
@@ -47,14 +51,31 @@ function nodeLibraryKind(lib, describe, fixed = []) {
 }
 
 export const kinds = {
+    arcade: pythonLibraryKind('arcade', 'arcade-mcp-server 1.32.1, legacy tasks, framework defaults (any Origin → 403)'),
+    'arcade-cors': pythonLibraryKind('arcade', 'arcade-mcp-server 1.32.1, legacy tasks, MCPApp(allowed_origins=["*"])', ['--allowed-origins', '*']),
+    pmcp: {
+        describe: 'pmcp 2.23.0, legacy tasks and 2026-07-28 + tasks extension, SDK CORS (localhost origins)',
+        stats: false,
+        command({ port, args }) {
+            const cmd = join(targetDir(), 'release', 'pmcp-server');
+            if (!existsSync(cmd)) throw new Error(`${cmd} missing: run tests/servers/install.sh pmcp`);
+            return { cmd, args: ['--port', String(port), ...args] };
+        }
+    },
     'mcp-framework': nodeLibraryKind('mcp-framework', 'mcp-framework 0.2.22 (TS SDK 1.32.2), legacy tasks, framework CORS defaults'),
     'mcp-framework-cors': nodeLibraryKind('mcp-framework', 'mcp-framework 0.2.22, legacy tasks, CORS with the protocol headers', ['--full-cors']),
     fastmcp: pythonLibraryKind('fastmcp', 'FastMCP 4.1.4 + fastmcp-tasks 4.1.4, 2026-07-28 + tasks extension')
 };
 
+/** Arcade names tools `<Toolkit>_<PascalCase>`: our tool name → the server's. */
+const ARCADE_TOOLS = Object.fromEntries(
+    ['long_job', 'fail_job', 'ask_input', 'needs_task', 'maybe_task', 'slow_job', 'quick'].map(n => [n, `Arcade_${n.replace(/(^|_)([a-z])/g, (_, __, c) => c.toUpperCase())}`])
+);
+
 /**
  * Every registered kind's era and transport, for the interop matrix:
- * { kind: { eras: ('legacy'|'modern')[], transport: 'http'|'ws', library: string } }.
+ * { kind: { eras: ('legacy'|'modern')[], transport: 'http'|'ws', library: string, tools?: { ourName: serverName } } }
+ * (`tools` only where the library renames tools).
  * "legacy" = 2025-11-25 core tasks, "modern" = 2026-07-28 + io.modelcontextprotocol/tasks.
  */
 export const kindInfo = {
@@ -69,5 +90,8 @@ export const kindInfo = {
     'rmcp3-notasks': { library: 'rmcp=3.11.0', eras: [], transport: 'http' },
     fastmcp: { library: 'fastmcp==4.1.4 + fastmcp-tasks==4.1.4', eras: ['modern'], transport: 'http' },
     'mcp-framework': { library: 'mcp-framework@0.2.22', eras: ['legacy'], transport: 'http' },
-    'mcp-framework-cors': { library: 'mcp-framework@0.2.22', eras: ['legacy'], transport: 'http' }
+    'mcp-framework-cors': { library: 'mcp-framework@0.2.22', eras: ['legacy'], transport: 'http' },
+    arcade: { library: 'arcade-mcp-server==1.32.1', eras: ['legacy'], transport: 'http', tools: ARCADE_TOOLS },
+    'arcade-cors': { library: 'arcade-mcp-server==1.32.1', eras: ['legacy'], transport: 'http', tools: ARCADE_TOOLS },
+    pmcp: { library: 'pmcp=2.23.0', eras: ['modern', 'legacy'], transport: 'http' }
 };

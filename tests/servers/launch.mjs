@@ -84,7 +84,8 @@ for (const plugin of [join(HERE, 'rust', 'kinds.mjs'), join(HERE, 'kinds.mjs')])
 
 /**
  * The kinds known now with their tasks era(s) and transport, for the interop matrix:
- * [{ kind, eras: ('legacy'|'modern')[], transport: 'http'|'ws', library, describe }]
+ * [{ kind, eras: ('legacy'|'modern')[], transport: 'http'|'ws', library, describe, tools? }]
+ * (`tools`: our tool name → the server's, where the library renames tools, e.g. arcade's `Arcade_LongJob`)
  * ("legacy" = 2025-11-25 core tasks, "modern" = 2026-07-28 + io.modelcontextprotocol/tasks; eras [] = no tasks).
  */
 export function kindList() {

@@ -9,7 +9,7 @@
 //         as tasks polled with tasks/get, tasks/cancel of slow_job, quick, tasks/get of an unknown id, tasks/result.
 // legacy: initialize, tools/list, the same tools with params.task, tasks/get polls, tasks/result (the elicitation of
 //         ask_input answered on whatever stream it arrives), tasks/cancel, tasks/list, an unknown id.
-import { startServer } from './launch.mjs';
+import { kindList, startServer } from './launch.mjs';
 import { modernRequest } from './lib/modern.mjs';
 import { HttpConn } from './lib/wire.mjs';
 
@@ -21,6 +21,8 @@ const target = argv.find((a, i) => !a.startsWith('--') && !argv[i - 1]?.startsWi
 const era = opt('--era', 'modern');
 const excerpt = Number(opt('--excerpt', '420'));
 const sleep = ms => new Promise(r => setTimeout(r, ms));
+const renamed = kindList().find(k => k.kind === target)?.tools ?? {};
+const tool = name => renamed[name] ?? name;
 const cut = v => {
     const s = typeof v === 'string' ? v : JSON.stringify(v);
     return s.length > excerpt ? `${s.slice(0, excerpt)}…` : s;
@@ -56,7 +58,7 @@ async function modernFlow(url) {
         return null;
     };
     const asTask = async (name, args, opts) => {
-        const r = await call('tools/call', { name, arguments: args });
+        const r = await call('tools/call', { name: tool(name), arguments: args });
         const taskId = r?.result?.taskId;
         return taskId ? poll(taskId, opts) : r;
     };
@@ -79,7 +81,7 @@ async function modernFlow(url) {
         }
     });
     say('# cancel slow_job');
-    const slow = await call('tools/call', { name: 'slow_job', arguments: { ms: 5000 } });
+    const slow = await call('tools/call', { name: tool('slow_job'), arguments: { ms: 5000 } });
     if (slow?.result?.taskId) {
         await sleep(300);
         await call('tasks/cancel', { taskId: slow.result.taskId });
@@ -88,8 +90,8 @@ async function modernFlow(url) {
         await call('tasks/get', { taskId: slow.result.taskId });
     }
     say('# quick, maybe_task, unknown id, legacy methods');
-    await call('tools/call', { name: 'quick', arguments: { text: 'hi' } });
-    await call('tools/call', { name: 'maybe_task', arguments: {} });
+    await call('tools/call', { name: tool('quick'), arguments: { text: 'hi' } });
+    await call('tools/call', { name: tool('maybe_task'), arguments: {} });
     await call('tasks/get', { taskId: 'no-such-task' });
     await call('tasks/result', { taskId: 'no-such-task' });
     await call('tasks/list', {});
@@ -133,7 +135,7 @@ async function legacyFlow(url) {
         return null;
     };
     const asTask = async (name, args) => {
-        const r = await req('tools/call', { name, arguments: args, task: { ttl: 60_000 } });
+        const r = await req('tools/call', { name: tool(name), arguments: args, task: { ttl: 60_000 } });
         const taskId = r?.result?.task?.taskId;
         if (!taskId) return;
         await poll(taskId);
@@ -154,7 +156,7 @@ async function legacyFlow(url) {
     say('# ask_input (tasks/result carries the elicitation)');
     await asTask('ask_input', { message: 'Your answer?' });
     say('# cancel slow_job');
-    const slow = await req('tools/call', { name: 'slow_job', arguments: { ms: 5000 }, task: { ttl: 60_000 } });
+    const slow = await req('tools/call', { name: tool('slow_job'), arguments: { ms: 5000 }, task: { ttl: 60_000 } });
     const slowId = slow?.result?.task?.taskId;
     if (slowId) {
         await sleep(300);
@@ -163,8 +165,8 @@ async function legacyFlow(url) {
         await req('tasks/result', { taskId: slowId });
     }
     say('# quick, required without task, list, unknown id');
-    await req('tools/call', { name: 'quick', arguments: { text: 'hi' } });
-    await req('tools/call', { name: 'needs_task', arguments: {} });
+    await req('tools/call', { name: tool('quick'), arguments: { text: 'hi' } });
+    await req('tools/call', { name: tool('needs_task'), arguments: {} });
     await req('tasks/list', {});
     await req('tasks/get', { taskId: 'no-such-task' });
     await c.close().catch(() => {});

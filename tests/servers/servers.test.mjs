@@ -228,3 +228,55 @@ test('mcp-framework-cors: the protocol headers pass the preflight', { timeout: 3
         await s.stop();
     }
 });
+
+test('arcade-cors: legacy task flows (complete, raise → failed, input on GET, cancel), renamed tools, SIGTERM', { timeout: 60_000 }, async () => {
+    const s = await startServer('arcade-cors', { timeoutMs: 40_000 });
+    const conn = new HttpConn(s.url, []);
+    conn.onServerRequest = async () => ({ action: 'accept', content: { answer: '42' } });
+    const task = async (name, args) => (await conn.request('tools/call', { name, arguments: args, task: { ttl: 60_000 } })).result.task;
+    const result = async taskId => (await conn.request('tasks/result', { taskId })).result;
+    try {
+        const init = await conn.initialize({ elicitation: { form: {} } });
+        assert.ok(init.result.capabilities.tasks.requests.tools.call);
+        assert.equal(await conn.listen(), 200);
+
+        const done = await task('Arcade_LongJob', { steps: 2, stepMs: 100 });
+        assert.equal((await pollLegacy(conn, done.taskId, t => t.status !== 'working')).status, 'completed');
+        const text = await result(done.taskId);
+        assert.equal(text.content[0].text, 'long_job done: 2 steps');
+        assert.equal(text._meta['io.modelcontextprotocol/related-task'].taskId, done.taskId);
+
+        const raising = await task('Arcade_FailJob', {});
+        assert.equal((await pollLegacy(conn, raising.taskId, t => t.status !== 'working')).status, 'failed');
+        assert.equal((await result(raising.taskId)).isError, true);
+
+        const asking = await task('Arcade_AskInput', { message: 'answer?' });
+        assert.equal((await pollLegacy(conn, asking.taskId, t => t.status !== 'working')).status, 'completed');
+        assert.equal((await result(asking.taskId)).content[0].text, 'ask_input got answer: 42');
+
+        const slow = await task('Arcade_SlowJob', { ms: 5000 });
+        assert.equal((await conn.request('tasks/cancel', { taskId: slow.taskId })).result.status, 'cancelled');
+        const required = await conn.request('tools/call', { name: 'Arcade_NeedsTask', arguments: {} });
+        assert.equal(required.error.code, -32601);
+        await conn.close();
+    } finally {
+        await s.stop();
+    }
+    assert.equal((await s.exited).code, 0, 'exits cleanly on SIGTERM');
+});
+
+test('arcade: by default every request with an Origin header is refused', { timeout: 60_000 }, async () => {
+    const s = await startServer('arcade', { timeoutMs: 40_000 });
+    try {
+        const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } } });
+        const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+        const browser = await fetch(s.url, { method: 'POST', headers: { ...headers, origin: 'http://localhost:1234' }, body });
+        assert.equal(browser.status, 403);
+        assert.equal((await browser.json()).error.message, 'Forbidden: Origin not allowed');
+        const plain = await fetch(s.url, { method: 'POST', headers, body });
+        assert.equal(plain.status, 200);
+        await plain.text();
+    } finally {
+        await s.stop();
+    }
+});
