@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the real MCP test servers need; idempotent, and a fast no-op when already installed.
 #
-#   tests/servers/install.sh [ts-sdk] [python] [rust] [fastmcp] [mcp-framework] [arcade] [pmcp]   (none = all)
+#   tests/servers/install.sh [ts-sdk] [python] [rust] [fastmcp] [fastmcp3] [mcp-framework] [arcade] [pmcp]  (none = all)
 #
 # ts-sdk, mcp-framework: `npm ci` in tests/servers/<part> (exact versions from package-lock.json).
 # python: a venv outside the repo, ${MCP_TASK_CLIENT_VENV:-${XDG_CACHE_HOME:-~/.cache}/mcp-task-client/venv},
@@ -9,7 +9,7 @@
 # rust:   runs tests/servers/rust/install.sh when that file exists (owned by the Rust servers).
 # fastmcp: its own venv (its `mcp` 2.x conflicts with the python part's 1.x), ${MCP_TASK_CLIENT_VENV_FASTMCP:-
 #         …/mcp-task-client/venv-fastmcp}, with fastmcp/requirements.txt (every package pinned).
-# arcade: the same, venv-arcade with arcade/requirements.txt.
+# arcade, fastmcp3: the same, venv-<part> with <part>/requirements.txt.
 # pmcp:   cargo build of tests/servers/pmcp (its own Cargo.lock) into the Rust servers' target dir.
 # Uses the package registries only, through npm and pip.
 set -euo pipefail
@@ -17,7 +17,7 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 venv="${MCP_TASK_CLIENT_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/mcp-task-client/venv}"
 want=("$@")
-[ ${#want[@]} -eq 0 ] && want=(ts-sdk python rust fastmcp mcp-framework arcade pmcp)
+[ ${#want[@]} -eq 0 ] && want=(ts-sdk python rust fastmcp fastmcp3 mcp-framework arcade pmcp)
 
 fingerprint() { sha256sum "$@" | sha256sum | cut -d' ' -f1; }
 say() { printf '[install] %s\n' "$*" >&2; }
@@ -85,8 +85,8 @@ for w in "${want[@]}"; do
         say "rust: no tests/servers/rust/install.sh, skipped"
       fi
       ;;
-    fastmcp | arcade) install_library_venv "$w" ;;
+    fastmcp | fastmcp3 | arcade) install_library_venv "$w" ;;
     pmcp) bash "$here/pmcp/build.sh" | sed 's/^/[install] pmcp: /' >&2 ;;
-    *) say "unknown part: $w (ts-sdk | python | rust | fastmcp | mcp-framework | arcade | pmcp)"; exit 2 ;;
+    *) say "unknown part: $w (ts-sdk | python | rust | fastmcp | fastmcp3 | mcp-framework | arcade | pmcp)"; exit 2 ;;
   esac
 done

@@ -1,6 +1,7 @@
 // Server kinds beyond launch.mjs's own, loaded by launch.mjs: libraries other than the reference SDKs.
 //   fastmcp        FastMCP 4.1.4 + fastmcp-tasks 4.1.4 (Python), 2026-07-28 + tasks extension (modern answers are
 //                  always JSON; `initialize` also works, without tasks: legacy answers are SSE, `-- --json` for JSON)
+//   fastmcp3       FastMCP 3.4.11 (Python; Docket, mcp 1.30.0), legacy 2025-11-25 tasks
 //   mcp-framework  mcp-framework 0.2.22 (npm; own task manager over TS SDK 1.32.2), legacy 2025-11-25 tasks,
 //                  the framework's default CORS (no MCP-Protocol-Version allowed); mcp-framework-cors adds the protocol headers
 //   arcade         arcade-mcp-server 1.32.1 (Python; own MCP stack), legacy 2025-11-25 tasks, framework defaults:
@@ -64,7 +65,8 @@ export const kinds = {
     },
     'mcp-framework': nodeLibraryKind('mcp-framework', 'mcp-framework 0.2.22 (TS SDK 1.32.2), legacy tasks, framework CORS defaults'),
     'mcp-framework-cors': nodeLibraryKind('mcp-framework', 'mcp-framework 0.2.22, legacy tasks, CORS with the protocol headers', ['--full-cors']),
-    fastmcp: pythonLibraryKind('fastmcp', 'FastMCP 4.1.4 + fastmcp-tasks 4.1.4, 2026-07-28 + tasks extension')
+    fastmcp: pythonLibraryKind('fastmcp', 'FastMCP 4.1.4 + fastmcp-tasks 4.1.4, 2026-07-28 + tasks extension'),
+    fastmcp3: pythonLibraryKind('fastmcp3', 'FastMCP 3.4.11 (Docket, mcp 1.30.0), legacy tasks')
 };
 
 /** Arcade names tools `<Toolkit>_<PascalCase>`: our tool name → the server's. */
@@ -89,6 +91,7 @@ export const kindInfo = {
     'rmcp3-sse': { library: 'rmcp=3.11.0', eras: ['modern', 'legacy'], transport: 'http' },
     'rmcp3-notasks': { library: 'rmcp=3.11.0', eras: [], transport: 'http' },
     fastmcp: { library: 'fastmcp==4.1.4 + fastmcp-tasks==4.1.4', eras: ['modern'], transport: 'http' },
+    fastmcp3: { library: 'fastmcp==3.4.11', eras: ['legacy'], transport: 'http' },
     'mcp-framework': { library: 'mcp-framework@0.2.22', eras: ['legacy'], transport: 'http' },
     'mcp-framework-cors': { library: 'mcp-framework@0.2.22', eras: ['legacy'], transport: 'http' },
     arcade: { library: 'arcade-mcp-server==1.32.1', eras: ['legacy'], transport: 'http', tools: ARCADE_TOOLS },

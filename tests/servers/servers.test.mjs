@@ -280,3 +280,46 @@ test('arcade: by default every request with an Origin header is refused', { time
         await s.stop();
     }
 });
+
+test('pmcp: modern task flows (complete, fail, input, cancel), dual era, SIGTERM', { timeout: 60_000 }, async () => {
+    const s = await startServer('pmcp');
+    let id = 0;
+    const next = () => ++id;
+    const call = async (name, args) => (await modernRequest(s.url, next(), 'tools/call', { name, arguments: args })).msg?.result;
+    try {
+        const discover = (await modernRequest(s.url, next(), 'server/discover')).msg.result;
+        assert.deepEqual(discover.supportedVersions, ['2025-11-25', '2026-07-28']);
+        assert.ok(discover.capabilities.extensions['io.modelcontextprotocol/tasks']);
+
+        const done = await call('long_job', { steps: 2, stepMs: 100 });
+        assert.equal(done.resultType, 'task');
+        assert.equal((await pollModern(s.url, next, done.taskId, t => t.status === 'completed')).result.content[0].text, 'long_job done: 2 steps');
+
+        const failing = await call('fail_job', { how: 'failed' });
+        const failed = await pollModern(s.url, next, failing.taskId, t => t.status !== 'working');
+        assert.equal(failed.status, 'failed');
+        assert.equal(failed.error.message, 'fail_job: failed on purpose');
+
+        const asking = await call('ask_input', { message: 'answer?' });
+        const waiting = await pollModern(s.url, next, asking.taskId, t => t.status === 'input_required');
+        assert.equal(waiting.inputRequests.answer.method, 'elicitation/create');
+        await modernRequest(s.url, next(), 'tasks/update', { taskId: asking.taskId, inputResponses: { answer: { action: 'accept', content: { answer: '42' } } } });
+        assert.equal((await pollModern(s.url, next, asking.taskId, t => t.status === 'completed')).result.content[0].text, 'ask_input got answer: 42');
+
+        const slow = await call('slow_job', { ms: 5000 });
+        await modernRequest(s.url, next(), 'tasks/cancel', { taskId: slow.taskId });
+        assert.equal((await pollModern(s.url, next, slow.taskId, t => t.status !== 'working', 20)).status, 'cancelled');
+        assert.equal((await call('quick', { text: 'hi' })).content[0].text, 'quick: hi');
+
+        const legacy = new HttpConn(s.url, []);
+        const init = await legacy.initialize({});
+        assert.deepEqual(init.result.capabilities.tasks, { list: {}, cancel: {}, requests: { tools: { call: {} } } });
+        const created = (await legacy.request('tools/call', { name: 'needs_task', arguments: {}, task: { ttl: 60_000 } })).result.task;
+        const got = await legacy.request('tasks/get', { taskId: created.taskId });
+        assert.equal(got.result.task.taskId, created.taskId, 'legacy tasks/get nests the task under "task"');
+        await legacy.close();
+    } finally {
+        await s.stop();
+    }
+    assert.equal((await s.exited).code, 0, 'exits cleanly on SIGTERM');
+});
