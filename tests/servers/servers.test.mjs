@@ -323,3 +323,35 @@ test('pmcp: modern task flows (complete, fail, input, cancel), dual era, SIGTERM
     }
     assert.equal((await s.exited).code, 0, 'exits cleanly on SIGTERM');
 });
+
+test('fastmcp3: legacy task flows (complete, raise → failed, input on GET, cancel), SIGTERM', { timeout: 60_000 }, async () => {
+    const s = await startServer('fastmcp3', { timeoutMs: 40_000 });
+    const conn = new HttpConn(s.url, []);
+    conn.onServerRequest = async () => ({ action: 'accept', content: { answer: '42' } });
+    const task = async (name, args) => (await conn.request('tools/call', { name, arguments: args, task: { ttl: 60_000 } })).result.task;
+    const result = async taskId => (await conn.request('tasks/result', { taskId })).result;
+    try {
+        await conn.initialize({ elicitation: { form: {} } });
+        assert.equal(await conn.listen(), 200);
+        const done = await task('long_job', { steps: 2, stepMs: 100 });
+        assert.equal((await pollLegacy(conn, done.taskId, t => t.status !== 'working')).status, 'completed');
+        assert.equal((await result(done.taskId)).content[0].text, 'long_job done: 2 steps');
+
+        const raising = await task('fail_job', {});
+        const failed = await pollLegacy(conn, raising.taskId, t => t.status !== 'working');
+        assert.equal(failed.status, 'failed');
+        assert.match(failed.statusMessage, /failed on purpose/);
+
+        const asking = await task('ask_input', { message: 'answer?' });
+        assert.equal((await pollLegacy(conn, asking.taskId, t => t.status === 'completed' || t.status === 'failed')).status, 'completed');
+        assert.equal((await result(asking.taskId)).content[0].text, 'ask_input got answer: 42');
+
+        const slow = await task('slow_job', { ms: 5000 });
+        assert.equal((await conn.request('tasks/cancel', { taskId: slow.taskId })).result.status, 'cancelled');
+        assert.deepEqual((await conn.request('tasks/list', {})).result.tasks, [], 'tasks/list is always empty');
+        await conn.close();
+    } finally {
+        await s.stop();
+    }
+    assert.equal((await s.exited).code, 0, 'exits cleanly on SIGTERM');
+});
