@@ -7,6 +7,7 @@
 //   arcade         arcade-mcp-server 1.32.1 (Python; own MCP stack), legacy 2025-11-25 tasks, framework defaults:
 //                  every request with an Origin header is refused (403); arcade-cors allows any origin
 //   pmcp           pmcp 2.23.0 (Rust), dual-era: 2025-11-25 tasks via initialize, 2026-07-28 + tasks extension
+//   pmcp-ws        the same over the SDK's WebSocket server transport (one client per process)
 // Each Python library has its own venv (their `mcp` versions conflict), made by install.sh.
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -63,6 +64,15 @@ export const kinds = {
             return { cmd, args: ['--port', String(port), ...args] };
         }
     },
+    'pmcp-ws': {
+        describe: 'pmcp 2.23.0, WebSocket server transport (one client per process, no subprotocol selected)',
+        stats: false,
+        command({ port, args }) {
+            const cmd = join(targetDir(), 'release', 'pmcp-server');
+            if (!existsSync(cmd)) throw new Error(`${cmd} missing: run tests/servers/install.sh pmcp`);
+            return { cmd, args: ['--port', String(port), '--ws', ...args] };
+        }
+    },
     'mcp-framework': nodeLibraryKind('mcp-framework', 'mcp-framework 0.2.22 (TS SDK 1.32.2), legacy tasks, framework CORS defaults'),
     'mcp-framework-cors': nodeLibraryKind('mcp-framework', 'mcp-framework 0.2.22, legacy tasks, CORS with the protocol headers', ['--full-cors']),
     fastmcp: pythonLibraryKind('fastmcp', 'FastMCP 4.1.4 + fastmcp-tasks 4.1.4, 2026-07-28 + tasks extension'),
@@ -96,5 +106,6 @@ export const kindInfo = {
     'mcp-framework-cors': { library: 'mcp-framework@0.2.22', eras: ['legacy'], transport: 'http' },
     arcade: { library: 'arcade-mcp-server==1.32.1', eras: ['legacy'], transport: 'http', tools: ARCADE_TOOLS },
     'arcade-cors': { library: 'arcade-mcp-server==1.32.1', eras: ['legacy'], transport: 'http', tools: ARCADE_TOOLS },
-    pmcp: { library: 'pmcp=2.23.0', eras: ['modern', 'legacy'], transport: 'http' }
+    pmcp: { library: 'pmcp=2.23.0', eras: ['modern', 'legacy'], transport: 'http' },
+    'pmcp-ws': { library: 'pmcp=2.23.0', eras: ['legacy'], transport: 'ws' }
 };

@@ -355,3 +355,51 @@ test('fastmcp3: legacy task flows (complete, raise → failed, input on GET, can
     }
     assert.equal((await s.exited).code, 0, 'exits cleanly on SIGTERM');
 });
+
+test('pmcp-ws: no subprotocol selected; legacy tasks over a plain socket', { timeout: 30_000, skip: typeof WebSocket === 'undefined' && 'needs a global WebSocket (Node 22, or Node 20 with --experimental-websocket)' }, async () => {
+    const refused = await startServer('pmcp-ws');
+    try {
+        const outcome = await new Promise(resolve => {
+            const ws = new WebSocket(refused.url, 'mcp');
+            ws.onopen = () => resolve('open');
+            ws.onerror = () => resolve('error');
+        });
+        assert.equal(outcome, 'error', 'a client that asks for subprotocol "mcp" is refused by its own WebSocket');
+    } finally {
+        await refused.stop();
+    }
+    const s = await startServer('pmcp-ws');
+    const ws = new WebSocket(s.url);
+    const inbox = [];
+    const waiters = new Map();
+    ws.onmessage = ev => {
+        const msg = JSON.parse(String(ev.data));
+        inbox.push(msg);
+        waiters.get(msg.id)?.(msg);
+    };
+    const request = (id, method, params) =>
+        new Promise(resolve => {
+            waiters.set(id, resolve);
+            ws.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+        });
+    try {
+        await new Promise((resolve, reject) => {
+            ws.onopen = resolve;
+            ws.onerror = reject;
+        });
+        assert.equal(ws.protocol, '');
+        const init = await request(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } });
+        assert.ok(init.result.capabilities.tasks.requests.tools.call);
+        ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+        const created = (await request(2, 'tools/call', { name: 'needs_task', arguments: {}, task: { ttl: 60_000 } })).result.task;
+        let status = created.status;
+        for (let i = 3; i < 60 && status === 'working'; i++) {
+            await new Promise(r => setTimeout(r, 100));
+            status = (await request(i, 'tasks/get', { taskId: created.taskId })).result.task.status;
+        }
+        assert.equal(status, 'completed');
+        ws.close();
+    } finally {
+        await s.stop();
+    }
+});

@@ -3,8 +3,9 @@
 //! 2026-07-28 with the `io.modelcontextprotocol/tasks` extension). A task's work runs in a worker spawned from
 //! `on_task_created` and reports through the store (status message, input requests, result or error).
 //!
-//! `pmcp-server [--port N]` binds 127.0.0.1, prints `READY http://127.0.0.1:PORT/` (the SDK serves MCP at the root
-//! path), exits on SIGTERM/SIGINT.
+//! `pmcp-server [--port N] [--ws]` binds 127.0.0.1, prints `READY http://127.0.0.1:PORT/` (the SDK serves MCP at the
+//! root path), exits on SIGTERM/SIGINT. `--ws`: the SDK's WebSocket server transport instead, `READY ws://…/`; it
+//! serves one connection (the first client) for the life of the process.
 //! CORS: the SDK's default (`AllowedOrigins::localhost()`).
 
 use std::future::Future;
@@ -15,6 +16,7 @@ use std::time::Duration;
 
 use pmcp::server::streamable_http_server::StreamableHttpServer;
 use pmcp::server::task_store::{CreatedTask, InMemoryTaskStore, TaskStore};
+use pmcp::server::transport::{WebSocketServerConfig, WebSocketServerTransport};
 use pmcp::server::typed_tool::TypedTool;
 use pmcp::server::{ToolHandler, ToolOutput};
 use pmcp::types::elicitation::ElicitRequestParams;
@@ -364,17 +366,44 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .task_store(store)
         .build()?;
 
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    if argv.iter().any(|a| a == "--ws") {
+        tokio::select! {
+            served = serve_websocket(server, port) => served?,
+            _ = term.recv() => {}
+            _ = tokio::signal::ctrl_c() => {}
+        }
+        return Ok(());
+    }
     let addr: SocketAddr = ([127, 0, 0, 1], port).into();
     let (bound, handle) = StreamableHttpServer::new_concurrent(addr, Arc::new(server))
         .start()
         .await?;
     println!("READY http://{bound}/");
-
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     tokio::select! {
         _ = term.recv() => {}
         _ = tokio::signal::ctrl_c() => {}
         _ = handle => {}
     }
+    Ok(())
+}
+
+/// Serves the first WebSocket client. The transport cannot report its bound port, so port 0 is resolved first.
+async fn serve_websocket(server: Server, port: u16) -> Result<(), Box<dyn std::error::Error>> {
+    let port = if port == 0 {
+        std::net::TcpListener::bind(("127.0.0.1", 0))?
+            .local_addr()?
+            .port()
+    } else {
+        port
+    };
+    let mut transport = WebSocketServerTransport::new(WebSocketServerConfig {
+        bind_addr: ([127, 0, 0, 1], port).into(),
+        ..WebSocketServerConfig::default()
+    });
+    transport.bind().await?;
+    println!("READY ws://127.0.0.1:{port}/");
+    transport.accept().await?;
+    server.run(transport).await?;
     Ok(())
 }
