@@ -8,6 +8,7 @@
 //                  every request with an Origin header is refused (403); arcade-cors allows any origin
 //   pmcp           pmcp 2.23.0 (Rust), dual-era: 2025-11-25 tasks via initialize, 2026-07-28 + tasks extension
 //   pmcp-ws        the same over the SDK's WebSocket server transport (one client per process)
+//   turbomcp       turbomcp 4.0.0-alpha.5 (Rust), tasks extension (initialize works, without tasks), no CORS; turbomcp-cors: any origin
 // Each Python library has its own venv (their `mcp` versions conflict), made by install.sh.
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -41,6 +42,18 @@ function pythonLibraryKind(lib, describe, fixed = []) {
     };
 }
 
+function rustLibraryKind(bin, describe, fixed = []) {
+    return {
+        describe,
+        stats: false,
+        command({ port, args }) {
+            const cmd = join(targetDir(), 'release', bin);
+            if (!existsSync(cmd)) throw new Error(`${cmd} missing: run tests/servers/install.sh ${bin.replace(/-server$/, '')}`);
+            return { cmd, args: ['--port', String(port), ...fixed, ...args] };
+        }
+    };
+}
+
 function nodeLibraryKind(lib, describe, fixed = []) {
     return {
         describe,
@@ -55,24 +68,10 @@ function nodeLibraryKind(lib, describe, fixed = []) {
 export const kinds = {
     arcade: pythonLibraryKind('arcade', 'arcade-mcp-server 1.32.1, legacy tasks, framework defaults (any Origin → 403)'),
     'arcade-cors': pythonLibraryKind('arcade', 'arcade-mcp-server 1.32.1, legacy tasks, MCPApp(allowed_origins=["*"])', ['--allowed-origins', '*']),
-    pmcp: {
-        describe: 'pmcp 2.23.0, legacy tasks and 2026-07-28 + tasks extension, SDK CORS (localhost origins)',
-        stats: false,
-        command({ port, args }) {
-            const cmd = join(targetDir(), 'release', 'pmcp-server');
-            if (!existsSync(cmd)) throw new Error(`${cmd} missing: run tests/servers/install.sh pmcp`);
-            return { cmd, args: ['--port', String(port), ...args] };
-        }
-    },
-    'pmcp-ws': {
-        describe: 'pmcp 2.23.0, WebSocket server transport (one client per process, no subprotocol selected)',
-        stats: false,
-        command({ port, args }) {
-            const cmd = join(targetDir(), 'release', 'pmcp-server');
-            if (!existsSync(cmd)) throw new Error(`${cmd} missing: run tests/servers/install.sh pmcp`);
-            return { cmd, args: ['--port', String(port), '--ws', ...args] };
-        }
-    },
+    pmcp: rustLibraryKind('pmcp-server', 'pmcp 2.23.0, legacy tasks and 2026-07-28 + tasks extension, SDK CORS (localhost origins)'),
+    turbomcp: rustLibraryKind('turbomcp-server', 'turbomcp 4.0.0-alpha.5, 2026-07-28 + tasks extension, SDK defaults (no CORS)'),
+    'turbomcp-cors': rustLibraryKind('turbomcp-server', 'turbomcp 4.0.0-alpha.5, HttpConfig::allow_any_origin()', ['--any-origin']),
+    'pmcp-ws': rustLibraryKind('pmcp-server', 'pmcp 2.23.0, WebSocket server transport (one client per process, no subprotocol)', ['--ws']),
     'mcp-framework': nodeLibraryKind('mcp-framework', 'mcp-framework 0.2.22 (TS SDK 1.32.2), legacy tasks, framework CORS defaults'),
     'mcp-framework-cors': nodeLibraryKind('mcp-framework', 'mcp-framework 0.2.22, legacy tasks, CORS with the protocol headers', ['--full-cors']),
     fastmcp: pythonLibraryKind('fastmcp', 'FastMCP 4.1.4 + fastmcp-tasks 4.1.4, 2026-07-28 + tasks extension'),
@@ -107,5 +106,7 @@ export const kindInfo = {
     arcade: { library: 'arcade-mcp-server==1.32.1', eras: ['legacy'], transport: 'http', tools: ARCADE_TOOLS },
     'arcade-cors': { library: 'arcade-mcp-server==1.32.1', eras: ['legacy'], transport: 'http', tools: ARCADE_TOOLS },
     pmcp: { library: 'pmcp=2.23.0', eras: ['modern', 'legacy'], transport: 'http' },
-    'pmcp-ws': { library: 'pmcp=2.23.0', eras: ['legacy'], transport: 'ws' }
+    'pmcp-ws': { library: 'pmcp=2.23.0', eras: ['legacy'], transport: 'ws' },
+    turbomcp: { library: 'turbomcp=4.0.0-alpha.5', eras: ['modern'], transport: 'http' },
+    'turbomcp-cors': { library: 'turbomcp=4.0.0-alpha.5', eras: ['modern'], transport: 'http' }
 };

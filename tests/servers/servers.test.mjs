@@ -403,3 +403,39 @@ test('pmcp-ws: no subprotocol selected; legacy tasks over a plain socket', { tim
         await s.stop();
     }
 });
+
+test('turbomcp: modern task flows (complete, error → completed isError, input, cancel), origin guard, SIGTERM', { timeout: 60_000 }, async () => {
+    const guarded = await startServer('turbomcp');
+    try {
+        const refused = await modernRequest(guarded.url, 1, 'server/discover', {}, { origin: 'http://localhost:1234' });
+        assert.equal(refused.status, 403, 'the SDK default refuses a browser origin');
+    } finally {
+        await guarded.stop();
+    }
+    const s = await startServer('turbomcp-cors');
+    let id = 0;
+    const next = () => ++id;
+    const call = async (name, args) => (await modernRequest(s.url, next(), 'tools/call', { name, arguments: args })).msg?.result;
+    try {
+        const discover = (await modernRequest(s.url, next(), 'server/discover')).msg.result;
+        assert.ok(discover.capabilities.extensions['io.modelcontextprotocol/tasks']);
+        const done = await call('long_job', { steps: 2, stepMs: 100 });
+        assert.equal(done.resultType, 'task');
+        assert.equal((await pollModern(s.url, next, done.taskId, t => t.status === 'completed')).result.content[0].text, 'long_job done: 2 steps');
+        const failing = await call('fail_job', {});
+        const failed = await pollModern(s.url, next, failing.taskId, t => t.status !== 'working');
+        assert.equal(failed.status, 'completed', 'a tool error ends completed');
+        assert.equal(failed.result.isError, true);
+        const asking = await call('ask_input', { message: 'answer?' });
+        const waiting = await pollModern(s.url, next, asking.taskId, t => t.status === 'input_required');
+        await modernRequest(s.url, next(), 'tasks/update', { taskId: asking.taskId, inputResponses: { answer: { action: 'accept', content: { answer: '42' } } } });
+        assert.ok(waiting.inputRequests.answer);
+        assert.equal((await pollModern(s.url, next, asking.taskId, t => t.status === 'completed')).result.content[0].text, 'ask_input got answer: 42');
+        const slow = await call('slow_job', { ms: 5000 });
+        await modernRequest(s.url, next(), 'tasks/cancel', { taskId: slow.taskId });
+        assert.equal((await pollModern(s.url, next, slow.taskId, t => t.status !== 'working', 20)).status, 'cancelled');
+    } finally {
+        await s.stop();
+    }
+    assert.equal((await s.exited).code, 0, 'exits cleanly on SIGTERM');
+});
