@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the real MCP test servers need; idempotent, and a fast no-op when already installed.
 #
-#   tests/servers/install.sh [ts-sdk python rust fastmcp fastmcp3 mcp-framework arcade pmcp turbomcp]  (none = all)
+#   tests/servers/install.sh [ts-sdk python rust fastmcp fastmcp3 mcp-framework arcade pmcp turbomcp mcpkit] (none=all)
 #
 # ts-sdk, mcp-framework: `npm ci` in tests/servers/<part> (exact versions from package-lock.json).
 # python: a venv outside the repo, ${MCP_TASK_CLIENT_VENV:-${XDG_CACHE_HOME:-~/.cache}/mcp-task-client/venv},
@@ -10,14 +10,14 @@
 # fastmcp: its own venv (its `mcp` 2.x conflicts with the python part's 1.x), ${MCP_TASK_CLIENT_VENV_FASTMCP:-
 #         …/mcp-task-client/venv-fastmcp}, with fastmcp/requirements.txt (every package pinned).
 # arcade, fastmcp3: the same, venv-<part> with <part>/requirements.txt.
-# pmcp, turbomcp: lib/cargo-build.sh (a cargo workspace of its own) into the Rust servers' target dir.
+# pmcp, turbomcp, mcpkit: lib/cargo-build.sh (a cargo workspace of its own) into the Rust servers' target dir.
 # Uses the package registries only, through npm and pip.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 venv="${MCP_TASK_CLIENT_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/mcp-task-client/venv}"
 want=("$@")
-[ ${#want[@]} -eq 0 ] && want=(ts-sdk python rust fastmcp fastmcp3 mcp-framework arcade pmcp turbomcp)
+[ ${#want[@]} -eq 0 ] && want=(ts-sdk python rust fastmcp fastmcp3 mcp-framework arcade pmcp turbomcp mcpkit)
 
 fingerprint() { sha256sum "$@" | sha256sum | cut -d' ' -f1; }
 say() { printf '[install] %s\n' "$*" >&2; }
@@ -86,7 +86,7 @@ for w in "${want[@]}"; do
       fi
       ;;
     fastmcp | fastmcp3 | arcade) install_library_venv "$w" ;;
-    pmcp | turbomcp) bash "$here/lib/cargo-build.sh" "$w" "$w-server" | sed "s/^/[install] $w: /" >&2 ;;
-    *) say "unknown part: $w (ts-sdk | python | rust | fastmcp | fastmcp3 | mcp-framework | arcade | pmcp | turbomcp)"; exit 2 ;;
+    pmcp | turbomcp | mcpkit) bash "$here/lib/cargo-build.sh" "$w" "$w-server" | sed "s/^/[install] $w: /" >&2 ;;
+    *) say "unknown part: $w (ts-sdk | python | rust | fastmcp | fastmcp3 | mcp-framework | arcade | pmcp | turbomcp | mcpkit)"; exit 2 ;;
   esac
 done

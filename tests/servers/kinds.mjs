@@ -8,6 +8,7 @@
 //                  every request with an Origin header is refused (403); arcade-cors allows any origin
 //   pmcp           pmcp 2.23.0 (Rust), dual-era: 2025-11-25 tasks via initialize, 2026-07-28 + tasks extension
 //   pmcp-ws        the same over the SDK's WebSocket server transport (one client per process)
+//   mcpkit         mcpkit 0.7.0 + mcpkit-axum (Rust), legacy 2025-11-25 tasks, no ask_input, no CORS; mcpkit-cors: any
 //   turbomcp       turbomcp 4.0.0-alpha.5 (Rust), tasks extension (initialize works, without tasks), no CORS; turbomcp-cors: any origin
 // Each Python library has its own venv (their `mcp` versions conflict), made by install.sh.
 import { existsSync } from 'node:fs';
@@ -71,6 +72,8 @@ export const kinds = {
     pmcp: rustLibraryKind('pmcp-server', 'pmcp 2.23.0, legacy tasks and 2026-07-28 + tasks extension, SDK CORS (localhost origins)'),
     turbomcp: rustLibraryKind('turbomcp-server', 'turbomcp 4.0.0-alpha.5, 2026-07-28 + tasks extension, SDK defaults (no CORS)'),
     'turbomcp-cors': rustLibraryKind('turbomcp-server', 'turbomcp 4.0.0-alpha.5, HttpConfig::allow_any_origin()', ['--any-origin']),
+    mcpkit: rustLibraryKind('mcpkit-server', 'mcpkit 0.7.0 + mcpkit-axum, legacy tasks, router defaults (no CORS)'),
+    'mcpkit-cors': rustLibraryKind('mcpkit-server', 'mcpkit 0.7.0 + mcpkit-axum, legacy tasks, McpRouter::with_cors()', ['--cors']),
     'pmcp-ws': rustLibraryKind('pmcp-server', 'pmcp 2.23.0, WebSocket server transport (one client per process, no subprotocol)', ['--ws']),
     'mcp-framework': nodeLibraryKind('mcp-framework', 'mcp-framework 0.2.22 (TS SDK 1.32.2), legacy tasks, framework CORS defaults'),
     'mcp-framework-cors': nodeLibraryKind('mcp-framework', 'mcp-framework 0.2.22, legacy tasks, CORS with the protocol headers', ['--full-cors']),
@@ -108,5 +111,7 @@ export const kindInfo = {
     pmcp: { library: 'pmcp=2.23.0', eras: ['modern', 'legacy'], transport: 'http' },
     'pmcp-ws': { library: 'pmcp=2.23.0', eras: ['legacy'], transport: 'ws' },
     turbomcp: { library: 'turbomcp=4.0.0-alpha.5', eras: ['modern'], transport: 'http' },
+    mcpkit: { library: 'mcpkit=0.7.0', eras: ['legacy'], transport: 'http' },
+    'mcpkit-cors': { library: 'mcpkit=0.7.0', eras: ['legacy'], transport: 'http' },
     'turbomcp-cors': { library: 'turbomcp=4.0.0-alpha.5', eras: ['modern'], transport: 'http' }
 };

@@ -439,3 +439,29 @@ test('turbomcp: modern task flows (complete, error → completed isError, input,
     }
     assert.equal((await s.exited).code, 0, 'exits cleanly on SIGTERM');
 });
+
+test('mcpkit: legacy task flows (complete, isError → failed, cancel), CORS off by default, SIGTERM', { timeout: 60_000 }, async () => {
+    const s = await startServer('mcpkit');
+    const conn = new HttpConn(s.url, []);
+    const task = async (name, args) => (await conn.request('tools/call', { name, arguments: args, task: { ttl: 60_000 } })).result.task;
+    try {
+        const pre = await fetch(s.url, { method: 'OPTIONS', headers: { origin: 'http://localhost:1234', 'access-control-request-method': 'POST' } });
+        assert.equal(pre.status, 405, 'no CORS by default');
+        const init = await conn.initialize({});
+        assert.deepEqual(init.result.capabilities.tasks, { cancel: {}, list: {}, requests: { tools: { call: {} } } });
+        const done = await task('long_job', { steps: 2, stepMs: 100 });
+        assert.equal((await pollLegacy(conn, done.taskId, t => t.status !== 'working')).status, 'completed');
+        assert.equal((await conn.request('tasks/result', { taskId: done.taskId })).result.content[0].text, 'long_job done: 2 steps');
+        const failing = await task('fail_job', {});
+        const failed = await pollLegacy(conn, failing.taskId, t => t.status !== 'working');
+        assert.equal(failed.status, 'failed', 'an isError result ends failed');
+        assert.equal((await conn.request('tasks/result', { taskId: failing.taskId })).result.isError, true);
+        const slow = await task('slow_job', { ms: 5000 });
+        assert.equal((await conn.request('tasks/cancel', { taskId: slow.taskId })).result.status, 'cancelled');
+        assert.equal((await conn.request('tasks/result', { taskId: slow.taskId })).error.code, -32602);
+        await conn.close();
+    } finally {
+        await s.stop();
+    }
+    assert.equal((await s.exited).code, 0, 'exits cleanly on SIGTERM');
+});
