@@ -17,7 +17,7 @@ import socket
 import threading
 import time
 
-os.environ.setdefault("ARCADE_USAGE_TRACKING", "0")
+os.environ["ARCADE_USAGE_TRACKING"] = "0"
 
 from typing import Annotated  # noqa: E402
 
