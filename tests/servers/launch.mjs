@@ -9,13 +9,15 @@
 //        const s = await startServer('ts-sdk', { port: 0 });   // -> { kind, url, statsUrl, pid, stop() }
 //        ... await s.stop();
 //
-// Kinds: ts-sdk, python-http, python-ws, and whatever tests/servers/rust/kinds.mjs exports (rmcp2, rmcp3).
+// Kinds: ts-sdk, python-http, python-ws, and whatever tests/servers/rust/kinds.mjs (rmcp2, rmcp3) and
+// tests/servers/kinds.mjs (the other libraries: fastmcp, …) export. kindList() adds each kind's era(s) and transport.
 //
 // Extension point — a kind is { describe, command({ port, args }) -> { cmd, args, cwd?, env? }, stats? }:
 // the process it starts must bind 127.0.0.1:<port> (0 = any free port), print a line `READY <url>` on
 // stdout once it accepts connections and exit on SIGTERM. `stats: false` means it has no GET /stats
 // (statsUrl is then null). Add kinds from another module with registerKind(name, spec), or by exporting
-// `kinds` (an object of specs) from tests/servers/rust/kinds.mjs, which this file loads when present.
+// `kinds` (an object of specs) from tests/servers/rust/kinds.mjs or tests/servers/kinds.mjs, which this file loads
+// when present (with `kindInfo`, { kind: { eras, transport, library } }).
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -72,10 +74,22 @@ export function registerKind(name, spec) {
     KINDS.set(name, spec);
 }
 
-const plugin = join(HERE, 'rust', 'kinds.mjs');
-if (existsSync(plugin)) {
+let kindInfo = {};
+for (const plugin of [join(HERE, 'rust', 'kinds.mjs'), join(HERE, 'kinds.mjs')]) {
+    if (!existsSync(plugin)) continue;
     const mod = await import(pathToFileURL(plugin).href);
     for (const [name, spec] of Object.entries(mod.kinds ?? {})) registerKind(name, spec);
+    kindInfo = { ...kindInfo, ...mod.kindInfo };
+}
+
+/**
+ * The kinds known now with their tasks era(s) and transport, for the interop matrix:
+ * [{ kind, eras: ('legacy'|'modern')[], transport: 'http'|'ws', library, describe, tools? }]
+ * (`tools`: our tool name → the server's, where the library renames tools, e.g. arcade's `Arcade_LongJob`)
+ * ("legacy" = 2025-11-25 core tasks, "modern" = 2026-07-28 + io.modelcontextprotocol/tasks; eras [] = no tasks).
+ */
+export function kindList() {
+    return kinds().map(kind => ({ kind, eras: [], transport: 'http', library: '', ...kindInfo[kind], describe: KINDS.get(kind).describe ?? '' }));
 }
 
 /** Names of the kinds known now. */
