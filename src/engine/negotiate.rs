@@ -176,6 +176,8 @@ impl Engine {
             },
             Err(f) if f.rpc().is_some_and(is_modern_error) => self.modern_ready(now, None),
             Err(f) if f.overloaded() => self.connect_failed(now, &f, false),
+            // Refused credentials: `initialize` would be refused the same way.
+            Err(f) if f.unauthorized() => self.connect_failed(now, &f, true),
             // No answer at all: forced modern asks again; `Auto` tries `initialize`, which
             // needs no header a strict CORS allow-list could refuse.
             Err(f)
@@ -201,7 +203,12 @@ impl Engine {
         match res {
             Ok(v) => self.initialized(now, c, v, sid),
             // The remembered era no longer works: negotiate afresh.
-            Err(f) if auto && !f.overloaded() && self.session.hint == Some(Dialect::Legacy) => {
+            Err(f)
+                if auto
+                    && !f.overloaded()
+                    && !f.unauthorized()
+                    && self.session.hint == Some(Dialect::Legacy) =>
+            {
                 self.session.hint = None;
                 self.probe(now)
             }

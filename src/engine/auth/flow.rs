@@ -43,6 +43,8 @@ pub struct Flow {
     /// The challenge's `scope`, first choice.
     challenge_scope: Option<String>,
     resource: Option<ResourceMetadata>,
+    /// The issuer identifier whose metadata is looked for.
+    issuer: String,
     meta: Option<ServerMetadata>,
     client: Option<Client>,
     scope: Option<String>,
@@ -75,6 +77,7 @@ impl Flow {
                 .filter(|s| !s.trim().is_empty())
                 .map(str::to_owned),
             resource: None,
+            issuer: String::new(),
             meta: None,
             client: None,
             scope: None,
@@ -102,15 +105,16 @@ impl Flow {
                 Some(next) => self.fetch(Phase::Resource { urls, i: i + 1 }, &next),
                 None => {
                     // No resource metadata: a 2025-03-26 server is its own authorization server.
-                    let urls = server_metadata_urls(&Url {
+                    let origin = Url {
                         path: String::new(),
                         query: None,
                         ..self.server.clone()
-                    });
-                    self.next_server(urls, 0, true)
+                    };
+                    self.issuer = origin.origin.clone();
+                    self.next_server(server_metadata_urls(&origin), 0, true)
                 }
             },
-            Phase::Server { .. } if ok => match ServerMetadata::read(&resp.body) {
+            Phase::Server { .. } if ok => match ServerMetadata::read(&resp.body, &self.issuer) {
                 Ok(m) => self.on_server(m),
                 Err(e) => Err(e),
             },
@@ -155,10 +159,10 @@ impl Flow {
 
     fn on_resource(&mut self, body: &str) -> Result<Step, AuthError> {
         let m = ResourceMetadata::read(body, &self.server)?;
-        let issuer = m
+        let (named, issuer) = m
             .authorization_servers
             .first()
-            .and_then(|s| Url::parse(s))
+            .and_then(|s| Some((s.clone(), Url::parse(s)?)))
             .ok_or_else(|| {
                 AuthError::new(
                     AuthErrorKind::Metadata,
@@ -166,6 +170,7 @@ impl Flow {
                 )
             })?;
         self.resource = Some(m);
+        self.issuer = named;
         self.next_server(server_metadata_urls(&issuer), 0, false)
     }
 
@@ -243,6 +248,10 @@ impl Flow {
             ),
             ("response_types", Some(strings(&["code"]))),
             ("token_endpoint_auth_method", Some("none".into())),
+            (
+                "application_type",
+                Some(application_type(&self.cfg.redirect_uri).into()),
+            ),
             ("scope", self.scope.as_deref().map(Value::from)),
         ]);
         self.phase = Phase::Register;
@@ -340,6 +349,7 @@ impl Flow {
         if get("state") != Some(self.secrets.state.as_str()) {
             return Err(bad("the redirect's state is not this flow's"));
         }
+        check_iss(get("iss"), meta)?;
         if let Some(e) = get("error") {
             let d = get("error_description")
                 .map(|d| [": ", d].concat())
@@ -348,11 +358,6 @@ impl Flow {
                 AuthErrorKind::Denied,
                 ["authorization refused: ", e, &d].concat(),
             ));
-        }
-        if let Some(iss) = get("iss") {
-            if !meta.issuer.is_empty() && iss != meta.issuer {
-                return Err(bad("the redirect names another issuer"));
-            }
         }
         let code = get("code")
             .filter(|c| !c.is_empty())
@@ -391,6 +396,38 @@ impl Flow {
 fn split_query(u: &str) -> (&str, &str) {
     let u = u.split('#').next().unwrap_or_default();
     u.split_once('?').unwrap_or((u, ""))
+}
+
+/// RFC 9207: a redirect's `iss` must be the authorization server's issuer, compared as strings;
+/// one that promised `iss` must send it.
+fn check_iss(iss: Option<&str>, meta: &ServerMetadata) -> Result<(), AuthError> {
+    let message = match iss {
+        None if meta.authorization_response_iss_parameter_supported => [
+            "the redirect carries no iss although the authorization server \"",
+            &meta.issuer,
+            "\" promises one (RFC 9207: a possible mix-up)",
+        ]
+        .concat(),
+        Some(iss) if iss != meta.issuer => [
+            "the redirect's iss \"",
+            iss,
+            "\" is not the authorization server's issuer \"",
+            &meta.issuer,
+            "\" (RFC 9207: a possible mix-up)",
+        ]
+        .concat(),
+        _ => return Ok(()),
+    };
+    Err(AuthError::new(AuthErrorKind::IssuerMismatch, message))
+}
+
+/// SEP-837's `application_type` for dynamic registration: `native` for a loopback or
+/// private-scheme redirect (an app on the user's device), `web` for any other http(s) one.
+fn application_type(redirect_uri: &str) -> &'static str {
+    match Url::parse(redirect_uri) {
+        Some(u) if !u.is_loopback() => "web",
+        _ => "native",
+    }
 }
 
 /// Private-use URI schemes (RFC 8252 §7.1: reverse domain names, e.g. `com.example.app`).

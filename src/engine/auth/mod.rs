@@ -103,6 +103,10 @@ pub enum AuthErrorKind {
     Metadata,
     /// The protected resource metadata names another resource.
     ResourceMismatch,
+    /// Another authorization server than the one expected (a mix-up): the metadata's `issuer`
+    /// is not the identifier it was fetched for (RFC 8414 §3.3), or the redirect back lacks the
+    /// `iss` the server promised or names another issuer (RFC 9207).
+    IssuerMismatch,
     /// The authorization server does not support PKCE `S256`.
     NoPkce,
     /// No way to identify the client: no id, no metadata document support, no registration.
@@ -111,7 +115,7 @@ pub enum AuthErrorKind {
     Registration,
     /// The user or the server refused the authorization (`error` on the redirect).
     Denied,
-    /// The redirect back does not belong to this flow (URI, `state` or issuer differ, no code).
+    /// The redirect back does not belong to this flow (URI or `state` differ, no code).
     Callback,
     /// The token endpoint refused or answered nonsense.
     Token,

@@ -21,6 +21,7 @@ mod props;
 mod push;
 mod pushed;
 mod race;
+mod refused;
 mod replay;
 mod retried;
 mod session;
