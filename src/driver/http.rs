@@ -147,6 +147,7 @@ struct Fail {
     message: String,
     over_limit: bool,
     http_status: Option<u16>,
+    unauthorized: bool,
 }
 
 impl From<String> for Fail {
@@ -155,6 +156,7 @@ impl From<String> for Fail {
             message,
             over_limit: false,
             http_status: None,
+            unauthorized: false,
         }
     }
 }
@@ -229,7 +231,14 @@ fn start(d: &Driver, key: SendKey, req: Request) {
     let to = d.clone();
     d.0.headers.resolve_with(Box::new(move |auth| match auth {
         Ok(auth) => send(&to, key, req, auth),
-        Err(message) => fail(&to, key, Fail::from(message)),
+        Err(no) => fail(
+            &to,
+            key,
+            Fail {
+                unauthorized: no.unauthorized,
+                ..Fail::from(no.message)
+            },
+        ),
     }));
 }
 
@@ -502,6 +511,7 @@ fn fail(d: &Driver, key: SendKey, fail: Fail) {
             error: TransportError {
                 over_limit: fail.over_limit,
                 http_status: fail.http_status,
+                unauthorized: fail.unauthorized,
                 ..TransportError::network(fail.message)
             },
         });

@@ -208,6 +208,10 @@ pub struct TransportError {
     /// bring the same message again).
     #[serde(default)]
     pub over_limit: bool,
+    /// The request was never sent: authorizing it failed (after a 401, a refused grant). It
+    /// fails as `Unauthorized`, and a handshake is not tried another way.
+    #[serde(default)]
+    pub unauthorized: bool,
 }
 
 impl TransportError {
@@ -218,6 +222,7 @@ impl TransportError {
             http_status: None,
             retry_after_ms: None,
             over_limit: false,
+            unauthorized: false,
         }
     }
 }

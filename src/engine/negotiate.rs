@@ -229,13 +229,14 @@ impl Engine {
             }
             Err(f) => {
                 // The server refused the handshake (an HTTP 4xx without one too): queued calls fail.
-                let refused = match *f {
-                    Failure::Rpc(_) | Failure::Rejected { .. } => true,
-                    Failure::Transport { status, .. } => {
-                        status.is_some_and(|s| (400..500).contains(&s))
-                    }
-                    Failure::Timeout => false,
-                };
+                let refused = f.unauthorized()
+                    || match *f {
+                        Failure::Rpc(_) | Failure::Rejected { .. } => true,
+                        Failure::Transport { status, .. } => {
+                            status.is_some_and(|s| (400..500).contains(&s))
+                        }
+                        Failure::Timeout => false,
+                    };
                 self.connect_failed(now, &f, refused)
             }
         }

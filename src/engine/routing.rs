@@ -203,7 +203,11 @@ impl Engine {
             }
             (None, None) => "the response stream ended without a response".to_owned(),
         };
-        let mut client = ClientError::new(ErrorKind::Transport, message);
+        let kind = match error.as_ref().is_some_and(|e| e.unauthorized) {
+            true => ErrorKind::Unauthorized,
+            false => ErrorKind::Transport,
+        };
+        let mut client = ClientError::new(kind, message);
         client.http_status = status;
         let retry_after = error
             .as_ref()

@@ -7,7 +7,8 @@
 //! fallback endpoints) → the client (a pre-registered id, else a Client ID Metadata Document URL
 //! when the server supports them, else dynamic registration, RFC 7591) → the authorization URL
 //! (PKCE `S256`, `state`, `resource` per RFC 8707) → the code exchange. It asks with [`Step`]s and
-//! ends in a [`Grant`]: the tokens with what refreshing them needs ([`token`]).
+//! ends in a [`Grant`]: the tokens with what refreshing them needs ([`token`]). What a request
+//! refused later calls for is [`renewal`]'s decision.
 //!
 //! The shell supplies [`Secrets`] (random verifier and state, the verifier's SHA-256 challenge) and
 //! the time; the flow never reads a clock or a random source.
@@ -15,6 +16,7 @@
 mod doc;
 mod flow;
 pub mod metadata;
+pub mod renewal;
 pub mod token;
 pub mod url;
 
