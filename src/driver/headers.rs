@@ -19,18 +19,28 @@ use super::global::describe;
 pub type Resolved = Box<dyn FnOnce(Result<Array, NoHeaders>)>;
 
 /// Why a request has no headers: the provider failed, or (`unauthorized`) authorizing did.
+#[cfg(feature = "oauth")]
 pub struct NoHeaders {
     pub message: String,
     pub unauthorized: bool,
 }
 
-impl From<String> for NoHeaders {
-    fn from(message: String) -> Self {
-        Self {
-            message,
-            unauthorized: false,
-        }
+/// Why a request has no headers: the provider failed.
+#[cfg(not(feature = "oauth"))]
+pub type NoHeaders = String;
+
+/// The provider failed with `message`.
+#[cfg(feature = "oauth")]
+fn provider_failed(message: String) -> NoHeaders {
+    NoHeaders {
+        message,
+        unauthorized: false,
     }
+}
+
+#[cfg(not(feature = "oauth"))]
+fn provider_failed(message: String) -> NoHeaders {
+    message
 }
 
 /// Where extra (auth) headers come from; consulted before every request.
@@ -86,14 +96,14 @@ impl HeaderSource {
             Self::None => then(Ok(Array::new())),
             Self::Fixed(h) => then(Ok(Array::from(h))),
             Self::Provider(f) => match f.call0(&JsValue::UNDEFINED) {
-                Err(e) => then(Err(threw(&e).into())),
+                Err(e) => then(Err(provider_failed(threw(&e)))),
                 Ok(v) if super::io::thenable(&v) => when_settled(
                     &v,
                     Box::new(move |r| match r {
                         Ok(v) => then(collected(&v)),
-                        Err(e) => then(Err(["headers provider rejected: ", &describe(&e)]
-                            .concat()
-                            .into())),
+                        Err(e) => then(Err(provider_failed(
+                            ["headers provider rejected: ", &describe(&e)].concat(),
+                        ))),
                     }),
                 ),
                 Ok(v) => then(collected(&v)),
@@ -128,7 +138,7 @@ fn collected(v: &JsValue) -> Result<Array, NoHeaders> {
     if v.is_undefined() || v.is_null() {
         return Ok(Array::new());
     }
-    pairs(v).map_err(NoHeaders::from)
+    pairs(v).map_err(provider_failed)
 }
 
 /// The value of the first pair named `name` (any case) in flat `pairs`.

@@ -114,10 +114,12 @@ impl Flow {
                     self.next_server(server_metadata_urls(&origin), 0, true)
                 }
             },
-            Phase::Server { .. } if ok => match ServerMetadata::read(&resp.body, &self.issuer) {
-                Ok(m) => self.on_server(m),
-                Err(e) => Err(e),
-            },
+            Phase::Server { legacy, .. } if ok => {
+                match ServerMetadata::read(&resp.body, &self.issuer, legacy) {
+                    Ok(m) => self.on_server(m),
+                    Err(e) => Err(e),
+                }
+            }
             Phase::Server { urls, i, legacy } => match urls.get(i + 1) {
                 Some(_) => self.next_server(urls, i + 1, legacy),
                 None if legacy => self.on_server(ServerMetadata::fallback(&self.server.origin)),

@@ -120,12 +120,18 @@ fn covers(r: &str, server: &Url) -> bool {
 
 impl ServerMetadata {
     /// Reads and checks a document fetched for the issuer identifier `issuer`: its `issuer` must
-    /// be that identifier (RFC 8414 §3.3; a trailing `/` aside), endpoints must be secure (or
-    /// loopback) `http(s)` URLs, and PKCE `S256` must be advertised.
-    pub fn read(body: &str, issuer: &str) -> Result<Self, AuthError> {
+    /// be that identifier (RFC 8414 §3.3; a trailing `/` aside), or for a 2025-03-26 server's own
+    /// metadata (`origin`: `issuer` is the server's origin, no one named an issuer) any URL on
+    /// that origin; endpoints must be secure (or loopback) `http(s)` URLs, and PKCE `S256` must
+    /// be advertised.
+    pub fn read(body: &str, issuer: &str, origin: bool) -> Result<Self, AuthError> {
         let m = Self::parse(body)
             .map_err(|e| AuthError::metadata(["authorization server metadata: ", &e].concat()))?;
-        if !same_issuer(&m.issuer, issuer) {
+        let same = match origin {
+            true => Url::parse(&m.issuer).is_some_and(|u| u.origin == issuer),
+            false => same_issuer(&m.issuer, issuer),
+        };
+        if !same {
             let named = match m.issuer.is_empty() {
                 true => "no issuer".to_owned(),
                 false => ["issuer \"", &m.issuer, "\""].concat(),

@@ -86,7 +86,7 @@ fn metadata_naming_another_issuer_is_refused_before_any_endpoint_is_used() {
 }
 
 #[test]
-fn a_2025_03_26_servers_metadata_must_name_its_origin() {
+fn a_2025_03_26_servers_own_metadata_must_name_an_issuer_on_its_origin() {
     let mut f = Fake::standard();
     f.docs.clear();
     let origin = "https://mcp.example.com";
@@ -104,13 +104,19 @@ fn a_2025_03_26_servers_metadata_must_name_its_origin() {
     let e = run(&mut f, config(), None, None, approve).0.unwrap_err();
     assert_eq!(e.kind, AuthErrorKind::IssuerMismatch);
     assert!(e.message.contains("https://other.example.com") && e.message.contains(origin));
-    f.put(at, doc(origin));
     f.put(&format!("{origin}/register"), json!({ "client_id": "c" }));
     f.put(
         &format!("{origin}/token"),
         json!({ "access_token": "a", "token_type": "Bearer" }),
     );
-    assert!(run(&mut f, config(), None, None, approve).0.is_ok());
+    // No one named an issuer: one on the server's own origin is the server's word.
+    for issuer in [origin.to_owned(), format!("{origin}/oauth")] {
+        f.put(at, doc(&issuer));
+        assert!(
+            run(&mut f, config(), None, None, approve).0.is_ok(),
+            "{issuer}"
+        );
+    }
 }
 
 #[test]
