@@ -4,19 +4,15 @@
 // and none warned. Prints a table per release and a summary line.
 //
 //   node run.mjs [--suite 0.1.16|0.2.0-alpha.12] [scenario...]   (Node 22: run.sh picks it)
+//   CONFORMANCE_CHECKS=1 also prints every check of every scenario.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { NOT_APPLICABLE, PROOF, SUITES } from "./scenarios.mjs";
+import { MUST_REFUSE, NOT_APPLICABLE, PROOF, SUITES } from "./scenarios.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
-/** Scenarios where the client is meant to give up (its error exit is the expected end). */
-const CLIENT_MUST_REFUSE = new Set([
-  "auth/resource-mismatch", "auth/iss-supported-missing", "auth/iss-wrong-issuer",
-  "auth/iss-unexpected", "auth/metadata-issuer-mismatch",
-]);
 /** Scenarios where the client may give up (the suite allows its error exit). */
 const CLIENT_MAY_FAIL = new Set(["auth/scope-retry-limit"]);
 const CLIENT_TIMEOUT_MS = 30_000;
@@ -68,8 +64,8 @@ function judge(scenario, checks, log) {
     warn > 0 && `${warn} warned`,
     unproven.length > 0 && `not proven: ${unproven.join(", ")}`,
     timedOut && "the client timed out",
-    CLIENT_MUST_REFUSE.has(scenario) && !exitedWithError && "the client did not refuse",
-    !CLIENT_MUST_REFUSE.has(scenario) && !CLIENT_MAY_FAIL.has(scenario) && exitedWithError &&
+    MUST_REFUSE.has(scenario) && !exitedWithError && "the client did not refuse",
+    !MUST_REFUSE.has(scenario) && !CLIENT_MAY_FAIL.has(scenario) && exitedWithError &&
       "the client failed",
   ].filter(Boolean);
   return { pass: why.length === 0, ok, bad, warn, why };
@@ -95,7 +91,8 @@ for (const suite of SUITES.filter((s) => !only || s.version === only)) {
         `${v.warn} warnings (${Date.now() - t0} ms, suite exit ${code})` +
         (v.why.length ? ` — ${v.why.join(", ")}` : ""),
     );
-    for (const c of checks.filter((c) => c.status === "FAILURE" || c.status === "WARNING")) {
+    const shown = process.env.CONFORMANCE_CHECKS ? checks : checks.filter((c) => c.status === "FAILURE" || c.status === "WARNING");
+    for (const c of shown) {
       console.log(`       ${c.status} ${c.id}: ${c.errorMessage ?? c.description}`);
     }
     for (const c of checks.filter((c) => c.details?.actualDelayMs !== undefined)) {

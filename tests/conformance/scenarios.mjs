@@ -36,8 +36,46 @@ export const NOT_APPLICABLE = {
   "sep-2640-client-verify-frontmatter": "Skills (extension): not a client-library feature",
 };
 
-/** Check ids that must succeed for a scenario to pass: they show the client acted. */
-export const PROOF = {};
+/** The `auth/*` scenarios in which the client must refuse, each with what shows it acted. */
+const REFUSALS = {
+  "auth/resource-mismatch": ["prm-pathbased-requested", "resource-mismatch-rejected"],
+  "auth/metadata-issuer-mismatch": ["authorization-server-metadata", "sep-2468-client-validate-metadata-issuer"],
+  "auth/iss-supported-missing": ["authorization-request", "sep-2468-client-reject-missing-iss"],
+  "auth/iss-wrong-issuer": ["authorization-request", "sep-2468-client-compare-iss-supported"],
+  "auth/iss-unexpected": ["authorization-request", "sep-2468-client-compare-iss-unadvertised"],
+  "auth/iss-normalized": ["authorization-request", "sep-2468-client-no-normalization"],
+};
+
+/** Scenarios where the client is meant to give up (its error exit is the expected end). */
+export const MUST_REFUSE = new Set(Object.keys(REFUSALS));
+
+/**
+ * Check ids that must succeed for a scenario to pass: the suite records them only when the client
+ * acted (a request seen, a value echoed). Every other `auth/*` scenario: the authorization and
+ * token requests.
+ */
+export const PROOF = {
+  ...Object.fromEntries(
+    [...AUTH, ...MODERN].filter((s) => s.startsWith("auth/") && !REFUSALS[s])
+      .map((s) => [s, ["authorization-request", "token-request"]]),
+  ),
+  ...REFUSALS,
+  "auth/scope-retry-limit": ["authorization-request", "scope-retry-limit"],
+  "auth/authorization-server-migration": ["token-request", "sep-2352-reregister-on-as-change"],
+  "auth/iss-supported": ["token-request", "sep-2468-client-compare-iss-supported"],
+  "auth/iss-not-advertised": ["token-request", "sep-2468-client-proceed-no-iss"],
+  initialize: ["mcp-client-initialization"],
+  tools_call: ["tool-add-numbers"],
+  "elicitation-sep1034-client-defaults": ["client-elicitation-sep1034-string-default"],
+  "sse-retry": ["client-sse-last-event-id", "client-sse-retry-timing"],
+  "request-metadata": ["sep-2575-client-populates-meta", "sep-2575-http-client-sends-version-header"],
+  "sep-2322-client-request-state": ["sep-2322-client-request-state-echoed", "sep-2322-client-parallel-isolation"],
+  "http-standard-headers": ["sep-2243-client-includes-standard-headers"],
+  "http-custom-headers": ["sep-2243-client-mirrors-designated-params", "sep-2243-client-omit-null"],
+  "http-invalid-tool-headers": ["sep-2243-client-reject-invalid-tool"],
+  "json-schema-ref-no-deref": ["sep-2106-no-network-ref-deref"],
+  "json-schema-2020-12-preservation": ["json-schema-2020-12-client-echo-completed"],
+};
 
 export const SUITES = [
   {
