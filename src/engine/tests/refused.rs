@@ -1,11 +1,9 @@
 //! A server that refuses every request with 401: connecting gives up after one resend, whatever
 //! the dialect choice, so the header provider (asked before every transmission) is asked at most
 //! twice before the host hears `Unauthorized`. The same when the resend is never sent because
-//! authorizing it failed.
+//! authorizing it failed (the `oauth` build).
 
-use crate::engine::api::{
-    Config, DialectChoice, ErrorKind, Event, Input, Output, SendKey, TransportError,
-};
+use crate::engine::api::{Config, DialectChoice, ErrorKind, Event, Input, Output, SendKey};
 use crate::engine::testkit::T0;
 use crate::engine::Engine;
 
@@ -26,7 +24,9 @@ fn refused(key: SendKey) -> Input {
 }
 
 /// The resend could not be authorized: it fails before it is sent.
+#[cfg(feature = "oauth")]
 fn unauthorizable(key: SendKey) -> Input {
+    use crate::engine::api::TransportError;
     let error = TransportError {
         unauthorized: true,
         ..TransportError::network("authorization failed: the user refused")
@@ -71,6 +71,7 @@ fn an_always_401_server_is_asked_twice_then_unauthorized_in_every_dialect_choice
     }
 }
 
+#[cfg(feature = "oauth")]
 #[test]
 fn a_resend_whose_authorization_failed_ends_connecting_as_unauthorized() {
     for d in CHOICES {
