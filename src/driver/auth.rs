@@ -27,7 +27,8 @@ const MAX_STEPS: usize = 16;
 /// The host's side of authorization: configuration, `openAuthorization`, the optional store.
 pub struct AuthShell {
     cfg: AuthConfig,
-    open: Function,
+    /// `openAuthorization` (`None`: a machine client, which never shows a page).
+    open: Option<Function>,
     store: Option<JsValue>,
     st: RefCell<ShellState>,
 }
@@ -56,7 +57,7 @@ impl std::fmt::Debug for AuthShell {
 }
 
 impl AuthShell {
-    pub fn new(cfg: AuthConfig, open: Function, store: Option<JsValue>) -> Rc<Self> {
+    pub fn new(cfg: AuthConfig, open: Option<Function>, store: Option<JsValue>) -> Rc<Self> {
         Rc::new(Self {
             cfg,
             open,
@@ -243,8 +244,8 @@ impl AuthShell {
 
     /// Sends the user to `url` through the host; the URL they came back on.
     async fn visit(&self, url: &str) -> Result<String, String> {
-        let v = self
-            .open
+        let open = self.open.as_ref().ok_or("no openAuthorization")?;
+        let v = open
             .call1(&JsValue::UNDEFINED, &JsValue::from_str(url))
             .map_err(|e| ["openAuthorization threw: ", &describe(&e)].concat())?;
         let v = JsFuture::from(Promise::resolve(&v))

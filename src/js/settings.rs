@@ -184,10 +184,27 @@ pub fn auth(
             .map(Some)
             .ok_or_else(|| ["auth.", k, " must be a string"].concat())
     };
-    let open = get("openAuthorization")
-        .dyn_into::<Function>()
-        .map_err(|_| "auth.openAuthorization must be a function")?;
-    let redirect_uri = string("redirectUri")?.ok_or("auth.redirectUri must be a string")?;
+    let machine = match string("grant")?.as_deref() {
+        None | Some("authorization_code") => false,
+        Some("client_credentials") => true,
+        Some(_) => {
+            return Err(
+                "auth.grant must be \"authorization_code\" or \"client_credentials\"".into(),
+            )
+        }
+    };
+    let (open, redirect_uri) = if machine {
+        if string("clientId")?.is_none() || string("clientSecret")?.is_none() {
+            return Err("auth.grant \"client_credentials\" needs clientId and clientSecret".into());
+        }
+        (None, String::new())
+    } else {
+        let open = get("openAuthorization")
+            .dyn_into::<Function>()
+            .map_err(|_| "auth.openAuthorization must be a function")?;
+        let redirect = string("redirectUri")?.ok_or("auth.redirectUri must be a string")?;
+        (Some(open), redirect)
+    };
     let store = get("store");
     let store = if store.is_undefined() || store.is_null() {
         None
@@ -206,6 +223,7 @@ pub fn auth(
         client_metadata_url: string("clientMetadataUrl")?,
         client_name: string("clientName")?.unwrap_or_else(|| client_name.to_owned()),
         scope: string("scope")?,
+        client_credentials: machine,
     };
     Ok(base.with_auth(Some(AuthShell::new(cfg, open, store))))
 }

@@ -70,6 +70,9 @@ const authScenario = async (client) => (await client.callTool("test-tool", {})).
  * request whose redirect is the callback. Pre-registered credentials come in the suite's context.
  */
 function authOption() {
+  if (scenario.startsWith("auth/client-credentials-")) {
+    return { grant: "client_credentials", clientId: context.client_id, clientSecret: context.client_secret };
+  }
   return {
     redirectUri: "http://localhost:3000/callback",
     clientMetadataUrl: "https://conformance-test.local/client-metadata.json",

@@ -60,11 +60,16 @@ impl Flow {
         challenge_scope: Option<&str>,
     ) -> (Flow, Step) {
         let server = Url::parse(&cfg.server_url);
-        let redirect_ok = Url::parse(&cfg.redirect_uri).is_some()
-            || cfg
-                .redirect_uri
-                .split_once(':')
-                .is_some_and(|(s, _)| is_private_scheme(s));
+        let redirect_ok = match cfg.client_credentials {
+            true => cfg.client_id.is_some() && cfg.client_secret.is_some(),
+            false => {
+                Url::parse(&cfg.redirect_uri).is_some()
+                    || cfg
+                        .redirect_uri
+                        .split_once(':')
+                        .is_some_and(|(s, _)| is_private_scheme(s))
+            }
+        };
         let mut flow = Flow {
             cfg,
             secrets,
@@ -86,7 +91,8 @@ impl Flow {
         let Some(server) = server.filter(|_| redirect_ok) else {
             let e = AuthError::new(
                 AuthErrorKind::Config,
-                "the server URL must be http(s) and the redirect URI absolute",
+                "the server URL must be http(s), and the redirect URI absolute (or, for the \
+                 client_credentials grant, a client id and secret given)",
             );
             return (flow, Step::Failed(e));
         };
@@ -231,7 +237,10 @@ impl Flow {
         self.meta = Some(meta);
         if let Some(c) = client {
             self.client = Some(c);
-            return self.authorize();
+            return match self.cfg.client_credentials {
+                true => self.machine_token(),
+                false => self.authorize(),
+            };
         }
         let Some(endpoint) = registration else {
             return Err(AuthError::new(
@@ -333,6 +342,24 @@ impl Flow {
         let url = [endpoint, sep, &form(&pairs)].concat();
         self.phase = Phase::Authorize;
         Ok(Step::Authorize(url))
+    }
+
+    /// A machine client asks the token endpoint for its token (the `client_credentials` grant).
+    fn machine_token(&mut self) -> Result<Step, AuthError> {
+        let (Some(meta), Some(client)) = (&self.meta, &self.client) else {
+            return Err(out_of_turn());
+        };
+        let resource = self.resource_id();
+        let mut pairs = vec![
+            ("grant_type", "client_credentials"),
+            ("resource", resource.as_str()),
+        ];
+        if let Some(s) = &self.scope {
+            pairs.push(("scope", s));
+        }
+        let req = token_request(&meta.token_endpoint, client, pairs);
+        self.phase = Phase::Token;
+        Ok(Step::Fetch(req))
     }
 
     /// Checks the redirect back and asks for the code exchange.

@@ -6,7 +6,8 @@
 //! metadata (RFC 8414, then OpenID discovery; a server without either gets the 2025-03-26
 //! fallback endpoints) → the client (a pre-registered id, else a Client ID Metadata Document URL
 //! when the server supports them, else dynamic registration, RFC 7591) → the authorization URL
-//! (PKCE `S256`, `state`, `resource` per RFC 8707) → the code exchange. It asks with [`Step`]s and
+//! (PKCE `S256`, `state`, `resource` per RFC 8707) → the code exchange; a machine client (the
+//! `client_credentials` grant) goes from the metadata to the token endpoint. It asks with [`Step`]s and
 //! ends in a [`Grant`]: the tokens with what refreshing them needs ([`token`]). What a request
 //! refused later calls for is [`renewal`]'s decision.
 //!
@@ -43,6 +44,9 @@ pub struct AuthConfig {
     pub client_name: String,
     /// Scopes to ask for when neither the challenge nor the resource names any.
     pub scope: Option<String>,
+    /// A machine client without a user: the `client_credentials` grant with the pre-registered
+    /// id and secret, no authorization page (no redirect URI needed).
+    pub client_credentials: bool,
 }
 
 /// One-time values from the shell's random source: the PKCE verifier, its `S256` challenge

@@ -10,6 +10,7 @@ use super::url::{query_pairs, Url};
 use super::*;
 
 mod hardened;
+mod machine;
 
 const MCP: &str = "https://mcp.example.com/v1/mcp";
 const AS: &str = "https://auth.example.com/tenant";
