@@ -184,19 +184,9 @@ pub fn auth(
             .map(Some)
             .ok_or_else(|| ["auth.", k, " must be a string"].concat())
     };
-    let machine = match string("grant")?.as_deref() {
-        None | Some("authorization_code") => false,
-        Some("client_credentials") => true,
-        Some(_) => {
-            return Err(
-                "auth.grant must be \"authorization_code\" or \"client_credentials\"".into(),
-            )
-        }
-    };
+    // `client_credentials`: a machine client (no page; its id and secret are checked by the flow).
+    let machine = string("grant")?.as_deref() == Some("client_credentials");
     let (open, redirect_uri) = if machine {
-        if string("clientId")?.is_none() || string("clientSecret")?.is_none() {
-            return Err("auth.grant \"client_credentials\" needs clientId and clientSecret".into());
-        }
         (None, String::new())
     } else {
         let open = get("openAuthorization")

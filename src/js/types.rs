@@ -43,8 +43,8 @@ export interface AuthStore {
 
 export interface AuthOptions {
   /** Default `"authorization_code"` (a user authorizes in a page). `"client_credentials"`: a
-   *  machine client (Node) authenticating with `clientId` + `clientSecret` at the token endpoint,
-   *  no page, no `redirectUri` or `openAuthorization`. */
+   *  machine client (Node) authenticating with `clientId` + `clientSecret` (both required) at the
+   *  token endpoint, no page, no `redirectUri` or `openAuthorization`. */
   grant?: "authorization_code" | "client_credentials";
   /** Where the authorization server sends the user back; must match exactly. */
   redirectUri?: string;

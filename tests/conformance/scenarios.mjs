@@ -60,7 +60,7 @@ export const PROOF = {
   ),
   ...REFUSALS,
   "auth/scope-retry-limit": ["authorization-request", "scope-retry-limit"],
-  "auth/client-credentials-basic": ["client-credentials-grant-type", "client-credentials-basic-auth"],
+  "auth/client-credentials-basic": ["token-request", "client-credentials-basic-auth", "valid-bearer-token"],
   "auth/authorization-server-migration": ["token-request", "sep-2352-reregister-on-as-change"],
   "auth/iss-supported": ["token-request", "sep-2468-client-compare-iss-supported"],
   "auth/iss-not-advertised": ["token-request", "sep-2468-client-proceed-no-iss"],

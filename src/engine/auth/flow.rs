@@ -91,8 +91,8 @@ impl Flow {
         let Some(server) = server.filter(|_| redirect_ok) else {
             let e = AuthError::new(
                 AuthErrorKind::Config,
-                "the server URL must be http(s), and the redirect URI absolute (or, for the \
-                 client_credentials grant, a client id and secret given)",
+                "the server URL must be http(s) and the redirect URI absolute (client_credentials: \
+                 a client id and secret)",
             );
             return (flow, Step::Failed(e));
         };
