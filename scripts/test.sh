@@ -56,7 +56,7 @@ side=(
   "JS in a Chromium page + Electron example (main in Node, renderer as file://)|bash scripts/test-js.sh browser"
   "npm pack → publint + attw, Node 20, Vite page, React (StrictMode)|bash scripts/test-js.sh pack"
   "interop matrix: every server kind × Node, Chromium × 8 scenarios, default options (writes docs/interop.md)|node --experimental-websocket --test tests/interop/ && node --experimental-websocket tests/interop/matrix.mjs"
-  "MCP conformance suite 0.1.16, client mode (Node 22)|bash tests/conformance/run.sh"
+  "MCP conformance suites 0.1.16 + 0.2.0-alpha.12, client mode (Node 22)|bash tests/conformance/run.sh"
 )
 jobs_max=${TEST_JOBS:-1}
 logs=$(mktemp -d)

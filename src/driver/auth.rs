@@ -14,10 +14,9 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use super::global::{self, describe};
+use crate::engine::auth::renewal::{renewal, Held, Renewal};
 use crate::engine::auth::url::base64;
-use crate::engine::auth::{
-    scopes_cover, AuthConfig, Flow, Grant, HttpRequest, HttpResponse, Secrets, Step,
-};
+use crate::engine::auth::{AuthConfig, Flow, Grant, HttpRequest, HttpResponse, Secrets, Step};
 use crate::protocol::auth::AuthChallenge;
 
 /// Largest metadata or token answer read (bytes).
@@ -28,7 +27,8 @@ const MAX_STEPS: usize = 16;
 /// The host's side of authorization: configuration, `openAuthorization`, the optional store.
 pub struct AuthShell {
     cfg: AuthConfig,
-    open: Function,
+    /// `openAuthorization` (`None`: a machine client, which never shows a page).
+    open: Option<Function>,
     store: Option<JsValue>,
     st: RefCell<ShellState>,
 }
@@ -38,6 +38,8 @@ struct ShellState {
     grant: Option<Grant>,
     /// The current access token's lifetime (ms), to refresh short-lived tokens early enough.
     lifetime: Option<u64>,
+    /// The grant came from a new authorization and no request sent with it was refused yet.
+    fresh: bool,
     /// The store has been read once.
     loaded: bool,
     /// While a renewal runs: who waits for it to end.
@@ -55,7 +57,7 @@ impl std::fmt::Debug for AuthShell {
 }
 
 impl AuthShell {
-    pub fn new(cfg: AuthConfig, open: Function, store: Option<JsValue>) -> Rc<Self> {
+    pub fn new(cfg: AuthConfig, open: Option<Function>, store: Option<JsValue>) -> Rc<Self> {
         Rc::new(Self {
             cfg,
             open,
@@ -90,35 +92,39 @@ impl AuthShell {
     }
 
     /// A request sent with `used` (its `Authorization` value) was refused with `status`: renews
-    /// the grant unless someone already did, or renewing cannot help.
+    /// the grant when [`renewal`] says so (unless a renewal just ran).
     pub async fn challenged(
         self: &Rc<Self>,
         status: u16,
         www_authenticate: Option<&str>,
         used: Option<&str>,
     ) {
-        let c = AuthChallenge::from_header(www_authenticate);
-        let step_up = status == 403 && c.error.as_deref() == Some("insufficient_scope");
-        if status != 401 && !step_up {
-            return;
-        }
-        if self.settle().await {
+        if (status != 401 && status != 403) || self.settle().await {
             return;
         }
         self.load().await;
-        let current = self.with(|s| {
-            s.grant
+        let c = AuthChallenge::from_header(www_authenticate);
+        let todo = self.with(|s| {
+            let authorization = s
+                .grant
                 .as_ref()
-                .map(|g| ["Bearer ", &g.access_token].concat())
+                .map(|g| ["Bearer ", &g.access_token].concat());
+            let held = Held {
+                authorization: authorization.as_deref(),
+                scope: s.grant.as_ref().and_then(|g| g.scope.as_deref()),
+                fresh: s.fresh,
+            };
+            let todo = renewal(status, &c, used, held);
+            if status == 401 && authorization.is_some() && authorization.as_deref() == used {
+                s.fresh = false;
+            }
+            todo
         });
-        if current.is_some() && current.as_deref() != used {
-            return; // renewed since that request left (here or by another tab through the store)
-        }
-        let granted = self.with(|s| s.grant.as_ref().and_then(|g| g.scope.clone()));
-        if step_up && current.is_some() && scopes_cover(granted.as_deref(), c.scope.as_deref()) {
-            return; // the grant already has that scope: a new authorization would not help
-        }
-        let _ = self.exclusive(self.renew(step_up, c, granted)).await;
+        let _ = match todo {
+            Renewal::Nothing => return,
+            Renewal::Reauthorize { scope } => self.exclusive(self.renew(true, c, scope)).await,
+            Renewal::StepUp { scope } => self.exclusive(self.renew(false, c, scope)).await,
+        };
     }
 
     fn with<T>(&self, f: impl FnOnce(&mut ShellState) -> T) -> T {
@@ -156,28 +162,16 @@ impl AuthShell {
         work.await
     }
 
-    /// On 401: a refresh if possible, else a new authorization; on step-up: a new authorization
-    /// for the granted scopes plus the challenge's.
+    /// A refresh first when `refresh` (and possible), else a new authorization for `scope`.
     async fn renew(
         &self,
-        step_up: bool,
+        refresh: bool,
         c: AuthChallenge,
-        granted: Option<String>,
+        scope: Option<String>,
     ) -> Result<(), String> {
-        if !step_up && self.refresh().await.is_ok() {
+        if refresh && self.refresh().await.is_ok() {
             return Ok(());
         }
-        let scope = match (step_up, granted, c.scope) {
-            (true, Some(g), Some(w)) => {
-                let mut all: Vec<&str> = g.split_whitespace().collect();
-                all.extend(
-                    w.split_whitespace()
-                        .filter(|x| !g.split_whitespace().any(|y| y == *x)),
-                );
-                Some(all.join(" "))
-            }
-            (_, _, w) => w,
-        };
         let out = self
             .authorize(c.resource_metadata.as_deref(), scope.as_deref())
             .await;
@@ -239,6 +233,7 @@ impl AuthShell {
                 }
                 Step::Done(g) => {
                     self.adopt(*g).await;
+                    self.with(|s| s.fresh = true);
                     return Ok(());
                 }
                 Step::Failed(e) => return Err(fail(e.message)),
@@ -249,8 +244,8 @@ impl AuthShell {
 
     /// Sends the user to `url` through the host; the URL they came back on.
     async fn visit(&self, url: &str) -> Result<String, String> {
-        let v = self
-            .open
+        let open = self.open.as_ref().ok_or("no openAuthorization")?;
+        let v = open
             .call1(&JsValue::UNDEFINED, &JsValue::from_str(url))
             .map_err(|e| ["openAuthorization threw: ", &describe(&e)].concat())?;
         let v = JsFuture::from(Promise::resolve(&v))
@@ -270,6 +265,7 @@ impl AuthShell {
         self.with(|s| {
             s.lifetime = g.expires_at.map(|t| t.saturating_sub(now));
             s.grant = Some(g.clone());
+            s.fresh = false;
         });
         self.write_store(&g).await;
     }

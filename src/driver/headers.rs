@@ -16,7 +16,32 @@ use super::global::describe;
 
 /// What receives the headers for one request as name/value pairs, flat (name, value, …: the
 /// array `io.js` sends; its own, to add to), or why there are none.
-pub type Resolved = Box<dyn FnOnce(Result<Array, String>)>;
+pub type Resolved = Box<dyn FnOnce(Result<Array, NoHeaders>)>;
+
+/// Why a request has no headers: the provider failed, or (`unauthorized`) authorizing did.
+#[cfg(feature = "oauth")]
+pub struct NoHeaders {
+    pub message: String,
+    pub unauthorized: bool,
+}
+
+/// Why a request has no headers: the provider failed.
+#[cfg(not(feature = "oauth"))]
+pub type NoHeaders = String;
+
+/// The provider failed with `message`.
+#[cfg(feature = "oauth")]
+fn provider_failed(message: String) -> NoHeaders {
+    NoHeaders {
+        message,
+        unauthorized: false,
+    }
+}
+
+#[cfg(not(feature = "oauth"))]
+fn provider_failed(message: String) -> NoHeaders {
+    message
+}
 
 /// Where extra (auth) headers come from; consulted before every request.
 #[derive(Debug, Clone, Default)]
@@ -71,14 +96,14 @@ impl HeaderSource {
             Self::None => then(Ok(Array::new())),
             Self::Fixed(h) => then(Ok(Array::from(h))),
             Self::Provider(f) => match f.call0(&JsValue::UNDEFINED) {
-                Err(e) => then(Err(threw(&e))),
+                Err(e) => then(Err(provider_failed(threw(&e)))),
                 Ok(v) if super::io::thenable(&v) => when_settled(
                     &v,
                     Box::new(move |r| match r {
                         Ok(v) => then(collected(&v)),
-                        Err(e) => {
-                            then(Err(["headers provider rejected: ", &describe(&e)].concat()))
-                        }
+                        Err(e) => then(Err(provider_failed(
+                            ["headers provider rejected: ", &describe(&e)].concat(),
+                        ))),
                     }),
                 ),
                 Ok(v) => then(collected(&v)),
@@ -89,7 +114,11 @@ impl HeaderSource {
                 base.resolve_with(Box::new(move |base| match base {
                     Err(e) => then(Err(e)),
                     Ok(h) => spawn(async move {
-                        then(shell.header().await.map(|auth| match auth {
+                        let auth = shell.header().await.map_err(|message| NoHeaders {
+                            message,
+                            unauthorized: true,
+                        });
+                        then(auth.map(|auth| match auth {
                             Some(v) => authorized(&h, &v),
                             None => h,
                         }))
@@ -105,11 +134,11 @@ fn threw(e: &JsValue) -> String {
 }
 
 /// What a provider answered (`undefined` or `null`: no headers).
-fn collected(v: &JsValue) -> Result<Array, String> {
+fn collected(v: &JsValue) -> Result<Array, NoHeaders> {
     if v.is_undefined() || v.is_null() {
         return Ok(Array::new());
     }
-    pairs(v)
+    pairs(v).map_err(provider_failed)
 }
 
 /// The value of the first pair named `name` (any case) in flat `pairs`.

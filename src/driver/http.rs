@@ -11,6 +11,8 @@ use wasm_bindgen::prelude::*;
 use super::body::{self, Framing};
 use super::global::{self, describe};
 use super::headers::retry_after_ms;
+#[cfg(feature = "oauth")]
+use super::headers::NoHeaders;
 use super::io::{self, report, Io};
 use super::Driver;
 use crate::engine::api::{Input, SendKey, Transmit, TransportError};
@@ -147,6 +149,8 @@ struct Fail {
     message: String,
     over_limit: bool,
     http_status: Option<u16>,
+    #[cfg(feature = "oauth")]
+    unauthorized: bool,
 }
 
 impl From<String> for Fail {
@@ -155,6 +159,18 @@ impl From<String> for Fail {
             message,
             over_limit: false,
             http_status: None,
+            #[cfg(feature = "oauth")]
+            unauthorized: false,
+        }
+    }
+}
+
+#[cfg(feature = "oauth")]
+impl From<NoHeaders> for Fail {
+    fn from(no: NoHeaders) -> Self {
+        Fail {
+            unauthorized: no.unauthorized,
+            ..Fail::from(no.message)
         }
     }
 }
@@ -229,7 +245,7 @@ fn start(d: &Driver, key: SendKey, req: Request) {
     let to = d.clone();
     d.0.headers.resolve_with(Box::new(move |auth| match auth {
         Ok(auth) => send(&to, key, req, auth),
-        Err(message) => fail(&to, key, Fail::from(message)),
+        Err(no) => fail(&to, key, Fail::from(no)),
     }));
 }
 
@@ -502,6 +518,8 @@ fn fail(d: &Driver, key: SendKey, fail: Fail) {
             error: TransportError {
                 over_limit: fail.over_limit,
                 http_status: fail.http_status,
+                #[cfg(feature = "oauth")]
+                unauthorized: fail.unauthorized,
                 ..TransportError::network(fail.message)
             },
         });

@@ -208,6 +208,11 @@ pub struct TransportError {
     /// bring the same message again).
     #[serde(default)]
     pub over_limit: bool,
+    /// The request was never sent: authorizing it failed (after a 401, a refused grant). It
+    /// fails as `Unauthorized`, and a handshake is not tried another way.
+    #[cfg(feature = "oauth")]
+    #[serde(default)]
+    pub unauthorized: bool,
 }
 
 impl TransportError {
@@ -218,6 +223,8 @@ impl TransportError {
             http_status: None,
             retry_after_ms: None,
             over_limit: false,
+            #[cfg(feature = "oauth")]
+            unauthorized: false,
         }
     }
 }

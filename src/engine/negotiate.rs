@@ -196,6 +196,8 @@ impl Engine {
             Err(f) if f.overloaded() && (forced || matches!(f.http_status(), Some(429 | 503))) => {
                 self.connect_failed(now, &f, false)
             }
+            // Refused credentials: `initialize` would be refused the same way.
+            Err(f) if f.unauthorized() => self.connect_failed(now, &f, true),
             // No answer at all: forced modern asks again; `Auto` tries `initialize`, which
             // needs no header a strict CORS allow-list could refuse.
             Err(f)
@@ -232,7 +234,12 @@ impl Engine {
                 self.modern_ready(now, d)
             }
             // The remembered era no longer works: negotiate afresh.
-            Err(f) if auto && !f.overloaded() && self.session.hint == Some(Dialect::Legacy) => {
+            Err(f)
+                if auto
+                    && !f.overloaded()
+                    && !f.unauthorized()
+                    && self.session.hint == Some(Dialect::Legacy) =>
+            {
                 self.session.hint = None;
                 self.probe(now)
             }
@@ -253,13 +260,14 @@ impl Engine {
             }
             Err(f) => {
                 // The server refused the handshake (an HTTP 4xx without one too): queued calls fail.
-                let refused = match *f {
-                    Failure::Rpc(_) | Failure::Rejected { .. } => true,
-                    Failure::Transport { status, .. } => {
-                        status.is_some_and(|s| (400..500).contains(&s))
-                    }
-                    Failure::Timeout => false,
-                };
+                let refused = f.unauthorized()
+                    || match *f {
+                        Failure::Rpc(_) | Failure::Rejected { .. } => true,
+                        Failure::Transport { status, .. } => {
+                            status.is_some_and(|s| (400..500).contains(&s))
+                        }
+                        Failure::Timeout => false,
+                    };
                 self.connect_failed(now, &f, refused)
             }
         }

@@ -143,6 +143,11 @@ impl Failure {
         self.http_status()
             .is_some_and(|s| s == 429 || (500..600).contains(&s))
     }
+
+    /// The credentials were refused (401/403 after the one resend): says nothing of the dialect.
+    pub(crate) fn unauthorized(&self) -> bool {
+        matches!(self, Failure::Transport { error, .. } if error.kind == ErrorKind::Unauthorized)
+    }
 }
 impl Engine {
     /// Sends now when the session is ready, else queues until it is.

@@ -208,7 +208,14 @@ impl Engine {
             }
             (None, None) => "the response stream ended without a response".to_owned(),
         };
-        let mut client = ClientError::new(ErrorKind::Transport, message);
+        #[cfg(feature = "oauth")]
+        let kind = match error.as_ref().is_some_and(|e| e.unauthorized) {
+            true => ErrorKind::Unauthorized,
+            false => ErrorKind::Transport,
+        };
+        #[cfg(not(feature = "oauth"))]
+        let kind = ErrorKind::Transport;
+        let mut client = ClientError::new(kind, message);
         client.http_status = status;
         let retry_after = error
             .as_ref()

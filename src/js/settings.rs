@@ -184,10 +184,17 @@ pub fn auth(
             .map(Some)
             .ok_or_else(|| ["auth.", k, " must be a string"].concat())
     };
-    let open = get("openAuthorization")
-        .dyn_into::<Function>()
-        .map_err(|_| "auth.openAuthorization must be a function")?;
-    let redirect_uri = string("redirectUri")?.ok_or("auth.redirectUri must be a string")?;
+    // `client_credentials`: a machine client (no page; its id and secret are checked by the flow).
+    let machine = string("grant")?.as_deref() == Some("client_credentials");
+    let (open, redirect_uri) = if machine {
+        (None, String::new())
+    } else {
+        let open = get("openAuthorization")
+            .dyn_into::<Function>()
+            .map_err(|_| "auth.openAuthorization must be a function")?;
+        let redirect = string("redirectUri")?.ok_or("auth.redirectUri must be a string")?;
+        (Some(open), redirect)
+    };
     let store = get("store");
     let store = if store.is_undefined() || store.is_null() {
         None
@@ -206,6 +213,7 @@ pub fn auth(
         client_metadata_url: string("clientMetadataUrl")?,
         client_name: string("clientName")?.unwrap_or_else(|| client_name.to_owned()),
         scope: string("scope")?,
+        client_credentials: machine,
     };
     Ok(base.with_auth(Some(AuthShell::new(cfg, open, store))))
 }

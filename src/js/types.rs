@@ -42,11 +42,15 @@ export interface AuthStore {
 }
 
 export interface AuthOptions {
+  /** Default `"authorization_code"` (a user authorizes in a page). `"client_credentials"`: a
+   *  machine client (Node) authenticating with `clientId` + `clientSecret` (both required) at the
+   *  token endpoint, no page, no `redirectUri` or `openAuthorization`. */
+  grant?: "authorization_code" | "client_credentials";
   /** Where the authorization server sends the user back; must match exactly. */
-  redirectUri: string;
+  redirectUri?: string;
   /** Sends the user to `url` (popup, system browser…) and resolves with the URL they came back
-   *  on (the redirect URI with `code` and `state`). */
-  openAuthorization(url: string): Promise<string | URL>;
+   *  on (the redirect URI with `code` and `state`). Required for `"authorization_code"`. */
+  openAuthorization?(url: string): Promise<string | URL>;
   /** A pre-registered client id (used first). */
   clientId?: string;
   /** Its secret: only for hosts that can keep one (Node, Electron's main process). */

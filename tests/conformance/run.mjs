@@ -1,40 +1,26 @@
-// Runs the official MCP conformance suite (client mode) against the built pkg/ and judges each
-// scenario from its checks.json: it passes only with at least one check run and no failure (a
-// suite that ran no check is a failure). Prints one line per scenario and a summary line.
+// Runs the official MCP conformance suite (client mode), in each pinned release, against the built
+// pkg/ and judges each scenario from its checks.json: it passes only when at least one check
+// succeeded, those the scenario names as proof that the client acted succeeded, no check failed
+// and none warned. Prints a table per release and a summary line.
 //
-//   node run.mjs [scenario...]        (Node 22: the suite needs it; run.sh picks the right binary)
+//   node run.mjs [--suite 0.1.16|0.2.0-alpha.12] [scenario...]   (Node 22: run.sh picks it)
+//   CONFORMANCE_CHECKS=1 also prints every check of every scenario.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { MUST_REFUSE, NOT_APPLICABLE, PROOF, SUITES } from "./scenarios.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
-/**
- * The client scenarios run. Every `auth/*` scenario that applies to a public client is here; not
- * here: `auth/client-credentials-jwt`, `auth/client-credentials-basic` (the client-credentials
- * grant is for confidential machine clients without a user) and
- * `auth/cross-app-access-complete-flow` (enterprise IdP token exchange, SEP-990).
- */
-const SCENARIOS = [
-  "initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry",
-  "auth/metadata-default", "auth/metadata-var1", "auth/metadata-var2", "auth/metadata-var3",
-  "auth/basic-cimd", "auth/scope-from-www-authenticate", "auth/scope-from-scopes-supported",
-  "auth/scope-omitted-when-undefined", "auth/scope-step-up", "auth/scope-retry-limit",
-  "auth/token-endpoint-auth-basic", "auth/token-endpoint-auth-post", "auth/token-endpoint-auth-none",
-  "auth/pre-registration", "auth/2025-03-26-oauth-metadata-backcompat",
-  "auth/2025-03-26-oauth-endpoint-fallback", "auth/resource-mismatch",
-  "auth/offline-access-scope", "auth/offline-access-not-supported",
-];
-/** Scenarios where the client is meant to give up (the suite allows its error exit). */
-const CLIENT_MAY_FAIL = new Set(["auth/scope-retry-limit", "auth/resource-mismatch"]);
+/** Scenarios where the client may give up (the suite allows its error exit). */
+const CLIENT_MAY_FAIL = new Set(["auth/scope-retry-limit"]);
 const CLIENT_TIMEOUT_MS = 30_000;
 const RUN_TIMEOUT_MS = 90_000;
-const suite = join(here, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
 
-function runScenario(scenario, out) {
+function runScenario(entry, scenario, out) {
   const args = [
-    "--import", join(here, "preload.mjs"), suite, "client",
+    "--import", join(here, "preload.mjs"), entry, "client",
     "--command", `${process.execPath} ${join(here, "client.mjs")}`,
     "--scenario", scenario, "--timeout", String(CLIENT_TIMEOUT_MS), "-o", out,
   ];
@@ -64,39 +50,63 @@ function checksOf(out, scenario) {
   }
 }
 
-const wanted = process.argv.slice(2).length ? process.argv.slice(2) : SCENARIOS;
-let passed = 0;
-let failed = 0;
-for (const scenario of wanted) {
-  const out = mkdtempSync(join(tmpdir(), "mcp-conformance-"));
-  const t0 = Date.now();
-  const { code, log } = await runScenario(scenario, out);
-  const checks = checksOf(out, scenario) ?? [];
-  rmSync(out, { recursive: true, force: true });
+/** The verdict on one run: pass, and why not. */
+function judge(scenario, checks, log) {
   const count = (s) => checks.filter((c) => c.status === s).length;
   const [ok, bad, warn] = [count("SUCCESS"), count("FAILURE"), count("WARNING")];
-  const clientFailed = CLIENT_MAY_FAIL.has(scenario)
-    ? /CLIENT TIMED OUT/.test(log)
-    : /CLIENT EXITED WITH ERROR|CLIENT TIMED OUT/.test(log);
-  const pass = ok + bad > 0 && bad === 0 && !clientFailed;
+  const exitedWithError = /CLIENT EXITED WITH ERROR|Client exited with code [1-9]/.test(log);
+  const timedOut = /CLIENT TIMED OUT/.test(log);
+  const succeeded = new Set(checks.filter((c) => c.status === "SUCCESS").map((c) => c.id));
+  const unproven = (PROOF[scenario] ?? []).filter((id) => !succeeded.has(id));
   const why = [
-    ok + bad === 0 && "no check ran",
+    ok === 0 && "no check succeeded",
     bad > 0 && `${bad} failed`,
-    clientFailed && "the client failed",
+    warn > 0 && `${warn} warned`,
+    unproven.length > 0 && `not proven: ${unproven.join(", ")}`,
+    timedOut && "the client timed out",
+    MUST_REFUSE.has(scenario) && !exitedWithError && "the client did not refuse",
+    !MUST_REFUSE.has(scenario) && !CLIENT_MAY_FAIL.has(scenario) && exitedWithError &&
+      "the client failed",
   ].filter(Boolean);
-  console.log(
-    `${pass ? "ok  " : "FAIL"} ${scenario}: ${ok}/${ok + bad} checks passed, ${warn} warnings` +
-      ` (${Date.now() - t0} ms, suite exit ${code})${why.length ? ` — ${why.join(", ")}` : ""}`,
-  );
-  for (const c of checks.filter((c) => c.status === "FAILURE" || c.status === "WARNING")) {
-    console.log(`       ${c.status} ${c.name}: ${c.errorMessage ?? c.description}`);
+  return { pass: why.length === 0, ok, bad, warn, why };
+}
+
+const argv = process.argv.slice(2);
+const only = argv[0] === "--suite" ? argv[1] : undefined;
+const wanted = argv[0] === "--suite" ? argv.slice(2) : argv;
+let passed = 0;
+let failed = 0;
+for (const suite of SUITES.filter((s) => !only || s.version === only)) {
+  const entry = join(here, "node_modules", suite.module, "dist/index.js");
+  console.log(`== conformance ${suite.version}`);
+  for (const scenario of wanted.length ? wanted : suite.scenarios) {
+    const out = mkdtempSync(join(tmpdir(), "mcp-conformance-"));
+    const t0 = Date.now();
+    const { code, log } = await runScenario(entry, scenario, out);
+    const checks = checksOf(out, scenario) ?? [];
+    rmSync(out, { recursive: true, force: true });
+    const v = judge(scenario, checks, log);
+    console.log(
+      `${v.pass ? "ok  " : "FAIL"} ${scenario.padEnd(44)} ${v.ok}/${v.ok + v.bad} checks, ` +
+        `${v.warn} warnings (${Date.now() - t0} ms, suite exit ${code})` +
+        (v.why.length ? ` — ${v.why.join(", ")}` : ""),
+    );
+    const shown = process.env.CONFORMANCE_CHECKS ? checks : checks.filter((c) => c.status === "FAILURE" || c.status === "WARNING");
+    for (const c of shown) {
+      console.log(`       ${c.status} ${c.id}: ${c.errorMessage ?? c.description}`);
+    }
+    for (const c of checks.filter((c) => c.details?.actualDelayMs !== undefined)) {
+      console.log(`       ${c.id}: reconnected after ${c.details.actualDelayMs} ms (retry ${c.details.expectedRetryMs} ms)`);
+    }
+    if (!v.pass) console.log(log.replace(/^/gm, "       | "));
+    if (v.pass) passed++;
+    else failed++;
   }
-  for (const c of checks.filter((c) => c.details?.actualDelayMs !== undefined)) {
-    console.log(`       ${c.name}: reconnected after ${c.details.actualDelayMs} ms (retry ${c.details.expectedRetryMs} ms)`);
+  if (!wanted.length) {
+    for (const [scenario, reason] of Object.entries(NOT_APPLICABLE)) {
+      if (suite.listed.includes(scenario)) console.log(`n/a  ${scenario.padEnd(44)} ${reason}`);
+    }
   }
-  if (!pass) console.log(log.replace(/^/gm, "       | "));
-  if (pass) passed++;
-  else failed++;
 }
 console.log(`conformance: ${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);

@@ -43,6 +43,8 @@ pub struct Flow {
     /// The challenge's `scope`, first choice.
     challenge_scope: Option<String>,
     resource: Option<ResourceMetadata>,
+    /// The issuer identifier whose metadata is looked for.
+    issuer: String,
     meta: Option<ServerMetadata>,
     client: Option<Client>,
     scope: Option<String>,
@@ -58,11 +60,16 @@ impl Flow {
         challenge_scope: Option<&str>,
     ) -> (Flow, Step) {
         let server = Url::parse(&cfg.server_url);
-        let redirect_ok = Url::parse(&cfg.redirect_uri).is_some()
-            || cfg
-                .redirect_uri
-                .split_once(':')
-                .is_some_and(|(s, _)| is_private_scheme(s));
+        let redirect_ok = match cfg.client_credentials {
+            true => cfg.client_id.is_some() && cfg.client_secret.is_some(),
+            false => {
+                Url::parse(&cfg.redirect_uri).is_some()
+                    || cfg
+                        .redirect_uri
+                        .split_once(':')
+                        .is_some_and(|(s, _)| is_private_scheme(s))
+            }
+        };
         let mut flow = Flow {
             cfg,
             secrets,
@@ -75,6 +82,7 @@ impl Flow {
                 .filter(|s| !s.trim().is_empty())
                 .map(str::to_owned),
             resource: None,
+            issuer: String::new(),
             meta: None,
             client: None,
             scope: None,
@@ -83,7 +91,8 @@ impl Flow {
         let Some(server) = server.filter(|_| redirect_ok) else {
             let e = AuthError::new(
                 AuthErrorKind::Config,
-                "the server URL must be http(s) and the redirect URI absolute",
+                "the server URL must be http(s) and the redirect URI absolute (client_credentials: \
+                 a client id and secret)",
             );
             return (flow, Step::Failed(e));
         };
@@ -102,18 +111,21 @@ impl Flow {
                 Some(next) => self.fetch(Phase::Resource { urls, i: i + 1 }, &next),
                 None => {
                     // No resource metadata: a 2025-03-26 server is its own authorization server.
-                    let urls = server_metadata_urls(&Url {
+                    let origin = Url {
                         path: String::new(),
                         query: None,
                         ..self.server.clone()
-                    });
-                    self.next_server(urls, 0, true)
+                    };
+                    self.issuer = origin.origin.clone();
+                    self.next_server(server_metadata_urls(&origin), 0, true)
                 }
             },
-            Phase::Server { .. } if ok => match ServerMetadata::read(&resp.body) {
-                Ok(m) => self.on_server(m),
-                Err(e) => Err(e),
-            },
+            Phase::Server { legacy, .. } if ok => {
+                match ServerMetadata::read(&resp.body, &self.issuer, legacy) {
+                    Ok(m) => self.on_server(m),
+                    Err(e) => Err(e),
+                }
+            }
             Phase::Server { urls, i, legacy } => match urls.get(i + 1) {
                 Some(_) => self.next_server(urls, i + 1, legacy),
                 None if legacy => self.on_server(ServerMetadata::fallback(&self.server.origin)),
@@ -155,10 +167,10 @@ impl Flow {
 
     fn on_resource(&mut self, body: &str) -> Result<Step, AuthError> {
         let m = ResourceMetadata::read(body, &self.server)?;
-        let issuer = m
+        let (named, issuer) = m
             .authorization_servers
             .first()
-            .and_then(|s| Url::parse(s))
+            .and_then(|s| Some((s.clone(), Url::parse(s)?)))
             .ok_or_else(|| {
                 AuthError::new(
                     AuthErrorKind::Metadata,
@@ -166,6 +178,7 @@ impl Flow {
                 )
             })?;
         self.resource = Some(m);
+        self.issuer = named;
         self.next_server(server_metadata_urls(&issuer), 0, false)
     }
 
@@ -224,7 +237,10 @@ impl Flow {
         self.meta = Some(meta);
         if let Some(c) = client {
             self.client = Some(c);
-            return self.authorize();
+            return match self.cfg.client_credentials {
+                true => self.machine_token(),
+                false => self.authorize(),
+            };
         }
         let Some(endpoint) = registration else {
             return Err(AuthError::new(
@@ -243,6 +259,10 @@ impl Flow {
             ),
             ("response_types", Some(strings(&["code"]))),
             ("token_endpoint_auth_method", Some("none".into())),
+            (
+                "application_type",
+                Some(application_type(&self.cfg.redirect_uri).into()),
+            ),
             ("scope", self.scope.as_deref().map(Value::from)),
         ]);
         self.phase = Phase::Register;
@@ -324,6 +344,24 @@ impl Flow {
         Ok(Step::Authorize(url))
     }
 
+    /// A machine client asks the token endpoint for its token (the `client_credentials` grant).
+    fn machine_token(&mut self) -> Result<Step, AuthError> {
+        let (Some(meta), Some(client)) = (&self.meta, &self.client) else {
+            return Err(out_of_turn());
+        };
+        let resource = self.resource_id();
+        let mut pairs = vec![
+            ("grant_type", "client_credentials"),
+            ("resource", resource.as_str()),
+        ];
+        if let Some(s) = &self.scope {
+            pairs.push(("scope", s));
+        }
+        let req = token_request(&meta.token_endpoint, client, pairs);
+        self.phase = Phase::Token;
+        Ok(Step::Fetch(req))
+    }
+
     /// Checks the redirect back and asks for the code exchange.
     fn exchange(&mut self, callback: &str) -> Result<Step, AuthError> {
         let bad = |m: &str| AuthError::new(AuthErrorKind::Callback, m);
@@ -340,6 +378,7 @@ impl Flow {
         if get("state") != Some(self.secrets.state.as_str()) {
             return Err(bad("the redirect's state is not this flow's"));
         }
+        check_iss(get("iss"), meta)?;
         if let Some(e) = get("error") {
             let d = get("error_description")
                 .map(|d| [": ", d].concat())
@@ -348,11 +387,6 @@ impl Flow {
                 AuthErrorKind::Denied,
                 ["authorization refused: ", e, &d].concat(),
             ));
-        }
-        if let Some(iss) = get("iss") {
-            if !meta.issuer.is_empty() && iss != meta.issuer {
-                return Err(bad("the redirect names another issuer"));
-            }
         }
         let code = get("code")
             .filter(|c| !c.is_empty())
@@ -391,6 +425,38 @@ impl Flow {
 fn split_query(u: &str) -> (&str, &str) {
     let u = u.split('#').next().unwrap_or_default();
     u.split_once('?').unwrap_or((u, ""))
+}
+
+/// RFC 9207: a redirect's `iss` must be the authorization server's issuer, compared as strings;
+/// one that promised `iss` must send it.
+fn check_iss(iss: Option<&str>, meta: &ServerMetadata) -> Result<(), AuthError> {
+    let message = match iss {
+        None if meta.authorization_response_iss_parameter_supported => [
+            "the redirect carries no iss although the authorization server \"",
+            &meta.issuer,
+            "\" promises one (RFC 9207: a possible mix-up)",
+        ]
+        .concat(),
+        Some(iss) if iss != meta.issuer => [
+            "the redirect's iss \"",
+            iss,
+            "\" is not the authorization server's issuer \"",
+            &meta.issuer,
+            "\" (RFC 9207: a possible mix-up)",
+        ]
+        .concat(),
+        _ => return Ok(()),
+    };
+    Err(AuthError::new(AuthErrorKind::IssuerMismatch, message))
+}
+
+/// SEP-837's `application_type` for dynamic registration: `native` for a loopback or
+/// private-scheme redirect (an app on the user's device), `web` for any other http(s) one.
+fn application_type(redirect_uri: &str) -> &'static str {
+    match Url::parse(redirect_uri) {
+        Some(u) if !u.is_loopback() => "web",
+        _ => "native",
+    }
 }
 
 /// Private-use URI schemes (RFC 8252 §7.1: reverse domain names, e.g. `com.example.app`).

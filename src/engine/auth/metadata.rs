@@ -3,7 +3,7 @@
 
 use super::doc::{object, required, text, texts};
 use super::url::Url;
-use super::AuthError;
+use super::{AuthError, AuthErrorKind};
 
 /// RFC 9728 protected resource metadata (the fields a client uses).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -24,6 +24,8 @@ pub struct ServerMetadata {
     pub code_challenge_methods_supported: Option<Vec<String>>,
     pub token_endpoint_auth_methods_supported: Option<Vec<String>>,
     pub client_id_metadata_document_supported: bool,
+    /// RFC 9207: the redirect back always carries `iss`.
+    pub authorization_response_iss_parameter_supported: bool,
 }
 
 /// Where to look for the protected resource metadata of `server`, in order: the challenge's
@@ -69,7 +71,7 @@ impl ResourceMetadata {
         if let Some(r) = &m.resource {
             if !covers(r, server) {
                 return Err(AuthError::new(
-                    super::AuthErrorKind::ResourceMismatch,
+                    AuthErrorKind::ResourceMismatch,
                     [
                         "the protected resource metadata is for ",
                         r,
@@ -93,6 +95,16 @@ impl ResourceMetadata {
     }
 }
 
+/// Whether a metadata document's `issuer` is the identifier `expected` it was fetched for:
+/// identical, or differing only in one trailing `/` (the same well-known location).
+fn same_issuer(issuer: &str, expected: &str) -> bool {
+    !issuer.is_empty() && bare(issuer) == bare(expected)
+}
+
+fn bare(issuer: &str) -> &str {
+    issuer.strip_suffix("/").unwrap_or(issuer)
+}
+
 /// Whether resource identifier `r` covers the server URL (same origin, path prefix on `/`).
 fn covers(r: &str, server: &Url) -> bool {
     let Some(r) = Url::parse(r) else {
@@ -107,11 +119,35 @@ fn covers(r: &str, server: &Url) -> bool {
 }
 
 impl ServerMetadata {
-    /// Reads and checks a document: endpoints must be secure (or loopback) `http(s)` URLs, and
-    /// PKCE `S256` must be advertised (a server that does not list it cannot be used).
-    pub fn read(body: &str) -> Result<Self, AuthError> {
+    /// Reads and checks a document fetched for the issuer identifier `issuer`: its `issuer` must
+    /// be that identifier (RFC 8414 §3.3; a trailing `/` aside), or for a 2025-03-26 server's own
+    /// metadata (`origin`: `issuer` is the server's origin, no one named an issuer) any URL on
+    /// that origin; endpoints must be secure (or loopback) `http(s)` URLs, and PKCE `S256` must
+    /// be advertised.
+    pub fn read(body: &str, issuer: &str, origin: bool) -> Result<Self, AuthError> {
         let m = Self::parse(body)
             .map_err(|e| AuthError::metadata(["authorization server metadata: ", &e].concat()))?;
+        let same = match origin {
+            true => Url::parse(&m.issuer).is_some_and(|u| u.origin == issuer),
+            false => same_issuer(&m.issuer, issuer),
+        };
+        if !same {
+            let named = match m.issuer.is_empty() {
+                true => "no issuer".to_owned(),
+                false => ["issuer \"", &m.issuer, "\""].concat(),
+            };
+            return Err(AuthError::new(
+                AuthErrorKind::IssuerMismatch,
+                [
+                    "the authorization server metadata names ",
+                    &named,
+                    ", not \"",
+                    issuer,
+                    "\" it was fetched for (RFC 8414 §3.3)",
+                ]
+                .concat(),
+            ));
+        }
         m.check()?;
         Ok(m)
     }
@@ -131,6 +167,10 @@ impl ServerMetadata {
             )?,
             client_id_metadata_document_supported: o
                 .get("client_id_metadata_document_supported")
+                .and_then(crate::json::Value::as_bool)
+                .unwrap_or(false),
+            authorization_response_iss_parameter_supported: o
+                .get("authorization_response_iss_parameter_supported")
                 .and_then(crate::json::Value::as_bool)
                 .unwrap_or(false),
         })
@@ -160,7 +200,7 @@ impl ServerMetadata {
             .is_some_and(|m| m.iter().any(|x| x == "S256"));
         if !s256 {
             return Err(AuthError::new(
-                super::AuthErrorKind::NoPkce,
+                AuthErrorKind::NoPkce,
                 "the authorization server does not advertise PKCE S256",
             ));
         }

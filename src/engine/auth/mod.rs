@@ -6,8 +6,10 @@
 //! metadata (RFC 8414, then OpenID discovery; a server without either gets the 2025-03-26
 //! fallback endpoints) → the client (a pre-registered id, else a Client ID Metadata Document URL
 //! when the server supports them, else dynamic registration, RFC 7591) → the authorization URL
-//! (PKCE `S256`, `state`, `resource` per RFC 8707) → the code exchange. It asks with [`Step`]s and
-//! ends in a [`Grant`]: the tokens with what refreshing them needs ([`token`]).
+//! (PKCE `S256`, `state`, `resource` per RFC 8707) → the code exchange; a machine client (the
+//! `client_credentials` grant) goes from the metadata to the token endpoint. It asks with [`Step`]s and
+//! ends in a [`Grant`]: the tokens with what refreshing them needs ([`token`]). What a request
+//! refused later calls for is [`renewal`]'s decision.
 //!
 //! The shell supplies [`Secrets`] (random verifier and state, the verifier's SHA-256 challenge) and
 //! the time; the flow never reads a clock or a random source.
@@ -15,6 +17,7 @@
 mod doc;
 mod flow;
 pub mod metadata;
+pub mod renewal;
 pub mod token;
 pub mod url;
 
@@ -41,6 +44,9 @@ pub struct AuthConfig {
     pub client_name: String,
     /// Scopes to ask for when neither the challenge nor the resource names any.
     pub scope: Option<String>,
+    /// A machine client without a user: the `client_credentials` grant with the pre-registered
+    /// id and secret, no authorization page (no redirect URI needed).
+    pub client_credentials: bool,
 }
 
 /// One-time values from the shell's random source: the PKCE verifier, its `S256` challenge
@@ -103,6 +109,10 @@ pub enum AuthErrorKind {
     Metadata,
     /// The protected resource metadata names another resource.
     ResourceMismatch,
+    /// Another authorization server than the one expected (a mix-up): the metadata's `issuer`
+    /// is not the identifier it was fetched for (RFC 8414 §3.3), or the redirect back lacks the
+    /// `iss` the server promised or names another issuer (RFC 9207).
+    IssuerMismatch,
     /// The authorization server does not support PKCE `S256`.
     NoPkce,
     /// No way to identify the client: no id, no metadata document support, no registration.
@@ -111,7 +121,7 @@ pub enum AuthErrorKind {
     Registration,
     /// The user or the server refused the authorization (`error` on the redirect).
     Denied,
-    /// The redirect back does not belong to this flow (URI, `state` or issuer differ, no code).
+    /// The redirect back does not belong to this flow (URI or `state` differ, no code).
     Callback,
     /// The token endpoint refused or answered nonsense.
     Token,

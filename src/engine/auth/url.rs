@@ -58,10 +58,12 @@ impl Url {
 
     /// Whether a secure context would accept it: `https`, or `http` on a loopback host.
     pub fn is_secure_or_loopback(&self) -> bool {
-        if self.origin.starts_with("https://") {
-            return true;
-        }
-        let host = self.origin.trim_start_matches("http://");
+        self.origin.starts_with("https://") || self.is_loopback()
+    }
+
+    /// Whether its host is the loopback interface (`localhost`, `127.x.x.x`, `[::1]`).
+    pub fn is_loopback(&self) -> bool {
+        let host = self.origin.split_once("://").map_or("", |(_, h)| h);
         let host = match host.strip_prefix('[') {
             Some(v6) => v6.split(']').next().unwrap_or_default(),
             None => host.split(':').next().unwrap_or_default(),

@@ -26,6 +26,7 @@ mod props;
 mod push;
 mod pushed;
 mod race;
+mod refused;
 mod replay;
 mod retried;
 mod session;

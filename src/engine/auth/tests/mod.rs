@@ -9,6 +9,9 @@ use super::token::Grant;
 use super::url::{query_pairs, Url};
 use super::*;
 
+mod hardened;
+mod machine;
+
 const MCP: &str = "https://mcp.example.com/v1/mcp";
 const AS: &str = "https://auth.example.com/tenant";
 const REDIRECT: &str = "http://127.0.0.1:7777/callback";
@@ -468,7 +471,7 @@ fn the_redirect_back_is_checked() {
         (format!("{REDIRECT}?state=st-1"), Callback),
         (
             format!("{REDIRECT}?state=st-1&code=c&iss=https%3A%2F%2Fevil"),
-            Callback,
+            IssuerMismatch,
         ),
         (
             format!("{REDIRECT}?state=st-1&error=access_denied&error_description=no"),

@@ -1,0 +1,82 @@
+//! A server that refuses every request with 401: connecting gives up after one resend, whatever
+//! the dialect choice, so the header provider (asked before every transmission) is asked at most
+//! twice before the host hears `Unauthorized`. The same when the resend is never sent because
+//! authorizing it failed (the `oauth` build).
+
+use crate::engine::api::{Config, DialectChoice, ErrorKind, Event, Input, Output, SendKey};
+use crate::engine::testkit::T0;
+use crate::engine::Engine;
+
+const CHOICES: [DialectChoice; 3] = [
+    DialectChoice::Auto,
+    DialectChoice::Legacy,
+    DialectChoice::Modern,
+];
+
+fn refused(key: SendKey) -> Input {
+    Input::Head {
+        key,
+        status: 401,
+        session_id: None,
+        retry_after_ms: None,
+        www_authenticate: Some(r#"Bearer error="invalid_token""#.into()),
+    }
+}
+
+/// The resend could not be authorized: it fails before it is sent.
+#[cfg(feature = "oauth")]
+fn unauthorizable(key: SendKey) -> Input {
+    use crate::engine::api::TransportError;
+    let error = TransportError {
+        unauthorized: true,
+        ..TransportError::network("authorization failed: the user refused")
+    };
+    Input::Failed { key, error }
+}
+
+/// Answers the first transmission with 401 and every later one with `then` until the engine
+/// reports a failure: how many transmissions were made, and the failure.
+fn until_refused(dialect: DialectChoice, then: fn(SendKey) -> Input) -> (usize, Option<ErrorKind>) {
+    let cfg = Config {
+        dialect,
+        ..Config::default()
+    };
+    let mut e = Engine::new(cfg, 7, T0);
+    let mut sent = 0;
+    for _ in 0..50 {
+        match e.poll_output(T0) {
+            Output::Transmit(t) => {
+                sent += 1;
+                let answer = if sent == 1 {
+                    refused(t.key)
+                } else {
+                    then(t.key)
+                };
+                e.handle_input(T0, answer);
+            }
+            Output::Event(Event::Warning { error, .. }) => return (sent, Some(error.kind)),
+            Output::Wake(_) => break,
+            _ => {}
+        }
+    }
+    (sent, None)
+}
+
+#[test]
+fn an_always_401_server_is_asked_twice_then_unauthorized_in_every_dialect_choice() {
+    for d in CHOICES {
+        let (sent, error) = until_refused(d, refused);
+        assert_eq!(error, Some(ErrorKind::Unauthorized), "{d:?}");
+        assert_eq!(sent, 2, "{d:?}: the request and its one resend");
+    }
+}
+
+#[cfg(feature = "oauth")]
+#[test]
+fn a_resend_whose_authorization_failed_ends_connecting_as_unauthorized() {
+    for d in CHOICES {
+        let (sent, error) = until_refused(d, unauthorizable);
+        assert_eq!(error, Some(ErrorKind::Unauthorized), "{d:?}");
+        assert_eq!(sent, 2, "{d:?}: no other handshake is tried");
+    }
+}
