@@ -1,6 +1,7 @@
 //! A result that cannot tell how its task ended. A task's terminal status comes from its status
 //! (a poll or a push), never from the channel its result came on: a `CallToolResult` with
-//! `isError` ends a task `failed` on most servers and `completed` on others. Such a result,
+//! `isError` ends a task `failed` on most servers and `completed` on others, and an empty result
+//! (nothing but `_meta`) is what some servers answer for a task that failed. Such a result,
 //! arriving before any terminal status, is kept and confirmed by one status request (at the
 //! task's interval); only when that one cannot tell (the task still looks running, or the server
 //! forgot it as it answered) does the result decide: `isError` reads `failed`.
@@ -13,7 +14,7 @@ use super::Engine;
 
 /// Whether `outcome` alone tells how its task ended.
 pub(crate) fn tells_status(outcome: &Outcome) -> bool {
-    !is_tool_error(outcome)
+    !is_tool_error(outcome) && !is_empty(outcome)
 }
 
 /// The end `outcome` implies when no status tells it.
@@ -22,6 +23,11 @@ pub(crate) fn implied_status(outcome: &Outcome) -> TaskStatus {
         Outcome::Result { .. } if !is_tool_error(outcome) => TaskStatus::Completed,
         _ => TaskStatus::Failed,
     }
+}
+
+/// A result carrying nothing but `_meta`.
+fn is_empty(outcome: &Outcome) -> bool {
+    matches!(outcome, Outcome::Result { result: Value::Object(m) } if m.iter().all(|(k, _)| k == "_meta"))
 }
 
 fn is_tool_error(outcome: &Outcome) -> bool {

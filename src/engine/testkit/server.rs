@@ -53,7 +53,7 @@ impl FakeTask {
         }
         match self.end.as_str() {
             "cancelled" => "cancelled",
-            "failed" | "error" => "failed",
+            "failed" | "error" | "empty" => "failed",
             _ => "completed",
         }
     }

@@ -56,10 +56,11 @@ fn run(link: Link, end: &str, consume: bool, seed: u64) -> (Ending, bool) {
 
 #[test]
 fn a_held_result_and_polling_reach_the_same_verdict() {
-    for (i, end) in (0..).zip(["completed", "failed", "error", "cancelled"]) {
-        // A server that forgets a cancelled task as it answers its held result with an error
-        // leaves nothing to tell the cancel by: not compared.
-        let consumes: &[bool] = if end == "cancelled" {
+    for (i, end) in (0..).zip(["completed", "failed", "error", "cancelled", "empty"]) {
+        // A server that forgets a cancelled task as it answers its held result with an error, or
+        // a failed one as it answers with an empty result, leaves nothing to tell the end by: not
+        // compared.
+        let consumes: &[bool] = if end == "cancelled" || end == "empty" {
             &[false]
         } else {
             &[false, true]
@@ -77,6 +78,12 @@ fn a_held_result_and_polling_reach_the_same_verdict() {
     let (failed, _) = run(Link::Node, "failed", false, 90);
     assert_eq!(
         failed,
+        (Some(TaskStatus::Failed), "result", "TaskFailed".into())
+    );
+    // A failed task whose result carries nothing but `_meta` (Python `mcp` for a raising tool).
+    let (empty, _) = run(Link::Node, "empty", false, 91);
+    assert_eq!(
+        empty,
         (Some(TaskStatus::Failed), "result", "TaskFailed".into())
     );
 }

@@ -204,6 +204,11 @@ impl FakeServer {
             let body = match (status, end.as_str()) {
                 ("failed", "error") => error_msg(Some(rid), -32603, "boom"),
                 ("cancelled", _) => error_msg(Some(rid), -32602, "Task was cancelled"),
+                // A raising tool, as Python `mcp` answers it: nothing but `_meta`.
+                ("failed", "empty") => {
+                    let meta = self.final_result(id).get("_meta").cloned();
+                    result_msg(rid, json!({ "_meta": meta }))
+                }
                 ("failed", _) => {
                     let mut r = self.final_result(id);
                     r["isError"] = json!(true);
