@@ -157,8 +157,10 @@ impl Engine {
         self.note_retry_after(now, Some(status), retry_after);
         self.probe_answered(n);
         // A 404 on a session: its body (if any) tells a dead session from a missing method.
-        if status == 401 || status == 403 {
+        if status == 401 || (status == 403 && www_authenticate.is_some()) {
             self.unauthorized(now, n, status, www_authenticate);
+        } else if status == 403 {
+            self.forbidden(now, n);
         }
     }
 

@@ -2,7 +2,9 @@
 //! sent once more (the driver asks the header provider before every transmission, so a host that
 //! refreshes its token or widens its scope there just works); a second refusal, or another 403,
 //! fails it as `Unauthorized` with the status and the parsed
-//! `WWW-Authenticate` challenge, for the host to run its own authorization.
+//! `WWW-Authenticate` challenge, for the host to run its own authorization. A 403 without any
+//! challenge is no verdict on credentials (servers answer it to a page whose origin they refuse):
+//! it fails the request as `Transport`, saying so.
 
 use super::ids::ReqId;
 use crate::json::digits::decimal;
@@ -11,6 +13,10 @@ use crate::protocol::auth::AuthChallenge;
 use super::api::{ClientError, ErrorKind, Millis, Output};
 use super::requests::{Failure, Purpose};
 use super::Engine;
+
+const FORBIDDEN: &str =
+    "HTTP 403 without an authorization challenge: the server refuses this request \
+    (from a page, an Origin check or CORS policy may refuse the page's origin)";
 
 impl Engine {
     /// Request `n` was answered `status` (401 or 403) with this `WWW-Authenticate` header.
@@ -63,6 +69,23 @@ impl Engine {
         let failure = Failure::Transport {
             error,
             status: Some(status),
+            retry_after: None,
+        };
+        self.fail(now, n, failure);
+    }
+
+    /// Request `n` was answered 403 without a `WWW-Authenticate` challenge.
+    pub(crate) fn forbidden(&mut self, now: Millis, n: ReqId) {
+        let Some(p) = self.reqs.get_mut(n) else {
+            return;
+        };
+        let key = p.key;
+        self.out.push_back(Output::Abort { key });
+        let mut error = ClientError::new(ErrorKind::Transport, FORBIDDEN);
+        error.http_status = Some(403);
+        let failure = Failure::Transport {
+            error,
+            status: Some(403),
             retry_after: None,
         };
         self.fail(now, n, failure);

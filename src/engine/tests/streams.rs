@@ -371,6 +371,27 @@ fn a_401_then_a_fresh_token_succeeds_and_a_403_is_not_retried() {
     );
 }
 
+/// A 403 with no challenge at all (a server refusing a page's origin) says nothing of
+/// credentials: it fails the request as a transport refusal naming the status, not retried.
+#[test]
+fn a_403_without_a_challenge_is_a_refusal_not_unauthorized() {
+    let mut e = legacy_ready();
+    let (sub, key, _) = request(&mut e);
+    e.handle_input(T0, head(key, 403, None));
+    let (sent, events) = drain(&mut e, T0);
+    assert!(sent.is_empty(), "a 403 is not retried: {sent:?}");
+    let error = failed(&events, sub);
+    assert_eq!(
+        (error.kind, error.http_status),
+        (ErrorKind::Transport, Some(403))
+    );
+    assert!(
+        error.message.contains("refuses this request"),
+        "{}",
+        error.message
+    );
+}
+
 #[test]
 fn a_403_insufficient_scope_is_sent_once_more_for_step_up() {
     let mut e = legacy_ready();
