@@ -3,6 +3,6 @@
 # on 127.0.0.1, printing its URL. Ctrl-C stops everything.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install.sh
+bash scripts/install.sh --demo
 bash scripts/build.sh
 exec node scripts/demo.mjs "$@"

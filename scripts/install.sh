@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Brings whatever is missing on a fresh machine of this kind; a quick no-op when all is present.
-# Used by both README commands. Idempotent.
+# Used by both README commands. Idempotent. `--demo`: only what scripts/demo.sh uses (the build
+# tools and the TS SDK task server), not the browsers, suites and other test servers of the tests.
 set -euo pipefail
+DEMO=0; [ "${1:-}" = "--demo" ] && DEMO=1
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 log() { printf '\033[1m[install]\033[0m %s\n' "$*"; }
@@ -24,7 +26,7 @@ if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WB_VERSION"
 fi
 
 # Chromium + driver from Debian (never a browser download)
-if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
+if [ "$DEMO" = 0 ] && { [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; }; then
   log "installing chromium + chromium-driver"
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq && apt-get install -y -qq chromium chromium-driver >/dev/null
@@ -38,8 +40,14 @@ npm_ci() { # dir
     log "npm ci in $dir"; (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
   fi
 }
+if [ "$DEMO" = 1 ]; then
+  npm_ci scripts/tools
+  bash tests/servers/install.sh ts-sdk
+  log "all present (demo)"
+  exit 0
+fi
 for d in scripts/tools tests/js tests/servers/ts-sdk tests/conformance; do npm_ci "$d"; done
 
-# Test servers: Python venv and the rmcp builds
+# Test servers: Python venvs, npm servers and the Rust builds
 [ -f tests/servers/install.sh ] && bash tests/servers/install.sh
 log "all present"
