@@ -13,7 +13,7 @@ const ALL_SCENARIOS = ["connect", "complete", "fail", "cancel", "input", "watche
 export const LIMITS = [
   {
     id: "tasks per session",
-    kinds: ["ts-sdk", "ts-sdk-no-get", "ts-sdk-event-store", "ts-sdk-discover-notasks", "python-http", "python-http-no-get", "python-ws", "rmcp2", "rmcp2-full", "mcpkit", "mcpkit-cors"],
+    kinds: ["ts-sdk", "ts-sdk-no-get", "ts-sdk-event-store", "ts-sdk-discover-notasks", "python-http", "python-http-no-get", "python-ws", "rmcp2", "rmcp2-full", "mcpkit", "mcpkit-cors", "arcade", "arcade-cors"],
     scenarios: ["second"],
     errorKind: "rpc",
     message: /task not found|unknown task/i,

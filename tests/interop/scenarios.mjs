@@ -165,7 +165,7 @@ async function toolError(ctx, h, result, done) {
   assert(Array.isArray(sent) && sent.length > 0, `the server's statuses of the task are unseen: nothing to compare the client's ${h.status} with`);
   eq(h.status, sent[sent.length - 1], "the client's status is the server's last");
   eq(done().status, h.status, "done.status");
-  return { note: `isError (${h.status})`, verdict: `isError ${h.status}` };
+  return { note: `isError result, ${h.status}`, verdict: `isError ${h.status}` };
 }
 
 /** cancel() on a running task: acknowledged, the call ends `cancelled`, one tasks/cancel sent. */
