@@ -35,6 +35,16 @@ test("a limitation matches only a typed error of its kinds, scenarios, error kin
   }
 });
 
+test("a limitation that names an HTTP status matches only an error with that status", () => {
+  const l = LIMITS.find((x) => x.httpStatus !== undefined);
+  assert.ok(l, "an entry with an httpStatus");
+  const [kind, runtime, scenario] = [l.kinds[0], l.runtimes?.[0] ?? "node", l.scenarios[0]];
+  const error = { typed: true, kind: l.errorKind, httpStatus: l.httpStatus, message: "HTTP 403 without an authorization challenge: the server refuses this request" };
+  assert.equal(limitFor(kind, runtime, scenario, error), l);
+  assert.equal(limitFor(kind, runtime, scenario, { ...error, httpStatus: null }), null, "no status");
+  assert.equal(limitFor(kind, runtime, scenario, { ...error, httpStatus: l.httpStatus + 1 }), null, "another status");
+});
+
 test("the README's table of limitations is the one limits.mjs generates", () => {
   const readme = readFileSync(README, "utf8");
   assert.equal(withReadmeTable(readme), readme);

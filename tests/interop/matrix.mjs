@@ -17,7 +17,7 @@ import { readFileSync, writeFileSync, existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { describeKind, kinds as registeredKinds, startServer } from "../servers/launch.mjs";
+import { describeKind, kindList, kinds as registeredKinds, startServer } from "../servers/launch.mjs";
 import { startProxy } from "../faults/proxy.mjs";
 import { openChromium } from "../js/browser/chromium.mjs";
 import { LIMITS, limitFor, withReadmeTable } from "./limits.mjs";
@@ -64,38 +64,55 @@ const timedOut = () => ({ ok: false, error: { typed: false, message: `no end wit
 
 // ---------------------------------------------------------------- servers and counting
 
+/** Kinds whose server serves one client per process: each scenario gets a fresh server. */
+const ONE_CLIENT = new Set(["pmcp-ws"]);
+const LISTEN = "subscriptions/listen";
+
+/** Our tool name → the server's, for kinds whose library renames tools (the launcher's `tools`). */
+function toolsOf(kind) {
+  const base = VARIANTS[kind]?.base ?? kind;
+  return kindList().find((k) => k.kind === base)?.tools ?? null;
+}
+
 /**
- * A server of `kind` for one runtime, and how to count what it received about a task. Kinds without
- * GET /stats are reached through the fault proxy (no faults), which counts.
+ * A server of `kind` for one runtime, and how to count what it received about a task (scenarios.mjs's
+ * `count`; `listen` counts the push streams opened since then, whatever their tasks, as one scenario
+ * runs at a time on a server; `statuses` are the task's statuses as the server sent them, null where
+ * unseen). Kinds without GET /stats are reached through the fault proxy (no faults), which counts.
  */
 async function serve(kind) {
   const v = VARIANTS[kind];
   const server = await startServer(v?.base ?? kind, { port: 0, timeoutMs: 30_000, args: v?.args, env: v?.env });
+  const tools = toolsOf(kind);
   if (server.statsUrl) {
     const count = async (taskId, since) => {
       const s = await (await fetch(server.statsUrl)).json();
-      const reqs = (s.requests ?? []).filter((r) => r.taskId === taskId && r.t >= since);
+      const all = (s.requests ?? []).filter((r) => r.t >= since);
+      const reqs = all.filter((r) => r.taskId === taskId);
       const n = (m) => reqs.filter((r) => r.method === m).length;
-      return { get: reqs.filter((r) => r.method === "tasks/get").map((r) => r.t), result: n("tasks/result"), cancel: n("tasks/cancel") };
+      const listen = all.filter((r) => r.method === LISTEN).length;
+      return { get: reqs.filter((r) => r.method === "tasks/get").map((r) => r.t), result: n("tasks/result"), cancel: n("tasks/cancel"), listen, statuses: null };
     };
-    return { url: server.url, count, stop: () => server.stop() };
+    return { url: server.url, tools, count, stop: () => server.stop() };
   }
   if (!server.url.startsWith("http")) {
     const count = async () => {
       throw new Error(`${kind} has no GET /stats and is not HTTP: nothing counts its requests`);
     };
-    return { url: server.url, count, stop: () => server.stop() };
+    return { url: server.url, tools, count, stop: () => server.stop() };
   }
   const proxy = await startProxy({ target: server.url });
   const count = async (taskId, since) => {
     const s = proxy.stats();
-    const t = s.tasks[taskId];
-    if (!t) return { get: [], result: 0, cancel: 0 };
     const after = (rel) => s.startedAt + rel >= since;
+    const listen = s.timeline.filter(([rel, method]) => method === LISTEN && after(rel)).length;
+    const t = s.tasks[taskId];
+    if (!t) return { get: [], result: 0, cancel: 0, listen, statuses: [] };
     const n = (m) => t.reqs.filter(([rel, method]) => method === m && after(rel)).length;
-    return { get: t.gets.filter((g) => after(g.t)).map((g) => s.startedAt + g.t), result: n("tasks/result"), cancel: n("tasks/cancel") };
+    const get = t.gets.filter((g) => after(g.t)).map((g) => s.startedAt + g.t);
+    return { get, result: n("tasks/result"), cancel: n("tasks/cancel"), listen, statuses: [...t.statuses] };
   };
-  return { url: proxy.url, count, stop: async () => { await proxy.stop(); await server.stop(); } };
+  return { url: proxy.url, tools, count, stop: async () => { await proxy.stop(); await server.stop(); } };
 }
 
 // ---------------------------------------------------------------- runtimes
@@ -105,8 +122,8 @@ async function nodeRuntime() {
   const { McpTaskClient, McpTaskError } = await import(path.join(ROOT, "pkg", "node.js"));
   return {
     lane: async () => ({
-      run: (name, srv) => bounded(runCell(name, { McpTaskClient, McpTaskError, url: srv.url, count: srv.count }), CELL_MS, timedOut),
-      observe: (srv) => observeWarnings({ McpTaskClient, McpTaskError, url: srv.url, count: srv.count }),
+      run: (name, srv) => bounded(runCell(name, { McpTaskClient, McpTaskError, url: srv.url, tools: srv.tools, count: srv.count }), CELL_MS, timedOut),
+      observe: (srv) => observeWarnings({ McpTaskClient, McpTaskError, url: srv.url, tools: srv.tools, count: srv.count }),
       close: async () => {},
     }),
     close: async () => {},
@@ -138,7 +155,7 @@ async function chromiumRuntime() {
             return { ok: false, error: { typed: false, message: `page: ${e.message.split("\n")[0]}` } };
           }
           panics = [];
-          const cell = await bounded(page.evaluate(([n, url]) => window.runCell(n, url), [name, srv.url]).catch((e) => ({
+          const cell = await bounded(page.evaluate(([n, url, tools]) => window.runCell(n, url, tools), [name, srv.url, srv.tools]).catch((e) => ({
             ok: false, error: { typed: false, message: `page: ${e.message.split("\n")[0]}` },
           })), CELL_MS, timedOut);
           if (panics.length) return { ok: false, error: { typed: false, message: `page error: ${panics[0].slice(0, 300)}` } };
@@ -151,7 +168,7 @@ async function chromiumRuntime() {
         },
         observe: async () => {
           if (!page) await fresh();
-          return page.evaluate((url) => window.observeWarnings(url), srv.url);
+          return page.evaluate(([url, tools]) => window.observeWarnings(url, tools), [srv.url, srv.tools]);
         },
         close: async () => { await page?.close().catch(() => {}); },
       };
@@ -161,6 +178,12 @@ async function chromiumRuntime() {
 }
 
 const OPEN = { node: nodeRuntime, chromium: chromiumRuntime };
+
+/** Replaces `srv`'s server by a fresh one, in place (a lane reads its url and count at each call). */
+async function renew(kind, srv) {
+  await srv.stop().catch(() => {});
+  Object.assign(srv, await serve(kind));
+}
 
 /** Every cell of one runtime: kinds side by side, each kind's scenarios one after another. */
 async function runRuntime(runtime, kinds, scenarios, rows) {
@@ -185,16 +208,17 @@ async function runRuntime(runtime, kinds, scenarios, rows) {
       await srv?.stop().catch(() => {});
       return;
     }
-    for (const name of scenarios) {
+    for (const [i, name] of scenarios.entries()) {
       const t = Date.now();
-      const cell = await lane.run(name, srv).catch((e) => ({ ok: false, error: { typed: false, message: `harness: ${e.message.split("\n")[0]}` } }));
+      const fresh = i > 0 && ONE_CLIENT.has(kind) ? renew(kind, srv) : Promise.resolve();
+      const cell = await fresh.then(() => lane.run(name, srv)).catch((e) => ({ ok: false, error: { typed: false, message: `harness: ${e.message.split("\n")[0]}` } }));
       cell.ms = Date.now() - t;
       cell.limit = cell.ok ? null : limitFor(kind, runtime, name, cell.error);
       if (cell.about) row.about = cell.about;
       row.cells[name] = cell;
       log(`${verdict(cell).padEnd(5)} ${kind} × ${runtime} × ${name} (${(cell.ms / 1000).toFixed(1)} s)${cell.ok ? "" : `: ${errorText(cell.error)}`}`);
     }
-    const watch = lane.observe(srv).catch((e) => [{ text: `(not observed: ${e.message.split("\n")[0]})`, times: 1 }]);
+    const watch = (ONE_CLIENT.has(kind) ? renew(kind, srv) : Promise.resolve()).then(() => lane.observe(srv)).catch((e) => [{ text: `(not observed: ${e.message.split("\n")[0]})`, times: 1 }]);
     row.warnings = await bounded(watch, OBSERVE_MS, () => [{ text: `(observation unfinished after ${OBSERVE_MS / 1000} s)`, times: 1 }]);
     await lane.close();
     await srv.stop().catch(() => {});

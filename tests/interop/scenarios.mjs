@@ -1,9 +1,10 @@
 // The interop matrix's scenarios, written once and run both in Node and in a Chromium page (plain ESM,
 // no Node imports). Every client is made with default options: `McpTaskClient.connect(url)` plus only
 // what the scenario needs (`onInput`). Everything else comes in `ctx`:
-//   { McpTaskClient, McpTaskError, url,
-//     count(taskId, sinceMs) -> Promise<{ get: number[] (ms since epoch), result: number, cancel: number }> }
-// (what the server received about one task since a moment, counted outside the client).
+//   { McpTaskClient, McpTaskError, url, tools?: { ourName: serverName } (where the library renames tools),
+//     count(taskId, sinceMs) -> Promise<{ get: number[] (ms since epoch), result: number, cancel: number, listen: number }> }
+// (what the server received about one task since a moment, counted outside the client; `listen`: push
+// streams opened for it, where the server pushes instead of being polled).
 // The scenarios about a running task ask for one (`{ task: "always" }`): a call that would run inline
 // has nothing to cancel, watch or leave open.
 // A scenario throws on failure: a ScenarioError when the client misbehaved, or the client's own
@@ -22,6 +23,9 @@ const DIALECTS = ["legacy", "modern", "draft"];
 const AS_TASK = { task: "always" };
 
 const text = (result) => JSON.stringify(result?.content ?? result);
+
+/** The server's name for one of our tools (`slow_job`, `fail_job`, `ask_input`). */
+const tool = (ctx, name) => ctx.tools?.[name] ?? name;
 
 async function open(ctx, options) {
   const chosen = ctx.onWarning ? { ...options, onWarning: ctx.onWarning } : options;
@@ -52,16 +56,21 @@ async function settled(ctx, promise, what) {
   }
 }
 
-/** How a call that must not succeed ended: its error, or a ScenarioError saying what it resolved with. */
-async function refusal(h, ms, what) {
-  let value;
+/** How a call ended: `{ value }` when result() resolved, `{ error }` when it rejected (not in time: thrown). */
+async function outcome(h, ms, what) {
   try {
-    value = await within(ms, h.result(), what);
+    return { value: await within(ms, h.result(), what) };
   } catch (e) {
     if (e instanceof ScenarioError) throw e;
-    return e;
+    return { error: e };
   }
-  throw new ScenarioError(`${what}: result() resolved (status ${h.status}): ${text(value).slice(0, 200)}`);
+}
+
+/** How a call that must not succeed ended: its error, or a ScenarioError saying what it resolved with. */
+async function refusal(h, ms, what) {
+  const end = await outcome(h, ms, what);
+  if ("error" in end) return end.error;
+  throw new ScenarioError(`${what}: result() resolved (status ${h.status}): ${text(end.value).slice(0, 200)}`);
 }
 
 /** The task a scenario needs: a call that ran inline has none to watch. */
@@ -84,7 +93,8 @@ export async function connect(ctx) {
     assert(DIALECTS.includes(c.dialect), `a known dialect, got ${c.dialect}`);
     eq(c.session.dialect, c.dialect, "session.dialect");
     const tools = await within(10_000, c.listTools(), "listTools");
-    assert(tools.tools.some((t) => t.name === "slow_job"), `slow_job listed: ${tools.tools.map((t) => t.name)}`);
+    const slow = tool(ctx, "slow_job");
+    assert(tools.tools.some((t) => t.name === slow), `${slow} listed: ${tools.tools.map((t) => t.name)}`);
     const info = c.session.serverInfo ?? {};
     return {
       about: { dialect: c.dialect, protocolVersion: c.session.protocolVersion, server: [info.name, info.version].filter(Boolean).join(" ") },
@@ -95,7 +105,7 @@ export async function connect(ctx) {
 /** A 3 s call completes: its result once, onDone once, the handle ends `completed`. */
 export async function complete(ctx) {
   return withClient(ctx, undefined, async (c) => {
-    const h = await settled(ctx, c.callTool("slow_job", { ms: TASK_MS }), "callTool");
+    const h = await settled(ctx, c.callTool(tool(ctx, "slow_job"), { ms: TASK_MS }), "callTool");
     let doneCalls = 0;
     let done;
     h.onDone((d) => {
@@ -114,13 +124,20 @@ export async function complete(ctx) {
   });
 }
 
-/** A failing tool: result() rejects with an McpTaskError carrying the tool's text; onDone says so. */
+/**
+ * A failing tool: result() rejects with an McpTaskError carrying the tool's text, onDone says so; or,
+ * where the library ends a thrown tool error `completed` with an `isError: true` result (MCP's
+ * tool-error channel), result() resolves with that result, the tool's text in it, and the client
+ * reports the status the server sent.
+ */
 export async function fail(ctx) {
   return withClient(ctx, undefined, async (c) => {
-    const h = await settled(ctx, c.callTool("fail_job", { ms: 200 }), "callTool");
+    const h = await settled(ctx, c.callTool(tool(ctx, "fail_job"), { ms: 200 }), "callTool");
     let done;
     h.onDone((d) => (done = d));
-    const e = await refusal(h, 15_000, "a failing tool");
+    const end = await outcome(h, 15_000, "a failing tool");
+    if ("value" in end) return toolError(ctx, h, end.value, () => done);
+    const e = end.error;
     assert(e instanceof ctx.McpTaskError, `an McpTaskError, got ${e?.name}: ${e?.message}`);
     assert(["taskFailed", "rpc"].includes(e.kind), `kind taskFailed or rpc, got ${e.kind}: ${e.message}`);
     assert(/failed on purpose/.test(e.message), `the tool's own text in the message: ${e.message}`);
@@ -135,11 +152,27 @@ export async function fail(ctx) {
   });
 }
 
+/** A failing tool's call that resolved: its result must be a tool error, ended as the server said. */
+async function toolError(ctx, h, result, done) {
+  if (result?.isError !== true) {
+    throw new ScenarioError(`a failing tool: result() resolved (status ${h.status}) without isError: ${text(result).slice(0, 200)}`);
+  }
+  assert(/failed on purpose/.test(text(result)), `the tool's own text in the isError result: ${text(result)}`);
+  await sleep(0);
+  eq(done()?.kind, "finished", "done.kind of an isError result");
+  if (h.id === null) return { note: "isError (inline)", verdict: "isError inline" };
+  const sent = (await ctx.count(h.id, 0)).statuses;
+  assert(Array.isArray(sent) && sent.length > 0, `the server's statuses of the task are unseen: nothing to compare the client's ${h.status} with`);
+  eq(h.status, sent[sent.length - 1], "the client's status is the server's last");
+  eq(done().status, h.status, "done.status");
+  return { note: `isError result, ${h.status}`, verdict: `isError ${h.status}` };
+}
+
 /** cancel() on a running task: acknowledged, the call ends `cancelled`, one tasks/cancel sent. */
 export async function cancel(ctx) {
   return withClient(ctx, undefined, async (c) => {
     const since = Date.now();
-    const h = await settled(ctx, c.callTool("slow_job", { ms: 15_000 }, AS_TASK), "callTool");
+    const h = await settled(ctx, c.callTool(tool(ctx, "slow_job"), { ms: 15_000 }, AS_TASK), "callTool");
     await sleep(300);
     await settled(ctx, h.cancel(), "cancel");
     const e = await refusal(h, 10_000, "a cancelled call");
@@ -164,7 +197,7 @@ export async function input(ctx) {
     return { action: "accept", content: Object.fromEntries(props.map((k) => [k, k === "confirm" ? true : "Ada"])) };
   };
   return withClient(ctx, { onInput }, async (c) => {
-    const h = await settled(ctx, c.callTool("ask_input", {}), "callTool");
+    const h = await settled(ctx, c.callTool(tool(ctx, "ask_input"), {}), "callTool");
     const r = await settled(ctx, h.result(), "result after the answer");
     assert(asked.includes("elicitation/create"), `onInput was asked to elicit (asked: ${asked})`);
     assert(text(r).includes("Ada"), `the answer in the result: ${text(r)}`);
@@ -179,7 +212,7 @@ export async function input(ctx) {
 export async function watchers(ctx) {
   return withClient(ctx, undefined, async (c) => {
     const since = Date.now();
-    const h = await settled(ctx, c.callTool("slow_job", { ms: TASK_MS }, AS_TASK), "callTool");
+    const h = await settled(ctx, c.callTool(tool(ctx, "slow_job"), { ms: TASK_MS }, AS_TASK), "callTool");
     const id = taskOf(h, "ten watchers");
     const start = Date.now();
     const ws = Array.from({ length: WATCHERS }, () => c.watch(id));
@@ -188,20 +221,24 @@ export async function watchers(ctx) {
     theirs.forEach((r, i) => eq(text(r), text(own), `watcher ${i + 1}'s result`));
     const seen = await ctx.count(id, since);
     const n = seen.get.length;
-    assert(n >= 1 || seen.result >= 1, `the task was polled (${n}) or its result held (${seen.result})`);
+    const pushed = seen.listen ?? 0;
+    assert(n >= 1 || seen.result >= 1 || pushed >= 1, `the task was polled (${n}), its result held (${seen.result}) or pushed (${pushed} push streams)`);
     const every = interval(h);
     const bound = Math.ceil(elapsed / every) + 1;
     assert(n <= bound, `${n} tasks/get in ${elapsed} ms for ${WATCHERS + 1} subscribers (one poller: ≤ ${bound})`);
     // one held tasks/result, and one more when a pushed end races it
     assert(seen.result <= 2, `${seen.result} tasks/result for one task`);
-    return { note: `${n} tasks/get, ${seen.result} tasks/result in ${(elapsed / 1000).toFixed(1)} s` };
+    // pushes instead of polls: one stream for every subscriber, and one more when it is renewed
+    assert(pushed <= 2, `${pushed} push streams (subscriptions/listen) for ${WATCHERS + 1} subscribers of one task`);
+    const push = pushed ? `, ${pushed} push stream${pushed > 1 ? "s" : ""}` : "";
+    return { note: `${n} tasks/get, ${seen.result} tasks/result${push} in ${(elapsed / 1000).toFixed(1)} s` };
   });
 }
 
 /** A second client watches the first one's task by id and sees it end the same way. */
 export async function second(ctx) {
   return withClient(ctx, undefined, async (c) => {
-    const h = await settled(ctx, c.callTool("slow_job", { ms: TASK_MS }, AS_TASK), "callTool");
+    const h = await settled(ctx, c.callTool(tool(ctx, "slow_job"), { ms: TASK_MS }, AS_TASK), "callTool");
     const id = taskOf(h, "watch from a second client");
     return withClient(ctx, undefined, async (other) => {
       const w = other.watch(id);
@@ -221,7 +258,7 @@ export async function close(ctx) {
   const c = await open(ctx);
   let closed = false;
   try {
-    const h = await settled(ctx, c.callTool("slow_job", { ms: TASK_MS }, AS_TASK), "callTool");
+    const h = await settled(ctx, c.callTool(tool(ctx, "slow_job"), { ms: TASK_MS }, AS_TASK), "callTool");
     const id = taskOf(h, "close");
     await sleep(300);
     await shut(c);
@@ -230,7 +267,7 @@ export async function close(ctx) {
     const e = await refusal(h, 5_000, "a call open at close");
     assert(e instanceof ctx.McpTaskError, `an McpTaskError, got ${e?.name}: ${e?.message}`);
     eq(e.kind, "closed", "the open call's error kind");
-    const after = await rejection(c.callTool("slow_job", { ms: 10 }), "a call after close");
+    const after = await rejection(c.callTool(tool(ctx, "slow_job"), { ms: 10 }), "a call after close");
     assert(after instanceof ctx.McpTaskError, `an McpTaskError, got ${after?.name}: ${after?.message}`);
     eq(after.kind, "closed", "a call after close");
     await within(5_000, c.close(), "a second close");

@@ -22,6 +22,7 @@ os.environ["ARCADE_USAGE_TRACKING"] = "0"
 from typing import Annotated  # noqa: E402
 
 from arcade_mcp_server import Context, MCPApp  # noqa: E402
+from arcade_mcp_server.exceptions import ToolExecutionError  # noqa: E402
 from arcade_mcp_server.types import ToolExecution  # noqa: E402
 
 parser = argparse.ArgumentParser()
@@ -52,9 +53,10 @@ async def fail_job(
     ms: Annotated[int, "delay in ms"] = 100,
     how: Annotated[str, "failed | iserror"] = "failed",
 ) -> str:
-    """Fails after `ms` ms by raising."""
+    """Fails after `ms` ms by raising a ToolExecutionError: arcade shows the client the message of that one
+    (the framework's error for tools), of any other exception only its type."""
     await asyncio.sleep(ms / 1000)
-    raise RuntimeError("fail_job: tool error" if how == "iserror" else "fail_job: failed on purpose")
+    raise ToolExecutionError("fail_job: tool error" if how == "iserror" else "fail_job: failed on purpose")
 
 
 @app.tool(execution=REQUIRED)
