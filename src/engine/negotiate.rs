@@ -299,7 +299,8 @@ impl Engine {
         let info = server_info_of(&v);
         let (c, hint) = self.auto_draft(c, &caps);
         if let Some(out) = c.build_initialized(&self.session.info()) {
-            self.push_one_way(out);
+            let key = self.push_one_way(out);
+            self.listen_after(key);
         }
         self.become_ready(now, c, caps, info, None);
         if let Some(hint) = hint {

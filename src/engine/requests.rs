@@ -304,9 +304,9 @@ impl Engine {
     }
 
     /// Transmits a notification the dialect built (no purpose, no answer).
-    pub(crate) fn push_one_way(&mut self, out: Outgoing) {
+    pub(crate) fn push_one_way(&mut self, out: Outgoing) -> SendKey {
         let enc = Encoded::new(out);
-        self.transmit_one_way(enc.body(None), enc.headers);
+        self.transmit_one_way(enc.body(None), enc.headers)
     }
 
     /// Transmits a one-way message (a notification or a response): its key.

@@ -134,6 +134,7 @@ impl Engine {
         if self.standalone_head(now, key, status, retry_after) {
             return;
         }
+        self.standalone_unblocked(key);
         self.pool_headed(now, key);
         if status < 400 {
             self.reqs.answer_over(key);
@@ -169,6 +170,7 @@ impl Engine {
         if self.standalone_ended(now, key, error.as_ref()) {
             return;
         }
+        self.standalone_unblocked(key);
         self.pool_ended(now, key);
         if let Some(task_id) = self.reqs.answer_over(key) {
             if let Some(e) = &error {

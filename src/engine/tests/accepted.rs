@@ -69,6 +69,16 @@ fn ready() -> (Engine, SendKey) {
     let sent = transmitted(&outputs(&mut e, T0));
     accept_initialize(&mut e, T0, &sent, "s1", json!({}));
     let out = outputs(&mut e, T0);
+    // The stream opens once the `initialized` notification was answered.
+    assert!(listens(&out).is_empty(), "{out:?}");
+    let initialized = transmitted(&out)
+        .into_iter()
+        .find(|(_, b)| b["method"] == "notifications/initialized");
+    let Some((initialized, _)) = initialized else {
+        panic!("no initialized notification: {out:?}")
+    };
+    e.handle_input(T0, head(initialized, 202, Some("s1")));
+    let out = outputs(&mut e, T0);
     let [listening] = listens(&out)[..] else {
         panic!("one listening stream: {out:?}")
     };
@@ -253,4 +263,12 @@ fn list_tools_answered_202_gets_its_tools_from_the_listening_stream() {
         panic!("the listing settles with the tools: {evs:?}")
     };
     assert_eq!(listed["tools"][0]["name"], "job");
+}
+
+/// A server may refuse a GET that reaches it before `notifications/initialized` (arcade answers
+/// 400 "Not initialized"): the listening stream opens only once the notification was answered.
+#[test]
+fn the_listening_stream_waits_for_the_initialized_notification() {
+    let (_, listening) = ready();
+    assert_ne!(listening, SendKey(0));
 }
