@@ -82,7 +82,9 @@ function toolsOf(kind) {
  */
 async function serve(kind) {
   const v = VARIANTS[kind];
-  const server = await startServer(v?.base ?? kind, { port: 0, timeoutMs: 30_000, args: v?.args, env: v?.env });
+  // A machine busy with the other kinds may delay a slow starter past its first deadline: one more try.
+  const start = () => startServer(v?.base ?? kind, { port: 0, timeoutMs: 45_000, args: v?.args, env: v?.env });
+  const server = await start().catch(start);
   const tools = toolsOf(kind);
   if (server.statsUrl) {
     const count = async (taskId, since) => {
