@@ -43,16 +43,14 @@ pub enum FirstSocket {
     Fail(ClientError),
 }
 
-/// The first socket failed before opening (`why`: what its runtime said, if anything);
+/// The first socket failed before opening (`why`: what its constructor threw, if it did);
 /// `subprotocol`: it asked for `mcp` (false only for the one tried again without).
 pub fn first_socket_failed(subprotocol: bool, why: Option<String>) -> FirstSocket {
     if subprotocol {
         return FirstSocket::WithoutSubprotocol;
     }
-    let both = "WebSocket connection failed, with the `mcp` subprotocol and again without it";
-    let message = match why {
-        Some(w) => [both, ": ", &w].concat(),
-        None => both.to_owned(),
-    };
+    let message = why.unwrap_or_else(|| {
+        "WebSocket connection failed, with the `mcp` subprotocol and again without it".into()
+    });
     FirstSocket::Fail(ClientError::new(ErrorKind::Transport, message))
 }
