@@ -3,8 +3,9 @@
 //! (`Output::Reconnect`). `io.js` reports only the current socket's events, each once.
 //!
 //! Some servers complete the handshake without selecting a subprotocol, which browsers and `ws`
-//! refuse when one was requested: a first socket that fails before opening is tried once more at
-//! once without `mcp`, and if that one opens, the client keeps asking for none.
+//! refuse when one was requested: what a first socket that fails before opening leads to is the
+//! engine's [`first_socket_failed`] (once more at once without `mcp`; if that one opens, the
+//! client keeps asking for none).
 
 use js_sys::Function;
 use wasm_bindgen::prelude::*;
@@ -12,7 +13,8 @@ use wasm_bindgen::prelude::*;
 use super::global::describe;
 use super::io::Io;
 use super::{Driver, Started};
-use crate::engine::api::{ClientError, ErrorKind, Input, Transmit, TransportError};
+use crate::engine::api::{ClientError, Input, Transmit, TransportError};
+use crate::engine::{first_socket_failed, FirstSocket};
 
 /// The subprotocol requested (2025-11-25 WebSocket binding).
 const SUBPROTOCOL: &str = "mcp";
@@ -114,8 +116,8 @@ enum Closed {
     Handled,
     /// The first socket failed asking for `mcp`: try it once without.
     WithoutSubprotocol,
-    /// The first socket failed: `connect` fails.
-    First((Driver, Started)),
+    /// The first socket failed: `connect` fails with this.
+    First((Driver, Started), ClientError),
     /// A later socket closed or failed to open.
     Later,
 }
@@ -128,24 +130,25 @@ pub fn closed(d: &Driver, why: Option<String>) {
         }
         ws.open = false;
         ws.socket = false;
-        match ws.first.take() {
-            Some(first) if ws.subprotocol => {
+        let Some(first) = ws.first.take() else {
+            return Closed::Later;
+        };
+        match first_socket_failed(ws.subprotocol, why) {
+            FirstSocket::WithoutSubprotocol => {
                 ws.subprotocol = false;
                 ws.first = Some(first);
                 Closed::WithoutSubprotocol
             }
-            Some(first) => Closed::First(first),
-            None => Closed::Later,
+            FirstSocket::Fail(e) => Closed::First(first, e),
         }
     });
     let next = next.unwrap_or(Closed::Handled);
     match next {
         Closed::Handled => {}
         Closed::WithoutSubprotocol => open(d),
-        Closed::First((d, started)) => {
-            let why = why.unwrap_or_else(|| "WebSocket connection failed".into());
+        Closed::First((d, started), e) => {
             d.shutdown();
-            started(Err(ClientError::new(ErrorKind::Transport, why)));
+            started(Err(e));
         }
         Closed::Later => d.feed(Input::Connection { up: false }),
     }

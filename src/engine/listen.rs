@@ -5,8 +5,9 @@
 //! Make before break: a re-opened stream replaces the old one once the server accepts it, so
 //! pushes already on their way on the old stream are not cut off.
 //!
-//! The tasks the server's acknowledgement names are pushed: while their stream stays open their
-//! polls are only the safety net; when it ends, their cadence resumes within one interval. The
+//! The tasks the server's acknowledgement names are pushed: a stream carries only what changes
+//! after it, so each is read once after the acknowledgement; then, while their stream stays open,
+//! their polls are only the safety net; when it ends, their cadence resumes within one interval. The
 //! first stream waits for tasks created together to stop arriving, so one request names them all.
 
 use super::sorted::SortedSet;
@@ -15,7 +16,6 @@ use super::api::{Millis, Output};
 use super::ids::ReqId;
 use super::requests::{Failure, Purpose};
 use super::scheduler::Timer;
-use super::tasks::Source;
 use super::Engine;
 
 /// Re-open the listen stream at most this often.
@@ -138,8 +138,9 @@ impl Engine {
         self.pushes_lost(now, n);
     }
 
-    /// The server acknowledged listen request `n`, agreeing to push about `task_ids`: their
-    /// polls become the safety net; tasks it no longer names resume their cadence.
+    /// The server acknowledged listen request `n`, agreeing to push about `task_ids`: each newly
+    /// named task is read once, then its polls become the safety net; tasks it no longer names
+    /// resume their cadence.
     pub(crate) fn on_listen_ack(&mut self, now: Millis, n: Option<ReqId>, task_ids: Vec<String>) {
         if n.is_none() || n != self.listen.req {
             return;
@@ -158,8 +159,10 @@ impl Engine {
                 fresh.push(t.clone());
             }
         }
+        // A stream carries only what changes after it: one status request (as soon as the
+        // interval allows) reads what changed before, then polls are the safety net.
         for t in fresh {
-            self.schedule_poll(now, &t, Source::Push);
+            self.poll_soon(now, &t);
         }
         self.resume_polls(now, before);
     }

@@ -79,6 +79,7 @@ mod scheduler;
 mod session;
 pub mod snapshot;
 mod socket;
+pub use socket::{first_socket_failed, FirstSocket};
 pub mod sorted;
 mod standalone;
 mod tasks;

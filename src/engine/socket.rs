@@ -1,8 +1,8 @@
 //! The WebSocket link's reconnects: once the socket closed (or a new one failed to open), the
 //! engine asks for another after a backoff delay that grows while attempts keep failing and
-//! starts over once one opens.
+//! starts over once one opens. Also what a first socket that never opened leads to.
 
-use super::api::{Millis, Output};
+use super::api::{ClientError, ErrorKind, Millis, Output};
 use super::cadence::backoff_delay;
 use super::scheduler::Timer;
 use super::Engine;
@@ -31,4 +31,26 @@ impl Engine {
     pub(crate) fn reconnect_socket(&mut self) {
         self.out.push_back(Output::Reconnect);
     }
+}
+
+/// What a first socket that failed before opening leads to.
+#[derive(Debug, PartialEq)]
+pub enum FirstSocket {
+    /// It asked for the `mcp` subprotocol, which a server may leave unselected (and a runtime
+    /// then fails the socket): one more at once, asking for none.
+    WithoutSubprotocol,
+    /// `connect` fails with this.
+    Fail(ClientError),
+}
+
+/// The first socket failed before opening (`why`: what its constructor threw, if it did);
+/// `subprotocol`: it asked for `mcp` (false only for the one tried again without).
+pub fn first_socket_failed(subprotocol: bool, why: Option<String>) -> FirstSocket {
+    if subprotocol {
+        return FirstSocket::WithoutSubprotocol;
+    }
+    let message = why.unwrap_or_else(|| {
+        "WebSocket connection failed, with the `mcp` subprotocol and again without it".into()
+    });
+    FirstSocket::Fail(ClientError::new(ErrorKind::Transport, message))
 }

@@ -139,6 +139,11 @@ pub(crate) struct FakeServer {
     pub(crate) push: bool,
     /// A status never pushed (a server that pushes steps and ends but not input requests).
     pub(crate) unpushed: Option<&'static str>,
+    /// Modern: push only about the tasks a listen stream named, and only changes after it
+    /// (a change before the subscription is never pushed).
+    pub(crate) push_to_listeners: bool,
+    /// The task ids listen streams named.
+    listened: BTreeSet<String>,
     /// Draft: announce tasks with `notifications/tasks/created` (off: a JSON-only server, whose
     /// one answer is the original response at the end).
     pub(crate) announce: bool,
@@ -172,6 +177,8 @@ impl FakeServer {
             next_task: 1,
             push: false,
             unpushed: None,
+            push_to_listeners: false,
+            listened: BTreeSet::new(),
             announce: true,
             page_size: 3,
             blocked: HashMap::default(),
@@ -406,6 +413,11 @@ impl FakeServer {
                 // Acknowledged with the task ids it will push about (none when it never pushes).
                 let named = params.pointer("/notifications/taskIds").cloned();
                 let ids = named.filter(|_| self.push).unwrap_or_else(|| json!([]));
+                for t in ids.as_array().into_iter().flatten() {
+                    if let Some(t) = t.as_str() {
+                        self.listened.insert(t.to_owned());
+                    }
+                }
                 let meta = json!({ "io.modelcontextprotocol/subscriptionId": Value::from(&id) });
                 let params = json!({ "notifications": { "taskIds": ids }, "_meta": meta });
                 let body = json!({ "jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": params });

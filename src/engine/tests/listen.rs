@@ -109,8 +109,8 @@ fn pushing(seed: u64, n: usize, ms: Millis, apart: Millis) -> (Harness, Vec<Stri
 }
 
 /// Tasks created over a few hundred ms (answers arriving one by one) share one listen request,
-/// and while the server's acknowledgement names them their polls are only the safety net: the
-/// stream brings their news.
+/// each is read once after the server's acknowledgement names it, and then, while the stream
+/// stays open, their polls are only the safety net: the stream brings their news.
 #[test]
 fn an_acknowledged_listen_stream_is_the_signal_and_polls_the_safety_net() {
     let (mut h, ids) = pushing(11, 6, 30_000, 40);
@@ -128,8 +128,11 @@ fn an_acknowledged_listen_stream_is_the_signal_and_polls_the_safety_net() {
     for id in &ids {
         let created = h.server.tasks.get(id).map_or(0, |t| t.created);
         let gets = h.get_times(id);
+        let (read, net) = gets.split_at(gets.len().min(1));
         assert!(
-            gets.iter().all(|&g| g >= created + 20_000) && gets.len() <= 1,
+            read.iter().all(|&g| g <= created + 2_000)
+                && net.iter().all(|&g| g >= created + 20_000)
+                && net.len() <= 1,
             "{id}: polled at {:?} (created {})",
             gets.iter().map(|g| g - T0).collect::<Vec<_>>(),
             created - T0
@@ -143,7 +146,7 @@ fn an_acknowledged_listen_stream_is_the_signal_and_polls_the_safety_net() {
 fn tasks_a_lost_stream_pushed_about_resume_their_cadence_within_an_interval() {
     let (mut h, ids) = pushing(12, 4, 120_000, 0);
     h.run_for(5_000);
-    assert!(ids.iter().all(|id| h.get_times(id).is_empty()));
+    assert!(ids.iter().all(|id| h.get_times(id).len() == 1), "read once");
     let listen = h
         .sent
         .iter()
@@ -156,7 +159,9 @@ fn tasks_a_lost_stream_pushed_about_resume_their_cadence_within_an_interval() {
     h.run_for(30_000);
     assert!(h.violations.is_empty(), "{:?}", h.violations);
     for id in &ids {
-        let gets = h.get_times(id);
+        let gets: Vec<Millis> = (h.get_times(id).into_iter())
+            .filter(|&g| g >= ended)
+            .collect();
         let first = gets.first().copied().unwrap_or(u64::MAX);
         assert!(
             first >= ended && first <= ended + 1_000 + 60,
@@ -174,4 +179,47 @@ fn tasks_a_lost_stream_pushed_about_resume_their_cadence_within_an_interval() {
             );
         }
     }
+}
+
+/// A modern server that pushes only what changes after a listen stream named the task.
+fn pushing_to_listeners(seed: u64) -> Harness {
+    let mut h = Harness::new(DialectChoice::Modern, Dialect::Modern, seed);
+    h.server.push = true;
+    h.server.push_to_listeners = true;
+    h
+}
+
+/// A task that asks for input before the listen stream is acknowledged: the change is never
+/// pushed, so one status request after the acknowledgement finds it; answered, the task ends
+/// long before the safety-net poll.
+#[test]
+fn input_asked_before_the_listen_ack_is_found_by_one_poll_after_it() {
+    let mut h = pushing_to_listeners(21);
+    let sub = h.call(
+        "job",
+        json!({ "ms": 60_000, "input": true, "input_after": 10 }),
+    );
+    h.run_for(6_000);
+    assert_eq!(h.inputs_seen(), 1, "the input request reached the host");
+    assert!(
+        matches!(h.done(sub), crate::engine::api::End::Finished { .. }),
+        "ended within 6 s: {:?}",
+        h.done(sub)
+    );
+}
+
+/// A task that ends before the listen stream is acknowledged (its end never pushed) ends for
+/// the client at the poll after the acknowledgement, not at the safety net's.
+#[test]
+fn an_end_before_the_listen_ack_is_found_by_one_poll_after_it() {
+    let mut h = pushing_to_listeners(22);
+    let sub = h.call("job", json!({ "ms": 60 }));
+    h.run_for(2_000);
+    assert!(
+        matches!(h.done(sub), crate::engine::api::End::Finished { .. }),
+        "ended within 2 s: {:?}",
+        h.done(sub)
+    );
+    let id = h.task_of(sub).unwrap_or_default();
+    assert_eq!(h.get_times(&id).len(), 1, "one poll after the ack");
 }

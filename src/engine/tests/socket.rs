@@ -53,3 +53,29 @@ fn a_closed_client_asks_for_no_socket() {
     h.run_for(600_000);
     assert!(h.reconnects.is_empty());
 }
+
+/// A first socket that fails asking for `mcp` is tried once more without it; when that one fails
+/// too, `connect` fails with a transport error naming both attempts (a server that selects no
+/// subprotocol and then refuses a second connection).
+#[test]
+fn a_first_socket_is_tried_once_without_the_subprotocol_then_fails_naming_both() {
+    use crate::engine::api::ErrorKind;
+    use crate::engine::{first_socket_failed, FirstSocket};
+    assert_eq!(
+        first_socket_failed(true, Some("refused".into())),
+        FirstSocket::WithoutSubprotocol
+    );
+    let FirstSocket::Fail(e) = first_socket_failed(false, None) else {
+        panic!("the retry's failure ends the connect");
+    };
+    assert_eq!(e.kind, ErrorKind::Transport);
+    assert!(
+        e.message.contains("`mcp` subprotocol and again without it"),
+        "{}",
+        e.message
+    );
+    let FirstSocket::Fail(e) = first_socket_failed(false, Some("bad URL".into())) else {
+        panic!("the retry's failure ends the connect");
+    };
+    assert_eq!(e.message, "bad URL", "what the constructor threw");
+}

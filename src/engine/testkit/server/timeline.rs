@@ -145,7 +145,9 @@ impl FakeServer {
                 }
             }
         }
-        let pushed = self.push && self.unpushed != Some(status);
+        let pushed = self.push
+            && self.unpushed != Some(status)
+            && (!self.push_to_listeners || self.listened.contains(id));
         if pushed && last_pushed != Some(status) && self.dialect != Dialect::Draft {
             let method = if self.dialect == Dialect::Modern {
                 "notifications/tasks"
