@@ -84,6 +84,7 @@ mod standalone;
 mod tasks;
 mod tools;
 mod unauthorized;
+mod unreached;
 mod unreadable;
 pub mod verdict;
 

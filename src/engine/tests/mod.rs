@@ -33,6 +33,7 @@ mod settle;
 mod socket;
 mod standalone;
 mod streams;
+mod unreached;
 mod verdicts;
 
 /// `PROPTEST_CASES` overrides the number of property cases (e.g. for a long soak run).

@@ -409,7 +409,7 @@ proptest! {
                 }
                 Raw::Failed(k, s) => e.handle_input(now, Input::Failed {
                     key: key(k),
-                    error: TransportError { message: "x".into(), http_status: s, retry_after_ms: Some(10), over_limit: false },
+                    error: TransportError { http_status: s, retry_after_ms: Some(10), ..TransportError::network("x") },
                 }),
                 Raw::Connection(up) => e.handle_input(now, Input::Connection { up }),
                 Raw::Visibility(v) => e.handle_input(now, Input::Visibility { visible: v }),

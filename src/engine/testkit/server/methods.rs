@@ -174,10 +174,9 @@ impl FakeServer {
         }
         if roll < self.faults.silence + self.faults.transport {
             let error = TransportError {
-                message: "503".into(),
                 http_status: Some(503),
                 retry_after_ms: Some(3_000),
-                over_limit: false,
+                ..TransportError::network("503")
             };
             return vec![(0, Input::Failed { key, error })];
         }
