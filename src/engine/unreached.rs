@@ -12,11 +12,11 @@ use crate::protocol::model::Dialect;
 
 /// What a preflight must allow for the 2026-07-28 era beyond the 2025-11-25 headers.
 const MODERN_HEADERS: &str = "Mcp-Method, Mcp-Name and MCP-Protocol-Version for this page's origin";
-/// The request headers both eras send, first and last in a preflight's list.
-const FIRST: &str = "Content-Type, Accept, MCP-Protocol-Version, ";
-const LAST: &str = "Last-Event-ID and the headers option's (Authorization)";
-const CORS: &str = "CORS policy refuses ";
-const MUST: &str = "preflight must allow ";
+/// The request headers each era sends, as a preflight must allow them.
+const LEGACY_NEEDS: &str = "Content-Type, Accept, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID and the headers option's (Authorization), and expose Mcp-Session-Id";
+const MODERN_NEEDS: &str = "Content-Type, Accept, MCP-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID and the headers option's (Authorization)";
+const MODERN_REFUSED: &str = "the server's CORS policy refuses this page's 2026-07-28 requests: its preflight must allow the request headers ";
+const FELL_BACK: &str = "server/discover got no response while initialize did: the server's CORS policy refuses the 2026-07-28 request headers, so the 2025-11-25 era is used; for 2026-07-28 its preflight must allow ";
 
 impl Engine {
     /// A page's requests are subject to CORS.
@@ -33,46 +33,18 @@ impl Engine {
         }
         let modern = self.session.dialect() == Some(Dialect::Modern);
         if modern && self.session.reached && !self.session.method_header_passes {
-            let head = "the server's CORS policy refuses this page's 2026-07-28 requests: its ";
-            return [
-                head,
-                MUST,
-                "the request headers ",
-                MODERN_HEADERS,
-                "; URL ",
-                url,
-            ]
-            .concat();
+            return [MODERN_REFUSED, MODERN_HEADERS, "; URL ", url].concat();
         }
-        let (era, expose) = match modern {
-            true => ("Mcp-Method, Mcp-Name, ", ""),
-            false => ("Mcp-Session-Id, ", ", and expose Mcp-Session-Id"),
-        };
-        let why = "): the server is down or unreachable, or its ";
-        let whom = "this page's origin or request headers; it must allow ";
-        [
-            "no response from ",
-            url,
-            " (",
-            raw,
-            why,
-            CORS,
-            whom,
-            FIRST,
-            era,
-            LAST,
-            expose,
-        ]
-        .concat()
+        let needs = if modern { MODERN_NEEDS } else { LEGACY_NEEDS };
+        let why = "): the server is down or unreachable, or its CORS policy refuses this page's origin or request headers; it must allow ";
+        ["no response from ", url, " (", raw, why, needs].concat()
     }
 
     /// `initialize` answered after the probe got no response in a page: said once.
     pub(crate) fn note_modern_refused(&mut self) {
         if self.session.probe_unreached && !self.session.method_header_passes {
-            let said = "server/discover got no response while initialize did: the ";
-            let era = "the 2026-07-28 headers; the 2025-11-25 era is used (for 2026-07-28 the ";
-            let text = [said, CORS, era, MUST, MODERN_HEADERS, ")"].concat();
-            let warning = ClientError::new(ErrorKind::Transport, text);
+            let warning =
+                ClientError::new(ErrorKind::Transport, [FELL_BACK, MODERN_HEADERS].concat());
             self.deviated(Deviation::ModernRefused, warning);
         }
     }

@@ -76,7 +76,7 @@ describe("strict CORS, dialect auto", { concurrency: true }, () => {
         assert.equal(first.dialect, "legacy", `${kind}: the modern probe is refused, initialize works`);
         assert.ok(first.serverInfo?.name, "serverInfo from initialize");
         assert.ok(requestErrors(consoleErrors).length > 0, "the refused probe shows in the console");
-        const fellBack = first.warnings.filter((w) => /^server\/discover got no response while initialize did: the CORS policy refuses the 2026-07-28 headers; the 2025-11-25 era is used \(for 2026-07-28 the preflight must allow Mcp-Method, Mcp-Name and MCP-Protocol-Version for this page's origin\)$/.test(w));
+        const fellBack = first.warnings.filter((w) => /^server\/discover got no response while initialize did: the server's CORS policy refuses the 2026-07-28 request headers, so the 2025-11-25 era is used; for 2026-07-28 its preflight must allow Mcp-Method, Mcp-Name and MCP-Protocol-Version/.test(w));
         assert.equal(fellBack.length, 1, `the fallback is warned once: ${JSON.stringify(first.warnings)}`);
         if (kind === "rmcp3") {
           // rmcp 3's legacy side serves tools inline only (tasks need the modern extension, whose
@@ -150,7 +150,7 @@ describe("strict CORS, dialect auto", { concurrency: true }, () => {
     try {
       const e = await failure(page, url, { dialect: "legacy", requestTimeoutMs: 5_000 });
       assert.equal(e?.kind, "transport", JSON.stringify(e));
-      assert.match(e.message, new RegExp(`^no response from ${url.replace(/[.]/g, "\\.")} \\(Failed to fetch\\): the server is down or unreachable, or its CORS policy refuses this page's origin or request headers; it must allow Content-Type, Accept, MCP-Protocol-Version, Mcp-Session-Id, Last-Event-ID and the headers option's \\(Authorization\\), and expose Mcp-Session-Id$`));
+      assert.match(e.message, new RegExp(`^no response from ${url.replace(/[.]/g, "\\.")} \\(Failed to fetch\\): the server is down or unreachable, or its CORS policy refuses this page's origin or request headers; it must allow Content-Type, Accept, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID and the headers option's \\(Authorization\\), and expose Mcp-Session-Id$`));
     } finally {
       await page.close();
     }
