@@ -128,7 +128,7 @@ fn a_dual_era_server_whose_preflight_refuses_the_modern_headers_warns_once_of_th
 }
 
 #[test]
-fn no_fallback_warning_in_node_or_when_the_probe_was_answered() {
+fn no_fallback_warning_in_node_where_no_preflight_refuses_the_probe() {
     let (mut e, sent) = engine(DialectChoice::Auto, Link::Node);
     unreached(&mut e, sent[0].0);
     let (sent, _) = drain(&mut e, T0);
