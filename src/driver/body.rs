@@ -42,10 +42,10 @@ pub fn push_whole(buf: &mut Vec<u8>, chunk: Vec<u8>, limit: usize) -> Result<(),
     Ok(())
 }
 
-/// A body worth handing to the engine as a message: JSON-looking, non-empty text (a byte order
-/// mark and JSON's whitespace around it dropped). Valid UTF-8 with nothing to trim becomes the
-/// message in its own buffer (no copy).
-pub fn as_message(bytes: Vec<u8>) -> Option<String> {
+/// A body handed to the engine as a message: non-empty text (a byte order mark and whitespace
+/// around it dropped; the engine reads what is not JSON). Valid UTF-8 with nothing to trim
+/// becomes the message in its own buffer (no copy).
+pub fn as_text(bytes: Vec<u8>) -> Option<String> {
     let text = match String::from_utf8(bytes) {
         Ok(text) => text,
         Err(e) => crate::protocol::lossy(e.as_bytes()).into_owned(),
@@ -55,7 +55,7 @@ pub fn as_message(bytes: Vec<u8>) -> Option<String> {
         t = rest;
     }
     let t = t.trim_ascii();
-    if !matches!(t.as_bytes().first(), Some(b'{' | b'[')) {
+    if t.is_empty() {
         return None;
     }
     Some(if t.len() == text.len() {

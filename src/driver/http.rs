@@ -143,14 +143,15 @@ pub fn on_timer(d: &Driver, now: u64) {
     }
 }
 
-/// Why an exchange failed: a message, whether a message exceeded the size limit, and the status
-/// of an answer that was not the event stream asked for.
+/// Why an exchange failed: a message, whether a message exceeded the size limit, the status
+/// of an answer that was not the event stream asked for, and whether no response came at all.
 struct Fail {
     message: String,
     over_limit: bool,
     http_status: Option<u16>,
     #[cfg(feature = "oauth")]
     unauthorized: bool,
+    unreached: bool,
 }
 
 impl From<String> for Fail {
@@ -161,6 +162,7 @@ impl From<String> for Fail {
             http_status: None,
             #[cfg(feature = "oauth")]
             unauthorized: false,
+            unreached: false,
         }
     }
 }
@@ -338,7 +340,14 @@ pub fn report(d: &Driver, kind: u32, key: f64, v: JsValue) {
         report::HEAD => head(d, key, v),
         report::CHUNK => chunk(d, key, v.unchecked_into::<Uint8Array>().to_vec()),
         report::END => end(d, key),
-        report::FETCH_FAILED => fail(d, key, ["fetch failed: ", &describe(&v)].concat().into()),
+        report::FETCH_FAILED => fail(
+            d,
+            key,
+            Fail {
+                unreached: true,
+                ..Fail::from(describe(&v))
+            },
+        ),
         report::READ_FAILED => fail(d, key, describe(&v).into()),
         report::NOT_BYTES => fail(
             d,
@@ -497,7 +506,7 @@ fn end(d: &Driver, key: SendKey) {
         return;
     };
     if let Some(bytes) = whole {
-        if let Some(text) = body::as_message(bytes) {
+        if let Some(text) = body::as_text(bytes) {
             let via = (!listening).then_some(key);
             d.feed(Input::Message { via, body: text });
         }
@@ -520,6 +529,7 @@ fn fail(d: &Driver, key: SendKey, fail: Fail) {
                 http_status: fail.http_status,
                 #[cfg(feature = "oauth")]
                 unauthorized: fail.unauthorized,
+                unreached: fail.unreached,
                 ..TransportError::network(fail.message)
             },
         });

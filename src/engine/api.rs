@@ -77,6 +77,8 @@ pub struct Config {
     /// Delete every task once its result was delivered, where the dialect can (draft
     /// `tasks/delete`); elsewhere it does nothing. The per-call option refuses instead.
     pub delete_on_done: bool,
+    /// The server's endpoint, named in errors about requests that got no response.
+    pub url: String,
 }
 
 impl Default for Config {
@@ -94,6 +96,7 @@ impl Default for Config {
             known_era: None,
             subscribe: true,
             delete_on_done: false,
+            url: String::new(),
         }
     }
 }
@@ -213,6 +216,10 @@ pub struct TransportError {
     #[cfg(feature = "oauth")]
     #[serde(default)]
     pub unauthorized: bool,
+    /// No response arrived at all: the request itself failed (the server down or unreachable;
+    /// in a browser also a CORS refusal, which the page cannot tell apart).
+    #[serde(default)]
+    pub unreached: bool,
 }
 
 impl TransportError {
@@ -225,6 +232,7 @@ impl TransportError {
             over_limit: false,
             #[cfg(feature = "oauth")]
             unauthorized: false,
+            unreached: false,
         }
     }
 }

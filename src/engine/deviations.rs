@@ -15,6 +15,9 @@ pub(crate) enum Deviation {
     NotJsonRpc,
     /// Sessions die right after they are made (a balancer without affinity).
     NoAffinity,
+    /// A page's `server/discover` got no response while `initialize` did (a CORS allow-list
+    /// without the 2026-07-28 headers).
+    ModernRefused,
 }
 
 /// The kinds said so far, and the warning waiting for the session.

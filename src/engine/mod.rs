@@ -85,6 +85,7 @@ mod standalone;
 mod tasks;
 mod tools;
 mod unauthorized;
+mod unreached;
 mod unreadable;
 pub mod verdict;
 

@@ -212,6 +212,9 @@ impl Engine {
             Err(_) if forced => self.connect_refused(now, NOT_MODERN),
             // Any other error, an HTTP 4xx, a network failure, silence: try `initialize`.
             Err(f) => {
+                if matches!(*f, Failure::Transport { status: None, .. }) && self.in_page() {
+                    self.session.probe_unreached = true;
+                }
                 if matches!(*f, Failure::Timeout) {
                     let warning = ClientError::new(ErrorKind::Protocol, UNANSWERED);
                     self.deviated(Deviation::Probe, warning);
@@ -296,6 +299,7 @@ impl Engine {
             return self.modern_ready(now, Some(d));
         }
         self.session.handshake = true;
+        self.note_modern_refused();
         let info = server_info_of(&v);
         let (c, hint) = self.auto_draft(c, &caps);
         if let Some(out) = c.build_initialized(&self.session.info()) {

@@ -11,6 +11,7 @@ use super::api::{ClientError, ErrorKind, Millis, Output, SendKey, TransportError
 use super::pending::Pending;
 use super::requests::{Answer, Failure, Purpose};
 use super::{Engine, DRAFT};
+use crate::protocol::model::Dialect;
 
 impl Engine {
     pub(crate) fn on_message(&mut self, now: Millis, via: Option<SendKey>, body: &str) {
@@ -150,9 +151,13 @@ impl Engine {
         if session_id.is_some() {
             p.session_id = session_id;
         }
+        self.session.reached = true;
+        let modern = self.session.dialect() == Some(Dialect::Modern);
         match p.purpose {
             Purpose::Listen => self.on_listen_head(now, n, status),
             Purpose::Probe => self.session.method_header_passes = true,
+            Purpose::Initialize => {}
+            _ if modern => self.session.method_header_passes = true,
             _ => {}
         }
         self.note_retry_after(now, Some(status), retry_after);
@@ -206,6 +211,7 @@ impl Engine {
             return;
         };
         let message = match (&error, status) {
+            (Some(e), None) if e.unreached => self.unreached(&e.message),
             (Some(e), _) => e.message.clone(),
             (None, Some(s)) => {
                 ["HTTP ", &decimal(s.into()), " without a JSON-RPC response"].concat()

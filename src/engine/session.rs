@@ -85,6 +85,10 @@ pub(crate) struct Session {
     pub(crate) deviations: Deviations,
     /// A request carrying `Mcp-Method` got an HTTP response: no CORS allow-list refuses it.
     pub(crate) method_header_passes: bool,
+    /// Some request got an HTTP response.
+    pub(crate) reached: bool,
+    /// The probe got no response in a page (a CORS refusal looks like that).
+    pub(crate) probe_unreached: bool,
     /// Forced modern without tasks: the server's 2025-11-25 era offers them.
     pub(crate) legacy_tasks: bool,
     /// When the session was last made ready.
@@ -130,6 +134,8 @@ impl Session {
             listens: false,
             deviations: Deviations::default(),
             method_header_passes: false,
+            reached: false,
+            probe_unreached: false,
             legacy_tasks: false,
             ready_at: 0,
             short_lives: 0,

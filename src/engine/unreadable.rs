@@ -1,8 +1,8 @@
 //! Messages that are not JSON-RPC. A request refused with an HTTP error whose body is some other
-//! JSON (a framework's own error object) fails with a transport error naming the status and
+//! JSON (a framework's own error object) or text (an HTML or plain error page) fails with a transport error naming the status and
 //! quoting what the server said, never as a protocol error about a missing `jsonrpc`. The era
 //! probe falls back to `initialize` on any answer that is not JSON-RPC, whatever its status.
-//! Anywhere else such a message is a protocol warning, once (kept until the session is ready);
+//! Anywhere else JSON that is not JSON-RPC is a protocol warning, once (other text is ignored) (kept until the session is ready);
 //! a message over the size limit is warned as it comes.
 
 use crate::json::digits::decimal;
@@ -37,6 +37,8 @@ impl Engine {
         let probe = n.is_some_and(|n| self.reqs.purpose(n) == Some(&Purpose::Probe));
         match (n, status) {
             (Some(n), Some(s)) if s >= 400 || probe => self.refused_with(now, n, s, body, probe),
+            // Text that is not JSON beside an answer that needs none (a 202's "Accepted").
+            _ if !matches!(body.trim_ascii().as_bytes().first(), Some(b'{' | b'[')) => {}
             _ => self.deviated(Deviation::NotJsonRpc, error),
         }
     }

@@ -68,6 +68,7 @@ pub fn read(s: &Value) -> Result<Settings, String> {
         config.result_gc_ms = g;
     }
     config.link = link(string(s, "link"), url, transport);
+    config.url = url.to_owned();
     if let Some(b) = flag(s, "subscribe") {
         config.subscribe = b;
     }

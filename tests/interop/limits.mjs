@@ -57,7 +57,17 @@ export const LIMITS = [
     httpStatus: 403,
     message: /refuses this request/,
     server: "the library's default refuses browser origins (403 to any request with an `Origin`, no authorization challenge); the `-cors` kind shows it configured for browsers",
-    client: "connect rejects: \"HTTP 403 without an authorization challenge: the server refuses this request (an Origin check or CORS policy refuses this page's origin?)\"",
+    client: "connect rejects: \"HTTP 403 without an authorization challenge: the server refuses this request (from a page, an Origin check or CORS policy may refuse the page's origin)\"",
+  },
+  {
+    id: "CORS: modern-only server refuses a page's modern headers",
+    kinds: ["rmcp3-modern-strict-cors"],
+    runtimes: ["chromium"],
+    scenarios: ["connect", "complete", "fail", "cancel", "input", "watchers", "second", "close"],
+    errorKind: "transport",
+    message: /CORS policy refuses this page's 2026-07-28 requests: its preflight must allow the request headers Mcp-Method, Mcp-Name/,
+    server: "speaks only 2026-07-28 but its CORS allow-list names only the 2025-11-25 request headers: every request carrying Mcp-Method/Mcp-Name dies at the preflight",
+    client: "each request rejects naming the cause: \"the server's CORS policy refuses this page's 2026-07-28 requests: its preflight must allow the request headers Mcp-Method, Mcp-Name and MCP-Protocol-Version for this page's origin; URL …\"",
   },
 ];
 

@@ -34,6 +34,7 @@ mod settle;
 mod socket;
 mod standalone;
 mod streams;
+mod unreached;
 mod verdicts;
 
 /// `PROPTEST_CASES` overrides the number of property cases (e.g. for a long soak run).
