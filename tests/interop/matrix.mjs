@@ -65,7 +65,7 @@ const timedOut = () => ({ ok: false, error: { typed: false, message: `no end wit
 // ---------------------------------------------------------------- servers and counting
 
 /** Kinds whose server serves one client per process: each scenario gets a fresh server. */
-const ONE_CLIENT = new Set(["pmcp-ws"]);
+const ONE_CLIENT = new Set([]);
 const LISTEN = "subscriptions/listen";
 
 /** Our tool name → the server's, for kinds whose library renames tools (the launcher's `tools`). */

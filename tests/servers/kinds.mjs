@@ -7,7 +7,7 @@
 //   arcade         arcade-mcp-server 1.32.1 (Python; own MCP stack), legacy 2025-11-25 tasks, framework defaults:
 //                  every request with an Origin header is refused (403); arcade-cors allows any origin
 //   pmcp           pmcp 2.23.0 (Rust), dual-era: 2025-11-25 tasks via initialize, 2026-07-28 + tasks extension
-//   pmcp-ws        the same over the SDK's WebSocket server transport (one client per process)
+//   pmcp-ws        the same over the SDK's multi-client WebSocket server (EnhancedWebSocketServer), no subprotocol
 //   mcpkit         mcpkit 0.7.0 + mcpkit-axum (Rust), legacy 2025-11-25 tasks, no ask_input, no CORS; mcpkit-cors: any
 //   turbomcp       turbomcp 4.0.0-alpha.5 (Rust), tasks extension (initialize works, without tasks), no CORS; turbomcp-cors: any origin
 // Each Python library has its own venv (their `mcp` versions conflict), made by install.sh.
@@ -74,7 +74,7 @@ export const kinds = {
     'turbomcp-cors': rustLibraryKind('turbomcp-server', 'turbomcp 4.0.0-alpha.5, HttpConfig::allow_any_origin()', ['--any-origin']),
     mcpkit: rustLibraryKind('mcpkit-server', 'mcpkit 0.7.0 + mcpkit-axum, legacy tasks, router defaults (no CORS)'),
     'mcpkit-cors': rustLibraryKind('mcpkit-server', 'mcpkit 0.7.0 + mcpkit-axum, legacy tasks, McpRouter::with_cors()', ['--cors']),
-    'pmcp-ws': rustLibraryKind('pmcp-server', 'pmcp 2.23.0, WebSocket server transport (one client per process, no subprotocol)', ['--ws']),
+    'pmcp-ws': rustLibraryKind('pmcp-server', 'pmcp 2.23.0, multi-client WebSocket server (EnhancedWebSocketServer, no subprotocol)', ['--ws']),
     'mcp-framework': nodeLibraryKind('mcp-framework', 'mcp-framework 0.2.22 (TS SDK 1.32.2), legacy tasks, framework CORS defaults'),
     'mcp-framework-cors': nodeLibraryKind('mcp-framework', 'mcp-framework 0.2.22, legacy tasks, CORS with the protocol headers', ['--full-cors']),
     fastmcp: pythonLibraryKind('fastmcp', 'FastMCP 4.1.4 + fastmcp-tasks 4.1.4, 2026-07-28 + tasks extension'),

@@ -356,52 +356,57 @@ test('fastmcp3: legacy task flows (complete, raise → failed, input on GET, can
     assert.equal((await s.exited).code, 0, 'exits cleanly on SIGTERM');
 });
 
-test('pmcp-ws: no subprotocol selected; legacy tasks over a plain socket', { timeout: 30_000, skip: typeof WebSocket === 'undefined' && 'needs a global WebSocket (Node 22, or Node 20 with --experimental-websocket)' }, async () => {
-    const refused = await startServer('pmcp-ws');
-    try {
-        const outcome = await new Promise(resolve => {
-            const ws = new WebSocket(refused.url, 'mcp');
-            ws.onopen = () => resolve('open');
-            ws.onerror = () => resolve('error');
-        });
-        assert.equal(outcome, 'error', 'a client that asks for subprotocol "mcp" is refused by its own WebSocket');
-    } finally {
-        await refused.stop();
-    }
+test('pmcp-ws: no subprotocol selected; many clients, one after another and at once; legacy tasks over a plain socket', { timeout: 30_000, skip: typeof WebSocket === 'undefined' && 'needs a global WebSocket (Node 22, or Node 20 with --experimental-websocket)' }, async () => {
     const s = await startServer('pmcp-ws');
-    const ws = new WebSocket(s.url);
-    const inbox = [];
-    const waiters = new Map();
-    ws.onmessage = ev => {
-        const msg = JSON.parse(String(ev.data));
-        inbox.push(msg);
-        waiters.get(msg.id)?.(msg);
-    };
-    const request = (id, method, params) =>
-        new Promise(resolve => {
-            waiters.set(id, resolve);
-            ws.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
-        });
-    try {
+    /** A plain socket to the server (no subprotocol) with `request(method, params)` → the response. */
+    const connect = async () => {
+        const ws = new WebSocket(s.url);
+        const waiters = new Map();
+        let id = 0;
+        ws.onmessage = ev => {
+            const msg = JSON.parse(String(ev.data));
+            waiters.get(msg.id)?.(msg);
+        };
         await new Promise((resolve, reject) => {
             ws.onopen = resolve;
             ws.onerror = reject;
         });
-        assert.equal(ws.protocol, '');
-        const init = await request(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } });
-        assert.ok(init.result.capabilities.tasks.requests.tools.call);
+        const request = (method, params) =>
+            new Promise(resolve => {
+                waiters.set(++id, resolve);
+                ws.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+            });
+        const init = await request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } });
         ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
-        const created = (await request(2, 'tools/call', { name: 'needs_task', arguments: {}, task: { ttl: 60_000 } })).result.task;
+        return { ws, request, init };
+    };
+    try {
+        const outcome = await new Promise(resolve => {
+            const ws = new WebSocket(s.url, 'mcp');
+            ws.onopen = () => resolve('open');
+            ws.onerror = () => resolve('error');
+        });
+        assert.equal(outcome, 'error', 'a client that asks for subprotocol "mcp" is refused by its own WebSocket');
+        const [a, b] = await Promise.all([connect(), connect()]);
+        assert.equal(a.ws.protocol, '', 'the same server then opens a plain socket');
+        assert.ok(a.init.result.capabilities.tasks.requests.tools.call);
+        assert.equal(b.init.result.serverInfo.name, a.init.result.serverInfo.name, 'a second client at once');
+        const created = (await a.request('tools/call', { name: 'needs_task', arguments: {}, task: { ttl: 60_000 } })).result.task;
         let status = created.status;
-        for (let i = 3; i < 60 && status === 'working'; i++) {
+        for (let i = 0; i < 60 && status === 'working'; i++) {
             await new Promise(r => setTimeout(r, 100));
-            status = (await request(i, 'tasks/get', { taskId: created.taskId })).result.task.status;
+            status = (await b.request('tasks/get', { taskId: created.taskId })).result.task.status;
         }
-        assert.equal(status, 'completed');
-        ws.close();
+        assert.equal(status, 'completed', "the other client reads the task (one anonymous owner)");
+        a.ws.close();
+        b.ws.close();
+        const later = await connect();
+        assert.equal(later.init.result.serverInfo.name, a.init.result.serverInfo.name, 'a client after the others closed');
+        later.ws.close();
     } finally {
         await s.stop();
     }
+    assert.equal((await s.exited).code, 0, 'exits cleanly on SIGTERM');
 });
 
 test('turbomcp: modern task flows (complete, error → completed isError, input, cancel), origin guard, SIGTERM', { timeout: 60_000 }, async () => {

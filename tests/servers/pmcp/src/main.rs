@@ -4,10 +4,11 @@
 //! `on_task_created` and reports through the store (status message, input requests, result or error).
 //!
 //! `pmcp-server [--port N] [--ws]` binds 127.0.0.1, prints `READY http://127.0.0.1:PORT/` (the SDK serves MCP at the
-//! root path), exits on SIGTERM/SIGINT. `--ws`: the SDK's WebSocket server transport instead, `READY ws://…/`; it
-//! serves one connection (the first client) for the life of the process.
+//! root path), exits on SIGTERM/SIGINT. `--ws`: the SDK's multi-client WebSocket server instead, `READY ws://…/`; it
+//! serves many connections, each with a server of its own over the shared task store, and selects no subprotocol.
 //! CORS: the SDK's default (`AllowedOrigins::localhost()`).
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::Pin;
@@ -16,9 +17,10 @@ use std::time::Duration;
 
 use pmcp::server::streamable_http_server::StreamableHttpServer;
 use pmcp::server::task_store::{CreatedTask, InMemoryTaskStore, TaskStore};
-use pmcp::server::transport::{WebSocketServerConfig, WebSocketServerTransport};
+use pmcp::server::transport::{ClientId, EnhancedWebSocketConfig, EnhancedWebSocketServer};
 use pmcp::server::typed_tool::TypedTool;
 use pmcp::server::{ToolHandler, ToolOutput};
+use pmcp::shared::TransportMessage;
 use pmcp::types::elicitation::ElicitRequestParams;
 use pmcp::types::protocol::{
     ProtocolVersion, LATEST_PROTOCOL_VERSION, PROTOCOL_VERSION_2026_07_28,
@@ -27,8 +29,9 @@ use pmcp::types::tasks::TaskStatus;
 use pmcp::types::{
     CallToolResult, Content, InputRequest, InputRequests, TaskSupport, ToolExecution,
 };
-use pmcp::{RequestHandlerExtra, Server};
+use pmcp::{RequestHandlerExtra, Server, Transport};
 use serde_json::{json, Value};
+use tokio::sync::mpsc;
 
 type Store = Arc<dyn TaskStore>;
 type Reply = Pin<Box<dyn Future<Output = pmcp::Result<Value>> + Send>>;
@@ -285,18 +288,8 @@ fn schema(props: Value) -> Value {
     json!({ "type": "object", "properties": props })
 }
 
-#[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let mut port = std::env::var("PORT")
-        .ok()
-        .and_then(|p| p.parse().ok())
-        .unwrap_or(0u16);
-    let argv: Vec<String> = std::env::args().collect();
-    if let Some(i) = argv.iter().position(|a| a == "--port") {
-        port = argv.get(i + 1).and_then(|p| p.parse().ok()).unwrap_or(0);
-    }
-
-    let store: Store = Arc::new(InMemoryTaskStore::new());
+/// The test server: the task tools share `store`, so every WebSocket client's server sees the same tasks.
+fn build_server(store: Store) -> pmcp::Result<Server> {
     let ms = json!({ "ms": { "type": "integer" } });
     let required = TaskSupport::Required;
     let quick = PlainText(TypedTool::new_with_schema(
@@ -311,7 +304,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             })
         },
     ));
-    let server = Server::builder()
+    Server::builder()
         .name("mcp-task-client-test-pmcp")
         .version("0.0.0")
         .with_supported_protocol_versions([
@@ -364,21 +357,35 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         )
         .tool("quick", quick)
         .task_store(store)
-        .build()?;
+        .build()
+}
 
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut port = std::env::var("PORT")
+        .ok()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(0u16);
+    let argv: Vec<String> = std::env::args().collect();
+    if let Some(i) = argv.iter().position(|a| a == "--port") {
+        port = argv.get(i + 1).and_then(|p| p.parse().ok()).unwrap_or(0);
+    }
+
+    let store: Store = Arc::new(InMemoryTaskStore::new());
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     if argv.iter().any(|a| a == "--ws") {
         tokio::select! {
-            served = serve_websocket(server, port) => served?,
+            served = serve_websocket(store, port) => served?,
             _ = term.recv() => {}
             _ = tokio::signal::ctrl_c() => {}
         }
         return Ok(());
     }
     let addr: SocketAddr = ([127, 0, 0, 1], port).into();
-    let (bound, handle) = StreamableHttpServer::new_concurrent(addr, Arc::new(server))
-        .start()
-        .await?;
+    let (bound, handle) =
+        StreamableHttpServer::new_concurrent(addr, Arc::new(build_server(store)?))
+            .start()
+            .await?;
     println!("READY http://{bound}/");
     tokio::select! {
         _ = term.recv() => {}
@@ -388,8 +395,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-/// Serves the first WebSocket client. The transport cannot report its bound port, so port 0 is resolved first.
-async fn serve_websocket(server: Server, port: u16) -> Result<(), Box<dyn std::error::Error>> {
+/// Serves any number of WebSocket clients, one after another and at once, on the SDK's multi-client
+/// `EnhancedWebSocketServer`. It queues every client's messages into one stream and drives no `Server` itself, so
+/// each client gets its own `Server` (the tools share `store`) over a [`ClientTransport`]. The SDK cannot report
+/// its bound port, so port 0 is resolved first.
+async fn serve_websocket(store: Store, port: u16) -> Result<(), Box<dyn std::error::Error>> {
     let port = if port == 0 {
         std::net::TcpListener::bind(("127.0.0.1", 0))?
             .local_addr()?
@@ -397,13 +407,65 @@ async fn serve_websocket(server: Server, port: u16) -> Result<(), Box<dyn std::e
     } else {
         port
     };
-    let mut transport = WebSocketServerTransport::new(WebSocketServerConfig {
+    let mut sockets = EnhancedWebSocketServer::new(EnhancedWebSocketConfig {
         bind_addr: ([127, 0, 0, 1], port).into(),
-        ..WebSocketServerConfig::default()
+        // The SDK ends any connection older than this, busy or not; a test connection must outlive its test.
+        connection_timeout: Duration::from_secs(24 * 60 * 60),
+        ..EnhancedWebSocketConfig::default()
     });
-    transport.bind().await?;
+    sockets.start().await?;
     println!("READY ws://127.0.0.1:{port}/");
-    transport.accept().await?;
-    server.run(transport).await?;
-    Ok(())
+    let sockets = Arc::new(sockets);
+    let mut inboxes: HashMap<ClientId, mpsc::UnboundedSender<TransportMessage>> = HashMap::new();
+    loop {
+        let (client, message) = sockets.receive_from_any().await?;
+        if !inboxes.contains_key(&client) {
+            let live = sockets.get_connected_clients().await;
+            inboxes.retain(|id, _| live.contains(id));
+            let (inbox, messages) = mpsc::unbounded_channel();
+            let transport = ClientTransport {
+                sockets: sockets.clone(),
+                client,
+                messages,
+            };
+            let server = build_server(store.clone())?;
+            tokio::spawn(server.run(transport));
+            inboxes.insert(client, inbox);
+        }
+        if let Some(inbox) = inboxes.get(&client) {
+            // A client whose server has stopped gets no answer, as on a closed connection.
+            let _ = inbox.send(message);
+        }
+    }
+}
+
+/// One client of the shared WebSocket server, as the `Transport` its own `Server` runs on.
+#[derive(Debug)]
+struct ClientTransport {
+    sockets: Arc<EnhancedWebSocketServer>,
+    client: ClientId,
+    messages: mpsc::UnboundedReceiver<TransportMessage>,
+}
+
+#[async_trait::async_trait]
+impl Transport for ClientTransport {
+    async fn send(&mut self, message: TransportMessage) -> pmcp::Result<()> {
+        self.sockets.send_to_client(self.client, message).await
+    }
+
+    async fn receive(&mut self) -> pmcp::Result<TransportMessage> {
+        self.messages
+            .recv()
+            .await
+            .ok_or_else(|| pmcp::Error::internal("WebSocket client disconnected"))
+    }
+
+    async fn close(&mut self) -> pmcp::Result<()> {
+        self.messages.close();
+        Ok(())
+    }
+
+    fn transport_type(&self) -> &'static str {
+        "websocket"
+    }
 }
