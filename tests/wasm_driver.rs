@@ -178,21 +178,26 @@ fn whole_bodies_are_bounded_and_trimmed() {
     body::push_whole(&mut buf, b"{\"jsonrpc\":".to_vec(), 1024).unwrap();
     body::push_whole(&mut buf, b"\"2.0\",\"id\":1,\"result\":{}}".to_vec(), 1024).unwrap();
     assert_eq!(
-        body::as_message(buf).unwrap(),
+        body::as_text(buf).unwrap(),
         r#"{"jsonrpc":"2.0","id":1,"result":{}}"#
     );
     let mut buf = Vec::new();
     body::push_whole(&mut buf, b"0123456789".to_vec(), 15).unwrap();
     let e = body::push_whole(&mut buf, b"0123456789".to_vec(), 15).unwrap_err();
     assert!(e.contains("15-byte limit"), "{e}");
-    assert_eq!(body::as_message(b"<html>nope</html>".to_vec()), None);
     assert_eq!(
-        body::as_message(b"\xef\xbb\xbf {\"a\":1}\n".to_vec()).as_deref(),
+        body::as_text(b"<html>nope</html>".to_vec()).as_deref(),
+        Some("<html>nope</html>"),
+        "text that is not JSON reaches the engine, which quotes it"
+    );
+    assert_eq!(body::as_text(b" \n".to_vec()), None, "nothing but white space");
+    assert_eq!(
+        body::as_text(b"\xef\xbb\xbf {\"a\":1}\n".to_vec()).as_deref(),
         Some("{\"a\":1}"),
         "a byte order mark and white space are trimmed"
     );
     assert_eq!(
-        body::as_message(b"{\"a\":\"\xff\"}".to_vec()).as_deref(),
+        body::as_text(b"{\"a\":\"\xff\"}".to_vec()).as_deref(),
         Some("{\"a\":\"\u{fffd}\"}"),
         "invalid UTF-8 is replaced, not refused"
     );
@@ -273,9 +278,22 @@ async fn awaited<T: 'static>(start: impl FnOnce(Box<dyn FnOnce(T)>)) -> T {
     rx.await.expect("the callback ran")
 }
 
+/// Why a provider gave no headers, as text.
+#[cfg(feature = "oauth")]
+fn no_headers(e: mcp_task_client::driver::headers::NoHeaders) -> String {
+    e.message
+}
+
+#[cfg(not(feature = "oauth"))]
+fn no_headers(e: String) -> String {
+    e
+}
+
 /// The headers `source` gives for one request, as name/value pairs.
 async fn resolved(source: HeaderSource) -> Result<Vec<(String, String)>, String> {
-    let flat = awaited(|then| source.resolve_with(then)).await?;
+    let flat = awaited(|then| source.resolve_with(then))
+        .await
+        .map_err(no_headers)?;
     let strings: Vec<String> = flat.iter().filter_map(|s| s.as_string()).collect();
     Ok(strings
         .chunks(2)

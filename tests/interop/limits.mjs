@@ -82,6 +82,50 @@ export function limitFor(kind, runtime, scenario, error) {
   return LIMITS.find((l) => applies(l) && l.errorKind === error.kind && status(l) && l.message.test(error.message)) ?? null;
 }
 
+/**
+ * Failures not yet fixed, each named with what is missing (in the client or in this harness): a cell
+ * failing this way shows as "open: …" in docs/interop.md and in the README's table, so the gap stays
+ * visible, and does not fail the stage. A cell failing any other way does. Entry: { id, kinds,
+ * scenarios, runtimes?, message: RegExp over the error's text, gap: what is missing }.
+ */
+export const OPEN = [
+  {
+    id: "requests overtake notifications/initialized",
+    kinds: ["arcade", "arcade-cors"],
+    scenarios: ALL_SCENARIOS,
+    message: /Not initialized/,
+    gap: "client: over HTTP the first requests go out as soon as `initialize` is answered, racing `notifications/initialized` on another connection; arcade refuses a request that overtakes it (-32600 \"Not initialized\"). The official clients wait for the notification's 202 first.",
+  },
+  {
+    id: "a failed task whose result is unavailable",
+    kinds: ["pmcp-ws", "pmcp", "fastmcp3"],
+    scenarios: ["fail"],
+    message: /task result not available|Task not completed yet/,
+    gap: "client: when `tasks/result` of a `failed` task answers an error saying the result is not available (pmcp -32002; fastmcp3 while still `working`), the caller gets that error instead of the task's own `statusMessage`.",
+  },
+  {
+    id: "input_required without an input request",
+    kinds: ["pmcp-ws"],
+    scenarios: ["input"],
+    message: /no answer within/,
+    gap: "client: pmcp's 2025-11-25 side parks a task at `input_required` and never sends the elicitation; the client waits instead of failing with a typed error naming it.",
+  },
+  {
+    id: "no request count over pmcp's WebSocket",
+    kinds: ["pmcp-ws"],
+    scenarios: ["cancel", "watchers", "close"],
+    message: /nothing counts its requests/,
+    gap: "harness: the server has no GET /stats and the fault proxy counts HTTP only; a counting WebSocket proxy is missing.",
+  },
+];
+
+/** The open failure a failed cell's error matches, if any. */
+export function openFor(kind, runtime, scenario, error) {
+  const text = String(error?.message ?? "");
+  const applies = (o) => o.kinds.includes(kind) && o.scenarios.includes(scenario) && (!o.runtimes || o.runtimes.includes(runtime));
+  return OPEN.find((o) => applies(o) && o.message.test(text)) ?? null;
+}
+
 const cell = (s) => String(s).replace(/\|/g, "\\|");
 
 /** The README's table of documented limitations (markdown, between the markers). */
@@ -95,6 +139,12 @@ export function readmeTable() {
     "| server kinds | scenarios | what the server does | what the caller gets |",
     "|---|---|---|---|",
     ...(rows.length ? rows : ["| – | – | no documented limitation | – |"]),
+    "",
+    "Open failures (not yet fixed; shown as \"open\" in the matrix, with what is missing):",
+    "",
+    "| server kinds | scenarios | what is missing |",
+    "|---|---|---|",
+    ...OPEN.map((o) => `| ${o.kinds.map((k) => `\`${k}\``).join(", ")} | ${o.scenarios.join(", ")} | ${cell(o.gap)} |`),
     README_END,
   ].join("\n");
 }
