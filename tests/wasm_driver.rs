@@ -190,7 +190,11 @@ fn whole_bodies_are_bounded_and_trimmed() {
         Some("<html>nope</html>"),
         "text that is not JSON reaches the engine, which quotes it"
     );
-    assert_eq!(body::as_text(b" \n".to_vec()), None, "nothing but white space");
+    assert_eq!(
+        body::as_text(b" \n".to_vec()),
+        None,
+        "nothing but white space"
+    );
     assert_eq!(
         body::as_text(b"\xef\xbb\xbf {\"a\":1}\n".to_vec()).as_deref(),
         Some("{\"a\":1}"),

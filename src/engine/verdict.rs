@@ -75,7 +75,17 @@ fn finished<'a>(task: Option<&Task>, outcome: Option<&'a Outcome>) -> Result<&'a
     let status = task.map(|t| t.status);
     let status_message = task.and_then(|t| t.status_message.clone());
     match (outcome, status) {
-        (Some(Outcome::Error { error }), _) => Err(Failure::Error(error.clone().into())),
+        (Some(Outcome::Error { error }), status) => {
+            let mut e: ClientError = error.clone().into();
+            // A failed task whose result the server would not give (pmcp: "task result not
+            // available") still says why it failed in its status message.
+            if let (Some(TaskStatus::Failed), Some(m)) = (status, &status_message) {
+                if !m.is_empty() && crate::protocol::find(&e.message, m).is_none() {
+                    e.message = [&e.message, " (the task failed: ", m, ")"].concat();
+                }
+            }
+            Err(Failure::Error(e))
+        }
         (Some(Outcome::Result { result }), Some(TaskStatus::Failed | TaskStatus::Unknown)) => {
             let message = tool_text(result)
                 .or(status_message)
@@ -343,5 +353,28 @@ mod tests {
         assert_eq!(tool_text(&json!({"content": "x"})), None);
         assert_eq!(tool_text(&json!({"content": [{"type": "text"}]})), None);
         assert_eq!(tool_text(&json!(42)), None);
+    }
+
+    /// pmcp answers `tasks/result` of a failed task with "task result not available": the
+    /// caller still learns why the task failed, from its status message.
+    #[test]
+    fn a_failed_tasks_unavailable_result_names_the_status_message() {
+        let error = RpcError::new(-32002, "task result not available: task not completed");
+        let outcome = Some(Outcome::Error { error });
+        let end = finished(TaskStatus::Failed, Some("disk full"), outcome.clone());
+        let Err(Failure::Error(e)) = verdict(&end, None) else {
+            panic!("not an error: {end:?}")
+        };
+        assert_eq!(e.code, Some(-32002));
+        assert_eq!(
+            e.message,
+            "task result not available: task not completed (the task failed: disk full)"
+        );
+        // Said once: a message that already carries it is left alone.
+        let end = finished(TaskStatus::Failed, Some("task not completed"), outcome);
+        let Err(Failure::Error(e)) = verdict(&end, None) else {
+            panic!("not an error: {end:?}")
+        };
+        assert_eq!(e.message, "task result not available: task not completed");
     }
 }

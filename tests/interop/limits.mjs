@@ -97,13 +97,6 @@ export const OPEN = [
     gap: "client: over HTTP the first requests go out as soon as `initialize` is answered, racing `notifications/initialized` on another connection; arcade refuses a request that overtakes it (-32600 \"Not initialized\"). The official clients wait for the notification's 202 first.",
   },
   {
-    id: "a failed task whose result is unavailable",
-    kinds: ["pmcp-ws", "pmcp", "fastmcp3"],
-    scenarios: ["fail"],
-    message: /task result not available|Task not completed yet/,
-    gap: "client: when `tasks/result` of a `failed` task answers an error saying the result is not available (pmcp -32002; fastmcp3 while still `working`), the caller gets that error instead of the task's own `statusMessage`.",
-  },
-  {
     id: "input_required without an input request",
     kinds: ["pmcp-ws"],
     scenarios: ["input"],
