@@ -8,7 +8,7 @@
 //!   tasks; else modern (the best era the server speaks; the legacy session is ended).
 //! - Anything else (any HTTP 4xx/5xx such as 400 "Server not initialized", a body that is not
 //!   JSON-RPC, -32601, a permissive `{}`, a network-level failure — in a browser a CORS refusal
-//!   looks like one — or silence past [`PROBE_TIMEOUT_MS`]): `initialize`. A body that is not
+//!   looks like one — or silence past [`super::requests::PROBE_TIMEOUT_MS`]): `initialize`. A body that is not
 //!   JSON-RPC and silence are deviations, said once the session is up.
 //!   An `initialize` refused with -32022 listing only 2026-07-28 means modern.
 //! - A known era from an earlier negotiation (`Config::known_era`): legacy sends `initialize`
@@ -43,12 +43,6 @@ const MODERN_ONLY_CODES: [i64; 2] = [-32020, -32021];
 const UNSUPPORTED_VERSION: i64 = -32022;
 /// The capability extension a modern server offers tasks under.
 const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
-/// How long `server/discover` may go unanswered before `initialize` is tried. A server answers it
-/// from what it knows, with no work to do: a live one answers within a round trip, a cold start
-/// within a few seconds. A server that drops the unknown method costs the first connect this
-/// much instead of the whole request timeout; a slow modern-only server loses nothing (it refuses
-/// `initialize` with -32022, which means modern).
-pub(crate) const PROBE_TIMEOUT_MS: Millis = 5_000;
 /// Where modern results carry the server's name and version.
 pub(crate) const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 

@@ -149,6 +149,13 @@ impl Failure {
         matches!(self, Failure::Transport { error, .. } if error.kind == ErrorKind::Unauthorized)
     }
 }
+/// How long `server/discover` may go unanswered before `initialize` is tried. A server answers it
+/// from what it knows, with no work to do: a live one answers within a round trip, a cold start
+/// within a few seconds. A server that drops the unknown method costs the first connect this
+/// much instead of the whole request timeout; a slow modern-only server loses nothing (it refuses
+/// `initialize` with -32022, which means modern).
+pub(crate) const PROBE_TIMEOUT_MS: Millis = 5_000;
+
 impl Engine {
     /// Sends now when the session is ready, else queues until it is.
     pub(crate) fn dispatch(&mut self, now: Millis, p: Purpose) {
@@ -279,7 +286,7 @@ impl Engine {
             other => other.times_out(),
         };
         let timeout = match p {
-            Purpose::Probe => super::negotiate::PROBE_TIMEOUT_MS.min(self.cfg.request_timeout_ms),
+            Purpose::Probe => PROBE_TIMEOUT_MS.min(self.cfg.request_timeout_ms),
             _ => self.cfg.request_timeout_ms,
         };
         let timeout_at = times_out.then(|| now.saturating_add(timeout));

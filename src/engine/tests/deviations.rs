@@ -8,7 +8,7 @@ use crate::engine::api::{
     ClientError, Config, DialectChoice, End, ErrorKind, Event, Input, Link, Millis, Output,
     SendKey, Transmit, TransportError,
 };
-use crate::engine::negotiate::PROBE_TIMEOUT_MS;
+use crate::engine::requests::PROBE_TIMEOUT_MS;
 use crate::engine::testkit::{
     accept_initialize, answer, discover_result, drain, feed, head, modern_engine, read_resource, T0,
 };
