@@ -28,7 +28,8 @@ use super::rng::Rng;
 use super::Engine;
 use delivery::Delivery;
 pub(crate) use script::{
-    accept_initialize, answer, discover_result, drain, feed, head, modern_engine, read_resource,
+    accept_initialize, answer, discover_result, drain, events_of, feed, head, modern_engine,
+    outputs, read_resource, warnings,
 };
 pub(crate) use server::FakeServer;
 

@@ -3,7 +3,7 @@
 
 use crate::json::{json, Value};
 
-use crate::engine::api::{CallOptions, Event, Input, Millis, Output, SendKey, SubId};
+use crate::engine::api::{CallOptions, ClientError, Event, Input, Millis, Output, SendKey, SubId};
 use crate::engine::Engine;
 
 /// Drains an engine's outputs at `now`: the transmissions (key, body as JSON) and the events.
@@ -111,4 +111,36 @@ pub(crate) fn modern_engine(cfg: crate::engine::api::Config, seed: u64) -> Engin
     }
     drain(&mut e, super::T0);
     e
+}
+
+/// Everything an engine output at `now`, in order (one-way transmissions left unanswered).
+pub(crate) fn outputs(e: &mut Engine, now: Millis) -> Vec<Output> {
+    let mut out = Vec::new();
+    loop {
+        match e.poll_output(now) {
+            Output::Wake(_) => return out,
+            o => out.push(o),
+        }
+    }
+}
+
+/// The events among `out`.
+pub(crate) fn events_of(out: &[Output]) -> Vec<Event> {
+    out.iter()
+        .filter_map(|o| match o {
+            Output::Event(ev) => Some(ev.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The warnings among `events`.
+pub(crate) fn warnings(events: &[Event]) -> Vec<&ClientError> {
+    events
+        .iter()
+        .filter_map(|ev| match ev {
+            Event::Warning { error, .. } => Some(error),
+            _ => None,
+        })
+        .collect()
 }

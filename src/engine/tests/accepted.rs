@@ -9,28 +9,8 @@ use crate::engine::api::{
     ClientError, Config, DialectChoice, End, ErrorKind, Event, Input, Link, Millis, Output,
     SendKey, SubId, TransportError,
 };
-use crate::engine::testkit::{accept_initialize, answer, feed, head, T0};
+use crate::engine::testkit::{accept_initialize, answer, events_of, feed, head, outputs, T0};
 use crate::engine::Engine;
-
-/// Everything an engine output at `now`, in order.
-fn outputs(e: &mut Engine, now: Millis) -> Vec<Output> {
-    let mut out = Vec::new();
-    loop {
-        match e.poll_output(now) {
-            Output::Wake(_) => return out,
-            o => out.push(o),
-        }
-    }
-}
-
-fn events(out: &[Output]) -> Vec<Event> {
-    out.iter()
-        .filter_map(|o| match o {
-            Output::Event(ev) => Some(ev.clone()),
-            _ => None,
-        })
-        .collect()
-}
 
 fn listens(out: &[Output]) -> Vec<SendKey> {
     out.iter()
@@ -130,7 +110,7 @@ fn finished(evs: &[Event], sub: SubId) {
 fn responses_to_requests_answered_202_are_matched_on_the_other_streams() {
     let (mut e, _) = ready();
     let (first, first_id, out) = accepted(&mut e, T0 + 10);
-    let evs = events(&out);
+    let evs = events_of(&out);
     assert_eq!(end_of(&evs, first), None, "still pending: {evs:?}");
     let warned = warnings(&evs);
     assert_eq!(warned.len(), 1, "{warned:?}");
@@ -138,13 +118,13 @@ fn responses_to_requests_answered_202_are_matched_on_the_other_streams() {
 
     let (second, second_id, out) = accepted(&mut e, T0 + 20);
     assert!(
-        warnings(&events(&out)).is_empty(),
+        warnings(&events_of(&out)).is_empty(),
         "warned once per session"
     );
 
     // The first response comes on the listening stream.
     feed(&mut e, T0 + 30, None, response(&first_id, 1));
-    finished(&events(&outputs(&mut e, T0 + 30)), first);
+    finished(&events_of(&outputs(&mut e, T0 + 30)), first);
 
     // The second on a third request's SSE stream, before that request's own answer.
     let third = e.request(
@@ -165,7 +145,7 @@ fn responses_to_requests_answered_202_are_matched_on_the_other_streams() {
         &body["id"],
         json!({ "contents": [3] }),
     );
-    let evs = events(&outputs(&mut e, T0 + 50));
+    let evs = events_of(&outputs(&mut e, T0 + 50));
     finished(&evs, second);
     finished(&evs, third);
 }
@@ -175,9 +155,9 @@ fn a_202_whose_response_never_comes_fails_at_the_timeout_naming_it() {
     let (mut e, _) = ready();
     let timeout = Config::default().request_timeout_ms;
     let (sub, _, _) = accepted(&mut e, T0);
-    let evs = events(&outputs(&mut e, T0 + timeout - 1));
+    let evs = events_of(&outputs(&mut e, T0 + timeout - 1));
     assert_eq!(end_of(&evs, sub), None, "pending until its timeout");
-    let evs = events(&outputs(&mut e, T0 + timeout));
+    let evs = events_of(&outputs(&mut e, T0 + timeout));
     let Some(End::Failed { error }) = end_of(&evs, sub) else {
         panic!("failed at its timeout: {evs:?}")
     };
@@ -206,7 +186,7 @@ fn a_202_reopens_a_closed_listening_stream_at_once() {
     };
     e.handle_input(T0 + 100, head(again, 200, Some("s1")));
     feed(&mut e, T0 + 150, None, response(&id, 1));
-    finished(&events(&outputs(&mut e, T0 + 150)), sub);
+    finished(&events_of(&outputs(&mut e, T0 + 150)), sub);
     assert!(
         listens(&outputs(&mut e, T0 + 60_000)).is_empty(),
         "no second stream from the old schedule"
@@ -231,7 +211,7 @@ fn a_202_on_a_session_whose_listening_stream_was_refused_fails_at_once() {
         listens(&out).is_empty(),
         "a refused stream is not asked again"
     );
-    let evs = events(&out);
+    let evs = events_of(&out);
     let Some(End::Failed { error }) = end_of(&evs, sub) else {
         panic!("nowhere for its response to come: {evs:?}")
     };
@@ -254,7 +234,7 @@ fn list_tools_answered_202_gets_its_tools_from_the_listening_stream() {
     let tools = json!({ "tools": [{ "name": "job", "inputSchema": { "type": "object" } }] });
     let response = json!({ "jsonrpc": "2.0", "id": body["id"], "result": tools });
     feed(&mut e, T0 + 20, None, response);
-    let evs = events(&outputs(&mut e, T0 + 20));
+    let evs = events_of(&outputs(&mut e, T0 + 20));
     let listed = evs.iter().find_map(|ev| match ev {
         Event::Reply { op: o, result } if *o == op => Some(result.clone()),
         _ => None,

@@ -10,7 +10,8 @@ use crate::engine::api::{
 };
 use crate::engine::requests::PROBE_TIMEOUT_MS;
 use crate::engine::testkit::{
-    accept_initialize, answer, discover_result, drain, feed, head, modern_engine, read_resource, T0,
+    accept_initialize, answer, discover_result, drain, feed, head, modern_engine, read_resource,
+    warnings, T0,
 };
 use crate::engine::Engine;
 use crate::protocol::model::Dialect;
@@ -53,16 +54,6 @@ fn method(t: &Transmit) -> String {
 
 fn as_sent(t: &Transmit) -> (SendKey, Value) {
     (t.key, serde_json::from_str(&t.body).unwrap_or_default())
-}
-
-fn warnings(events: &[Event]) -> Vec<&ClientError> {
-    events
-        .iter()
-        .filter_map(|ev| match ev {
-            Event::Warning { error, .. } => Some(error),
-            _ => None,
-        })
-        .collect()
 }
 
 fn connected(events: &[Event]) -> Option<Dialect> {

@@ -4,11 +4,11 @@
 use crate::json::{json, Value};
 
 use crate::engine::api::{
-    Augment, CallOptions, ClientError, Config, DialectChoice, End, ErrorKind, Event, Input, Output,
-    SendKey, SubId, TransportError,
+    Augment, CallOptions, Config, DialectChoice, End, ErrorKind, Event, Input, Output, SendKey,
+    SubId, TransportError,
 };
 use crate::engine::testkit::{
-    accept_initialize, answer, discover_result, drain, feed, head, read_resource, T0,
+    accept_initialize, answer, discover_result, drain, feed, head, read_resource, warnings, T0,
 };
 use crate::engine::Engine;
 use crate::protocol::model::Dialect;
@@ -78,16 +78,6 @@ fn connected(events: &[Event]) -> Option<(Dialect, Value, Value)> {
         } => Some((*dialect, server_info.clone(), capabilities.clone())),
         _ => None,
     })
-}
-
-fn warnings(events: &[Event]) -> Vec<&ClientError> {
-    events
-        .iter()
-        .filter_map(|ev| match ev {
-            Event::Warning { error, .. } => Some(error),
-            _ => None,
-        })
-        .collect()
 }
 
 fn only_modern() -> Value {

@@ -10,29 +10,10 @@ use crate::engine::api::{
     SubId,
 };
 use crate::engine::resume::MAX_RESUMES;
-use crate::engine::testkit::{accept_initialize, answer, drain, feed, head, read_resource, T0};
+use crate::engine::testkit::{
+    accept_initialize, answer, drain, events_of, feed, head, outputs, read_resource, T0,
+};
 use crate::engine::Engine;
-
-/// Everything an engine output at `now`, in order.
-fn outputs(e: &mut Engine, now: Millis) -> Vec<Output> {
-    let mut out = Vec::new();
-    loop {
-        match e.poll_output(now) {
-            Output::Wake(_) => return out,
-            o => out.push(o),
-        }
-    }
-}
-
-/// The events among `out`.
-fn events_of(out: &[Output]) -> Vec<Event> {
-    out.iter()
-        .filter_map(|o| match o {
-            Output::Event(ev) => Some(ev.clone()),
-            _ => None,
-        })
-        .collect()
-}
 
 fn wake(e: &mut Engine, now: Millis) -> Millis {
     match e.poll_output(now) {

@@ -8,7 +8,9 @@ use crate::engine::api::{
     CallOptions, ClientError, Config, DialectChoice, End, Event, Input, Link, SendKey, SubId,
     TransportError,
 };
-use crate::engine::testkit::{accept_initialize, answer, discover_result, drain, head, T0};
+use crate::engine::testkit::{
+    accept_initialize, answer, discover_result, drain, head, warnings, T0,
+};
 use crate::engine::Engine;
 use crate::protocol::model::Dialect;
 
@@ -33,16 +35,6 @@ fn unreached(e: &mut Engine, key: SendKey) {
         ..TransportError::network("Failed to fetch")
     };
     e.handle_input(T0, Input::Failed { key, error });
-}
-
-fn warnings(events: &[Event]) -> Vec<&ClientError> {
-    events
-        .iter()
-        .filter_map(|ev| match ev {
-            Event::Warning { error, .. } => Some(error),
-            _ => None,
-        })
-        .collect()
 }
 
 fn failure(events: &[Event], sub: SubId) -> Option<ClientError> {
