@@ -153,6 +153,9 @@ const errorData = e => ({ code: e?.code ?? null, message: e instanceof Error ? e
 async function clientTask(mcp, args, extra) {
     const { kind, ttl, timeoutMs, then, waitMs, stream } = args;
     const server = mcp.server;
+    // A client may call this before its listening stream is up (connect does not wait for it), and
+    // the SDK drops a message meant for a GET stream that does not exist yet.
+    if (stream === 'get') await listeningStreamOf(extra.sessionId);
     const base = { timeout: timeoutMs, ...(stream === 'call' ? { relatedRequestId: extra.requestId } : {}) };
     const request =
         kind === 'sample'
@@ -324,6 +327,12 @@ function createServer() {
 }
 
 const sessions = new Map();
+
+/** Resolves once the session's GET listening stream is open (answered 200, not ended), or after 5 s. */
+async function listeningStreamOf(sid) {
+    const open = res => res?.headersSent && res.statusCode === 200 && !res.writableEnded;
+    for (let waited = 0; waited < 5_000 && !open(sessions.get(sid)?.listeningResponse); waited += 20) await sleep(20);
+}
 const app = express();
 app.use(
     cors({
@@ -407,6 +416,7 @@ async function sessionRequest(req, res) {
         res.status(404).json({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null });
         return;
     }
+    if (req.method === 'GET') session.listeningResponse = res;
     await session.transport.handleRequest(req, res);
 }
 app.get('/mcp', sessionRequest);
