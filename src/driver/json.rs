@@ -97,8 +97,7 @@ fn list<T>(v: Value, read: fn(Value) -> Option<T>) -> Option<Vec<T>> {
     }
 }
 
-/// A unit variant, written as its (renamed) name: `all` lists every variant, `name` is the
-/// derive's spelling (an exhaustive `match`, so a new variant cannot be forgotten).
+/// A unit variant, written as its wire name: `all` lists every variant, `name` spells it.
 fn unit<T: Copy>(v: Value, all: &[T], name: fn(T) -> &'static str) -> Option<T> {
     let s = v.as_str()?;
     all.iter().copied().find(|t| name(*t) == s)
@@ -123,8 +122,7 @@ fn result<T, E>(
 }
 
 pub fn dialect(v: Value) -> Option<Dialect> {
-    use Dialect::*;
-    unit(v, &[Modern, Legacy, Draft], Dialect::name)
+    unit(v, &Dialect::ALL, Dialect::name)
 }
 
 pub fn task_status(v: Value) -> Option<TaskStatus> {
@@ -132,23 +130,7 @@ pub fn task_status(v: Value) -> Option<TaskStatus> {
 }
 
 fn error_kind(v: Value) -> Option<ErrorKind> {
-    use ErrorKind::*;
-    let all = [
-        Rpc,
-        Transport,
-        Protocol,
-        InvalidInput,
-        Timeout,
-        Closed,
-        Aborted,
-        Cancelled,
-        Expired,
-        TaskFailed,
-        ResultUnavailable,
-        Unsupported,
-        Unauthorized,
-    ];
-    unit(v, &all, ErrorKind::name)
+    unit(v, &ErrorKind::ALL, ErrorKind::name)
 }
 
 fn augment(v: Value) -> Option<Augment> {

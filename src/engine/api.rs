@@ -410,33 +410,21 @@ pub enum ErrorKind {
     Unauthorized,
 }
 
-impl ErrorKind {
-    /// The kind as the JS API spells it (`invalidInput`).
-    pub fn name(self) -> &'static str {
-        use ErrorKind::*;
-        match self {
-            Rpc => "rpc",
-            Transport => "transport",
-            Protocol => "protocol",
-            InvalidInput => "invalidInput",
-            Timeout => "timeout",
-            Closed => "closed",
-            Aborted => "aborted",
-            Cancelled => "cancelled",
-            Expired => "expired",
-            TaskFailed => "taskFailed",
-            ResultUnavailable => "resultUnavailable",
-            Unsupported => "unsupported",
-            Unauthorized => "unauthorized",
-        }
-    }
-}
-
-impl crate::json::ToJson for ErrorKind {
-    fn push_json(&self, out: &mut String) {
-        crate::json::push_quoted(out, self.name());
-    }
-}
+crate::json::wire_names!(ErrorKind {
+    Rpc => "rpc",
+    Transport => "transport",
+    Protocol => "protocol",
+    InvalidInput => "invalidInput",
+    Timeout => "timeout",
+    Closed => "closed",
+    Aborted => "aborted",
+    Cancelled => "cancelled",
+    Expired => "expired",
+    TaskFailed => "taskFailed",
+    ResultUnavailable => "resultUnavailable",
+    Unsupported => "unsupported",
+    Unauthorized => "unauthorized",
+});
 
 impl ClientError {
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
@@ -500,5 +488,16 @@ mod tests {
                 "unexpected server message: `tools` is missing"
             )
         );
+    }
+
+    #[test]
+    fn kind_names_are_the_serde_spelling() {
+        for kind in ErrorKind::ALL {
+            assert_eq!(crate::json::to_value(&kind).unwrap(), kind.name());
+            assert_eq!(
+                crate::json::from_value::<ErrorKind>(kind.name().into()).unwrap(),
+                kind
+            );
+        }
     }
 }

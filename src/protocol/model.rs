@@ -5,7 +5,7 @@ use crate::json::Value;
 use serde::{Deserialize, Serialize};
 
 use super::jsonrpc::RpcError;
-use crate::json::{push_quoted, Object, ToJson};
+use crate::json::{Object, ToJson};
 
 /// Which task dialect a server speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -36,33 +36,18 @@ pub enum TaskStatus {
     Expired,
 }
 
+crate::json::wire_names!(TaskStatus {
+    Submitted => "submitted",
+    Working => "working",
+    InputRequired => "input_required",
+    Completed => "completed",
+    Failed => "failed",
+    Cancelled => "cancelled",
+    Unknown => "unknown",
+    Expired => "expired",
+});
+
 impl TaskStatus {
-    /// Every status, in declaration order.
-    pub const ALL: [TaskStatus; 8] = [
-        Self::Submitted,
-        Self::Working,
-        Self::InputRequired,
-        Self::Completed,
-        Self::Failed,
-        Self::Cancelled,
-        Self::Unknown,
-        Self::Expired,
-    ];
-
-    /// The status as the wire and the JS API spell it (`input_required`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Submitted => "submitted",
-            Self::Working => "working",
-            Self::InputRequired => "input_required",
-            Self::Completed => "completed",
-            Self::Failed => "failed",
-            Self::Cancelled => "cancelled",
-            Self::Unknown => "unknown",
-            Self::Expired => "expired",
-        }
-    }
-
     /// Terminal states never change again.
     pub fn is_terminal(self) -> bool {
         matches!(
@@ -167,28 +152,11 @@ impl Task {
     }
 }
 
-impl Dialect {
-    /// The dialect as the JS API spells it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Modern => "modern",
-            Self::Legacy => "legacy",
-            Self::Draft => "draft",
-        }
-    }
-}
-
-impl ToJson for Dialect {
-    fn push_json(&self, out: &mut String) {
-        push_quoted(out, self.name());
-    }
-}
-
-impl ToJson for TaskStatus {
-    fn push_json(&self, out: &mut String) {
-        push_quoted(out, self.name());
-    }
-}
+crate::json::wire_names!(Dialect {
+    Modern => "modern",
+    Legacy => "legacy",
+    Draft => "draft",
+});
 
 impl ToJson for Outcome {
     fn push_json(&self, out: &mut String) {
@@ -290,7 +258,7 @@ mod tests {
             };
             assert_eq!(list.to_json(), crate::json::to_value(&list).unwrap());
         }
-        for d in [Dialect::Modern, Dialect::Legacy, Dialect::Draft] {
+        for d in Dialect::ALL {
             assert_eq!(d.to_json(), crate::json::to_value(&d).unwrap());
         }
     }
