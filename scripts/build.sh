@@ -30,7 +30,7 @@ fi
 # once: no panic message machinery; none is reachable from input, and on wasm32-unknown-unknown its
 # message went nowhere anyway) without panic locations (no source paths in the module: the same bytes
 # wherever it is built): −12.8 KB gz in the core build. These are unstable options of the
-# pinned stable compiler, enabled for this build only (RUSTC_BOOTSTRAP=1); tests and clippy build as usual.
+# stable compiler rust-toolchain.toml pins, enabled for this build only (RUSTC_BOOTSTRAP=1); tests and clippy build as usual.
 SIZE_STD=(-Zbuild-std=std,panic_abort -Zbuild-std-features=optimize_for_size)
 build() { # <out file> <cargo feature args...>
   local out=$1
