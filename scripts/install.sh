@@ -9,7 +9,8 @@ ROOT=$PWD
 log() { printf '\033[1m[install]\033[0m %s\n' "$*"; }
 export PATH="$HOME/.cargo/bin:$PATH"
 
-# Rust: wasm32 target + components
+# Rust: the toolchain rust-toolchain.toml pins (with its components and the wasm32 target)
+rustup toolchain install >/dev/null
 if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   log "adding the wasm32-unknown-unknown target"; rustup target add wasm32-unknown-unknown
 fi
