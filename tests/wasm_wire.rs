@@ -17,6 +17,7 @@ use mcp_task_client::engine::api::{
     Augment, CallOptions, ClientError, End, ErrorKind, Event, InputId, OpId, SubId,
 };
 use mcp_task_client::engine::snapshot::{SessionSnapshot, TaskSnapshot};
+use mcp_task_client::js::codes;
 use mcp_task_client::js::convert::{from_js, to_js};
 use mcp_task_client::json::{json, Value};
 use mcp_task_client::protocol::auth::AuthChallenge;
@@ -24,28 +25,6 @@ use mcp_task_client::protocol::jsonrpc::{DecodeError, Id, Message, RpcError};
 use mcp_task_client::protocol::model::{Dialect, InputRequest, Outcome, Task, TaskStatus};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::wasm_bindgen_test;
-
-const STATUSES: [TaskStatus; 8] = [
-    TaskStatus::Submitted,
-    TaskStatus::Working,
-    TaskStatus::InputRequired,
-    TaskStatus::Completed,
-    TaskStatus::Failed,
-    TaskStatus::Cancelled,
-    TaskStatus::Unknown,
-    TaskStatus::Expired,
-];
-
-const KINDS: [ErrorKind; 8] = [
-    ErrorKind::Rpc,
-    ErrorKind::Transport,
-    ErrorKind::Protocol,
-    ErrorKind::InvalidInput,
-    ErrorKind::Timeout,
-    ErrorKind::Closed,
-    ErrorKind::ResultUnavailable,
-    ErrorKind::Unauthorized,
-];
 
 fn full_task(status: TaskStatus) -> Task {
     Task {
@@ -157,7 +136,7 @@ fn events() -> Vec<Event> {
             at: 0,
         },
     ];
-    for s in STATUSES {
+    for s in TaskStatus::ALL {
         out.push(Event::Status {
             sub: SubId(1),
             task: full_task(s),
@@ -167,7 +146,7 @@ fn events() -> Vec<Event> {
             task: Task::new("bare", s),
         });
     }
-    for k in KINDS {
+    for k in ErrorKind::ALL {
         out.push(Event::Done {
             sub: SubId(10),
             task_id: Some("t-2".into()),
@@ -644,4 +623,31 @@ fn to_value<T: serde::Serialize + ?Sized>(t: &T) -> Result<Value, serde_json::Er
 /// A serde type as its derived `Deserialize` reads `v`.
 fn from_value<T: serde::de::DeserializeOwned>(v: Value) -> Result<T, serde_json::Error> {
     serde_json::from_str(&mcp_task_client::json::text(&v))
+}
+
+/// Every `const NAME = n` client.js declares at its top level (names in capitals, numbers only).
+fn js_codes() -> Vec<(String, u8)> {
+    let source = include_str!("../src/js/npm/client.js");
+    let declarations = source.lines().filter_map(|l| l.strip_prefix("const "));
+    let mut codes: Vec<(String, u8)> = declarations
+        .flat_map(|l| l.trim_end_matches(';').split(", "))
+        .filter_map(|d| {
+            let (name, value) = d.split_once(" = ")?;
+            let capitals = name.chars().all(|c| c.is_ascii_uppercase() || c == '_');
+            Some((name.to_owned(), value.parse().ok().filter(|_| capitals)?))
+        })
+        .collect();
+    codes.sort();
+    codes
+}
+
+#[wasm_bindgen_test]
+fn client_js_spells_every_code_as_rust_defines_it() {
+    let mut rust: Vec<(String, u8)> = [codes::HEARD, codes::CALLS, codes::ASKS]
+        .concat()
+        .into_iter()
+        .map(|(name, value)| (name.to_owned(), value))
+        .collect();
+    rust.sort();
+    assert_eq!(js_codes(), rust);
 }

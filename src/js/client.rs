@@ -11,7 +11,7 @@ use wasm_bindgen::prelude::*;
 
 use super::handle::{self, TaskHandle};
 use super::types::{ErrorInfo, ErrorKind};
-use super::{from_js, invalid, settings, to_js, ClientInner, Run};
+use super::{codes, from_js, invalid, settings, to_js, ClientInner, Run};
 use crate::driver::era::{self, EraKey};
 use crate::driver::tabs::{Link, Requestor};
 use crate::driver::{DriverOptions, HeaderSource, Host};
@@ -69,7 +69,7 @@ impl ClientCore {
         Ok(ClientCore { inner })
     }
 
-    /// `request` (`what` 0) or `callTool` (1), or `watch` (2). `args` is the JSON text of the
+    /// `request` (`what` `REQUEST`) or `callTool` (`TOOL`), or `watch` (`WATCH`). `args` is the JSON text of the
     /// checked arguments: `name` (the method, tool or task id) and a call's options (see
     /// [`settings::call_options`]) or whether a watch's signal already `aborted`; `params` the
     /// JSON text of a call's params (an object). `handle` (made by the JS client) hears the
@@ -88,7 +88,7 @@ impl ClientCore {
         let name = settings::string(&args, "name")
             .unwrap_or_default()
             .to_owned();
-        if what == 2 {
+        if what == codes::WATCH {
             if settings::flag(&args, "aborted") == Some(true) {
                 // Ends at once, without involving the engine.
                 handle::finish(&handle, Some(name), End::Aborted, None);
@@ -98,7 +98,7 @@ impl ClientCore {
             let watch = Box::new(move |e: &mut dyn Requestor, now| e.watch(now, &id));
             return self.inner.start(handle, Some(name), watch).map(Some);
         }
-        let tool = what == 1;
+        let tool = what == codes::TOOL;
         let params = from_js(&params).unwrap_or_default();
         let options = settings::call_options(&args);
         let start = Box::new(move |e: &mut dyn Requestor, now| match tool {
@@ -109,28 +109,28 @@ impl ClientCore {
     }
 
     /// What the JS client and its handles read, tell or start (one export for all: each export is
-    /// a shim in the wasm and a method in the glue): `what` (the numbers are spelled again in
-    /// `npm/client.js`) 0 to 6 reads ([`read`](Self::read)), 7 to 11 tells
-    /// ([`tell`](Self::tell)), 12 to 15 starts a one-shot operation ([`op`](Self::op)), 16 and 17
-    /// ask for the stored tasks ([`stored`](Self::stored), `of` the task id); what cannot start
-    /// throws an `ErrorInfo`. `of` is a number (a subscription, input request or operation key)
-    /// but for 17.
+    /// a shim in the wasm and a method in the glue): `what` (one of [`codes::ASKS`]) `SUB_ID` to
+    /// `STORAGE` reads ([`read`](Self::read)), `ABANDON` to `CLOSE` tells ([`tell`](Self::tell)),
+    /// `LIST_TASKS` to `DELETE` starts a one-shot operation ([`op`](Self::op)), `RESUME` and
+    /// `FORGET` ask for the stored tasks ([`stored`](Self::stored), `of` the task id); what cannot
+    /// start throws an `ErrorInfo`. `of` is a number (a subscription, input request or operation
+    /// key) but for `FORGET`.
     #[wasm_bindgen(skip_typescript)]
     pub fn ask(&self, what: u8, of: JsValue, value: JsValue) -> Result<JsValue, JsValue> {
         let id = of.as_f64().unwrap_or(-1.0);
         match what {
-            0..=6 => Ok(self.read(what, id, value)),
-            7..=11 => {
+            codes::SUB_ID..=codes::STORAGE => Ok(self.read(what, id, value)),
+            codes::ABANDON..=codes::CLOSE => {
                 self.tell(what, id, value);
                 Ok(JsValue::UNDEFINED)
             }
-            12..=15 => {
+            codes::LIST_TASKS..=codes::DELETE => {
                 self.op(what, id, value.as_string())?;
                 Ok(JsValue::UNDEFINED)
             }
             _ => {
                 let then = value.unchecked_into();
-                let forget = (what == 17).then(|| of.as_string().unwrap_or_default());
+                let forget = (what == codes::FORGET).then(|| of.as_string().unwrap_or_default());
                 self.stored(forget, then)?;
                 Ok(JsValue::UNDEFINED)
             }
@@ -139,25 +139,26 @@ impl ClientCore {
 }
 
 impl ClientCore {
-    /// What [`ask`](Self::ask) reads, `null` where there is nothing: `what` 0 subscription `id`'s
-    /// task id (set once the server made a task), 1 its last status, 2 its last snapshot, 3 the
-    /// client's latest snapshot of task `value` (if it tracks it), 4 the dialect the session
-    /// speaks (once known), 5 the role (`"solo"`, `"leader"`, `"follower"` or `"electing"`), 6 the
-    /// storage (`"indexedDB"`, `"localStorage"`, `"memory"`; none without `persist`).
+    /// What [`ask`](Self::ask) reads, `null` where there is nothing: `SUB_ID` subscription `id`'s
+    /// task id (set once the server made a task), `SUB_STATUS` its last status, `SUB_TASK` its
+    /// last snapshot, `TRACKED` the client's latest snapshot of task `value` (if it tracks it),
+    /// `DIALECT` the dialect the session speaks (once known), `ROLE` the role (`"solo"`,
+    /// `"leader"`, `"follower"` or `"electing"`), `STORAGE` the storage (`"indexedDB"`,
+    /// `"localStorage"`, `"memory"`; none without `persist`).
     fn read(&self, what: u8, id: f64, value: JsValue) -> JsValue {
         let inner = &self.inner;
         let read = match what {
-            0..=2 => return inner.read_sub(id, what),
-            3 => {
+            codes::SUB_ID..=codes::SUB_TASK => return inner.read_sub(id, what),
+            codes::TRACKED => {
                 let id = value.as_string().unwrap_or_default();
                 let t = inner.driver().and_then(|d| d.read(|e| e.task(&id)));
                 t.map(|t| to_js(&t))
             }
-            4 => {
+            codes::DIALECT => {
                 let d = inner.driver().and_then(|d| d.read(|e| e.dialect()));
                 d.map(|d| era::name(d).into())
             }
-            5 => Some(JsValue::from_str(
+            codes::ROLE => Some(JsValue::from_str(
                 inner.driver().map_or("solo", |l| l.role()),
             )),
             _ => inner
@@ -168,22 +169,22 @@ impl ClientCore {
         read.unwrap_or(JsValue::NULL)
     }
 
-    /// What the JS client tells through [`ask`](Self::ask): 7 `connect`'s signal aborted: it fails
-    /// (once), and what was opened closes; 8 stop waiting on subscription `id`: it ends `aborted`
-    /// (nothing is sent); 9 or 10 the answer to input request `id`: how the `onInput` handler's
-    /// result settled (9 resolved with `value`, 10 rejected with or threw `value`); 11 close: every
-    /// subscription and the session end, the transport closes, then the function `value` is
-    /// called.
+    /// What the JS client tells through [`ask`](Self::ask): `ABANDON` `connect`'s signal aborted:
+    /// it fails (once), and what was opened closes; `STOP` stop waiting on subscription `id`: it
+    /// ends `aborted` (nothing is sent); `RESOLVED` or `REJECTED` the answer to input request `id`:
+    /// how the `onInput` handler's result settled (resolved with `value`, or rejected with or
+    /// threw `value`); `CLOSE`: every subscription and the session end, the transport closes, then
+    /// the function `value` is called.
     fn tell(&self, what: u8, id: f64, value: JsValue) {
         let inner = &self.inner;
         match what {
-            7 => {
+            codes::ABANDON => {
                 let why = || ErrorInfo::new(ErrorKind::Aborted, "connect was aborted");
                 inner.connect_failed(why);
             }
-            8 => inner.stop(id),
-            9 => inner.answered(InputId(id as u64), super::handled(Ok(value))),
-            10 => inner.answered(InputId(id as u64), super::handled(Err(value))),
+            codes::STOP => inner.stop(id),
+            codes::RESOLVED => inner.answered(InputId(id as u64), super::handled(Ok(value))),
+            codes::REJECTED => inner.answered(InputId(id as u64), super::handled(Err(value))),
             _ => {
                 let me = inner.clone();
                 let closed: Function = value.unchecked_into();
@@ -196,13 +197,15 @@ impl ClientCore {
     }
 
     /// Starts, through [`ask`](Self::ask), one-shot operation `what` with `arg`; its reply comes
-    /// under `key`: 12 `tasks/list` (`arg`: the cursor), 13 `tools/list`, 14 cancel task `arg`,
-    /// 15 delete task `arg`.
+    /// under `key`: `LIST_TASKS` `tasks/list` (`arg`: the cursor), `LIST_TOOLS` `tools/list`,
+    /// `CANCEL` cancel task `arg`, `DELETE` delete task `arg`.
     fn op(&self, what: u8, key: f64, arg: Option<String>) -> Result<(), JsValue> {
         let run: Run<OpId> = match what {
-            12 => Box::new(move |e, now| e.list_tasks(now, arg.as_deref())),
-            13 => Box::new(|e, now| e.list_tools(now)),
-            14 => Box::new(move |e, now| e.cancel(now, arg.as_deref().unwrap_or_default())),
+            codes::LIST_TASKS => Box::new(move |e, now| e.list_tasks(now, arg.as_deref())),
+            codes::LIST_TOOLS => Box::new(|e, now| e.list_tools(now)),
+            codes::CANCEL => {
+                Box::new(move |e, now| e.cancel(now, arg.as_deref().unwrap_or_default()))
+            }
             _ => Box::new(move |e, now| e.delete_task(now, arg.as_deref().unwrap_or_default())),
         };
         self.inner.one_shot(key, run)

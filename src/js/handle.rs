@@ -153,16 +153,16 @@ impl ClientInner {
         }
     }
 
-    /// What a handle reads of subscription `sub` (`null` before it is known): `what` 0 the task
-    /// id, 1 the last status, 2 the last snapshot.
+    /// What a handle reads of subscription `sub` (`null` before it is known): `what` `SUB_ID` the
+    /// task id, `SUB_STATUS` the last status, `SUB_TASK` the last snapshot.
     pub(super) fn read_sub(&self, sub: f64, what: u8) -> JsValue {
         let Ok(s) = Ref::filter_map(self.subs.borrow(), |s| s.get(sub_id(sub))) else {
             return JsValue::NULL;
         };
         let none = || JsValue::NULL;
         match what {
-            0 => s.task_id.as_deref().map_or_else(none, JsValue::from_str),
-            1 => s
+            super::codes::SUB_ID => s.task_id.as_deref().map_or_else(none, JsValue::from_str),
+            super::codes::SUB_STATUS => s
                 .task
                 .as_ref()
                 .map_or_else(none, |t| t.status.name().into()),

@@ -5,6 +5,7 @@
 //! handles and the JS client.
 
 mod client;
+pub mod codes;
 pub mod convert;
 mod handle;
 mod settings;
@@ -40,30 +41,30 @@ static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_all
 type Run<T> = Box<dyn FnOnce(&mut dyn Requestor, u64) -> T>;
 
 /// What the JS client hears: the first argument of its `emit(what, id, value)` callback (the
-/// numbers are spelled again in `npm/client.js`).
+/// numbers of [`codes::HEARD`]).
 #[derive(Clone, Copy)]
 enum Heard {
     /// `connect` resolves (the session is ready and the link started).
-    Ready = 0,
+    Ready = codes::READY as isize,
     /// `connect` rejects: `value` is the error's `ErrorInfo`.
-    Failed = 1,
+    Failed = codes::FAILED as isize,
     /// What the session negotiated (`SessionInfo`).
-    Session = 2,
+    Session = codes::SESSION as isize,
     /// For `onWarning` (`ClientWarning`).
-    Warning = 3,
+    Warning = codes::WARNING as isize,
     /// For `onTransition` (`TaskTransition`).
-    Transition = 4,
+    Transition = codes::TRANSITION as isize,
     /// For `onInput`: input request `id` (`InputRequestEvent`); answered through
     /// [`ClientCore::ask`].
-    Input = 5,
+    Input = codes::INPUT as isize,
     /// Input request `id` is no longer wanted: `value` says why.
-    Withdrawn = 6,
+    Withdrawn = codes::WITHDRAWN as isize,
     /// For `onTaskDoneOnce` (`TaskDone`): this page reports the task's end.
-    Once = 7,
+    Once = codes::ONCE as isize,
     /// The one-shot operation under key `id` succeeded: `value` is its reply.
-    Replied = 8,
+    Replied = codes::REPLIED as isize,
     /// The one-shot operation under key `id` failed: `value` is the `ErrorInfo`.
-    Refused = 9,
+    Refused = codes::REFUSED as isize,
 }
 
 #[wasm_bindgen]

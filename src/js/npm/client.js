@@ -6,7 +6,7 @@
 import { McpTaskError, call, failure } from "./extras.js";
 import { TaskHandle } from "./handle.js";
 
-/** What `ClientCore` reports (the numbers of `Heard` in src/js/mod.rs). */
+/** What `ClientCore` reports. These numbers are defined in src/js/codes.rs (HEARD, CALLS, ASKS); tests/wasm_wire.rs checks both agree. */
 const READY = 0, FAILED = 1, SESSION = 2, WARNING = 3, TRANSITION = 4, INPUT = 5, WITHDRAWN = 6, ONCE = 7, REPLIED = 8, REFUSED = 9;
 /** What `ClientCore.call` starts. */
 const REQUEST = 0, TOOL = 1, WATCH = 2;
