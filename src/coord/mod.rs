@@ -20,14 +20,14 @@ pub mod wire;
 #[cfg(test)]
 mod tests;
 
-use crate::engine::hash::IdHash;
+use crate::collections::hash::IdHash;
 use std::collections::{HashMap, VecDeque};
 
 use crate::json::Value;
 
+use crate::collections::sorted::{SortedMap, SortedSet};
 use crate::engine::api::{ClientError, End, ErrorKind, Event, Millis, OpId, SubId};
 use crate::engine::snapshot::{SessionSnapshot, TaskSnapshot};
-use crate::engine::sorted::{SortedMap, SortedSet};
 use crate::protocol::model::Task;
 use leader::Leading;
 use wire::{Msg, Op, SessionWire, TabId};

@@ -9,8 +9,8 @@
 use std::collections::VecDeque;
 
 use super::api::{SendKey, Transmit};
-use super::fifo::Fifo;
 use super::ids::Slot;
+use crate::collections::fifo::Fifo;
 
 /// Room kept once a burst is out (a burst's room is given back).
 const ROOM: usize = 16;

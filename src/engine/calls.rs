@@ -4,7 +4,7 @@
 //! goes out; `notifications/tasks/created` (or a first status answer) confirms it, and the
 //! original response carries the result.
 
-use super::sorted::SortedSet;
+use crate::collections::sorted::SortedSet;
 
 use crate::json::{Map, Value};
 

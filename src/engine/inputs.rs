@@ -12,8 +12,8 @@ use crate::protocol::model::{InputRequest, TaskStatus};
 use super::api::{ClientError, ErrorKind, Event, InputId, Millis, SendKey, INPUT_WITHDRAWN};
 use super::elicit::{fill_defaults, ELICIT};
 use super::requests::{Answer, Purpose};
-use super::sorted::SortedMap;
 use super::Engine;
+use crate::collections::sorted::SortedMap;
 
 /// Server→client requests the host answers.
 const HOST_METHODS: [&str; 3] = [ELICIT, "sampling/createMessage", "roots/list"];

@@ -11,9 +11,9 @@ use super::known::Known;
 use super::phase::Phase;
 use super::requests::{Answer, Failure, Purpose};
 use super::scheduler::{TaskTimer, Timer};
-use super::sorted::SortedSet;
 use super::tasks::Source;
 use super::Engine;
+use crate::collections::sorted::SortedSet;
 
 impl Engine {
     /// The `tasks/result` request `n` answered `res`.

@@ -10,7 +10,7 @@
 //! their polls are only the safety net; when it ends, their cadence resumes within one interval. The
 //! first stream waits for tasks created together to stop arriving, so one request names them all.
 
-use super::sorted::SortedSet;
+use crate::collections::sorted::SortedSet;
 
 use super::api::{Millis, Output};
 use super::ids::ReqId;

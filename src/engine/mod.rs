@@ -48,17 +48,13 @@ mod early;
 mod elicit;
 mod encoded;
 mod fetch;
-mod fifo;
-pub(crate) mod hash;
 mod hold;
-pub mod idmap;
 mod ids;
 mod inputs;
 mod iso8601;
 pub(crate) mod known;
 mod lifecycle;
 mod listen;
-mod minheap;
 mod negotiate;
 mod ops;
 mod pending;
@@ -80,7 +76,6 @@ mod session;
 pub mod snapshot;
 mod socket;
 pub use socket::{first_socket_failed, FirstSocket};
-pub mod sorted;
 mod standalone;
 mod tasks;
 mod tools;
@@ -115,12 +110,13 @@ use crate::json::Value;
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::{Dialect, Task};
 
+use crate::collections::idmap::IdMap;
+use crate::collections::sorted::SortedSet;
 use api::{
     CallOptions, ClientError, Config, End, ErrorKind, Event, Input, InputId, Millis, OpId, Output,
     SubId,
 };
 use calls::Call;
-use idmap::IdMap;
 use ids::CallId;
 use inputs::Inputs;
 use pending::Requests;
@@ -129,7 +125,6 @@ use requests::Purpose;
 use rng::Rng;
 use scheduler::{TaskTimer, Timer, Timers};
 use session::Session;
-use sorted::SortedSet;
 use tools::Tools;
 
 /// What a subscription waits on.

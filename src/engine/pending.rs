@@ -2,11 +2,11 @@
 //! transmission key and timeout, and the one-way input answers whose delivery is unconfirmed.
 
 use super::api::{Millis, SendKey};
-use super::fifo::Fifo;
-use super::idmap::IdMap;
 use super::ids::ReqId;
 use super::requests::Purpose;
 use super::resume::StreamPos;
+use crate::collections::fifo::Fifo;
+use crate::collections::idmap::IdMap;
 
 /// A request awaiting its answer.
 #[derive(Debug)]

@@ -12,11 +12,11 @@
 
 use super::api::{Millis, Output, SendKey, Transmit};
 use super::backlog::{Backlog, Kept};
-use super::fifo::Fifo;
-use super::idmap::IdSet;
 use super::ids::Slot;
 use super::requests::Purpose;
 use super::Engine;
+use crate::collections::fifo::Fifo;
+use crate::collections::idmap::IdSet;
 
 /// How long a browser drains an aborted response before it frees the connection (Chromium: 5 s).
 pub(crate) const DRAIN_MS: Millis = 5_000;

@@ -3,9 +3,9 @@
 
 use std::rc::Rc;
 
-use super::idmap::IdMap;
 use super::ids::ReqId;
 use super::ids::Slot;
+use crate::collections::idmap::IdMap;
 use crate::protocol::model::{Outcome, Task, TaskStatus};
 
 use super::known::Known;
@@ -15,7 +15,7 @@ use super::cadence::PollState;
 use super::fetch::ResultFetch;
 use super::phase::Phase;
 use super::scheduler::MaybeAt;
-use super::sorted::{SortedMap, SortedSet};
+use crate::collections::sorted::{SortedMap, SortedSet};
 
 /// One tracked task.
 #[derive(Debug, Default)]

@@ -17,7 +17,7 @@
 
 use super::ids::ReqId;
 use super::pushed::PushEvidence;
-use super::sorted::SortedSet;
+use crate::collections::sorted::SortedSet;
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::{Outcome, TaskStatus};
 

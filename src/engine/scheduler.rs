@@ -2,10 +2,10 @@
 //! `Wake` (the poll cadence that sets most of them is in `cadence.rs`).
 
 use super::api::Millis;
-use super::idmap::IdMap;
 use super::ids::ReqId;
 use super::ids::Slot;
-use super::minheap::MinHeap;
+use crate::collections::idmap::IdMap;
+use crate::collections::minheap::MinHeap;
 
 /// The timers every task has (keyed by the task's slot number, not its id: cheap to order).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

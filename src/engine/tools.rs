@@ -13,7 +13,7 @@
 
 use std::borrow::Cow;
 
-use super::sorted::SortedSet;
+use crate::collections::sorted::SortedSet;
 
 use crate::json::{Map, Value};
 

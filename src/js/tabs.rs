@@ -8,8 +8,8 @@ use wasm_bindgen::prelude::*;
 
 use super::types::{ClientWarning, ErrorInfo, ErrorKind};
 use super::{ClientCore, ClientInner, Heard};
+use crate::collections::sorted::SortedSet;
 use crate::driver::tabs::Link;
-use crate::engine::sorted::SortedSet;
 
 /// The tasks whose end this page already reported.
 #[derive(Default)]

@@ -3,10 +3,10 @@
 use crate::json::Value;
 
 use super::{Dest, Pending, Work};
+use crate::collections::sorted::SortedSet;
 use crate::coord::wire::{Msg, SessionWire, TabId};
 use crate::coord::{Coord, Output};
 use crate::engine::api::{ClientError, End, Event, InputId, Millis, OpId, SubId};
-use crate::engine::sorted::SortedSet;
 use crate::protocol::model::Task;
 
 impl Coord {

@@ -7,17 +7,17 @@ mod events;
 mod ops;
 mod peers;
 
-use crate::engine::hash::IdHash;
-use crate::engine::idmap::{IdMap, IdSet};
+use crate::collections::hash::IdHash;
+use crate::collections::idmap::{IdMap, IdSet};
 use std::collections::{HashMap, VecDeque};
 
 use crate::json::Value;
 
 use super::wire::{Msg, Op, TabId};
 use super::{Coord, Output, Role, Stored};
+use crate::collections::sorted::SortedSet;
 use crate::engine::api::{ClientError, Event, InputId, Millis, OpId, SubId};
 use crate::engine::snapshot::{SessionSnapshot, TaskSnapshot};
-use crate::engine::sorted::SortedSet;
 use crate::engine::Engine;
 use crate::protocol::model::{Dialect, InputRequest};
 

@@ -2,10 +2,10 @@
 //! housekeeping (checkpoints, pruning tabs that died silently).
 
 use super::{Peer, Work};
+use crate::collections::sorted::SortedSet;
 use crate::coord::wire::{Msg, TabId};
 use crate::coord::{Coord, Output};
 use crate::engine::api::{Input, Millis};
-use crate::engine::sorted::SortedSet;
 
 /// Persist tracked tasks' poll times this often (in ticks).
 const CHECKPOINT_TICKS: u64 = 5;

@@ -6,11 +6,11 @@ use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
 use crate::json::{json, Value};
 
+use crate::collections::sorted::SortedSet;
 use crate::coord::wire::Msg;
 use crate::coord::{Coord, Input, Output, Requestor, Stored};
 use crate::engine::api::{CallOptions, Config, DialectChoice, End, Event, Millis, SubId};
 use crate::engine::snapshot::{SessionSnapshot, TaskSnapshot};
-use crate::engine::sorted::SortedSet;
 use crate::engine::testkit::Harness;
 use crate::engine::Engine;
 use crate::protocol::model::Dialect;

@@ -15,10 +15,10 @@ use serde::Serialize;
 
 use super::idb::{self, Edit};
 use super::{local, Scope};
+use crate::collections::sorted::SortedSet;
 use crate::driver::json::{self, Fields};
 use crate::engine::api::Millis;
 use crate::engine::snapshot::{SessionSnapshot, TaskSnapshot};
-use crate::engine::sorted::SortedSet;
 use crate::protocol::model::{Dialect, TaskStatus};
 
 /// The keys of a scope's records.

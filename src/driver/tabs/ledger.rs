@@ -3,7 +3,7 @@
 //! IndexedDB, inside one `readwrite` transaction). Within the page that won, every handle's
 //! `onDone` fires; every other page (and every later load) skips them.
 
-use crate::engine::hash::IdHash;
+use crate::collections::hash::IdHash;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;

@@ -14,11 +14,11 @@ use gloo_timers::callback::Interval;
 use super::ledger::Ledger;
 use super::web::{Channel, Held, Listener, LockManager, Pending};
 use super::{Requestor, SharedOptions};
+use crate::collections::sorted::SortedSet;
 use crate::coord::{Coord, Input, Output};
 use crate::driver::persist::{Scope, Store};
 use crate::driver::{global, Driver, DriverOptions, HeaderSource, Host, TransportKind};
 use crate::engine::api::{CallOptions, Config, InputId, OpId, SubId};
-use crate::engine::sorted::SortedSet;
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::{Dialect, Task};
 

@@ -3,8 +3,8 @@
 
 use std::collections::HashMap;
 
+use crate::collections::hash::IdHash;
 use crate::engine::api::{Millis, SendKey, Transmit};
-use crate::engine::hash::IdHash;
 use crate::protocol::model::Dialect;
 
 use super::server::{FakeServer, Replies};

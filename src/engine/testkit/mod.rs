@@ -23,9 +23,9 @@ use super::api::{
     CallOptions, Config, DialectChoice, End, Event, Input, Millis, OpId, Output, SendKey, SubId,
     Transmit,
 };
-use super::hash::IdHash;
 use super::rng::Rng;
 use super::Engine;
+use crate::collections::hash::IdHash;
 use delivery::Delivery;
 pub(crate) use script::{
     accept_initialize, answer, discover_result, drain, events_of, feed, head, modern_engine,

@@ -6,8 +6,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::json::{json, Value};
 
+use crate::collections::hash::IdHash;
 use crate::engine::api::{Input, Millis, SendKey, Transmit, TransportError};
-use crate::engine::hash::IdHash;
 use crate::engine::rng::Rng;
 use crate::protocol::jsonrpc::{Id, Message, RpcError};
 use crate::protocol::model::Dialect;
