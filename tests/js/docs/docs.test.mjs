@@ -9,13 +9,13 @@
 // prelude.cjs.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { execFile, spawn } from "node:child_process";
-import { createServer } from "node:net";
+import { execFile } from "node:child_process";
 import { copyFile, mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { startServer } from "../../servers/launch.mjs";
+import { startEverything } from "../everything.mjs";
 import { projectSnippets } from "./snippets.mjs";
 
 const run = promisify(execFile);
@@ -149,41 +149,6 @@ function assertPrinted(stdout, expected, where) {
     assert.ok(at < printed.length, `${where} printed "${line}" (in order); it printed:\n${stdout}`);
     at++;
   }
-}
-
-/** @modelcontextprotocol/server-everything (Streamable HTTP) on 127.0.0.1: `PORT` names the port, and a
- *  preload binds its host-less listen to 127.0.0.1. It keeps no statistics. */
-async function startEverything() {
-  const port = await freePort();
-  const bin = join(MODULES, "@modelcontextprotocol/server-everything/dist/index.js");
-  const preload = join(ROOT, "tests/conformance/preload.mjs");
-  const child = spawn(process.execPath, ["--import", preload, bin, "streamableHttp"], {
-    env: { ...process.env, PORT: String(port) },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let log = "";
-  await new Promise((ok, fail) => {
-    const timer = setTimeout(() => fail(new Error(`server-everything did not start:\n${log}`)), 20_000);
-    child.stderr.on("data", (d) => {
-      log += d;
-      if (/listening on port/.test(log)) {
-        clearTimeout(timer);
-        ok();
-      }
-    });
-    child.on("exit", (code) => fail(new Error(`server-everything exited ${code}:\n${log}`)));
-  });
-  const exited = new Promise((ok) => child.on("exit", ok));
-  return { url: `http://127.0.0.1:${port}/mcp`, statsUrl: null, stop: () => (child.kill(), exited) };
-}
-
-/** A port nothing listens on now, for a server that takes its port from the environment. */
-function freePort() {
-  const srv = createServer();
-  return new Promise((ok) => srv.listen(0, "127.0.0.1", () => {
-    const { port } = srv.address();
-    srv.close(() => ok(port));
-  }));
 }
 
 /** The server's count of `tools/call` requests so far (null for a server without statistics). */
