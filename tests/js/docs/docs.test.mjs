@@ -82,6 +82,8 @@ before(async () => {
   await symlink(PKG, join(OUT, "node_modules/mcp-task-client"), "dir");
   for (const f of ["ambient.d.ts", "electron.d.ts", "prelude.cjs"]) await copyFile(join(HERE, f), join(OUT, f));
   await writeFile(join(OUT, "tsconfig.json"), JSON.stringify(TSCONFIG, null, 2));
+  // The same with the newest libs: the package's own disposal declarations merge with the lib's.
+  await writeFile(join(OUT, "tsconfig.esnext.json"), JSON.stringify({ extends: "./tsconfig.json", compilerOptions: { lib: ["ESNext", "DOM"] } }));
   await writeFile(join(OUT, "cjs/tsconfig.json"), JSON.stringify(CJS_TSCONFIG, null, 2));
   // Each ES block is a module of its own (`export {}`): top-level await, no names shared.
   for (const s of snippets) await writeFile(join(OUT, fileOf(s)), isCommonJs(s) ? s.code : `${s.code}export {};\n`);
@@ -100,10 +102,10 @@ test("the docs' code blocks are found: both READMEs, each block with its languag
 });
 
 for (const { name, tsc, major } of COMPILERS) {
-  test(`every block type-checks (${name}, strict, lib ES2023 + DOM, skipLibCheck false)`, { timeout: 240_000 }, async () => {
+  test(`every block type-checks (${name}, strict, lib ES2023 + DOM and ESNext + DOM, skipLibCheck false)`, { timeout: 240_000 }, async () => {
     const version = (await run(process.execPath, [tsc, "--version"])).stdout;
     assert.match(version, new RegExp(`Version ${major.replace(".", "\\.")}`), version);
-    for (const project of [OUT, join(OUT, "cjs")]) {
+    for (const project of [OUT, join(OUT, "tsconfig.esnext.json"), join(OUT, "cjs")]) {
       const out = await run(process.execPath, [tsc, "-p", project], { cwd: OUT, timeout: 200_000, maxBuffer: 8 << 20 })
         .then(() => "")
         .catch((e) => `${e.stdout}${e.stderr}`);
