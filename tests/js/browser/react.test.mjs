@@ -152,7 +152,7 @@ test("cancel only when asked: cancel(), and cancelOnUnmount on a real unmount", 
   assert.equal(await cancels(d), 1, "one tasks/cancel after the real unmount");
 });
 
-test("a task followed by id with the provider's client; unmounting the provider ends its session, mounting it again opens one", async () => {
+test("a task followed by id with the provider's client; unmounting the provider ends its session, mounting it again opens one, a call started meanwhile waits for it", async () => {
   await page.evaluate(() => window.app.mount("e", "long_job"));
   await waitLine("e", /^idle/);
   const id = await page.evaluate(async () => (await window.runners.e.start({ steps: 2, stepMs: 200 })).id);
@@ -161,8 +161,18 @@ test("a task followed by id with the provider's client; unmounting the provider 
   const before = await wire();
   await page.evaluate(() => window.app.provide(false));
   await page.waitForFunction((n) => window.wire.slice(n).some((r) => r.method === "DELETE"), before.length, { timeout: 10_000 });
-  await page.evaluate(() => window.app.provide(true));
-  await page.waitForFunction(() => document.getElementById("conn")?.textContent === "connected legacy", null, { timeout: 30_000 });
+  // A call started while the new provider is still connecting waits for its client.
+  const early = await page.evaluate(async () => {
+    window.app.provide(true);
+    window.app.mount("f", "long_job");
+    while (!window.runners.f) await new Promise((r) => setTimeout(r, 0));
+    const status = document.getElementById("conn")?.textContent;
+    const handle = await window.runners.f.startAsync({ steps: 1, stepMs: 10 });
+    return { status, id: handle.id };
+  });
+  assert.equal(early.status, "connecting");
+  assert.equal(typeof early.id, "string");
+  await waitLine("f", /^completed\|settled\|long_job done/);
   const later = (await wire()).slice(before.length);
   assert.equal(count(later, "DELETE"), 1, "the session ended once");
   assert.equal(count(later, "initialize"), 1, "one new session");
