@@ -53,6 +53,7 @@ function App() {
     mount: (name, tool, cancelOnUnmount = false) => setRunners((rs) => [...rs, { name, tool, cancelOnUnmount }]),
     unmount: (name) => setRunners((rs) => rs.filter((r) => r.name !== name)),
     watch: (id) => setWatched((ws) => [...ws, id]),
+    unwatch: (id) => setWatched((ws) => ws.filter((w) => w !== id)),
   };
   return h("div", null,
     h(Outside),

@@ -133,6 +133,28 @@ test("unmount stops waiting: nothing is sent, the held tasks/result is aborted b
   assert.deepEqual(sent, [], "no request for the task after the unmount (no cancel, no poll)");
 });
 
+test("reset() and useTask(id)'s unmount stop waiting: the task is released only when its last follower left, never cancelled", async () => {
+  await page.evaluate(() => window.app.mount("g", "slow_job"));
+  await waitLine("g", /^idle/);
+  await page.evaluate(() => window.runners.g.start({ ms: 20_000 }));
+  await waitLine("g", /^working\|pending/);
+  const id = await taskOf("g");
+  await page.evaluate((id) => window.app.watch(id), id);
+  await page.waitForFunction((id) => /^working/.test(document.getElementById(`watch-${id}`)?.textContent ?? ""), id, { timeout: 10_000 });
+  const requests = async () => (await wire()).filter((r) => r.taskId === id);
+  const open = async () => (await requests()).filter((r) => r.method === "tasks/result" && !r.aborted).length;
+  await page.evaluate(() => window.runners.g.reset());
+  await waitLine("g", /^idle\|settled\|\|$/);
+  // The watcher still follows: after longer than the result GC, the held request is still open.
+  await new Promise((r) => setTimeout(r, 2_000));
+  assert.match(await page.textContent(`#watch-${id}`), /^working/);
+  assert.ok((await open()) >= 1, `still held for the watcher: ${JSON.stringify(await requests())}`);
+  await page.evaluate((id) => window.app.unwatch(id), id);
+  await page.waitForFunction((id) => window.wire.filter((r) => r.method === "tasks/result" && r.taskId === id).every((r) => r.aborted), id, { timeout: 10_000 })
+    .catch(async () => assert.fail(`not released: ${JSON.stringify(await requests())}`));
+  assert.deepEqual((await requests()).filter((r) => r.method === "tasks/cancel"), [], "nothing cancelled");
+});
+
 test("cancel only when asked: cancel(), and cancelOnUnmount on a real unmount", async () => {
   await page.evaluate(() => {
     window.app.mount("c", "slow_job");
