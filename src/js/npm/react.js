@@ -68,11 +68,11 @@ const clientOf = (s) => {
   throw s.error;
 };
 
-/** The provider's client state; with a `url`, a connection of this component's own. */
+/** The provider's client state; called with a `url` (even a falsy one), a connection of this component's own. */
 export function useMcpClient(url, options) {
   const shared = useContext(Shared);
   const own = useConnection(url, options);
-  if (url !== undefined) return own;
+  if (arguments.length > 0) return own;
   if (!shared) throw new McpTaskError("useMcpClient() needs an <McpClientProvider> above it, or a url", { kind: "invalidInput" });
   return shared.state;
 }
