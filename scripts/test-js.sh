@@ -8,9 +8,11 @@
 #   the built pkg/ in a real page in headless Chromium (tests/js/browser, playwright-core), and the
 #   Electron example (main process in Node, renderer as a file:// page and on an opaque origin);
 #   the npm tarball (tests/js/pack): publint, arethetypeswrong, Node 20, a Vite page, React under
-#   StrictMode bundled by esbuild.
+#   StrictMode bundled by esbuild;
+#   the docs' code (tests/js/docs): every ts/tsx/js block of the READMEs and docs/ type-checked
+#   against pkg/ (strict, lib ES2023 + DOM, TypeScript 5.9 and 7), the runnable ones run in Node.
 #
-#   bash scripts/test-js.sh [wasm] [node] [browser] [pack]     (no argument = all four groups)
+#   bash scripts/test-js.sh [wasm] [node] [browser] [pack] [docs]     (no argument = all five groups)
 #
 # Builds pkg/ first when it is missing. Exits non-zero if any stage fails.
 set -uo pipefail
@@ -21,7 +23,7 @@ log() { printf '\033[1m[test-js]\033[0m %s\n' "$*"; }
 [ -f pkg/mcp_task_client_bg.wasm ] || bash scripts/build.sh || exit 1
 if [ ! -d tests/js/node_modules ]; then (cd tests/js && npm ci --no-audit --no-fund --loglevel=error) || exit 1; fi
 
-groups=" ${*:-wasm node browser pack} "
+groups=" ${*:-wasm node browser pack docs} "
 want() { [[ $groups == *" $1 "* ]]; }
 
 passed=0; failed=0; failed_names=()
@@ -63,6 +65,8 @@ want node && stage "JS in Node (pkg/ against ts-sdk, python-http, python-ws, rmc
   bash -c 'cd tests/js && timeout 900 node --test --test-concurrency=3 node/*.test.mjs'
 want browser && stage "JS in a Chromium page (pkg/ against ts-sdk, python-http, python-ws, rmcp2, rmcp3; strict CORS; Electron example)" \
   bash -c 'cd tests/js && timeout 600 node --test browser/*.test.mjs'
+want docs && stage "docs: every code block type-checked (TypeScript 5.9 + 7, lib ES2023 + DOM), runnable blocks run in Node" \
+  bash -c 'cd tests/js && timeout 300 node --test docs/*.test.mjs'
 want pack && stage "npm pack → publint + attw, scratch project: Node 20 import, Vite-built page, React (StrictMode)" \
   bash -c 'cd tests/js && timeout 300 node --test pack/*.test.mjs'
 

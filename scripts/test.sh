@@ -55,6 +55,7 @@ side=(
   "tabs: persistence, resume (Chromium)|node --test tests/tabs/persistence.test.mjs"
   "JS in a Chromium page + Electron example (main in Node, renderer as file://)|bash scripts/test-js.sh browser"
   "npm pack → publint + attw, Node 20, Vite page, React (StrictMode)|bash scripts/test-js.sh pack"
+  "docs: code blocks type-checked (TypeScript 5.9 + 7), runnable ones run in Node|bash scripts/test-js.sh docs"
   "interop matrix: every server kind × Node, Chromium × 8 scenarios, default options (writes docs/interop.md)|node --experimental-websocket --test tests/interop/ && node --experimental-websocket tests/interop/matrix.mjs"
   "MCP conformance suites 0.1.16 + 0.2.0-alpha.12, client mode (Node 22)|bash tests/conformance/run.sh"
 )

@@ -1,5 +1,5 @@
-import type { Arguments, CallOptions, CallToolResult, ConnectOptions, Dialect, JsonObject, SessionInfo, Task, TaskDone, TaskList, TaskTransition, ToolList, WatchOptions } from "./mcp_task_client.js";
-import type { TaskHandle } from "./handle.js";
+import type { Arguments, CallOptions, CallToolResult, ConnectOptions, Dialect, JsonObject, SessionInfo, Task, TaskList, TaskTransition, ToolList, WatchOptions } from "./mcp_task_client.js";
+import type { TaskDone, TaskHandle } from "./handle.js";
 
 /** An MCP client that turns requests into tracked tasks. */
 export declare class McpTaskClient {
@@ -42,7 +42,7 @@ export declare class McpTaskClient {
    * UI belongs in each handle's `onDone`, which fires in every page holding a handle. Returns
    * the unsubscribe function.
    */
-  onTaskDoneOnce(cb: (done: TaskDone) => void): () => void;
+  onTaskDoneOnce(cb: (done: TaskDone<JsonObject>) => void): () => void;
   /**
    * Calls `cb` on every task state change; returns the unsubscribe function.
    */

@@ -1,4 +1,27 @@
-import type { JsonObject, Task, TaskDone, TaskStatus } from "./mcp_task_client.js";
+import type { JsonObject, RpcError, Task, TaskDone as DoneRecord, TaskStatus } from "./mcp_task_client.js";
+
+// The disposal symbols and interfaces (TypeScript's lib `esnext.disposable`), declared as the lib
+// declares them: an app compiled with older libs (`ES2023`) gets them from here, and merged with the
+// lib's own declarations they change nothing.
+declare global {
+  interface SymbolConstructor {
+    readonly dispose: unique symbol;
+    readonly asyncDispose: unique symbol;
+  }
+  interface Disposable {
+    [Symbol.dispose](): void;
+  }
+  interface AsyncDisposable {
+    [Symbol.asyncDispose](): PromiseLike<void>;
+  }
+}
+
+/** What `onDone` receives, exactly once per handle; `R` is the type of `outcome.result`: the
+ *  handle's (a `CallToolResult` for `callTool`), `unknown` when not given. */
+export interface TaskDone<R = unknown> extends Omit<DoneRecord, "outcome"> {
+  /** The final outcome: the request's result or its JSON-RPC error; `null` when there was none. */
+  outcome: { kind: "result"; result: R } | { kind: "error"; error: RpcError } | null;
+}
 
 /**
  * One subscription to one task (or plain request). Obtain it from `callTool`, `request`, `watch`
@@ -27,7 +50,7 @@ export declare class TaskHandle<R = JsonObject> {
    *  asynchronously, if it already has) — with or without `persist`. For effects that must
    *  happen once across tabs and reloads, use `client.onTaskDoneOnce`. Returns the unsubscribe
    *  function. */
-  onDone(cb: (done: TaskDone) => void): () => void;
+  onDone(cb: (done: TaskDone<R>) => void): () => void;
   /** Resolves with the request's result when the task completes; rejects with an `McpTaskError`
    *  otherwise (`rpc`, `taskFailed` with the tool's own text as message, `cancelled`, `expired`,
    *  `aborted` with the signal's reason as `cause`, …): the error `TaskDone.error` describes. */

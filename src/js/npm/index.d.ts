@@ -2,6 +2,7 @@
 export { McpTaskClient } from "./client.js";
 export { McpTaskError } from "./extras.js";
 export { TaskHandle, TaskUpdates } from "./handle.js";
+export type { TaskDone } from "./handle.js";
 import type { InitInput } from "./mcp_task_client.js";
 
 /**

@@ -56,6 +56,11 @@ async function contact(page, url, tool, args) {
   }, [url, tool, args]);
 }
 
+/** What a page is told when a request to `url` got no response: the URL, the causes, the headers to allow. */
+function unreached(url) {
+  return new RegExp(`^no response from ${url.replace(/[.]/g, "\\.")} \\(Failed to fetch\\): the server is down or unreachable, or its CORS policy refuses this page's origin or request headers; it must allow Content-Type, Accept, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID and the headers option's \\(Authorization\\), and expose Mcp-Session-Id$`);
+}
+
 /** Console errors about refused or failed requests (a CORS refusal logs one or two). */
 function requestErrors(lines) {
   return lines.filter((l) => /CORS|ERR_FAILED|Failed to load resource/i.test(l));
@@ -150,9 +155,30 @@ describe("strict CORS, dialect auto", { concurrency: true }, () => {
     try {
       const e = await failure(page, url, { dialect: "legacy", requestTimeoutMs: 5_000 });
       assert.equal(e?.kind, "transport", JSON.stringify(e));
-      assert.match(e.message, new RegExp(`^no response from ${url.replace(/[.]/g, "\\.")} \\(Failed to fetch\\): the server is down or unreachable, or its CORS policy refuses this page's origin or request headers; it must allow Content-Type, Accept, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID and the headers option's \\(Authorization\\), and expose Mcp-Session-Id$`));
+      assert.match(e.message, unreached(url));
     } finally {
       await page.close();
+    }
+  });
+
+  test("a server that sends no CORS headers: only its preflight arrives, the error names the URL, the causes and the headers to allow", { timeout: 60_000 }, async () => {
+    const seen = [];
+    const bare = createServer((req, res) => {
+      seen.push(req.method);
+      req.resume();
+      res.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+    await new Promise((ok) => bare.listen(0, "127.0.0.1", ok));
+    const url = `http://127.0.0.1:${bare.address().port}/mcp`;
+    const page = await freshPage();
+    try {
+      const e = await failure(page, url, { dialect: "legacy", requestTimeoutMs: 5_000 });
+      assert.equal(e?.kind, "transport", JSON.stringify(e));
+      assert.match(e.message, unreached(url));
+      assert.ok(seen.length > 0 && seen.every((m) => m === "OPTIONS"), `only preflights reached the server: ${seen}`);
+    } finally {
+      await page.close();
+      await new Promise((ok) => bare.close(ok));
     }
   });
 

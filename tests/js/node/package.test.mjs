@@ -14,16 +14,24 @@ const run = promisify(execFile);
 const PKG = fileURLToPath(new URL("../../../pkg/", import.meta.url));
 const JS = fileURLToPath(new URL("../", import.meta.url));
 
-test("package.json: ESM, conditions for types/node/browser/default, every listed file exists", async () => {
+test("package.json: ESM, conditions for node (require: the CommonJS entry)/types/browser/default, every listed file exists", async () => {
   const pj = JSON.parse(await readFile(join(PKG, "package.json"), "utf8"));
   assert.equal(pj.name, "mcp-task-client");
   assert.equal(pj.type, "module");
-  const dot = pj.exports["."];
-  assert.deepEqual(Object.keys(dot), ["types", "node", "browser", "default"]);
-  assert.equal(dot.node, "./node.js");
-  assert.equal(dot.browser, "./index.js");
+  for (const [path, dir] of [[".", ""], ["./core", "core/"]]) {
+    const entry = pj.exports[path];
+    assert.deepEqual(Object.keys(entry), ["node", "types", "browser", "default"], path);
+    assert.deepEqual(entry.node, {
+      require: { types: `./${dir}node.d.cts`, default: `./${dir}node.cjs` },
+      types: `./${dir}index.d.ts`,
+      default: `./${dir}node.js`,
+    }, path);
+    assert.equal(entry.browser, `./${dir}index.js`, path);
+    const targets = [entry.node.require.types, entry.node.require.default, entry.node.types, entry.node.default, entry.types, entry.browser];
+    for (const target of targets) assert.ok(existsSync(join(PKG, target)), `${target} is in pkg/`);
+    for (const target of targets) assert.ok(pj.files.some((f) => target.slice(2) === f || target.slice(2).startsWith(f)), `${target} is published`);
+  }
   for (const f of pj.files) assert.ok(existsSync(join(PKG, f)), `${f} is in pkg/`);
-  for (const target of Object.values(dot)) assert.ok(pj.files.includes(target.slice(2)), `${target} is published`);
 });
 
 test("resolves by name in Node (node condition) and works without init()", async () => {

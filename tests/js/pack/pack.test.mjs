@@ -115,9 +115,9 @@ test("a Vite-built page bundles the tarball and runs a task in Chromium", { time
   }
 });
 
-test("the tarball: LICENSE files, README, React bindings; publint and arethetypeswrong find nothing", { timeout: 120_000 }, async () => {
+test("the tarball: LICENSE files, README, React bindings, CommonJS entries; publint clean, arethetypeswrong only the ESM-only subpaths", { timeout: 120_000 }, async () => {
   const files = packed.files.map((f) => f.path);
-  for (const f of ["LICENSE-MIT", "LICENSE-APACHE", "README.md", "react.js", "react.d.ts", "index.d.ts", "core/index.js", "core/node.js", "core/index.d.ts", "core/mcp_task_client_bg.wasm"]) {
+  for (const f of ["LICENSE-MIT", "LICENSE-APACHE", "README.md", "react.js", "react.d.ts", "index.d.ts", "core/index.js", "core/node.js", "core/index.d.ts", "core/mcp_task_client_bg.wasm", "node.cjs", "node.d.cts", "core/node.cjs", "core/node.d.cts"]) {
     assert.ok(files.includes(f), `${f} is in the tarball`);
   }
   const pj = JSON.parse(await readFile(join(PKG, "package.json"), "utf8"));
@@ -133,8 +133,20 @@ test("the tarball: LICENSE files, README, React bindings; publint and arethetype
   };
   const lint = run(bin("publint"), ["--strict", "."]);
   assert.match(lint, /All good/, lint);
-  // ESM only (no CommonJS entry, by design); the wasm subpath is an asset, not a module.
-  run(bin("attw"), ["--pack", ".", "--profile", "esm-only", "--exclude-entrypoints", "./mcp_task_client_bg.wasm", "./core/mcp_task_client_bg.wasm"]);
+  // arethetypeswrong, every resolution mode (the wasm subpaths are assets, not modules): the root and
+  // /core resolve everywhere (from CommonJS to the CommonJS entry). What remains is by design:
+  // /react and /auth(/node) are ES modules only (apps bundle them; from CommonJS, `import()` them),
+  // and node10 resolution, which ignores `exports`, finds no file at `auth/node` (its file is auth-node.js).
+  const report = join(scratch, "attw.json");
+  run("bash", ["-c", `"${bin("attw")}" --pack . --format json --exclude-entrypoints ./mcp_task_client_bg.wasm ./core/mcp_task_client_bg.wasm > "${report}" || true`]);
+  const { problems } = JSON.parse(await readFile(report, "utf8")).analysis;
+  const found = problems.map((p) => `${p.kind} ${p.entrypoint} ${p.resolutionKind}`).sort();
+  assert.deepEqual(found, [
+    "CJSResolvesToESM ./auth node16-cjs",
+    "CJSResolvesToESM ./auth/node node16-cjs",
+    "CJSResolvesToESM ./react node16-cjs",
+    "NoResolution ./auth/node node10",
+  ]);
 });
 
 test("React under StrictMode (esbuild + react-dom from npm): one session, cancel only on a real unmount", { timeout: 120_000 }, async () => {

@@ -147,6 +147,14 @@ export async function usage(signal: AbortSignal): Promise<void> {
     const kind: ErrorKind | undefined = d.error?.kind;
     console.log(d.kind, d.status, kind, d.error?.message, d.task?.taskId);
   });
+  // The handle's result type reaches its TaskDone: the outcome's result is the tool's typed result.
+  task.onDone((d) => {
+    if (d.outcome?.kind !== "result") return;
+    const total: number | undefined = d.outcome.result.structuredContent?.total;
+    // @ts-expect-error — `total` is a number, not a string
+    const wrong: string | undefined = d.outcome.result.structuredContent?.total;
+    console.log(total, wrong);
+  });
   const it: TaskUpdates = task.updates();
   for await (const t of it) {
     const s: TaskStatus = t.status;

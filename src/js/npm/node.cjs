@@ -1,0 +1,20 @@
+// Entry for CommonJS in Node (`require("mcp-task-client")`): the package is an ES module with
+// top-level await (it instantiates the wasm at import), which `require` cannot load, so this entry
+// hands out the module through one dynamic import: `const { McpTaskClient } = await load()`.
+"use strict";
+
+let loading;
+
+/** Loads the package once; resolves with its exports (`McpTaskClient`, `McpTaskError`, …). */
+function load() {
+  loading ??= import("./node.js");
+  return loading;
+}
+
+/** `McpTaskClient.connect(url, options)` after `load()`. */
+async function connect(url, options) {
+  const { McpTaskClient } = await load();
+  return McpTaskClient.connect(url, options);
+}
+
+module.exports = { load, connect };
