@@ -53,6 +53,7 @@ pub(crate) mod hash;
 mod hold;
 pub mod idmap;
 mod ids;
+pub(crate) mod initialized;
 mod inputs;
 mod iso8601;
 pub(crate) mod known;
@@ -545,6 +546,7 @@ impl Engine {
                 }
                 Timer::Reconnect => self.reconnect_socket(),
                 Timer::Hold => self.release_hold(now),
+                Timer::Initialized => self.initialized_answered(None),
                 Timer::Tools => self.retry_tools(now),
                 Timer::Resume(n) => self.resume_stream(n),
             }

@@ -464,6 +464,15 @@ impl<S: World> Harness<S> {
         self.run_until(self.now + ms);
     }
 
+    /// Runs a millisecond at a time until `done` holds, for at most `ms`: when it came to hold.
+    pub(crate) fn run_until_done(&mut self, ms: Millis, done: impl Fn(&Self) -> bool) -> Millis {
+        let until = self.now + ms;
+        while !done(self) && self.now < until {
+            self.run_until(self.now + 1);
+        }
+        self.now
+    }
+
     /// Feeds an input directly (as the driver would).
     pub(crate) fn input(&mut self, input: Input) {
         self.deliver(input);
