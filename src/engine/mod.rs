@@ -61,6 +61,7 @@ mod lifecycle;
 mod listen;
 mod minheap;
 mod negotiate;
+pub(crate) mod no_input;
 mod ops;
 mod pending;
 mod phase;

@@ -500,7 +500,7 @@ impl Engine {
                     self.reply(op, Err(error.clone()))
                 }
                 Purpose::Tools { .. } => self.tools_failed(now, error.clone(), false),
-                Purpose::Get(t) => self.unknown_task(now, &t, error.clone()),
+                Purpose::Get(t) => self.drop_task_failing(now, &t, error.clone()),
                 _ => {}
             }
         }
