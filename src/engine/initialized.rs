@@ -2,8 +2,8 @@
 //! POST is its own connection, so a request sent at once may reach the server before the
 //! notification, and a server may refuse it ("Not initialized"). The notification's answer (any
 //! status, or its end) lets the queued requests and the listening stream go; a server that never
-//! answers it costs [`INITIALIZED_WAIT_MS`] once. A WebSocket keeps order: nothing waits there. Input answers
-//! never wait (see `hold.rs`).
+//! answers it costs [`INITIALIZED_WAIT_MS`] once. A WebSocket keeps order: nothing waits there.
+//! Input answers never wait (see `hold.rs`).
 
 use super::api::{Link, Millis, SendKey};
 use super::scheduler::Timer;
