@@ -111,7 +111,7 @@ impl Engine {
         if self.session.fetches_results && entry.result.req().is_some() {
             return;
         }
-        self.unknown_task(now, task_id, error);
+        self.drop_task_failing(now, task_id, error);
     }
 
     /// `subscriptions/listen` failed: when the server lacks it (or refused it too often), pushes

@@ -425,7 +425,7 @@ impl Engine {
             state,
         });
         for request in requests {
-            self.surface_input(None, request, Origin::Mrtr(c));
+            self.surface_input(now, None, request, Origin::Mrtr(c));
         }
     }
 

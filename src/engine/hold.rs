@@ -39,9 +39,11 @@ impl Engine {
     }
 
     /// Requests wait: the hold is in force (until its timer releases it, also at its last
-    /// millisecond), or the first request after it is not answered yet.
+    /// millisecond), the first request after it is not answered yet, or the session's
+    /// `initialized` notification is not (see `initialized.rs`).
     pub(crate) fn gated(&self) -> bool {
-        self.session.hold_probe.is_some() || self.session.hold_until.is_some()
+        let s = &self.session;
+        s.hold_probe.is_some() || s.hold_until.is_some() || s.initialized_pending.is_some()
     }
 
     /// Whether `p` must wait (input answers never do).

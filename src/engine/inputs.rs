@@ -45,6 +45,8 @@ pub(crate) struct Open {
 pub(crate) struct Inputs {
     next: u64,
     open: SortedMap<InputId, Box<Open>>,
+    /// When an input request last came or was answered.
+    last: Millis,
 }
 
 impl Inputs {
@@ -61,6 +63,11 @@ impl Inputs {
     /// Forgets the open requests `gone` names (one `retain` in the binary for both callers).
     fn drop_where(&mut self, gone: &dyn Fn(&Open) -> bool) {
         self.open.retain(|_, o| !gone(o));
+    }
+
+    /// Whether an input request is open, or one came or was answered within `ms` before `now`.
+    pub(crate) fn heard_within(&self, now: Millis, ms: Millis) -> bool {
+        !self.open.is_empty() || self.last.saturating_add(ms) > now
     }
 
     #[cfg(test)]
@@ -85,11 +92,13 @@ impl Engine {
 
     pub(crate) fn surface_input(
         &mut self,
+        now: Millis,
         task_id: Option<String>,
         request: InputRequest,
         origin: Origin,
     ) -> InputId {
         self.inputs.next += 1;
+        self.inputs.last = now;
         let id = InputId(self.inputs.next);
         let open = Open {
             task_id: task_id.clone(),
@@ -204,7 +213,7 @@ impl Engine {
             method: method.to_owned(),
             params,
         };
-        self.surface_input(related.or(by_stream), request, Origin::Server(id));
+        self.surface_input(now, related.or(by_stream), request, Origin::Server(id));
     }
 
     pub(crate) fn respond(&mut self, msg: Message) {
@@ -222,6 +231,7 @@ impl Engine {
         if open.answer.is_some() {
             return;
         }
+        self.inputs.last = now;
         let was_ok = answer.is_ok();
         let answer = super::answers::check(&open.request.method, answer);
         if let (true, Err(e)) = (was_ok, &answer) {

@@ -50,12 +50,14 @@ mod encoded;
 mod fetch;
 mod hold;
 mod ids;
+pub(crate) mod initialized;
 mod inputs;
 mod iso8601;
 pub(crate) mod known;
 mod lifecycle;
 mod listen;
 mod negotiate;
+pub(crate) mod no_input;
 mod ops;
 mod pending;
 mod phase;
@@ -540,6 +542,7 @@ impl Engine {
                 }
                 Timer::Reconnect => self.reconnect_socket(),
                 Timer::Hold => self.release_hold(now),
+                Timer::Initialized => self.initialized_answered(None),
                 Timer::Tools => self.retry_tools(now),
                 Timer::Resume(n) => self.resume_stream(n),
             }

@@ -298,7 +298,7 @@ impl Engine {
         let (c, hint) = self.auto_draft(c, &caps);
         if let Some(out) = c.build_initialized(&self.session.info()) {
             let key = self.push_one_way(out);
-            self.listen_after(key);
+            self.wait_for_initialized(now, key);
         }
         self.become_ready(now, c, caps, info, None);
         if let Some(hint) = hint {

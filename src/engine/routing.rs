@@ -135,7 +135,7 @@ impl Engine {
         if self.standalone_head(now, key, status, retry_after) {
             return;
         }
-        self.standalone_unblocked(key);
+        self.initialized_answered(Some(key));
         self.pool_headed(now, key);
         if status < 400 {
             self.reqs.answer_over(key);
@@ -175,7 +175,7 @@ impl Engine {
         if self.standalone_ended(now, key, error.as_ref()) {
             return;
         }
-        self.standalone_unblocked(key);
+        self.initialized_answered(Some(key));
         self.pool_ended(now, key);
         if let Some(task_id) = self.reqs.answer_over(key) {
             if let Some(e) = &error {

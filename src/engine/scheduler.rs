@@ -35,6 +35,8 @@ pub(crate) enum Timer {
     Reconnect,
     /// The server's `Retry-After` passed: send what was held back.
     Hold,
+    /// The `initialized` notification went unanswered too long: the session's requests go.
+    Initialized,
     /// Retry a failed `tools/list`.
     Tools,
     /// Resume a request's response stream, by request id.
@@ -61,6 +63,7 @@ mod kept {
     pub(super) const RECONNECT: u32 = 6;
     pub(super) const HOLD: u32 = 7;
     pub(super) const TOOLS: u32 = 8;
+    pub(super) const INITIALIZED: u32 = 9;
 }
 
 /// The due times under one key: a task's poll and deadline, or a single timer's (the first).
@@ -92,6 +95,7 @@ impl Key {
             Timer::Reconnect => (kept::RECONNECT, none, 0),
             Timer::Hold => (kept::HOLD, none, 0),
             Timer::Tools => (kept::TOOLS, none, 0),
+            Timer::Initialized => (kept::INITIALIZED, none, 0),
             Timer::Resume(n) => return Err(n),
         };
         Ok((Key::new(kept, slot), which))
@@ -111,6 +115,7 @@ impl Key {
             (kept::STANDALONE, _) => Timer::Standalone,
             (kept::RECONNECT, _) => Timer::Reconnect,
             (kept::HOLD, _) => Timer::Hold,
+            (kept::INITIALIZED, _) => Timer::Initialized,
             _ => Timer::Tools,
         }
     }

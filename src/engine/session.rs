@@ -10,7 +10,7 @@ use crate::protocol::dialect::{Codec, SessionInfo};
 use crate::protocol::model::Dialect;
 use crate::protocol::object;
 
-use super::api::{ClientError, Config, DialectChoice, ErrorKind, Event, Link, Millis};
+use super::api::{ClientError, Config, DialectChoice, ErrorKind, Event, Link, Millis, SendKey};
 use super::cadence;
 use super::negotiate::{offers_tasks, Discovered, MODERN_VERSION};
 use super::quirks::{Quirk, Quirks, TaskMethod};
@@ -75,6 +75,8 @@ pub(crate) struct Session {
     pub(crate) hold_probe: Option<ReqId>,
     /// The others may go (checked before the next output).
     pub(crate) drain: bool,
+    /// The `initialized` notification awaiting its answer: requests wait (see `initialized.rs`).
+    pub(crate) initialized_pending: Option<SendKey>,
     /// Asking for a task changes the request in this dialect (modern: the server decides alone).
     pub(crate) augments: bool,
     /// The dialect fetches outcomes with `tasks/result` (modern carries them inline).
@@ -129,6 +131,7 @@ impl Session {
             hold_until: None,
             hold_probe: None,
             drain: false,
+            initialized_pending: None,
             augments: false,
             fetches_results: false,
             listens: false,
@@ -497,7 +500,7 @@ impl Engine {
                     self.reply(op, Err(error.clone()))
                 }
                 Purpose::Tools { .. } => self.tools_failed(now, error.clone(), false),
-                Purpose::Get(t) => self.unknown_task(now, &t, error.clone()),
+                Purpose::Get(t) => self.drop_task_failing(now, &t, error.clone()),
                 _ => {}
             }
         }

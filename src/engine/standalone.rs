@@ -54,9 +54,6 @@ pub(crate) struct Standalone {
     cuts: u32,
     /// The host heard of the cuts.
     named: bool,
-    /// The `initialized` notification still on its way: the stream opens once it was answered
-    /// (a server may refuse a GET that overtakes it).
-    after: Option<SendKey>,
 }
 
 impl Standalone {
@@ -79,7 +76,6 @@ impl Engine {
         let old = s.key.take();
         *s = Standalone {
             headers: Some(headers),
-            after: s.after,
             ..Standalone::default()
         };
         if let Some(key) = old {
@@ -103,7 +99,8 @@ impl Engine {
     }
 
     fn open_standalone(&mut self) {
-        if self.standalone.after.is_some() {
+        // A server may refuse a GET that overtakes the `initialized` notification.
+        if self.session.initialized_pending.is_some() {
             return;
         }
         let Some(headers) = self.standalone.headers.clone() else {
@@ -118,19 +115,6 @@ impl Engine {
             headers,
             last_event_id: self.standalone.last_event_id.clone(),
         });
-    }
-
-    /// The stream waits for the `initialized` notification sent as `key` to be answered.
-    pub(crate) fn listen_after(&mut self, key: SendKey) {
-        self.standalone.after = Some(key);
-    }
-
-    /// Transmission `key` was answered or ended: if the stream waited for it, it opens now.
-    pub(crate) fn standalone_unblocked(&mut self, key: SendKey) {
-        if self.standalone.after == Some(key) {
-            self.standalone.after = None;
-            self.reopen_standalone();
-        }
     }
 
     /// Stops the stream for good (the session ends).

@@ -241,7 +241,7 @@ impl Engine {
             self.dispatch(now, Purpose::Result(task_id.to_owned()));
         }
         if let Some(snapshot) = &snapshot {
-            self.surface_task_inputs(task_id, snapshot);
+            self.surface_task_inputs(now, task_id, snapshot);
         }
     }
 
@@ -326,7 +326,7 @@ impl Engine {
     }
 
     /// Modern `inputRequests`: each key surfaced once per task.
-    fn surface_task_inputs(&mut self, task_id: &str, snapshot: &Task) {
+    fn surface_task_inputs(&mut self, now: Millis, task_id: &str, snapshot: &Task) {
         if snapshot.input_requests.is_empty() {
             return;
         }
@@ -343,7 +343,7 @@ impl Engine {
             }
         }
         for request in fresh {
-            self.surface_input(Some(task_id.to_owned()), request, Origin::Task);
+            self.surface_input(now, Some(task_id.to_owned()), request, Origin::Task);
         }
     }
 
@@ -462,6 +462,7 @@ impl Engine {
         }
         let confirming = self.awaits_confirmation(task_id);
         self.apply_snapshot(now, task_id, task, Source::Poll);
+        self.input_never_came(now, task_id);
         if confirming && self.awaits_confirmation(task_id) {
             // The status cannot tell the end its outcome came with: the outcome decides.
             self.end_from_outcome(now, task_id);
@@ -505,7 +506,7 @@ impl Engine {
             _ if self.calls.values().any(|c| c.became_task(task_id)) => {
                 self.schedule_poll(now, task_id, Source::Poll)
             }
-            _ => self.unknown_task(now, task_id, error.into()),
+            _ => self.drop_task_failing(now, task_id, error.into()),
         }
     }
 
@@ -553,8 +554,9 @@ impl Engine {
         }
     }
 
-    /// A watched id the server never knew: its watchers fail.
-    pub(crate) fn unknown_task(&mut self, now: Millis, task_id: &str, error: ClientError) {
+    /// Forgets a task, its watchers failing with `error` (a watched id the server never knew, a
+    /// task whose input request never comes).
+    pub(crate) fn drop_task_failing(&mut self, now: Millis, task_id: &str, error: ClientError) {
         let Some(entry) = self.remove_task(task_id) else {
             return;
         };

@@ -128,7 +128,7 @@ function tryJson(text) {
 }
 
 /** Every task snapshot a JSON-RPC message carries: [{taskId, status, ...}]. */
-function tasksIn(msg) {
+export function tasksIn(msg) {
   const out = [];
   if (!msg || typeof msg !== "object") return out;
   const r = msg.result;

@@ -19,6 +19,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describeKind, kindList, kinds as registeredKinds, startServer } from "../servers/launch.mjs";
 import { startProxy } from "../faults/proxy.mjs";
+import { startCountingWsFront } from "../js/wsfront.mjs";
 import { openChromium } from "../js/browser/chromium.mjs";
 import { LIMITS, limitFor, openFor, withReadmeTable } from "./limits.mjs";
 import { VARIANTS } from "./variants.mjs";
@@ -78,7 +79,8 @@ function toolsOf(kind) {
  * A server of `kind` for one runtime, and how to count what it received about a task (scenarios.mjs's
  * `count`; `listen` counts the push streams opened since then, whatever their tasks, as one scenario
  * runs at a time on a server; `statuses` are the task's statuses as the server sent them, null where
- * unseen). Kinds without GET /stats are reached through the fault proxy (no faults), which counts.
+ * unseen). Kinds without GET /stats are reached through the fault proxy (no faults), which counts;
+ * WebSocket ones through the counting WebSocket front (tests/js/wsfront.mjs), which counts the same.
  */
 async function serve(kind) {
   const v = VARIANTS[kind];
@@ -97,13 +99,8 @@ async function serve(kind) {
     };
     return { url: server.url, tools, count, stop: () => server.stop() };
   }
-  if (!server.url.startsWith("http")) {
-    const count = async () => {
-      throw new Error(`${kind} has no GET /stats and is not HTTP: nothing counts its requests`);
-    };
-    return { url: server.url, tools, count, stop: () => server.stop() };
-  }
-  const proxy = await startProxy({ target: server.url });
+  const ws = !server.url.startsWith("http");
+  const proxy = ws ? await startCountingWsFront(server.url) : await startProxy({ target: server.url });
   const count = async (taskId, since) => {
     const s = proxy.stats();
     const after = (rel) => s.startedAt + rel >= since;

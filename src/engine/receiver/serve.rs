@@ -101,7 +101,7 @@ impl Engine {
             method: method.to_owned(),
             params: params.cloned().unwrap_or(Value::Null),
         };
-        let input = self.surface_input(Some(task_id.clone()), request, Origin::Hosted);
+        let input = self.surface_input(now, Some(task_id.clone()), request, Origin::Hosted);
         if let Ok(t) = self.hosted.get_mut(&task_id) {
             t.input = Some(input);
         }

@@ -108,6 +108,8 @@ pub(crate) struct Faults {
     pub(crate) missing: Vec<&'static str>,
     /// The server is down: every request fails at once without a status (connection refused).
     pub(crate) down: bool,
+    /// A task needing input never asks for it: no request on any stream, no `inputRequests`.
+    pub(crate) mute_inputs: bool,
 }
 
 /// How a server meets `tasks/result` while the task runs.

@@ -403,6 +403,8 @@ fn pushes_update_state_and_postpone_polls() {
     let mut h = Harness::new(DialectChoice::Legacy, Dialect::Legacy, 18);
     h.server.push = true;
     let sub = h.call("job", json!({ "ms": 9_000 }));
+    // The job's time runs from when the call leaves, after the handshake.
+    h.run_until_done(1_000, |h| h.count("tools/call") == 1);
     h.run_for(9_100);
     // Completed by the push before the next poll was due.
     assert_eq!(finished(&h.done(sub)).0, Some(TaskStatus::Completed));

@@ -16,6 +16,7 @@ mod faults;
 mod flows;
 mod heap;
 mod hour;
+mod initialized;
 mod inputs;
 mod listen;
 mod negotiate;

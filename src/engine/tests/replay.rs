@@ -1,5 +1,7 @@
 //! Replays the recorded transcripts of real servers (`tests/fixtures/transcripts/*.json`) through
-//! the engine: the caller's operations are repeated at their recorded times, and every request the
+//! the engine: the caller's operations are repeated at their recorded times (an operation naming a
+//! task the recorded client had learned waits until the replay learned it too, and everything after
+//! it shifts by as much), and every request the
 //! engine makes is answered with the recorded answer to the same kind of request (same method,
 //! same task, same tool and augmentation; ids rewritten), with the server messages that came
 //! around it. Checks: no panic, no message the dialects could not read, exactly one `Done` per
@@ -80,6 +82,8 @@ struct Transcript {
     endings: HashMap<String, Ending>,
     /// Tasks created by recorded calls, in order.
     created: Vec<String>,
+    /// Task id → when the recorded client first heard of it.
+    learned: HashMap<String, Millis>,
 }
 
 const TERMINAL: [&str; 3] = ["completed", "failed", "cancelled"];
@@ -113,6 +117,7 @@ fn load(path: &Path) -> Option<Transcript> {
     let mut known: HashSet<String> = HashSet::new();
     let mut endings = HashMap::new();
     let mut created = Vec::new();
+    let mut learned = HashMap::new();
     let mut handshake = false;
     let mut current: Option<usize> = None;
     for e in &entries {
@@ -189,6 +194,7 @@ fn load(path: &Path) -> Option<Transcript> {
                     continue;
                 }
                 if let Some((tid, status)) = status_of(&body) {
+                    learned.entry(tid.clone()).or_insert(t);
                     if known.insert(tid.clone())
                         && id
                             .as_ref()
@@ -250,6 +256,7 @@ fn load(path: &Path) -> Option<Transcript> {
         handshake,
         endings,
         created,
+        learned,
     })
 }
 
@@ -386,6 +393,18 @@ fn word(s: TaskStatus) -> &'static str {
     }
 }
 
+/// Runs until the engine has reported task `task` (at most a minute): when it did.
+fn learn<S: crate::engine::testkit::World>(h: &mut Harness<S>, task: &str) -> Millis {
+    let knows = |h: &Harness<S>| {
+        h.events.iter().any(|e| match e {
+            Event::Status { task: t, .. } => t.task_id == task,
+            Event::Transition { task_id, .. } => task_id == task,
+            _ => false,
+        })
+    };
+    h.run_until_done(60_000, knows)
+}
+
 /// Plays one transcript; returns the problems found.
 fn replay(path: &Path) -> Vec<String> {
     let name = path
@@ -407,8 +426,19 @@ fn replay(path: &Path) -> Vec<String> {
     let mut h = Harness::with_world(cfg, tr.replay, 5);
     h.latency = (2, 2);
     let mut subs: Vec<(SubId, Op)> = Vec::new();
+    // How far the replay runs behind the recording (the engine may send later than the recorded
+    // client did, e.g. after the `initialized` notification's answer).
+    let mut lag: Millis = 0;
     for (t, op) in tr.ops {
-        h.run_until(crate::engine::testkit::T0 + t);
+        let learned = match &op {
+            Op::Cancel(task) => tr.learned.get(task).map(|k| (task, *k)),
+            _ => None,
+        };
+        if let Some((task, k)) = learned.filter(|(_, k)| *k <= t) {
+            let known_at = learn(&mut h, task);
+            lag = lag.max(known_at.saturating_sub(crate::engine::testkit::T0 + k));
+        }
+        h.run_until(crate::engine::testkit::T0 + t + lag);
         let now = h.now;
         match &op {
             Op::Call {

@@ -118,7 +118,8 @@ impl FakeServer {
         let status = task.status(now);
         let terminal = task.terminal(now);
         let (input_sent, last_pushed, end) = (task.input_sent, task.last_pushed, task.end.clone());
-        if status == "input_required" && !input_sent && self.dialect != Dialect::Modern {
+        let asks = !input_sent && !self.faults.mute_inputs && self.dialect != Dialect::Modern;
+        if status == "input_required" && asks {
             // Legacy: on a blocked tasks/result stream when there is one; draft: any stream.
             let via = self
                 .blocked

@@ -132,7 +132,7 @@ impl FakeServer {
                     "failed" => {
                         o.insert("error".into(), json!({ "code": -32603, "message": "boom" }));
                     }
-                    "input_required" => {
+                    "input_required" if !self.faults.mute_inputs => {
                         let ask = json!({ "method": "elicitation/create", "params": { "message": "name?" } });
                         o.insert("inputRequests".into(), json!({ "ask": ask }));
                     }
