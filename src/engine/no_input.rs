@@ -2,10 +2,11 @@
 //! it every way the dialect offers (2025-11-25: a `tasks/result`, on whose stream or any other the
 //! request comes; 2026-07-28: `tasks/get`, whose answer carries `inputRequests`); a poll that still
 //! finds the task waiting [`NO_INPUT_MS`] after that, with no input request open and none come or
-//! answered meanwhile, ends its subscribers with a typed error naming the deviation, and the task
-//! is no longer tracked: nothing the client can do moves it, and a caller must not wait forever.
+//! answered meanwhile, ends its subscribers with a typed error naming the deviation: nothing the
+//! client can do moves the task, and a caller must not wait forever. The entry stays until its GC
+//! like any task nobody follows, so a later `watch` of the id joins it at its cadence.
 
-use super::api::{ClientError, ErrorKind, Millis};
+use super::api::{ClientError, End, ErrorKind, Millis};
 use super::Engine;
 use crate::protocol::model::TaskStatus;
 
@@ -17,7 +18,7 @@ const NO_INPUT: &str =
 
 impl Engine {
     /// A poll found task `task_id` as it is now: when it waits for an input request that did not
-    /// come in time, its subscribers fail and it is forgotten.
+    /// come in time, its subscribers fail and it is no longer polled.
     pub(crate) fn input_never_came(&mut self, now: Millis, task_id: &str) {
         let Some(e) = self.tasks.get(task_id) else {
             return;
@@ -44,6 +45,11 @@ impl Engine {
             return;
         }
         let error = ClientError::new(ErrorKind::Protocol, NO_INPUT);
-        self.drop_task_failing(now, task_id, error);
+        let subs = self
+            .tasks
+            .get_mut(task_id)
+            .map(|e| std::mem::take(&mut e.subs));
+        self.end_all(task_id, subs.unwrap_or_default(), &End::Failed { error });
+        self.after_membership_change(now, task_id);
     }
 }

@@ -555,11 +555,12 @@ impl Engine {
     }
 
     /// Forgets a task, its watchers failing with `error` (a watched id the server never knew, a
-    /// task whose input request never comes).
+    /// task whose input request never comes), and a draft call that became it stops waiting.
     pub(crate) fn drop_task_failing(&mut self, now: Millis, task_id: &str, error: ClientError) {
         let Some(entry) = self.remove_task(task_id) else {
             return;
         };
+        self.forget_calls_of(task_id);
         self.listen_follow(now, task_id, false);
         self.end_all(task_id, entry.subs, &End::Failed { error });
     }
