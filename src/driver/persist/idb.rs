@@ -9,8 +9,8 @@ use js_sys::{Array, Function, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
 /// A read-modify-write of one stored value (`None`: delete). Boxed, so that the storage code is
-/// compiled once rather than once per caller's closure.
-pub(super) type Edit = Box<dyn FnOnce(Option<String>) -> Option<String>>;
+/// compiled once rather than once per caller's closure; `FnMut`, as a host store may retry it.
+pub(super) type Edit = Box<dyn FnMut(Option<String>) -> Option<String>>;
 
 #[wasm_bindgen]
 extern "C" {
@@ -217,7 +217,7 @@ impl Idb {
 
     /// Atomically replaces the value under `key` with `f(old)` (`None`: delete) and waits until
     /// the transaction committed. Returns what `f` returned.
-    pub async fn update(&self, key: &str, f: Edit) -> Result<Option<String>, JsValue> {
+    pub async fn update(&self, key: &str, mut f: Edit) -> Result<Option<String>, JsValue> {
         let tx = self.db.transaction(STORE, "readwrite")?;
         let committed = on_transaction(&tx);
         let store = tx.object_store(STORE)?;

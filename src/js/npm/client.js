@@ -148,6 +148,15 @@ function url(text) {
   return text;
 }
 
+/** The coordination host of `persist: { redis }` (loaded only then), else `undefined`. */
+async function coordination(o, warn) {
+  const p = given(o, "persist");
+  if (p === undefined || typeof p !== "object") return undefined;
+  if (p.redis == null) throw mustBe("persist", "a boolean or { redis: an ioredis client }");
+  const { redisHost } = await import("./redis.js");
+  return redisHost(p.redis, warn);
+}
+
 /** Only `connect` makes clients. */
 const PRIVATE = {};
 
@@ -196,14 +205,20 @@ export function clientClass(wasm, ready) {
     static async connect(address, opts) {
       await ready();
       const client = new McpTaskClient(PRIVATE);
-      return new Promise((resolve, reject) => client.#open(address, opts, resolve, reject));
+      const coord = await coordination(opts, (message) => client.#warnOf(message));
+      return new Promise((resolve, reject) => client.#open(address, opts, coord, resolve, reject));
     }
 
-    #open(address, o, resolve, reject) {
+    /** A warning of the coordination host (Redis unreachable). */
+    #warnOf(message) {
+      if (this.#onWarning) call(this.#onWarning, { taskId: null, error: { kind: "transport", message, data: "coordinationDegraded" } });
+    }
+
+    #open(address, o, coord, resolve, reject) {
       try {
         const settings = { url: url(address) };
         options(o);
-        for (const [key, type] of Object.entries(SETTINGS)) settings[key] = typed(o, key, type);
+        for (const [key, type] of Object.entries(SETTINGS)) settings[key] = key === "persist" && coord ? true : typed(o, key, type);
         this.#onInput = typed(o, "onInput", "function");
         settings.onInput = this.#onInput !== undefined;
         const caps = given(o, "capabilities");
@@ -218,7 +233,7 @@ export function clientClass(wasm, ready) {
         // Set first: the WebAssembly side may report a failure before `open` returns.
         this.#connecting = [resolve, reject, s];
         const heard = (what, id, value) => this.#heard(what, id, value);
-        const core = (this.#core = wasm.ClientCore.open(json(settings), given(o, "headers"), ws, given(o, "auth"), heard));
+        const core = (this.#core = wasm.ClientCore.open(json(settings), given(o, "headers"), ws, given(o, "auth"), coord, heard));
         if (s && this.#connecting) {
           const abort = () => core.ask(ABANDON);
           s.addEventListener("abort", abort);

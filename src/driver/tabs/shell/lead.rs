@@ -158,7 +158,7 @@ impl Tab {
             }
             for id in batch {
                 if let Some(rec) = self.record_of(&id) {
-                    let update = move |old| Some(rec.merged_over(old));
+                    let update = move |old| Some(rec.clone().merged_over(old));
                     self.0.store.update_task(&id, update).await;
                 }
             }

@@ -23,7 +23,8 @@ impl Tab {
     pub(super) fn join(&self, locks: Option<LockManager>) {
         let weak = self.weak();
         let channel = locks.as_ref().and_then(|_| {
-            Channel::open(&lock_base(&self.0.scope), move |text| {
+            let host = self.0.conf.shared.host.as_ref();
+            Channel::open(host, &lock_base(&self.0.scope), move |text| {
                 if let (Some(t), Some(msg)) = (weak.upgrade(), wire::decode(&text)) {
                     Tab(t).feed(Input::Message(msg));
                 }
