@@ -1,6 +1,10 @@
 //! A simulated browser for [`Coord`]: several pages of one scope, a Web Locks manager, a
 //! broadcast channel, a store with the completion ledger, and one engine (the testkit harness:
 //! fake server, virtual clock, the poll invariants) that whichever page leads drives.
+//!
+//! With [`Sim::leases`] the lock is a Redis lease instead (several processes, `persist: { redis }`):
+//! a holder that dies or stops keeps it until it expires, `steal` only queues, and a process
+//! resumed after a pause longer than the lease loses it at once.
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
@@ -72,6 +76,10 @@ pub(crate) struct Sim {
     late: Option<(usize, u64)>,
     dialect: Dialect,
     last_tick: Millis,
+    /// Leases of this length in place of Web Locks.
+    lease_ms: Option<Millis>,
+    /// When the lease of a holder that stopped renewing (dead or paused) runs out.
+    lapse: Option<Millis>,
 }
 
 impl Sim {
@@ -99,8 +107,17 @@ impl Sim {
             late: None,
             dialect,
             last_tick: now,
+            lease_ms: None,
+            lapse: None,
         };
         sim.open();
+        sim
+    }
+
+    /// Like [`new`](Self::new), the lock a lease of `lease_ms`.
+    pub(crate) fn leases(dialect: Dialect, seed: u64, lease_ms: Millis) -> Sim {
+        let mut sim = Sim::new(dialect, seed);
+        sim.lease_ms = Some(lease_ms);
         sim
     }
 
@@ -174,6 +191,34 @@ impl Sim {
         if self.engine_of.is_some_and(|(p, _)| p == i) {
             self.stop_engine();
         }
+        self.stop_renewing(i);
+    }
+
+    /// A paused process runs again (`SIGCONT`) after longer than its lease: its late renewal
+    /// tells it the lease is gone before it does anything else.
+    pub(crate) fn unpause(&mut self, i: usize) {
+        let paused = self.pages.get(i).is_some_and(|p| p.alive && p.hung);
+        if !paused {
+            return;
+        }
+        if let Some(p) = self.pages.get_mut(i) {
+            p.hung = false;
+        }
+        // Paused past its lease: whether or not another took it, it is no longer this one's.
+        if self.holder == Some(i) {
+            self.release();
+        }
+        self.input(i, Input::LockLost);
+        if self.holder.is_none() {
+            self.release();
+        }
+    }
+
+    /// With leases, holder `i` stopped renewing: its lease runs out `lease_ms` from now.
+    fn stop_renewing(&mut self, i: usize) {
+        if let Some(ms) = self.lease_ms.filter(|_| self.holder == Some(i)) {
+            self.lapse = Some(self.h.now + ms);
+        }
     }
 
     fn live(&self, i: usize) -> bool {
@@ -186,7 +231,9 @@ impl Sim {
         if self.engine_of.is_some_and(|(p, _)| p == i) {
             self.stop_engine();
         }
-        if self.holder == Some(i) {
+        if self.lease_ms.is_some() {
+            self.stop_renewing(i);
+        } else if self.holder == Some(i) {
             self.release();
         }
         self.settle();
@@ -228,6 +275,10 @@ impl Sim {
         while self.h.now < until {
             let step = STEP_MS.min(until - self.h.now);
             self.h.run_for(step);
+            if self.lapse.is_some_and(|t| t <= self.h.now) {
+                self.lapse = None;
+                self.release();
+            }
             self.settle();
             if self.h.now >= self.last_tick + TICK_MS {
                 self.last_tick = self.h.now;
@@ -376,7 +427,8 @@ impl Sim {
             return;
         }
         match self.holder {
-            Some(j) if steal => {
+            // A lease is taken only once it expired.
+            Some(j) if steal && self.lease_ms.is_none() => {
                 self.holder = None;
                 if self.live(j) {
                     let now = self.h.now;
@@ -402,10 +454,16 @@ impl Sim {
 
     fn release(&mut self) {
         self.holder = None;
-        while let Some(w) = self.waiting.pop_front() {
-            if self.pages.get(w).is_some_and(|p| p.alive) {
-                return self.grant(w);
-            }
+        self.lapse = None;
+        let pages = &self.pages;
+        self.waiting
+            .retain(|&w| pages.get(w).is_some_and(|p| p.alive));
+        // A paused process cannot take a lease (it sends nothing); it keeps trying once resumed.
+        let leases = self.lease_ms.is_some();
+        let next = (self.waiting.iter())
+            .position(|&w| (self.pages.get(w)).is_some_and(|p| !(leases && p.hung)));
+        if let Some(w) = next.and_then(|at| self.waiting.remove(at)) {
+            self.grant(w);
         }
     }
 

@@ -1,0 +1,154 @@
+// Several Node processes on one Redis (`persist: { redis }`): one poller per task across processes,
+// takeover after SIGKILL / SIGSTOP of the leader, `onTaskDoneOnce` exactly once, and Redis going
+// away mid-run. A real redis-server (its own port, no persistence) and the real ts-sdk task server.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { Redis } from "ioredis";
+import { startServer } from "../servers/launch.mjs";
+import { startRedis } from "./redis-server.mjs";
+import { processes, shortestGap, sleep, taskGets, until } from "./harness.mjs";
+
+/** The server's poll interval, and the client's lease (src/js/npm/redis.js `LEASE_MS`). */
+const POLL_MS = 1_000;
+const LEASE_MS = 5_000;
+/** A dead leader is replaced within its lease, one acquire retry and one renewal period. */
+const TAKEOVER_MS = LEASE_MS + 1_500;
+
+let server;
+let redis;
+before(async () => {
+  server = await startServer("ts-sdk", { args: ["--no-get", "--poll-ms", String(POLL_MS)] });
+  redis = await startRedis();
+});
+after(async () => {
+  await server?.stop();
+  await redis?.stop();
+});
+
+/** Every task id once in `counts`, each exactly once. */
+function exactlyOnce(counts, ids, what) {
+  const lost = ids.filter((id) => !counts.has(id));
+  const twice = [...counts].filter(([, n]) => n > 1).map(([id]) => id);
+  assert.deepEqual({ lost, twice }, { lost: [], twice: [] }, what);
+}
+
+test("3 processes × 50 tasks: one process polls, each task ends once across processes", { timeout: 90_000 }, async (t) => {
+  const STEPS = 12;
+  const ps = await processes(3, server.url, redis.port, "load");
+  try {
+    await until(() => ps.leaders().length === 1, 15_000, "one leader");
+    const t0 = Date.now();
+    const ids = await ps.tasks(50, STEPS, 1_000);
+    await until(() => ps.procs.every((p) => new Set(p.of("done").map((e) => e.taskId)).size === 50), 60_000, "every process heard every task end");
+    const gets = await taskGets(server, ids, t0);
+    const sessions = new Set(gets.map((r) => r.session));
+    // One process alone: each task polled about once per interval over its life (+ the first and last).
+    const bound = ids.length * (STEPS + 3);
+    const line = `3 processes × 50 tasks of ${STEPS} s: tasks/get ${gets.length} (bound for one process ${bound}; three independent pollers ≈ ${3 * gets.length}), sessions ${sessions.size}, shortest gap ${shortestGap(gets)} ms`;
+    t.diagnostic(line);
+    console.log(line);
+    assert.equal(sessions.size, 1, "one leader, one session, polls");
+    assert.ok(gets.length <= bound, line);
+    assert.ok(shortestGap(gets) >= POLL_MS * 0.9, line);
+    exactlyOnce(ps.onceCounts(), ids, "onTaskDoneOnce once per task across the processes");
+    assert.deepEqual(ps.log.filter((e) => e.type === "warning"), []);
+    const r = new Redis({ host: "127.0.0.1", port: redis.port });
+    const records = Object.values(await r.hgetall("mcp-task-client:records")).filter((v) => v.includes('"identity":"load"'));
+    r.disconnect();
+    assert.ok(records.length >= 50, `a record per task (${records.length})`);
+    assert.deepEqual(records.filter((v) => v.includes("long_job done")), [], "no result stored without persistResults");
+  } finally {
+    await ps.close();
+  }
+});
+
+test("SIGKILL of the leader: another takes over within the lease, nothing lost or doubled; a restarted process resumes", { timeout: 90_000 }, async (t) => {
+  const ps = await processes(3, server.url, redis.port, "kill");
+  try {
+    await until(() => ps.leaders().length === 1, 15_000, "one leader");
+    const t0 = Date.now();
+    const ids = await ps.tasks(30, 15, 1_000);
+    await sleep(2_000);
+    const [dead] = ps.leaders();
+    const killedAt = Date.now();
+    dead.signal("SIGKILL");
+    dead.stopped = true;
+    const [next] = await until(() => ps.leaders().length === 1 && ps.leaders(), TAKEOVER_MS + 5_000, "a new leader");
+    const leadAt = next.of("role").at(-1).at;
+    // A restarted process (the killed one's replacement) gets every unfinished task back.
+    const [again] = (await processes(1, server.url, redis.port, "kill")).procs;
+    const resumed = (await again.ask({ cmd: "resume" }, "resumed")).ids;
+    const survivors = ps.procs.filter((p) => p !== dead);
+    await until(() => survivors.every((p) => new Set(p.of("done").map((e) => e.taskId)).size === 30), 60_000, "the survivors heard every task end");
+    again.child.send({ cmd: "close" });
+    const gets = await taskGets(server, ids, t0);
+    const first = gets.find((r) => r.t > killedAt);
+    const line = `SIGKILL: new leader after ${leadAt - killedAt} ms, its first tasks/get after ${first.t - killedAt} ms; shortest gap ${shortestGap(gets)} ms; tasks/get ${gets.length}; resume() after a restart: ${resumed.length} of 30 tasks`;
+    t.diagnostic(line);
+    console.log(line);
+    assert.ok(leadAt - killedAt <= TAKEOVER_MS, line);
+    assert.ok(first.t - killedAt <= TAKEOVER_MS + 2 * POLL_MS, line);
+    assert.ok(shortestGap(gets) >= POLL_MS * 0.9, line);
+    assert.deepEqual([...resumed].sort(), [...ids].sort(), "resume() returns every unfinished task of the identity");
+    const counts = ps.onceCounts();
+    for (const e of again.log.filter((e) => e.proc === again.i && e.type === "once")) counts.set(e.taskId, (counts.get(e.taskId) ?? 0) + 1);
+    exactlyOnce(counts, ids, "onTaskDoneOnce once per task across the processes and the kill");
+  } finally {
+    await ps.close();
+  }
+});
+
+test("SIGSTOP of the leader past its lease, then SIGCONT: it steps down and completes nothing twice", { timeout: 90_000 }, async (t) => {
+  const PAUSE_MS = 12_000;
+  const ps = await processes(3, server.url, redis.port, "stop");
+  try {
+    await until(() => ps.leaders().length === 1, 15_000, "one leader");
+    const ids = await ps.tasks(30, 6, 1_000);
+    const [paused] = ps.leaders();
+    paused.signal("SIGSTOP");
+    paused.stopped = true;
+    const stoppedAt = Date.now();
+    await until(() => ps.leaders().length === 1, TAKEOVER_MS + 5_000, "a new leader");
+    const leadAt = Math.max(...ps.leaders().map((p) => p.of("role").at(-1).at));
+    // Every task ends while the old leader sleeps.
+    await sleep(Math.max(0, stoppedAt + PAUSE_MS - Date.now()));
+    const contAt = Date.now();
+    paused.signal("SIGCONT");
+    paused.stopped = false;
+    await until(() => paused.of("role").some((e) => e.at >= contAt && e.role !== "leader"), 5_000, "the paused leader stepped down");
+    await until(() => ps.procs.every((p) => new Set(p.of("done").map((e) => e.taskId)).size === 30), 30_000, "every process heard every task end");
+    await sleep(1_000);
+    const stepDown = paused.of("role").find((e) => e.at >= contAt && e.role !== "leader");
+    const line = `SIGSTOP ${PAUSE_MS} ms: new leader after ${leadAt - stoppedAt} ms; after SIGCONT the old one stepped down in ${stepDown.t - contAt} ms; leaders now ${ps.leaders().length}`;
+    t.diagnostic(line);
+    console.log(line);
+    assert.ok(leadAt - stoppedAt <= TAKEOVER_MS, line);
+    assert.equal(ps.leaders().length, 1, line);
+    exactlyOnce(ps.onceCounts(), ids, "the paused leader fired nothing twice");
+  } finally {
+    await ps.close();
+  }
+});
+
+test("Redis restarted (empty) mid-run: one warning per process, every process polls alone, nothing lost, one leader again", { timeout: 90_000 }, async (t) => {
+  const DOWN_MS = 8_000;
+  const ps = await processes(3, server.url, redis.port, "restart");
+  try {
+    await until(() => ps.leaders().length === 1, 15_000, "one leader");
+    const ids = await ps.tasks(30, 14, 1_000);
+    await sleep(1_000);
+    await redis.restart(DOWN_MS);
+    const upAt = Date.now();
+    const leadersWhileDown = ps.procs.filter((p) => p.roleAt(upAt - 500) === "leader").length;
+    await until(() => ps.procs.every((p) => new Set(p.of("done").map((e) => e.taskId)).size === 30), 60_000, "every process heard every task end");
+    await until(() => ps.leaders().length === 1 && ps.procs.every((p) => p.role !== "electing"), TAKEOVER_MS + 5_000, "one leader again");
+    const warnings = ps.procs.map((p) => p.of("warning").length);
+    const line = `Redis down ${DOWN_MS} ms and back empty: warnings per process ${warnings}, processes that led alone while it was down ${leadersWhileDown}, onTaskDoneOnce calls ${[...ps.onceCounts().values()].reduce((a, b) => a + b, 0)} for ${ids.length} tasks`;
+    t.diagnostic(line);
+    console.log(line);
+    assert.deepEqual(warnings, [1, 1, 1], line);
+    exactlyOnce(ps.onceCounts(), ids, "no task lost, none fired twice");
+  } finally {
+    await ps.close();
+  }
+});
