@@ -86,11 +86,11 @@ export async function processes(n, url, redisPort, identity) {
   };
 }
 
-/** The server's tasks/get requests for `ids`, from time `from` on. */
-export async function taskGets(server, ids, from = 0) {
+/** The server's task-status requests (tasks/get, tasks/result) for `ids`, from time `from` on. */
+export async function taskRequests(server, ids, from = 0) {
   const s = await (await fetch(server.statsUrl)).json();
   const set = new Set(ids);
-  return s.requests.filter((r) => r.method === "tasks/get" && set.has(r.taskId) && r.t >= from);
+  return s.requests.filter((r) => (r.method === "tasks/get" || r.method === "tasks/result") && set.has(r.taskId) && r.t >= from);
 }
 
 /** The shortest gap between two tasks/get of one task. */

@@ -8,10 +8,13 @@
 // its next renewal and loses the lock (the coordination machine steps down). The channel is
 // pub/sub; records live in one hash, each read-modify-write a compare-and-set script.
 //
-// Redis unreachable: reads answer empty, writes wait until it answers again (the completion
-// ledger stays exactly-once), a held lease is kept, and a process waiting for one leads alone once
-// the leases it waited for must have expired; one warning per outage. When Redis answers again the
-// renewals decide who keeps leading.
+// Redis unreachable: the leader keeps polling (no one can take its lease), the others keep
+// waiting for it; reads answer empty, writes wait until Redis answers again (the completion
+// ledger stays exactly-once); one warning per outage. Messages published meanwhile are lost, so
+// once Redis answers again the leader steps down and the processes elect one anew: every process
+// gives the new leader its live subscriptions again. No process leads alone meanwhile: two
+// leaders on one legacy session would reuse each other's JSON-RPC ids (and a new session cannot
+// see a session's tasks on servers that scope tasks to sessions).
 
 const NS = "mcp-task-client:";
 /** How long a lease lives without renewal: a dead or paused leader is replaced after this. */
@@ -26,11 +29,9 @@ const ACQUIRE = `if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) the
   return redis.call('INCR', KEYS[2])
 end
 return 0`;
-// Renews our lease, or takes it again where it vanished (an expiry nobody used, a restarted Redis).
-const RENEW = `local v = redis.call('GET', KEYS[1])
-if v == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2])
-elseif not v then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]); redis.call('INCR', KEYS[2])
-else return 0 end
+// Renews our lease while it is ours (gone: expired, taken, or a restarted Redis forgot it).
+const RENEW = `if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
 local t = redis.call('TIME')
 redis.call('ZADD', KEYS[3], t[1] * 1000 + math.floor(t[2] / 1000) + ARGV[2], ARGV[3])
 return 1`;
@@ -67,14 +68,11 @@ export function redisHost(redis, warn) {
   const down = () => {
     downSince ||= Date.now();
   };
-  /** Redis has not answered for longer than any lease lives: each process leads alone. */
-  const degraded = () => {
-    if (!downSince || Date.now() - downSince < LEASE_MS) return false;
-    if (!warned) {
-      warned = true;
-      warn("Redis does not answer: each process polls its own tasks until it does again (onTaskDoneOnce waits for it)");
-    }
-    return true;
+  /** Redis has not answered for longer than a lease lives: say so, once per outage. */
+  const unreachable = () => {
+    if (!downSince || Date.now() - downSince < LEASE_MS || warned) return;
+    warned = true;
+    warn("Redis does not answer: the leading process keeps polling, the others wait for Redis (their updates and onTaskDoneOnce too)");
   };
   /** One command, failing fast when the connection is not ready or the answer is late. */
   function command(f) {
@@ -128,11 +126,15 @@ export function redisHost(redis, warn) {
           signal?.removeEventListener("abort", aborted);
           let tickedAt = Date.now();
           let lost = false;
+          /** A renewal went unanswered: messages may have been lost meanwhile. */
+          let missed = false;
           const lose = () => {
             if (lost) return;
             lost = true;
             clearInterval(renewer);
             done = true;
+            // Free it for the election at once when it is still ours.
+            command(() => redis.eval(RELEASE, 2, key(name), HELD_SET, token, name)).catch(() => {});
             reject(new Error("the lease was taken by another process"));
           };
           const renewer = setInterval(() => {
@@ -140,9 +142,14 @@ export function redisHost(redis, warn) {
             const late = Date.now() - tickedAt > LEASE_MS;
             tickedAt = Date.now();
             if (late) return lose();
-            // Unreachable: keep the lease (no one can take it without Redis; processes that
-            // wait for it lead alone meanwhile).
-            command(() => redis.eval(RENEW, 3, ...args)).then((ok) => ok || lose(), degraded);
+            // Unreachable: keep leading (no one can take the lease without Redis); back: elect anew.
+            command(() => redis.eval(RENEW, 3, ...args)).then(
+              (ok) => (!ok || missed) && lose(),
+              () => {
+                missed = true;
+                unreachable();
+              },
+            );
           }, RENEW_MS);
           renewer.unref?.();
           const released = () => {
@@ -158,7 +165,7 @@ export function redisHost(redis, warn) {
           if (done) return;
           command(() => redis.eval(ACQUIRE, 3, ...args)).then(
             (fence) => (fence ? hold(fence) : sleep(RETRY_MS).then(attempt)),
-            () => (degraded() ? hold(0) : sleep(RETRY_MS).then(attempt)),
+            () => (unreachable(), sleep(RETRY_MS).then(attempt)),
           );
         };
         if (signal?.aborted) aborted();
@@ -242,7 +249,7 @@ export function redisHost(redis, warn) {
           const args = [old === null ? "0" : "1", old ?? "", now === null ? "0" : "1", now ?? "", k];
           if (await command(() => redis.eval(SWAP, 1, RECORDS, ...args))) return now;
         } catch {
-          degraded();
+          unreachable();
           await sleep(RETRY_MS);
         }
       }
