@@ -100,7 +100,7 @@ package() {
   cp src/js/npm/index.js src/js/npm/node.js src/js/npm/extras.js src/js/npm/extras.d.ts src/js/npm/client.js src/js/npm/client.d.ts src/js/npm/redis.js src/js/npm/handle.js src/js/npm/handle.d.ts src/js/npm/react.js src/js/npm/react.d.ts src/js/npm/auth.js src/js/npm/auth.d.ts src/js/npm/auth-node.js src/js/npm/auth-node.d.ts LICENSE-MIT LICENSE-APACHE "$PKG/"
   # The core entry points are the same files, sharing the root's extras, client and handle modules
   # (one McpTaskError class, one TaskHandle class; each build makes its McpTaskClient class).
-  shared='s#"\./\(extras\|client\|handle\)\.js"#"../\1.js"#'
+  shared='s#"\./\(extras\|client\|handle\|redis\)\.js"#"../\1.js"#'
   for f in index.js node.js; do sed "$shared" "src/js/npm/$f" > "$PKG/core/$f"; done
   sed -i "$shared" "$PKG/core/$NAME.d.ts"
   # The hand-written modules ship minified too (their .d.ts files carry the documentation).

@@ -148,12 +148,16 @@ function url(text) {
   return text;
 }
 
-/** The coordination host of `persist: { redis }` (loaded only then), else `undefined`. */
-async function coordination(o, warn) {
+/** The coordination host of `persist: { redis }` (loaded only then, by `load`, which only the
+ *  Node entry has), else `undefined`. */
+async function coordination(o, warn, load) {
   const p = given(o, "persist");
   if (p === undefined || typeof p !== "object") return undefined;
-  if (p.redis == null) throw mustBe("persist", "a boolean or { redis: an ioredis client }");
-  const { redisHost } = await import("./redis.js");
+  if (!load) throw invalid("persist: { redis } runs in Node only");
+  if (typeof p.redis?.eval !== "function" || typeof p.redis?.duplicate !== "function") {
+    throw mustBe("persist", "a boolean or { redis: an ioredis client }");
+  }
+  const { redisHost } = await load();
   return redisHost(p.redis, warn);
 }
 
@@ -170,8 +174,8 @@ function listen(list, f) {
 }
 
 /** The client class over one build's WebAssembly module (`wasm`, with its `ClientCore`);
- *  `ready()` resolves once the module can be used. */
-export function clientClass(wasm, ready) {
+ *  `ready()` resolves once the module can be used; `loadRedis()` imports the Redis host (Node). */
+export function clientClass(wasm, ready, loadRedis) {
   class McpTaskClient {
     /** The WebAssembly side. */
     #core;
@@ -205,7 +209,7 @@ export function clientClass(wasm, ready) {
     static async connect(address, opts) {
       await ready();
       const client = new McpTaskClient(PRIVATE);
-      const coord = await coordination(opts, (message) => client.#warnOf(message));
+      const coord = await coordination(opts, (message) => client.#warnOf(message), loadRedis);
       return new Promise((resolve, reject) => client.#open(address, opts, coord, resolve, reject));
     }
 

@@ -56,9 +56,6 @@ const globPrefix = (text) => text.replace(/[\\*?[\]]/g, "\\$&") + "*";
 
 /** The coordination host over `redis` (an ioredis client); `warn(message)` hears outages. */
 export function redisHost(redis, warn) {
-  if (typeof redis?.eval !== "function" || typeof redis?.duplicate !== "function") {
-    throw new TypeError("persist.redis must be an ioredis client");
-  }
   let downSince = 0;
   let warned = false;
   const up = () => {
