@@ -2,11 +2,11 @@
 //! outside the process. The host makes each read-modify-write atomic across processes; it may
 //! run an edit more than once (a concurrent write made it retry), and the last run counts.
 
-use js_sys::{Array, Promise};
+use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-use super::idb::Edit;
+use super::idb::{texts, Edit};
 
 #[wasm_bindgen]
 extern "C" {
@@ -33,9 +33,10 @@ impl HostStore {
         let Ok(p) = self.scan(prefix) else {
             return Vec::new();
         };
-        let rows = JsFuture::from(p).await.unwrap_or(JsValue::NULL);
-        let rows: Array = rows.dyn_into().unwrap_or_default();
-        rows.iter().filter_map(|v| v.as_string()).collect()
+        texts(
+            JsFuture::from(p).await.unwrap_or(JsValue::NULL),
+            JsValue::as_string,
+        )
     }
 
     /// One value (`None` when missing or the host cannot answer).

@@ -157,6 +157,12 @@ fn row(key: &str, value: &str) -> JsValue {
     o.into()
 }
 
+/// What `read` finds in each of `rows` (one instantiation for every store's scan).
+pub(super) fn texts(rows: JsValue, read: fn(&JsValue) -> Option<String>) -> Vec<String> {
+    let rows: Array = rows.dyn_into().unwrap_or_default();
+    rows.iter().filter_map(|r| read(&r)).collect()
+}
+
 fn row_value(row: &JsValue) -> Option<String> {
     Reflect::get(row, &"v".into())
         .ok()
@@ -203,8 +209,7 @@ impl Idb {
         let range = key_range_bound(&JsValue::from_str(prefix), &JsValue::from_str(&upper))?;
         let req = store.get_all(&range)?;
         on_request(&req).wait().await?;
-        let rows: Array = req.result()?.dyn_into().unwrap_or_default();
-        Ok(rows.iter().filter_map(|r| row_value(&r)).collect())
+        Ok(texts(req.result()?, row_value))
     }
 
     /// Reads one value.

@@ -49,6 +49,7 @@ pub struct SharedOptions {
     pub coordinate: bool,
     /// A coordination host in place of Web Locks, `BroadcastChannel` and IndexedDB: an object
     /// with `locks`, `channel(name)` and `store` (`persist: { redis }` in Node).
+    #[cfg(feature = "tabs")]
     pub host: Option<JsValue>,
 }
 

@@ -148,19 +148,6 @@ function url(text) {
   return text;
 }
 
-/** The coordination host of `persist: { redis }` (loaded only then, by `load`, which only the
- *  Node entry has), else `undefined`. */
-async function coordination(o, warn, load) {
-  const p = given(o, "persist");
-  if (p === undefined || typeof p !== "object") return undefined;
-  if (!load) throw invalid("persist: { redis } runs in Node only");
-  if (typeof p.redis?.eval !== "function" || typeof p.redis?.duplicate !== "function") {
-    throw mustBe("persist", "a boolean or { redis: an ioredis client }");
-  }
-  const { redisHost } = await load();
-  return redisHost(p.redis, warn);
-}
-
 /** Only `connect` makes clients. */
 const PRIVATE = {};
 
@@ -174,8 +161,10 @@ function listen(list, f) {
 }
 
 /** The client class over one build's WebAssembly module (`wasm`, with its `ClientCore`);
- *  `ready()` resolves once the module can be used; `loadRedis()` imports the Redis host (Node). */
-export function clientClass(wasm, ready, loadRedis) {
+ *  `ready()` resolves once the module can be used; `coordinate(persist, warn)` makes the
+ *  coordination host of `persist: { redis }` (the Node entry's; elsewhere `persist` must be a
+ *  boolean). */
+export function clientClass(wasm, ready, coordinate) {
   class McpTaskClient {
     /** The WebAssembly side. */
     #core;
@@ -209,13 +198,9 @@ export function clientClass(wasm, ready, loadRedis) {
     static async connect(address, opts) {
       await ready();
       const client = new McpTaskClient(PRIVATE);
-      const coord = await coordination(opts, (message) => client.#warnOf(message), loadRedis);
+      const p = given(opts, "persist");
+      const coord = typeof p === "object" ? await coordinate?.(p, (w) => client.#heard(WARNING, 0, w)) : undefined;
       return new Promise((resolve, reject) => client.#open(address, opts, coord, resolve, reject));
-    }
-
-    /** A warning of the coordination host (Redis unreachable). */
-    #warnOf(message) {
-      if (this.#onWarning) call(this.#onWarning, { taskId: null, error: { kind: "transport", message, data: "coordinationDegraded" } });
     }
 
     #open(address, o, coord, resolve, reject) {

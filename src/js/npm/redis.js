@@ -16,6 +16,8 @@
 // leaders on one legacy session would reuse each other's JSON-RPC ids (and a new session cannot
 // see a session's tasks on servers that scope tasks to sessions).
 
+import { McpTaskError } from "./extras.js";
+
 const NS = "mcp-task-client:";
 /** How long a lease lives without renewal: a dead or paused leader is replaced after this. */
 export const LEASE_MS = 5_000;
@@ -54,8 +56,12 @@ const randomToken = () => Math.random().toString(36).slice(2) + Date.now().toStr
 /** A Redis glob matching exactly `text` at the start. */
 const globPrefix = (text) => text.replace(/[\\*?[\]]/g, "\\$&") + "*";
 
-/** The coordination host over `redis` (an ioredis client); `warn(message)` hears outages. */
-export function redisHost(redis, warn) {
+/** The coordination host of `persist: { redis }` (an ioredis client); `warn` hears outages as
+ *  `onWarning` values. */
+export function redisHost({ redis }, warn) {
+  if (typeof redis?.eval !== "function" || typeof redis?.duplicate !== "function") {
+    throw new McpTaskError("persist must be a boolean or { redis: an ioredis client }", { kind: "invalidInput" });
+  }
   let downSince = 0;
   let warned = false;
   const up = () => {
@@ -69,7 +75,8 @@ export function redisHost(redis, warn) {
   const unreachable = () => {
     if (!downSince || Date.now() - downSince < LEASE_MS || warned) return;
     warned = true;
-    warn("Redis does not answer: the leading process keeps polling, the others wait for Redis (their updates and onTaskDoneOnce too)");
+    const message = "Redis does not answer: the leading process keeps polling, the others wait for Redis (their updates and onTaskDoneOnce too)";
+    warn({ taskId: null, error: { kind: "transport", message, data: "coordinationDegraded" } });
   };
   /** One command, failing fast when the connection is not ready or the answer is late. */
   function command(f) {
