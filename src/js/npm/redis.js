@@ -176,8 +176,9 @@ export function redisHost({ redis }, warn) {
         else attempt();
       });
     },
+    // Unanswered: rejects (an empty answer would make the leader forget every other process).
     async query() {
-      const names = await command(() => redis.eval(HELD, 1, HELD_SET)).catch(() => []);
+      const names = await command(() => redis.eval(HELD, 1, HELD_SET));
       return { held: names.map((name) => ({ name, mode: "exclusive" })), pending: [] };
     },
   };

@@ -51,6 +51,7 @@ impl Tab {
     }
 
     /// A lock named after this tab, held for its life: the leader reads who is alive from it.
+    /// One lost (a host's lease that lapsed while its store was unreachable) is asked for again.
     fn hold_presence(&self) {
         let Some(locks) = self.0.web.borrow().locks.clone() else {
             return;
@@ -59,12 +60,17 @@ impl Tab {
         let s2 = slot.clone();
         let id = self.0.coord.borrow().id();
         let name = [self.presence_prefix(), decimal(id)].concat();
+        let weak = self.weak();
         let req = web::acquire(
             &locks,
             &name,
             false,
             move |h| *s2.borrow_mut() = Some(h),
-            || {},
+            move || {
+                if let Some(t) = weak.upgrade().filter(|t| !t.coord.borrow().is_closed()) {
+                    Tab(t).hold_presence();
+                }
+            },
             || {},
         )
         .ok();
