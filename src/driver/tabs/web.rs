@@ -96,13 +96,14 @@ impl Pending {
 /// `steal`: take it now from whoever holds it (their request then fails with `AbortError`).
 /// `on_lost` runs if the request fails after the lock was granted (stolen) — never after `abort`;
 /// `on_refused` if it fails before (the Locks API denied, as on an opaque origin) — not for `abort`.
+/// (Boxed: one copy of this function for every lock.)
 pub fn acquire(
     locks: &LockManager,
     name: &str,
     steal: bool,
-    on_granted: impl FnOnce(Held) + 'static,
-    on_lost: impl FnOnce() + 'static,
-    on_refused: impl FnOnce() + 'static,
+    on_granted: Box<dyn FnOnce(Held)>,
+    on_lost: Box<dyn FnOnce()>,
+    on_refused: Box<dyn FnOnce()>,
 ) -> Result<Pending, JsValue> {
     let options = Object::new();
     let controller = if steal {

@@ -65,13 +65,13 @@ impl Tab {
             &locks,
             &name,
             false,
-            move |h| *s2.borrow_mut() = Some(h),
-            move || {
+            Box::new(move |h| *s2.borrow_mut() = Some(h)),
+            Box::new(move || {
                 if let Some(t) = weak.upgrade().filter(|t| !t.coord.borrow().is_closed()) {
                     Tab(t).hold_presence();
                 }
-            },
-            || {},
+            }),
+            Box::new(|| {}),
         )
         .ok();
         let mut w = self.0.web.borrow_mut();
@@ -93,7 +93,7 @@ impl Tab {
             &locks,
             &[&lock_base(&self.0.scope), "|leader"].concat(),
             steal,
-            move |held| {
+            Box::new(move |held| {
                 if let Some(t) = w1.upgrade() {
                     let tab = Tab(t);
                     {
@@ -103,18 +103,18 @@ impl Tab {
                     }
                     tab.feed(Input::LockGranted { epoch: epoch() });
                 }
-            },
-            move || {
+            }),
+            Box::new(move || {
                 if let Some(t) = w2.upgrade() {
                     Tab(t).feed(Input::LockLost);
                 }
-            },
+            }),
             // The lock manager refused later (an opaque origin rejects the request): lead alone.
-            move || {
+            Box::new(move || {
                 if let Some(t) = w3.upgrade() {
                     Tab(t).feed(Input::LockGranted { epoch: epoch() });
                 }
-            },
+            }),
         );
         match req {
             Ok(p) => self.0.web.borrow_mut().leader_req = Some(p),
