@@ -8,13 +8,14 @@
 // its next renewal and loses the lock (the coordination machine steps down). The channel is
 // pub/sub; records live in one hash, each read-modify-write a compare-and-set script.
 //
-// Redis unreachable: the leader keeps polling (no one can take its lease), the others keep
-// waiting for it; reads answer empty, writes wait until Redis answers again (the completion
-// ledger stays exactly-once); one warning per outage. Messages published meanwhile are lost, so
-// once Redis answers again the leader steps down and the processes elect one anew: every process
-// gives the new leader its live subscriptions again. No process leads alone meanwhile: two
-// leaders on one legacy session would reuse each other's JSON-RPC ids (and a new session cannot
-// see a session's tasks on servers that scope tasks to sessions).
+// Redis unreachable: a leader that could not renew its lease steps down before it may have
+// expired (a process cut off alone from Redis must not keep polling beside the one that takes
+// over: two leaders on one legacy session reuse each other's JSON-RPC ids, and a new session
+// cannot see a session's tasks on servers that scope tasks to sessions), so no process polls
+// until Redis answers again; the others keep waiting; reads answer empty, writes wait (the
+// completion ledger stays exactly-once); one warning per outage. Messages published meanwhile are
+// lost, so after an outage a leader steps down and the processes elect one anew: every process
+// gives the new leader its live subscriptions again.
 
 import { McpTaskError } from "./extras.js";
 
@@ -75,7 +76,7 @@ export function redisHost({ redis }, warn) {
   const unreachable = () => {
     if (!downSince || Date.now() - downSince < LEASE_MS || warned) return;
     warned = true;
-    const message = "Redis does not answer: the leading process keeps polling, the others wait for Redis (their updates and onTaskDoneOnce too)";
+    const message = "Redis does not answer: no process polls until it does again (tasks are kept; their updates and onTaskDoneOnce come then)";
     warn({ taskId: null, error: { kind: "transport", message, data: "coordinationDegraded" } });
   };
   /** One command, failing fast when the connection is not ready or the answer is late. */
@@ -129,6 +130,7 @@ export function redisHost({ redis }, warn) {
           if (pending.get(name) === entry) pending.delete(name);
           signal?.removeEventListener("abort", aborted);
           let tickedAt = Date.now();
+          let renewedAt = tickedAt;
           let lost = false;
           /** A renewal went unanswered: messages may have been lost meanwhile. */
           let missed = false;
@@ -142,13 +144,15 @@ export function redisHost({ redis }, warn) {
             reject(new Error("the lease was taken by another process"));
           };
           const renewer = setInterval(() => {
-            // Paused past the lease (SIGSTOP, a hung loop): another process may lead already.
-            const late = Date.now() - tickedAt > LEASE_MS;
-            tickedAt = Date.now();
-            if (late) return lose();
-            // Unreachable: keep leading (no one can take the lease without Redis); back: elect anew.
+            // Paused past the lease (SIGSTOP, a hung loop), or unrenewed until it may expire before
+            // the next renewal: another process may lead already, or soon.
+            const now = Date.now();
+            const late = now - tickedAt > LEASE_MS;
+            tickedAt = now;
+            if (late || now - renewedAt > LEASE_MS - RENEW_MS) return lose();
+            // Back after a renewal went unanswered: elect anew.
             command(() => redis.eval(RENEW, 3, ...args)).then(
-              (ok) => (!ok || missed) && lose(),
+              (ok) => (ok && !missed ? (renewedAt = now) : lose()),
               () => {
                 missed = true;
                 unreachable();
