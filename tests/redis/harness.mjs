@@ -1,6 +1,7 @@
 // Spawns worker processes (worker.mjs) sharing one Redis and one task server, and records what
 // each reports, with when.
 import { fork } from "node:child_process";
+import { connect, createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -49,10 +50,11 @@ class Proc {
   }
 }
 
-/** `n` processes on one scope; `close()` ends those still running. */
-export async function processes(n, url, redisPort, identity) {
+/** `n` processes on one scope (process i on Redis port `ports[i]`, or `ports` for all); `close()`
+ *  ends those still running. */
+export async function processes(n, url, ports, identity) {
   const log = [];
-  const procs = Array.from({ length: n }, (_, i) => new Proc(i, url, redisPort, identity, log));
+  const procs = Array.from({ length: n }, (_, i) => new Proc(i, url, [ports].flat()[i] ?? ports, identity, log));
   await until(() => procs.every((p) => p.of("ready").length), 30_000, "every process connected");
   return {
     procs,
@@ -102,4 +104,36 @@ export function shortestGap(gets) {
     last.set(r.taskId, r.t);
   }
   return min;
+}
+
+/** A TCP relay to Redis on `port` that can be cut (every connection dropped, new ones refused) and healed. */
+export async function relay(port) {
+  const sockets = new Set();
+  let cut = false;
+  const server = createServer((client) => {
+    if (cut) return client.destroy();
+    const upstream = connect(port, "127.0.0.1");
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on("error", () => {});
+      s.on("close", () => (sockets.delete(s), client.destroy(), upstream.destroy()));
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  const drop = () => {
+    cut = true;
+    for (const s of sockets) s.destroy();
+  };
+  return {
+    port: server.address().port,
+    cut: drop,
+    heal() {
+      cut = false;
+    },
+    close() {
+      drop();
+      return new Promise((r) => server.close(r));
+    },
+  };
 }

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { Redis } from "ioredis";
 import { startServer } from "../servers/launch.mjs";
 import { startRedis } from "./redis-server.mjs";
-import { processes, shortestGap, sleep, taskRequests, until } from "./harness.mjs";
+import { processes, relay, shortestGap, sleep, taskRequests, until } from "./harness.mjs";
 
 /** The server's poll interval, and the client's lease (src/js/npm/redis.js `LEASE_MS`). */
 const POLL_MS = 1_000;
@@ -165,5 +165,43 @@ test("Redis restarted (empty) mid-run: one warning per process, no process polls
     exactlyOnce(ps.onceCounts(), ids, "no task lost, none fired twice");
   } finally {
     await ps.close();
+  }
+});
+
+test("the leader cut off alone from Redis steps down before another takes over; nothing lost or doubled", { timeout: 90_000 }, async (t) => {
+  const CUT_MS = 10_000;
+  const link = await relay(redis.port);
+  // The first process reaches Redis through the relay, and leads; the two others reach it directly.
+  const alone = await processes(1, server.url, link.port, "cut");
+  const others = await processes(2, server.url, redis.port, "cut");
+  try {
+    const [cutOff] = alone.procs;
+    await until(() => cutOff.role === "leader" && others.procs.every((p) => p.role === "follower"), 15_000, "the first process leads");
+    const ids = await others.tasks(30, 20, 1_000);
+    await cutOff.ask({ cmd: "watch", ids }, "watching");
+    await sleep(2_000);
+    const cutAt = Date.now();
+    link.cut();
+    const [next] = await until(() => others.leaders().length === 1 && others.leaders(), TAKEOVER_MS + 5_000, "another leader");
+    const leadAt = next.of("role").at(-1).at;
+    const stepDown = await until(() => cutOff.of("role").find((e) => e.at >= cutAt && e.role !== "leader"), 10_000, "the cut-off leader stepped down");
+    await sleep(Math.max(0, cutAt + CUT_MS - Date.now()));
+    link.heal();
+    const all = [...alone.procs, ...others.procs];
+    await until(() => all.every((p) => new Set(p.of("done").map((e) => e.taskId)).size === 30), 60_000, "every process heard every task end");
+    const counts = others.onceCounts();
+    for (const [id, n] of alone.onceCounts()) counts.set(id, (counts.get(id) ?? 0) + n);
+    const warnings = all.map((p) => p.of("warning").length);
+    const line = `leader cut off from Redis ${CUT_MS} ms: it stepped down after ${stepDown.at - cutAt} ms, another led after ${leadAt - cutAt} ms; warnings per process ${warnings}`;
+    t.diagnostic(line);
+    console.log(line);
+    assert.ok(stepDown.at < leadAt, `never two leaders: ${line}`);
+    assert.ok(leadAt - cutAt <= TAKEOVER_MS, line);
+    assert.deepEqual(warnings, [1, 0, 0], line);
+    exactlyOnce(counts, ids, "onTaskDoneOnce once per task across the partition");
+  } finally {
+    await alone.close();
+    await others.close();
+    await link.close();
   }
 });
