@@ -19,6 +19,8 @@ use crate::engine::testkit::Harness;
 use crate::engine::Engine;
 use crate::protocol::model::Dialect;
 
+mod lease;
+
 /// Virtual time per simulation step.
 const STEP_MS: Millis = 250;
 /// The shell's heartbeat.
@@ -114,13 +116,6 @@ impl Sim {
         sim
     }
 
-    /// Like [`new`](Self::new), the lock a lease of `lease_ms`.
-    pub(crate) fn leases(dialect: Dialect, seed: u64, lease_ms: Millis) -> Sim {
-        let mut sim = Sim::new(dialect, seed);
-        sim.lease_ms = Some(lease_ms);
-        sim
-    }
-
     fn random(&mut self) -> u64 {
         // xorshift64: ids and epochs only need to differ.
         let mut x = self.next_id;
@@ -192,33 +187,6 @@ impl Sim {
             self.stop_engine();
         }
         self.stop_renewing(i);
-    }
-
-    /// A paused process runs again (`SIGCONT`) after longer than its lease: its late renewal
-    /// tells it the lease is gone before it does anything else.
-    pub(crate) fn unpause(&mut self, i: usize) {
-        let paused = self.pages.get(i).is_some_and(|p| p.alive && p.hung);
-        if !paused {
-            return;
-        }
-        if let Some(p) = self.pages.get_mut(i) {
-            p.hung = false;
-        }
-        // Paused past its lease: whether or not another took it, it is no longer this one's.
-        if self.holder == Some(i) {
-            self.release();
-        }
-        self.input(i, Input::LockLost);
-        if self.holder.is_none() {
-            self.release();
-        }
-    }
-
-    /// With leases, holder `i` stopped renewing: its lease runs out `lease_ms` from now.
-    fn stop_renewing(&mut self, i: usize) {
-        if let Some(ms) = self.lease_ms.filter(|_| self.holder == Some(i)) {
-            self.lapse = Some(self.h.now + ms);
-        }
     }
 
     fn live(&self, i: usize) -> bool {
