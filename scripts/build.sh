@@ -97,17 +97,17 @@ package() {
   rm -rf "$PKG"
   bindgen "$RAW_FULL" "$PKG"
   bindgen "$RAW_CORE" "$PKG/core"
-  cp src/js/npm/index.js src/js/npm/node.js src/js/npm/node.cjs src/js/npm/node.d.cts src/js/npm/extras.js src/js/npm/extras.d.ts src/js/npm/client.js src/js/npm/client.d.ts src/js/npm/handle.js src/js/npm/handle.d.ts src/js/npm/react.js src/js/npm/react.d.ts src/js/npm/auth.js src/js/npm/auth.d.ts src/js/npm/auth-node.js src/js/npm/auth-node.d.ts LICENSE-MIT LICENSE-APACHE "$PKG/"
+  cp src/js/npm/index.js src/js/npm/node.js src/js/npm/node.cjs src/js/npm/node.d.cts src/js/npm/extras.js src/js/npm/extras.d.ts src/js/npm/client.js src/js/npm/client.d.ts src/js/npm/redis.js src/js/npm/handle.js src/js/npm/handle.d.ts src/js/npm/react.js src/js/npm/react.d.ts src/js/npm/auth.js src/js/npm/auth.d.ts src/js/npm/auth-node.js src/js/npm/auth-node.d.ts LICENSE-MIT LICENSE-APACHE "$PKG/"
   # The core entry points are the same files, sharing the root's extras, client and handle modules
   # (one McpTaskError class, one TaskHandle class; each build makes its McpTaskClient class).
-  shared='s#"\./\(extras\|client\|handle\)\.js"#"../\1.js"#'
+  shared='s#"\./\(extras\|client\|handle\|redis\)\.js"#"../\1.js"#'
   for f in index.js node.js; do sed "$shared" "src/js/npm/$f" > "$PKG/core/$f"; done
   # The CommonJS entry loads the ES module next to it: the same file in both builds.
   cp src/js/npm/node.cjs src/js/npm/node.d.cts "$PKG/core/"
   sed -i "$shared" "$PKG/core/$NAME.d.ts"
   # The hand-written modules ship minified too (their .d.ts files carry the documentation).
   local js
-  for js in index.js node.js extras.js client.js handle.js react.js auth.js auth-node.js core/index.js core/node.js; do minify "$PKG/$js"; done
+  for js in index.js node.js extras.js client.js redis.js handle.js react.js auth.js auth-node.js core/index.js core/node.js; do minify "$PKG/$js"; done
   typings "$PKG"
   typings "$PKG/core"
   sed -i "$shared" "$PKG/core/index.d.ts"

@@ -33,6 +33,13 @@ if [ "$DEMO" = 0 ] && { [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriv
   apt-get update -qq && apt-get install -y -qq chromium chromium-driver >/dev/null
 fi
 
+# redis-server from Debian (the multi-process tests start their own, on a free port)
+if [ "$DEMO" = 0 ] && ! command -v redis-server >/dev/null; then
+  log "installing redis-server"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq && apt-get install -y -qq redis-server >/dev/null
+fi
+
 # npm packages (repo-local, from the committed locks)
 npm_ci() { # dir
   local dir=$1
@@ -47,7 +54,7 @@ if [ "$DEMO" = 1 ]; then
   log "all present (demo)"
   exit 0
 fi
-for d in scripts/tools tests/js tests/servers/ts-sdk tests/conformance; do npm_ci "$d"; done
+for d in scripts/tools tests/js tests/redis tests/servers/ts-sdk tests/conformance; do npm_ci "$d"; done
 
 # Test servers: Python venvs, npm servers and the Rust builds
 [ -f tests/servers/install.sh ] && bash tests/servers/install.sh

@@ -53,6 +53,7 @@ side=(
   "demo end-to-end (Chromium)|node --test tests/e2e/"
   "wasm in Node, Chromium, worker|bash scripts/test-js.sh wasm"
   "tabs: persistence, resume (Chromium)|node --test tests/tabs/persistence.test.mjs"
+  "processes on Redis: 3 Node processes × 50 tasks, SIGKILL, SIGSTOP, Redis restarted, leader cut off|node --test tests/redis/"
   "JS in a Chromium page + Electron example (main in Node, renderer as file://)|bash scripts/test-js.sh browser"
   "npm pack → publint + attw, Node 20, Vite page, React (StrictMode)|bash scripts/test-js.sh pack"
   "docs: code blocks type-checked (TypeScript 5.9 + 7), runnable ones run in Node|bash scripts/test-js.sh docs"

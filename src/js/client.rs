@@ -27,17 +27,26 @@ pub struct ClientCore {
 impl ClientCore {
     /// Starts connecting with `settings` (the JSON text of the URL and the plain options, checked
     /// by the caller, see [`settings::read`]), the `headers`, `WebSocket` and `auth` options as
-    /// given, and `emit`, which hears everything the JS client must act on (see
-    /// [`super::Heard`]). Throws the `ErrorInfo` of an option that cannot be used.
+    /// given, `coord` (with `persist`: the coordination host standing in for the browser's
+    /// locks, channel and storage, or `undefined`) and `emit`, which hears everything the JS
+    /// client must act on (see [`super::Heard`]). Throws the `ErrorInfo` of an option that
+    /// cannot be used.
     #[wasm_bindgen(skip_typescript)]
     pub fn open(
         settings: JsValue,
         headers: JsValue,
         websocket: Option<Function>,
         auth: JsValue,
+        coord: JsValue,
         emit: super::Emit,
     ) -> Result<ClientCore, JsValue> {
         let mut s = settings::read(&from_js(&settings).unwrap_or_default()).map_err(invalid)?;
+        #[cfg(feature = "tabs")]
+        if let Some(shared) = s.shared.as_mut() {
+            shared.host = coord.is_object().then_some(coord);
+        }
+        #[cfg(not(feature = "tabs"))]
+        let _ = coord;
         let url = std::mem::take(&mut s.url);
         let headers = HeaderSource::from_js(&headers).map_err(invalid)?;
         let headers =
@@ -143,8 +152,8 @@ impl ClientCore {
     /// task id (set once the server made a task), `SUB_STATUS` its last status, `SUB_TASK` its
     /// last snapshot, `TRACKED` the client's latest snapshot of task `value` (if it tracks it),
     /// `DIALECT` the dialect the session speaks (once known), `ROLE` the role (`"solo"`,
-    /// `"leader"`, `"follower"` or `"electing"`), `STORAGE` the storage (`"indexedDB"`,
-    /// `"localStorage"`, `"memory"`; none without `persist`).
+    /// `"leader"`, `"follower"` or `"electing"`), `STORAGE` the storage (`"redis"`,
+    /// `"indexedDB"`, `"localStorage"`, `"memory"`; none without `persist`).
     fn read(&self, what: u8, id: f64, value: JsValue) -> JsValue {
         let inner = &self.inner;
         let read = match what {

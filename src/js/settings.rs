@@ -141,6 +141,8 @@ fn shared(s: &Value) -> Result<Option<SharedOptions>, String> {
         identity,
         persist_results,
         coordinate: flag(s, "tabs").unwrap_or(true),
+        #[cfg(feature = "tabs")]
+        host: None,
     }))
 }
 

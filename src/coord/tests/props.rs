@@ -28,6 +28,8 @@ enum Act {
     Freeze(usize),
     Hide(usize),
     Show(usize),
+    /// `SIGSTOP` for this long, then `SIGCONT` (processes on Redis leases).
+    Pause(usize, u64),
 }
 
 const ENDS: [&str; 4] = ["completed", "failed", "error", "cancelled"];
@@ -46,6 +48,22 @@ fn act() -> impl Strategy<Value = Act> {
         1 => (0usize..8).prop_map(Act::Show),
     ]
 }
+
+/// What happens to processes sharing Redis leases: no page events, but pauses.
+fn process_act() -> impl Strategy<Value = Act> {
+    prop_oneof![
+        4 => (0usize..8, 1_000u64..20_000, 0usize..4, any::<bool>())
+            .prop_map(|(page, ms, end, input)| Act::Call { page, ms, end, input }),
+        1 => Just(Act::Open),
+        1 => (0usize..8).prop_map(Act::Reload),
+        1 => (0usize..8).prop_map(Act::Close),
+        1 => (0usize..8).prop_map(Act::Crash),
+        1 => (0usize..8, 0u64..20_000).prop_map(|(n, ms)| Act::Pause(n, LEASE_MS + ms)),
+    ]
+}
+
+/// The lease of the Redis host (`LEASE_MS` in src/js/npm/redis.js).
+const LEASE_MS: u64 = 5_000;
 
 /// The index of a page that is open, or none.
 fn pick(s: &Sim, n: usize) -> Option<usize> {
@@ -113,6 +131,13 @@ fn play(s: &mut Sim, a: &Act) {
                 s.input(i, Input::Visibility(true));
             }
         }
+        Act::Pause(n, ms) => {
+            if let Some(i) = pick(s, n) {
+                s.hang(i);
+                s.run_for(ms);
+                s.unpause(i);
+            }
+        }
     }
 }
 
@@ -123,7 +148,10 @@ fn check(
     start: usize,
     acts: &[(Act, u64)],
 ) -> Result<(), TestCaseError> {
-    let mut s = Sim::new(dialect, seed);
+    check_on(Sim::new(dialect, seed), start, acts)
+}
+
+fn check_on(mut s: Sim, start: usize, acts: &[(Act, u64)]) -> Result<(), TestCaseError> {
     for _ in 0..start {
         s.open();
     }
@@ -170,6 +198,67 @@ proptest! {
     ) {
         check(dialect, seed, start, &acts)?;
     }
+
+    #[test]
+    fn processes_on_leases_come_and_go_pause_and_every_task_completes_once(
+        dialect in prop::sample::select(vec![Dialect::Legacy, Dialect::Modern]),
+        seed in any::<u64>(),
+        start in 0usize..3,
+        acts in prop::collection::vec((process_act(), 100u64..8_000), 1..14),
+    ) {
+        check_on(Sim::leases(dialect, seed, LEASE_MS), start, &acts)?;
+    }
+}
+
+/// A dead leader's lease runs out: another process leads within the lease and the heartbeat.
+#[test]
+fn a_crashed_leaders_lease_expires_and_another_takes_over() {
+    let mut s = Sim::leases(Dialect::Modern, 7, LEASE_MS);
+    let other = s.open();
+    s.run_for(2_000);
+    assert_eq!(s.leaders(), vec![0]);
+    s.call(
+        other,
+        json!({ "ms": 20_000, "end": "completed", "interval": 1_000 }),
+    );
+    s.run_for(3_000);
+    s.close(0, false);
+    s.run_for(LEASE_MS - 500);
+    assert_eq!(s.leaders(), Vec::<usize>::new(), "the lease still holds");
+    s.run_for(1_500);
+    assert_eq!(s.leaders(), vec![other]);
+    s.run_for(30_000);
+    assert!(
+        s.fired.values().all(|&n| n == 1) && s.fired.len() == 1,
+        "{:?}",
+        s.fired
+    );
+    assert!(s.h.violations.is_empty(), "{:?}", s.h.violations);
+}
+
+/// A leader paused past its lease comes back a follower: one leader, nothing fired twice.
+#[test]
+fn a_paused_leader_resumes_as_a_follower() {
+    let mut s = Sim::leases(Dialect::Legacy, 11, LEASE_MS);
+    let other = s.open();
+    s.run_for(2_000);
+    s.call(
+        0,
+        json!({ "ms": 6_000, "end": "completed", "interval": 1_000 }),
+    );
+    s.run_for(1_000);
+    s.hang(0);
+    s.run_for(12_000);
+    assert_eq!(s.leaders(), vec![other]);
+    s.unpause(0);
+    assert_eq!(
+        s.leaders(),
+        vec![other],
+        "the resumed one stepped down at once"
+    );
+    s.run_for(10_000);
+    assert!(s.max_leaders <= 1);
+    assert_eq!(s.fired.values().copied().collect::<Vec<_>>(), vec![1]);
 }
 
 #[test]

@@ -1,6 +1,10 @@
 //! A simulated browser for [`Coord`]: several pages of one scope, a Web Locks manager, a
 //! broadcast channel, a store with the completion ledger, and one engine (the testkit harness:
 //! fake server, virtual clock, the poll invariants) that whichever page leads drives.
+//!
+//! With [`Sim::leases`] the lock is a Redis lease instead (several processes, `persist: { redis }`):
+//! a holder that dies or stops keeps it until it expires, `steal` only queues, and a process
+//! resumed after a pause longer than the lease loses it at once.
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
@@ -14,6 +18,8 @@ use crate::engine::snapshot::{SessionSnapshot, TaskSnapshot};
 use crate::engine::testkit::Harness;
 use crate::engine::Engine;
 use crate::protocol::model::Dialect;
+
+mod lease;
 
 /// Virtual time per simulation step.
 const STEP_MS: Millis = 250;
@@ -72,6 +78,10 @@ pub(crate) struct Sim {
     late: Option<(usize, u64)>,
     dialect: Dialect,
     last_tick: Millis,
+    /// Leases of this length in place of Web Locks.
+    lease_ms: Option<Millis>,
+    /// When the lease of a holder that stopped renewing (dead or paused) runs out.
+    lapse: Option<Millis>,
 }
 
 impl Sim {
@@ -99,6 +109,8 @@ impl Sim {
             late: None,
             dialect,
             last_tick: now,
+            lease_ms: None,
+            lapse: None,
         };
         sim.open();
         sim
@@ -174,6 +186,7 @@ impl Sim {
         if self.engine_of.is_some_and(|(p, _)| p == i) {
             self.stop_engine();
         }
+        self.stop_renewing(i);
     }
 
     fn live(&self, i: usize) -> bool {
@@ -186,7 +199,9 @@ impl Sim {
         if self.engine_of.is_some_and(|(p, _)| p == i) {
             self.stop_engine();
         }
-        if self.holder == Some(i) {
+        if self.lease_ms.is_some() {
+            self.stop_renewing(i);
+        } else if self.holder == Some(i) {
             self.release();
         }
         self.settle();
@@ -228,6 +243,10 @@ impl Sim {
         while self.h.now < until {
             let step = STEP_MS.min(until - self.h.now);
             self.h.run_for(step);
+            if self.lapse.is_some_and(|t| t <= self.h.now) {
+                self.lapse = None;
+                self.release();
+            }
             self.settle();
             if self.h.now >= self.last_tick + TICK_MS {
                 self.last_tick = self.h.now;
@@ -376,7 +395,8 @@ impl Sim {
             return;
         }
         match self.holder {
-            Some(j) if steal => {
+            // A lease is taken only once it expired.
+            Some(j) if steal && self.lease_ms.is_none() => {
                 self.holder = None;
                 if self.live(j) {
                     let now = self.h.now;
@@ -402,10 +422,16 @@ impl Sim {
 
     fn release(&mut self) {
         self.holder = None;
-        while let Some(w) = self.waiting.pop_front() {
-            if self.pages.get(w).is_some_and(|p| p.alive) {
-                return self.grant(w);
-            }
+        self.lapse = None;
+        let pages = &self.pages;
+        self.waiting
+            .retain(|&w| pages.get(w).is_some_and(|p| p.alive));
+        // A paused process cannot take a lease (it sends nothing); it keeps trying once resumed.
+        let leases = self.lease_ms.is_some();
+        let next = (self.waiting.iter())
+            .position(|&w| (self.pages.get(w)).is_some_and(|p| !(leases && p.hung)));
+        if let Some(w) = next.and_then(|at| self.waiting.remove(at)) {
+            self.grant(w);
         }
     }
 

@@ -9,8 +9,8 @@ use js_sys::{Array, Function, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
 /// A read-modify-write of one stored value (`None`: delete). Boxed, so that the storage code is
-/// compiled once rather than once per caller's closure.
-pub(super) type Edit = Box<dyn FnOnce(Option<String>) -> Option<String>>;
+/// compiled once rather than once per caller's closure; `FnMut`, as a host store may retry it.
+pub(super) type Edit = Box<dyn FnMut(Option<String>) -> Option<String>>;
 
 #[wasm_bindgen]
 extern "C" {
@@ -157,6 +157,12 @@ fn row(key: &str, value: &str) -> JsValue {
     o.into()
 }
 
+/// What `read` finds in each of `rows` (one instantiation for every store's scan).
+pub(super) fn texts(rows: JsValue, read: fn(&JsValue) -> Option<String>) -> Vec<String> {
+    let rows: Array = rows.dyn_into().unwrap_or_default();
+    rows.iter().filter_map(|r| read(&r)).collect()
+}
+
 fn row_value(row: &JsValue) -> Option<String> {
     Reflect::get(row, &"v".into())
         .ok()
@@ -203,8 +209,7 @@ impl Idb {
         let range = key_range_bound(&JsValue::from_str(prefix), &JsValue::from_str(&upper))?;
         let req = store.get_all(&range)?;
         on_request(&req).wait().await?;
-        let rows: Array = req.result()?.dyn_into().unwrap_or_default();
-        Ok(rows.iter().filter_map(|r| row_value(&r)).collect())
+        Ok(texts(req.result()?, row_value))
     }
 
     /// Reads one value.
@@ -217,7 +222,7 @@ impl Idb {
 
     /// Atomically replaces the value under `key` with `f(old)` (`None`: delete) and waits until
     /// the transaction committed. Returns what `f` returned.
-    pub async fn update(&self, key: &str, f: Edit) -> Result<Option<String>, JsValue> {
+    pub async fn update(&self, key: &str, mut f: Edit) -> Result<Option<String>, JsValue> {
         let tx = self.db.transaction(STORE, "readwrite")?;
         let committed = on_transaction(&tx);
         let store = tx.object_store(STORE)?;

@@ -5,6 +5,8 @@
 //! read for another.
 
 #[cfg(feature = "tabs")]
+mod host;
+#[cfg(feature = "tabs")]
 mod idb;
 #[cfg(feature = "tabs")]
 pub(crate) mod local;

@@ -1,6 +1,6 @@
-//! Stored tasks and the shared session. Backends, best first: IndexedDB (atomic
-//! read-modify-write in one transaction), `localStorage`, memory (nothing survives the page).
-//! Values are JSON text.
+//! Stored tasks and the shared session. Backends, best first: a coordination host's store
+//! (Redis, when the caller gave one), IndexedDB (atomic read-modify-write in one transaction),
+//! `localStorage`, memory (nothing survives the page). Values are JSON text.
 //!
 //! A task record holds what a later page or leader tab needs to continue tracking (status, ttl /
 //! deadline, last and next poll time, answered input keys) and the completion ledger (`fired`).
@@ -13,6 +13,7 @@ use std::rc::Rc;
 use crate::json::Value;
 use serde::Serialize;
 
+use super::host::HostStore;
 use super::idb::{self, Edit};
 use super::{local, Scope};
 use crate::collections::sorted::SortedSet;
@@ -145,10 +146,11 @@ impl SessionRecord {
     }
 }
 
-type RecordEdit = Box<dyn FnOnce(Option<TaskRecord>) -> Option<TaskRecord>>;
+type RecordEdit = Box<dyn FnMut(Option<TaskRecord>) -> Option<TaskRecord>>;
 
 #[derive(Clone)]
 enum Backend {
+    Host(HostStore),
     Idb(Rc<idb::Idb>),
     Local(local::WebStorage),
     /// Key-value pairs (a few records at most; a `Vec` keeps the wasm small).
@@ -163,8 +165,12 @@ pub struct Store {
 }
 
 impl Store {
-    /// Opens the best backend available.
-    pub async fn open(scope: Scope) -> Store {
+    /// Opens the host's store (`persist: { redis }`), else the best backend available.
+    pub async fn open(scope: Scope, host: Option<&wasm_bindgen::JsValue>) -> Store {
+        if let Some(s) = host.and_then(HostStore::of) {
+            let backend = Backend::Host(s);
+            return Store { scope, backend };
+        }
         // An open that never settles (a browser bug, a blocked upgrade) must not hang `connect`.
         let opening = Box::pin(idb::Idb::open());
         let timeout = gloo_timers::future::TimeoutFuture::new(IDB_OPEN_TIMEOUT_MS);
@@ -189,6 +195,7 @@ impl Store {
     /// `"indexedDB"`, `"localStorage"` or `"memory"`.
     pub fn kind(&self) -> &'static str {
         match self.backend {
+            Backend::Host(_) => "redis",
             Backend::Idb(_) => "indexedDB",
             Backend::Local(_) => "localStorage",
             Backend::Memory(_) => "memory",
@@ -202,6 +209,7 @@ impl Store {
 
     async fn scan(&self, prefix: &str) -> Vec<String> {
         match &self.backend {
+            Backend::Host(s) => s.values(prefix).await,
             Backend::Idb(db) => db.scan(prefix).await.unwrap_or_default(),
             Backend::Local(s) => s.scan(prefix),
             Backend::Memory(m) => m
@@ -215,6 +223,7 @@ impl Store {
 
     async fn get(&self, key: &str) -> Option<String> {
         match &self.backend {
+            Backend::Host(s) => s.value(key).await,
             Backend::Idb(db) => db.get(key).await.ok().flatten(),
             Backend::Local(s) => s.read(key),
             Backend::Memory(m) => m
@@ -226,8 +235,9 @@ impl Store {
     }
 
     /// Replaces the value under `key` with `f(old)` (`None`: delete); returns the new one.
-    async fn update(&self, key: &str, f: Edit) -> Option<String> {
+    async fn update(&self, key: &str, mut f: Edit) -> Option<String> {
         match &self.backend {
+            Backend::Host(s) => s.edit(key, f).await.ok().flatten(),
             Backend::Idb(db) => db.update(key, f).await.ok().flatten(),
             Backend::Local(s) => {
                 let new = f(s.read(key));
@@ -284,13 +294,13 @@ impl Store {
     pub async fn update_task(
         &self,
         task_id: &str,
-        f: impl FnOnce(Option<TaskRecord>) -> Option<TaskRecord> + 'static,
+        f: impl FnMut(Option<TaskRecord>) -> Option<TaskRecord> + 'static,
     ) -> Option<TaskRecord> {
         self.update_record(task_id, Box::new(f)).await
     }
 
     /// [`update_task`](Self::update_task) without type parameters: compiled once.
-    async fn update_record(&self, task_id: &str, f: RecordEdit) -> Option<TaskRecord> {
+    async fn update_record(&self, task_id: &str, mut f: RecordEdit) -> Option<TaskRecord> {
         let key = self.scope.task_key(task_id);
         let edit: Edit = Box::new(move |old| {
             let old = old.and_then(|t| TaskRecord::read(&t));
@@ -319,8 +329,11 @@ impl Store {
 
     pub async fn put_session(&self, rec: &SessionRecord) {
         if let Ok(text) = serde_json::to_string(rec) {
-            self.update(&self.scope.session_key(), Box::new(move |_| Some(text)))
-                .await;
+            self.update(
+                &self.scope.session_key(),
+                Box::new(move |_| Some(text.clone())),
+            )
+            .await;
         }
     }
 }

@@ -26,14 +26,17 @@ pub struct Ledger(Rc<Inner>);
 
 struct Inner {
     store: Store,
+    /// Held around each claim where the store's read-modify-write is not atomic across pages.
+    locks: Option<web::LockManager>,
     lock_name: String,
     claims: RefCell<HashMap<String, Claim, IdHash>>,
 }
 
 impl Ledger {
-    pub fn new(store: Store, lock_name: String) -> Ledger {
+    pub fn new(store: Store, locks: Option<web::LockManager>, lock_name: String) -> Ledger {
         Ledger(Rc::new(Inner {
             store,
+            locks,
             lock_name,
             claims: RefCell::new(HashMap::default()),
         }))
@@ -84,12 +87,13 @@ impl Ledger {
             let key = id.clone();
             let stored = store
                 .update_task(&key, move |old| {
+                    // Run again when a concurrent write made the store retry: the last run counts.
                     let mut rec =
                         old.unwrap_or_else(|| TaskRecord::new(&scope, &id, global::now()));
+                    *w.borrow_mut() = !rec.fired;
                     if !rec.fired {
                         rec.fired = true;
                         rec.fired_at = Some(global::now());
-                        *w.borrow_mut() = true;
                     }
                     Some(rec)
                 })
@@ -98,8 +102,8 @@ impl Ledger {
             let v = stored.is_none() || *won.borrow();
             v
         };
-        match web::lock_manager() {
-            Some(locks) => web::with_lock(&locks, &self.0.lock_name, work)
+        match &self.0.locks {
+            Some(locks) => web::with_lock(locks, &self.0.lock_name, work)
                 .await
                 .unwrap_or(false),
             None => work.await,

@@ -47,6 +47,10 @@ pub struct SharedOptions {
     pub persist_results: bool,
     /// Coordinate tabs (`tabs: false`: every tab its own leader).
     pub coordinate: bool,
+    /// A coordination host in place of Web Locks, `BroadcastChannel` and IndexedDB: an object
+    /// with `locks`, `channel(name)` and `store` (`persist: { redis }` in Node).
+    #[cfg(feature = "tabs")]
+    pub host: Option<JsValue>,
 }
 
 /// Declarations merged into `ConnectOptions` (TypeScript interface merging).
@@ -56,8 +60,9 @@ export interface ConnectOptions {
   /** Track tasks in IndexedDB (or localStorage) and share one connection per server and identity
    *  across tabs: one leader tab polls, the others follow; `onTaskDoneOnce` fires once across tabs and
    *  reloads; `resume()` re-attaches after a reload. `close()` then leaves the server session open
-   *  (other tabs and later loads continue it). Default false. */
-  persist?: boolean;
+   *  (other tabs and later loads continue it). Default false. In Node, `{ redis }` (an ioredis
+   *  client) does the same across processes: one process polls, leases expire when it dies. */
+  persist?: boolean | { redis: unknown };
   /** With `persist`: scope stored tasks and tab sharing to this user too (e.g. a user id hash,
    *  never a credential). */
   identity?: string;

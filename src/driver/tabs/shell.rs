@@ -89,10 +89,20 @@ impl Tab {
     /// Opens the store and joins the scope (leader at once when alone or uncoordinated).
     pub async fn start(opts: DriverOptions, shared: SharedOptions, host: Host) -> Tab {
         let scope = Scope::new(&opts.url, shared.identity.as_deref());
-        let store = Store::open(scope.clone()).await;
-        let ledger = Ledger::new(store.clone(), [&lock_base(&scope), "|ledger"].concat());
-        let locks = super::web::lock_manager().filter(|_| shared.coordinate);
-        let coordinated = locks.is_some() && super::web::has_broadcast_channel();
+        let coord_host = shared.host.clone();
+        let store = Store::open(scope.clone(), coord_host.as_ref()).await;
+        // A host store's edits are atomic by themselves; a page's need the ledger lock.
+        let ledger_locks = (coord_host.is_none())
+            .then(|| super::web::lock_manager(None))
+            .flatten();
+        let ledger = Ledger::new(
+            store.clone(),
+            ledger_locks,
+            [&lock_base(&scope), "|ledger"].concat(),
+        );
+        let locks = super::web::lock_manager(coord_host.as_ref()).filter(|_| shared.coordinate);
+        let coordinated =
+            locks.is_some() && (coord_host.is_some() || super::web::has_broadcast_channel());
         let visible = super::web::page_visible();
         let coord = Coord::new(
             global::random_seed() >> 11,

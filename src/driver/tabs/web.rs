@@ -1,6 +1,9 @@
 //! Bindings to the browser APIs tab coordination uses, all looked up on the global scope and all
 //! optional: Web Locks (`navigator.locks`), `BroadcastChannel`, page visibility and lifecycle
 //! events. Missing APIs mean single-tab mode, never an error.
+//!
+//! A coordination host (`persist: { redis }` in Node) stands in for the first two: its `locks`
+//! behaves as a `LockManager` and its `channel(name)` returns a `BroadcastChannel`-like object.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -43,10 +46,12 @@ fn global_get(target: &JsValue, key: &str) -> Option<JsValue> {
         .filter(|v| !v.is_undefined() && !v.is_null())
 }
 
-/// `navigator.locks`, when the page has it.
-pub fn lock_manager() -> Option<LockManager> {
-    let nav = global_get(&js_sys::global(), "navigator")?;
-    let locks = global_get(&nav, "locks")?;
+/// The host's `locks`, else `navigator.locks` when the page has it.
+pub fn lock_manager(host: Option<&JsValue>) -> Option<LockManager> {
+    let locks = match host {
+        Some(h) => global_get(h, "locks")?,
+        None => global_get(&global_get(&js_sys::global(), "navigator")?, "locks")?,
+    };
     locks.is_object().then(|| locks.unchecked_into())
 }
 
@@ -91,13 +96,14 @@ impl Pending {
 /// `steal`: take it now from whoever holds it (their request then fails with `AbortError`).
 /// `on_lost` runs if the request fails after the lock was granted (stolen) — never after `abort`;
 /// `on_refused` if it fails before (the Locks API denied, as on an opaque origin) — not for `abort`.
+/// (Boxed: one copy of this function for every lock.)
 pub fn acquire(
     locks: &LockManager,
     name: &str,
     steal: bool,
-    on_granted: impl FnOnce(Held) + 'static,
-    on_lost: impl FnOnce() + 'static,
-    on_refused: impl FnOnce() + 'static,
+    on_granted: Box<dyn FnOnce(Held)>,
+    on_lost: Box<dyn FnOnce()>,
+    on_refused: Box<dyn FnOnce()>,
 ) -> Result<Pending, JsValue> {
     let options = Object::new();
     let controller = if steal {
@@ -173,12 +179,23 @@ pub struct Channel {
 }
 
 impl Channel {
-    /// Opens `name`; `on_message` gets every string message other channel objects post.
-    pub fn open(name: &str, mut on_message: impl FnMut(String) + 'static) -> Option<Channel> {
-        if !has_broadcast_channel() {
-            return None;
-        }
-        let bc = BroadcastChannel::new(name).ok()?;
+    /// Opens `name` (on the host's `channel`, else a `BroadcastChannel`); `on_message` gets
+    /// every string message other channel objects post.
+    pub fn open(
+        host: Option<&JsValue>,
+        name: &str,
+        mut on_message: impl FnMut(String) + 'static,
+    ) -> Option<Channel> {
+        let bc = match host {
+            Some(h) => {
+                let open: Function = global_get(h, "channel")?.dyn_into().ok()?;
+                let c = open.call1(h, &JsValue::from_str(name)).ok()?;
+                c.is_object()
+                    .then(|| c.unchecked_into::<BroadcastChannel>())?
+            }
+            None if has_broadcast_channel() => BroadcastChannel::new(name).ok()?,
+            None => return None,
+        };
         let cb = Closure::<dyn FnMut(JsValue)>::new(move |ev: JsValue| {
             if let Some(s) = global_get(&ev, "data").and_then(|d| d.as_string()) {
                 on_message(s);

@@ -77,7 +77,7 @@ export declare class McpTaskClient {
    */
   readonly session: SessionInfo;
   /**
-   * Where tracked tasks are stored: `"indexedDB"`, `"localStorage"`, `"memory"`; `null` without `persist`.
+   * Where tracked tasks are stored: `"redis"`, `"indexedDB"`, `"localStorage"`, `"memory"`; `null` without `persist`.
    */
-  readonly storage: "indexedDB" | "localStorage" | "memory" | null;
+  readonly storage: "redis" | "indexedDB" | "localStorage" | "memory" | null;
 }

@@ -161,8 +161,10 @@ function listen(list, f) {
 }
 
 /** The client class over one build's WebAssembly module (`wasm`, with its `ClientCore`);
- *  `ready()` resolves once the module can be used. */
-export function clientClass(wasm, ready) {
+ *  `ready()` resolves once the module can be used; `coordinate(persist, warn)` makes the
+ *  coordination host of `persist: { redis }` (the Node entry's; elsewhere `persist` must be a
+ *  boolean). */
+export function clientClass(wasm, ready, coordinate) {
   class McpTaskClient {
     /** The WebAssembly side. */
     #core;
@@ -196,14 +198,16 @@ export function clientClass(wasm, ready) {
     static async connect(address, opts) {
       await ready();
       const client = new McpTaskClient(PRIVATE);
-      return new Promise((resolve, reject) => client.#open(address, opts, resolve, reject));
+      const p = given(opts, "persist");
+      const coord = typeof p === "object" ? await coordinate?.(p, (w) => client.#heard(WARNING, 0, w)) : undefined;
+      return new Promise((resolve, reject) => client.#open(address, opts, coord, resolve, reject));
     }
 
-    #open(address, o, resolve, reject) {
+    #open(address, o, coord, resolve, reject) {
       try {
         const settings = { url: url(address) };
         options(o);
-        for (const [key, type] of Object.entries(SETTINGS)) settings[key] = typed(o, key, type);
+        for (const [key, type] of Object.entries(SETTINGS)) settings[key] = key === "persist" && coord ? true : typed(o, key, type);
         this.#onInput = typed(o, "onInput", "function");
         settings.onInput = this.#onInput !== undefined;
         const caps = given(o, "capabilities");
@@ -218,7 +222,7 @@ export function clientClass(wasm, ready) {
         // Set first: the WebAssembly side may report a failure before `open` returns.
         this.#connecting = [resolve, reject, s];
         const heard = (what, id, value) => this.#heard(what, id, value);
-        const core = (this.#core = wasm.ClientCore.open(json(settings), given(o, "headers"), ws, given(o, "auth"), heard));
+        const core = (this.#core = wasm.ClientCore.open(json(settings), given(o, "headers"), ws, given(o, "auth"), coord, heard));
         if (s && this.#connecting) {
           const abort = () => core.ask(ABANDON);
           s.addEventListener("abort", abort);

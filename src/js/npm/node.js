@@ -11,6 +11,7 @@ wasm.initSync({ module: await readFile(new URL("./mcp_task_client_bg.wasm", impo
 export default async function init() {}
 
 // The public classes only (not wasm-bindgen's `initSync` or the WebAssembly side's own exports).
-export const McpTaskClient = clientClass(wasm, init);
+// `persist: { redis }` loads the Redis host on first use.
+export const McpTaskClient = clientClass(wasm, init, async (persist, warn) => (await import("./redis.js")).redisHost(persist, warn));
 export { McpTaskError };
 export { TaskHandle, TaskUpdates } from "./handle.js";

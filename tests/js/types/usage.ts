@@ -80,6 +80,8 @@ const abortable: InputHandler = async (req, { signal }) => {
   return { action: "cancel" };
 };
 export const abortableOptions: ConnectOptions = { onInput: abortable };
+/** Node processes sharing Redis: any client object type-checks (an ioredis `Redis`). */
+export const redisOptions: ConnectOptions = { persist: { redis: { eval() {}, duplicate() {} } }, identity: "u" };
 
 export async function usage(signal: AbortSignal): Promise<void> {
   await init();
@@ -102,7 +104,7 @@ export async function usage(signal: AbortSignal): Promise<void> {
   const listChanged: boolean | undefined = caps.tools?.listChanged;
   const dialect: Dialect = client.dialect;
   const role: "solo" | "leader" | "follower" | "electing" = client.role;
-  const storage: "indexedDB" | "localStorage" | "memory" | null = client.storage;
+  const storage: "redis" | "indexedDB" | "localStorage" | "memory" | null = client.storage;
   console.log(name, listChanged, dialect, role, storage, session.protocolVersion);
 
   // Row 2: interface-typed arguments with optional members that may be undefined.

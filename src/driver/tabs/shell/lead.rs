@@ -158,7 +158,12 @@ impl Tab {
             }
             for id in batch {
                 if let Some(rec) = self.record_of(&id) {
-                    let update = move |old| Some(rec.merged_over(old));
+                    // A host store retrying the edit (a concurrent write) gets the record anew.
+                    let (me, key, mut rec) = (self.clone(), id.clone(), Some(rec));
+                    let update = move |old| match rec.take().or_else(|| me.record_of(&key)) {
+                        Some(r) => Some(r.merged_over(old)),
+                        None => old,
+                    };
                     self.0.store.update_task(&id, update).await;
                 }
             }

@@ -23,7 +23,8 @@ impl Tab {
     pub(super) fn join(&self, locks: Option<LockManager>) {
         let weak = self.weak();
         let channel = locks.as_ref().and_then(|_| {
-            Channel::open(&lock_base(&self.0.scope), move |text| {
+            let host = self.0.conf.shared.host.as_ref();
+            Channel::open(host, &lock_base(&self.0.scope), move |text| {
                 if let (Some(t), Some(msg)) = (weak.upgrade(), wire::decode(&text)) {
                     Tab(t).feed(Input::Message(msg));
                 }
@@ -50,6 +51,7 @@ impl Tab {
     }
 
     /// A lock named after this tab, held for its life: the leader reads who is alive from it.
+    /// One lost (a host's lease that lapsed while its store was unreachable) is asked for again.
     fn hold_presence(&self) {
         let Some(locks) = self.0.web.borrow().locks.clone() else {
             return;
@@ -58,13 +60,18 @@ impl Tab {
         let s2 = slot.clone();
         let id = self.0.coord.borrow().id();
         let name = [self.presence_prefix(), decimal(id)].concat();
+        let weak = self.weak();
         let req = web::acquire(
             &locks,
             &name,
             false,
-            move |h| *s2.borrow_mut() = Some(h),
-            || {},
-            || {},
+            Box::new(move |h| *s2.borrow_mut() = Some(h)),
+            Box::new(move || {
+                if let Some(t) = weak.upgrade().filter(|t| !t.coord.borrow().is_closed()) {
+                    Tab(t).hold_presence();
+                }
+            }),
+            Box::new(|| {}),
         )
         .ok();
         let mut w = self.0.web.borrow_mut();
@@ -86,7 +93,7 @@ impl Tab {
             &locks,
             &[&lock_base(&self.0.scope), "|leader"].concat(),
             steal,
-            move |held| {
+            Box::new(move |held| {
                 if let Some(t) = w1.upgrade() {
                     let tab = Tab(t);
                     {
@@ -96,18 +103,18 @@ impl Tab {
                     }
                     tab.feed(Input::LockGranted { epoch: epoch() });
                 }
-            },
-            move || {
+            }),
+            Box::new(move || {
                 if let Some(t) = w2.upgrade() {
                     Tab(t).feed(Input::LockLost);
                 }
-            },
+            }),
             // The lock manager refused later (an opaque origin rejects the request): lead alone.
-            move || {
+            Box::new(move || {
                 if let Some(t) = w3.upgrade() {
                     Tab(t).feed(Input::LockGranted { epoch: epoch() });
                 }
-            },
+            }),
         );
         match req {
             Ok(p) => self.0.web.borrow_mut().leader_req = Some(p),
