@@ -59,6 +59,7 @@ pub(crate) mod known;
 mod lifecycle;
 mod listen;
 mod minheap;
+mod multiplex;
 mod negotiate;
 mod ops;
 mod pending;

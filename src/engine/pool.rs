@@ -45,6 +45,9 @@ pub(crate) struct Pool {
     waiting: IdSet<SendKey>,
     /// The GET listening stream is open: it holds a connection.
     listening: bool,
+    /// Heads that came for transmissions the model still queued, with no drain to explain them,
+    /// since the line was last emptied by an end (see `multiplex.rs`).
+    overtakes: u32,
     /// Transmissions kept in the engine while the browser holds [`HANDED_CAP`].
     pub(crate) backlog: Backlog,
 }
@@ -120,7 +123,9 @@ impl Pool {
         if !self.leave_line(key) {
             return false;
         }
-        if !self.draining.is_empty() {
+        if self.draining.is_empty() {
+            self.overtakes = self.overtakes.saturating_add(1);
+        } else {
             self.draining.remove(0);
         }
         self.wired.insert(key);
@@ -183,6 +188,27 @@ impl Pool {
         true
     }
 
+    /// Heads that overtook the model's line since an end last emptied it: each one got through
+    /// while every connection the model knows of was busy.
+    pub(crate) fn overtakes(&self) -> u32 {
+        self.overtakes
+    }
+
+    /// The link multiplexes: no connection limit from now on; the transmissions waiting in the
+    /// model's line are on their way (returned).
+    pub(crate) fn unlimit(&mut self) -> Vec<SendKey> {
+        self.cap = None;
+        self.listening = false;
+        self.draining.clear();
+        self.line = Fifo::default();
+        let admitted: Vec<SendKey> = self.waiting.iter().copied().collect();
+        for key in &admitted {
+            self.wired.insert(*key);
+        }
+        self.waiting = IdSet::default();
+        admitted
+    }
+
     /// Moves waiting transmissions onto free connections.
     fn admit(&mut self) -> Vec<SendKey> {
         let mut admitted = Vec::new();
@@ -194,6 +220,9 @@ impl Pool {
                 self.wired.insert(key);
                 admitted.push(key);
             }
+        }
+        if self.waiting.is_empty() {
+            self.overtakes = 0;
         }
         admitted
     }
@@ -294,6 +323,7 @@ impl Engine {
     pub(crate) fn pool_headed(&mut self, now: Millis, key: SendKey) {
         if self.pool.headed(key) {
             self.admitted(now, vec![key]);
+            self.learn_link(now);
         }
     }
 
@@ -316,7 +346,7 @@ impl Engine {
     }
 
     /// These transmissions got a connection: their requests' timeouts start now.
-    fn admitted(&mut self, now: Millis, keys: Vec<SendKey>) {
+    pub(crate) fn admitted(&mut self, now: Millis, keys: Vec<SendKey>) {
         for key in keys {
             if let Some(n) = self.reqs.id_of(key) {
                 self.reqs.connected(n, now, self.cfg.request_timeout_ms);

@@ -18,6 +18,7 @@ mod heap;
 mod hour;
 mod inputs;
 mod listen;
+mod multiplex;
 mod negotiate;
 #[cfg(any(not(feature = "receiver"), not(feature = "draft")))]
 mod optional;
