@@ -154,7 +154,7 @@ pub(crate) fn error_delay(
 /// that pushes every 20 s (its interval, or our cap) has its next push in before the poll is due.
 pub(crate) fn safety_delay(server_interval: Option<Millis>, visible: bool) -> Millis {
     let gap = cap(visible, server_interval);
-    gap.saturating_add(FIRST_SPREAD_MS)
+    gap.saturating_add(gap / 10)
 }
 
 impl Engine {
