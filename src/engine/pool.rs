@@ -45,9 +45,6 @@ pub(crate) struct Pool {
     waiting: IdSet<SendKey>,
     /// The GET listening stream is open: it holds a connection.
     listening: bool,
-    /// Heads that came for transmissions the model still queued, with no drain to explain them,
-    /// since the line was last emptied by an end (see `multiplex.rs`).
-    overtakes: u32,
     /// Transmissions kept in the engine while the browser holds [`HANDED_CAP`].
     pub(crate) backlog: Backlog,
 }
@@ -123,9 +120,7 @@ impl Pool {
         if !self.leave_line(key) {
             return false;
         }
-        if self.draining.is_empty() {
-            self.overtakes = self.overtakes.saturating_add(1);
-        } else {
+        if !self.draining.is_empty() {
             self.draining.remove(0);
         }
         self.wired.insert(key);
@@ -188,10 +183,14 @@ impl Pool {
         true
     }
 
-    /// Heads that overtook the model's line since an end last emptied it: each one got through
-    /// while every connection the model knows of was busy.
-    pub(crate) fn overtakes(&self) -> u32 {
-        self.overtakes
+    /// Transmissions that hold a connection and whose head came.
+    pub(crate) fn headed_keys(&self) -> impl Iterator<Item = &SendKey> {
+        self.headed.iter()
+    }
+
+    /// Whether transmissions wait for a connection.
+    pub(crate) fn has_line(&self) -> bool {
+        !self.waiting.is_empty()
     }
 
     /// The link multiplexes: no connection limit from now on; the transmissions waiting in the
@@ -220,9 +219,6 @@ impl Pool {
                 self.wired.insert(key);
                 admitted.push(key);
             }
-        }
-        if self.waiting.is_empty() {
-            self.overtakes = 0;
         }
         admitted
     }
@@ -300,6 +296,7 @@ impl Engine {
     pub(crate) fn pool_sees(&mut self, now: Millis, out: &Output) {
         match out {
             Output::Transmit(Transmit { key, .. }) | Output::Resume { key, .. } => {
+                self.probe_handed(now, *key);
                 let waits = !self.pool.transmitted(*key);
                 if let Some(n) = self.reqs.id_of(*key) {
                     if waits {
@@ -311,6 +308,7 @@ impl Engine {
                 }
             }
             Output::Abort { key } => {
+                self.probe.forget(now, *key);
                 let admitted = self.pool.aborted(now, *key);
                 self.admitted(now, admitted);
             }
@@ -321,20 +319,22 @@ impl Engine {
 
     /// A transmission's head came: it has a connection.
     pub(crate) fn pool_headed(&mut self, now: Millis, key: SendKey) {
+        self.probe.headed(now, key);
         if self.pool.headed(key) {
             self.admitted(now, vec![key]);
-            self.learn_link(now);
         }
     }
 
     /// A transmission's stream is over: its connection goes to the next in line.
     pub(crate) fn pool_ended(&mut self, now: Millis, key: SendKey) {
+        self.probe.forget(now, key);
         let admitted = self.pool.ended(key);
         self.admitted(now, admitted);
     }
 
     /// The listening stream closed: its connection goes to the next in line.
     pub(crate) fn pool_unlisten(&mut self, now: Millis) {
+        self.probe.unlisten();
         let admitted = self.pool.unlisten();
         self.admitted(now, admitted);
     }

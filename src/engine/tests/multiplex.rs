@@ -1,12 +1,15 @@
 //! A page whose server is on another origin without `Timing-Allow-Origin` cannot read the HTTP
-//! version: the link starts as assumed HTTP/1.1, and heads that overtake six busy connections
-//! switch it to HTTP/2 (held results instead of polls). A real six-connection pool never does.
+//! version: the link starts as assumed HTTP/1.1 with six held results; a seventh request answered
+//! while they stay open switches it to HTTP/2 (held results instead of polls), a request stuck
+//! behind them to HTTP/1.1 for good (polls, as before).
 
 use crate::json::json;
 
 use super::push::completed;
 use crate::engine::api::{Config, DialectChoice, Link, Millis, SubId};
-use crate::engine::testkit::Harness;
+use crate::engine::multiplex::STALL_MS;
+use crate::engine::pool::DRAIN_MS;
+use crate::engine::testkit::{Harness, T0};
 use crate::protocol::model::Dialect;
 
 /// A legacy session whose link is assumed HTTP/1.1 (`unseen`) or known to be.
@@ -66,7 +69,15 @@ fn a_real_six_connection_pool_never_switches_the_link() {
         h.request_delay = (0, 30);
         let subs = batch(&mut h, 6_000 + 500 * seed);
         assert_eq!(h.engine.cfg.link, Link::Http1, "seed {seed}");
-        assert_eq!(h.engine.pool.overtakes(), 0, "seed {seed}");
+        assert!(!h.engine.cfg.link_unseen, "seed {seed}: learnt");
+        // The probe's cost: the six connections held until the line stalled, then drained.
+        let id = h.task_of(subs[20]).unwrap_or_default();
+        let first = h.get_times(&id).first().map(|t| t - T0);
+        let bound = 2_000 + STALL_MS + DRAIN_MS + 1_000;
+        assert!(
+            first.is_some_and(|t| t <= bound),
+            "seed {seed}: a task the probe did not hold is polled by {bound} ms: {first:?}"
+        );
         for sub in subs {
             assert!(completed(&h, sub), "seed {seed} {sub:?}");
         }
