@@ -15,6 +15,7 @@
 //! prove HTTP/1.1, today's assumption.
 
 use super::api::{Link, Millis, SendKey};
+use super::requests::Purpose;
 use super::Engine;
 
 /// Longest a page may take to report an end that already happened on the network (its main
@@ -23,51 +24,45 @@ pub(crate) const REPORT_LAG_MS: Millis = 500;
 /// A line that has not moved for this long is the browser's HTTP/1.1 queue.
 pub(crate) const STALL_MS: Millis = 1_500;
 
-/// Open streams that witnessed one transmission's flight: keys whose heads had come, and
-/// whether the listening stream (with its head) was one of them.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Witnesses {
-    keys: Vec<SendKey>,
-    listen: bool,
-}
-
-impl Witnesses {
-    fn saw(&self, key: SendKey) -> bool {
-        self.keys.contains(&key)
-    }
-}
-
 #[derive(Debug, Default)]
 pub(crate) struct Probe {
-    /// Transmissions handed while six streams held connections, with those streams.
-    armed: Vec<(SendKey, Witnesses)>,
-    /// Armed transmissions whose head came: when their witnesses have stood long enough.
-    proofs: Vec<(Millis, Witnesses)>,
+    /// Held results whose heads came and whose streams are open: each holds a connection.
+    witnesses: Vec<SendKey>,
+    /// Transmissions handed while six streams held connections, since a witness last ended.
+    armed: Vec<SendKey>,
+    /// When the first armed transmission's head has stood long enough.
+    proof: Option<Millis>,
     /// The last time the connection model's line moved (or started).
     moved_at: Millis,
 }
 
 impl Probe {
-    /// `key`'s head came: an armed transmission's proof starts to stand.
-    pub(crate) fn headed(&mut self, now: Millis, key: SendKey) {
+    /// `key`'s head came (`held`: a held result's): an armed transmission's proof starts to
+    /// stand.
+    fn headed(&mut self, now: Millis, key: SendKey, held: bool) {
         self.moved_at = now;
-        if let Some(i) = self.armed.iter().position(|(k, _)| *k == key) {
-            let (_, w) = self.armed.swap_remove(i);
-            self.proofs.push((now.saturating_add(REPORT_LAG_MS), w));
+        if held {
+            self.witnesses.push(key);
+        }
+        if self.proof.is_none() && self.armed.contains(&key) {
+            self.proof = Some(now.saturating_add(REPORT_LAG_MS));
         }
     }
 
-    /// `key`'s stream is over: what it witnessed proves nothing.
-    pub(crate) fn forget(&mut self, now: Millis, key: SendKey) {
+    /// `key`'s stream is over: if it was a witness, what was armed or standing proves nothing.
+    pub(crate) fn ended(&mut self, now: Millis, key: SendKey) {
         self.moved_at = now;
-        self.armed.retain(|(k, w)| *k != key && !w.saw(key));
-        self.proofs.retain(|(_, w)| !w.saw(key));
+        self.armed.retain(|k| *k != key);
+        if let Some(i) = self.witnesses.iter().position(|k| *k == key) {
+            self.witnesses.swap_remove(i);
+            self.unwitnessed();
+        }
     }
 
-    /// The listening stream closed.
-    pub(crate) fn unlisten(&mut self) {
-        self.armed.retain(|(_, w)| !w.listen);
-        self.proofs.retain(|(_, w)| !w.listen);
+    /// A witness ended (or the listening stream closed).
+    pub(crate) fn unwitnessed(&mut self) {
+        self.armed.clear();
+        self.proof = None;
     }
 }
 
@@ -80,7 +75,8 @@ impl Engine {
         }
     }
 
-    /// A transmission goes to the browser: armed when six streams demonstrably hold connections.
+    /// A transmission goes to the browser: armed when six streams demonstrably hold connections
+    /// (held results whose heads came, the listening stream once its head came).
     pub(crate) fn probe_handed(&mut self, now: Millis, key: SendKey) {
         let Some(connections) = self.cfg.link.connections().filter(|_| self.cfg.link_unseen) else {
             return;
@@ -88,13 +84,23 @@ impl Engine {
         if !self.pool.has_line() {
             self.probe.moved_at = now;
         }
-        let listen = self.standalone.is_flowing();
-        let keys: Vec<SendKey> = (self.pool.headed_keys().copied())
-            .take(connections.saturating_sub(usize::from(listen)))
-            .collect();
-        if keys.len() + usize::from(listen) >= connections {
-            self.probe.armed.push((key, Witnesses { keys, listen }));
+        let held = self.probe.witnesses.len() + usize::from(self.standalone.is_flowing());
+        if held >= connections {
+            self.probe.armed.push(key);
         }
+    }
+
+    /// `key`'s head came.
+    pub(crate) fn probe_headed(&mut self, now: Millis, key: SendKey) {
+        if !self.cfg.link_unseen {
+            return;
+        }
+        let n = self.reqs.id_of(key);
+        let held = matches!(
+            n.and_then(|n| self.reqs.purpose(n)),
+            Some(Purpose::Result(_))
+        );
+        self.probe.headed(now, key, held);
     }
 
     /// When the probe next decides something.
@@ -102,7 +108,7 @@ impl Engine {
         if !self.cfg.link_unseen {
             return None;
         }
-        let proof = self.probe.proofs.iter().map(|(at, _)| *at).min();
+        let proof = self.probe.proof;
         let stall = (self.pool.has_line()).then(|| self.probe.moved_at.saturating_add(STALL_MS));
         match (proof, stall) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -115,7 +121,7 @@ impl Engine {
         if !self.cfg.link_unseen {
             return;
         }
-        if self.probe.proofs.iter().any(|(at, _)| *at <= now) {
+        if self.probe.proof.is_some_and(|at| at <= now) {
             self.link_multiplexes(now);
         } else if self.pool.has_line() && self.probe.moved_at.saturating_add(STALL_MS) <= now {
             self.link_is_http1(now);

@@ -183,11 +183,6 @@ impl Pool {
         true
     }
 
-    /// Transmissions that hold a connection and whose head came.
-    pub(crate) fn headed_keys(&self) -> impl Iterator<Item = &SendKey> {
-        self.headed.iter()
-    }
-
     /// Whether transmissions wait for a connection.
     pub(crate) fn has_line(&self) -> bool {
         !self.waiting.is_empty()
@@ -308,7 +303,7 @@ impl Engine {
                 }
             }
             Output::Abort { key } => {
-                self.probe.forget(now, *key);
+                self.probe.ended(now, *key);
                 let admitted = self.pool.aborted(now, *key);
                 self.admitted(now, admitted);
             }
@@ -319,7 +314,7 @@ impl Engine {
 
     /// A transmission's head came: it has a connection.
     pub(crate) fn pool_headed(&mut self, now: Millis, key: SendKey) {
-        self.probe.headed(now, key);
+        self.probe_headed(now, key);
         if self.pool.headed(key) {
             self.admitted(now, vec![key]);
         }
@@ -327,14 +322,14 @@ impl Engine {
 
     /// A transmission's stream is over: its connection goes to the next in line.
     pub(crate) fn pool_ended(&mut self, now: Millis, key: SendKey) {
-        self.probe.forget(now, key);
+        self.probe.ended(now, key);
         let admitted = self.pool.ended(key);
         self.admitted(now, admitted);
     }
 
     /// The listening stream closed: its connection goes to the next in line.
     pub(crate) fn pool_unlisten(&mut self, now: Millis) {
-        self.probe.unlisten();
+        self.probe.unwitnessed();
         let admitted = self.pool.unlisten();
         self.admitted(now, admitted);
     }
