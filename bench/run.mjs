@@ -20,6 +20,20 @@ if (argv.includes("--render")) {
   writeFileSync(path.join(benchDir, "results", "latest.md"), renderMarkdown(R));
   process.exit(0);
 }
+if (argv.includes("--merge")) {
+  // Puts the sections a partial run measured (.out/partial.json, e.g. --only=page) into results/latest.json,
+  // with a note naming that run, and re-renders results/latest.md.
+  const file = path.join(benchDir, "results", "latest.json");
+  const R = JSON.parse(readFileSync(file, "utf8"));
+  const P = JSON.parse(readFileSync(path.join(outDir, "partial.json"), "utf8"));
+  const took = Object.keys(P).filter((k) => !["meta", "notes"].includes(k) && P[k] && Object.keys(P[k]).length);
+  for (const k of took) R[k] = P[k];
+  R.notes = [...(R.notes ?? []).filter((n) => !n.startsWith(`Sections ${took.join(", ")}:`)),
+    `Sections ${took.join(", ")}: from \`node run.mjs --only=${P.meta.only?.join(",")}\` at ${P.meta.date} (${P.meta.versions.ours}; Chromium ${P.meta.chromium}; load average ${P.meta.loadStart} / ${P.meta.loadEnd}), merged into this run by \`node run.mjs --merge\`.`];
+  writeFileSync(file, JSON.stringify(R, null, 2) + "\n");
+  writeFileSync(path.join(benchDir, "results", "latest.md"), renderMarkdown(R));
+  process.exit(0);
+}
 const only = argv.find((a) => a.startsWith("--only="))?.slice(7).split(",");
 const quick = argv.includes("--quick");
 const want = (p) => !only || only.includes(p);

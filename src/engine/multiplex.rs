@@ -3,16 +3,16 @@
 //! starts as HTTP/1.1 with a probe's budget of held `tasks/result` requests: as many as the
 //! browser's six connections per origin.
 //!
-//! The proof of multiplexing: a transmission handed to the browser while six others demonstrably
-//! held connections (their heads had come: held results, the listening stream) gets its head,
-//! and none of those six ended within [`REPORT_LAG_MS`] after it (so none had ended, unreported,
-//! on the network). Over HTTP/1.1 that needs a seventh connection. The link becomes
-//! [`Link::Http2`]: no connection model, the HTTP/2 budget, and every running task holds its
-//! result. The proof of HTTP/1.1: a transmission waits in the connection model's line for
-//! [`STALL_MS`] with no head nor end to move it (over HTTP/2 nothing waits). The link is HTTP/1.1
-//! for good, and the held results of tasks not waiting for input close: their tasks are polled.
-//! A head or an end the page reports late, or a slow server, never proves HTTP/2; at worst they
-//! prove HTTP/1.1, today's assumption.
+//! A browser gives an origin's HTTP/1.1 connections to requests in the order they were made. So
+//! a status request made after six streams that still hold theirs (held results, made before it;
+//! the listening stream once its head came) can only be answered over a seventh: if its head
+//! comes and none of the six ends within [`REPORT_LAG_MS`] after (an end the page reports late
+//! happened before the head), the link multiplexes. It becomes [`Link::Http2`]: no connection
+//! model, the HTTP/2 budget, every running task holds its result. If instead such a request has
+//! no head for [`STALL_MS`] while the six stay open (over HTTP/2 a status request is answered in
+//! milliseconds), it waits in the browser's queue: the link is HTTP/1.1 for good, and the held
+//! results of tasks not waiting for input close, their tasks polled. A late report or a slow
+//! server never proves HTTP/2; at worst they prove HTTP/1.1, the assumption the client had.
 
 use super::api::{Link, Millis, SendKey};
 use super::requests::Purpose;
@@ -21,38 +21,32 @@ use super::Engine;
 /// Longest a page may take to report an end that already happened on the network (its main
 /// thread busy): a witness still open this long after a head was open when the head came.
 pub(crate) const REPORT_LAG_MS: Millis = 500;
-/// A line that has not moved for this long is the browser's HTTP/1.1 queue.
-pub(crate) const STALL_MS: Millis = 1_500;
+/// A status request made behind six open streams and unanswered this long waits in the browser.
+pub(crate) const STALL_MS: Millis = 500;
 
 #[derive(Debug, Default)]
 pub(crate) struct Probe {
-    /// Held results whose heads came and whose streams are open: each holds a connection.
+    /// Held results made and not yet over: each holds a connection, or waits ahead of any
+    /// request made after it.
     witnesses: Vec<SendKey>,
-    /// Transmissions handed while six streams held connections, since a witness last ended.
-    armed: Vec<SendKey>,
-    /// When the first armed transmission's head has stood long enough.
+    /// Status requests made behind six witnesses (since one last ended), and when.
+    armed: Vec<(SendKey, Millis)>,
+    /// When the first armed request's head has stood long enough.
     proof: Option<Millis>,
-    /// The last time the connection model's line moved (or started).
-    moved_at: Millis,
 }
 
 impl Probe {
-    /// `key`'s head came (`held`: a held result's): an armed transmission's proof starts to
-    /// stand.
-    fn headed(&mut self, now: Millis, key: SendKey, held: bool) {
-        self.moved_at = now;
-        if held {
-            self.witnesses.push(key);
-        }
-        if self.proof.is_none() && self.armed.contains(&key) {
-            self.proof = Some(now.saturating_add(REPORT_LAG_MS));
+    /// `key`'s head came: an armed request's proof starts to stand.
+    pub(crate) fn headed(&mut self, now: Millis, key: SendKey) {
+        if let Some(i) = self.armed.iter().position(|(k, _)| *k == key) {
+            self.armed.swap_remove(i);
+            self.proof.get_or_insert(now.saturating_add(REPORT_LAG_MS));
         }
     }
 
     /// `key`'s stream is over: if it was a witness, what was armed or standing proves nothing.
-    pub(crate) fn ended(&mut self, now: Millis, key: SendKey) {
-        self.moved_at = now;
-        self.armed.retain(|k| *k != key);
+    pub(crate) fn ended(&mut self, key: SendKey) {
+        self.armed.retain(|(k, _)| *k != key);
         if let Some(i) = self.witnesses.iter().position(|k| *k == key) {
             self.witnesses.swap_remove(i);
             self.unwitnessed();
@@ -75,32 +69,23 @@ impl Engine {
         }
     }
 
-    /// A transmission goes to the browser: armed when six streams demonstrably hold connections
-    /// (held results whose heads came, the listening stream once its head came).
+    /// A transmission goes to the browser: a held result becomes a witness, a status request
+    /// made behind six is armed.
     pub(crate) fn probe_handed(&mut self, now: Millis, key: SendKey) {
         let Some(connections) = self.cfg.link.connections().filter(|_| self.cfg.link_unseen) else {
             return;
         };
-        if !self.pool.has_line() {
-            self.probe.moved_at = now;
-        }
-        let held = self.probe.witnesses.len() + usize::from(self.standalone.is_flowing());
-        if held >= connections {
-            self.probe.armed.push(key);
-        }
-    }
-
-    /// `key`'s head came.
-    pub(crate) fn probe_headed(&mut self, now: Millis, key: SendKey) {
-        if !self.cfg.link_unseen {
-            return;
-        }
         let n = self.reqs.id_of(key);
-        let held = matches!(
-            n.and_then(|n| self.reqs.purpose(n)),
-            Some(Purpose::Result(_))
-        );
-        self.probe.headed(now, key, held);
+        match n.and_then(|n| self.reqs.purpose(n)) {
+            Some(Purpose::Result(_)) => self.probe.witnesses.push(key),
+            Some(Purpose::Get(_)) => {
+                let open = self.probe.witnesses.len() + usize::from(self.standalone.is_flowing());
+                if open >= connections {
+                    self.probe.armed.push((key, now));
+                }
+            }
+            _ => {}
+        }
     }
 
     /// When the probe next decides something.
@@ -108,9 +93,10 @@ impl Engine {
         if !self.cfg.link_unseen {
             return None;
         }
-        let proof = self.probe.proof;
-        let stall = (self.pool.has_line()).then(|| self.probe.moved_at.saturating_add(STALL_MS));
-        match (proof, stall) {
+        let stall = (self.probe.armed.iter())
+            .map(|(_, at)| at.saturating_add(STALL_MS))
+            .min();
+        match (self.probe.proof, stall) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
@@ -123,7 +109,7 @@ impl Engine {
         }
         if self.probe.proof.is_some_and(|at| at <= now) {
             self.link_multiplexes(now);
-        } else if self.pool.has_line() && self.probe.moved_at.saturating_add(STALL_MS) <= now {
+        } else if (self.probe.armed.iter()).any(|(_, at)| at.saturating_add(STALL_MS) <= now) {
             self.link_is_http1(now);
         }
     }

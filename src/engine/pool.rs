@@ -183,11 +183,6 @@ impl Pool {
         true
     }
 
-    /// Whether transmissions wait for a connection.
-    pub(crate) fn has_line(&self) -> bool {
-        !self.waiting.is_empty()
-    }
-
     /// The link multiplexes: no connection limit from now on; the transmissions waiting in the
     /// model's line are on their way (returned).
     pub(crate) fn unlimit(&mut self) -> Vec<SendKey> {
@@ -303,7 +298,7 @@ impl Engine {
                 }
             }
             Output::Abort { key } => {
-                self.probe.ended(now, *key);
+                self.probe.ended(*key);
                 let admitted = self.pool.aborted(now, *key);
                 self.admitted(now, admitted);
             }
@@ -314,7 +309,7 @@ impl Engine {
 
     /// A transmission's head came: it has a connection.
     pub(crate) fn pool_headed(&mut self, now: Millis, key: SendKey) {
-        self.probe_headed(now, key);
+        self.probe.headed(now, key);
         if self.pool.headed(key) {
             self.admitted(now, vec![key]);
         }
@@ -322,7 +317,7 @@ impl Engine {
 
     /// A transmission's stream is over: its connection goes to the next in line.
     pub(crate) fn pool_ended(&mut self, now: Millis, key: SendKey) {
-        self.probe.ended(now, key);
+        self.probe.ended(key);
         let admitted = self.pool.ended(key);
         self.admitted(now, admitted);
     }
