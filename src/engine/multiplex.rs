@@ -22,7 +22,7 @@ use super::Engine;
 /// thread busy): a witness still open this long after a head was open when the head came.
 pub(crate) const REPORT_LAG_MS: Millis = 500;
 /// A status request made behind six open streams and unanswered this long waits in the browser.
-pub(crate) const STALL_MS: Millis = 500;
+pub(crate) const STALL_MS: Millis = 250;
 
 #[derive(Debug, Default)]
 pub(crate) struct Probe {
