@@ -1,7 +1,7 @@
 // Side-by-side benchmark: our pkg/ vs @modelcontextprotocol/sdk@1.32.2 (client.experimental.tasks) vs
 // @modelcontextprotocol/ext-tasks@0.2.2 on @modelcontextprotocol/client@2.4.0, same servers, same run.
 // Writes bench/results/latest.md (+ latest.json). Usage: node run.mjs [--only=a,b] [--quick]
-//   phases: bundle, counts, latency, long, real, blocking, node-tp, chromium (scale: its 10,000-task part), tabs
+//   phases: bundle, counts, latency, long, real, blocking, node-tp, page, chromium (scale: its 10,000-task part), tabs
 //   --stacks=ours[,ext:modern,…]: only those stacks (and dialects)
 import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync, readFileSync, existsSync, createWriteStream } from "node:fs";
@@ -17,6 +17,20 @@ const argv = process.argv.slice(2);
 if (argv.includes("--render")) {
   // Re-renders results/latest.md from results/latest.json (after a change to lib/report.mjs); measures nothing.
   const R = JSON.parse(readFileSync(path.join(benchDir, "results", "latest.json"), "utf8"));
+  writeFileSync(path.join(benchDir, "results", "latest.md"), renderMarkdown(R));
+  process.exit(0);
+}
+if (argv.includes("--merge")) {
+  // Puts the sections a partial run measured (.out/partial.json, e.g. --only=page) into results/latest.json,
+  // with a note naming that run, and re-renders results/latest.md.
+  const file = path.join(benchDir, "results", "latest.json");
+  const R = JSON.parse(readFileSync(file, "utf8"));
+  const P = JSON.parse(readFileSync(path.join(outDir, "partial.json"), "utf8"));
+  const took = Object.keys(P).filter((k) => !["meta", "notes"].includes(k) && P[k] && Object.keys(P[k]).length);
+  for (const k of took) R[k] = P[k];
+  R.notes = [...(R.notes ?? []).filter((n) => !n.startsWith(`Sections ${took.join(", ")}:`)),
+    `Sections ${took.join(", ")}: from \`node run.mjs --only=${P.meta.only?.join(",")}\` at ${P.meta.date} (${P.meta.versions.ours}; Chromium ${P.meta.chromium}; load average ${P.meta.loadStart} / ${P.meta.loadEnd}), merged into this run by \`node run.mjs --merge\`.`];
+  writeFileSync(file, JSON.stringify(R, null, 2) + "\n");
   writeFileSync(path.join(benchDir, "results", "latest.md"), renderMarkdown(R));
   process.exit(0);
 }
@@ -84,7 +98,7 @@ const stacksArg = argv.find((a) => a.startsWith("--stacks="))?.slice(9).split(",
 const picked = (s) => !stacksArg || stacksArg.some((x) => x === s.stack || x === `${s.stack}:${s.dialect}`);
 const stacksNow = STACKS.filter((s) => (s.stack !== "ours" || haveOurs) && picked(s));
 const fastKind = (d) => (d === "legacy" ? "fast-legacy" : "fast-modern");
-const R = { meta: {}, notes: [], bundle: null, counts: {}, tabs: {}, latency: {}, long: {}, real: {}, blocking: {}, wireFloor: {}, nodeTp: {}, chromeTp: {}, scale: {} };
+const R = { meta: {}, notes: [], bundle: null, counts: {}, tabs: {}, latency: {}, long: {}, real: {}, blocking: {}, wireFloor: {}, nodeTp: {}, page: {}, chromeTp: {}, scale: {} };
 const key = (s, d, push) => `${s}|${d}|${push ? "on" : "off"}`;
 
 /** Harness bundles, the static server and a fresh Chromium for `fn`; closed after it. */
@@ -296,6 +310,63 @@ try {
         if (r.error) err = r.error; else rates.push(r.rate);
       }
       R.nodeTp[`${s.stack}|${s.dialect}`] = rates.length ? { median: median(rates), n: rates.length } : { error: err };
+    }
+  }
+
+  // ---- Chromium: every stack in a page, latency and requests per task ----
+  // Links: legacy on an HTTP/1.1 origin (the bench server itself), legacy on an HTTP/2 origin (lib/nginx.mjs:
+  // TLS + HTTP/2 in front of the same kind of server, no Timing-Allow-Origin), modern on HTTP/1.1. The page is
+  // on another origin (the static server) in every case.
+  if (want("page")) {
+    const { nginxAvailable, startNginx } = await import("./lib/nginx.mjs");
+    const nginx = nginxAvailable() ? await startNginx(STACKS.length) : null;
+    if (!nginx) R.notes.push("No /usr/sbin/nginx (Debian package `nginx`): the page rows over HTTP/2 are n/a.");
+    const P = 1000;
+    const links = [["h1", "legacy"], ["h2", "legacy"], ["h1", "modern"]];
+    const rounds = quick
+      ? [{ name: "random", n: 10, minMs: 2000, maxMs: 4000, seeds: [42], W: 1 }]
+      : [
+        { name: "random", n: 20, minMs: 2000, maxMs: 4000, seeds: [42, 43], W: 1 },
+        { name: "fixed", n: 20, minMs: 3000, maxMs: 3000, seeds: [42], W: 1 },
+        { name: "w10", n: 20, minMs: 2000, maxMs: 4000, seeds: [44], W: 10, pushOff: true },
+        { name: "long", n: 5, minMs: 30_000, maxMs: 30_000, seeds: [7], W: 1, pushOff: true },
+      ];
+    try {
+      await withChromium(async ({ chrome, staticUrl }) => {
+        const { pageTasks } = await import("./browser/page-tasks.mjs");
+        for (const [link, dialect] of links) {
+          if (link === "h2" && !nginx) continue;
+          for (const push of [false, true]) {
+            for (const r of rounds.filter((x) => !(push && x.pushOff))) {
+              const stacks = stacksNow.filter((s) => s.dialect === dialect);
+              const pooled = new Map(stacks.map((s) => [s.stack, { lat: [], req: [], per: [], error: null }]));
+              for (const seed of r.seeds) {
+                log(`page: ${dialect} on ${link}, push ${push ? "on" : "off"}, ${r.name}: ${r.n} tasks of ${r.minMs}–${r.maxMs} ms, W = ${r.W}, seed ${seed}`);
+                const gate = startLine(stacks.length);
+                await Promise.all(stacks.map(async (s, i) => {
+                  const srv = await daemon.start({ kind: fastKind(dialect), pollIntervalMs: P, progressMs: P, push });
+                  const url = link === "h2" ? nginx.proxied(srv.url, i) : srv.url;
+                  const res = await pageTasks(chrome, { staticUrl, stack: s.stack, dialect, push, url, statsUrl: srv.statsUrl, gate, P, run: { n: r.n, minMs: r.minMs, maxMs: r.maxMs, seed, W: r.W } })
+                    .catch((e) => ({ error: String(e.message ?? e).split("\n")[0] }));
+                  await daemon.stop(srv.id);
+                  const p = pooled.get(s.stack);
+                  const lat = (res.latencies ?? []).filter(Number.isFinite);
+                  if (res.error || lat.length < r.n) p.error ??= res.error ?? `${r.n - lat.length} of ${r.n} tasks never reached the app (outcomes ${JSON.stringify(res.outcomes)})`;
+                  p.lat.push(...lat);
+                  p.req.push(...(res.requests ?? []));
+                  p.per.push(...(res.perInterval ?? []));
+                }));
+              }
+              for (const [stack, p] of pooled) {
+                R.page[`${link}|${dialect}|${push ? "on" : "off"}|${r.name}|${stack}`] = p.error ? { error: p.error }
+                  : { median: median(p.lat), p95: p95(p.lat), requests: median(p.req), perInterval: median(p.per), n: p.lat.length, W: r.W, taskMs: [r.minMs, r.maxMs] };
+              }
+            }
+          }
+        }
+      });
+    } finally {
+      await nginx?.stop();
     }
   }
 

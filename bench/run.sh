@@ -2,7 +2,7 @@
 # Side-by-side benchmarks: our pkg/ vs the official TypeScript requester stacks (not part of the test suite).
 #   bash bench/run.sh            full run (≈ 18 min on 2 cores), writes bench/results/latest.md
 #   bash bench/run.sh --quick    smaller sizes and single repeats (a smoke run, ~2.5 min)
-#   bash bench/run.sh --only=bundle,counts,latency,long,real,blocking,node-tp,chromium,tabs (scale: only
+#   bash bench/run.sh --only=bundle,counts,latency,long,real,blocking,node-tp,page,chromium,tabs (scale: only
 #     the 10,000-task part of chromium); --stacks=ours or --stacks=ours:legacy,ext:modern: only those
 # Needs: Node >= 20, /usr/bin/chromium, pkg/ (bash scripts/build.sh; without it every `ours` cell is n/a),
 # and for the `real` section the tests/servers kinds (bash tests/servers/install.sh).

@@ -9,7 +9,9 @@ import { getStats } from "../lib/daemon.mjs";
 import { perTaskRates } from "../lib/stats.mjs";
 
 const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-  "--disable-component-update", "--disable-sync", "--no-first-run"];
+  "--disable-component-update", "--disable-sync", "--no-first-run",
+  // The bench's TLS + HTTP/2 proxy (lib/nginx.mjs) has a self-signed certificate.
+  "--ignore-certificate-errors"];
 
 /** Counts live JS timers (setTimeout/setInterval not yet fired or cleared). Runs before page scripts. */
 const TIMER_PROBE = `(() => {

@@ -1,6 +1,7 @@
 // In-page bench harness (bundled per stack by bench/lib/build-browser.mjs; ours is wired by harness-ours.mjs).
-// Exposes window.bench = {ready, connect, createMany, watchMany, watchErrors, throughput, wasmBytes}.
+// Exposes window.bench = {ready, connect, createMany, watchMany, watchErrors, tasks, throughput, wasmBytes}.
 import { runThroughput } from "../lib/throughput-core.mjs";
+import { runTasks } from "../lib/latency-core.mjs";
 
 export function installHarness(stack, extras = {}) {
   let conn = null;
@@ -46,6 +47,8 @@ export function installHarness(stack, extras = {}) {
     },
     watchErrors: () => ({ count: watchErrors.length, samples: watchErrors.slice(0, 2) }),
     async close() { await conn?.close(); conn = null; },
+    /** Tasks whose outcomes are timed as they reach the app (see lib/latency-core.mjs). */
+    tasks: (opts) => runTasks(conn, opts),
     throughput: (opts) => runThroughput(stack, opts),
   };
 }

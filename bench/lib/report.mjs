@@ -92,6 +92,32 @@ export function renderMarkdown(R) {
     L.push("");
   }
 
+  if (Object.keys(R.page ?? {}).length) {
+    L.push("## Every stack in a Chromium page: completion → callback latency (ms) and requests per task (lower is better)", "");
+    L.push("One Chromium, one page per stack (each bundled by esbuild as an app would), each against its own bench server, all creating");
+    L.push("their tasks together once every page has connected; server interval P = 1 s. The page is on another origin than the server,");
+    L.push("which sends no `Timing-Allow-Origin`. Links: **h1** = the bench server itself (HTTP/1.1, 6 connections per origin);");
+    L.push("**h2** = the same server behind a local nginx TLS + HTTP/2 proxy (`bench/lib/nginx.mjs`, one listening port per stack).");
+    L.push("Rounds: **random** = 2 × 20 tasks of 2–4 s; **fixed** = 20 tasks of exactly 3 s; **W = 10** = 20 tasks of 2–4 s with 9 more");
+    L.push("watchers each; **long** = 5 tasks of 30 s (the Node section has 120 s). Requests per task: those naming the task over its life");
+    L.push("plus task-less ones after the calls shared over the tasks; per interval: that ÷ (task length ÷ P).", "");
+    L.push(...head(["dialect", "link", "push", "round", "statistic"]));
+    const ROUNDS = [["random", "random"], ["fixed", "fixed 3 s"], ["w10", "W = 10"], ["long", "long 30 s"]];
+    const STATS = [["median", "latency median"], ["p95", "latency p95"], ["requests", "requests per task"], ["perInterval", "requests per task per interval"]];
+    for (const [link, d] of [["h1", "legacy"], ["h2", "legacy"], ["h1", "modern"]]) {
+      for (const push of ["off", "on"]) {
+        for (const [rn, rl] of ROUNDS) {
+          const k = (s) => `${link}|${d}|${push}|${rn}|${s}`;
+          if (!["ours", ...OTHERS].some((s) => R.page[k(s)])) continue;
+          for (const [stat, label] of STATS) {
+            L.push(row([d, link, push, rl, label], (s) => (s === "sdk1" && d === "modern" ? sdkModern : R.page[k(s)]), (v) => v[stat]));
+          }
+        }
+      }
+    }
+    L.push("");
+  }
+
   if (Object.keys(R.long ?? {}).length) {
     L.push("## Long tasks: latency (ms) and requests per task (lower is better)", "");
     L.push("Pushes off, server interval 1 s; N tasks of exactly the given length created at once. Latency as above; requests: the ones naming");

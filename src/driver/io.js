@@ -330,29 +330,31 @@ export function inNode() {
   return typeof globalThis.process?.versions?.node === "string" && globalThis.document === undefined;
 }
 
-/** Whether this page's navigation or resource timing shows the origin of `url` (its
- * `scheme://host[:port]`, up to the path, query or fragment; lowercase) reached over HTTP/2 or
- * HTTP/3. */
-export function multiplexed(url) {
+/** What this page's navigation or resource timing shows of the origin of `url` (its
+ * `scheme://host[:port]`, up to the path, query or fragment; lowercase): 2 reached over HTTP/2 or
+ * HTTP/3, 1 over HTTP/1, 0 untold (not reached yet, or another origin that sends no
+ * `Timing-Allow-Origin`: its `nextHopProtocol` reads ""). */
+export function nextHop(url) {
   const scheme = url.indexOf("://");
   const start = scheme < 0 ? 0 : scheme + 3;
   const end = url.slice(start).search(/[/?#]/);
   const origin = (end < 0 ? url : url.slice(0, start + end)).toLowerCase();
   const perf = globalThis.performance;
-  if (typeof perf?.getEntriesByType !== "function") return false;
-  return ["navigation", "resource"].some((kind) => {
+  let told = 0;
+  if (typeof perf?.getEntriesByType !== "function") return told;
+  for (const kind of ["navigation", "resource"]) {
     let entries;
     try {
       entries = perf.getEntriesByType(kind);
-    } catch {
-      return false;
-    }
-    return Array.isArray(entries) && entries.some((e) => {
+    } catch {}
+    for (const e of Array.isArray(entries) ? entries : []) {
       const name = typeof e?.name === "string" ? e.name : "";
       const protocol = typeof e?.nextHopProtocol === "string" ? e.nextHopProtocol : "";
       const rest = name.slice(origin.length);
-      const same = name.toLowerCase().startsWith(origin) && (rest === "" || "/?#".includes(rest[0]));
-      return same && (protocol === "h2" || protocol.startsWith("h3"));
-    });
-  });
+      if (!name.toLowerCase().startsWith(origin) || (rest !== "" && !"/?#".includes(rest[0]))) continue;
+      if (protocol === "h2" || protocol.startsWith("h3")) return 2;
+      if (protocol !== "") told = 1;
+    }
+  }
+  return told;
 }

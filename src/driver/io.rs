@@ -79,9 +79,10 @@ extern "C" {
     /// Node or Electron's main process: a `process.versions.node` and no `document`.
     #[wasm_bindgen(js_name = inNode)]
     pub fn in_node() -> bool;
-    /// Whether the page already reached the origin of `url` (`scheme://host[:port]`, any case)
-    /// over HTTP/2 or HTTP/3 (its navigation and resource timing).
-    pub fn multiplexed(url: &str) -> bool;
+    /// What the page's navigation and resource timing show of the origin of `url`
+    /// (`scheme://host[:port]`, any case): 2 reached over HTTP/2 or HTTP/3, 1 over HTTP/1, 0 untold.
+    #[wasm_bindgen(js_name = nextHop)]
+    pub fn next_hop(url: &str) -> u32;
 }
 
 /// What the sink hears (`kind`), numbered as in `io.js`.

@@ -63,6 +63,10 @@ pub struct Config {
     pub client_capabilities: Value,
     /// What carries the requests, which sets how many `tasks/result` may be held open at once.
     pub link: Link,
+    /// `Http1` is only assumed: the browser did not tell which HTTP version reaches the server
+    /// (another origin without `Timing-Allow-Origin`). Answers proving more requests in flight
+    /// at once than HTTP/1.1 allows switch the link to `Http2` (see `engine::multiplex`).
+    pub link_unseen: bool,
     /// Overrides the link's budget of `tasks/result` requests held open while their tasks still
     /// run (at least 1).
     pub max_blocking_results: Option<usize>,
@@ -92,6 +96,7 @@ impl Default for Config {
             request_timeout_ms: 60_000,
             client_capabilities: crate::json::json!({ "elicitation": {}, "sampling": {} }),
             link: Link::default(),
+            link_unseen: false,
             max_blocking_results: None,
             known_era: None,
             subscribe: true,

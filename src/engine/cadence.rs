@@ -103,11 +103,14 @@ pub(crate) fn poll_delay(
     rng.between(gap, with_jitter_bound(gap))
 }
 
-/// A task's first poll is spread over this fraction of its gap (1/10 = 10 %) on top of it: tasks
-/// created together fall out of step once, and keep their cadence (and their latency) after.
-pub(crate) const FIRST_SPREAD_DIVISOR: Millis = 10;
+/// A task's first poll is spread over at most this many ms on top of its gap: tasks created
+/// together fall out of step once (on HTTP/1.1, 20 polls take a few ms each on 6 connections),
+/// and keep their cadence after. Bounded in ms, not in a fraction of the gap: every ms of it is
+/// latency added to a task that ends before its first poll or on a later one.
+pub(crate) const FIRST_SPREAD_MS: Millis = 20;
 
-/// Delay before a task's first poll (just created, or just named): its gap plus up to 10 %.
+/// Delay before a task's first poll (just created, or just named): its gap plus up to
+/// [`FIRST_SPREAD_MS`].
 pub(crate) fn first_poll_delay(
     rng: &mut Rng,
     server_interval: Option<Millis>,
@@ -119,7 +122,7 @@ pub(crate) fn first_poll_delay(
 
 /// The longest a first gap can be drawn to: the gap plus its spread.
 pub(crate) fn with_first_spread_bound(gap: Millis) -> Millis {
-    gap.saturating_add(gap / FIRST_SPREAD_DIVISOR)
+    gap.saturating_add(FIRST_SPREAD_MS)
 }
 
 /// Base delay of the first retry.

@@ -56,6 +56,7 @@ mod iso8601;
 pub(crate) mod known;
 mod lifecycle;
 mod listen;
+mod multiplex;
 mod negotiate;
 pub(crate) mod no_input;
 mod ops;
@@ -148,6 +149,8 @@ pub struct Engine {
     reqs: Requests,
     /// The browser's connections to the server, where they are few (HTTP/1.1).
     pool: pool::Pool,
+    /// Whether an assumed HTTP/1.1 link multiplexes (see `multiplex.rs`).
+    probe: multiplex::Probe,
     tasks: Registry,
     subs: IdMap<SubId, Target>,
     calls: IdMap<CallId, Box<Call>>,
@@ -193,6 +196,7 @@ impl Engine {
             session,
             reqs: Requests::default(),
             pool,
+            probe: multiplex::Probe::default(),
             tasks: Registry::new(),
             subs: IdMap::default(),
             calls: IdMap::default(),
@@ -508,7 +512,13 @@ impl Engine {
         #[cfg(not(feature = "receiver"))]
         let hosted = None;
         // The earliest of them (an absent one counts as the largest time).
-        let times = [timer, self.reqs.next_timeout(), hosted, drained];
+        let times = [
+            timer,
+            self.reqs.next_timeout(),
+            hosted,
+            drained,
+            self.probe_due(),
+        ];
         let earliest =
             (times.into_iter()).fold(Millis::MAX, |a, t| a.min(t.unwrap_or(Millis::MAX)));
         (earliest != Millis::MAX).then_some(earliest)
@@ -516,6 +526,7 @@ impl Engine {
 
     fn run_timers(&mut self, now: Millis) {
         self.pool_expire(now);
+        self.probe_tick(now);
         while let Some(n) = self.reqs.pop_timeout(now) {
             self.on_timeout(now, n);
         }

@@ -183,6 +183,21 @@ impl Pool {
         true
     }
 
+    /// The link multiplexes: no connection limit from now on; the transmissions waiting in the
+    /// model's line are on their way (returned).
+    pub(crate) fn unlimit(&mut self) -> Vec<SendKey> {
+        self.cap = None;
+        self.listening = false;
+        self.draining.clear();
+        self.line = Fifo::default();
+        let admitted: Vec<SendKey> = self.waiting.iter().copied().collect();
+        for key in &admitted {
+            self.wired.insert(*key);
+        }
+        self.waiting = IdSet::default();
+        admitted
+    }
+
     /// Moves waiting transmissions onto free connections.
     fn admit(&mut self) -> Vec<SendKey> {
         let mut admitted = Vec::new();
@@ -271,6 +286,7 @@ impl Engine {
     pub(crate) fn pool_sees(&mut self, now: Millis, out: &Output) {
         match out {
             Output::Transmit(Transmit { key, .. }) | Output::Resume { key, .. } => {
+                self.probe_handed(now, *key);
                 let waits = !self.pool.transmitted(*key);
                 if let Some(n) = self.reqs.id_of(*key) {
                     if waits {
@@ -282,6 +298,7 @@ impl Engine {
                 }
             }
             Output::Abort { key } => {
+                self.probe.ended(*key);
                 let admitted = self.pool.aborted(now, *key);
                 self.admitted(now, admitted);
             }
@@ -292,6 +309,7 @@ impl Engine {
 
     /// A transmission's head came: it has a connection.
     pub(crate) fn pool_headed(&mut self, now: Millis, key: SendKey) {
+        self.probe.headed(now, key);
         if self.pool.headed(key) {
             self.admitted(now, vec![key]);
         }
@@ -299,12 +317,14 @@ impl Engine {
 
     /// A transmission's stream is over: its connection goes to the next in line.
     pub(crate) fn pool_ended(&mut self, now: Millis, key: SendKey) {
+        self.probe.ended(key);
         let admitted = self.pool.ended(key);
         self.admitted(now, admitted);
     }
 
     /// The listening stream closed: its connection goes to the next in line.
     pub(crate) fn pool_unlisten(&mut self, now: Millis) {
+        self.probe.unwitnessed();
         let admitted = self.pool.unlisten();
         self.admitted(now, admitted);
     }
@@ -316,7 +336,7 @@ impl Engine {
     }
 
     /// These transmissions got a connection: their requests' timeouts start now.
-    fn admitted(&mut self, now: Millis, keys: Vec<SendKey>) {
+    pub(crate) fn admitted(&mut self, now: Millis, keys: Vec<SendKey>) {
         for key in keys {
             if let Some(n) = self.reqs.id_of(key) {
                 self.reqs.connected(n, now, self.cfg.request_timeout_ms);

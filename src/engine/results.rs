@@ -51,7 +51,7 @@ impl Engine {
     fn result_cap(&self) -> usize {
         self.cfg
             .max_blocking_results
-            .unwrap_or_else(|| self.cfg.link.result_budget())
+            .unwrap_or_else(|| self.link_budget())
             .max(1)
     }
 

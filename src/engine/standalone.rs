@@ -57,6 +57,11 @@ pub(crate) struct Standalone {
 }
 
 impl Standalone {
+    /// Whether the stream is open and its 2xx head came: it holds a connection.
+    pub(crate) fn is_flowing(&self) -> bool {
+        self.key.is_some() && self.opened_at.is_some()
+    }
+
     /// Whether `key` is the open stream's.
     pub(crate) fn is(&self, key: SendKey) -> bool {
         self.key == Some(key)

@@ -67,7 +67,7 @@ pub fn read(s: &Value) -> Result<Settings, String> {
     if let Some(g) = millis(s, "resultGcMs") {
         config.result_gc_ms = g;
     }
-    config.link = link(string(s, "link"), url, transport);
+    (config.link, config.link_unseen) = link(string(s, "link"), url, transport);
     config.url = url.to_owned();
     if let Some(b) = flag(s, "subscribe") {
         config.subscribe = b;
@@ -113,15 +113,16 @@ fn dialect(d: Option<&str>) -> Result<DialectChoice, String> {
 }
 
 /// The `link` option (`"http1"`, `"http2"`, `"node"` or `"websocket"`); by default detected
-/// from the transport and the URL.
-fn link(l: Option<&str>, url: &str, transport: TransportKind) -> Link {
-    match l {
-        None => crate::driver::link::detect(transport, url),
+/// from the transport and the URL (and then maybe only assumed: `true`).
+fn link(l: Option<&str>, url: &str, transport: TransportKind) -> (Link, bool) {
+    let named = match l {
+        None => return crate::driver::link::detect(transport, url),
         Some("http2") => Link::Http2,
         Some("node") => Link::Node,
         Some("websocket") => Link::WebSocket,
         Some(_) => Link::Http1,
-    }
+    };
+    (named, false)
 }
 
 /// `persist`, `identity`, `persistResults`, `tabs`; `None` unless `persist: true`.

@@ -110,7 +110,10 @@ export interface ConnectOptions {
    * (each delivers its task's outcome the moment it ends; polls then only back it up). Default: detected —
    * `"websocket"` for the WebSocket transport, `"node"` in Node or Electron's main process (no per-origin
    * connection limit), `"http2"` in a browser that already reached the server's origin over HTTP/2 or HTTP/3
-   * (`nextHopProtocol`), else `"http1"` (6 connections per origin: results are held only for input).
+   * (`nextHopProtocol`; another origin shows it only if it sends `Timing-Allow-Origin`), `"http1"` where it saw
+   * HTTP/1.x (6 connections per origin: results are held only for input); where the browser told nothing, HTTP/1.1
+   * learnt from the first requests (six results held; a status request answered behind them proves HTTP/2, one
+   * stuck behind them HTTP/1.1). Naming the link skips the learning.
    */
   link?: "http1" | "http2" | "node" | "websocket";
   /**

@@ -8,7 +8,9 @@ use proptest::prelude::*;
 
 use super::cases;
 use crate::engine::api::{DialectChoice, Input, Millis};
-use crate::engine::cadence::{floor, poll_gap, with_first_spread_bound, with_jitter_bound};
+use crate::engine::cadence::{
+    floor, poll_gap, with_first_spread_bound, with_jitter_bound, FIRST_SPREAD_MS,
+};
 use crate::engine::testkit::Harness;
 use crate::protocol::model::Dialect;
 
@@ -249,5 +251,39 @@ fn a_poll_sent_again_in_a_new_session_keeps_the_interval() {
         let spacing = h.check_poll_spacing(|_| Some(3_000));
         assert_eq!(spacing, Ok(()), "seed {seed}");
         assert!(h.violations.is_empty(), "{:?}", h.violations);
+    }
+}
+
+/// Twenty tasks created at once on a polled link: each task's first poll reaches the server
+/// within its interval plus [`FIRST_SPREAD_MS`] (and the way there), never a tenth of the
+/// interval later; the first polls still fall out of step.
+#[test]
+fn a_batch_spreads_its_first_polls_over_milliseconds_not_a_tenth_of_the_interval() {
+    for (seed, modern) in [(0, true), (1, false), (2, true), (3, false)] {
+        let mut h = harness(modern, 700 + seed, 2, 0);
+        let jobs = vec![
+            Job {
+                ms: 3_000,
+                interval: Some(1_000),
+                after: 0,
+            };
+            20
+        ];
+        let tasks = create(&mut h, &jobs);
+        h.run_for(5_000);
+        let mut firsts = Vec::new();
+        for (id, _) in &tasks {
+            let created = h.server.tasks.get(id).map_or(0, |t| t.created);
+            let first = h.get_times(id).first().copied().unwrap_or(u64::MAX);
+            assert!(
+                first - created <= 1_000 + FIRST_SPREAD_MS + 4,
+                "seed {seed}: {id} first polled {} ms after it was created",
+                first - created
+            );
+            firsts.push(first);
+        }
+        firsts.sort_unstable();
+        firsts.dedup();
+        assert!(firsts.len() >= 8, "seed {seed}: {firsts:?}");
     }
 }

@@ -19,6 +19,7 @@ mod hour;
 mod initialized;
 mod inputs;
 mod listen;
+mod multiplex;
 mod negotiate;
 #[cfg(any(not(feature = "receiver"), not(feature = "draft")))]
 mod optional;

@@ -1,0 +1,29 @@
+// Completion -> callback latency and requests per task with every stack inside a Chromium page: one page
+// per stack, each against its own server, all created together once every page has connected (`gate`).
+import { getStats } from "../lib/daemon.mjs";
+import { measureTasks } from "../lib/latency-core.mjs";
+
+const settle = (p, ms) => Promise.race([p.catch(() => {}), new Promise((r) => setTimeout(r, ms))]);
+
+/**
+ * Connects `stack` in a fresh page to `url` (`push`: the stack's own push handling on), waits at `gate`, runs
+ * `run` ({n, minMs, maxMs, seed, W}) and returns {latencies, requests, perInterval, outcomes}. `statsUrl`: the
+ * server's own log, read directly (not through a proxy).
+ */
+export async function pageTasks(chrome, { staticUrl, stack, dialect, push, url, statsUrl, gate, run, P }) {
+  let arrived = false;
+  const arrive = () => { if (!arrived) { arrived = true; return gate.arrive(); } };
+  let page;
+  try {
+    ({ page } = await chrome.page(staticUrl, stack));
+    await page.evaluate(([u, d, p]) => window.bench.connect(u, d, { push: p }), [url, dialect, push]);
+    await arrive();
+    const res = await page.evaluate((o) => window.bench.tasks(o), run);
+    const m = measureTasks(await getStats(statsUrl), res, { P });
+    await settle(page.evaluate(() => window.bench.close()), 3000);
+    return { ...m, outcomes: res.outcomes };
+  } finally {
+    await arrive();
+    await page?.close().catch(() => {});
+  }
+}
