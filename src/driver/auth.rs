@@ -15,6 +15,7 @@ use wasm_bindgen_futures::JsFuture;
 
 use super::global::{self, describe};
 use crate::engine::auth::renewal::{renewal, Held, Renewal};
+use crate::engine::auth::shared::{after_failed_refresh, lock_name, on_lock, Turn};
 use crate::engine::auth::url::base64;
 use crate::engine::auth::{AuthConfig, Flow, Grant, HttpRequest, HttpResponse, Secrets, Step};
 use crate::protocol::auth::AuthChallenge;
@@ -164,7 +165,7 @@ impl AuthShell {
 
     /// A refresh first when `refresh` (and possible), else a new authorization for `scope`.
     async fn renew(
-        &self,
+        self: &Rc<Self>,
         refresh: bool,
         c: AuthChallenge,
         scope: Option<String>,
@@ -181,32 +182,50 @@ impl AuthShell {
         out
     }
 
-    /// Refreshes the grant; a grant another tab stored meanwhile is adopted instead.
-    async fn refresh(&self) -> Result<(), String> {
-        let Some(old) = self.with(|s| s.grant.clone()) else {
+    /// Refreshes the grant, one client at a time across the tabs sharing the store (under a Web
+    /// Lock where the host has them; without, as if alone): the decision is [`on_lock`]'s.
+    async fn refresh(self: &Rc<Self>) -> Result<(), String> {
+        let Some(held) = self.with(|s| s.grant.clone()) else {
             return Err("nothing to refresh".into());
         };
-        let now = global::now();
-        let newer = self
-            .read_store()
-            .await
-            .filter(|g| g.access_token != old.access_token && !g.needs_refresh(now, None));
-        if let Some(g) = newer {
-            self.with(|s| s.grant = Some(g));
-            return Ok(());
+        #[cfg(feature = "tabs")]
+        if let Some(locks) = self
+            .store
+            .as_ref()
+            .and_then(|_| super::tabs::web::lock_manager())
+        {
+            let (me, mine) = (self.clone(), held.clone());
+            let work = async move { me.refresh_held(mine).await };
+            // A refused lock (an opaque origin) never ran `work`: refresh as if alone.
+            if let Ok(out) = super::tabs::web::with_lock(&locks, &lock_name(&held), work).await {
+                return out;
+            }
         }
-        let req = old.refresh_request().ok_or("no refresh token")?;
+        self.refresh_held(held).await
+    }
+
+    /// Refreshes `held` unless the store holds a newer grant; a refresh refused because another
+    /// client refreshed first takes that client's grant.
+    async fn refresh_held(&self, held: Grant) -> Result<(), String> {
+        let g = match on_lock(&held, self.read_store().await, global::now()) {
+            Turn::Adopt(g) => {
+                self.take(g);
+                return Ok(());
+            }
+            Turn::Refresh(g) => g,
+        };
+        let req = g.refresh_request().ok_or("no refresh token")?;
         let resp = http(&req).await;
-        match old.refreshed(&resp, global::now()) {
+        match g.refreshed(&resp, global::now()) {
             Ok(g) => {
                 self.adopt(g).await;
                 Ok(())
             }
             Err(e) => {
                 let stored = self.read_store().await;
-                match stored.filter(|g| g.access_token != old.access_token) {
+                match after_failed_refresh(&g, stored, global::now()) {
                     Some(g) => {
-                        self.with(|s| s.grant = Some(g));
+                        self.take(g);
                         Ok(())
                     }
                     None => Err(e.message),
@@ -260,14 +279,20 @@ impl AuthShell {
             .ok_or_else(|| "openAuthorization must resolve to the callback URL".into())
     }
 
+    /// Uses `g` and stores it.
     async fn adopt(&self, g: Grant) {
+        self.take(g.clone());
+        self.write_store(&g).await;
+    }
+
+    /// Uses `g` (its lifetime, unknown for a grant read back, taken as what is left of it).
+    fn take(&self, g: Grant) {
         let now = global::now();
         self.with(|s| {
             s.lifetime = g.expires_at.map(|t| t.saturating_sub(now));
-            s.grant = Some(g.clone());
+            s.grant = Some(g);
             s.fresh = false;
         });
-        self.write_store(&g).await;
     }
 
     /// Reads the store once, at first use.
@@ -275,10 +300,9 @@ impl AuthShell {
         if self.with(|s| std::mem::replace(&mut s.loaded, true)) {
             return;
         }
-        if let Some(g) = self.read_store().await {
-            self.with(|s| {
-                s.grant.get_or_insert(g);
-            });
+        match self.read_store().await {
+            Some(g) if self.with(|s| s.grant.is_none()) => self.take(g),
+            _ => {}
         }
     }
 

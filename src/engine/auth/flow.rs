@@ -416,6 +416,7 @@ impl Flow {
             scope: self.scope.clone(),
             client: client.clone(),
             token_endpoint: meta.token_endpoint.clone(),
+            issuer: meta.issuer.clone(),
             resource: self.resource_id(),
         })))
     }

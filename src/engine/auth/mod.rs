@@ -9,7 +9,8 @@
 //! (PKCE `S256`, `state`, `resource` per RFC 8707) → the code exchange; a machine client (the
 //! `client_credentials` grant) goes from the metadata to the token endpoint. It asks with [`Step`]s and
 //! ends in a [`Grant`]: the tokens with what refreshing them needs ([`token`]). What a request
-//! refused later calls for is [`renewal`]'s decision.
+//! refused later calls for is [`renewal`]'s decision; refreshing a grant several clients share
+//! through a store, [`shared`]'s.
 //!
 //! The shell supplies [`Secrets`] (random verifier and state, the verifier's SHA-256 challenge) and
 //! the time; the flow never reads a clock or a random source.
@@ -18,6 +19,7 @@ mod doc;
 mod flow;
 pub mod metadata;
 pub mod renewal;
+pub mod shared;
 pub mod token;
 pub mod url;
 

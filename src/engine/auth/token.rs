@@ -38,6 +38,8 @@ pub struct Grant {
     pub scope: Option<String>,
     pub client: Client,
     pub token_endpoint: String,
+    /// The authorization server's issuer identifier (empty in grants stored before it was kept).
+    pub issuer: String,
     /// The RFC 8707 resource the tokens are for.
     pub resource: String,
 }
@@ -76,6 +78,7 @@ impl Grant {
             ("scope", self.scope.as_deref().map(Value::from)),
             ("client", Some(client)),
             ("tokenEndpoint", Some(self.token_endpoint.as_str().into())),
+            ("issuer", Some(self.issuer.as_str().into())),
             ("resource", Some(self.resource.as_str().into())),
         ])
     }
@@ -95,6 +98,7 @@ impl Grant {
                 auth_method: required(c, "authMethod").ok()?,
             },
             token_endpoint: required(&o, "tokenEndpoint").ok()?,
+            issuer: text(&o, "issuer").ok()?.unwrap_or_default(),
             resource: required(&o, "resource").ok()?,
         })
     }
@@ -243,6 +247,7 @@ mod tests {
                 auth_method: "none".into(),
             },
             token_endpoint: "https://as/token".into(),
+            issuer: "https://as".into(),
             resource: "https://rs/mcp".into(),
         };
         assert_eq!(Grant::from_json(&g.to_json().to_string()), Some(g));
