@@ -15,8 +15,11 @@
 //! The shell supplies [`Secrets`] (random verifier and state, the verifier's SHA-256 challenge) and
 //! the time; the flow never reads a clock or a random source.
 
+pub mod assertion;
 mod doc;
+pub mod dpop;
 mod flow;
+pub mod jwt;
 pub mod metadata;
 pub mod renewal;
 pub mod shared;
