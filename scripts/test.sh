@@ -53,6 +53,7 @@ side=(
   "demo end-to-end (Chromium)|node --test tests/e2e/"
   "wasm in Node, Chromium, worker|bash scripts/test-js.sh wasm"
   "tabs: persistence, resume (Chromium)|node --test tests/tabs/persistence.test.mjs"
+  "tabs: one OAuth refresh across tabs, rotating refresh tokens (Chromium)|node --test tests/tabs/oauth-refresh.test.mjs"
   "JS in a Chromium page + Electron example (main in Node, renderer as file://)|bash scripts/test-js.sh browser"
   "npm pack → publint + attw, Node 20, Vite page, React (StrictMode)|bash scripts/test-js.sh pack"
   "interop matrix: every server kind × Node, Chromium × 8 scenarios, default options (writes docs/interop.md)|node --experimental-websocket --test tests/interop/ && node --experimental-websocket tests/interop/matrix.mjs"
