@@ -9,11 +9,12 @@ use std::rc::Rc;
 use std::future::Future;
 
 use futures::channel::oneshot;
-use js_sys::{Function, Object, Promise, Reflect, Uint8Array};
+use js_sys::{Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use super::global::{self, describe};
+use super::webcrypto::{sha256, sign_es256};
 use crate::engine::auth::renewal::{renewal, Held, Renewal};
 use crate::engine::auth::shared::{after_failed_refresh, lock_name, on_lock, Turn};
 use crate::engine::auth::url::base64;
@@ -31,6 +32,8 @@ pub struct AuthShell {
     /// `openAuthorization` (`None`: a machine client, which never shows a page).
     open: Option<Function>,
     store: Option<JsValue>,
+    /// The client's private key (`private_key_jwt`): a Web Crypto `CryptoKey` or a private JWK.
+    key: Option<JsValue>,
     st: RefCell<ShellState>,
 }
 
@@ -58,11 +61,17 @@ impl std::fmt::Debug for AuthShell {
 }
 
 impl AuthShell {
-    pub fn new(cfg: AuthConfig, open: Option<Function>, store: Option<JsValue>) -> Rc<Self> {
+    pub fn new(
+        cfg: AuthConfig,
+        open: Option<Function>,
+        store: Option<JsValue>,
+        key: Option<JsValue>,
+    ) -> Rc<Self> {
         Rc::new(Self {
             cfg,
             open,
             store,
+            key,
             st: RefCell::new(ShellState::default()),
         })
     }
@@ -250,6 +259,11 @@ impl AuthShell {
                     let back = self.visit(&url).await.map_err(fail)?;
                     flow.on_callback(&back)
                 }
+                Step::Sign(input) => {
+                    let key = self.key.as_ref().ok_or("no private key")?;
+                    let signature = sign_es256(key, input.as_bytes()).await.map_err(fail)?;
+                    flow.on_signature(&signature)
+                }
                 Step::Done(g) => {
                     self.adopt(*g).await;
                     self.with(|s| s.fresh = true);
@@ -393,23 +407,4 @@ async fn secrets() -> Result<Secrets, String> {
         verifier,
         state: base64(&s, true),
     })
-}
-
-/// SHA-256 through `crypto.subtle.digest` (pages need a secure context for it).
-async fn sha256(data: &[u8]) -> Result<Vec<u8>, String> {
-    let missing = || "crypto.subtle is unavailable (a page must be a secure context)".to_owned();
-    let crypto = Reflect::get(&js_sys::global(), &"crypto".into()).map_err(|_| missing())?;
-    let subtle = Reflect::get(&crypto, &"subtle".into()).map_err(|_| missing())?;
-    let digest: Function = Reflect::get(&subtle, &"digest".into())
-        .ok()
-        .and_then(|f| f.dyn_into().ok())
-        .ok_or_else(missing)?;
-    let bytes = Uint8Array::from(data);
-    let p = digest
-        .call2(&subtle, &"SHA-256".into(), &bytes)
-        .map_err(|e| describe(&e))?;
-    let out = JsFuture::from(Promise::resolve(&p))
-        .await
-        .map_err(|e| describe(&e))?;
-    Ok(Uint8Array::new(&out).to_vec())
 }

@@ -17,6 +17,8 @@ pub mod io;
 pub mod json;
 pub mod link;
 pub mod timer;
+#[cfg(feature = "oauth")]
+mod webcrypto;
 mod ws;
 
 // Tab coordination (one poller per task across tabs) and persistence (IndexedDB / localStorage).

@@ -6,6 +6,9 @@ use crate::json::Value;
 use super::doc::build;
 use super::jwt::{signing_input, ES256};
 
+/// The token endpoint authentication method.
+pub const PRIVATE_KEY_JWT: &str = "private_key_jwt";
+
 /// `client_assertion_type` for a JWT assertion.
 pub const JWT_BEARER: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 

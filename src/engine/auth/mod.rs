@@ -52,6 +52,11 @@ pub struct AuthConfig {
     /// A machine client without a user: the `client_credentials` grant with the pre-registered
     /// id and secret, no authorization page (no redirect URI needed).
     pub client_credentials: bool,
+    /// The client authenticates with a JWT signed by its private key (`private_key_jwt`, RFC 7523)
+    /// instead of a secret; the shell holds the key and signs.
+    pub private_key_jwt: bool,
+    /// The key's id (`kid`), for a server that knows several of the client's keys.
+    pub key_id: Option<String>,
 }
 
 /// One-time values from the shell's random source: the PKCE verifier, its `S256` challenge
@@ -97,6 +102,9 @@ pub enum Step {
     Fetch(HttpRequest),
     /// Send the user to this URL; hand the URL they come back on to [`Flow::on_callback`].
     Authorize(String),
+    /// Sign this JWS signing input with the client's private key (ES256); hand the signature to
+    /// [`Flow::on_signature`].
+    Sign(String),
     /// Authorized.
     Done(Box<Grant>),
     /// Gave up.

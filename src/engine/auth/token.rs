@@ -14,7 +14,7 @@ use crate::json::digits::decimal;
 pub struct Client {
     pub client_id: String,
     pub client_secret: Option<String>,
-    /// `none`, `client_secret_basic` or `client_secret_post`.
+    /// `none`, `client_secret_basic`, `client_secret_post` or `private_key_jwt`.
     pub auth_method: String,
 }
 

@@ -118,12 +118,16 @@ fn run(
                 authorized.push(url.clone());
                 flow.on_callback(&back(&url))
             }
+            Step::Sign(_) => flow.on_signature(&SIGNATURE),
             Step::Done(g) => return (Ok(*g), authorized),
             Step::Failed(e) => return (Err(e), authorized),
         };
     }
     panic!("the flow did not end");
 }
+
+/// What the fake shell's key signs anything with.
+const SIGNATURE: [u8; 3] = [0xfb, 0xff, 0x01];
 
 /// The authorization server's redirect: code and the request's own state.
 fn approve(url: &str) -> String {
