@@ -10,6 +10,7 @@ const AUTH = [
   "auth/pre-registration", "auth/2025-03-26-oauth-metadata-backcompat",
   "auth/2025-03-26-oauth-endpoint-fallback", "auth/resource-mismatch",
   "auth/offline-access-scope", "auth/offline-access-not-supported", "auth/client-credentials-basic",
+  "auth/client-credentials-jwt",
 ];
 /** The 2026-07-28 additions of the 0.2 line. */
 const MODERN = [
@@ -23,7 +24,6 @@ const MODERN = [
 
 /** Why a listed scenario is not run. */
 export const NOT_APPLICABLE = {
-  "auth/client-credentials-jwt": "client_credentials with private_key_jwt (a signed assertion): not implemented (client_secret_basic/post are)",
   "auth/cross-app-access-complete-flow": "enterprise IdP token exchange (SEP-990 extension): not implemented",
   "auth/enterprise-managed-authorization": "enterprise IdP token exchange (SEP-990 extension): not implemented",
   "auth/dpop": "DPoP-bound tokens (extension): not implemented",
@@ -61,6 +61,7 @@ export const PROOF = {
   ...REFUSALS,
   "auth/scope-retry-limit": ["authorization-request", "scope-retry-limit"],
   "auth/client-credentials-basic": ["token-request", "client-credentials-basic-auth", "valid-bearer-token"],
+  "auth/client-credentials-jwt": ["token-request", "client-credentials-jwt-verified", "valid-bearer-token"],
   "auth/authorization-server-migration": ["token-request", "sep-2352-reregister-on-as-change"],
   "auth/iss-supported": ["token-request", "sep-2468-client-compare-iss-supported"],
   "auth/iss-not-advertised": ["token-request", "sep-2468-client-proceed-no-iss"],
@@ -82,7 +83,7 @@ export const SUITES = [
     version: "0.1.16",
     module: "@modelcontextprotocol/conformance",
     scenarios: [...CORE, ...AUTH],
-    listed: ["auth/client-credentials-jwt", "auth/cross-app-access-complete-flow"],
+    listed: ["auth/cross-app-access-complete-flow"],
   },
   {
     version: "0.2.0-alpha.12",
