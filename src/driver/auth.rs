@@ -13,8 +13,11 @@ use js_sys::{Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
+use super::dpop::Dpop;
 use super::global::{self, describe};
+use super::io;
 use super::webcrypto::{sha256, sign_es256};
+use crate::engine::auth::dpop::{resource_nonce, token_nonce};
 use crate::engine::auth::renewal::{renewal, Held, Renewal};
 use crate::engine::auth::shared::{after_failed_refresh, lock_name, on_lock, Turn};
 use crate::engine::auth::url::base64;
@@ -34,6 +37,8 @@ pub struct AuthShell {
     store: Option<JsValue>,
     /// The client's private key (`private_key_jwt`): a Web Crypto `CryptoKey` or a private JWK.
     key: Option<JsValue>,
+    /// With `dpop: true`: the DPoP key and nonces.
+    dpop: Option<Dpop>,
     st: RefCell<ShellState>,
 }
 
@@ -68,17 +73,21 @@ impl AuthShell {
         key: Option<JsValue>,
     ) -> Rc<Self> {
         Rc::new(Self {
-            cfg,
             open,
             store,
             key,
+            dpop: cfg.dpop.then(Dpop::default),
+            cfg,
             st: RefCell::new(ShellState::default()),
         })
     }
 
-    /// The `Authorization` value for the next request (refreshed first when about to expire);
-    /// an error once after a failed authorization.
-    pub async fn header(self: &Rc<Self>) -> Result<Option<String>, String> {
+    /// The `Authorization` value for the next `method` request (refreshed first when about to
+    /// expire) with, for a DPoP-bound token, its proof; an error once after a failed authorization.
+    pub async fn header(
+        self: &Rc<Self>,
+        method: &str,
+    ) -> Result<Option<(String, Option<String>)>, String> {
         self.settle().await;
         if let Some(why) = self.st.borrow_mut().failure.take() {
             return Err(why);
@@ -94,31 +103,43 @@ impl AuthShell {
             // A failed refresh keeps the old token: the server's 401 starts a new authorization.
             let _ = self.exclusive(self.refresh()).await;
         }
-        Ok(self.with(|s| {
-            s.grant
-                .as_ref()
-                .map(|g| ["Bearer ", &g.access_token].concat())
-        }))
+        let Some((authorization, token)) = self.with(|s| {
+            let g = s.grant.as_ref()?;
+            Some((g.authorization(), g.dpop.then(|| g.access_token.clone())))
+        }) else {
+            return Ok(None);
+        };
+        let proof = match (&self.dpop, token) {
+            (Some(d), Some(t)) => Some(d.proof(method, &self.cfg.server_url, Some(&t)).await?),
+            _ => None,
+        };
+        Ok(Some((authorization, proof)))
     }
 
     /// A request sent with `used` (its `Authorization` value) was refused with `status`: renews
-    /// the grant when [`renewal`] says so (unless a renewal just ran).
+    /// the grant when [`renewal`] says so (unless a renewal just ran); a DPoP nonce the server
+    /// asks for is only kept for the request's resend.
     pub async fn challenged(
         self: &Rc<Self>,
         status: u16,
         www_authenticate: Option<&str>,
+        dpop_nonce: Option<&str>,
         used: Option<&str>,
     ) {
+        if let (Some(d), Some(n)) = (
+            &self.dpop,
+            resource_nonce(status, www_authenticate, dpop_nonce),
+        ) {
+            d.resource_nonce(n);
+            return;
+        }
         if (status != 401 && status != 403) || self.settle().await {
             return;
         }
         self.load().await;
         let c = AuthChallenge::from_header(www_authenticate);
         let todo = self.with(|s| {
-            let authorization = s
-                .grant
-                .as_ref()
-                .map(|g| ["Bearer ", &g.access_token].concat());
+            let authorization = s.grant.as_ref().map(Grant::authorization);
             let held = Held {
                 authorization: authorization.as_deref(),
                 scope: s.grant.as_ref().and_then(|g| g.scope.as_deref()),
@@ -224,8 +245,8 @@ impl AuthShell {
             Turn::Refresh(g) => g,
         };
         let req = g.refresh_request().ok_or("no refresh token")?;
-        let resp = http(&req).await;
-        match g.refreshed(&resp, global::now()) {
+        let resp = self.send(&req).await;
+        match g.refreshed(&resp, global::now(), self.dpop.is_some()) {
             Ok(g) => {
                 self.adopt(g).await;
                 Ok(())
@@ -254,7 +275,7 @@ impl AuthShell {
         let (mut flow, mut step) = Flow::start(self.cfg.clone(), secrets, resource_metadata, scope);
         for _ in 0..MAX_STEPS {
             step = match step {
-                Step::Fetch(req) => flow.on_response(http(&req).await, global::now()),
+                Step::Fetch(req) => flow.on_response(self.send(&req).await, global::now()),
                 Step::Authorize(url) => {
                     let back = self.visit(&url).await.map_err(fail)?;
                     flow.on_callback(&back)
@@ -273,6 +294,35 @@ impl AuthShell {
             };
         }
         Err(fail("too many steps".into()))
+    }
+
+    /// One request for the flow or a refresh. With DPoP, a token request carries a proof and is
+    /// sent once more with the nonce the authorization server asks for.
+    async fn send(&self, req: &HttpRequest) -> HttpResponse {
+        let Some(dpop) = self.dpop.as_ref().filter(|_| req.token) else {
+            return http(req).await.0;
+        };
+        let mut last = HttpResponse {
+            status: 0,
+            body: String::new(),
+        };
+        for resend in [false, true] {
+            let mut req = req.clone();
+            match dpop.proof("POST", &req.url, None).await {
+                Ok(proof) => req.headers.push(("dpop".into(), proof)),
+                Err(why) => {
+                    last.body = why;
+                    return last;
+                }
+            }
+            let (resp, nonce) = http(&req).await;
+            match token_nonce(&resp, nonce.as_deref()) {
+                Some(n) if !resend => dpop.token_nonce(n),
+                _ => return resp,
+            }
+            last = resp;
+        }
+        last
     }
 
     /// Sends the user to `url` through the host; the URL they came back on.
@@ -352,14 +402,15 @@ impl Drop for Release<'_> {
     }
 }
 
-/// One request for the flow; a network failure or an oversized answer is status 0.
-async fn http(req: &HttpRequest) -> HttpResponse {
+/// One request for the flow, with the answer's `DPoP-Nonce`; a network failure or an oversized
+/// answer is status 0.
+async fn http(req: &HttpRequest) -> (HttpResponse, Option<String>) {
     let failed = HttpResponse {
         status: 0,
         body: String::new(),
     };
     let Ok(resp) = fetch(req).await else {
-        return failed;
+        return (failed, None);
     };
     let status = Reflect::get(&resp, &"status".into())
         .ok()
@@ -374,9 +425,12 @@ async fn http(req: &HttpRequest) -> HttpResponse {
         Err(_) => String::new(),
     };
     if body.len() > MAX_ANSWER {
-        return failed;
+        return (failed, None);
     }
-    HttpResponse { status, body }
+    (
+        HttpResponse { status, body },
+        io::header(&resp, "dpop-nonce"),
+    )
 }
 
 async fn fetch(req: &HttpRequest) -> Result<JsValue, JsValue> {

@@ -9,6 +9,8 @@
 pub mod auth;
 pub mod body;
 pub mod deferred;
+#[cfg(feature = "oauth")]
+mod dpop;
 pub mod era;
 pub mod global;
 pub mod headers;

@@ -12,6 +12,13 @@ export async function sha256(data) {
   return new Uint8Array(await subtle().digest("SHA-256", data));
 }
 
+/** A DPoP key: the private key non-extractable, the public key's coordinates for the proofs. */
+export async function dpopKey() {
+  const { privateKey, publicKey } = await subtle().generateKey(P256, false, ["sign", "verify"]);
+  const { x, y } = await subtle().exportKey("jwk", publicKey);
+  return [privateKey, x, y];
+}
+
 /** The raw `r‖s` signature (the JWS form) of `data` with a private `CryptoKey` or a private P-256 JWK. */
 export async function signEs256(key, data) {
   const k = key?.type === "private" ? key : await subtle().importKey("jwk", key, P256, false, ["sign"]);

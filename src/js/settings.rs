@@ -225,6 +225,10 @@ pub fn auth(
         client_credentials: machine,
         private_key_jwt: key.is_some(),
         key_id: string("keyId")?,
+        dpop: match get("dpop") {
+            v if v.is_undefined() || v.is_null() => false,
+            v => v.as_bool().ok_or("auth.dpop must be a boolean")?,
+        },
     };
     Ok(base.with_auth(Some(AuthShell::new(cfg, open, store, key))))
 }

@@ -84,6 +84,7 @@ async function authOption() {
     clientMetadataUrl: "https://conformance-test.local/client-metadata.json",
     clientId: context.client_id,
     clientSecret: context.client_secret,
+    dpop: scenario.startsWith("auth/dpop"),
     openAuthorization: async (url) => {
       const response = await fetch(url, { redirect: "manual" });
       const back = response.headers.get("location");

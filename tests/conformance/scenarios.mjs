@@ -19,15 +19,13 @@ const MODERN = [
   "json-schema-2020-12-preservation", "auth/authorization-server-migration",
   "auth/iss-supported", "auth/iss-not-advertised", "auth/iss-supported-missing",
   "auth/iss-wrong-issuer", "auth/iss-unexpected", "auth/iss-normalized",
-  "auth/metadata-issuer-mismatch",
+  "auth/metadata-issuer-mismatch", "auth/dpop", "auth/dpop-nonce",
 ];
 
 /** Why a listed scenario is not run. */
 export const NOT_APPLICABLE = {
   "auth/cross-app-access-complete-flow": "enterprise IdP token exchange (SEP-990 extension): not implemented",
   "auth/enterprise-managed-authorization": "enterprise IdP token exchange (SEP-990 extension): not implemented",
-  "auth/dpop": "DPoP-bound tokens (extension): not implemented",
-  "auth/dpop-nonce": "DPoP-bound tokens (extension): not implemented",
   "auth/wif-jwt-bearer": "workload identity federation JWT bearer grant (extension): no workload identity in a browser or Node library client",
   "sep-2640-client-no-prefetch": "Skills (extension): not a client-library feature",
   "sep-2640-client-verify-digest": "Skills (extension): not a client-library feature",
@@ -65,6 +63,11 @@ export const PROOF = {
   "auth/authorization-server-migration": ["token-request", "sep-2352-reregister-on-as-change"],
   "auth/iss-supported": ["token-request", "sep-2468-client-compare-iss-supported"],
   "auth/iss-not-advertised": ["token-request", "sep-2468-client-proceed-no-iss"],
+  "auth/dpop": ["token-request", "sep-1932-client-token-request-proof", "sep-1932-client-dpop-auth-scheme", "sep-1932-client-fresh-proof"],
+  "auth/dpop-nonce": [
+    "token-request", "sep-1932-client-token-request-proof", "sep-1932-client-dpop-auth-scheme", "sep-1932-client-fresh-proof",
+    "sep-1932-client-as-nonce", "sep-1932-client-rs-nonce",
+  ],
   initialize: ["mcp-client-initialization"],
   tools_call: ["tool-add-numbers"],
   "elicitation-sep1034-client-defaults": ["client-elicitation-sep1034-string-default"],

@@ -6,6 +6,7 @@ use crate::json::Value;
 use super::doc::{build, object, text};
 use super::jwt::{signing_input, PublicJwk, ES256};
 use super::HttpResponse;
+use crate::protocol::auth::parse;
 
 /// What one proof is for.
 #[derive(Debug, Clone, Copy)]
@@ -60,6 +61,21 @@ pub fn token_nonce<'a>(resp: &HttpResponse, dpop_nonce: Option<&'a str>) -> Opti
     dpop_nonce.filter(|n| asks && is_nonce(n))
 }
 
+/// The nonce a resource server asks a request to be sent again with: HTTP 401 with a `DPoP`
+/// challenge whose `error` is `use_dpop_nonce`, and a `DPoP-Nonce` header (§9). Not a reason to
+/// renew the grant.
+pub fn resource_nonce<'a>(
+    status: u16,
+    www_authenticate: Option<&str>,
+    dpop_nonce: Option<&'a str>,
+) -> Option<&'a str> {
+    let asks = status == 401
+        && parse(www_authenticate.unwrap_or_default()).iter().any(|c| {
+            c.scheme.eq_ignore_ascii_case("dpop") && c.param("error") == Some("use_dpop_nonce")
+        });
+    dpop_nonce.filter(|n| asks && is_nonce(n))
+}
+
 /// A nonce is `NQCHAR`s (§8.1): printable ASCII but `"` and `\`; anything else is ignored.
 fn is_nonce(n: &str) -> bool {
     !n.is_empty()
@@ -107,6 +123,20 @@ mod tests {
         let input = proof_input(&key(), &token);
         let c = decode(input.split('.').nth(1).unwrap());
         assert!(c.get("nonce").is_none() && c.get("ath").is_none());
+    }
+
+    #[test]
+    fn a_resource_server_asks_for_a_nonce_with_a_dpop_challenge() {
+        let challenge =
+            Some(r#"DPoP error="use_dpop_nonce", error_description="fresh", algs="ES256""#);
+        assert_eq!(resource_nonce(401, challenge, Some("n-2")), Some("n-2"));
+        assert_eq!(resource_nonce(401, challenge, None), None);
+        assert_eq!(resource_nonce(403, challenge, Some("n-2")), None);
+        let bearer = Some(r#"Bearer error="use_dpop_nonce""#);
+        assert_eq!(resource_nonce(401, bearer, Some("n-2")), None);
+        let expired = Some(r#"DPoP error="invalid_token""#);
+        assert_eq!(resource_nonce(401, expired, Some("n-2")), None);
+        assert_eq!(resource_nonce(401, None, Some("n-2")), None);
     }
 
     #[test]

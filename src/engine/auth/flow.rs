@@ -308,6 +308,7 @@ impl Flow {
                 ("accept".into(), "application/json".into()),
             ],
             body: Some(crate::protocol::text(&doc)),
+            token: false,
         }))
     }
 
@@ -453,12 +454,13 @@ impl Flow {
     }
 
     fn on_tokens(&mut self, resp: &HttpResponse, now: Millis) -> Result<Step, AuthError> {
-        let t = read_tokens(resp, now)?;
+        let t = read_tokens(resp, now, self.cfg.dpop)?;
         let (Some(meta), Some(client)) = (&self.meta, &self.client) else {
             return Err(out_of_turn());
         };
         Ok(Step::Done(Box::new(Grant {
             access_token: t.access_token,
+            dpop: t.dpop,
             refresh_token: t.refresh_token,
             expires_at: t.expires_at,
             scope: self.scope.clone(),

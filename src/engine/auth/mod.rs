@@ -57,6 +57,9 @@ pub struct AuthConfig {
     pub private_key_jwt: bool,
     /// The key's id (`kid`), for a server that knows several of the client's keys.
     pub key_id: Option<String>,
+    /// Sender-constrained tokens (DPoP, RFC 9449): token requests carry a proof and a `DPoP`
+    /// token type is accepted.
+    pub dpop: bool,
 }
 
 /// One-time values from the shell's random source: the PKCE verifier, its `S256` challenge
@@ -75,6 +78,8 @@ pub struct HttpRequest {
     pub url: String,
     pub headers: Vec<(String, String)>,
     pub body: Option<String>,
+    /// A token endpoint request: with DPoP on, the shell adds a proof.
+    pub token: bool,
 }
 
 impl HttpRequest {
@@ -84,6 +89,7 @@ impl HttpRequest {
             url,
             headers: vec![("accept".into(), "application/json".into())],
             body: None,
+            token: false,
         }
     }
 }

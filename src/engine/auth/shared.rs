@@ -66,6 +66,7 @@ mod tests {
     fn grant(access: &str, refresh: &str, expires_at: u64) -> Grant {
         Grant {
             access_token: access.into(),
+            dpop: false,
             refresh_token: Some(refresh.into()),
             expires_at: Some(expires_at),
             scope: None,

@@ -349,7 +349,7 @@ fn registered_secret_and_post_method_are_used() {
         status: 200,
         body: json!({"access_token": "at-2", "token_type": "Bearer", "expires_in": 10}).to_string(),
     };
-    let g2 = g.refreshed(&ok, 5_000).unwrap();
+    let g2 = g.refreshed(&ok, 5_000, false).unwrap();
     assert_eq!(
         (g2.access_token.as_str(), g2.refresh_token.as_deref()),
         ("at-2", Some("rt-1"))
@@ -361,7 +361,7 @@ fn registered_secret_and_post_method_are_used() {
         body: r#"{"error":"invalid_grant"}"#.into(),
     };
     assert_eq!(
-        g.refreshed(&refused, 0).unwrap_err().kind,
+        g.refreshed(&refused, 0, false).unwrap_err().kind,
         AuthErrorKind::Token
     );
 }
