@@ -92,6 +92,7 @@ impl HeaderSource {
     /// headers, fixed ones, a provider answering synchronously), else once they settle. A
     /// throwing or rejecting provider is an error. Boxed: one copy serves every caller.
     /// `method`: the request's, for a DPoP proof.
+    #[cfg_attr(not(feature = "oauth"), allow(unused_variables))]
     pub fn resolve_with(&self, method: &'static str, then: Resolved) {
         match self {
             Self::None => then(Ok(Array::new())),

@@ -245,11 +245,15 @@ fn start(d: &Driver, key: SendKey, req: Request) {
         }
     });
     let to = d.clone();
+    // The method is for a DPoP proof: only the full build signs them.
+    #[cfg(feature = "oauth")]
     let method = match req {
         Request::Post(_) => "POST",
         Request::Get { .. } => "GET",
         Request::Delete(_) => "DELETE",
     };
+    #[cfg(not(feature = "oauth"))]
+    let method = "";
     d.0.headers.resolve_with(
         method,
         Box::new(move |auth| match auth {

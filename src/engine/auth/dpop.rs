@@ -69,11 +69,15 @@ pub fn resource_nonce<'a>(
     www_authenticate: Option<&str>,
     dpop_nonce: Option<&'a str>,
 ) -> Option<&'a str> {
-    let asks = status == 401
-        && parse(www_authenticate.unwrap_or_default()).iter().any(|c| {
-            c.scheme.eq_ignore_ascii_case("dpop") && c.param("error") == Some("use_dpop_nonce")
-        });
+    let asks = status == 401 && nonce_challenge(www_authenticate);
     dpop_nonce.filter(|n| asks && is_nonce(n))
+}
+
+/// Whether a `WWW-Authenticate` header has a `DPoP` challenge with `error="use_dpop_nonce"`.
+pub fn nonce_challenge(www_authenticate: Option<&str>) -> bool {
+    parse(www_authenticate.unwrap_or_default()).iter().any(|c| {
+        c.scheme.eq_ignore_ascii_case("dpop") && c.param("error") == Some("use_dpop_nonce")
+    })
 }
 
 /// A nonce is `NQCHAR`s (§8.1): printable ASCII but `"` and `\`; anything else is ignored.
