@@ -17,7 +17,7 @@ use super::dpop::Dpop;
 use super::global::{self, describe};
 use super::io;
 use super::webcrypto::{sha256, sign_es256};
-use crate::engine::auth::dpop::{resource_nonce, token_nonce};
+use crate::engine::auth::dpop::{key_name, resource_nonce, token_nonce};
 use crate::engine::auth::renewal::{renewal, Held, Renewal};
 use crate::engine::auth::shared::{after_failed_refresh, lock_name, on_lock, Turn};
 use crate::engine::auth::url::base64;
@@ -72,11 +72,16 @@ impl AuthShell {
         store: Option<JsValue>,
         key: Option<JsValue>,
     ) -> Rc<Self> {
+        // A persisted grant's key is persisted too: the tabs and reloads that use the grant need it.
+        let dpop = cfg.dpop.then(|| {
+            let persisted = store.is_some().then(|| key_name(&cfg.server_url));
+            Dpop::new(persisted)
+        });
         Rc::new(Self {
             open,
             store,
             key,
-            dpop: cfg.dpop.then(Dpop::default),
+            dpop,
             cfg,
             st: RefCell::new(ShellState::default()),
         })

@@ -1,6 +1,7 @@
 //! DPoP (RFC 9449) for the `auth` option's shell: the client's key (a non-extractable Web Crypto
-//! ES256 key made at first use and kept for the client's life), the last nonce each server gave,
-//! and the proofs [`crate::engine::auth::dpop`] builds, signed here.
+//! ES256 key made at first use; kept in IndexedDB when the grant bound to it is persisted, else for
+//! the client's life), the last nonce each server gave, and the proofs
+//! [`crate::engine::auth::dpop`] builds, signed here.
 
 use std::cell::RefCell;
 
@@ -13,8 +14,9 @@ use crate::engine::auth::jwt::{compact, PublicJwk};
 use crate::engine::auth::url::base64;
 
 /// The key and the nonces.
-#[derive(Default)]
 pub struct Dpop {
+    /// The key's name in IndexedDB (`None`: in memory only).
+    name: Option<String>,
     st: RefCell<State>,
 }
 
@@ -28,11 +30,18 @@ struct State {
 }
 
 impl Dpop {
+    pub fn new(name: Option<String>) -> Self {
+        Self {
+            name,
+            st: RefCell::default(),
+        }
+    }
+
     async fn key(&self) -> Result<(JsValue, PublicJwk), String> {
         if let Some(k) = self.st.borrow().key.clone() {
             return Ok(k);
         }
-        let k = dpop_key().await?;
+        let k = dpop_key(self.name.clone()).await?;
         Ok(self.st.borrow_mut().key.get_or_insert(k).clone())
     }
 

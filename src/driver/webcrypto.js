@@ -12,11 +12,38 @@ export async function sha256(data) {
   return new Uint8Array(await subtle().digest("SHA-256", data));
 }
 
-/** A DPoP key: the private key non-extractable, the public key's coordinates for the proofs. */
-export async function dpopKey() {
+async function freshKey() {
   const { privateKey, publicKey } = await subtle().generateKey(P256, false, ["sign", "verify"]);
   const { x, y } = await subtle().exportKey("jwk", publicKey);
   return [privateKey, x, y];
+}
+
+const done = (r) => new Promise((ok, fail) => ((r.onsuccess = () => ok(r.result)), (r.onerror = () => fail(r.error))));
+
+/**
+ * A DPoP key: the private key non-extractable, the public key's coordinates for the proofs. With a
+ * `name` and IndexedDB, the key is kept there (the origin's tabs and reloads share it, as they share
+ * the grant bound to it; the first stored wins); else, or when IndexedDB fails, in memory.
+ */
+export async function dpopKey(name) {
+  if (!name || !globalThis.indexedDB) return freshKey();
+  try {
+    const open = indexedDB.open("mcp-task-client-dpop", 1);
+    open.onupgradeneeded = () => open.result.createObjectStore("keys");
+    const db = await done(open);
+    try {
+      const get = () => done(db.transaction("keys").objectStore("keys").get(name));
+      const found = await get();
+      if (found) return found;
+      const made = await freshKey();
+      await done(db.transaction("keys", "readwrite").objectStore("keys").add(made, name)).catch(() => {});
+      return (await get()) ?? made;
+    } finally {
+      db.close();
+    }
+  } catch {
+    return freshKey();
+  }
 }
 
 /** The raw `r‖s` signature (the JWS form) of `data` with a private `CryptoKey` or a private P-256 JWK. */

@@ -15,7 +15,7 @@ extern "C" {
     #[wasm_bindgen(js_name = signEs256)]
     fn sign(key: &JsValue, data: &[u8]) -> Promise;
     #[wasm_bindgen(js_name = dpopKey)]
-    fn make_dpop_key() -> Promise;
+    fn make_dpop_key(name: Option<String>) -> Promise;
 }
 
 /// Awaits `p`'s bytes; a rejection is its message after `context`.
@@ -31,10 +31,11 @@ pub async fn sha256(data: &[u8]) -> Result<Vec<u8>, String> {
     bytes(digest(data), "").await
 }
 
-/// A new ES256 key pair: the non-extractable private key, and the public key as a JWK.
-pub async fn dpop_key() -> Result<(JsValue, PublicJwk), String> {
+/// An ES256 key pair: the non-extractable private key, and the public key as a JWK; with a
+/// `name`, the one kept under it in IndexedDB where the host has it.
+pub async fn dpop_key(name: Option<String>) -> Result<(JsValue, PublicJwk), String> {
     let fail = |e: &JsValue| ["no DPoP key: ", &describe(e)].concat();
-    let made: Array = JsFuture::from(make_dpop_key())
+    let made: Array = JsFuture::from(make_dpop_key(name))
         .await
         .map_err(|e| fail(&e))?
         .into();

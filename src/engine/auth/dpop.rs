@@ -25,6 +25,12 @@ pub struct ProofFor<'a> {
     pub ath: Option<&'a str>,
 }
 
+/// The name a persisted DPoP key is kept under: one key per MCP server for the origin's clients
+/// (the tabs sharing a grant must sign with the key it is bound to).
+pub fn key_name(server_url: &str) -> String {
+    ["mcp-task-client:dpop ", server_url].concat()
+}
+
 /// The `htu` of `url`: without query and fragment (RFC 9449 §4.2).
 pub fn htu(url: &str) -> &str {
     let end = url.find(['?', '#']).unwrap_or(url.len());
@@ -141,6 +147,15 @@ mod tests {
         let expired = Some(r#"DPoP error="invalid_token""#);
         assert_eq!(resource_nonce(401, expired, Some("n-2")), None);
         assert_eq!(resource_nonce(401, None, Some("n-2")), None);
+    }
+
+    #[test]
+    fn a_persisted_key_is_named_for_its_server() {
+        assert_eq!(
+            key_name("https://a/mcp"),
+            "mcp-task-client:dpop https://a/mcp"
+        );
+        assert_ne!(key_name("https://a/mcp"), key_name("https://b/mcp"));
     }
 
     #[test]
