@@ -62,7 +62,7 @@ export interface AuthOptions {
   /** The key's id (`kid`) when the authorization server knows several of the client's keys. */
   keyId?: string;
   /** Sender-constrained tokens (DPoP, RFC 9449): token and MCP requests carry a proof signed by a
-   *  non-extractable ES256 key this client makes (kept in memory for its life); a `DPoP` token is
+   *  non-extractable ES256 key this client makes (in IndexedDB with a `store`, else in memory); a `DPoP` token is
    *  sent as `Authorization: DPoP`. Server nonces are honoured with one resend. */
   dpop?: boolean;
   /** The HTTPS URL of this client's metadata document, used as its id where supported. */
