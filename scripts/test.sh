@@ -54,6 +54,7 @@ side=(
   "wasm in Node, Chromium, worker|bash scripts/test-js.sh wasm"
   "tabs: persistence, resume (Chromium)|node --test tests/tabs/persistence.test.mjs"
   "processes on Redis: 3 Node processes × 50 tasks, SIGKILL, SIGSTOP, Redis restarted, leader cut off|node --test tests/redis/"
+  "tabs: one OAuth refresh across tabs, rotating refresh tokens (Chromium)|node --test tests/tabs/oauth-refresh.test.mjs"
   "JS in a Chromium page + Electron example (main in Node, renderer as file://)|bash scripts/test-js.sh browser"
   "npm pack → publint + attw, Node 20, Vite page, React (StrictMode)|bash scripts/test-js.sh pack"
   "docs: code blocks type-checked (TypeScript 5.9 + 7), runnable ones run in Node|bash scripts/test-js.sh docs"

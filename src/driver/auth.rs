@@ -9,12 +9,17 @@ use std::rc::Rc;
 use std::future::Future;
 
 use futures::channel::oneshot;
-use js_sys::{Function, Object, Promise, Reflect, Uint8Array};
+use js_sys::{Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
+use super::dpop::Dpop;
 use super::global::{self, describe};
+use super::io;
+use super::webcrypto::{sha256, sign_es256};
+use crate::engine::auth::dpop::{key_name, resource_nonce, token_nonce};
 use crate::engine::auth::renewal::{renewal, Held, Renewal};
+use crate::engine::auth::shared::{after_failed_refresh, lock_name, on_lock, Turn};
 use crate::engine::auth::url::base64;
 use crate::engine::auth::{AuthConfig, Flow, Grant, HttpRequest, HttpResponse, Secrets, Step};
 use crate::protocol::auth::AuthChallenge;
@@ -30,6 +35,10 @@ pub struct AuthShell {
     /// `openAuthorization` (`None`: a machine client, which never shows a page).
     open: Option<Function>,
     store: Option<JsValue>,
+    /// The client's private key (`private_key_jwt`): a Web Crypto `CryptoKey` or a private JWK.
+    key: Option<JsValue>,
+    /// With `dpop: true`: the DPoP key and nonces.
+    dpop: Option<Dpop>,
     st: RefCell<ShellState>,
 }
 
@@ -57,18 +66,33 @@ impl std::fmt::Debug for AuthShell {
 }
 
 impl AuthShell {
-    pub fn new(cfg: AuthConfig, open: Option<Function>, store: Option<JsValue>) -> Rc<Self> {
+    pub fn new(
+        cfg: AuthConfig,
+        open: Option<Function>,
+        store: Option<JsValue>,
+        key: Option<JsValue>,
+    ) -> Rc<Self> {
+        // A persisted grant's key is persisted too: the tabs and reloads that use the grant need it.
+        let dpop = cfg.dpop.then(|| {
+            let persisted = store.is_some().then(|| key_name(&cfg.server_url));
+            Dpop::new(persisted)
+        });
         Rc::new(Self {
-            cfg,
             open,
             store,
+            key,
+            dpop,
+            cfg,
             st: RefCell::new(ShellState::default()),
         })
     }
 
-    /// The `Authorization` value for the next request (refreshed first when about to expire);
-    /// an error once after a failed authorization.
-    pub async fn header(self: &Rc<Self>) -> Result<Option<String>, String> {
+    /// The `Authorization` value for the next `method` request (refreshed first when about to
+    /// expire) with, for a DPoP-bound token, its proof; an error once after a failed authorization.
+    pub async fn header(
+        self: &Rc<Self>,
+        method: &str,
+    ) -> Result<Option<(String, Option<String>)>, String> {
         self.settle().await;
         if let Some(why) = self.st.borrow_mut().failure.take() {
             return Err(why);
@@ -84,31 +108,43 @@ impl AuthShell {
             // A failed refresh keeps the old token: the server's 401 starts a new authorization.
             let _ = self.exclusive(self.refresh()).await;
         }
-        Ok(self.with(|s| {
-            s.grant
-                .as_ref()
-                .map(|g| ["Bearer ", &g.access_token].concat())
-        }))
+        let Some((authorization, token)) = self.with(|s| {
+            let g = s.grant.as_ref()?;
+            Some((g.authorization(), g.dpop.then(|| g.access_token.clone())))
+        }) else {
+            return Ok(None);
+        };
+        let proof = match (&self.dpop, token) {
+            (Some(d), Some(t)) => Some(d.proof(method, &self.cfg.server_url, Some(&t)).await?),
+            _ => None,
+        };
+        Ok(Some((authorization, proof)))
     }
 
     /// A request sent with `used` (its `Authorization` value) was refused with `status`: renews
-    /// the grant when [`renewal`] says so (unless a renewal just ran).
+    /// the grant when [`renewal`] says so (unless a renewal just ran); a DPoP nonce the server
+    /// asks for is only kept for the request's resend.
     pub async fn challenged(
         self: &Rc<Self>,
         status: u16,
         www_authenticate: Option<&str>,
+        dpop_nonce: Option<&str>,
         used: Option<&str>,
     ) {
+        if let (Some(d), Some(n)) = (
+            &self.dpop,
+            resource_nonce(status, www_authenticate, dpop_nonce),
+        ) {
+            d.resource_nonce(n);
+            return;
+        }
         if (status != 401 && status != 403) || self.settle().await {
             return;
         }
         self.load().await;
         let c = AuthChallenge::from_header(www_authenticate);
         let todo = self.with(|s| {
-            let authorization = s
-                .grant
-                .as_ref()
-                .map(|g| ["Bearer ", &g.access_token].concat());
+            let authorization = s.grant.as_ref().map(Grant::authorization);
             let held = Held {
                 authorization: authorization.as_deref(),
                 scope: s.grant.as_ref().and_then(|g| g.scope.as_deref()),
@@ -164,7 +200,7 @@ impl AuthShell {
 
     /// A refresh first when `refresh` (and possible), else a new authorization for `scope`.
     async fn renew(
-        &self,
+        self: &Rc<Self>,
         refresh: bool,
         c: AuthChallenge,
         scope: Option<String>,
@@ -181,32 +217,50 @@ impl AuthShell {
         out
     }
 
-    /// Refreshes the grant; a grant another tab stored meanwhile is adopted instead.
-    async fn refresh(&self) -> Result<(), String> {
-        let Some(old) = self.with(|s| s.grant.clone()) else {
+    /// Refreshes the grant, one client at a time across the tabs sharing the store (under a Web
+    /// Lock where the host has them; without, as if alone): the decision is [`on_lock`]'s.
+    async fn refresh(self: &Rc<Self>) -> Result<(), String> {
+        let Some(held) = self.with(|s| s.grant.clone()) else {
             return Err("nothing to refresh".into());
         };
-        let now = global::now();
-        let newer = self
-            .read_store()
-            .await
-            .filter(|g| g.access_token != old.access_token && !g.needs_refresh(now, None));
-        if let Some(g) = newer {
-            self.with(|s| s.grant = Some(g));
-            return Ok(());
+        #[cfg(feature = "tabs")]
+        if let Some(locks) = self
+            .store
+            .as_ref()
+            .and_then(|_| super::tabs::web::lock_manager(None))
+        {
+            let (me, mine) = (self.clone(), held.clone());
+            let work = async move { me.refresh_held(mine).await };
+            // A refused lock (an opaque origin) never ran `work`: refresh as if alone.
+            if let Ok(out) = super::tabs::web::with_lock(&locks, &lock_name(&held), work).await {
+                return out;
+            }
         }
-        let req = old.refresh_request().ok_or("no refresh token")?;
-        let resp = http(&req).await;
-        match old.refreshed(&resp, global::now()) {
+        self.refresh_held(held).await
+    }
+
+    /// Refreshes `held` unless the store holds a newer grant; a refresh refused because another
+    /// client refreshed first takes that client's grant.
+    async fn refresh_held(&self, held: Grant) -> Result<(), String> {
+        let g = match on_lock(&held, self.read_store().await, global::now()) {
+            Turn::Adopt(g) => {
+                self.take(g);
+                return Ok(());
+            }
+            Turn::Refresh(g) => g,
+        };
+        let req = g.refresh_request().ok_or("no refresh token")?;
+        let resp = self.send(&req).await;
+        match g.refreshed(&resp, global::now(), self.dpop.is_some()) {
             Ok(g) => {
                 self.adopt(g).await;
                 Ok(())
             }
             Err(e) => {
                 let stored = self.read_store().await;
-                match stored.filter(|g| g.access_token != old.access_token) {
+                match after_failed_refresh(&g, stored, global::now()) {
                     Some(g) => {
-                        self.with(|s| s.grant = Some(g));
+                        self.take(g);
                         Ok(())
                     }
                     None => Err(e.message),
@@ -226,10 +280,15 @@ impl AuthShell {
         let (mut flow, mut step) = Flow::start(self.cfg.clone(), secrets, resource_metadata, scope);
         for _ in 0..MAX_STEPS {
             step = match step {
-                Step::Fetch(req) => flow.on_response(http(&req).await, global::now()),
+                Step::Fetch(req) => flow.on_response(self.send(&req).await, global::now()),
                 Step::Authorize(url) => {
                     let back = self.visit(&url).await.map_err(fail)?;
                     flow.on_callback(&back)
+                }
+                Step::Sign(input) => {
+                    let key = self.key.as_ref().ok_or("no private key")?;
+                    let signature = sign_es256(key, input.as_bytes()).await.map_err(fail)?;
+                    flow.on_signature(&signature)
                 }
                 Step::Done(g) => {
                     self.adopt(*g).await;
@@ -240,6 +299,35 @@ impl AuthShell {
             };
         }
         Err(fail("too many steps".into()))
+    }
+
+    /// One request for the flow or a refresh. With DPoP, a token request carries a proof and is
+    /// sent once more with the nonce the authorization server asks for.
+    async fn send(&self, req: &HttpRequest) -> HttpResponse {
+        let Some(dpop) = self.dpop.as_ref().filter(|_| req.token) else {
+            return http(req).await.0;
+        };
+        let mut last = HttpResponse {
+            status: 0,
+            body: String::new(),
+        };
+        for resend in [false, true] {
+            let mut req = req.clone();
+            match dpop.proof("POST", &req.url, None).await {
+                Ok(proof) => req.headers.push(("dpop".into(), proof)),
+                Err(why) => {
+                    last.body = why;
+                    return last;
+                }
+            }
+            let (resp, nonce) = http(&req).await;
+            match token_nonce(&resp, nonce.as_deref()) {
+                Some(n) if !resend => dpop.token_nonce(n),
+                _ => return resp,
+            }
+            last = resp;
+        }
+        last
     }
 
     /// Sends the user to `url` through the host; the URL they came back on.
@@ -260,14 +348,20 @@ impl AuthShell {
             .ok_or_else(|| "openAuthorization must resolve to the callback URL".into())
     }
 
+    /// Uses `g` and stores it.
     async fn adopt(&self, g: Grant) {
+        self.take(g.clone());
+        self.write_store(&g).await;
+    }
+
+    /// Uses `g` (its lifetime, unknown for a grant read back, taken as what is left of it).
+    fn take(&self, g: Grant) {
         let now = global::now();
         self.with(|s| {
             s.lifetime = g.expires_at.map(|t| t.saturating_sub(now));
-            s.grant = Some(g.clone());
+            s.grant = Some(g);
             s.fresh = false;
         });
-        self.write_store(&g).await;
     }
 
     /// Reads the store once, at first use.
@@ -275,10 +369,9 @@ impl AuthShell {
         if self.with(|s| std::mem::replace(&mut s.loaded, true)) {
             return;
         }
-        if let Some(g) = self.read_store().await {
-            self.with(|s| {
-                s.grant.get_or_insert(g);
-            });
+        match self.read_store().await {
+            Some(g) if self.with(|s| s.grant.is_none()) => self.take(g),
+            _ => {}
         }
     }
 
@@ -314,14 +407,15 @@ impl Drop for Release<'_> {
     }
 }
 
-/// One request for the flow; a network failure or an oversized answer is status 0.
-async fn http(req: &HttpRequest) -> HttpResponse {
+/// One request for the flow, with the answer's `DPoP-Nonce`; a network failure or an oversized
+/// answer is status 0.
+async fn http(req: &HttpRequest) -> (HttpResponse, Option<String>) {
     let failed = HttpResponse {
         status: 0,
         body: String::new(),
     };
     let Ok(resp) = fetch(req).await else {
-        return failed;
+        return (failed, None);
     };
     let status = Reflect::get(&resp, &"status".into())
         .ok()
@@ -336,9 +430,12 @@ async fn http(req: &HttpRequest) -> HttpResponse {
         Err(_) => String::new(),
     };
     if body.len() > MAX_ANSWER {
-        return failed;
+        return (failed, None);
     }
-    HttpResponse { status, body }
+    (
+        HttpResponse { status, body },
+        io::header(&resp, "dpop-nonce"),
+    )
 }
 
 async fn fetch(req: &HttpRequest) -> Result<JsValue, JsValue> {
@@ -369,23 +466,4 @@ async fn secrets() -> Result<Secrets, String> {
         verifier,
         state: base64(&s, true),
     })
-}
-
-/// SHA-256 through `crypto.subtle.digest` (pages need a secure context for it).
-async fn sha256(data: &[u8]) -> Result<Vec<u8>, String> {
-    let missing = || "crypto.subtle is unavailable (a page must be a secure context)".to_owned();
-    let crypto = Reflect::get(&js_sys::global(), &"crypto".into()).map_err(|_| missing())?;
-    let subtle = Reflect::get(&crypto, &"subtle".into()).map_err(|_| missing())?;
-    let digest: Function = Reflect::get(&subtle, &"digest".into())
-        .ok()
-        .and_then(|f| f.dyn_into().ok())
-        .ok_or_else(missing)?;
-    let bytes = Uint8Array::from(data);
-    let p = digest
-        .call2(&subtle, &"SHA-256".into(), &bytes)
-        .map_err(|e| describe(&e))?;
-    let out = JsFuture::from(Promise::resolve(&p))
-        .await
-        .map_err(|e| describe(&e))?;
-    Ok(Uint8Array::new(&out).to_vec())
 }

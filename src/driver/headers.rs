@@ -91,7 +91,9 @@ impl HeaderSource {
     /// Calls `then` with the headers for one request: at once when no promise is involved (no
     /// headers, fixed ones, a provider answering synchronously), else once they settle. A
     /// throwing or rejecting provider is an error. Boxed: one copy serves every caller.
-    pub fn resolve_with(&self, then: Resolved) {
+    /// `method`: the request's, for a DPoP proof.
+    #[cfg_attr(not(feature = "oauth"), allow(unused_variables))]
+    pub fn resolve_with(&self, method: &'static str, then: Resolved) {
         match self {
             Self::None => then(Ok(Array::new())),
             Self::Fixed(h) => then(Ok(Array::from(h))),
@@ -111,19 +113,22 @@ impl HeaderSource {
             #[cfg(feature = "oauth")]
             Self::Auth(base, shell) => {
                 let shell = shell.clone();
-                base.resolve_with(Box::new(move |base| match base {
-                    Err(e) => then(Err(e)),
-                    Ok(h) => spawn(async move {
-                        let auth = shell.header().await.map_err(|message| NoHeaders {
-                            message,
-                            unauthorized: true,
-                        });
-                        then(auth.map(|auth| match auth {
-                            Some(v) => authorized(&h, &v),
-                            None => h,
-                        }))
+                base.resolve_with(
+                    method,
+                    Box::new(move |base| match base {
+                        Err(e) => then(Err(e)),
+                        Ok(h) => spawn(async move {
+                            let auth = shell.header(method).await.map_err(|message| NoHeaders {
+                                message,
+                                unauthorized: true,
+                            });
+                            then(auth.map(|auth| match auth {
+                                Some((v, proof)) => authorized(&h, &v, proof.as_deref()),
+                                None => h,
+                            }))
+                        }),
                     }),
-                }));
+                );
             }
         }
     }
@@ -153,9 +158,9 @@ pub fn value_of(pairs: &Array, name: &str) -> Option<String> {
         .and_then(|i| pairs.get(i + 1).as_string())
 }
 
-/// `pairs` without an `Authorization` header, then `authorization: value`.
+/// `pairs` without an `Authorization` header, then `authorization: value` and the DPoP `proof`.
 #[cfg(feature = "oauth")]
-fn authorized(pairs: &Array, value: &str) -> Array {
+fn authorized(pairs: &Array, value: &str, proof: Option<&str>) -> Array {
     let out = Array::new();
     for i in (0..pairs.length()).step_by(2) {
         let k = pairs.get(i);
@@ -169,6 +174,10 @@ fn authorized(pairs: &Array, value: &str) -> Array {
     }
     out.push(&"authorization".into());
     out.push(&value.into());
+    if let Some(p) = proof {
+        out.push(&"dpop".into());
+        out.push(&p.into());
+    }
     out
 }
 

@@ -245,10 +245,22 @@ fn start(d: &Driver, key: SendKey, req: Request) {
         }
     });
     let to = d.clone();
-    d.0.headers.resolve_with(Box::new(move |auth| match auth {
-        Ok(auth) => send(&to, key, req, auth),
-        Err(no) => fail(&to, key, Fail::from(no)),
-    }));
+    // The method is for a DPoP proof: only the full build signs them.
+    #[cfg(feature = "oauth")]
+    let method = match req {
+        Request::Post(_) => "POST",
+        Request::Get { .. } => "GET",
+        Request::Delete(_) => "DELETE",
+    };
+    #[cfg(not(feature = "oauth"))]
+    let method = "";
+    d.0.headers.resolve_with(
+        method,
+        Box::new(move |auth| match auth {
+            Ok(auth) => send(&to, key, req, auth),
+            Err(no) => fail(&to, key, Fail::from(no)),
+        }),
+    );
 }
 
 /// Completes the request's name/value pairs for `io.js`: after the caller's (auth) headers in
@@ -367,8 +379,14 @@ fn head(d: &Driver, key: SendKey, res: JsValue) {
             let d = d.clone();
             super::spawn(async move {
                 let challenge = io::header(&res, "www-authenticate");
+                let nonce = io::header(&res, "dpop-nonce");
                 shell
-                    .challenged(status, challenge.as_deref(), used.as_deref())
+                    .challenged(
+                        status,
+                        challenge.as_deref(),
+                        nonce.as_deref(),
+                        used.as_deref(),
+                    )
                     .await;
                 answered(&d, key, &res);
             });

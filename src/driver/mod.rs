@@ -9,6 +9,8 @@
 pub mod auth;
 pub mod body;
 pub mod deferred;
+#[cfg(feature = "oauth")]
+mod dpop;
 pub mod era;
 pub mod global;
 pub mod headers;
@@ -17,6 +19,8 @@ pub mod io;
 pub mod json;
 pub mod link;
 pub mod timer;
+#[cfg(feature = "oauth")]
+mod webcrypto;
 mod ws;
 
 // Tab coordination (one poller per task across tabs) and persistence (IndexedDB / localStorage).

@@ -27,8 +27,8 @@ pub(crate) struct Pending {
     waits: bool,
     /// Where its SSE response stream is, for resuming it.
     pub(crate) stream: StreamPos,
-    /// Sent again after an HTTP 401 already (a second 401 fails it).
-    pub(crate) reauthorized: bool,
+    /// Why it was sent again already.
+    pub(crate) resent: Resent,
     /// Answered HTTP 202 with no response: the response may still come on another stream.
     pub(crate) accepted: bool,
 }
@@ -48,10 +48,18 @@ impl Pending {
             timeout_at: None,
             waits: false,
             stream: StreamPos::default(),
-            reauthorized: false,
+            resent: Resent::default(),
             accepted: false,
         }
     }
+}
+
+/// Why a request is a resend: after an HTTP 401 (a second one fails it), after a DPoP nonce
+/// challenge (one more is not honoured).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Resent {
+    pub(crate) reauthorized: bool,
+    pub(crate) nonce: bool,
 }
 
 /// What a transmission carries.
@@ -77,8 +85,8 @@ pub(crate) struct Requests {
     /// Request timeouts in the order they were set (a constant delay, so in time order too);
     /// entries of answered requests are skipped when reached.
     timeouts: Fifo<(Millis, ReqId)>,
-    /// The next request tracked is a resend after an HTTP 401.
-    resending: bool,
+    /// The next request tracked is a resend after an HTTP 401, and why.
+    resending: Resent,
 }
 
 impl Default for Requests {
@@ -89,7 +97,7 @@ impl Default for Requests {
             pending: IdMap::default(),
             keys: IdMap::default(),
             timeouts: Fifo::default(),
-            resending: false,
+            resending: Resent::default(),
         }
     }
 }
@@ -196,13 +204,13 @@ impl Requests {
         if let Some(at) = timeout_at {
             self.timeouts.push_back((at, id));
         }
-        p.reauthorized = std::mem::take(&mut self.resending);
+        p.resent = std::mem::take(&mut self.resending);
         self.keys.insert(p.key, Carried::Request(id));
         self.pending.insert(id, Box::new(p));
     }
 
-    /// Tracks what `send` does meanwhile as a resend after an HTTP 401 (a second 401 fails it).
-    pub(crate) fn set_resending(&mut self, resending: bool) {
+    /// Tracks what `send` does meanwhile as a resend after an HTTP 401 for `resending`'s reasons.
+    pub(crate) fn set_resending(&mut self, resending: Resent) {
         self.resending = resending;
     }
 

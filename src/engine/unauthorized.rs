@@ -11,6 +11,7 @@ use crate::json::digits::decimal;
 use crate::protocol::auth::AuthChallenge;
 
 use super::api::{ClientError, ErrorKind, Millis, Output};
+use super::pending::Resent;
 use super::requests::{Failure, Purpose};
 use super::Engine;
 
@@ -38,16 +39,21 @@ impl Engine {
                 .error
                 .as_deref()
                 == Some("insufficient_scope");
-        let again =
-            (status == 401 || step_up) && !p.reauthorized && !matches!(p.purpose, Purpose::Listen);
+        let listen = matches!(p.purpose, Purpose::Listen);
+        let nonce = status == 401 && !p.resent.nonce && !listen && nonce_asked(&www_authenticate);
+        let again = nonce || ((status == 401 || step_up) && !p.resent.reauthorized && !listen);
+        let resent = Resent {
+            reauthorized: p.resent.reauthorized || !nonce,
+            nonce: p.resent.nonce || nonce,
+        };
         if again && p.stream.resumed {
-            p.reauthorized = true;
+            p.resent = resent;
             self.reqs.end_key(key);
             return self.resume_stream(n);
         }
         if again {
             if let Some(p) = self.take_pending(n) {
-                self.resend(now, p.purpose);
+                self.resend(now, p.purpose, resent);
             }
             return;
         }
@@ -91,9 +97,9 @@ impl Engine {
         self.fail(now, n, failure);
     }
 
-    /// Sends a refused request again, marked so that a second 401 fails it.
-    fn resend(&mut self, now: Millis, purpose: Purpose) {
-        self.reqs.set_resending(true);
+    /// Sends a refused request again, marked with why (a second 401 fails it).
+    fn resend(&mut self, now: Millis, purpose: Purpose, resent: Resent) {
+        self.reqs.set_resending(resent);
         match purpose {
             Purpose::Probe => self.connect(now),
             Purpose::Initialize => match self.session.init_codec {
@@ -102,6 +108,18 @@ impl Engine {
             },
             other => self.dispatch(now, other),
         }
-        self.reqs.set_resending(false);
+        self.reqs.set_resending(Resent::default());
     }
+}
+
+/// Whether a 401's challenge asks for a DPoP nonce (RFC 9449 §9): a resend with it, once, on top
+/// of the one after a renewal. Only the full build sends DPoP proofs.
+#[cfg(feature = "oauth")]
+fn nonce_asked(www_authenticate: &Option<String>) -> bool {
+    super::auth::dpop::nonce_challenge(www_authenticate.as_deref())
+}
+
+#[cfg(not(feature = "oauth"))]
+fn nonce_asked(_: &Option<String>) -> bool {
+    false
 }

@@ -209,6 +209,14 @@ pub fn auth(
     } else {
         return Err("auth.store must have load() and save(grant) functions".into());
     };
+    // `private_key_jwt`: the key is Web Crypto's to use (a `CryptoKey` or a private JWK object).
+    let key = get("privateKey");
+    let key = match key.is_object() && !key.is_function() {
+        true if machine => Some(key),
+        true => return Err("auth.privateKey needs grant: \"client_credentials\"".into()),
+        false if key.is_undefined() || key.is_null() => None,
+        false => return Err("auth.privateKey must be a CryptoKey or a private JWK".into()),
+    };
     let cfg = AuthConfig {
         server_url: url.to_owned(),
         redirect_uri,
@@ -218,8 +226,14 @@ pub fn auth(
         client_name: string("clientName")?.unwrap_or_else(|| client_name.to_owned()),
         scope: string("scope")?,
         client_credentials: machine,
+        private_key_jwt: key.is_some(),
+        key_id: string("keyId")?,
+        dpop: match get("dpop") {
+            v if v.is_undefined() || v.is_null() => false,
+            v => v.as_bool().ok_or("auth.dpop must be a boolean")?,
+        },
     };
-    Ok(base.with_auth(Some(AuthShell::new(cfg, open, store))))
+    Ok(base.with_auth(Some(AuthShell::new(cfg, open, store, key))))
 }
 
 /// The core build has no OAuth: the `auth` option is refused with where to find it.

@@ -43,8 +43,8 @@ export interface AuthStore {
 
 export interface AuthOptions {
   /** Default `"authorization_code"` (a user authorizes in a page). `"client_credentials"`: a
-   *  machine client (Node) authenticating with `clientId` + `clientSecret` (both required) at the
-   *  token endpoint, no page, no `redirectUri` or `openAuthorization`. */
+   *  machine client (Node) authenticating with `clientId` and `clientSecret` or `privateKey` at
+   *  the token endpoint, no page, no `redirectUri` or `openAuthorization`. */
   grant?: "authorization_code" | "client_credentials";
   /** Where the authorization server sends the user back; must match exactly. */
   redirectUri?: string;
@@ -55,6 +55,16 @@ export interface AuthOptions {
   clientId?: string;
   /** Its secret: only for hosts that can keep one (Node, Electron's main process). */
   clientSecret?: string;
+  /** `"client_credentials"` only: authenticate with a JWT signed by this ES256 key instead of a
+   *  secret (`private_key_jwt`, RFC 7523): a Web Crypto `CryptoKey` (ECDSA P-256, usage `sign`,
+   *  best non-extractable) or a private P-256 JWK. */
+  privateKey?: CryptoKey | JsonWebKey;
+  /** The key's id (`kid`) when the authorization server knows several of the client's keys. */
+  keyId?: string;
+  /** Sender-constrained tokens (DPoP, RFC 9449): token and MCP requests carry a proof signed by a
+   *  non-extractable ES256 key this client makes (in IndexedDB with a `store`, else in memory); a `DPoP` token is
+   *  sent as `Authorization: DPoP`. Server nonces are honoured with one resend. */
+  dpop?: boolean;
   /** The HTTPS URL of this client's metadata document, used as its id where supported. */
   clientMetadataUrl?: string;
   /** Sent with dynamic registration (default: `clientName`). */

@@ -69,7 +69,13 @@ const authScenario = async (client) => (await client.callTool("test-tool", {})).
  * The suite's authorization server redirects at once (no login page): the "user's visit" is one
  * request whose redirect is the callback. Pre-registered credentials come in the suite's context.
  */
-function authOption() {
+async function authOption() {
+  if (scenario === "auth/client-credentials-jwt") {
+    // The suite hands a PKCS#8 PEM; the host imports it as a non-extractable CryptoKey.
+    const der = Buffer.from(context.private_key_pem.replace(/-----[^-]+-----|\s/g, ""), "base64");
+    const privateKey = await crypto.subtle.importKey("pkcs8", der, { name: "ECDSA", namedCurve: "P-256" }, false, ["sign"]);
+    return { grant: "client_credentials", clientId: context.client_id, privateKey };
+  }
   if (scenario.startsWith("auth/client-credentials-")) {
     return { grant: "client_credentials", clientId: context.client_id, clientSecret: context.client_secret };
   }
@@ -78,6 +84,7 @@ function authOption() {
     clientMetadataUrl: "https://conformance-test.local/client-metadata.json",
     clientId: context.client_id,
     clientSecret: context.client_secret,
+    dpop: scenario.startsWith("auth/dpop"),
     openAuthorization: async (url) => {
       const response = await fetch(url, { redirect: "manual" });
       const back = response.headers.get("location");
@@ -94,7 +101,7 @@ if (!run) {
 }
 let client;
 try {
-  const auth = scenario.startsWith("auth/") ? authOption() : undefined;
+  const auth = scenario.startsWith("auth/") ? await authOption() : undefined;
   client = await McpTaskClient.connect(url, { onInput, auth, onWarning: (w) => console.error("warning:", w.error.message) });
   const out = await run(client);
   console.log(JSON.stringify({ scenario, dialect: client.dialect, out }));

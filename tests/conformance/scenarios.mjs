@@ -10,6 +10,7 @@ const AUTH = [
   "auth/pre-registration", "auth/2025-03-26-oauth-metadata-backcompat",
   "auth/2025-03-26-oauth-endpoint-fallback", "auth/resource-mismatch",
   "auth/offline-access-scope", "auth/offline-access-not-supported", "auth/client-credentials-basic",
+  "auth/client-credentials-jwt",
 ];
 /** The 2026-07-28 additions of the 0.2 line. */
 const MODERN = [
@@ -18,16 +19,13 @@ const MODERN = [
   "json-schema-2020-12-preservation", "auth/authorization-server-migration",
   "auth/iss-supported", "auth/iss-not-advertised", "auth/iss-supported-missing",
   "auth/iss-wrong-issuer", "auth/iss-unexpected", "auth/iss-normalized",
-  "auth/metadata-issuer-mismatch",
+  "auth/metadata-issuer-mismatch", "auth/dpop", "auth/dpop-nonce",
 ];
 
 /** Why a listed scenario is not run. */
 export const NOT_APPLICABLE = {
-  "auth/client-credentials-jwt": "client_credentials with private_key_jwt (a signed assertion): not implemented (client_secret_basic/post are)",
   "auth/cross-app-access-complete-flow": "enterprise IdP token exchange (SEP-990 extension): not implemented",
   "auth/enterprise-managed-authorization": "enterprise IdP token exchange (SEP-990 extension): not implemented",
-  "auth/dpop": "DPoP-bound tokens (extension): not implemented",
-  "auth/dpop-nonce": "DPoP-bound tokens (extension): not implemented",
   "auth/wif-jwt-bearer": "workload identity federation JWT bearer grant (extension): no workload identity in a browser or Node library client",
   "sep-2640-client-no-prefetch": "Skills (extension): not a client-library feature",
   "sep-2640-client-verify-digest": "Skills (extension): not a client-library feature",
@@ -61,9 +59,15 @@ export const PROOF = {
   ...REFUSALS,
   "auth/scope-retry-limit": ["authorization-request", "scope-retry-limit"],
   "auth/client-credentials-basic": ["token-request", "client-credentials-basic-auth", "valid-bearer-token"],
+  "auth/client-credentials-jwt": ["token-request", "client-credentials-jwt-verified", "valid-bearer-token"],
   "auth/authorization-server-migration": ["token-request", "sep-2352-reregister-on-as-change"],
   "auth/iss-supported": ["token-request", "sep-2468-client-compare-iss-supported"],
   "auth/iss-not-advertised": ["token-request", "sep-2468-client-proceed-no-iss"],
+  "auth/dpop": ["token-request", "sep-1932-client-token-request-proof", "sep-1932-client-dpop-auth-scheme", "sep-1932-client-fresh-proof"],
+  "auth/dpop-nonce": [
+    "token-request", "sep-1932-client-token-request-proof", "sep-1932-client-dpop-auth-scheme", "sep-1932-client-fresh-proof",
+    "sep-1932-client-as-nonce", "sep-1932-client-rs-nonce",
+  ],
   initialize: ["mcp-client-initialization"],
   tools_call: ["tool-add-numbers"],
   "elicitation-sep1034-client-defaults": ["client-elicitation-sep1034-string-default"],
@@ -82,7 +86,7 @@ export const SUITES = [
     version: "0.1.16",
     module: "@modelcontextprotocol/conformance",
     scenarios: [...CORE, ...AUTH],
-    listed: ["auth/client-credentials-jwt", "auth/cross-app-access-complete-flow"],
+    listed: ["auth/cross-app-access-complete-flow"],
   },
   {
     version: "0.2.0-alpha.12",

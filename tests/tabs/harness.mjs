@@ -73,12 +73,13 @@ export async function browser() {
     events,
     pages,
     errors,
-    async page() {
+    /** A new tab on the test site's `path` (the tabs test page by default). */
+    async page(path = "/") {
       const p = await context.newPage();
       pages.push(p);
       p.on("pageerror", (e) => errors.push(String(e)));
       if (process.env.DEBUG_TABS) p.on("console", (m) => console.log(`[page ${pages.indexOf(p)}] ${Date.now() % 100000} ${m.text()}`));
-      await p.goto(`${web.url}/`);
+      await p.goto(`${web.url}${path}`);
       await p.waitForFunction(() => window.ready === true, null, { timeout: 15_000 });
       return p;
     },

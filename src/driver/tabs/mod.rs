@@ -19,7 +19,7 @@ mod ledger;
 #[cfg(feature = "tabs")]
 mod shell;
 #[cfg(feature = "tabs")]
-mod web;
+pub(crate) mod web;
 #[cfg(feature = "tabs")]
 pub mod wire;
 

@@ -2,7 +2,9 @@
 
 use crate::json::Value;
 
+use super::assertion::{assertion_input, JWT_BEARER, PRIVATE_KEY_JWT};
 use super::doc::{build, object, required, text};
+use super::jwt::compact;
 use super::metadata::{
     resource_metadata_urls, server_metadata_urls, ResourceMetadata, ServerMetadata,
 };
@@ -28,6 +30,8 @@ enum Phase {
     Register,
     /// Waiting for the user to come back.
     Authorize,
+    /// Waiting for the client assertion's signature (`private_key_jwt`).
+    Sign { input: String },
     /// Waiting for the code exchange's answer.
     Token,
     /// Done or failed: nothing more to do.
@@ -48,6 +52,8 @@ pub struct Flow {
     meta: Option<ServerMetadata>,
     client: Option<Client>,
     scope: Option<String>,
+    /// The time of the last answer (a client assertion's `iat`).
+    now: Millis,
     phase: Phase,
 }
 
@@ -61,7 +67,7 @@ impl Flow {
     ) -> (Flow, Step) {
         let server = Url::parse(&cfg.server_url);
         let redirect_ok = match cfg.client_credentials {
-            true => cfg.client_id.is_some() && cfg.client_secret.is_some(),
+            true => cfg.client_id.is_some() && (cfg.client_secret.is_some() || cfg.private_key_jwt),
             false => {
                 Url::parse(&cfg.redirect_uri).is_some()
                     || cfg
@@ -86,13 +92,14 @@ impl Flow {
             meta: None,
             client: None,
             scope: None,
+            now: 0,
             phase: Phase::Over,
         };
         let Some(server) = server.filter(|_| redirect_ok) else {
             let e = AuthError::new(
                 AuthErrorKind::Config,
                 "the server URL must be http(s) and the redirect URI absolute (client_credentials: \
-                 a client id and secret)",
+                 a client id and a secret or private key)",
             );
             return (flow, Step::Failed(e));
         };
@@ -104,6 +111,7 @@ impl Flow {
 
     /// The answer to the last [`Step::Fetch`], at `now`.
     pub fn on_response(&mut self, resp: HttpResponse, now: Millis) -> Step {
+        self.now = now;
         let ok = (200..300).contains(&resp.status);
         let step = match std::mem::replace(&mut self.phase, Phase::Over) {
             Phase::Resource { .. } if ok => self.on_resource(&resp.body),
@@ -136,9 +144,34 @@ impl Flow {
             },
             Phase::Register => self.on_registered(&resp),
             Phase::Token => self.on_tokens(&resp, now),
-            Phase::Authorize | Phase::Over => Err(out_of_turn()),
+            Phase::Authorize | Phase::Sign { .. } | Phase::Over => Err(out_of_turn()),
         };
         step.unwrap_or_else(Step::Failed)
+    }
+
+    /// The signature of the last [`Step::Sign`]'s input: the machine token request, its client
+    /// authenticated by the signed assertion.
+    pub fn on_signature(&mut self, signature: &[u8]) -> Step {
+        let (Phase::Sign { input }, Some(meta), Some(client)) = (
+            std::mem::replace(&mut self.phase, Phase::Over),
+            &self.meta,
+            &self.client,
+        ) else {
+            return Step::Failed(out_of_turn());
+        };
+        let jwt = compact(&input, signature);
+        let resource = self.resource_id();
+        let mut pairs = vec![
+            ("grant_type", "client_credentials"),
+            ("resource", resource.as_str()),
+            ("client_assertion_type", JWT_BEARER),
+            ("client_assertion", jwt.as_str()),
+        ];
+        if let Some(s) = &self.scope {
+            pairs.push(("scope", s));
+        }
+        self.phase = Phase::Token;
+        Step::Fetch(token_request(&meta.token_endpoint, client, pairs))
     }
 
     /// The URL the user came back on after [`Step::Authorize`].
@@ -218,9 +251,10 @@ impl Flow {
             Some(Client {
                 client_id: id.clone(),
                 client_secret: cfg.client_secret.clone(),
-                auth_method: match cfg.client_secret {
-                    Some(_) => meta.secret_method().to_owned(),
-                    None => "none".to_owned(),
+                auth_method: match (cfg.private_key_jwt, &cfg.client_secret) {
+                    (true, _) => PRIVATE_KEY_JWT.to_owned(),
+                    (false, Some(_)) => meta.secret_method().to_owned(),
+                    (false, None) => "none".to_owned(),
                 },
             })
         } else {
@@ -274,6 +308,7 @@ impl Flow {
                 ("accept".into(), "application/json".into()),
             ],
             body: Some(crate::protocol::text(&doc)),
+            token: false,
         }))
     }
 
@@ -344,11 +379,25 @@ impl Flow {
         Ok(Step::Authorize(url))
     }
 
-    /// A machine client asks the token endpoint for its token (the `client_credentials` grant).
+    /// A machine client asks the token endpoint for its token (the `client_credentials` grant);
+    /// with `private_key_jwt`, once its assertion (audience: the issuer) is signed.
     fn machine_token(&mut self) -> Result<Step, AuthError> {
         let (Some(meta), Some(client)) = (&self.meta, &self.client) else {
             return Err(out_of_turn());
         };
+        if client.auth_method == PRIVATE_KEY_JWT {
+            let input = assertion_input(
+                &client.client_id,
+                self.cfg.key_id.as_deref(),
+                &meta.issuer,
+                self.now / 1000,
+                &self.secrets.state,
+            );
+            self.phase = Phase::Sign {
+                input: input.clone(),
+            };
+            return Ok(Step::Sign(input));
+        }
         let resource = self.resource_id();
         let mut pairs = vec![
             ("grant_type", "client_credentials"),
@@ -405,17 +454,19 @@ impl Flow {
     }
 
     fn on_tokens(&mut self, resp: &HttpResponse, now: Millis) -> Result<Step, AuthError> {
-        let t = read_tokens(resp, now)?;
+        let t = read_tokens(resp, now, self.cfg.dpop)?;
         let (Some(meta), Some(client)) = (&self.meta, &self.client) else {
             return Err(out_of_turn());
         };
         Ok(Step::Done(Box::new(Grant {
             access_token: t.access_token,
+            dpop: t.dpop,
             refresh_token: t.refresh_token,
             expires_at: t.expires_at,
             scope: self.scope.clone(),
             client: client.clone(),
             token_endpoint: meta.token_endpoint.clone(),
+            issuer: meta.issuer.clone(),
             resource: self.resource_id(),
         })))
     }

@@ -9,15 +9,20 @@
 //! (PKCE `S256`, `state`, `resource` per RFC 8707) → the code exchange; a machine client (the
 //! `client_credentials` grant) goes from the metadata to the token endpoint. It asks with [`Step`]s and
 //! ends in a [`Grant`]: the tokens with what refreshing them needs ([`token`]). What a request
-//! refused later calls for is [`renewal`]'s decision.
+//! refused later calls for is [`renewal`]'s decision; refreshing a grant several clients share
+//! through a store, [`shared`]'s.
 //!
 //! The shell supplies [`Secrets`] (random verifier and state, the verifier's SHA-256 challenge) and
 //! the time; the flow never reads a clock or a random source.
 
+pub mod assertion;
 mod doc;
+pub mod dpop;
 mod flow;
+pub mod jwt;
 pub mod metadata;
 pub mod renewal;
+pub mod shared;
 pub mod token;
 pub mod url;
 
@@ -47,6 +52,14 @@ pub struct AuthConfig {
     /// A machine client without a user: the `client_credentials` grant with the pre-registered
     /// id and secret, no authorization page (no redirect URI needed).
     pub client_credentials: bool,
+    /// The client authenticates with a JWT signed by its private key (`private_key_jwt`, RFC 7523)
+    /// instead of a secret; the shell holds the key and signs.
+    pub private_key_jwt: bool,
+    /// The key's id (`kid`), for a server that knows several of the client's keys.
+    pub key_id: Option<String>,
+    /// Sender-constrained tokens (DPoP, RFC 9449): token requests carry a proof and a `DPoP`
+    /// token type is accepted.
+    pub dpop: bool,
 }
 
 /// One-time values from the shell's random source: the PKCE verifier, its `S256` challenge
@@ -65,6 +78,8 @@ pub struct HttpRequest {
     pub url: String,
     pub headers: Vec<(String, String)>,
     pub body: Option<String>,
+    /// A token endpoint request: with DPoP on, the shell adds a proof.
+    pub token: bool,
 }
 
 impl HttpRequest {
@@ -74,6 +89,7 @@ impl HttpRequest {
             url,
             headers: vec![("accept".into(), "application/json".into())],
             body: None,
+            token: false,
         }
     }
 }
@@ -92,6 +108,9 @@ pub enum Step {
     Fetch(HttpRequest),
     /// Send the user to this URL; hand the URL they come back on to [`Flow::on_callback`].
     Authorize(String),
+    /// Sign this JWS signing input with the client's private key (ES256); hand the signature to
+    /// [`Flow::on_signature`].
+    Sign(String),
     /// Authorized.
     Done(Box<Grant>),
     /// Gave up.

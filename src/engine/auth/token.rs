@@ -14,7 +14,7 @@ use crate::json::digits::decimal;
 pub struct Client {
     pub client_id: String,
     pub client_secret: Option<String>,
-    /// `none`, `client_secret_basic` or `client_secret_post`.
+    /// `none`, `client_secret_basic`, `client_secret_post` or `private_key_jwt`.
     pub auth_method: String,
 }
 
@@ -31,6 +31,8 @@ impl std::fmt::Debug for Client {
 #[derive(Clone, PartialEq, Eq)]
 pub struct Grant {
     pub access_token: String,
+    /// The token is DPoP-bound (token type `DPoP`): sent as `Authorization: DPoP`, with a proof.
+    pub dpop: bool,
     pub refresh_token: Option<String>,
     /// When the access token expires (ms since the epoch), if the server said.
     pub expires_at: Option<Millis>,
@@ -38,6 +40,8 @@ pub struct Grant {
     pub scope: Option<String>,
     pub client: Client,
     pub token_endpoint: String,
+    /// The authorization server's issuer identifier (empty in grants stored before it was kept).
+    pub issuer: String,
     /// The RFC 8707 resource the tokens are for.
     pub resource: String,
 }
@@ -68,6 +72,7 @@ impl Grant {
         ]);
         build(vec![
             ("accessToken", Some(self.access_token.as_str().into())),
+            ("tokenType", self.dpop.then(|| "DPoP".into())),
             (
                 "refreshToken",
                 self.refresh_token.as_deref().map(Value::from),
@@ -76,6 +81,7 @@ impl Grant {
             ("scope", self.scope.as_deref().map(Value::from)),
             ("client", Some(client)),
             ("tokenEndpoint", Some(self.token_endpoint.as_str().into())),
+            ("issuer", Some(self.issuer.as_str().into())),
             ("resource", Some(self.resource.as_str().into())),
         ])
     }
@@ -86,6 +92,7 @@ impl Grant {
         let c = o.get("client").and_then(Value::as_object)?;
         Some(Grant {
             access_token: required(&o, "accessToken").ok()?,
+            dpop: text(&o, "tokenType").ok()?.is_some_and(|t| t == "DPoP"),
             refresh_token: text(&o, "refreshToken").ok()?,
             expires_at: o.get("expiresAt").and_then(Value::as_u64),
             scope: text(&o, "scope").ok()?,
@@ -95,8 +102,15 @@ impl Grant {
                 auth_method: required(c, "authMethod").ok()?,
             },
             token_endpoint: required(&o, "tokenEndpoint").ok()?,
+            issuer: text(&o, "issuer").ok()?.unwrap_or_default(),
             resource: required(&o, "resource").ok()?,
         })
+    }
+
+    /// Its `Authorization` value.
+    pub fn authorization(&self) -> String {
+        let scheme = if self.dpop { "DPoP " } else { "Bearer " };
+        [scheme, &self.access_token].concat()
     }
 
     /// Whether the access token should be refreshed before use at `now` (it expires within the
@@ -117,11 +131,18 @@ impl Grant {
         Some(token_request(&self.token_endpoint, &self.client, pairs))
     }
 
-    /// The grant after a refresh answered `resp` at `now` (a missing refresh token keeps the old).
-    pub fn refreshed(&self, resp: &HttpResponse, now: Millis) -> Result<Grant, AuthError> {
-        let t = read_tokens(resp, now)?;
+    /// The grant after a refresh answered `resp` at `now` (a missing refresh token keeps the old;
+    /// `dpop`: the request carried a proof).
+    pub fn refreshed(
+        &self,
+        resp: &HttpResponse,
+        now: Millis,
+        dpop: bool,
+    ) -> Result<Grant, AuthError> {
+        let t = read_tokens(resp, now, dpop)?;
         Ok(Grant {
             access_token: t.access_token,
+            dpop: t.dpop,
             refresh_token: t.refresh_token.or_else(|| self.refresh_token.clone()),
             expires_at: t.expires_at,
             ..self.clone()
@@ -162,18 +183,22 @@ pub fn token_request<'a>(
         url: endpoint.to_owned(),
         headers,
         body: Some(form(&pairs)),
+        token: true,
     }
 }
 
 /// Tokens as a token endpoint answers them, expiry made absolute.
 pub struct Tokens {
     pub access_token: String,
+    /// Token type `DPoP`.
+    pub dpop: bool,
     pub refresh_token: Option<String>,
     pub expires_at: Option<Millis>,
 }
 
-/// Reads a token endpoint answer: a `Bearer` token, or the OAuth error as a typed failure.
-pub fn read_tokens(resp: &HttpResponse, now: Millis) -> Result<Tokens, AuthError> {
+/// Reads a token endpoint answer: a `Bearer` token (or a `DPoP` one when `dpop`: the request
+/// carried a proof), or the OAuth error as a typed failure.
+pub fn read_tokens(resp: &HttpResponse, now: Millis, dpop: bool) -> Result<Tokens, AuthError> {
     let fail = |m: String| AuthError::new(AuthErrorKind::Token, m);
     if !(200..300).contains(&resp.status) {
         let o = object(&resp.body, "error").unwrap_or_default();
@@ -206,7 +231,8 @@ pub fn read_tokens(resp: &HttpResponse, now: Millis) -> Result<Tokens, AuthError
     };
     let (access_token, token_type, expires_in, refresh_token) =
         read(&resp.body).map_err(|e| fail(["token endpoint answer: ", &e].concat()))?;
-    if !token_type.eq_ignore_ascii_case("bearer") {
+    let bound = dpop && token_type.eq_ignore_ascii_case("dpop");
+    if !bound && !token_type.eq_ignore_ascii_case("bearer") {
         return Err(fail(
             ["token type \"", &token_type, "\" is not Bearer"].concat(),
         ));
@@ -221,6 +247,7 @@ pub fn read_tokens(resp: &HttpResponse, now: Millis) -> Result<Tokens, AuthError
         .map(|s| now.saturating_add((s.min(1e12) * 1000.0) as Millis));
     Ok(Tokens {
         access_token,
+        dpop: bound,
         refresh_token: refresh_token.filter(|r| !r.is_empty()),
         expires_at,
     })
@@ -234,6 +261,7 @@ mod tests {
     fn grants_round_trip_through_store_json() {
         let g = Grant {
             access_token: "a".into(),
+            dpop: true,
             refresh_token: Some("r".into()),
             expires_at: Some(5),
             scope: None,
@@ -243,6 +271,7 @@ mod tests {
                 auth_method: "none".into(),
             },
             token_endpoint: "https://as/token".into(),
+            issuer: "https://as".into(),
             resource: "https://rs/mcp".into(),
         };
         assert_eq!(Grant::from_json(&g.to_json().to_string()), Some(g));
@@ -259,15 +288,28 @@ mod tests {
 
     #[test]
     fn token_answers_are_checked() {
-        let ok = |body: &str| {
+        let answer = |body: &str, dpop| {
             read_tokens(
                 &HttpResponse {
                     status: 200,
                     body: body.into(),
                 },
                 1000,
+                dpop,
             )
         };
+        let ok = |body: &str| answer(body, false);
+        let bound = r#"{"access_token":"a","token_type":"DPoP"}"#;
+        assert!(
+            ok(bound).is_err(),
+            "a DPoP token is refused when no proof was sent"
+        );
+        assert!(answer(bound, true).unwrap().dpop);
+        let bearer = answer(r#"{"access_token":"a","token_type":"Bearer"}"#, true).unwrap();
+        assert!(
+            !bearer.dpop,
+            "a server may answer a proof with a Bearer token"
+        );
         let t =
             ok(r#"{"access_token":"a","token_type":"bearer","expires_in":2,"refresh_token":""}"#)
                 .unwrap();
@@ -294,6 +336,7 @@ mod tests {
                 body: r#"{"error":"invalid_grant"}"#.into(),
             },
             0,
+            false,
         );
         assert!(e.err().unwrap().message.contains("invalid_grant"));
     }

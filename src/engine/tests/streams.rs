@@ -455,3 +455,47 @@ fn accepted_elicitations_get_the_schema_defaults_the_host_left_out() {
         json!({ "action": "accept", "content": { "name": "Ann", "verified": false, "age": 30 } })
     );
 }
+
+/// A 401 whose `DPoP` challenge asks for a nonce.
+#[cfg(feature = "oauth")]
+fn nonce_refused(key: SendKey) -> Input {
+    Input::Head {
+        key,
+        status: 401,
+        session_id: None,
+        retry_after_ms: None,
+        www_authenticate: Some(r#"DPoP error="use_dpop_nonce", algs="ES256""#.into()),
+    }
+}
+
+#[cfg(feature = "oauth")]
+#[test]
+fn a_dpop_nonce_challenge_is_one_more_resend_on_top_of_the_renewals() {
+    let mut e = legacy_ready();
+    let (sub, key, _) = request(&mut e);
+    e.handle_input(T0, refused(key, 401));
+    let (sent, _) = drain(&mut e, T0);
+    assert_eq!(sent.len(), 1, "renewed and sent once more");
+    e.handle_input(T0, nonce_refused(sent[0].0));
+    let (sent, events) = drain(&mut e, T0);
+    assert_eq!(
+        sent.len(),
+        1,
+        "sent again with the server's nonce: {events:?}"
+    );
+    e.handle_input(T0, nonce_refused(sent[0].0));
+    let (sent, events) = drain(&mut e, T0);
+    assert!(sent.is_empty(), "a second nonce challenge is not honoured");
+    assert_eq!(failed(&events, sub).kind, ErrorKind::Unauthorized);
+
+    let (sub, key, _) = request(&mut e);
+    e.handle_input(T0, nonce_refused(key));
+    let (sent, _) = drain(&mut e, T0);
+    e.handle_input(T0, refused(sent[0].0, 401));
+    let (sent, _) = drain(&mut e, T0);
+    assert_eq!(sent.len(), 1, "a nonce first leaves the renewal's resend");
+    e.handle_input(T0, refused(sent[0].0, 401));
+    let (sent, events) = drain(&mut e, T0);
+    assert!(sent.is_empty());
+    assert_eq!(failed(&events, sub).kind, ErrorKind::Unauthorized);
+}

@@ -36,7 +36,10 @@ class ShortLivedProvider extends DemoInMemoryAuthProvider {
 
     async exchangeRefreshToken(client, refreshToken) {
         const grant = this.refreshTokens.get(refreshToken);
-        if (!grant || grant.clientId !== client.client_id) throw new InvalidGrantError('unknown refresh token');
+        if (!grant || grant.clientId !== client.client_id) {
+            this.counts.refusedRefreshes++; // e.g. a refresh token another refresh already consumed
+            throw new InvalidGrantError('unknown refresh token');
+        }
         this.refreshTokens.delete(refreshToken); // rotation: each refresh token works once
         this.counts.refreshes++;
         return this.issue(grant);
@@ -54,7 +57,7 @@ class ShortLivedProvider extends DemoInMemoryAuthProvider {
 
 /** Mounts OAuth on `app` (before the /mcp routes); call `listening(base)` once the port is known. */
 export function installOAuth(app, { ttlS }) {
-    const counts = { codes: 0, refreshes: 0, rejected: 0 };
+    const counts = { codes: 0, refreshes: 0, refusedRefreshes: 0, rejected: 0 };
     let router = null;
     let bearer = null;
     app.get('/oauth-stats', (_req, res) => res.json(counts));

@@ -118,12 +118,16 @@ fn run(
                 authorized.push(url.clone());
                 flow.on_callback(&back(&url))
             }
+            Step::Sign(_) => flow.on_signature(&SIGNATURE),
             Step::Done(g) => return (Ok(*g), authorized),
             Step::Failed(e) => return (Err(e), authorized),
         };
     }
     panic!("the flow did not end");
 }
+
+/// What the fake shell's key signs anything with.
+const SIGNATURE: [u8; 3] = [0xfb, 0xff, 0x01];
 
 /// The authorization server's redirect: code and the request's own state.
 fn approve(url: &str) -> String {
@@ -345,7 +349,7 @@ fn registered_secret_and_post_method_are_used() {
         status: 200,
         body: json!({"access_token": "at-2", "token_type": "Bearer", "expires_in": 10}).to_string(),
     };
-    let g2 = g.refreshed(&ok, 5_000).unwrap();
+    let g2 = g.refreshed(&ok, 5_000, false).unwrap();
     assert_eq!(
         (g2.access_token.as_str(), g2.refresh_token.as_deref()),
         ("at-2", Some("rt-1"))
@@ -357,7 +361,7 @@ fn registered_secret_and_post_method_are_used() {
         body: r#"{"error":"invalid_grant"}"#.into(),
     };
     assert_eq!(
-        g.refreshed(&refused, 0).unwrap_err().kind,
+        g.refreshed(&refused, 0, false).unwrap_err().kind,
         AuthErrorKind::Token
     );
 }
