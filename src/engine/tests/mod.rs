@@ -28,6 +28,7 @@ mod push;
 mod pushed;
 mod race;
 mod refused;
+mod released;
 mod replay;
 mod retried;
 mod session;
