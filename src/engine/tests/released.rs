@@ -22,7 +22,10 @@ fn the_held_result_is_closed_in_the_step_the_last_subscriber_leaves() {
     h.unsubscribe(call);
     assert_eq!(h.results_held(&id), held, "one subscriber is left");
     h.unsubscribe(watch);
-    assert!(h.results_held(&id).is_empty(), "closed with the last subscriber");
+    assert!(
+        h.results_held(&id).is_empty(),
+        "closed with the last subscriber"
+    );
     assert!(h.aborted.contains(&(h.now, held[0])), "{:?}", h.aborted);
 
     let sent = h.sent.len();
@@ -62,9 +65,7 @@ fn the_freed_slot_goes_to_a_waiting_task_at_once() {
         .map(|_| h.call("job", json!({ "ms": 600_000, "ttl": null })))
         .collect();
     h.run_for(3_000);
-    let ids: Vec<String> = (subs.iter())
-        .filter_map(|&s| h.task_of(s))
-        .collect();
+    let ids: Vec<String> = (subs.iter()).filter_map(|&s| h.task_of(s)).collect();
     assert_eq!(ids.len(), 5);
     let waiting: Vec<&String> = (ids.iter())
         .filter(|t| h.results_held(t).is_empty())
@@ -76,6 +77,10 @@ fn the_freed_slot_goes_to_a_waiting_task_at_once() {
     };
     h.unsubscribe(*leaving.0);
     assert!(h.results_held(leaving.1).is_empty());
-    assert_eq!(h.results_held(&waiting).len(), 1, "the freed slot is taken in the same step");
+    assert_eq!(
+        h.results_held(&waiting).len(),
+        1,
+        "the freed slot is taken in the same step"
+    );
     assert!(h.violations.is_empty(), "{:?}", h.violations);
 }

@@ -345,7 +345,10 @@ fn a_401_fails_at_once_when_nothing_can_change_the_credentials() {
     let (sub, key, _) = request(&mut e);
     e.handle_input(T0, refused(key, 401));
     let (sent, events) = drain(&mut e, T0);
-    assert!(sent.is_empty(), "the same credentials are not sent again: {sent:?}");
+    assert!(
+        sent.is_empty(),
+        "the same credentials are not sent again: {sent:?}"
+    );
     let error = failed(&events, sub);
     assert_eq!(
         (error.kind, error.http_status),
