@@ -23,7 +23,7 @@ use crate::protocol::model::{Outcome, TaskStatus};
 
 use crate::protocol::model::Dialect;
 
-use super::api::{Millis, Output};
+use super::api::Millis;
 use super::quirks::Quirk;
 use super::requests::Purpose;
 use super::Engine;
@@ -125,17 +125,13 @@ impl Engine {
     /// known until its GC and a later watch holds again. A finished task's fetch is kept: it
     /// answers at once, and its outcome waits for a late watcher.
     pub(crate) fn release_result(&mut self, task_id: &str) {
-        let Some(e) = self.tasks.get_mut(task_id) else {
+        let Some(e) = self.tasks.get(task_id) else {
             return;
         };
         if !e.subs.is_empty() || e.is_terminal() || e.result.is_idle() {
             return;
         }
-        let held = e.result.req();
-        e.result.stop();
-        if let Some(p) = held.and_then(|n| self.take_pending(n)) {
-            self.out.push_back(Output::Abort { key: p.key });
-        }
+        self.close_held_result(task_id);
         self.unqueue_result(task_id);
         (self.session).drop_waiting(|p| matches!(p, Purpose::Result(t) if t == task_id));
     }

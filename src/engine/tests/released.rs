@@ -84,3 +84,40 @@ fn the_freed_slot_goes_to_a_waiting_task_at_once() {
     );
     assert!(h.violations.is_empty(), "{:?}", h.violations);
 }
+
+#[test]
+fn a_task_waiting_for_a_slot_leaves_the_line_with_its_last_subscriber() {
+    let cfg = Config {
+        dialect: DialectChoice::Legacy,
+        link: Link::Node,
+        max_blocking_results: Some(4),
+        ..Config::default()
+    };
+    let mut h = Harness::with_config(cfg, Dialect::Legacy, 204);
+    let subs: Vec<_> = (0..5)
+        .map(|_| h.call("job", json!({ "ms": 600_000, "ttl": null })))
+        .collect();
+    h.run_for(3_000);
+    let tasks: Vec<_> = (subs.iter())
+        .filter_map(|&s| h.task_of(s).map(|t| (s, t)))
+        .collect();
+    let Some((waiting_sub, waiting)) = (tasks.iter()).find(|(_, t)| h.results_held(t).is_empty())
+    else {
+        panic!("four slots for five tasks")
+    };
+    let Some((holding_sub, _)) = (tasks.iter()).find(|(_, t)| t != waiting) else {
+        panic!("no holding task")
+    };
+    h.unsubscribe(*waiting_sub);
+    h.unsubscribe(*holding_sub);
+    assert!(h.results_held(waiting).is_empty(), "nobody follows it");
+
+    h.watch(waiting);
+    h.run_for(10_000);
+    assert_eq!(
+        h.results_held(waiting).len(),
+        1,
+        "held once, in the freed slot"
+    );
+    assert!(h.violations.is_empty(), "{:?}", h.violations);
+}
