@@ -70,6 +70,11 @@ impl HeaderSource {
         }
     }
 
+    /// Whether the headers may differ from one request to the next (a provider, or OAuth).
+    pub fn renews_credentials(&self) -> bool {
+        !matches!(self, Self::None | Self::Fixed(_))
+    }
+
     /// Adds the `auth` option's shell.
     #[cfg(feature = "oauth")]
     pub fn with_auth(self, shell: Option<Rc<AuthShell>>) -> Self {

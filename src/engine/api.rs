@@ -83,6 +83,10 @@ pub struct Config {
     pub delete_on_done: bool,
     /// The server's endpoint, named in errors about requests that got no response.
     pub url: String,
+    /// The credentials may differ from one request to the next (a header provider asked before
+    /// each one, or OAuth): a request refused with 401 is sent once more. Otherwise the same
+    /// credentials would be refused again, and the first refusal is final.
+    pub renews_credentials: bool,
 }
 
 impl Default for Config {
@@ -102,6 +106,7 @@ impl Default for Config {
             subscribe: true,
             delete_on_done: false,
             url: String::new(),
+            renews_credentials: false,
         }
     }
 }

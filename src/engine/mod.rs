@@ -29,7 +29,8 @@
 //! - An HTTP error whose body is not JSON-RPC fails its request naming the status and quoting
 //!   the body; the era probe falls back to `initialize` on it (`unreadable.rs`).
 //! - A response stream with event ids that ends before its answer is resumed (`resume.rs`); an
-//!   HTTP 401 is sent once more, then fails as `Unauthorized`, like a 403 (`unauthorized.rs`).
+//!   HTTP 401 is sent once more when the credentials can change, then fails as `Unauthorized`,
+//!   like a 403 (`unauthorized.rs`).
 
 mod absent;
 mod accepted;

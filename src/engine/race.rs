@@ -133,16 +133,15 @@ impl Engine {
         false
     }
 
-    /// Closes the held `tasks/result` of a task; settling asks again.
+    /// Closes the held `tasks/result` of a task, if any: its fetch is idle (settling asks again).
     pub(crate) fn close_held_result(&mut self, task_id: &str) {
-        let Some(n) = self.tasks.get(task_id).and_then(|e| e.result.req()) else {
+        let Some(e) = self.tasks.get_mut(task_id) else {
             return;
         };
-        if let Some(p) = self.take_pending(n) {
+        let held = e.result.req();
+        e.result.stop();
+        if let Some(p) = held.and_then(|n| self.take_pending(n)) {
             self.out.push_back(Output::Abort { key: p.key });
-        }
-        if let Some(e) = self.tasks.get_mut(task_id) {
-            e.result.stop();
         }
     }
 }

@@ -118,9 +118,36 @@ impl Engine {
         }
     }
 
+    /// Nobody follows the running task `task_id` any more: its held (or waiting) `tasks/result`
+    /// is closed at once, freeing its connection and its slot, rather than kept until the task
+    /// is dropped. Whoever still needs the end holds a subscription (a handle, `onTaskDoneOnce`
+    /// through one, another tab through the leader's), so none needs this one; the task stays
+    /// known until its GC and a later watch holds again. A finished task's fetch is kept: it
+    /// answers at once, and its outcome waits for a late watcher.
+    pub(crate) fn release_result(&mut self, task_id: &str) {
+        let Some(e) = self.tasks.get(task_id) else {
+            return;
+        };
+        if !e.subs.is_empty() || e.is_terminal() || e.result.is_idle() {
+            return;
+        }
+        self.close_held_result(task_id);
+        self.unqueue_result(task_id);
+        (self.session).drop_waiting(|p| matches!(p, Purpose::Result(t) if t == task_id));
+    }
+
+    /// A watch came back to a running task whose result is not held: it holds again (unless
+    /// its first hold still waits for its time, see `pushed.rs`).
+    pub(crate) fn rehold(&mut self, now: Millis, task_id: &str) {
+        let deferred = (self.tasks.get(task_id)).is_none_or(|e| e.result.hold_deferred);
+        if self.session.fetches_results() && !deferred {
+            self.hold_again(now, task_id);
+        }
+    }
+
     /// Holds the `tasks/result` of a running task again after its stream dropped (an idle
-    /// timeout on the way, the WebSocket reconnecting: it waits for the session), unless the
-    /// server refuses to hold or the task need not hold one. At most one per [`REFUSAL_WINDOW_MS`] per task: a quicker drop
+    /// timeout on the way, the WebSocket reconnecting: it waits for the session) or its
+    /// watchers came back, unless the server refuses to hold or the task need not hold one. At most one per [`REFUSAL_WINDOW_MS`] per task: a quicker drop
     /// is a refusal. `false`: not held again.
     pub(crate) fn hold_again(&mut self, now: Millis, task_id: &str) -> bool {
         if !self.may_hold(task_id) {

@@ -107,6 +107,9 @@ impl Engine {
             // Polling had stopped (nobody followed the task): resume.
             self.poll_soon(now, task_id);
         }
+        if !terminal && !unknown {
+            self.rehold(now, task_id);
+        }
         self.after_membership_change(now, task_id);
     }
 
@@ -118,7 +121,8 @@ impl Engine {
         self.after_membership_change(now, task_id);
     }
 
-    /// Stops polling a task nobody follows (and schedules its GC), or cancels a pending GC.
+    /// Stops polling a task nobody follows (closing its held result, scheduling its GC), or
+    /// cancels a pending GC.
     pub(crate) fn after_membership_change(&mut self, now: Millis, task_id: &str) {
         let Some(entry) = self.tasks.get(task_id) else {
             return;
@@ -130,6 +134,7 @@ impl Engine {
             return;
         };
         if entry.subs.is_empty() {
+            self.release_result(task_id);
             self.timers.clear(&Timer::Task(TaskTimer::Poll, slot));
             self.timers.clear(&Timer::Task(TaskTimer::Deadline, slot));
             let gc = Timer::Task(TaskTimer::Gc, slot);

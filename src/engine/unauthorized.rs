@@ -1,8 +1,10 @@
 //! HTTP 401 and 403. A request refused with 401, or with 403 `insufficient_scope` (step-up), is
-//! sent once more (the driver asks the header provider before every transmission, so a host that
-//! refreshes its token or widens its scope there just works); a second refusal, or another 403,
-//! fails it as `Unauthorized` with the status and the parsed
-//! `WWW-Authenticate` challenge, for the host to run its own authorization. A 403 without any
+//! sent once more when the credentials can change (the driver asks the header provider, or
+//! OAuth, before every transmission, so a host that refreshes its token or widens its scope there
+//! just works); a second refusal, another 403, or a refusal of credentials nothing can change
+//! (fixed headers, or none), fails it as `Unauthorized` with the status and the parsed
+//! `WWW-Authenticate` challenge, for the host to run its own authorization. Connecting is one
+//! request like any other: a refused probe or `initialize` is not followed by another handshake. A 403 without any
 //! challenge is no verdict on credentials (servers answer it to a page whose origin they refuse):
 //! it fails the request as `Transport`, saying so.
 
@@ -40,8 +42,10 @@ impl Engine {
                 .as_deref()
                 == Some("insufficient_scope");
         let listen = matches!(p.purpose, Purpose::Listen);
-        let nonce = status == 401 && !p.resent.nonce && !listen && nonce_asked(&www_authenticate);
-        let again = nonce || ((status == 401 || step_up) && !p.resent.reauthorized && !listen);
+        // Resent only when something can change the credentials (a header provider, OAuth).
+        let renews = self.cfg.renews_credentials && !listen;
+        let nonce = renews && status == 401 && !p.resent.nonce && nonce_asked(&www_authenticate);
+        let again = nonce || (renews && (status == 401 || step_up) && !p.resent.reauthorized);
         let resent = Resent {
             reauthorized: p.resent.reauthorized || !nonce,
             nonce: p.resent.nonce || nonce,

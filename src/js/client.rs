@@ -51,6 +51,7 @@ impl ClientCore {
         let headers = HeaderSource::from_js(&headers).map_err(invalid)?;
         let headers =
             settings::auth(&auth, &url, &s.config.client_name, headers).map_err(invalid)?;
+        s.config.renews_credentials = headers.renews_credentials();
         let identity = s.shared.as_ref().and_then(|s| s.identity.as_deref());
         let era = (s.config.dialect == DialectChoice::Auto).then(|| EraKey::new(&url, identity));
         s.config.known_era = era.as_ref().and_then(EraKey::recall);

@@ -21,3 +21,13 @@ impl<S: World> Harness<S> {
         self.max_results_open = self.max_results_open.max(self.results_open.len());
     }
 }
+
+impl<S: World> Harness<S> {
+    /// The `tasks/result` streams open now for `task_id`.
+    pub(crate) fn results_held(&self, task_id: &str) -> Vec<SendKey> {
+        (self.results_open.iter())
+            .filter(|(_, t)| t.as_deref() == Some(task_id))
+            .map(|(k, _)| *k)
+            .collect()
+    }
+}

@@ -29,6 +29,7 @@ mod push;
 mod pushed;
 mod race;
 mod refused;
+mod released;
 mod replay;
 mod retried;
 mod session;

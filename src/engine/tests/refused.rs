@@ -1,7 +1,9 @@
-//! A server that refuses every request with 401: connecting gives up after one resend, whatever
-//! the dialect choice, so the header provider (asked before every transmission) is asked at most
-//! twice before the host hears `Unauthorized`. The same when the resend is never sent because
-//! authorizing it failed (the `oauth` build).
+//! A server that refuses every request with 401. With a header provider (asked before every
+//! transmission) connecting gives up after one resend, whatever the dialect choice, so the
+//! provider is asked at most twice before the host hears `Unauthorized`; the same when the resend
+//! is never sent because authorizing it failed (the `oauth` build). Without one, nothing could
+//! change the credentials: the first refusal ends connecting (a refused probe is not followed by
+//! an `initialize`).
 
 use crate::engine::api::{Config, DialectChoice, ErrorKind, Event, Input, Output, SendKey};
 use crate::engine::testkit::T0;
@@ -36,9 +38,14 @@ fn unauthorizable(key: SendKey) -> Input {
 
 /// Answers the first transmission with 401 and every later one with `then` until the engine
 /// reports a failure: how many transmissions were made, and the failure.
-fn until_refused(dialect: DialectChoice, then: fn(SendKey) -> Input) -> (usize, Option<ErrorKind>) {
+fn until_refused(
+    dialect: DialectChoice,
+    renews_credentials: bool,
+    then: fn(SendKey) -> Input,
+) -> (usize, Option<ErrorKind>) {
     let cfg = Config {
         dialect,
+        renews_credentials,
         ..Config::default()
     };
     let mut e = Engine::new(cfg, 7, T0);
@@ -65,9 +72,18 @@ fn until_refused(dialect: DialectChoice, then: fn(SendKey) -> Input) -> (usize, 
 #[test]
 fn an_always_401_server_is_asked_twice_then_unauthorized_in_every_dialect_choice() {
     for d in CHOICES {
-        let (sent, error) = until_refused(d, refused);
+        let (sent, error) = until_refused(d, true, refused);
         assert_eq!(error, Some(ErrorKind::Unauthorized), "{d:?}");
         assert_eq!(sent, 2, "{d:?}: the request and its one resend");
+    }
+}
+
+#[test]
+fn without_a_header_provider_the_first_401_ends_connecting_in_every_dialect_choice() {
+    for d in CHOICES {
+        let (sent, error) = until_refused(d, false, refused);
+        assert_eq!(error, Some(ErrorKind::Unauthorized), "{d:?}");
+        assert_eq!(sent, 1, "{d:?}: the same credentials are not sent again");
     }
 }
 
@@ -75,7 +91,7 @@ fn an_always_401_server_is_asked_twice_then_unauthorized_in_every_dialect_choice
 #[test]
 fn a_resend_whose_authorization_failed_ends_connecting_as_unauthorized() {
     for d in CHOICES {
-        let (sent, error) = until_refused(d, unauthorizable);
+        let (sent, error) = until_refused(d, true, unauthorizable);
         assert_eq!(error, Some(ErrorKind::Unauthorized), "{d:?}");
         assert_eq!(sent, 2, "{d:?}: no other handshake is tried");
     }

@@ -1,7 +1,7 @@
 //! Scripted by hand: resuming a request's SSE stream with `GET` + `Last-Event-ID` (bounded, with
-//! backoff, the original request settled by the redelivered answer), HTTP 401/403 (resent once,
-//! then `Unauthorized` with the parsed challenge, the status never in `code`), and SEP-1034
-//! defaults in accepted elicitations.
+//! backoff, the original request settled by the redelivered answer), HTTP 401/403 (resent once when
+//! the credentials can change, then `Unauthorized` with the parsed challenge, the status never in
+//! `code`), and SEP-1034 defaults in accepted elicitations.
 
 use crate::json::{json, Value};
 
@@ -22,10 +22,12 @@ fn wake(e: &mut Engine, now: Millis) -> Millis {
     }
 }
 
+/// A host whose credentials may change between requests (a header provider).
 fn legacy(dialect: DialectChoice) -> Engine {
     Engine::new(
         Config {
             dialect,
+            renews_credentials: true,
             ..Config::default()
         },
         11,
@@ -35,7 +37,11 @@ fn legacy(dialect: DialectChoice) -> Engine {
 
 /// A legacy session `s1`, ready.
 fn legacy_ready() -> Engine {
-    let mut e = legacy(DialectChoice::Legacy);
+    ready(legacy(DialectChoice::Legacy))
+}
+
+/// `e`'s legacy session `s1`, ready.
+fn ready(mut e: Engine) -> Engine {
     let (sent, _) = drain(&mut e, T0);
     accept_initialize(&mut e, T0, &sent, "s1", json!({}));
     drain(&mut e, T0);
@@ -327,6 +333,27 @@ fn a_401_is_sent_once_more_then_fails_as_unauthorized_with_the_challenge() {
     assert!(auth
         .www_authenticate
         .is_some_and(|h| h.starts_with("Bearer ")));
+}
+
+#[test]
+fn a_401_fails_at_once_when_nothing_can_change_the_credentials() {
+    let cfg = Config {
+        dialect: DialectChoice::Legacy,
+        ..Config::default()
+    };
+    let mut e = ready(Engine::new(cfg, 11, T0));
+    let (sub, key, _) = request(&mut e);
+    e.handle_input(T0, refused(key, 401));
+    let (sent, events) = drain(&mut e, T0);
+    assert!(
+        sent.is_empty(),
+        "the same credentials are not sent again: {sent:?}"
+    );
+    let error = failed(&events, sub);
+    assert_eq!(
+        (error.kind, error.http_status),
+        (ErrorKind::Unauthorized, Some(401))
+    );
 }
 
 #[test]

@@ -51,7 +51,7 @@ export interface TaskState<R> {
  * Follows a task while the component is mounted: a handle (its callbacks are detached on
  * unmount; the handle itself stays the caller's, still waiting), or an id with `options.client`
  * (watched by this mount and stopped on unmount: nothing is sent; a held `tasks/result` is
- * released when the client forgets the task, `resultGcMs` after its last follower left).
+ * closed as the task's last follower leaves).
  * `null` follows nothing. The remote task is cancelled only with `cancelOnUnmount`.
  */
 export function useTask<R = CallToolResult>(handle: TaskHandle<R> | null | undefined, options?: UseTaskOptions): TaskState<R>;

@@ -57,7 +57,7 @@ function App() {
   };
   return h("div", null,
     h(Outside),
-    provided && h(McpClientProvider, { url, options: { clientName: "react-provider-test", link: "http2", resultGcMs: 1_000 } },
+    provided && h(McpClientProvider, { url, options: { clientName: "react-provider-test", link: "http2" } },
       h(Status, { id: "conn" }),
       h(Status, { id: "conn2" }),
       runners.map((r) => h(Runner, { key: r.name, ...r })),

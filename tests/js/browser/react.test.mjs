@@ -1,9 +1,8 @@
 // mcp-task-client/react in a React 19 app under StrictMode (esbuild development bundle, headless
 // Chromium) against a real TS SDK task server: <McpClientProvider> shares one session and leaks
 // none, useCallTool runs tools on demand, and the clean-up rules hold — an unmount stops waiting
-// (nothing is sent; the held `tasks/result` is aborted once the task's result GC runs: the app sets
-// `resultGcMs` to 1 s), a cancel goes out only when asked. The page's fetches are logged by a wrapper
-// installed before the app loads.
+// (nothing is sent; the held `tasks/result` is aborted as the task's last follower leaves), a cancel
+// goes out only when asked. The page's fetches are logged by a wrapper installed before the app loads.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { copyFile, mkdir, rm, symlink, writeFile } from "node:fs/promises";
@@ -116,7 +115,7 @@ test("useCallTool: start on demand, pending until the result, typed result; rese
   await waitLine("none", /^idle\|settled\|MCP error -32602: Tool no_such_tool not found\|$/);
 });
 
-test("unmount stops waiting: nothing is sent, the held tasks/result is aborted by the result GC", async () => {
+test("unmount stops waiting: nothing is sent, the held tasks/result is aborted at once", async () => {
   await page.evaluate(() => window.app.mount("b", "slow_job"));
   await waitLine("b", /^idle/);
   await page.evaluate(() => window.runners.b.start({ ms: 20_000 }));
@@ -127,7 +126,8 @@ test("unmount stops waiting: nothing is sent, the held tasks/result is aborted b
   assert.ok((await held()).length >= 1, `the result was held: ${JSON.stringify((await wire()).filter((r) => r.taskId === id || r.method === "tools/call"))}`);
   const before = await wire();
   await page.evaluate(() => window.app.unmount("b"));
-  await page.waitForFunction((id) => window.wire.filter((r) => r.method === "tasks/result" && r.taskId === id).every((r) => r.aborted), id, { timeout: 10_000 })
+  // Long before the task's result GC (5 min by default).
+  await page.waitForFunction((id) => window.wire.filter((r) => r.method === "tasks/result" && r.taskId === id).every((r) => r.aborted), id, { timeout: 2_000 })
     .catch(async () => assert.fail(`not released: ${JSON.stringify((await wire()).filter((r) => r.taskId === id))}`));
   const sent = (await wire()).slice(before.length).filter((r) => r.taskId === id);
   assert.deepEqual(sent, [], "no request for the task after the unmount (no cancel, no poll)");
@@ -145,12 +145,12 @@ test("reset() and useTask(id)'s unmount stop waiting: the task is released only 
   const open = async () => (await requests()).filter((r) => r.method === "tasks/result" && !r.aborted).length;
   await page.evaluate(() => window.runners.g.reset());
   await waitLine("g", /^idle\|settled\|\|$/);
-  // The watcher still follows: after longer than the result GC, the held request is still open.
+  // The watcher still follows: the held request stays open for it.
   await new Promise((r) => setTimeout(r, 2_000));
   assert.match(await page.textContent(`#watch-${id}`), /^working/);
   assert.ok((await open()) >= 1, `still held for the watcher: ${JSON.stringify(await requests())}`);
   await page.evaluate((id) => window.app.unwatch(id), id);
-  await page.waitForFunction((id) => window.wire.filter((r) => r.method === "tasks/result" && r.taskId === id).every((r) => r.aborted), id, { timeout: 10_000 })
+  await page.waitForFunction((id) => window.wire.filter((r) => r.method === "tasks/result" && r.taskId === id).every((r) => r.aborted), id, { timeout: 2_000 })
     .catch(async () => assert.fail(`not released: ${JSON.stringify(await requests())}`));
   assert.deepEqual((await requests()).filter((r) => r.method === "tasks/cancel"), [], "nothing cancelled");
 });
