@@ -94,6 +94,14 @@ struct PollLog {
     in_flight: Option<SendKey>,
 }
 
+/// `PROPTEST_CASES` overrides the number of property cases (e.g. for a long soak run).
+pub(crate) fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 /// Engine + server + virtual time.
 pub(crate) struct Harness<S: World = FakeServer> {
     pub(crate) engine: Engine,
