@@ -131,6 +131,14 @@ impl Coord {
                 let theirs = self.delivered_session.is_none()
                     && matches!(event, Event::Warning { task_id: None, .. });
                 if current && !theirs {
+                    if let (Event::Input { id, .. }, Some(_)) = (&event, to) {
+                        let got = Msg::Got {
+                            from: self.id,
+                            epoch,
+                            id: id.0,
+                        };
+                        self.post(got);
+                    }
                     self.push_local(event);
                 }
             }

@@ -162,6 +162,9 @@ pub enum Msg {
     /// A follower saw the `online` event.
     #[serde(rename_all = "camelCase")]
     Online { from: TabId },
+    /// A follower received input request `id` (the leader asks another tab when none comes).
+    #[serde(rename_all = "camelCase")]
+    Got { from: TabId, epoch: u64, id: u64 },
     /// A tab is going away: drop its subscriptions.
     #[serde(rename_all = "camelCase")]
     Bye { from: TabId },

@@ -25,12 +25,14 @@ impl Coord {
                 request,
             } => {
                 let wire = wire_input_id(epoch, id);
-                let to = self.answerer(task_id.as_deref());
+                let to = self.answerer(task_id.as_deref(), &[]);
                 let p = Pending {
                     input: id,
                     task_id,
                     request,
                     to,
+                    unreceived: None,
+                    silent: Vec::new(),
                 };
                 self.ask(epoch, wire, p);
             }
@@ -164,14 +166,16 @@ impl Coord {
         }
     }
 
-    /// The tab that follows the task longest answers its input requests; else this one.
-    pub(super) fn answerer(&self, task_id: Option<&str>) -> TabId {
+    /// The tab that follows the task longest answers its input requests (none of `skip`); else
+    /// this one.
+    pub(super) fn answerer(&self, task_id: Option<&str>, skip: &[TabId]) -> TabId {
         let r = self.leading_ref().map(|l| &l.router);
         let follower = r.and_then(|r| {
             (r.subs.iter())
                 .filter_map(|(s, d)| match d {
                     Dest::Tab(t, _)
-                        if task_id.is_some()
+                        if !skip.contains(t)
+                            && task_id.is_some()
                             && r.sub_tasks.get(s).map(String::as_str) == task_id =>
                     {
                         Some((*s, *t))
@@ -183,20 +187,61 @@ impl Coord {
         follower.map_or(self.id, |(_, t)| t)
     }
 
-    /// Hands an input request to its tab, remembering it until the answer comes.
-    pub(super) fn ask(&mut self, epoch: u64, wire: u64, p: Pending) {
+    /// Hands an input request to its tab, remembering it until the answer comes (and, for
+    /// another tab, until it says it received it).
+    pub(super) fn ask(&mut self, epoch: u64, wire: u64, mut p: Pending) {
         let ev = Event::Input {
             id: InputId(wire),
             task_id: p.task_id.clone(),
             request: p.request.clone(),
         };
         let to = p.to;
+        p.unreceived = (to != self.id).then_some(0);
         if let Some(l) = self.leading() {
             l.router.inputs.insert(wire, p);
         }
         self.send_to(to, epoch, ev);
     }
 }
+
+impl Coord {
+    /// Tab `from` received input request `wire`.
+    pub(in crate::coord) fn input_received(&mut self, from: TabId, wire: u64) {
+        let Some(l) = self.leading() else { return };
+        if let Some(p) = l.router.inputs.get_mut(&wire).filter(|p| p.to == from) {
+            p.unreceived = None;
+        }
+    }
+
+    /// On the heartbeat: an input request its tab did not say it received within
+    /// [`INPUT_RECEIPT_TICKS`] goes to the next tab following its task (this one when none
+    /// does). A page hung or frozen before the request reached it would keep its task waiting
+    /// for good; a page only slow to say so may show it too (the first answer counts).
+    pub(in crate::coord) fn reask_unreceived(&mut self) {
+        let Some(l) = self.leading() else { return };
+        let epoch = l.epoch;
+        let mut late = Vec::new();
+        for (wire, p) in l.router.inputs.iter_mut() {
+            if let Some(n) = &mut p.unreceived {
+                *n += 1;
+                if *n >= INPUT_RECEIPT_TICKS {
+                    late.push(*wire);
+                }
+            }
+        }
+        for wire in late {
+            let Some(mut p) = self.leading().and_then(|l| l.router.inputs.remove(&wire)) else {
+                continue;
+            };
+            p.silent.push(p.to);
+            p.to = self.answerer(p.task_id.as_deref(), &p.silent);
+            self.ask(epoch, wire, p);
+        }
+    }
+}
+
+/// Heartbeats a tab has to say it received an input request before another tab is asked.
+const INPUT_RECEIPT_TICKS: u32 = 5;
 
 /// The id an input request crosses the channel under: unique across leaders (the epoch's low
 /// 21 bits) and within one (the engine's id), and below 2^53, so that it survives being a JSON

@@ -65,6 +65,10 @@ struct Pending {
     request: InputRequest,
     /// The tab asked to answer it.
     to: TabId,
+    /// Heartbeats since `to` was asked, until it says it received the request (`None` then).
+    unreceived: Option<u32>,
+    /// Tabs asked before that never said they received it (hung, frozen).
+    silent: Vec<TabId>,
 }
 
 /// Something to do on the engine (in [`Coord::drive`]).

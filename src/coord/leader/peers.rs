@@ -16,6 +16,7 @@ impl Coord {
     pub(in crate::coord) fn leader_tick(&mut self, now: Millis, n: u64) {
         self.announce(now);
         self.open_unless_loaded(now);
+        self.reask_unreceived();
         if n % CHECKPOINT_TICKS == 0 {
             let ids: SortedSet<String> = self
                 .leading_ref()
@@ -87,7 +88,7 @@ impl Coord {
             let Some(mut p) = self.leading().and_then(|l| l.router.inputs.remove(&wire)) else {
                 continue;
             };
-            p.to = self.answerer(p.task_id.as_deref());
+            p.to = self.answerer(p.task_id.as_deref(), &p.silent);
             self.ask(epoch, wire, p);
         }
         self.recompute_visibility(false);
@@ -132,6 +133,7 @@ impl Coord {
             }
             Msg::Vis { from, visible } => self.leader_visibility(from, visible),
             Msg::Online { .. } => self.leader_online(),
+            Msg::Got { from, epoch: e, id } if e == epoch => self.input_received(from, id),
             Msg::Bye { from } => self.drop_tab(from),
             _ => {}
         }

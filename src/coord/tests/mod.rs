@@ -400,6 +400,24 @@ fn an_input_request_asked_of_a_tab_that_died_goes_to_another() {
     }
 }
 
+#[test]
+fn an_input_request_a_hung_tab_never_received_goes_to_another() {
+    // Modern: the server keeps the request in the task's status, so it can be asked again.
+    let mut s = Sim::new(Dialect::Modern, 17);
+    let b = s.open();
+    let c = s.open();
+    let sub = s.call(b, json!({ "ms": 6_000, "input": true })).unwrap();
+    s.run_for(500);
+    let task = s.task_of(b, sub).unwrap();
+    let w = s.op(c, |co, now| co.watch(now, &task)).unwrap();
+    // The caller hangs before the request comes: it holds its locks, so nobody drops it.
+    s.hang(b);
+    s.run_for(40_000);
+    assert_eq!(s.leaders(), vec![0], "the leader stays");
+    assert_eq!(finished_status(s.end_of(c, w)), Some(TaskStatus::Completed));
+    assert_eq!(s.fired.get(&task), Some(&1));
+}
+
 /// Page `trigger` (a follower) does something after every page was hidden for 40 s of a
 /// ten-minute run: how many of 8 tasks are polled within 3 s, and whether the leader stayed.
 fn polled_after(trigger: Input) -> (usize, usize) {

@@ -8,6 +8,7 @@ use proptest::prelude::*;
 
 use super::sim::Sim;
 use crate::coord::Input;
+use crate::engine::testkit::cases;
 use crate::protocol::model::Dialect;
 
 /// Something that happens to the pages.
@@ -187,7 +188,7 @@ fn check_on(mut s: Sim, start: usize, acts: &[(Act, u64)]) -> Result<(), TestCas
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(24), ..ProptestConfig::default() })]
 
     #[test]
     fn tabs_come_and_go_and_every_task_completes_once(

@@ -98,6 +98,11 @@ pub fn decode(text: &str) -> Option<Msg> {
         "online" => Msg::Online {
             from: from(&mut f)?,
         },
+        "got" => Msg::Got {
+            from: from(&mut f)?,
+            epoch: epoch(&mut f)?,
+            id: f.get("id", json::u64)?,
+        },
         "bye" => Msg::Bye {
             from: from(&mut f)?,
         },

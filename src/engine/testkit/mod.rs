@@ -24,6 +24,7 @@ use super::api::{
     CallOptions, Config, DialectChoice, End, Event, Input, Millis, OpId, Output, SendKey, SubId,
     Transmit,
 };
+use super::requests::Purpose;
 use super::rng::Rng;
 use super::Engine;
 use crate::collections::hash::IdHash;
@@ -93,6 +94,14 @@ struct PollLog {
     in_flight: Option<SendKey>,
 }
 
+/// `PROPTEST_CASES` overrides the number of property cases (e.g. for a long soak run).
+pub(crate) fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 /// Engine + server + virtual time.
 pub(crate) struct Harness<S: World = FakeServer> {
     pub(crate) engine: Engine,
@@ -129,6 +138,9 @@ pub(crate) struct Harness<S: World = FakeServer> {
     polled: HashMap<String, usize, IdHash>,
     /// Status requests in flight: key → (task index, index in its log).
     get_keys: HashMap<SendKey, (usize, usize), IdHash>,
+    /// Status requests handed out and not yet at the server: whether the engine knew the task's
+    /// interval when it handed each out (it may learn it while the request travels).
+    knew_at_send: HashMap<SendKey, bool, IdHash>,
     /// Per polled task: its `tasks/get` log and the one in flight.
     polls: Vec<PollLog>,
     pub(crate) violations: Vec<String>,
@@ -192,6 +204,7 @@ impl<S: World> Harness<S> {
             record: true,
             polled: HashMap::default(),
             get_keys: HashMap::default(),
+            knew_at_send: HashMap::default(),
             polls: Vec::new(),
             violations: Vec::new(),
             pool: None,
@@ -252,6 +265,7 @@ impl<S: World> Harness<S> {
 
     /// A stream is over (ended, failed, aborted): its pool slot goes to the next in line.
     fn release(&mut self, key: SendKey) {
+        self.knew_at_send.remove(&key);
         self.results_open.remove(&key);
         self.arriving.retain(|(_, t)| t.key != key);
         self.headed.remove(&key);
@@ -279,7 +293,10 @@ impl<S: World> Harness<S> {
                     self.wake = at;
                     return;
                 }
-                Output::Transmit(t) => self.transmit(t),
+                Output::Transmit(t) => {
+                    self.note_get_sent(t.key);
+                    self.transmit(t)
+                }
                 Output::Abort { key } => {
                     self.aborted.push((self.now, key));
                     self.server.abort(key);
@@ -344,9 +361,28 @@ impl<S: World> Harness<S> {
         });
     }
 
-    /// A status request went out: log it, and check no other one is in flight for the task.
+    /// Whether the engine knows task `task`'s interval now.
+    fn knows_interval(&self, task: &str) -> bool {
+        (self.engine.tasks.get(task)).is_some_and(|e| e.server_interval().is_some())
+    }
+
+    /// The engine hands out transmission `key`: when it is a status request, note whether the
+    /// engine knew the task's interval as it decided to send it.
+    fn note_get_sent(&mut self, key: SendKey) {
+        let n = self.engine.reqs.id_of(key);
+        if let Some(Purpose::Get(task)) = n.and_then(|n| self.engine.reqs.purpose(n)) {
+            let knew = self.knows_interval(task);
+            self.knew_at_send.insert(key, knew);
+        }
+    }
+
+    /// A status request reached the server: log it, and check no other one is in flight for the
+    /// task.
     fn track_get(&mut self, key: SendKey, task: &str) {
-        let knew = (self.engine.tasks.get(task)).is_some_and(|e| e.server_interval().is_some());
+        let knew = match self.knew_at_send.remove(&key) {
+            Some(knew) => knew,
+            None => self.knows_interval(task),
+        };
         let t = match self.polled.get(task) {
             Some(&t) => t,
             None => {

@@ -40,10 +40,4 @@ mod streams;
 mod unreached;
 mod verdicts;
 
-/// `PROPTEST_CASES` overrides the number of property cases (e.g. for a long soak run).
-pub(crate) fn cases(default: u32) -> u32 {
-    std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
+pub(crate) use super::testkit::cases;
