@@ -17,6 +17,16 @@ for build in full core; do
   else
     echo "size check: $build build $TOTAL B gz within its budget of $BUDGET B ($((BUDGET - TOTAL)) B to spare)"
   fi
+  # The package README states each build's size in KB (1,000 B): it must match the build (±1 KB).
+  case $build in
+    full) said='is the full build \(≈ [0-9]+ KB' ;;
+    core) said='`mcp-task-client/core` \(≈ [0-9]+ KB' ;;
+  esac
+  KB=$(grep -oE "$said" src/js/npm/README.md | grep -oE '[0-9]+' | tail -1 || true)
+  if [ -z "$KB" ] || [ $((KB * 1000 - TOTAL)) -gt 1000 ] || [ $((TOTAL - KB * 1000)) -gt 1000 ]; then
+    echo "size check: src/js/npm/README.md says the $build build is ≈ ${KB:-?} KB gzipped, the build is $TOTAL B: write ≈ $(((TOTAL + 500) / 1000)) KB" >&2
+    fail=1
+  fi
 done
 
 # Neither build links Rust's formatting machinery (core::fmt: `fmt::write`, `Formatter::pad`, the
