@@ -295,7 +295,7 @@ fn no_headers(e: String) -> String {
 
 /// The headers `source` gives for one request, as name/value pairs.
 async fn resolved(source: HeaderSource) -> Result<Vec<(String, String)>, String> {
-    let flat = awaited(|then| source.resolve_with(then))
+    let flat = awaited(|then| source.resolve_with("POST", then))
         .await
         .map_err(no_headers)?;
     let strings: Vec<String> = flat.iter().filter_map(|s| s.as_string()).collect();
@@ -436,8 +436,16 @@ fn open_core(url: &str) -> (ClientCore, mpsc::UnboundedReceiver<(u8, JsValue)>) 
         .unwrap(),
     )
     .unwrap();
-    let core = ClientCore::open(settings.into(), u.clone(), None, u, emit.unchecked_into())
-        .expect("the options are fine");
+    let no_coord = u.clone();
+    let core = ClientCore::open(
+        settings.into(),
+        u.clone(),
+        None,
+        u,
+        no_coord,
+        emit.unchecked_into(),
+    )
+    .expect("the options are fine");
     (core, rx)
 }
 

@@ -249,6 +249,11 @@ fn msgs() -> Vec<Msg> {
             visible: false,
         },
         Msg::Online { from: 1 },
+        Msg::Got {
+            from: 2,
+            epoch: 3,
+            id: (1 << 53) - 1,
+        },
         // Tab ids have 53 bits: every one is exact in a JS number.
         Msg::Bye {
             from: (1 << 53) - 1,
@@ -307,6 +312,7 @@ fn msg_name(m: &Msg) -> String {
         },
         Msg::Vis { .. } => "vis".into(),
         Msg::Online { .. } => "online".into(),
+        Msg::Got { .. } => "got".into(),
         Msg::Bye { .. } => "bye".into(),
     }
 }
@@ -315,8 +321,8 @@ fn msg_name(m: &Msg) -> String {
 fn every_channel_message_reads_back_equal() {
     let all = msgs();
     let names: BTreeSet<String> = all.iter().map(msg_name).collect();
-    // 6 plain messages, 10 operations, 9 kinds of event (three of them `done`).
-    assert_eq!(names.len(), 25, "a sample for every variant: {names:?}");
+    // 7 plain messages, 10 operations, 9 kinds of event (three of them `done`).
+    assert_eq!(names.len(), 26, "a sample for every variant: {names:?}");
     for m in all {
         let text = m.encode();
         assert_eq!(wire::decode(&text).as_ref(), Some(&m), "{text}");
