@@ -24,10 +24,11 @@ async function load() {
  * `push: false` (a run whose server does not push): `subscribe: false`, no modern `subscriptions/listen`,
  * as the ext-tasks adapter opens its host listen only when pushes are on.
  */
-export async function connect(url, { dialect = "legacy", push, onPush, tool = "work", persist = false, transport = "http" } = {}) {
+export async function connect(url, { dialect = "legacy", push, onPush, tool = "work", persist = false, transport = "http", link } = {}) {
   const { McpTaskClient } = await load();
   const client = await McpTaskClient.connect(url, {
     dialect, transport, requestTimeoutMs: 3_600_000, ...(persist ? { persist } : {}), ...(push === false ? { subscribe: false } : {}),
+    ...(link ? { link } : {}),
   });
   if (client.dialect !== dialect) throw new Error(`expected ${dialect}, negotiated ${client.dialect}`);
   const handles = new Set();

@@ -112,11 +112,13 @@ fn dialect(d: Option<&str>) -> Result<DialectChoice, String> {
     })
 }
 
-/// The `link` option (`"http1"`, `"http2"`, `"node"` or `"websocket"`); by default detected
-/// from the transport and the URL (and then maybe only assumed: `true`).
+/// The `link` option (`"http1"`, `"http2"`, `"node"`, `"websocket"` or `"learn"`); by default
+/// detected from the transport and the URL, HTTP/1.1 where the browser tells nothing; `"learn"`
+/// lets the engine revise that assumption from the first requests (`true`).
 fn link(l: Option<&str>, url: &str, transport: TransportKind) -> (Link, bool) {
     let named = match l {
-        None => return crate::driver::link::detect(transport, url),
+        None => return (crate::driver::link::detect(transport, url).0, false),
+        Some("learn") => return crate::driver::link::detect(transport, url),
         Some("http2") => Link::Http2,
         Some("node") => Link::Node,
         Some("websocket") => Link::WebSocket,

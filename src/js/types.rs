@@ -121,11 +121,12 @@ export interface ConnectOptions {
    * `"websocket"` for the WebSocket transport, `"node"` in Node or Electron's main process (no per-origin
    * connection limit), `"http2"` in a browser that already reached the server's origin over HTTP/2 or HTTP/3
    * (`nextHopProtocol`; another origin shows it only if it sends `Timing-Allow-Origin`), `"http1"` where it saw
-   * HTTP/1.x (6 connections per origin: results are held only for input); where the browser told nothing, HTTP/1.1
-   * learnt from the first requests (six results held; a status request answered behind them proves HTTP/2, one
-   * stuck behind them HTTP/1.1). Naming the link skips the learning.
+   * HTTP/1.x (6 connections per origin: results are held only for input), and `"http1"` where the browser told
+   * nothing. `"learn"`: where the browser tells nothing, start as HTTP/1.1 and learn the version from the first
+   * requests (six results held; a status request answered behind them proves HTTP/2, one stuck behind them
+   * HTTP/1.1) — a server on another origin without `Timing-Allow-Origin` then gets HTTP/2's held results.
    */
-  link?: "http1" | "http2" | "node" | "websocket";
+  link?: "http1" | "http2" | "node" | "websocket" | "learn";
   /**
    * Subscribe to status pushes where the dialect needs it (modern `subscriptions/listen`, one request per
    * batch of new tasks; default true). `false`: polling alone, for a server known not to push.

@@ -111,12 +111,10 @@ for (const [how, hangs] of [
     const b = await browser();
     try {
       const [p0, p1] = [await b.page(), await b.page()];
-      // A polling link (the server's HTTP/1.1 named): the checks below count tasks/get per session;
-      // left to learn the link, a page may hold these five tasks' results instead of polling them.
-      await p0.evaluate((u) => T.connect(u, { link: "http1" }), server.url);
+      await p0.evaluate((u) => T.connect(u), server.url);
       // Long enough to still run after the freeze, the handover and the thaw on a loaded machine.
       const ids = await p0.evaluate(() => T.callMany(0, 5, "long_job", { steps: 22, stepMs: 1000 }));
-      await p1.evaluate((u) => T.connect(u, { link: "http1" }), server.url);
+      await p1.evaluate((u) => T.connect(u), server.url);
       await p1.evaluate((ids) => T.watchMany(0, ids), ids);
       assert.equal(await p1.evaluate(() => T.role()), "follower");
       await sleep(1_000);

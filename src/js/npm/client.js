@@ -113,7 +113,7 @@ const SETTINGS = {
   requestTimeoutMs: "millis",
   maxMessageBytes: "millis",
   resultGcMs: "millis",
-  link: ["http1", "http2", "node", "websocket"],
+  link: ["http1", "http2", "node", "websocket", "learn"],
   subscribe: "boolean",
   deleteOnDone: "boolean",
   persist: "boolean",
