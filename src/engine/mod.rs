@@ -36,7 +36,6 @@ mod absent;
 mod accepted;
 mod answers;
 pub mod api;
-pub mod auth;
 mod backlog;
 mod cadence;
 mod calls;

@@ -120,7 +120,7 @@ impl Engine {
 /// of the one after a renewal. Only the full build sends DPoP proofs.
 #[cfg(feature = "oauth")]
 fn nonce_asked(www_authenticate: &Option<String>) -> bool {
-    super::auth::dpop::nonce_challenge(www_authenticate.as_deref())
+    crate::auth::dpop::nonce_challenge(www_authenticate.as_deref())
 }
 
 #[cfg(not(feature = "oauth"))]

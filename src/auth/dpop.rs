@@ -96,9 +96,9 @@ fn is_nonce(n: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::auth::jwt::decoded as decode;
+    use crate::auth::jwt::decoded as decode;
 
-    use crate::engine::auth::jwt::tests::key;
+    use crate::auth::jwt::tests::key;
 
     #[test]
     fn a_proof_names_the_request_without_its_query_and_carries_the_public_key() {

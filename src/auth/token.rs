@@ -5,8 +5,8 @@ use crate::json::Value;
 
 use super::doc::{build, object, required, text};
 use super::url::{base64, encode, form};
+use super::Millis;
 use super::{AuthError, AuthErrorKind, HttpRequest, HttpResponse};
-use crate::engine::api::Millis;
 use crate::json::digits::decimal;
 
 /// How this client is known to the authorization server.

@@ -4,7 +4,7 @@
 //! refresh token a rotating server has already consumed (RFC 9700 §4.14.2).
 
 use super::token::Grant;
-use crate::engine::api::Millis;
+use super::Millis;
 
 /// What to do once the refresh lock is held.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,7 +61,7 @@ pub fn after_failed_refresh(held: &Grant, stored: Option<Grant>, now: Millis) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::auth::Client;
+    use crate::auth::Client;
 
     fn grant(access: &str, refresh: &str, expires_at: u64) -> Grant {
         Grant {

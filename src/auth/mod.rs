@@ -30,6 +30,9 @@ pub mod url;
 mod tests;
 
 pub use flow::Flow;
+
+/// A time: milliseconds since the Unix epoch, passed in by the shell.
+pub type Millis = u64;
 pub use token::{Client, Grant};
 
 /// What the host configured.

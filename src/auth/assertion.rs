@@ -43,7 +43,7 @@ pub fn assertion_input(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::auth::jwt::decoded;
+    use crate::auth::jwt::decoded;
 
     #[test]
     fn an_assertion_names_the_client_as_issuer_and_subject_and_the_server_as_audience() {

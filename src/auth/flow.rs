@@ -10,8 +10,8 @@ use super::metadata::{
 };
 use super::token::{read_tokens, token_request, Client, Grant};
 use super::url::{form, query_pairs, Url};
+use super::Millis;
 use super::{AuthConfig, AuthError, AuthErrorKind, HttpRequest, HttpResponse, Secrets, Step};
-use crate::engine::api::Millis;
 use crate::json::digits::decimal;
 
 /// Where the flow stands.
