@@ -3,9 +3,9 @@
 
 use crate::json::json;
 
-use super::faults::{completed, legacy};
 use crate::engine::api::SubId;
 use crate::engine::testkit::Harness;
+use crate::engine::tests::faults::{completed, legacy};
 
 /// The matrix's large batch: 30 tasks of 2.5 s started at once.
 fn thirty_jobs(h: &mut Harness) -> Vec<SubId> {
@@ -57,7 +57,7 @@ fn a_per_task_retry_after_lets_a_batch_of_thirty_finish() {
 #[test]
 fn stalled_polls_in_a_busy_pool_never_overlap_at_the_server() {
     for seed in 0..8 {
-        let mut h = super::faults::modern(60 + seed);
+        let mut h = crate::engine::tests::faults::modern(60 + seed);
         h.server.push = seed % 2 == 0;
         h.pool = Some(6);
         h.request_delay = (0, 400);
@@ -78,7 +78,8 @@ fn stalled_polls_in_a_busy_pool_never_overlap_at_the_server() {
 #[test]
 fn a_result_queued_behind_draining_polls_is_not_lost_on_a_consuming_server() {
     for seed in 0..8 {
-        let cfg = super::faults::config(crate::engine::api::DialectChoice::Legacy, 2_500);
+        let cfg =
+            crate::engine::tests::faults::config(crate::engine::api::DialectChoice::Legacy, 2_500);
         let mut h = Harness::with_config(cfg, crate::protocol::model::Dialect::Legacy, 80 + seed);
         h.pool = Some(6);
         h.drain_ms = 5_000;

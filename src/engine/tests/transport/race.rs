@@ -3,11 +3,11 @@
 
 use crate::json::json;
 
-use super::push::{completed, legacy_on, results_of};
-use super::pushed::shows_input_pushes;
 use crate::engine::api::{Link, Millis, SendKey, SubId};
 use crate::engine::quirks::Quirk;
 use crate::engine::testkit::Harness;
+use crate::engine::tests::push::{completed, legacy_on, results_of};
+use crate::engine::tests::pushed::shows_input_pushes;
 
 /// Four tasks at once on a pushing server whose held results take `lag` to notice an end; each
 /// task's subscription, id and end.

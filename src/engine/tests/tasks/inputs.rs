@@ -5,11 +5,11 @@
 
 use crate::json::json;
 
-use super::push::legacy_on;
 use crate::engine::api::{DialectChoice, End, ErrorKind, Link, Millis};
 use crate::engine::no_input::NO_INPUT_MS;
 use crate::engine::testkit::server::RunningResults;
 use crate::engine::testkit::Harness;
+use crate::engine::tests::push::legacy_on;
 use crate::protocol::model::Dialect;
 
 /// Runs `h` in 50 ms steps for up to `limit` ms: when its first input request reached the host.

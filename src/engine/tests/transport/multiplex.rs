@@ -5,11 +5,11 @@
 
 use crate::json::json;
 
-use super::push::completed;
 use crate::engine::api::{Config, DialectChoice, Link, Millis, SubId};
 use crate::engine::multiplex::STALL_MS;
 use crate::engine::pool::DRAIN_MS;
 use crate::engine::testkit::{Harness, T0};
+use crate::engine::tests::push::completed;
 use crate::protocol::model::Dialect;
 
 /// A legacy session whose link is assumed HTTP/1.1 (`unseen`) or known to be.

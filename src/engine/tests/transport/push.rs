@@ -12,7 +12,7 @@ use crate::engine::testkit::{accept_initialize, answer, drain, feed, head, Harne
 use crate::engine::Engine;
 use crate::protocol::model::{Dialect, Outcome, TaskStatus};
 
-pub(super) fn legacy_on(link: Link, seed: u64) -> Harness {
+pub(in crate::engine::tests) fn legacy_on(link: Link, seed: u64) -> Harness {
     let cfg = Config {
         dialect: DialectChoice::Legacy,
         link,
@@ -22,7 +22,7 @@ pub(super) fn legacy_on(link: Link, seed: u64) -> Harness {
     Harness::with_config(cfg, Dialect::Legacy, seed)
 }
 
-pub(super) fn completed(h: &Harness, sub: SubId) -> bool {
+pub(in crate::engine::tests) fn completed(h: &Harness, sub: SubId) -> bool {
     matches!(
         h.done(sub),
         End::Finished { task: Some(t), outcome: Some(Outcome::Result { .. }) }
@@ -31,7 +31,7 @@ pub(super) fn completed(h: &Harness, sub: SubId) -> bool {
 }
 
 /// When the engine saw `task_id` complete.
-pub(super) fn completed_at(h: &Harness, task_id: &str) -> Option<Millis> {
+pub(in crate::engine::tests) fn completed_at(h: &Harness, task_id: &str) -> Option<Millis> {
     h.events.iter().find_map(|e| match e {
         Event::Transition {
             task_id: t,
@@ -44,7 +44,7 @@ pub(super) fn completed_at(h: &Harness, task_id: &str) -> Option<Millis> {
 }
 
 /// The `tasks/result` requests sent for `task_id`, by time.
-pub(super) fn results_of(h: &Harness, task_id: &str) -> Vec<Millis> {
+pub(in crate::engine::tests) fn results_of(h: &Harness, task_id: &str) -> Vec<Millis> {
     h.sent
         .iter()
         .filter(|s| s.method == "tasks/result" && s.task_id.as_deref() == Some(task_id))
@@ -227,7 +227,7 @@ fn a_task_past_its_deadline_expires_without_waiting_for_its_held_result() {
 
 /// A legacy engine on `link`, its session open, watching task `t1`; returns the engine and
 /// the transmissions that followed (the first poll).
-pub(super) fn watching(link: Link) -> (Engine, Vec<(SendKey, Value)>) {
+pub(in crate::engine::tests) fn watching(link: Link) -> (Engine, Vec<(SendKey, Value)>) {
     let cfg = Config {
         dialect: DialectChoice::Legacy,
         link,
@@ -243,7 +243,10 @@ pub(super) fn watching(link: Link) -> (Engine, Vec<(SendKey, Value)>) {
     (e, sent)
 }
 
-pub(super) fn method_of(sent: &[(SendKey, Value)], method: &str) -> Option<(SendKey, Value)> {
+pub(in crate::engine::tests) fn method_of(
+    sent: &[(SendKey, Value)],
+    method: &str,
+) -> Option<(SendKey, Value)> {
     sent.iter()
         .find(|(_, b)| b["method"] == method)
         .map(|(k, b)| (*k, b["id"].clone()))
@@ -252,7 +255,7 @@ pub(super) fn method_of(sent: &[(SendKey, Value)], method: &str) -> Option<(Send
 /// Answers the poll of `task_id` in `sent` with `working` at `now`; returns what followed, and
 /// when: a held result waits out one interval (the poll's, with its jitter) while the session
 /// has not shown whether its server pushes.
-pub(super) fn answer_working(
+pub(in crate::engine::tests) fn answer_working(
     e: &mut Engine,
     now: Millis,
     sent: &[(SendKey, Value)],
@@ -267,7 +270,7 @@ pub(super) fn answer_working(
 }
 
 /// Answers the poll of `task_id` in `sent` with `working` at `now`; returns what followed at once.
-pub(super) fn answer_working_now(
+pub(in crate::engine::tests) fn answer_working_now(
     e: &mut Engine,
     now: Millis,
     sent: &[(SendKey, Value)],

@@ -3,9 +3,9 @@
 
 use crate::json::json;
 
-use super::faults::legacy;
 use crate::engine::api::{DialectChoice, End, ErrorKind};
 use crate::engine::testkit::Harness;
+use crate::engine::tests::faults::legacy;
 use crate::engine::verdict::settles;
 use crate::protocol::model::Dialect;
 

@@ -4,9 +4,9 @@
 
 use crate::json::json;
 
-use super::push::{completed, completed_at, legacy_on, results_of};
 use crate::engine::api::{ErrorKind, Event, Link, Millis};
 use crate::engine::testkit::Harness;
+use crate::engine::tests::push::{completed, completed_at, legacy_on, results_of};
 
 /// The warnings about `task_id` with an HTTP status.
 fn http_warnings(h: &Harness, task_id: &str) -> Vec<Option<u16>> {

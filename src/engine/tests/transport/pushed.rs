@@ -11,7 +11,9 @@ use crate::engine::testkit::{answer, drain, feed, head, Harness, T0};
 use crate::engine::Engine;
 use crate::protocol::model::Outcome;
 
-use super::push::{answer_working_now, completed_at, legacy_on, method_of, results_of, watching};
+use crate::engine::tests::push::{
+    answer_working_now, completed_at, legacy_on, method_of, results_of, watching,
+};
 
 /// The task of `sub`: its id, when the server created it and when it ends there.
 fn task(h: &Harness, sub: SubId, ms: Millis) -> (String, Millis, Millis) {
@@ -74,7 +76,7 @@ fn assert_held_at_once(h: &Harness, sub: SubId, ms: Millis) {
 
 /// Opens `h`'s session and has its server push, on the session's own stream, an
 /// `input_required` status (of a task of no interest here): it pushes every kind of status.
-pub(super) fn shows_input_pushes(h: &mut Harness) {
+pub(in crate::engine::tests) fn shows_input_pushes(h: &mut Harness) {
     if !h.engine.session.is_ready() {
         h.engine.list_tasks(h.now, None);
         h.run_for(1_000);

@@ -5,10 +5,10 @@
 
 use crate::json::json;
 
-use super::faults::{completed, config};
-use super::push::results_of;
 use crate::engine::api::{Config, DialectChoice};
 use crate::engine::testkit::Harness;
+use crate::engine::tests::faults::{completed, config};
+use crate::engine::tests::push::results_of;
 use crate::protocol::model::Dialect;
 
 /// A legacy server on a budget of one blocking result: running tasks are polled, and each

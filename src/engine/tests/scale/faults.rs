@@ -16,7 +16,7 @@ use crate::engine::testkit::{
 use crate::engine::Engine;
 use crate::protocol::model::{Dialect, Outcome, TaskStatus};
 
-pub(super) fn config(dialect: DialectChoice, timeout: Millis) -> Config {
+pub(in crate::engine::tests) fn config(dialect: DialectChoice, timeout: Millis) -> Config {
     Config {
         dialect,
         request_timeout_ms: timeout,
@@ -24,21 +24,21 @@ pub(super) fn config(dialect: DialectChoice, timeout: Millis) -> Config {
     }
 }
 
-pub(super) fn legacy(seed: u64) -> Harness {
+pub(in crate::engine::tests) fn legacy(seed: u64) -> Harness {
     Harness::with_config(config(DialectChoice::Legacy, 5_000), Dialect::Legacy, seed)
 }
 
-pub(super) fn modern(seed: u64) -> Harness {
+pub(in crate::engine::tests) fn modern(seed: u64) -> Harness {
     Harness::with_config(config(DialectChoice::Modern, 5_000), Dialect::Modern, seed)
 }
 
 /// The subscription completed with a result.
-pub(super) fn completed(h: &Harness, sub: SubId) -> bool {
+pub(in crate::engine::tests) fn completed(h: &Harness, sub: SubId) -> bool {
     ended_completed(&h.done(sub))
 }
 
 /// A subscription's end: its task completed, with a result.
-pub(super) fn ended_completed(end: &End) -> bool {
+pub(in crate::engine::tests) fn ended_completed(end: &End) -> bool {
     matches!(
         end,
         End::Finished { task: Some(t), outcome: Some(Outcome::Result { .. }) }
@@ -53,7 +53,7 @@ fn warnings(h: &Harness, kind: ErrorKind) -> usize {
         .count()
 }
 
-pub(super) fn times(h: &Harness, method: &str) -> Vec<Millis> {
+pub(in crate::engine::tests) fn times(h: &Harness, method: &str) -> Vec<Millis> {
     h.sent
         .iter()
         .filter(|s| s.method == method)

@@ -4,9 +4,9 @@
 
 use crate::json::json;
 
-use super::push::{completed, legacy_on, results_of};
 use crate::engine::api::{Config, DialectChoice, Link};
 use crate::engine::testkit::Harness;
+use crate::engine::tests::push::{completed, legacy_on, results_of};
 use crate::protocol::model::Dialect;
 
 #[test]

@@ -6,12 +6,12 @@
 use crate::json::json;
 use proptest::prelude::*;
 
-use super::cases;
 use crate::engine::api::{DialectChoice, Input, Millis};
 use crate::engine::cadence::{
     floor, poll_gap, with_first_spread_bound, with_jitter_bound, FIRST_SPREAD_MS,
 };
 use crate::engine::testkit::Harness;
+use crate::engine::tests::cases;
 use crate::protocol::model::Dialect;
 
 /// One task the test creates: how long it works, and the interval its server asks for.

@@ -5,9 +5,9 @@
 
 use crate::json::json;
 
-use super::push::{answer_working, legacy_on, method_of, results_of, watching};
 use crate::engine::api::{End, Event, Link};
 use crate::engine::testkit::{answer, drain, head, T0};
+use crate::engine::tests::push::{answer_working, legacy_on, method_of, results_of, watching};
 use crate::engine::verdict::{verdict, Failure};
 use crate::protocol::model::{Outcome, TaskStatus};
 

@@ -7,12 +7,12 @@ use std::collections::HashMap;
 use crate::json::{json, Value};
 use proptest::prelude::*;
 
-use super::cases;
 use crate::engine::api::{
     Augment, CallOptions, Config, DialectChoice, Event, Input, InputId, Link, SendKey, SubId,
     TransportError,
 };
 use crate::engine::testkit::Harness;
+use crate::engine::tests::cases;
 use crate::engine::Engine;
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::Dialect;
