@@ -24,7 +24,7 @@ use super::api::{
     CallOptions, Config, DialectChoice, End, Event, Input, Millis, OpId, Output, SendKey, SubId,
     Transmit,
 };
-use super::rng::Rng;
+use super::scheduler::rng::Rng;
 use super::Engine;
 use crate::collections::hash::IdHash;
 use delivery::Delivery;

@@ -5,7 +5,7 @@
 use crate::json::{json, Value};
 
 use crate::engine::api::{CallOptions, Config, DialectChoice, Link, Millis, Output, SendKey};
-use crate::engine::initialized::INITIALIZED_WAIT_MS;
+use crate::engine::session::initialized::INITIALIZED_WAIT_MS;
 use crate::engine::testkit::{accept_initialize, drain, head, outputs, T0};
 use crate::engine::Engine;
 

@@ -7,7 +7,7 @@ use crate::json::json;
 use proptest::prelude::*;
 
 use crate::engine::api::{DialectChoice, Input, Millis};
-use crate::engine::cadence::{
+use crate::engine::scheduler::cadence::{
     floor, poll_gap, with_first_spread_bound, with_jitter_bound, FIRST_SPREAD_MS,
 };
 use crate::engine::testkit::Harness;

@@ -6,7 +6,7 @@
 use crate::json::json;
 
 use crate::engine::api::{DialectChoice, End, ErrorKind, Link, Millis};
-use crate::engine::no_input::NO_INPUT_MS;
+use crate::engine::calls::no_input::NO_INPUT_MS;
 use crate::engine::testkit::server::RunningResults;
 use crate::engine::testkit::Harness;
 use crate::engine::tests::push::legacy_on;

@@ -4,7 +4,7 @@
 use crate::json::json;
 
 use crate::engine::api::{DialectChoice, Millis, SendKey};
-use crate::engine::cadence::{poll_gap, with_jitter_bound};
+use crate::engine::scheduler::cadence::{poll_gap, with_jitter_bound};
 use crate::engine::testkit::{Harness, T0};
 use crate::protocol::model::Dialect;
 

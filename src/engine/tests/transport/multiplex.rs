@@ -6,8 +6,8 @@
 use crate::json::json;
 
 use crate::engine::api::{Config, DialectChoice, Link, Millis, SubId};
-use crate::engine::multiplex::STALL_MS;
-use crate::engine::pool::DRAIN_MS;
+use crate::engine::requests::multiplex::STALL_MS;
+use crate::engine::requests::pool::DRAIN_MS;
 use crate::engine::testkit::{Harness, T0};
 use crate::engine::tests::push::completed;
 use crate::protocol::model::Dialect;

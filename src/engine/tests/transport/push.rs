@@ -6,7 +6,7 @@
 use crate::json::{json, Value};
 
 use crate::engine::api::{Config, DialectChoice, End, Event, Input, Link, Millis, SendKey, SubId};
-use crate::engine::cadence::CAP_VISIBLE_MS;
+use crate::engine::scheduler::cadence::CAP_VISIBLE_MS;
 use crate::engine::testkit::server::RunningResults;
 use crate::engine::testkit::{accept_initialize, answer, drain, feed, head, Harness, T0};
 use crate::engine::Engine;

@@ -4,7 +4,7 @@
 use crate::json::json;
 
 use crate::engine::api::{Link, Millis, SendKey, SubId};
-use crate::engine::quirks::Quirk;
+use crate::engine::session::quirks::Quirk;
 use crate::engine::testkit::Harness;
 use crate::engine::tests::push::{completed, legacy_on, results_of};
 use crate::engine::tests::pushed::shows_input_pushes;

@@ -9,7 +9,7 @@ use crate::engine::api::{
     ClientError, Config, DialectChoice, End, ErrorKind, Event, Input, Millis, Output, SendKey,
     SubId,
 };
-use crate::engine::resume::MAX_RESUMES;
+use crate::engine::requests::resume::MAX_RESUMES;
 use crate::engine::testkit::{
     accept_initialize, answer, drain, events_of, feed, head, outputs, read_resource, T0,
 };
