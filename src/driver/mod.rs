@@ -35,7 +35,7 @@ use js_sys::Function;
 use wasm_bindgen::prelude::*;
 
 use crate::engine::api::{ClientError, Config, ErrorKind, Event, Input, Output};
-use crate::engine::registry::known::Known;
+use crate::engine::known::Known;
 use crate::engine::Engine;
 
 pub use headers::HeaderSource;

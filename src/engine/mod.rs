@@ -42,6 +42,8 @@ mod requests;
 mod scheduler;
 mod session;
 mod snapshots;
+#[cfg(target_arch = "wasm32")]
+pub(crate) use registry::known;
 pub use scheduler::socket::{first_socket_failed, FirstSocket};
 pub use snapshots::{snapshot, verdict};
 

@@ -13,7 +13,7 @@ use super::convert::to_js;
 use super::types::TaskDone;
 use super::ClientInner;
 use crate::engine::api::{End, SubId};
-use crate::engine::registry::known::Known;
+use crate::engine::known::Known;
 use crate::engine::verdict;
 use crate::protocol::model;
 

@@ -28,7 +28,7 @@ use wasm_bindgen::prelude::*;
 use std::rc::Rc;
 
 use crate::engine::api::ClientError;
-use crate::engine::registry::known::Known;
+use crate::engine::known::Known;
 
 use super::{Driver, DriverOptions, Host};
 
