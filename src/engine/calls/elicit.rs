@@ -5,7 +5,7 @@
 use crate::json::{Map, Value};
 
 /// The elicitation method whose answers get defaults.
-pub(crate) const ELICIT: &str = "elicitation/create";
+pub(super) const ELICIT: &str = "elicitation/create";
 
 /// A `default` worth copying: a string, number or boolean, for a property whose `type` (when
 /// given) is primitive too.
@@ -25,7 +25,7 @@ fn primitive(schema: &Value, default: &Value) -> bool {
 }
 
 /// Fills `answer.content` (an `ElicitResult`) from `params.requestedSchema` when the host accepted.
-pub(crate) fn fill_defaults(params: &Value, answer: &mut Value) {
+pub(super) fn fill_defaults(params: &Value, answer: &mut Value) {
     if answer.get("action").and_then(Value::as_str) != Some("accept") {
         return;
     }

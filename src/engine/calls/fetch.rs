@@ -117,7 +117,7 @@ impl ResultFetch {
     }
 
     /// The held request is raced from now on: its id.
-    pub(crate) fn start_race(&mut self) -> Option<ReqId> {
+    pub(super) fn start_race(&mut self) -> Option<ReqId> {
         let f = self.get_mut();
         f.grace = false;
         f.race = f.req;
@@ -125,14 +125,14 @@ impl ResultFetch {
     }
 
     /// The race is decided.
-    pub(crate) fn end_race(&mut self) {
+    pub(super) fn end_race(&mut self) {
         if let Some(f) = self.state.as_deref_mut() {
             f.race = None;
         }
     }
 
     /// A grace starts for the held request: `false` when none is held.
-    pub(crate) fn start_grace(&mut self) -> bool {
+    pub(super) fn start_grace(&mut self) -> bool {
         let held = self.get().req.is_some();
         if let Some(f) = self.state.as_deref_mut() {
             f.grace = held;
@@ -141,17 +141,17 @@ impl ResultFetch {
     }
 
     /// Ends the grace: whether it ran with the request still held.
-    pub(crate) fn take_grace(&mut self) -> bool {
+    pub(super) fn take_grace(&mut self) -> bool {
         self.state
             .as_deref_mut()
             .is_some_and(|f| std::mem::take(&mut f.grace) && f.req.is_some())
     }
 
-    pub(crate) fn set_early_error(&mut self, error: RpcError, soon: bool) {
+    pub(super) fn set_early_error(&mut self, error: RpcError, soon: bool) {
         self.get_mut().early_error = Some((error, soon));
     }
 
-    pub(crate) fn take_early_error(&mut self) -> Option<(RpcError, bool)> {
+    pub(super) fn take_early_error(&mut self) -> Option<(RpcError, bool)> {
         let error = self.state.as_deref_mut()?.early_error.take();
         self.tidy();
         error

@@ -68,7 +68,7 @@ impl Inputs {
     }
 
     /// Whether an input request is open, or one came or was answered within `ms` before `now`.
-    pub(crate) fn heard_within(&self, now: Millis, ms: Millis) -> bool {
+    pub(super) fn heard_within(&self, now: Millis, ms: Millis) -> bool {
         !self.open.is_empty() || self.last.saturating_add(ms) > now
     }
 
@@ -136,7 +136,7 @@ impl Engine {
 
     /// The server gave up on one of its requests (`notifications/cancelled {requestId}`, e.g. on
     /// its own timeout): the host's open input for it is withdrawn.
-    pub(crate) fn on_request_cancelled(&mut self, params: Option<&Value>) {
+    pub(super) fn on_request_cancelled(&mut self, params: Option<&Value>) {
         let Some(id) = params
             .and_then(|p| p.get("requestId"))
             .and_then(Id::from_json)

@@ -141,7 +141,7 @@ impl Engine {
     /// The server acknowledged listen request `n`, agreeing to push about `task_ids`: each newly
     /// named task is read once, then its polls become the safety net; tasks it no longer names
     /// resume their cadence.
-    pub(crate) fn on_listen_ack(&mut self, now: Millis, n: Option<ReqId>, task_ids: Vec<String>) {
+    pub(super) fn on_listen_ack(&mut self, now: Millis, n: Option<ReqId>, task_ids: Vec<String>) {
         if n.is_none() || n != self.listen.req {
             return;
         }

@@ -85,7 +85,7 @@ impl Tools {
     }
 
     /// The tools list changed on the server: fetch again before the next call.
-    pub(crate) fn invalidate(&mut self) {
+    pub(super) fn invalidate(&mut self) {
         if !self.fetching {
             self.loaded = false;
         }
@@ -94,7 +94,7 @@ impl Tools {
 
 /// Whether any dialect lets `method` run as a task: not the handshake and session plumbing,
 /// not a listing, not the task methods themselves, not notifications.
-pub(crate) fn augmentable(method: &str) -> bool {
+pub(super) fn augmentable(method: &str) -> bool {
     const NEVER: [&str; 8] = [
         "initialize",
         "ping",
@@ -114,7 +114,7 @@ pub(crate) fn augmentable(method: &str) -> bool {
 /// The capabilities `decide` reads. Where the requestor names tasks (draft), a server that
 /// declares no `tasks` at all is taken to accept task-augmented `tools/call`: the draft's first
 /// revision had no declaration, and a receiver without task support ignores the name and answers.
-pub(crate) fn effective_caps(server_caps: &Value, names_tasks: bool) -> Cow<'_, Value> {
+pub(super) fn effective_caps(server_caps: &Value, names_tasks: bool) -> Cow<'_, Value> {
     let undeclared = server_caps.get("tasks").is_none_or(Value::is_null);
     if !(names_tasks && undeclared) {
         return Cow::Borrowed(server_caps);
@@ -136,7 +136,7 @@ fn refused(msg: &str) -> ClientError {
 }
 
 /// The caller or the tool insists on a task.
-pub(crate) fn needs_task(support: Option<Support>, choice: Augment) -> bool {
+pub(super) fn needs_task(support: Option<Support>, choice: Augment) -> bool {
     choice == Augment::Always || (support == Some(Support::Required) && choice != Augment::Never)
 }
 
@@ -271,7 +271,7 @@ impl Engine {
     }
 
     /// Whether there is nothing to ask: the tools are listed, or the server lists none.
-    pub(crate) fn tools_known(&self) -> bool {
+    pub(super) fn tools_known(&self) -> bool {
         self.tools.loaded || self.session.quirks.has(Quirk::NoToolsList)
     }
 

@@ -13,12 +13,12 @@ use crate::engine::api::Millis;
 use crate::engine::Engine;
 
 /// Whether `outcome` alone tells how its task ended.
-pub(crate) fn tells_status(outcome: &Outcome) -> bool {
+pub(super) fn tells_status(outcome: &Outcome) -> bool {
     !is_tool_error(outcome) && !is_empty(outcome)
 }
 
 /// The end `outcome` implies when no status tells it.
-pub(crate) fn implied_status(outcome: &Outcome) -> TaskStatus {
+pub(super) fn implied_status(outcome: &Outcome) -> TaskStatus {
     match outcome {
         Outcome::Result { .. } if !is_tool_error(outcome) => TaskStatus::Completed,
         _ => TaskStatus::Failed,
@@ -37,7 +37,7 @@ fn is_tool_error(outcome: &Outcome) -> bool {
 impl Engine {
     /// The task's outcome came before its end: one status request confirms the end, as soon as
     /// the task's interval allows. `false`: nobody follows the task, nothing to confirm.
-    pub(crate) fn confirm_end(&mut self, now: Millis, task_id: &str) -> bool {
+    pub(super) fn confirm_end(&mut self, now: Millis, task_id: &str) -> bool {
         let followed = self.tasks.get(task_id).is_some_and(|e| !e.subs.is_empty());
         if followed {
             self.poll_soon(now, task_id);
@@ -46,7 +46,7 @@ impl Engine {
     }
 
     /// Whether the task holds an outcome its status has not confirmed yet (and no cancel will).
-    pub(crate) fn awaits_confirmation(&self, task_id: &str) -> bool {
+    pub(super) fn awaits_confirmation(&self, task_id: &str) -> bool {
         let pending =
             (self.tasks.get(task_id)).is_some_and(|e| e.outcome.is_some() && !e.is_terminal());
         pending && !self.cancel_on_its_way(task_id)

@@ -161,7 +161,7 @@ fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
 
 /// The instant `text` names when it is written exactly as [`format_millis`] writes it (read on
 /// every status: checked by shape, without writing the instant back out).
-pub(crate) fn canonical_millis(text: &str) -> Option<Millis> {
+pub(super) fn canonical_millis(text: &str) -> Option<Millis> {
     let b = text.as_bytes();
     let shape = b.len() == CANONICAL_LEN
         && b.iter().enumerate().all(|(i, &c)| match i {

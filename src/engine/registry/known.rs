@@ -150,7 +150,7 @@ impl Known {
     }
 
     /// The instant `createdAt` names, when it is a timestamp at all.
-    pub(crate) fn created_millis(&self) -> Option<Millis> {
+    pub(super) fn created_millis(&self) -> Option<Millis> {
         let text = self.texts().created.as_deref();
         self.get(CREATED, self.created_at)
             .or_else(|| text.and_then(parse_millis))

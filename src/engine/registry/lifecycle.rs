@@ -112,7 +112,7 @@ impl Engine {
 
     /// Ends a running task with the end its recorded outcome implies: a result only comes once
     /// the task ended.
-    pub(crate) fn end_from_outcome(&mut self, now: Millis, task_id: &str) {
+    pub(super) fn end_from_outcome(&mut self, now: Millis, task_id: &str) {
         let Some(entry) = self.tasks.get(task_id) else {
             return;
         };
@@ -130,7 +130,7 @@ impl Engine {
     }
 
     /// Whether a `tasks/cancel` for the task was sent and is not answered yet.
-    pub(crate) fn cancel_on_its_way(&self, task_id: &str) -> bool {
+    pub(super) fn cancel_on_its_way(&self, task_id: &str) -> bool {
         self.reqs
             .purposes()
             .any(|p| matches!(p, Purpose::Cancel { task_id: t, .. } if t == task_id))
@@ -251,7 +251,7 @@ impl Engine {
     /// The outcome cannot be had (`cause` says why). A completed task's subscribers end with a
     /// [`ErrorKind::ResultUnavailable`] error (keeping the server's code and HTTP status); others get the end
     /// without an outcome (their status tells how they ended).
-    pub(crate) fn give_up_outcome(&mut self, now: Millis, task_id: &str, cause: ClientError) {
+    pub(super) fn give_up_outcome(&mut self, now: Millis, task_id: &str, cause: ClientError) {
         if let Some(e) = self.tasks.get_mut(task_id) {
             let unavailable = e.status() == Some(TaskStatus::Completed) && e.outcome.is_none();
             let error = unavailable.then(|| {

@@ -36,7 +36,7 @@ impl Phase {
     }
 
     /// Whether the task runs within its deadline (confirmed or not).
-    pub(crate) fn runs_in_time(&self) -> bool {
+    pub(super) fn runs_in_time(&self) -> bool {
         matches!(self, Phase::Unconfirmed | Phase::Running)
     }
 

@@ -41,7 +41,7 @@ pub(crate) struct PushEvidence {
 
 impl Engine {
     /// Whether running tasks rely on this session's status pushes instead of held results.
-    pub(crate) fn relies_on_pushes(&self) -> bool {
+    pub(super) fn relies_on_pushes(&self) -> bool {
         let epoch = Some(self.session.epoch());
         let p = &self.blocking.pushes;
         self.session.dialect() == Some(Dialect::Legacy) && p.seen == epoch && p.missed != epoch
@@ -57,7 +57,7 @@ impl Engine {
 
     /// Whether a task that starts running waits one interval before holding its result: the
     /// session has not shown yet whether its server pushes.
-    pub(crate) fn defers_hold(&self) -> bool {
+    pub(super) fn defers_hold(&self) -> bool {
         let epoch = Some(self.session.epoch());
         let p = &self.blocking.pushes;
         p.silent != epoch && p.missed != epoch && p.seen != epoch
@@ -112,7 +112,7 @@ impl Engine {
     /// A deferred hold's interval passed (in place of the task's first poll): with pushes seen,
     /// the next poll is the safety net; without, the session holds results from now on and this
     /// task's goes out. `false`: nothing was decided, the poll goes out as usual.
-    pub(crate) fn deferred_hold_due(&mut self, now: Millis, task_id: &str) -> bool {
+    pub(super) fn deferred_hold_due(&mut self, now: Millis, task_id: &str) -> bool {
         if self.leaves_all_to_pushes() {
             self.schedule_poll(now, task_id, Source::Push);
             return true;
@@ -129,7 +129,7 @@ impl Engine {
 
     /// A poll saw `task_id` end while its end was left to a push: the session's pushes are not
     /// relied on any more, and every running task holds its result again.
-    pub(crate) fn end_not_pushed(&mut self, now: Millis, task_id: &str) {
+    pub(super) fn end_not_pushed(&mut self, now: Millis, task_id: &str) {
         let held = self
             .tasks
             .get(task_id)

@@ -17,7 +17,7 @@ use crate::engine::session::quirks::TaskMethod;
 use crate::engine::Engine;
 
 /// Tries of the final poll that fetches a terminal task's inline outcome.
-pub(crate) const FINAL_POLL_TRIES: u32 = 3;
+pub(super) const FINAL_POLL_TRIES: u32 = 3;
 
 /// JSON-RPC codes servers use for "no such task" (match on meaning; the raw code is kept).
 pub(crate) const GONE_CODES: [i64; 3] = [-32602, -32002, -32010];
@@ -55,7 +55,7 @@ impl Engine {
     }
 
     /// Forgets a task entirely: entry, slot, timers.
-    pub(crate) fn remove_task(&mut self, task_id: &str) -> Option<Box<TaskEntry>> {
+    pub(super) fn remove_task(&mut self, task_id: &str) -> Option<Box<TaskEntry>> {
         let entry = self.tasks.remove(task_id)?;
         self.drop_result(task_id);
         for kind in [
@@ -283,7 +283,7 @@ impl Engine {
     }
 
     /// The next poll after news from `src` (polls follow the cadence, pushes postpone).
-    pub(crate) fn schedule_poll(&mut self, now: Millis, task_id: &str, src: Source) {
+    pub(super) fn schedule_poll(&mut self, now: Millis, task_id: &str, src: Source) {
         if src != Source::Poll && self.inputs_untold(task_id) {
             return self.poll_soon(now, task_id);
         }
@@ -542,7 +542,7 @@ impl Engine {
     /// A task's request failed for the `errors`-th time in a row: the task's poll timer asks
     /// again after the error backoff, unless the request (`again`, when it may) goes first once
     /// the server's hold passes.
-    pub(crate) fn retry_task(
+    pub(super) fn retry_task(
         &mut self,
         now: Millis,
         task_id: &str,

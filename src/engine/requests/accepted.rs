@@ -18,7 +18,7 @@ const NEVER_CAME: &str = "HTTP 202 without a response, and it never came on anot
 impl Engine {
     /// Request `n`'s stream ended after HTTP 202, unanswered: keeps it pending for its response
     /// elsewhere. Returns whether it did (else it fails as before).
-    pub(crate) fn await_elsewhere(&mut self, n: ReqId) -> bool {
+    pub(super) fn await_elsewhere(&mut self, n: ReqId) -> bool {
         let awaits = self.session.is_ready()
             && (self.reqs.purpose(n)).is_some_and(|p| {
                 !matches!(p, Purpose::Probe | Purpose::Initialize | Purpose::Listen)
@@ -38,7 +38,7 @@ impl Engine {
     }
 
     /// Request `n` timed out: how, naming a 202 whose response never came.
-    pub(crate) fn timed_out(&self, n: ReqId) -> Failure {
+    pub(super) fn timed_out(&self, n: ReqId) -> Failure {
         if !self.reqs.get(n).is_some_and(|p| p.accepted) {
             return Failure::Timeout;
         }

@@ -59,7 +59,7 @@ impl Backlog {
     }
 
     /// The status poll of the task in `slot` is due.
-    pub(crate) fn push_due(&mut self, slot: Slot) {
+    pub(super) fn push_due(&mut self, slot: Slot) {
         self.due.push_back(slot);
     }
 

@@ -20,7 +20,7 @@ use crate::engine::Engine;
 
 /// Longest a page may take to report an end that already happened on the network (its main
 /// thread busy): a witness still open this long after a head was open when the head came.
-pub(crate) const REPORT_LAG_MS: Millis = 500;
+pub(super) const REPORT_LAG_MS: Millis = 500;
 /// A status request made behind six open streams and unanswered this long waits in the browser.
 pub(crate) const STALL_MS: Millis = 250;
 
@@ -54,7 +54,7 @@ impl Probe {
     }
 
     /// A witness ended (or the listening stream closed).
-    pub(crate) fn unwitnessed(&mut self) {
+    pub(super) fn unwitnessed(&mut self) {
         self.armed.clear();
         self.proof = None;
     }
@@ -71,7 +71,7 @@ impl Engine {
 
     /// A transmission goes to the browser: a held result becomes a witness, a status request
     /// made behind six is armed.
-    pub(crate) fn probe_handed(&mut self, now: Millis, key: SendKey) {
+    pub(super) fn probe_handed(&mut self, now: Millis, key: SendKey) {
         let Some(connections) = self.cfg.link.connections().filter(|_| self.cfg.link_unseen) else {
             return;
         };

@@ -165,7 +165,7 @@ impl Requests {
     }
 
     /// Request `n` goes on in transmission `key`, a `GET` resuming its stream.
-    pub(crate) fn resumed_on(&mut self, n: ReqId, key: SendKey) {
+    pub(super) fn resumed_on(&mut self, n: ReqId, key: SendKey) {
         if let Some(p) = self.pending.get_mut(&n) {
             p.key = key;
             p.stream.resumed = true;
@@ -179,7 +179,7 @@ impl Requests {
     }
 
     /// The input answer on `key` is delivered, or failed: returns the task it was about.
-    pub(crate) fn answer_over(&mut self, key: SendKey) -> Option<Option<String>> {
+    pub(super) fn answer_over(&mut self, key: SendKey) -> Option<Option<String>> {
         let Carried::Answer(task) = self.keys.get_mut(&key)? else {
             return None;
         };
@@ -243,7 +243,7 @@ impl Requests {
     }
 
     /// The request waits for a connection: a timeout it has starts once it gets one.
-    pub(crate) fn wait_for_connection(&mut self, n: ReqId) {
+    pub(super) fn wait_for_connection(&mut self, n: ReqId) {
         if let Some(p) = self.pending.get_mut(&n) {
             p.waits = p.timeout_at.take().is_some();
         }
@@ -297,7 +297,7 @@ impl Requests {
     }
 
     /// A fresh JSON-RPC id.
-    pub(crate) fn alloc_id(&mut self) -> ReqId {
+    pub(super) fn alloc_id(&mut self) -> ReqId {
         self.next_id.take_next()
     }
 

@@ -105,7 +105,7 @@ impl Pool {
     }
 
     /// The GET listening stream closed: its connection goes to the next in line (returned).
-    pub(crate) fn unlisten(&mut self) -> Vec<SendKey> {
+    pub(super) fn unlisten(&mut self) -> Vec<SendKey> {
         self.listening = false;
         self.admit()
     }
@@ -185,7 +185,7 @@ impl Pool {
 
     /// The link multiplexes: no connection limit from now on; the transmissions waiting in the
     /// model's line are on their way (returned).
-    pub(crate) fn unlimit(&mut self) -> Vec<SendKey> {
+    pub(super) fn unlimit(&mut self) -> Vec<SendKey> {
         self.cap = None;
         self.listening = false;
         self.draining.clear();
@@ -257,7 +257,7 @@ impl Engine {
 
     /// Whether a status poll falling due now waits in the engine: the browser holds
     /// [`HANDED_CAP`] with what is queued for it, or others wait already.
-    pub(crate) fn keeps_poll(&self) -> bool {
+    pub(super) fn keeps_poll(&self) -> bool {
         self.pool.keeps()
             || (self.pool.cap.is_some() && self.pool.handed() + self.out.len() >= HANDED_CAP)
     }
@@ -283,7 +283,7 @@ impl Engine {
 
     /// An output handed to the driver: a transmission takes a connection or waits for one (its
     /// timeout with it), an abort frees or drains one, the listening stream keeps one.
-    pub(crate) fn pool_sees(&mut self, now: Millis, out: &Output) {
+    pub(super) fn pool_sees(&mut self, now: Millis, out: &Output) {
         match out {
             Output::Transmit(Transmit { key, .. }) | Output::Resume { key, .. } => {
                 self.probe_handed(now, *key);
@@ -308,7 +308,7 @@ impl Engine {
     }
 
     /// A transmission's head came: it has a connection.
-    pub(crate) fn pool_headed(&mut self, now: Millis, key: SendKey) {
+    pub(super) fn pool_headed(&mut self, now: Millis, key: SendKey) {
         self.probe.headed(now, key);
         if self.pool.headed(key) {
             self.admitted(now, vec![key]);
@@ -316,14 +316,14 @@ impl Engine {
     }
 
     /// A transmission's stream is over: its connection goes to the next in line.
-    pub(crate) fn pool_ended(&mut self, now: Millis, key: SendKey) {
+    pub(super) fn pool_ended(&mut self, now: Millis, key: SendKey) {
         self.probe.ended(key);
         let admitted = self.pool.ended(key);
         self.admitted(now, admitted);
     }
 
     /// The listening stream closed: its connection goes to the next in line.
-    pub(crate) fn pool_unlisten(&mut self, now: Millis) {
+    pub(super) fn pool_unlisten(&mut self, now: Millis) {
         self.probe.unwitnessed();
         let admitted = self.pool.unlisten();
         self.admitted(now, admitted);
@@ -336,7 +336,7 @@ impl Engine {
     }
 
     /// These transmissions got a connection: their requests' timeouts start now.
-    pub(crate) fn admitted(&mut self, now: Millis, keys: Vec<SendKey>) {
+    pub(super) fn admitted(&mut self, now: Millis, keys: Vec<SendKey>) {
         for key in keys {
             if let Some(n) = self.reqs.id_of(key) {
                 self.reqs.connected(n, now, self.cfg.request_timeout_ms);

@@ -17,9 +17,9 @@ use crate::engine::Engine;
 /// Resumptions in a row that bring no new event before the request fails.
 pub(crate) const MAX_RESUMES: u32 = 5;
 /// Delay before resuming when the server sent no `retry` field.
-pub(crate) const DEFAULT_RETRY_MS: Millis = 1_000;
+pub(super) const DEFAULT_RETRY_MS: Millis = 1_000;
 /// Floor of any resumption delay, whatever `retry` says (a `retry: 0` must not storm).
-pub(crate) const MIN_RETRY_MS: Millis = 100;
+pub(super) const MIN_RETRY_MS: Millis = 100;
 
 /// Where a request's SSE response stream is.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -37,7 +37,7 @@ pub(crate) struct StreamPos {
 /// The wait before resumption number `attempt` (0-based, counted since the last new event): the
 /// server's `retry` for the first, then doubling with jitter up to the error cap (never below
 /// `retry`).
-pub(crate) fn resume_delay(retry_ms: Option<Millis>, attempt: u32, rng: &mut Rng) -> Millis {
+pub(super) fn resume_delay(retry_ms: Option<Millis>, attempt: u32, rng: &mut Rng) -> Millis {
     let base = retry_ms.unwrap_or(DEFAULT_RETRY_MS).max(MIN_RETRY_MS);
     if attempt == 0 {
         return base;
@@ -75,7 +75,7 @@ impl Engine {
     /// Request `n`'s stream ended unanswered (`status`: its HTTP status, `None` when the
     /// transport failed before one): schedules its resumption when that is possible and allowed.
     /// Returns whether it did.
-    pub(crate) fn try_resume(&mut self, now: Millis, n: ReqId, status: Option<u16>) -> bool {
+    pub(super) fn try_resume(&mut self, now: Millis, n: ReqId, status: Option<u16>) -> bool {
         let Some(p) = self.reqs.get_mut(n) else {
             return false;
         };

@@ -270,7 +270,7 @@ impl Engine {
     }
 
     /// The session behind a request is gone: start over and send the request again later.
-    pub(crate) fn session_lost(&mut self, now: Millis, n: ReqId) {
+    pub(super) fn session_lost(&mut self, now: Millis, n: ReqId) {
         let Some(p) = self.take_pending(n) else {
             return;
         };

@@ -58,7 +58,7 @@ pub(crate) struct Standalone {
 
 impl Standalone {
     /// Whether the stream is open and its 2xx head came: it holds a connection.
-    pub(crate) fn is_flowing(&self) -> bool {
+    pub(super) fn is_flowing(&self) -> bool {
         self.key.is_some() && self.opened_at.is_some()
     }
 
@@ -134,7 +134,7 @@ impl Engine {
     }
 
     /// A head for `key`: `true` when `key` is the stream's.
-    pub(crate) fn standalone_head(
+    pub(super) fn standalone_head(
         &mut self,
         now: Millis,
         key: SendKey,
@@ -151,7 +151,7 @@ impl Engine {
     }
 
     /// The stream's position moved (its last event id, the server's `retry:`).
-    pub(crate) fn standalone_cursor(
+    pub(super) fn standalone_cursor(
         &mut self,
         last_event_id: Option<String>,
         retry_ms: Option<Millis>,
@@ -166,7 +166,7 @@ impl Engine {
     }
 
     /// A message came on the stream: the next reopening is a first attempt again.
-    pub(crate) fn standalone_heard(&mut self) {
+    pub(super) fn standalone_heard(&mut self) {
         if self.standalone.key.is_some() {
             self.standalone.attempt = 0;
         }
@@ -176,7 +176,7 @@ impl Engine {
     /// answered with 429 or 5xx, or that ended or broke after it ran, is reopened later; one
     /// answered otherwise (an error status, no event stream: the driver reports those with their
     /// status) is given up for the session.
-    pub(crate) fn standalone_ended(
+    pub(super) fn standalone_ended(
         &mut self,
         now: Millis,
         key: SendKey,

@@ -21,7 +21,7 @@ const PROBE_FELL_BACK: &str = "; the era was negotiated with initialize";
 
 impl Engine {
     /// `body`, arriving on `via`, is not JSON-RPC (`e` says why).
-    pub(crate) fn not_json_rpc(
+    pub(super) fn not_json_rpc(
         &mut self,
         now: Millis,
         via: Option<SendKey>,

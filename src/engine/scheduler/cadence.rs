@@ -12,27 +12,27 @@ use crate::engine::scheduler::{MaybeAt, TaskTimer, Timer};
 use crate::engine::Engine;
 
 /// A task's poll interval when the server gives no hint.
-pub(crate) const DEFAULT_POLL_MS: Millis = 1_000;
+pub(super) const DEFAULT_POLL_MS: Millis = 1_000;
 /// Our own floor under a server's hint: at most 20 status requests per task in any 10 s.
-pub(crate) const MIN_POLL_MS: Millis = 500;
+pub(super) const MIN_POLL_MS: Millis = 500;
 /// A task's gap grows to this fraction of its age (1/10): the callback for a task that ran for
 /// a minute comes at most about 6 s after its end.
-pub(crate) const AGE_DIVISOR: Millis = 10;
+pub(super) const AGE_DIVISOR: Millis = 10;
 /// Jitter added on top of a gap: up to this fraction of it (1/50 = 2 %), never subtracted. Enough
 /// to let the polls of tasks created together drift apart; small enough (1 % on average) that a
 /// young task's end is seen as soon as by a client that waits the interval after each answer.
-pub(crate) const JITTER_DIVISOR: Millis = 50;
+pub(super) const JITTER_DIVISOR: Millis = 50;
 /// Gap ceiling while the page is visible.
 pub(crate) const CAP_VISIBLE_MS: Millis = 20_000;
 /// Gap ceiling while the page is hidden.
-pub(crate) const CAP_HIDDEN_MS: Millis = 60_000;
+pub(super) const CAP_HIDDEN_MS: Millis = 60_000;
 /// Ceiling of the error backoff (before jitter).
 pub const ERROR_CAP_MS: Millis = 30_000;
 /// Catch-up polls (visible again, online again) at most this often.
 pub(crate) const CATCH_UP_THROTTLE_MS: Millis = 5_000;
 /// A timer this late in a visible page means the clock leapt (the machine slept, the page
 /// froze): the polls it held back are spread over one interval instead of going out at once.
-pub(crate) const LEAP_MS: Millis = 2_000;
+pub(super) const LEAP_MS: Millis = 2_000;
 
 /// Per-task poll bookkeeping.
 #[derive(Debug, Clone, Default)]

@@ -32,7 +32,7 @@ impl Rng {
         }
     }
 
-    pub(crate) fn next_u64(&mut self) -> u64 {
+    pub(super) fn next_u64(&mut self) -> u64 {
         let [s0, s1, s2, s3] = &mut self.s;
         let result = s1.wrapping_mul(5).rotate_left(7).wrapping_mul(9);
         let t = *s1 << 17;

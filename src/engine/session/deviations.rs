@@ -56,7 +56,7 @@ impl Engine {
     }
 
     /// The session is ready: the warning kept while connecting is said.
-    pub(crate) fn say_deviations(&mut self) {
+    pub(super) fn say_deviations(&mut self) {
         if let Some(warning) = self.session.deviations.held.take() {
             self.warn(None, warning);
         }

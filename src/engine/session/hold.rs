@@ -12,7 +12,7 @@ use crate::engine::scheduler::Timer;
 use crate::engine::Engine;
 
 /// The longest hold honoured, whatever the server asks.
-pub(crate) const MAX_HOLD_MS: Millis = 5 * 60 * 1000;
+pub(super) const MAX_HOLD_MS: Millis = 5 * 60 * 1000;
 
 impl Engine {
     /// A response said `status` with `Retry-After: retry_after` ms.

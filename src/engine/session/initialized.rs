@@ -15,7 +15,7 @@ pub(crate) const INITIALIZED_WAIT_MS: Millis = 3_000;
 impl Engine {
     /// The `initialized` notification went out as `key`: over HTTP, what the session sends next
     /// waits for its answer.
-    pub(crate) fn wait_for_initialized(&mut self, now: Millis, key: SendKey) {
+    pub(super) fn wait_for_initialized(&mut self, now: Millis, key: SendKey) {
         if self.cfg.link == Link::WebSocket {
             return;
         }

@@ -36,7 +36,7 @@ use crate::engine::requests::{Answer, Failure, Purpose};
 use crate::engine::Engine;
 
 /// The modern protocol version.
-pub(crate) const MODERN_VERSION: &str = crate::protocol::dialect::modern::PROTOCOL_VERSION;
+pub(super) const MODERN_VERSION: &str = crate::protocol::dialect::modern::PROTOCOL_VERSION;
 /// Modern error codes that prove the server is modern: header mismatch, missing capability.
 const MODERN_ONLY_CODES: [i64; 2] = [-32020, -32021];
 /// Unsupported protocol version (`data.supported` lists what the server speaks).
@@ -44,7 +44,7 @@ const UNSUPPORTED_VERSION: i64 = -32022;
 /// The capability extension a modern server offers tasks under.
 const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 /// Where modern results carry the server's name and version.
-pub(crate) const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+pub(super) const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 
 /// A well-formed modern `server/discover` answer.
 #[derive(Debug, Clone, PartialEq)]
@@ -54,7 +54,7 @@ pub(crate) struct Discovered {
     /// It advertises the tasks extension.
     pub(crate) tasks: bool,
     /// It lists an era besides 2026-07-28 (a dual-era server).
-    pub(crate) other_eras: bool,
+    pub(super) other_eras: bool,
 }
 
 impl Discovered {
@@ -90,7 +90,7 @@ pub(crate) fn has_tasks_extension(caps: &Value) -> bool {
 }
 
 /// `serverInfo` of a result, or the modern `_meta` entry.
-pub(crate) fn server_info_of(result: &Value) -> Value {
+pub(super) fn server_info_of(result: &Value) -> Value {
     result
         .get("serverInfo")
         .or_else(|| result.get("_meta").and_then(|m| m.get(META_SERVER_INFO)))
