@@ -37,7 +37,7 @@ stage "native tests" cargo test --locked
 # The core build's engine and protocol (no receiver, no draft dialect) natively: the library tests
 # but coord's (the core build has no tabs, so no coord).
 stage "native tests, core features" cargo test --locked --lib --no-default-features -- --skip coord::
-stage "simulated hour: 1,000 tasks (release, ≥ 1,000× real time)" cargo test --locked --release --lib engine::tests::hour -- --nocapture
+stage "simulated hour: 1,000 tasks (release, ≥ 1,000× real time)" cargo test --locked --release --lib engine::tests::scale::hour -- --nocapture
 stage "fuzz smoke (20k mutated inputs per decoder)" cargo run --quiet --locked --features fuzzing --example fuzz_smoke -- 20000
 stage "build pkg, size budget (file size-budget)" bash scripts/size-check.sh
 stage "build wasm test binaries" cargo test --locked --target wasm32-unknown-unknown --test wasm_driver --test wasm_wire --no-run

@@ -1,15 +1,16 @@
 //! mcp-task-client: an MCP Tasks requestor for browsers, Node and Electron.
 //!
-//! The crate is seven rooms with dependencies pointing one way only:
-//! `js` → `driver` → `coord` (tab coordination) → `engine` → `protocol` → `collections` → `json`.
-//! `protocol`, `engine` and `coord` are pure Rust (sans-IO: time, randomness and bytes are
-//! inputs) and are tested natively; `driver` and `js` exist only on `wasm32`. `collections` holds
+//! The crate is eight rooms with dependencies pointing one way only:
+//! `js` → `driver` → `coord` (tab coordination) → `engine` → `auth` (OAuth as a client) →
+//! `protocol` → `collections` → `json`. `protocol`, `auth`, `engine` and `coord` are pure Rust
+//! (sans-IO: time, randomness and bytes are inputs) and are tested natively; `driver` and `js` exist only on `wasm32`. `collections` holds
 //! the maps, sets and queues the rooms above keep their state in; below them all, `json` is the
 //! JSON value, its text and its reader.
 
 // Size rules (clippy.toml's disallowed items) bind the shipped code; tests may use anything.
 #![cfg_attr(test, allow(clippy::disallowed_types))]
 
+pub mod auth;
 pub mod collections;
 pub mod coord;
 pub mod engine;

@@ -17,11 +17,11 @@ use super::dpop::Dpop;
 use super::global::{self, describe};
 use super::io;
 use super::webcrypto::{sha256, sign_es256};
-use crate::engine::auth::dpop::{key_name, resource_nonce, token_nonce};
-use crate::engine::auth::renewal::{renewal, Held, Renewal};
-use crate::engine::auth::shared::{after_failed_refresh, lock_name, on_lock, Turn};
-use crate::engine::auth::url::base64;
-use crate::engine::auth::{AuthConfig, Flow, Grant, HttpRequest, HttpResponse, Secrets, Step};
+use crate::auth::dpop::{key_name, resource_nonce, token_nonce};
+use crate::auth::renewal::{renewal, Held, Renewal};
+use crate::auth::shared::{after_failed_refresh, lock_name, on_lock, Turn};
+use crate::auth::url::base64;
+use crate::auth::{AuthConfig, Flow, Grant, HttpRequest, HttpResponse, Secrets, Step};
 use crate::protocol::auth::AuthChallenge;
 
 /// Largest metadata or token answer read (bytes).

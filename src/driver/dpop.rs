@@ -1,7 +1,7 @@
 //! DPoP (RFC 9449) for the `auth` option's shell: the client's key (a non-extractable Web Crypto
 //! ES256 key made at first use; kept in IndexedDB when the grant bound to it is persisted, else for
 //! the client's life), the last nonce each server gave, and the proofs
-//! [`crate::engine::auth::dpop`] builds, signed here.
+//! [`crate::auth::dpop`] builds, signed here.
 
 use std::cell::RefCell;
 
@@ -9,9 +9,9 @@ use wasm_bindgen::JsValue;
 
 use super::global;
 use super::webcrypto::{dpop_key, sha256, sign_es256};
-use crate::engine::auth::dpop::{proof_input, ProofFor};
-use crate::engine::auth::jwt::{compact, PublicJwk};
-use crate::engine::auth::url::base64;
+use crate::auth::dpop::{proof_input, ProofFor};
+use crate::auth::jwt::{compact, PublicJwk};
+use crate::auth::url::base64;
 
 /// The key and the nonces.
 pub struct Dpop {

@@ -6,7 +6,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use super::global::describe;
-use crate::engine::auth::jwt::PublicJwk;
+use crate::auth::jwt::PublicJwk;
 
 #[wasm_bindgen(module = "/src/driver/webcrypto.js")]
 extern "C" {

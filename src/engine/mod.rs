@@ -32,61 +32,20 @@
 //!   HTTP 401 is sent once more when the credentials can change, then fails as `Unauthorized`,
 //!   like a 403 (`unauthorized.rs`).
 
-mod absent;
-mod accepted;
-mod answers;
 pub mod api;
-pub mod auth;
-mod backlog;
-mod cadence;
 mod calls;
-mod confirm;
-mod cut;
-mod deletes;
-mod detect;
-mod deviations;
-mod early;
-mod elicit;
-mod encoded;
-mod fetch;
-mod hold;
 mod ids;
-pub(crate) mod initialized;
-mod inputs;
-mod iso8601;
-pub(crate) mod known;
-mod lifecycle;
-mod listen;
-mod multiplex;
-mod negotiate;
-pub(crate) mod no_input;
-mod ops;
-mod pending;
-mod phase;
-mod pool;
-mod pushed;
-mod quirks;
-mod race;
 #[cfg(feature = "receiver")]
 mod receiver;
 mod registry;
 mod requests;
-mod results;
-pub(crate) mod resume;
-mod rng;
-mod routing;
 mod scheduler;
 mod session;
-pub mod snapshot;
-mod socket;
-pub use socket::{first_socket_failed, FirstSocket};
-mod standalone;
-mod tasks;
-mod tools;
-mod unauthorized;
-mod unreached;
-mod unreadable;
-pub mod verdict;
+mod snapshots;
+#[cfg(target_arch = "wasm32")]
+pub(crate) use registry::known;
+pub use scheduler::socket::{first_socket_failed, FirstSocket};
+pub use snapshots::{snapshot, verdict};
 
 #[cfg(test)]
 pub(crate) mod testkit;
@@ -120,16 +79,16 @@ use api::{
     CallOptions, ClientError, Config, End, ErrorKind, Event, Input, InputId, Millis, OpId, Output,
     SubId,
 };
+use calls::inputs::Inputs;
+use calls::tools::Tools;
 use calls::Call;
 use ids::CallId;
-use inputs::Inputs;
-use pending::Requests;
 use registry::Registry;
+use requests::pending::Requests;
 use requests::Purpose;
-use rng::Rng;
+use scheduler::rng::Rng;
 use scheduler::{TaskTimer, Timer, Timers};
 use session::Session;
-use tools::Tools;
 
 /// What a subscription waits on.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -149,22 +108,22 @@ pub struct Engine {
     session: Session,
     reqs: Requests,
     /// The browser's connections to the server, where they are few (HTTP/1.1).
-    pool: pool::Pool,
+    pool: requests::pool::Pool,
     /// Whether an assumed HTTP/1.1 link multiplexes (see `multiplex.rs`).
-    probe: multiplex::Probe,
+    probe: requests::multiplex::Probe,
     tasks: Registry,
     subs: IdMap<SubId, Target>,
     calls: IdMap<CallId, Box<Call>>,
     inputs: Inputs,
     tools: Tools,
-    listen: listen::Listen,
+    listen: calls::listen::Listen,
     /// The legacy GET listening stream.
-    standalone: standalone::Standalone,
+    standalone: requests::standalone::Standalone,
     /// The WebSocket link's reconnects.
-    socket: socket::Socket,
-    blocking: results::Blocking,
+    socket: scheduler::socket::Socket,
+    blocking: calls::results::Blocking,
     /// Status pushes that came before the answer naming their task.
-    early: early::EarlyPushes,
+    early: registry::early::EarlyPushes,
     /// Tasks this client runs for the server.
     #[cfg(feature = "receiver")]
     hosted: receiver::Hosted,
@@ -188,7 +147,7 @@ impl Engine {
     /// [`Engine::resume`] continues a session in it.
     fn idle(config: Config, rng: Rng) -> Engine {
         let session = Session::new(&config);
-        let pool = pool::Pool::new(config.link.connections());
+        let pool = requests::pool::Pool::new(config.link.connections());
         Engine {
             cfg: config,
             rng,
@@ -197,17 +156,17 @@ impl Engine {
             session,
             reqs: Requests::default(),
             pool,
-            probe: multiplex::Probe::default(),
+            probe: requests::multiplex::Probe::default(),
             tasks: Registry::new(),
             subs: IdMap::default(),
             calls: IdMap::default(),
             inputs: Inputs::default(),
             tools: Tools::default(),
-            listen: listen::Listen::default(),
-            early: early::EarlyPushes::default(),
-            standalone: standalone::Standalone::default(),
-            socket: socket::Socket::default(),
-            blocking: results::Blocking::default(),
+            listen: calls::listen::Listen::default(),
+            early: registry::early::EarlyPushes::default(),
+            standalone: requests::standalone::Standalone::default(),
+            socket: scheduler::socket::Socket::default(),
+            blocking: calls::results::Blocking::default(),
             #[cfg(feature = "receiver")]
             hosted: receiver::Hosted::default(),
             timers: Timers::default(),
@@ -392,7 +351,7 @@ impl Engine {
     /// The id and latest snapshot of a task the engine tracks, as the engine keeps them (shared,
     /// not copied: a host showing them keeps no copy of its own).
     #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
-    pub(crate) fn known(&self, task_id: &str) -> Option<(Rc<str>, Rc<known::Known>)> {
+    pub(crate) fn known(&self, task_id: &str) -> Option<(Rc<str>, Rc<registry::known::Known>)> {
         let snapshot = self.tasks.get(task_id)?.snapshot.clone()?;
         Some((self.tasks.id(task_id)?, snapshot))
     }
@@ -437,7 +396,7 @@ impl Engine {
         self.calls.clear();
         self.inputs = Inputs::default();
         self.reqs = Requests::default();
-        self.blocking = results::Blocking::default();
+        self.blocking = calls::results::Blocking::default();
         #[cfg(feature = "receiver")]
         {
             self.hosted = receiver::Hosted::default();

@@ -7,12 +7,12 @@ use crate::json::Value;
 use wasm_bindgen::prelude::*;
 
 #[cfg(feature = "oauth")]
+use crate::auth::AuthConfig;
+#[cfg(feature = "oauth")]
 use crate::driver::auth::AuthShell;
 use crate::driver::tabs::SharedOptions;
 use crate::driver::{HeaderSource, TransportKind};
 use crate::engine::api::{Augment, CallOptions, Config, DialectChoice, Link};
-#[cfg(feature = "oauth")]
-use crate::engine::auth::AuthConfig;
 
 /// `connect`'s settings, read.
 pub struct Settings {

@@ -135,7 +135,7 @@ export function checkBounds(stats, { n, sessionFaults = 0, restarts = 0, refused
   // A task the server had already reported over (a push) before refusing its poll had its result asked for on
   // that news, maybe while the refused poll was still on its way: the fetch may reach the server after the
   // refusal although it left the client before (seen: 30 calls' requests queued in the browser's six
-  // connections). The engine holding results during a Retry-After is tested natively (engine::tests::batch).
+  // connections). The engine holding results during a Retry-After is tested natively (engine::tests::scale::batch).
   const fetchedOnNews = (ra, req) => req?.[1] === "tasks/result" && stats.tasks[ra.taskId]?.terminalAt < ra.at;
   for (const ra of stats.retryAfter) {
     const next = ra.taskId

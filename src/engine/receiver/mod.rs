@@ -27,7 +27,7 @@ use crate::protocol::object;
 use crate::protocol::jsonrpc::{Id, RpcError};
 
 use super::api::{InputId, Millis};
-use super::iso8601::format_millis;
+use super::registry::iso8601::format_millis;
 
 /// The ttl of a task whose requestor asked for none.
 pub(crate) const DEFAULT_TTL_MS: Millis = 60 * 60 * 1000;

@@ -9,10 +9,10 @@ use crate::protocol::jsonrpc::{codes, Id, Message, RpcError};
 use crate::protocol::model::{Dialect, InputRequest};
 use crate::protocol::object;
 
-use super::super::api::Millis;
-use super::super::inputs::Origin;
-use super::super::Engine;
 use super::{wire, Hosted, Status};
+use crate::engine::api::Millis;
+use crate::engine::calls::inputs::Origin;
+use crate::engine::Engine;
 
 /// The `{taskId}` a `tasks/get|result|cancel` names.
 fn task_id(params: Option<&Value>) -> Result<&str, RpcError> {

@@ -25,7 +25,7 @@ use super::api::{
     Transmit,
 };
 use super::requests::Purpose;
-use super::rng::Rng;
+use super::scheduler::rng::Rng;
 use super::Engine;
 use crate::collections::hash::IdHash;
 use delivery::Delivery;

@@ -1,0 +1,404 @@
+//! The cached `tools/list` and the task-augmentation policy for `tools/call`.
+//!
+//! Policy (decided client-side, because servers answer violations inconsistently):
+//! - a tool's `execution.taskSupport`: `required` → always augment (`never` is refused),
+//!   `forbidden` → never (`always` is refused), `optional` → the caller's choice (default: augment);
+//! - no `taskSupport`: from protocol 2025-11-25 on this means `forbidden`, so only an explicit
+//!   `always` augments; before 2025-11-25 (the draft era) the field did not exist and the
+//!   server's `tasks.requests.tools.call` capability alone decides `auto`;
+//! - a server whose `tasks.requests` omits `tools.call` refuses task-augmented calls (`always` on a
+//!   tool without `required` is refused); one advertising `tasks: {}` without `requests` (rmcp 2.0)
+//!   is taken at its tools' word: `required`/`optional` tools are augmented;
+//! - in a dialect where the server alone decides (modern), nothing is asked and nothing refused.
+
+use std::borrow::Cow;
+
+use crate::collections::sorted::SortedSet;
+
+use crate::json::{Map, Value};
+
+use crate::engine::ids::CallId;
+use crate::protocol::jsonrpc::codes;
+use crate::protocol::object;
+
+use crate::engine::api::{Augment, ClientError, ErrorKind, Millis, OpId};
+use crate::engine::requests::{Answer, Failure, Purpose};
+use crate::engine::scheduler::cadence;
+use crate::engine::scheduler::Timer;
+use crate::engine::session::quirks::Quirk;
+use crate::engine::Engine;
+
+/// The protocol version from which tools declare `execution.taskSupport`.
+const TOOL_LEVEL_SUPPORT_SINCE: &str = "2025-11-25";
+/// Stop paging a `tools/list` that never ends.
+const MAX_PAGES: u32 = 100;
+/// Attempts at a `tools/list` (with backoff) before calls go on without it.
+const TRIES: u32 = 3;
+
+/// A tool's declared task support.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Support {
+    Forbidden,
+    Optional,
+    Required,
+    Unspecified,
+}
+
+/// The tools cache and who waits for it.
+#[derive(Debug, Default)]
+pub(crate) struct Tools {
+    /// A `tools/list` was completed. A failed one is not remembered: the calls that waited go
+    /// on without the tools' word, the next call asks again (unless the server has none).
+    pub(crate) loaded: bool,
+    fetching: bool,
+    /// Failed attempts of the current fetch.
+    errors: u32,
+    pages: u32,
+    seen_cursors: SortedSet<String>,
+    acc: Vec<Value>,
+    /// The tools by name, in a JSON object's map (the one every object already instantiates).
+    by_name: Map<String, Value>,
+    /// Calls waiting for the cache.
+    pub(crate) waiting: Vec<CallId>,
+    /// `list_tools` operations waiting for the listing.
+    pub(crate) ops: Vec<OpId>,
+}
+
+impl Tools {
+    pub(crate) fn support(&self, name: &str) -> Support {
+        let word = self
+            .by_name
+            .get(name)
+            .and_then(|t| t.get("execution"))
+            .and_then(|e| e.get("taskSupport"))
+            .and_then(Value::as_str);
+        match word {
+            Some("forbidden") => Support::Forbidden,
+            Some("optional") => Support::Optional,
+            Some("required") => Support::Required,
+            _ => Support::Unspecified,
+        }
+    }
+
+    pub(crate) fn input_schema(&self, name: &str) -> Option<&Value> {
+        self.by_name.get(name)?.get("inputSchema")
+    }
+
+    /// The tools list changed on the server: fetch again before the next call.
+    pub(super) fn invalidate(&mut self) {
+        if !self.fetching {
+            self.loaded = false;
+        }
+    }
+}
+
+/// Whether any dialect lets `method` run as a task: not the handshake and session plumbing,
+/// not a listing, not the task methods themselves, not notifications.
+pub(super) fn augmentable(method: &str) -> bool {
+    const NEVER: [&str; 8] = [
+        "initialize",
+        "ping",
+        "server/discover",
+        "subscriptions/listen",
+        "logging/setLevel",
+        "resources/subscribe",
+        "resources/unsubscribe",
+        "completion/complete",
+    ];
+    !(NEVER.contains(&method)
+        || method.ends_with("/list")
+        || method.starts_with("tasks/")
+        || method.starts_with("notifications/"))
+}
+
+/// The capabilities `decide` reads. Where the requestor names tasks (draft), a server that
+/// declares no `tasks` at all is taken to accept task-augmented `tools/call`: the draft's first
+/// revision had no declaration, and a receiver without task support ignores the name and answers.
+pub(super) fn effective_caps(server_caps: &Value, names_tasks: bool) -> Cow<'_, Value> {
+    let undeclared = server_caps.get("tasks").is_none_or(Value::is_null);
+    if !(names_tasks && undeclared) {
+        return Cow::Borrowed(server_caps);
+    }
+    let mut caps = match server_caps {
+        Value::Object(_) => server_caps.clone(),
+        _ => Value::Object(crate::json::Map::new()),
+    };
+    let call = object([("call", Value::Bool(true))]);
+    let tasks = object([("requests", object([("tools", call)]))]);
+    if let Some(o) = caps.as_object_mut() {
+        o.insert("tasks".into(), tasks);
+    }
+    Cow::Owned(caps)
+}
+
+fn refused(msg: &str) -> ClientError {
+    ClientError::new(ErrorKind::InvalidInput, msg)
+}
+
+/// The caller or the tool insists on a task.
+pub(super) fn needs_task(support: Option<Support>, choice: Augment) -> bool {
+    choice == Augment::Always || (support == Some(Support::Required) && choice != Augment::Never)
+}
+
+/// Whether to ask for a task; `support` is `None` for requests other than `tools/call`.
+pub(crate) fn decide(
+    server_caps: &Value,
+    protocol_version: &str,
+    support: Option<Support>,
+    choice: Augment,
+    augments: bool,
+) -> Result<bool, ClientError> {
+    if !augments {
+        return Ok(false);
+    }
+    let Some(support) = support else {
+        return Ok(choice == Augment::Always);
+    };
+    let tasks = server_caps.get("tasks");
+    let requests = tasks.and_then(|t| t.get("requests"));
+    let server_offers = requests
+        .and_then(|r| r.get("tools"))
+        .and_then(|t| t.get("call"))
+        .is_some();
+    let server_refuses = requests.is_some() && !server_offers;
+    let tool_level = !protocol_version.is_empty() && protocol_version >= TOOL_LEVEL_SUPPORT_SINCE;
+    match (support, choice) {
+        (Support::Required, Augment::Never) => Err(refused(
+            "this tool requires a task (execution.taskSupport = required)",
+        )),
+        (Support::Required, _) => Ok(true),
+        (Support::Forbidden, Augment::Always) => Err(refused(
+            "this tool forbids tasks (execution.taskSupport = forbidden)",
+        )),
+        (Support::Forbidden, _) | (_, Augment::Never) => Ok(false),
+        (_, Augment::Always) if server_refuses => Err(refused(
+            "the server does not accept task-augmented tools/call",
+        )),
+        (Support::Optional, _) => Ok(!server_refuses),
+        (Support::Unspecified, Augment::Always) => Ok(true),
+        (Support::Unspecified, Augment::Auto) => Ok(!tool_level && server_offers),
+    }
+}
+
+impl Engine {
+    /// Starts a `tools/list` (all pages) unless one is running; `force` refetches a loaded cache.
+    pub(crate) fn fetch_tools(&mut self, now: Millis, force: bool) {
+        if self.tools.fetching || (self.tools_known() && !force) {
+            return;
+        }
+        self.tools.fetching = true;
+        self.tools.errors = 0;
+        self.start_tools(now);
+    }
+
+    fn start_tools(&mut self, now: Millis) {
+        self.tools.pages = 0;
+        self.tools.acc.clear();
+        self.tools.seen_cursors.clear();
+        self.dispatch(now, Purpose::Tools { cursor: None });
+    }
+
+    /// The backoff after a failed `tools/list` passed: ask again.
+    pub(crate) fn retry_tools(&mut self, now: Millis) {
+        if self.tools.fetching {
+            self.start_tools(now);
+        }
+    }
+
+    pub(crate) fn on_tools_page(&mut self, now: Millis, res: Answer) {
+        let page = match res {
+            Ok(v) => v,
+            Err(f) => return self.tools_error(now, &f),
+        };
+        let Some(items) = page.get("tools").and_then(Value::as_array) else {
+            let error = ClientError::new(ErrorKind::Protocol, "tools/list result without `tools`");
+            return self.tools_error(
+                now,
+                &Failure::Transport {
+                    error,
+                    status: None,
+                    retry_after: None,
+                },
+            );
+        };
+        self.tools.acc.extend(items.iter().cloned());
+        self.tools.pages += 1;
+        let next = page
+            .get("nextCursor")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        if let Some(cursor) = next {
+            if self.tools.pages < MAX_PAGES && self.tools.seen_cursors.insert(cursor.clone()) {
+                return self.dispatch(
+                    now,
+                    Purpose::Tools {
+                        cursor: Some(cursor),
+                    },
+                );
+            }
+        }
+        let all = std::mem::take(&mut self.tools.acc);
+        self.tools.by_name = Map::new();
+        for t in &all {
+            if let Some(name) = t.get("name").and_then(Value::as_str) {
+                self.tools.by_name.insert(name.to_owned(), t.clone());
+            }
+        }
+        self.tools_settled(now, Ok(object([("tools", Value::Array(all))])), true);
+    }
+
+    /// A `tools/list` attempt failed: say so and try again with backoff, a few times, unless
+    /// the server has no such method.
+    fn tools_error(&mut self, now: Millis, f: &Failure) {
+        let absent = matches!(f, Failure::Rpc(e) if e.code == codes::METHOD_NOT_FOUND);
+        self.tools.errors = self.tools.errors.saturating_add(1);
+        if absent || self.tools.errors >= TRIES {
+            return self.tools_failed(now, f.client_error(), absent);
+        }
+        self.warn(None, f.client_error());
+        let delay = cadence::error_delay(&mut self.rng, self.tools.errors, f.retry_after(), None);
+        self.timers.set(Timer::Tools, now.saturating_add(delay));
+    }
+
+    /// The listing failed for good: waiting operations get the error; waiting calls go on
+    /// without it. `never`: the server has no `tools/list` (no later call asks again).
+    pub(crate) fn tools_failed(&mut self, now: Millis, error: ClientError, never: bool) {
+        if never {
+            self.session.quirks.insert(Quirk::NoToolsList);
+        }
+        self.warn(None, error.clone());
+        self.tools_settled(now, Err(error), false);
+    }
+
+    /// Whether there is nothing to ask: the tools are listed, or the server lists none.
+    pub(super) fn tools_known(&self) -> bool {
+        self.tools.loaded || self.session.quirks.has(Quirk::NoToolsList)
+    }
+
+    fn tools_settled(&mut self, now: Millis, result: Result<Value, ClientError>, loaded: bool) {
+        self.tools.fetching = false;
+        self.tools.loaded = loaded;
+        self.timers.clear(&Timer::Tools);
+        for op in std::mem::take(&mut self.tools.ops) {
+            self.reply(op, result.clone());
+        }
+        for c in std::mem::take(&mut self.tools.waiting) {
+            if let Some(call) = self.calls.get_mut(&c) {
+                call.tools_checked = true;
+            }
+            self.dispatch(now, Purpose::Call(c));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::json::json;
+
+    use super::*;
+
+    const V25: &str = "2025-11-25";
+
+    #[test]
+    fn tool_level_support_rules() {
+        let caps = json!({ "tasks": { "requests": { "tools": { "call": {} } } } });
+        let d = |s, c| decide(&caps, V25, Some(s), c, true);
+        assert_eq!(d(Support::Required, Augment::Auto), Ok(true));
+        assert!(d(Support::Required, Augment::Never).is_err());
+        assert_eq!(d(Support::Forbidden, Augment::Auto), Ok(false));
+        assert!(d(Support::Forbidden, Augment::Always).is_err());
+        assert_eq!(d(Support::Optional, Augment::Auto), Ok(true));
+        assert_eq!(d(Support::Optional, Augment::Never), Ok(false));
+        assert_eq!(d(Support::Unspecified, Augment::Auto), Ok(false));
+        assert_eq!(d(Support::Unspecified, Augment::Always), Ok(true));
+    }
+
+    #[test]
+    fn server_capabilities_and_eras() {
+        let no_tools_call = json!({ "tasks": { "requests": {} } });
+        assert_eq!(
+            decide(
+                &no_tools_call,
+                V25,
+                Some(Support::Optional),
+                Augment::Auto,
+                true
+            ),
+            Ok(false)
+        );
+        assert!(decide(
+            &no_tools_call,
+            V25,
+            Some(Support::Optional),
+            Augment::Always,
+            true
+        )
+        .is_err());
+        // rmcp 2.0: `tasks: {}` — the tools' word counts.
+        let bare = json!({ "tasks": {} });
+        assert_eq!(
+            decide(&bare, V25, Some(Support::Optional), Augment::Auto, true),
+            Ok(true)
+        );
+        assert_eq!(
+            decide(&bare, V25, Some(Support::Required), Augment::Auto, true),
+            Ok(true)
+        );
+        // Draft era: no tool-level field; the capability decides.
+        let draft = json!({ "tasks": { "requests": { "tools": { "call": true } } } });
+        assert_eq!(
+            decide(
+                &draft,
+                "2025-06-18",
+                Some(Support::Unspecified),
+                Augment::Auto,
+                true
+            ),
+            Ok(true)
+        );
+        assert_eq!(
+            decide(
+                &json!({}),
+                "2025-06-18",
+                Some(Support::Unspecified),
+                Augment::Auto,
+                true
+            ),
+            Ok(false)
+        );
+        // The server decides alone: never ask, never refuse.
+        assert_eq!(
+            decide(
+                &no_tools_call,
+                V25,
+                Some(Support::Forbidden),
+                Augment::Always,
+                false
+            ),
+            Ok(false)
+        );
+        // Draft: a server that declares nothing is asked (it ignores the name if it must).
+        let plain = json!({ "tools": {} });
+        let undeclared = effective_caps(&plain, true);
+        let d = |caps: &Value| {
+            decide(
+                caps,
+                "2025-06-18",
+                Some(Support::Unspecified),
+                Augment::Auto,
+                true,
+            )
+        };
+        assert_eq!(d(&undeclared), Ok(true));
+        assert_eq!(
+            d(&effective_caps(&json!({ "tools": {} }), false)),
+            Ok(false)
+        );
+        assert_eq!(d(&effective_caps(&Value::Null, true)), Ok(true));
+        let declared = json!({ "tasks": { "requests": {} } });
+        assert_eq!(d(&effective_caps(&declared, true)), Ok(false));
+        // Other requests: only on explicit request.
+        assert_eq!(decide(&draft, V25, None, Augment::Auto, true), Ok(false));
+        assert_eq!(decide(&draft, V25, None, Augment::Always, true), Ok(true));
+    }
+}

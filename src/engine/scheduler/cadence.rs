@@ -1,0 +1,286 @@
+//! The poll cadence, as pure functions of a task's poll state: the server's interval while a
+//! task is young, then a gap growing with its age (a tenth of it, capped), with a little jitter
+//! on top and never below the interval; the backoff of every retry. And keeping each task's
+//! cadence when the engine's time is disturbed: catch-up polls (visible or online again) and a
+//! leap of the clock (the machine slept, the page froze) spread the polls they release over one
+//! interval instead of sending them all in one tick, and never sooner than a task's interval
+//! after its last poll.
+
+use super::rng::Rng;
+use crate::engine::api::Millis;
+use crate::engine::scheduler::{MaybeAt, TaskTimer, Timer};
+use crate::engine::Engine;
+
+/// A task's poll interval when the server gives no hint.
+pub(super) const DEFAULT_POLL_MS: Millis = 1_000;
+/// Our own floor under a server's hint: at most 20 status requests per task in any 10 s.
+pub(super) const MIN_POLL_MS: Millis = 500;
+/// A task's gap grows to this fraction of its age (1/10): the callback for a task that ran for
+/// a minute comes at most about 6 s after its end.
+pub(super) const AGE_DIVISOR: Millis = 10;
+/// Jitter added on top of a gap: up to this fraction of it (1/50 = 2 %), never subtracted. Enough
+/// to let the polls of tasks created together drift apart; small enough (1 % on average) that a
+/// young task's end is seen as soon as by a client that waits the interval after each answer.
+pub(super) const JITTER_DIVISOR: Millis = 50;
+/// Gap ceiling while the page is visible.
+pub(crate) const CAP_VISIBLE_MS: Millis = 20_000;
+/// Gap ceiling while the page is hidden.
+pub(super) const CAP_HIDDEN_MS: Millis = 60_000;
+/// Ceiling of the error backoff (before jitter).
+pub const ERROR_CAP_MS: Millis = 30_000;
+/// Catch-up polls (visible again, online again) at most this often.
+pub(crate) const CATCH_UP_THROTTLE_MS: Millis = 5_000;
+/// A timer this late in a visible page means the clock leapt (the machine slept, the page
+/// froze): the polls it held back are spread over one interval instead of going out at once.
+pub(super) const LEAP_MS: Millis = 2_000;
+
+/// Per-task poll bookkeeping.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PollState {
+    /// Since when the task has had its current status (as this engine saw it): the cadence's
+    /// age counts from here, so a task that just moved on is polled at its interval again.
+    pub(crate) since: MaybeAt,
+    /// Consecutive failed polls (drives the error backoff).
+    pub(crate) errors: u32,
+    /// When the last status request went out.
+    pub(crate) last_sent: MaybeAt,
+    /// When the last status answer came back.
+    pub(crate) last_answered: MaybeAt,
+    /// A status request is queued or in flight.
+    pub(crate) in_flight: bool,
+    /// The next poll was already moved once because the clock leapt (never moved twice).
+    pub(crate) respaced: bool,
+}
+
+impl PollState {
+    /// The earliest time from `now` that the next status request may go out, `floor` after the
+    /// last one was sent or answered, whichever is later: a request that waited in the browser
+    /// reached the server late, and the server must still see the spacing it asked for.
+    pub(crate) fn earliest_next(&self, now: Millis, floor: Millis) -> Millis {
+        let last = self.last_sent.get().max(self.last_answered.get());
+        last.map_or(now, |last| now.max(last.saturating_add(floor)))
+    }
+}
+
+/// The spacing a task's status requests keep: the server's interval (never below
+/// [`MIN_POLL_MS`]), or [`DEFAULT_POLL_MS`] without a hint.
+pub(crate) fn floor(server_interval: Option<Millis>) -> Millis {
+    server_interval.map_or(DEFAULT_POLL_MS, |iv| iv.max(MIN_POLL_MS))
+}
+
+fn cap(visible: bool, server_interval: Option<Millis>) -> Millis {
+    let cap = if visible {
+        CAP_VISIBLE_MS
+    } else {
+        CAP_HIDDEN_MS
+    };
+    cap.max(floor(server_interval))
+}
+
+/// The gap after a good poll of a task that has had its status for `age` ms: the interval while
+/// the task is young, then a tenth of its age (so its end is seen at most ~10 % late), capped at
+/// 20 s (60 s hidden); never below the interval.
+pub(crate) fn poll_gap(server_interval: Option<Millis>, age: Millis, visible: bool) -> Millis {
+    (age / AGE_DIVISOR)
+        .min(cap(visible, server_interval))
+        .max(floor(server_interval))
+}
+
+/// The longest a gap can be drawn to: the gap plus its jitter.
+pub(crate) fn with_jitter_bound(gap: Millis) -> Millis {
+    gap.saturating_add(gap / JITTER_DIVISOR)
+}
+
+/// Delay before the next poll: [`poll_gap`] plus up to 2 % jitter on top (so polls of tasks
+/// created together drift apart, and never come sooner than the gap).
+pub(crate) fn poll_delay(
+    rng: &mut Rng,
+    server_interval: Option<Millis>,
+    age: Millis,
+    visible: bool,
+) -> Millis {
+    let gap = poll_gap(server_interval, age, visible);
+    rng.between(gap, with_jitter_bound(gap))
+}
+
+/// A task's first poll is spread over at most this many ms on top of its gap: tasks created
+/// together fall out of step once (on HTTP/1.1, 20 polls take a few ms each on 6 connections),
+/// and keep their cadence after. Bounded in ms, not in a fraction of the gap: every ms of it is
+/// latency added to a task that ends before its first poll or on a later one.
+pub(crate) const FIRST_SPREAD_MS: Millis = 20;
+
+/// Delay before a task's first poll (just created, or just named): its gap plus up to
+/// [`FIRST_SPREAD_MS`].
+pub(crate) fn first_poll_delay(
+    rng: &mut Rng,
+    server_interval: Option<Millis>,
+    visible: bool,
+) -> Millis {
+    let gap = poll_gap(server_interval, 0, visible);
+    rng.between(gap, with_first_spread_bound(gap))
+}
+
+/// The longest a first gap can be drawn to: the gap plus its spread.
+pub(crate) fn with_first_spread_bound(gap: Millis) -> Millis {
+    gap.saturating_add(FIRST_SPREAD_MS)
+}
+
+/// Base delay of the first retry.
+pub const BACKOFF_BASE_MS: Millis = 1_000;
+
+/// The backoff of the `attempt`-th retry (0-based): min(1 s·2ⁿ, 30 s) × U(0.5, 1.5). The one
+/// formula for every retry: failed polls here, reconnects in the driver.
+pub fn backoff_delay(attempt: u32, rng: &mut Rng) -> Millis {
+    let base = BACKOFF_BASE_MS
+        .saturating_mul(1 << attempt.min(16))
+        .min(ERROR_CAP_MS);
+    (base as f64 * (0.5 + rng.unit())) as Millis
+}
+
+/// Delay after the `errors`-th consecutive failure (1-based): [`backoff_delay`] of attempt
+/// `errors - 1`, never below the server's interval nor a `Retry-After` the server sent.
+pub(crate) fn error_delay(
+    rng: &mut Rng,
+    errors: u32,
+    retry_after: Option<Millis>,
+    server_interval: Option<Millis>,
+) -> Millis {
+    backoff_delay(errors.saturating_sub(1), rng)
+        .max(floor(server_interval))
+        .max(retry_after.unwrap_or(0))
+}
+
+/// After a push: the next poll only as a safety net, a tenth later than the longest gap: a server
+/// that pushes every 20 s (its interval, or our cap) has its next push in before the poll is due.
+pub(crate) fn safety_delay(server_interval: Option<Millis>, visible: bool) -> Millis {
+    let gap = cap(visible, server_interval);
+    gap.saturating_add(gap / 10)
+}
+
+impl Engine {
+    /// The last word on a status request about to go out: sooner than the task's interval after
+    /// the one before (a retry after a failed poll, a request sent again in a new session), it
+    /// waits for its time on the task's poll timer instead. Whether it was put off.
+    pub(crate) fn poll_too_soon(&mut self, now: Millis, task_id: &str) -> bool {
+        let Some(e) = self.tasks.get_mut(task_id) else {
+            return false;
+        };
+        let at = e.poll.earliest_next(now, floor(e.server_interval()));
+        if at <= now {
+            return false;
+        }
+        e.poll.in_flight = false;
+        self.timers.set(Timer::Task(TaskTimer::Poll, e.slot), at);
+        true
+    }
+
+    /// A status request of the task came back unanswered (its session was gone): the server saw
+    /// it, so the next one keeps the interval from now.
+    pub(crate) fn poll_came_back(&mut self, now: Millis, task_id: &str) {
+        if let Some(e) = self.tasks.get_mut(task_id) {
+            e.poll.last_answered = now.into();
+        }
+    }
+
+    /// A catch-up poll: as soon as the task's interval allows, at a random point of the next
+    /// interval (unless its poll is due sooner anyway).
+    pub(crate) fn poll_spread(&mut self, now: Millis, task_id: &str) {
+        let Some(e) = self.tasks.get(task_id) else {
+            return;
+        };
+        if e.subs.is_empty() || e.is_terminal() || e.poll.in_flight {
+            return;
+        }
+        let floor = floor(e.server_interval());
+        let earliest = e.poll.earliest_next(now, floor);
+        let timer = Timer::Task(TaskTimer::Poll, e.slot);
+        let at = earliest.max(now.saturating_add(self.rng.between(0, floor)));
+        self.timers.set_earlier(timer, at);
+    }
+
+    /// The clock leapt past due polls: each poll late by more than [`LEAP_MS`] moves (once) to a
+    /// random point of its task's next interval. Only while visible: a hidden page's timers are
+    /// late by the browser's choice (throttling), and moving them would only wait for its next
+    /// throttled wake.
+    pub(crate) fn respace_after_leap(&mut self, now: Millis) {
+        let late = now.saturating_sub(LEAP_MS);
+        if !self.visible || self.timers.next().is_none_or(|due| due >= late) {
+            return;
+        }
+        for timer in self.timers.due_before(late) {
+            let Timer::Task(TaskTimer::Poll, slot) = timer else {
+                continue;
+            };
+            let Some(e) = self.tasks.at_mut(slot) else {
+                continue;
+            };
+            if e.poll.respaced {
+                continue;
+            }
+            e.poll.respaced = true;
+            let floor = floor(e.server_interval());
+            let at = now.saturating_add(self.rng.between(0, floor));
+            self.timers.set(timer, at);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_grows_is_capped_and_jittered() {
+        let mut rng = Rng::new(42);
+        for attempt in 0..40u32 {
+            let base = (BACKOFF_BASE_MS << attempt.min(16)).min(ERROR_CAP_MS);
+            let d = backoff_delay(attempt, &mut rng);
+            assert!(d >= base / 2 && d <= base * 3 / 2, "attempt {attempt}: {d}");
+        }
+        let spread: Vec<u64> = (0..20).map(|_| backoff_delay(3, &mut rng)).collect();
+        assert!(spread.iter().any(|&d| d != spread[0]), "jitter varies");
+    }
+
+    #[test]
+    fn cadence_keeps_the_interval_while_young_then_a_tenth_of_the_age() {
+        let mut rng = Rng::new(3);
+        for _ in 0..200 {
+            // No hint: 1 s (+ ≤ 2 %) while young.
+            let d0 = poll_delay(&mut rng, None, 0, true);
+            assert!((1_000..=1_020).contains(&d0), "{d0}");
+            // A 2-minute-old task: 12 s (+ ≤ 2 %).
+            let d = poll_delay(&mut rng, None, 120_000, true);
+            assert!((12_000..=12_240).contains(&d), "{d}");
+            // Old tasks: the ceiling, visible and hidden.
+            assert!((20_000..=20_400).contains(&poll_delay(&mut rng, None, 3_600_000, true)));
+            assert!((60_000..=61_200).contains(&poll_delay(&mut rng, None, 3_600_000, false)));
+            // Server hint of 5 s: never below it.
+            assert!((5_000..=5_100).contains(&poll_delay(&mut rng, Some(5_000), 0, true)));
+            assert!(poll_delay(&mut rng, Some(5_000), 70_000, true) >= 7_000);
+            // A hint above the ceiling wins over the ceiling; a tiny hint meets our floor.
+            assert!(poll_delay(&mut rng, Some(90_000), 3_600_000, true) >= 90_000);
+            assert!(poll_delay(&mut rng, Some(10), 0, true) >= MIN_POLL_MS);
+        }
+        // The jitter does spread.
+        let distinct: std::collections::BTreeSet<_> = (0..100)
+            .map(|_| poll_delay(&mut rng, None, 0, true))
+            .collect();
+        assert!(distinct.len() > 10);
+    }
+
+    #[test]
+    fn error_backoff_is_bounded_and_honours_retry_after() {
+        let mut rng = Rng::new(9);
+        for _ in 0..200 {
+            let d1 = error_delay(&mut rng, 1, None, None);
+            assert!((500..=1_500).contains(&d1), "{d1}");
+            let d9 = error_delay(&mut rng, 9, None, None);
+            assert!((15_000..=45_000).contains(&d9), "{d9}");
+            assert!(error_delay(&mut rng, 1, Some(7_000), None) >= 7_000);
+            assert!(error_delay(&mut rng, 1, None, Some(4_000)) >= 4_000);
+            assert!(error_delay(&mut rng, 1_000, None, None) <= 45_000);
+        }
+        assert_eq!(safety_delay(None, true), 22_000);
+        assert_eq!(safety_delay(Some(90_000), false), 99_000);
+    }
+}

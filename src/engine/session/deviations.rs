@@ -1,0 +1,64 @@
+//! What a server does off the protocol that the client works around, said to the host once per
+//! kind for the engine's life. Before the session is ready the first such warning is kept and
+//! said once it is (the host reads a warning while connecting as the connect failing); another
+//! kind seen meanwhile is said when it happens again.
+
+use crate::engine::api::ClientError;
+use crate::engine::Engine;
+
+/// A kind of deviation the client works around.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Deviation {
+    /// `server/discover` was answered with something other than JSON-RPC, or not at all.
+    Probe,
+    /// A message that is not JSON-RPC (read as what it is where it answers a request).
+    NotJsonRpc,
+    /// Sessions die right after they are made (a balancer without affinity).
+    NoAffinity,
+    /// A page's `server/discover` got no response while `initialize` did (a CORS allow-list
+    /// without the 2026-07-28 headers).
+    ModernRefused,
+}
+
+/// The kinds said so far, and the warning waiting for the session.
+#[derive(Debug, Default)]
+pub(crate) struct Deviations {
+    said: u8,
+    held: Option<ClientError>,
+}
+
+impl Deviations {
+    /// Whether `d` was not said yet; `say`: it is now.
+    fn first(&mut self, d: Deviation, say: bool) -> bool {
+        let bit = 1 << d as u8;
+        let new = self.said & bit == 0;
+        if say {
+            self.said |= bit;
+        }
+        new
+    }
+}
+
+impl Engine {
+    /// The server deviated (`d`): the host hears `warning` unless it heard of this kind before.
+    pub(crate) fn deviated(&mut self, d: Deviation, warning: ClientError) {
+        let ready = self.session.is_ready();
+        let seen = &mut self.session.deviations;
+        if !seen.first(d, ready || seen.held.is_none()) {
+            return;
+        }
+        match ready {
+            true => self.warn(None, warning),
+            false => {
+                seen.held.get_or_insert(warning);
+            }
+        }
+    }
+
+    /// The session is ready: the warning kept while connecting is said.
+    pub(super) fn say_deviations(&mut self) {
+        if let Some(warning) = self.session.deviations.held.take() {
+            self.warn(None, warning);
+        }
+    }
+}

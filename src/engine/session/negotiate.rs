@@ -1,0 +1,308 @@
+//! Era negotiation by evidence. The outcome is the era in which the server offers tasks.
+//!
+//! `Auto`:
+//! - `server/discover` first. A well-formed answer (`supportedVersions` listing 2026-07-28, a
+//!   `capabilities` object) advertising the tasks extension means modern. A modern-only error
+//!   (-32020/-32021, or -32022 listing 2026-07-28) means modern too.
+//! - A well-formed answer without the extension: `initialize` decides. Legacy when it offers
+//!   tasks; else modern (the best era the server speaks; the legacy session is ended).
+//! - Anything else (any HTTP 4xx/5xx such as 400 "Server not initialized", a body that is not
+//!   JSON-RPC, -32601, a permissive `{}`, a network-level failure — in a browser a CORS refusal
+//!   looks like one — or silence past [`crate::engine::requests::PROBE_TIMEOUT_MS`]): `initialize`. A body that is not
+//!   JSON-RPC and silence are deviations, said once the session is up.
+//!   An `initialize` refused with -32022 listing only 2026-07-28 means modern.
+//! - A known era from an earlier negotiation (`Config::known_era`): legacy sends `initialize`
+//!   first and no probe; modern takes a well-formed discover answer as final. When the hinted
+//!   attempt fails, the full negotiation runs.
+//!
+//! Forced dialects are verified: forced modern sends `server/discover` and is refused
+//! ([`ErrorKind::Unsupported`](crate::engine::api::ErrorKind)) unless the answer is modern; forced
+//! legacy/draft are refused when `initialize` says the server speaks only 2026-07-28. Forced
+//! modern on a dual-era server without the tasks extension asks `initialize` too, only to say
+//! which era offers tasks when a task is asked for (the legacy session is ended at once).
+//!
+//! When neither era offers tasks, plain requests work and task-requiring ones fail with
+//! `Unsupported` (see `absent.rs`).
+
+use crate::json::{json, Value};
+
+use crate::protocol::dialect::{codec, Codec, LEGACY, MODERN};
+use crate::protocol::jsonrpc::RpcError;
+use crate::protocol::model::Dialect;
+
+use super::deviations::Deviation;
+use crate::engine::api::{ClientError, DialectChoice, ErrorKind, Millis, Output};
+use crate::engine::requests::{Answer, Failure, Purpose};
+use crate::engine::Engine;
+
+/// The modern protocol version.
+pub(super) const MODERN_VERSION: &str = crate::protocol::dialect::modern::PROTOCOL_VERSION;
+/// Modern error codes that prove the server is modern: header mismatch, missing capability.
+const MODERN_ONLY_CODES: [i64; 2] = [-32020, -32021];
+/// Unsupported protocol version (`data.supported` lists what the server speaks).
+const UNSUPPORTED_VERSION: i64 = -32022;
+/// The capability extension a modern server offers tasks under.
+const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+/// Where modern results carry the server's name and version.
+pub(super) const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+
+/// A well-formed modern `server/discover` answer.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Discovered {
+    pub(crate) capabilities: Value,
+    pub(crate) server_info: Value,
+    /// It advertises the tasks extension.
+    pub(crate) tasks: bool,
+    /// It lists an era besides 2026-07-28 (a dual-era server).
+    pub(super) other_eras: bool,
+}
+
+impl Discovered {
+    /// Reads a discover result; `None` unless it lists 2026-07-28 and has a capabilities object.
+    pub(crate) fn parse(v: &Value) -> Option<Discovered> {
+        let versions = v.get("supportedVersions")?.as_array()?;
+        let speaks_modern = versions.iter().any(|s| s.as_str() == Some(MODERN_VERSION));
+        let capabilities = v.get("capabilities").filter(|c| c.is_object())?;
+        if !speaks_modern {
+            return None;
+        }
+        let tasks = has_tasks_extension(capabilities);
+        Some(Discovered {
+            capabilities: capabilities.clone(),
+            server_info: server_info_of(v),
+            tasks,
+            other_eras: versions.len() > 1,
+        })
+    }
+}
+
+/// `initialize` capabilities offering tasks: `tasks` (with `requests.tools.call`, or rmcp 2's
+/// bare `tasks: {}`). The tasks extension there (a dual-era server's legacy session) serves only
+/// clients declaring it at `initialize`, which the legacy dialect does not: no tasks for us.
+pub(crate) fn offers_tasks(caps: &Value) -> bool {
+    caps.get("tasks").is_some_and(Value::is_object)
+}
+
+pub(crate) fn has_tasks_extension(caps: &Value) -> bool {
+    caps.get("extensions")
+        .and_then(|e| e.get(TASKS_EXTENSION))
+        .is_some()
+}
+
+/// `serverInfo` of a result, or the modern `_meta` entry.
+pub(super) fn server_info_of(result: &Value) -> Value {
+    result
+        .get("serverInfo")
+        .or_else(|| result.get("_meta").and_then(|m| m.get(META_SERVER_INFO)))
+        .filter(|i| i.is_object())
+        .cloned()
+        .unwrap_or(Value::Null)
+}
+
+/// `data.supported` of an unsupported-version error lists the modern version.
+fn lists_modern(e: &RpcError) -> bool {
+    e.code == UNSUPPORTED_VERSION
+        && e.data
+            .as_ref()
+            .and_then(|d| d.get("supported"))
+            .and_then(Value::as_array)
+            .is_some_and(|v| v.iter().any(|s| s.as_str() == Some(MODERN_VERSION)))
+}
+
+/// A JSON-RPC error only a modern server sends.
+fn is_modern_error(e: &RpcError) -> bool {
+    MODERN_ONLY_CODES.contains(&e.code) || lists_modern(e)
+}
+
+/// The refusal of `dialect: "draft"` by a build without the draft dialect.
+const NO_DRAFT: &str = "this build leaves out the draft dialect (SEP-1686): connect with dialect \"auto\", \"modern\" or \"legacy\", or use the full build";
+const NOT_MODERN: &str = "the server does not speak the modern dialect (2026-07-28): server/discover was not answered as a modern server would; connect with dialect \"auto\" or \"legacy\"";
+const UNANSWERED: &str = "server/discover went unanswered; the era was negotiated with initialize";
+const ONLY_MODERN: &str = "the server speaks only the modern dialect (2026-07-28): initialize was refused; connect with dialect \"auto\" or \"modern\"";
+
+impl Engine {
+    /// A modern response naming the server (`_meta`) when nothing had: the host hears of it.
+    pub(crate) fn note_server_info(&mut self, result: &Value) {
+        if !self.session.server_info.is_null()
+            || !self.session.is_ready()
+            || self.session.dialect() != Some(Dialect::Modern)
+        {
+            return;
+        }
+        let info = result.get("_meta").and_then(|m| m.get(META_SERVER_INFO));
+        if let Some(info) = info.filter(|i| i.is_object()) {
+            self.session.server_info = info.clone();
+            self.announce();
+        }
+    }
+
+    /// Opens the session per the dialect choice (no session yet).
+    pub(crate) fn negotiate(&mut self, now: Millis) {
+        match (self.session.choice, self.session.hint) {
+            (DialectChoice::Auto, Some(Dialect::Legacy)) => self.open_with(now, LEGACY),
+            (DialectChoice::Auto | DialectChoice::Modern, _) => self.probe(now),
+            (DialectChoice::Legacy, _) => self.open_with(now, LEGACY),
+            (DialectChoice::Draft, _) => match codec(Dialect::Draft) {
+                Some(draft) => self.open_with(now, draft),
+                None => self.connect_refused(now, NO_DRAFT),
+            },
+        }
+    }
+
+    fn probe(&mut self, now: Millis) {
+        let modern = MODERN;
+        self.session.protocol_version.clear();
+        self.session.session_id = None;
+        self.session.discovered = None;
+        let out = modern.build_request(&self.session.info(), "server/discover", json!({}), None);
+        self.send(now, Purpose::Probe, out);
+    }
+
+    fn modern_ready(&mut self, now: Millis, d: Option<Discovered>) {
+        let modern = MODERN;
+        match d {
+            Some(d) => self.become_ready(now, modern, d.capabilities, d.server_info, Some(d.tasks)),
+            None => self.become_ready(now, modern, Value::Null, Value::Null, None),
+        }
+    }
+
+    pub(crate) fn on_probe(&mut self, now: Millis, res: Answer) {
+        let forced = self.session.choice == DialectChoice::Modern;
+        match res {
+            Ok(v) => match Discovered::parse(&v) {
+                Some(d)
+                    if d.tasks
+                        || (forced && !d.other_eras)
+                        || self.session.hint == Some(Dialect::Modern) =>
+                {
+                    self.modern_ready(now, Some(d))
+                }
+                Some(d) => {
+                    self.session.discovered = Some(d);
+                    self.open_with(now, LEGACY);
+                }
+                None if forced => self.connect_refused(now, NOT_MODERN),
+                None => self.open_with(now, LEGACY),
+            },
+            Err(f) if f.rpc().is_some_and(is_modern_error) => self.modern_ready(now, None),
+            // Come back later (429, 503; any 5xx when forced): probe again. `Auto` reads another
+            // 5xx as a refusal of the method and tries `initialize`.
+            Err(f) if f.overloaded() && (forced || matches!(f.http_status(), Some(429 | 503))) => {
+                self.connect_failed(now, &f, false)
+            }
+            // Refused credentials: `initialize` would be refused the same way.
+            Err(f) if f.unauthorized() => self.connect_failed(now, &f, true),
+            // No answer at all: forced modern asks again; `Auto` tries `initialize`, which
+            // needs no header a strict CORS allow-list could refuse.
+            Err(f)
+                if forced
+                    && matches!(
+                        *f,
+                        Failure::Transport { status: None, .. } | Failure::Timeout
+                    ) =>
+            {
+                self.connect_failed(now, &f, false)
+            }
+            Err(_) if forced => self.connect_refused(now, NOT_MODERN),
+            // Any other error, an HTTP 4xx, a network failure, silence: try `initialize`.
+            Err(f) => {
+                if matches!(*f, Failure::Transport { status: None, .. }) && self.in_page() {
+                    self.session.probe_unreached = true;
+                }
+                if matches!(*f, Failure::Timeout) {
+                    let warning = ClientError::new(ErrorKind::Protocol, UNANSWERED);
+                    self.deviated(Deviation::Probe, warning);
+                }
+                self.open_with(now, LEGACY)
+            }
+        }
+    }
+
+    pub(crate) fn on_initialize(&mut self, now: Millis, res: Answer, sid: Option<String>) {
+        let Some(c) = self.session.init_codec.take() else {
+            return;
+        };
+        let auto = self.session.choice == DialectChoice::Auto;
+        match res {
+            Ok(v) => self.initialized(now, c, v, sid),
+            // Forced modern only asked which era offers tasks.
+            Err(_) if self.session.choice == DialectChoice::Modern => {
+                let d = self.session.discovered.take();
+                self.modern_ready(now, d)
+            }
+            // The remembered era no longer works: negotiate afresh.
+            Err(f)
+                if auto
+                    && !f.overloaded()
+                    && !f.unauthorized()
+                    && self.session.hint == Some(Dialect::Legacy) =>
+            {
+                self.session.hint = None;
+                self.probe(now)
+            }
+            // A modern-only server refusing the handshake.
+            Err(f) if f.rpc().is_some_and(lists_modern) => {
+                if auto {
+                    let d = self.session.discovered.take();
+                    self.modern_ready(now, d)
+                } else {
+                    self.connect_refused(now, ONLY_MODERN)
+                }
+            }
+            Err(f) if f.overloaded() => self.connect_failed(now, &f, false),
+            // Discover said modern (without tasks); legacy is not on offer either.
+            Err(_) if self.session.discovered.is_some() => {
+                let d = self.session.discovered.take();
+                self.modern_ready(now, d)
+            }
+            Err(f) => {
+                // The server refused the handshake (an HTTP 4xx without one too): queued calls fail.
+                let refused = f.unauthorized()
+                    || match *f {
+                        Failure::Rpc(_) | Failure::Rejected { .. } => true,
+                        Failure::Transport { status, .. } => {
+                            status.is_some_and(|s| (400..500).contains(&s))
+                        }
+                        Failure::Timeout => false,
+                    };
+                self.connect_failed(now, &f, refused)
+            }
+        }
+    }
+
+    /// `initialize` succeeded. When discover said modern and this era offers no tasks either (or
+    /// the caller forced modern), modern wins (the best era the server speaks) and the legacy
+    /// session is ended. A draft
+    /// receiver is read in the draft dialect (`detect.rs`).
+    fn initialized(&mut self, now: Millis, c: &'static dyn Codec, v: Value, sid: Option<String>) {
+        let caps = v.get("capabilities").cloned().unwrap_or_default();
+        let tasks = offers_tasks(&caps);
+        self.session.session_id = sid.filter(|s| !s.is_empty());
+        self.session.protocol_version = v
+            .get("protocolVersion")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        let forced = self.session.choice == DialectChoice::Modern;
+        if let Some(d) = self.session.discovered.take().filter(|_| forced || !tasks) {
+            self.session.legacy_tasks = tasks;
+            self.session.handshake = true;
+            if let Some(headers) = self.session.end_session_headers() {
+                self.out.push_back(Output::EndSession { headers });
+            }
+            return self.modern_ready(now, Some(d));
+        }
+        self.session.handshake = true;
+        self.note_modern_refused();
+        let info = server_info_of(&v);
+        let (c, hint) = self.auto_draft(c, &caps);
+        if let Some(out) = c.build_initialized(&self.session.info()) {
+            let key = self.push_one_way(out);
+            self.wait_for_initialized(now, key);
+        }
+        self.become_ready(now, c, caps, info, None);
+        if let Some(hint) = hint {
+            self.warn(None, hint);
+        }
+    }
+}

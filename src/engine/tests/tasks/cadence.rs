@@ -1,0 +1,289 @@
+//! The poll cadence as the server sees it: never sooner than a task's interval after a poll,
+//! and while the page is visible never later than max(interval, age / 10) plus the jitter (and
+//! the request's way there and back); a hand-over to a fresh engine (a new leader tab, a reload)
+//! and a leap of the clock (the machine slept) keep both, without polling every task in one tick.
+
+use crate::json::json;
+use proptest::prelude::*;
+
+use crate::engine::api::{DialectChoice, Input, Millis};
+use crate::engine::scheduler::cadence::{
+    floor, poll_gap, with_first_spread_bound, with_jitter_bound, FIRST_SPREAD_MS,
+};
+use crate::engine::testkit::Harness;
+use crate::engine::tests::cases;
+use crate::protocol::model::Dialect;
+
+/// One task the test creates: how long it works, and the interval its server asks for.
+#[derive(Debug, Clone)]
+struct Job {
+    ms: Millis,
+    interval: Option<Millis>,
+    /// Created this long after the previous one.
+    after: Millis,
+}
+
+fn job(max_ms: Millis) -> impl Strategy<Value = Job> {
+    (
+        1_000..max_ms,
+        prop::option::of(300u64..6_000),
+        prop_oneof![Just(0u64), 1u64..5_000],
+    )
+        .prop_map(|(ms, interval, after)| Job {
+            ms,
+            interval,
+            after,
+        })
+}
+
+fn harness(modern: bool, seed: u64, latency: Millis, delay: Millis) -> Harness {
+    let (choice, server) = if modern {
+        (DialectChoice::Modern, Dialect::Modern)
+    } else {
+        (DialectChoice::Legacy, Dialect::Legacy)
+    };
+    let mut h = Harness::new(choice, server, seed);
+    h.latency = (1, latency);
+    h.request_delay = (0, delay);
+    h
+}
+
+/// Creates the jobs; returns (task id, job) for each.
+fn create(h: &mut Harness, jobs: &[Job]) -> Vec<(String, Job)> {
+    let subs: Vec<_> = jobs
+        .iter()
+        .map(|j| {
+            h.run_for(j.after);
+            let args = json!({ "ms": j.ms, "interval": j.interval, "ttl": null });
+            (h.call("job", args), j.clone())
+        })
+        .collect();
+    h.run_for(200);
+    subs.into_iter()
+        .filter_map(|(s, j)| Some((h.task_of(s)?, j)))
+        .collect()
+}
+
+/// The longest the server may wait for the poll after one it saw at `a`, for the poll seen at
+/// `b`: the cadence's gap at `b`'s age (the engine's age is never more), its jitter (the first
+/// poll's spread when `a` is the creation), the answer's way back and the next request's way there.
+fn latest(
+    interval: Option<Millis>,
+    created: Millis,
+    (a, b): (Millis, Millis),
+    slack: Millis,
+) -> Millis {
+    let gap = poll_gap(interval, b.saturating_sub(created), true);
+    let bound = if a == created {
+        with_first_spread_bound(gap)
+    } else {
+        with_jitter_bound(gap)
+    };
+    bound + slack
+}
+
+/// Checks the visible cadence of one task over the server's `tasks/get` times `gets` (created at
+/// `created`, working until `until`), from `from` on.
+fn check_task(
+    id: &str,
+    interval: Option<Millis>,
+    (created, until): (Millis, Millis),
+    gets: &[Millis],
+    slack: Millis,
+) -> Result<(), String> {
+    let lo = floor(interval);
+    for w in gets.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        if b - a < lo {
+            return Err(format!("{id}: polls {} ms apart, interval {lo}", b - a));
+        }
+        if b <= until && b - a > latest(interval, created, (a, b), slack) {
+            return Err(format!(
+                "{id}: polls {} ms apart at age {} (bound {})",
+                b - a,
+                b - created,
+                latest(interval, created, (a, b), slack)
+            ));
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(48), ..ProptestConfig::default() })]
+
+    /// Visible, no faults: the interval while young, a tenth of the age later, never sooner
+    /// than the interval, in both dialects, with slow answers and requests that wait to go out.
+    #[test]
+    fn visible_polls_keep_between_the_interval_and_a_tenth_of_the_age(
+        modern in any::<bool>(),
+        seed in any::<u64>(),
+        latency in 1u64..300,
+        delay in 0u64..300,
+        jobs in prop::collection::vec(job(900_000), 1..6),
+    ) {
+        let mut h = harness(modern, seed, latency, delay);
+        let tasks = create(&mut h, &jobs);
+        h.run_for(16 * 60_000);
+        prop_assert!(h.violations.is_empty(), "{:?}", h.violations);
+        for (id, j) in &tasks {
+            let created = h.server.tasks.get(id).map(|t| t.created);
+            prop_assert!(created.is_some());
+            let created = created.unwrap_or(0);
+            let mut gets = vec![created];
+            gets.extend(h.get_times(id));
+            let r = check_task(id, j.interval, (created, created + j.ms), &gets, 2 * latency + 2 * delay + 2);
+            prop_assert_eq!(r, Ok(()));
+        }
+    }
+
+    /// A hand-over to a fresh engine (0), a clock leap (1), or a leap followed by `online` (2)
+    /// at a random time: every task's next poll comes after its interval and within one interval
+    /// plus its gap, the polls are not all sent in one tick, and the cadence goes on.
+    #[test]
+    fn hand_over_and_clock_leaps_continue_each_schedule(
+        modern in any::<bool>(),
+        seed in any::<u64>(),
+        latency in 1u64..100,
+        event in 0u8..3,
+        at in 1_000u64..300_000,
+        leap in 10_000u64..7_200_000,
+        jobs in prop::collection::vec(job(900_000), 1..9),
+    ) {
+        let mut h = harness(modern, seed, latency, 0);
+        let jobs: Vec<Job> = jobs.into_iter().map(|j| Job { ms: 36_000_000, ..j }).collect();
+        let tasks = create(&mut h, &jobs);
+        h.run_for(at);
+        let ids: Vec<String> = tasks.iter().map(|(id, _)| id.clone()).collect();
+        if event == 0 {
+            let choice = if modern { DialectChoice::Modern } else { DialectChoice::Legacy };
+            prop_assert!(h.hand_over_with(choice, &ids, seed ^ 1));
+            for id in &ids {
+                h.watch(id);
+            }
+        } else {
+            // Everything froze (the machine slept); the server's clock went on.
+            h.now += leap;
+            if event == 2 {
+                h.input(Input::Online);
+            }
+        }
+        let resumed = h.now;
+        h.run_for(10 * 60_000);
+        prop_assert!(h.violations.is_empty(), "{:?}", h.violations);
+        let mut firsts = Vec::new();
+        for (id, j) in &tasks {
+            let created = h.server.tasks.get(id).map_or(0, |t| t.created);
+            let gets = h.get_times(id);
+            let after: Vec<Millis> = gets.iter().copied().filter(|t| *t >= resumed).collect();
+            let first = after.first().copied();
+            prop_assert!(first.is_some(), "{id}: never polled again");
+            let first = first.unwrap_or(0);
+            let bound = resumed + floor(j.interval) + latest(j.interval, created, (resumed, first), 2 * latency + 2);
+            prop_assert!(first <= bound, "{}: first poll {} ms after resuming", id, first - resumed);
+            firsts.push(first);
+            // Never sooner than the interval, across the event too; the cadence from then on.
+            prop_assert_eq!(check_task(id, j.interval, (created, 0), &gets, 0), Ok(()));
+            prop_assert_eq!(
+                check_task(id, j.interval, (created, u64::MAX), &after, 2 * latency + 2),
+                Ok(())
+            );
+        }
+        firsts.sort_unstable();
+        firsts.dedup();
+        prop_assert!(firsts.len() * 2 >= tasks.len(), "{} distinct first polls for {} tasks", firsts.len(), tasks.len());
+    }
+}
+
+/// An old task: at most 20 s between polls while visible, up to 60 s while hidden; visible again,
+/// one catch-up poll within an interval.
+#[test]
+fn hidden_pages_slow_old_tasks_down_to_a_minute_and_catch_up_when_visible() {
+    let mut h = harness(true, 21, 20, 0);
+    let id = create(
+        &mut h,
+        &[Job {
+            ms: 36_000_000,
+            interval: None,
+            after: 0,
+        }],
+    )
+    .pop()
+    .map(|(id, _)| id)
+    .unwrap_or_default();
+    let max_gap = |h: &Harness, from: Millis| {
+        let gets: Vec<Millis> = h
+            .get_times(&id)
+            .into_iter()
+            .filter(|t| *t >= from)
+            .collect();
+        gets.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0)
+    };
+    h.run_for(15 * 60_000);
+    let visible_from = h.now;
+    h.run_for(5 * 60_000);
+    let visible = max_gap(&h, visible_from);
+    assert!(
+        (20_000..=22_100).contains(&visible),
+        "visible: {visible} ms"
+    );
+    h.input(Input::Visibility { visible: false });
+    let hidden_from = h.now + 25_000;
+    h.run_for(5 * 60_000);
+    let hidden = max_gap(&h, hidden_from);
+    assert!((60_000..=66_100).contains(&hidden), "hidden: {hidden} ms");
+    let before = h.get_times(&id).len();
+    h.input(Input::Visibility { visible: true });
+    h.run_for(1_100);
+    assert_eq!(h.get_times(&id).len(), before + 1, "one catch-up poll");
+}
+
+/// A poll the server refused because its session was gone goes out again in the new session,
+/// and still no sooner than the task's interval after the refused one reached the server.
+#[test]
+fn a_poll_sent_again_in_a_new_session_keeps_the_interval() {
+    for seed in 0..6 {
+        let mut h = harness(false, seed, 20, 0);
+        h.call("job", json!({ "ms": 600_000, "interval": 3_000 }));
+        h.run_for(4_000 + 500 * seed);
+        h.server.kill_session();
+        h.run_for(20_000);
+        let spacing = h.check_poll_spacing(|_| Some(3_000));
+        assert_eq!(spacing, Ok(()), "seed {seed}");
+        assert!(h.violations.is_empty(), "{:?}", h.violations);
+    }
+}
+
+/// Twenty tasks created at once on a polled link: each task's first poll reaches the server
+/// within its interval plus [`FIRST_SPREAD_MS`] (and the way there), never a tenth of the
+/// interval later; the first polls still fall out of step.
+#[test]
+fn a_batch_spreads_its_first_polls_over_milliseconds_not_a_tenth_of_the_interval() {
+    for (seed, modern) in [(0, true), (1, false), (2, true), (3, false)] {
+        let mut h = harness(modern, 700 + seed, 2, 0);
+        let jobs = vec![
+            Job {
+                ms: 3_000,
+                interval: Some(1_000),
+                after: 0,
+            };
+            20
+        ];
+        let tasks = create(&mut h, &jobs);
+        h.run_for(5_000);
+        let mut firsts = Vec::new();
+        for (id, _) in &tasks {
+            let created = h.server.tasks.get(id).map_or(0, |t| t.created);
+            let first = h.get_times(id).first().copied().unwrap_or(u64::MAX);
+            assert!(
+                first - created <= 1_000 + FIRST_SPREAD_MS + 4,
+                "seed {seed}: {id} first polled {} ms after it was created",
+                first - created
+            );
+            firsts.push(first);
+        }
+        firsts.sort_unstable();
+        firsts.dedup();
+        assert!(firsts.len() >= 8, "seed {seed}: {firsts:?}");
+    }
+}
