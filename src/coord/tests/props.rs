@@ -35,10 +35,21 @@ enum Act {
 
 const ENDS: [&str; 4] = ["completed", "failed", "error", "cancelled"];
 
+/// A tool call from one page or process: how long it runs, how it ends, whether it asks for input.
+fn call() -> impl Strategy<Value = Act> {
+    (0usize..8, 1_000u64..20_000, 0usize..4, any::<bool>()).prop_map(|(page, ms, end, input)| {
+        Act::Call {
+            page,
+            ms,
+            end,
+            input,
+        }
+    })
+}
+
 fn act() -> impl Strategy<Value = Act> {
     prop_oneof![
-        4 => (0usize..8, 1_000u64..20_000, 0usize..4, any::<bool>())
-            .prop_map(|(page, ms, end, input)| Act::Call { page, ms, end, input }),
+        4 => call(),
         1 => Just(Act::Open),
         1 => (0usize..8).prop_map(Act::Reload),
         1 => (0usize..8).prop_map(Act::Close),
@@ -53,8 +64,7 @@ fn act() -> impl Strategy<Value = Act> {
 /// What happens to processes sharing Redis leases: no page events, but pauses.
 fn process_act() -> impl Strategy<Value = Act> {
     prop_oneof![
-        4 => (0usize..8, 1_000u64..20_000, 0usize..4, any::<bool>())
-            .prop_map(|(page, ms, end, input)| Act::Call { page, ms, end, input }),
+        4 => call(),
         1 => Just(Act::Open),
         1 => (0usize..8).prop_map(Act::Reload),
         1 => (0usize..8).prop_map(Act::Close),
