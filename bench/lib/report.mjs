@@ -195,7 +195,7 @@ export function renderMarkdown(R) {
       L.push("splitting: what the page fetches before `connect()` resolves (JS chunks and wasm, each gzipped), and what that adds to");
       L.push("the default options' fetch.", "");
       L.push("| connect options | build | fetched (gz) | added to the initial (gz) |", "|---|---|---|---|");
-      for (const [k, v] of Object.entries(R.bundle.oursLazy)) L.push(`| ${k} | ${v.build} | ${num(v.totalGz, " B")} | ${k === "default options" ? "(the initial load)" : `${v.added >= 0 ? "+" : "−"}${num(Math.abs(v.added), " B")}`} |`);
+      for (const [k, v] of Object.entries(R.bundle.oursLazy)) L.push(`| ${k} | ${v.build} | ${num(v.totalGz, " B")} | ${k === "default options" ? "(the initial load)" : v.added === 0 ? "0 B (in the initial load)" : `${v.added > 0 ? "+" : "−"}${num(Math.abs(v.added), " B")}`} |`);
       L.push("");
     }
   }
