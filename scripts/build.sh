@@ -20,8 +20,10 @@ if [ ! -x "$WASM_OPT" ] || [ ! -x "$ESBUILD" ]; then
 fi
 "$WASM_OPT" --version | grep -q 'version 132' || { echo "wasm-opt is not binaryen 132" >&2; exit 1; }
 
-# Two builds of one crate: the full package in pkg/ (every feature) and the core build in pkg/core/
-# (`--no-default-features`: no tab coordination / persistence, no OAuth).
+# Three builds of one crate: the full build (every feature) and the base build (all but `tabs` and
+# `oauth`: no tab coordination / persistence, no OAuth) in pkg/, between which the package root
+# chooses per client, and the core build in pkg/core/ (`--no-default-features`: neither, nor the
+# task receiver or the draft dialect).
 # They share cargo's output file (a cdylib's name carries no feature hash), so each is copied out after its build
 # and the crate is rebuilt for each in turn.
 #
@@ -42,8 +44,10 @@ build() { # <out file> <cargo feature args...>
   cp "$TARGET_DIR/wasm32-unknown-unknown/release/$NAME.wasm" "$out"
 }
 RAW_FULL=$TARGET_DIR/pkg-raw/full.wasm
+RAW_BASE=$TARGET_DIR/pkg-raw/base.wasm
 RAW_CORE=$TARGET_DIR/pkg-raw/core.wasm
 build "$RAW_FULL"
+build "$RAW_BASE" --no-default-features --features receiver,draft
 build "$RAW_CORE" --no-default-features
 
 # esbuild's whitespace and syntax minification of an ES module, in place; a first line
@@ -57,9 +61,10 @@ minify() { # <file.js>
   rm "$1.min"
 }
 
-# wasm-bindgen → wasm-opt into <dir>.
-bindgen() { # <raw wasm> <dir>
-  log "wasm-bindgen --target web → $2"
+# wasm-bindgen → wasm-opt into <dir>, as <name>.js and <name>_bg.wasm (default: $NAME).
+bindgen() { # <raw wasm> <dir> [name]
+  local NAME=${3:-$NAME}
+  log "wasm-bindgen --target web → $2/$NAME"
   wasm-bindgen --target web --out-dir "$2" --out-name "$NAME" "$1"
   # The glue and the driver's I/O module (src/driver/io.js, copied into snippets/) ship minified:
   # no comments (the glue repeats every Rust doc comment as JSDoc; the .d.ts, which editors read,
@@ -92,16 +97,18 @@ typings() { # <dir>
   } > "$DIR/index.d.ts"
 }
 
-# The package: the full build at the root, the core build and its own entry points in core/.
+# The package: the full and the base build at the root (one shared snippets/ directory: the same
+# io.js), the core build and its own entry points in core/.
 package() {
   rm -rf "$PKG"
   bindgen "$RAW_FULL" "$PKG"
+  bindgen "$RAW_BASE" "$PKG" "${NAME}_base"
   bindgen "$RAW_CORE" "$PKG/core"
   cp src/js/npm/index.js src/js/npm/node.js src/js/npm/node.cjs src/js/npm/node.d.cts src/js/npm/extras.js src/js/npm/extras.d.ts src/js/npm/client.js src/js/npm/client.d.ts src/js/npm/redis.js src/js/npm/handle.js src/js/npm/handle.d.ts src/js/npm/react.js src/js/npm/react.d.ts src/js/npm/auth.js src/js/npm/auth.d.ts src/js/npm/auth-node.js src/js/npm/auth-node.d.ts LICENSE-MIT LICENSE-APACHE "$PKG/"
-  # The core entry points are the same files, sharing the root's extras, client and handle modules
-  # (one McpTaskError class, one TaskHandle class; each build makes its McpTaskClient class).
+  # The core entry points (src/js/npm/core/) share the root's extras, client and handle modules
+  # (one McpTaskError class, one TaskHandle class; each entry makes its McpTaskClient class).
+  cp src/js/npm/core/index.js src/js/npm/core/node.js "$PKG/core/"
   shared='s#"\./\(extras\|client\|handle\|redis\)\.js"#"../\1.js"#'
-  for f in index.js node.js; do sed "$shared" "src/js/npm/$f" > "$PKG/core/$f"; done
   # The CommonJS entry loads the ES module next to it: the same file in both builds.
   cp src/js/npm/node.cjs src/js/npm/node.d.cts "$PKG/core/"
   sed -i "$shared" "$PKG/core/$NAME.d.ts"
@@ -119,8 +126,9 @@ package() {
 # pkg/ is rebuilt only when cargo's output, the tools or what else goes into the package changed (a
 # warm rerun of the test command then skips wasm-bindgen and the ~40 s of wasm-opt).
 STAMP=$TARGET_DIR/pkg.stamp
-INPUTS=$({ cat "$RAW_FULL" "$RAW_CORE" scripts/build.sh scripts/wasm-module.mjs scripts/unused-shims.mjs scripts/short-names.mjs src/js/npm/* LICENSE-MIT LICENSE-APACHE Cargo.toml; wasm-bindgen --version; "$WASM_OPT" --version; "$ESBUILD" --version; } | sha256sum | cut -d' ' -f1)
-built() { [ -f "$PKG/${NAME}_bg.wasm" ] && [ -f "$PKG/core/${NAME}_bg.wasm" ] && echo "$INPUTS $(cat "$PKG/${NAME}_bg.wasm" "$PKG/core/${NAME}_bg.wasm" | sha256sum | cut -d' ' -f1)"; }
+INPUTS=$({ cat "$RAW_FULL" "$RAW_BASE" "$RAW_CORE" scripts/build.sh scripts/wasm-module.mjs scripts/unused-shims.mjs scripts/short-names.mjs src/js/npm/*.* src/js/npm/core/* LICENSE-MIT LICENSE-APACHE Cargo.toml; wasm-bindgen --version; "$WASM_OPT" --version; "$ESBUILD" --version; } | sha256sum | cut -d' ' -f1)
+WASMS=("$PKG/${NAME}_bg.wasm" "$PKG/${NAME}_base_bg.wasm" "$PKG/core/${NAME}_bg.wasm")
+built() { ls "${WASMS[@]}" >/dev/null 2>&1 && echo "$INPUTS $(cat "${WASMS[@]}" | sha256sum | cut -d' ' -f1)"; }
 if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$(built)" ]; then
   log "pkg/ is up to date"
 else
@@ -130,17 +138,34 @@ else
 fi
 
 gz() { gzip -9 -c "$@" | wc -c; }
-report() { # <label> <dir>
-  local wasm_raw wasm_gz glue_gz
-  wasm_raw=$(wc -c < "$2/${NAME}_bg.wasm")
-  wasm_gz=$(gz "$2/${NAME}_bg.wasm")
-  # The glue counts the driver's I/O module (src/driver/io.js, which wasm-bindgen copies into
-  # snippets/).
-  local io
-  io=$(find "$2" -path "$2/snippets/*" -name '*.js' | sort)
-  glue_gz=$(cat "$2/$NAME.js" "$2/index.js" "$PKG/extras.js" "$PKG/client.js" "$PKG/handle.js" $io | gz)
-  log "$1: ${NAME}_bg.wasm ${wasm_raw} B (${wasm_gz} B gz), JS glue ${glue_gz} B gz (io.js alone: $(cat /dev/null $io | gz) B gz)"
-  echo "gzipped size, $1 (wasm + JS glue): $((wasm_gz + glue_gz)) B"
+# The snippets (src/driver/io.js, webcrypto.js, which wasm-bindgen copies into snippets/) the glue
+# <dir>/<name>.js imports.
+snippets() { # <dir> <name>
+  grep -oE '"\./snippets/[^"]+\.js"' "$1/$2.js" | tr -d '"' | sort -u | sed "s#^\./#$1/#"
 }
-report full "$PKG"
-report core "$PKG/core"
+# What a page fetches for one build: its wasm, and its JS (the entry, client, extras and handle
+# modules, the wasm-bindgen glue, its snippets) gzipped as one.
+report() { # <label> <dir> <name> <entry>
+  local wasm_raw wasm_gz glue_gz
+  wasm_raw=$(wc -c < "$2/${3}_bg.wasm")
+  wasm_gz=$(gz "$2/${3}_bg.wasm")
+  glue_gz=$(cat "$4" "$PKG/extras.js" "$PKG/client.js" "$PKG/handle.js" "$2/$3.js" $(snippets "$2" "$3") | gz)
+  log "$1: ${3}_bg.wasm ${wasm_raw} B (${wasm_gz} B gz), JS glue ${glue_gz} B gz"
+  echo "gzipped size, $1 (wasm + JS glue): $((wasm_gz + glue_gz)) B"
+  eval "SIZE_$1=$((wasm_gz + glue_gz))"
+}
+# The package root: a page fetches the base build for its default clients (initial) and the full
+# build for one with `persist` or `auth` (full: a page whose every client has one).
+report initial "$PKG" "${NAME}_base" "$PKG/index.js"
+report full "$PKG" "$NAME" "$PKG/index.js"
+report core "$PKG/core" "$NAME" "$PKG/core/index.js"
+# What a page whose clients need both builds fetches beyond the initial load: the full build's wasm,
+# its glue and the snippets the base build's glue did not import.
+FULL_JS=$(comm -23 <(snippets "$PKG" "$NAME") <(snippets "$PKG" "${NAME}_base"))
+SIZE_added=$(($(gz "$PKG/${NAME}_bg.wasm") + $(cat "$PKG/$NAME.js" $FULL_JS | gz)))
+echo "gzipped size, added to the initial load by a client with persist or auth: $SIZE_added B"
+
+# The one place the measured sizes are written: size-budget caps them, scripts/size-check.sh checks
+# the READMEs' statements against them.
+printf '{\n  "unit": "bytes gzipped (gzip -9): wasm + JS glue",\n  "initial": %s,\n  "fullAdded": %s,\n  "full": %s,\n  "core": %s\n}\n' \
+  "$SIZE_initial" "$SIZE_added" "$SIZE_full" "$SIZE_core" > docs/sizes.json

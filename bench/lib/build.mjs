@@ -53,8 +53,60 @@ export async function bundleSizes() {
       const wasm = readFileSync(path.join(pkgPath(), dir, "mcp_task_client_bg.wasm"));
       out[key] = { js: js.length, jsGz: gz(js), wasm: wasm.length, wasmGz: gz(wasm), totalGz: gz(js) + gz(wasm) };
     }
+    if (existsSync(path.join(pkgPath(), "mcp_task_client_base_bg.wasm"))) out.oursLazy = await lazySizes();
   }
   return out;
+}
+
+/** `connect` options by what they ask for, as the lazy rows name them. */
+const OPTIONS = {
+  "default options": {},
+  "+ persist": { persist: true },
+  "+ OAuth": { auth: {} },
+  "+ receiver (onInput)": { onInput: () => ({}) },
+  "+ draft": { dialect: "draft" },
+  "all together": { persist: true, auth: {}, onInput: () => ({}), dialect: "draft" },
+};
+
+/**
+ * What an app bundled by esbuild (code splitting on: each build's glue is a chunk of its own)
+ * fetches from the package root before `connect()` resolves, per option set: the entry chunk and
+ * its static imports, then the glue chunk and the wasm of the build the client's options need
+ * (`needsFull`, the package's own rule). Each file gzipped on its own, as it is fetched.
+ * `added`: bytes beyond the default options' fetch (negative when the options fetch less).
+ */
+async function lazySizes() {
+  const r = await esbuild.build({
+    ...common, entryPoints: [path.join(benchDir, "bundle", "entry-ours.mjs")], minify: true, splitting: true,
+    outdir: path.join(outDir, "lazy"), write: false, metafile: true, plugins: [pkgRedirect],
+  });
+  const files = new Map(r.outputFiles.map((f) => [path.relative(process.cwd(), f.path), f.contents]));
+  const outputs = r.metafile.outputs;
+  /** `file` and what it imports statically, transitively. */
+  const closure = (file, seen = new Set()) => {
+    if (seen.has(file)) return seen;
+    seen.add(file);
+    for (const i of outputs[file].imports) if (i.kind === "import-statement") closure(i.path, seen);
+    return seen;
+  };
+  const holding = (name) => Object.keys(outputs).find((o) => Object.keys(outputs[o].inputs).some((i) => i.endsWith(`/pkg/${name}`)));
+  const entry = Object.keys(outputs).find((o) => outputs[o].entryPoint);
+  const sum = (set) => [...set].reduce((n, f) => n + gz(files.get(f)), 0);
+  const wasmGz = (name) => gz(readFileSync(path.join(pkgPath(), name)));
+  const { needsFull } = await import(path.join(pkgPath(), "client.js"));
+  const fetch = (full) => {
+    const [glue, wasm] = full ? ["mcp_task_client.js", "mcp_task_client_bg.wasm"] : ["mcp_task_client_base.js", "mcp_task_client_base_bg.wasm"];
+    const js = new Set([...closure(entry), ...closure(holding(glue))]);
+    return { jsGz: sum(js), wasmGz: wasmGz(wasm), totalGz: sum(js) + wasmGz(wasm), build: full ? "full" : "base" };
+  };
+  const rows = Object.fromEntries(Object.entries(OPTIONS).map(([k, o]) => [k, fetch(needsFull(o))]));
+  const initial = rows["default options"].totalGz;
+  for (const v of Object.values(rows)) v.added = v.totalGz - initial;
+  // A page with a default client and one with `persist`/`auth`: both builds.
+  const both = new Set([...closure(entry), ...closure(holding("mcp_task_client_base.js")), ...closure(holding("mcp_task_client.js"))]);
+  const bothGz = sum(both) + wasmGz("mcp_task_client_base_bg.wasm") + wasmGz("mcp_task_client_bg.wasm");
+  rows["a default client, then one with persist"] = { totalGz: bothGz, added: bothGz - initial, build: "base + full" };
+  return rows;
 }
 
 /** Harness bundles for the Chromium page, written to bench/.out/. */

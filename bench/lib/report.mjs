@@ -189,6 +189,15 @@ export function renderMarkdown(R) {
     L.push(row(["of which wasm (gz)"], (s) => (s === "ours" ? b(s) : { skip: true }), (v) => v.wasmGz, " B"));
     L.push(row(["total (gz), ours = full"], full, (v) => v.totalGz, " B"));
     L.push("");
+    if (R.bundle.oursLazy) {
+      L.push("Ours through the package root, which fetches the build each client's options need when it connects (the base build:");
+      L.push("all but tab coordination / persistence and OAuth; the full build for `persist` or `auth`), bundled by esbuild with code");
+      L.push("splitting: what the page fetches before `connect()` resolves (JS chunks and wasm, each gzipped), and what that adds to");
+      L.push("the default options' fetch.", "");
+      L.push("| connect options | build | fetched (gz) | added to the initial (gz) |", "|---|---|---|---|");
+      for (const [k, v] of Object.entries(R.bundle.oursLazy)) L.push(`| ${k} | ${v.build} | ${num(v.totalGz, " B")} | ${k === "default options" ? "(the initial load)" : v.added === 0 ? "0 B (in the initial load)" : `${v.added > 0 ? "+" : "−"}${num(Math.abs(v.added), " B")}`} |`);
+      L.push("");
+    }
   }
 
   if (Object.keys(R.scale ?? {}).length) {

@@ -160,11 +160,18 @@ function listen(list, f) {
   };
 }
 
-/** The client class over one build's WebAssembly module (`wasm`, with its `ClientCore`);
- *  `ready()` resolves once the module can be used; `coordinate(persist, warn)` makes the
- *  coordination host of `persist: { redis }` (the Node entry's; elsewhere `persist` must be a
- *  boolean). */
-export function clientClass(wasm, ready, coordinate) {
+/** Whether `connect`'s options `o` need the full build (tab coordination / persistence, OAuth):
+ *  `persist` (true, or a coordination host) or `auth`. */
+export function needsFull(o) {
+  const p = given(o, "persist");
+  return p === true || typeof p === "object" || given(o, "auth") !== undefined;
+}
+
+/** The client class over the builds' WebAssembly modules: `load(options)` resolves with the
+ *  initialized module (with its `ClientCore`) a client connected with `options` runs on;
+ *  `coordinate(persist, warn)` makes the coordination host of `persist: { redis }` (the Node
+ *  entry's; elsewhere `persist` must be a boolean). */
+export function clientClass(load, coordinate) {
   class McpTaskClient {
     /** The WebAssembly side. */
     #core;
@@ -196,14 +203,14 @@ export function clientClass(wasm, ready, coordinate) {
     }
 
     static async connect(address, opts) {
-      await ready();
+      const wasm = await load(opts);
       const client = new McpTaskClient(PRIVATE);
       const p = given(opts, "persist");
       const coord = typeof p === "object" ? await coordinate?.(p, (w) => client.#heard(WARNING, 0, w)) : undefined;
-      return new Promise((resolve, reject) => client.#open(address, opts, coord, resolve, reject));
+      return new Promise((resolve, reject) => client.#open(wasm, address, opts, coord, resolve, reject));
     }
 
-    #open(address, o, coord, resolve, reject) {
+    #open(wasm, address, o, coord, resolve, reject) {
       try {
         const settings = { url: url(address) };
         options(o);

@@ -6,8 +6,10 @@ export type { TaskDone } from "./handle.js";
 import type { InitInput } from "./mcp_task_client.js";
 
 /**
- * Loads the WebAssembly module (once). Optional: `McpTaskClient.connect` does it on first use.
- * Pass the wasm bytes, a `WebAssembly.Module`, a URL or a `Response` where fetching the file from
- * next to the package does not work (e.g. `file://` pages). A no-op in Node.
+ * Loads the base build's WebAssembly module (once). Optional: `McpTaskClient.connect` loads the
+ * build each client's options need on first use (the full build for `persist` or `auth`). Pass the
+ * full build's wasm (`mcp_task_client_bg.wasm`: bytes, a `WebAssembly.Module`, a URL or a
+ * `Response`) where fetching the files from next to the package does not work (e.g. `file://`
+ * pages): every client then runs on it. In Node, reads the base build from disk (`input` unused).
  */
 export default function init(input?: InitInput | Promise<InitInput>): Promise<void>;

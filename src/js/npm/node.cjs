@@ -1,6 +1,7 @@
-// Entry for CommonJS in Node (`require("mcp-task-client")`): the package is an ES module with
-// top-level await (it instantiates the wasm at import), which `require` cannot load, so this entry
-// hands out the module through one dynamic import: `const { McpTaskClient } = await load()`.
+// Entry for CommonJS in Node (`require("mcp-task-client")`): the package is an ES module (the core
+// entry with top-level await: it instantiates the wasm at import), which `require` cannot load in
+// Node 20, so this entry hands out the module through one dynamic import:
+// `const { McpTaskClient } = await load()`.
 "use strict";
 
 let loading;

@@ -1,7 +1,8 @@
 // OAuth against a real protected server in headless Chromium: the TS SDK's authorization server
 // router, bearer middleware and demo provider (tests/servers/ts-sdk/oauth.mjs) with 3 s access
 // tokens. connect → 401 → discovery → registration → popup → return page → token → a 8 s task
-// runs → its token is refreshed mid-task → the task's result arrives.
+// runs → its token is refreshed mid-task → the task's result arrives. The package root fetches the
+// full build for it (the `auth` option), never the base build.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { startServer } from "../../servers/launch.mjs";
@@ -11,12 +12,15 @@ let chrome;
 let server;
 let page;
 const errors = [];
+/** The wasm files the page fetched. */
+const wasm = [];
 
 before(async () => {
   chrome = await openChromium("mcp-oauth-");
   server = await startServer("ts-sdk", { port: 0, args: ["--oauth", "--token-ttl-s", "3"], timeoutMs: 30_000 });
   page = await chrome.browser.newPage();
   page.on("pageerror", (e) => errors.push(String(e)));
+  page.on("request", (r) => r.url().endsWith(".wasm") && wasm.push(new URL(r.url()).pathname));
   page.on("console", (m) => errors.push(...(/[0-9a-f]{8}-[0-9a-f]{4}-/.test(m.text()) ? [`token-like text logged: ${m.text()}`] : [])));
   await page.goto(`${chrome.site.origin}/tests/js/browser/oauth-page.html`);
   await page.waitForFunction(() => window.ready === true, null, { timeout: 15_000 });
@@ -41,5 +45,6 @@ test("authorizes through a popup, refreshes mid-task, the task's result arrives"
   assert.ok(stats.refreshes >= 1, `refreshed mid-task: ${JSON.stringify(stats)}`);
   assert.ok(r.stored?.refreshToken && r.stored?.accessToken, "the grant is in the host's store");
   assert.equal(r.stored.client.authMethod, "none");
+  assert.deepEqual(wasm, ["/pkg/mcp_task_client_bg.wasm"], "auth fetched the full build alone");
   assert.deepEqual(errors, []);
 });

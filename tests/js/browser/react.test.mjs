@@ -53,8 +53,8 @@ before(async () => {
     define: { "process.env.NODE_ENV": '"development"' },
     logLevel: "warning",
   });
-  // esbuild leaves `new URL("…wasm", import.meta.url)` alone: the wasm goes next to the bundle.
-  await copyFile(join(PKG, "mcp_task_client_bg.wasm"), join(OUT, "site/mcp_task_client_bg.wasm"));
+  // esbuild leaves `new URL("…wasm", import.meta.url)` alone: both builds' wasm go next to the bundle.
+  for (const wasm of ["mcp_task_client_base_bg.wasm", "mcp_task_client_bg.wasm"]) await copyFile(join(PKG, wasm), join(OUT, `site/${wasm}`));
   await writeFile(join(OUT, "site/index.html"), `<!doctype html><meta charset="utf-8"><title>react</title>
     <div id="root"></div><script type="module" src="./react-app.js"></script>`);
   chromium = await openChromium("mcp-react-profile-");

@@ -64,16 +64,19 @@ test("resolves by name in Node (node condition) and works without init()", async
   }
 });
 
-test("the browser entry loads the wasm lazily on first connect", async () => {
+test("the browser entry loads each build lazily, when a client first needs it", async () => {
   const src = await readFile(join(PKG, "index.js"), "utf8");
-  assert.match(src, /clientClass\(wasm,\s*init\)/, "connect loads the module through init");
-  assert.match(await readFile(join(PKG, "client.js"), "utf8"), /await ready\(\)/);
+  assert.match(await readFile(join(PKG, "client.js"), "utf8"), /await load\(/, "connect loads the build its options need");
   assert.doesNotMatch(src, /node:/, "no Node built-ins in the browser entry");
-  const glue = await readFile(join(PKG, "mcp_task_client.js"), "utf8");
-  assert.match(glue, /new URL\(["']mcp_task_client_bg\.wasm["'],\s*import\.meta\.url\)/, "bundler-friendly wasm URL");
-  // The glue is minified: statements, not lines.
-  const bare = glue.split(/[\n;]/).filter((l) => /\bwindow\b/.test(l) && !/typeof window/.test(l));
-  assert.deepEqual(bare, [], "`window` only behind a typeof guard (pages, workers, Node)");
+  for (const name of ["mcp_task_client_base", "mcp_task_client"]) {
+    assert.match(src, new RegExp(`import\\(["']\\./${name}\\.js["']\\)`), `${name}.js imported on demand`);
+    assert.match(src, new RegExp(`new URL\\(["']\\./${name}_bg\\.wasm["'],\\s*import\\.meta\\.url\\)`), `${name}: bundler-friendly wasm URL`);
+    const glue = await readFile(join(PKG, `${name}.js`), "utf8");
+    assert.match(glue, new RegExp(`new URL\\(["']${name}_bg\\.wasm["'],\\s*import\\.meta\\.url\\)`), `${name}: the glue's own URL`);
+    // The glue is minified: statements, not lines.
+    const bare = glue.split(/[\n;]/).filter((l) => /\bwindow\b/.test(l) && !/typeof window/.test(l));
+    assert.deepEqual(bare, [], `${name}: \`window\` only behind a typeof guard (pages, workers, Node)`);
+  }
 });
 
 test("TypeScript: the public surface has no `any` and a strict usage file compiles", async () => {

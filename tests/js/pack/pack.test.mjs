@@ -5,7 +5,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtemp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, extname, join, resolve } from "node:path";
@@ -75,7 +75,7 @@ test("Node 20 imports the installed tarball by name (root and /core) and runs a 
   assert.deepEqual(JSON.parse(disposed.trim().split("\n").pop()), { stopped: true, kind: "closed" });
 });
 
-test("a Vite-built page bundles the tarball and runs a task in Chromium", { timeout: 120_000 }, async () => {
+test("a Vite-built page bundles the tarball (both builds' wasm as assets) and runs a task in Chromium, fetching the base build alone", { timeout: 120_000 }, async () => {
   const app = join(scratch, "app");
   await writeFile(join(app, "index.html"), `<!doctype html><meta charset="utf-8"><title>scratch</title>
     <pre id="out">pending</pre><script type="module" src="./main.js"></script>`);
@@ -94,6 +94,8 @@ test("a Vite-built page bundles the tarball and runs a task in Chromium", { time
   `);
   execFileSync(process.execPath, [VITE, "build", "--logLevel", "warn"], { cwd: app, timeout: 90_000 });
   const dist = join(app, "dist");
+  const assets = (await readdir(join(dist, "assets"))).filter((f) => f.endsWith(".wasm")).map((f) => f.replace(/-[^-.]+\.wasm$/, ""));
+  assert.deepEqual(assets.sort(), ["mcp_task_client_base_bg", "mcp_task_client_bg"]);
   const site = await serveStatic(dist);
   const profile = await mkdtemp(join(tmpdir(), "mcp-pack-profile-"));
   const browser = await chromium.launchPersistentContext(profile, {
@@ -103,10 +105,13 @@ test("a Vite-built page bundles the tarball and runs a task in Chromium", { time
     const page = await browser.newPage();
     const errors = [];
     page.on("pageerror", (e) => errors.push(String(e)));
+    const wasm = [];
+    page.on("request", (r) => r.url().endsWith(".wasm") && wasm.push(new URL(r.url()).pathname.replace(/-[^-.]+\.wasm$/, "")));
     await page.goto(`${site.origin}/index.html?server=${encodeURIComponent(server.url)}`);
     await page.waitForFunction(() => document.getElementById("out").textContent !== "pending", null, { timeout: 60_000 });
     const text = await page.textContent("#out");
     assert.match(text, /^ok legacy \S/);
+    assert.deepEqual(wasm, ["/assets/mcp_task_client_base_bg"], "default options fetch the base build alone");
     assert.deepEqual(errors, []);
   } finally {
     await browser.close();
@@ -117,7 +122,7 @@ test("a Vite-built page bundles the tarball and runs a task in Chromium", { time
 
 test("the tarball: LICENSE files, README, React bindings, CommonJS entries; publint clean, arethetypeswrong only the ESM-only subpaths", { timeout: 120_000 }, async () => {
   const files = packed.files.map((f) => f.path);
-  for (const f of ["LICENSE-MIT", "LICENSE-APACHE", "README.md", "react.js", "react.d.ts", "index.d.ts", "core/index.js", "core/node.js", "core/index.d.ts", "core/mcp_task_client_bg.wasm", "node.cjs", "node.d.cts", "core/node.cjs", "core/node.d.cts"]) {
+  for (const f of ["LICENSE-MIT", "LICENSE-APACHE", "README.md", "react.js", "react.d.ts", "index.d.ts", "core/index.js", "core/node.js", "core/index.d.ts", "core/mcp_task_client_bg.wasm", "mcp_task_client_bg.wasm", "mcp_task_client_base_bg.wasm", "mcp_task_client_base.js", "node.cjs", "node.d.cts", "core/node.cjs", "core/node.d.cts"]) {
     assert.ok(files.includes(f), `${f} is in the tarball`);
   }
   const pj = JSON.parse(await readFile(join(PKG, "package.json"), "utf8"));
@@ -138,7 +143,7 @@ test("the tarball: LICENSE files, README, React bindings, CommonJS entries; publ
   // /react and /auth(/node) are ES modules only (apps bundle them; from CommonJS, `import()` them),
   // and node10 resolution, which ignores `exports`, finds no file at `auth/node` (its file is auth-node.js).
   const report = join(scratch, "attw.json");
-  run("bash", ["-c", `"${bin("attw")}" --pack . --format json --exclude-entrypoints ./mcp_task_client_bg.wasm ./core/mcp_task_client_bg.wasm > "${report}" || true`]);
+  run("bash", ["-c", `"${bin("attw")}" --pack . --format json --exclude-entrypoints ./mcp_task_client_bg.wasm ./mcp_task_client_base_bg.wasm ./core/mcp_task_client_bg.wasm > "${report}" || true`]);
   const { problems } = JSON.parse(await readFile(report, "utf8")).analysis;
   const found = problems.map((p) => `${p.kind} ${p.entrypoint} ${p.resolutionKind}`).sort();
   assert.deepEqual(found, [
@@ -168,8 +173,10 @@ test("React under StrictMode (esbuild + react-dom from npm): one session, cancel
     define: { "process.env.NODE_ENV": '"development"' },
     logLevel: "warning",
   });
-  // esbuild leaves `new URL("…wasm", import.meta.url)` alone: the wasm goes next to the bundle.
-  await writeFile(join(dist, "mcp_task_client_bg.wasm"), await readFile(join(app, "node_modules/mcp-task-client/mcp_task_client_bg.wasm")));
+  // esbuild leaves `new URL("…wasm", import.meta.url)` alone: both builds' wasm go next to the bundle.
+  for (const wasm of ["mcp_task_client_base_bg.wasm", "mcp_task_client_bg.wasm"]) {
+    await writeFile(join(dist, wasm), await readFile(join(app, "node_modules/mcp-task-client", wasm)));
+  }
   const site = await serveStatic(dist);
   const profile = await mkdtemp(join(tmpdir(), "mcp-react-profile-"));
   const browser = await chromium.launchPersistentContext(profile, {
