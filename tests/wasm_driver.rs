@@ -25,7 +25,7 @@ use wasm_bindgen_test::wasm_bindgen_test;
 
 // The test's own JS helpers are made at run time, not shipped as an `inline_js` module: every JS
 // module of this binary is one more request in the burst that loads it, and the runner's server
-// (a pool of four threads, each held by an open connection) can leave a fifth one unanswered.
+// (four threads, each held by an open connection) can leave one request of a larger burst unanswered.
 // `scripts/test-js.sh` checks the binary's module count before running it in Chromium.
 
 /// A `Response` whose body yields `chunks` one by one (1 ms apart), then ends.
