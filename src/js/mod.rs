@@ -4,11 +4,11 @@
 //! Conversion only: every decision is the engine's; this layer routes its events to promises, the
 //! handles and the JS client.
 
+mod auth_option;
 mod client;
 pub mod codes;
 pub mod convert;
 mod handle;
-mod settings;
 // The JS face of tab coordination and persistence.
 mod tabs;
 mod types;
@@ -21,8 +21,8 @@ use crate::json::{ToJson, Value};
 use js_sys::Reflect;
 use wasm_bindgen::prelude::*;
 
+use crate::bridge::era::EraKey;
 use crate::driver::deferred::later;
-use crate::driver::era::EraKey;
 use crate::driver::tabs::{Link, Requestor};
 use crate::engine::api::{ClientError, End, Event, InputId, OpId, SubId, INPUT_WITHDRAWN};
 use crate::protocol::jsonrpc::RpcError;
@@ -201,7 +201,7 @@ impl ClientInner {
     /// The session is ready: remember its era, tell the JS client, settle `connect`.
     fn connected(self: &Rc<Self>, info: types::SessionInfo) {
         if let Some(k) = &self.era {
-            k.remember(info.dialect);
+            crate::driver::era::remember(k, info.dialect);
         }
         self.connected.set(true);
         self.emit(Heard::Session, 0.0, &info);

@@ -1,0 +1,20 @@
+//! What the host's values mean: everything the wasm driver and JS face would otherwise decide,
+//! parse, convert or keep as bookkeeping, in plain Rust on every target, so it is tested
+//! natively. The driver calls the host (fetch, sockets, storage, the clock) and hands what it
+//! reports here as plain values; what comes back is the engine's inputs, what to send, or what
+//! to store.
+
+pub mod body;
+pub mod era;
+pub mod exchange;
+pub mod json;
+pub mod link;
+pub mod retry_after;
+pub mod scope;
+pub mod settings;
+pub mod socket;
+
+#[cfg(feature = "tabs")]
+pub mod channel;
+#[cfg(feature = "tabs")]
+pub mod records;
