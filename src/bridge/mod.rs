@@ -18,3 +18,6 @@ pub mod socket;
 pub mod channel;
 #[cfg(feature = "tabs")]
 pub mod records;
+
+#[cfg(test)]
+mod tests;
