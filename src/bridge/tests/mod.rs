@@ -4,4 +4,9 @@
 mod exchange;
 #[cfg(feature = "tabs")]
 mod readers;
+#[cfg(feature = "tabs")]
+mod records;
+#[cfg(feature = "tabs")]
 mod samples;
+mod settings;
+mod socket;
