@@ -91,16 +91,19 @@ impl Request {
         )
     }
 
-    /// The engine's headers, the ones every such request sends after them (set over any of the
-    /// same name), and the body.
-    pub fn parts(&self) -> (&[(String, String)], Vec<(&'static str, &str)>, Option<&str>) {
+    /// What the request sends.
+    pub fn parts(&self) -> Parts<'_> {
         match self {
             Request::Post(t) => {
                 let fixed = vec![
                     ("content-type", "application/json"),
                     ("accept", "application/json, text/event-stream"),
                 ];
-                (&t.headers, fixed, Some(&t.body))
+                Parts {
+                    headers: &t.headers,
+                    fixed,
+                    body: Some(&t.body),
+                }
             }
             Request::Get {
                 headers,
@@ -112,11 +115,28 @@ impl Request {
                 if let Some(id) = last_event_id {
                     fixed.push(("last-event-id", id));
                 }
-                (headers, fixed, None)
+                Parts {
+                    headers,
+                    fixed,
+                    body: None,
+                }
             }
-            Request::Delete(headers) => (headers, Vec::new(), None),
+            Request::Delete(headers) => Parts {
+                headers,
+                fixed: Vec::new(),
+                body: None,
+            },
         }
     }
+}
+
+/// What one request sends.
+pub struct Parts<'a> {
+    /// The engine's headers.
+    pub headers: &'a [(String, String)],
+    /// The headers every such request sends after them (set over any of the same name).
+    pub fixed: Vec<(&'static str, &'a str)>,
+    pub body: Option<&'a str>,
 }
 
 /// Why `io.js` refused to start a request: `at` the pair it refused (negative: no `fetch` at all;

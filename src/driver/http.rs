@@ -147,9 +147,9 @@ fn send(d: &Driver, key: SendKey, req: Request, pairs: Array) {
         let used = super::headers::value_of(&pairs, "authorization");
         st.http.set_used(key, used);
     });
-    let (headers, fixed, body) = req.parts();
-    let own = add_pairs(&pairs, headers, &fixed);
-    let body = body.map_or(JsValue::UNDEFINED, JsValue::from_str);
+    let parts = req.parts();
+    let own = add_pairs(&pairs, parts.headers, &parts.fixed);
+    let body = parts.body.map_or(JsValue::UNDEFINED, JsValue::from_str);
     let method = req.method();
     drop(req);
     let refused = d.with(|st| {

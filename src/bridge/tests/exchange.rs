@@ -51,33 +51,33 @@ fn message(via: Option<SendKey>, body: &str) -> Input {
 fn a_post_sends_json_and_accepts_json_or_an_event_stream() {
     let req = post();
     assert_eq!(req.method(), "POST");
-    let (headers, fixed, body) = req.parts();
-    assert_eq!(headers.len(), 1);
+    let parts = req.parts();
+    assert_eq!(parts.headers.len(), 1);
     assert_eq!(
-        fixed,
+        parts.fixed,
         [
             ("content-type", "application/json"),
             ("accept", "application/json, text/event-stream")
         ]
     );
-    assert_eq!(body, Some("{\"jsonrpc\":\"2.0\"}"));
+    assert_eq!(parts.body, Some("{\"jsonrpc\":\"2.0\"}"));
 }
 
 #[test]
 fn a_get_sends_last_event_id_only_when_resuming() {
     let listen = get(true, None);
     assert_eq!(listen.method(), "GET");
-    assert_eq!(listen.parts().1, [("accept", "text/event-stream")]);
-    assert_eq!(listen.parts().2, None);
+    assert_eq!(listen.parts().fixed, [("accept", "text/event-stream")]);
+    assert_eq!(listen.parts().body, None);
     let resume = get(false, Some("ev-7"));
     assert_eq!(
-        resume.parts().1,
+        resume.parts().fixed,
         [("accept", "text/event-stream"), ("last-event-id", "ev-7")]
     );
     let delete = Request::Delete(vec![("mcp-session-id".into(), "s".into())]);
     assert_eq!(delete.method(), "DELETE");
-    assert_eq!(delete.parts().0.len(), 1);
-    assert!(delete.parts().1.is_empty());
+    assert_eq!(delete.parts().headers.len(), 1);
+    assert!(delete.parts().fixed.is_empty());
 }
 
 #[test]
