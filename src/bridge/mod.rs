@@ -5,14 +5,17 @@
 //! to store.
 
 pub mod body;
+pub mod connecting;
 pub mod era;
 pub mod exchange;
+pub mod inputs;
 pub mod json;
 pub mod link;
 pub mod retry_after;
 pub mod scope;
 pub mod settings;
 pub mod socket;
+pub mod subs;
 
 #[cfg(feature = "tabs")]
 pub mod channel;
