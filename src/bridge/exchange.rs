@@ -94,36 +94,36 @@ impl Request {
     /// What the request sends.
     pub fn parts(&self) -> Parts<'_> {
         match self {
-            Request::Post(t) => {
-                let fixed = vec![
+            Request::Post(t) => Parts {
+                headers: &t.headers,
+                fixed: [
                     ("content-type", "application/json"),
                     ("accept", "application/json, text/event-stream"),
-                ];
-                Parts {
-                    headers: &t.headers,
-                    fixed,
-                    body: Some(&t.body),
-                }
-            }
+                ],
+                fixed_len: 2,
+                body: Some(&t.body),
+            },
             Request::Get {
                 headers,
                 last_event_id,
                 ..
-            } => {
-                let mut fixed = vec![("accept", "text/event-stream")];
+            } => Parts {
+                headers,
+                fixed: [
+                    ("accept", "text/event-stream"),
+                    (
+                        "last-event-id",
+                        last_event_id.as_deref().unwrap_or_default(),
+                    ),
+                ],
                 // `Last-Event-ID` only when resuming from an id.
-                if let Some(id) = last_event_id {
-                    fixed.push(("last-event-id", id));
-                }
-                Parts {
-                    headers,
-                    fixed,
-                    body: None,
-                }
-            }
+                fixed_len: 1 + usize::from(last_event_id.is_some()),
+                body: None,
+            },
             Request::Delete(headers) => Parts {
                 headers,
-                fixed: Vec::new(),
+                fixed: [("", ""); 2],
+                fixed_len: 0,
                 body: None,
             },
         }
@@ -134,9 +134,17 @@ impl Request {
 pub struct Parts<'a> {
     /// The engine's headers.
     pub headers: &'a [(String, String)],
-    /// The headers every such request sends after them (set over any of the same name).
-    pub fixed: Vec<(&'static str, &'a str)>,
+    /// The first `fixed_len` of these.
+    fixed: [(&'static str, &'a str); 2],
+    fixed_len: usize,
     pub body: Option<&'a str>,
+}
+
+impl Parts<'_> {
+    /// The headers every such request sends after the engine's (set over any of the same name).
+    pub fn fixed(&self) -> &[(&'static str, &str)] {
+        self.fixed.get(..self.fixed_len).unwrap_or_default()
+    }
 }
 
 /// Why `io.js` refused to start a request: `at` the pair it refused (negative: no `fetch` at all;
@@ -186,15 +194,28 @@ pub enum Chunk {
     Events(Events),
 }
 
-/// What a chunk of an SSE body brought: the stream's new position, the messages (each fed only
-/// while the exchange is live), then why the stream cannot go on.
+/// What a chunk of an SSE body brought: the stream's new position, the events (each one's
+/// [`message`](Events::message) fed only while the exchange is live), then why the stream cannot
+/// go on.
 #[derive(Debug, PartialEq)]
 pub struct Events {
     /// `Input::Cursor`, when the last event id or `retry` changed.
     pub cursor: Option<Input>,
-    /// `Input::Message`s.
-    pub messages: Vec<Input>,
+    /// The request its messages answer (`None`: the listening stream's).
+    via: Option<SendKey>,
+    pub events: Vec<SseEvent>,
     pub error: Option<TransportError>,
+}
+
+impl Events {
+    /// The `Input::Message` an event carries (`message` events, or any JSON-looking data).
+    pub fn message(&self, ev: SseEvent) -> Option<Input> {
+        let carries = ev.event == "message" || ev.data.trim_ascii_start().starts_with("{");
+        carries.then_some(Input::Message {
+            via: self.via,
+            body: ev.data,
+        })
+    }
 }
 
 impl<T> Exchanges<T> {
@@ -229,9 +250,12 @@ impl<T> Exchanges<T> {
         at.map(|i| self.inflight.swap_remove(i)).is_some()
     }
 
-    /// Forgets every exchange (not the session `DELETE`); their keys.
-    pub fn remove_all(&mut self) -> Vec<SendKey> {
-        self.inflight.drain(..).map(|x| x.key).collect()
+    /// Forgets every exchange (not the session `DELETE`), telling `each` its key.
+    pub fn remove_all(&mut self, mut each: impl FnMut(SendKey)) {
+        for x in &self.inflight {
+            each(x.key);
+        }
+        self.inflight.clear();
     }
 
     /// Remembers the `Authorization` header `key`'s request sent.
@@ -304,11 +328,10 @@ impl<T> Exchanges<T> {
                         retry_ms: told.1,
                     }
                 });
-                let messages = events.into_iter().filter_map(message_of);
-                let messages = messages.map(|body| Input::Message { via, body }).collect();
                 Chunk::Events(Events {
                     cursor,
-                    messages,
+                    via,
+                    events,
                     error: error.map(|e| TransportError {
                         over_limit: matches!(e, SseError::TooLarge { .. }),
                         ..TransportError::network(e.message())
@@ -350,9 +373,4 @@ impl<T> Exchanges<T> {
     pub fn delete_ended(&mut self) -> Option<T> {
         self.deleting.take().and_then(|x| x.then)
     }
-}
-
-/// The JSON-RPC message an SSE event carries (`message` events, or any JSON-looking data).
-fn message_of(ev: SseEvent) -> Option<String> {
-    (ev.event == "message" || ev.data.trim_ascii_start().starts_with("{")).then_some(ev.data)
 }

@@ -35,9 +35,7 @@ pub fn abort(http: &mut Http, io: &Io, key: SendKey) -> bool {
 
 /// Aborts every exchange (not the session `DELETE`).
 pub fn abort_all(http: &mut Http, io: &Io) {
-    for key in http.remove_all() {
-        io.abort(js_key(key));
-    }
+    http.remove_all(|key| io.abort(js_key(key)));
 }
 
 /// The `DELETE` answered, failed or ran out of time: `close()` goes on, with no borrow of the
@@ -148,7 +146,7 @@ fn send(d: &Driver, key: SendKey, req: Request, pairs: Array) {
         st.http.set_used(key, used);
     });
     let parts = req.parts();
-    let own = add_pairs(&pairs, parts.headers, &parts.fixed);
+    let own = add_pairs(&pairs, parts.headers, parts.fixed());
     let body = parts.body.map_or(JsValue::UNDEFINED, JsValue::from_str);
     let method = req.method();
     drop(req);
@@ -257,20 +255,22 @@ fn answered(d: &Driver, key: SendKey, res: &JsValue) {
 /// Adds a chunk to a whole body (bounded), or feeds an SSE body's messages and its position
 /// (last event id, `retry`) as it moves.
 fn chunk(d: &Driver, key: SendKey, bytes: Vec<u8>) {
-    let events = match d.with(|st| st.http.chunk(key, bytes, st.max_body)) {
+    let mut events = match d.with(|st| st.http.chunk(key, bytes, st.max_body)) {
         Chunk::Nothing => return,
         Chunk::Failed(error) => return fail(d, key, error),
         Chunk::Events(events) => events,
     };
-    if let Some(cursor) = events.cursor {
+    if let Some(cursor) = events.cursor.take() {
         d.feed(cursor);
     }
-    for message in events.messages {
+    for ev in std::mem::take(&mut events.events) {
         // The exchange is live until an input fed here makes the engine abort it.
         if !d.with(|st| st.http.live(key)) {
             return;
         }
-        d.feed(message);
+        if let Some(message) = events.message(ev) {
+            d.feed(message);
+        }
     }
     if let Some(error) = events.error {
         fail(d, key, error);

@@ -33,10 +33,25 @@ fn answered(req: Request, status: u16, content_type: &str) -> Ex {
     ex
 }
 
-fn events(chunk: Chunk) -> Events {
-    match chunk {
-        Chunk::Events(events) => events,
-        other => panic!("expected events, got {other:?}"),
+/// What a chunk brought: its cursor, the messages its events carry, its error.
+struct Got {
+    cursor: Option<Input>,
+    messages: Vec<Input>,
+    error: Option<TransportError>,
+}
+
+fn events(chunk: Chunk) -> Got {
+    let Chunk::Events(mut events) = chunk else {
+        panic!("expected events, got {chunk:?}");
+    };
+    let all = std::mem::take(&mut events.events);
+    Got {
+        messages: all
+            .into_iter()
+            .filter_map(|ev| events.message(ev))
+            .collect(),
+        cursor: events.cursor,
+        error: events.error,
     }
 }
 
@@ -54,7 +69,7 @@ fn a_post_sends_json_and_accepts_json_or_an_event_stream() {
     let parts = req.parts();
     assert_eq!(parts.headers.len(), 1);
     assert_eq!(
-        parts.fixed,
+        parts.fixed(),
         [
             ("content-type", "application/json"),
             ("accept", "application/json, text/event-stream")
@@ -67,17 +82,17 @@ fn a_post_sends_json_and_accepts_json_or_an_event_stream() {
 fn a_get_sends_last_event_id_only_when_resuming() {
     let listen = get(true, None);
     assert_eq!(listen.method(), "GET");
-    assert_eq!(listen.parts().fixed, [("accept", "text/event-stream")]);
+    assert_eq!(listen.parts().fixed(), [("accept", "text/event-stream")]);
     assert_eq!(listen.parts().body, None);
     let resume = get(false, Some("ev-7"));
     assert_eq!(
-        resume.parts().fixed,
+        resume.parts().fixed(),
         [("accept", "text/event-stream"), ("last-event-id", "ev-7")]
     );
     let delete = Request::Delete(vec![("mcp-session-id".into(), "s".into())]);
     assert_eq!(delete.method(), "DELETE");
     assert_eq!(delete.parts().headers.len(), 1);
-    assert!(delete.parts().fixed.is_empty());
+    assert!(delete.parts().fixed().is_empty());
 }
 
 #[test]
@@ -255,7 +270,8 @@ fn removing_all_forgets_every_exchange_but_not_the_session_delete() {
     ex.start(SendKey(1), &post(), 0);
     ex.start(SendKey(2), &get(true, None), 0);
     ex.start(DELETE, &Request::Delete(Vec::new()), 10);
-    let mut keys = ex.remove_all();
+    let mut keys = Vec::new();
+    ex.remove_all(|key| keys.push(key));
     keys.sort();
     assert_eq!(keys, [SendKey(1), SendKey(2)]);
     assert!(!ex.live(SendKey(1)));
