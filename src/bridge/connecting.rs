@@ -23,11 +23,13 @@ pub enum Linked {
 
 impl Connecting {
     /// `connect` settles now, unless it already did.
+    #[inline]
     fn settle(&mut self) -> bool {
         !std::mem::replace(&mut self.settled, true)
     }
 
     /// The link started.
+    #[inline]
     pub fn linked(&mut self) -> Linked {
         self.linked = true;
         if self.settled {
@@ -41,6 +43,7 @@ impl Connecting {
     }
 
     /// The session is ready: whether `connect` resolves now (the link started already).
+    #[inline]
     pub fn connected(&mut self) -> bool {
         self.connected = true;
         self.linked && self.settle()
@@ -48,6 +51,7 @@ impl Connecting {
 
     /// Something went wrong before the session was ready: whether `connect` fails now (it did
     /// not settle yet).
+    #[inline]
     pub fn failed(&mut self) -> bool {
         self.settle()
     }

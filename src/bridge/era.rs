@@ -23,6 +23,7 @@ impl EraKey {
 }
 
 /// The era a stored item names (`None`: nothing stored, or not a dialect's name).
+#[inline]
 pub fn read(stored: Option<&str>) -> Option<Dialect> {
     let stored = stored?;
     Dialect::ALL.into_iter().find(|d| d.name() == stored)
@@ -30,6 +31,7 @@ pub fn read(stored: Option<&str>) -> Option<Dialect> {
 
 /// What to store for the negotiated `era` when `stored` is what the item holds: nothing when it
 /// already names that era.
+#[inline]
 pub fn to_store(stored: Option<&str>, era: Dialect) -> Option<&'static str> {
     (read(stored) != Some(era)).then_some(era.name())
 }

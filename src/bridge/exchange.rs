@@ -92,6 +92,7 @@ impl Request {
     }
 
     /// What the request sends.
+    #[inline]
     pub fn parts(&self) -> Parts<'_> {
         match self {
             Request::Post(t) => Parts {
@@ -149,6 +150,7 @@ impl Parts<'_> {
 
 /// Why `io.js` refused to start a request: `at` the pair it refused (negative: no `fetch` at all;
 /// from `own` on, a pair every request sends), named by `name_at`, for the reason `why`.
+#[inline]
 pub fn refused(at: f64, own: u32, name_at: impl FnOnce(u32) -> String, why: String) -> String {
     if at < 0.0 {
         ["fetch unavailable: ", &why].concat()
@@ -162,6 +164,7 @@ pub fn refused(at: f64, own: u32, name_at: impl FnOnce(u32) -> String, why: Stri
 /// The engine's input for a response's head: its status and the headers the engine reads
 /// (`header` looks one up by its lowercase name; `parse_date` reads an HTTP date, see
 /// [`retry_after_ms`]).
+#[inline]
 pub fn head_input(
     key: SendKey,
     status: u16,
@@ -209,6 +212,7 @@ pub struct Events {
 
 impl Events {
     /// The `Input::Message` an event carries (`message` events, or any JSON-looking data).
+    #[inline]
     pub fn message(&self, ev: SseEvent) -> Option<Input> {
         let carries = ev.event == "message" || ev.data.trim_ascii_start().starts_with("{");
         carries.then_some(Input::Message {
@@ -220,6 +224,7 @@ impl Events {
 
 impl<T> Exchanges<T> {
     /// Starts tracking `req` under `key` (the session `DELETE`: its grace runs from `now`).
+    #[inline]
     pub fn start(&mut self, key: SendKey, req: &Request, now: u64) {
         if key == DELETE {
             let until = now + DELETE_GRACE_MS;
@@ -235,22 +240,26 @@ impl<T> Exchanges<T> {
         }
     }
 
+    #[inline]
     fn get_mut(&mut self, key: SendKey) -> Option<&mut Exchange> {
         self.inflight.iter_mut().find(|x| x.key == key)
     }
 
     /// Whether `key`'s exchange is in flight.
+    #[inline]
     pub fn live(&self, key: SendKey) -> bool {
         self.inflight.iter().any(|x| x.key == key)
     }
 
     /// Forgets `key`'s exchange; whether it was in flight.
+    #[inline]
     pub fn remove(&mut self, key: SendKey) -> bool {
         let at = self.inflight.iter().position(|x| x.key == key);
         at.map(|i| self.inflight.swap_remove(i)).is_some()
     }
 
     /// Forgets every exchange (not the session `DELETE`), telling `each` its key.
+    #[inline]
     pub fn remove_all(&mut self, mut each: impl FnMut(SendKey)) {
         for x in &self.inflight {
             each(x.key);
@@ -276,6 +285,7 @@ impl<T> Exchanges<T> {
     /// The head was fed to the engine: whether to read the body (framed as `content_type`
     /// announces, `limit` bytes per message), or why the exchange fails (a listening stream that
     /// is not an event stream). `Ok(false)`: the exchange is no longer in flight.
+    #[inline]
     pub fn body(
         &mut self,
         key: SendKey,
@@ -305,6 +315,7 @@ impl<T> Exchanges<T> {
     }
 
     /// Adds a chunk to a whole body (bounded by `limit`), or decodes an SSE body's events.
+    #[inline]
     pub fn chunk(&mut self, key: SendKey, bytes: Vec<u8>, limit: usize) -> Chunk {
         let Some(x) = self.get_mut(key) else {
             return Chunk::Nothing;
@@ -343,6 +354,7 @@ impl<T> Exchanges<T> {
 
     /// The body ended: `None` when the exchange is not in flight, else the whole body's message
     /// (if any). The exchange stays in flight until [`remove`](Self::remove)d.
+    #[inline]
     pub fn end(&mut self, key: SendKey) -> Option<Option<Input>> {
         let x = self.get_mut(key)?;
         let Body::Whole(bytes) = &mut x.body else {
@@ -354,11 +366,13 @@ impl<T> Exchanges<T> {
     }
 
     /// The earliest deadline the HTTP transport itself needs the timer for.
+    #[inline]
     pub fn next_deadline(&self) -> Option<u64> {
         self.deleting.as_ref().map(|x| x.until)
     }
 
     /// Keeps `then` to run once the session `DELETE` ended; hands it back when none is in flight.
+    #[inline]
     pub fn after_delete(&mut self, then: T) -> Option<T> {
         match &mut self.deleting {
             Some(x) => {
@@ -370,6 +384,7 @@ impl<T> Exchanges<T> {
     }
 
     /// The session `DELETE` is over (answered, failed or out of time): what was to run after it.
+    #[inline]
     pub fn delete_ended(&mut self) -> Option<T> {
         self.deleting.take().and_then(|x| x.then)
     }

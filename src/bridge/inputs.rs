@@ -19,6 +19,7 @@ pub enum Route<'a> {
 
 /// Where `req` goes (`answers_input`: the host has an `onInput` handler). Without one, an
 /// elicitation is declined and anything else is a method the client does not have.
+#[inline]
 pub fn route(req: &InputRequest, answers_input: bool) -> Route<'_> {
     if req.method == INPUT_WITHDRAWN {
         let why = req.params.get("reason").and_then(Value::as_str);
@@ -37,6 +38,7 @@ pub fn route(req: &InputRequest, answers_input: bool) -> Route<'_> {
 
 /// The answer from how `onInput` settled: resolved with a value (`None` when it is not JSON), or
 /// rejected with (or threw) an error.
+#[inline]
 pub fn answer(settled: Result<Option<Value>, RpcError>) -> Result<Value, RpcError> {
     match settled {
         Ok(Some(o @ Value::Object(_))) => Ok(o),
@@ -47,6 +49,7 @@ pub fn answer(settled: Result<Option<Value>, RpcError>) -> Result<Value, RpcErro
 
 /// The RPC error for what `onInput` threw: its numeric `code` when it is an integer, and its
 /// `message`.
+#[inline]
 pub fn thrown(code: Option<f64>, message: String) -> RpcError {
     let code = code.filter(|c| c.fract() == 0.0);
     RpcError::new(code.map_or(-32603, |c| c as i64), message)

@@ -28,6 +28,7 @@ pub enum Seen {
 
 /// The link for `transport`, given what the environment shows (`seen`, asked only for HTTP), and
 /// whether it is only assumed.
+#[inline]
 pub fn detect(transport: TransportKind, seen: impl FnOnce() -> Seen) -> (Link, bool) {
     match transport {
         TransportKind::WebSocket => (Link::WebSocket, false),

@@ -4,6 +4,7 @@
 /// Delay asked by `retry-after-ms` (ms) or `Retry-After` (seconds or an HTTP date), in ms from `now`.
 /// `parse_date` reads a date as ms since the epoch (not finite: no date), as the host's
 /// `Date.parse` does: no date parser in the binary.
+#[inline]
 pub fn retry_after_ms(
     ms_header: Option<&str>,
     header: Option<&str>,

@@ -49,6 +49,7 @@ pub fn flag(s: &Value, key: &str) -> Option<bool> {
 
 /// Reads the settings `s` (the URL among them); `seen` tells what the environment shows of the
 /// link to a URL's origin, asked only when the link is detected.
+#[inline]
 pub fn read(s: &Value, seen: impl FnOnce(&str) -> Seen) -> Result<Settings, String> {
     let url = string(s, "url").unwrap_or_default();
     let transport = transport(string(s, "transport"), url);
@@ -96,6 +97,7 @@ pub fn read(s: &Value, seen: impl FnOnce(&str) -> Seen) -> Result<Settings, Stri
 
 /// The `transport` option (`"http"` or `"websocket"`); by default WebSocket for a `ws:`/`wss:`
 /// URL, else HTTP.
+#[inline]
 fn transport(t: Option<&str>, url: &str) -> TransportKind {
     let lower = url.to_ascii_lowercase();
     match t {
@@ -107,6 +109,7 @@ fn transport(t: Option<&str>, url: &str) -> TransportKind {
 
 /// The `dialect` option (`"auto"`, `"modern"`, `"legacy"` or `"draft"`, which only the full build
 /// speaks).
+#[inline]
 fn dialect(d: Option<&str>) -> Result<DialectChoice, String> {
     Ok(match d {
         Some("modern") => DialectChoice::Modern,
@@ -120,6 +123,7 @@ fn dialect(d: Option<&str>) -> Result<DialectChoice, String> {
 /// The `link` option (`"http1"`, `"http2"`, `"node"`, `"websocket"` or `"learn"`); by default
 /// detected from the transport and the URL, HTTP/1.1 where the browser tells nothing; `"learn"`
 /// lets the engine revise that assumption from the first requests (`true`).
+#[inline]
 fn link(l: Option<&str>, transport: TransportKind, seen: impl FnOnce() -> Seen) -> (Link, bool) {
     let named = match l {
         None => return (link::detect(transport, seen).0, false),
@@ -133,6 +137,7 @@ fn link(l: Option<&str>, transport: TransportKind, seen: impl FnOnce() -> Seen) 
 }
 
 /// `persist`, `identity`, `persistResults`, `tabs`; `None` unless `persist: true`.
+#[inline]
 fn shared(s: &Value) -> Result<Option<Sharing>, String> {
     let identity = string(s, "identity").map(str::to_owned);
     let persist_results = flag(s, "persistResults").unwrap_or(false);
@@ -153,6 +158,7 @@ fn shared(s: &Value) -> Result<Option<Sharing>, String> {
 }
 
 /// The options of `callTool` and `request`, read from their checked values `o`.
+#[inline]
 pub fn call_options(o: &Value) -> CallOptions {
     let augment = match string(o, "task") {
         Some("always") => Augment::Always,

@@ -58,21 +58,25 @@ pub enum Closed<F> {
 
 impl<F> Socket<F> {
     /// `first` waits for the first socket to open or fail.
+    #[inline]
     pub fn wait_first(&mut self, first: F) {
         self.first = Some(first);
     }
 
     /// A new socket is to open: the subprotocol to ask for.
+    #[inline]
     pub fn opening(&mut self) -> Option<&'static str> {
         self.open = false;
         self.subprotocol.then_some(SUBPROTOCOL)
     }
 
     /// Whether making the socket worked (its constructor did not throw).
+    #[inline]
     pub fn made(&mut self, made: bool) {
         self.socket = made;
     }
 
+    #[inline]
     pub fn opened(&mut self) -> Opened<F> {
         self.open = true;
         match self.first.take() {
@@ -82,6 +86,7 @@ impl<F> Socket<F> {
     }
 
     /// The socket closed or failed (`why`: its constructor threw that).
+    #[inline]
     pub fn closed(&mut self, why: Option<String>) -> Closed<F> {
         if !self.socket && why.is_none() {
             return Closed::Handled;
@@ -102,6 +107,7 @@ impl<F> Socket<F> {
     }
 
     /// Closes for good: whether a socket was there to close (it reports nothing more).
+    #[inline]
     pub fn close(&mut self) -> bool {
         self.open = false;
         std::mem::take(&mut self.socket)
@@ -110,6 +116,7 @@ impl<F> Socket<F> {
     /// Whether a frame can go now (else it fails at once with [`not_connected`]: the engine only
     /// runs once the first socket is open, and re-opens its session after the connection is up
     /// again).
+    #[inline]
     pub fn sendable(&self) -> bool {
         self.open && self.socket
     }

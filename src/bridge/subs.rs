@@ -18,10 +18,12 @@ impl<T> Subs<T> {
         self.0.binary_search_by_key(&sub, |(id, _)| *id)
     }
 
+    #[inline]
     pub fn get(&self, sub: SubId) -> Option<&T> {
         self.0.get(self.find(sub).ok()?).map(|(_, s)| s)
     }
 
+    #[inline]
     pub fn get_mut(&mut self, sub: SubId) -> Option<&mut T> {
         let at = self.find(sub).ok()?;
         self.0.get_mut(at).map(|(_, s)| s)
@@ -29,12 +31,14 @@ impl<T> Subs<T> {
 
     /// Adds subscription `sub` (an id the engine handed out: never one already here; if it were,
     /// the first entry stays).
+    #[inline]
     pub fn insert(&mut self, sub: SubId, s: T) {
         if let Err(at) = self.find(sub) {
             self.0.insert(at, (sub, s));
         }
     }
 
+    #[inline]
     pub fn remove(&mut self, sub: SubId) -> Option<T> {
         let at = self.find(sub).ok()?;
         Some(self.0.remove(at).1)
@@ -48,11 +52,13 @@ pub struct Replies(Vec<(OpId, f64)>);
 
 impl Replies {
     /// Operation `op` awaits its reply, reported under `key`.
+    #[inline]
     pub fn wait(&mut self, op: OpId, key: f64) {
         self.0.push((op, key));
     }
 
     /// Operation `op` was answered: the key it is reported under, once.
+    #[inline]
     pub fn take(&mut self, op: OpId) -> Option<f64> {
         let at = self.0.iter().position(|(id, _)| *id == op)?;
         Some(self.0.swap_remove(at).1)
