@@ -80,12 +80,14 @@ impl TaskRecord {
     }
 
     /// The JSON text stored for it.
+    #[inline]
     pub fn text(&self) -> Option<String> {
         serde_json::to_string(self).ok()
     }
 
     /// The completion ledger's check-and-set: whether this claim is the first (then the record
     /// says it fired, at `now`).
+    #[inline]
     pub fn claim(&mut self, now: Millis) -> bool {
         if self.fired {
             return false;
@@ -140,6 +142,7 @@ impl SessionRecord {
     }
 
     /// The JSON text stored for it.
+    #[inline]
     pub fn text(&self) -> Option<String> {
         serde_json::to_string(self).ok()
     }
@@ -150,6 +153,7 @@ pub type RecordEdit = Box<dyn FnMut(Option<TaskRecord>) -> Option<TaskRecord>>;
 
 /// `edit` applied to a record's stored text: an unreadable record reads as none; the new text, or
 /// `None` to delete it.
+#[inline]
 pub fn edit_text(old: Option<String>, edit: &mut RecordEdit) -> Option<String> {
     let old = old.and_then(|t| TaskRecord::read(&t));
     edit(old).and_then(|r| r.text())
@@ -157,6 +161,7 @@ pub fn edit_text(old: Option<String>, edit: &mut RecordEdit) -> Option<String> {
 
 /// The scope's task records among the stored texts `rows`, oldest first (ties by task id);
 /// unreadable ones and other scopes' are skipped.
+#[inline]
 pub fn listing(rows: &[String], scope: &Scope) -> Vec<TaskRecord> {
     let mut out: Vec<TaskRecord> = rows
         .iter()
@@ -183,11 +188,13 @@ pub struct MemoryRecords(Vec<(String, String)>);
 
 impl MemoryRecords {
     /// The values whose keys start with `prefix`.
+    #[inline]
     pub fn scan(&self, prefix: &str) -> Vec<String> {
         let under = self.0.iter().filter(|(k, _)| k.starts_with(prefix));
         under.map(|(_, v)| v.clone()).collect()
     }
 
+    #[inline]
     pub fn get(&self, key: &str) -> Option<String> {
         self.0
             .iter()
@@ -196,6 +203,7 @@ impl MemoryRecords {
     }
 
     /// Replaces the value under `key` with `edit(old)` (`None`: delete); returns the new one.
+    #[inline]
     pub fn update(
         &mut self,
         key: &str,
