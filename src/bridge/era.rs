@@ -29,11 +29,11 @@ pub fn read(stored: Option<&str>) -> Option<Dialect> {
     Dialect::ALL.into_iter().find(|d| d.name() == stored)
 }
 
-/// What to store for the negotiated `era` when `stored` is what the item holds: nothing when it
-/// already names that era.
+/// What to store for the negotiated `era` when the item names `stored`: nothing when it already
+/// names that era.
 #[inline]
-pub fn to_store(stored: Option<&str>, era: Dialect) -> Option<&'static str> {
-    (read(stored) != Some(era)).then_some(era.name())
+pub fn to_store(stored: Option<Dialect>, era: Dialect) -> Option<&'static str> {
+    (stored != Some(era)).then_some(era.name())
 }
 
 #[cfg(test)]
@@ -45,6 +45,7 @@ mod tests {
         for era in Dialect::ALL {
             let stored = to_store(None, era);
             assert_eq!(read(stored), Some(era));
+            assert_eq!(to_store(read(stored), era), None);
         }
         assert_eq!(read(Some("Modern")), None);
         assert_eq!(read(Some("\"modern\"")), None);
@@ -53,9 +54,13 @@ mod tests {
 
     #[test]
     fn an_era_already_stored_is_not_written_again() {
-        assert_eq!(to_store(Some("modern"), Dialect::Modern), None);
-        assert_eq!(to_store(Some("legacy"), Dialect::Modern), Some("modern"));
-        assert_eq!(to_store(Some("junk"), Dialect::Legacy), Some("legacy"));
+        assert_eq!(to_store(Some(Dialect::Modern), Dialect::Modern), None);
+        let legacy = read(Some("legacy"));
+        assert_eq!(to_store(legacy, Dialect::Modern), Some("modern"));
+        assert_eq!(
+            to_store(read(Some("junk")), Dialect::Legacy),
+            Some("legacy")
+        );
     }
 
     #[test]

@@ -269,6 +269,7 @@ impl<T> Exchanges<T> {
 
     /// Remembers the `Authorization` header `key`'s request sent.
     #[cfg(feature = "oauth")]
+    #[inline]
     pub fn set_used(&mut self, key: SendKey, used: Option<String>) {
         if let Some(x) = self.get_mut(key) {
             x.used = used;
@@ -277,6 +278,7 @@ impl<T> Exchanges<T> {
 
     /// The `Authorization` header `key`'s request sent.
     #[cfg(feature = "oauth")]
+    #[inline]
     pub fn used(&self, key: SendKey) -> Option<String> {
         let x = self.inflight.iter().find(|x| x.key == key);
         x.and_then(|x| x.used.clone())

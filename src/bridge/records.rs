@@ -166,7 +166,7 @@ pub fn listing(rows: &[String], scope: &Scope) -> Vec<TaskRecord> {
     let mut out: Vec<TaskRecord> = rows
         .iter()
         .filter_map(|r| TaskRecord::read(r))
-        .filter(|r| scope.holds(&r.url, r.identity.as_deref()))
+        .filter(|r| r.url == scope.url && r.identity == scope.identity)
         .collect();
     // Insertion sort: few records, and no sort routine instantiated for `TaskRecord`.
     let after =

@@ -40,11 +40,6 @@ impl Scope {
     pub fn session_key(&self) -> String {
         ["session|", &self.key].concat()
     }
-
-    /// Whether a record of `url` and `identity` belongs to this scope.
-    pub fn holds(&self, url: &str, identity: Option<&str>) -> bool {
-        self.url == url && self.identity.as_deref() == identity
-    }
 }
 
 #[cfg(test)]
@@ -70,14 +65,5 @@ mod tests {
         let key = s.task_key("t|1");
         assert_eq!(key, r#"task|["https://a/mcp","u"]|t|1"#);
         assert!(key.starts_with(&s.task_prefix()));
-    }
-
-    #[test]
-    fn a_scope_holds_only_its_own_url_and_identity() {
-        let s = Scope::new("https://a/mcp", Some("u"));
-        assert!(s.holds("https://a/mcp", Some("u")));
-        assert!(!s.holds("https://a/mcp", None));
-        assert!(!s.holds("https://a/mcp", Some("v")));
-        assert!(!s.holds("https://b/mcp", Some("u")));
     }
 }

@@ -12,7 +12,7 @@ pub fn recall(key: &EraKey) -> Option<Dialect> {
 
 /// Remembers the era negotiated with this server.
 pub fn remember(key: &EraKey, negotiated: Dialect) {
-    if let Some(name) = era::to_store(io::recall(key.item()).as_deref(), negotiated) {
+    if let Some(name) = era::to_store(recall(key), negotiated) {
         io::remember(key.item(), name);
     }
 }

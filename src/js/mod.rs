@@ -184,11 +184,10 @@ impl ClientInner {
     /// The driver (or tab) started: `connect` settles once the session is ready, unless it
     /// already failed (then the link closes again).
     fn linked(self: &Rc<Self>, link: Link) {
-        let linked = self.connect_step(Connecting::linked);
-        *self.driver.borrow_mut() = Some(link.clone());
-        match linked {
+        *self.driver.borrow_mut() = Some(link);
+        match self.connect_step(Connecting::linked) {
             Linked::Close => self.shut(Box::new(|| {})),
-            Linked::Ready => self.ready(&link),
+            Linked::Ready => self.ready(),
             Linked::Wait => {}
         }
     }
@@ -200,9 +199,7 @@ impl ClientInner {
         }
         self.emit(Heard::Session, 0.0, &info);
         if self.connect_step(Connecting::connected) {
-            if let Some(link) = self.driver() {
-                self.ready(&link);
-            }
+            self.ready();
         }
     }
 
@@ -214,10 +211,12 @@ impl ClientInner {
         r
     }
 
-    /// `connect` resolves.
-    fn ready(&self, link: &Link) {
-        tabs::warn_if_unstored(self, link);
-        self.emit(Heard::Ready, 0.0, &Value::Null);
+    /// `connect` resolves (the link started).
+    fn ready(&self) {
+        if let Some(link) = self.driver() {
+            tabs::warn_if_unstored(self, &link);
+            self.emit(Heard::Ready, 0.0, &Value::Null);
+        }
     }
 
     /// `connect` fails with the error `error` describes (once): the driver, if any, closes first.
