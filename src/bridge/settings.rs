@@ -126,8 +126,10 @@ fn dialect(d: Option<&str>) -> Result<DialectChoice, String> {
 #[inline]
 fn link(l: Option<&str>, transport: TransportKind, seen: impl FnOnce() -> Seen) -> (Link, bool) {
     let named = match l {
-        None => return (link::detect(transport, seen).0, false),
-        Some("learn") => return link::detect(transport, seen),
+        None | Some("learn") => {
+            let (link, assumed) = link::detect(transport, seen);
+            return (link, assumed && l.is_some());
+        }
         Some("http2") => Link::Http2,
         Some("node") => Link::Node,
         Some("websocket") => Link::WebSocket,

@@ -330,7 +330,10 @@ impl ClientInner {
 /// The answer from how `onInput`'s result settled: resolved with the JSON text of its value
 /// (`undefined` when it is not JSON), or rejected with (or threw) a JS value.
 fn handled(settled: Result<JsValue, JsValue>) -> Result<Value, RpcError> {
-    inputs::answer(settled.map(|v| from_js(&v)).map_err(|e| thrown(&e)))
+    match settled {
+        Ok(v) => inputs::answer(from_js(&v)),
+        Err(e) => Err(thrown(&e)),
+    }
 }
 
 /// An RPC error from whatever `onInput` threw (its numeric `code` is kept).
