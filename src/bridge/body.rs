@@ -92,7 +92,9 @@ mod tests {
         );
         let mut buf = Vec::new();
         push_whole(&mut buf, b"0123456789".to_vec(), 15).unwrap();
-        let e = push_whole(&mut buf, b"0123456789".to_vec(), 15).unwrap_err();
+        push_whole(&mut buf, b"01234".to_vec(), 15).expect("exactly the limit");
+        let e = push_whole(&mut buf, b"5".to_vec(), 15).unwrap_err();
+        assert_eq!(buf.len(), 15, "a refused chunk is not kept");
         assert!(e.contains("15-byte limit"), "{e}");
         assert_eq!(
             as_text(b"<html>nope</html>".to_vec()).as_deref(),
