@@ -1,7 +1,8 @@
 //! Streamable HTTP: one POST per transmission (JSON or SSE response read as its chunks arrive, its
 //! event ids and `retry` reported), the `GET` resuming a response stream or opening the legacy
 //! listening stream when the engine asks (it decides when to reopen or give up), and the session
-//! `DELETE`. `io.js` moves the bytes ([`Io`]); what it reports comes back through [`report`].
+//! `DELETE`. `io.js` moves the bytes ([`Io`]); what it reports comes back through [`report`], and
+//! [`crate::bridge::exchange`] says what it means.
 //! A pending POST's stream is closed only on [`Output::Abort`](crate::engine::api::Output::Abort)
 //! or `close()`: closing a modern response stream cancels the request on the server.
 

@@ -2,7 +2,7 @@
 //! says, performs what it outputs (HTTP POST/GET/DELETE or WebSocket frames) and sleeps on one timer
 //! until the engine's next [`Output::Wake`]. The bytes move in `io.js` ([`io::Io`]: fetch, response
 //! bodies, the socket, the timer), which reports each step back as plain values; what they mean is
-//! decided here. Events go to the host (the JS layer) outside of any borrow, in order, so host
+//! [`crate::bridge`]'s to say. Events go to the host (the JS layer) outside of any borrow, in order, so host
 //! callbacks may call back into the driver.
 
 #[cfg(feature = "oauth")]
