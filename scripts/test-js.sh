@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every wasm-level and JS-level test of the driver and the JS face, against real servers on 127.0.0.1:
 #   wasm-bindgen-test (tests/wasm_driver.rs) in Node, headless Chromium and a dedicated worker, and
-#   tests/wasm_wire.rs (JSON read in Rust with the host's numbers, the hand-written readers) in Node;
+#   tests/wasm_wire.rs (JSON read in Rust with the host's numbers, the JS conversions) in Node;
 #   the built pkg/ in Node (tests/js/node: ts-sdk, python-http, python-ws via `ws`, rmcp2, rmcp3,
 #   package shape, strict TypeScript consumer test + the dashboard's @ts-check, wire behaviour through
 #   the fault proxy);
@@ -83,7 +83,7 @@ wasm_tests() {
     env WASM_BINDGEN_USE_BROWSER=1 timeout 120 cargo test $args
   want wasm-worker && stage "wasm (Chromium dedicated worker)" \
     env WASM_BINDGEN_USE_DEDICATED_WORKER=1 timeout 120 cargo test $args
-  want wasm-json && stage "wasm JSON: the reader, exact ids, hand-written readers (Node)" \
+  want wasm-json && stage "wasm JSON: the reader, exact ids, the JS conversions (Node)" \
     cargo test --target wasm32-unknown-unknown --test wasm_wire
 }
 

@@ -1,9 +1,11 @@
 //! mcp-task-client: an MCP Tasks requestor for browsers, Node and Electron.
 //!
-//! The crate is eight rooms with dependencies pointing one way only:
-//! `js` → `driver` → `coord` (tab coordination) → `engine` → `auth` (OAuth as a client) →
-//! `protocol` → `collections` → `json`. `protocol`, `auth`, `engine` and `coord` are pure Rust
-//! (sans-IO: time, randomness and bytes are inputs) and are tested natively; `driver` and `js` exist only on `wasm32`. `collections` holds
+//! The crate is nine rooms with dependencies pointing one way only:
+//! `js` → `driver` → `bridge` → `coord` (tab coordination) → `engine` → `auth` (OAuth as a
+//! client) → `protocol` → `collections` → `json`. Everything but `driver` and `js` is pure Rust
+//! (sans-IO: time, randomness and bytes are inputs) and is tested natively; `driver` and `js`
+//! exist only on `wasm32`, where they call the host and hand what it says to `bridge`, which
+//! says what it means. `collections` holds
 //! the maps, sets and queues the rooms above keep their state in; below them all, `json` is the
 //! JSON value, its text and its reader.
 
@@ -11,6 +13,7 @@
 #![cfg_attr(test, allow(clippy::disallowed_types))]
 
 pub mod auth;
+pub mod bridge;
 pub mod collections;
 pub mod coord;
 pub mod engine;

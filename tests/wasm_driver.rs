@@ -10,8 +10,9 @@ use std::rc::Rc;
 use futures::channel::mpsc;
 use futures::StreamExt;
 use js_sys::{Array, Function, Reflect, Uint8Array};
-use mcp_task_client::driver::body::{self, Framing};
-use mcp_task_client::driver::headers::{retry_after_ms, HeaderSource};
+use mcp_task_client::bridge::body::Framing;
+use mcp_task_client::bridge::retry_after::retry_after_ms;
+use mcp_task_client::driver::headers::HeaderSource;
 use mcp_task_client::driver::io::{self, report, Io};
 use mcp_task_client::driver::timer::Timer;
 use mcp_task_client::driver::{global, Driver, DriverOptions, Host, TransportKind};
@@ -186,69 +187,24 @@ async fn io_reports_a_body_chunk_by_chunk_after_its_head() {
     io.shut();
 }
 
+/// `Retry-After` as an HTTP date goes through the host's `Date.parse` (the rest of its reading is
+/// tested natively, `bridge::retry_after`).
 #[wasm_bindgen_test]
-fn whole_bodies_are_bounded_and_trimmed() {
-    assert_eq!(Framing::of(Some("application/json")), Framing::Whole);
-    assert_eq!(Framing::of(None), Framing::Whole);
-    assert_eq!(Framing::of(Some("Text/Event-Stream")), Framing::Sse);
-    let mut buf = Vec::new();
-    body::push_whole(&mut buf, b"{\"jsonrpc\":".to_vec(), 1024).unwrap();
-    body::push_whole(&mut buf, b"\"2.0\",\"id\":1,\"result\":{}}".to_vec(), 1024).unwrap();
-    assert_eq!(
-        body::as_text(buf).unwrap(),
-        r#"{"jsonrpc":"2.0","id":1,"result":{}}"#
-    );
-    let mut buf = Vec::new();
-    body::push_whole(&mut buf, b"0123456789".to_vec(), 15).unwrap();
-    let e = body::push_whole(&mut buf, b"0123456789".to_vec(), 15).unwrap_err();
-    assert!(e.contains("15-byte limit"), "{e}");
-    assert_eq!(
-        body::as_text(b"<html>nope</html>".to_vec()).as_deref(),
-        Some("<html>nope</html>"),
-        "text that is not JSON reaches the engine, which quotes it"
-    );
-    assert_eq!(
-        body::as_text(b" \n".to_vec()),
-        None,
-        "nothing but white space"
-    );
-    assert_eq!(
-        body::as_text(b"\xef\xbb\xbf {\"a\":1}\n".to_vec()).as_deref(),
-        Some("{\"a\":1}"),
-        "a byte order mark and white space are trimmed"
-    );
-    assert_eq!(
-        body::as_text(b"{\"a\":\"\xff\"}".to_vec()).as_deref(),
-        Some("{\"a\":\"\u{fffd}\"}"),
-        "invalid UTF-8 is replaced, not refused"
-    );
-}
-
-#[wasm_bindgen_test]
-fn retry_after_forms() {
+fn retry_after_reads_an_http_date_with_the_hosts_parser() {
     let now = 1_700_000_000_000;
-    assert_eq!(retry_after_ms(Some("250"), Some("9"), now), Some(250));
-    assert_eq!(retry_after_ms(None, Some("3"), now), Some(3000));
-    assert_eq!(retry_after_ms(None, Some(" 1.5 "), now), Some(1500));
-    assert_eq!(retry_after_ms(Some("12.9"), None, now), Some(12));
-    assert_eq!(retry_after_ms(None, Some("0.0015"), now), Some(1));
-    assert_eq!(retry_after_ms(None, Some("1."), now), Some(1000));
-    assert_eq!(retry_after_ms(None, Some(".5"), now), None);
-    assert_eq!(retry_after_ms(None, Some("-5"), now), None);
-    assert_eq!(
-        retry_after_ms(None, Some("99999999999999999999"), now),
-        None
-    );
     let date = js_sys::Date::new(&JsValue::from_f64(now as f64 + 4000.0));
     let http_date: String = date.to_utc_string().into();
-    let d = retry_after_ms(None, Some(&http_date), now);
+    let d = retry_after_ms(None, Some(&http_date), now, js_sys::Date::parse);
     assert!(matches!(d, Some(3000..=4000)), "{d:?} from {http_date}");
+    let epoch = Some("Thu, 01 Jan 1970 00:00:00 GMT");
     assert_eq!(
-        retry_after_ms(None, Some("Thu, 01 Jan 1970 00:00:00 GMT"), now),
+        retry_after_ms(None, epoch, now, js_sys::Date::parse),
         Some(0)
     );
-    assert_eq!(retry_after_ms(Some("-5"), Some("soon"), now), None);
-    assert_eq!(retry_after_ms(None, None, now), None);
+    assert_eq!(
+        retry_after_ms(None, Some("Mon, 99 Foo"), now, js_sys::Date::parse),
+        None
+    );
 }
 
 #[wasm_bindgen_test]

@@ -1,4 +1,4 @@
-//! Request headers: the caller's (possibly async) provider, and `Retry-After` parsing.
+//! Request headers: the caller's (possibly async) provider.
 
 use js_sys::{Array, Function};
 use wasm_bindgen::prelude::*;
@@ -190,49 +190,4 @@ fn authorized(pairs: &Array, value: &str, proof: Option<&str>) -> Array {
 /// object.
 fn pairs(v: &JsValue) -> Result<Array, String> {
     super::io::header_pairs(v).map_err(|e| describe(&e))
-}
-
-/// Delay asked by `retry-after-ms` (ms) or `Retry-After` (seconds or an HTTP date), in ms from `now`.
-pub fn retry_after_ms(ms_header: Option<&str>, header: Option<&str>, now: u64) -> Option<u64> {
-    if let Some(ms) = ms_header.and_then(|h| decimal(h, 1)) {
-        return Some(ms);
-    }
-    let h = header?.trim_ascii();
-    if let Some(ms) = decimal(h, 1000) {
-        return Some(ms);
-    }
-    // An HTTP date ("Sun, 06 Nov 1994 08:49:37 GMT"); `Date.parse` alone accepts stray numbers.
-    let date_like = h.bytes().any(|b| b == b':') && h.bytes().any(|b| b.is_ascii_alphabetic());
-    let at = js_sys::Date::parse(h);
-    if date_like && at.is_finite() {
-        return Some((at - now as f64).max(0.0) as u64);
-    }
-    None
-}
-
-/// `digits[.digits]` times `scale` (1 or 1000), truncated to an integer; no float parsing.
-fn decimal(s: &str, scale: u64) -> Option<u64> {
-    let mut value = 0u64;
-    // The weight of the next digit; `None` before the dot.
-    let mut unit = None;
-    let mut digits = 0;
-    for b in s.trim_ascii().bytes() {
-        if b == b'.' && unit.is_none() && digits > 0 {
-            unit = Some(scale);
-            continue;
-        }
-        if !b.is_ascii_digit() {
-            return None;
-        }
-        let d = u64::from(b - b'0');
-        value = match &mut unit {
-            None => value.checked_mul(10)?.checked_add(d * scale)?,
-            Some(unit) => {
-                *unit /= 10;
-                value.checked_add(d * *unit)?
-            }
-        };
-        digits += 1;
-    }
-    (digits > 0).then_some(value)
 }

@@ -2,12 +2,11 @@
 //! says, performs what it outputs (HTTP POST/GET/DELETE or WebSocket frames) and sleeps on one timer
 //! until the engine's next [`Output::Wake`]. The bytes move in `io.js` ([`io::Io`]: fetch, response
 //! bodies, the socket, the timer), which reports each step back as plain values; what they mean is
-//! decided here. Events go to the host (the JS layer) outside of any borrow, in order, so host
+//! [`crate::bridge`]'s to say. Events go to the host (the JS layer) outside of any borrow, in order, so host
 //! callbacks may call back into the driver.
 
 #[cfg(feature = "oauth")]
 pub mod auth;
-pub mod body;
 pub mod deferred;
 #[cfg(feature = "oauth")]
 mod dpop;
@@ -16,7 +15,6 @@ pub mod global;
 pub mod headers;
 mod http;
 pub mod io;
-pub mod json;
 pub mod link;
 pub mod timer;
 #[cfg(feature = "oauth")]
@@ -24,6 +22,7 @@ mod webcrypto;
 mod ws;
 
 // Tab coordination (one poller per task across tabs) and persistence (IndexedDB / localStorage).
+#[cfg(feature = "tabs")]
 pub mod persist;
 pub mod tabs;
 
@@ -38,6 +37,7 @@ use crate::engine::api::{ClientError, Config, ErrorKind, Event, Input, Output};
 use crate::engine::known::Known;
 use crate::engine::Engine;
 
+pub use crate::bridge::link::TransportKind;
 pub use headers::HeaderSource;
 use io::{report, Io};
 use timer::Timer;
@@ -48,16 +48,6 @@ use timer::Timer;
 pub fn spawn(f: impl std::future::Future<Output = ()> + 'static) {
     let f: std::pin::Pin<Box<dyn std::future::Future<Output = ()>>> = Box::pin(f);
     wasm_bindgen_futures::spawn_local(f);
-}
-
-/// Which transport carries the messages.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum TransportKind {
-    /// Streamable HTTP (POST + JSON/SSE bodies, legacy GET listening stream, DELETE).
-    #[default]
-    Http,
-    /// One JSON-RPC message per text frame over `new WebSocket(url, "mcp")`.
-    WebSocket,
 }
 
 /// Everything a driver needs to connect.
@@ -241,7 +231,7 @@ impl Driver {
     pub(crate) fn shutdown(&self) {
         self.with(|st| {
             st.closed = true;
-            st.http.abort_all(&st.io);
+            http::abort_all(&mut st.http, &st.io);
             if let Some(ws) = st.ws.as_mut() {
                 ws.close(&st.io);
             }
@@ -310,7 +300,7 @@ impl Driver {
                     }
                 }
                 Output::Abort { key } => {
-                    self.with(|st| st.http.abort(&st.io, key));
+                    self.with(|st| http::abort(&mut st.http, &st.io, key));
                 }
                 Output::Reconnect => {
                     if self.is_ws() {

@@ -11,9 +11,11 @@ use wasm_bindgen::prelude::*;
 
 use super::handle::{self, TaskHandle};
 use super::types::{ErrorInfo, ErrorKind};
-use super::{codes, from_js, invalid, settings, to_js, ClientInner, Run};
-use crate::driver::era::{self, EraKey};
-use crate::driver::tabs::{Link, Requestor};
+use super::{auth_option, codes, from_js, invalid, to_js, ClientInner, Run};
+use crate::bridge::era::EraKey;
+use crate::bridge::settings;
+use crate::driver::era;
+use crate::driver::tabs::{Link, Requestor, SharedOptions};
 use crate::driver::{DriverOptions, HeaderSource, Host};
 use crate::engine::api::{DialectChoice, End, InputId, OpId};
 
@@ -40,21 +42,16 @@ impl ClientCore {
         coord: JsValue,
         emit: super::Emit,
     ) -> Result<ClientCore, JsValue> {
-        let mut s = settings::read(&from_js(&settings).unwrap_or_default()).map_err(invalid)?;
-        #[cfg(feature = "tabs")]
-        if let Some(shared) = s.shared.as_mut() {
-            shared.host = coord.is_object().then_some(coord);
-        }
-        #[cfg(not(feature = "tabs"))]
-        let _ = coord;
+        let settings = from_js(&settings).unwrap_or_default();
+        let mut s = settings::read(&settings, crate::driver::link::seen).map_err(invalid)?;
         let url = std::mem::take(&mut s.url);
         let headers = HeaderSource::from_js(&headers).map_err(invalid)?;
         let headers =
-            settings::auth(&auth, &url, &s.config.client_name, headers).map_err(invalid)?;
+            auth_option::read(&auth, &url, &s.config.client_name, headers).map_err(invalid)?;
         s.config.renews_credentials = headers.renews_credentials();
         let identity = s.shared.as_ref().and_then(|s| s.identity.as_deref());
         let era = (s.config.dialect == DialectChoice::Auto).then(|| EraKey::new(&url, identity));
-        s.config.known_era = era.as_ref().and_then(EraKey::recall);
+        s.config.known_era = era.as_ref().and_then(era::recall);
         let inner = ClientInner::new(emit, s.answers_input, era);
         // The driver holds the client strongly until `close()` (like an open socket does).
         let me = inner.clone();
@@ -66,10 +63,17 @@ impl ClientCore {
             headers,
             websocket,
         };
+        #[cfg(not(feature = "tabs"))]
+        let _ = coord;
+        let shared = s.shared.map(|sharing| SharedOptions {
+            sharing,
+            #[cfg(feature = "tabs")]
+            host: coord.is_object().then_some(coord),
+        });
         let linked = inner.clone();
         Link::connect(
             opts,
-            s.shared,
+            shared,
             host,
             Box::new(move |link| match link {
                 Ok(link) => linked.linked(link),
@@ -166,7 +170,7 @@ impl ClientCore {
             }
             codes::DIALECT => {
                 let d = inner.driver().and_then(|d| d.read(|e| e.dialect()));
-                d.map(|d| era::name(d).into())
+                d.map(|d| d.name().into())
             }
             codes::ROLE => Some(JsValue::from_str(
                 inner.driver().map_or("solo", |l| l.role()),

@@ -52,38 +52,6 @@ impl Sub {
     }
 }
 
-/// The live subscriptions in ascending id order, found by binary search: a sorted `Vec` of its
-/// own (each entry added once, never replaced), less wasm than an `IdMap` or `SortedMap` instance.
-#[derive(Default)]
-pub struct Subs(Vec<(SubId, Sub)>);
-
-impl Subs {
-    fn find(&self, sub: SubId) -> Result<usize, usize> {
-        self.0.binary_search_by_key(&sub, |(id, _)| *id)
-    }
-
-    fn get(&self, sub: SubId) -> Option<&Sub> {
-        self.0.get(self.find(sub).ok()?).map(|(_, s)| s)
-    }
-
-    fn get_mut(&mut self, sub: SubId) -> Option<&mut Sub> {
-        let at = self.find(sub).ok()?;
-        self.0.get_mut(at).map(|(_, s)| s)
-    }
-
-    /// Adds subscription `sub` (an id the engine handed out: never one already here).
-    fn insert(&mut self, sub: SubId, s: Sub) {
-        if let Err(at) = self.find(sub) {
-            self.0.insert(at, (sub, s));
-        }
-    }
-
-    fn remove(&mut self, sub: SubId) -> Option<Sub> {
-        let at = self.find(sub).ok()?;
-        Some(self.0.remove(at).1)
-    }
-}
-
 /// The subscription id a handle passes back (ids stay far below 2^53).
 fn sub_id(sub: f64) -> SubId {
     SubId(sub as u64)

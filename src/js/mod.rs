@@ -4,11 +4,11 @@
 //! Conversion only: every decision is the engine's; this layer routes its events to promises, the
 //! handles and the JS client.
 
+mod auth_option;
 mod client;
 pub mod codes;
 pub mod convert;
 mod handle;
-mod settings;
 // The JS face of tab coordination and persistence.
 mod tabs;
 mod types;
@@ -21,10 +21,13 @@ use crate::json::{ToJson, Value};
 use js_sys::Reflect;
 use wasm_bindgen::prelude::*;
 
+use crate::bridge::connecting::{Connecting, Linked};
+use crate::bridge::era::EraKey;
+use crate::bridge::inputs::{self, Route};
+use crate::bridge::subs::{Replies, Subs};
 use crate::driver::deferred::later;
-use crate::driver::era::EraKey;
 use crate::driver::tabs::{Link, Requestor};
-use crate::engine::api::{ClientError, End, Event, InputId, OpId, SubId, INPUT_WITHDRAWN};
+use crate::engine::api::{ClientError, End, Event, InputId, OpId, SubId};
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model;
 
@@ -87,10 +90,9 @@ extern "C" {
 /// The state shared by a client's JS object, its handles and the driver's event host.
 pub struct ClientInner {
     driver: RefCell<Option<Link>>,
-    subs: RefCell<handle::Subs>,
-    /// The one-shot operations awaiting their reply, with the JS client's key for each (a few at
-    /// a time: a `Vec` costs less wasm than another map instantiation).
-    ops: RefCell<Vec<(OpId, f64)>>,
+    subs: RefCell<Subs<handle::Sub>>,
+    /// The one-shot operations awaiting their reply, with the JS client's key for each.
+    ops: RefCell<Replies>,
     /// The JS client's callback (see [`Heard`]); let go once the client is closed (it holds the
     /// JS client, which holds this state: a cycle the garbage collector cannot see through).
     emit: RefCell<Option<Emit>>,
@@ -98,10 +100,8 @@ pub struct ClientInner {
     answers_input: bool,
     /// The tasks whose end this page has already reported.
     once: tabs::Once,
-    /// Whether the session is ready.
-    connected: Cell<bool>,
-    /// Whether `connect` still waits.
-    waiting: Cell<bool>,
+    /// When `connect` settles.
+    connecting: Cell<Connecting>,
     /// Where the negotiated era is remembered (`dialect: "auto"` only).
     era: Option<EraKey>,
 }
@@ -116,8 +116,7 @@ impl ClientInner {
             emit: RefCell::new(Some(emit)),
             answers_input,
             once: tabs::Once::default(),
-            connected: Cell::new(false),
-            waiting: Cell::new(true),
+            connecting: Cell::default(),
             era,
         })
     }
@@ -156,11 +155,7 @@ impl ClientInner {
                 request,
             } => self.answer_input(id, task_id, request),
             Event::Reply { op, result } => {
-                let pending = {
-                    let mut ops = self.ops.borrow_mut();
-                    let at = ops.iter().position(|(id, _)| *id == op);
-                    at.map(|at| ops.swap_remove(at).1)
-                };
+                let pending = self.ops.borrow_mut().take(op);
                 if let Some(key) = pending {
                     match result {
                         Ok(v) => self.emit(Heard::Replied, key, &v),
@@ -189,30 +184,36 @@ impl ClientInner {
     /// The driver (or tab) started: `connect` settles once the session is ready, unless it
     /// already failed (then the link closes again).
     fn linked(self: &Rc<Self>, link: Link) {
-        let failed = !self.waiting.get();
         *self.driver.borrow_mut() = Some(link);
-        if failed {
-            self.shut(Box::new(|| {}));
-        } else if self.connected.get() {
-            self.finish_connect();
+        match self.connect_step(Connecting::linked) {
+            Linked::Close => self.shut(Box::new(|| {})),
+            Linked::Ready => self.ready(),
+            Linked::Wait => {}
         }
     }
 
     /// The session is ready: remember its era, tell the JS client, settle `connect`.
     fn connected(self: &Rc<Self>, info: types::SessionInfo) {
         if let Some(k) = &self.era {
-            k.remember(info.dialect);
+            crate::driver::era::remember(k, info.dialect);
         }
-        self.connected.set(true);
         self.emit(Heard::Session, 0.0, &info);
-        if self.driver.borrow().is_some() {
-            self.finish_connect();
+        if self.connect_step(Connecting::connected) {
+            self.ready();
         }
     }
 
-    /// `connect` resolves (once).
-    fn finish_connect(self: &Rc<Self>) {
-        if let (true, Some(link)) = (self.waiting.replace(false), self.driver()) {
+    /// Moves `connect` on by `step`.
+    fn connect_step<R>(&self, step: impl FnOnce(&mut Connecting) -> R) -> R {
+        let mut c = self.connecting.get();
+        let r = step(&mut c);
+        self.connecting.set(c);
+        r
+    }
+
+    /// `connect` resolves (the link started).
+    fn ready(&self) {
+        if let Some(link) = self.driver() {
             tabs::warn_if_unstored(self, &link);
             self.emit(Heard::Ready, 0.0, &Value::Null);
         }
@@ -220,7 +221,7 @@ impl ClientInner {
 
     /// `connect` fails with the error `error` describes (once): the driver, if any, closes first.
     fn connect_failed(self: &Rc<Self>, error: impl FnOnce() -> ErrorInfo) {
-        if self.waiting.replace(false) {
+        if self.connect_step(Connecting::failed) {
             let error = error();
             let me = self.clone();
             self.shut(Box::new(move || {
@@ -282,24 +283,18 @@ impl ClientInner {
         task_id: Option<String>,
         req: model::InputRequest,
     ) {
-        if req.method == INPUT_WITHDRAWN {
-            let why = req.params.get("reason").and_then(Value::as_str);
-            return self.emit(Heard::Withdrawn, id.0 as f64, &why.unwrap_or("withdrawn"));
-        }
-        if self.answers_input {
-            let ev = types::InputRequestEvent {
-                key: req.key,
-                method: req.method,
-                params: req.params,
-                task_id,
-            };
-            return self.emit(Heard::Input, id.0 as f64, &ev);
-        }
-        let answer = if req.method == "elicitation/create" {
-            Ok(crate::protocol::object([("action", "decline".into())]))
-        } else {
-            let why = ["no onInput handler for ", &req.method].concat();
-            Err(RpcError::new(-32601, why))
+        let answer = match inputs::route(&req, self.answers_input) {
+            Route::Withdrawn(why) => return self.emit(Heard::Withdrawn, id.0 as f64, &why),
+            Route::Host => {
+                let ev = types::InputRequestEvent {
+                    key: req.key,
+                    method: req.method,
+                    params: req.params,
+                    task_id,
+                };
+                return self.emit(Heard::Input, id.0 as f64, &ev);
+            }
+            Route::Answer(answer) => answer,
         };
         // Answered in a later microtask, outside the driver's event delivery.
         let me = Rc::downgrade(self);
@@ -320,7 +315,7 @@ impl ClientInner {
     /// Starts a one-shot operation; its reply is reported under the JS client's `key`.
     fn one_shot(self: &Rc<Self>, key: f64, run: Run<OpId>) -> Result<(), JsValue> {
         let d = self.live_driver()?;
-        d.op_then(run, |op| self.ops.borrow_mut().push((*op, key)));
+        d.op_then(run, |op| self.ops.borrow_mut().wait(*op, key));
         Ok(())
     }
 
@@ -335,9 +330,8 @@ impl ClientInner {
 /// The answer from how `onInput`'s result settled: resolved with the JSON text of its value
 /// (`undefined` when it is not JSON), or rejected with (or threw) a JS value.
 fn handled(settled: Result<JsValue, JsValue>) -> Result<Value, RpcError> {
-    match settled.map(|v| from_js(&v)) {
-        Ok(Some(o @ Value::Object(_))) => Ok(o),
-        Ok(_) => Err(RpcError::new(-32603, "onInput must return a JSON object")),
+    match settled {
+        Ok(v) => inputs::answer(from_js(&v)),
         Err(e) => Err(thrown(&e)),
     }
 }
@@ -346,12 +340,8 @@ fn handled(settled: Result<JsValue, JsValue>) -> Result<Value, RpcError> {
 fn thrown(e: &JsValue) -> RpcError {
     let code = Reflect::get(e, &"code".into())
         .ok()
-        .and_then(|c| c.as_f64())
-        .filter(|c| c.fract() == 0.0);
-    RpcError::new(
-        code.map_or(-32603, |c| c as i64),
-        crate::driver::global::describe(e),
-    )
+        .and_then(|c| c.as_f64());
+    inputs::thrown(code, crate::driver::global::describe(e))
 }
 
 /// What a `ClientCore` method throws for an argument or option that cannot be used.

@@ -4,7 +4,7 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::PREFIX;
+use crate::bridge::scope::PREFIX;
 
 #[wasm_bindgen]
 extern "C" {

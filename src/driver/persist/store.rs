@@ -1,160 +1,27 @@
-//! Stored tasks and the shared session. Backends, best first: a coordination host's store
-//! (Redis, when the caller gave one), IndexedDB (atomic read-modify-write in one transaction),
-//! `localStorage`, memory (nothing survives the page). Values are JSON text.
-//!
-//! A task record holds what a later page or leader tab needs to continue tracking (status, ttl /
-//! deadline, last and next poll time, answered input keys) and the completion ledger (`fired`).
-//! The outcome is kept only when the caller opted in (`persistResults`); input request payloads
-//! never are.
+//! Where the records of [`crate::bridge::records`] are kept. Backends, best first: a
+//! coordination host's store (Redis, when the caller gave one), IndexedDB (atomic
+//! read-modify-write in one transaction), `localStorage`, memory (nothing survives the page).
+//! Values are JSON text.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use crate::json::Value;
-use serde::Serialize;
-
 use super::host::HostStore;
 use super::idb::{self, Edit};
-use super::{local, Scope};
-use crate::collections::sorted::SortedSet;
-use crate::driver::json::{self, Fields};
-use crate::engine::api::Millis;
-use crate::engine::snapshot::{SessionSnapshot, TaskSnapshot};
-use crate::protocol::model::{Dialect, TaskStatus};
-
-/// The keys of a scope's records.
-impl Scope {
-    fn task_prefix(&self) -> String {
-        ["task|", &self.key, "|"].concat()
-    }
-
-    fn task_key(&self, task_id: &str) -> String {
-        [&self.task_prefix(), task_id].concat()
-    }
-
-    fn session_key(&self) -> String {
-        ["session|", &self.key].concat()
-    }
-}
-
-/// One tracked task.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TaskRecord {
-    pub url: String,
-    pub identity: Option<String>,
-    pub task_id: String,
-    pub dialect: Option<Dialect>,
-    /// Tracking state; `task.outcome` only with `persistResults`.
-    pub snapshot: Option<TaskSnapshot>,
-    pub status: Option<TaskStatus>,
-    /// Input request keys the host answered (never surfaced again).
-    #[serde(default)]
-    pub answered_inputs: SortedSet<String>,
-    /// The completion ledger: a terminal callback fired for this task (in some tab).
-    #[serde(default)]
-    pub fired: bool,
-    pub fired_at: Option<Millis>,
-    pub created_at: Millis,
-    pub updated_at: Millis,
-}
-
-impl TaskRecord {
-    pub fn new(scope: &Scope, task_id: &str, now: Millis) -> TaskRecord {
-        TaskRecord {
-            url: scope.url.clone(),
-            identity: scope.identity.clone(),
-            task_id: task_id.to_owned(),
-            dialect: None,
-            snapshot: None,
-            status: None,
-            answered_inputs: SortedSet::default(),
-            fired: false,
-            fired_at: None,
-            created_at: now,
-            updated_at: now,
-        }
-    }
-
-    /// Reads a stored record (the JSON `Serialize` wrote).
-    pub fn read(text: &str) -> Option<TaskRecord> {
-        Self::from_value(json::parse(text)?)
-    }
-
-    fn from_value(v: Value) -> Option<TaskRecord> {
-        let mut f = Fields::of(v)?;
-        Some(TaskRecord {
-            url: f.get("url", json::string)?,
-            identity: f.opt("identity", json::string)?,
-            task_id: f.get("taskId", json::string)?,
-            dialect: f.opt("dialect", json::dialect)?,
-            snapshot: f.opt("snapshot", json::task_snapshot)?,
-            status: f.opt("status", json::task_status)?,
-            answered_inputs: f.or_default("answeredInputs", json::strings)?,
-            fired: f.or_default("fired", json::bool)?,
-            fired_at: f.opt("firedAt", json::u64)?,
-            created_at: f.get("createdAt", json::u64)?,
-            updated_at: f.get("updatedAt", json::u64)?,
-        })
-    }
-
-    pub fn is_terminal(&self) -> bool {
-        self.status.is_some_and(TaskStatus::is_terminal)
-    }
-
-    /// A leader's fresh view merged over what is stored: the ledger and answered keys are never
-    /// lost, and a stored terminal state is never replaced by an older non-terminal one.
-    pub fn merged_over(mut self, old: Option<TaskRecord>) -> TaskRecord {
-        let Some(old) = old else { return self };
-        self.created_at = old.created_at.min(self.created_at);
-        self.fired |= old.fired;
-        self.fired_at = old.fired_at.or(self.fired_at);
-        let old_terminal = old.is_terminal();
-        self.answered_inputs.extend(old.answered_inputs);
-        if old_terminal && !self.is_terminal() {
-            self.snapshot = old.snapshot;
-            self.status = old.status;
-        }
-        self
-    }
-}
+use super::local;
+use crate::bridge::records::{edit_text, listing, MemoryRecords, RecordEdit};
+use crate::bridge::records::{SessionRecord, TaskRecord};
+use crate::bridge::scope::Scope;
 
 /// How long opening IndexedDB may take before `localStorage` is used instead.
 const IDB_OPEN_TIMEOUT_MS: u32 = 3_000;
-
-/// Records older than this are dropped when a leader starts (ledger entries included).
-pub const RETENTION_MS: Millis = 7 * 24 * 3_600_000;
-/// Fired records (ledger tombstones) are kept this long after firing.
-pub const FIRED_RETENTION_MS: Millis = 24 * 3_600_000;
-
-/// The session a scope's tabs share.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SessionRecord {
-    pub session: SessionSnapshot,
-    pub saved_at: Millis,
-}
-
-impl SessionRecord {
-    /// Reads a stored session (the JSON `Serialize` wrote).
-    pub fn read(text: &str) -> Option<SessionRecord> {
-        let mut f = Fields::of(json::parse(text)?)?;
-        Some(SessionRecord {
-            session: f.get("session", json::session_snapshot)?,
-            saved_at: f.get("savedAt", json::u64)?,
-        })
-    }
-}
-
-type RecordEdit = Box<dyn FnMut(Option<TaskRecord>) -> Option<TaskRecord>>;
 
 #[derive(Clone)]
 enum Backend {
     Host(HostStore),
     Idb(Rc<idb::Idb>),
     Local(local::WebStorage),
-    /// Key-value pairs (a few records at most; a `Vec` keeps the wasm small).
-    Memory(Rc<RefCell<Vec<(String, String)>>>),
+    Memory(Rc<RefCell<MemoryRecords>>),
 }
 
 /// The records of one scope.
@@ -212,12 +79,7 @@ impl Store {
             Backend::Host(s) => s.values(prefix).await,
             Backend::Idb(db) => db.scan(prefix).await.unwrap_or_default(),
             Backend::Local(s) => s.scan(prefix),
-            Backend::Memory(m) => m
-                .borrow()
-                .iter()
-                .filter(|(k, _)| k.starts_with(prefix))
-                .map(|(_, v)| v.clone())
-                .collect(),
+            Backend::Memory(m) => m.borrow().scan(prefix),
         }
     }
 
@@ -226,11 +88,7 @@ impl Store {
             Backend::Host(s) => s.value(key).await,
             Backend::Idb(db) => db.get(key).await.ok().flatten(),
             Backend::Local(s) => s.read(key),
-            Backend::Memory(m) => m
-                .borrow()
-                .iter()
-                .find(|(k, _)| k == key)
-                .map(|(_, v)| v.clone()),
+            Backend::Memory(m) => m.borrow().get(key),
         }
     }
 
@@ -244,50 +102,14 @@ impl Store {
                 s.write(key, new.as_deref()).ok()?;
                 new
             }
-            Backend::Memory(m) => {
-                let at = m.borrow().iter().position(|(k, _)| k == key);
-                let old =
-                    at.and_then(|i| m.borrow_mut().get_mut(i).map(|(_, v)| std::mem::take(v)));
-                let new = f(old);
-                let mut m = m.borrow_mut();
-                match (at, &new) {
-                    (Some(i), Some(v)) => {
-                        if let Some(e) = m.get_mut(i) {
-                            e.1 = v.clone();
-                        }
-                    }
-                    (Some(i), None) => {
-                        m.remove(i);
-                    }
-                    (None, Some(v)) => m.push((key.to_owned(), v.clone())),
-                    (None, None) => {}
-                }
-                new
-            }
+            Backend::Memory(m) => m.borrow_mut().update(key, &mut f),
         }
     }
 
     /// Every task record of the scope (unreadable ones are skipped).
     pub async fn tasks(&self) -> Vec<TaskRecord> {
         let rows = self.scan(&self.scope.task_prefix()).await;
-        let mut out: Vec<TaskRecord> = rows
-            .iter()
-            .filter_map(|r| TaskRecord::read(r))
-            .filter(|r| r.url == self.scope.url && r.identity == self.scope.identity)
-            .collect();
-        // Insertion sort: few records, and no sort routine instantiated for `TaskRecord`.
-        let after = |a: &TaskRecord, b: &TaskRecord| {
-            (a.created_at, &a.task_id) > (b.created_at, &b.task_id)
-        };
-        for i in 1..out.len() {
-            let mut j = i;
-            while j > 0 && matches!((out.get(j - 1), out.get(j)), (Some(a), Some(b)) if after(a, b))
-            {
-                out.swap(j - 1, j);
-                j -= 1;
-            }
-        }
-        out
+        listing(&rows, &self.scope)
     }
 
     /// Atomically replaces a task record with `f(old)` (`None`: delete); returns the new one.
@@ -302,10 +124,7 @@ impl Store {
     /// [`update_task`](Self::update_task) without type parameters: compiled once.
     async fn update_record(&self, task_id: &str, mut f: RecordEdit) -> Option<TaskRecord> {
         let key = self.scope.task_key(task_id);
-        let edit: Edit = Box::new(move |old| {
-            let old = old.and_then(|t| TaskRecord::read(&t));
-            f(old).and_then(|r| serde_json::to_string(&r).ok())
-        });
+        let edit: Edit = Box::new(move |old| edit_text(old, &mut f));
         let text = self.update(&key, edit).await?;
         TaskRecord::read(&text)
     }
@@ -328,7 +147,7 @@ impl Store {
     }
 
     pub async fn put_session(&self, rec: &SessionRecord) {
-        if let Ok(text) = serde_json::to_string(rec) {
+        if let Some(text) = rec.text() {
             self.update(
                 &self.scope.session_key(),
                 Box::new(move |_| Some(text.clone())),

@@ -11,7 +11,8 @@ use std::rc::Rc;
 use futures::channel::oneshot;
 
 use super::web;
-use crate::driver::persist::{Store, TaskRecord};
+use crate::bridge::records::TaskRecord;
+use crate::driver::persist::Store;
 use crate::driver::{global, spawn};
 
 enum Claim {
@@ -90,11 +91,7 @@ impl Ledger {
                     // Run again when a concurrent write made the store retry: the last run counts.
                     let mut rec =
                         old.unwrap_or_else(|| TaskRecord::new(&scope, &id, global::now()));
-                    *w.borrow_mut() = !rec.fired;
-                    if !rec.fired {
-                        rec.fired = true;
-                        rec.fired_at = Some(global::now());
-                    }
+                    *w.borrow_mut() = rec.claim(global::now());
                     Some(rec)
                 })
                 .await;

@@ -20,8 +20,6 @@ mod ledger;
 mod shell;
 #[cfg(feature = "tabs")]
 pub(crate) mod web;
-#[cfg(feature = "tabs")]
-pub mod wire;
 
 use wasm_bindgen::prelude::*;
 
@@ -38,15 +36,12 @@ pub use ledger::{fire, Ledger};
 #[cfg(feature = "tabs")]
 use shell::Tab;
 
+pub use crate::bridge::settings::Sharing;
+
 /// The `ConnectOptions` of this layer.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SharedOptions {
-    /// Scope records, locks and channels to this user as well as to the server URL.
-    pub identity: Option<String>,
-    /// Keep task outcomes in storage too.
-    pub persist_results: bool,
-    /// Coordinate tabs (`tabs: false`: every tab its own leader).
-    pub coordinate: bool,
+    pub sharing: Sharing,
     /// A coordination host in place of Web Locks, `BroadcastChannel` and IndexedDB: an object
     /// with `locks`, `channel(name)` and `store` (`persist: { redis }` in Node).
     #[cfg(feature = "tabs")]

@@ -14,9 +14,10 @@ use gloo_timers::callback::Interval;
 use super::ledger::Ledger;
 use super::web::{Channel, Held, Listener, LockManager, Pending};
 use super::{Requestor, SharedOptions};
+use crate::bridge::scope::Scope;
 use crate::collections::sorted::SortedSet;
 use crate::coord::{Coord, Input, Output};
-use crate::driver::persist::{Scope, Store};
+use crate::driver::persist::Store;
 use crate::driver::{global, Driver, DriverOptions, HeaderSource, Host, TransportKind};
 use crate::engine::api::{CallOptions, Config, InputId, OpId, SubId};
 use crate::protocol::jsonrpc::RpcError;
@@ -88,7 +89,7 @@ impl Tab {
 
     /// Opens the store and joins the scope (leader at once when alone or uncoordinated).
     pub async fn start(opts: DriverOptions, shared: SharedOptions, host: Host) -> Tab {
-        let scope = Scope::new(&opts.url, shared.identity.as_deref());
+        let scope = Scope::new(&opts.url, shared.sharing.identity.as_deref());
         let coord_host = shared.host.clone();
         let store = Store::open(scope.clone(), coord_host.as_ref()).await;
         // A host store's edits are atomic by themselves; a page's need the ledger lock.
@@ -100,7 +101,8 @@ impl Tab {
             ledger_locks,
             [&lock_base(&scope), "|ledger"].concat(),
         );
-        let locks = super::web::lock_manager(coord_host.as_ref()).filter(|_| shared.coordinate);
+        let locks =
+            super::web::lock_manager(coord_host.as_ref()).filter(|_| shared.sharing.coordinate);
         let coordinated =
             locks.is_some() && (coord_host.is_some() || super::web::has_broadcast_channel());
         let visible = super::web::page_visible();

@@ -7,8 +7,8 @@ use crate::json::Value;
 use gloo_timers::future::TimeoutFuture;
 
 use super::Tab;
+use crate::bridge::records::{SessionRecord, TaskRecord, FIRED_RETENTION_MS, RETENTION_MS};
 use crate::coord::{Input, Stored};
-use crate::driver::persist::{SessionRecord, TaskRecord, FIRED_RETENTION_MS, RETENTION_MS};
 use crate::driver::{global, spawn, Driver, Host, TransportKind};
 use crate::engine::snapshot::SessionSnapshot;
 use crate::engine::Engine;
@@ -172,7 +172,7 @@ impl Tab {
 
     /// The record of a task as this leader knows it (results stripped unless opted in).
     fn record_of(&self, task_id: &str) -> Option<TaskRecord> {
-        let keep = self.0.conf.shared.persist_results;
+        let keep = self.0.conf.shared.sharing.persist_results;
         let d = self.driver()?;
         let x = d.read(|e| self.0.coord.borrow().export(e, task_id, keep))?;
         let now = global::now();

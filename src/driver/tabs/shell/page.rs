@@ -8,10 +8,10 @@ use gloo_timers::callback::Interval;
 use wasm_bindgen::JsValue;
 
 use super::{lock_base, Tab};
+use crate::bridge::channel as wire;
 use crate::coord::wire::TabId;
 use crate::coord::Input;
 use crate::driver::tabs::web::{self, Channel, Held, Listener, LockManager};
-use crate::driver::tabs::wire;
 use crate::driver::{global, spawn};
 use crate::json::digits::decimal;
 

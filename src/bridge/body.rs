@@ -64,3 +64,53 @@ pub fn as_text(bytes: Vec<u8>) -> Option<String> {
         t.to_owned()
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_an_event_stream_is_decoded_as_events() {
+        assert_eq!(Framing::of(Some("application/json")), Framing::Whole);
+        assert_eq!(Framing::of(None), Framing::Whole);
+        assert_eq!(Framing::of(Some("Text/Event-Stream")), Framing::Sse);
+        assert_eq!(
+            Framing::of(Some("text/event-stream; charset=utf-8")),
+            Framing::Sse
+        );
+        assert_eq!(Framing::of(Some("text/plain")), Framing::Whole);
+    }
+
+    #[test]
+    fn whole_bodies_are_bounded_and_trimmed() {
+        let mut buf = Vec::new();
+        push_whole(&mut buf, b"{\"jsonrpc\":".to_vec(), 1024).unwrap();
+        push_whole(&mut buf, b"\"2.0\",\"id\":1,\"result\":{}}".to_vec(), 1024).unwrap();
+        assert_eq!(
+            as_text(buf).unwrap(),
+            r#"{"jsonrpc":"2.0","id":1,"result":{}}"#
+        );
+        let mut buf = Vec::new();
+        push_whole(&mut buf, b"0123456789".to_vec(), 15).unwrap();
+        push_whole(&mut buf, b"01234".to_vec(), 15).expect("exactly the limit");
+        let e = push_whole(&mut buf, b"5".to_vec(), 15).unwrap_err();
+        assert_eq!(buf.len(), 15, "a refused chunk is not kept");
+        assert!(e.contains("15-byte limit"), "{e}");
+        assert_eq!(
+            as_text(b"<html>nope</html>".to_vec()).as_deref(),
+            Some("<html>nope</html>"),
+            "text that is not JSON reaches the engine, which quotes it"
+        );
+        assert_eq!(as_text(b" \n".to_vec()), None, "nothing but white space");
+        assert_eq!(
+            as_text(b"\xef\xbb\xbf {\"a\":1}\n".to_vec()).as_deref(),
+            Some("{\"a\":1}"),
+            "a byte order mark and white space are trimmed"
+        );
+        assert_eq!(
+            as_text(b"{\"a\":\"\xff\"}".to_vec()).as_deref(),
+            Some("{\"a\":\"\u{fffd}\"}"),
+            "invalid UTF-8 is replaced, not refused"
+        );
+    }
+}

@@ -1,18 +1,11 @@
-//! What the options of `connect` ([`read`]) and of a call ([`call_options`]) mean. The JS client
-//! checked each option's type (a named choice is one of its names) and passes the plain ones as
-//! one JSON object; what depends on other options or on the build (the draft dialect, tab sharing)
+//! What the plain options of `connect` ([`read`]) and of a call ([`call_options`]) mean. The JS
+//! client checked each option's type (a named choice is one of its names) and passes them as one
+//! JSON object; what depends on other options or on the build (the draft dialect, tab sharing)
 //! is checked here, with the text a caller sees.
 
-use crate::json::Value;
-use wasm_bindgen::prelude::*;
-
-#[cfg(feature = "oauth")]
-use crate::auth::AuthConfig;
-#[cfg(feature = "oauth")]
-use crate::driver::auth::AuthShell;
-use crate::driver::tabs::SharedOptions;
-use crate::driver::{HeaderSource, TransportKind};
+use super::link::{self, Seen, TransportKind};
 use crate::engine::api::{Augment, CallOptions, Config, DialectChoice, Link};
+use crate::json::Value;
 
 /// `connect`'s settings, read.
 pub struct Settings {
@@ -20,13 +13,24 @@ pub struct Settings {
     pub url: String,
     pub transport: TransportKind,
     pub config: Config,
-    pub shared: Option<SharedOptions>,
+    pub shared: Option<Sharing>,
     /// Whether the caller answers input requests (`onInput`).
     pub answers_input: bool,
 }
 
+/// The tab sharing `persist: true` asks for.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Sharing {
+    /// Scope records, locks and channels to this user as well as to the server URL.
+    pub identity: Option<String>,
+    /// Keep task outcomes in storage too.
+    pub persist_results: bool,
+    /// Coordinate tabs (`tabs: false`: every tab its own leader).
+    pub coordinate: bool,
+}
+
 /// The text of an option only the full build has.
-const FULL_BUILD: &str =
+pub const FULL_BUILD: &str =
     " needs the full build: import from \"mcp-task-client\" (not \"mcp-task-client/core\")";
 
 /// The string member `key` of the checked values `s`.
@@ -43,8 +47,10 @@ pub fn flag(s: &Value, key: &str) -> Option<bool> {
     s.get(key).and_then(Value::as_bool)
 }
 
-/// Reads the settings `s` (the URL among them).
-pub fn read(s: &Value) -> Result<Settings, String> {
+/// Reads the settings `s` (the URL among them); `seen` tells what the environment shows of the
+/// link to a URL's origin, asked only when the link is detected.
+#[inline]
+pub fn read(s: &Value, seen: impl FnOnce(&str) -> Seen) -> Result<Settings, String> {
     let url = string(s, "url").unwrap_or_default();
     let transport = transport(string(s, "transport"), url);
     let answers_input = flag(s, "onInput").unwrap_or(false);
@@ -67,7 +73,7 @@ pub fn read(s: &Value) -> Result<Settings, String> {
     if let Some(g) = millis(s, "resultGcMs") {
         config.result_gc_ms = g;
     }
-    (config.link, config.link_unseen) = link(string(s, "link"), url, transport);
+    (config.link, config.link_unseen) = link(string(s, "link"), transport, || seen(url));
     config.url = url.to_owned();
     if let Some(b) = flag(s, "subscribe") {
         config.subscribe = b;
@@ -91,6 +97,7 @@ pub fn read(s: &Value) -> Result<Settings, String> {
 
 /// The `transport` option (`"http"` or `"websocket"`); by default WebSocket for a `ws:`/`wss:`
 /// URL, else HTTP.
+#[inline]
 fn transport(t: Option<&str>, url: &str) -> TransportKind {
     let lower = url.to_ascii_lowercase();
     match t {
@@ -102,6 +109,7 @@ fn transport(t: Option<&str>, url: &str) -> TransportKind {
 
 /// The `dialect` option (`"auto"`, `"modern"`, `"legacy"` or `"draft"`, which only the full build
 /// speaks).
+#[inline]
 fn dialect(d: Option<&str>) -> Result<DialectChoice, String> {
     Ok(match d {
         Some("modern") => DialectChoice::Modern,
@@ -115,10 +123,13 @@ fn dialect(d: Option<&str>) -> Result<DialectChoice, String> {
 /// The `link` option (`"http1"`, `"http2"`, `"node"`, `"websocket"` or `"learn"`); by default
 /// detected from the transport and the URL, HTTP/1.1 where the browser tells nothing; `"learn"`
 /// lets the engine revise that assumption from the first requests (`true`).
-fn link(l: Option<&str>, url: &str, transport: TransportKind) -> (Link, bool) {
+#[inline]
+fn link(l: Option<&str>, transport: TransportKind, seen: impl FnOnce() -> Seen) -> (Link, bool) {
     let named = match l {
-        None => return (crate::driver::link::detect(transport, url).0, false),
-        Some("learn") => return crate::driver::link::detect(transport, url),
+        None | Some("learn") => {
+            let (link, assumed) = link::detect(transport, seen);
+            return (link, assumed && l.is_some());
+        }
         Some("http2") => Link::Http2,
         Some("node") => Link::Node,
         Some("websocket") => Link::WebSocket,
@@ -128,7 +139,8 @@ fn link(l: Option<&str>, url: &str, transport: TransportKind) -> (Link, bool) {
 }
 
 /// `persist`, `identity`, `persistResults`, `tabs`; `None` unless `persist: true`.
-fn shared(s: &Value) -> Result<Option<SharedOptions>, String> {
+#[inline]
+fn shared(s: &Value) -> Result<Option<Sharing>, String> {
     let identity = string(s, "identity").map(str::to_owned);
     let persist_results = flag(s, "persistResults").unwrap_or(false);
     if !flag(s, "persist").unwrap_or(false) {
@@ -140,16 +152,15 @@ fn shared(s: &Value) -> Result<Option<SharedOptions>, String> {
     if cfg!(not(feature = "tabs")) {
         return Err(["persist", FULL_BUILD].concat());
     }
-    Ok(Some(SharedOptions {
+    Ok(Some(Sharing {
         identity,
         persist_results,
         coordinate: flag(s, "tabs").unwrap_or(true),
-        #[cfg(feature = "tabs")]
-        host: None,
     }))
 }
 
 /// The options of `callTool` and `request`, read from their checked values `o`.
+#[inline]
 pub fn call_options(o: &Value) -> CallOptions {
     let augment = match string(o, "task") {
         Some("always") => Augment::Always,
@@ -162,87 +173,4 @@ pub fn call_options(o: &Value) -> CallOptions {
         augment,
         delete_on_done: flag(o, "deleteOnDone").unwrap_or(false),
     }
-}
-
-/// The `auth` option as given (OAuth for servers that answer 401, see `driver::auth`; read here,
-/// as only the full build has it) on top of the `headers` option's `base`.
-#[cfg(feature = "oauth")]
-pub fn auth(
-    a: &JsValue,
-    url: &str,
-    client_name: &str,
-    base: HeaderSource,
-) -> Result<HeaderSource, String> {
-    use js_sys::{Function, Reflect};
-    if a.is_undefined() || a.is_null() {
-        return Ok(base);
-    }
-    if !a.is_object() || a.is_function() {
-        return Err("auth must be an object".into());
-    }
-    let get = |k: &str| Reflect::get(a, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED);
-    let string = |k: &str| -> Result<Option<String>, String> {
-        let v = get(k);
-        if v.is_undefined() || v.is_null() {
-            return Ok(None);
-        }
-        v.as_string()
-            .map(Some)
-            .ok_or_else(|| ["auth.", k, " must be a string"].concat())
-    };
-    // `client_credentials`: a machine client (no page; its id and secret are checked by the flow).
-    let machine = string("grant")?.as_deref() == Some("client_credentials");
-    let (open, redirect_uri) = if machine {
-        (None, String::new())
-    } else {
-        let open = get("openAuthorization")
-            .dyn_into::<Function>()
-            .map_err(|_| "auth.openAuthorization must be a function")?;
-        let redirect = string("redirectUri")?.ok_or("auth.redirectUri must be a string")?;
-        (Some(open), redirect)
-    };
-    let store = get("store");
-    let store = if store.is_undefined() || store.is_null() {
-        None
-    } else if Reflect::get(&store, &"load".into()).is_ok_and(|f| f.is_function())
-        && Reflect::get(&store, &"save".into()).is_ok_and(|f| f.is_function())
-    {
-        Some(store)
-    } else {
-        return Err("auth.store must have load() and save(grant) functions".into());
-    };
-    // `private_key_jwt`: the key is Web Crypto's to use (a `CryptoKey` or a private JWK object).
-    let key = get("privateKey");
-    let key = match key.is_object() && !key.is_function() {
-        true if machine => Some(key),
-        true => return Err("auth.privateKey needs grant: \"client_credentials\"".into()),
-        false if key.is_undefined() || key.is_null() => None,
-        false => return Err("auth.privateKey must be a CryptoKey or a private JWK".into()),
-    };
-    let cfg = AuthConfig {
-        server_url: url.to_owned(),
-        redirect_uri,
-        client_id: string("clientId")?,
-        client_secret: string("clientSecret")?,
-        client_metadata_url: string("clientMetadataUrl")?,
-        client_name: string("clientName")?.unwrap_or_else(|| client_name.to_owned()),
-        scope: string("scope")?,
-        client_credentials: machine,
-        private_key_jwt: key.is_some(),
-        key_id: string("keyId")?,
-        dpop: match get("dpop") {
-            v if v.is_undefined() || v.is_null() => false,
-            v => v.as_bool().ok_or("auth.dpop must be a boolean")?,
-        },
-    };
-    Ok(base.with_auth(Some(AuthShell::new(cfg, open, store, key))))
-}
-
-/// The core build has no OAuth: the `auth` option is refused with where to find it.
-#[cfg(not(feature = "oauth"))]
-pub fn auth(a: &JsValue, _: &str, _: &str, base: HeaderSource) -> Result<HeaderSource, String> {
-    if a.is_undefined() || a.is_null() {
-        return Ok(base);
-    }
-    Err(["auth (OAuth)", FULL_BUILD].concat())
 }

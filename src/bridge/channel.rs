@@ -2,7 +2,7 @@
 
 use crate::json::Value;
 
-use crate::driver::json::{self, Fields};
+use super::json::{self, Fields};
 use crate::engine::api::{InputId, SubId};
 
 pub use crate::coord::wire::{Msg, Op, SessionWire, TabId};
