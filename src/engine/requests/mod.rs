@@ -15,7 +15,7 @@ pub(super) mod unreadable;
 
 use super::ids::CallId;
 use super::ids::ReqId;
-use crate::protocol::dialect::{cursor_params, Outgoing};
+use crate::protocol::dialect::{cursor_params, Codec, Outgoing};
 use crate::protocol::jsonrpc::{Id, Message, RpcError};
 use encoded::Encoded;
 
@@ -169,19 +169,8 @@ impl Failure {
 pub(crate) const PROBE_TIMEOUT_MS: Millis = 5_000;
 
 impl Engine {
-    /// Sends now when the session is ready, else queues until it is.
-    pub(crate) fn dispatch(&mut self, now: Millis, p: Purpose) {
-        if self.closed || self.refuse_absent(now, &p) {
-            return;
-        }
-        let Some(codec) = self.session.ready_codec().filter(|_| !self.held(&p)) else {
-            self.session.wait(p);
-            // After a refusal nothing will open the session: what is asked fails at once.
-            if let Some(error) = self.session.refused.clone() {
-                self.fail_queue(now, &error, true);
-            }
-            return;
-        };
+    /// Sends `p` in the ready session's dialect `codec`.
+    pub(crate) fn send_ready(&mut self, now: Millis, codec: &'static dyn Codec, p: Purpose) {
         let p = match p {
             Purpose::Get(t) => return self.send_get(now, t),
             Purpose::Result(t) if !self.result_slot(&t) => return,

@@ -151,17 +151,20 @@ impl Engine {
         if session_id.is_some() {
             p.session_id = session_id;
         }
-        self.session.reached = true;
         let modern = self.session.dialect() == Some(Dialect::Modern);
-        match p.purpose {
-            Purpose::Listen => self.on_listen_head(now, n, status),
-            Purpose::Probe => self.session.method_header_passes = true,
-            Purpose::Initialize => {}
-            _ if modern => self.session.method_header_passes = true,
-            _ => {}
+        let method_header = match p.purpose {
+            Purpose::Listen | Purpose::Initialize => false,
+            Purpose::Probe => true,
+            _ => modern,
+        };
+        self.session.reached(method_header);
+        if matches!(p.purpose, Purpose::Listen) {
+            self.on_listen_head(now, n, status);
         }
-        self.note_retry_after(now, Some(status), retry_after);
-        self.probe_answered(n);
+        let timers = &mut self.timers;
+        self.session
+            .note_retry_after(now, Some(status), retry_after, timers);
+        self.session.probe_answered(n);
         // A 404 on a session: its body (if any) tells a dead session from a missing method.
         if status == 401 || (status == 403 && www_authenticate.is_some()) {
             self.unauthorized(now, n, status, www_authenticate);
@@ -191,7 +194,8 @@ impl Engine {
         };
         let status = error.as_ref().and_then(|e| e.http_status).or(p.http_status);
         if let Some(e) = &error {
-            self.note_retry_after(now, e.http_status, e.retry_after_ms);
+            let timers = &mut self.timers;
+            (self.session).note_retry_after(now, e.http_status, e.retry_after_ms, timers);
         }
         let Some(p) = self.reqs.get(n) else {
             return;
@@ -262,7 +266,7 @@ impl Engine {
             // A resumption `GET` stays open after its answer; closing it cancels nothing.
             self.out.push_back(Output::Abort { key: p.key });
         }
-        self.probe_answered(n);
+        self.session.probe_answered(n);
         if let Purpose::Result(t) = &p.purpose {
             self.result_ended(t, n);
         }
@@ -318,7 +322,7 @@ impl Engine {
     /// The (WebSocket) connection went down or came back.
     pub(crate) fn on_connection(&mut self, now: Millis, up: bool) {
         if !up {
-            self.socket_down(now);
+            self.socket.down(now, &mut self.rng, &mut self.timers);
             self.session.link_lost();
             for n in self.reqs.ids() {
                 let error = ClientError::new(ErrorKind::Transport, "the connection was lost");
@@ -334,7 +338,7 @@ impl Engine {
             }
             return;
         }
-        self.socket_up();
+        self.socket.up(&mut self.timers);
         if self.session.link_back() {
             self.reconnected(now);
         }

@@ -105,7 +105,7 @@ impl Engine {
 
     fn open_standalone(&mut self) {
         // A server may refuse a GET that overtakes the `initialized` notification.
-        if self.session.initialized_pending.is_some() {
+        if self.session.awaits_initialized() {
             return;
         }
         let Some(headers) = self.standalone.headers.clone() else {

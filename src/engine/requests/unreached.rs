@@ -32,7 +32,7 @@ impl Engine {
             return ["no response from ", url, why, raw, ")"].concat();
         }
         let modern = self.session.dialect() == Some(Dialect::Modern);
-        if modern && self.session.reached && !self.session.method_header_passes {
+        if modern && self.session.modern_headers_refused() {
             return [MODERN_REFUSED, MODERN_HEADERS, "; URL ", url].concat();
         }
         let needs = if modern { MODERN_NEEDS } else { LEGACY_NEEDS };
@@ -42,7 +42,7 @@ impl Engine {
 
     /// `initialize` answered after the probe got no response in a page: said once.
     pub(crate) fn note_modern_refused(&mut self) {
-        if self.session.probe_unreached && !self.session.method_header_passes {
+        if self.session.probe_refused() {
             let warning =
                 ClientError::new(ErrorKind::Transport, [FELL_BACK, MODERN_HEADERS].concat());
             self.deviated(Deviation::ModernRefused, warning);

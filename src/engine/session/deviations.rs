@@ -3,8 +3,8 @@
 //! said once it is (the host reads a warning while connecting as the connect failing); another
 //! kind seen meanwhile is said when it happens again.
 
+use super::Session;
 use crate::engine::api::ClientError;
-use crate::engine::Engine;
 
 /// A kind of deviation the client works around.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,26 +39,26 @@ impl Deviations {
     }
 }
 
-impl Engine {
-    /// The server deviated (`d`): the host hears `warning` unless it heard of this kind before.
-    pub(crate) fn deviated(&mut self, d: Deviation, warning: ClientError) {
-        let ready = self.session.is_ready();
-        let seen = &mut self.session.deviations;
+impl Session {
+    /// The server deviated (`d`): the warning the host hears now, unless it heard of this kind
+    /// before (kept instead while connecting).
+    pub(crate) fn deviated(&mut self, d: Deviation, warning: ClientError) -> Option<ClientError> {
+        let ready = self.is_ready();
+        let seen = &mut self.deviations;
         if !seen.first(d, ready || seen.held.is_none()) {
-            return;
+            return None;
         }
         match ready {
-            true => self.warn(None, warning),
+            true => return Some(warning),
             false => {
                 seen.held.get_or_insert(warning);
             }
         }
+        None
     }
 
-    /// The session is ready: the warning kept while connecting is said.
-    pub(super) fn say_deviations(&mut self) {
-        if let Some(warning) = self.session.deviations.held.take() {
-            self.warn(None, warning);
-        }
+    /// The session is ready: the warning kept while connecting, to be said now.
+    pub(crate) fn held_deviation(&mut self) -> Option<ClientError> {
+        self.deviations.held.take()
     }
 }
