@@ -42,7 +42,6 @@ mod requests;
 mod scheduler;
 mod session;
 mod snapshots;
-mod transport;
 #[cfg(target_arch = "wasm32")]
 pub(crate) use registry::known;
 pub use scheduler::socket::{first_socket_failed, FirstSocket};

@@ -7,12 +7,13 @@
 //! refused with an HTTP error status fails the request; the modern listen stream is re-opened by
 //! its own policy instead.
 
-use crate::engine::api::{Millis, Output, SendKey};
+use crate::engine::api::{Millis, SendKey};
 use crate::engine::ids::ReqId;
 use crate::engine::scheduler::cadence::ERROR_CAP_MS;
 use crate::engine::scheduler::rng::Rng;
-use crate::engine::scheduler::Timer;
-use crate::engine::Engine;
+use crate::engine::scheduler::{Timer, Timers};
+
+use super::pending::Requests;
 
 /// Resumptions in a row that bring no new event before the request fails.
 pub(crate) const MAX_RESUMES: u32 = 5;
@@ -49,18 +50,15 @@ pub(super) fn resume_delay(retry_ms: Option<Millis>, attempt: u32, rng: &mut Rng
     jittered.max(base)
 }
 
-impl Engine {
-    /// A request's stream moved on: remember where, for resuming it.
-    pub(crate) fn on_cursor(
+impl Requests {
+    /// The stream of transmission `key` moved on: where, for resuming its request.
+    pub(super) fn moved_on(
         &mut self,
         key: SendKey,
         last_event_id: Option<String>,
         retry_ms: Option<Millis>,
     ) {
-        if self.standalone.is(key) {
-            return self.standalone_cursor(last_event_id, retry_ms);
-        }
-        let Some(p) = self.reqs.id_of(key).and_then(|n| self.reqs.get_mut(n)) else {
+        let Some(p) = self.id_of(key).and_then(|n| self.get_mut(n)) else {
             return;
         };
         if last_event_id.is_some() && last_event_id != p.stream.last_event_id {
@@ -75,8 +73,14 @@ impl Engine {
     /// Request `n`'s stream ended unanswered (`status`: its HTTP status, `None` when the
     /// transport failed before one): schedules its resumption when that is possible and allowed.
     /// Returns whether it did.
-    pub(super) fn try_resume(&mut self, now: Millis, n: ReqId, status: Option<u16>) -> bool {
-        let Some(p) = self.reqs.get_mut(n) else {
+    pub(super) fn try_resume(
+        &mut self,
+        now: Millis,
+        n: ReqId,
+        status: Option<u16>,
+        (rng, timers): (&mut Rng, &mut Timers),
+    ) -> bool {
+        let Some(p) = self.get_mut(n) else {
             return false;
         };
         let resumable = p.stream.last_event_id.is_some()
@@ -86,28 +90,10 @@ impl Engine {
         if !resumable {
             return false;
         }
-        let delay = resume_delay(p.stream.retry_ms, p.stream.attempts, &mut self.rng);
+        let delay = resume_delay(p.stream.retry_ms, p.stream.attempts, rng);
         p.stream.attempts += 1;
         p.http_status = None;
-        self.timers.set(Timer::Resume(n), now.saturating_add(delay));
+        timers.set(Timer::Resume(n), now.saturating_add(delay));
         true
-    }
-
-    /// The resumption delay of request `n` is over: `GET` its stream from the last event id.
-    pub(crate) fn resume_stream(&mut self, n: ReqId) {
-        let key = self.reqs.key();
-        let headers = self.session.session_headers();
-        let Some(p) = self.reqs.get(n) else {
-            return;
-        };
-        let Some(last_event_id) = p.stream.last_event_id.clone() else {
-            return;
-        };
-        self.reqs.resumed_on(n, key);
-        self.out.push_back(Output::Resume {
-            key,
-            headers,
-            last_event_id,
-        });
     }
 }
