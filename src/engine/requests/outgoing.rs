@@ -1,10 +1,12 @@
 //! What goes out: a request for the ready session (its body built once), the transmissions
 //! handed to the driver as the browser's connections allow (`pool.rs`, `backlog.rs`),
-//! and when a status request may go from its task's poll state (`cadence.rs`).
+//! the link's HTTP version learnt (`multiplex.rs`), the legacy GET stream (`standalone.rs`), and when a status request may go from its task's poll state (`cadence.rs`).
 
+use super::multiplex::{Probe, STALL_MS};
 use super::pool::HANDED_CAP;
+use super::standalone::Want;
 use super::PROBE_TIMEOUT_MS;
-use crate::engine::api::{ClientError, ErrorKind, Millis, Output, SendKey, Transmit};
+use crate::engine::api::{ClientError, ErrorKind, Link, Millis, Output, SendKey, Transmit};
 use crate::engine::ids::{ReqId, Slot};
 use crate::engine::requests::backlog::Kept;
 use crate::engine::requests::encoded::Encoded;
@@ -418,5 +420,148 @@ impl Engine {
             let at = now.saturating_add(self.rng.between(0, floor));
             self.timers.set(timer, at);
         }
+    }
+
+    /// Wants the legacy GET stream open for the session with these headers (a new session: from
+    /// the start).
+    pub(crate) fn listen_standalone(&mut self, headers: Vec<(String, String)>) {
+        let reopening = self.timers.get(&Timer::Standalone).is_some();
+        match self.standalone.want(headers, reopening) {
+            Want::Same { open } => {
+                if open {
+                    self.open_standalone();
+                }
+            }
+            Want::New { abort } => {
+                if let Some(key) = abort {
+                    self.out.push_back(Output::Abort { key });
+                }
+                self.timers.clear(&Timer::Standalone);
+                self.open_standalone();
+            }
+        }
+    }
+
+    /// The stream's reopening time came, or a response is awaited on it: opens it if it is
+    /// closed. Returns whether the session has it (not when the server refused it).
+    pub(crate) fn reopen_standalone(&mut self) -> bool {
+        if !self.standalone.wanted() {
+            return false;
+        }
+        if self.standalone.is_closed() {
+            self.open_standalone();
+        }
+        true
+    }
+
+    fn open_standalone(&mut self) {
+        // A server may refuse a GET that overtakes the `initialized` notification.
+        if self.session.awaits_initialized() {
+            return;
+        }
+        let reqs = &mut self.reqs;
+        if let Some(listen) = self.standalone.open(|| reqs.key()) {
+            self.out.push_back(listen);
+        }
+    }
+
+    /// Stops the stream for good (the session ends).
+    pub(crate) fn stop_standalone(&mut self) {
+        if let Some(key) = self.standalone.stop() {
+            self.out.push_back(Output::Abort { key });
+            // The session ends: what waits for its connection goes nowhere.
+            let _ = self.pool.unlisten();
+        }
+        self.timers.clear(&Timer::Standalone);
+    }
+
+    /// The budget of held results on this link: while it is only assumed HTTP/1.1, the probe's.
+    pub(crate) fn link_budget(&self) -> usize {
+        match self.cfg.link.connections() {
+            Some(connections) if self.cfg.link_unseen => connections,
+            _ => self.cfg.link.result_budget(),
+        }
+    }
+
+    /// A transmission goes to the browser: a held result becomes a witness, a status request
+    /// made behind six is armed.
+    pub(super) fn probe_handed(&mut self, now: Millis, key: SendKey) {
+        let Some(connections) = self.cfg.link.connections().filter(|_| self.cfg.link_unseen) else {
+            return;
+        };
+        let n = self.reqs.id_of(key);
+        match n.and_then(|n| self.reqs.purpose(n)) {
+            Some(Purpose::Result(_)) => self.probe.witnesses.push(key),
+            Some(Purpose::Get(_)) => {
+                let open = self.probe.witnesses.len() + usize::from(self.standalone.is_flowing());
+                if open >= connections {
+                    self.probe.armed.push((key, now));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// When the probe next decides something.
+    pub(crate) fn probe_due(&self) -> Option<Millis> {
+        if !self.cfg.link_unseen {
+            return None;
+        }
+        let stall = (self.probe.armed.iter())
+            .map(|(_, at)| at.saturating_add(STALL_MS))
+            .min();
+        match (self.probe.proof, stall) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// A proof that stood: the link multiplexes, or it is HTTP/1.1.
+    pub(crate) fn probe_tick(&mut self, now: Millis) {
+        if !self.cfg.link_unseen {
+            return;
+        }
+        if self.probe.proof.is_some_and(|at| at <= now) {
+            self.link_multiplexes(now);
+        } else if (self.probe.armed.iter()).any(|(_, at)| at.saturating_add(STALL_MS) <= now) {
+            self.link_is_http1(now);
+        }
+    }
+
+    fn link_multiplexes(&mut self, now: Millis) {
+        self.cfg.link = Link::Http2;
+        self.link_seen();
+        let admitted = self.pool.unlimit();
+        self.admitted(now, admitted);
+        // Results queued for a slot go out, then the running tasks not queued hold theirs.
+        self.fill_result_slots(now);
+        for task_id in self.tasks.followed() {
+            self.hold_again(now, &task_id);
+        }
+    }
+
+    /// HTTP/1.1 for good: held results beyond what its budget holds close (only tasks waiting
+    /// for input keep theirs), and their tasks are polled.
+    fn link_is_http1(&mut self, now: Millis) {
+        self.link_seen();
+        if self.holds_running() {
+            return;
+        }
+        for task_id in self.tasks.followed() {
+            if self.may_hold(&task_id) {
+                continue;
+            }
+            let held = (self.tasks.get(&task_id)).is_some_and(|e| e.result.req().is_some());
+            if held {
+                self.close_held_result(&task_id);
+                self.drop_result(&task_id);
+                self.poll_soon(now, &task_id);
+            }
+        }
+    }
+
+    fn link_seen(&mut self) {
+        self.cfg.link_unseen = false;
+        self.probe = Probe::default();
     }
 }

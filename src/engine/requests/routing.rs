@@ -20,7 +20,7 @@ use crate::protocol::model::Dialect;
 impl Engine {
     pub(crate) fn on_message(&mut self, now: Millis, via: Option<SendKey>, body: &str) {
         if via.is_none() {
-            self.standalone_heard();
+            self.standalone.heard();
         }
         let msg = match Message::decode_str(body, self.cfg.max_message_bytes) {
             Ok(m) => m,
@@ -136,7 +136,7 @@ impl Engine {
         retry_after: Option<Millis>,
         www_authenticate: Option<String>,
     ) {
-        if self.standalone_head(now, key, status, retry_after) {
+        if (self.standalone).headed(now, key, status, retry_after) {
             return;
         }
         self.initialized_answered(Some(key));
@@ -442,7 +442,7 @@ impl Engine {
         retry_ms: Option<Millis>,
     ) {
         if self.standalone.is(key) {
-            return self.standalone_cursor(last_event_id, retry_ms);
+            return self.standalone.moved_on(last_event_id, retry_ms);
         }
         self.reqs.moved_on(key, last_event_id, retry_ms);
     }
@@ -483,6 +483,24 @@ impl Engine {
             self.session.quirks.insert(Quirk::AcceptsRequests);
             self.warn(None, ClientError::new(ErrorKind::Protocol, WARNING));
         }
+        true
+    }
+
+    /// `key` ended (`error`: how it failed): `true` when it was the legacy GET stream's.
+    fn standalone_ended(
+        &mut self,
+        now: Millis,
+        key: SendKey,
+        error: Option<&TransportError>,
+    ) -> bool {
+        let clock = (&mut self.rng, &mut self.timers);
+        let Some(warning) = self.standalone.ended(now, key, error, clock) else {
+            return false;
+        };
+        if let Some(warning) = warning {
+            self.warn(None, warning);
+        }
+        self.pool_unlisten(now);
         true
     }
 }
