@@ -68,12 +68,12 @@ impl Purpose {
     }
 
     /// Its response stream may be resumed after a break (a listening stream is re-opened instead).
-    pub(crate) fn resumable(&self) -> bool {
+    fn resumable(&self) -> bool {
         !matches!(self, Purpose::Listen)
     }
 
     /// Closing the response stream is harmless (the server may treat it as a cancellation).
-    pub(crate) fn abortable(&self) -> bool {
+    fn abortable(&self) -> bool {
         matches!(
             self,
             Purpose::Probe | Purpose::Get(_) | Purpose::List { .. } | Purpose::Tools { .. }

@@ -35,7 +35,7 @@ pub(crate) struct Probe {
 
 impl Probe {
     /// `key`'s head came: an armed request's proof starts to stand.
-    pub(crate) fn headed(&mut self, now: Millis, key: SendKey) {
+    pub(super) fn headed(&mut self, now: Millis, key: SendKey) {
         if let Some(i) = self.armed.iter().position(|(k, _)| *k == key) {
             self.armed.swap_remove(i);
             self.proof.get_or_insert(now.saturating_add(REPORT_LAG_MS));
@@ -43,7 +43,7 @@ impl Probe {
     }
 
     /// `key`'s stream is over: if it was a witness, what was armed or standing proves nothing.
-    pub(crate) fn ended(&mut self, key: SendKey) {
+    pub(super) fn ended(&mut self, key: SendKey) {
         self.armed.retain(|(k, _)| *k != key);
         if let Some(i) = self.witnesses.iter().position(|k| *k == key) {
             self.witnesses.swap_remove(i);

@@ -76,7 +76,7 @@ impl Engine {
     }
 
     /// Opens a status request for task `t`: its transmission, to be encoded when handed out.
-    pub(crate) fn open_get(&mut self, now: Millis, t: String) -> Transmit {
+    pub(super) fn open_get(&mut self, now: Millis, t: String) -> Transmit {
         let id = self.reqs.alloc_id();
         self.open(now, id, Purpose::Get(t), String::new(), Vec::new())
     }
@@ -84,7 +84,7 @@ impl Engine {
     /// A transmission about to be handed to the driver, its status request encoded now when it
     /// was left unencoded. `None` when there is nothing to send: the request is over, or its
     /// session is gone (it is then sent again in the new one).
-    pub(crate) fn encode_poll(&mut self, now: Millis, mut t: Transmit) -> Option<Transmit> {
+    pub(super) fn encode_poll(&mut self, now: Millis, mut t: Transmit) -> Option<Transmit> {
         if !t.body.is_empty() {
             return Some(t);
         }
@@ -359,7 +359,7 @@ impl Engine {
     /// The last word on a status request about to go out: sooner than the task's interval after
     /// the one before (a retry after a failed poll, a request sent again in a new session), it
     /// waits for its time on the task's poll timer instead. Whether it was put off.
-    pub(crate) fn poll_too_soon(&mut self, now: Millis, task_id: &str) -> bool {
+    pub(super) fn poll_too_soon(&mut self, now: Millis, task_id: &str) -> bool {
         let Some(e) = self.tasks.get_mut(task_id) else {
             return false;
         };
@@ -374,7 +374,7 @@ impl Engine {
 
     /// A status request of the task came back unanswered (its session was gone): the server saw
     /// it, so the next one keeps the interval from now.
-    pub(crate) fn poll_came_back(&mut self, now: Millis, task_id: &str) {
+    pub(super) fn poll_came_back(&mut self, now: Millis, task_id: &str) {
         if let Some(e) = self.tasks.get_mut(task_id) {
             e.poll.last_answered = now.into();
         }

@@ -14,13 +14,13 @@ pub(crate) struct Pending {
     pub(crate) purpose: Purpose,
     pub(crate) key: SendKey,
     /// Session generation it was sent in.
-    pub(crate) epoch: u64,
+    pub(super) epoch: u64,
     /// Sent with a session id (a 404 then means the session is gone).
-    pub(crate) sessioned: bool,
-    pub(crate) http_status: Option<u16>,
-    pub(crate) retry_after: Option<Millis>,
+    pub(super) sessioned: bool,
+    pub(super) http_status: Option<u16>,
+    pub(super) retry_after: Option<Millis>,
     /// `Mcp-Session-Id` from the response head.
-    pub(crate) session_id: Option<String>,
+    pub(super) session_id: Option<String>,
     /// When it times out (`None`: never, or not yet: see `waits`).
     timeout_at: Option<Millis>,
     /// It waits for a connection in the browser's queue: its timeout starts once it gets one.
@@ -30,7 +30,7 @@ pub(crate) struct Pending {
     /// Why it was sent again already.
     pub(crate) resent: Resent,
     /// Answered HTTP 202 with no response: the response may still come on another stream.
-    pub(crate) accepted: bool,
+    pub(super) accepted: bool,
 }
 
 impl Pending {
@@ -104,7 +104,7 @@ impl Default for Requests {
 
 impl Requests {
     /// Pending request `n`.
-    pub(crate) fn get(&self, n: ReqId) -> Option<&Pending> {
+    pub(super) fn get(&self, n: ReqId) -> Option<&Pending> {
         self.pending.get(&n).map(Box::as_ref)
     }
 
@@ -143,14 +143,14 @@ impl Requests {
     }
 
     /// The pending request ids, in allocation order.
-    pub(crate) fn ids(&self) -> Vec<ReqId> {
+    pub(super) fn ids(&self) -> Vec<ReqId> {
         let mut ids = Vec::with_capacity(self.pending.len());
         ids.extend(self.pending.keys());
         ids
     }
 
     /// Takes request `n` out (answered, failed or given up), with its transmission key.
-    pub(crate) fn remove(&mut self, n: ReqId) -> Option<Box<Pending>> {
+    pub(super) fn remove(&mut self, n: ReqId) -> Option<Box<Pending>> {
         let p = self.pending.remove(&n)?;
         self.keys.remove(&p.key);
         Some(p)
@@ -191,7 +191,7 @@ impl Requests {
     /// Registers request `id` for `purpose`, sent on `key` in `session` (its generation, and
     /// whether it carried a session id), as pending, timing out at `timeout_at` (`None`: never);
     /// marked as a resend after an HTTP 401 when one is under way.
-    pub(crate) fn open(
+    pub(super) fn open(
         &mut self,
         id: ReqId,
         purpose: Purpose,
@@ -250,7 +250,7 @@ impl Requests {
     }
 
     /// The request got a connection: a timeout that waited for it runs from `now`, `after` long.
-    pub(crate) fn connected(&mut self, n: ReqId, now: Millis, after: Millis) {
+    pub(super) fn connected(&mut self, n: ReqId, now: Millis, after: Millis) {
         let waited = self
             .pending
             .get_mut(&n)
@@ -301,7 +301,7 @@ impl Requests {
         self.next_id.take_next()
     }
 
-    pub(crate) fn key(&mut self) -> SendKey {
+    pub(super) fn key(&mut self) -> SendKey {
         let k = SendKey(self.next_key);
         self.next_key += 1;
         k

@@ -69,12 +69,12 @@ impl Pool {
 
     /// Whether a transmission now waits in the engine: the browser holds [`HANDED_CAP`] or
     /// others wait already.
-    pub(crate) fn keeps(&self) -> bool {
+    pub(super) fn keeps(&self) -> bool {
         self.cap.is_some() && (!self.backlog.is_empty() || self.handed() >= HANDED_CAP)
     }
 
     /// The next kept transmission, once the browser has room for it.
-    pub(crate) fn release(&mut self) -> Option<Kept> {
+    pub(super) fn release(&mut self) -> Option<Kept> {
         if self.handed() < HANDED_CAP {
             self.backlog.pop()
         } else {
@@ -83,7 +83,7 @@ impl Pool {
     }
 
     /// A transmission was handed to the browser; `false`: it waits for a connection.
-    pub(crate) fn transmitted(&mut self, key: SendKey) -> bool {
+    pub(super) fn transmitted(&mut self, key: SendKey) -> bool {
         if self.cap.is_none() {
             return true;
         }
@@ -97,7 +97,7 @@ impl Pool {
     }
 
     /// The GET listening stream was asked for.
-    pub(crate) fn listen(&mut self) {
+    pub(super) fn listen(&mut self) {
         self.listening = self.cap.is_some();
     }
 
@@ -109,7 +109,7 @@ impl Pool {
 
     /// A transmission's head came: it holds a connection (`true`: the model still queued it;
     /// a drain it waited behind ended early).
-    pub(crate) fn headed(&mut self, key: SendKey) -> bool {
+    pub(super) fn headed(&mut self, key: SendKey) -> bool {
         if self.wired.contains(&key) {
             self.headed.insert(key);
             return false;
@@ -127,7 +127,7 @@ impl Pool {
 
     /// A transmission's stream is over (ended, failed): its connection goes to the next in line.
     /// Returns the transmissions that got one.
-    pub(crate) fn ended(&mut self, key: SendKey) -> Vec<SendKey> {
+    pub(super) fn ended(&mut self, key: SendKey) -> Vec<SendKey> {
         self.headed.remove(&key);
         if !self.wired.remove(&key) {
             if let Some(i) = self.draining.iter().position(|(_, k)| *k == key) {
@@ -141,7 +141,7 @@ impl Pool {
 
     /// The engine closed a transmission: one whose head came drains until `now` + [`DRAIN_MS`];
     /// others free their connection (or their place in line) at once.
-    pub(crate) fn aborted(&mut self, now: Millis, key: SendKey) -> Vec<SendKey> {
+    pub(super) fn aborted(&mut self, now: Millis, key: SendKey) -> Vec<SendKey> {
         if self.headed.remove(&key) {
             self.wired.remove(&key);
             self.draining.push((now.saturating_add(DRAIN_MS), key));
@@ -151,7 +151,7 @@ impl Pool {
     }
 
     /// Drains over by `now` free their connections: the transmissions that got one.
-    pub(crate) fn expire(&mut self, now: Millis) -> Vec<SendKey> {
+    pub(super) fn expire(&mut self, now: Millis) -> Vec<SendKey> {
         let before = self.draining.len();
         self.draining.retain(|(at, _)| *at > now);
         if before == self.draining.len() {

@@ -26,11 +26,11 @@ pub(super) const MIN_RETRY_MS: Millis = 100;
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(crate) struct StreamPos {
     /// The last event id seen on the stream (resumable only when there is one).
-    pub(crate) last_event_id: Option<String>,
+    pub(super) last_event_id: Option<String>,
     /// The server's `retry` delay.
-    pub(crate) retry_ms: Option<Millis>,
+    pub(super) retry_ms: Option<Millis>,
     /// Resumptions since the stream last brought a new event.
-    pub(crate) attempts: u32,
+    pub(super) attempts: u32,
     /// The stream open now is a resumption `GET` (closing it cancels nothing).
     pub(crate) resumed: bool,
 }

@@ -296,7 +296,7 @@ impl Engine {
     }
 
     /// Request `n` is over with `res`: hands it to whatever it was for.
-    pub(crate) fn complete(&mut self, now: Millis, n: ReqId, res: Answer) {
+    pub(super) fn complete(&mut self, now: Millis, n: ReqId, res: Answer) {
         let Some(mut p) = self.take_pending(n) else {
             return;
         };
@@ -410,7 +410,7 @@ impl Engine {
     }
 
     /// What to say of a request that got no response (`raw`: what the runtime said).
-    pub(crate) fn unreached(&self, raw: &str) -> String {
+    pub(super) fn unreached(&self, raw: &str) -> String {
         let url = self.cfg.url.as_str();
         if !self.in_page() {
             let why = ": the connection failed or was refused (";

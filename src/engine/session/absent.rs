@@ -97,7 +97,7 @@ impl Session {
     /// `subscriptions/listen` failed (`refusals` times): when the server lacks it (or refused it
     /// too often), pushes are off for the session and polling carries on; what the host hears of
     /// it, once.
-    pub(crate) fn listen_refused(&mut self, f: &Failure, refusals: u32) -> Option<ClientError> {
+    pub(super) fn listen_refused(&mut self, f: &Failure, refusals: u32) -> Option<ClientError> {
         if !self.method_missing(f) && refusals < crate::engine::calls::listen::MAX_LISTEN_REFUSALS {
             return None;
         }

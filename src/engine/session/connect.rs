@@ -170,7 +170,7 @@ impl Engine {
     }
 
     /// Fails the caller's queued operations with `error`; `all` also ends queued watches.
-    pub(crate) fn fail_queue(&mut self, now: Millis, error: &ClientError, all: bool) {
+    pub(super) fn fail_queue(&mut self, now: Millis, error: &ClientError, all: bool) {
         // What stays is queued again before anything fails (failing may queue more behind it).
         for p in self.session.take_failing(all) {
             match p {

@@ -27,7 +27,7 @@ impl Session {
     /// The codec to read an `initialize` answer (`capabilities`) with, and the warning to give
     /// once the session is ready. Only `Auto` sessions on their first handshake are re-read.
     #[cfg(feature = "draft")]
-    pub(crate) fn auto_draft(
+    pub(super) fn auto_draft(
         &self,
         c: &'static dyn Codec,
         capabilities: &Value,
@@ -46,7 +46,7 @@ impl Session {
 
     /// Without the draft dialect the codec `initialize` was sent with reads its answer.
     #[cfg(not(feature = "draft"))]
-    pub(crate) fn auto_draft(
+    pub(super) fn auto_draft(
         &self,
         c: &'static dyn Codec,
         _capabilities: &Value,

@@ -22,7 +22,7 @@ pub(crate) enum Deviation {
 
 /// The kinds said so far, and the warning waiting for the session.
 #[derive(Debug, Default)]
-pub(crate) struct Deviations {
+pub(super) struct Deviations {
     said: u8,
     held: Option<ClientError>,
 }
@@ -42,7 +42,7 @@ impl Deviations {
 impl Session {
     /// The server deviated (`d`): the warning the host hears now, unless it heard of this kind
     /// before (kept instead while connecting).
-    pub(crate) fn deviated(&mut self, d: Deviation, warning: ClientError) -> Option<ClientError> {
+    pub(super) fn deviated(&mut self, d: Deviation, warning: ClientError) -> Option<ClientError> {
         let ready = self.is_ready();
         let seen = &mut self.deviations;
         if !seen.first(d, ready || seen.held.is_none()) {
@@ -58,7 +58,7 @@ impl Session {
     }
 
     /// The session is ready: the warning kept while connecting, to be said now.
-    pub(crate) fn held_deviation(&mut self) -> Option<ClientError> {
+    pub(super) fn held_deviation(&mut self) -> Option<ClientError> {
         self.deviations.held.take()
     }
 }

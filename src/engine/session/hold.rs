@@ -36,7 +36,7 @@ impl Session {
     }
 
     /// The hold in force at `now`, if any.
-    pub(crate) fn hold(&self, now: Millis) -> Option<Millis> {
+    pub(super) fn hold(&self, now: Millis) -> Option<Millis> {
         self.hold_until.filter(|&h| now < h)
     }
 
@@ -48,7 +48,7 @@ impl Session {
     }
 
     /// Whether `p` must wait (input answers never do).
-    pub(crate) fn held(&self, p: &Purpose) -> bool {
+    pub(super) fn held(&self, p: &Purpose) -> bool {
         !matches!(p, Purpose::Answer(_)) && self.gated()
     }
 

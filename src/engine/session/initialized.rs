@@ -15,14 +15,14 @@ pub(crate) const INITIALIZED_WAIT_MS: Millis = 3_000;
 impl Session {
     /// The `initialized` notification went out as `key` over HTTP: what the session sends next
     /// waits for its answer.
-    pub(crate) fn wait_for_initialized(&mut self, now: Millis, key: SendKey, timers: &mut Timers) {
+    pub(super) fn wait_for_initialized(&mut self, now: Millis, key: SendKey, timers: &mut Timers) {
         self.initialized_pending = Some(key);
         timers.set(Timer::Initialized, now.saturating_add(INITIALIZED_WAIT_MS));
     }
 
     /// Transmission `key` got its answer or ended (`None`: the wait's deadline passed): whether
     /// the session waited for it. The waiting requests then go (before the next output).
-    pub(crate) fn initialized_answered(
+    pub(super) fn initialized_answered(
         &mut self,
         key: Option<SendKey>,
         timers: &mut Timers,

@@ -279,7 +279,7 @@ impl Session {
 }
 
 /// A step of the negotiation, for the engine to take.
-pub(crate) enum Step {
+enum Step {
     /// Ready in the modern era (with the discover answer, when there was a well-formed one).
     Modern(Option<Discovered>),
     /// `initialize` in this dialect, after saying this (held while connecting, see
@@ -298,31 +298,31 @@ pub(crate) enum Step {
 }
 
 /// What a session that died leaves the engine to do.
-pub(crate) struct Death {
+struct Death {
     /// Sessions in a row (this one included) that died right after being made.
-    pub(crate) lives: u32,
+    lives: u32,
     /// What the host hears now, in order.
-    pub(crate) warnings: [Option<ClientError>; 2],
+    warnings: [Option<ClientError>; 2],
 }
 
 impl Session {
     /// Whether connecting may start: not refused for good, not ready already.
-    pub(crate) fn may_connect(&self) -> bool {
+    fn may_connect(&self) -> bool {
         self.refused.is_none() && !self.is_ready()
     }
 
     /// Why connecting was refused for good, if it was.
-    pub(crate) fn refused(&self) -> Option<&ClientError> {
+    fn refused(&self) -> Option<&ClientError> {
         self.refused.as_ref()
     }
 
     /// The session was opened with `initialize` (legacy, draft).
-    pub(crate) fn handshake(&self) -> bool {
+    fn handshake(&self) -> bool {
         self.handshake
     }
 
     /// The dialect an `initialize` in flight is for.
-    pub(crate) fn init_codec(&self) -> Option<&'static dyn Codec> {
+    fn init_codec(&self) -> Option<&'static dyn Codec> {
         self.init_codec
     }
 
@@ -344,7 +344,7 @@ impl Session {
     }
 
     /// The first task slot of this session: tasks in lower slots were tracked before it.
-    pub(crate) fn first_slot(&self) -> Slot {
+    fn first_slot(&self) -> Slot {
         self.first_slot
     }
 
@@ -357,7 +357,7 @@ impl Session {
     /// names only the 2025-11-25 headers refuses the preflight of a request carrying it, and the
     /// refusal looks like a network failure: after a probe that failed that way, or with no probe
     /// (a remembered legacy era, a forced legacy or draft dialect), the header is left off.
-    pub(crate) fn initialize(&mut self, c: &'static dyn Codec, node: bool) -> Option<Outgoing> {
+    fn initialize(&mut self, c: &'static dyn Codec, node: bool) -> Option<Outgoing> {
         self.protocol_version.clear();
         self.session_id = None;
         let mut out = c.build_initialize(&self.info())?;
@@ -370,14 +370,14 @@ impl Session {
 
     /// What earlier answers said of the server, for a dialect without a handshake: its
     /// capabilities, and whether it offers tasks (when a dialect was in use).
-    pub(crate) fn known_caps(&self) -> (Value, Option<bool>) {
+    fn known_caps(&self) -> (Value, Option<bool>) {
         (self.server_caps.clone(), self.codec.map(|_| self.tasks))
     }
 
     /// The session is open in `c`'s dialect. `tasks`: whether it offers tasks, when the caller
     /// knows (modern: the discover answer); `None` reads it from `caps` (legacy `tasks`) or, for
     /// modern without evidence and the draft, assumes it. `subscribe`: the caller wants pushes.
-    pub(crate) fn ready(
+    fn ready(
         &mut self,
         now: Millis,
         c: &'static dyn Codec,
@@ -411,7 +411,7 @@ impl Session {
     }
 
     /// What the host hears of the session (again, when something new about it was learnt).
-    pub(crate) fn connected(&self) -> Option<Event> {
+    fn connected(&self) -> Option<Event> {
         Some(Event::Connected {
             dialect: self.dialect()?,
             protocol_version: self.protocol_version.clone(),
@@ -423,7 +423,7 @@ impl Session {
     /// The legacy session died at `now`. One that dies within [`SHORT_LIFE_MS`] of being made
     /// counts toward a streak: the third in a row is diagnosed (once) as a balancer without
     /// affinity. Only the first death of a streak is warned as an expiry.
-    pub(crate) fn died(&mut self, now: Millis) -> Death {
+    fn died(&mut self, now: Millis) -> Death {
         let short = now.saturating_sub(self.ready_at) < SHORT_LIFE_MS;
         let lives = match short {
             true => self.short_lives.saturating_add(1),
@@ -447,34 +447,34 @@ impl Session {
 
     /// A new session begins (a new epoch) at task slot `next_slot`: tasks tracked so far
     /// outlived the old one.
-    pub(crate) fn renew(&mut self, next_slot: Slot) {
+    fn renew(&mut self, next_slot: Slot) {
         self.epoch += 1;
         self.phase = Phase::Connecting;
         self.first_slot = next_slot;
     }
 
     /// A handshake session without an id lived on the (WebSocket) link that went down.
-    pub(crate) fn lived_on_link(&self) -> bool {
+    fn lived_on_link(&self) -> bool {
         self.is_ready() && self.handshake && self.session_id.is_none()
     }
 
     /// Establishing the session failed once more: how many times in a row, and whether the host
     /// is spared hearing of it (`retriable`: an overloaded server, not a refusal; it is asked
     /// again a few times first).
-    pub(crate) fn connect_error(&mut self, retriable: bool) -> (u32, bool) {
+    fn connect_error(&mut self, retriable: bool) -> (u32, bool) {
         self.connect_errors = self.connect_errors.saturating_add(1);
         let quiet = retriable && self.connect_errors <= QUIET_CONNECT_RETRIES;
         (self.connect_errors, quiet)
     }
 
     /// Connecting is refused for good with `error`.
-    pub(crate) fn refuse(&mut self, error: ClientError) {
+    fn refuse(&mut self, error: ClientError) {
         self.refused = Some(error);
     }
 
     /// Takes the waiting requests that fail when connecting fails: the caller's operations
     /// (`all`: also queued watches). The others keep waiting.
-    pub(crate) fn take_failing(&mut self, all: bool) -> Vec<Purpose> {
+    fn take_failing(&mut self, all: bool) -> Vec<Purpose> {
         let mut fail = Vec::new();
         for p in std::mem::take(&mut self.queue) {
             let fails = all
@@ -494,7 +494,7 @@ impl Session {
     }
 
     /// Takes every waiting request.
-    pub(crate) fn take_waiting(&mut self) -> Vec<Purpose> {
+    fn take_waiting(&mut self) -> Vec<Purpose> {
         std::mem::take(&mut self.queue)
     }
 
@@ -506,6 +506,6 @@ impl Session {
 
 /// Keeps the waiting requests `keep` says yes to, in order (one `retain` in the binary for its
 /// callers).
-pub(crate) fn keep_waiting(queue: &mut Vec<Purpose>, keep: &mut dyn FnMut(&Purpose) -> bool) {
+fn keep_waiting(queue: &mut Vec<Purpose>, keep: &mut dyn FnMut(&Purpose) -> bool) {
     queue.retain(|p| keep(p));
 }

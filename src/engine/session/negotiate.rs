@@ -49,18 +49,18 @@ pub(super) const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 
 /// A well-formed modern `server/discover` answer.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Discovered {
-    pub(crate) capabilities: Value,
-    pub(crate) server_info: Value,
+pub(super) struct Discovered {
+    pub(super) capabilities: Value,
+    pub(super) server_info: Value,
     /// It advertises the tasks extension.
-    pub(crate) tasks: bool,
+    pub(super) tasks: bool,
     /// It lists an era besides 2026-07-28 (a dual-era server).
     pub(super) other_eras: bool,
 }
 
 impl Discovered {
     /// Reads a discover result; `None` unless it lists 2026-07-28 and has a capabilities object.
-    pub(crate) fn parse(v: &Value) -> Option<Discovered> {
+    pub(super) fn parse(v: &Value) -> Option<Discovered> {
         let versions = v.get("supportedVersions")?.as_array()?;
         let speaks_modern = versions.iter().any(|s| s.as_str() == Some(MODERN_VERSION));
         let capabilities = v.get("capabilities").filter(|c| c.is_object())?;
@@ -80,7 +80,7 @@ impl Discovered {
 /// `initialize` capabilities offering tasks: `tasks` (with `requests.tools.call`, or rmcp 2's
 /// bare `tasks: {}`). The tasks extension there (a dual-era server's legacy session) serves only
 /// clients declaring it at `initialize`, which the legacy dialect does not: no tasks for us.
-pub(crate) fn offers_tasks(caps: &Value) -> bool {
+pub(super) fn offers_tasks(caps: &Value) -> bool {
     caps.get("tasks").is_some_and(Value::is_object)
 }
 
