@@ -3,6 +3,7 @@
 
 use super::accepted::WARNING;
 use super::pending::Pending;
+use super::standalone::cuts_named;
 use super::unreached::{FELL_BACK, LEGACY_NEEDS, MODERN_HEADERS, MODERN_NEEDS, MODERN_REFUSED};
 use super::unreadable::{quote, PROBE_FELL_BACK};
 use crate::engine::api::{ClientError, ErrorKind, Link, Millis, Output, SendKey, TransportError};
@@ -494,11 +495,11 @@ impl Engine {
         error: Option<&TransportError>,
     ) -> bool {
         let clock = (&mut self.rng, &mut self.timers);
-        let Some(warning) = self.standalone.ended(now, key, error, clock) else {
+        let Some(named) = self.standalone.ended(now, key, error, clock) else {
             return false;
         };
-        if let Some(warning) = warning {
-            self.warn(None, warning);
+        if let Some(life) = named {
+            self.warn(None, cuts_named(life));
         }
         self.pool_unlisten(now);
         true

@@ -154,8 +154,8 @@ impl Standalone {
         }
     }
 
-    /// `key` ended (`error`: how it failed): `None` when it was not the stream's, else what the
-    /// host hears of it. A stream the server answered with 429 or 5xx, or that ended or broke
+    /// `key` ended (`error`: how it failed): `None` when it was not the stream's, else whether
+    /// the host hears of its cuts now (how long it lived). A stream the server answered with 429 or 5xx, or that ended or broke
     /// after it ran, is reopened later (its timer set); one answered otherwise (an error status,
     /// no event stream: the driver reports those with their status) is given up for the
     /// session.
@@ -165,7 +165,7 @@ impl Standalone {
         key: SendKey,
         error: Option<&TransportError>,
         (rng, timers): (&mut Rng, &mut Timers),
-    ) -> Option<Option<ClientError>> {
+    ) -> Option<Option<Millis>> {
         if !self.is(key) {
             return None;
         }
@@ -200,15 +200,18 @@ impl Standalone {
                 timers.set(Timer::Standalone, now.saturating_add(delay));
             }
         }
-        if self.cuts != CUTS_NAMED || std::mem::replace(&mut self.named, true) {
-            return Some(None);
-        }
-        let message = [
-            "the listening stream is cut every ",
-            &decimal(life / 1_000),
-            " s, likely by a proxy idle timeout: reopened at once",
-        ]
-        .concat();
-        Some(Some(ClientError::new(ErrorKind::Transport, message)))
+        let named = self.cuts == CUTS_NAMED && !std::mem::replace(&mut self.named, true);
+        Some(named.then_some(life))
     }
+}
+
+/// What the host hears of a stream cut again and again after `life` ms.
+pub(super) fn cuts_named(life: Millis) -> ClientError {
+    let message = [
+        "the listening stream is cut every ",
+        &decimal(life / 1_000),
+        " s, likely by a proxy idle timeout: reopened at once",
+    ]
+    .concat();
+    ClientError::new(ErrorKind::Transport, message)
 }

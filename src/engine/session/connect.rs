@@ -3,12 +3,12 @@
 //! it concerns (the requests, the tasks, the timers, the host's events).
 
 use crate::json::Value;
-use crate::protocol::dialect::{Codec, MODERN};
+use crate::protocol::dialect::{Codec, LEGACY, MODERN};
 
 use super::deviations::Deviation;
-use super::negotiate::server_info_of;
-use super::unauthorized::{self, Refusal};
-use super::{keep_waiting, negotiate::offers_tasks, Step};
+use super::negotiate::{server_info_of, UNANSWERED};
+use super::unauthorized;
+use super::{keep_waiting, negotiate::offers_tasks, Step, NO_AFFINITY, NO_AFFINITY_LIVES};
 use crate::engine::api::{ClientError, ErrorKind, Link, Millis, Output, SendKey};
 use crate::engine::ids::ReqId;
 use crate::engine::requests::pending::Resent;
@@ -66,7 +66,7 @@ impl Engine {
         tasks: Option<bool>,
     ) {
         let subscribe = self.cfg.subscribe;
-        self.session.ready(now, c, (caps, info), tasks, subscribe);
+        self.session.ready(now, c, caps, info, tasks, subscribe);
         self.announce();
         if let Some(warning) = self.session.held_deviation() {
             self.warn(None, warning);
@@ -83,7 +83,8 @@ impl Engine {
 
     /// Tells the host what the session is (again, when something new about it was learnt).
     fn announce(&mut self) {
-        if let Some(event) = self.session.connected() {
+        if let Some(dialect) = self.session.dialect() {
+            let event = self.session.connected(dialect);
             self.emit(event);
         }
     }
@@ -97,17 +98,23 @@ impl Engine {
 
     /// The legacy session is gone (404): open a new one; every task stays tracked. From the
     /// second session in a row dying right after being made, the new one waits out a growing
-    /// backoff (see [`super::Session::died`]).
+    /// backoff, and the third is diagnosed (once) as a balancer without affinity. Only the first
+    /// death of a streak is warned as an expiry.
     pub(crate) fn reinitialize(&mut self, now: Millis) {
         let Some(c) = self.session.codec_any() else {
             return;
         };
-        let death = self.session.died(now);
-        for warning in death.warnings.into_iter().flatten() {
-            self.warn(None, warning);
+        let lives = self.session.died(now);
+        if lives == 1 {
+            let expired = "the session expired; re-initializing";
+            self.warn(None, ClientError::new(ErrorKind::Transport, expired));
+        }
+        if lives == NO_AFFINITY_LIVES {
+            let error = ClientError::new(ErrorKind::Transport, NO_AFFINITY);
+            self.deviated(Deviation::NoAffinity, error);
         }
         self.renew_session();
-        let backoff = match death.lives {
+        let backoff = match lives {
             0 | 1 => None,
             n => Some(now.saturating_add(cadence::backoff_delay(n - 2, &mut self.rng))),
         };
@@ -189,11 +196,11 @@ impl Engine {
     fn take_step(&mut self, now: Millis, step: Step) {
         match step {
             Step::Modern(d) => self.modern_ready(now, d),
-            Step::Open(c, warning) => {
-                if let Some(warning) = warning {
-                    self.warn(None, warning);
-                }
-                self.open_with(now, c)
+            Step::Open(c) => self.open_with(now, c),
+            Step::Unanswered => {
+                let warning = ClientError::new(ErrorKind::Protocol, UNANSWERED);
+                self.deviated(Deviation::Probe, warning);
+                self.open_with(now, LEGACY)
             }
             Step::Probe => {
                 let out = self.session.discover();
@@ -201,7 +208,7 @@ impl Engine {
             }
             Step::Refuse(message) => self.connect_refused(now, message),
             Step::Failed(f, fatal) => self.connect_failed(now, &f, fatal),
-            Step::Initialized(..) | Step::Stay => {}
+            Step::Stay => {}
         }
     }
 
@@ -221,8 +228,8 @@ impl Engine {
 
     pub(crate) fn on_initialize(&mut self, now: Millis, res: Answer, sid: Option<String>) {
         match self.session.read_initialize(res) {
-            Step::Initialized(c, v) => self.initialized(now, c, v, sid),
-            step => self.take_step(now, step),
+            Ok((c, v)) => self.initialized(now, c, v, sid),
+            Err(step) => self.take_step(now, step),
         }
     }
 
@@ -255,8 +262,10 @@ impl Engine {
 
     /// The server deviated (`d`): the host hears `warning` unless it heard of this kind before.
     pub(crate) fn deviated(&mut self, d: Deviation, warning: ClientError) {
-        if let Some(warning) = self.session.deviated(d, warning) {
-            self.warn(None, warning);
+        match self.session.deviation(d) {
+            Some(true) => self.warn(None, warning),
+            Some(false) => self.session.keep_deviation(warning),
+            None => {}
         }
     }
 
@@ -411,7 +420,7 @@ impl Engine {
             None => {
                 self.session.wait(p);
                 // After a refusal nothing will open the session: what is asked fails at once.
-                if let Some(error) = self.session.refused().cloned() {
+                if let Some(error) = self.session.refused() {
                     self.fail_queue(now, &error, true);
                 }
             }
@@ -435,18 +444,18 @@ impl Engine {
         self.out.push_back(Output::Abort { key });
         // Resent only when something can change the credentials (a header provider, OAuth).
         let renews = self.cfg.renews_credentials && !matches!(p.purpose, Purpose::Listen);
-        match unauthorized::refusal(status, www_authenticate, renews, p.resent) {
-            Refusal::Again(resent) if p.stream.resumed => {
+        match unauthorized::again(status, &www_authenticate, renews, p.resent) {
+            Some(resent) if p.stream.resumed => {
                 p.resent = resent;
                 self.reqs.end_key(key);
                 self.resume_stream(n)
             }
-            Refusal::Again(resent) => {
+            Some(resent) => {
                 if let Some(p) = self.take_pending(n) {
                     self.resend(now, p.purpose, resent);
                 }
             }
-            Refusal::Fail(failure) => self.fail(now, n, failure),
+            None => self.fail(now, n, unauthorized::refused(status, www_authenticate)),
         }
     }
 

@@ -40,21 +40,18 @@ impl Deviations {
 }
 
 impl Session {
-    /// The server deviated (`d`): the warning the host hears now, unless it heard of this kind
-    /// before (kept instead while connecting).
-    pub(super) fn deviated(&mut self, d: Deviation, warning: ClientError) -> Option<ClientError> {
+    /// Whether the host hears of deviation `d` now (`Some(true)`), once the session is ready
+    /// (`Some(false)`: its warning is kept with [`Session::keep_deviation`]), or heard of this
+    /// kind before (`None`).
+    pub(super) fn deviation(&mut self, d: Deviation) -> Option<bool> {
         let ready = self.is_ready();
         let seen = &mut self.deviations;
-        if !seen.first(d, ready || seen.held.is_none()) {
-            return None;
-        }
-        match ready {
-            true => return Some(warning),
-            false => {
-                seen.held.get_or_insert(warning);
-            }
-        }
-        None
+        seen.first(d, ready || seen.held.is_none()).then_some(ready)
+    }
+
+    /// Keeps the first deviation's warning while connecting.
+    pub(super) fn keep_deviation(&mut self, warning: ClientError) {
+        self.deviations.held.get_or_insert(warning);
     }
 
     /// The session is ready: the warning kept while connecting, to be said now.

@@ -18,9 +18,9 @@ use super::ids::{ReqId, Slot};
 use crate::protocol::dialect::{Codec, SessionInfo};
 use crate::protocol::model::Dialect;
 use crate::protocol::object;
-use deviations::{Deviation, Deviations};
+use deviations::Deviations;
 
-use super::api::{ClientError, Config, DialectChoice, ErrorKind, Event, Millis, SendKey};
+use super::api::{ClientError, Config, DialectChoice, Event, Millis, SendKey};
 use super::requests::{Failure, Purpose};
 use crate::protocol::dialect::Outgoing;
 use crate::protocol::headers::METHOD;
@@ -282,27 +282,18 @@ impl Session {
 enum Step {
     /// Ready in the modern era (with the discover answer, when there was a well-formed one).
     Modern(Option<Discovered>),
-    /// `initialize` in this dialect, after saying this (held while connecting, see
-    /// `deviations.rs`).
-    Open(&'static dyn Codec, Option<ClientError>),
+    /// `initialize` in this dialect.
+    Open(&'static dyn Codec),
+    /// `server/discover` went unanswered (a deviation): `initialize` in the legacy dialect.
+    Unanswered,
     /// `server/discover`.
     Probe,
     /// Connecting is refused for good, saying why.
     Refuse(&'static str),
     /// This attempt failed; `fatal`: the server refused (queued calls fail now).
     Failed(Box<Failure>, bool),
-    /// `initialize` in this dialect was answered with this result.
-    Initialized(&'static dyn Codec, Value),
     /// Nothing to do.
     Stay,
-}
-
-/// What a session that died leaves the engine to do.
-struct Death {
-    /// Sessions in a row (this one included) that died right after being made.
-    lives: u32,
-    /// What the host hears now, in order.
-    warnings: [Option<ClientError>; 2],
 }
 
 impl Session {
@@ -312,8 +303,8 @@ impl Session {
     }
 
     /// Why connecting was refused for good, if it was.
-    fn refused(&self) -> Option<&ClientError> {
-        self.refused.as_ref()
+    fn refused(&self) -> Option<ClientError> {
+        self.refused.clone()
     }
 
     /// The session was opened with `initialize` (legacy, draft).
@@ -360,12 +351,14 @@ impl Session {
     fn initialize(&mut self, c: &'static dyn Codec, node: bool) -> Option<Outgoing> {
         self.protocol_version.clear();
         self.session_id = None;
-        let mut out = c.build_initialize(&self.info())?;
-        if self.method_header_passes || node {
-            out.headers.push((METHOD.to_owned(), out.method.clone()));
+        let mut out = c.build_initialize(&self.info());
+        if let Some(out) = &mut out {
+            if self.method_header_passes || node {
+                out.headers.push((METHOD.to_owned(), out.method.clone()));
+            }
+            self.init_codec = Some(c);
         }
-        self.init_codec = Some(c);
-        Some(out)
+        out
     }
 
     /// What earlier answers said of the server, for a dialect without a handshake: its
@@ -381,7 +374,8 @@ impl Session {
         &mut self,
         now: Millis,
         c: &'static dyn Codec,
-        (caps, info): (Value, Value),
+        caps: Value,
+        info: Value,
         tasks: Option<bool>,
         subscribe: bool,
     ) {
@@ -411,38 +405,24 @@ impl Session {
     }
 
     /// What the host hears of the session (again, when something new about it was learnt).
-    fn connected(&self) -> Option<Event> {
-        Some(Event::Connected {
-            dialect: self.dialect()?,
+    fn connected(&self, dialect: Dialect) -> Event {
+        Event::Connected {
+            dialect,
             protocol_version: self.protocol_version.clone(),
             server_info: self.server_info.clone(),
             capabilities: self.server_caps.clone(),
-        })
+        }
     }
 
-    /// The legacy session died at `now`. One that dies within [`SHORT_LIFE_MS`] of being made
-    /// counts toward a streak: the third in a row is diagnosed (once) as a balancer without
-    /// affinity. Only the first death of a streak is warned as an expiry.
-    fn died(&mut self, now: Millis) -> Death {
+    /// The legacy session died at `now`: how many sessions in a row (this one included) died
+    /// within [`SHORT_LIFE_MS`] of being made.
+    fn died(&mut self, now: Millis) -> u32 {
         let short = now.saturating_sub(self.ready_at) < SHORT_LIFE_MS;
-        let lives = match short {
+        self.short_lives = match short {
             true => self.short_lives.saturating_add(1),
             false => 1,
         };
-        self.short_lives = lives;
-        let expired = "the session expired; re-initializing";
-        let expiry = (lives == 1).then(|| ClientError::new(ErrorKind::Transport, expired));
-        let affinity = match lives == NO_AFFINITY_LIVES {
-            true => {
-                let error = ClientError::new(ErrorKind::Transport, NO_AFFINITY);
-                self.deviated(Deviation::NoAffinity, error)
-            }
-            false => None,
-        };
-        Death {
-            lives,
-            warnings: [expiry, affinity],
-        }
+        self.short_lives
     }
 
     /// A new session begins (a new epoch) at task slot `next_slot`: tasks tracked so far

@@ -26,13 +26,12 @@
 
 use crate::json::{json, Value};
 
-use crate::protocol::dialect::{codec, LEGACY, MODERN};
+use crate::protocol::dialect::{codec, Codec, LEGACY, MODERN};
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::Dialect;
 
-use super::deviations::Deviation;
 use super::{Session, Step};
-use crate::engine::api::{ClientError, DialectChoice, ErrorKind};
+use crate::engine::api::DialectChoice;
 use crate::engine::requests::{Answer, Failure};
 use crate::protocol::dialect::Outgoing;
 
@@ -118,7 +117,8 @@ fn is_modern_error(e: &RpcError) -> bool {
 /// The refusal of `dialect: "draft"` by a build without the draft dialect.
 const NO_DRAFT: &str = "this build leaves out the draft dialect (SEP-1686): connect with dialect \"auto\", \"modern\" or \"legacy\", or use the full build";
 const NOT_MODERN: &str = "the server does not speak the modern dialect (2026-07-28): server/discover was not answered as a modern server would; connect with dialect \"auto\" or \"legacy\"";
-const UNANSWERED: &str = "server/discover went unanswered; the era was negotiated with initialize";
+pub(super) const UNANSWERED: &str =
+    "server/discover went unanswered; the era was negotiated with initialize";
 const ONLY_MODERN: &str = "the server speaks only the modern dialect (2026-07-28): initialize was refused; connect with dialect \"auto\" or \"modern\"";
 
 impl Session {
@@ -142,11 +142,11 @@ impl Session {
     /// How to open the session per the dialect choice (no session yet).
     pub(super) fn opening(&self) -> Step {
         match (self.choice, self.hint) {
-            (DialectChoice::Auto, Some(Dialect::Legacy)) => Step::Open(LEGACY, None),
+            (DialectChoice::Auto, Some(Dialect::Legacy)) => Step::Open(LEGACY),
             (DialectChoice::Auto | DialectChoice::Modern, _) => Step::Probe,
-            (DialectChoice::Legacy, _) => Step::Open(LEGACY, None),
+            (DialectChoice::Legacy, _) => Step::Open(LEGACY),
             (DialectChoice::Draft, _) => match codec(Dialect::Draft) {
-                Some(draft) => Step::Open(draft, None),
+                Some(draft) => Step::Open(draft),
                 None => Step::Refuse(NO_DRAFT),
             },
         }
@@ -174,10 +174,10 @@ impl Session {
                 }
                 Some(d) => {
                     self.discovered = Some(d);
-                    Step::Open(LEGACY, None)
+                    Step::Open(LEGACY)
                 }
                 None if forced => Step::Refuse(NOT_MODERN),
-                None => Step::Open(LEGACY, None),
+                None => Step::Open(LEGACY),
             },
             Err(f) if f.rpc().is_some_and(is_modern_error) => Step::Modern(None),
             // Come back later (429, 503; any 5xx when forced): probe again. `Auto` reads another
@@ -204,24 +204,26 @@ impl Session {
                 if matches!(*f, Failure::Transport { status: None, .. }) && in_page {
                     self.probe_unreached = true;
                 }
-                let mut warning = None;
-                if matches!(*f, Failure::Timeout) {
-                    let unanswered = ClientError::new(ErrorKind::Protocol, UNANSWERED);
-                    warning = self.deviated(Deviation::Probe, unanswered);
+                match *f {
+                    Failure::Timeout => Step::Unanswered,
+                    _ => Step::Open(LEGACY),
                 }
-                Step::Open(LEGACY, warning)
             }
         }
     }
 
-    /// Reads the answer to `initialize`.
-    pub(super) fn read_initialize(&mut self, res: Answer) -> Step {
+    /// Reads the answer to `initialize`: its result and the dialect it was sent in, or the
+    /// step it leads to.
+    pub(super) fn read_initialize(
+        &mut self,
+        res: Answer,
+    ) -> Result<(&'static dyn Codec, Value), Step> {
         let Some(c) = self.init_codec.take() else {
-            return Step::Stay;
+            return Err(Step::Stay);
         };
         let auto = self.choice == DialectChoice::Auto;
-        match res {
-            Ok(v) => Step::Initialized(c, v),
+        Err(match res {
+            Ok(v) => return Ok((c, v)),
             // Forced modern only asked which era offers tasks.
             Err(_) if self.choice == DialectChoice::Modern => Step::Modern(self.discovered.take()),
             // The remembered era no longer works: negotiate afresh.
@@ -254,7 +256,7 @@ impl Session {
                     };
                 Step::Failed(f, refused)
             }
-        }
+        })
     }
 
     /// `initialize` succeeded with result `v` (`sid`: the session id it came with; `tasks`: the

@@ -19,35 +19,31 @@ const FORBIDDEN: &str =
     "HTTP 403 without an authorization challenge: the server refuses this request \
     (from a page, an Origin check or CORS policy may refuse the page's origin)";
 
-/// What becomes of a request refused with 401 or 403 (with a challenge).
-pub(super) enum Refusal {
-    /// Sent once more, marked with why.
-    Again(Resent),
-    /// It fails so.
-    Fail(Failure),
-}
-
 /// A request already `resent` was answered `status` (401 or 403) with this `WWW-Authenticate`
-/// header; `renews`: something can change its credentials (a header provider, OAuth).
-pub(super) fn refusal(
+/// header; `renews`: something can change its credentials (a header provider, OAuth). How it is
+/// marked when it is to be sent once more.
+pub(super) fn again(
     status: u16,
-    www_authenticate: Option<String>,
+    www_authenticate: &Option<String>,
     renews: bool,
     resent: Resent,
-) -> Refusal {
+) -> Option<Resent> {
     let step_up = status == 403
         && AuthChallenge::from_header(www_authenticate.as_deref())
             .error
             .as_deref()
             == Some("insufficient_scope");
-    let nonce = renews && status == 401 && !resent.nonce && nonce_asked(&www_authenticate);
+    let nonce = renews && status == 401 && !resent.nonce && nonce_asked(www_authenticate);
     let again = nonce || (renews && (status == 401 || step_up) && !resent.reauthorized);
-    if again {
-        return Refusal::Again(Resent {
-            reauthorized: resent.reauthorized || !nonce,
-            nonce: resent.nonce || nonce,
-        });
-    }
+    again.then_some(Resent {
+        reauthorized: resent.reauthorized || !nonce,
+        nonce: resent.nonce || nonce,
+    })
+}
+
+/// How a request refused for good with `status` (401 or 403) and this `WWW-Authenticate` header
+/// fails: `Unauthorized`, with the status and the parsed challenge.
+pub(super) fn refused(status: u16, www_authenticate: Option<String>) -> Failure {
     let auth = AuthChallenge::from_header(www_authenticate.as_deref());
     let mut message = [
         "HTTP ",
@@ -63,11 +59,11 @@ pub(super) fn refusal(
     let mut error = ClientError::new(ErrorKind::Unauthorized, message);
     error.http_status = Some(status);
     error.auth = Some(Box::new(auth));
-    Refusal::Fail(Failure::Transport {
+    Failure::Transport {
         error,
         status: Some(status),
         retry_after: None,
-    })
+    }
 }
 
 /// How a request answered 403 without a `WWW-Authenticate` challenge fails.
