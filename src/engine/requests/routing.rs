@@ -157,14 +157,13 @@ impl Engine {
             p.session_id = session_id;
         }
         let modern = self.session.dialect() == Some(Dialect::Modern);
-        let method_header = match p.purpose {
-            Purpose::Listen | Purpose::Initialize => false,
-            Purpose::Probe => true,
-            _ => modern,
-        };
-        self.session.reached(method_header);
-        if matches!(p.purpose, Purpose::Listen) {
-            self.on_listen_head(now, n, status);
+        self.session.reached();
+        match p.purpose {
+            Purpose::Listen => self.on_listen_head(now, n, status),
+            Purpose::Probe => self.session.method_header_passed(),
+            Purpose::Initialize => {}
+            _ if modern => self.session.method_header_passed(),
+            _ => {}
         }
         let timers = &mut self.timers;
         self.session

@@ -208,7 +208,6 @@ impl Engine {
             }
             Step::Refuse(message) => self.connect_refused(now, message),
             Step::Failed(f, fatal) => self.connect_failed(now, &f, fatal),
-            Step::Stay => {}
         }
     }
 
@@ -227,9 +226,15 @@ impl Engine {
     }
 
     pub(crate) fn on_initialize(&mut self, now: Millis, res: Answer, sid: Option<String>) {
-        match self.session.read_initialize(res) {
-            Ok((c, v)) => self.initialized(now, c, v, sid),
-            Err(step) => self.take_step(now, step),
+        let Some(c) = self.session.initialize_answered() else {
+            return;
+        };
+        match res {
+            Ok(v) => self.initialized(now, c, v, sid),
+            Err(f) => {
+                let step = self.session.initialize_failed(f);
+                self.take_step(now, step)
+            }
         }
     }
 

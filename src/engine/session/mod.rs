@@ -292,8 +292,6 @@ enum Step {
     Refuse(&'static str),
     /// This attempt failed; `fatal`: the server refused (queued calls fail now).
     Failed(Box<Failure>, bool),
-    /// Nothing to do.
-    Stay,
 }
 
 impl Session {
@@ -317,11 +315,14 @@ impl Session {
         self.init_codec
     }
 
-    /// Some request got an HTTP response; `method_header`: one that carried `Mcp-Method` (no
-    /// CORS allow-list refuses it).
-    pub(crate) fn reached(&mut self, method_header: bool) {
+    /// Some request got an HTTP response.
+    pub(crate) fn reached(&mut self) {
         self.reached = true;
-        self.method_header_passes |= method_header;
+    }
+
+    /// A request carrying `Mcp-Method` got an HTTP response: no CORS allow-list refuses it.
+    pub(crate) fn method_header_passed(&mut self) {
+        self.method_header_passes = true;
     }
 
     /// Requests carrying the 2026-07-28 headers got no HTTP response while others did.

@@ -212,39 +212,36 @@ impl Session {
         }
     }
 
-    /// Reads the answer to `initialize`: its result and the dialect it was sent in, or the
-    /// step it leads to.
-    pub(super) fn read_initialize(
-        &mut self,
-        res: Answer,
-    ) -> Result<(&'static dyn Codec, Value), Step> {
-        let Some(c) = self.init_codec.take() else {
-            return Err(Step::Stay);
-        };
+    /// The dialect an `initialize` in flight was sent in, now that it is answered (none: no
+    /// `initialize` is in flight).
+    pub(super) fn initialize_answered(&mut self) -> Option<&'static dyn Codec> {
+        self.init_codec.take()
+    }
+
+    /// `initialize` failed with `f`: the step that leads to.
+    pub(super) fn initialize_failed(&mut self, f: Box<Failure>) -> Step {
         let auto = self.choice == DialectChoice::Auto;
-        Err(match res {
-            Ok(v) => return Ok((c, v)),
+        match f {
             // Forced modern only asked which era offers tasks.
-            Err(_) if self.choice == DialectChoice::Modern => Step::Modern(self.discovered.take()),
+            _ if self.choice == DialectChoice::Modern => Step::Modern(self.discovered.take()),
             // The remembered era no longer works: negotiate afresh.
-            Err(f)
-                if auto
-                    && !f.overloaded()
-                    && !f.unauthorized()
-                    && self.hint == Some(Dialect::Legacy) =>
+            f if auto
+                && !f.overloaded()
+                && !f.unauthorized()
+                && self.hint == Some(Dialect::Legacy) =>
             {
                 self.hint = None;
                 Step::Probe
             }
             // A modern-only server refusing the handshake.
-            Err(f) if f.rpc().is_some_and(lists_modern) => match auto {
+            f if f.rpc().is_some_and(lists_modern) => match auto {
                 true => Step::Modern(self.discovered.take()),
                 false => Step::Refuse(ONLY_MODERN),
             },
-            Err(f) if f.overloaded() => Step::Failed(f, false),
+            f if f.overloaded() => Step::Failed(f, false),
             // Discover said modern (without tasks); legacy is not on offer either.
-            Err(_) if self.discovered.is_some() => Step::Modern(self.discovered.take()),
-            Err(f) => {
+            _ if self.discovered.is_some() => Step::Modern(self.discovered.take()),
+            f => {
                 // The server refused the handshake (an HTTP 4xx without one too): queued calls fail.
                 let refused = f.unauthorized()
                     || match *f {
@@ -256,7 +253,7 @@ impl Session {
                     };
                 Step::Failed(f, refused)
             }
-        })
+        }
     }
 
     /// `initialize` succeeded with result `v` (`sid`: the session id it came with; `tasks`: the
