@@ -1,12 +1,14 @@
 //! The requests awaiting their answers: id and key allocation, each pending request with its
 //! transmission key and timeout, and the one-way input answers whose delivery is unconfirmed.
 
-use super::resume::StreamPos;
+use super::resume::{resume_delay, StreamPos, MAX_RESUMES};
 use crate::collections::fifo::Fifo;
 use crate::collections::idmap::IdMap;
 use crate::engine::api::{Millis, SendKey};
 use crate::engine::ids::ReqId;
 use crate::engine::requests::Purpose;
+use crate::engine::scheduler::rng::Rng;
+use crate::engine::scheduler::{Timer, Timers};
 
 /// A request awaiting its answer.
 #[derive(Debug)]
@@ -305,5 +307,53 @@ impl Requests {
         let k = SendKey(self.next_key);
         self.next_key += 1;
         k
+    }
+}
+
+impl Requests {
+    /// The stream of transmission `key` moved on: where, for resuming its request.
+    pub(super) fn moved_on(
+        &mut self,
+        key: SendKey,
+        last_event_id: Option<String>,
+        retry_ms: Option<Millis>,
+    ) {
+        let Some(p) = self.id_of(key).and_then(|n| self.get_mut(n)) else {
+            return;
+        };
+        if last_event_id.is_some() && last_event_id != p.stream.last_event_id {
+            p.stream.last_event_id = last_event_id;
+            p.stream.attempts = 0;
+        }
+        if retry_ms.is_some() {
+            p.stream.retry_ms = retry_ms;
+        }
+    }
+
+    /// Request `n`'s stream ended unanswered (`status`: its HTTP status, `None` when the
+    /// transport failed before one): schedules its resumption when that is possible and allowed.
+    /// Returns whether it did.
+    pub(super) fn try_resume(
+        &mut self,
+        now: Millis,
+        n: ReqId,
+        status: Option<u16>,
+        (rng, timers): (&mut Rng, &mut Timers),
+    ) -> bool {
+        let Some(p) = self.get_mut(n) else {
+            return false;
+        };
+        let resumable = p.stream.last_event_id.is_some()
+            && p.purpose.resumable()
+            && status.is_none_or(|s| (200..300).contains(&s))
+            && p.stream.attempts < MAX_RESUMES;
+        if !resumable {
+            return false;
+        }
+        let delay = resume_delay(p.stream.retry_ms, p.stream.attempts, rng);
+        p.stream.attempts += 1;
+        p.http_status = None;
+        timers.set(Timer::Resume(n), now.saturating_add(delay));
+        true
     }
 }

@@ -7,13 +7,9 @@
 //! refused with an HTTP error status fails the request; the modern listen stream is re-opened by
 //! its own policy instead.
 
-use crate::engine::api::{Millis, SendKey};
-use crate::engine::ids::ReqId;
+use crate::engine::api::Millis;
 use crate::engine::scheduler::cadence::ERROR_CAP_MS;
 use crate::engine::scheduler::rng::Rng;
-use crate::engine::scheduler::{Timer, Timers};
-
-use super::pending::Requests;
 
 /// Resumptions in a row that bring no new event before the request fails.
 pub(crate) const MAX_RESUMES: u32 = 5;
@@ -48,52 +44,4 @@ pub(super) fn resume_delay(retry_ms: Option<Millis>, attempt: u32, rng: &mut Rng
         .min(ERROR_CAP_MS.max(base));
     let jittered = rng.between(grown / 2, grown + grown / 2);
     jittered.max(base)
-}
-
-impl Requests {
-    /// The stream of transmission `key` moved on: where, for resuming its request.
-    pub(super) fn moved_on(
-        &mut self,
-        key: SendKey,
-        last_event_id: Option<String>,
-        retry_ms: Option<Millis>,
-    ) {
-        let Some(p) = self.id_of(key).and_then(|n| self.get_mut(n)) else {
-            return;
-        };
-        if last_event_id.is_some() && last_event_id != p.stream.last_event_id {
-            p.stream.last_event_id = last_event_id;
-            p.stream.attempts = 0;
-        }
-        if retry_ms.is_some() {
-            p.stream.retry_ms = retry_ms;
-        }
-    }
-
-    /// Request `n`'s stream ended unanswered (`status`: its HTTP status, `None` when the
-    /// transport failed before one): schedules its resumption when that is possible and allowed.
-    /// Returns whether it did.
-    pub(super) fn try_resume(
-        &mut self,
-        now: Millis,
-        n: ReqId,
-        status: Option<u16>,
-        (rng, timers): (&mut Rng, &mut Timers),
-    ) -> bool {
-        let Some(p) = self.get_mut(n) else {
-            return false;
-        };
-        let resumable = p.stream.last_event_id.is_some()
-            && p.purpose.resumable()
-            && status.is_none_or(|s| (200..300).contains(&s))
-            && p.stream.attempts < MAX_RESUMES;
-        if !resumable {
-            return false;
-        }
-        let delay = resume_delay(p.stream.retry_ms, p.stream.attempts, rng);
-        p.stream.attempts += 1;
-        p.http_status = None;
-        timers.set(Timer::Resume(n), now.saturating_add(delay));
-        true
-    }
 }

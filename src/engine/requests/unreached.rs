@@ -4,6 +4,7 @@
 //! server answered a request without the 2026-07-28 headers and none carrying them, the cause is
 //! known: its preflight refuses them. A probe lost that way while `initialize` gets through is a
 //! deviation said once: the 2025-11-25 era is used.
+//! The texts are here; the engine says them from `routing.rs`.
 
 /// What a preflight must allow for the 2026-07-28 era beyond the 2025-11-25 headers.
 pub(super) const MODERN_HEADERS: &str =
