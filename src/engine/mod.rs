@@ -268,7 +268,7 @@ impl Engine {
             return sub;
         }
         self.subscribe(now, task_id, sub);
-        if let Some(error) = self.status_unavailable() {
+        if let Some(error) = self.session.status_unavailable() {
             self.no_status(now, task_id, error);
         }
         sub
@@ -401,7 +401,7 @@ impl Engine {
         {
             self.hosted = receiver::Hosted::default();
         }
-        self.session.queue.clear();
+        self.session.clear_waiting();
         self.pool.backlog.clear();
     }
 
@@ -511,7 +511,7 @@ impl Engine {
                 Timer::Standalone => {
                     self.reopen_standalone();
                 }
-                Timer::Reconnect => self.reconnect_socket(),
+                Timer::Reconnect => self.out.push_back(Output::Reconnect),
                 Timer::Hold => self.release_hold(now),
                 Timer::Initialized => self.initialized_answered(None),
                 Timer::Tools => self.retry_tools(now),

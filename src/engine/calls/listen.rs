@@ -99,7 +99,7 @@ impl Engine {
         else {
             return;
         };
-        if self.gated() {
+        if self.session.gated() {
             // Asked again when the hold is over.
             return;
         }

@@ -78,8 +78,8 @@ impl Engine {
 
     /// Answers `op` with its request's failure; a task method the server lacks is remembered.
     fn fail_op(&mut self, op: OpId, f: &Failure, method: TaskMethod) {
-        let error = if self.method_missing(f) {
-            self.remember_absent(method)
+        let error = if self.session.method_missing(f) {
+            self.session.remember_absent(method)
         } else {
             f.client_error()
         };

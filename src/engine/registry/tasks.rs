@@ -453,8 +453,8 @@ impl Engine {
                     Failure::Rpc(e) if self.gone_code(e.code) => {
                         self.status_gone(now, task_id, e, held_result)
                     }
-                    f if self.method_missing(&f) => {
-                        let error = self.remember_absent(TaskMethod::Get);
+                    f if self.session.method_missing(&f) => {
+                        let error = self.session.remember_absent(TaskMethod::Get);
                         self.no_status(now, task_id, error);
                     }
                     f => self.poll_failed(now, task_id, &f),

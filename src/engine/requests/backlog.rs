@@ -20,7 +20,7 @@ const URGENT_RUN: u8 = 3;
 
 /// A kept transmission let out.
 #[derive(Debug)]
-pub(crate) enum Kept {
+pub(super) enum Kept {
     Transmit(Transmit),
     /// The status poll of the task in this slot.
     Poll(Slot),
@@ -39,7 +39,7 @@ pub(crate) struct Backlog {
 }
 
 impl Backlog {
-    pub(crate) fn is_empty(&self) -> bool {
+    pub(super) fn is_empty(&self) -> bool {
         self.urgent.is_empty() && self.polls.is_empty() && self.due.is_empty()
     }
 
@@ -49,7 +49,7 @@ impl Backlog {
         self.urgent.len() + self.polls.len() + self.due.len()
     }
 
-    pub(crate) fn push(&mut self, t: Transmit, poll: bool) {
+    pub(super) fn push(&mut self, t: Transmit, poll: bool) {
         let queue = if poll {
             &mut self.polls
         } else {
@@ -65,7 +65,7 @@ impl Backlog {
 
     /// Forgets a kept transmission (`false`: it was not kept). Rare (an abort before it went out):
     /// each queue turns once round, front to back, without it.
-    pub(crate) fn cancel(&mut self, key: SendKey) -> bool {
+    pub(super) fn cancel(&mut self, key: SendKey) -> bool {
         let mut found = false;
         for queue in [&mut self.urgent, &mut self.polls] {
             for _ in 0..queue.len() {
@@ -80,7 +80,7 @@ impl Backlog {
     }
 
     /// The next transmission to let out.
-    pub(crate) fn pop(&mut self) -> Option<Kept> {
+    pub(super) fn pop(&mut self) -> Option<Kept> {
         let polls_waiting = !self.polls.is_empty() || !self.due.is_empty();
         let polls_turn = self.urgent.is_empty() || (self.run >= URGENT_RUN && polls_waiting);
         let next = if polls_turn {

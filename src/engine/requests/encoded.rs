@@ -7,16 +7,16 @@ use crate::protocol::dialect::Outgoing;
 
 /// A request with its params already serialized (the body then differs only in the JSON-RPC id).
 #[derive(Debug, Clone)]
-pub(crate) struct Encoded {
+pub(super) struct Encoded {
     /// The method as a JSON string (quoted, escaped).
     method: Box<str>,
     params: Box<str>,
-    pub(crate) headers: Vec<(String, String)>,
-    pub(crate) expects_response: bool,
+    pub(super) headers: Vec<(String, String)>,
+    pub(super) expects_response: bool,
 }
 
 impl Encoded {
-    pub(crate) fn new(out: Outgoing) -> Self {
+    pub(super) fn new(out: Outgoing) -> Self {
         let params = crate::json::text(&out.params);
         let method = quoted(&out.method);
         Self {
@@ -28,7 +28,7 @@ impl Encoded {
     }
 
     /// The JSON-RPC message (a notification without `id`).
-    pub(crate) fn body(&self, id: Option<ReqId>) -> String {
+    pub(super) fn body(&self, id: Option<ReqId>) -> String {
         let params = &self.params;
         let mut b = String::with_capacity(64 + self.method.len() + params.len());
         b.push_str(r#"{"jsonrpc":"2.0","#);

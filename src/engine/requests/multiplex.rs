@@ -7,16 +7,14 @@
 //! a status request made after six streams that still hold theirs (held results, made before it;
 //! the listening stream once its head came) can only be answered over a seventh: if its head
 //! comes and none of the six ends within [`REPORT_LAG_MS`] after (an end the page reports late
-//! happened before the head), the link multiplexes. It becomes [`Link::Http2`]: no connection
+//! happened before the head), the link multiplexes. It becomes `Link::Http2`: no connection
 //! model, the HTTP/2 budget, every running task holds its result. If instead such a request has
 //! no head for [`STALL_MS`] while the six stay open (over HTTP/2 a status request is answered in
 //! milliseconds), it waits in the browser's queue: the link is HTTP/1.1 for good, and the held
 //! results of tasks not waiting for input close, their tasks polled. A late report or a slow
 //! server never proves HTTP/2; at worst they prove HTTP/1.1, the assumption the client had.
 
-use crate::engine::api::{Link, Millis, SendKey};
-use crate::engine::requests::Purpose;
-use crate::engine::Engine;
+use crate::engine::api::{Millis, SendKey};
 
 /// Longest a page may take to report an end that already happened on the network (its main
 /// thread busy): a witness still open this long after a head was open when the head came.
@@ -28,16 +26,16 @@ pub(crate) const STALL_MS: Millis = 250;
 pub(crate) struct Probe {
     /// Held results made and not yet over: each holds a connection, or waits ahead of any
     /// request made after it.
-    witnesses: Vec<SendKey>,
+    pub(super) witnesses: Vec<SendKey>,
     /// Status requests made behind six witnesses (since one last ended), and when.
-    armed: Vec<(SendKey, Millis)>,
+    pub(super) armed: Vec<(SendKey, Millis)>,
     /// When the first armed request's head has stood long enough.
-    proof: Option<Millis>,
+    pub(super) proof: Option<Millis>,
 }
 
 impl Probe {
     /// `key`'s head came: an armed request's proof starts to stand.
-    pub(crate) fn headed(&mut self, now: Millis, key: SendKey) {
+    pub(super) fn headed(&mut self, now: Millis, key: SendKey) {
         if let Some(i) = self.armed.iter().position(|(k, _)| *k == key) {
             self.armed.swap_remove(i);
             self.proof.get_or_insert(now.saturating_add(REPORT_LAG_MS));
@@ -45,7 +43,7 @@ impl Probe {
     }
 
     /// `key`'s stream is over: if it was a witness, what was armed or standing proves nothing.
-    pub(crate) fn ended(&mut self, key: SendKey) {
+    pub(super) fn ended(&mut self, key: SendKey) {
         self.armed.retain(|(k, _)| *k != key);
         if let Some(i) = self.witnesses.iter().position(|k| *k == key) {
             self.witnesses.swap_remove(i);
@@ -57,97 +55,5 @@ impl Probe {
     pub(super) fn unwitnessed(&mut self) {
         self.armed.clear();
         self.proof = None;
-    }
-}
-
-impl Engine {
-    /// The budget of held results on this link: while it is only assumed HTTP/1.1, the probe's.
-    pub(crate) fn link_budget(&self) -> usize {
-        match self.cfg.link.connections() {
-            Some(connections) if self.cfg.link_unseen => connections,
-            _ => self.cfg.link.result_budget(),
-        }
-    }
-
-    /// A transmission goes to the browser: a held result becomes a witness, a status request
-    /// made behind six is armed.
-    pub(super) fn probe_handed(&mut self, now: Millis, key: SendKey) {
-        let Some(connections) = self.cfg.link.connections().filter(|_| self.cfg.link_unseen) else {
-            return;
-        };
-        let n = self.reqs.id_of(key);
-        match n.and_then(|n| self.reqs.purpose(n)) {
-            Some(Purpose::Result(_)) => self.probe.witnesses.push(key),
-            Some(Purpose::Get(_)) => {
-                let open = self.probe.witnesses.len() + usize::from(self.standalone.is_flowing());
-                if open >= connections {
-                    self.probe.armed.push((key, now));
-                }
-            }
-            _ => {}
-        }
-    }
-
-    /// When the probe next decides something.
-    pub(crate) fn probe_due(&self) -> Option<Millis> {
-        if !self.cfg.link_unseen {
-            return None;
-        }
-        let stall = (self.probe.armed.iter())
-            .map(|(_, at)| at.saturating_add(STALL_MS))
-            .min();
-        match (self.probe.proof, stall) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
-    }
-
-    /// A proof that stood: the link multiplexes, or it is HTTP/1.1.
-    pub(crate) fn probe_tick(&mut self, now: Millis) {
-        if !self.cfg.link_unseen {
-            return;
-        }
-        if self.probe.proof.is_some_and(|at| at <= now) {
-            self.link_multiplexes(now);
-        } else if (self.probe.armed.iter()).any(|(_, at)| at.saturating_add(STALL_MS) <= now) {
-            self.link_is_http1(now);
-        }
-    }
-
-    fn link_multiplexes(&mut self, now: Millis) {
-        self.cfg.link = Link::Http2;
-        self.link_seen();
-        let admitted = self.pool.unlimit();
-        self.admitted(now, admitted);
-        // Results queued for a slot go out, then the running tasks not queued hold theirs.
-        self.fill_result_slots(now);
-        for task_id in self.tasks.followed() {
-            self.hold_again(now, &task_id);
-        }
-    }
-
-    /// HTTP/1.1 for good: held results beyond what its budget holds close (only tasks waiting
-    /// for input keep theirs), and their tasks are polled.
-    fn link_is_http1(&mut self, now: Millis) {
-        self.link_seen();
-        if self.holds_running() {
-            return;
-        }
-        for task_id in self.tasks.followed() {
-            if self.may_hold(&task_id) {
-                continue;
-            }
-            let held = (self.tasks.get(&task_id)).is_some_and(|e| e.result.req().is_some());
-            if held {
-                self.close_held_result(&task_id);
-                self.drop_result(&task_id);
-                self.poll_soon(now, &task_id);
-            }
-        }
-    }
-
-    fn link_seen(&mut self) {
-        self.cfg.link_unseen = false;
-        self.probe = Probe::default();
     }
 }

@@ -1,12 +1,14 @@
 //! The requests awaiting their answers: id and key allocation, each pending request with its
 //! transmission key and timeout, and the one-way input answers whose delivery is unconfirmed.
 
-use super::resume::StreamPos;
+use super::resume::{resume_delay, StreamPos, MAX_RESUMES};
 use crate::collections::fifo::Fifo;
 use crate::collections::idmap::IdMap;
 use crate::engine::api::{Millis, SendKey};
 use crate::engine::ids::ReqId;
 use crate::engine::requests::Purpose;
+use crate::engine::scheduler::rng::Rng;
+use crate::engine::scheduler::{Timer, Timers};
 
 /// A request awaiting its answer.
 #[derive(Debug)]
@@ -14,13 +16,13 @@ pub(crate) struct Pending {
     pub(crate) purpose: Purpose,
     pub(crate) key: SendKey,
     /// Session generation it was sent in.
-    pub(crate) epoch: u64,
+    pub(super) epoch: u64,
     /// Sent with a session id (a 404 then means the session is gone).
-    pub(crate) sessioned: bool,
-    pub(crate) http_status: Option<u16>,
-    pub(crate) retry_after: Option<Millis>,
+    pub(super) sessioned: bool,
+    pub(super) http_status: Option<u16>,
+    pub(super) retry_after: Option<Millis>,
     /// `Mcp-Session-Id` from the response head.
-    pub(crate) session_id: Option<String>,
+    pub(super) session_id: Option<String>,
     /// When it times out (`None`: never, or not yet: see `waits`).
     timeout_at: Option<Millis>,
     /// It waits for a connection in the browser's queue: its timeout starts once it gets one.
@@ -30,7 +32,7 @@ pub(crate) struct Pending {
     /// Why it was sent again already.
     pub(crate) resent: Resent,
     /// Answered HTTP 202 with no response: the response may still come on another stream.
-    pub(crate) accepted: bool,
+    pub(super) accepted: bool,
 }
 
 impl Pending {
@@ -104,7 +106,7 @@ impl Default for Requests {
 
 impl Requests {
     /// Pending request `n`.
-    pub(crate) fn get(&self, n: ReqId) -> Option<&Pending> {
+    pub(super) fn get(&self, n: ReqId) -> Option<&Pending> {
         self.pending.get(&n).map(Box::as_ref)
     }
 
@@ -143,14 +145,14 @@ impl Requests {
     }
 
     /// The pending request ids, in allocation order.
-    pub(crate) fn ids(&self) -> Vec<ReqId> {
+    pub(super) fn ids(&self) -> Vec<ReqId> {
         let mut ids = Vec::with_capacity(self.pending.len());
         ids.extend(self.pending.keys());
         ids
     }
 
     /// Takes request `n` out (answered, failed or given up), with its transmission key.
-    pub(crate) fn remove(&mut self, n: ReqId) -> Option<Box<Pending>> {
+    pub(super) fn remove(&mut self, n: ReqId) -> Option<Box<Pending>> {
         let p = self.pending.remove(&n)?;
         self.keys.remove(&p.key);
         Some(p)
@@ -191,7 +193,7 @@ impl Requests {
     /// Registers request `id` for `purpose`, sent on `key` in `session` (its generation, and
     /// whether it carried a session id), as pending, timing out at `timeout_at` (`None`: never);
     /// marked as a resend after an HTTP 401 when one is under way.
-    pub(crate) fn open(
+    pub(super) fn open(
         &mut self,
         id: ReqId,
         purpose: Purpose,
@@ -250,7 +252,7 @@ impl Requests {
     }
 
     /// The request got a connection: a timeout that waited for it runs from `now`, `after` long.
-    pub(crate) fn connected(&mut self, n: ReqId, now: Millis, after: Millis) {
+    pub(super) fn connected(&mut self, n: ReqId, now: Millis, after: Millis) {
         let waited = self
             .pending
             .get_mut(&n)
@@ -301,9 +303,57 @@ impl Requests {
         self.next_id.take_next()
     }
 
-    pub(crate) fn key(&mut self) -> SendKey {
+    pub(super) fn key(&mut self) -> SendKey {
         let k = SendKey(self.next_key);
         self.next_key += 1;
         k
+    }
+}
+
+impl Requests {
+    /// The stream of transmission `key` moved on: where, for resuming its request.
+    pub(super) fn moved_on(
+        &mut self,
+        key: SendKey,
+        last_event_id: Option<String>,
+        retry_ms: Option<Millis>,
+    ) {
+        let Some(p) = self.id_of(key).and_then(|n| self.get_mut(n)) else {
+            return;
+        };
+        if last_event_id.is_some() && last_event_id != p.stream.last_event_id {
+            p.stream.last_event_id = last_event_id;
+            p.stream.attempts = 0;
+        }
+        if retry_ms.is_some() {
+            p.stream.retry_ms = retry_ms;
+        }
+    }
+
+    /// Request `n`'s stream ended unanswered (`status`: its HTTP status, `None` when the
+    /// transport failed before one): schedules its resumption when that is possible and allowed.
+    /// Returns whether it did.
+    pub(super) fn try_resume(
+        &mut self,
+        now: Millis,
+        n: ReqId,
+        status: Option<u16>,
+        (rng, timers): (&mut Rng, &mut Timers),
+    ) -> bool {
+        let Some(p) = self.get_mut(n) else {
+            return false;
+        };
+        let resumable = p.stream.last_event_id.is_some()
+            && p.purpose.resumable()
+            && status.is_none_or(|s| (200..300).contains(&s))
+            && p.stream.attempts < MAX_RESUMES;
+        if !resumable {
+            return false;
+        }
+        let delay = resume_delay(p.stream.retry_ms, p.stream.attempts, rng);
+        p.stream.attempts += 1;
+        p.http_status = None;
+        timers.set(Timer::Resume(n), now.saturating_add(delay));
+        true
     }
 }

@@ -13,10 +13,7 @@
 use super::backlog::{Backlog, Kept};
 use crate::collections::fifo::Fifo;
 use crate::collections::idmap::IdSet;
-use crate::engine::api::{Millis, Output, SendKey, Transmit};
-use crate::engine::ids::Slot;
-use crate::engine::requests::Purpose;
-use crate::engine::Engine;
+use crate::engine::api::{Millis, SendKey};
 
 /// How long a browser drains an aborted response before it frees the connection (Chromium: 5 s).
 pub(crate) const DRAIN_MS: Millis = 5_000;
@@ -30,7 +27,7 @@ pub(crate) const HANDED_CAP: usize = 100;
 #[derive(Debug, Default)]
 pub(crate) struct Pool {
     /// Connections per origin; `None`: no limit worth modelling (the link multiplexes).
-    cap: Option<usize>,
+    pub(super) cap: Option<usize>,
     /// Transmissions holding a connection.
     wired: IdSet<SendKey>,
     /// Those of them whose head came (a set like the others: one map type's code in the binary).
@@ -66,18 +63,18 @@ impl Pool {
     }
 
     /// Transmissions in the browser: on a connection or in its queue.
-    fn handed(&self) -> usize {
+    pub(super) fn handed(&self) -> usize {
         self.wired.len() + self.waiting.len()
     }
 
     /// Whether a transmission now waits in the engine: the browser holds [`HANDED_CAP`] or
     /// others wait already.
-    pub(crate) fn keeps(&self) -> bool {
+    pub(super) fn keeps(&self) -> bool {
         self.cap.is_some() && (!self.backlog.is_empty() || self.handed() >= HANDED_CAP)
     }
 
     /// The next kept transmission, once the browser has room for it.
-    pub(crate) fn release(&mut self) -> Option<Kept> {
+    pub(super) fn release(&mut self) -> Option<Kept> {
         if self.handed() < HANDED_CAP {
             self.backlog.pop()
         } else {
@@ -86,7 +83,7 @@ impl Pool {
     }
 
     /// A transmission was handed to the browser; `false`: it waits for a connection.
-    pub(crate) fn transmitted(&mut self, key: SendKey) -> bool {
+    pub(super) fn transmitted(&mut self, key: SendKey) -> bool {
         if self.cap.is_none() {
             return true;
         }
@@ -100,7 +97,7 @@ impl Pool {
     }
 
     /// The GET listening stream was asked for.
-    pub(crate) fn listen(&mut self) {
+    pub(super) fn listen(&mut self) {
         self.listening = self.cap.is_some();
     }
 
@@ -112,7 +109,7 @@ impl Pool {
 
     /// A transmission's head came: it holds a connection (`true`: the model still queued it;
     /// a drain it waited behind ended early).
-    pub(crate) fn headed(&mut self, key: SendKey) -> bool {
+    pub(super) fn headed(&mut self, key: SendKey) -> bool {
         if self.wired.contains(&key) {
             self.headed.insert(key);
             return false;
@@ -130,7 +127,7 @@ impl Pool {
 
     /// A transmission's stream is over (ended, failed): its connection goes to the next in line.
     /// Returns the transmissions that got one.
-    pub(crate) fn ended(&mut self, key: SendKey) -> Vec<SendKey> {
+    pub(super) fn ended(&mut self, key: SendKey) -> Vec<SendKey> {
         self.headed.remove(&key);
         if !self.wired.remove(&key) {
             if let Some(i) = self.draining.iter().position(|(_, k)| *k == key) {
@@ -144,7 +141,7 @@ impl Pool {
 
     /// The engine closed a transmission: one whose head came drains until `now` + [`DRAIN_MS`];
     /// others free their connection (or their place in line) at once.
-    pub(crate) fn aborted(&mut self, now: Millis, key: SendKey) -> Vec<SendKey> {
+    pub(super) fn aborted(&mut self, now: Millis, key: SendKey) -> Vec<SendKey> {
         if self.headed.remove(&key) {
             self.wired.remove(&key);
             self.draining.push((now.saturating_add(DRAIN_MS), key));
@@ -154,7 +151,7 @@ impl Pool {
     }
 
     /// Drains over by `now` free their connections: the transmissions that got one.
-    pub(crate) fn expire(&mut self, now: Millis) -> Vec<SendKey> {
+    pub(super) fn expire(&mut self, now: Millis) -> Vec<SendKey> {
         let before = self.draining.len();
         self.draining.retain(|(at, _)| *at > now);
         if before == self.draining.len() {
@@ -211,137 +208,6 @@ impl Pool {
             }
         }
         admitted
-    }
-}
-
-impl Engine {
-    /// The next output for the driver: a kept transmission once the browser has room, else the
-    /// next queued output that need not wait. A kept transmission's timeout waits with it, and its
-    /// abort drops it. (A stream's resumption `GET` is rare and never kept.)
-    pub(crate) fn next_out(&mut self, now: Millis) -> Option<Output> {
-        while let Some(kept) = self.pool.release() {
-            let t = match kept {
-                Kept::Transmit(t) => Some(t),
-                Kept::Poll(slot) => self.due_poll(now, slot),
-            };
-            if let Some(out) = t.and_then(|t| self.hand_out(now, t)) {
-                return Some(out);
-            }
-        }
-        while let Some(out) = self.out.pop_front() {
-            match out {
-                Output::Abort { key } if self.pool.backlog.cancel(key) => {}
-                Output::Transmit(t) if self.pool.keeps() => {
-                    let request = self.reqs.id_of(t.key);
-                    if let Some(n) = request {
-                        self.reqs.wait_for_connection(n);
-                    }
-                    let poll = request
-                        .and_then(|n| self.reqs.get(n))
-                        .is_some_and(|p| matches!(p.purpose, Purpose::Get(_)));
-                    self.pool.backlog.push(t, poll);
-                }
-                Output::Transmit(t) => {
-                    if let Some(out) = self.hand_out(now, t) {
-                        return Some(out);
-                    }
-                }
-                out => {
-                    self.pool_sees(now, &out);
-                    return Some(out);
-                }
-            }
-        }
-        None
-    }
-
-    /// Whether a status poll falling due now waits in the engine: the browser holds
-    /// [`HANDED_CAP`] with what is queued for it, or others wait already.
-    pub(super) fn keeps_poll(&self) -> bool {
-        self.pool.keeps()
-            || (self.pool.cap.is_some() && self.pool.handed() + self.out.len() >= HANDED_CAP)
-    }
-
-    /// A kept due poll's turn: it becomes a request now (or waits for the session, when it is
-    /// being re-established). `None` when the task is gone or the request waits.
-    fn due_poll(&mut self, now: Millis, slot: Slot) -> Option<Transmit> {
-        let task_id = self.tasks.id_at(slot)?.to_owned();
-        if self.session.ready_codec().is_none() {
-            self.session.wait(Purpose::Get(task_id));
-            return None;
-        }
-        Some(self.open_get(now, task_id))
-    }
-
-    /// A transmission for the driver, its status request encoded now (see
-    /// [`Engine::encode_poll`]); `None` when there is nothing to send.
-    fn hand_out(&mut self, now: Millis, t: Transmit) -> Option<Output> {
-        let out = Output::Transmit(self.encode_poll(now, t)?);
-        self.pool_sees(now, &out);
-        Some(out)
-    }
-
-    /// An output handed to the driver: a transmission takes a connection or waits for one (its
-    /// timeout with it), an abort frees or drains one, the listening stream keeps one.
-    pub(super) fn pool_sees(&mut self, now: Millis, out: &Output) {
-        match out {
-            Output::Transmit(Transmit { key, .. }) | Output::Resume { key, .. } => {
-                self.probe_handed(now, *key);
-                let waits = !self.pool.transmitted(*key);
-                if let Some(n) = self.reqs.id_of(*key) {
-                    if waits {
-                        self.reqs.wait_for_connection(n);
-                    } else {
-                        // One kept in the engine got a connection at once: its timeout starts.
-                        self.reqs.connected(n, now, self.cfg.request_timeout_ms);
-                    }
-                }
-            }
-            Output::Abort { key } => {
-                self.probe.ended(*key);
-                let admitted = self.pool.aborted(now, *key);
-                self.admitted(now, admitted);
-            }
-            Output::Listen { .. } => self.pool.listen(),
-            _ => {}
-        }
-    }
-
-    /// A transmission's head came: it has a connection.
-    pub(super) fn pool_headed(&mut self, now: Millis, key: SendKey) {
-        self.probe.headed(now, key);
-        if self.pool.headed(key) {
-            self.admitted(now, vec![key]);
-        }
-    }
-
-    /// A transmission's stream is over: its connection goes to the next in line.
-    pub(super) fn pool_ended(&mut self, now: Millis, key: SendKey) {
-        self.probe.ended(key);
-        let admitted = self.pool.ended(key);
-        self.admitted(now, admitted);
-    }
-
-    /// The listening stream closed: its connection goes to the next in line.
-    pub(super) fn pool_unlisten(&mut self, now: Millis) {
-        self.probe.unwitnessed();
-        let admitted = self.pool.unlisten();
-        self.admitted(now, admitted);
-    }
-
-    /// Drains that ended by `now` free their connections.
-    pub(crate) fn pool_expire(&mut self, now: Millis) {
-        let admitted = self.pool.expire(now);
-        self.admitted(now, admitted);
-    }
-
-    /// These transmissions got a connection: their requests' timeouts start now.
-    pub(super) fn admitted(&mut self, now: Millis, keys: Vec<SendKey>) {
-        for key in keys {
-            if let Some(n) = self.reqs.id_of(key) {
-                self.reqs.connected(n, now, self.cfg.request_timeout_ms);
-            }
-        }
     }
 }
 

@@ -7,12 +7,9 @@
 //! refused with an HTTP error status fails the request; the modern listen stream is re-opened by
 //! its own policy instead.
 
-use crate::engine::api::{Millis, Output, SendKey};
-use crate::engine::ids::ReqId;
+use crate::engine::api::Millis;
 use crate::engine::scheduler::cadence::ERROR_CAP_MS;
 use crate::engine::scheduler::rng::Rng;
-use crate::engine::scheduler::Timer;
-use crate::engine::Engine;
 
 /// Resumptions in a row that bring no new event before the request fails.
 pub(crate) const MAX_RESUMES: u32 = 5;
@@ -25,11 +22,11 @@ pub(super) const MIN_RETRY_MS: Millis = 100;
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(crate) struct StreamPos {
     /// The last event id seen on the stream (resumable only when there is one).
-    pub(crate) last_event_id: Option<String>,
+    pub(super) last_event_id: Option<String>,
     /// The server's `retry` delay.
-    pub(crate) retry_ms: Option<Millis>,
+    pub(super) retry_ms: Option<Millis>,
     /// Resumptions since the stream last brought a new event.
-    pub(crate) attempts: u32,
+    pub(super) attempts: u32,
     /// The stream open now is a resumption `GET` (closing it cancels nothing).
     pub(crate) resumed: bool,
 }
@@ -47,67 +44,4 @@ pub(super) fn resume_delay(retry_ms: Option<Millis>, attempt: u32, rng: &mut Rng
         .min(ERROR_CAP_MS.max(base));
     let jittered = rng.between(grown / 2, grown + grown / 2);
     jittered.max(base)
-}
-
-impl Engine {
-    /// A request's stream moved on: remember where, for resuming it.
-    pub(crate) fn on_cursor(
-        &mut self,
-        key: SendKey,
-        last_event_id: Option<String>,
-        retry_ms: Option<Millis>,
-    ) {
-        if self.standalone.is(key) {
-            return self.standalone_cursor(last_event_id, retry_ms);
-        }
-        let Some(p) = self.reqs.id_of(key).and_then(|n| self.reqs.get_mut(n)) else {
-            return;
-        };
-        if last_event_id.is_some() && last_event_id != p.stream.last_event_id {
-            p.stream.last_event_id = last_event_id;
-            p.stream.attempts = 0;
-        }
-        if retry_ms.is_some() {
-            p.stream.retry_ms = retry_ms;
-        }
-    }
-
-    /// Request `n`'s stream ended unanswered (`status`: its HTTP status, `None` when the
-    /// transport failed before one): schedules its resumption when that is possible and allowed.
-    /// Returns whether it did.
-    pub(super) fn try_resume(&mut self, now: Millis, n: ReqId, status: Option<u16>) -> bool {
-        let Some(p) = self.reqs.get_mut(n) else {
-            return false;
-        };
-        let resumable = p.stream.last_event_id.is_some()
-            && p.purpose.resumable()
-            && status.is_none_or(|s| (200..300).contains(&s))
-            && p.stream.attempts < MAX_RESUMES;
-        if !resumable {
-            return false;
-        }
-        let delay = resume_delay(p.stream.retry_ms, p.stream.attempts, &mut self.rng);
-        p.stream.attempts += 1;
-        p.http_status = None;
-        self.timers.set(Timer::Resume(n), now.saturating_add(delay));
-        true
-    }
-
-    /// The resumption delay of request `n` is over: `GET` its stream from the last event id.
-    pub(crate) fn resume_stream(&mut self, n: ReqId) {
-        let key = self.reqs.key();
-        let headers = self.session.session_headers();
-        let Some(p) = self.reqs.get(n) else {
-            return;
-        };
-        let Some(last_event_id) = p.stream.last_event_id.clone() else {
-            return;
-        };
-        self.reqs.resumed_on(n, key);
-        self.out.push_back(Output::Resume {
-            key,
-            headers,
-            last_event_id,
-        });
-    }
 }

@@ -1,22 +1,27 @@
 //! Incoming: routing every answer to its request (by JSON-RPC id; by stream for id-less errors),
 //! HTTP heads and stream ends, timeouts, dead sessions and lost connections.
 
-use crate::engine::ids::ReqId;
-use crate::json::digits::decimal;
-use crate::protocol::find;
-use crate::protocol::jsonrpc::{Id, Message};
-
+use super::accepted::WARNING;
 use super::pending::Pending;
-use crate::engine::api::{ClientError, ErrorKind, Millis, Output, SendKey, TransportError};
+use super::standalone::cuts_named;
+use super::unreached::{FELL_BACK, LEGACY_NEEDS, MODERN_HEADERS, MODERN_NEEDS, MODERN_REFUSED};
+use super::unreadable::{quote, PROBE_FELL_BACK};
+use crate::engine::api::{ClientError, ErrorKind, Link, Millis, Output, SendKey, TransportError};
+use crate::engine::ids::ReqId;
 use crate::engine::requests::{Answer, Failure, Purpose};
 use crate::engine::session::absent::METHOD_NOT_FOUND;
+use crate::engine::session::deviations::Deviation;
+use crate::engine::session::quirks::Quirk;
 use crate::engine::{Engine, DRAFT};
+use crate::json::digits::decimal;
+use crate::protocol::find;
+use crate::protocol::jsonrpc::{DecodeError, Id, Message};
 use crate::protocol::model::Dialect;
 
 impl Engine {
     pub(crate) fn on_message(&mut self, now: Millis, via: Option<SendKey>, body: &str) {
         if via.is_none() {
-            self.standalone_heard();
+            self.standalone.heard();
         }
         let msg = match Message::decode_str(body, self.cfg.max_message_bytes) {
             Ok(m) => m,
@@ -132,7 +137,7 @@ impl Engine {
         retry_after: Option<Millis>,
         www_authenticate: Option<String>,
     ) {
-        if self.standalone_head(now, key, status, retry_after) {
+        if (self.standalone).headed(now, key, status, retry_after) {
             return;
         }
         self.initialized_answered(Some(key));
@@ -151,17 +156,19 @@ impl Engine {
         if session_id.is_some() {
             p.session_id = session_id;
         }
-        self.session.reached = true;
         let modern = self.session.dialect() == Some(Dialect::Modern);
+        self.session.reached();
         match p.purpose {
             Purpose::Listen => self.on_listen_head(now, n, status),
-            Purpose::Probe => self.session.method_header_passes = true,
+            Purpose::Probe => self.session.method_header_passed(),
             Purpose::Initialize => {}
-            _ if modern => self.session.method_header_passes = true,
+            _ if modern => self.session.method_header_passed(),
             _ => {}
         }
-        self.note_retry_after(now, Some(status), retry_after);
-        self.probe_answered(n);
+        let timers = &mut self.timers;
+        self.session
+            .note_retry_after(now, Some(status), retry_after, timers);
+        self.session.probe_answered(n);
         // A 404 on a session: its body (if any) tells a dead session from a missing method.
         if status == 401 || (status == 403 && www_authenticate.is_some()) {
             self.unauthorized(now, n, status, www_authenticate);
@@ -191,7 +198,8 @@ impl Engine {
         };
         let status = error.as_ref().and_then(|e| e.http_status).or(p.http_status);
         if let Some(e) = &error {
-            self.note_retry_after(now, e.http_status, e.retry_after_ms);
+            let timers = &mut self.timers;
+            (self.session).note_retry_after(now, e.http_status, e.retry_after_ms, timers);
         }
         let Some(p) = self.reqs.get(n) else {
             return;
@@ -201,7 +209,8 @@ impl Engine {
             return self.session_lost(now, n);
         }
         let over_limit = error.as_ref().is_some_and(|e| e.over_limit);
-        if !over_limit && self.try_resume(now, n, status) {
+        let clock = (&mut self.rng, &mut self.timers);
+        if !over_limit && self.reqs.try_resume(now, n, status, clock) {
             return;
         }
         if error.is_none() && status == Some(202) && self.await_elsewhere(n) {
@@ -252,7 +261,7 @@ impl Engine {
             let key = p.key;
             self.out.push_back(Output::Abort { key });
         }
-        let failure = self.timed_out(n);
+        let failure = self.reqs.timed_out(n);
         self.fail(now, n, failure);
     }
 
@@ -262,7 +271,7 @@ impl Engine {
             // A resumption `GET` stays open after its answer; closing it cancels nothing.
             self.out.push_back(Output::Abort { key: p.key });
         }
-        self.probe_answered(n);
+        self.session.probe_answered(n);
         if let Purpose::Result(t) = &p.purpose {
             self.result_ended(t, n);
         }
@@ -287,7 +296,7 @@ impl Engine {
     }
 
     /// Request `n` is over with `res`: hands it to whatever it was for.
-    pub(crate) fn complete(&mut self, now: Millis, n: ReqId, res: Answer) {
+    pub(super) fn complete(&mut self, now: Millis, n: ReqId, res: Answer) {
         let Some(mut p) = self.take_pending(n) else {
             return;
         };
@@ -318,7 +327,7 @@ impl Engine {
     /// The (WebSocket) connection went down or came back.
     pub(crate) fn on_connection(&mut self, now: Millis, up: bool) {
         if !up {
-            self.socket_down(now);
+            self.socket.down(now, &mut self.rng, &mut self.timers);
             self.session.link_lost();
             for n in self.reqs.ids() {
                 let error = ClientError::new(ErrorKind::Transport, "the connection was lost");
@@ -334,10 +343,165 @@ impl Engine {
             }
             return;
         }
-        self.socket_up();
+        self.socket.up(&mut self.timers);
         if self.session.link_back() {
             self.reconnected(now);
         }
+    }
+
+    /// `body`, arriving on `via`, is not JSON-RPC (`e` says why).
+    pub(super) fn not_json_rpc(
+        &mut self,
+        now: Millis,
+        via: Option<SendKey>,
+        body: &str,
+        e: DecodeError,
+    ) {
+        let error = ClientError::new(ErrorKind::Protocol, e.message());
+        if matches!(e, DecodeError::TooLarge { .. }) {
+            return self.warn(None, error);
+        }
+        let n = via.and_then(|k| self.reqs.id_of(k));
+        let status = n.and_then(|n| self.reqs.get(n)).and_then(|p| p.http_status);
+        let probe = n.is_some_and(|n| self.reqs.purpose(n) == Some(&Purpose::Probe));
+        match (n, status) {
+            (Some(n), Some(s)) if s >= 400 || probe => self.refused_with(now, n, s, body, probe),
+            // Text that is not JSON beside an answer that needs none (a 202's "Accepted").
+            _ if !matches!(body.trim_ascii().as_bytes().first(), Some(b'{' | b'[')) => {}
+            _ => self.deviated(Deviation::NotJsonRpc, error),
+        }
+    }
+
+    /// Request `n` was answered with HTTP `status` and `body`, which is not JSON-RPC: it fails
+    /// (the `probe`'s failure is a deviation the host hears of once connected), unless it is a
+    /// 404 on a session, which its stream's end reads as the session gone.
+    fn refused_with(&mut self, now: Millis, n: ReqId, status: u16, body: &str, probe: bool) {
+        let Some(p) = self.reqs.get(n) else {
+            return;
+        };
+        if p.sessioned && status == 404 {
+            return;
+        }
+        let said = quote(body);
+        let retry_after = p.retry_after;
+        let message = ["HTTP ", &decimal(status.into()), ", not JSON-RPC: ", said].concat();
+        if probe {
+            let warning = ["server/discover: ", &message, PROBE_FELL_BACK].concat();
+            let warning = ClientError::new(ErrorKind::Protocol, warning);
+            self.deviated(Deviation::Probe, warning);
+        }
+        let mut error = ClientError::new(ErrorKind::Transport, message);
+        error.http_status = Some(status);
+        let status = Some(status);
+        self.fail(
+            now,
+            n,
+            Failure::Transport {
+                error,
+                status,
+                retry_after,
+            },
+        );
+    }
+
+    /// A page's requests are subject to CORS.
+    pub(crate) fn in_page(&self) -> bool {
+        matches!(self.cfg.link, Link::Http1 | Link::Http2)
+    }
+
+    /// What to say of a request that got no response (`raw`: what the runtime said).
+    pub(super) fn unreached(&self, raw: &str) -> String {
+        let url = self.cfg.url.as_str();
+        if !self.in_page() {
+            let why = ": the connection failed or was refused (";
+            return ["no response from ", url, why, raw, ")"].concat();
+        }
+        let modern = self.session.dialect() == Some(Dialect::Modern);
+        if modern && self.session.modern_headers_refused() {
+            return [MODERN_REFUSED, MODERN_HEADERS, "; URL ", url].concat();
+        }
+        let needs = if modern { MODERN_NEEDS } else { LEGACY_NEEDS };
+        let why = "): the server is down or unreachable, or its CORS policy refuses this page's origin or request headers; it must allow ";
+        ["no response from ", url, " (", raw, why, needs].concat()
+    }
+
+    /// `initialize` answered after the probe got no response in a page: said once.
+    pub(crate) fn note_modern_refused(&mut self) {
+        if self.session.probe_refused() {
+            let warning =
+                ClientError::new(ErrorKind::Transport, [FELL_BACK, MODERN_HEADERS].concat());
+            self.deviated(Deviation::ModernRefused, warning);
+        }
+    }
+
+    /// A request's stream moved on: remember where, for resuming it.
+    pub(crate) fn on_cursor(
+        &mut self,
+        key: SendKey,
+        last_event_id: Option<String>,
+        retry_ms: Option<Millis>,
+    ) {
+        if self.standalone.is(key) {
+            return self.standalone.moved_on(last_event_id, retry_ms);
+        }
+        self.reqs.moved_on(key, last_event_id, retry_ms);
+    }
+
+    /// The resumption delay of request `n` is over: `GET` its stream from the last event id.
+    pub(crate) fn resume_stream(&mut self, n: ReqId) {
+        let key = self.reqs.key();
+        let headers = self.session.session_headers();
+        let Some(p) = self.reqs.get(n) else {
+            return;
+        };
+        let Some(last_event_id) = p.stream.last_event_id.clone() else {
+            return;
+        };
+        self.reqs.resumed_on(n, key);
+        self.out.push_back(Output::Resume {
+            key,
+            headers,
+            last_event_id,
+        });
+    }
+
+    /// Request `n`'s stream ended after HTTP 202, unanswered: keeps it pending for its response
+    /// elsewhere. Returns whether it did (else it fails as before).
+    pub(super) fn await_elsewhere(&mut self, n: ReqId) -> bool {
+        let awaits = self.session.is_ready()
+            && (self.reqs.purpose(n)).is_some_and(|p| {
+                !matches!(p, Purpose::Probe | Purpose::Initialize | Purpose::Listen)
+            });
+        // A closed listening stream opens now (its pending reopening then finds it open).
+        if !awaits || !self.reopen_standalone() {
+            return false;
+        }
+        if let Some(p) = self.reqs.get_mut(n) {
+            p.accepted = true;
+        }
+        if !self.session.quirks.has(Quirk::AcceptsRequests) {
+            self.session.quirks.insert(Quirk::AcceptsRequests);
+            self.warn(None, ClientError::new(ErrorKind::Protocol, WARNING));
+        }
+        true
+    }
+
+    /// `key` ended (`error`: how it failed): `true` when it was the legacy GET stream's.
+    fn standalone_ended(
+        &mut self,
+        now: Millis,
+        key: SendKey,
+        error: Option<&TransportError>,
+    ) -> bool {
+        let clock = (&mut self.rng, &mut self.timers);
+        let Some(named) = self.standalone.ended(now, key, error, clock) else {
+            return false;
+        };
+        if let Some(life) = named {
+            self.warn(None, cuts_named(life));
+        }
+        self.pool_unlisten(now);
+        true
     }
 }
 

@@ -11,8 +11,7 @@
 use crate::engine::api::{ClientError, ErrorKind, Millis, Output, SendKey, TransportError};
 use crate::engine::scheduler::cadence::backoff_delay;
 use crate::engine::scheduler::rng::Rng;
-use crate::engine::scheduler::Timer;
-use crate::engine::Engine;
+use crate::engine::scheduler::{Timer, Timers};
 use crate::json::digits::decimal;
 
 /// Floor of any reopening delay, whatever the server's `retry:` says (a `retry: 0` must not storm).
@@ -56,6 +55,15 @@ pub(crate) struct Standalone {
     named: bool,
 }
 
+/// What wanting the stream for a session's headers asks of the engine.
+pub(super) enum Want {
+    /// The same session: open it now when `open`.
+    Same { open: bool },
+    /// A new session: abort the old stream, if one was open; clear a pending reopening; open
+    /// it.
+    New { abort: Option<SendKey> },
+}
+
 impl Standalone {
     /// Whether the stream is open and its 2xx head came: it holds a connection.
     pub(super) fn is_flowing(&self) -> bool {
@@ -63,165 +71,147 @@ impl Standalone {
     }
 
     /// Whether `key` is the open stream's.
-    pub(crate) fn is(&self, key: SendKey) -> bool {
+    pub(super) fn is(&self, key: SendKey) -> bool {
         self.key == Some(key)
     }
-}
 
-impl Engine {
-    /// Wants the stream open for the session with these headers (a new session: from the start).
-    pub(crate) fn listen_standalone(&mut self, headers: Vec<(String, String)>) {
-        let s = &mut self.standalone;
-        if s.headers.as_ref() == Some(&headers) {
-            if s.key.is_none() && !s.refused && self.timers.get(&Timer::Standalone).is_none() {
-                self.open_standalone();
-            }
-            return;
+    /// Wants the stream open for the session with these headers (a new session: from the
+    /// start); `reopening`: a reopening is already due.
+    pub(super) fn want(&mut self, headers: Vec<(String, String)>, reopening: bool) -> Want {
+        if self.headers.as_ref() == Some(&headers) {
+            let open = self.key.is_none() && !self.refused && !reopening;
+            return Want::Same { open };
         }
-        let old = s.key.take();
-        *s = Standalone {
+        let abort = self.key.take();
+        *self = Standalone {
             headers: Some(headers),
             ..Standalone::default()
         };
-        if let Some(key) = old {
-            self.out.push_back(Output::Abort { key });
-        }
-        self.timers.clear(&Timer::Standalone);
-        self.open_standalone();
+        Want::New { abort }
     }
 
-    /// The stream's reopening time came, or a response is awaited on it: opens it if it is
-    /// closed. Returns whether the session has it (not when the server refused it).
-    pub(crate) fn reopen_standalone(&mut self) -> bool {
-        let s = &self.standalone;
-        if s.headers.is_none() || s.refused {
-            return false;
-        }
-        if s.key.is_none() {
-            self.open_standalone();
-        }
-        true
+    /// The session has the stream (it wants it, and the server did not refuse it).
+    pub(super) fn wanted(&self) -> bool {
+        self.headers.is_some() && !self.refused
     }
 
-    fn open_standalone(&mut self) {
-        // A server may refuse a GET that overtakes the `initialized` notification.
-        if self.session.initialized_pending.is_some() {
-            return;
-        }
-        let Some(headers) = self.standalone.headers.clone() else {
-            return;
-        };
-        let key = self.reqs.key();
-        self.standalone.key = Some(key);
-        self.standalone.head = None;
-        self.standalone.opened_at = None;
-        self.out.push_back(Output::Listen {
+    /// No stream is open.
+    pub(super) fn is_closed(&self) -> bool {
+        self.key.is_none()
+    }
+
+    /// Opens the stream as transmission `key()` (asked only when it is wanted): the output.
+    pub(super) fn open(&mut self, key: impl FnOnce() -> SendKey) -> Option<Output> {
+        let headers = self.headers.clone()?;
+        let key = key();
+        self.key = Some(key);
+        self.head = None;
+        self.opened_at = None;
+        Some(Output::Listen {
             key,
             headers,
-            last_event_id: self.standalone.last_event_id.clone(),
-        });
+            last_event_id: self.last_event_id.clone(),
+        })
     }
 
-    /// Stops the stream for good (the session ends).
-    pub(crate) fn stop_standalone(&mut self) {
-        if let Some(key) = self.standalone.key.take() {
-            self.out.push_back(Output::Abort { key });
-            // The session ends: what waits for its connection goes nowhere.
-            let _ = self.pool.unlisten();
-        }
-        self.standalone = Standalone::default();
-        self.timers.clear(&Timer::Standalone);
+    /// Stops the stream for good (the session ends): the open stream to abort.
+    pub(super) fn stop(&mut self) -> Option<SendKey> {
+        let key = self.key.take();
+        *self = Standalone::default();
+        key
     }
 
     /// A head for `key`: `true` when `key` is the stream's.
-    pub(super) fn standalone_head(
+    pub(super) fn headed(
         &mut self,
         now: Millis,
         key: SendKey,
         status: u16,
         retry_after: Option<Millis>,
     ) -> bool {
-        let s = &mut self.standalone;
-        if !s.is(key) {
+        if !self.is(key) {
             return false;
         }
-        s.head = Some((status, retry_after));
-        s.opened_at = (200..300).contains(&status).then_some(now);
+        self.head = Some((status, retry_after));
+        self.opened_at = (200..300).contains(&status).then_some(now);
         true
     }
 
     /// The stream's position moved (its last event id, the server's `retry:`).
-    pub(super) fn standalone_cursor(
-        &mut self,
-        last_event_id: Option<String>,
-        retry_ms: Option<Millis>,
-    ) {
-        let s = &mut self.standalone;
+    pub(super) fn moved_on(&mut self, last_event_id: Option<String>, retry_ms: Option<Millis>) {
         if last_event_id.is_some() {
-            s.last_event_id = last_event_id;
+            self.last_event_id = last_event_id;
         }
         if retry_ms.is_some() {
-            s.retry_ms = retry_ms;
+            self.retry_ms = retry_ms;
         }
     }
 
     /// A message came on the stream: the next reopening is a first attempt again.
-    pub(super) fn standalone_heard(&mut self) {
-        if self.standalone.key.is_some() {
-            self.standalone.attempt = 0;
+    pub(super) fn heard(&mut self) {
+        if self.key.is_some() {
+            self.attempt = 0;
         }
     }
 
-    /// `key` ended (`error`: how it failed): `true` when it was the stream's. A stream the server
-    /// answered with 429 or 5xx, or that ended or broke after it ran, is reopened later; one
-    /// answered otherwise (an error status, no event stream: the driver reports those with their
-    /// status) is given up for the session.
-    pub(super) fn standalone_ended(
+    /// `key` ended (`error`: how it failed): `None` when it was not the stream's, else whether
+    /// the host hears of its cuts now (how long it lived). A stream the server answered with 429 or 5xx, or that ended or broke
+    /// after it ran, is reopened later (its timer set); one answered otherwise (an error status,
+    /// no event stream: the driver reports those with their status) is given up for the
+    /// session.
+    pub(super) fn ended(
         &mut self,
         now: Millis,
         key: SendKey,
         error: Option<&TransportError>,
-    ) -> bool {
-        if !self.standalone.is(key) {
-            return false;
+        (rng, timers): (&mut Rng, &mut Timers),
+    ) -> Option<Option<Millis>> {
+        if !self.is(key) {
+            return None;
         }
-        let s = &mut self.standalone;
-        s.key = None;
+        self.key = None;
         // Ran a while, then ended cleanly: cut (only a 2xx head starts the clock).
-        let life = s.opened_at.map_or(0, |t| now.saturating_sub(t));
+        let life = self.opened_at.map_or(0, |t| now.saturating_sub(t));
         let cut = error.is_none() && life >= CUT_AFTER_MS;
-        s.cuts = if cut { s.cuts.saturating_add(1) } else { 0 };
+        self.cuts = if cut { self.cuts.saturating_add(1) } else { 0 };
         // A busy answer's `Retry-After` (else the stream's `retry:`), or `None` when refused.
-        let asked = match s.head.take() {
-            Some((status, after)) if status == 429 || status >= 500 => Some(after.or(s.retry_ms)),
+        let asked = match self.head.take() {
+            Some((status, after)) if status == 429 || status >= 500 => {
+                Some(after.or(self.retry_ms))
+            }
             Some((status, _)) if !(200..300).contains(&status) => None,
             _ if error.is_some_and(|e| e.http_status.is_some()) => None,
-            _ => Some(s.retry_ms),
+            _ => Some(self.retry_ms),
         };
         match asked {
-            None => s.refused = true,
+            None => self.refused = true,
             Some(asked) => {
                 // A cut stream worked: at once, or after the server's `retry:`.
                 let delay = if cut {
                     asked.map_or(0, |ms| ms.max(MIN_RECONNECT_MS))
                 } else {
-                    reconnect_delay(asked, s.attempt, &mut self.rng)
+                    reconnect_delay(asked, self.attempt, rng)
                 };
-                s.attempt = if cut { 0 } else { s.attempt.saturating_add(1) };
-                self.timers
-                    .set(Timer::Standalone, now.saturating_add(delay));
+                self.attempt = if cut {
+                    0
+                } else {
+                    self.attempt.saturating_add(1)
+                };
+                timers.set(Timer::Standalone, now.saturating_add(delay));
             }
         }
-        if s.cuts == CUTS_NAMED && !std::mem::replace(&mut s.named, true) {
-            let message = [
-                "the listening stream is cut every ",
-                &decimal(life / 1_000),
-                " s, likely by a proxy idle timeout: reopened at once",
-            ]
-            .concat();
-            self.warn(None, ClientError::new(ErrorKind::Transport, message));
-        }
-        self.pool_unlisten(now);
-        true
+        let named = self.cuts == CUTS_NAMED && !std::mem::replace(&mut self.named, true);
+        Some(named.then_some(life))
     }
+}
+
+/// What the host hears of a stream cut again and again after `life` ms.
+pub(super) fn cuts_named(life: Millis) -> ClientError {
+    let message = [
+        "the listening stream is cut every ",
+        &decimal(life / 1_000),
+        " s, likely by a proxy idle timeout: reopened at once",
+    ]
+    .concat();
+    ClientError::new(ErrorKind::Transport, message)
 }

@@ -4,48 +4,13 @@
 //! server answered a request without the 2026-07-28 headers and none carrying them, the cause is
 //! known: its preflight refuses them. A probe lost that way while `initialize` gets through is a
 //! deviation said once: the 2025-11-25 era is used.
-
-use crate::engine::api::{ClientError, ErrorKind, Link};
-use crate::engine::session::deviations::Deviation;
-use crate::engine::Engine;
-use crate::protocol::model::Dialect;
+//! The texts are here; the engine says them from `routing.rs`.
 
 /// What a preflight must allow for the 2026-07-28 era beyond the 2025-11-25 headers.
-const MODERN_HEADERS: &str = "Mcp-Method, Mcp-Name and MCP-Protocol-Version for this page's origin";
+pub(super) const MODERN_HEADERS: &str =
+    "Mcp-Method, Mcp-Name and MCP-Protocol-Version for this page's origin";
 /// The request headers each era sends, as a preflight must allow them.
-const LEGACY_NEEDS: &str = "Content-Type, Accept, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID and the headers option's (Authorization), and expose Mcp-Session-Id";
-const MODERN_NEEDS: &str = "Content-Type, Accept, MCP-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID and the headers option's (Authorization)";
-const MODERN_REFUSED: &str = "the server's CORS policy refuses this page's 2026-07-28 requests: its preflight must allow the request headers ";
-const FELL_BACK: &str = "server/discover got no response while initialize did: the server's CORS policy refuses the 2026-07-28 request headers, so the 2025-11-25 era is used; for 2026-07-28 its preflight must allow ";
-
-impl Engine {
-    /// A page's requests are subject to CORS.
-    pub(crate) fn in_page(&self) -> bool {
-        matches!(self.cfg.link, Link::Http1 | Link::Http2)
-    }
-
-    /// What to say of a request that got no response (`raw`: what the runtime said).
-    pub(crate) fn unreached(&self, raw: &str) -> String {
-        let url = self.cfg.url.as_str();
-        if !self.in_page() {
-            let why = ": the connection failed or was refused (";
-            return ["no response from ", url, why, raw, ")"].concat();
-        }
-        let modern = self.session.dialect() == Some(Dialect::Modern);
-        if modern && self.session.reached && !self.session.method_header_passes {
-            return [MODERN_REFUSED, MODERN_HEADERS, "; URL ", url].concat();
-        }
-        let needs = if modern { MODERN_NEEDS } else { LEGACY_NEEDS };
-        let why = "): the server is down or unreachable, or its CORS policy refuses this page's origin or request headers; it must allow ";
-        ["no response from ", url, " (", raw, why, needs].concat()
-    }
-
-    /// `initialize` answered after the probe got no response in a page: said once.
-    pub(crate) fn note_modern_refused(&mut self) {
-        if self.session.probe_unreached && !self.session.method_header_passes {
-            let warning =
-                ClientError::new(ErrorKind::Transport, [FELL_BACK, MODERN_HEADERS].concat());
-            self.deviated(Deviation::ModernRefused, warning);
-        }
-    }
-}
+pub(super) const LEGACY_NEEDS: &str = "Content-Type, Accept, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID and the headers option's (Authorization), and expose Mcp-Session-Id";
+pub(super) const MODERN_NEEDS: &str = "Content-Type, Accept, MCP-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID and the headers option's (Authorization)";
+pub(super) const MODERN_REFUSED: &str = "the server's CORS policy refuses this page's 2026-07-28 requests: its preflight must allow the request headers ";
+pub(super) const FELL_BACK: &str = "server/discover got no response while initialize did: the server's CORS policy refuses the 2026-07-28 request headers, so the 2025-11-25 era is used; for 2026-07-28 its preflight must allow ";

@@ -8,8 +8,7 @@
 
 use super::rng::Rng;
 use crate::engine::api::Millis;
-use crate::engine::scheduler::{MaybeAt, TaskTimer, Timer};
-use crate::engine::Engine;
+use crate::engine::scheduler::MaybeAt;
 
 /// A task's poll interval when the server gives no hint.
 pub(super) const DEFAULT_POLL_MS: Millis = 1_000;
@@ -32,7 +31,7 @@ pub const ERROR_CAP_MS: Millis = 30_000;
 pub(crate) const CATCH_UP_THROTTLE_MS: Millis = 5_000;
 /// A timer this late in a visible page means the clock leapt (the machine slept, the page
 /// froze): the polls it held back are spread over one interval instead of going out at once.
-pub(super) const LEAP_MS: Millis = 2_000;
+pub(crate) const LEAP_MS: Millis = 2_000;
 
 /// Per-task poll bookkeeping.
 #[derive(Debug, Clone, Default)]
@@ -155,74 +154,6 @@ pub(crate) fn error_delay(
 pub(crate) fn safety_delay(server_interval: Option<Millis>, visible: bool) -> Millis {
     let gap = cap(visible, server_interval);
     gap.saturating_add(gap / 10)
-}
-
-impl Engine {
-    /// The last word on a status request about to go out: sooner than the task's interval after
-    /// the one before (a retry after a failed poll, a request sent again in a new session), it
-    /// waits for its time on the task's poll timer instead. Whether it was put off.
-    pub(crate) fn poll_too_soon(&mut self, now: Millis, task_id: &str) -> bool {
-        let Some(e) = self.tasks.get_mut(task_id) else {
-            return false;
-        };
-        let at = e.poll.earliest_next(now, floor(e.server_interval()));
-        if at <= now {
-            return false;
-        }
-        e.poll.in_flight = false;
-        self.timers.set(Timer::Task(TaskTimer::Poll, e.slot), at);
-        true
-    }
-
-    /// A status request of the task came back unanswered (its session was gone): the server saw
-    /// it, so the next one keeps the interval from now.
-    pub(crate) fn poll_came_back(&mut self, now: Millis, task_id: &str) {
-        if let Some(e) = self.tasks.get_mut(task_id) {
-            e.poll.last_answered = now.into();
-        }
-    }
-
-    /// A catch-up poll: as soon as the task's interval allows, at a random point of the next
-    /// interval (unless its poll is due sooner anyway).
-    pub(crate) fn poll_spread(&mut self, now: Millis, task_id: &str) {
-        let Some(e) = self.tasks.get(task_id) else {
-            return;
-        };
-        if e.subs.is_empty() || e.is_terminal() || e.poll.in_flight {
-            return;
-        }
-        let floor = floor(e.server_interval());
-        let earliest = e.poll.earliest_next(now, floor);
-        let timer = Timer::Task(TaskTimer::Poll, e.slot);
-        let at = earliest.max(now.saturating_add(self.rng.between(0, floor)));
-        self.timers.set_earlier(timer, at);
-    }
-
-    /// The clock leapt past due polls: each poll late by more than [`LEAP_MS`] moves (once) to a
-    /// random point of its task's next interval. Only while visible: a hidden page's timers are
-    /// late by the browser's choice (throttling), and moving them would only wait for its next
-    /// throttled wake.
-    pub(crate) fn respace_after_leap(&mut self, now: Millis) {
-        let late = now.saturating_sub(LEAP_MS);
-        if !self.visible || self.timers.next().is_none_or(|due| due >= late) {
-            return;
-        }
-        for timer in self.timers.due_before(late) {
-            let Timer::Task(TaskTimer::Poll, slot) = timer else {
-                continue;
-            };
-            let Some(e) = self.tasks.at_mut(slot) else {
-                continue;
-            };
-            if e.poll.respaced {
-                continue;
-            }
-            e.poll.respaced = true;
-            let floor = floor(e.server_interval());
-            let at = now.saturating_add(self.rng.between(0, floor));
-            self.timers.set(timer, at);
-        }
-    }
 }
 
 #[cfg(test)]

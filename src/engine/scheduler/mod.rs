@@ -260,7 +260,7 @@ impl Timers {
     }
 
     #[cfg(test)]
-    pub(crate) fn len(&self) -> usize {
+    fn len(&self) -> usize {
         let queued = self.due.values().flatten().filter(|at| at.get().is_some());
         queued.count() + self.resumes.len()
     }
@@ -294,7 +294,7 @@ impl Timers {
 pub(crate) struct MaybeAt(Millis);
 
 impl MaybeAt {
-    pub(crate) const NONE: MaybeAt = MaybeAt(Millis::MAX);
+    const NONE: MaybeAt = MaybeAt(Millis::MAX);
 
     pub(crate) fn get(self) -> Option<Millis> {
         (self != Self::NONE).then_some(self.0)

@@ -3,9 +3,9 @@
 //! starts over once one opens. Also what a first socket that never opened leads to.
 
 use super::cadence::backoff_delay;
-use crate::engine::api::{ClientError, ErrorKind, Millis, Output};
-use crate::engine::scheduler::Timer;
-use crate::engine::Engine;
+use super::rng::Rng;
+use super::{Timer, Timers};
+use crate::engine::api::{ClientError, ErrorKind, Millis};
 
 #[derive(Debug, Default)]
 pub(crate) struct Socket {
@@ -13,23 +13,18 @@ pub(crate) struct Socket {
     attempt: u32,
 }
 
-impl Engine {
+impl Socket {
     /// The socket closed or failed to open: the next one is asked for after the backoff.
-    pub(crate) fn socket_down(&mut self, now: Millis) {
-        let delay = backoff_delay(self.socket.attempt, &mut self.rng);
-        self.socket.attempt = self.socket.attempt.saturating_add(1);
-        self.timers.set(Timer::Reconnect, now.saturating_add(delay));
+    pub(crate) fn down(&mut self, now: Millis, rng: &mut Rng, timers: &mut Timers) {
+        let delay = backoff_delay(self.attempt, rng);
+        self.attempt = self.attempt.saturating_add(1);
+        timers.set(Timer::Reconnect, now.saturating_add(delay));
     }
 
     /// A socket opened.
-    pub(crate) fn socket_up(&mut self) {
-        self.socket.attempt = 0;
-        self.timers.clear(&Timer::Reconnect);
-    }
-
-    /// The backoff is over: a new socket.
-    pub(crate) fn reconnect_socket(&mut self) {
-        self.out.push_back(Output::Reconnect);
+    pub(crate) fn up(&mut self, timers: &mut Timers) {
+        self.attempt = 0;
+        timers.clear(&Timer::Reconnect);
     }
 }
 

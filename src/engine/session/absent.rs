@@ -7,9 +7,9 @@
 //! - `subscriptions/listen` missing: pushes are off, polling goes on; one warning.
 
 use super::quirks::{Quirk, TaskMethod};
-use crate::engine::api::{ClientError, ErrorKind, Millis};
+use super::Session;
+use crate::engine::api::{ClientError, ErrorKind};
 use crate::engine::requests::{Failure, Purpose};
-use crate::engine::Engine;
 
 /// JSON-RPC "method not found".
 pub(crate) const METHOD_NOT_FOUND: i64 = -32601;
@@ -39,11 +39,11 @@ fn no_tasks_error(legacy: bool) -> ClientError {
     ClientError::new(ErrorKind::Unsupported, message)
 }
 
-impl Engine {
+impl Session {
     /// The failure says the server has no such method: -32601, or (sessionless modern only,
     /// where a 404 cannot mean a dead session) an HTTP 404.
     pub(crate) fn method_missing(&self, f: &Failure) -> bool {
-        let modern = self.session.dialect() == Some(crate::protocol::model::Dialect::Modern);
+        let modern = self.dialect() == Some(crate::protocol::model::Dialect::Modern);
         f.rpc().is_some_and(|e| e.code == METHOD_NOT_FOUND)
             || (modern
                 && matches!(
@@ -57,70 +57,51 @@ impl Engine {
 
     /// Remembers that the server lacks `m`; the error to hand out for it.
     pub(crate) fn remember_absent(&mut self, m: TaskMethod) -> ClientError {
-        self.session.quirks.insert(Quirk::Lacks(m));
+        self.quirks.insert(Quirk::Lacks(m));
         absent_error(m)
     }
 
     /// Why task status cannot be had, if it cannot.
     pub(crate) fn status_unavailable(&self) -> Option<ClientError> {
-        if !self.session.is_ready() {
+        if !self.is_ready() {
             return None;
         }
-        if !self.session.tasks {
-            return Some(no_tasks_error(self.session.legacy_tasks));
+        if !self.tasks {
+            return Some(no_tasks_error(self.legacy_tasks));
         }
-        self.session
-            .quirks
+        self.quirks
             .has(Quirk::Lacks(TaskMethod::Get))
             .then(|| absent_error(TaskMethod::Get))
     }
 
-    /// Answers at once a request the server is known not to serve. Returns whether it did.
-    pub(crate) fn refuse_absent(&mut self, now: Millis, p: &Purpose) -> bool {
-        if !self.session.is_ready() {
-            return false;
+    /// Why a request the server is known not to serve is answered at once, if it is.
+    pub(super) fn absent(&self, p: &Purpose) -> Option<ClientError> {
+        if !self.is_ready() {
+            return None;
         }
         let method = match p {
             Purpose::Get(_) => TaskMethod::Get,
             Purpose::List { .. } => TaskMethod::List,
             Purpose::Cancel { .. } => TaskMethod::Cancel,
-            _ => return false,
+            _ => return None,
         };
-        let error = if !self.session.tasks {
-            no_tasks_error(self.session.legacy_tasks)
-        } else if self.session.quirks.has(Quirk::Lacks(method)) {
-            absent_error(method)
+        if !self.tasks {
+            Some(no_tasks_error(self.legacy_tasks))
+        } else if self.quirks.has(Quirk::Lacks(method)) {
+            Some(absent_error(method))
         } else {
-            return false;
-        };
-        match p {
-            Purpose::Get(t) => self.no_status(now, t, error),
-            Purpose::List { op, .. } | Purpose::Cancel { op, .. } => self.reply(*op, Err(error)),
-            _ => {}
+            None
         }
-        true
     }
 
-    /// Task status cannot be had: a task whose `tasks/result` is in flight still ends through
-    /// it (no more polls); every other watcher of the task ends now.
-    pub(crate) fn no_status(&mut self, now: Millis, task_id: &str, error: ClientError) {
-        let Some(entry) = self.tasks.get_mut(task_id) else {
-            return;
-        };
-        entry.poll.in_flight = false;
-        if self.session.fetches_results && entry.result.req().is_some() {
-            return;
-        }
-        self.drop_task_failing(now, task_id, error);
-    }
-
-    /// `subscriptions/listen` failed: when the server lacks it (or refused it too often), pushes
-    /// are off for the session and polling carries on; the host hears of it once.
-    pub(crate) fn listen_refused(&mut self, f: &Failure, refusals: u32) {
+    /// `subscriptions/listen` failed (`refusals` times): when the server lacks it (or refused it
+    /// too often), pushes are off for the session and polling carries on; what the host hears of
+    /// it, once.
+    pub(super) fn listen_refused(&mut self, f: &Failure, refusals: u32) -> Option<ClientError> {
         if !self.method_missing(f) && refusals < crate::engine::calls::listen::MAX_LISTEN_REFUSALS {
-            return;
+            return None;
         }
-        self.session.listens = false;
+        self.listens = false;
         let mut error = self.remember_absent(TaskMethod::Listen);
         if !self.method_missing(f) {
             error = f.client_error();
@@ -131,6 +112,6 @@ impl Engine {
             ]
             .concat();
         }
-        self.warn(None, error);
+        Some(error)
     }
 }

@@ -12,10 +12,10 @@ use crate::protocol::dialect::Codec;
 #[cfg(feature = "draft")]
 use crate::protocol::model::Dialect;
 
+use super::Session;
 use crate::engine::api::ClientError;
 #[cfg(feature = "draft")]
 use crate::engine::api::{DialectChoice, ErrorKind};
-use crate::engine::Engine;
 
 /// The warning for a server that may speak the draft without saying so.
 #[cfg(feature = "draft")]
@@ -23,7 +23,7 @@ const SILENT_HINT: &str = "the server declares no task support, so calls run wit
 if it implements the SEP-1686 draft (requestor-named tasks, which need not be declared), \
 connect with dialect: \"draft\"";
 
-impl Engine {
+impl Session {
     /// The codec to read an `initialize` answer (`capabilities`) with, and the warning to give
     /// once the session is ready. Only `Auto` sessions on their first handshake are re-read.
     #[cfg(feature = "draft")]
@@ -32,13 +32,12 @@ impl Engine {
         c: &'static dyn Codec,
         capabilities: &Value,
     ) -> (&'static dyn Codec, Option<ClientError>) {
-        let first_auto_legacy = self.cfg.dialect == DialectChoice::Auto
-            && c.dialect() == Dialect::Legacy
-            && self.session.epoch == 0;
+        let first_auto_legacy =
+            self.choice == DialectChoice::Auto && c.dialect() == Dialect::Legacy && self.epoch == 0;
         if !first_auto_legacy {
             return (c, None);
         }
-        match draft::detect(self.session.protocol_version(), capabilities) {
+        match draft::detect(self.protocol_version(), capabilities) {
             Detection::Draft => (&Draft, None),
             Detection::Silent => (c, Some(ClientError::new(ErrorKind::Protocol, SILENT_HINT))),
             Detection::Other => (c, None),

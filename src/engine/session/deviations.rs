@@ -3,8 +3,8 @@
 //! said once it is (the host reads a warning while connecting as the connect failing); another
 //! kind seen meanwhile is said when it happens again.
 
+use super::Session;
 use crate::engine::api::ClientError;
-use crate::engine::Engine;
 
 /// A kind of deviation the client works around.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,7 +22,7 @@ pub(crate) enum Deviation {
 
 /// The kinds said so far, and the warning waiting for the session.
 #[derive(Debug, Default)]
-pub(crate) struct Deviations {
+pub(super) struct Deviations {
     said: u8,
     held: Option<ClientError>,
 }
@@ -39,26 +39,23 @@ impl Deviations {
     }
 }
 
-impl Engine {
-    /// The server deviated (`d`): the host hears `warning` unless it heard of this kind before.
-    pub(crate) fn deviated(&mut self, d: Deviation, warning: ClientError) {
-        let ready = self.session.is_ready();
-        let seen = &mut self.session.deviations;
-        if !seen.first(d, ready || seen.held.is_none()) {
-            return;
-        }
-        match ready {
-            true => self.warn(None, warning),
-            false => {
-                seen.held.get_or_insert(warning);
-            }
-        }
+impl Session {
+    /// Whether the host hears of deviation `d` now (`Some(true)`), once the session is ready
+    /// (`Some(false)`: its warning is kept with [`Session::keep_deviation`]), or heard of this
+    /// kind before (`None`).
+    pub(super) fn deviation(&mut self, d: Deviation) -> Option<bool> {
+        let ready = self.is_ready();
+        let seen = &mut self.deviations;
+        seen.first(d, ready || seen.held.is_none()).then_some(ready)
     }
 
-    /// The session is ready: the warning kept while connecting is said.
-    pub(super) fn say_deviations(&mut self) {
-        if let Some(warning) = self.session.deviations.held.take() {
-            self.warn(None, warning);
-        }
+    /// Keeps the first deviation's warning while connecting.
+    pub(super) fn keep_deviation(&mut self, warning: ClientError) {
+        self.deviations.held.get_or_insert(warning);
+    }
+
+    /// The session is ready: the warning kept while connecting, to be said now.
+    pub(super) fn held_deviation(&mut self) -> Option<ClientError> {
+        self.deviations.held.take()
     }
 }

@@ -3,6 +3,7 @@
 //! open is decided in `negotiate.rs`.
 
 pub(super) mod absent;
+pub(super) mod connect;
 pub(super) mod detect;
 pub(super) mod deviations;
 pub(super) mod hold;
@@ -17,13 +18,11 @@ use super::ids::{ReqId, Slot};
 use crate::protocol::dialect::{Codec, SessionInfo};
 use crate::protocol::model::Dialect;
 use crate::protocol::object;
-use deviations::{Deviation, Deviations};
+use deviations::Deviations;
 
-use super::api::{ClientError, Config, DialectChoice, ErrorKind, Event, Link, Millis, SendKey};
+use super::api::{ClientError, Config, DialectChoice, Event, Millis, SendKey};
 use super::requests::{Failure, Purpose};
-use super::scheduler::cadence;
-use super::scheduler::Timer;
-use super::Engine;
+use crate::protocol::dialect::Outgoing;
 use crate::protocol::headers::METHOD;
 use negotiate::{offers_tasks, Discovered, MODERN_VERSION};
 use quirks::{Quirk, Quirks, TaskMethod};
@@ -45,69 +44,70 @@ enum Phase {
 
 /// What the engine knows about the connection to its server.
 pub(crate) struct Session {
-    pub(crate) choice: DialectChoice,
+    choice: DialectChoice,
     /// The era an earlier negotiation settled on (`Auto` only; dropped once it failed).
-    pub(crate) hint: Option<Dialect>,
+    hint: Option<Dialect>,
     /// A well-formed modern discover answer without tasks, kept while `initialize` is tried.
-    pub(crate) discovered: Option<Discovered>,
+    discovered: Option<Discovered>,
     /// The negotiated era offers tasks (modern: the extension, or unknown; legacy: `tasks`).
-    pub(crate) tasks: bool,
-    /// What the server was seen to lack or do differently.
+    tasks: bool,
+    /// What the server was seen to lack or do differently (the calls and the registry learn
+    /// some of it too).
     pub(crate) quirks: Quirks,
     /// The server's `serverInfo` (modern: also from any response's `_meta`).
-    pub(crate) server_info: Value,
+    server_info: Value,
     /// Connecting was refused for good (a forced dialect the server or the build does not
     /// speak): why.
-    pub(crate) refused: Option<ClientError>,
+    refused: Option<ClientError>,
     /// The dialect in use (kept across re-initialization).
-    pub(crate) codec: Option<&'static dyn Codec>,
+    codec: Option<&'static dyn Codec>,
     /// The dialect an `initialize` in flight is for.
-    pub(crate) init_codec: Option<&'static dyn Codec>,
+    init_codec: Option<&'static dyn Codec>,
     phase: Phase,
-    pub(crate) protocol_version: String,
+    protocol_version: String,
     client_info: Value,
     client_caps: Value,
-    pub(crate) session_id: Option<String>,
-    pub(crate) server_caps: Value,
+    session_id: Option<String>,
+    server_caps: Value,
     /// The session was opened with `initialize` (legacy, draft).
-    pub(crate) handshake: bool,
+    handshake: bool,
     /// Bumped on every re-initialization.
-    pub(crate) epoch: u64,
+    epoch: u64,
     connect_errors: u32,
     /// Requests waiting for the session.
-    pub(crate) queue: Vec<Purpose>,
+    queue: Vec<Purpose>,
     /// The (WebSocket) link went down and has not come back yet.
-    pub(crate) link_down: bool,
+    link_down: bool,
     /// The server asked for quiet (`Retry-After`) until then (see `hold.rs`).
-    pub(crate) hold_until: Option<Millis>,
+    hold_until: Option<Millis>,
     /// The one request sent after a hold, before the others.
-    pub(crate) hold_probe: Option<ReqId>,
+    hold_probe: Option<ReqId>,
     /// The others may go (checked before the next output).
-    pub(crate) drain: bool,
+    drain: bool,
     /// The `initialized` notification awaiting its answer: requests wait (see `initialized.rs`).
-    pub(crate) initialized_pending: Option<SendKey>,
+    initialized_pending: Option<SendKey>,
     /// Asking for a task changes the request in this dialect (modern: the server decides alone).
-    pub(crate) augments: bool,
+    augments: bool,
     /// The dialect fetches outcomes with `tasks/result` (modern carries them inline).
-    pub(crate) fetches_results: bool,
+    fetches_results: bool,
     /// The dialect needs an explicit opt-in for status pushes (modern `subscriptions/listen`).
-    pub(crate) listens: bool,
+    listens: bool,
     /// Deviations from the protocol said (or waiting to be said) to the host.
-    pub(crate) deviations: Deviations,
+    deviations: Deviations,
     /// A request carrying `Mcp-Method` got an HTTP response: no CORS allow-list refuses it.
-    pub(crate) method_header_passes: bool,
+    method_header_passes: bool,
     /// Some request got an HTTP response.
-    pub(crate) reached: bool,
+    reached: bool,
     /// The probe got no response in a page (a CORS refusal looks like that).
-    pub(crate) probe_unreached: bool,
+    probe_unreached: bool,
     /// Forced modern without tasks: the server's 2025-11-25 era offers them.
-    pub(crate) legacy_tasks: bool,
+    legacy_tasks: bool,
     /// When the session was last made ready.
     ready_at: Millis,
     /// Sessions in a row that died right after they were made.
     short_lives: u32,
     /// The first task slot of this session: tasks in lower slots were tracked before it.
-    pub(crate) first_slot: Slot,
+    first_slot: Slot,
 }
 
 impl Session {
@@ -278,33 +278,70 @@ impl Session {
     }
 }
 
-impl Engine {
-    /// Starts (or restarts) establishing the session.
-    pub(crate) fn connect(&mut self, now: Millis) {
-        if self.closed
-            || self.session.refused.is_some()
-            || self.session.is_ready()
-            || self.connect_in_flight()
-        {
-            return;
-        }
-        if let Some(h) = self.hold(now) {
-            return self.timers.set(Timer::Connect, h);
-        }
-        self.timers.clear(&Timer::Connect);
-        if let Some(c) = self.session.codec {
-            return self.open_with(now, c);
-        }
-        self.negotiate(now);
+/// A step of the negotiation, for the engine to take.
+enum Step {
+    /// Ready in the modern era (with the discover answer, when there was a well-formed one).
+    Modern(Option<Discovered>),
+    /// `initialize` in this dialect.
+    Open(&'static dyn Codec),
+    /// `server/discover` went unanswered (a deviation): `initialize` in the legacy dialect.
+    Unanswered,
+    /// `server/discover`.
+    Probe,
+    /// Connecting is refused for good, saying why.
+    Refuse(&'static str),
+    /// This attempt failed; `fatal`: the server refused (queued calls fail now).
+    Failed(Box<Failure>, bool),
+}
+
+impl Session {
+    /// Whether connecting may start: not refused for good, not ready already.
+    fn may_connect(&self) -> bool {
+        self.refused.is_none() && !self.is_ready()
     }
 
-    fn connect_in_flight(&self) -> bool {
-        self.reqs
-            .purposes()
-            .any(|p| matches!(p, Purpose::Probe | Purpose::Initialize))
+    /// Why connecting was refused for good, if it was.
+    fn refused(&self) -> Option<ClientError> {
+        self.refused.clone()
     }
 
-    /// `initialize` for dialects with a handshake; ready at once for those without.
+    /// The session was opened with `initialize` (legacy, draft).
+    fn handshake(&self) -> bool {
+        self.handshake
+    }
+
+    /// The dialect an `initialize` in flight is for.
+    fn init_codec(&self) -> Option<&'static dyn Codec> {
+        self.init_codec
+    }
+
+    /// Some request got an HTTP response.
+    pub(crate) fn reached(&mut self) {
+        self.reached = true;
+    }
+
+    /// A request carrying `Mcp-Method` got an HTTP response: no CORS allow-list refuses it.
+    pub(crate) fn method_header_passed(&mut self) {
+        self.method_header_passes = true;
+    }
+
+    /// Requests carrying the 2026-07-28 headers got no HTTP response while others did.
+    pub(crate) fn modern_headers_refused(&self) -> bool {
+        self.reached && !self.method_header_passes
+    }
+
+    /// The probe got no response in a page while requests without `Mcp-Method` got one.
+    pub(crate) fn probe_refused(&self) -> bool {
+        self.probe_unreached && !self.method_header_passes
+    }
+
+    /// The first task slot of this session: tasks in lower slots were tracked before it.
+    fn first_slot(&self) -> Slot {
+        self.first_slot
+    }
+
+    /// The `initialize` request of `c`'s dialect (none: the dialect has no handshake), noting
+    /// the dialect it is for. `node`: no CORS can refuse `Mcp-Method`.
     ///
     /// `initialize` carries `Mcp-Method` (which 2026-07-28 servers check) only where it cannot
     /// cost the connection: on Node (no CORS), or once a request carrying it got an HTTP response
@@ -312,183 +349,115 @@ impl Engine {
     /// names only the 2025-11-25 headers refuses the preflight of a request carrying it, and the
     /// refusal looks like a network failure: after a probe that failed that way, or with no probe
     /// (a remembered legacy era, a forced legacy or draft dialect), the header is left off.
-    pub(crate) fn open_with(&mut self, now: Millis, c: &'static dyn Codec) {
-        self.session.protocol_version.clear();
-        self.session.session_id = None;
-        match c.build_initialize(&self.session.info()) {
-            Some(mut out) => {
-                if self.session.method_header_passes || self.cfg.link == Link::Node {
-                    out.headers.push((METHOD.to_owned(), out.method.clone()));
-                }
-                self.session.init_codec = Some(c);
-                self.send(now, Purpose::Initialize, out);
+    fn initialize(&mut self, c: &'static dyn Codec, node: bool) -> Option<Outgoing> {
+        self.protocol_version.clear();
+        self.session_id = None;
+        let mut out = c.build_initialize(&self.info());
+        if let Some(out) = &mut out {
+            if self.method_header_passes || node {
+                out.headers.push((METHOD.to_owned(), out.method.clone()));
             }
-            // No handshake (modern): what earlier answers said still holds.
-            None => {
-                let caps = self.session.server_caps.clone();
-                let tasks = self.session.codec.map(|_| self.session.tasks);
-                self.become_ready(now, c, caps, Value::Null, tasks)
-            }
+            self.init_codec = Some(c);
         }
+        out
+    }
+
+    /// What earlier answers said of the server, for a dialect without a handshake: its
+    /// capabilities, and whether it offers tasks (when a dialect was in use).
+    fn known_caps(&self) -> (Value, Option<bool>) {
+        (self.server_caps.clone(), self.codec.map(|_| self.tasks))
     }
 
     /// The session is open in `c`'s dialect. `tasks`: whether it offers tasks, when the caller
     /// knows (modern: the discover answer); `None` reads it from `caps` (legacy `tasks`) or, for
-    /// modern without evidence and the draft, assumes it.
-    pub(crate) fn become_ready(
+    /// modern without evidence and the draft, assumes it. `subscribe`: the caller wants pushes.
+    fn ready(
         &mut self,
         now: Millis,
         c: &'static dyn Codec,
         caps: Value,
         info: Value,
         tasks: Option<bool>,
+        subscribe: bool,
     ) {
         let modern = c.dialect() == Dialect::Modern;
         if modern {
-            self.session.protocol_version = MODERN_VERSION.to_owned();
-            self.session.session_id = None;
-            self.session.handshake = false;
+            self.protocol_version = MODERN_VERSION.to_owned();
+            self.session_id = None;
+            self.handshake = false;
         }
-        self.session.codec = Some(c);
-        self.session.phase = Phase::Ready;
-        self.session.ready_at = now;
-        self.session.connect_errors = 0;
-        self.session.discovered = None;
+        self.codec = Some(c);
+        self.phase = Phase::Ready;
+        self.ready_at = now;
+        self.connect_errors = 0;
+        self.discovered = None;
         // Draft tasks are named by the requestor and need not be declared.
         let draft = super::DRAFT && c.dialect() == Dialect::Draft;
-        self.session.tasks = tasks.unwrap_or_else(|| modern || draft || offers_tasks(&caps));
-        self.session.server_caps = caps;
+        self.tasks = tasks.unwrap_or_else(|| modern || draft || offers_tasks(&caps));
+        self.server_caps = caps;
         if !info.is_null() {
-            self.session.server_info = info;
+            self.server_info = info;
         }
-        self.session.augments = c.asks_for_tasks();
-        self.session.fetches_results = c.build_result(&self.session.info(), "probe").is_some();
-        self.session.listens = self.cfg.subscribe
-            && c.build_listen(&self.session.info(), &[]).is_some()
-            && !self.session.quirks.has(Quirk::Lacks(TaskMethod::Listen));
-        self.announce();
-        self.say_deviations();
-        if self.session.handshake && self.cfg.link != Link::WebSocket {
-            let headers = self.session.session_headers();
-            self.listen_standalone(headers);
-        }
-        for p in std::mem::take(&mut self.session.queue) {
-            self.dispatch(now, p);
-        }
-        self.listen_changed(now);
+        self.augments = c.asks_for_tasks();
+        self.fetches_results = c.build_result(&self.info(), "probe").is_some();
+        self.listens = subscribe
+            && c.build_listen(&self.info(), &[]).is_some()
+            && !self.quirks.has(Quirk::Lacks(TaskMethod::Listen));
     }
 
-    /// Tells the host what the session is (again, when something new about it was learnt).
-    pub(crate) fn announce(&mut self) {
-        let Some(dialect) = self.session.dialect() else {
-            return;
-        };
-        self.emit(Event::Connected {
+    /// What the host hears of the session (again, when something new about it was learnt).
+    fn connected(&self, dialect: Dialect) -> Event {
+        Event::Connected {
             dialect,
-            protocol_version: self.session.protocol_version.clone(),
-            server_info: self.session.server_info.clone(),
-            capabilities: self.session.server_caps.clone(),
-        });
+            protocol_version: self.protocol_version.clone(),
+            server_info: self.server_info.clone(),
+            capabilities: self.server_caps.clone(),
+        }
     }
 
-    /// The legacy session is gone (404): open a new one; every task stays tracked. A session that
-    /// dies within [`SHORT_LIFE_MS`] of being made counts toward a streak: from the second such
-    /// death in a row the new one waits out a growing backoff, and the third is diagnosed (once)
-    /// as a balancer without affinity. Only the first death of a streak is warned as an expiry.
-    pub(crate) fn reinitialize(&mut self, now: Millis) {
-        let Some(c) = self.session.codec else { return };
-        let short = now.saturating_sub(self.session.ready_at) < SHORT_LIFE_MS;
-        let lives = if short {
-            self.session.short_lives.saturating_add(1)
-        } else {
-            1
+    /// The legacy session died at `now`: how many sessions in a row (this one included) died
+    /// within [`SHORT_LIFE_MS`] of being made.
+    fn died(&mut self, now: Millis) -> u32 {
+        let short = now.saturating_sub(self.ready_at) < SHORT_LIFE_MS;
+        self.short_lives = match short {
+            true => self.short_lives.saturating_add(1),
+            false => 1,
         };
-        self.session.short_lives = lives;
-        if lives == 1 {
-            let expired = "the session expired; re-initializing";
-            self.warn(None, ClientError::new(ErrorKind::Transport, expired));
-        }
-        if lives == NO_AFFINITY_LIVES {
-            let error = ClientError::new(ErrorKind::Transport, NO_AFFINITY);
-            self.deviated(Deviation::NoAffinity, error);
-        }
-        self.renew_session();
-        let backoff = match lives {
-            0 | 1 => None,
-            n => Some(now.saturating_add(cadence::backoff_delay(n - 2, &mut self.rng))),
-        };
-        match self.hold(now).max(backoff) {
-            Some(at) => self.timers.set(Timer::Connect, at),
-            None => self.open_with(now, c),
-        }
+        self.short_lives
     }
 
-    /// Task `task_id` was tracked before the current session began: a server that no longer
-    /// knows it forgot it with the session it outlived.
-    pub(crate) fn outlived_session(&self, task_id: &str) -> bool {
-        let first = self.session.first_slot;
-        self.tasks.get(task_id).is_some_and(|e| e.slot < first)
+    /// A new session begins (a new epoch) at task slot `next_slot`: tasks tracked so far
+    /// outlived the old one.
+    fn renew(&mut self, next_slot: Slot) {
+        self.epoch += 1;
+        self.phase = Phase::Connecting;
+        self.first_slot = next_slot;
     }
 
-    /// A new session begins (a new epoch): tasks tracked so far outlived the old one.
-    fn renew_session(&mut self) {
-        self.session.epoch += 1;
-        self.session.phase = Phase::Connecting;
-        self.session.first_slot = self.tasks.next_slot();
+    /// A handshake session without an id lived on the (WebSocket) link that went down.
+    fn lived_on_link(&self) -> bool {
+        self.is_ready() && self.handshake && self.session_id.is_none()
     }
 
-    /// The (WebSocket) link is back: a handshake session without an id lived on the old socket.
-    pub(crate) fn reconnected(&mut self, now: Millis) {
-        if self.session.is_ready() && self.session.handshake && self.session.session_id.is_none() {
-            self.renew_session();
-            if let Some(c) = self.session.codec {
-                self.open_with(now, c);
-            }
-        } else if !self.session.is_ready() {
-            self.connect(now);
-        }
-        self.last_catch_up = None;
-        self.catch_up(now);
+    /// Establishing the session failed once more: how many times in a row, and whether the host
+    /// is spared hearing of it (`retriable`: an overloaded server, not a refusal; it is asked
+    /// again a few times first).
+    fn connect_error(&mut self, retriable: bool) -> (u32, bool) {
+        self.connect_errors = self.connect_errors.saturating_add(1);
+        let quiet = retriable && self.connect_errors <= QUIET_CONNECT_RETRIES;
+        (self.connect_errors, quiet)
     }
 
-    /// Establishing the session failed; `fatal` = the server refused (queued calls fail now).
-    /// An overloaded server (429/5xx) is asked again a few times before the host hears of it.
-    pub(crate) fn connect_failed(&mut self, now: Millis, failure: &Failure, fatal: bool) {
-        let error = failure.client_error();
-        let retry_after = failure.retry_after();
-        self.session.connect_errors = self.session.connect_errors.saturating_add(1);
-        let quiet =
-            !fatal && failure.overloaded() && self.session.connect_errors <= QUIET_CONNECT_RETRIES;
-        if !quiet {
-            self.warn(None, error.clone());
-        }
-        if fatal {
-            self.fail_queue(now, &error, false);
-        }
-        let delay = cadence::error_delay(
-            &mut self.rng,
-            self.session.connect_errors,
-            retry_after,
-            None,
-        );
-        self.timers.set(Timer::Connect, now.saturating_add(delay));
+    /// Connecting is refused for good with `error`.
+    fn refuse(&mut self, error: ClientError) {
+        self.refused = Some(error);
     }
 
-    /// The server cannot serve the dialect asked for: the host hears why, everything waiting
-    /// fails, and connecting stops for good.
-    pub(crate) fn connect_refused(&mut self, now: Millis, message: &str) {
-        let error = ClientError::new(ErrorKind::Unsupported, message);
-        self.session.refused = Some(error.clone());
-        self.timers.clear(&Timer::Connect);
-        self.warn(None, error.clone());
-        self.fail_queue(now, &error, true);
-    }
-
-    /// Fails the caller's queued operations with `error`; `all` also ends queued watches.
-    pub(crate) fn fail_queue(&mut self, now: Millis, error: &ClientError, all: bool) {
-        // What stays is queued again before anything fails (failing may queue more behind it).
+    /// Takes the waiting requests that fail when connecting fails: the caller's operations
+    /// (`all`: also queued watches). The others keep waiting.
+    fn take_failing(&mut self, all: bool) -> Vec<Purpose> {
         let mut fail = Vec::new();
-        for p in std::mem::take(&mut self.session.queue) {
+        for p in std::mem::take(&mut self.queue) {
             let fails = all
                 || matches!(
                     p,
@@ -499,25 +468,25 @@ impl Engine {
                 );
             match fails {
                 true => fail.push(p),
-                false => self.session.queue.push(p),
+                false => self.queue.push(p),
             }
         }
-        for p in fail {
-            match p {
-                Purpose::Call(c) => self.call_failed(c, error.clone()),
-                Purpose::List { op, .. } | Purpose::Cancel { op, .. } => {
-                    self.reply(op, Err(error.clone()))
-                }
-                Purpose::Tools { .. } => self.tools_failed(now, error.clone(), false),
-                Purpose::Get(t) => self.drop_task_failing(now, &t, error.clone()),
-                _ => {}
-            }
-        }
+        fail
+    }
+
+    /// Takes every waiting request.
+    fn take_waiting(&mut self) -> Vec<Purpose> {
+        std::mem::take(&mut self.queue)
+    }
+
+    /// Forgets every waiting request.
+    pub(crate) fn clear_waiting(&mut self) {
+        self.queue.clear();
     }
 }
 
 /// Keeps the waiting requests `keep` says yes to, in order (one `retain` in the binary for its
 /// callers).
-pub(crate) fn keep_waiting(queue: &mut Vec<Purpose>, keep: &mut dyn FnMut(&Purpose) -> bool) {
+fn keep_waiting(queue: &mut Vec<Purpose>, keep: &mut dyn FnMut(&Purpose) -> bool) {
     queue.retain(|p| keep(p));
 }

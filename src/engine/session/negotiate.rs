@@ -30,10 +30,10 @@ use crate::protocol::dialect::{codec, Codec, LEGACY, MODERN};
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::Dialect;
 
-use super::deviations::Deviation;
-use crate::engine::api::{ClientError, DialectChoice, ErrorKind, Millis, Output};
-use crate::engine::requests::{Answer, Failure, Purpose};
-use crate::engine::Engine;
+use super::{Session, Step};
+use crate::engine::api::DialectChoice;
+use crate::engine::requests::{Answer, Failure};
+use crate::protocol::dialect::Outgoing;
 
 /// The modern protocol version.
 pub(super) const MODERN_VERSION: &str = crate::protocol::dialect::modern::PROTOCOL_VERSION;
@@ -48,18 +48,18 @@ pub(super) const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 
 /// A well-formed modern `server/discover` answer.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Discovered {
-    pub(crate) capabilities: Value,
-    pub(crate) server_info: Value,
+pub(super) struct Discovered {
+    pub(super) capabilities: Value,
+    pub(super) server_info: Value,
     /// It advertises the tasks extension.
-    pub(crate) tasks: bool,
+    pub(super) tasks: bool,
     /// It lists an era besides 2026-07-28 (a dual-era server).
     pub(super) other_eras: bool,
 }
 
 impl Discovered {
     /// Reads a discover result; `None` unless it lists 2026-07-28 and has a capabilities object.
-    pub(crate) fn parse(v: &Value) -> Option<Discovered> {
+    pub(super) fn parse(v: &Value) -> Option<Discovered> {
         let versions = v.get("supportedVersions")?.as_array()?;
         let speaks_modern = versions.iter().any(|s| s.as_str() == Some(MODERN_VERSION));
         let capabilities = v.get("capabilities").filter(|c| c.is_object())?;
@@ -79,7 +79,7 @@ impl Discovered {
 /// `initialize` capabilities offering tasks: `tasks` (with `requests.tools.call`, or rmcp 2's
 /// bare `tasks: {}`). The tasks extension there (a dual-era server's legacy session) serves only
 /// clients declaring it at `initialize`, which the legacy dialect does not: no tasks for us.
-pub(crate) fn offers_tasks(caps: &Value) -> bool {
+pub(super) fn offers_tasks(caps: &Value) -> bool {
     caps.get("tasks").is_some_and(Value::is_object)
 }
 
@@ -117,81 +117,76 @@ fn is_modern_error(e: &RpcError) -> bool {
 /// The refusal of `dialect: "draft"` by a build without the draft dialect.
 const NO_DRAFT: &str = "this build leaves out the draft dialect (SEP-1686): connect with dialect \"auto\", \"modern\" or \"legacy\", or use the full build";
 const NOT_MODERN: &str = "the server does not speak the modern dialect (2026-07-28): server/discover was not answered as a modern server would; connect with dialect \"auto\" or \"legacy\"";
-const UNANSWERED: &str = "server/discover went unanswered; the era was negotiated with initialize";
+pub(super) const UNANSWERED: &str =
+    "server/discover went unanswered; the era was negotiated with initialize";
 const ONLY_MODERN: &str = "the server speaks only the modern dialect (2026-07-28): initialize was refused; connect with dialect \"auto\" or \"modern\"";
 
-impl Engine {
-    /// A modern response naming the server (`_meta`) when nothing had: the host hears of it.
-    pub(crate) fn note_server_info(&mut self, result: &Value) {
-        if !self.session.server_info.is_null()
-            || !self.session.is_ready()
-            || self.session.dialect() != Some(Dialect::Modern)
+impl Session {
+    /// A modern response naming the server (`_meta`) when nothing had: whether the host is to
+    /// hear of it.
+    pub(super) fn note_server_info(&mut self, result: &Value) -> bool {
+        if !self.server_info.is_null()
+            || !self.is_ready()
+            || self.dialect() != Some(Dialect::Modern)
         {
-            return;
+            return false;
         }
         let info = result.get("_meta").and_then(|m| m.get(META_SERVER_INFO));
-        if let Some(info) = info.filter(|i| i.is_object()) {
-            self.session.server_info = info.clone();
-            self.announce();
-        }
+        let Some(info) = info.filter(|i| i.is_object()) else {
+            return false;
+        };
+        self.server_info = info.clone();
+        true
     }
 
-    /// Opens the session per the dialect choice (no session yet).
-    pub(crate) fn negotiate(&mut self, now: Millis) {
-        match (self.session.choice, self.session.hint) {
-            (DialectChoice::Auto, Some(Dialect::Legacy)) => self.open_with(now, LEGACY),
-            (DialectChoice::Auto | DialectChoice::Modern, _) => self.probe(now),
-            (DialectChoice::Legacy, _) => self.open_with(now, LEGACY),
+    /// How to open the session per the dialect choice (no session yet).
+    pub(super) fn opening(&self) -> Step {
+        match (self.choice, self.hint) {
+            (DialectChoice::Auto, Some(Dialect::Legacy)) => Step::Open(LEGACY),
+            (DialectChoice::Auto | DialectChoice::Modern, _) => Step::Probe,
+            (DialectChoice::Legacy, _) => Step::Open(LEGACY),
             (DialectChoice::Draft, _) => match codec(Dialect::Draft) {
-                Some(draft) => self.open_with(now, draft),
-                None => self.connect_refused(now, NO_DRAFT),
+                Some(draft) => Step::Open(draft),
+                None => Step::Refuse(NO_DRAFT),
             },
         }
     }
 
-    fn probe(&mut self, now: Millis) {
-        let modern = MODERN;
-        self.session.protocol_version.clear();
-        self.session.session_id = None;
-        self.session.discovered = None;
-        let out = modern.build_request(&self.session.info(), "server/discover", json!({}), None);
-        self.send(now, Purpose::Probe, out);
+    /// The era probe: a modern `server/discover`.
+    pub(super) fn discover(&mut self) -> Outgoing {
+        self.protocol_version.clear();
+        self.session_id = None;
+        self.discovered = None;
+        MODERN.build_request(&self.info(), "server/discover", json!({}), None)
     }
 
-    fn modern_ready(&mut self, now: Millis, d: Option<Discovered>) {
-        let modern = MODERN;
-        match d {
-            Some(d) => self.become_ready(now, modern, d.capabilities, d.server_info, Some(d.tasks)),
-            None => self.become_ready(now, modern, Value::Null, Value::Null, None),
-        }
-    }
-
-    pub(crate) fn on_probe(&mut self, now: Millis, res: Answer) {
-        let forced = self.session.choice == DialectChoice::Modern;
+    /// Reads the probe's answer (`in_page`: the request was subject to CORS).
+    pub(super) fn read_probe(&mut self, res: Answer, in_page: bool) -> Step {
+        let forced = self.choice == DialectChoice::Modern;
         match res {
             Ok(v) => match Discovered::parse(&v) {
                 Some(d)
                     if d.tasks
                         || (forced && !d.other_eras)
-                        || self.session.hint == Some(Dialect::Modern) =>
+                        || self.hint == Some(Dialect::Modern) =>
                 {
-                    self.modern_ready(now, Some(d))
+                    Step::Modern(Some(d))
                 }
                 Some(d) => {
-                    self.session.discovered = Some(d);
-                    self.open_with(now, LEGACY);
+                    self.discovered = Some(d);
+                    Step::Open(LEGACY)
                 }
-                None if forced => self.connect_refused(now, NOT_MODERN),
-                None => self.open_with(now, LEGACY),
+                None if forced => Step::Refuse(NOT_MODERN),
+                None => Step::Open(LEGACY),
             },
-            Err(f) if f.rpc().is_some_and(is_modern_error) => self.modern_ready(now, None),
+            Err(f) if f.rpc().is_some_and(is_modern_error) => Step::Modern(None),
             // Come back later (429, 503; any 5xx when forced): probe again. `Auto` reads another
             // 5xx as a refusal of the method and tries `initialize`.
             Err(f) if f.overloaded() && (forced || matches!(f.http_status(), Some(429 | 503))) => {
-                self.connect_failed(now, &f, false)
+                Step::Failed(f, false)
             }
             // Refused credentials: `initialize` would be refused the same way.
-            Err(f) if f.unauthorized() => self.connect_failed(now, &f, true),
+            Err(f) if f.unauthorized() => Step::Failed(f, true),
             // No answer at all: forced modern asks again; `Auto` tries `initialize`, which
             // needs no header a strict CORS allow-list could refuse.
             Err(f)
@@ -201,61 +196,52 @@ impl Engine {
                         Failure::Transport { status: None, .. } | Failure::Timeout
                     ) =>
             {
-                self.connect_failed(now, &f, false)
+                Step::Failed(f, false)
             }
-            Err(_) if forced => self.connect_refused(now, NOT_MODERN),
+            Err(_) if forced => Step::Refuse(NOT_MODERN),
             // Any other error, an HTTP 4xx, a network failure, silence: try `initialize`.
             Err(f) => {
-                if matches!(*f, Failure::Transport { status: None, .. }) && self.in_page() {
-                    self.session.probe_unreached = true;
+                if matches!(*f, Failure::Transport { status: None, .. }) && in_page {
+                    self.probe_unreached = true;
                 }
-                if matches!(*f, Failure::Timeout) {
-                    let warning = ClientError::new(ErrorKind::Protocol, UNANSWERED);
-                    self.deviated(Deviation::Probe, warning);
+                match *f {
+                    Failure::Timeout => Step::Unanswered,
+                    _ => Step::Open(LEGACY),
                 }
-                self.open_with(now, LEGACY)
             }
         }
     }
 
-    pub(crate) fn on_initialize(&mut self, now: Millis, res: Answer, sid: Option<String>) {
-        let Some(c) = self.session.init_codec.take() else {
-            return;
-        };
-        let auto = self.session.choice == DialectChoice::Auto;
-        match res {
-            Ok(v) => self.initialized(now, c, v, sid),
+    /// The dialect an `initialize` in flight was sent in, now that it is answered (none: no
+    /// `initialize` is in flight).
+    pub(super) fn initialize_answered(&mut self) -> Option<&'static dyn Codec> {
+        self.init_codec.take()
+    }
+
+    /// `initialize` failed with `f`: the step that leads to.
+    pub(super) fn initialize_failed(&mut self, f: Box<Failure>) -> Step {
+        let auto = self.choice == DialectChoice::Auto;
+        match f {
             // Forced modern only asked which era offers tasks.
-            Err(_) if self.session.choice == DialectChoice::Modern => {
-                let d = self.session.discovered.take();
-                self.modern_ready(now, d)
-            }
+            _ if self.choice == DialectChoice::Modern => Step::Modern(self.discovered.take()),
             // The remembered era no longer works: negotiate afresh.
-            Err(f)
-                if auto
-                    && !f.overloaded()
-                    && !f.unauthorized()
-                    && self.session.hint == Some(Dialect::Legacy) =>
+            f if auto
+                && !f.overloaded()
+                && !f.unauthorized()
+                && self.hint == Some(Dialect::Legacy) =>
             {
-                self.session.hint = None;
-                self.probe(now)
+                self.hint = None;
+                Step::Probe
             }
             // A modern-only server refusing the handshake.
-            Err(f) if f.rpc().is_some_and(lists_modern) => {
-                if auto {
-                    let d = self.session.discovered.take();
-                    self.modern_ready(now, d)
-                } else {
-                    self.connect_refused(now, ONLY_MODERN)
-                }
-            }
-            Err(f) if f.overloaded() => self.connect_failed(now, &f, false),
+            f if f.rpc().is_some_and(lists_modern) => match auto {
+                true => Step::Modern(self.discovered.take()),
+                false => Step::Refuse(ONLY_MODERN),
+            },
+            f if f.overloaded() => Step::Failed(f, false),
             // Discover said modern (without tasks); legacy is not on offer either.
-            Err(_) if self.session.discovered.is_some() => {
-                let d = self.session.discovered.take();
-                self.modern_ready(now, d)
-            }
-            Err(f) => {
+            _ if self.discovered.is_some() => Step::Modern(self.discovered.take()),
+            f => {
                 // The server refused the handshake (an HTTP 4xx without one too): queued calls fail.
                 let refused = f.unauthorized()
                     || match *f {
@@ -265,44 +251,31 @@ impl Engine {
                         }
                         Failure::Timeout => false,
                     };
-                self.connect_failed(now, &f, refused)
+                Step::Failed(f, refused)
             }
         }
     }
 
-    /// `initialize` succeeded. When discover said modern and this era offers no tasks either (or
-    /// the caller forced modern), modern wins (the best era the server speaks) and the legacy
-    /// session is ended. A draft
-    /// receiver is read in the draft dialect (`detect.rs`).
-    fn initialized(&mut self, now: Millis, c: &'static dyn Codec, v: Value, sid: Option<String>) {
-        let caps = v.get("capabilities").cloned().unwrap_or_default();
-        let tasks = offers_tasks(&caps);
-        self.session.session_id = sid.filter(|s| !s.is_empty());
-        self.session.protocol_version = v
+    /// `initialize` succeeded with result `v` (`sid`: the session id it came with; `tasks`: the
+    /// era offers tasks). When discover said modern and this era offers no tasks either (or the
+    /// caller forced modern), modern wins (the best era the server speaks): the discover answer,
+    /// for the legacy session to be ended.
+    pub(super) fn handshaken(
+        &mut self,
+        v: &Value,
+        sid: Option<String>,
+        tasks: bool,
+    ) -> Option<Discovered> {
+        self.session_id = sid.filter(|s| !s.is_empty());
+        self.protocol_version = v
             .get("protocolVersion")
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_owned();
-        let forced = self.session.choice == DialectChoice::Modern;
-        if let Some(d) = self.session.discovered.take().filter(|_| forced || !tasks) {
-            self.session.legacy_tasks = tasks;
-            self.session.handshake = true;
-            if let Some(headers) = self.session.end_session_headers() {
-                self.out.push_back(Output::EndSession { headers });
-            }
-            return self.modern_ready(now, Some(d));
-        }
-        self.session.handshake = true;
-        self.note_modern_refused();
-        let info = server_info_of(&v);
-        let (c, hint) = self.auto_draft(c, &caps);
-        if let Some(out) = c.build_initialized(&self.session.info()) {
-            let key = self.push_one_way(out);
-            self.wait_for_initialized(now, key);
-        }
-        self.become_ready(now, c, caps, info, None);
-        if let Some(hint) = hint {
-            self.warn(None, hint);
-        }
+        let forced = self.choice == DialectChoice::Modern;
+        self.handshake = true;
+        let d = self.discovered.take().filter(|_| forced || !tasks)?;
+        self.legacy_tasks = tasks;
+        Some(d)
     }
 }

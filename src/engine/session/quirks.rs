@@ -12,7 +12,7 @@ pub(crate) enum TaskMethod {
 }
 
 impl TaskMethod {
-    pub(crate) fn name(self) -> &'static str {
+    pub(super) fn name(self) -> &'static str {
         match self {
             TaskMethod::Listen => "subscriptions/listen",
             TaskMethod::Get => "tasks/get",
