@@ -492,7 +492,10 @@ impl Engine {
         }
         self.respace_after_leap(now);
         #[cfg(feature = "receiver")]
-        self.expire_hosted(now);
+        {
+            let fx = self.hosted.expire_due(now);
+            self.apply_hosted(now, fx);
+        }
         while let Some(timer) = self.timers.pop_due(now) {
             match timer {
                 Timer::Task(kind, slot) => {

@@ -218,6 +218,46 @@ impl Engine {
         self.surface_input(now, related.or(by_stream), request, Origin::Server(id));
     }
 
+    /// Serves a server request the receiver takes (a 2025-11-25 session declaring hosted
+    /// tasks); `false` leaves it to the usual handling.
+    #[cfg(feature = "receiver")]
+    fn hosted_request(
+        &mut self,
+        now: Millis,
+        id: &Id,
+        method: &str,
+        params: Option<&Value>,
+    ) -> bool {
+        if self.session.dialect() != Some(crate::protocol::model::Dialect::Legacy) {
+            return false;
+        }
+        let mut fx = Vec::new();
+        let declared = &self.cfg.client_capabilities;
+        let ask = (id, method, params);
+        let served = self
+            .hosted
+            .serve(now, declared, &mut self.rng, ask, &mut fx);
+        self.apply_hosted(now, fx);
+        served
+    }
+
+    /// Does what the receiver asks, in order.
+    #[cfg(feature = "receiver")]
+    pub(crate) fn apply_hosted(&mut self, now: Millis, fx: Vec<crate::engine::receiver::Effect>) {
+        use crate::engine::receiver::Effect;
+        for f in fx {
+            match f {
+                Effect::Send(msg) => self.respond(msg),
+                Effect::Ask { task_id, request } => {
+                    let origin = Origin::Hosted;
+                    let input = self.surface_input(now, Some(task_id.clone()), request, origin);
+                    self.hosted.input_opened(&task_id, input);
+                }
+                Effect::Withdraw(input, reason) => self.withdraw_input(input, reason),
+            }
+        }
+    }
+
     pub(crate) fn respond(&mut self, msg: Message) {
         let headers = match self.session.codec_any() {
             Some(c) => c.message_headers(&self.session.info(), &msg),
@@ -256,7 +296,8 @@ impl Engine {
             let task_id = open.task_id.clone();
             self.inputs.open.remove(&id);
             if let Some(t) = task_id {
-                self.hosted_answer(now, &t, answer);
+                let fx = self.hosted.answer(now, &t, answer);
+                self.apply_hosted(now, fx);
             }
             return;
         }
