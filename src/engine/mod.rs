@@ -337,7 +337,7 @@ impl Engine {
         if self.closed {
             self.reply(op, Err(closed_error()));
         } else {
-            self.tools.ops.push(op);
+            self.tools.wait_op(op);
             self.fetch_tools(now, true);
         }
         op
@@ -457,7 +457,7 @@ impl Engine {
                 ops.insert(op);
             }
         }
-        for op in &self.tools.ops {
+        for op in self.tools.ops() {
             ops.insert(*op);
         }
         ops

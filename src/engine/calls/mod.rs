@@ -15,6 +15,7 @@ pub(super) mod no_input;
 pub(super) mod ops;
 pub(super) mod race;
 pub(super) mod results;
+mod routes;
 pub(super) mod tools;
 
 use crate::collections::sorted::SortedSet;
@@ -139,7 +140,7 @@ impl Engine {
             })
             .flatten();
         if tool.is_some() && !self.tools_known() && !call.tools_checked {
-            self.tools.waiting.push(c);
+            self.tools.wait(c);
             return self.fetch_tools(now, false);
         }
         let Some(codec) = self.session.ready_codec() else {
