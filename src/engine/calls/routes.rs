@@ -2,10 +2,12 @@
 //! inputs and the receiver say what they need; this is where it is done (requests sent, timers
 //! set, events emitted).
 
+use crate::collections::sorted::SortedSet;
 use crate::json::Value;
 
 use super::tools::{Attempt, Page};
-use crate::engine::api::{ClientError, Millis};
+use crate::engine::api::{ClientError, Millis, Output};
+use crate::engine::ids::ReqId;
 use crate::engine::requests::{Answer, Failure, Purpose};
 use crate::engine::scheduler::Timer;
 use crate::engine::session::quirks::Quirk;
@@ -89,5 +91,112 @@ impl Engine {
             }
             self.dispatch(now, Purpose::Call(c));
         }
+    }
+
+    /// The set of followed tasks may have changed: (re)open the listen stream in a while.
+    pub(crate) fn listen_changed(&mut self, now: Millis) {
+        if !self.session.listens() || !self.session.is_ready() {
+            return;
+        }
+        match self.listen.next_at(now) {
+            (at, true) => self.timers.set_earlier(Timer::Listen, at),
+            (at, false) => self.timers.set(Timer::Listen, at),
+        }
+    }
+
+    /// A task started (`followed`) or stopped being followed.
+    pub(crate) fn listen_follow(&mut self, now: Millis, task_id: &str, followed: bool) {
+        if self.session.listens() && self.listen.follow(task_id, followed) {
+            self.listen_changed(now);
+        }
+    }
+
+    /// Sends a listen request naming the followed tasks, if the open one does not.
+    pub(crate) fn send_listen(&mut self, now: Millis) {
+        let Some(codec) = self
+            .session
+            .ready_codec()
+            .filter(|_| self.session.listens())
+        else {
+            return;
+        };
+        // Gated: asked again when the hold is over.
+        if self.gated() || !self.listen.due() {
+            return;
+        }
+        self.retire_listen(now, false);
+        self.listen.rotate();
+        let ids = self.tasks.followed();
+        if ids.is_empty() {
+            return;
+        }
+        let Some(out) = codec.build_listen(&self.session.info(), &ids) else {
+            return;
+        };
+        self.listen.cover(ids, now);
+        let req = self.send(now, Purpose::Listen, out);
+        self.listen.sent(req);
+    }
+
+    /// Closes the listen stream being replaced, if any (see [`Listen::retire`](super::listen::Listen::retire)).
+    fn retire_listen(&mut self, now: Millis, replaced: bool) {
+        let Some((n, lost)) = self.listen.retire(replaced) else {
+            return;
+        };
+        if let Some(old) = self.take_pending(n) {
+            self.out.push_back(Output::Abort { key: old.key });
+        }
+        self.resume_polls(now, lost);
+    }
+
+    /// The server acknowledged listen request `n`, agreeing to push about `task_ids`: each newly
+    /// named task is read once, then its polls become the safety net; tasks it no longer names
+    /// resume their cadence.
+    pub(super) fn on_listen_ack(&mut self, now: Millis, n: Option<ReqId>, task_ids: Vec<String>) {
+        let Some((fresh, before)) = self.listen.ack(n, task_ids) else {
+            return;
+        };
+        // A stream carries only what changes after it: one status request (as soon as the
+        // interval allows) reads what changed before, then polls are the safety net.
+        for t in fresh {
+            self.poll_soon(now, &t);
+        }
+        self.resume_polls(now, before);
+    }
+
+    /// The next poll of each of `tasks` not pushed any more, within one interval (spread over
+    /// it, never sooner than the interval after the last poll).
+    fn resume_polls(&mut self, now: Millis, tasks: SortedSet<String>) {
+        for t in tasks.iter() {
+            if !self.listen.pushes(t) {
+                self.poll_spread(now, t);
+            }
+        }
+    }
+
+    /// The server answered listen request `n` with an HTTP status: once it accepts the current
+    /// one, the stream it replaces goes.
+    pub(crate) fn on_listen_head(&mut self, now: Millis, n: ReqId, status: u16) {
+        if self.listen.accepted(n, status) {
+            self.retire_listen(now, true);
+        }
+    }
+
+    /// Listen request `n` ended (`failure`: refused). The stream being replaced just goes; when
+    /// the current one ends (the one it replaces with it), it is opened again later if tasks are
+    /// still followed, unless the server lacks the method or keeps refusing it.
+    pub(crate) fn on_listen_end(&mut self, now: Millis, n: ReqId, failure: Option<Box<Failure>>) {
+        if let Some(lost) = self.listen.retired_ended(n) {
+            return self.resume_polls(now, lost);
+        }
+        // Refused by the server (not lost on the way: that says nothing about the method).
+        if let Some(f) = failure.filter(|f| f.rpc().is_some() || f.http_status() >= Some(400)) {
+            let refusals = self.listen.refused();
+            self.listen_refused(&f, refusals);
+        }
+        self.retire_listen(now, false);
+        let lost = self.listen.ended(now, n);
+        self.resume_polls(now, lost);
+        self.listen_changed(now);
     }
 }

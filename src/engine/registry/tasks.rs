@@ -299,7 +299,7 @@ impl Engine {
         let timer = Timer::Task(TaskTimer::Poll, entry.slot);
         // A held `tasks/result`, a listen stream or the session's pushes bring the end: polls
         // are only the safety net meanwhile.
-        let held = (entry.result.req().is_some() || pushed || self.listen.pushed.contains(task_id))
+        let held = (entry.result.req().is_some() || pushed || self.listen.pushes(task_id))
             && !entry.is_terminal();
         // Pushes bring the ends but maybe not the input requests: they postpone no poll.
         let partly = relied && !held;
