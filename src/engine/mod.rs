@@ -225,7 +225,7 @@ impl Engine {
         if self.session.draining() && !self.closed {
             self.drain_held(now);
         }
-        if self.blocking.freed && !self.closed {
+        if self.blocking.freed() && !self.closed {
             self.fill_result_slots(now);
         }
         match self.next_out(now) {

@@ -36,7 +36,7 @@ pub(crate) struct Blocking {
     /// freed slot (a `VecDeque<String>` would be a collection's code of its own in the binary).
     queue: Vec<String>,
     /// A slot was freed: fill it before the next output.
-    pub(crate) freed: bool,
+    freed: bool,
     /// Whether the session's server pushes task statuses (see `pushed.rs`).
     pub(crate) pushes: PushEvidence,
 }
@@ -46,6 +46,61 @@ const REFUSAL_WINDOW_MS: Millis = 5_000;
 
 /// A budget at or below this is tight: only tasks waiting for input hold a result.
 const TIGHT_BUDGET: usize = 3;
+
+impl Blocking {
+    /// The free slots are being filled.
+    fn refilling(&mut self) {
+        self.freed = false;
+    }
+
+    /// Whether a slot was freed since the last fill.
+    pub(crate) fn freed(&self) -> bool {
+        self.freed
+    }
+
+    /// Whether a running task's `tasks/result` may go out now, with `cap` slots in all; queues
+    /// it when every slot is taken.
+    fn take_slot(&mut self, task_id: &str, cap: usize) -> bool {
+        if self.open.contains(task_id) {
+            return true;
+        }
+        if self.open.len() < cap {
+            self.open.insert(task_id.to_owned());
+            return true;
+        }
+        if !self.queue.iter().any(|t| t == task_id) {
+            self.queue.push(task_id.to_owned());
+        }
+        false
+    }
+
+    /// Frees the task's slot, if it holds one.
+    fn free(&mut self, task_id: &str) {
+        if self.open.remove(task_id) {
+            self.freed = true;
+        }
+    }
+
+    /// Takes a task out of the waiting line (where it is once at most); `true` if it was waiting.
+    pub(crate) fn unqueue(&mut self, task_id: &str) -> bool {
+        let Some(at) = self.queue.iter().position(|t| t == task_id) else {
+            return false;
+        };
+        self.queue.remove(at);
+        true
+    }
+
+    /// The next task to leave the line while fewer than `cap` slots are taken: the first that
+    /// `asks` (waits for input), else the first.
+    fn next_waiting(&mut self, cap: usize, asks: impl Fn(&String) -> bool) -> Option<String> {
+        if self.open.len() >= cap {
+            return None;
+        }
+        let at = self.queue.iter().position(asks).unwrap_or(0);
+        // `at < len` checked: `remove` cannot fail.
+        (at < self.queue.len()).then(|| self.queue.remove(at))
+    }
+}
 
 impl Engine {
     fn result_cap(&self) -> usize {
@@ -132,7 +187,7 @@ impl Engine {
             return;
         }
         self.close_held_result(task_id);
-        self.unqueue_result(task_id);
+        self.blocking.unqueue(task_id);
         (self.session).drop_waiting(|p| matches!(p, Purpose::Result(t) if t == task_id));
     }
 
@@ -168,17 +223,7 @@ impl Engine {
     /// Whether the `tasks/result` of `task_id` may go out now; queues it when every slot is taken.
     pub(crate) fn result_slot(&mut self, task_id: &str) -> bool {
         let running = self.tasks.get(task_id).is_some_and(|e| !e.is_terminal());
-        if !running || self.blocking.open.contains(task_id) {
-            return true;
-        }
-        if self.blocking.open.len() < self.result_cap() {
-            self.blocking.open.insert(task_id.to_owned());
-            return true;
-        }
-        if !self.blocking.queue.iter().any(|t| t == task_id) {
-            self.blocking.queue.push(task_id.to_owned());
-        }
-        false
+        !running || self.blocking.take_slot(task_id, self.result_cap())
     }
 
     /// The `tasks/result` request `n` of a task is over (answered, failed, closed). The task's
@@ -189,47 +234,33 @@ impl Engine {
             e.result.ended(n);
             held_out = (e.result.race()).is_some_and(|h| h != n && self.reqs.is_pending(h));
         }
-        if !held_out && self.blocking.open.remove(task_id) {
-            self.blocking.freed = true;
+        if !held_out {
+            self.blocking.free(task_id);
         }
-    }
-
-    /// Takes a task out of the waiting line (where it is once at most); `true` if it was waiting.
-    pub(crate) fn unqueue_result(&mut self, task_id: &str) -> bool {
-        let Some(at) = self.blocking.queue.iter().position(|t| t == task_id) else {
-            return false;
-        };
-        self.blocking.queue.remove(at);
-        true
     }
 
     /// The task is forgotten: its slot or place in line goes.
     pub(crate) fn drop_result(&mut self, task_id: &str) {
-        self.unqueue_result(task_id);
-        if self.blocking.open.remove(task_id) {
-            self.blocking.freed = true;
-        }
+        self.blocking.unqueue(task_id);
+        self.blocking.free(task_id);
     }
 
     /// Sends waiting results into free slots: tasks waiting for input first. A waiting task that
     /// ended goes out at once; one that runs again without needing input no longer waits, unless
     /// running tasks hold their results.
     pub(crate) fn fill_result_slots(&mut self, now: Millis) {
-        self.blocking.freed = false;
+        self.blocking.refilling();
         let hold_running = self.holds_running();
-        while self.blocking.open.len() < self.result_cap() {
+        loop {
+            let cap = self.result_cap();
+            let tasks = &self.tasks;
             let asking = |t: &String| {
-                self.tasks
-                    .get(t)
-                    .is_some_and(|e| e.status() == Some(TaskStatus::InputRequired))
+                (tasks.get(t)).is_some_and(|e| e.status() == Some(TaskStatus::InputRequired))
             };
             // One waiting for input jumps the line.
-            let at = self.blocking.queue.iter().position(asking).unwrap_or(0);
-            if at >= self.blocking.queue.len() {
+            let Some(t) = self.blocking.next_waiting(cap, asking) else {
                 return;
-            }
-            // `at < len`: `remove` cannot fail.
-            let t = self.blocking.queue.remove(at);
+            };
             let Some(e) = self.tasks.get_mut(&t) else {
                 continue;
             };

@@ -191,7 +191,7 @@ impl Engine {
                 let at = now.saturating_add(self.cfg.request_timeout_ms);
                 self.reqs.arm_timeout(n, at);
             }
-        } else if self.unqueue_result(task_id) {
+        } else if self.blocking.unqueue(task_id) {
             // It waited for a slot: a finished task's result needs none.
             self.dispatch(now, Purpose::Result(task_id.to_owned()));
         }

@@ -39,12 +39,49 @@ pub(crate) struct PushEvidence {
     inputs: Option<u64>,
 }
 
+impl PushEvidence {
+    /// Whether running tasks of session generation `epoch` (`legacy`: its dialect pushes
+    /// statuses) rely on its pushes instead of held results.
+    fn relied_on(&self, epoch: u64, legacy: bool) -> bool {
+        let epoch = Some(epoch);
+        legacy && self.seen == epoch && self.missed != epoch
+    }
+
+    /// Whether the server was seen pushing `input_required` in session generation `epoch`.
+    fn pushes_inputs(&self, epoch: u64) -> bool {
+        self.inputs == Some(epoch)
+    }
+
+    /// Whether session generation `epoch` has not shown yet whether its server pushes.
+    fn undecided(&self, epoch: u64) -> bool {
+        let epoch = Some(epoch);
+        self.silent != epoch && self.missed != epoch && self.seen != epoch
+    }
+
+    /// A status push (`status`) on the session's own stream.
+    fn seen(&mut self, epoch: u64, status: TaskStatus) {
+        self.seen = Some(epoch);
+        if status == TaskStatus::InputRequired {
+            self.inputs = Some(epoch);
+        }
+    }
+
+    /// A task's first interval passed without any push.
+    fn silent(&mut self, epoch: u64) {
+        self.silent = Some(epoch);
+    }
+
+    /// A poll found an end no push told.
+    fn missed(&mut self, epoch: u64) {
+        self.missed = Some(epoch);
+    }
+}
+
 impl Engine {
     /// Whether running tasks rely on this session's status pushes instead of held results.
     pub(super) fn relies_on_pushes(&self) -> bool {
-        let epoch = Some(self.session.epoch());
-        let p = &self.blocking.pushes;
-        self.session.dialect() == Some(Dialect::Legacy) && p.seen == epoch && p.missed != epoch
+        let legacy = self.session.dialect() == Some(Dialect::Legacy);
+        (self.blocking.pushes).relied_on(self.session.epoch(), legacy)
     }
 
     /// Whether running tasks leave everything to this session's pushes: their ends, and their
@@ -52,15 +89,13 @@ impl Engine {
     /// (its requests come on a held result): until it was seen doing so, results are held where
     /// the link allows, else young tasks' polls keep their cadence.
     pub(crate) fn leaves_all_to_pushes(&self) -> bool {
-        self.relies_on_pushes() && self.blocking.pushes.inputs == Some(self.session.epoch())
+        self.relies_on_pushes() && self.blocking.pushes.pushes_inputs(self.session.epoch())
     }
 
     /// Whether a task that starts running waits one interval before holding its result: the
     /// session has not shown yet whether its server pushes.
     pub(super) fn defers_hold(&self) -> bool {
-        let epoch = Some(self.session.epoch());
-        let p = &self.blocking.pushes;
-        p.silent != epoch && p.missed != epoch && p.seen != epoch
+        self.blocking.pushes.undecided(self.session.epoch())
     }
 
     /// A status push about `task_id` (now `status`) arrived on `via`: evidence, unless it came
@@ -77,10 +112,7 @@ impl Engine {
             return;
         }
         let relied = self.leaves_all_to_pushes();
-        self.blocking.pushes.seen = Some(self.session.epoch());
-        if status == TaskStatus::InputRequired {
-            self.blocking.pushes.inputs = Some(self.session.epoch());
-        }
+        self.blocking.pushes.seen(self.session.epoch(), status);
         if let Some(e) = self.tasks.get_mut(task_id) {
             e.result.hold_deferred = false;
         }
@@ -118,7 +150,7 @@ impl Engine {
             return true;
         }
         if !self.relies_on_pushes() {
-            self.blocking.pushes.silent = Some(self.session.epoch());
+            self.blocking.pushes.silent(self.session.epoch());
         }
         if !self.hold_again(now, task_id) {
             return false;
@@ -137,7 +169,7 @@ impl Engine {
         if held || !self.relies_on_pushes() {
             return;
         }
-        self.blocking.pushes.missed = Some(self.session.epoch());
+        self.blocking.pushes.missed(self.session.epoch());
         let running = self
             .tasks
             .ids_where(&|_, e| !e.subs.is_empty() && !e.is_terminal() && e.result.is_idle());
