@@ -5,8 +5,14 @@
 use crate::collections::sorted::SortedSet;
 use crate::json::Value;
 
+use crate::json::json;
+use crate::protocol::dialect::Outgoing;
+use crate::protocol::jsonrpc::{codes, Id, Message, RpcError};
+use crate::protocol::model::{InputRequest, TaskStatus};
+
+use super::inputs::{Answered, Origin, HOST_METHODS};
 use super::tools::{Attempt, Page};
-use crate::engine::api::{ClientError, Millis, Output};
+use crate::engine::api::{ClientError, Event, InputId, Millis, Output, SendKey};
 use crate::engine::ids::ReqId;
 use crate::engine::requests::{Answer, Failure, Purpose};
 use crate::engine::scheduler::Timer;
@@ -198,5 +204,246 @@ impl Engine {
         let lost = self.listen.ended(now, n);
         self.resume_polls(now, lost);
         self.listen_changed(now);
+    }
+
+    /// Whether the task waits for input its news did not carry, where a status request would
+    /// (inline outcomes: a create result or a push may leave the requests out).
+    pub(crate) fn inputs_untold(&self, task_id: &str) -> bool {
+        let Some(e) = self.tasks.get(task_id) else {
+            return false;
+        };
+        !self.session.fetches_results()
+            && e.status() == Some(TaskStatus::InputRequired)
+            && e.snapshot
+                .as_ref()
+                .is_some_and(|k| k.input_requests().is_empty())
+    }
+
+    pub(crate) fn surface_input(
+        &mut self,
+        now: Millis,
+        task_id: Option<String>,
+        request: InputRequest,
+        origin: Origin,
+    ) -> InputId {
+        let id = (self.inputs).open(now, task_id.clone(), request.clone(), origin);
+        self.emit(Event::Input {
+            id,
+            task_id,
+            request,
+        });
+        id
+    }
+
+    /// Withdraws an open input request: the host is told to stop (see [`INPUT_WITHDRAWN`]).
+    pub(crate) fn withdraw_input(&mut self, id: InputId, reason: &str) {
+        if let Some(event) = self.inputs.withdraw(id, reason) {
+            self.emit(event);
+        }
+    }
+
+    /// The server gave up on one of its requests (`notifications/cancelled {requestId}`, e.g. on
+    /// its own timeout): the host's open input for it is withdrawn.
+    pub(super) fn on_request_cancelled(&mut self, params: Option<&Value>) {
+        let Some(id) = params
+            .and_then(|p| p.get("requestId"))
+            .and_then(Id::from_json)
+        else {
+            return;
+        };
+        if let Some(k) = self.inputs.of_server_request(id) {
+            self.withdraw_input(k, "cancelled");
+        }
+    }
+
+    /// A request from the server: `ping` is answered here, host methods are surfaced (once per
+    /// id while open), anything else is refused.
+    pub(crate) fn on_server_request(
+        &mut self,
+        now: Millis,
+        via: Option<SendKey>,
+        id: Id,
+        method: &str,
+        params: Option<Value>,
+    ) {
+        if method == "ping" {
+            return self.respond(Message::Response {
+                id,
+                result: json!({}),
+            });
+        }
+        // Without the receiver no task capability is declared: a task-augmented request is
+        // processed as a plain one (its `task` ignored) and `tasks/*` are unknown methods.
+        #[cfg(feature = "receiver")]
+        if self.hosted_request(now, &id, method, params.as_ref()) {
+            return;
+        }
+        #[cfg(not(feature = "receiver"))]
+        let _ = now;
+        if !HOST_METHODS.contains(&method) {
+            let error = RpcError::new(
+                codes::METHOD_NOT_FOUND,
+                ["method not found: ", method].concat(),
+            );
+            return self.respond(Message::Error {
+                id: Some(id),
+                error,
+            });
+        }
+        if self.inputs.asked(&id) {
+            return;
+        }
+        let params = params.unwrap_or_default();
+        let related = self
+            .session
+            .codec_any()
+            .and_then(|c| c.related_task(&params));
+        // Without related-task `_meta`, the stream it came on may tell (a `tasks/result` stream).
+        let by_stream = via
+            .and_then(|k| self.reqs.id_of(k))
+            .and_then(|n| self.reqs.purpose(n))
+            .and_then(|p| match p {
+                Purpose::Result(t) => Some(t.clone()),
+                _ => None,
+            });
+        let request = InputRequest {
+            key: id.text(),
+            method: method.to_owned(),
+            params,
+        };
+        self.surface_input(now, related.or(by_stream), request, Origin::Server(id));
+    }
+
+    /// Serves a server request the receiver takes (a 2025-11-25 session declaring hosted
+    /// tasks); `false` leaves it to the usual handling.
+    #[cfg(feature = "receiver")]
+    fn hosted_request(
+        &mut self,
+        now: Millis,
+        id: &Id,
+        method: &str,
+        params: Option<&Value>,
+    ) -> bool {
+        if self.session.dialect() != Some(crate::protocol::model::Dialect::Legacy) {
+            return false;
+        }
+        let mut fx = Vec::new();
+        let declared = &self.cfg.client_capabilities;
+        let ask = (id, method, params);
+        let served = self
+            .hosted
+            .serve(now, declared, &mut self.rng, ask, &mut fx);
+        self.apply_hosted(now, fx);
+        served
+    }
+
+    /// Does what the receiver asks, in order.
+    #[cfg(feature = "receiver")]
+    pub(crate) fn apply_hosted(&mut self, now: Millis, fx: Vec<crate::engine::receiver::Effect>) {
+        use crate::engine::receiver::Effect;
+        for f in fx {
+            match f {
+                Effect::Send(msg) => self.respond(msg),
+                Effect::Ask { task_id, request } => {
+                    let origin = Origin::Hosted;
+                    let input = self.surface_input(now, Some(task_id.clone()), request, origin);
+                    self.hosted.input_opened(&task_id, input);
+                }
+                Effect::Withdraw(input, reason) => self.withdraw_input(input, reason),
+            }
+        }
+    }
+
+    pub(crate) fn respond(&mut self, msg: Message) {
+        let headers = match self.session.codec_any() {
+            Some(c) => c.message_headers(&self.session.info(), &msg),
+            None => Vec::new(),
+        };
+        self.send_message(&msg, headers);
+    }
+
+    pub(crate) fn answer(&mut self, now: Millis, id: InputId, answer: Result<Value, RpcError>) {
+        let Some((warning, answered)) = self.inputs.take_answer(now, id, answer) else {
+            return;
+        };
+        if let Some((task_id, error)) = warning {
+            self.warn(task_id, error);
+        }
+        match answered {
+            #[cfg(feature = "receiver")]
+            Answered::Hosted(task_id, answer) => {
+                if let Some(t) = task_id {
+                    let fx = self.hosted.answer(now, &t, answer);
+                    self.apply_hosted(now, fx);
+                }
+            }
+            Answered::Mrtr(c, key, value) => self.mrtr_answer(now, c, &key, value),
+            Answered::Stored => self.dispatch(now, Purpose::Answer(id)),
+        }
+    }
+
+    /// Sends a stored answer (the session is ready).
+    pub(crate) fn send_answer(&mut self, now: Millis, id: InputId) {
+        let Some(codec) = self.session.ready_codec() else {
+            return;
+        };
+        let Some((task_id, request, server_id, answer)) = self.inputs.stored(id) else {
+            return;
+        };
+        let (msg, headers) = {
+            let si = self.session.info();
+            let msg = codec.build_input_answer(
+                &si,
+                task_id.as_deref(),
+                request,
+                server_id.as_ref(),
+                answer,
+            );
+            let headers = codec.message_headers(&si, &msg);
+            (msg, headers)
+        };
+        match msg {
+            Message::Request { method, params, .. } => {
+                let params = params.unwrap_or_default();
+                let out = Outgoing {
+                    method,
+                    params,
+                    headers,
+                    expects_response: true,
+                };
+                self.send(now, Purpose::Answer(id), out);
+            }
+            other => {
+                let key = self.send_message(&other, headers);
+                self.reqs.answer_sent(key, task_id.clone());
+                self.inputs.close(id);
+                // A status poll tells what the answer changed, unless the task's `tasks/result`
+                // is open: it carries the rest (and regular polls go on).
+                let streaming = task_id
+                    .as_ref()
+                    .and_then(|t| self.tasks.get(t))
+                    .is_some_and(|e| e.result.req().is_some());
+                if let Some(t) = task_id.filter(|_| !streaming) {
+                    self.poll_soon(now, &t);
+                }
+            }
+        }
+    }
+
+    /// The answer request (`tasks/update`) was acknowledged or failed.
+    pub(crate) fn on_answer_ack(&mut self, now: Millis, id: InputId, res: Answer) {
+        let Some((task_id, key)) = self.inputs.close(id) else {
+            return;
+        };
+        if let Err(f) = res {
+            self.warn(task_id.clone(), f.client_error());
+            // Ask the host again when the task still lists the request.
+            if let Some(e) = task_id.as_ref().and_then(|t| self.tasks.get_mut(t)) {
+                e.input_keys.remove(&key);
+            }
+        }
+        if let Some(t) = task_id {
+            self.poll_soon(now, &t);
+        }
     }
 }
