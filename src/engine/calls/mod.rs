@@ -6,13 +6,11 @@
 
 pub(super) mod answers;
 pub(super) mod cut;
-pub(super) mod deletes;
 pub(super) mod elicit;
 pub(super) mod fetch;
 pub(super) mod inputs;
 pub(super) mod listen;
 pub(super) mod no_input;
-pub(super) mod ops;
 pub(super) mod race;
 pub(super) mod results;
 mod routes;

@@ -1,23 +1,32 @@
 //! The calls' sub-machines wired to the engine: the tools cache, the listening stream, the host's
 //! inputs and the receiver say what they need; this is where it is done (requests sent, timers
-//! set, events emitted).
+//! set, events emitted). Also where server notifications about tasks and the answers to the
+//! caller's one-shot operations (cancel, list, delete) land.
+//!
+//! `tasks/delete` (draft): on the caller's request, or once a task's result was delivered to a
+//! caller who asked for that (`CallOptions::delete_on_done`, or `Config::delete_on_done` for
+//! every task). Dialects without delete refuse a request or a call option before anything is sent.
 
 use crate::collections::sorted::SortedSet;
 use crate::json::Value;
 
-use crate::json::json;
-use crate::protocol::dialect::Outgoing;
+use crate::json::{json, ToJson};
+use crate::protocol::dialect::{Outgoing, TaskNotice};
 use crate::protocol::jsonrpc::{codes, Id, Message, RpcError};
-use crate::protocol::model::{InputRequest, TaskStatus};
+use crate::protocol::model::{Dialect, InputRequest, TaskList, TaskStatus};
 
 use super::inputs::{Answered, Origin, HOST_METHODS};
 use super::tools::{Attempt, Page};
-use crate::engine::api::{ClientError, Event, InputId, Millis, Output, SendKey};
+use crate::engine::api::{
+    ClientError, End, ErrorKind, Event, InputId, Millis, OpId, Output, SendKey,
+};
 use crate::engine::ids::ReqId;
+use crate::engine::registry::tasks::Source;
 use crate::engine::requests::{Answer, Failure, Purpose};
 use crate::engine::scheduler::Timer;
 use crate::engine::session::quirks::Quirk;
-use crate::engine::Engine;
+use crate::engine::session::quirks::TaskMethod;
+use crate::engine::{Engine, DRAFT};
 
 impl Engine {
     /// Starts a `tools/list` (all pages) unless one is running; `force` refetches a loaded cache.
@@ -444,6 +453,157 @@ impl Engine {
         }
         if let Some(t) = task_id {
             self.poll_soon(now, &t);
+        }
+    }
+
+    /// A server notification: task pushes of every dialect, tools-list changes.
+    /// `via`: the stream it came on.
+    pub(crate) fn on_notification(
+        &mut self,
+        now: Millis,
+        via: Option<SendKey>,
+        method: &str,
+        params: Option<&Value>,
+    ) {
+        if method == "notifications/tools/list_changed" {
+            return self.tools.invalidate();
+        }
+        if method == "notifications/cancelled" {
+            return self.on_request_cancelled(params);
+        }
+        let Some(codec) = self.session.codec_any() else {
+            return;
+        };
+        match codec.parse_notification(method, params) {
+            Some(TaskNotice::Status(task)) => {
+                let id = task.task_id.clone();
+                self.note_status_push(via, &id, task.status);
+                if self.tasks.contains_key(&id) {
+                    self.apply_snapshot(now, &id, task, Source::Push);
+                } else {
+                    self.keep_early_push(now, task);
+                }
+            }
+            Some(TaskNotice::Created { task_id }) if DRAFT => self.on_created(now, &task_id),
+            Some(TaskNotice::Listening {
+                subscription,
+                task_ids,
+            }) => {
+                let n = (subscription.and_then(|id| self.route(&id)))
+                    .or_else(|| via.and_then(|k| self.reqs.id_of(k)));
+                self.on_listen_ack(now, n, task_ids);
+            }
+            _ => {}
+        }
+    }
+
+    pub(crate) fn on_cancel(&mut self, now: Millis, op: OpId, task_id: &str, res: Answer) {
+        match res {
+            Ok(v) => {
+                let snapshot = self
+                    .session
+                    .codec_any()
+                    .and_then(|c| c.parse_get(v.clone()).ok());
+                self.reply(op, Ok(v));
+                if let Some(task) = snapshot.filter(|t| t.task_id == task_id) {
+                    if self.tasks.contains_key(task_id) {
+                        self.apply_snapshot(now, task_id, task, Source::Other);
+                    }
+                }
+            }
+            Err(f) => self.fail_op(op, &f, TaskMethod::Cancel),
+        }
+        // Whatever the answer, the task's status decides its end (a result that came while the
+        // cancel was on its way waits for it).
+        self.poll_soon(now, task_id);
+    }
+
+    /// Answers `op` with its request's failure; a task method the server lacks is remembered.
+    fn fail_op(&mut self, op: OpId, f: &Failure, method: TaskMethod) {
+        let error = if self.method_missing(f) {
+            self.remember_absent(method)
+        } else {
+            f.client_error()
+        };
+        self.reply(op, Err(error));
+    }
+
+    pub(crate) fn on_list(&mut self, op: OpId, res: Answer) {
+        let page = match res {
+            Ok(v) => self.session.codec_any().map(|c| c.parse_list(v)),
+            Err(f) => return self.fail_op(op, &f, TaskMethod::List),
+        };
+        match page {
+            Some(Ok((tasks, next_cursor))) => {
+                let page = TaskList { tasks, next_cursor };
+                self.reply(op, Ok(page.to_json()));
+            }
+            Some(Err(e)) => self.reply(op, Err(e.into())),
+            None => self.reply(op, Err(ClientError::new(ErrorKind::Protocol, "no dialect"))),
+        }
+    }
+
+    /// The error for a delete the session's dialect cannot make.
+    pub(crate) fn no_delete(&self) -> ClientError {
+        let dialect = match self.session.dialect() {
+            Some(Dialect::Legacy) => "legacy",
+            Some(Dialect::Modern) => "modern",
+            Some(Dialect::Draft) => "draft",
+            None => "negotiated",
+        };
+        ClientError::new(
+            ErrorKind::InvalidInput,
+            [
+                "the ",
+                dialect,
+                " dialect has no tasks/delete (only the SEP-1686 draft deletes tasks)",
+            ]
+            .concat(),
+        )
+    }
+
+    /// Whether the session's dialect can delete tasks (the session is ready).
+    pub(crate) fn deletes(&self) -> bool {
+        DRAFT
+            && self
+                .session
+                .ready_codec()
+                .is_some_and(|c| c.build_delete(&self.session.info(), "").is_some())
+    }
+
+    /// A finished task's subscribers got their `end`: delete it when a caller asked to and the
+    /// server knows it (a task the server never confirmed is not there to delete).
+    pub(crate) fn delete_when_delivered(&mut self, now: Millis, task_id: &str, end: &End) {
+        let deletes = self.deletes();
+        let Some(entry) = self.tasks.get_mut(task_id) else {
+            return;
+        };
+        let delivered = matches!(end, End::Finished { .. });
+        if !(deletes && entry.delete_on_done && entry.phase.confirmed() && delivered) {
+            return;
+        }
+        entry.delete_on_done = false;
+        let task_id = task_id.to_owned();
+        self.dispatch(now, Purpose::Delete { op: None, task_id });
+    }
+
+    pub(crate) fn on_delete(&mut self, now: Millis, op: Option<OpId>, task_id: &str, res: Answer) {
+        match (res, op) {
+            (Ok(v), op) => {
+                // Gone on the server: a terminal task nobody follows is forgotten here too.
+                let idle = self
+                    .tasks
+                    .get(task_id)
+                    .is_some_and(|e| e.subs.is_empty() && e.is_terminal());
+                if idle {
+                    self.on_gc(now, task_id);
+                }
+                if let Some(op) = op {
+                    self.reply(op, Ok(v));
+                }
+            }
+            (Err(f), Some(op)) => self.reply(op, Err(f.client_error())),
+            (Err(f), None) => self.warn(Some(task_id.to_owned()), f.client_error()),
         }
     }
 }
