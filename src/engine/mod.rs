@@ -121,7 +121,7 @@ pub struct Engine {
     standalone: requests::standalone::Standalone,
     /// The WebSocket link's reconnects.
     socket: scheduler::socket::Socket,
-    blocking: calls::results::Blocking,
+    blocking: registry::results::Blocking,
     /// Status pushes that came before the answer naming their task.
     early: registry::early::EarlyPushes,
     /// Tasks this client runs for the server.
@@ -166,7 +166,7 @@ impl Engine {
             early: registry::early::EarlyPushes::default(),
             standalone: requests::standalone::Standalone::default(),
             socket: scheduler::socket::Socket::default(),
-            blocking: calls::results::Blocking::default(),
+            blocking: registry::results::Blocking::default(),
             #[cfg(feature = "receiver")]
             hosted: receiver::Hosted::default(),
             timers: Timers::default(),
@@ -396,7 +396,7 @@ impl Engine {
         self.calls.clear();
         self.inputs = Inputs::default();
         self.reqs = Requests::default();
-        self.blocking = calls::results::Blocking::default();
+        self.blocking = registry::results::Blocking::default();
         #[cfg(feature = "receiver")]
         {
             self.hosted = receiver::Hosted::default();

@@ -5,14 +5,10 @@
 //! original response carries the result.
 
 pub(super) mod answers;
-pub(super) mod cut;
 pub(super) mod elicit;
-pub(super) mod fetch;
 pub(super) mod inputs;
 pub(super) mod listen;
 pub(super) mod no_input;
-pub(super) mod race;
-pub(super) mod results;
 mod routes;
 pub(super) mod tools;
 

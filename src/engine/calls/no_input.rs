@@ -12,7 +12,7 @@ use crate::engine::registry::TaskEntry;
 use crate::protocol::model::TaskStatus;
 
 /// How long after being asked a server may leave a task `input_required` with no input request.
-const NO_INPUT_MS: Millis = 5_000;
+pub(crate) const NO_INPUT_MS: Millis = 5_000;
 
 const NO_INPUT: &str =
     "the server reports the task input_required but sent no input request within 5 s of being asked";

@@ -2,12 +2,16 @@
 //! snapshot, its subscribers, poll state and cached outcome.
 
 pub(super) mod confirm;
+mod cut;
 pub(super) mod early;
+mod fetch;
 pub(super) mod iso8601;
 pub(crate) mod known;
 pub(super) mod lifecycle;
 pub(super) mod phase;
 pub(super) mod pushed;
+mod race;
+pub(super) mod results;
 pub(super) mod tasks;
 
 use std::rc::Rc;
@@ -20,10 +24,10 @@ use crate::protocol::model::{Outcome, Task, TaskStatus};
 use known::Known;
 
 use super::api::{Millis, SubId};
-use super::calls::fetch::ResultFetch;
 use super::scheduler::cadence::PollState;
 use super::scheduler::MaybeAt;
 use crate::collections::sorted::{SortedMap, SortedSet};
+use fetch::ResultFetch;
 use phase::Phase;
 
 /// One tracked task.
