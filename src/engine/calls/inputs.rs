@@ -13,7 +13,7 @@ use crate::collections::sorted::SortedMap;
 use crate::engine::api::{ClientError, ErrorKind, Event, InputId, Millis, INPUT_WITHDRAWN};
 
 /// Server→client requests the host answers.
-pub(crate) const HOST_METHODS: [&str; 3] = [ELICIT, "sampling/createMessage", "roots/list"];
+pub(super) const HOST_METHODS: [&str; 3] = [ELICIT, "sampling/createMessage", "roots/list"];
 
 /// Where an input request came from (decides how it is answered).
 #[derive(Debug, Clone, PartialEq)]
@@ -31,7 +31,7 @@ pub(crate) enum Origin {
 
 /// One input request the host has not answered yet (or whose answer is not delivered yet).
 #[derive(Debug)]
-pub(crate) struct Open {
+pub(super) struct Open {
     task_id: Option<String>,
     request: InputRequest,
     origin: Origin,
@@ -73,7 +73,7 @@ impl Inputs {
     }
 
     /// Opens an input request at `now`: the id the host answers it by.
-    pub(crate) fn open(
+    pub(super) fn open(
         &mut self,
         now: Millis,
         task_id: Option<String>,
@@ -95,7 +95,7 @@ impl Inputs {
 
     /// Withdraws an open input request: the event telling the host to stop (see
     /// [`INPUT_WITHDRAWN`]).
-    pub(crate) fn withdraw(&mut self, id: InputId, reason: &str) -> Option<Event> {
+    pub(super) fn withdraw(&mut self, id: InputId, reason: &str) -> Option<Event> {
         let open = self.open.remove(&id)?;
         let request = InputRequest {
             key: open.request.key,
@@ -110,7 +110,7 @@ impl Inputs {
     }
 
     /// The open input of the server's request `request`.
-    pub(crate) fn of_server_request(&self, request: Id) -> Option<InputId> {
+    pub(super) fn of_server_request(&self, request: Id) -> Option<InputId> {
         let origin = Origin::Server(request);
         (self.open.keys())
             .find(|k| self.open.get(k).is_some_and(|o| o.origin == origin))
@@ -120,7 +120,7 @@ impl Inputs {
     /// Takes the host's answer to input `id` at `now` (checked against the method, an
     /// elicitation's defaults filled in): what to do with it, and a warning for the host when
     /// its answer was not valid. `None`: not open, or already answered.
-    pub(crate) fn take_answer(
+    pub(super) fn take_answer(
         &mut self,
         now: Millis,
         id: InputId,
@@ -165,7 +165,7 @@ impl Inputs {
     }
 
     /// A stored answer to send: the task, the request, the server's request id and the answer.
-    pub(crate) fn stored(&self, id: InputId) -> Option<Stored<'_>> {
+    pub(super) fn stored(&self, id: InputId) -> Option<Stored<'_>> {
         let open = self.open.get(&id)?;
         let answer = open.answer.clone()?;
         let server_id = match &open.origin {
@@ -176,22 +176,22 @@ impl Inputs {
     }
 
     /// Closes input `id` (its answer went out): its task and its request's key.
-    pub(crate) fn close(&mut self, id: InputId) -> Option<(Option<String>, String)> {
+    pub(super) fn close(&mut self, id: InputId) -> Option<(Option<String>, String)> {
         let open = self.open.remove(&id)?;
         Some((open.task_id, open.request.key))
     }
 
     /// Whether the server's request `request` is already open as an input.
-    pub(crate) fn asked(&self, request: &Id) -> bool {
+    pub(super) fn asked(&self, request: &Id) -> bool {
         (self.open.values()).any(|o| matches!(&o.origin, Origin::Server(x) if x == request))
     }
 }
 
 /// A warning for the host: the task it is about and the error.
-pub(crate) type Warning = (Option<String>, ClientError);
+pub(super) type Warning = (Option<String>, ClientError);
 
 /// A stored answer: the task, the request, the server's request id and the answer.
-pub(crate) type Stored<'a> = (
+pub(super) type Stored<'a> = (
     Option<String>,
     &'a InputRequest,
     Option<Id>,
@@ -199,7 +199,7 @@ pub(crate) type Stored<'a> = (
 );
 
 /// What an answer taken from the host leads to.
-pub(crate) enum Answered {
+pub(super) enum Answered {
     /// A hosted task's input: the task's outcome.
     #[cfg(feature = "receiver")]
     Hosted(Option<String>, Result<Value, RpcError>),

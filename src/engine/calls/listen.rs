@@ -51,7 +51,7 @@ pub(crate) struct Listen {
 impl Listen {
     /// When to (re)open the stream now that the followed set changed, and whether that time may
     /// only move an armed timer earlier (a stream is open or being replaced).
-    pub(crate) fn next_at(&mut self, now: Millis) -> (Millis, bool) {
+    pub(super) fn next_at(&mut self, now: Millis) -> (Millis, bool) {
         let soon = now.saturating_add(LISTEN_COALESCE_MS);
         let throttled = self.last.map(|l| l.saturating_add(LISTEN_THROTTLE_MS));
         if self.req.is_some() || self.retiring.is_some() {
@@ -65,7 +65,7 @@ impl Listen {
 
     /// A task started (`followed`) or stopped being followed; `true` when the stream should
     /// change (a task it does not name, or none it names is still followed).
-    pub(crate) fn follow(&mut self, task_id: &str, followed: bool) -> bool {
+    pub(super) fn follow(&mut self, task_id: &str, followed: bool) -> bool {
         if followed {
             if self.covered.contains(task_id) {
                 return false;
@@ -78,7 +78,7 @@ impl Listen {
     }
 
     /// Whether a new listen request is due (the open one misses a followed task or names none).
-    pub(crate) fn due(&mut self) -> bool {
+    pub(super) fn due(&mut self) -> bool {
         if self.req.is_some() && !self.fresh && !self.covered.is_empty() {
             return false;
         }
@@ -87,14 +87,14 @@ impl Listen {
     }
 
     /// The open request becomes the one being replaced; nothing is named yet.
-    pub(crate) fn rotate(&mut self) {
+    pub(super) fn rotate(&mut self) {
         self.retiring = self.req.take();
         self.covered.clear();
         self.fresh = false;
     }
 
     /// A new listen request naming `ids` goes out at `now`.
-    pub(crate) fn cover(&mut self, ids: Vec<String>, now: Millis) {
+    pub(super) fn cover(&mut self, ids: Vec<String>, now: Millis) {
         self.covered = ids.into_iter().collect();
         self.last = Some(now);
     }
@@ -106,7 +106,7 @@ impl Listen {
 
     /// Takes the request being replaced. `replaced`: the server accepted its successor, which
     /// pushes about the same tasks. Returns it and the tasks no longer pushed.
-    pub(crate) fn retire(&mut self, replaced: bool) -> Option<(ReqId, SortedSet<String>)> {
+    pub(super) fn retire(&mut self, replaced: bool) -> Option<(ReqId, SortedSet<String>)> {
         let n = self.retiring.take()?;
         if replaced && self.pushed_by == Some(n) {
             self.pushed_by = self.req;
@@ -126,7 +126,7 @@ impl Listen {
     /// The server acknowledged listen request `n`, agreeing to push about `task_ids`: the newly
     /// named tasks (each read once) and the ones named before (their cadence resumes unless
     /// still named). `None` when `n` is not the open request.
-    pub(crate) fn ack(
+    pub(super) fn ack(
         &mut self,
         n: Option<ReqId>,
         task_ids: Vec<String>,
@@ -156,7 +156,7 @@ impl Listen {
 
     /// The server answered listen request `n` with an HTTP status; `true` when it accepts the
     /// open one (the stream it replaces can go).
-    pub(crate) fn accepted(&mut self, n: ReqId, status: u16) -> bool {
+    pub(super) fn accepted(&mut self, n: ReqId, status: u16) -> bool {
         let accepted = status < 400 && self.req == Some(n);
         if accepted {
             self.refusals = 0;
@@ -166,7 +166,7 @@ impl Listen {
 
     /// The request being replaced, `n`, ended: the tasks no longer pushed; `None` when `n` is
     /// another request.
-    pub(crate) fn retired_ended(&mut self, n: ReqId) -> Option<SortedSet<String>> {
+    pub(super) fn retired_ended(&mut self, n: ReqId) -> Option<SortedSet<String>> {
         if self.retiring != Some(n) {
             return None;
         }
@@ -175,13 +175,13 @@ impl Listen {
     }
 
     /// The server refused a listen request: how many in a row.
-    pub(crate) fn refused(&mut self) -> u32 {
+    pub(super) fn refused(&mut self) -> u32 {
         self.refusals = self.refusals.saturating_add(1);
         self.refusals
     }
 
     /// Stream `n`, the open one, ended at `now`: the tasks no longer pushed.
-    pub(crate) fn ended(&mut self, now: Millis, n: ReqId) -> SortedSet<String> {
+    pub(super) fn ended(&mut self, now: Millis, n: ReqId) -> SortedSet<String> {
         let lost = self.lost(n);
         self.req = None;
         self.covered.clear();

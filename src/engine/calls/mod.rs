@@ -32,9 +32,9 @@ use tools::Support;
 /// An MRTR round waiting for the host's answers.
 #[derive(Debug, Default)]
 pub(crate) struct Round {
-    pub(crate) open: SortedSet<String>,
-    pub(crate) responses: Map<String, Value>,
-    pub(crate) state: Option<Value>,
+    open: SortedSet<String>,
+    responses: Map<String, Value>,
+    state: Option<Value>,
 }
 
 /// One call in progress.
@@ -57,7 +57,7 @@ pub(crate) struct Call {
     /// Answers of the last completed MRTR round, re-sent with the request.
     retry: Option<(Value, Option<Value>)>,
     /// Waited for a `tools/list` that failed: goes on without the tools' word.
-    pub(crate) tools_checked: bool,
+    tools_checked: bool,
 }
 
 impl Call {
@@ -340,7 +340,7 @@ impl Engine {
     }
 
     /// Draft `notifications/tasks/created`: the id is one we generated for a call in flight.
-    pub(crate) fn on_created(&mut self, now: Millis, task_id: &str) {
+    fn on_created(&mut self, now: Millis, task_id: &str) {
         let found = self
             .calls
             .iter()
@@ -438,7 +438,7 @@ impl Engine {
     }
 
     /// One MRTR answer; `None` = the host declined (the key is left out of `inputResponses`).
-    pub(crate) fn mrtr_answer(&mut self, now: Millis, c: CallId, key: &str, value: Option<Value>) {
+    fn mrtr_answer(&mut self, now: Millis, c: CallId, key: &str, value: Option<Value>) {
         let Some(call) = self.calls.get_mut(&c) else {
             return;
         };

@@ -245,7 +245,7 @@ impl Engine {
     }
 
     /// Withdraws an open input request: the host is told to stop (see [`INPUT_WITHDRAWN`]).
-    pub(crate) fn withdraw_input(&mut self, id: InputId, reason: &str) {
+    pub(super) fn withdraw_input(&mut self, id: InputId, reason: &str) {
         if let Some(event) = self.inputs.withdraw(id, reason) {
             self.emit(event);
         }
@@ -363,7 +363,7 @@ impl Engine {
         }
     }
 
-    pub(crate) fn respond(&mut self, msg: Message) {
+    pub(super) fn respond(&mut self, msg: Message) {
         let headers = match self.session.codec_any() {
             Some(c) => c.message_headers(&self.session.info(), &msg),
             None => Vec::new(),
@@ -563,7 +563,7 @@ impl Engine {
     }
 
     /// Whether the session's dialect can delete tasks (the session is ready).
-    pub(crate) fn deletes(&self) -> bool {
+    pub(super) fn deletes(&self) -> bool {
         DRAFT
             && self
                 .session

@@ -35,7 +35,7 @@ const TRIES: u32 = 3;
 
 /// A tool's declared task support.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Support {
+pub(super) enum Support {
     Forbidden,
     Optional,
     Required,
@@ -63,7 +63,7 @@ pub(crate) struct Tools {
 }
 
 impl Tools {
-    pub(crate) fn support(&self, name: &str) -> Support {
+    pub(super) fn support(&self, name: &str) -> Support {
         let word = self
             .by_name
             .get(name)
@@ -78,7 +78,7 @@ impl Tools {
         }
     }
 
-    pub(crate) fn input_schema(&self, name: &str) -> Option<&Value> {
+    pub(super) fn input_schema(&self, name: &str) -> Option<&Value> {
         self.by_name.get(name)?.get("inputSchema")
     }
 
@@ -139,7 +139,7 @@ pub(super) fn needs_task(support: Option<Support>, choice: Augment) -> bool {
 }
 
 /// Whether to ask for a task; `support` is `None` for requests other than `tools/call`.
-pub(crate) fn decide(
+pub(super) fn decide(
     server_caps: &Value,
     protocol_version: &str,
     support: Option<Support>,
@@ -179,7 +179,7 @@ pub(crate) fn decide(
 }
 
 /// What a `tools/list` page leads to.
-pub(crate) enum Page {
+pub(super) enum Page {
     /// Ask for the page after this cursor.
     Next(String),
     /// The listing is complete: `{tools}` for the waiting operations.
@@ -187,7 +187,7 @@ pub(crate) enum Page {
 }
 
 /// What a failed `tools/list` attempt leads to.
-pub(crate) enum Attempt {
+pub(super) enum Attempt {
     /// Ask again after this delay.
     Retry(Millis),
     /// Give up; `absent`: the server has no `tools/list`.
@@ -197,7 +197,7 @@ pub(crate) enum Attempt {
 impl Tools {
     /// Starts a listing unless one is running or `stale` is false (the cache serves);
     /// `true`: ask for the first page.
-    pub(crate) fn begin(&mut self, stale: bool) -> bool {
+    pub(super) fn begin(&mut self, stale: bool) -> bool {
         if self.fetching || !stale {
             return false;
         }
@@ -208,7 +208,7 @@ impl Tools {
     }
 
     /// The backoff after a failed attempt passed; `true`: ask for the first page again.
-    pub(crate) fn retry(&mut self) -> bool {
+    pub(super) fn retry(&mut self) -> bool {
         if self.fetching {
             self.restart();
         }
@@ -222,7 +222,7 @@ impl Tools {
     }
 
     /// Takes one page of the listing.
-    pub(crate) fn on_page(&mut self, page: &Value) -> Result<Page, ClientError> {
+    pub(super) fn on_page(&mut self, page: &Value) -> Result<Page, ClientError> {
         let Some(items) = page.get("tools").and_then(Value::as_array) else {
             return Err(ClientError::new(
                 ErrorKind::Protocol,
@@ -252,7 +252,7 @@ impl Tools {
 
     /// An attempt failed: try again with backoff, a few times, unless the server has no such
     /// method.
-    pub(crate) fn attempt_failed(&mut self, f: &Failure, rng: &mut Rng) -> Attempt {
+    pub(super) fn attempt_failed(&mut self, f: &Failure, rng: &mut Rng) -> Attempt {
         let absent = matches!(f, Failure::Rpc(e) if e.code == codes::METHOD_NOT_FOUND);
         self.errors = self.errors.saturating_add(1);
         if absent || self.errors >= TRIES {
@@ -267,7 +267,7 @@ impl Tools {
     }
 
     /// The listing ended (`loaded`: completed): the operations and calls that waited for it.
-    pub(crate) fn settle(&mut self, loaded: bool) -> (Vec<OpId>, Vec<CallId>) {
+    pub(super) fn settle(&mut self, loaded: bool) -> (Vec<OpId>, Vec<CallId>) {
         self.fetching = false;
         self.loaded = loaded;
         (
@@ -277,12 +277,12 @@ impl Tools {
     }
 
     /// Whether the listing completed.
-    pub(crate) fn loaded(&self) -> bool {
+    pub(super) fn loaded(&self) -> bool {
         self.loaded
     }
 
     /// Call `c` waits for the listing.
-    pub(crate) fn wait(&mut self, c: CallId) {
+    pub(super) fn wait(&mut self, c: CallId) {
         self.waiting.push(c);
     }
 

@@ -247,7 +247,7 @@ impl Engine {
     }
 
     /// Ends the subscriptions `subs` of task `task_id` with `end`.
-    pub(crate) fn end_all(&mut self, task_id: &str, subs: SortedSet<SubId>, end: &End) {
+    pub(super) fn end_all(&mut self, task_id: &str, subs: SortedSet<SubId>, end: &End) {
         for sub in subs {
             self.done(sub, Some(task_id.to_owned()), end.clone());
         }
@@ -277,7 +277,7 @@ impl Engine {
     }
 
     /// Client-side end: the deadline passed, or the server forgot a task it knew.
-    pub(crate) fn expire(&mut self, now: Millis, task_id: &str) {
+    pub(super) fn expire(&mut self, now: Millis, task_id: &str) {
         let Some(entry) = self.tasks.get(task_id) else {
             return;
         };
@@ -350,7 +350,7 @@ impl Engine {
     }
 
     /// A push said the task ended while its `tasks/result` is held.
-    pub(crate) fn pushed_end_while_held(&mut self, now: Millis, task_id: &str) {
+    pub(super) fn pushed_end_while_held(&mut self, now: Millis, task_id: &str) {
         let Some(e) = self.tasks.get_mut(task_id) else {
             return;
         };
@@ -383,7 +383,7 @@ impl Engine {
     }
 
     /// The held stream brought an answer: no grace runs any more.
-    pub(crate) fn held_result_answered(&mut self, task_id: &str) {
+    pub(super) fn held_result_answered(&mut self, task_id: &str) {
         if let Some(e) = self.tasks.get_mut(task_id) {
             e.result.take_grace();
         }
@@ -411,7 +411,7 @@ impl Engine {
     /// Request `n`, one of the task's two racing `tasks/result`, answered `res`. The first
     /// outcome wins, and the other request is closed; an answer without it while the other is
     /// still out is set aside: `true`, nothing more to do with it.
-    pub(crate) fn race_answer(&mut self, task_id: &str, n: ReqId, res: &Answer) -> bool {
+    pub(super) fn race_answer(&mut self, task_id: &str, n: ReqId, res: &Answer) -> bool {
         let Some(e) = self.tasks.get(task_id) else {
             return false;
         };
@@ -470,7 +470,7 @@ impl Engine {
     /// The held `tasks/result` of running task `task_id` failed with `f`. A cut on the way is
     /// held again (at once, or after the backoff when quick): `true`. Anything else: `false`,
     /// for the caller to weigh.
-    pub(crate) fn held_result_cut(&mut self, now: Millis, task_id: &str, f: &Failure) -> bool {
+    pub(super) fn held_result_cut(&mut self, now: Millis, task_id: &str, f: &Failure) -> bool {
         if !cut_on_the_way(f) {
             return false;
         }
@@ -520,7 +520,7 @@ impl Engine {
     /// A `tasks/result` of `task_id` ended without the outcome while the task still ran. Soon
     /// after it went out, the server does not hold results; a stream dropped after a long hold
     /// (an idle timeout on the way) or with the connection says nothing about the server.
-    pub(crate) fn result_refused(&mut self, now: Millis, task_id: &str) {
+    pub(super) fn result_refused(&mut self, now: Millis, task_id: &str) {
         if self.result_ended_soon(now, task_id) && !self.session.link_down() {
             self.session.quirks.insert(Quirk::NoHeldResult);
         }
@@ -533,7 +533,7 @@ impl Engine {
 
     /// A `tasks/result` answered with an error while its task looked running: the task failed
     /// with it (held to its end), or the server refuses to hold. A poll tells which.
-    pub(crate) fn early_result_error(&mut self, now: Millis, task_id: &str, error: RpcError) {
+    pub(super) fn early_result_error(&mut self, now: Millis, task_id: &str, error: RpcError) {
         let soon = self.result_ended_soon(now, task_id);
         if let Some(e) = self.tasks.get_mut(task_id) {
             e.result.set_early_error(error, soon);
@@ -545,7 +545,7 @@ impl Engine {
     /// refusal, if the error came soon. Failed: the error is its outcome. Gone: the server
     /// forgot the task as it answered (rmcp consumes a task with its result): the error is
     /// returned, to end the task with.
-    pub(crate) fn weigh_early_error(
+    pub(super) fn weigh_early_error(
         &mut self,
         task_id: &str,
         status: Option<TaskStatus>,
@@ -576,7 +576,7 @@ impl Engine {
     /// through one, another tab through the leader's), so none needs this one; the task stays
     /// known until its GC and a later watch holds again. A finished task's fetch is kept: it
     /// answers at once, and its outcome waits for a late watcher.
-    pub(crate) fn release_result(&mut self, task_id: &str) {
+    pub(super) fn release_result(&mut self, task_id: &str) {
         let Some(e) = self.tasks.get(task_id) else {
             return;
         };
@@ -590,7 +590,7 @@ impl Engine {
 
     /// A watch came back to a running task whose result is not held: it holds again (unless
     /// its first hold still waits for its time, see `pushed.rs`).
-    pub(crate) fn rehold(&mut self, now: Millis, task_id: &str) {
+    pub(super) fn rehold(&mut self, now: Millis, task_id: &str) {
         let deferred = (self.tasks.get(task_id)).is_none_or(|e| e.result.hold_deferred);
         if self.session.fetches_results() && !deferred {
             self.hold_again(now, task_id);
@@ -685,7 +685,7 @@ impl Engine {
     /// input requests. A server seen pushing some statuses may never push `input_required`
     /// (its requests come on a held result): until it was seen doing so, results are held where
     /// the link allows, else young tasks' polls keep their cadence.
-    pub(crate) fn leaves_all_to_pushes(&self) -> bool {
+    pub(super) fn leaves_all_to_pushes(&self) -> bool {
         self.relies_on_pushes() && self.blocking.pushes.pushes_inputs(self.session.epoch())
     }
 
@@ -722,7 +722,7 @@ impl Engine {
     /// them (see `race.rs`), a held result only costs a request and a connection: running tasks
     /// that held theirs before close them, except `except` (its push may be its end) and tasks
     /// waiting for input (their requests come on that stream).
-    pub(crate) fn release_lagging_holds(&mut self, except: &str) {
+    pub(super) fn release_lagging_holds(&mut self, except: &str) {
         if !self.leaves_all_to_pushes() || !self.session.quirks.has(Quirk::HeldResultLags) {
             return;
         }

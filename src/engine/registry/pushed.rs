@@ -22,7 +22,7 @@ use crate::protocol::model::TaskStatus;
 
 /// What this session's server showed about status pushes, each by session generation.
 #[derive(Debug, Default)]
-pub(crate) struct PushEvidence {
+pub(super) struct PushEvidence {
     /// The server pushed a task status on the session's own stream.
     seen: Option<u64>,
     /// A task's first interval passed without any push.

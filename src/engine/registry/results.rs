@@ -30,7 +30,7 @@ pub(crate) struct Blocking {
     /// A slot was freed: fill it before the next output.
     freed: bool,
     /// Whether the session's server pushes task statuses (see `pushed.rs`).
-    pub(crate) pushes: PushEvidence,
+    pub(super) pushes: PushEvidence,
 }
 
 /// A `tasks/result` ending this soon after it went out, while its task runs, is a refusal.
@@ -74,7 +74,7 @@ impl Blocking {
     }
 
     /// Takes a task out of the waiting line (where it is once at most); `true` if it was waiting.
-    pub(crate) fn unqueue(&mut self, task_id: &str) -> bool {
+    pub(super) fn unqueue(&mut self, task_id: &str) -> bool {
         let Some(at) = self.queue.iter().position(|t| t == task_id) else {
             return false;
         };

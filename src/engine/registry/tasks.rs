@@ -49,7 +49,7 @@ impl Engine {
     }
 
     /// Whether a JSON-RPC error code answering a request about a task means "no such task".
-    pub(crate) fn gone_code(&self, code: i64) -> bool {
+    pub(super) fn gone_code(&self, code: i64) -> bool {
         GONE_CODES.contains(&code)
             || (code == LEGACY_GONE_CODE
                 && self.session.dialect() != Some(crate::protocol::model::Dialect::Modern))
@@ -71,11 +71,11 @@ impl Engine {
     }
 
     /// A task's timer, when the task is known.
-    pub(crate) fn task_timer(&self, kind: TaskTimer, task_id: &str) -> Option<Timer> {
+    pub(super) fn task_timer(&self, kind: TaskTimer, task_id: &str) -> Option<Timer> {
         self.tasks.get(task_id).map(|e| Timer::Task(kind, e.slot))
     }
 
-    pub(crate) fn set_task_timer(&mut self, kind: TaskTimer, task_id: &str, at: Millis) {
+    pub(super) fn set_task_timer(&mut self, kind: TaskTimer, task_id: &str, at: Millis) {
         if let Some(t) = self.task_timer(kind, task_id) {
             self.timers.set(t, at);
         }
@@ -573,7 +573,7 @@ impl Engine {
 
     /// A poll found task `task_id` as it is now: when it waits for an input request that did
     /// not come in time, its subscribers fail and it is no longer polled.
-    pub(crate) fn input_never_came(&mut self, now: Millis, task_id: &str) {
+    pub(super) fn input_never_came(&mut self, now: Millis, task_id: &str) {
         let fetches = self.session.fetches_results();
         let Some(error) = (self.tasks.get(task_id))
             .and_then(|e| no_input::never_came(e, now, fetches, &self.inputs))
