@@ -208,3 +208,65 @@ pub(super) enum Answered {
     /// Stored, to be sent through the dialect.
     Stored,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::json;
+
+    fn elicitation() -> InputRequest {
+        InputRequest {
+            key: "7".into(),
+            method: ELICIT.into(),
+            params: json!({ "message": "?" }),
+        }
+    }
+
+    #[test]
+    fn an_answer_is_taken_once_and_a_malformed_one_warns_the_host() {
+        let mut inputs = Inputs::default();
+        let server = Id::Number(7);
+        let id = inputs.open(
+            100,
+            Some("t".into()),
+            elicitation(),
+            Origin::Server(server.clone()),
+        );
+        assert!(inputs.asked(&server) && inputs.of_server_request(server) == Some(id));
+        assert!(inputs.heard_within(100_000, 1), "open");
+        let bad = Ok(json!({ "action": "maybe" }));
+        let (warning, answered) = inputs.take_answer(200, id, bad).unwrap();
+        assert_eq!(warning.map(|w| w.0), Some(Some("t".to_owned())));
+        assert!(matches!(answered, Answered::Stored));
+        assert!(
+            inputs.take_answer(300, id, Ok(json!({}))).is_none(),
+            "answered once"
+        );
+        let (task, _, to, answer) = inputs.stored(id).unwrap();
+        assert_eq!((task.as_deref(), to), (Some("t"), Some(Id::Number(7))));
+        assert!(answer.is_err(), "the server gets an error in its place");
+        assert_eq!(inputs.close(id), Some((Some("t".into()), "7".into())));
+        assert!(!inputs.heard_within(200 + 10, 10) && inputs.heard_within(200 + 9, 10));
+    }
+
+    #[test]
+    fn an_mrtr_answer_leaves_at_once_and_a_withdrawn_input_tells_the_host() {
+        let mut inputs = Inputs::default();
+        let call = CallId(3);
+        let id = inputs.open(0, None, elicitation(), Origin::Mrtr(call));
+        let declined = Ok(json!({ "action": "decline" }));
+        let (warning, answered) = inputs.take_answer(1, id, declined).unwrap();
+        assert!(warning.is_none());
+        assert!(matches!(answered, Answered::Mrtr(c, key, Some(_)) if c == call && key == "7"));
+        assert!(inputs.stored(id).is_none() && inputs.withdraw(id, "gone").is_none());
+        let other = inputs.open(2, Some("t".into()), elicitation(), Origin::Task);
+        let Some(Event::Input {
+            id: told, request, ..
+        }) = inputs.withdraw(other, "expired")
+        else {
+            panic!("an open input is withdrawn with an event");
+        };
+        assert_eq!((told, request.method.as_str()), (other, INPUT_WITHDRAWN));
+        assert_eq!(request.params["reason"], json!("expired"));
+    }
+}

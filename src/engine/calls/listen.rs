@@ -189,3 +189,77 @@ impl Listen {
         lost
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    /// Opens a listen request `n` naming `named` at `now`, as the engine does.
+    fn open(l: &mut Listen, n: u64, named: &[&str], now: Millis) {
+        assert!(l.due());
+        l.rotate();
+        l.cover(ids(named), now);
+        l.sent(Some(ReqId(n)));
+    }
+
+    #[test]
+    fn a_replacement_the_server_accepts_takes_over_the_pushes() {
+        let mut l = Listen::default();
+        assert!(l.follow("a", true), "a task the stream does not name");
+        open(&mut l, 1, &["a"], 0);
+        let (fresh, before) = l.ack(Some(ReqId(1)), ids(&["a", "unnamed"])).unwrap();
+        assert_eq!((fresh, before.len()), (ids(&["a"]), 0));
+        assert!(l.pushes("a") && !l.pushes("unnamed"));
+        assert!(!l.follow("a", true), "already named");
+        assert!(l.follow("b", true));
+        open(&mut l, 2, &["a", "b"], 10);
+        assert!(
+            l.ack(Some(ReqId(1)), ids(&["a"])).is_none(),
+            "not the open request"
+        );
+        assert!(l.accepted(ReqId(2), 200));
+        let (old, lost) = l.retire(true).unwrap();
+        assert_eq!(old, ReqId(1));
+        assert!(
+            lost.is_empty(),
+            "the accepted stream pushes about the same tasks"
+        );
+        assert!(l.pushes("a"));
+    }
+
+    #[test]
+    fn a_stream_that_ends_gives_its_tasks_back_to_polling_and_reopens_throttled() {
+        let mut l = Listen::default();
+        l.follow("a", true);
+        open(&mut l, 1, &["a"], 1_000);
+        l.ack(Some(ReqId(1)), ids(&["a"]));
+        assert_eq!(l.refused(), 1);
+        let lost = l.ended(1_200, ReqId(1));
+        assert!(lost.contains("a") && !l.pushes("a"));
+        let (at, earlier_only) = l.next_at(1_200);
+        assert!(!earlier_only);
+        assert_eq!(at, 1_200 + LISTEN_THROTTLE_MS);
+        assert!(
+            !l.accepted(ReqId(1), 200),
+            "an ended request is not the open one"
+        );
+    }
+
+    #[test]
+    fn unfollowing_the_last_named_task_closes_the_stream() {
+        let mut l = Listen::default();
+        l.follow("a", true);
+        l.follow("b", true);
+        open(&mut l, 1, &["a", "b"], 0);
+        assert!(!l.follow("a", false), "b is still named");
+        assert!(l.follow("b", false));
+        assert!(
+            l.due(),
+            "an open stream naming no followed task is replaced"
+        );
+    }
+}

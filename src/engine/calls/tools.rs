@@ -306,6 +306,50 @@ mod tests {
     const V25: &str = "2025-11-25";
 
     #[test]
+    fn a_listing_pages_on_and_ends_at_a_repeated_cursor() {
+        let mut tools = Tools::default();
+        tools.wait(CallId(7));
+        assert!(tools.begin(true));
+        assert!(!tools.begin(true), "one listing at a time");
+        let first = json!({ "tools": [{ "name": "a" }], "nextCursor": "c1" });
+        assert!(matches!(tools.on_page(&first), Ok(Page::Next(c)) if c == "c1"));
+        let required = json!({ "name": "b", "execution": { "taskSupport": "required" } });
+        let again = json!({ "tools": [required], "nextCursor": "c1" });
+        let Ok(Page::Done(all)) = tools.on_page(&again) else {
+            panic!("a cursor seen before ends the listing");
+        };
+        assert_eq!(all["tools"].as_array().map(Vec::len), Some(2));
+        assert_eq!(tools.support("b"), Support::Required);
+        assert_eq!(tools.support("a"), Support::Unspecified);
+        let (ops, waiting) = tools.settle(true);
+        assert_eq!((ops.len(), waiting), (0, vec![CallId(7)]));
+        assert!(tools.loaded() && !tools.begin(false));
+        assert!(tools.on_page(&json!({})).is_err(), "a page without tools");
+    }
+
+    #[test]
+    fn attempts_give_up_after_the_tries_or_at_once_without_the_method() {
+        let mut rng = Rng::new(1);
+        let lost = Failure::Timeout;
+        let mut tools = Tools::default();
+        assert!(tools.begin(true));
+        for _ in 1..TRIES {
+            assert!(matches!(tools.attempt_failed(&lost, &mut rng), Attempt::Retry(d) if d > 0));
+            assert!(tools.retry(), "the retry asks for the first page again");
+        }
+        let last = tools.attempt_failed(&lost, &mut rng);
+        assert!(matches!(last, Attempt::GiveUp { absent: false }));
+        tools.settle(false);
+        assert!(!tools.retry() && tools.begin(true));
+        let absent = Failure::Rpc(crate::protocol::jsonrpc::RpcError::new(
+            codes::METHOD_NOT_FOUND,
+            "no",
+        ));
+        let first = tools.attempt_failed(&absent, &mut rng);
+        assert!(matches!(first, Attempt::GiveUp { absent: true }));
+    }
+
+    #[test]
     fn tool_level_support_rules() {
         let caps = json!({ "tasks": { "requests": { "tools": { "call": {} } } } });
         let d = |s, c| decide(&caps, V25, Some(s), c, true);
