@@ -142,10 +142,12 @@ impl Listen {
         }
         let before = std::mem::replace(&mut self.pushed, named);
         self.pushed_by = n;
-        let fresh = (self.pushed.iter())
-            .filter(|t| !before.contains(t.as_str()))
-            .cloned()
-            .collect();
+        let mut fresh: Vec<String> = Vec::new();
+        for t in self.pushed.iter() {
+            if !before.contains(t.as_str()) {
+                fresh.push(t.clone());
+            }
+        }
         Some((fresh, before))
     }
 
