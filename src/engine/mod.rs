@@ -492,10 +492,7 @@ impl Engine {
         }
         self.respace_after_leap(now);
         #[cfg(feature = "receiver")]
-        {
-            let fx = self.hosted.expire_due(now);
-            self.apply_hosted(now, fx);
-        }
+        self.with_hosted(|hosted, fx| hosted.expire_due(now, fx));
         while let Some(timer) = self.timers.pop_due(now) {
             match timer {
                 Timer::Task(kind, slot) => {

@@ -333,34 +333,24 @@ impl Engine {
         method: &str,
         params: Option<&Value>,
     ) -> bool {
-        if self.session.dialect() != Some(crate::protocol::model::Dialect::Legacy) {
+        if self.session.dialect() != Some(Dialect::Legacy) {
             return false;
         }
-        let mut fx = Vec::new();
-        let declared = &self.cfg.client_capabilities;
-        let ask = (id, method, params);
-        let served = self
-            .hosted
-            .serve(now, declared, &mut self.rng, ask, &mut fx);
-        self.apply_hosted(now, fx);
-        served
+        let caps = crate::protocol::dialect::hosted::declare(&self.cfg.client_capabilities);
+        self.with_hosted(|hosted, fx| hosted.serve(now, &caps, (id, method, params), fx))
     }
 
-    /// Does what the receiver asks, in order.
+    /// Runs `work` on the hosted tasks, the engine doing what they need meanwhile (set aside
+    /// while it runs: nothing they need done reaches back into them).
     #[cfg(feature = "receiver")]
-    pub(crate) fn apply_hosted(&mut self, now: Millis, fx: Vec<crate::engine::receiver::Effect>) {
-        use crate::engine::receiver::Effect;
-        for f in fx {
-            match f {
-                Effect::Send(msg) => self.respond(msg),
-                Effect::Ask { task_id, request } => {
-                    let origin = Origin::Hosted;
-                    let input = self.surface_input(now, Some(task_id.clone()), request, origin);
-                    self.hosted.input_opened(&task_id, input);
-                }
-                Effect::Withdraw(input, reason) => self.withdraw_input(input, reason),
-            }
-        }
+    pub(crate) fn with_hosted<R>(
+        &mut self,
+        work: impl FnOnce(&mut crate::engine::receiver::Hosted, &mut Engine) -> R,
+    ) -> R {
+        let mut hosted = std::mem::take(&mut self.hosted);
+        let r = work(&mut hosted, self);
+        self.hosted = hosted;
+        r
     }
 
     pub(super) fn respond(&mut self, msg: Message) {
@@ -382,8 +372,7 @@ impl Engine {
             #[cfg(feature = "receiver")]
             Answered::Hosted(task_id, answer) => {
                 if let Some(t) = task_id {
-                    let fx = self.hosted.answer(now, &t, answer);
-                    self.apply_hosted(now, fx);
+                    self.with_hosted(|hosted, fx| hosted.answer(now, &t, answer, fx));
                 }
             }
             Answered::Mrtr(c, key, value) => self.mrtr_answer(now, c, &key, value),
@@ -605,5 +594,25 @@ impl Engine {
             (Err(f), Some(op)) => self.reply(op, Err(f.client_error())),
             (Err(f), None) => self.warn(Some(task_id.to_owned()), f.client_error()),
         }
+    }
+}
+
+/// The engine does what the hosted tasks need: sends, asks the host, withdraws.
+#[cfg(feature = "receiver")]
+impl crate::engine::receiver::Effects for Engine {
+    fn send(&mut self, msg: Message) {
+        self.respond(msg);
+    }
+
+    fn ask(&mut self, now: Millis, task_id: &str, request: InputRequest) -> InputId {
+        self.surface_input(now, Some(task_id.to_owned()), request, Origin::Hosted)
+    }
+
+    fn withdraw(&mut self, input: InputId, reason: &str) {
+        self.withdraw_input(input, reason);
+    }
+
+    fn fresh_id(&mut self) -> String {
+        self.rng.hex128()
     }
 }

@@ -17,7 +17,7 @@ mod wire;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use serve::Effect;
+pub(crate) use serve::Effects;
 
 use std::collections::VecDeque;
 

@@ -1,6 +1,6 @@
 //! Serving the server's requests from the hosted tasks: task-augmented input requests become
-//! hosted tasks, `tasks/*` requests are answered from them, and their ends are pushed. What the
-//! engine must do for it (send, ask the host, withdraw an input) comes back as [`Effect`]s, in order.
+//! hosted tasks, `tasks/*` requests are answered from them, and their ends are pushed. What must
+//! happen outside (send, ask the host, withdraw an input) goes through [`Effects`], in order.
 
 use crate::json::Value;
 
@@ -12,20 +12,17 @@ use crate::protocol::object;
 
 use super::{wire, Hosted, Status};
 use crate::engine::api::{InputId, Millis};
-use crate::engine::scheduler::rng::Rng;
 
-/// What the engine does for the receiver.
-#[derive(Debug)]
-pub(crate) enum Effect {
+/// What the receiver needs done outside itself (the engine does it).
+pub(crate) trait Effects {
     /// Sends a response or notification to the server.
-    Send(Message),
-    /// Asks the host for a hosted task's input; its id goes back through [`Hosted::input_opened`].
-    Ask {
-        task_id: String,
-        request: InputRequest,
-    },
+    fn send(&mut self, msg: Message);
+    /// Asks the host for hosted task `task_id`'s input: the id of the host's input.
+    fn ask(&mut self, now: Millis, task_id: &str, request: InputRequest) -> InputId;
     /// Withdraws the host's open input, giving the reason.
-    Withdraw(InputId, &'static str),
+    fn withdraw(&mut self, input: InputId, reason: &str);
+    /// 128 fresh random bits, hex: a new task's id.
+    fn fresh_id(&mut self) -> String;
 }
 
 /// The `{taskId}` a `tasks/get|result|cancel` names.
@@ -36,35 +33,33 @@ fn task_id(params: Option<&Value>) -> Result<&str, RpcError> {
         .ok_or_else(|| RpcError::new(codes::INVALID_PARAMS, "taskId (a string) is required"))
 }
 
-/// A response to request `id`.
-fn reply(id: Id, reply: Result<Value, RpcError>) -> Effect {
-    Effect::Send(match reply {
+/// Sends the response to request `id`.
+fn reply(fx: &mut impl Effects, id: Id, reply: Result<Value, RpcError>) {
+    fx.send(match reply {
         Ok(result) => Message::Response { id, result },
         Err(error) => Message::Error {
             id: Some(id),
             error,
         },
-    })
+    });
 }
 
 impl Hosted {
-    /// Serves a server request that is the receiver's matter, given the client capabilities
-    /// `declared` and the generator for new task ids; `false` leaves it to the usual handling.
+    /// Serves a server request that is the receiver's matter, given the receiver capabilities the
+    /// client declared (`caps`, see [`hosted::declare`]); `false` leaves it to the usual handling.
     /// Tasks whose ttl ran out end first, whatever the request.
     pub(crate) fn serve(
         &mut self,
         now: Millis,
-        declared: &Value,
-        rng: &mut Rng,
+        caps: &Value,
         (id, method, params): (&Id, &str, Option<&Value>),
-        fx: &mut Vec<Effect>,
+        fx: &mut impl Effects,
     ) -> bool {
         // A ttl that ran out since the last timer counts now.
-        self.expire_into(now, fx);
-        let caps = hosted::declare(declared);
+        self.expire_due(now, fx);
         let any = ["elicitation/create", "sampling/createMessage"]
             .iter()
-            .any(|m| hosted::hosts(&caps, m));
+            .any(|m| hosted::hosts(caps, m));
         let asks_task = params
             .and_then(|p| p.get("task"))
             .is_some_and(Value::is_object);
@@ -76,21 +71,21 @@ impl Hosted {
                 Some(r) => r,
                 None => return true,
             },
-            "tasks/list" if hosted::offers(&caps, "list") => {
+            "tasks/list" if hosted::offers(caps, "list") => {
                 match params.and_then(|p| p.get("cursor")) {
                     None | Some(Value::Null) => self.page(None),
                     Some(Value::String(c)) => self.page(Some(c)),
                     Some(_) => Err(RpcError::new(codes::INVALID_PARAMS, "Invalid cursor")),
                 }
             }
-            "tasks/cancel" if hosted::offers(&caps, "cancel") => self.cancel(now, params, fx),
-            m if asks_task && hosted::hosts(&caps, m) => {
-                self.start(now, rng, (id, m, params), fx);
+            "tasks/cancel" if hosted::offers(caps, "cancel") => self.cancel(now, params, fx),
+            m if asks_task && hosted::hosts(caps, m) => {
+                self.start(now, (id, m, params), fx);
                 return true;
             }
             _ => return false,
         };
-        fx.push(reply(id.clone(), answer));
+        reply(fx, id.clone(), answer);
         true
     }
 
@@ -98,37 +93,32 @@ impl Hosted {
     fn start(
         &mut self,
         now: Millis,
-        rng: &mut Rng,
         (id, method, params): (&Id, &str, Option<&Value>),
-        fx: &mut Vec<Effect>,
+        fx: &mut impl Effects,
     ) {
         if let Some(t) = self.by_request(id) {
             // The same request again (a replayed stream): the same task, no second input.
             let result = object([("task", t.wire())]);
-            return fx.push(reply(id.clone(), Ok(result)));
+            return reply(fx, id.clone(), Ok(result));
         }
         let requested = params
             .and_then(|p| p.get("task"))
             .and_then(|t| t.get("ttl"));
         let ttl = Hosted::grant_ttl(requested);
-        let task_id = rng.hex128();
+        let task_id = fx.fresh_id();
         let Some(task) = self.create(task_id.clone(), id.clone(), now, ttl) else {
             let error = RpcError::new(codes::INTERNAL_ERROR, "Too many tasks on the client");
-            return fx.push(reply(id.clone(), Err(error)));
+            return reply(fx, id.clone(), Err(error));
         };
         let result = object([("task", task.wire())]);
-        fx.push(reply(id.clone(), Ok(result)));
+        reply(fx, id.clone(), Ok(result));
         let request = InputRequest {
             key: id.text(),
             method: method.to_owned(),
             params: params.cloned().unwrap_or(Value::Null),
         };
-        fx.push(Effect::Ask { task_id, request });
-    }
-
-    /// The host's input for task `task_id` is open as `input` (withdrawn if the task ends first).
-    pub(crate) fn input_opened(&mut self, task_id: &str, input: InputId) {
-        if let Ok(t) = self.get_mut(task_id) {
+        let input = fx.ask(now, &task_id, request);
+        if let Ok(t) = self.get_mut(&task_id) {
             t.input = Some(input);
         }
     }
@@ -154,7 +144,7 @@ impl Hosted {
         &mut self,
         now: Millis,
         params: Option<&Value>,
-        fx: &mut Vec<Effect>,
+        fx: &mut impl Effects,
     ) -> Result<Value, RpcError> {
         let t = self.get_mut(task_id(params)?)?;
         if t.status.is_terminal() {
@@ -171,15 +161,14 @@ impl Hosted {
         now: Millis,
         task_id: &str,
         answer: Result<Value, RpcError>,
-    ) -> Vec<Effect> {
+        fx: &mut impl Effects,
+    ) {
         let status = if answer.is_ok() {
             Status::Completed
         } else {
             Status::Failed
         };
-        let mut fx = Vec::new();
-        self.settle(now, task_id, status, answer, &mut fx);
-        fx
+        self.settle(now, task_id, status, answer, fx);
     }
 
     /// Ends a hosted task once: the held `tasks/result` requests get the outcome, the host's
@@ -190,45 +179,39 @@ impl Hosted {
         task_id: &str,
         status: Status,
         outcome: Result<Value, RpcError>,
-        fx: &mut Vec<Effect>,
+        fx: &mut impl Effects,
     ) {
         let input = self.get(task_id).and_then(|t| t.input);
         let Some(waiters) = self.finish(task_id, now, status, outcome.clone()) else {
             return;
         };
         if let Some(i) = input {
-            fx.push(Effect::Withdraw(i, status.as_str()));
+            fx.withdraw(i, status.as_str());
         }
         let result = outcome.map(|v| wire::with_related(v, task_id));
         for w in waiters {
-            fx.push(reply(w, result.clone()));
+            reply(fx, w, result.clone());
         }
         if let Some(mut v) = self.get(task_id).map(|t| t.wire()) {
             if let Value::Object(o) = &mut v {
                 o.insert("_meta".into(), wire::related(task_id));
             }
-            fx.push(Effect::Send(Message::Notification {
+            fx.send(Message::Notification {
                 method: STATUS_NOTIFICATION.into(),
                 params: Some(v),
-            }));
+            });
         }
     }
 
     /// Forgets the hosted tasks whose ttl ran out: their held `tasks/result` requests and their
     /// host inputs end with the expired error.
-    pub(crate) fn expire_due(&mut self, now: Millis) -> Vec<Effect> {
-        let mut fx = Vec::new();
-        self.expire_into(now, &mut fx);
-        fx
-    }
-
-    fn expire_into(&mut self, now: Millis, fx: &mut Vec<Effect>) {
+    pub(crate) fn expire_due(&mut self, now: Millis, fx: &mut impl Effects) {
         for t in self.expire(now) {
             if let Some(i) = t.input {
-                fx.push(Effect::Withdraw(i, "expired"));
+                fx.withdraw(i, "expired");
             }
             for w in t.waiters {
-                fx.push(reply(w, Err(wire::expired())));
+                reply(fx, w, Err(wire::expired()));
             }
         }
     }
