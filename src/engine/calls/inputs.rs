@@ -10,7 +10,9 @@ use crate::protocol::model::InputRequest;
 
 use super::elicit::{fill_defaults, ELICIT};
 use crate::collections::sorted::SortedMap;
-use crate::engine::api::{ClientError, ErrorKind, Event, InputId, Millis, INPUT_WITHDRAWN};
+use std::collections::VecDeque;
+
+use crate::engine::api::{ClientError, ErrorKind, Event, InputId, Millis, Output, INPUT_WITHDRAWN};
 
 /// Server→client requests the host answers.
 pub(super) const HOST_METHODS: [&str; 3] = [ELICIT, "sampling/createMessage", "roots/list"];
@@ -118,26 +120,25 @@ impl Inputs {
     }
 
     /// Takes the host's answer to input `id` at `now` (checked against the method, an
-    /// elicitation's defaults filled in): what to do with it, and a warning for the host when
-    /// its answer was not valid. `None`: not open, or already answered.
+    /// elicitation's defaults filled in): what to do with it; a warning for the host goes `out`
+    /// when its answer was not valid. `None`: not open, or already answered.
     pub(super) fn take_answer(
         &mut self,
         now: Millis,
         id: InputId,
         answer: Result<Value, RpcError>,
-    ) -> Option<(Option<Warning>, Answered)> {
+        out: &mut VecDeque<Output>,
+    ) -> Option<Answered> {
         let open = self.open.get_mut(&id).filter(|o| o.answer.is_none())?;
         self.last = now;
         let was_ok = answer.is_ok();
         let answer = super::answers::check(&open.request.method, answer);
-        // The host's own mistake: say so to the host too, not only to the server.
-        let warning = match (was_ok, &answer) {
-            (true, Err(e)) => Some((
-                open.task_id.clone(),
-                ClientError::new(ErrorKind::InvalidInput, e.message.clone()),
-            )),
-            _ => None,
-        };
+        if let (true, Err(e)) = (was_ok, &answer) {
+            // The host's own mistake: say so to the host too, not only to the server.
+            let error = ClientError::new(ErrorKind::InvalidInput, e.message.clone());
+            let task_id = open.task_id.clone();
+            out.push_back(Output::Event(Event::Warning { task_id, error }));
+        }
         let answer = answer.map(|mut v| {
             if open.request.method == ELICIT {
                 fill_defaults(&open.request.params, &mut v);
@@ -161,7 +162,7 @@ impl Inputs {
                 Answered::Stored
             }
         };
-        Some((warning, answered))
+        Some(answered)
     }
 
     /// A stored answer to send: the task, the request, the server's request id and the answer.
@@ -186,9 +187,6 @@ impl Inputs {
         (self.open.values()).any(|o| matches!(&o.origin, Origin::Server(x) if x == request))
     }
 }
-
-/// A warning for the host: the task it is about and the error.
-pub(super) type Warning = (Option<String>, ClientError);
 
 /// A stored answer: the task, the request, the server's request id and the answer.
 pub(super) type Stored<'a> = (
@@ -235,13 +233,14 @@ mod tests {
         assert!(inputs.asked(&server) && inputs.of_server_request(server) == Some(id));
         assert!(inputs.heard_within(100_000, 1), "open");
         let bad = Ok(json!({ "action": "maybe" }));
-        let (warning, answered) = inputs.take_answer(200, id, bad).unwrap();
-        assert_eq!(warning.map(|w| w.0), Some(Some("t".to_owned())));
+        let mut out = VecDeque::new();
+        let answered = inputs.take_answer(200, id, bad, &mut out).unwrap();
+        let warning = out.pop_front();
+        let warned = matches!(&warning, Some(Output::Event(Event::Warning { task_id, .. })) if task_id.as_deref() == Some("t"));
+        assert!(warned, "the host is told its answer was not valid");
         assert!(matches!(answered, Answered::Stored));
-        assert!(
-            inputs.take_answer(300, id, Ok(json!({}))).is_none(),
-            "answered once"
-        );
+        let again = inputs.take_answer(300, id, Ok(json!({})), &mut out);
+        assert!(again.is_none() && out.is_empty(), "answered once");
         let (task, _, to, answer) = inputs.stored(id).unwrap();
         assert_eq!((task.as_deref(), to), (Some("t"), Some(Id::Number(7))));
         assert!(answer.is_err(), "the server gets an error in its place");
@@ -255,8 +254,9 @@ mod tests {
         let call = CallId(3);
         let id = inputs.open(0, None, elicitation(), Origin::Mrtr(call));
         let declined = Ok(json!({ "action": "decline" }));
-        let (warning, answered) = inputs.take_answer(1, id, declined).unwrap();
-        assert!(warning.is_none());
+        let mut out = VecDeque::new();
+        let answered = inputs.take_answer(1, id, declined, &mut out).unwrap();
+        assert!(out.is_empty(), "a valid answer warns nobody");
         assert!(matches!(answered, Answered::Mrtr(c, key, Some(_)) if c == call && key == "7"));
         assert!(inputs.stored(id).is_none() && inputs.withdraw(id, "gone").is_none());
         let other = inputs.open(2, Some("t".into()), elicitation(), Origin::Task);

@@ -362,12 +362,9 @@ impl Engine {
     }
 
     pub(crate) fn answer(&mut self, now: Millis, id: InputId, answer: Result<Value, RpcError>) {
-        let Some((warning, answered)) = self.inputs.take_answer(now, id, answer) else {
+        let Some(answered) = self.inputs.take_answer(now, id, answer, &mut self.out) else {
             return;
         };
-        if let Some((task_id, error)) = warning {
-            self.warn(task_id, error);
-        }
         match answered {
             #[cfg(feature = "receiver")]
             Answered::Hosted(task_id, answer) => {
