@@ -34,8 +34,8 @@ pub(crate) enum Origin {
 /// One input request the host has not answered yet (or whose answer is not delivered yet).
 #[derive(Debug)]
 pub(super) struct Open {
-    task_id: Option<String>,
-    request: InputRequest,
+    pub(super) task_id: Option<String>,
+    pub(super) request: InputRequest,
     origin: Origin,
     answer: Option<Result<Value, RpcError>>,
 }
@@ -176,10 +176,9 @@ impl Inputs {
         Some((open.task_id.clone(), &open.request, server_id, answer))
     }
 
-    /// Closes input `id` (its answer went out): its task and its request's key.
-    pub(super) fn close(&mut self, id: InputId) -> Option<(Option<String>, String)> {
-        let open = self.open.remove(&id)?;
-        Some((open.task_id, open.request.key))
+    /// Closes input `id` (its answer went out).
+    pub(super) fn close(&mut self, id: InputId) -> Option<Box<Open>> {
+        self.open.remove(&id)
     }
 
     /// Whether the server's request `request` is already open as an input.
@@ -244,7 +243,8 @@ mod tests {
         let (task, _, to, answer) = inputs.stored(id).unwrap();
         assert_eq!((task.as_deref(), to), (Some("t"), Some(Id::Number(7))));
         assert!(answer.is_err(), "the server gets an error in its place");
-        assert_eq!(inputs.close(id), Some((Some("t".into()), "7".into())));
+        let closed = inputs.close(id).map(|o| (o.task_id, o.request.key));
+        assert_eq!(closed, Some((Some("t".into()), "7".into())));
         assert!(!inputs.heard_within(200 + 10, 10) && inputs.heard_within(200 + 9, 10));
     }
 

@@ -427,17 +427,17 @@ impl Engine {
 
     /// The answer request (`tasks/update`) was acknowledged or failed.
     pub(crate) fn on_answer_ack(&mut self, now: Millis, id: InputId, res: Answer) {
-        let Some((task_id, key)) = self.inputs.close(id) else {
+        let Some(open) = self.inputs.close(id) else {
             return;
         };
         if let Err(f) = res {
-            self.warn(task_id.clone(), f.client_error());
+            self.warn(open.task_id.clone(), f.client_error());
             // Ask the host again when the task still lists the request.
-            if let Some(e) = task_id.as_ref().and_then(|t| self.tasks.get_mut(t)) {
-                e.input_keys.remove(&key);
+            if let Some(e) = open.task_id.as_ref().and_then(|t| self.tasks.get_mut(t)) {
+                e.input_keys.remove(&open.request.key);
             }
         }
-        if let Some(t) = task_id {
+        if let Some(t) = open.task_id {
             self.poll_soon(now, &t);
         }
     }
