@@ -105,17 +105,17 @@ impl Listen {
     }
 
     /// Takes the request being replaced. `replaced`: the server accepted its successor, which
-    /// pushes about the same tasks. Returns it and the tasks no longer pushed.
-    pub(super) fn retire(&mut self, replaced: bool) -> Option<(ReqId, SortedSet<String>)> {
+    /// pushes about the same tasks.
+    pub(super) fn retire(&mut self, replaced: bool) -> Option<ReqId> {
         let n = self.retiring.take()?;
         if replaced && self.pushed_by == Some(n) {
             self.pushed_by = self.req;
         }
-        Some((n, self.lost(n)))
+        Some(n)
     }
 
     /// Stream `n` ended: the tasks it pushed about (polled again at their cadence).
-    fn lost(&mut self, n: ReqId) -> SortedSet<String> {
+    pub(super) fn lost(&mut self, n: ReqId) -> SortedSet<String> {
         if self.pushed_by != Some(n) {
             return SortedSet::default();
         }
@@ -166,14 +166,13 @@ impl Listen {
         accepted
     }
 
-    /// The request being replaced, `n`, ended: the tasks no longer pushed; `None` when `n` is
-    /// another request.
-    pub(super) fn retired_ended(&mut self, n: ReqId) -> Option<SortedSet<String>> {
-        if self.retiring != Some(n) {
-            return None;
+    /// Whether `n` is the request being replaced (it is not any more).
+    pub(super) fn retired_ended(&mut self, n: ReqId) -> bool {
+        let retiring = self.retiring == Some(n);
+        if retiring {
+            self.retiring = None;
         }
-        self.retiring = None;
-        Some(self.lost(n))
+        retiring
     }
 
     /// The server refused a listen request: how many in a row.
@@ -182,13 +181,11 @@ impl Listen {
         self.refusals
     }
 
-    /// Stream `n`, the open one, ended at `now`: the tasks no longer pushed.
-    pub(super) fn ended(&mut self, now: Millis, n: ReqId) -> SortedSet<String> {
-        let lost = self.lost(n);
+    /// The open stream ended at `now`.
+    pub(super) fn ended(&mut self, now: Millis) {
         self.req = None;
         self.covered.clear();
         self.last = Some(now);
-        lost
     }
 }
 
@@ -224,8 +221,8 @@ mod tests {
             "not the open request"
         );
         assert!(l.accepted(ReqId(2), 200));
-        let (old, lost) = l.retire(true).unwrap();
-        assert_eq!(old, ReqId(1));
+        assert_eq!(l.retire(true), Some(ReqId(1)));
+        let lost = l.lost(ReqId(1));
         assert!(
             lost.is_empty(),
             "the accepted stream pushes about the same tasks"
@@ -240,7 +237,8 @@ mod tests {
         open(&mut l, 1, &["a"], 1_000);
         l.ack(Some(ReqId(1)), ids(&["a"]));
         assert_eq!(l.refused(), 1);
-        let lost = l.ended(1_200, ReqId(1));
+        let lost = l.lost(ReqId(1));
+        l.ended(1_200);
         assert!(lost.contains("a") && !l.pushes("a"));
         let (at, earlier_only) = l.next_at(1_200);
         assert!(!earlier_only);

@@ -155,12 +155,18 @@ impl Engine {
 
     /// Closes the listen stream being replaced, if any (see [`Listen::retire`](super::listen::Listen::retire)).
     fn retire_listen(&mut self, now: Millis, replaced: bool) {
-        let Some((n, lost)) = self.listen.retire(replaced) else {
+        let Some(n) = self.listen.retire(replaced) else {
             return;
         };
         if let Some(old) = self.take_pending(n) {
             self.out.push_back(Output::Abort { key: old.key });
         }
+        self.pushes_lost(now, n);
+    }
+
+    /// Stream `n` ended: the tasks it pushed about are polled again at their cadence.
+    fn pushes_lost(&mut self, now: Millis, n: ReqId) {
+        let lost = self.listen.lost(n);
         self.resume_polls(now, lost);
     }
 
@@ -201,8 +207,8 @@ impl Engine {
     /// the current one ends (the one it replaces with it), it is opened again later if tasks are
     /// still followed, unless the server lacks the method or keeps refusing it.
     pub(crate) fn on_listen_end(&mut self, now: Millis, n: ReqId, failure: Option<Box<Failure>>) {
-        if let Some(lost) = self.listen.retired_ended(n) {
-            return self.resume_polls(now, lost);
+        if self.listen.retired_ended(n) {
+            return self.pushes_lost(now, n);
         }
         // Refused by the server (not lost on the way: that says nothing about the method).
         if let Some(f) = failure.filter(|f| f.rpc().is_some() || f.http_status() >= Some(400)) {
@@ -210,8 +216,8 @@ impl Engine {
             self.listen_refused(&f, refusals);
         }
         self.retire_listen(now, false);
-        let lost = self.listen.ended(now, n);
-        self.resume_polls(now, lost);
+        self.pushes_lost(now, n);
+        self.listen.ended(now);
         self.listen_changed(now);
     }
 
