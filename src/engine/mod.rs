@@ -121,7 +121,7 @@ pub struct Engine {
     standalone: requests::standalone::Standalone,
     /// The WebSocket link's reconnects.
     socket: scheduler::socket::Socket,
-    blocking: calls::results::Blocking,
+    blocking: registry::results::Blocking,
     /// Status pushes that came before the answer naming their task.
     early: registry::early::EarlyPushes,
     /// Tasks this client runs for the server.
@@ -166,7 +166,7 @@ impl Engine {
             early: registry::early::EarlyPushes::default(),
             standalone: requests::standalone::Standalone::default(),
             socket: scheduler::socket::Socket::default(),
-            blocking: calls::results::Blocking::default(),
+            blocking: registry::results::Blocking::default(),
             #[cfg(feature = "receiver")]
             hosted: receiver::Hosted::default(),
             timers: Timers::default(),
@@ -225,7 +225,7 @@ impl Engine {
         if self.session.draining() && !self.closed {
             self.drain_held(now);
         }
-        if self.blocking.freed && !self.closed {
+        if self.blocking.freed() && !self.closed {
             self.fill_result_slots(now);
         }
         match self.next_out(now) {
@@ -337,7 +337,7 @@ impl Engine {
         if self.closed {
             self.reply(op, Err(closed_error()));
         } else {
-            self.tools.ops.push(op);
+            self.tools.wait_op(op);
             self.fetch_tools(now, true);
         }
         op
@@ -396,7 +396,7 @@ impl Engine {
         self.calls.clear();
         self.inputs = Inputs::default();
         self.reqs = Requests::default();
-        self.blocking = calls::results::Blocking::default();
+        self.blocking = registry::results::Blocking::default();
         #[cfg(feature = "receiver")]
         {
             self.hosted = receiver::Hosted::default();
@@ -457,7 +457,7 @@ impl Engine {
                 ops.insert(op);
             }
         }
-        for op in &self.tools.ops {
+        for op in self.tools.ops() {
             ops.insert(*op);
         }
         ops
@@ -492,7 +492,7 @@ impl Engine {
         }
         self.respace_after_leap(now);
         #[cfg(feature = "receiver")]
-        self.expire_hosted(now);
+        self.with_hosted(|hosted, fx| hosted.expire_due(now, fx));
         while let Some(timer) = self.timers.pop_due(now) {
             match timer {
                 Timer::Task(kind, slot) => {

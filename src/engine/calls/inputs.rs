@@ -2,23 +2,20 @@
 //! [`Event::Input`](crate::engine::api::Event::Input), answered through the dialect (a JSON-RPC response,
 //! modern `tasks/update`, or an MRTR retry).
 
-use crate::json::{json, Value};
+use crate::json::Value;
 
 use crate::engine::ids::CallId;
-use crate::protocol::dialect::Outgoing;
-use crate::protocol::jsonrpc::{codes, Id, Message, RpcError};
-use crate::protocol::model::{InputRequest, TaskStatus};
+use crate::protocol::jsonrpc::{Id, RpcError};
+use crate::protocol::model::InputRequest;
 
 use super::elicit::{fill_defaults, ELICIT};
 use crate::collections::sorted::SortedMap;
-use crate::engine::api::{
-    ClientError, ErrorKind, Event, InputId, Millis, SendKey, INPUT_WITHDRAWN,
-};
-use crate::engine::requests::{Answer, Purpose};
-use crate::engine::Engine;
+use std::collections::VecDeque;
+
+use crate::engine::api::{ClientError, ErrorKind, Event, InputId, Millis, Output, INPUT_WITHDRAWN};
 
 /// Server→client requests the host answers.
-const HOST_METHODS: [&str; 3] = [ELICIT, "sampling/createMessage", "roots/list"];
+pub(super) const HOST_METHODS: [&str; 3] = [ELICIT, "sampling/createMessage", "roots/list"];
 
 /// Where an input request came from (decides how it is answered).
 #[derive(Debug, Clone, PartialEq)]
@@ -36,9 +33,9 @@ pub(crate) enum Origin {
 
 /// One input request the host has not answered yet (or whose answer is not delivered yet).
 #[derive(Debug)]
-pub(crate) struct Open {
-    task_id: Option<String>,
-    request: InputRequest,
+pub(super) struct Open {
+    pub(super) task_id: Option<String>,
+    pub(super) request: InputRequest,
     origin: Origin,
     answer: Option<Result<Value, RpcError>>,
 }
@@ -76,269 +73,200 @@ impl Inputs {
     pub(crate) fn len(&self) -> usize {
         self.open.len()
     }
-}
 
-impl Engine {
-    /// Whether the task waits for input its news did not carry, where a status request would
-    /// (inline outcomes: a create result or a push may leave the requests out).
-    pub(crate) fn inputs_untold(&self, task_id: &str) -> bool {
-        let Some(e) = self.tasks.get(task_id) else {
-            return false;
-        };
-        !self.session.fetches_results()
-            && e.status() == Some(TaskStatus::InputRequired)
-            && e.snapshot
-                .as_ref()
-                .is_some_and(|k| k.input_requests().is_empty())
-    }
-
-    pub(crate) fn surface_input(
+    /// Opens an input request at `now`: the id the host answers it by.
+    pub(super) fn open(
         &mut self,
         now: Millis,
         task_id: Option<String>,
         request: InputRequest,
         origin: Origin,
     ) -> InputId {
-        self.inputs.next += 1;
-        self.inputs.last = now;
-        let id = InputId(self.inputs.next);
+        self.next += 1;
+        self.last = now;
+        let id = InputId(self.next);
         let open = Open {
-            task_id: task_id.clone(),
-            request: request.clone(),
+            task_id,
+            request,
             origin,
             answer: None,
         };
-        self.inputs.open.insert(id, Box::new(open));
-        self.emit(Event::Input {
-            id,
-            task_id,
-            request,
-        });
+        self.open.insert(id, Box::new(open));
         id
     }
 
-    /// Withdraws an open input request: the host is told to stop (see [`INPUT_WITHDRAWN`]).
-    pub(crate) fn withdraw_input(&mut self, id: InputId, reason: &str) {
-        let Some(open) = self.inputs.open.remove(&id) else {
-            return;
-        };
+    /// Withdraws an open input request: the event telling the host to stop (see
+    /// [`INPUT_WITHDRAWN`]).
+    pub(super) fn withdraw(&mut self, id: InputId, reason: &str) -> Option<Event> {
+        let open = self.open.remove(&id)?;
         let request = InputRequest {
             key: open.request.key,
             method: INPUT_WITHDRAWN.to_owned(),
             params: crate::protocol::object([("reason", Value::from(reason))]),
         };
-        self.emit(Event::Input {
+        Some(Event::Input {
             id,
             task_id: open.task_id,
             request,
-        });
+        })
     }
 
-    /// The server gave up on one of its requests (`notifications/cancelled {requestId}`, e.g. on
-    /// its own timeout): the host's open input for it is withdrawn.
-    pub(super) fn on_request_cancelled(&mut self, params: Option<&Value>) {
-        let Some(id) = params
-            .and_then(|p| p.get("requestId"))
-            .and_then(Id::from_json)
-        else {
-            return;
-        };
-        let origin = Origin::Server(id);
-        let open = self
-            .inputs
-            .open
-            .keys()
-            .find(|k| self.inputs.open.get(k).is_some_and(|o| o.origin == origin))
-            .copied();
-        if let Some(k) = open {
-            self.withdraw_input(k, "cancelled");
-        }
+    /// The open input of the server's request `request`.
+    pub(super) fn of_server_request(&self, request: Id) -> Option<InputId> {
+        let origin = Origin::Server(request);
+        (self.open.keys())
+            .find(|k| self.open.get(k).is_some_and(|o| o.origin == origin))
+            .copied()
     }
 
-    /// A request from the server: `ping` is answered here, host methods are surfaced (once per
-    /// id while open), anything else is refused.
-    pub(crate) fn on_server_request(
+    /// Takes the host's answer to input `id` at `now` (checked against the method, an
+    /// elicitation's defaults filled in): what to do with it; a warning for the host goes `out`
+    /// when its answer was not valid. `None`: not open, or already answered.
+    pub(super) fn take_answer(
         &mut self,
         now: Millis,
-        via: Option<SendKey>,
-        id: Id,
-        method: &str,
-        params: Option<Value>,
-    ) {
-        if method == "ping" {
-            return self.respond(Message::Response {
-                id,
-                result: json!({}),
-            });
-        }
-        // Without the receiver no task capability is declared: a task-augmented request is
-        // processed as a plain one (its `task` ignored) and `tasks/*` are unknown methods.
-        #[cfg(feature = "receiver")]
-        if self.hosted_request(now, &id, method, params.as_ref()) {
-            return;
-        }
-        #[cfg(not(feature = "receiver"))]
-        let _ = now;
-        if !HOST_METHODS.contains(&method) {
-            let error = RpcError::new(
-                codes::METHOD_NOT_FOUND,
-                ["method not found: ", method].concat(),
-            );
-            return self.respond(Message::Error {
-                id: Some(id),
-                error,
-            });
-        }
-        if self
-            .inputs
-            .open
-            .values()
-            .any(|o| o.origin == Origin::Server(id.clone()))
-        {
-            return;
-        }
-        let params = params.unwrap_or_default();
-        let related = self
-            .session
-            .codec_any()
-            .and_then(|c| c.related_task(&params));
-        // Without related-task `_meta`, the stream it came on may tell (a `tasks/result` stream).
-        let by_stream = via
-            .and_then(|k| self.reqs.id_of(k))
-            .and_then(|n| self.reqs.purpose(n))
-            .and_then(|p| match p {
-                Purpose::Result(t) => Some(t.clone()),
-                _ => None,
-            });
-        let request = InputRequest {
-            key: id.text(),
-            method: method.to_owned(),
-            params,
-        };
-        self.surface_input(now, related.or(by_stream), request, Origin::Server(id));
-    }
-
-    pub(crate) fn respond(&mut self, msg: Message) {
-        let headers = match self.session.codec_any() {
-            Some(c) => c.message_headers(&self.session.info(), &msg),
-            None => Vec::new(),
-        };
-        self.send_message(&msg, headers);
-    }
-
-    pub(crate) fn answer(&mut self, now: Millis, id: InputId, answer: Result<Value, RpcError>) {
-        let Some(open) = self.inputs.open.get_mut(&id) else {
-            return;
-        };
-        if open.answer.is_some() {
-            return;
-        }
-        self.inputs.last = now;
+        id: InputId,
+        answer: Result<Value, RpcError>,
+        out: &mut VecDeque<Output>,
+    ) -> Option<Answered> {
+        let open = self.open.get_mut(&id).filter(|o| o.answer.is_none())?;
+        self.last = now;
         let was_ok = answer.is_ok();
         let answer = super::answers::check(&open.request.method, answer);
         if let (true, Err(e)) = (was_ok, &answer) {
             // The host's own mistake: say so to the host too, not only to the server.
-            let warning = ClientError::new(ErrorKind::InvalidInput, e.message.clone());
+            let error = ClientError::new(ErrorKind::InvalidInput, e.message.clone());
             let task_id = open.task_id.clone();
-            self.warn(task_id, warning);
+            out.push_back(Output::Event(Event::Warning { task_id, error }));
         }
-        let Some(open) = self.inputs.open.get_mut(&id) else {
-            return;
-        };
         let answer = answer.map(|mut v| {
             if open.request.method == ELICIT {
                 fill_defaults(&open.request.params, &mut v);
             }
             v
         });
-        #[cfg(feature = "receiver")]
-        if open.origin == Origin::Hosted {
-            let task_id = open.task_id.clone();
-            self.inputs.open.remove(&id);
-            if let Some(t) = task_id {
-                self.hosted_answer(now, &t, answer);
+        let answered = match open.origin {
+            #[cfg(feature = "receiver")]
+            Origin::Hosted => {
+                let task_id = open.task_id.clone();
+                self.open.remove(&id);
+                Answered::Hosted(task_id, answer)
             }
-            return;
-        }
-        if let Origin::Mrtr(c) = open.origin {
-            let key = open.request.key.clone();
-            self.inputs.open.remove(&id);
-            return self.mrtr_answer(now, c, &key, answer.ok());
-        }
-        open.answer = Some(answer);
-        self.dispatch(now, Purpose::Answer(id));
+            Origin::Mrtr(c) => {
+                let key = open.request.key.clone();
+                self.open.remove(&id);
+                Answered::Mrtr(c, key, answer.ok())
+            }
+            _ => {
+                open.answer = Some(answer);
+                Answered::Stored
+            }
+        };
+        Some(answered)
     }
 
-    /// Sends a stored answer (the session is ready).
-    pub(crate) fn send_answer(&mut self, now: Millis, id: InputId) {
-        let Some(codec) = self.session.ready_codec() else {
-            return;
-        };
-        let Some(open) = self.inputs.open.get(&id) else {
-            return;
-        };
-        let Some(answer) = open.answer.clone() else {
-            return;
-        };
+    /// A stored answer to send: the task, the request, the server's request id and the answer.
+    pub(super) fn stored(&self, id: InputId) -> Option<Stored<'_>> {
+        let open = self.open.get(&id)?;
+        let answer = open.answer.clone()?;
         let server_id = match &open.origin {
             Origin::Server(x) => Some(x.clone()),
             _ => None,
         };
-        let task_id = open.task_id.clone();
-        let (msg, headers) = {
-            let si = self.session.info();
-            let msg = codec.build_input_answer(
-                &si,
-                task_id.as_deref(),
-                &open.request,
-                server_id.as_ref(),
-                answer,
-            );
-            let headers = codec.message_headers(&si, &msg);
-            (msg, headers)
-        };
-        match msg {
-            Message::Request { method, params, .. } => {
-                let params = params.unwrap_or_default();
-                let out = Outgoing {
-                    method,
-                    params,
-                    headers,
-                    expects_response: true,
-                };
-                self.send(now, Purpose::Answer(id), out);
-            }
-            other => {
-                let key = self.send_message(&other, headers);
-                self.reqs.answer_sent(key, task_id.clone());
-                self.inputs.open.remove(&id);
-                // A status poll tells what the answer changed, unless the task's `tasks/result`
-                // is open: it carries the rest (and regular polls go on).
-                let streaming = task_id
-                    .as_ref()
-                    .and_then(|t| self.tasks.get(t))
-                    .is_some_and(|e| e.result.req().is_some());
-                if let Some(t) = task_id.filter(|_| !streaming) {
-                    self.poll_soon(now, &t);
-                }
-            }
+        Some((open.task_id.clone(), &open.request, server_id, answer))
+    }
+
+    /// Closes input `id` (its answer went out).
+    pub(super) fn close(&mut self, id: InputId) -> Option<Box<Open>> {
+        self.open.remove(&id)
+    }
+
+    /// Whether the server's request `request` is already open as an input.
+    pub(super) fn asked(&self, request: &Id) -> bool {
+        (self.open.values()).any(|o| matches!(&o.origin, Origin::Server(x) if x == request))
+    }
+}
+
+/// A stored answer: the task, the request, the server's request id and the answer.
+pub(super) type Stored<'a> = (
+    Option<String>,
+    &'a InputRequest,
+    Option<Id>,
+    Result<Value, RpcError>,
+);
+
+/// What an answer taken from the host leads to.
+pub(super) enum Answered {
+    /// A hosted task's input: the task's outcome.
+    #[cfg(feature = "receiver")]
+    Hosted(Option<String>, Result<Value, RpcError>),
+    /// An MRTR round's answer (`None`: refused) to the call's request `key`.
+    Mrtr(CallId, String, Option<Value>),
+    /// Stored, to be sent through the dialect.
+    Stored,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::json;
+
+    fn elicitation() -> InputRequest {
+        InputRequest {
+            key: "7".into(),
+            method: ELICIT.into(),
+            params: json!({ "message": "?" }),
         }
     }
 
-    /// The answer request (`tasks/update`) was acknowledged or failed.
-    pub(crate) fn on_answer_ack(&mut self, now: Millis, id: InputId, res: Answer) {
-        let Some(open) = self.inputs.open.remove(&id) else {
-            return;
+    #[test]
+    fn an_answer_is_taken_once_and_a_malformed_one_warns_the_host() {
+        let mut inputs = Inputs::default();
+        let server = Id::Number(7);
+        let id = inputs.open(
+            100,
+            Some("t".into()),
+            elicitation(),
+            Origin::Server(server.clone()),
+        );
+        assert!(inputs.asked(&server) && inputs.of_server_request(server) == Some(id));
+        assert!(inputs.heard_within(100_000, 1), "open");
+        let bad = Ok(json!({ "action": "maybe" }));
+        let mut out = VecDeque::new();
+        let answered = inputs.take_answer(200, id, bad, &mut out).unwrap();
+        let warning = out.pop_front();
+        let warned = matches!(&warning, Some(Output::Event(Event::Warning { task_id, .. })) if task_id.as_deref() == Some("t"));
+        assert!(warned, "the host is told its answer was not valid");
+        assert!(matches!(answered, Answered::Stored));
+        let again = inputs.take_answer(300, id, Ok(json!({})), &mut out);
+        assert!(again.is_none() && out.is_empty(), "answered once");
+        let (task, _, to, answer) = inputs.stored(id).unwrap();
+        assert_eq!((task.as_deref(), to), (Some("t"), Some(Id::Number(7))));
+        assert!(answer.is_err(), "the server gets an error in its place");
+        let closed = inputs.close(id).map(|o| (o.task_id, o.request.key));
+        assert_eq!(closed, Some((Some("t".into()), "7".into())));
+        assert!(!inputs.heard_within(200 + 10, 10) && inputs.heard_within(200 + 9, 10));
+    }
+
+    #[test]
+    fn an_mrtr_answer_leaves_at_once_and_a_withdrawn_input_tells_the_host() {
+        let mut inputs = Inputs::default();
+        let call = CallId(3);
+        let id = inputs.open(0, None, elicitation(), Origin::Mrtr(call));
+        let declined = Ok(json!({ "action": "decline" }));
+        let mut out = VecDeque::new();
+        let answered = inputs.take_answer(1, id, declined, &mut out).unwrap();
+        assert!(out.is_empty(), "a valid answer warns nobody");
+        assert!(matches!(answered, Answered::Mrtr(c, key, Some(_)) if c == call && key == "7"));
+        assert!(inputs.stored(id).is_none() && inputs.withdraw(id, "gone").is_none());
+        let other = inputs.open(2, Some("t".into()), elicitation(), Origin::Task);
+        let Some(Event::Input {
+            id: told, request, ..
+        }) = inputs.withdraw(other, "expired")
+        else {
+            panic!("an open input is withdrawn with an event");
         };
-        if let Err(f) = res {
-            self.warn(open.task_id.clone(), f.client_error());
-            // Ask the host again when the task still lists the request.
-            if let Some(e) = open.task_id.as_ref().and_then(|t| self.tasks.get_mut(t)) {
-                e.input_keys.remove(&open.request.key);
-            }
-        }
-        if let Some(t) = open.task_id {
-            self.poll_soon(now, &t);
-        }
+        assert_eq!((told, request.method.as_str()), (other, INPUT_WITHDRAWN));
+        assert_eq!(request.params["reason"], json!("expired"));
     }
 }

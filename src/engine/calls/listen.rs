@@ -12,11 +12,8 @@
 
 use crate::collections::sorted::SortedSet;
 
-use crate::engine::api::{Millis, Output};
+use crate::engine::api::Millis;
 use crate::engine::ids::ReqId;
-use crate::engine::requests::{Failure, Purpose};
-use crate::engine::scheduler::Timer;
-use crate::engine::Engine;
 
 /// Re-open the listen stream at most this often.
 const LISTEN_THROTTLE_MS: Millis = 1_000;
@@ -44,175 +41,225 @@ pub(crate) struct Listen {
     /// Listen requests refused in a row (reset when the server accepts one).
     refusals: u32,
     /// The followed tasks the server agreed to push about (its acknowledgement).
-    pub(crate) pushed: SortedSet<String>,
+    pushed: SortedSet<String>,
     /// The open stream `pushed` is owed to.
     pushed_by: Option<ReqId>,
     /// Since when the first stream waits for tasks to stop arriving.
     waiting_since: Option<Millis>,
 }
 
-impl Engine {
-    /// The set of followed tasks may have changed.
-    pub(crate) fn listen_changed(&mut self, now: Millis) {
-        if !self.session.listens() || !self.session.is_ready() {
-            return;
-        }
+impl Listen {
+    /// When to (re)open the stream now that the followed set changed, and whether that time may
+    /// only move an armed timer earlier (a stream is open or being replaced).
+    pub(super) fn next_at(&mut self, now: Millis) -> (Millis, bool) {
         let soon = now.saturating_add(LISTEN_COALESCE_MS);
-        let throttled = self
-            .listen
-            .last
-            .map(|l| l.saturating_add(LISTEN_THROTTLE_MS));
-        if self.listen.req.is_some() || self.listen.retiring.is_some() {
-            let at = throttled.map_or(soon, |t| soon.max(t));
-            return self.timers.set_earlier(Timer::Listen, at);
+        let throttled = self.last.map(|l| l.saturating_add(LISTEN_THROTTLE_MS));
+        if self.req.is_some() || self.retiring.is_some() {
+            return (throttled.map_or(soon, |t| soon.max(t)), true);
         }
-        let since = *self.listen.waiting_since.get_or_insert(now);
+        let since = *self.waiting_since.get_or_insert(now);
         let quiet = now.saturating_add(FIRST_LISTEN_QUIET_MS);
         let at = quiet.min(since.saturating_add(FIRST_LISTEN_MAX_WAIT_MS));
-        self.timers
-            .set(Timer::Listen, throttled.map_or(at, |t| at.max(t)));
+        (throttled.map_or(at, |t| at.max(t)), false)
     }
 
-    /// A task started (`followed`) or stopped being followed.
-    pub(crate) fn listen_follow(&mut self, now: Millis, task_id: &str, followed: bool) {
-        if !self.session.listens() {
-            return;
-        }
+    /// A task started (`followed`) or stopped being followed; `true` when the stream should
+    /// change (a task it does not name, or none it names is still followed).
+    pub(super) fn follow(&mut self, task_id: &str, followed: bool) -> bool {
         if followed {
-            if !self.listen.covered.contains(task_id) {
-                self.listen.fresh = true;
-                self.listen_changed(now);
+            if self.covered.contains(task_id) {
+                return false;
             }
-        } else {
-            self.listen.pushed.remove(task_id);
-            if self.listen.covered.remove(task_id) && self.listen.covered.is_empty() {
-                self.listen_changed(now);
-            }
+            self.fresh = true;
+            return true;
         }
+        self.pushed.remove(task_id);
+        self.covered.remove(task_id) && self.covered.is_empty()
     }
 
-    pub(crate) fn send_listen(&mut self, now: Millis) {
-        let Some(codec) = self
-            .session
-            .ready_codec()
-            .filter(|_| self.session.listens())
-        else {
-            return;
-        };
-        if self.session.gated() {
-            // Asked again when the hold is over.
-            return;
+    /// Whether a new listen request is due (the open one misses a followed task or names none).
+    pub(super) fn due(&mut self) -> bool {
+        if self.req.is_some() && !self.fresh && !self.covered.is_empty() {
+            return false;
         }
-        if self.listen.req.is_some() && !self.listen.fresh && !self.listen.covered.is_empty() {
-            return;
-        }
-        self.listen.waiting_since = None;
-        self.retire_listen(now, false);
-        self.listen.retiring = self.listen.req.take();
-        self.listen.covered.clear();
-        self.listen.fresh = false;
-        let ids = self.tasks.followed();
-        if ids.is_empty() {
-            return;
-        }
-        let Some(out) = codec.build_listen(&self.session.info(), &ids) else {
-            return;
-        };
-        self.listen.covered = ids.into_iter().collect();
-        self.listen.last = Some(now);
-        self.listen.req = self.send(now, Purpose::Listen, out);
+        self.waiting_since = None;
+        true
     }
 
-    /// Closes the stream being replaced, if any. `replaced`: the server accepted its successor,
-    /// which pushes about the same tasks.
-    fn retire_listen(&mut self, now: Millis, replaced: bool) {
-        let Some(n) = self.listen.retiring.take() else {
-            return;
-        };
-        if let Some(old) = self.take_pending(n) {
-            self.out.push_back(Output::Abort { key: old.key });
-        }
-        if replaced && self.listen.pushed_by == Some(n) {
-            self.listen.pushed_by = self.listen.req;
-        }
-        self.pushes_lost(now, n);
+    /// The open request becomes the one being replaced; nothing is named yet.
+    pub(super) fn rotate(&mut self) {
+        self.retiring = self.req.take();
+        self.covered.clear();
+        self.fresh = false;
     }
 
-    /// The server acknowledged listen request `n`, agreeing to push about `task_ids`: each newly
-    /// named task is read once, then its polls become the safety net; tasks it no longer names
-    /// resume their cadence.
-    pub(super) fn on_listen_ack(&mut self, now: Millis, n: Option<ReqId>, task_ids: Vec<String>) {
-        if n.is_none() || n != self.listen.req {
-            return;
+    /// A new listen request naming `ids` goes out at `now`.
+    pub(super) fn cover(&mut self, ids: Vec<String>, now: Millis) {
+        self.covered = ids.into_iter().collect();
+        self.last = Some(now);
+    }
+
+    /// The listen request just sent.
+    pub(crate) fn sent(&mut self, req: Option<ReqId>) {
+        self.req = req;
+    }
+
+    /// Takes the request being replaced. `replaced`: the server accepted its successor, which
+    /// pushes about the same tasks.
+    pub(super) fn retire(&mut self, replaced: bool) -> Option<ReqId> {
+        let n = self.retiring.take()?;
+        if replaced && self.pushed_by == Some(n) {
+            self.pushed_by = self.req;
+        }
+        Some(n)
+    }
+
+    /// Stream `n` ended: the tasks it pushed about (polled again at their cadence).
+    pub(super) fn lost(&mut self, n: ReqId) -> SortedSet<String> {
+        if self.pushed_by != Some(n) {
+            return SortedSet::default();
+        }
+        self.pushed_by = None;
+        std::mem::take(&mut self.pushed)
+    }
+
+    /// The server acknowledged listen request `n`, agreeing to push about `task_ids`: the newly
+    /// named tasks (each read once) and the ones named before (their cadence resumes unless
+    /// still named). `None` when `n` is not the open request.
+    pub(super) fn ack(
+        &mut self,
+        n: Option<ReqId>,
+        task_ids: Vec<String>,
+    ) -> Option<(Vec<String>, SortedSet<String>)> {
+        if n.is_none() || n != self.req {
+            return None;
         }
         let mut named: SortedSet<String> = SortedSet::default();
         for t in task_ids {
-            if self.listen.covered.contains(t.as_str()) {
+            if self.covered.contains(t.as_str()) {
                 named.insert(t);
             }
         }
-        let before = std::mem::replace(&mut self.listen.pushed, named);
-        self.listen.pushed_by = n;
+        let before = std::mem::replace(&mut self.pushed, named);
+        self.pushed_by = n;
         let mut fresh: Vec<String> = Vec::new();
-        for t in self.listen.pushed.iter() {
+        for t in self.pushed.iter() {
             if !before.contains(t.as_str()) {
                 fresh.push(t.clone());
             }
         }
-        // A stream carries only what changes after it: one status request (as soon as the
-        // interval allows) reads what changed before, then polls are the safety net.
-        for t in fresh {
-            self.poll_soon(now, &t);
-        }
-        self.resume_polls(now, before);
+        Some((fresh, before))
     }
 
-    /// Stream `n` ended: the tasks it pushed about are polled again at their cadence.
-    fn pushes_lost(&mut self, now: Millis, n: ReqId) {
-        if self.listen.pushed_by == Some(n) {
-            self.listen.pushed_by = None;
-            let lost = std::mem::take(&mut self.listen.pushed);
-            self.resume_polls(now, lost);
-        }
+    /// Whether the server agreed to push about task `task_id`.
+    pub(crate) fn pushes(&self, task_id: &str) -> bool {
+        self.pushed.contains(task_id)
     }
 
-    /// The next poll of each of `tasks` not pushed any more, within one interval (spread over
-    /// it, never sooner than the interval after the last poll).
-    fn resume_polls(&mut self, now: Millis, tasks: SortedSet<String>) {
-        for t in tasks.iter() {
-            if !self.listen.pushed.contains(t.as_str()) {
-                self.poll_spread(now, t);
-            }
+    /// The server answered listen request `n` with an HTTP status; `true` when it accepts the
+    /// open one (the stream it replaces can go).
+    pub(super) fn accepted(&mut self, n: ReqId, status: u16) -> bool {
+        let accepted = status < 400 && self.req == Some(n);
+        if accepted {
+            self.refusals = 0;
         }
+        accepted
     }
 
-    /// The server answered listen request `n` with an HTTP status: once it accepts the current
-    /// one, the stream it replaces goes.
-    pub(crate) fn on_listen_head(&mut self, now: Millis, n: ReqId, status: u16) {
-        if status < 400 && self.listen.req == Some(n) {
-            self.listen.refusals = 0;
-            self.retire_listen(now, true);
+    /// Whether `n` is the request being replaced (it is not any more).
+    pub(super) fn retired_ended(&mut self, n: ReqId) -> bool {
+        let retiring = self.retiring == Some(n);
+        if retiring {
+            self.retiring = None;
         }
+        retiring
     }
 
-    /// Listen request `n` ended (`failure`: refused). The stream being replaced just goes; when
-    /// the current one ends (the one it replaces with it), it is opened again later if tasks are
-    /// still followed, unless the server lacks the method or keeps refusing it.
-    pub(crate) fn on_listen_end(&mut self, now: Millis, n: ReqId, failure: Option<Box<Failure>>) {
-        if self.listen.retiring == Some(n) {
-            self.listen.retiring = None;
-            return self.pushes_lost(now, n);
-        }
-        // Refused by the server (not lost on the way: that says nothing about the method).
-        if let Some(f) = failure.filter(|f| f.rpc().is_some() || f.http_status() >= Some(400)) {
-            self.listen.refusals = self.listen.refusals.saturating_add(1);
-            self.listen_refused(&f, self.listen.refusals);
-        }
-        self.retire_listen(now, false);
-        self.pushes_lost(now, n);
-        self.listen.req = None;
-        self.listen.covered.clear();
-        self.listen.last = Some(now);
-        self.listen_changed(now);
+    /// The server refused a listen request: how many in a row.
+    pub(super) fn refused(&mut self) -> u32 {
+        self.refusals = self.refusals.saturating_add(1);
+        self.refusals
+    }
+
+    /// The open stream ended at `now`.
+    pub(super) fn ended(&mut self, now: Millis) {
+        self.req = None;
+        self.covered.clear();
+        self.last = Some(now);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    /// Opens a listen request `n` naming `named` at `now`, as the engine does.
+    fn open(l: &mut Listen, n: u64, named: &[&str], now: Millis) {
+        assert!(l.due());
+        l.rotate();
+        l.cover(ids(named), now);
+        l.sent(Some(ReqId(n)));
+    }
+
+    #[test]
+    fn a_replacement_the_server_accepts_takes_over_the_pushes() {
+        let mut l = Listen::default();
+        assert!(l.follow("a", true), "a task the stream does not name");
+        open(&mut l, 1, &["a"], 0);
+        let (fresh, before) = l.ack(Some(ReqId(1)), ids(&["a", "unnamed"])).unwrap();
+        assert_eq!((fresh, before.len()), (ids(&["a"]), 0));
+        assert!(l.pushes("a") && !l.pushes("unnamed"));
+        assert!(!l.follow("a", true), "already named");
+        assert!(l.follow("b", true));
+        open(&mut l, 2, &["a", "b"], 10);
+        assert!(
+            l.ack(Some(ReqId(1)), ids(&["a"])).is_none(),
+            "not the open request"
+        );
+        assert!(l.accepted(ReqId(2), 200));
+        assert_eq!(l.retire(true), Some(ReqId(1)));
+        let lost = l.lost(ReqId(1));
+        assert!(
+            lost.is_empty(),
+            "the accepted stream pushes about the same tasks"
+        );
+        assert!(l.pushes("a"));
+    }
+
+    #[test]
+    fn a_stream_that_ends_gives_its_tasks_back_to_polling_and_reopens_throttled() {
+        let mut l = Listen::default();
+        l.follow("a", true);
+        open(&mut l, 1, &["a"], 1_000);
+        l.ack(Some(ReqId(1)), ids(&["a"]));
+        assert_eq!(l.refused(), 1);
+        let lost = l.lost(ReqId(1));
+        l.ended(1_200);
+        assert!(lost.contains("a") && !l.pushes("a"));
+        let (at, earlier_only) = l.next_at(1_200);
+        assert!(!earlier_only);
+        assert_eq!(at, 1_200 + LISTEN_THROTTLE_MS);
+        assert!(
+            !l.accepted(ReqId(1), 200),
+            "an ended request is not the open one"
+        );
+    }
+
+    #[test]
+    fn unfollowing_the_last_named_task_closes_the_stream() {
+        let mut l = Listen::default();
+        l.follow("a", true);
+        l.follow("b", true);
+        open(&mut l, 1, &["a", "b"], 0);
+        assert!(!l.follow("a", false), "b is still named");
+        assert!(l.follow("b", false));
+        assert!(
+            l.due(),
+            "an open stream naming no followed task is replaced"
+        );
     }
 }

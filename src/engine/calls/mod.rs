@@ -5,16 +5,11 @@
 //! original response carries the result.
 
 pub(super) mod answers;
-pub(super) mod cut;
-pub(super) mod deletes;
 pub(super) mod elicit;
-pub(super) mod fetch;
 pub(super) mod inputs;
 pub(super) mod listen;
 pub(super) mod no_input;
-pub(super) mod ops;
-pub(super) mod race;
-pub(super) mod results;
+mod routes;
 pub(super) mod tools;
 
 use crate::collections::sorted::SortedSet;
@@ -37,9 +32,9 @@ use tools::Support;
 /// An MRTR round waiting for the host's answers.
 #[derive(Debug, Default)]
 pub(crate) struct Round {
-    pub(crate) open: SortedSet<String>,
-    pub(crate) responses: Map<String, Value>,
-    pub(crate) state: Option<Value>,
+    open: SortedSet<String>,
+    responses: Map<String, Value>,
+    state: Option<Value>,
 }
 
 /// One call in progress.
@@ -62,7 +57,7 @@ pub(crate) struct Call {
     /// Answers of the last completed MRTR round, re-sent with the request.
     retry: Option<(Value, Option<Value>)>,
     /// Waited for a `tools/list` that failed: goes on without the tools' word.
-    pub(crate) tools_checked: bool,
+    tools_checked: bool,
 }
 
 impl Call {
@@ -139,7 +134,7 @@ impl Engine {
             })
             .flatten();
         if tool.is_some() && !self.tools_known() && !call.tools_checked {
-            self.tools.waiting.push(c);
+            self.tools.wait(c);
             return self.fetch_tools(now, false);
         }
         let Some(codec) = self.session.ready_codec() else {
@@ -345,7 +340,7 @@ impl Engine {
     }
 
     /// Draft `notifications/tasks/created`: the id is one we generated for a call in flight.
-    pub(crate) fn on_created(&mut self, now: Millis, task_id: &str) {
+    fn on_created(&mut self, now: Millis, task_id: &str) {
         let found = self
             .calls
             .iter()
@@ -443,7 +438,7 @@ impl Engine {
     }
 
     /// One MRTR answer; `None` = the host declined (the key is left out of `inputResponses`).
-    pub(crate) fn mrtr_answer(&mut self, now: Millis, c: CallId, key: &str, value: Option<Value>) {
+    fn mrtr_answer(&mut self, now: Millis, c: CallId, key: &str, value: Option<Value>) {
         let Some(call) = self.calls.get_mut(&c) else {
             return;
         };

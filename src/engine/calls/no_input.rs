@@ -6,8 +6,9 @@
 //! client can do moves the task, and a caller must not wait forever. The entry stays until its GC
 //! like any task nobody follows, so a later `watch` of the id joins it at its cadence.
 
-use crate::engine::api::{ClientError, End, ErrorKind, Millis};
-use crate::engine::Engine;
+use super::inputs::Inputs;
+use crate::engine::api::{ClientError, ErrorKind, Millis};
+use crate::engine::registry::TaskEntry;
 use crate::protocol::model::TaskStatus;
 
 /// How long after being asked a server may leave a task `input_required` with no input request.
@@ -16,40 +17,24 @@ pub(crate) const NO_INPUT_MS: Millis = 5_000;
 const NO_INPUT: &str =
     "the server reports the task input_required but sent no input request within 5 s of being asked";
 
-impl Engine {
-    /// A poll found task `task_id` as it is now: when it waits for an input request that did not
-    /// come in time, its subscribers fail and it is no longer polled.
-    pub(crate) fn input_never_came(&mut self, now: Millis, task_id: &str) {
-        let Some(e) = self.tasks.get(task_id) else {
-            return;
-        };
-        let Some(snapshot) = e
-            .snapshot
-            .as_ref()
-            .filter(|k| k.status == TaskStatus::InputRequired)
-        else {
-            return;
-        };
-        // Asked: since it became `input_required`, and (2025-11-25) since its result was asked.
-        let since = e.poll.since.get().unwrap_or(now);
-        let asked = match self.session.fetches_results() {
-            true => e.result.sent_at().map(|s| s.max(since)),
-            false => Some(since),
-        };
-        let late = asked.is_some_and(|at| now >= at.saturating_add(NO_INPUT_MS));
-        if !late
-            || e.subs.is_empty()
-            || !snapshot.input_requests().is_empty()
-            || self.inputs.heard_within(now, NO_INPUT_MS)
-        {
-            return;
-        }
-        let error = ClientError::new(ErrorKind::Protocol, NO_INPUT);
-        let subs = self
-            .tasks
-            .get_mut(task_id)
-            .map(|e| std::mem::take(&mut e.subs));
-        self.end_all(task_id, subs.unwrap_or_default(), &End::Failed { error });
-        self.after_membership_change(now, task_id);
-    }
+/// Whether task `e`, as a poll found it at `now`, waits for an input request that did not come
+/// in time (`fetches_results`: the session asks for them with `tasks/result`): the error its
+/// subscribers fail with.
+pub(crate) fn never_came(
+    e: &TaskEntry,
+    now: Millis,
+    fetches_results: bool,
+    inputs: &Inputs,
+) -> Option<ClientError> {
+    let snapshot = (e.snapshot.as_ref()).filter(|k| k.status == TaskStatus::InputRequired)?;
+    // Asked: since it became `input_required`, and (2025-11-25) since its result was asked.
+    let since = e.poll.since.get().unwrap_or(now);
+    let asked = match fetches_results {
+        true => e.result.sent_at().map(|s| s.max(since)),
+        false => Some(since),
+    };
+    let late = asked.is_some_and(|at| now >= at.saturating_add(NO_INPUT_MS));
+    let quiet = !inputs.heard_within(now, NO_INPUT_MS);
+    (late && !e.subs.is_empty() && snapshot.input_requests().is_empty() && quiet)
+        .then(|| ClientError::new(ErrorKind::Protocol, NO_INPUT))
 }

@@ -22,11 +22,9 @@ use crate::protocol::jsonrpc::codes;
 use crate::protocol::object;
 
 use crate::engine::api::{Augment, ClientError, ErrorKind, Millis, OpId};
-use crate::engine::requests::{Answer, Failure, Purpose};
+use crate::engine::requests::Failure;
 use crate::engine::scheduler::cadence;
-use crate::engine::scheduler::Timer;
-use crate::engine::session::quirks::Quirk;
-use crate::engine::Engine;
+use crate::engine::scheduler::rng::Rng;
 
 /// The protocol version from which tools declare `execution.taskSupport`.
 const TOOL_LEVEL_SUPPORT_SINCE: &str = "2025-11-25";
@@ -37,7 +35,7 @@ const TRIES: u32 = 3;
 
 /// A tool's declared task support.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Support {
+pub(super) enum Support {
     Forbidden,
     Optional,
     Required,
@@ -49,7 +47,7 @@ pub(crate) enum Support {
 pub(crate) struct Tools {
     /// A `tools/list` was completed. A failed one is not remembered: the calls that waited go
     /// on without the tools' word, the next call asks again (unless the server has none).
-    pub(crate) loaded: bool,
+    loaded: bool,
     fetching: bool,
     /// Failed attempts of the current fetch.
     errors: u32,
@@ -59,13 +57,13 @@ pub(crate) struct Tools {
     /// The tools by name, in a JSON object's map (the one every object already instantiates).
     by_name: Map<String, Value>,
     /// Calls waiting for the cache.
-    pub(crate) waiting: Vec<CallId>,
+    waiting: Vec<CallId>,
     /// `list_tools` operations waiting for the listing.
-    pub(crate) ops: Vec<OpId>,
+    ops: Vec<OpId>,
 }
 
 impl Tools {
-    pub(crate) fn support(&self, name: &str) -> Support {
+    pub(super) fn support(&self, name: &str) -> Support {
         let word = self
             .by_name
             .get(name)
@@ -80,7 +78,7 @@ impl Tools {
         }
     }
 
-    pub(crate) fn input_schema(&self, name: &str) -> Option<&Value> {
+    pub(super) fn input_schema(&self, name: &str) -> Option<&Value> {
         self.by_name.get(name)?.get("inputSchema")
     }
 
@@ -141,7 +139,7 @@ pub(super) fn needs_task(support: Option<Support>, choice: Augment) -> bool {
 }
 
 /// Whether to ask for a task; `support` is `None` for requests other than `tools/call`.
-pub(crate) fn decide(
+pub(super) fn decide(
     server_caps: &Value,
     protocol_version: &str,
     support: Option<Support>,
@@ -180,114 +178,122 @@ pub(crate) fn decide(
     }
 }
 
-impl Engine {
-    /// Starts a `tools/list` (all pages) unless one is running; `force` refetches a loaded cache.
-    pub(crate) fn fetch_tools(&mut self, now: Millis, force: bool) {
-        if self.tools.fetching || (self.tools_known() && !force) {
-            return;
+/// What a `tools/list` page leads to.
+pub(super) enum Page {
+    /// Ask for the page after this cursor.
+    Next(String),
+    /// The listing is complete: `{tools}` for the waiting operations.
+    Done(Value),
+}
+
+/// What a failed `tools/list` attempt leads to.
+pub(super) enum Attempt {
+    /// Ask again after this delay.
+    Retry(Millis),
+    /// Give up; `absent`: the server has no `tools/list`.
+    GiveUp { absent: bool },
+}
+
+impl Tools {
+    /// Starts a listing unless one is running or `stale` is false (the cache serves);
+    /// `true`: ask for the first page.
+    pub(super) fn begin(&mut self, stale: bool) -> bool {
+        if self.fetching || !stale {
+            return false;
         }
-        self.tools.fetching = true;
-        self.tools.errors = 0;
-        self.start_tools(now);
+        self.fetching = true;
+        self.errors = 0;
+        self.restart();
+        true
     }
 
-    fn start_tools(&mut self, now: Millis) {
-        self.tools.pages = 0;
-        self.tools.acc.clear();
-        self.tools.seen_cursors.clear();
-        self.dispatch(now, Purpose::Tools { cursor: None });
-    }
-
-    /// The backoff after a failed `tools/list` passed: ask again.
-    pub(crate) fn retry_tools(&mut self, now: Millis) {
-        if self.tools.fetching {
-            self.start_tools(now);
+    /// The backoff after a failed attempt passed; `true`: ask for the first page again.
+    pub(super) fn retry(&mut self) -> bool {
+        if self.fetching {
+            self.restart();
         }
+        self.fetching
     }
 
-    pub(crate) fn on_tools_page(&mut self, now: Millis, res: Answer) {
-        let page = match res {
-            Ok(v) => v,
-            Err(f) => return self.tools_error(now, &f),
-        };
+    fn restart(&mut self) {
+        self.pages = 0;
+        self.acc.clear();
+        self.seen_cursors.clear();
+    }
+
+    /// Takes one page of the listing.
+    pub(super) fn on_page(&mut self, page: &Value) -> Result<Page, ClientError> {
         let Some(items) = page.get("tools").and_then(Value::as_array) else {
-            let error = ClientError::new(ErrorKind::Protocol, "tools/list result without `tools`");
-            return self.tools_error(
-                now,
-                &Failure::Transport {
-                    error,
-                    status: None,
-                    retry_after: None,
-                },
-            );
+            return Err(ClientError::new(
+                ErrorKind::Protocol,
+                "tools/list result without `tools`",
+            ));
         };
-        self.tools.acc.extend(items.iter().cloned());
-        self.tools.pages += 1;
+        self.acc.extend(items.iter().cloned());
+        self.pages += 1;
         let next = page
             .get("nextCursor")
             .and_then(Value::as_str)
             .map(str::to_owned);
         if let Some(cursor) = next {
-            if self.tools.pages < MAX_PAGES && self.tools.seen_cursors.insert(cursor.clone()) {
-                return self.dispatch(
-                    now,
-                    Purpose::Tools {
-                        cursor: Some(cursor),
-                    },
-                );
+            if self.pages < MAX_PAGES && self.seen_cursors.insert(cursor.clone()) {
+                return Ok(Page::Next(cursor));
             }
         }
-        let all = std::mem::take(&mut self.tools.acc);
-        self.tools.by_name = Map::new();
+        let all = std::mem::take(&mut self.acc);
+        self.by_name = Map::new();
         for t in &all {
             if let Some(name) = t.get("name").and_then(Value::as_str) {
-                self.tools.by_name.insert(name.to_owned(), t.clone());
+                self.by_name.insert(name.to_owned(), t.clone());
             }
         }
-        self.tools_settled(now, Ok(object([("tools", Value::Array(all))])), true);
+        Ok(Page::Done(object([("tools", Value::Array(all))])))
     }
 
-    /// A `tools/list` attempt failed: say so and try again with backoff, a few times, unless
-    /// the server has no such method.
-    fn tools_error(&mut self, now: Millis, f: &Failure) {
+    /// An attempt failed: try again with backoff, a few times, unless the server has no such
+    /// method.
+    pub(super) fn attempt_failed(&mut self, f: &Failure, rng: &mut Rng) -> Attempt {
         let absent = matches!(f, Failure::Rpc(e) if e.code == codes::METHOD_NOT_FOUND);
-        self.tools.errors = self.tools.errors.saturating_add(1);
-        if absent || self.tools.errors >= TRIES {
-            return self.tools_failed(now, f.client_error(), absent);
+        self.errors = self.errors.saturating_add(1);
+        if absent || self.errors >= TRIES {
+            return Attempt::GiveUp { absent };
         }
-        self.warn(None, f.client_error());
-        let delay = cadence::error_delay(&mut self.rng, self.tools.errors, f.retry_after(), None);
-        self.timers.set(Timer::Tools, now.saturating_add(delay));
+        Attempt::Retry(cadence::error_delay(
+            rng,
+            self.errors,
+            f.retry_after(),
+            None,
+        ))
     }
 
-    /// The listing failed for good: waiting operations get the error; waiting calls go on
-    /// without it. `never`: the server has no `tools/list` (no later call asks again).
-    pub(crate) fn tools_failed(&mut self, now: Millis, error: ClientError, never: bool) {
-        if never {
-            self.session.quirks.insert(Quirk::NoToolsList);
-        }
-        self.warn(None, error.clone());
-        self.tools_settled(now, Err(error), false);
+    /// The listing ended (`loaded`: completed): the operations and calls that waited for it.
+    pub(super) fn settle(&mut self, loaded: bool) -> (Vec<OpId>, Vec<CallId>) {
+        self.fetching = false;
+        self.loaded = loaded;
+        (
+            std::mem::take(&mut self.ops),
+            std::mem::take(&mut self.waiting),
+        )
     }
 
-    /// Whether there is nothing to ask: the tools are listed, or the server lists none.
-    pub(super) fn tools_known(&self) -> bool {
-        self.tools.loaded || self.session.quirks.has(Quirk::NoToolsList)
+    /// Whether the listing completed.
+    pub(super) fn loaded(&self) -> bool {
+        self.loaded
     }
 
-    fn tools_settled(&mut self, now: Millis, result: Result<Value, ClientError>, loaded: bool) {
-        self.tools.fetching = false;
-        self.tools.loaded = loaded;
-        self.timers.clear(&Timer::Tools);
-        for op in std::mem::take(&mut self.tools.ops) {
-            self.reply(op, result.clone());
-        }
-        for c in std::mem::take(&mut self.tools.waiting) {
-            if let Some(call) = self.calls.get_mut(&c) {
-                call.tools_checked = true;
-            }
-            self.dispatch(now, Purpose::Call(c));
-        }
+    /// Call `c` waits for the listing.
+    pub(super) fn wait(&mut self, c: CallId) {
+        self.waiting.push(c);
+    }
+
+    /// Operation `op` waits for the listing.
+    pub(crate) fn wait_op(&mut self, op: OpId) {
+        self.ops.push(op);
+    }
+
+    /// The operations waiting for the listing.
+    pub(crate) fn ops(&self) -> &[OpId] {
+        &self.ops
     }
 }
 
@@ -298,6 +304,50 @@ mod tests {
     use super::*;
 
     const V25: &str = "2025-11-25";
+
+    #[test]
+    fn a_listing_pages_on_and_ends_at_a_repeated_cursor() {
+        let mut tools = Tools::default();
+        tools.wait(CallId(7));
+        assert!(tools.begin(true));
+        assert!(!tools.begin(true), "one listing at a time");
+        let first = json!({ "tools": [{ "name": "a" }], "nextCursor": "c1" });
+        assert!(matches!(tools.on_page(&first), Ok(Page::Next(c)) if c == "c1"));
+        let required = json!({ "name": "b", "execution": { "taskSupport": "required" } });
+        let again = json!({ "tools": [required], "nextCursor": "c1" });
+        let Ok(Page::Done(all)) = tools.on_page(&again) else {
+            panic!("a cursor seen before ends the listing");
+        };
+        assert_eq!(all["tools"].as_array().map(Vec::len), Some(2));
+        assert_eq!(tools.support("b"), Support::Required);
+        assert_eq!(tools.support("a"), Support::Unspecified);
+        let (ops, waiting) = tools.settle(true);
+        assert_eq!((ops.len(), waiting), (0, vec![CallId(7)]));
+        assert!(tools.loaded() && !tools.begin(false));
+        assert!(tools.on_page(&json!({})).is_err(), "a page without tools");
+    }
+
+    #[test]
+    fn attempts_give_up_after_the_tries_or_at_once_without_the_method() {
+        let mut rng = Rng::new(1);
+        let lost = Failure::Timeout;
+        let mut tools = Tools::default();
+        assert!(tools.begin(true));
+        for _ in 1..TRIES {
+            assert!(matches!(tools.attempt_failed(&lost, &mut rng), Attempt::Retry(d) if d > 0));
+            assert!(tools.retry(), "the retry asks for the first page again");
+        }
+        let last = tools.attempt_failed(&lost, &mut rng);
+        assert!(matches!(last, Attempt::GiveUp { absent: false }));
+        tools.settle(false);
+        assert!(!tools.retry() && tools.begin(true));
+        let absent = Failure::Rpc(crate::protocol::jsonrpc::RpcError::new(
+            codes::METHOD_NOT_FOUND,
+            "no",
+        ));
+        let first = tools.attempt_failed(&absent, &mut rng);
+        assert!(matches!(first, Attempt::GiveUp { absent: true }));
+    }
 
     #[test]
     fn tool_level_support_rules() {

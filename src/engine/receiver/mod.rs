@@ -17,6 +17,8 @@ mod wire;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use serve::Effects;
+
 use std::collections::VecDeque;
 
 use crate::json::Value;
@@ -30,21 +32,21 @@ use super::api::{InputId, Millis};
 use super::registry::iso8601::format_millis;
 
 /// The ttl of a task whose requestor asked for none.
-pub(crate) const DEFAULT_TTL_MS: Millis = 60 * 60 * 1000;
+const DEFAULT_TTL_MS: Millis = 60 * 60 * 1000;
 /// The longest ttl granted.
-pub(crate) const MAX_TTL_MS: Millis = 24 * 60 * 60 * 1000;
+const MAX_TTL_MS: Millis = 24 * 60 * 60 * 1000;
 /// The poll interval suggested to the requestor.
-pub(crate) const POLL_INTERVAL_MS: Millis = 1000;
+const POLL_INTERVAL_MS: Millis = 1000;
 /// Most tasks alive at once; further task-augmented requests are refused.
-pub(crate) const MAX_TASKS: usize = 1000;
+const MAX_TASKS: usize = 1000;
 /// Tasks per `tasks/list` page.
-pub(crate) const PAGE: usize = 50;
+const PAGE: usize = 50;
 /// How many expired ids are remembered (to answer "expired" rather than "not found").
-pub(crate) const EXPIRED_KEPT: usize = 1024;
+const EXPIRED_KEPT: usize = 1024;
 
 /// Where a hosted task stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Status {
+enum Status {
     Working,
     Completed,
     Failed,
@@ -52,7 +54,7 @@ pub(crate) enum Status {
 }
 
 impl Status {
-    pub(crate) fn as_str(self) -> &'static str {
+    fn as_str(self) -> &'static str {
         match self {
             Status::Working => "working",
             Status::Completed => "completed",
@@ -61,34 +63,34 @@ impl Status {
         }
     }
 
-    pub(crate) fn is_terminal(self) -> bool {
+    fn is_terminal(self) -> bool {
         self != Status::Working
     }
 }
 
 /// One task the client runs for the server.
 #[derive(Debug)]
-pub(crate) struct HostedTask {
-    pub(crate) id: String,
+struct HostedTask {
+    id: String,
     /// The server's request that created it (a re-sent request gets the same task).
-    pub(crate) request: Id,
+    request: Id,
     seq: u64,
-    pub(crate) status: Status,
+    status: Status,
     message: Option<String>,
     created_at: Millis,
     updated_at: Millis,
     ttl: Millis,
     /// What the original request returns: the host's answer, or an error.
-    pub(crate) outcome: Option<Result<Value, RpcError>>,
+    outcome: Option<Result<Value, RpcError>>,
     /// The host's input request, while it is open.
-    pub(crate) input: Option<InputId>,
+    input: Option<InputId>,
     /// `tasks/result` requests held until the task ends.
-    pub(crate) waiters: Vec<Id>,
+    waiters: Vec<Id>,
 }
 
 impl HostedTask {
     /// The task as the wire shows it (`tasks/get`, `tasks/cancel`, list entries, pushes).
-    pub(crate) fn wire(&self) -> Value {
+    fn wire(&self) -> Value {
         let mut v = object([
             ("taskId", Value::from(self.id.as_str())),
             ("status", Value::from(self.status.as_str())),
@@ -119,20 +121,20 @@ pub(crate) struct Hosted {
 
 impl Hosted {
     /// The ttl granted for a requested one (`params.task.ttl`).
-    pub(crate) fn grant_ttl(requested: Option<&Value>) -> Millis {
+    fn grant_ttl(requested: Option<&Value>) -> Millis {
         requested
             .and_then(Value::as_u64)
             .map_or(DEFAULT_TTL_MS, |t| t.min(MAX_TTL_MS))
     }
 
     /// The live task the server's request `request` created.
-    pub(crate) fn by_request(&self, request: &Id) -> Option<&HostedTask> {
+    fn by_request(&self, request: &Id) -> Option<&HostedTask> {
         self.tasks.iter().find(|t| &t.request == request)
     }
 
     /// Starts a `working` task under `id` (fresh random bits from the caller) for the server's
     /// request `request`; `None` when full or when the id is taken.
-    pub(crate) fn create(
+    fn create(
         &mut self,
         id: String,
         request: Id,
@@ -161,7 +163,7 @@ impl Hosted {
     }
 
     /// The live task `id`, or the spec's error: expired or not found.
-    pub(crate) fn get_mut(&mut self, id: &str) -> Result<&mut HostedTask, RpcError> {
+    fn get_mut(&mut self, id: &str) -> Result<&mut HostedTask, RpcError> {
         if self.expired.iter().any(|e| e == id) {
             return Err(wire::expired());
         }
@@ -172,7 +174,7 @@ impl Hosted {
     }
 
     /// Ends task `id` with `status` and `outcome` unless it already ended: the waiters to answer.
-    pub(crate) fn finish(
+    fn finish(
         &mut self,
         id: &str,
         now: Millis,
@@ -192,7 +194,7 @@ impl Hosted {
     }
 
     /// One `tasks/list` page after `cursor` (an opaque position this list handed out).
-    pub(crate) fn page(&self, cursor: Option<&str>) -> Result<Value, RpcError> {
+    fn page(&self, cursor: Option<&str>) -> Result<Value, RpcError> {
         let after = match cursor {
             None => 0,
             Some(c) => c
@@ -218,7 +220,7 @@ impl Hosted {
     }
 
     /// Forgets every task whose ttl ran out by `now` (remembering its id as expired).
-    pub(crate) fn expire(&mut self, now: Millis) -> Vec<HostedTask> {
+    fn expire(&mut self, now: Millis) -> Vec<HostedTask> {
         if self.next_expiry().is_none_or(|at| at > now) {
             return Vec::new();
         }
@@ -240,7 +242,7 @@ impl Hosted {
         self.tasks.iter().map(HostedTask::expires_at).min()
     }
 
-    pub(crate) fn get(&self, id: &str) -> Option<&HostedTask> {
+    fn get(&self, id: &str) -> Option<&HostedTask> {
         self.tasks.iter().find(|t| t.id == id)
     }
 }

@@ -14,12 +14,12 @@ fn task_ref(task_id: &str) -> Value {
 }
 
 /// `_meta` tying a message to task `task_id`.
-pub(crate) fn related(task_id: &str) -> Value {
+pub(super) fn related(task_id: &str) -> Value {
     object([(RELATED_TASK, task_ref(task_id))])
 }
 
 /// `result` with the related-task `_meta` merged in (other `_meta` entries kept).
-pub(crate) fn with_related(result: Value, task_id: &str) -> Value {
+pub(super) fn with_related(result: Value, task_id: &str) -> Value {
     let mut obj = match result {
         Value::Object(o) => o,
         other => return other,
@@ -37,7 +37,7 @@ pub(crate) fn with_related(result: Value, task_id: &str) -> Value {
 }
 
 /// The error for a task id this client never issued (or forgot long ago).
-pub(crate) fn not_found() -> RpcError {
+pub(super) fn not_found() -> RpcError {
     RpcError::new(
         codes::INVALID_PARAMS,
         "Failed to retrieve task: Task not found",
@@ -45,7 +45,7 @@ pub(crate) fn not_found() -> RpcError {
 }
 
 /// The error for a task whose ttl ran out.
-pub(crate) fn expired() -> RpcError {
+pub(super) fn expired() -> RpcError {
     RpcError::new(
         codes::INVALID_PARAMS,
         "Failed to retrieve task: Task has expired",
@@ -53,7 +53,7 @@ pub(crate) fn expired() -> RpcError {
 }
 
 /// The error for cancelling a task that already ended.
-pub(crate) fn already_terminal(status: &str) -> RpcError {
+pub(super) fn already_terminal(status: &str) -> RpcError {
     RpcError::new(
         codes::INVALID_PARAMS,
         [
@@ -66,7 +66,7 @@ pub(crate) fn already_terminal(status: &str) -> RpcError {
 }
 
 /// What `tasks/result` answers for a task the requestor cancelled.
-pub(crate) fn cancelled() -> RpcError {
+pub(super) fn cancelled() -> RpcError {
     RpcError::new(codes::INTERNAL_ERROR, "Task was cancelled by the requestor")
 }
 

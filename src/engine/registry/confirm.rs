@@ -9,9 +9,6 @@
 use crate::json::Value;
 use crate::protocol::model::{Outcome, TaskStatus};
 
-use crate::engine::api::Millis;
-use crate::engine::Engine;
-
 /// Whether `outcome` alone tells how its task ended.
 pub(super) fn tells_status(outcome: &Outcome) -> bool {
     !is_tool_error(outcome) && !is_empty(outcome)
@@ -32,23 +29,4 @@ fn is_empty(outcome: &Outcome) -> bool {
 
 fn is_tool_error(outcome: &Outcome) -> bool {
     matches!(outcome, Outcome::Result { result } if result.get("isError") == Some(&Value::Bool(true)))
-}
-
-impl Engine {
-    /// The task's outcome came before its end: one status request confirms the end, as soon as
-    /// the task's interval allows. `false`: nobody follows the task, nothing to confirm.
-    pub(super) fn confirm_end(&mut self, now: Millis, task_id: &str) -> bool {
-        let followed = self.tasks.get(task_id).is_some_and(|e| !e.subs.is_empty());
-        if followed {
-            self.poll_soon(now, task_id);
-        }
-        followed
-    }
-
-    /// Whether the task holds an outcome its status has not confirmed yet (and no cancel will).
-    pub(super) fn awaits_confirmation(&self, task_id: &str) -> bool {
-        let pending =
-            (self.tasks.get(task_id)).is_some_and(|e| e.outcome.is_some() && !e.is_terminal());
-        pending && !self.cancel_on_its_way(task_id)
-    }
 }

@@ -6,9 +6,7 @@
 
 use crate::protocol::model::Task;
 
-use super::tasks::Source;
 use crate::engine::api::Millis;
-use crate::engine::Engine;
 
 /// At most this many pushes are kept; a new one evicts the oldest.
 const MAX_KEPT: usize = 16;
@@ -19,7 +17,7 @@ pub(crate) struct EarlyPushes(Vec<(Millis, Box<Task>)>);
 
 impl EarlyPushes {
     /// Keeps `task`, pushed at `now`, in place of an earlier push about the same task.
-    fn keep(&mut self, now: Millis, task: Task) {
+    pub(super) fn keep(&mut self, now: Millis, task: Task) {
         let full = self.0.len() >= MAX_KEPT;
         if let Some(i) = self.position(&task.task_id).or(full.then_some(0)) {
             self.0.remove(i);
@@ -28,31 +26,13 @@ impl EarlyPushes {
     }
 
     /// The push kept about `task_id`, unless it is older than `max_age` (then it is dropped).
-    fn take(&mut self, task_id: &str, now: Millis, max_age: Millis) -> Option<Task> {
+    pub(super) fn take(&mut self, task_id: &str, now: Millis, max_age: Millis) -> Option<Task> {
         let (at, task) = self.0.remove(self.position(task_id)?);
         (now.saturating_sub(at) <= max_age).then_some(*task)
     }
 
     fn position(&self, task_id: &str) -> Option<usize> {
         self.0.iter().position(|(_, t)| t.task_id == task_id)
-    }
-}
-
-impl Engine {
-    /// A status push about a task no one follows: kept while a call may still name it.
-    pub(crate) fn keep_early_push(&mut self, now: Millis, task: Task) {
-        if !self.calls.is_empty() {
-            self.early.keep(now, task);
-        }
-    }
-
-    /// `task_id` just became known from a call: a push about it that came first applies now.
-    /// The answer that named it is no older than the request timeout.
-    pub(crate) fn apply_early_push(&mut self, now: Millis, task_id: &str) {
-        let max_age = self.cfg.request_timeout_ms;
-        if let Some(task) = self.early.take(task_id, now, max_age) {
-            self.apply_snapshot(now, task_id, task, Source::Push);
-        }
     }
 }
 

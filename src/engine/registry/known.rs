@@ -141,11 +141,11 @@ impl Known {
         self.rare.as_deref().unwrap_or(&NONE)
     }
 
-    pub(crate) fn ttl_ms(&self) -> Option<Millis> {
+    pub(super) fn ttl_ms(&self) -> Option<Millis> {
         self.get(TTL, self.ttl_ms)
     }
 
-    pub(crate) fn poll_interval_ms(&self) -> Option<Millis> {
+    pub(super) fn poll_interval_ms(&self) -> Option<Millis> {
         self.get(POLL_INTERVAL, self.poll_interval_ms)
     }
 
@@ -156,7 +156,7 @@ impl Known {
             .or_else(|| text.and_then(parse_millis))
     }
 
-    pub(crate) fn keep_alive_ms(&self) -> Option<Millis> {
+    pub(super) fn keep_alive_ms(&self) -> Option<Millis> {
         self.rare().keep_alive_ms
     }
 
@@ -169,7 +169,7 @@ impl Known {
     }
 
     /// Sets the outcome of `known` when none is known: a new snapshot, as hosts may hold the old one.
-    pub(crate) fn keep_outcome(known: &mut Rc<Known>, outcome: Option<&Outcome>) {
+    pub(super) fn keep_outcome(known: &mut Rc<Known>, outcome: Option<&Outcome>) {
         if let (None, Some(o)) = (known.outcome(), outcome) {
             let mut kept = Known::clone(known);
             kept.rare.get_or_insert_with(Box::default).outcome = Some(o.clone());
@@ -179,7 +179,7 @@ impl Known {
 
     /// Whether a subscriber would see a change from `self` to `new` (`lastUpdatedAt` alone is
     /// none).
-    pub(crate) fn differs(&self, new: &Known) -> bool {
+    pub(super) fn differs(&self, new: &Known) -> bool {
         self.status != new.status
             || self.ttl_ms() != new.ttl_ms()
             || self.poll_interval_ms() != new.poll_interval_ms()
@@ -189,7 +189,7 @@ impl Known {
 
     /// Fields `new` omits keep the value they had here (the status message and input requests
     /// are what `new` says).
-    pub(crate) fn fill(&self, new: &mut Task) {
+    pub(super) fn fill(&self, new: &mut Task) {
         if new.created_at.is_none() {
             new.created_at = self.text(CREATED, self.created_at, &self.texts().created);
         }

@@ -1,18 +1,23 @@
 //! The end of a task's life: its outcome (fetched once, or inline, or the original response),
 //! handing every subscriber its `Done`, expiry at the deadline, and garbage collection.
 
-use crate::protocol::model::{Outcome, Task, TaskStatus};
+use crate::protocol::jsonrpc::RpcError;
+use crate::protocol::model::{Dialect, Outcome, Task, TaskStatus};
 
 use super::confirm;
+use super::cut::{cut_on_the_way, QUICK_CUT_MS};
 use super::known::Known;
 use super::phase::Phase;
+use super::race::RESULT_GRACE_MS;
+use super::results::{REFUSAL_WINDOW_MS, TIGHT_BUDGET};
 use super::tasks::Source;
 use crate::collections::sorted::SortedSet;
-use crate::engine::api::{ClientError, End, ErrorKind, Millis, SubId};
+use crate::engine::api::{ClientError, End, ErrorKind, Millis, Output, SendKey, SubId};
 use crate::engine::ids::ReqId;
 use crate::engine::requests::{Answer, Failure, Purpose};
 use crate::engine::scheduler::cadence;
 use crate::engine::scheduler::{TaskTimer, Timer};
+use crate::engine::session::quirks::Quirk;
 use crate::engine::Engine;
 
 impl Engine {
@@ -191,7 +196,7 @@ impl Engine {
                 let at = now.saturating_add(self.cfg.request_timeout_ms);
                 self.reqs.arm_timeout(n, at);
             }
-        } else if self.unqueue_result(task_id) {
+        } else if self.blocking.unqueue(task_id) {
             // It waited for a slot: a finished task's result needs none.
             self.dispatch(now, Purpose::Result(task_id.to_owned()));
         }
@@ -242,7 +247,7 @@ impl Engine {
     }
 
     /// Ends the subscriptions `subs` of task `task_id` with `end`.
-    pub(crate) fn end_all(&mut self, task_id: &str, subs: SortedSet<SubId>, end: &End) {
+    pub(super) fn end_all(&mut self, task_id: &str, subs: SortedSet<SubId>, end: &End) {
         for sub in subs {
             self.done(sub, Some(task_id.to_owned()), end.clone());
         }
@@ -272,7 +277,7 @@ impl Engine {
     }
 
     /// Client-side end: the deadline passed, or the server forgot a task it knew.
-    pub(crate) fn expire(&mut self, now: Millis, task_id: &str) {
+    pub(super) fn expire(&mut self, now: Millis, task_id: &str) {
         let Some(entry) = self.tasks.get(task_id) else {
             return;
         };
@@ -342,5 +347,431 @@ impl Engine {
         self.forget_calls_of(task_id);
         self.remove_task(task_id);
         self.inputs.drop_task(task_id);
+    }
+
+    /// A push said the task ended while its `tasks/result` is held.
+    pub(super) fn pushed_end_while_held(&mut self, now: Millis, task_id: &str) {
+        let Some(e) = self.tasks.get_mut(task_id) else {
+            return;
+        };
+        let outcome_due = e.outcome.is_none()
+            && matches!(e.status(), Some(TaskStatus::Completed | TaskStatus::Failed));
+        if e.result.req().is_none() || e.result.race().is_some() || !outcome_due {
+            return;
+        }
+        if self.session.quirks.has(Quirk::HeldResultLags) {
+            return self.close_held_result(task_id);
+        }
+        if self.session.quirks.has(Quirk::HeldResultPrompt) && e.result.start_grace() {
+            let at = now.saturating_add(RESULT_GRACE_MS);
+            return self.set_task_timer(TaskTimer::Result, task_id, at);
+        }
+        self.race_held_result(now, task_id);
+    }
+
+    /// The task's result timer: the grace after a pushed end passed without the outcome (a
+    /// fresh request races the held one), or the backoff after a cut hold (see `cut.rs`).
+    pub(crate) fn on_result_timer(&mut self, now: Millis, task_id: &str) {
+        let Some(e) = self.tasks.get_mut(task_id) else {
+            return;
+        };
+        if e.result.take_grace() {
+            self.race_held_result(now, task_id);
+        } else {
+            self.hold_again(now, task_id);
+        }
+    }
+
+    /// The held stream brought an answer: no grace runs any more.
+    pub(super) fn held_result_answered(&mut self, task_id: &str) {
+        if let Some(e) = self.tasks.get_mut(task_id) {
+            e.result.take_grace();
+        }
+        if let Some(t) = self.task_timer(TaskTimer::Result, task_id) {
+            self.timers.clear(&t);
+        }
+    }
+
+    /// Sends a fresh `tasks/result` next to the held one, which now must answer within the
+    /// request timeout too.
+    fn race_held_result(&mut self, now: Millis, task_id: &str) {
+        let Some(e) = self.tasks.get_mut(task_id) else {
+            return;
+        };
+        let Some(held) = e.result.start_race() else {
+            return;
+        };
+        if !self.reqs.has_timeout(held) {
+            let at = now.saturating_add(self.cfg.request_timeout_ms.max(1));
+            self.reqs.arm_timeout(held, at);
+        }
+        self.dispatch(now, Purpose::Result(task_id.to_owned()));
+    }
+
+    /// Request `n`, one of the task's two racing `tasks/result`, answered `res`. The first
+    /// outcome wins, and the other request is closed; an answer without it while the other is
+    /// still out is set aside: `true`, nothing more to do with it.
+    pub(super) fn race_answer(&mut self, task_id: &str, n: ReqId, res: &Answer) -> bool {
+        let Some(e) = self.tasks.get(task_id) else {
+            return false;
+        };
+        let Some(held) = e.result.race() else {
+            return false;
+        };
+        let held_won = n == held;
+        let other = match held_won {
+            true => e.result.req(),
+            false => Some(held).filter(|h| self.reqs.is_pending(*h)),
+        };
+        // The held stream's error is the task's own answer, unless it says the task is gone; a
+        // fresh request's error may only say the held one took the result.
+        let outcome = match res {
+            Ok(_) => true,
+            Err(f) => match &**f {
+                Failure::Rpc(error) => held_won && !self.gone_code(error.code),
+                _ => false,
+            },
+        };
+        let over = other.is_none();
+        if !outcome && !over {
+            return true;
+        }
+        if let Some(e) = self.tasks.get_mut(task_id) {
+            e.result.end_race();
+        }
+        if over {
+            // The other one ended first without the outcome: this answer counts as any.
+            return false;
+        }
+        let learned = match held_won {
+            true => Quirk::HeldResultPrompt,
+            false => Quirk::HeldResultLags,
+        };
+        self.session.quirks.insert(learned);
+        if let Some(p) = other.and_then(|o| self.take_pending(o)) {
+            self.out.push_back(Output::Abort { key: p.key });
+        }
+        self.release_lagging_holds(task_id);
+        false
+    }
+
+    /// Closes the held `tasks/result` of a task, if any: its fetch is idle (settling asks again).
+    pub(crate) fn close_held_result(&mut self, task_id: &str) {
+        let Some(e) = self.tasks.get_mut(task_id) else {
+            return;
+        };
+        let held = e.result.req();
+        e.result.stop();
+        if let Some(p) = held.and_then(|n| self.take_pending(n)) {
+            self.out.push_back(Output::Abort { key: p.key });
+        }
+    }
+
+    /// The held `tasks/result` of running task `task_id` failed with `f`. A cut on the way is
+    /// held again (at once, or after the backoff when quick): `true`. Anything else: `false`,
+    /// for the caller to weigh.
+    pub(super) fn held_result_cut(&mut self, now: Millis, task_id: &str, f: &Failure) -> bool {
+        if !cut_on_the_way(f) {
+            return false;
+        }
+        let Some(e) = self.tasks.get_mut(task_id) else {
+            return false;
+        };
+        let quick = (e.result.sent_at()).is_some_and(|at| now.saturating_sub(at) < QUICK_CUT_MS);
+        let cuts = e.result.cut();
+        let interval = e.server_interval();
+        if cuts == 1 {
+            self.warn(Some(task_id.to_owned()), f.client_error());
+        }
+        if !quick && self.hold_again(now, task_id) {
+            return true;
+        }
+        let delay = cadence::error_delay(&mut self.rng, cuts, None, interval);
+        self.set_task_timer(TaskTimer::Result, task_id, now.saturating_add(delay));
+        self.poll_soon(now, task_id);
+        true
+    }
+
+    /// Whether a running task's result may be held: running tasks hold theirs, or it waits
+    /// for input (its requests come on that stream).
+    pub(crate) fn may_hold(&self, task_id: &str) -> bool {
+        self.holds_running()
+            || (self.tasks.get(task_id))
+                .is_some_and(|e| e.status() == Some(TaskStatus::InputRequired))
+    }
+
+    fn result_cap(&self) -> usize {
+        self.cfg
+            .max_blocking_results
+            .unwrap_or_else(|| self.link_budget())
+            .max(1)
+    }
+
+    /// Whether running tasks hold a blocking `tasks/result`: a legacy server that has not
+    /// refused and whose pushes do not bring both the end and the input requests, on a link
+    /// whose budget is not tight.
+    pub(crate) fn holds_running(&self) -> bool {
+        self.session.dialect() == Some(Dialect::Legacy)
+            && !self.session.quirks.has(Quirk::NoHeldResult)
+            && self.result_cap() > TIGHT_BUDGET
+            && !self.leaves_all_to_pushes()
+    }
+
+    /// A `tasks/result` of `task_id` ended without the outcome while the task still ran. Soon
+    /// after it went out, the server does not hold results; a stream dropped after a long hold
+    /// (an idle timeout on the way) or with the connection says nothing about the server.
+    pub(super) fn result_refused(&mut self, now: Millis, task_id: &str) {
+        if self.result_ended_soon(now, task_id) && !self.session.link_down() {
+            self.session.quirks.insert(Quirk::NoHeldResult);
+        }
+    }
+
+    fn result_ended_soon(&self, now: Millis, task_id: &str) -> bool {
+        let sent = self.tasks.get(task_id).and_then(|e| e.result.sent_at());
+        sent.is_some_and(|at| now.saturating_sub(at) < REFUSAL_WINDOW_MS)
+    }
+
+    /// A `tasks/result` answered with an error while its task looked running: the task failed
+    /// with it (held to its end), or the server refuses to hold. A poll tells which.
+    pub(super) fn early_result_error(&mut self, now: Millis, task_id: &str, error: RpcError) {
+        let soon = self.result_ended_soon(now, task_id);
+        if let Some(e) = self.tasks.get_mut(task_id) {
+            e.result.set_early_error(error, soon);
+        }
+        self.poll_soon(now, task_id);
+    }
+
+    /// The poll after an early error says `status` (`None`: the task is gone). Running: a
+    /// refusal, if the error came soon. Failed: the error is its outcome. Gone: the server
+    /// forgot the task as it answered (rmcp consumes a task with its result): the error is
+    /// returned, to end the task with.
+    pub(super) fn weigh_early_error(
+        &mut self,
+        task_id: &str,
+        status: Option<TaskStatus>,
+    ) -> Option<RpcError> {
+        let link_down = self.session.link_down();
+        let e = self.tasks.get_mut(task_id)?;
+        let (error, soon) = e.result.take_early_error()?;
+        match status {
+            Some(s) if !s.is_terminal() => {
+                if soon && !link_down {
+                    self.session.quirks.insert(Quirk::NoHeldResult);
+                }
+                None
+            }
+            Some(TaskStatus::Failed) => {
+                e.outcome
+                    .get_or_insert_with(|| Box::new(Outcome::Error { error }));
+                None
+            }
+            Some(_) => None,
+            None => Some(error),
+        }
+    }
+
+    /// Nobody follows the running task `task_id` any more: its held (or waiting) `tasks/result`
+    /// is closed at once, freeing its connection and its slot, rather than kept until the task
+    /// is dropped. Whoever still needs the end holds a subscription (a handle, `onTaskDoneOnce`
+    /// through one, another tab through the leader's), so none needs this one; the task stays
+    /// known until its GC and a later watch holds again. A finished task's fetch is kept: it
+    /// answers at once, and its outcome waits for a late watcher.
+    pub(super) fn release_result(&mut self, task_id: &str) {
+        let Some(e) = self.tasks.get(task_id) else {
+            return;
+        };
+        if !e.subs.is_empty() || e.is_terminal() || e.result.is_idle() {
+            return;
+        }
+        self.close_held_result(task_id);
+        self.blocking.unqueue(task_id);
+        (self.session).drop_waiting(|p| matches!(p, Purpose::Result(t) if t == task_id));
+    }
+
+    /// A watch came back to a running task whose result is not held: it holds again (unless
+    /// its first hold still waits for its time, see `pushed.rs`).
+    pub(super) fn rehold(&mut self, now: Millis, task_id: &str) {
+        let deferred = (self.tasks.get(task_id)).is_none_or(|e| e.result.hold_deferred);
+        if self.session.fetches_results() && !deferred {
+            self.hold_again(now, task_id);
+        }
+    }
+
+    /// Holds the `tasks/result` of a running task again after its stream dropped (an idle
+    /// timeout on the way, the WebSocket reconnecting: it waits for the session) or its
+    /// watchers came back, unless the server refuses to hold or the task need not hold one. At most one per [`REFUSAL_WINDOW_MS`] per task: a quicker drop
+    /// is a refusal. `false`: not held again.
+    pub(crate) fn hold_again(&mut self, now: Millis, task_id: &str) -> bool {
+        if !self.may_hold(task_id) {
+            return false;
+        }
+        let Some(e) = self.tasks.get_mut(task_id) else {
+            return false;
+        };
+        if e.subs.is_empty() || e.is_terminal() || !e.result.is_idle() {
+            return false;
+        }
+        e.result.hold_deferred = false;
+        e.result.start();
+        self.dispatch(now, Purpose::Result(task_id.to_owned()));
+        true
+    }
+
+    /// Whether the `tasks/result` of `task_id` may go out now; queues it when every slot is taken.
+    pub(crate) fn result_slot(&mut self, task_id: &str) -> bool {
+        let running = self.tasks.get(task_id).is_some_and(|e| !e.is_terminal());
+        !running || self.blocking.take_slot(task_id, self.result_cap())
+    }
+
+    /// The `tasks/result` request `n` of a task is over (answered, failed, closed). The task's
+    /// slot is free unless its held request still races a fresh one (see `race.rs`).
+    pub(crate) fn result_ended(&mut self, task_id: &str, n: ReqId) {
+        let mut held_out = false;
+        if let Some(e) = self.tasks.get_mut(task_id) {
+            e.result.ended(n);
+            held_out = (e.result.race()).is_some_and(|h| h != n && self.reqs.is_pending(h));
+        }
+        if !held_out {
+            self.blocking.free(task_id);
+        }
+    }
+
+    /// The task is forgotten: its slot or place in line goes.
+    pub(crate) fn drop_result(&mut self, task_id: &str) {
+        self.blocking.unqueue(task_id);
+        self.blocking.free(task_id);
+    }
+
+    /// Sends waiting results into free slots: tasks waiting for input first. A waiting task that
+    /// ended goes out at once; one that runs again without needing input no longer waits, unless
+    /// running tasks hold their results.
+    pub(crate) fn fill_result_slots(&mut self, now: Millis) {
+        self.blocking.refilling();
+        let hold_running = self.holds_running();
+        loop {
+            let cap = self.result_cap();
+            let tasks = &self.tasks;
+            let asking = |t: &String| {
+                (tasks.get(t)).is_some_and(|e| e.status() == Some(TaskStatus::InputRequired))
+            };
+            // One waiting for input jumps the line.
+            let Some(t) = self.blocking.next_waiting(cap, asking) else {
+                return;
+            };
+            let Some(e) = self.tasks.get_mut(&t) else {
+                continue;
+            };
+            if e.result.is_idle() {
+                continue;
+            }
+            let wanted = e.is_terminal()
+                || (!e.subs.is_empty()
+                    && (hold_running || e.status() == Some(TaskStatus::InputRequired)));
+            if wanted {
+                self.dispatch(now, Purpose::Result(t));
+            } else {
+                e.result.stop();
+            }
+        }
+    }
+
+    /// Whether running tasks rely on this session's status pushes instead of held results.
+    pub(super) fn relies_on_pushes(&self) -> bool {
+        let legacy = self.session.dialect() == Some(Dialect::Legacy);
+        (self.blocking.pushes).relied_on(self.session.epoch(), legacy)
+    }
+
+    /// Whether running tasks leave everything to this session's pushes: their ends, and their
+    /// input requests. A server seen pushing some statuses may never push `input_required`
+    /// (its requests come on a held result): until it was seen doing so, results are held where
+    /// the link allows, else young tasks' polls keep their cadence.
+    pub(super) fn leaves_all_to_pushes(&self) -> bool {
+        self.relies_on_pushes() && self.blocking.pushes.pushes_inputs(self.session.epoch())
+    }
+
+    /// Whether a task that starts running waits one interval before holding its result: the
+    /// session has not shown yet whether its server pushes.
+    pub(super) fn defers_hold(&self) -> bool {
+        self.blocking.pushes.undecided(self.session.epoch())
+    }
+
+    /// A status push about `task_id` (now `status`) arrived on `via`: evidence, unless it came
+    /// on a `tasks/result` stream. The task's deferred hold is decided: pushes.
+    pub(crate) fn note_status_push(
+        &mut self,
+        via: Option<SendKey>,
+        task_id: &str,
+        status: TaskStatus,
+    ) {
+        let on_result = (via.and_then(|k| self.reqs.id_of(k)))
+            .is_some_and(|n| matches!(self.reqs.purpose(n), Some(Purpose::Result(_))));
+        if on_result || !self.session.fetches_results() {
+            return;
+        }
+        let relied = self.leaves_all_to_pushes();
+        self.blocking.pushes.seen(self.session.epoch(), status);
+        if let Some(e) = self.tasks.get_mut(task_id) {
+            e.result.hold_deferred = false;
+        }
+        if !relied {
+            self.release_lagging_holds(task_id);
+        }
+    }
+
+    /// Once the session's pushes bring the ends and its held results were seen to lag behind
+    /// them (see `race.rs`), a held result only costs a request and a connection: running tasks
+    /// that held theirs before close them, except `except` (its push may be its end) and tasks
+    /// waiting for input (their requests come on that stream).
+    pub(super) fn release_lagging_holds(&mut self, except: &str) {
+        if !self.leaves_all_to_pushes() || !self.session.quirks.has(Quirk::HeldResultLags) {
+            return;
+        }
+        let held = self.tasks.ids_where(&|id, e| {
+            id != except
+                && !e.is_terminal()
+                && e.status() != Some(TaskStatus::InputRequired)
+                && e.result.req().is_some()
+                && e.result.race().is_none()
+        });
+        for t in held {
+            self.close_held_result(&t);
+        }
+    }
+
+    /// A deferred hold's interval passed (in place of the task's first poll): with pushes seen,
+    /// the next poll is the safety net; without, the session holds results from now on and this
+    /// task's goes out. `false`: nothing was decided, the poll goes out as usual.
+    pub(super) fn deferred_hold_due(&mut self, now: Millis, task_id: &str) -> bool {
+        if self.leaves_all_to_pushes() {
+            self.schedule_poll(now, task_id, Source::Push);
+            return true;
+        }
+        if !self.relies_on_pushes() {
+            self.blocking.pushes.silent(self.session.epoch());
+        }
+        if !self.hold_again(now, task_id) {
+            return false;
+        }
+        self.schedule_poll(now, task_id, Source::Poll);
+        true
+    }
+
+    /// A poll saw `task_id` end while its end was left to a push: the session's pushes are not
+    /// relied on any more, and every running task holds its result again.
+    pub(super) fn end_not_pushed(&mut self, now: Millis, task_id: &str) {
+        let held = self
+            .tasks
+            .get(task_id)
+            .is_some_and(|e| e.result.req().is_some());
+        if held || !self.relies_on_pushes() {
+            return;
+        }
+        self.blocking.pushes.missed(self.session.epoch());
+        let running = self
+            .tasks
+            .ids_where(&|_, e| !e.subs.is_empty() && !e.is_terminal() && e.result.is_idle());
+        for t in running {
+            self.hold_again(now, &t);
+        }
     }
 }

@@ -2,12 +2,16 @@
 //! snapshot, its subscribers, poll state and cached outcome.
 
 pub(super) mod confirm;
+mod cut;
 pub(super) mod early;
+mod fetch;
 pub(super) mod iso8601;
 pub(crate) mod known;
 pub(super) mod lifecycle;
 pub(super) mod phase;
 pub(super) mod pushed;
+mod race;
+pub(super) mod results;
 pub(super) mod tasks;
 
 use std::rc::Rc;
@@ -20,10 +24,10 @@ use crate::protocol::model::{Outcome, Task, TaskStatus};
 use known::Known;
 
 use super::api::{Millis, SubId};
-use super::calls::fetch::ResultFetch;
 use super::scheduler::cadence::PollState;
 use super::scheduler::MaybeAt;
 use crate::collections::sorted::{SortedMap, SortedSet};
+use fetch::ResultFetch;
 use phase::Phase;
 
 /// One tracked task.
@@ -77,9 +81,9 @@ impl TaskEntry {
 #[derive(Debug, Default)]
 pub(crate) struct Applied {
     /// `Some((from, to))` when the status changed.
-    pub(crate) transition: Option<(Option<TaskStatus>, TaskStatus)>,
+    transition: Option<(Option<TaskStatus>, TaskStatus)>,
     /// Anything a subscriber would see changed (status, message, ttl, interval, outcome, inputs).
-    pub(crate) visible_change: bool,
+    visible_change: bool,
 }
 
 /// Merges a new snapshot into the old one: terminal states are final, fields a dialect omits
@@ -182,7 +186,7 @@ impl Registry {
     }
 
     /// Forgets a task; its slot is free.
-    pub(crate) fn remove(&mut self, task_id: &str) -> Option<Box<TaskEntry>> {
+    fn remove(&mut self, task_id: &str) -> Option<Box<TaskEntry>> {
         let entry = self.entries.remove(task_id)?;
         self.slots.remove(&entry.slot);
         Some(entry)
@@ -200,14 +204,14 @@ impl Registry {
     }
 
     /// The tracked tasks in id order.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, &TaskEntry)> {
+    fn iter(&self) -> impl Iterator<Item = (&str, &TaskEntry)> {
         self.entries.iter().map(|(id, e)| (&**id, e.as_ref()))
     }
 
     /// The ids of the tracked tasks `pick` says yes to, in id order: owned, so that the caller
     /// may change the registry as it goes through them (a `dyn` test: one collecting loop in the
     /// binary for every caller).
-    pub(crate) fn ids_where(&self, pick: &dyn Fn(&str, &TaskEntry) -> bool) -> Vec<String> {
+    fn ids_where(&self, pick: &dyn Fn(&str, &TaskEntry) -> bool) -> Vec<String> {
         let mut ids = Vec::new();
         for (id, e) in self.iter() {
             if pick(id, e) {

@@ -51,7 +51,7 @@ impl Phase {
     }
 
     /// Its deadline passed while it ran: its last poll is due.
-    pub(crate) fn last_poll(&mut self) {
+    pub(super) fn last_poll(&mut self) {
         if self.runs_in_time() {
             *self = Phase::LastPoll {
                 confirmed: self.confirmed(),
@@ -60,7 +60,7 @@ impl Phase {
     }
 
     /// Its deadline moved on during the last poll: it runs again, as confirmed as it was.
-    pub(crate) fn resume(&mut self) {
+    pub(super) fn resume(&mut self) {
         if let Phase::LastPoll { confirmed } = *self {
             *self = if confirmed {
                 Phase::Running
@@ -71,7 +71,7 @@ impl Phase {
     }
 
     /// Its first terminal status was seen: its outcome is to be had.
-    pub(crate) fn end(&mut self) {
+    pub(super) fn end(&mut self) {
         if !matches!(self, Phase::Ending { .. } | Phase::Ended { .. }) {
             *self = Phase::Ending {
                 waited_original: false,
@@ -81,7 +81,7 @@ impl Phase {
 
     /// Getting an ended task's outcome is over; `error` (when given) is what its subscribers
     /// end with, else an error recorded before stays. Nothing changes for a running task.
-    pub(crate) fn finish(&mut self, error: Option<ClientError>) {
+    pub(super) fn finish(&mut self, error: Option<ClientError>) {
         match self {
             Phase::Ended { error: Some(_) } if error.is_none() => {}
             Phase::Ending { .. } | Phase::Ended { .. } => {
@@ -94,7 +94,7 @@ impl Phase {
     }
 
     /// The last status request for an ended task's outcome failed: it is to be had again.
-    pub(crate) fn reopen(&mut self) {
+    pub(super) fn reopen(&mut self) {
         if matches!(self, Phase::Ended { error: None }) {
             *self = Phase::Ending {
                 waited_original: false,

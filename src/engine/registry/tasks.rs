@@ -7,6 +7,7 @@ use crate::protocol::model::{Outcome, Task, TaskStatus};
 use super::phase::Phase;
 use crate::engine::api::{ClientError, End, Event, Millis, Output, SubId};
 use crate::engine::calls::inputs::Origin;
+use crate::engine::calls::no_input;
 use crate::engine::ids::ReqId;
 use crate::engine::registry::TaskEntry;
 use crate::engine::registry::{self, Applied};
@@ -48,7 +49,7 @@ impl Engine {
     }
 
     /// Whether a JSON-RPC error code answering a request about a task means "no such task".
-    pub(crate) fn gone_code(&self, code: i64) -> bool {
+    pub(super) fn gone_code(&self, code: i64) -> bool {
         GONE_CODES.contains(&code)
             || (code == LEGACY_GONE_CODE
                 && self.session.dialect() != Some(crate::protocol::model::Dialect::Modern))
@@ -70,11 +71,11 @@ impl Engine {
     }
 
     /// A task's timer, when the task is known.
-    pub(crate) fn task_timer(&self, kind: TaskTimer, task_id: &str) -> Option<Timer> {
+    pub(super) fn task_timer(&self, kind: TaskTimer, task_id: &str) -> Option<Timer> {
         self.tasks.get(task_id).map(|e| Timer::Task(kind, e.slot))
     }
 
-    pub(crate) fn set_task_timer(&mut self, kind: TaskTimer, task_id: &str, at: Millis) {
+    pub(super) fn set_task_timer(&mut self, kind: TaskTimer, task_id: &str, at: Millis) {
         if let Some(t) = self.task_timer(kind, task_id) {
             self.timers.set(t, at);
         }
@@ -299,7 +300,7 @@ impl Engine {
         let timer = Timer::Task(TaskTimer::Poll, entry.slot);
         // A held `tasks/result`, a listen stream or the session's pushes bring the end: polls
         // are only the safety net meanwhile.
-        let held = (entry.result.req().is_some() || pushed || self.listen.pushed.contains(task_id))
+        let held = (entry.result.req().is_some() || pushed || self.listen.pushes(task_id))
             && !entry.is_terminal();
         // Pushes bring the ends but maybe not the input requests: they postpone no poll.
         let partly = relied && !held;
@@ -568,5 +569,55 @@ impl Engine {
         self.forget_calls_of(task_id);
         self.listen_follow(now, task_id, false);
         self.end_all(task_id, entry.subs, &End::Failed { error });
+    }
+
+    /// A poll found task `task_id` as it is now: when it waits for an input request that did
+    /// not come in time, its subscribers fail and it is no longer polled.
+    pub(super) fn input_never_came(&mut self, now: Millis, task_id: &str) {
+        let fetches = self.session.fetches_results();
+        let Some(error) = (self.tasks.get(task_id))
+            .and_then(|e| no_input::never_came(e, now, fetches, &self.inputs))
+        else {
+            return;
+        };
+        let subs = self
+            .tasks
+            .get_mut(task_id)
+            .map(|e| std::mem::take(&mut e.subs));
+        self.end_all(task_id, subs.unwrap_or_default(), &End::Failed { error });
+        self.after_membership_change(now, task_id);
+    }
+
+    /// The task's outcome came before its end: one status request confirms the end, as soon as
+    /// the task's interval allows. `false`: nobody follows the task, nothing to confirm.
+    pub(super) fn confirm_end(&mut self, now: Millis, task_id: &str) -> bool {
+        let followed = self.tasks.get(task_id).is_some_and(|e| !e.subs.is_empty());
+        if followed {
+            self.poll_soon(now, task_id);
+        }
+        followed
+    }
+
+    /// Whether the task holds an outcome its status has not confirmed yet (and no cancel will).
+    pub(super) fn awaits_confirmation(&self, task_id: &str) -> bool {
+        let pending =
+            (self.tasks.get(task_id)).is_some_and(|e| e.outcome.is_some() && !e.is_terminal());
+        pending && !self.cancel_on_its_way(task_id)
+    }
+
+    /// A status push about a task no one follows: kept while a call may still name it.
+    pub(crate) fn keep_early_push(&mut self, now: Millis, task: Task) {
+        if !self.calls.is_empty() {
+            self.early.keep(now, task);
+        }
+    }
+
+    /// `task_id` just became known from a call: a push about it that came first applies now.
+    /// The answer that named it is no older than the request timeout.
+    pub(crate) fn apply_early_push(&mut self, now: Millis, task_id: &str) {
+        let max_age = self.cfg.request_timeout_ms;
+        if let Some(task) = self.early.take(task_id, now, max_age) {
+            self.apply_snapshot(now, task_id, task, Source::Push);
+        }
     }
 }

@@ -13,7 +13,7 @@ pub(crate) struct ResultFetch {
     state: Option<Box<Fetch>>,
     /// Its held `tasks/result` waits for its first poll's time: a push before it means the
     /// session's pushes bring the end (see `pushed.rs`).
-    pub(crate) hold_deferred: bool,
+    pub(super) hold_deferred: bool,
 }
 
 #[derive(Debug, Default, PartialEq)]
@@ -66,7 +66,7 @@ impl ResultFetch {
         }
     }
 
-    pub(crate) fn is_idle(&self) -> bool {
+    pub(super) fn is_idle(&self) -> bool {
         !self.get().busy
     }
 
@@ -76,7 +76,7 @@ impl ResultFetch {
     }
 
     /// The fetch is over (answered, closed, not wanted): no request, no race, no grace.
-    pub(crate) fn stop(&mut self) {
+    pub(super) fn stop(&mut self) {
         if let Some(f) = self.state.as_deref_mut() {
             f.busy = false;
             f.req = None;
@@ -95,7 +95,7 @@ impl ResultFetch {
     }
 
     /// Request `n` is over: the fetch waits for no answer to it.
-    pub(crate) fn ended(&mut self, n: ReqId) {
+    pub(super) fn ended(&mut self, n: ReqId) {
         if let Some(f) = self.state.as_deref_mut().filter(|f| f.req == Some(n)) {
             f.req = None;
         }
@@ -112,7 +112,7 @@ impl ResultFetch {
     }
 
     /// The held request raced by a fresh one.
-    pub(crate) fn race(&self) -> Option<ReqId> {
+    pub(super) fn race(&self) -> Option<ReqId> {
         self.get().race
     }
 
@@ -158,21 +158,21 @@ impl ResultFetch {
     }
 
     /// A fetch failed: the failures in a row.
-    pub(crate) fn failed(&mut self) -> u32 {
+    pub(super) fn failed(&mut self) -> u32 {
         let f = self.get_mut();
         f.errors = f.errors.saturating_add(1);
         f.errors
     }
 
     /// A hold was cut on the way: the cuts since the last result.
-    pub(crate) fn cut(&mut self) -> u32 {
+    pub(super) fn cut(&mut self) -> u32 {
         let f = self.get_mut();
         f.cuts = f.cuts.saturating_add(1);
         f.cuts
     }
 
     /// A fetch brought the result.
-    pub(crate) fn succeeded(&mut self) {
+    pub(super) fn succeeded(&mut self) {
         if let Some(f) = self.state.as_deref_mut() {
             f.errors = 0;
             f.cuts = 0;

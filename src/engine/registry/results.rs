@@ -1,0 +1,99 @@
+//! Blocking `tasks/result` requests. A legacy server holds `tasks/result` open until the task
+//! ends and sends the task's input requests on it, so each one may hold a connection. The link's
+//! budget ([`Link::result_budget`](crate::engine::api::Link::result_budget), or
+//! `Config::max_blocking_results`) bounds how many are open at once; the rest wait, tasks still in
+//! `input_required` first, so polls and input answers always find a connection.
+//!
+//! Where the budget is roomy (not a browser's HTTP/1.1), every running legacy task holds its
+//! `tasks/result`: the outcome arrives the moment the task ends, and polls drop to the safety
+//! interval meanwhile; unless the session's server pushes task statuses (see `pushed.rs`). A
+//! server that answers it at once with an error, or closes it without a result, while the task
+//! runs is remembered: from then on its tasks are polled (no retry loop). On a tight budget only
+//! tasks waiting for input hold one.
+//!
+//! A finished task's result answers at once and takes no slot; once a task is known to be over,
+//! its result stream must make progress within the request timeout or it is closed and asked
+//! again (see `lifecycle.rs`).
+
+use crate::collections::sorted::SortedSet;
+use crate::engine::registry::pushed::PushEvidence;
+
+use crate::engine::api::Millis;
+
+#[derive(Debug, Default)]
+pub(crate) struct Blocking {
+    /// Tasks with a blocking `tasks/result` in flight.
+    open: SortedSet<String>,
+    /// Tasks waiting for a slot, in arrival order. A `Vec`: entries leave from anywhere, one per
+    /// freed slot (a `VecDeque<String>` would be a collection's code of its own in the binary).
+    queue: Vec<String>,
+    /// A slot was freed: fill it before the next output.
+    freed: bool,
+    /// Whether the session's server pushes task statuses (see `pushed.rs`).
+    pub(super) pushes: PushEvidence,
+}
+
+/// A `tasks/result` ending this soon after it went out, while its task runs, is a refusal.
+pub(super) const REFUSAL_WINDOW_MS: Millis = 5_000;
+
+/// A budget at or below this is tight: only tasks waiting for input hold a result.
+pub(super) const TIGHT_BUDGET: usize = 3;
+
+impl Blocking {
+    /// The free slots are being filled.
+    pub(super) fn refilling(&mut self) {
+        self.freed = false;
+    }
+
+    /// Whether a slot was freed since the last fill.
+    pub(crate) fn freed(&self) -> bool {
+        self.freed
+    }
+
+    /// Whether a running task's `tasks/result` may go out now, with `cap` slots in all; queues
+    /// it when every slot is taken.
+    pub(super) fn take_slot(&mut self, task_id: &str, cap: usize) -> bool {
+        if self.open.contains(task_id) {
+            return true;
+        }
+        if self.open.len() < cap {
+            self.open.insert(task_id.to_owned());
+            return true;
+        }
+        if !self.queue.iter().any(|t| t == task_id) {
+            self.queue.push(task_id.to_owned());
+        }
+        false
+    }
+
+    /// Frees the task's slot, if it holds one.
+    pub(super) fn free(&mut self, task_id: &str) {
+        if self.open.remove(task_id) {
+            self.freed = true;
+        }
+    }
+
+    /// Takes a task out of the waiting line (where it is once at most); `true` if it was waiting.
+    pub(super) fn unqueue(&mut self, task_id: &str) -> bool {
+        let Some(at) = self.queue.iter().position(|t| t == task_id) else {
+            return false;
+        };
+        self.queue.remove(at);
+        true
+    }
+
+    /// The next task to leave the line while fewer than `cap` slots are taken: the first that
+    /// `asks` (waits for input), else the first.
+    pub(super) fn next_waiting(
+        &mut self,
+        cap: usize,
+        asks: impl Fn(&String) -> bool,
+    ) -> Option<String> {
+        if self.open.len() >= cap {
+            return None;
+        }
+        let at = self.queue.iter().position(asks).unwrap_or(0);
+        // `at < len` checked: `remove` cannot fail.
+        (at < self.queue.len()).then(|| self.queue.remove(at))
+    }
+}
