@@ -35,9 +35,10 @@ fi
 # stable compiler rust-toolchain.toml pins, enabled for this build only (RUSTC_BOOTSTRAP=1); tests and clippy build as usual.
 # Compiler settings measured on the base build and not kept (Δ gz after wasm-opt; raw in brackets):
 # -Zfmt-debug=none 0 (no Debug formatting is left), -Zinline-mir=no 0 (the same bytes),
-# opt-level "s" +13,186 (+33.6 KB), LLVM -inline-threshold=0 +266 (+0.6 KB),
+# opt-level "s" +13,186 (+33.6 KB), LLVM -inline-threshold=0 +266 (+0.6 KB), =10 +628 (+1.1 KB),
 # =100 +13,923 (+41 KB): the inlining towers are cheaper than their calls would be.
 # -Zshare-generics and codegen-units do nothing here: one codegen unit, fat LTO (`lto = true`).
+# std's dlmalloc instead of the crate's talc allocator: +1,674 (+3.8 KB).
 SIZE_STD=(-Zbuild-std=std,panic_abort -Zbuild-std-features=optimize_for_size)
 build() { # <out file> <cargo feature args...>
   local out=$1
