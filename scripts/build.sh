@@ -74,7 +74,8 @@ bindgen() { # <raw wasm> <dir> [name]
   local NAME=${3:-$NAME}
   log "wasm-bindgen --target web → $2/$NAME"
   # (--remove-name-section and --remove-producers-section would change nothing: wasm-opt drops
-  # both. --omit-default-module-path would drop the glue's default wasm URL, which the core entry uses.)
+  # both. --omit-default-module-path would drop the glue's default wasm URL, which the core entry
+  # uses.)
   wasm-bindgen --target web --out-dir "$2" --out-name "$NAME" "$1"
   # The glue and the driver's I/O module (src/driver/io.js, copied into snippets/) ship minified:
   # no comments (the glue repeats every Rust doc comment as JSDoc; the .d.ts, which editors read,
@@ -91,12 +92,12 @@ bindgen() { # <raw wasm> <dir> [name]
   # Rebuilding the control flow from scratch (LLVM's nested blocks and br_tables become Binaryen's
   # own loops and ifs) before optimizing: −0.42 KB gz base, −0.76 full, −0.30 core against
   # -Os --converge alone. Against that, also measured on the base build (Δ gz; raw in brackets):
-  # -Os alone +142 (+155); -Oz --converge +212 (−881; +206 full, +270 core); -Os --converge -Oz +252;
-  # -O4 -Oz +1067; --flatten --rereloop -Oz −102; -Os before --flatten --rereloop -Os --converge −360;
-  # the kept pipeline twice −425 (−5 more for twice the time); --merge-similar-functions first +167;
-  # --reorder-functions --reorder-globals after +1675 (−1.9 KB raw: gzip loses the linker's order,
-  # callers next to callees); --precompute-propagate first +13; --monomorphize first −1;
-  # --gufa-optimizing first +149. No DWARF to strip: a release build has no debug info. The
+  # -Os alone +142 (+155); -Oz --converge +212 (−881; +206 full, +270 core); -Os --converge -Oz
+  # +252; -O4 -Oz +1067; --flatten --rereloop -Oz −102; -Os before --flatten --rereloop -Os
+  # --converge −360; the kept pipeline twice −425 (−5 more for twice the time);
+  # --merge-similar-functions first +167; --reorder-functions --reorder-globals after +1675 (−1.9 KB
+  # raw: gzip loses the linker's order, callers next to callees); --precompute-propagate first +13;
+  # --monomorphize first −1; --gufa-optimizing first +149. No DWARF to strip: a release build has no debug info. The
   # features rustc enables by default for wasm32-unknown-unknown (bulk-memory: memory.copy,
   # sign-ext, nontrapping-fptoint, multivalue, reference-types, mutable-globals) reach wasm-opt in
   # the module's `target_features` section; tail-call and extended-const stay off (Safari 16).
