@@ -280,6 +280,9 @@ impl Driver {
             match out {
                 Output::Wake(at) => {
                     let idle = self.with(|st| {
+                        if let Some(link) = st.engine.take_learnt_link() {
+                            link::remember(&st.url, link);
+                        }
                         st.engine_wake = at;
                         st.inputs.is_empty()
                     });

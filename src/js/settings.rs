@@ -12,7 +12,7 @@ use crate::auth::AuthConfig;
 use crate::driver::auth::AuthShell;
 use crate::driver::tabs::SharedOptions;
 use crate::driver::{HeaderSource, TransportKind};
-use crate::engine::api::{Augment, CallOptions, Config, DialectChoice, Link};
+use crate::engine::api::{Augment, Cadence, CallOptions, Config, DialectChoice, Link};
 
 /// `connect`'s settings, read.
 pub struct Settings {
@@ -68,6 +68,10 @@ pub fn read(s: &Value) -> Result<Settings, String> {
         config.result_gc_ms = g;
     }
     (config.link, config.link_unseen) = link(string(s, "link"), url, transport);
+    config.cadence = match string(s, "cadence") {
+        Some("requests") => Cadence::Requests,
+        _ => Cadence::Latency,
+    };
     config.url = url.to_owned();
     if let Some(b) = flag(s, "subscribe") {
         config.subscribe = b;
@@ -112,13 +116,12 @@ fn dialect(d: Option<&str>) -> Result<DialectChoice, String> {
     })
 }
 
-/// The `link` option (`"http1"`, `"http2"`, `"node"`, `"websocket"` or `"learn"`); by default
-/// detected from the transport and the URL, HTTP/1.1 where the browser tells nothing; `"learn"`
-/// lets the engine revise that assumption from the first requests (`true`).
+/// The `link` option (`"http1"`, `"http2"`, `"node"`, `"websocket"` or `"learn"`, the default):
+/// detected from the transport and the URL; where the browser tells nothing, HTTP/1.1 that the
+/// engine may revise from its requests (`true`).
 fn link(l: Option<&str>, url: &str, transport: TransportKind) -> (Link, bool) {
     let named = match l {
-        None => return (crate::driver::link::detect(transport, url).0, false),
-        Some("learn") => return crate::driver::link::detect(transport, url),
+        None | Some("learn") => return crate::driver::link::detect(transport, url),
         Some("http2") => Link::Http2,
         Some("node") => Link::Node,
         Some("websocket") => Link::WebSocket,

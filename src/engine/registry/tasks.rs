@@ -245,6 +245,9 @@ impl Engine {
         if fetch {
             self.dispatch(now, Purpose::Result(task_id.to_owned()));
         }
+        if applied.transition.is_some_and(|(from, _)| from.is_none()) {
+            self.probe_start(now);
+        }
         if let Some(snapshot) = &snapshot {
             self.surface_task_inputs(now, task_id, snapshot);
         }
@@ -314,12 +317,12 @@ impl Engine {
                 cadence::floor(interval)
             }
             Source::Create | Source::Named => {
-                cadence::first_poll_delay(&mut self.rng, interval, self.visible)
+                cadence::first_poll_delay(&mut self.rng, interval, self.visible, self.cfg.cadence)
             }
             Source::Push if !partly => cadence::safety_delay(interval, self.visible),
             Source::Poll | Source::Push => {
                 let age = now.saturating_sub(entry.poll.since.get().unwrap_or(now));
-                cadence::poll_delay(&mut self.rng, interval, age, self.visible)
+                cadence::poll_delay(&mut self.rng, interval, age, self.visible, self.cfg.cadence)
             }
             Source::Other => return,
         };

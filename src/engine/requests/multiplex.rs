@@ -1,7 +1,9 @@
 //! Learning the HTTP version of a page's link when the browser did not tell (the server is on
 //! another origin that sends no `Timing-Allow-Origin`, so Resource Timing hides it). The link
-//! starts as HTTP/1.1 with a probe's budget of held `tasks/result` requests: as many as the
-//! browser's six connections per origin.
+//! starts as HTTP/1.1 with its tight budget: tasks are polled, no running task holds its result.
+//! Once more tasks are tracked than the browser has connections per origin (so a seventh request
+//! will come), one probe starts: running tasks hold their `tasks/result`, as many as the six
+//! connections. It is bounded: it decides within [`PROBE_MS`] or ends as HTTP/1.1.
 //!
 //! A browser gives an origin's HTTP/1.1 connections to requests in the order they were made. So
 //! a status request made after six streams that still hold theirs (held results, made before it;
@@ -11,8 +13,10 @@
 //! model, the HTTP/2 budget, every running task holds its result. If instead such a request has
 //! no head for [`STALL_MS`] while the six stay open (over HTTP/2 a status request is answered in
 //! milliseconds), it waits in the browser's queue: the link is HTTP/1.1 for good, and the held
-//! results of tasks not waiting for input close, their tasks polled. A late report or a slow
-//! server never proves HTTP/2; at worst they prove HTTP/1.1, the assumption the client had.
+//! results beyond [`KEPT_ON_HTTP1`] close (tasks waiting for input keep theirs), their tasks
+//! polled: a connection frees at once, and the results kept are not asked twice. A late report
+//! or a slow server never proves HTTP/2; at worst they prove HTTP/1.1, the assumption the client
+//! had.
 
 use crate::engine::api::{Link, Millis, SendKey};
 use crate::engine::requests::Purpose;
@@ -23,6 +27,11 @@ use crate::engine::Engine;
 pub(super) const REPORT_LAG_MS: Millis = 500;
 /// A status request made behind six open streams and unanswered this long waits in the browser.
 pub(crate) const STALL_MS: Millis = 250;
+/// A probe undecided this long after it started ends as HTTP/1.1 (the assumption).
+pub(crate) const PROBE_MS: Millis = 10_000;
+/// Held results of running tasks a link found HTTP/1.1 keeps: below its budget of 3, a slot stays
+/// free for a task waiting for input.
+pub(crate) const KEPT_ON_HTTP1: usize = 2;
 
 #[derive(Debug, Default)]
 pub(crate) struct Probe {
@@ -33,6 +42,10 @@ pub(crate) struct Probe {
     armed: Vec<(SendKey, Millis)>,
     /// When the first armed request's head has stood long enough.
     proof: Option<Millis>,
+    /// When the probe started: running tasks hold their results from then on.
+    started: Option<Millis>,
+    /// What the link was found to be, until the driver takes it.
+    learnt: Option<Link>,
 }
 
 impl Probe {
@@ -61,11 +74,32 @@ impl Probe {
 }
 
 impl Engine {
-    /// The budget of held results on this link: while it is only assumed HTTP/1.1, the probe's.
+    /// The budget of held results on this link: while it is only assumed HTTP/1.1, the probe's
+    /// once it started, the tight HTTP/1.1 budget before.
     pub(crate) fn link_budget(&self) -> usize {
         match self.cfg.link.connections() {
-            Some(connections) if self.cfg.link_unseen => connections,
+            Some(connections) if self.cfg.link_unseen && self.probe.started.is_some() => {
+                connections
+            }
             _ => self.cfg.link.result_budget(),
+        }
+    }
+
+    /// A task was tracked: with more tasks than connections on a link only assumed HTTP/1.1, the
+    /// probe starts (once), and the running tasks followed hold their results.
+    pub(crate) fn probe_start(&mut self, now: Millis) {
+        let Some(connections) = self.cfg.link.connections().filter(|_| self.cfg.link_unseen) else {
+            return;
+        };
+        if self.probe.started.is_some() || self.tasks.len() <= connections {
+            return;
+        }
+        self.probe.started = Some(now);
+        if !self.holds_running() {
+            return;
+        }
+        for task_id in self.tasks.followed() {
+            self.hold_again(now, &task_id);
         }
     }
 
@@ -96,10 +130,8 @@ impl Engine {
         let stall = (self.probe.armed.iter())
             .map(|(_, at)| at.saturating_add(STALL_MS))
             .min();
-        match (self.probe.proof, stall) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        let bound = (self.probe.started).map(|at| at.saturating_add(PROBE_MS));
+        [self.probe.proof, stall, bound].into_iter().flatten().min()
     }
 
     /// A proof that stood: the link multiplexes, or it is HTTP/1.1.
@@ -107,9 +139,11 @@ impl Engine {
         if !self.cfg.link_unseen {
             return;
         }
+        let stalled = (self.probe.armed.iter()).any(|(_, at)| at.saturating_add(STALL_MS) <= now);
+        let expired = (self.probe.started).is_some_and(|at| at.saturating_add(PROBE_MS) <= now);
         if self.probe.proof.is_some_and(|at| at <= now) {
             self.link_multiplexes(now);
-        } else if (self.probe.armed.iter()).any(|(_, at)| at.saturating_add(STALL_MS) <= now) {
+        } else if stalled || expired {
             self.link_is_http1(now);
         }
     }
@@ -126,19 +160,22 @@ impl Engine {
         }
     }
 
-    /// HTTP/1.1 for good: held results beyond what its budget holds close (only tasks waiting
-    /// for input keep theirs), and their tasks are polled.
+    /// HTTP/1.1 for good: held results beyond [`KEPT_ON_HTTP1`] close (tasks waiting for input
+    /// keep theirs), and their tasks are polled.
     fn link_is_http1(&mut self, now: Millis) {
         self.link_seen();
         if self.holds_running() {
             return;
         }
+        let mut kept = 0;
         for task_id in self.tasks.followed() {
             if self.may_hold(&task_id) {
                 continue;
             }
             let held = (self.tasks.get(&task_id)).is_some_and(|e| e.result.req().is_some());
-            if held {
+            if held && kept < KEPT_ON_HTTP1 {
+                kept += 1;
+            } else if held {
                 self.close_held_result(&task_id);
                 self.drop_result(&task_id);
                 self.poll_soon(now, &task_id);
@@ -148,6 +185,14 @@ impl Engine {
 
     fn link_seen(&mut self) {
         self.cfg.link_unseen = false;
-        self.probe = Probe::default();
+        self.probe = Probe {
+            learnt: Some(self.cfg.link),
+            ..Probe::default()
+        };
+    }
+
+    /// The link this engine found, once: for the driver to remember for the server's origin.
+    pub fn take_learnt_link(&mut self) -> Option<Link> {
+        self.probe.learnt.take()
     }
 }

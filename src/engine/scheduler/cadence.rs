@@ -1,13 +1,15 @@
-//! The poll cadence, as pure functions of a task's poll state: the server's interval while a
-//! task is young, then a gap growing with its age (a tenth of it, capped), with a little jitter
-//! on top and never below the interval; the backoff of every retry. And keeping each task's
+//! The poll cadence, as pure functions of a task's poll state: under [`Cadence::Requests`] the
+//! server's interval while a task is young, then a gap growing with its age (a tenth of it,
+//! capped), with a little jitter on top and never below the interval; under
+//! [`Cadence::Latency`] the interval exactly, for the task's whole life, while the page is
+//! visible (hidden, the gap grows either way); the backoff of every retry. And keeping each task's
 //! cadence when the engine's time is disturbed: catch-up polls (visible or online again) and a
 //! leap of the clock (the machine slept, the page froze) spread the polls they release over one
 //! interval instead of sending them all in one tick, and never sooner than a task's interval
 //! after its last poll.
 
 use super::rng::Rng;
-use crate::engine::api::Millis;
+use crate::engine::api::{Cadence, Millis};
 use crate::engine::scheduler::{MaybeAt, TaskTimer, Timer};
 use crate::engine::Engine;
 
@@ -86,19 +88,43 @@ pub(crate) fn poll_gap(server_interval: Option<Millis>, age: Millis, visible: bo
         .max(floor(server_interval))
 }
 
+/// Whether `cadence` keeps a task at its interval exactly (no growth, no jitter, no spread): a
+/// visible page that asked for [`Cadence::Latency`].
+fn steady(cadence: Cadence, visible: bool) -> bool {
+    visible && cadence == Cadence::Latency
+}
+
+/// The gap after a good poll under `cadence`: the interval while [`steady`], else [`poll_gap`].
+pub(crate) fn gap(
+    cadence: Cadence,
+    server_interval: Option<Millis>,
+    age: Millis,
+    visible: bool,
+) -> Millis {
+    if steady(cadence, visible) {
+        return floor(server_interval);
+    }
+    poll_gap(server_interval, age, visible)
+}
+
 /// The longest a gap can be drawn to: the gap plus its jitter.
 pub(crate) fn with_jitter_bound(gap: Millis) -> Millis {
     gap.saturating_add(gap / JITTER_DIVISOR)
 }
 
 /// Delay before the next poll: [`poll_gap`] plus up to 2 % jitter on top (so polls of tasks
-/// created together drift apart, and never come sooner than the gap).
+/// created together drift apart, and never come sooner than the gap); while [`steady`], the
+/// interval exactly (the answers' own spread keeps tasks created together apart).
 pub(crate) fn poll_delay(
     rng: &mut Rng,
     server_interval: Option<Millis>,
     age: Millis,
     visible: bool,
+    cadence: Cadence,
 ) -> Millis {
+    if steady(cadence, visible) {
+        return floor(server_interval);
+    }
     let gap = poll_gap(server_interval, age, visible);
     rng.between(gap, with_jitter_bound(gap))
 }
@@ -110,13 +136,17 @@ pub(crate) fn poll_delay(
 pub(crate) const FIRST_SPREAD_MS: Millis = 20;
 
 /// Delay before a task's first poll (just created, or just named): its gap plus up to
-/// [`FIRST_SPREAD_MS`].
+/// [`FIRST_SPREAD_MS`]; while [`steady`], the interval exactly.
 pub(crate) fn first_poll_delay(
     rng: &mut Rng,
     server_interval: Option<Millis>,
     visible: bool,
+    cadence: Cadence,
 ) -> Millis {
     let gap = poll_gap(server_interval, 0, visible);
+    if steady(cadence, visible) {
+        return gap;
+    }
     rng.between(gap, with_first_spread_bound(gap))
 }
 
@@ -246,24 +276,44 @@ mod tests {
         let mut rng = Rng::new(3);
         for _ in 0..200 {
             // No hint: 1 s (+ ≤ 2 %) while young.
-            let d0 = poll_delay(&mut rng, None, 0, true);
+            let d0 = poll_delay(&mut rng, None, 0, true, Cadence::Requests);
             assert!((1_000..=1_020).contains(&d0), "{d0}");
             // A 2-minute-old task: 12 s (+ ≤ 2 %).
-            let d = poll_delay(&mut rng, None, 120_000, true);
+            let d = poll_delay(&mut rng, None, 120_000, true, Cadence::Requests);
             assert!((12_000..=12_240).contains(&d), "{d}");
             // Old tasks: the ceiling, visible and hidden.
-            assert!((20_000..=20_400).contains(&poll_delay(&mut rng, None, 3_600_000, true)));
-            assert!((60_000..=61_200).contains(&poll_delay(&mut rng, None, 3_600_000, false)));
+            assert!((20_000..=20_400).contains(&poll_delay(
+                &mut rng,
+                None,
+                3_600_000,
+                true,
+                Cadence::Requests
+            )));
+            assert!((60_000..=61_200).contains(&poll_delay(
+                &mut rng,
+                None,
+                3_600_000,
+                false,
+                Cadence::Requests
+            )));
             // Server hint of 5 s: never below it.
-            assert!((5_000..=5_100).contains(&poll_delay(&mut rng, Some(5_000), 0, true)));
-            assert!(poll_delay(&mut rng, Some(5_000), 70_000, true) >= 7_000);
+            assert!((5_000..=5_100).contains(&poll_delay(
+                &mut rng,
+                Some(5_000),
+                0,
+                true,
+                Cadence::Requests
+            )));
+            assert!(poll_delay(&mut rng, Some(5_000), 70_000, true, Cadence::Requests) >= 7_000);
             // A hint above the ceiling wins over the ceiling; a tiny hint meets our floor.
-            assert!(poll_delay(&mut rng, Some(90_000), 3_600_000, true) >= 90_000);
-            assert!(poll_delay(&mut rng, Some(10), 0, true) >= MIN_POLL_MS);
+            assert!(
+                poll_delay(&mut rng, Some(90_000), 3_600_000, true, Cadence::Requests) >= 90_000
+            );
+            assert!(poll_delay(&mut rng, Some(10), 0, true, Cadence::Requests) >= MIN_POLL_MS);
         }
         // The jitter does spread.
         let distinct: std::collections::BTreeSet<_> = (0..100)
-            .map(|_| poll_delay(&mut rng, None, 0, true))
+            .map(|_| poll_delay(&mut rng, None, 0, true, Cadence::Requests))
             .collect();
         assert!(distinct.len() > 10);
     }
