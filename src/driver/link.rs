@@ -29,12 +29,11 @@ pub fn detect(transport: TransportKind, url: &str) -> (Link, bool) {
     }
 }
 
-/// `scheme://host[:port]` of `url` (the whole of it without a path).
+/// `scheme://host[:port]` of `url`: up to its third `/` (bytes: no string searcher in the wasm).
 fn origin(url: &str) -> &str {
-    let host = url.find("://").map_or(0, |i| i + 3);
-    let end = url.get(host..).and_then(|rest| rest.find('/'));
-    url.get(..end.map_or(url.len(), |e| host + e))
-        .unwrap_or(url)
+    let slashes = url.bytes().enumerate().filter(|&(_, b)| b == b'/');
+    let end = slashes.map(|(i, _)| i).nth(2).unwrap_or(url.len());
+    url.get(..end).unwrap_or(url)
 }
 
 fn learnt(url: &str) -> Option<Link> {
