@@ -319,7 +319,7 @@ try {
   // on another origin (the static server) in every case.
   if (want("page")) {
     const { nginxAvailable, startNginx } = await import("./lib/nginx.mjs");
-    const nginx = nginxAvailable() ? await startNginx(STACKS.length) : null;
+    const nginx = nginxAvailable() ? await startNginx(STACKS.length, path.join(outDir, "nginx")) : null;
     if (!nginx) R.notes.push("No /usr/sbin/nginx (Debian package `nginx`): the page rows over HTTP/2 are n/a.");
     const P = 1000;
     // BENCH_PAGE_LINKS=h1:legacy,h2:legacy and BENCH_PAGE_ROUNDS=fixed,long narrow a run; BENCH_OURS_OPTIONS

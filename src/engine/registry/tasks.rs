@@ -322,7 +322,8 @@ impl Engine {
             Source::Push if !partly => cadence::safety_delay(interval, self.visible),
             Source::Poll | Source::Push => {
                 let age = now.saturating_sub(entry.poll.since.get().unwrap_or(now));
-                cadence::poll_delay(&mut self.rng, interval, age, self.visible, self.cfg.cadence)
+                let at = self.next_poll_at(now, task_id, age);
+                at.saturating_sub(now)
             }
             Source::Other => return,
         };
@@ -379,9 +380,8 @@ impl Engine {
         if e.subs.is_empty() || e.is_terminal() || e.poll.in_flight {
             return;
         }
-        let at = e
-            .poll
-            .earliest_next(now, cadence::floor(e.server_interval()));
+        let steady = cadence::steady(self.cfg.cadence, self.visible);
+        let at = (e.poll).earliest_next(now, cadence::floor(e.server_interval()), steady);
         self.timers
             .set_earlier(Timer::Task(TaskTimer::Poll, e.slot), at);
     }

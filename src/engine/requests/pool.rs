@@ -340,6 +340,10 @@ impl Engine {
         for key in keys {
             if let Some(n) = self.reqs.id_of(key) {
                 self.reqs.connected(n, now, self.cfg.request_timeout_ms);
+                if let Some(Purpose::Get(t)) = self.reqs.purpose(n) {
+                    let t = t.clone();
+                    self.poll_connected(now, &t);
+                }
             }
         }
     }

@@ -57,9 +57,12 @@ pub(crate) struct PollState {
 impl PollState {
     /// The earliest time from `now` that the next status request may go out, `floor` after the
     /// last one was sent or answered, whichever is later: a request that waited in the browser
-    /// reached the server late, and the server must still see the spacing it asked for.
-    pub(crate) fn earliest_next(&self, now: Millis, floor: Millis) -> Millis {
-        let last = self.last_sent.get().max(self.last_answered.get());
+    /// reached the server late, and the server must still see the spacing it asked for. While
+    /// `steady`, `floor` after the last one was sent (or got its connection, see `pool.rs`): the
+    /// polls keep the grid their task's creation set, whatever the answers' way back took.
+    pub(crate) fn earliest_next(&self, now: Millis, floor: Millis, steady: bool) -> Millis {
+        let answered = self.last_answered.get().filter(|_| !steady);
+        let last = self.last_sent.get().max(answered);
         last.map_or(now, |last| now.max(last.saturating_add(floor)))
     }
 }
@@ -88,9 +91,9 @@ pub(crate) fn poll_gap(server_interval: Option<Millis>, age: Millis, visible: bo
         .max(floor(server_interval))
 }
 
-/// Whether `cadence` keeps a task at its interval exactly (no growth, no jitter, no spread): a
-/// visible page that asked for [`Cadence::Latency`].
-fn steady(cadence: Cadence, visible: bool) -> bool {
+/// Whether `cadence` keeps a task at its interval exactly, on the grid its creation set (no
+/// growth, no jitter): a visible page that asked for [`Cadence::Latency`].
+pub(crate) fn steady(cadence: Cadence, visible: bool) -> bool {
     visible && cadence == Cadence::Latency
 }
 
@@ -136,7 +139,9 @@ pub(crate) fn poll_delay(
 pub(crate) const FIRST_SPREAD_MS: Millis = 20;
 
 /// Delay before a task's first poll (just created, or just named): its gap plus up to
-/// [`FIRST_SPREAD_MS`]; while [`steady`], the interval exactly.
+/// [`FIRST_SPREAD_MS`]; while [`steady`], its gap and a fiftieth of it, which sets the task's grid:
+/// a task that works a whole number of intervals ends just before one of its polls reaches the
+/// server (the server's own timer may run a little late), not just after.
 pub(crate) fn first_poll_delay(
     rng: &mut Rng,
     server_interval: Option<Millis>,
@@ -145,7 +150,7 @@ pub(crate) fn first_poll_delay(
 ) -> Millis {
     let gap = poll_gap(server_interval, 0, visible);
     if steady(cadence, visible) {
-        return gap;
+        return with_jitter_bound(gap);
     }
     rng.between(gap, with_first_spread_bound(gap))
 }
@@ -195,7 +200,10 @@ impl Engine {
         let Some(e) = self.tasks.get_mut(task_id) else {
             return false;
         };
-        let at = e.poll.earliest_next(now, floor(e.server_interval()));
+        let steady = steady(self.cfg.cadence, self.visible);
+        let at = e
+            .poll
+            .earliest_next(now, floor(e.server_interval()), steady);
         if at <= now {
             return false;
         }
@@ -209,7 +217,31 @@ impl Engine {
     pub(crate) fn poll_came_back(&mut self, now: Millis, task_id: &str) {
         if let Some(e) = self.tasks.get_mut(task_id) {
             e.poll.last_answered = now.into();
+            e.poll.last_sent = now.into();
         }
+    }
+
+    /// A status request that waited in the browser's queue got its connection: the server sees
+    /// it only now, so the task's next poll keeps the interval from now.
+    pub(crate) fn poll_connected(&mut self, now: Millis, task_id: &str) {
+        if let Some(e) = self.tasks.get_mut(task_id) {
+            e.poll.last_sent = now.into();
+        }
+    }
+
+    /// When the next poll after a good answer at `now` is due: [`poll_delay`] after it, or while
+    /// [`steady`], the interval after the last one went out.
+    pub(crate) fn next_poll_at(&mut self, now: Millis, task_id: &str, age: Millis) -> Millis {
+        let (cadence, visible) = (self.cfg.cadence, self.visible);
+        let Some(e) = self.tasks.get(task_id) else {
+            return now;
+        };
+        let interval = e.server_interval();
+        if steady(cadence, visible) {
+            return e.poll.earliest_next(now, floor(interval), true);
+        }
+        let delay = poll_delay(&mut self.rng, interval, age, visible, cadence);
+        now.saturating_add(delay)
     }
 
     /// A catch-up poll: as soon as the task's interval allows, at a random point of the next
@@ -222,7 +254,7 @@ impl Engine {
             return;
         }
         let floor = floor(e.server_interval());
-        let earliest = e.poll.earliest_next(now, floor);
+        let earliest = (e.poll).earliest_next(now, floor, steady(self.cfg.cadence, self.visible));
         let timer = Timer::Task(TaskTimer::Poll, e.slot);
         let at = earliest.max(now.saturating_add(self.rng.between(0, floor)));
         self.timers.set_earlier(timer, at);

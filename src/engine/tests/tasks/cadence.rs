@@ -306,31 +306,20 @@ fn a_batch_spreads_its_first_polls_over_milliseconds_not_a_tenth_of_the_interval
     }
 }
 
-/// `Cadence::Latency`: a polled task is asked about every interval for its whole life, counted
-/// from its creation (the first poll one interval after it, with no spread), never sooner; its
-/// end is seen within one interval and a round trip, however long it ran.
+/// `Cadence::Latency`: a polled task is asked about on a grid its creation set, every interval
+/// for its whole life (the first poll one interval and a fiftieth after it is known), never sooner
+/// and with no drift however long the answers take; its end is seen within one interval and a
+/// round trip, however long it ran.
 #[test]
-fn latency_cadence_polls_at_the_interval_for_the_task_s_whole_life() {
-    let latency = 20;
-    let slack = 2 * latency + 2;
+fn latency_cadence_polls_on_the_creation_s_grid_for_the_task_s_whole_life() {
+    let latency = 40;
     for (seed, modern) in [(1, false), (2, true), (3, false), (4, true)] {
         let mut h = polling(modern, seed, latency, Cadence::Latency);
+        h.record = true;
         let jobs = [
-            Job {
-                ms: 45_000,
-                interval: Some(1_000),
-                after: 0,
-            },
-            Job {
-                ms: 31_000,
-                interval: None,
-                after: 300,
-            },
-            Job {
-                ms: 62_500,
-                interval: Some(2_000),
-                after: 900,
-            },
+            Job { ms: 45_000, interval: Some(1_000), after: 0 },
+            Job { ms: 31_000, interval: None, after: 300 },
+            Job { ms: 62_500, interval: Some(2_000), after: 900 },
         ];
         let tasks = create(&mut h, &jobs);
         h.run_for(70_000);
@@ -339,19 +328,23 @@ fn latency_cadence_polls_at_the_interval_for_the_task_s_whole_life() {
             let created = h.server.tasks.get(id).map_or(0, |t| t.created);
             let end = created + j.ms;
             let iv = floor(j.interval);
-            let mut gets = vec![created];
-            gets.extend(h.get_times(id));
-            for w in gets.windows(2).filter(|w| w[0] < end) {
-                let gap = w[1] - w[0];
-                assert!(
-                    (iv..=iv + slack).contains(&gap),
-                    "seed {seed} {id}: polls {gap} ms apart at age {} (interval {iv})",
-                    w[1] - created
-                );
-            }
-            let seen = gets.iter().find(|&&t| t >= end).copied();
+            let sent: Vec<Millis> = (h.sent.iter())
+                .filter(|s| s.method == "tasks/get" && s.task_id.as_deref() == Some(id))
+                .map(|s| s.at)
+                .collect();
+            let first = sent.first().copied().unwrap_or(0);
+            let lag = with_jitter_bound(iv);
             assert!(
-                seen.is_some_and(|t| t - end <= iv + slack),
+                (created + lag..=created + lag + 2 * latency).contains(&first),
+                "seed {seed} {id}: first poll {} ms after the creation",
+                first - created
+            );
+            for w in sent.windows(2).filter(|w| w[0] < end) {
+                assert_eq!(w[1] - w[0], iv, "seed {seed} {id}: at {}", w[1] - created);
+            }
+            let seen = h.get_times(id).into_iter().find(|&t| t >= end);
+            assert!(
+                seen.is_some_and(|t| t - end <= iv + 2 * latency),
                 "seed {seed} {id}: end at {end} seen by the poll at {seen:?}"
             );
         }
