@@ -4,16 +4,16 @@
 //! (`nextHopProtocol` of a resource already loaded from it: the page itself, or any earlier
 //! request the server let it time). Nothing told means HTTP/1.1, the tight budget, as an
 //! assumption the engine may revise (`Config::link_unseen`). What an engine learnt is kept per
-//! origin for the page's life: the next client of that origin starts from it.
+//! server URL for the page's life: the next client of that server starts from it.
 
 use super::io::{in_node, next_hop};
 use super::TransportKind;
 use crate::engine::api::Link;
-use std::cell::RefCell;
+use std::cell::Cell;
 
 thread_local! {
-    /// Links learnt in this page, by origin (a handful of servers: a `Vec`).
-    static LEARNT: RefCell<Vec<(String, Link)>> = const { RefCell::new(Vec::new()) };
+    /// Links learnt in this page, by server URL (one per client that learnt: a `Vec`).
+    static LEARNT: Cell<Vec<(String, Link)>> = const { Cell::new(Vec::new()) };
 }
 
 /// The link for `transport` to `url` in this environment, and whether it is only assumed.
@@ -29,24 +29,20 @@ pub fn detect(transport: TransportKind, url: &str) -> (Link, bool) {
     }
 }
 
-/// `scheme://host[:port]` of `url`: up to its third `/` (bytes: no string searcher in the wasm).
-fn origin(url: &str) -> &str {
-    let slashes = url.bytes().enumerate().filter(|&(_, b)| b == b'/');
-    let end = slashes.map(|(i, _)| i).nth(2).unwrap_or(url.len());
-    url.get(..end).unwrap_or(url)
-}
-
 fn learnt(url: &str) -> Option<Link> {
-    let origin = origin(url);
-    LEARNT.with(|l| (l.borrow().iter()).find_map(|(o, link)| (o == origin).then_some(*link)))
+    LEARNT.with(|l| {
+        let all = l.take();
+        let link = (all.iter().rev()).find_map(|(u, link)| (u == url).then_some(*link));
+        l.set(all);
+        link
+    })
 }
 
-/// Keeps the link an engine learnt for `url`'s origin.
+/// Keeps the link an engine learnt for the server at `url`.
 pub fn remember(url: &str, link: Link) {
-    let origin = origin(url);
     LEARNT.with(|l| {
-        let mut l = l.borrow_mut();
-        l.retain(|(o, _)| o != origin);
-        l.push((origin.to_owned(), link));
+        let mut all = l.take();
+        all.push((url.to_owned(), link));
+        l.set(all);
     });
 }

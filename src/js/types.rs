@@ -125,7 +125,7 @@ export interface ConnectOptions {
    * (tasks polled) until the requests prove otherwise: once more tasks run than the browser has connections, six
    * results are held for a moment; a status request answered behind them proves HTTP/2 (every running task then
    * holds its result), one stuck behind them HTTP/1.1 (two stay held, the rest polled). What was learnt holds for
-   * the origin for the page's life. Name a link to skip learning.
+   * the server for the page's life. Name a link to skip learning.
    */
   link?: "http1" | "http2" | "node" | "websocket" | "learn";
   /**

@@ -304,8 +304,11 @@ impl Engine {
         // are only the safety net meanwhile.
         let held = (entry.result.req().is_some() || pushed || self.listen.pushed.contains(task_id))
             && !entry.is_terminal();
-        // Pushes bring the ends but maybe not the input requests: they postpone no poll.
+        // Pushes bring the ends but maybe not the input requests: they postpone no poll, but
+        // on a steady cadence a push is as fresh as a poll's answer: the task's next poll comes
+        // an interval (and a fiftieth: the next push, one interval later, comes first) after it.
         let partly = relied && !held;
+        let steady = cadence::steady(self.cfg.cadence, self.visible);
         let delay = match src {
             Source::Create | Source::Named | Source::Poll | Source::Push if held => {
                 cadence::safety_delay(interval, self.visible)
@@ -320,6 +323,7 @@ impl Engine {
                 cadence::first_poll_delay(&mut self.rng, interval, self.visible, self.cfg.cadence)
             }
             Source::Push if !partly => cadence::safety_delay(interval, self.visible),
+            Source::Push if steady => cadence::with_jitter_bound(cadence::floor(interval)),
             Source::Poll | Source::Push => {
                 let age = now.saturating_sub(entry.poll.since.get().unwrap_or(now));
                 let at = self.next_poll_at(now, task_id, age);
@@ -329,7 +333,7 @@ impl Engine {
         };
         let at = now.saturating_add(delay);
         match src {
-            Source::Push if partly => self.timers.set_earlier(timer, at),
+            Source::Push if partly && !steady => self.timers.set_earlier(timer, at),
             _ => self.timers.set(timer, at),
         }
     }

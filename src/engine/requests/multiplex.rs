@@ -85,8 +85,8 @@ impl Engine {
         }
     }
 
-    /// A task was tracked: with more tasks than connections on a link only assumed HTTP/1.1, the
-    /// probe starts (once), and the running tasks followed hold their results.
+    /// A task was tracked: with more tasks than connections on a link only assumed HTTP/1.1 and
+    /// results to hold, the probe starts (once), and the running tasks followed hold theirs.
     pub(crate) fn probe_start(&mut self, now: Millis) {
         let Some(connections) = self.cfg.link.connections().filter(|_| self.cfg.link_unseen) else {
             return;
@@ -96,6 +96,8 @@ impl Engine {
         }
         self.probe.started = Some(now);
         if !self.holds_running() {
+            // Nothing to hold (not a legacy session, or its server refused): nothing to learn from.
+            self.probe.started = None;
             return;
         }
         for task_id in self.tasks.followed() {

@@ -52,6 +52,9 @@ pub(crate) struct PollState {
     pub(crate) in_flight: bool,
     /// The next poll was already moved once because the clock leapt (never moved twice).
     pub(crate) respaced: bool,
+    /// How far behind its creation's grid the task's polls go out (steady cadence): the longest
+    /// way there and back a poll took, so a poll reaches a server as late as its answers come.
+    pub(crate) lag: Millis,
 }
 
 impl PollState {
@@ -221,24 +224,26 @@ impl Engine {
         }
     }
 
-    /// A status request that waited in the browser's queue got its connection: the server sees
-    /// it only now, so the task's next poll keeps the interval from now.
-    pub(crate) fn poll_connected(&mut self, now: Millis, task_id: &str) {
-        if let Some(e) = self.tasks.get_mut(task_id) {
-            e.poll.last_sent = now.into();
-        }
-    }
-
     /// When the next poll after a good answer at `now` is due: [`poll_delay`] after it, or while
-    /// [`steady`], the interval after the last one went out.
+    /// [`steady`], the interval after the last one went out (later by what the way there and
+    /// back took beyond the task's lag so far).
     pub(crate) fn next_poll_at(&mut self, now: Millis, task_id: &str, age: Millis) -> Millis {
         let (cadence, visible) = (self.cfg.cadence, self.visible);
-        let Some(e) = self.tasks.get(task_id) else {
+        let Some(e) = self.tasks.get_mut(task_id) else {
             return now;
         };
         let interval = e.server_interval();
         if steady(cadence, visible) {
-            return e.poll.earliest_next(now, floor(interval), true);
+            // The grid moves later (never sooner, never by more than half an interval) when an
+            // answer took longer than the task's lag so far: a server that answers late under
+            // load also ends its tasks late, and a poll on time would just miss the end.
+            let floor = floor(interval);
+            let sent = e.poll.last_sent.get().unwrap_or(now);
+            let took = now.saturating_sub(sent).min(floor / 2);
+            let lag = e.poll.lag.max(floor / JITTER_DIVISOR);
+            e.poll.lag = lag.max(took);
+            let next = e.poll.earliest_next(now, floor, true);
+            return next.saturating_add(took.saturating_sub(lag));
         }
         let delay = poll_delay(&mut self.rng, interval, age, visible, cadence);
         now.saturating_add(delay)
