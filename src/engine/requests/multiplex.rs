@@ -25,8 +25,10 @@ use crate::engine::Engine;
 /// Longest a page may take to report an end that already happened on the network (its main
 /// thread busy): a witness still open this long after a head was open when the head came.
 pub(super) const REPORT_LAG_MS: Millis = 500;
-/// A status request made behind six open streams and unanswered this long waits in the browser.
-pub(crate) const STALL_MS: Millis = 250;
+/// A status request made behind six open streams and unanswered this long waits in the browser
+/// (a loaded page or server answers an HTTP/2 request in hundreds of ms; concluding HTTP/1.1
+/// from one is safe, but loses the held results for the server's life in the page).
+pub(crate) const STALL_MS: Millis = 500;
 /// A probe undecided this long after it started ends as HTTP/1.1 (the assumption).
 pub(crate) const PROBE_MS: Millis = 10_000;
 /// Held results of running tasks a link found HTTP/1.1 keeps: below its budget of 3, a slot stays

@@ -340,13 +340,6 @@ impl Engine {
         for key in keys {
             if let Some(n) = self.reqs.id_of(key) {
                 self.reqs.connected(n, now, self.cfg.request_timeout_ms);
-                // A status request that waited in the browser's queue reaches the server only
-                // now: its task's next poll keeps the interval from now.
-                if let Some(Purpose::Get(t)) = self.reqs.purpose(n) {
-                    if let Some(e) = self.tasks.get_mut(t) {
-                        e.poll.last_sent = now.into();
-                    }
-                }
             }
         }
     }

@@ -61,12 +61,24 @@ impl PollState {
     /// The earliest time from `now` that the next status request may go out, `floor` after the
     /// last one was sent or answered, whichever is later: a request that waited in the browser
     /// reached the server late, and the server must still see the spacing it asked for. While
-    /// `steady`, `floor` after the last one was sent (or got its connection, see `pool.rs`): the
-    /// polls keep the grid their task's creation set, whatever the answers' way back took.
+    /// `steady`, `floor` after the last one was sent (the polls keep the grid their task's
+    /// creation set, whatever the answers' way back took); a task never polled waits for the
+    /// next point of that grid (one interval and a fiftieth after its creation, then every
+    /// interval).
     pub(crate) fn earliest_next(&self, now: Millis, floor: Millis, steady: bool) -> Millis {
-        let answered = self.last_answered.get().filter(|_| !steady);
-        let last = self.last_sent.get().max(answered);
-        last.map_or(now, |last| now.max(last.saturating_add(floor)))
+        if !steady {
+            let last = self.last_sent.get().max(self.last_answered.get());
+            return last.map_or(now, |last| now.max(last.saturating_add(floor)));
+        }
+        match (self.last_sent.get(), self.since.get()) {
+            (Some(last), _) => now.max(last.saturating_add(floor)),
+            (None, Some(since)) => {
+                let first = since.saturating_add(with_jitter_bound(floor));
+                let behind = now.saturating_sub(first);
+                first.saturating_add(behind.div_ceil(floor.max(1)).saturating_mul(floor))
+            }
+            (None, None) => now,
+        }
     }
 }
 
@@ -234,13 +246,18 @@ impl Engine {
         };
         let interval = e.server_interval();
         if steady(cadence, visible) {
-            // The grid moves later (never sooner, never by more than half an interval) when an
-            // answer took longer than the task's lag so far: a server that answers late under
-            // load also ends its tasks late, and a poll on time would just miss the end.
+            // The grid moves later (never sooner; a fiftieth of the interval per poll at most, to
+            // half an interval) while answers take longer than the task's lag so far: a server
+            // that answers late under load also ends its tasks late, and a poll on time would
+            // just miss the end. One slow answer (a request that waited for a connection) moves
+            // it little.
             let floor = floor(interval);
+            let step = floor / JITTER_DIVISOR;
             let sent = e.poll.last_sent.get().unwrap_or(now);
-            let took = now.saturating_sub(sent).min(floor / 2);
-            let lag = e.poll.lag.max(floor / JITTER_DIVISOR);
+            let lag = e.poll.lag.max(step);
+            let took = (now.saturating_sub(sent))
+                .min(lag.saturating_add(step))
+                .min(floor / 2);
             e.poll.lag = lag.max(took);
             let next = e.poll.earliest_next(now, floor, true);
             return next.saturating_add(took.saturating_sub(lag));

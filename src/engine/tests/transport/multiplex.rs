@@ -6,10 +6,11 @@
 
 use crate::json::json;
 
-use crate::engine::api::{Config, DialectChoice, Link, Millis, SubId};
+use crate::engine::api::{Cadence, Config, DialectChoice, Link, Millis, SubId};
 use crate::engine::requests::multiplex::{KEPT_ON_HTTP1, STALL_MS};
 use crate::engine::requests::pool::DRAIN_MS;
-use crate::engine::testkit::{Harness, T0};
+use crate::engine::scheduler::cadence::with_jitter_bound;
+use crate::engine::testkit::{Harness, Sent, T0};
 use crate::engine::tests::push::completed;
 use crate::protocol::model::Dialect;
 
@@ -138,8 +139,12 @@ fn fewer_tasks_than_connections_are_polled_and_hold_nothing() {
 fn a_link_found_http1_keeps_two_held_results_and_polls_the_rest() {
     for seed in 0..6 {
         let mut h = assumed_http1(true, 700 + seed);
+        h.engine.cfg.cadence = Cadence::Latency;
+        h.record = true;
         h.pool = Some(6);
-        h.drain_ms = 5_000;
+        // Released results free their connections at once (no head came: the server answers a
+        // held result only at the end, as the bench server does).
+        h.drain_ms = 0;
         let subs = create(&mut h, 12, 15_000);
         let learnt = h.run_until_done(10_000, |h| !h.engine.cfg.link_unseen);
         assert!(learnt < T0 + 10_000, "seed {seed}: decided");
@@ -162,8 +167,22 @@ fn a_link_found_http1_keeps_two_held_results_and_polls_the_rest() {
             h.max_results_open
         );
         h.run_for(30_000);
-        for sub in subs {
-            assert!(completed(&h, sub), "seed {seed} {sub:?}");
+        // Once decided, the probe's stall moved no polled task's polls off the grid its creation
+        // set (one interval and a fiftieth after it, then every interval; behind it by the ways
+        // there and back).
+        for sub in &subs {
+            let id = h.task_of(*sub).unwrap_or_default();
+            let created = h.server.tasks.get(&id).map_or(0, |t| t.created);
+            let mine = |s: &&Sent| s.task_id.as_deref() == Some(id.as_str());
+            let held = (h.sent.iter().filter(mine))
+                .any(|s| s.method == "tasks/result" && s.at < created + 15_000);
+            let gets = (h.sent.iter().filter(mine)).filter(|s| s.method == "tasks/get" && !held);
+            let after = |at: &Millis| *at > learnt + 200 && *at < created + 15_000;
+            for at in gets.map(|s| s.at).filter(after) {
+                let off = (at - created - with_jitter_bound(1_000)) % 1_000;
+                assert!(off <= 200, "seed {seed} {id}: a poll {off} ms off its grid");
+            }
+            assert!(completed(&h, *sub), "seed {seed} {sub:?}");
         }
         assert!(h.violations.is_empty(), "{:?}", h.violations);
     }
