@@ -14,7 +14,7 @@ use super::backlog::{Backlog, Kept};
 use crate::collections::fifo::Fifo;
 use crate::collections::idmap::IdSet;
 use crate::engine::api::{Millis, Output, SendKey, Transmit};
-use crate::engine::ids::Slot;
+use crate::engine::ids::{ReqId, Slot};
 use crate::engine::requests::Purpose;
 use crate::engine::Engine;
 
@@ -294,6 +294,7 @@ impl Engine {
                     } else {
                         // One kept in the engine got a connection at once: its timeout starts.
                         self.reqs.connected(n, now, self.cfg.request_timeout_ms);
+                        self.poll_reached(now, n);
                     }
                 }
             }
@@ -336,10 +337,21 @@ impl Engine {
     }
 
     /// These transmissions got a connection: their requests' timeouts start now.
+    /// Request `n` got its connection now: a status request reaches the server only now (see
+    /// `PollState::earliest_next`).
+    fn poll_reached(&mut self, now: Millis, n: ReqId) {
+        if let Some(Purpose::Get(t)) = self.reqs.purpose(n) {
+            if let Some(e) = self.tasks.get_mut(t) {
+                e.poll.reached = now.into();
+            }
+        }
+    }
+
     pub(super) fn admitted(&mut self, now: Millis, keys: Vec<SendKey>) {
         for key in keys {
             if let Some(n) = self.reqs.id_of(key) {
                 self.reqs.connected(n, now, self.cfg.request_timeout_ms);
+                self.poll_reached(now, n);
             }
         }
     }

@@ -52,6 +52,9 @@ pub(crate) struct PollState {
     pub(crate) in_flight: bool,
     /// The next poll was already moved once because the clock leapt (never moved twice).
     pub(crate) respaced: bool,
+    /// When the last status request got its connection, if it waited for one in the browser's
+    /// queue (it reached the server only then).
+    pub(crate) reached: MaybeAt,
     /// How far behind its creation's grid the task's polls go out (steady cadence): the longest
     /// way there and back a poll took, so a poll reaches a server as late as its answers come.
     pub(crate) lag: Millis,
@@ -71,7 +74,17 @@ impl PollState {
             return last.map_or(now, |last| now.max(last.saturating_add(floor)));
         }
         match (self.last_sent.get(), self.since.get()) {
-            (Some(last), _) => now.max(last.saturating_add(floor)),
+            (Some(last), _) => {
+                // A poll that waited for a connection reached the server late: the next one skips
+                // the grid's points the server would see sooner than nine tenths of the interval
+                // after it (the grid itself stays).
+                let floor = floor.max(1);
+                let clear =
+                    (self.reached.get()).map_or(0, |r| r.saturating_add(floor - floor / 10));
+                let next = last.saturating_add(floor);
+                let skipped = clear.saturating_sub(next).div_ceil(floor);
+                now.max(next.saturating_add(skipped.saturating_mul(floor)))
+            }
             (None, Some(since)) => {
                 let first = since.saturating_add(with_jitter_bound(floor));
                 let behind = now.saturating_sub(first);
