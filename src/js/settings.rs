@@ -116,12 +116,14 @@ fn dialect(d: Option<&str>) -> Result<DialectChoice, String> {
     })
 }
 
-/// The `link` option (`"http1"`, `"http2"`, `"node"`, `"websocket"` or `"learn"`, the default):
-/// detected from the transport and the URL; where the browser tells nothing, HTTP/1.1 that the
-/// engine may revise from its requests (`true`).
+/// The `link` option (`"http1"`, `"http2"`, `"node"`, `"websocket"` or `"learn"`); by default
+/// detected from the transport and the URL (a link learnt earlier in the page for the URL
+/// included), HTTP/1.1 where the browser tells nothing; `"learn"` lets the engine revise that
+/// assumption from its requests (`true`).
 fn link(l: Option<&str>, url: &str, transport: TransportKind) -> (Link, bool) {
     let named = match l {
-        None | Some("learn") => return crate::driver::link::detect(transport, url),
+        None => return (crate::driver::link::detect(transport, url).0, false),
+        Some("learn") => return crate::driver::link::detect(transport, url),
         Some("http2") => Link::Http2,
         Some("node") => Link::Node,
         Some("websocket") => Link::WebSocket,

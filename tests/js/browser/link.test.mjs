@@ -1,6 +1,6 @@
 // Learning the HTTP version a page cannot see, in Chromium and (where Debian's firefox-esr is installed)
 // Firefox: the page's origin is not the server's, which sends no Timing-Allow-Origin, so `nextHopProtocol`
-// tells nothing and the client (default options) starts as HTTP/1.1. Through a local TLS + HTTP/2 nginx (bench/lib/nginx.mjs) a batch of more tasks than the
+// tells nothing and the client (`link: "learn"`) starts as HTTP/1.1. Through a local TLS + HTTP/2 nginx (bench/lib/nginx.mjs) a batch of more tasks than the
 // browser's 6 connections proves HTTP/2: more than 6 `tasks/result` held at once, outcomes at push speed,
 // and a later client of the same server in the page holds from its first task. Against the same server
 // over plain HTTP/1.1: never more than 6 requests open, every outcome delivered within an interval.
@@ -38,12 +38,12 @@ after(async () => {
   await chromium?.close();
 });
 
-/** In the page: one client per entry of `batches` (default options), each runs its `n` tasks of `ms`. */
+/** In the page: one client per entry of `batches` (`link: "learn"`), each runs its `n` tasks of `ms`. */
 async function inPage({ url, batches }) {
   const { McpTaskClient } = await import("/pkg/index.js");
   const out = [];
   for (const { n, ms } of batches) {
-    const c = await McpTaskClient.connect(url, { dialect: "legacy", subscribe: false });
+    const c = await McpTaskClient.connect(url, { dialect: "legacy", subscribe: false, link: "learn" });
     const handles = await Promise.all(Array.from({ length: n }, () => c.callTool("work", { ms }, { task: "always" })));
     const done = await Promise.all(handles.map((h) => h.result().then(
       (r) => ({ id: h.id, at: performance.timeOrigin + performance.now(), text: r?.content?.[0]?.text ?? null }),
