@@ -66,8 +66,8 @@ impl PollState {
     /// reached the server late, and the server must still see the spacing it asked for. While
     /// `steady`, `floor` after the last one was sent (the polls keep the grid their task's
     /// creation set, whatever the answers' way back took); a task never polled waits for the
-    /// next point of that grid (one interval and a fiftieth after its creation, then every
-    /// interval).
+    /// grid's first point (one interval and a fiftieth after its creation), no longer: a poll
+    /// held back (a `Retry-After`, a probe) goes out as soon as it may.
     pub(crate) fn earliest_next(&self, now: Millis, floor: Millis, steady: bool) -> Millis {
         if !steady {
             let last = self.last_sent.get().max(self.last_answered.get());
@@ -85,11 +85,7 @@ impl PollState {
                 let skipped = clear.saturating_sub(next).div_ceil(floor);
                 now.max(next.saturating_add(skipped.saturating_mul(floor)))
             }
-            (None, Some(since)) => {
-                let first = since.saturating_add(with_jitter_bound(floor));
-                let behind = now.saturating_sub(first);
-                first.saturating_add(behind.div_ceil(floor.max(1)).saturating_mul(floor))
-            }
+            (None, Some(since)) => now.max(since.saturating_add(with_jitter_bound(floor))),
             (None, None) => now,
         }
     }
