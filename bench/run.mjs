@@ -319,18 +319,22 @@ try {
   // on another origin (the static server) in every case.
   if (want("page")) {
     const { nginxAvailable, startNginx } = await import("./lib/nginx.mjs");
-    const nginx = nginxAvailable() ? await startNginx(STACKS.length) : null;
+    const nginx = nginxAvailable() ? await startNginx(STACKS.length, path.join(outDir, "nginx")) : null;
     if (!nginx) R.notes.push("No /usr/sbin/nginx (Debian package `nginx`): the page rows over HTTP/2 are n/a.");
     const P = 1000;
-    const links = [["h1", "legacy"], ["h2", "legacy"], ["h1", "modern"]];
-    const rounds = quick
+    // BENCH_PAGE_LINKS=h1:legacy,h2:legacy and BENCH_PAGE_ROUNDS=fixed,long narrow a run; BENCH_OURS_OPTIONS
+    // (JSON) sets ours' extra connect options (default {"link":"learn"}: the page learns the HTTP version).
+    const pick = (env, all, key) => (process.env[env] ? all.filter((x) => process.env[env].split(",").includes(key(x))) : all);
+    const links = pick("BENCH_PAGE_LINKS", [["h1", "legacy"], ["h2", "legacy"], ["h1", "modern"]], (l) => l.join(":"));
+    const oursOptions = JSON.parse(process.env.BENCH_OURS_OPTIONS ?? '{"link":"learn"}');
+    const rounds = pick("BENCH_PAGE_ROUNDS", quick
       ? [{ name: "random", n: 10, minMs: 2000, maxMs: 4000, seeds: [42], W: 1 }]
       : [
         { name: "random", n: 20, minMs: 2000, maxMs: 4000, seeds: [42, 43], W: 1 },
         { name: "fixed", n: 20, minMs: 3000, maxMs: 3000, seeds: [42], W: 1 },
         { name: "w10", n: 20, minMs: 2000, maxMs: 4000, seeds: [44], W: 10, pushOff: true },
         { name: "long", n: 5, minMs: 30_000, maxMs: 30_000, seeds: [7], W: 1, pushOff: true },
-      ];
+      ], (r) => r.name);
     try {
       await withChromium(async ({ chrome, staticUrl }) => {
         const { pageTasks } = await import("./browser/page-tasks.mjs");
@@ -346,7 +350,7 @@ try {
                 await Promise.all(stacks.map(async (s, i) => {
                   const srv = await daemon.start({ kind: fastKind(dialect), pollIntervalMs: P, progressMs: P, push });
                   const url = link === "h2" ? nginx.proxied(srv.url, i) : srv.url;
-                  const res = await pageTasks(chrome, { staticUrl, stack: s.stack, dialect, push, url, statsUrl: srv.statsUrl, gate, P, run: { n: r.n, minMs: r.minMs, maxMs: r.maxMs, seed, W: r.W } })
+                  const res = await pageTasks(chrome, { staticUrl, stack: s.stack, dialect, push, url, statsUrl: srv.statsUrl, gate, P, oursOptions, run: { n: r.n, minMs: r.minMs, maxMs: r.maxMs, seed, W: r.W } })
                     .catch((e) => ({ error: String(e.message ?? e).split("\n")[0] }));
                   await daemon.stop(srv.id);
                   const p = pooled.get(s.stack);

@@ -10,14 +10,16 @@ const settle = (p, ms) => Promise.race([p.catch(() => {}), new Promise((r) => se
  * `run` ({n, minMs, maxMs, seed, W}) and returns {latencies, requests, perInterval, outcomes}. `statsUrl`: the
  * server's own log, read directly (not through a proxy).
  */
-export async function pageTasks(chrome, { staticUrl, stack, dialect, push, url, statsUrl, gate, run, P }) {
+export async function pageTasks(chrome, { staticUrl, stack, dialect, push, url, statsUrl, gate, run, P, oursOptions = {} }) {
   let arrived = false;
   const arrive = () => { if (!arrived) { arrived = true; return gate.arrive(); } };
   let page;
   try {
     ({ page } = await chrome.page(staticUrl, stack));
-    // Ours learns the HTTP version the page cannot see (a server on another origin, no Timing-Allow-Origin).
-    await page.evaluate(([u, d, p]) => window.bench.connect(u, d, { push: p, link: "learn" }), [url, dialect, push]);
+    // `oursOptions` (BENCH_OURS_OPTIONS, by default `link: "learn"`: ours learns the HTTP version the page cannot
+    // see, a server on another origin without Timing-Allow-Origin) adds ours' connect options.
+    const extra = stack === "ours" ? oursOptions : {};
+    await page.evaluate(([u, d, p, o]) => window.bench.connect(u, d, { push: p, ...o }), [url, dialect, push, extra]);
     await arrive();
     const res = await page.evaluate((o) => window.bench.tasks(o), run);
     const m = measureTasks(await getStats(statsUrl), res, { P });

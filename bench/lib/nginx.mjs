@@ -6,7 +6,6 @@ import { spawn, execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import { outDir } from "./build.mjs";
 
 const NGINX = "/usr/sbin/nginx";
 export const nginxAvailable = () => existsSync(NGINX);
@@ -16,9 +15,11 @@ const freePort = () => new Promise((resolve) => {
   s.listen(0, "127.0.0.1", () => { const { port } = s.address(); s.close(() => resolve(port)); });
 });
 
-/** `slots` listening ports (one origin per stack measured side by side: none shares another's connection). */
-export async function startNginx(slots = 1) {
-  const dir = path.join(outDir, "nginx");
+/**
+ * `slots` listening ports (one origin per stack measured side by side: none shares another's connection);
+ * `dir` holds the certificate, the configuration, the logs and the temporary files.
+ */
+export async function startNginx(slots, dir) {
   mkdirSync(path.join(dir, "logs"), { recursive: true });
   const cert = path.join(dir, "cert.pem");
   const key = path.join(dir, "key.pem");

@@ -4,7 +4,7 @@
 //! is checked here, with the text a caller sees.
 
 use super::link::{self, Seen, TransportKind};
-use crate::engine::api::{Augment, CallOptions, Config, DialectChoice, Link};
+use crate::engine::api::{Augment, Cadence, CallOptions, Config, DialectChoice, Link};
 use crate::json::Value;
 
 /// `connect`'s settings, read.
@@ -73,7 +73,12 @@ pub fn read(s: &Value, seen: impl FnOnce(&str) -> Seen) -> Result<Settings, Stri
     if let Some(g) = millis(s, "resultGcMs") {
         config.result_gc_ms = g;
     }
-    (config.link, config.link_unseen) = link(string(s, "link"), transport, || seen(url));
+    let learnt = || link::learnt(url);
+    (config.link, config.link_unseen) = link(string(s, "link"), transport, || seen(url), learnt);
+    config.cadence = match string(s, "cadence") {
+        Some("requests") => Cadence::Requests,
+        _ => Cadence::Latency,
+    };
     config.url = url.to_owned();
     if let Some(b) = flag(s, "subscribe") {
         config.subscribe = b;
@@ -121,13 +126,19 @@ fn dialect(d: Option<&str>) -> Result<DialectChoice, String> {
 }
 
 /// The `link` option (`"http1"`, `"http2"`, `"node"`, `"websocket"` or `"learn"`); by default
-/// detected from the transport and the URL, HTTP/1.1 where the browser tells nothing; `"learn"`
-/// lets the engine revise that assumption from the first requests (`true`).
+/// detected from the transport and the URL (a link learnt earlier in the page for the URL
+/// included), HTTP/1.1 where the browser tells nothing; `"learn"` lets the engine revise that
+/// assumption from its requests (`true`).
 #[inline]
-fn link(l: Option<&str>, transport: TransportKind, seen: impl FnOnce() -> Seen) -> (Link, bool) {
+fn link(
+    l: Option<&str>,
+    transport: TransportKind,
+    seen: impl FnOnce() -> Seen,
+    learnt: impl FnOnce() -> Option<Link>,
+) -> (Link, bool) {
     let named = match l {
         None | Some("learn") => {
-            let (link, assumed) = link::detect(transport, seen);
+            let (link, assumed) = link::detect(transport, seen, learnt);
             return (link, assumed && l.is_some());
         }
         Some("http2") => Link::Http2,

@@ -70,6 +70,8 @@ pub struct Config {
     /// Overrides the link's budget of `tasks/result` requests held open while their tasks still
     /// run (at least 1).
     pub max_blocking_results: Option<usize>,
+    /// How a polled task's gap between status requests evolves while the page is visible.
+    pub cadence: Cadence,
     /// The era an earlier `Auto` negotiation with this server settled on (the host caches
     /// [`Event::Connected`]'s dialect). `Legacy` skips the `server/discover` probe (`initialize`
     /// first); `Modern` takes a well-formed discover answer as final. A wrong hint costs one
@@ -102,6 +104,7 @@ impl Default for Config {
             link: Link::default(),
             link_unseen: false,
             max_blocking_results: None,
+            cadence: Cadence::default(),
             known_era: None,
             subscribe: true,
             delete_on_done: false,
@@ -109,6 +112,21 @@ impl Default for Config {
             renews_credentials: false,
         }
     }
+}
+
+/// How often a task nothing pushes about is polled while the page is visible (hidden, the gap
+/// grows with the task's age either way).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Cadence {
+    /// The server's interval after each answer for the task's whole life, counted from the
+    /// moment it was created, with no jitter: its end is seen as soon as by a client that
+    /// waits the interval after each answer.
+    Latency,
+    /// The interval while the task is young, then a tenth of its age (capped): fewer requests
+    /// for long tasks, a later callback.
+    #[default]
+    Requests,
 }
 
 /// What carries the requests, as far as a request held open costs a connection.

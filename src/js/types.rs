@@ -122,11 +122,21 @@ export interface ConnectOptions {
    * connection limit), `"http2"` in a browser that already reached the server's origin over HTTP/2 or HTTP/3
    * (`nextHopProtocol`; another origin shows it only if it sends `Timing-Allow-Origin`), `"http1"` where it saw
    * HTTP/1.x (6 connections per origin: results are held only for input), and `"http1"` where the browser told
-   * nothing. `"learn"`: where the browser tells nothing, start as HTTP/1.1 and learn the version from the first
-   * requests (six results held; a status request answered behind them proves HTTP/2, one stuck behind them
-   * HTTP/1.1) — a server on another origin without `Timing-Allow-Origin` then gets HTTP/2's held results.
+   * nothing (or what `"learn"` found for the URL earlier in the page). `"learn"`: where the browser tells nothing,
+   * HTTP/1.1 (tasks polled) until the requests prove otherwise: once more tasks run than the browser has connections, six
+   * results are held for a moment; a status request answered behind them proves HTTP/2 (every running task then
+   * holds its result), one stuck behind them HTTP/1.1 (two stay held, the others are closed and polled; a server that
+   * consumes a task with its result, behind a proxy that does not pass the close on, may then lose those results).
+   * What was learnt holds for the server for the page's life.
    */
   link?: "http1" | "http2" | "node" | "websocket" | "learn";
+  /**
+   * How often a task that nothing pushes about is polled while the page is visible. `"latency"` (default): at the
+   * server's interval after each answer for the task's whole life, from the moment it was created (as the official
+   * clients poll). `"requests"`: the interval while the task is young, then a tenth of its age (at most 20 s):
+   * fewer requests for long tasks, a later callback. A hidden page backs off either way.
+   */
+  cadence?: "latency" | "requests";
   /**
    * Subscribe to status pushes where the dialect needs it (modern `subscriptions/listen`, one request per
    * batch of new tasks; default true). `false`: polling alone, for a server known not to push.

@@ -205,13 +205,15 @@ impl Engine {
     /// Inline outcomes (modern): the end was seen without one (create result, push), so one
     /// last `tasks/get`, at the poll cadence, carries it.
     fn final_inline_get(&mut self, now: Millis, task_id: &str) {
+        let steady = cadence::steady(self.cfg.cadence, self.visible);
         let Some(entry) = self.tasks.get_mut(task_id) else {
             return;
         };
         if entry.poll.in_flight {
             return;
         }
-        let at = (entry.poll).earliest_next(now, cadence::floor(entry.server_interval()));
+        let floor = cadence::floor(entry.server_interval());
+        let at = (entry.poll).earliest_next(now, floor, steady);
         if at > now {
             return self
                 .timers

@@ -226,7 +226,7 @@ impl Registry {
         self.ids_where(&|_, e| !e.subs.is_empty() && !e.is_terminal())
     }
 
-    #[cfg(test)]
+    /// Tasks tracked (running or not yet forgotten).
     pub(crate) fn len(&self) -> usize {
         self.entries.len()
     }

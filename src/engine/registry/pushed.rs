@@ -5,7 +5,8 @@
 //! for the result, and polls are only the safety net meanwhile. A server seen pushing other
 //! statuses only may never push `input_required` (its input requests come on a held result):
 //! its running tasks still hold their results where the link allows, else their polls keep the
-//! cadence (a push postpones none).
+//! cadence (a push postpones none; on the steady `latency` cadence a push counts as the poll it
+//! makes needless: the next one comes an interval after it).
 //!
 //! Until the server has shown either way (the first tasks of a session), a task's held result
 //! waits one poll interval (without jitter), in place of its first poll: a push that comes first

@@ -246,6 +246,9 @@ impl Engine {
         if fetch {
             self.dispatch(now, Purpose::Result(task_id.to_owned()));
         }
+        if applied.transition.is_some_and(|(from, _)| from.is_none()) {
+            self.probe_start(now);
+        }
         if let Some(snapshot) = &snapshot {
             self.surface_task_inputs(now, task_id, snapshot);
         }
@@ -302,8 +305,11 @@ impl Engine {
         // are only the safety net meanwhile.
         let held = (entry.result.req().is_some() || pushed || self.listen.pushes(task_id))
             && !entry.is_terminal();
-        // Pushes bring the ends but maybe not the input requests: they postpone no poll.
+        // Pushes bring the ends but maybe not the input requests: they postpone no poll, but
+        // on a steady cadence a push is as fresh as a poll's answer: the task's next poll comes
+        // an interval (and a fiftieth: the next push, one interval later, comes first) after it.
         let partly = relied && !held;
+        let steady = cadence::steady(self.cfg.cadence, self.visible);
         let delay = match src {
             Source::Create | Source::Named | Source::Poll | Source::Push if held => {
                 cadence::safety_delay(interval, self.visible)
@@ -315,18 +321,20 @@ impl Engine {
                 cadence::floor(interval)
             }
             Source::Create | Source::Named => {
-                cadence::first_poll_delay(&mut self.rng, interval, self.visible)
+                cadence::first_poll_delay(&mut self.rng, interval, self.visible, self.cfg.cadence)
             }
             Source::Push if !partly => cadence::safety_delay(interval, self.visible),
+            Source::Push if steady => cadence::with_jitter_bound(cadence::floor(interval)),
             Source::Poll | Source::Push => {
                 let age = now.saturating_sub(entry.poll.since.get().unwrap_or(now));
-                cadence::poll_delay(&mut self.rng, interval, age, self.visible)
+                let at = self.next_poll_at(now, task_id, age);
+                at.saturating_sub(now)
             }
             Source::Other => return,
         };
         let at = now.saturating_add(delay);
         match src {
-            Source::Push if partly => self.timers.set_earlier(timer, at),
+            Source::Push if partly && !steady => self.timers.set_earlier(timer, at),
             _ => self.timers.set(timer, at),
         }
     }
@@ -377,9 +385,8 @@ impl Engine {
         if e.subs.is_empty() || e.is_terminal() || e.poll.in_flight {
             return;
         }
-        let at = e
-            .poll
-            .earliest_next(now, cadence::floor(e.server_interval()));
+        let steady = cadence::steady(self.cfg.cadence, self.visible);
+        let at = (e.poll).earliest_next(now, cadence::floor(e.server_interval()), steady);
         self.timers
             .set_earlier(Timer::Task(TaskTimer::Poll, e.slot), at);
     }

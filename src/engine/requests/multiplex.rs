@@ -1,7 +1,9 @@
 //! Learning the HTTP version of a page's link when the browser did not tell (the server is on
 //! another origin that sends no `Timing-Allow-Origin`, so Resource Timing hides it). The link
-//! starts as HTTP/1.1 with a probe's budget of held `tasks/result` requests: as many as the
-//! browser's six connections per origin.
+//! starts as HTTP/1.1 with its tight budget: tasks are polled, no running task holds its result.
+//! Once more tasks are tracked than the browser has connections per origin (so a seventh request
+//! will come), one probe starts: running tasks hold their `tasks/result`, as many as the six
+//! connections. It is bounded: it decides within [`PROBE_MS`] or ends as HTTP/1.1.
 //!
 //! A browser gives an origin's HTTP/1.1 connections to requests in the order they were made. So
 //! a status request made after six streams that still hold theirs (held results, made before it;
@@ -11,16 +13,25 @@
 //! model, the HTTP/2 budget, every running task holds its result. If instead such a request has
 //! no head for [`STALL_MS`] while the six stay open (over HTTP/2 a status request is answered in
 //! milliseconds), it waits in the browser's queue: the link is HTTP/1.1 for good, and the held
-//! results of tasks not waiting for input close, their tasks polled. A late report or a slow
-//! server never proves HTTP/2; at worst they prove HTTP/1.1, the assumption the client had.
+//! results beyond [`KEPT_ON_HTTP1`] close (tasks waiting for input keep theirs), their tasks
+//! polled: a connection frees at once, and the results kept are not asked twice. A late report
+//! or a slow server never proves HTTP/2; at worst they prove HTTP/1.1, the assumption the client
+//! had.
 
-use crate::engine::api::{Millis, SendKey};
+use crate::engine::api::{Link, Millis, SendKey};
 
 /// Longest a page may take to report an end that already happened on the network (its main
 /// thread busy): a witness still open this long after a head was open when the head came.
 pub(super) const REPORT_LAG_MS: Millis = 500;
-/// A status request made behind six open streams and unanswered this long waits in the browser.
-pub(crate) const STALL_MS: Millis = 250;
+/// A status request made behind six open streams and unanswered this long waits in the browser
+/// (a loaded page or server answers an HTTP/2 request in hundreds of ms; concluding HTTP/1.1
+/// from one is safe, but loses the held results for the server's life in the page).
+pub(crate) const STALL_MS: Millis = 500;
+/// A probe undecided this long after it started ends as HTTP/1.1 (the assumption).
+pub(crate) const PROBE_MS: Millis = 10_000;
+/// Held results of running tasks a link found HTTP/1.1 keeps: below its budget of 3, a slot stays
+/// free for a task waiting for input.
+pub(crate) const KEPT_ON_HTTP1: usize = 2;
 
 #[derive(Debug, Default)]
 pub(crate) struct Probe {
@@ -31,6 +42,10 @@ pub(crate) struct Probe {
     pub(super) armed: Vec<(SendKey, Millis)>,
     /// When the first armed request's head has stood long enough.
     pub(super) proof: Option<Millis>,
+    /// When the probe started: running tasks hold their results from then on.
+    started: Option<Millis>,
+    /// What the link was found to be, until the driver takes it.
+    learnt: Option<Link>,
 }
 
 impl Probe {
@@ -55,5 +70,38 @@ impl Probe {
     pub(super) fn unwitnessed(&mut self) {
         self.armed.clear();
         self.proof = None;
+    }
+
+    /// The probe starts at `now` (running tasks hold their results from then on).
+    pub(super) fn start(&mut self, now: Millis) {
+        self.started = Some(now);
+    }
+
+    /// The probe did not start after all (nothing to hold).
+    pub(super) fn unstart(&mut self) {
+        self.started = None;
+    }
+
+    /// Whether the probe started.
+    pub(super) fn started(&self) -> bool {
+        self.started.is_some()
+    }
+
+    /// When the probe, undecided, ends as HTTP/1.1: [`PROBE_MS`] after it started.
+    pub(super) fn deadline(&self) -> Option<Millis> {
+        self.started.map(|at| at.saturating_add(PROBE_MS))
+    }
+
+    /// The probe is over: the link was found to be `link`, kept until [`Probe::take_learnt`].
+    pub(super) fn decided(link: Link) -> Self {
+        Probe {
+            learnt: Some(link),
+            ..Probe::default()
+        }
+    }
+
+    /// The link found, once.
+    pub(super) fn take_learnt(&mut self) -> Option<Link> {
+        self.learnt.take()
     }
 }

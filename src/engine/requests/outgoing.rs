@@ -2,7 +2,7 @@
 //! handed to the driver as the browser's connections allow (`pool.rs`, `backlog.rs`),
 //! the link's HTTP version learnt (`multiplex.rs`), the legacy GET stream (`standalone.rs`), and when a status request may go from its task's poll state (`cadence.rs`).
 
-use super::multiplex::{Probe, STALL_MS};
+use super::multiplex::{Probe, KEPT_ON_HTTP1, STALL_MS};
 use super::pool::HANDED_CAP;
 use super::standalone::Want;
 use super::PROBE_TIMEOUT_MS;
@@ -11,7 +11,7 @@ use crate::engine::ids::{ReqId, Slot};
 use crate::engine::requests::backlog::Kept;
 use crate::engine::requests::encoded::Encoded;
 use crate::engine::requests::Purpose;
-use crate::engine::scheduler::cadence::{floor, LEAP_MS};
+use crate::engine::scheduler::cadence::{floor, poll_delay, steady, LEAP_MS};
 use crate::engine::scheduler::{TaskTimer, Timer};
 use crate::engine::{Engine, DRAFT};
 use crate::protocol::dialect::{cursor_params, Codec, Outgoing};
@@ -306,6 +306,7 @@ impl Engine {
                     } else {
                         // One kept in the engine got a connection at once: its timeout starts.
                         self.reqs.connected(n, now, self.cfg.request_timeout_ms);
+                        self.poll_reached(now, n);
                     }
                 }
             }
@@ -352,6 +353,17 @@ impl Engine {
         for key in keys {
             if let Some(n) = self.reqs.id_of(key) {
                 self.reqs.connected(n, now, self.cfg.request_timeout_ms);
+                self.poll_reached(now, n);
+            }
+        }
+    }
+
+    /// Request `n` got its connection now: a status request reaches the server only now (see
+    /// `PollState::earliest_next`).
+    fn poll_reached(&mut self, now: Millis, n: ReqId) {
+        if let Some(Purpose::Get(t)) = self.reqs.purpose(n) {
+            if let Some(e) = self.tasks.get_mut(t) {
+                e.poll.reached_at(now);
             }
         }
     }
@@ -363,7 +375,8 @@ impl Engine {
         let Some(e) = self.tasks.get_mut(task_id) else {
             return false;
         };
-        let at = e.poll.earliest_next(now, floor(e.server_interval()));
+        let steady = steady(self.cfg.cadence, self.visible);
+        let at = (e.poll).earliest_next(now, floor(e.server_interval()), steady);
         if at <= now {
             return false;
         }
@@ -377,7 +390,23 @@ impl Engine {
     pub(super) fn poll_came_back(&mut self, now: Millis, task_id: &str) {
         if let Some(e) = self.tasks.get_mut(task_id) {
             e.poll.last_answered = now.into();
+            e.poll.last_sent = now.into();
         }
+    }
+
+    /// When the next poll after a good answer at `now` is due: [`poll_delay`] after it, or while
+    /// [`steady`], on the task's grid (`PollState::next_on_grid`).
+    pub(crate) fn next_poll_at(&mut self, now: Millis, task_id: &str, age: Millis) -> Millis {
+        let (cadence, visible) = (self.cfg.cadence, self.visible);
+        let Some(e) = self.tasks.get_mut(task_id) else {
+            return now;
+        };
+        let interval = e.server_interval();
+        if steady(cadence, visible) {
+            return e.poll.next_on_grid(now, floor(interval));
+        }
+        let delay = poll_delay(&mut self.rng, interval, age, visible, cadence);
+        now.saturating_add(delay)
     }
 
     /// A catch-up poll: as soon as the task's interval allows, at a random point of the next
@@ -390,7 +419,7 @@ impl Engine {
             return;
         }
         let floor = floor(e.server_interval());
-        let earliest = e.poll.earliest_next(now, floor);
+        let earliest = (e.poll).earliest_next(now, floor, steady(self.cfg.cadence, self.visible));
         let timer = Timer::Task(TaskTimer::Poll, e.slot);
         let at = earliest.max(now.saturating_add(self.rng.between(0, floor)));
         self.timers.set_earlier(timer, at);
@@ -475,11 +504,32 @@ impl Engine {
         self.timers.clear(&Timer::Standalone);
     }
 
-    /// The budget of held results on this link: while it is only assumed HTTP/1.1, the probe's.
+    /// The budget of held results on this link: while it is only assumed HTTP/1.1, the probe's
+    /// once it started, the tight HTTP/1.1 budget before.
     pub(crate) fn link_budget(&self) -> usize {
         match self.cfg.link.connections() {
-            Some(connections) if self.cfg.link_unseen => connections,
+            Some(connections) if self.cfg.link_unseen && self.probe.started() => connections,
             _ => self.cfg.link.result_budget(),
+        }
+    }
+
+    /// A task was tracked: with more tasks than connections on a link only assumed HTTP/1.1 and
+    /// results to hold, the probe starts (once), and the running tasks followed hold theirs.
+    pub(crate) fn probe_start(&mut self, now: Millis) {
+        let Some(connections) = self.cfg.link.connections().filter(|_| self.cfg.link_unseen) else {
+            return;
+        };
+        if self.probe.started() || self.tasks.len() <= connections {
+            return;
+        }
+        self.probe.start(now);
+        if !self.holds_running() {
+            // Nothing to hold (not a legacy session, or its server refused): nothing to learn from.
+            self.probe.unstart();
+            return;
+        }
+        for task_id in self.tasks.followed() {
+            self.hold_again(now, &task_id);
         }
     }
 
@@ -510,10 +560,10 @@ impl Engine {
         let stall = (self.probe.armed.iter())
             .map(|(_, at)| at.saturating_add(STALL_MS))
             .min();
-        match (self.probe.proof, stall) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        [self.probe.proof, stall, self.probe.deadline()]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     /// A proof that stood: the link multiplexes, or it is HTTP/1.1.
@@ -521,9 +571,11 @@ impl Engine {
         if !self.cfg.link_unseen {
             return;
         }
+        let stalled = (self.probe.armed.iter()).any(|(_, at)| at.saturating_add(STALL_MS) <= now);
+        let expired = self.probe.deadline().is_some_and(|at| at <= now);
         if self.probe.proof.is_some_and(|at| at <= now) {
             self.link_multiplexes(now);
-        } else if (self.probe.armed.iter()).any(|(_, at)| at.saturating_add(STALL_MS) <= now) {
+        } else if stalled || expired {
             self.link_is_http1(now);
         }
     }
@@ -540,19 +592,22 @@ impl Engine {
         }
     }
 
-    /// HTTP/1.1 for good: held results beyond what its budget holds close (only tasks waiting
-    /// for input keep theirs), and their tasks are polled.
+    /// HTTP/1.1 for good: held results beyond [`KEPT_ON_HTTP1`] close (tasks waiting for input
+    /// keep theirs), and their tasks are polled.
     fn link_is_http1(&mut self, now: Millis) {
         self.link_seen();
         if self.holds_running() {
             return;
         }
+        let mut kept = 0;
         for task_id in self.tasks.followed() {
             if self.may_hold(&task_id) {
                 continue;
             }
             let held = (self.tasks.get(&task_id)).is_some_and(|e| e.result.req().is_some());
-            if held {
+            if held && kept < KEPT_ON_HTTP1 {
+                kept += 1;
+            } else if held {
                 self.close_held_result(&task_id);
                 self.drop_result(&task_id);
                 self.poll_soon(now, &task_id);
@@ -562,6 +617,11 @@ impl Engine {
 
     fn link_seen(&mut self) {
         self.cfg.link_unseen = false;
-        self.probe = Probe::default();
+        self.probe = Probe::decided(self.cfg.link);
+    }
+
+    /// The link this engine found, once: for the driver to remember for the server's URL.
+    pub fn take_learnt_link(&mut self) -> Option<Link> {
+        self.probe.take_learnt()
     }
 }

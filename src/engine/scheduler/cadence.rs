@@ -1,13 +1,15 @@
-//! The poll cadence, as pure functions of a task's poll state: the server's interval while a
-//! task is young, then a gap growing with its age (a tenth of it, capped), with a little jitter
-//! on top and never below the interval; the backoff of every retry. And keeping each task's
+//! The poll cadence, as pure functions of a task's poll state: under [`Cadence::Requests`] the
+//! server's interval while a task is young, then a gap growing with its age (a tenth of it,
+//! capped), with a little jitter on top and never below the interval; under
+//! [`Cadence::Latency`] the interval exactly, for the task's whole life, while the page is
+//! visible (hidden, the gap grows either way); the backoff of every retry. And keeping each task's
 //! cadence when the engine's time is disturbed: catch-up polls (visible or online again) and a
 //! leap of the clock (the machine slept, the page froze) spread the polls they release over one
 //! interval instead of sending them all in one tick, and never sooner than a task's interval
 //! after its last poll.
 
 use super::rng::Rng;
-use crate::engine::api::Millis;
+use crate::engine::api::{Cadence, Millis};
 use crate::engine::scheduler::MaybeAt;
 
 /// A task's poll interval when the server gives no hint.
@@ -49,15 +51,66 @@ pub(crate) struct PollState {
     pub(crate) in_flight: bool,
     /// The next poll was already moved once because the clock leapt (never moved twice).
     pub(crate) respaced: bool,
+    /// When the last status request got its connection, if it waited for one in the browser's
+    /// queue (it reached the server only then).
+    reached: MaybeAt,
+    /// How far behind its creation's grid the task's polls go out (steady cadence): the longest
+    /// way there and back a poll took, so a poll reaches a server as late as its answers come.
+    lag: Millis,
 }
 
 impl PollState {
     /// The earliest time from `now` that the next status request may go out, `floor` after the
     /// last one was sent or answered, whichever is later: a request that waited in the browser
-    /// reached the server late, and the server must still see the spacing it asked for.
-    pub(crate) fn earliest_next(&self, now: Millis, floor: Millis) -> Millis {
-        let last = self.last_sent.get().max(self.last_answered.get());
-        last.map_or(now, |last| now.max(last.saturating_add(floor)))
+    /// reached the server late, and the server must still see the spacing it asked for. While
+    /// `steady`, `floor` after the last one was sent (the polls keep the grid their task's
+    /// creation set, whatever the answers' way back took); a task never polled waits for the
+    /// grid's first point (one interval and a fiftieth after its creation), no longer: a poll
+    /// held back (a `Retry-After`, a probe) goes out as soon as it may.
+    pub(crate) fn earliest_next(&self, now: Millis, floor: Millis, steady: bool) -> Millis {
+        if !steady {
+            let last = self.last_sent.get().max(self.last_answered.get());
+            return last.map_or(now, |last| now.max(last.saturating_add(floor)));
+        }
+        match (self.last_sent.get(), self.since.get()) {
+            (Some(last), _) => {
+                // A poll that waited for a connection reached the server late: the next one skips
+                // the grid's points the server would see sooner than nine tenths of the interval
+                // after it (the grid itself stays).
+                let floor = floor.max(1);
+                let clear =
+                    (self.reached.get()).map_or(0, |r| r.saturating_add(floor - floor / 10));
+                let next = last.saturating_add(floor);
+                let skipped = clear.saturating_sub(next).div_ceil(floor);
+                now.max(next.saturating_add(skipped.saturating_mul(floor)))
+            }
+            (None, Some(since)) => now.max(since.saturating_add(with_jitter_bound(floor))),
+            (None, None) => now,
+        }
+    }
+
+    /// The last status request got its connection at `now`: it reached the server only then.
+    pub(crate) fn reached_at(&mut self, now: Millis) {
+        self.reached = now.into();
+    }
+
+    /// When the next poll after a good answer at `now` is due on the steady cadence: `floor`
+    /// after the last one went out, later by what the way there and back took beyond the
+    /// task's lag so far. The grid moves later (never sooner; a fiftieth of the interval per
+    /// poll at most, to half an interval) while answers take longer than the task's lag so far:
+    /// a server that answers late under load also ends its tasks late, and a poll on time would
+    /// just miss the end. One slow answer (a request that waited for a connection) moves it
+    /// little.
+    pub(crate) fn next_on_grid(&mut self, now: Millis, floor: Millis) -> Millis {
+        let step = floor / JITTER_DIVISOR;
+        let sent = self.last_sent.get().unwrap_or(now);
+        let lag = self.lag.max(step);
+        let took = (now.saturating_sub(sent))
+            .min(lag.saturating_add(step))
+            .min(floor / 2);
+        self.lag = lag.max(took);
+        let next = self.earliest_next(now, floor, true);
+        next.saturating_add(took.saturating_sub(lag))
     }
 }
 
@@ -85,19 +138,43 @@ pub(crate) fn poll_gap(server_interval: Option<Millis>, age: Millis, visible: bo
         .max(floor(server_interval))
 }
 
+/// Whether `cadence` keeps a task at its interval exactly, on the grid its creation set (no
+/// growth, no jitter): a visible page that asked for [`Cadence::Latency`].
+pub(crate) fn steady(cadence: Cadence, visible: bool) -> bool {
+    visible && cadence == Cadence::Latency
+}
+
+/// The gap after a good poll under `cadence`: the interval while [`steady`], else [`poll_gap`].
+pub(crate) fn gap(
+    cadence: Cadence,
+    server_interval: Option<Millis>,
+    age: Millis,
+    visible: bool,
+) -> Millis {
+    if steady(cadence, visible) {
+        return floor(server_interval);
+    }
+    poll_gap(server_interval, age, visible)
+}
+
 /// The longest a gap can be drawn to: the gap plus its jitter.
 pub(crate) fn with_jitter_bound(gap: Millis) -> Millis {
     gap.saturating_add(gap / JITTER_DIVISOR)
 }
 
 /// Delay before the next poll: [`poll_gap`] plus up to 2 % jitter on top (so polls of tasks
-/// created together drift apart, and never come sooner than the gap).
+/// created together drift apart, and never come sooner than the gap); while [`steady`], the
+/// interval exactly (the answers' own spread keeps tasks created together apart).
 pub(crate) fn poll_delay(
     rng: &mut Rng,
     server_interval: Option<Millis>,
     age: Millis,
     visible: bool,
+    cadence: Cadence,
 ) -> Millis {
+    if steady(cadence, visible) {
+        return floor(server_interval);
+    }
     let gap = poll_gap(server_interval, age, visible);
     rng.between(gap, with_jitter_bound(gap))
 }
@@ -109,13 +186,19 @@ pub(crate) fn poll_delay(
 pub(crate) const FIRST_SPREAD_MS: Millis = 20;
 
 /// Delay before a task's first poll (just created, or just named): its gap plus up to
-/// [`FIRST_SPREAD_MS`].
+/// [`FIRST_SPREAD_MS`]; while [`steady`], its gap and a fiftieth of it, which sets the task's grid:
+/// a task that works a whole number of intervals ends just before one of its polls reaches the
+/// server (the server's own timer may run a little late), not just after.
 pub(crate) fn first_poll_delay(
     rng: &mut Rng,
     server_interval: Option<Millis>,
     visible: bool,
+    cadence: Cadence,
 ) -> Millis {
     let gap = poll_gap(server_interval, 0, visible);
+    if steady(cadence, visible) {
+        return with_jitter_bound(gap);
+    }
     rng.between(gap, with_first_spread_bound(gap))
 }
 
@@ -177,24 +260,44 @@ mod tests {
         let mut rng = Rng::new(3);
         for _ in 0..200 {
             // No hint: 1 s (+ ≤ 2 %) while young.
-            let d0 = poll_delay(&mut rng, None, 0, true);
+            let d0 = poll_delay(&mut rng, None, 0, true, Cadence::Requests);
             assert!((1_000..=1_020).contains(&d0), "{d0}");
             // A 2-minute-old task: 12 s (+ ≤ 2 %).
-            let d = poll_delay(&mut rng, None, 120_000, true);
+            let d = poll_delay(&mut rng, None, 120_000, true, Cadence::Requests);
             assert!((12_000..=12_240).contains(&d), "{d}");
             // Old tasks: the ceiling, visible and hidden.
-            assert!((20_000..=20_400).contains(&poll_delay(&mut rng, None, 3_600_000, true)));
-            assert!((60_000..=61_200).contains(&poll_delay(&mut rng, None, 3_600_000, false)));
+            assert!((20_000..=20_400).contains(&poll_delay(
+                &mut rng,
+                None,
+                3_600_000,
+                true,
+                Cadence::Requests
+            )));
+            assert!((60_000..=61_200).contains(&poll_delay(
+                &mut rng,
+                None,
+                3_600_000,
+                false,
+                Cadence::Requests
+            )));
             // Server hint of 5 s: never below it.
-            assert!((5_000..=5_100).contains(&poll_delay(&mut rng, Some(5_000), 0, true)));
-            assert!(poll_delay(&mut rng, Some(5_000), 70_000, true) >= 7_000);
+            assert!((5_000..=5_100).contains(&poll_delay(
+                &mut rng,
+                Some(5_000),
+                0,
+                true,
+                Cadence::Requests
+            )));
+            assert!(poll_delay(&mut rng, Some(5_000), 70_000, true, Cadence::Requests) >= 7_000);
             // A hint above the ceiling wins over the ceiling; a tiny hint meets our floor.
-            assert!(poll_delay(&mut rng, Some(90_000), 3_600_000, true) >= 90_000);
-            assert!(poll_delay(&mut rng, Some(10), 0, true) >= MIN_POLL_MS);
+            assert!(
+                poll_delay(&mut rng, Some(90_000), 3_600_000, true, Cadence::Requests) >= 90_000
+            );
+            assert!(poll_delay(&mut rng, Some(10), 0, true, Cadence::Requests) >= MIN_POLL_MS);
         }
         // The jitter does spread.
         let distinct: std::collections::BTreeSet<_> = (0..100)
-            .map(|_| poll_delay(&mut rng, None, 0, true))
+            .map(|_| poll_delay(&mut rng, None, 0, true, Cadence::Requests))
             .collect();
         assert!(distinct.len() > 10);
     }

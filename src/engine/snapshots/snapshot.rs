@@ -145,7 +145,7 @@ impl Engine {
         // Without a time from the exporting engine the task counts as young (polled at its
         // interval): the server's `createdAt` is on another clock.
         let since = snap.status_since.map_or(now, |t| t.min(now));
-        let gap = cadence::poll_gap(interval, now - since, self.visible);
+        let gap = cadence::gap(self.cfg.cadence, interval, now - since, self.visible);
         let spread = self.rng.between(0, gap);
         let Some(entry) = self.task_entry(&id) else {
             return false;

@@ -114,6 +114,7 @@ const SETTINGS = {
   maxMessageBytes: "millis",
   resultGcMs: "millis",
   link: ["http1", "http2", "node", "websocket", "learn"],
+  cadence: ["latency", "requests"],
   subscribe: "boolean",
   deleteOnDone: "boolean",
   persist: "boolean",

@@ -9,13 +9,13 @@ import { startStatic } from "./static.mjs";
 const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
   "--disable-component-update", "--disable-sync", "--no-first-run"];
 
-/** Starts the site and the browser; `close()` ends both and removes the profile. */
-export async function openChromium(prefix = "mcp-page-") {
+/** Starts the site and the browser (`args`: more flags); `close()` ends both and removes the profile. */
+export async function openChromium(prefix = "mcp-page-", { args = [] } = {}) {
   const site = await startStatic();
   const profileDir = await mkdtemp(join(tmpdir(), prefix));
   const browser = await chromium.launchPersistentContext(profileDir, {
     executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-    args: FLAGS,
+    args: [...FLAGS, ...args],
     headless: true,
   });
   const close = async () => {

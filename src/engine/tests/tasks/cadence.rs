@@ -6,7 +6,7 @@
 use crate::json::json;
 use proptest::prelude::*;
 
-use crate::engine::api::{DialectChoice, Input, Millis};
+use crate::engine::api::{Cadence, Config, DialectChoice, Input, Millis};
 use crate::engine::scheduler::cadence::{
     floor, poll_gap, with_first_spread_bound, with_jitter_bound, FIRST_SPREAD_MS,
 };
@@ -45,6 +45,24 @@ fn harness(modern: bool, seed: u64, latency: Millis, delay: Millis) -> Harness {
     let mut h = Harness::new(choice, server, seed);
     h.latency = (1, latency);
     h.request_delay = (0, delay);
+    h
+}
+
+/// A session polling under `cadence` (no pushes, HTTP/1.1: nothing but polls brings the end).
+fn polling(modern: bool, seed: u64, latency: Millis, cadence: Cadence) -> Harness {
+    let (dialect, server) = if modern {
+        (DialectChoice::Modern, Dialect::Modern)
+    } else {
+        (DialectChoice::Legacy, Dialect::Legacy)
+    };
+    let cfg = Config {
+        dialect,
+        cadence,
+        subscribe: false,
+        ..Config::default()
+    };
+    let mut h = Harness::with_config(cfg, server, seed);
+    h.latency = (1, latency);
     h
 }
 
@@ -285,5 +303,73 @@ fn a_batch_spreads_its_first_polls_over_milliseconds_not_a_tenth_of_the_interval
         firsts.sort_unstable();
         firsts.dedup();
         assert!(firsts.len() >= 8, "seed {seed}: {firsts:?}");
+    }
+}
+
+/// `Cadence::Latency`: a polled task is asked about on a grid its creation set, every interval
+/// for its whole life (the first poll one interval and a fiftieth after it is known), never sooner,
+/// later only by the longest way there and back, not by every answer's; its end is seen within one interval and a
+/// round trip, however long it ran.
+#[test]
+fn latency_cadence_polls_on_the_creation_s_grid_for_the_task_s_whole_life() {
+    let latency = 40;
+    for (seed, modern) in [(1, false), (2, true), (3, false), (4, true)] {
+        let mut h = polling(modern, seed, latency, Cadence::Latency);
+        h.record = true;
+        let jobs = [
+            Job {
+                ms: 45_000,
+                interval: Some(1_000),
+                after: 0,
+            },
+            Job {
+                ms: 31_000,
+                interval: None,
+                after: 300,
+            },
+            Job {
+                ms: 62_500,
+                interval: Some(2_000),
+                after: 900,
+            },
+        ];
+        let tasks = create(&mut h, &jobs);
+        h.run_for(70_000);
+        assert!(h.violations.is_empty(), "{:?}", h.violations);
+        for (id, j) in &tasks {
+            let created = h.server.tasks.get(id).map_or(0, |t| t.created);
+            let end = created + j.ms;
+            let iv = floor(j.interval);
+            let sent: Vec<Millis> = (h.sent.iter())
+                .filter(|s| s.method == "tasks/get" && s.task_id.as_deref() == Some(id))
+                .map(|s| s.at)
+                .collect();
+            let first = sent.first().copied().unwrap_or(0);
+            let lag = with_jitter_bound(iv);
+            assert!(
+                (created + lag..=created + lag + 2 * latency).contains(&first),
+                "seed {seed} {id}: first poll {} ms after the creation",
+                first - created
+            );
+            // Never sooner than the interval; later only as the grid moves behind the longest
+            // way there and back (2 × 40 ms at most): no drift by every answer's way back.
+            let before: Vec<Millis> = sent.iter().copied().filter(|t| *t < end).collect();
+            for w in before.windows(2) {
+                assert!(w[1] - w[0] >= iv, "seed {seed} {id}: at {}", w[1] - created);
+            }
+            let (n, span) = (
+                before.len() as Millis,
+                before.last().unwrap_or(&first) - first,
+            );
+            assert!(
+                span <= (n - 1) * iv + 2 * latency,
+                "seed {seed} {id}: {n} polls over {span} ms, interval {iv}"
+            );
+            let seen = h.get_times(id).into_iter().find(|&t| t >= end);
+            assert!(
+                seen.is_some_and(|t| t - end <= iv + 2 * latency),
+                "seed {seed} {id}: end at {end} seen by the poll at {seen:?}"
+            );
+        }
     }
 }

@@ -6,7 +6,7 @@
 
 use crate::json::{json, Value};
 
-use crate::engine::api::{CallOptions, End, Event, Input, Link, Millis, SendKey, SubId};
+use crate::engine::api::{Cadence, CallOptions, End, Event, Input, Link, Millis, SendKey, SubId};
 use crate::engine::testkit::{answer, drain, feed, head, Harness, T0};
 use crate::engine::Engine;
 use crate::protocol::model::Outcome;
@@ -283,4 +283,37 @@ fn a_push_about_an_unknown_task_is_kept_only_while_a_call_is_out() {
     let (_, call, call_id) = call_out(&mut e, T0 + 100);
     let sent = created(&mut e, T0 + 200, call, &call_id, "t9");
     assert!(method_of(&sent, "tasks/result").is_none(), "{sent:?}");
+}
+
+#[test]
+fn on_the_latency_cadence_a_push_counts_as_the_poll_it_makes_needless() {
+    for seed in [63, 64] {
+        // HTTP/1.1: running tasks hold nothing; the server pushes each task's status every
+        // interval, never `input_required`.
+        let mut h = legacy_on(Link::Http1, seed);
+        h.engine.cfg.cadence = Cadence::Latency;
+        h.server.push = true;
+        let subs: Vec<SubId> = (0..3)
+            .map(|i| h.call("job", json!({ "ms": 6_000 + 500 * i })))
+            .collect();
+        h.run_for(600);
+        let ids: Vec<String> = subs.iter().filter_map(|s| h.task_of(*s)).collect();
+        for step in 1..10 {
+            for id in &ids {
+                h.input(progress(id, step));
+            }
+            h.run_for(1_000);
+        }
+        h.run_for(5_000);
+        for (i, sub) in (0..).zip(&subs) {
+            let (id, _, ends) = task(&h, *sub, 6_000 + 500 * i);
+            assert_prompt(&h, *sub, ends);
+            let gets = h.get_times(&id);
+            assert!(
+                gets.iter().all(|at| *at >= ends),
+                "{id}: polled at {gets:?}, ends {ends}"
+            );
+        }
+        assert!(h.violations.is_empty(), "{:?}", h.violations);
+    }
 }

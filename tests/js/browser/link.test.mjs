@@ -1,0 +1,127 @@
+// Learning the HTTP version a page cannot see, in Chromium and (where Debian's firefox-esr is installed)
+// Firefox: the page's origin is not the server's, which sends no Timing-Allow-Origin, so `nextHopProtocol`
+// tells nothing and the client (`link: "learn"`) starts as HTTP/1.1. Through a local TLS + HTTP/2 nginx (bench/lib/nginx.mjs) a batch of more tasks than the
+// browser's 6 connections proves HTTP/2: more than 6 `tasks/result` held at once, outcomes at push speed,
+// and a later client of the same server in the page holds from its first task. Against the same server
+// over plain HTTP/1.1: never more than 6 requests open, every outcome delivered within an interval.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import path from "node:path";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { startFastServer } from "../../../bench/servers/fast-server.mjs";
+import { nginxAvailable, startNginx } from "../../../bench/lib/nginx.mjs";
+import { openChromium } from "./chromium.mjs";
+import { FIREFOX, firefoxAvailable, openFirefox } from "./firefox.mjs";
+
+const P = 1_000;
+const TASK_MS = 4_000;
+
+let chromium;
+let firefox;
+let nginx;
+let nginxDir;
+
+before(async () => {
+  chromium = await openChromium("mcp-link-", { args: ["--ignore-certificate-errors"] });
+  if (firefoxAvailable()) firefox = await openFirefox();
+  if (nginxAvailable()) {
+    nginxDir = await mkdtemp(path.join(tmpdir(), "mcp-link-nginx-"));
+    nginx = await startNginx(1, nginxDir);
+  }
+});
+
+after(async () => {
+  await nginx?.stop();
+  if (nginxDir) await rm(nginxDir, { recursive: true, force: true });
+  await firefox?.close();
+  await chromium?.close();
+});
+
+/** In the page: one client per entry of `batches` (`link: "learn"`), each runs its `n` tasks of `ms`. */
+async function inPage({ url, batches }) {
+  const { McpTaskClient } = await import("/pkg/index.js");
+  const out = [];
+  for (const { n, ms } of batches) {
+    const c = await McpTaskClient.connect(url, { dialect: "legacy", subscribe: false, link: "learn" });
+    const handles = await Promise.all(Array.from({ length: n }, () => c.callTool("work", { ms }, { task: "always" })));
+    const done = await Promise.all(handles.map((h) => h.result().then(
+      (r) => ({ id: h.id, at: performance.timeOrigin + performance.now(), text: r?.content?.[0]?.text ?? null }),
+      (e) => ({ id: h.id, error: String(e?.message ?? e) }))));
+    await c.close();
+    out.push(done);
+  }
+  return out;
+}
+
+/** Runs `inPage` in a fresh page of each browser. */
+const BROWSERS = {
+  async chromium(arg) {
+    const page = await chromium.browser.newPage();
+    try {
+      await page.goto(`${chromium.site.origin}/tests/js/browser/page.html`);
+      await page.waitForFunction(() => window.ready === true, null, { timeout: 15_000 });
+      return await page.evaluate(inPage, arg);
+    } finally {
+      await page.close();
+    }
+  },
+  firefox: (arg) => firefox.evaluate(`${chromium.site.origin}/tests/js/browser/page.html`, inPage, arg),
+};
+
+/** The server's log: `tasks/result` requests that arrived while no task of `ids` had ended yet. */
+async function serverView(statsUrl, ids) {
+  const st = await (await fetch(statsUrl)).json();
+  const ends = ids.map((id) => st.completions[id]);
+  const firstEnd = Math.min(...ends);
+  const early = st.requests.filter((r) => r.method === "tasks/result" && ids.includes(r.taskId) && r.t < firstEnd);
+  const gets = st.requests.filter((r) => r.method === "tasks/get" && ids.includes(r.taskId)).length;
+  return { ends: Object.fromEntries(ids.map((id, i) => [id, ends[i]])), early: early.length, gets };
+}
+
+function checkDelivered(done, ends, bound) {
+  for (const d of done) {
+    assert.equal(d.error, undefined, `${d.id}: ${d.error}`);
+    assert.ok(Number.isFinite(ends[d.id]), `${d.id}: completed at the server`);
+    const latency = d.at - ends[d.id];
+    assert.ok(latency <= bound, `${d.id}: outcome ${Math.round(latency)} ms after its end (bound ${bound})`);
+  }
+}
+
+for (const [name, run] of Object.entries(BROWSERS)) {
+  describe(`link learning in a ${name} page, server on another origin without Timing-Allow-Origin`, () => {
+    test("HTTP/2 through nginx: learnt from a batch, results held; a later client of the server holds at once", { timeout: 60_000 }, async (t) => {
+      if (name === "firefox" && !firefox) return t.skip(`no ${FIREFOX} (Debian package firefox-esr)`);
+      if (!nginx) return t.skip("no /usr/sbin/nginx (Debian package nginx)");
+      const server = await startFastServer({ dialect: "legacy", pollIntervalMs: P, push: false });
+      try {
+        const [batch, later] = await run({ url: nginx.proxied(server.url), batches: [{ n: 12, ms: TASK_MS }, { n: 3, ms: TASK_MS }] });
+        const first = await serverView(server.statsUrl, batch.map((d) => d.id));
+        assert.ok(first.early > 6, `more results held at once than HTTP/1.1 allows: ${first.early}`);
+        checkDelivered(batch, first.ends, P);
+        const again = await serverView(server.statsUrl, later.map((d) => d.id));
+        assert.equal(again.early, 3, "the link was remembered: three tasks held from the start");
+        checkDelivered(later, again.ends, 500);
+      } finally {
+        await server.stop();
+      }
+    });
+
+    test("HTTP/1.1: at most six requests open, nothing lost, every outcome within an interval", { timeout: 60_000 }, async (t) => {
+      if (name === "firefox" && !firefox) return t.skip(`no ${FIREFOX} (Debian package firefox-esr)`);
+      const server = await startFastServer({ dialect: "legacy", pollIntervalMs: P, push: false });
+      try {
+        const [batch, later] = await run({ url: server.url, batches: [{ n: 12, ms: TASK_MS }, { n: 3, ms: TASK_MS }] });
+        const first = await serverView(server.statsUrl, batch.map((d) => d.id));
+        assert.ok(first.early <= 6, `no more results held than connections: ${first.early}`);
+        assert.ok(first.gets >= 12, `the tasks were polled: ${first.gets} status requests`);
+        checkDelivered(batch, first.ends, P + 1_000);
+        const again = await serverView(server.statsUrl, later.map((d) => d.id));
+        assert.equal(again.early, 0, "HTTP/1.1 remembered: a later client polls, holds nothing");
+        checkDelivered(later, again.ends, P + 1_000);
+      } finally {
+        await server.stop();
+      }
+    });
+  });
+}
