@@ -40,6 +40,14 @@ if [ "$DEMO" = 0 ] && ! command -v redis-server >/dev/null; then
   apt-get update -qq && apt-get install -y -qq redis-server >/dev/null
 fi
 
+# nginx (a local TLS + HTTP/2 front the link tests start on their own port) and Firefox ESR (the link
+# test's second browser, driven over WebDriver BiDi) from Debian
+if [ "$DEMO" = 0 ] && { [ ! -x /usr/sbin/nginx ] || [ ! -x /usr/bin/firefox-esr ]; }; then
+  log "installing nginx + firefox-esr"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq && apt-get install -y -qq nginx firefox-esr >/dev/null
+fi
+
 # npm packages (repo-local, from the committed locks)
 npm_ci() { # dir
   local dir=$1
