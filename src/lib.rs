@@ -20,6 +20,14 @@ pub mod engine;
 pub mod json;
 pub mod protocol;
 
+#[cfg(test)]
+mod testkit;
+
+/// Native tests count heap bytes (see `testkit::heap`).
+#[cfg(test)]
+#[global_allocator]
+static COUNTING: testkit::heap::Counting = testkit::heap::Counting;
+
 #[cfg(target_arch = "wasm32")]
 pub mod driver;
 #[cfg(target_arch = "wasm32")]

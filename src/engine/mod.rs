@@ -48,9 +48,12 @@ pub use scheduler::socket::{first_socket_failed, FirstSocket};
 pub use snapshots::{snapshot, verdict};
 
 #[cfg(test)]
-pub(crate) mod testkit;
-#[cfg(test)]
 mod tests;
+#[cfg(test)]
+pub(crate) use {
+    registry::iso8601::{format_millis, parse_millis},
+    scheduler::rng::Rng,
+};
 
 /// Outputs the queue keeps room for once drained.
 const OUT_ROOM: usize = 64;
@@ -59,11 +62,6 @@ const OUT_ROOM: usize = 64;
 /// and the engine's code for what only the draft does (tasks the requestor names, `tasks/delete`)
 /// is left out of the build: it sits behind `DRAFT &&`.
 const DRAFT: bool = cfg!(feature = "draft");
-
-/// Native tests count heap bytes (see `testkit::heap`).
-#[cfg(test)]
-#[global_allocator]
-static COUNTING: testkit::heap::Counting = testkit::heap::Counting;
 
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -86,9 +84,40 @@ use ids::CallId;
 use registry::Registry;
 use requests::pending::Requests;
 use requests::Purpose;
+#[cfg(not(test))]
 use scheduler::rng::Rng;
 use scheduler::{TaskTimer, Timer, Timers};
 use session::Session;
+
+/// What the test harness reads of the engine's state.
+#[cfg(test)]
+impl Engine {
+    /// Task `task` has ended.
+    pub(crate) fn task_ended(&self, task: &str) -> bool {
+        self.tasks.get(task).is_some_and(|e| e.is_terminal())
+    }
+
+    /// The engine knows task `task`'s interval.
+    pub(crate) fn knows_interval(&self, task: &str) -> bool {
+        (self.tasks.get(task)).is_some_and(|e| e.server_interval().is_some())
+    }
+
+    /// The task whose status transmission `key` asks for.
+    pub(crate) fn status_asked_by(&self, key: api::SendKey) -> Option<&str> {
+        match self.reqs.id_of(key).and_then(|n| self.reqs.purpose(n)) {
+            Some(Purpose::Get(task)) => Some(task),
+            _ => None,
+        }
+    }
+
+    /// Nothing is left in memory for tasks, calls, inputs or subscriptions.
+    pub(crate) fn holds_nothing(&self) -> bool {
+        self.tasks.is_empty()
+            && self.calls.is_empty()
+            && self.subs.is_empty()
+            && self.inputs.len() == 0
+    }
+}
 
 /// What a subscription waits on.
 #[derive(Debug, Clone, PartialEq, Eq)]

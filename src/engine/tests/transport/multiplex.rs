@@ -8,9 +8,9 @@ use crate::json::json;
 use crate::engine::api::{Config, DialectChoice, Link, Millis, SubId};
 use crate::engine::requests::multiplex::STALL_MS;
 use crate::engine::requests::pool::DRAIN_MS;
-use crate::engine::testkit::{Harness, T0};
 use crate::engine::tests::push::completed;
 use crate::protocol::model::Dialect;
+use crate::testkit::{Harness, T0};
 
 /// A legacy session whose link is assumed HTTP/1.1 (`unseen`) or known to be.
 fn assumed_http1(unseen: bool, seed: u64) -> Harness {
