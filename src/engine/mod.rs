@@ -314,8 +314,7 @@ impl Engine {
         match target {
             Target::Call(c) => {
                 if let Some(call) = self.calls.get_mut(&c) {
-                    call.sub = None;
-                    call.round = None;
+                    call.abandon();
                 }
                 self.inputs.drop_call(c);
                 self.done(sub, None, End::Aborted);

@@ -25,7 +25,7 @@ use super::DRAFT;
 
 /// An MRTR round waiting for the host's answers.
 #[derive(Debug, Default)]
-pub(crate) struct Round {
+struct Round {
     open: SortedSet<String>,
     responses: Map<String, Value>,
     state: Option<Value>,
@@ -47,7 +47,7 @@ pub(crate) struct Call {
     pub(crate) req: Option<ReqId>,
     /// The call already became this task while its request is still open (draft).
     became: Option<String>,
-    pub(crate) round: Option<Round>,
+    round: Option<Round>,
     /// Answers of the last completed MRTR round, re-sent with the request.
     retry: Option<(Value, Option<Value>)>,
     /// Waited for a `tools/list` that failed: goes on without the tools' word.
@@ -76,6 +76,12 @@ impl Call {
     /// The call became this task and its original request is still open.
     pub(crate) fn became_task(&self, task_id: &str) -> bool {
         DRAFT && self.became.as_deref() == Some(task_id) && self.req.is_some()
+    }
+
+    /// The caller stopped waiting: no MRTR round goes on for nobody.
+    pub(super) fn abandon(&mut self) {
+        self.sub = None;
+        self.round = None;
     }
 
     /// The tool a `tools/call` names.
