@@ -9,7 +9,7 @@ use crate::json::Value;
 use crate::json::json;
 use crate::protocol::dialect::{CallReply, Codec, Outgoing, TaskNotice};
 use crate::protocol::jsonrpc::{codes, Id, Message, RpcError};
-use crate::protocol::model::{Dialect, InputRequest, Outcome, Task, TaskStatus};
+use crate::protocol::model::{InputRequest, Outcome, Task, TaskStatus};
 use crate::protocol::tool_headers::tool_param_headers;
 
 use super::inputs::{Answered, Origin, HOST_METHODS};
@@ -337,7 +337,7 @@ impl Engine {
         method: &str,
         params: Option<&Value>,
     ) -> bool {
-        if self.session.dialect() != Some(Dialect::Legacy) {
+        if self.session.dialect() != Some(crate::protocol::model::Dialect::Legacy) {
             return false;
         }
         let caps = crate::protocol::dialect::hosted::declare(&self.cfg.client_capabilities);
