@@ -7,7 +7,8 @@
 //! exist only on `wasm32`, where they call the host and hand what it says to `bridge`, which
 //! says what it means. `collections` holds
 //! the maps, sets and queues the rooms above keep their state in; below them all, `json` is the
-//! JSON value, its text and its reader.
+//! JSON value, its text and its reader. Tests add `testkit`: the engine run against scripted
+//! in-process servers, for the engine's and `coord`'s tests.
 
 // Size rules (clippy.toml's disallowed items) bind the shipped code; tests may use anything.
 #![cfg_attr(test, allow(clippy::disallowed_types))]
@@ -19,6 +20,14 @@ pub mod coord;
 pub mod engine;
 pub mod json;
 pub mod protocol;
+
+#[cfg(test)]
+mod testkit;
+
+/// Native tests count heap bytes (see `testkit::heap`).
+#[cfg(test)]
+#[global_allocator]
+static COUNTING: testkit::heap::Counting = testkit::heap::Counting;
 
 #[cfg(target_arch = "wasm32")]
 pub mod driver;

@@ -48,9 +48,12 @@ pub use scheduler::socket::{first_socket_failed, FirstSocket};
 pub use snapshots::{snapshot, verdict};
 
 #[cfg(test)]
-pub(crate) mod testkit;
-#[cfg(test)]
 mod tests;
+#[cfg(test)]
+pub(crate) use {
+    registry::iso8601::{format_millis, parse_millis},
+    scheduler::rng::Rng,
+};
 
 /// Outputs the queue keeps room for once drained.
 const OUT_ROOM: usize = 64;
@@ -60,18 +63,14 @@ const OUT_ROOM: usize = 64;
 /// is left out of the build: it sits behind `DRAFT &&`.
 const DRAFT: bool = cfg!(feature = "draft");
 
-/// Native tests count heap bytes (see `testkit::heap`).
-#[cfg(test)]
-#[global_allocator]
-static COUNTING: testkit::heap::Counting = testkit::heap::Counting;
-
 use std::collections::VecDeque;
 use std::rc::Rc;
 
 use crate::json::Value;
 
+use crate::json::ToJson;
 use crate::protocol::jsonrpc::RpcError;
-use crate::protocol::model::{Dialect, Task};
+use crate::protocol::model::{Dialect, Task, TaskList};
 
 use crate::collections::idmap::IdMap;
 use crate::collections::sorted::SortedSet;
@@ -83,12 +82,45 @@ use calls::inputs::Inputs;
 use calls::tools::Tools;
 use calls::Call;
 use ids::CallId;
+use registry::tasks::Source;
 use registry::Registry;
 use requests::pending::Requests;
-use requests::Purpose;
+use requests::{Answer, Failure, Purpose};
+#[cfg(not(test))]
 use scheduler::rng::Rng;
 use scheduler::{TaskTimer, Timer, Timers};
+use session::quirks::TaskMethod;
 use session::Session;
+
+/// What the test harness reads of the engine's state.
+#[cfg(test)]
+impl Engine {
+    /// Task `task` has ended.
+    pub(crate) fn task_ended(&self, task: &str) -> bool {
+        self.tasks.get(task).is_some_and(|e| e.is_terminal())
+    }
+
+    /// The engine knows task `task`'s interval.
+    pub(crate) fn knows_interval(&self, task: &str) -> bool {
+        (self.tasks.get(task)).is_some_and(|e| e.server_interval().is_some())
+    }
+
+    /// The task whose status transmission `key` asks for.
+    pub(crate) fn status_asked_by(&self, key: api::SendKey) -> Option<&str> {
+        match self.reqs.id_of(key).and_then(|n| self.reqs.purpose(n)) {
+            Some(Purpose::Get(task)) => Some(task),
+            _ => None,
+        }
+    }
+
+    /// Nothing is left in memory for tasks, calls, inputs or subscriptions.
+    pub(crate) fn holds_nothing(&self) -> bool {
+        self.tasks.is_empty()
+            && self.calls.is_empty()
+            && self.subs.is_empty()
+            && self.inputs.len() == 0
+    }
+}
 
 /// What a subscription waits on.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -282,8 +314,7 @@ impl Engine {
         match target {
             Target::Call(c) => {
                 if let Some(call) = self.calls.get_mut(&c) {
-                    call.sub = None;
-                    call.round = None;
+                    call.abandon();
                 }
                 self.inputs.drop_call(c);
                 self.done(sub, None, End::Aborted);
@@ -359,6 +390,122 @@ impl Engine {
     /// The negotiated dialect, once known.
     pub fn dialect(&self) -> Option<Dialect> {
         self.session.dialect()
+    }
+
+    /// The answer to the caller's `cancel`: replied as is; the task's status decides its end.
+    fn on_cancel(&mut self, now: Millis, op: OpId, task_id: &str, res: Answer) {
+        match res {
+            Ok(v) => {
+                let snapshot = self
+                    .session
+                    .codec_any()
+                    .and_then(|c| c.parse_get(v.clone()).ok());
+                self.reply(op, Ok(v));
+                if let Some(task) = snapshot.filter(|t| t.task_id == task_id) {
+                    if self.tasks.contains_key(task_id) {
+                        self.apply_snapshot(now, task_id, task, Source::Other);
+                    }
+                }
+            }
+            Err(f) => self.fail_op(op, &f, TaskMethod::Cancel),
+        }
+        // Whatever the answer, the task's status decides its end (a result that came while the
+        // cancel was on its way waits for it).
+        self.poll_soon(now, task_id);
+    }
+
+    /// Answers `op` with its request's failure; a task method the server lacks is remembered.
+    fn fail_op(&mut self, op: OpId, f: &Failure, method: TaskMethod) {
+        let error = if self.session.method_missing(f) {
+            self.session.remember_absent(method)
+        } else {
+            f.client_error()
+        };
+        self.reply(op, Err(error));
+    }
+
+    /// The answer to the caller's `list_tasks`: one page of the server's tasks.
+    fn on_list(&mut self, op: OpId, res: Answer) {
+        let page = match res {
+            Ok(v) => self.session.codec_any().map(|c| c.parse_list(v)),
+            Err(f) => return self.fail_op(op, &f, TaskMethod::List),
+        };
+        match page {
+            Some(Ok((tasks, next_cursor))) => {
+                let page = TaskList { tasks, next_cursor };
+                self.reply(op, Ok(page.to_json()));
+            }
+            Some(Err(e)) => self.reply(op, Err(e.into())),
+            None => self.reply(op, Err(ClientError::new(ErrorKind::Protocol, "no dialect"))),
+        }
+    }
+
+    /// The error for a delete the session's dialect cannot make.
+    fn no_delete(&self) -> ClientError {
+        let dialect = match self.session.dialect() {
+            Some(Dialect::Legacy) => "legacy",
+            Some(Dialect::Modern) => "modern",
+            Some(Dialect::Draft) => "draft",
+            None => "negotiated",
+        };
+        ClientError::new(
+            ErrorKind::InvalidInput,
+            [
+                "the ",
+                dialect,
+                " dialect has no tasks/delete (only the SEP-1686 draft deletes tasks)",
+            ]
+            .concat(),
+        )
+    }
+
+    /// Whether the session's dialect can delete tasks (the session is ready).
+    fn deletes(&self) -> bool {
+        DRAFT
+            && self
+                .session
+                .ready_codec()
+                .is_some_and(|c| c.build_delete(&self.session.info(), "").is_some())
+    }
+
+    /// A finished task's subscribers got their `end`: delete it when a caller asked to and the
+    /// server knows it (a task the server never confirmed is not there to delete).
+    fn delete_when_delivered(&mut self, now: Millis, task_id: &str, end: &End) {
+        let deletes = self.deletes();
+        let Some(entry) = self.tasks.get_mut(task_id) else {
+            return;
+        };
+        let delivered = matches!(end, End::Finished { .. });
+        if !(deletes && entry.delete_on_done && entry.phase.confirmed() && delivered) {
+            return;
+        }
+        entry.delete_on_done = false;
+        let task_id = task_id.to_owned();
+        self.dispatch(now, Purpose::Delete { op: None, task_id });
+    }
+
+    /// The answer to a `tasks/delete` (draft), sent on the caller's request or once a task's
+    /// result was delivered to a caller who asked for that (`CallOptions::delete_on_done`, or
+    /// `Config::delete_on_done` for every task). Dialects without delete refuse a request or a
+    /// call option before anything is sent.
+    fn on_delete(&mut self, now: Millis, op: Option<OpId>, task_id: &str, res: Answer) {
+        match (res, op) {
+            (Ok(v), op) => {
+                // Gone on the server: a terminal task nobody follows is forgotten here too.
+                let idle = self
+                    .tasks
+                    .get(task_id)
+                    .is_some_and(|e| e.subs.is_empty() && e.is_terminal());
+                if idle {
+                    self.on_gc(now, task_id);
+                }
+                if let Some(op) = op {
+                    self.reply(op, Ok(v));
+                }
+            }
+            (Err(f), Some(op)) => self.reply(op, Err(f.client_error())),
+            (Err(f), None) => self.warn(Some(task_id.to_owned()), f.client_error()),
+        }
     }
 
     /// Ends everything: each live subscription gets `Done{Failed: Closed}`, each open operation a

@@ -8,8 +8,8 @@ use proptest::prelude::*;
 
 use super::sim::Sim;
 use crate::coord::Input;
-use crate::engine::testkit::cases;
 use crate::protocol::model::Dialect;
+use crate::testkit::cases;
 
 /// Something that happens to the pages.
 #[derive(Debug, Clone)]

@@ -15,9 +15,9 @@ use crate::coord::wire::Msg;
 use crate::coord::{Coord, Input, Output, Requestor, Stored};
 use crate::engine::api::{CallOptions, Config, DialectChoice, End, Event, Millis, SubId};
 use crate::engine::snapshot::{SessionSnapshot, TaskSnapshot};
-use crate::engine::testkit::Harness;
 use crate::engine::Engine;
 use crate::protocol::model::Dialect;
+use crate::testkit::Harness;
 
 mod lease;
 

@@ -1,32 +1,30 @@
-//! The calls' sub-machines wired to the engine: the tools cache, the listening stream, the host's
-//! inputs and the receiver say what they need; this is where it is done (requests sent, timers
-//! set, events emitted). Also where server notifications about tasks and the answers to the
-//! caller's one-shot operations (cancel, list, delete) land.
-//!
-//! `tasks/delete` (draft): on the caller's request, or once a task's result was delivered to a
-//! caller who asked for that (`CallOptions::delete_on_done`, or `Config::delete_on_done` for
-//! every task). Dialects without delete refuse a request or a call option before anything is sent.
+//! Calls and their sub-machines wired to the engine: a call's life (sent, answered, become a
+//! task, waiting on an MRTR round), and what the tools cache, the listening stream, the host's
+//! inputs and the receiver say they need is done here (requests sent, timers set, events
+//! emitted). Also where server notifications about tasks land.
 
 use crate::collections::sorted::SortedSet;
 use crate::json::Value;
 
-use crate::json::{json, ToJson};
-use crate::protocol::dialect::{Outgoing, TaskNotice};
+use crate::json::json;
+use crate::protocol::dialect::{CallReply, Codec, Outgoing, TaskNotice};
 use crate::protocol::jsonrpc::{codes, Id, Message, RpcError};
-use crate::protocol::model::{Dialect, InputRequest, TaskList, TaskStatus};
+use crate::protocol::model::{InputRequest, Outcome, Task, TaskStatus};
+use crate::protocol::tool_headers::tool_param_headers;
 
 use super::inputs::{Answered, Origin, HOST_METHODS};
-use super::tools::{Attempt, Page};
+use super::tools::{self, Attempt, Page, Support};
+use super::{names_tasks, Call};
 use crate::engine::api::{
-    ClientError, End, ErrorKind, Event, InputId, Millis, OpId, Output, SendKey,
+    Augment, CallOptions, ClientError, End, ErrorKind, Event, InputId, Millis, Output, SendKey,
+    SubId,
 };
-use crate::engine::ids::ReqId;
+use crate::engine::ids::{CallId, ReqId};
 use crate::engine::registry::tasks::Source;
 use crate::engine::requests::{Answer, Failure, Purpose};
 use crate::engine::scheduler::Timer;
 use crate::engine::session::quirks::Quirk;
-use crate::engine::session::quirks::TaskMethod;
-use crate::engine::{Engine, DRAFT};
+use crate::engine::{Engine, Target, DRAFT};
 
 impl Engine {
     /// Starts a `tools/list` (all pages) unless one is running; `force` refetches a loaded cache.
@@ -339,7 +337,7 @@ impl Engine {
         method: &str,
         params: Option<&Value>,
     ) -> bool {
-        if self.session.dialect() != Some(Dialect::Legacy) {
+        if self.session.dialect() != Some(crate::protocol::model::Dialect::Legacy) {
             return false;
         }
         let caps = crate::protocol::dialect::hosted::declare(&self.cfg.client_capabilities);
@@ -489,113 +487,321 @@ impl Engine {
         }
     }
 
-    pub(crate) fn on_cancel(&mut self, now: Millis, op: OpId, task_id: &str, res: Answer) {
-        match res {
-            Ok(v) => {
-                let snapshot = self
-                    .session
-                    .codec_any()
-                    .and_then(|c| c.parse_get(v.clone()).ok());
-                self.reply(op, Ok(v));
-                if let Some(task) = snapshot.filter(|t| t.task_id == task_id) {
-                    if self.tasks.contains_key(task_id) {
-                        self.apply_snapshot(now, task_id, task, Source::Other);
-                    }
+    /// Forgets a call and any input requests of its MRTR round.
+    fn remove_call(&mut self, c: CallId) -> Option<Box<Call>> {
+        self.inputs.drop_call(c);
+        self.calls.remove(&c)
+    }
+
+    /// Sends any request; augmented where the dialect and the caller allow.
+    pub fn request(
+        &mut self,
+        now: Millis,
+        method: &str,
+        params: Value,
+        opts: CallOptions,
+    ) -> SubId {
+        let c = self.next_call.take_next();
+        let sub = self.new_sub(Target::Call(c));
+        if self.closed {
+            self.done(sub, None, crate::engine::closed_end());
+            return sub;
+        }
+        if opts.augment == Augment::Always && !tools::augmentable(method) {
+            let error = ClientError::new(
+                ErrorKind::InvalidInput,
+                [method, " cannot run as a task (task: \"always\")"].concat(),
+            );
+            self.done(sub, None, End::Failed { error });
+            return sub;
+        }
+        // Drawn in every build: the generator's sequence (the polls' jitter) is the same.
+        let task_id = self.rng.hex128_if(DRAFT);
+        let call = Call::new(sub, method, params, opts, task_id);
+        self.calls.insert(c, Box::new(call));
+        self.dispatch(now, Purpose::Call(c));
+        sub
+    }
+
+    /// Builds and sends a call (the session is ready). Waits for the tools cache first.
+    pub(crate) fn send_call(&mut self, now: Millis, c: CallId) {
+        let Some(call) = self.calls.get(&c) else {
+            return;
+        };
+        if call.sub.is_none() && call.became.is_none() {
+            // The caller stopped waiting before anything went out: send nothing.
+            self.remove_call(c);
+            return;
+        }
+        let tool = call.tool();
+        if tool.is_some() && !self.tools_known() && !call.tools_checked {
+            self.tools.wait(c);
+            return self.fetch_tools(now, false);
+        }
+        let Some(codec) = self.session.ready_codec() else {
+            return;
+        };
+        let augment = match self.call_augment(call, tool.as_deref(), codec) {
+            Ok(a) => a,
+            Err(e) => return self.call_failed(c, e),
+        };
+        let Some(mut out) = call.request(&self.session.info(), codec, augment) else {
+            return self.call_failed(
+                c,
+                ClientError::new(ErrorKind::Protocol, "the dialect cannot retry this request"),
+            );
+        };
+        if let Some(schema) = tool.as_deref().and_then(|n| self.tools.input_schema(n)) {
+            let args = call.params.get("arguments").unwrap_or(&Value::Null);
+            match tool_param_headers(schema, args) {
+                Ok(h) => out.headers.extend(h),
+                Err(e) => {
+                    return self
+                        .call_failed(c, ClientError::new(ErrorKind::InvalidInput, e.message()))
                 }
             }
-            Err(f) => self.fail_op(op, &f, TaskMethod::Cancel),
         }
-        // Whatever the answer, the task's status decides its end (a result that came while the
-        // cancel was on its way waits for it).
-        self.poll_soon(now, task_id);
-    }
-
-    /// Answers `op` with its request's failure; a task method the server lacks is remembered.
-    fn fail_op(&mut self, op: OpId, f: &Failure, method: TaskMethod) {
-        let error = if self.session.method_missing(f) {
-            self.session.remember_absent(method)
-        } else {
-            f.client_error()
-        };
-        self.reply(op, Err(error));
-    }
-
-    pub(crate) fn on_list(&mut self, op: OpId, res: Answer) {
-        let page = match res {
-            Ok(v) => self.session.codec_any().map(|c| c.parse_list(v)),
-            Err(f) => return self.fail_op(op, &f, TaskMethod::List),
-        };
-        match page {
-            Some(Ok((tasks, next_cursor))) => {
-                let page = TaskList { tasks, next_cursor };
-                self.reply(op, Ok(page.to_json()));
-            }
-            Some(Err(e)) => self.reply(op, Err(e.into())),
-            None => self.reply(op, Err(ClientError::new(ErrorKind::Protocol, "no dialect"))),
+        let names = augment
+            && names_tasks(codec)
+            && self.calls.get(&c).is_some_and(|call| call.became.is_none());
+        if let Some(call) = self.calls.get_mut(&c) {
+            call.augmented |= augment;
+        }
+        self.send(now, Purpose::Call(c), out);
+        if names {
+            self.call_named_task(now, c, false);
         }
     }
 
-    /// The error for a delete the session's dialect cannot make.
-    pub(crate) fn no_delete(&self) -> ClientError {
-        let dialect = match self.session.dialect() {
-            Some(Dialect::Legacy) => "legacy",
-            Some(Dialect::Modern) => "modern",
-            Some(Dialect::Draft) => "draft",
-            None => "negotiated",
-        };
-        ClientError::new(
-            ErrorKind::InvalidInput,
-            [
-                "the ",
-                dialect,
-                " dialect has no tasks/delete (only the SEP-1686 draft deletes tasks)",
-            ]
-            .concat(),
+    /// Whether call `call` (of `tool`, for `tools/call`) goes out task-augmented; an error when
+    /// it cannot go out at all (it needs what the server does not offer).
+    fn call_augment(
+        &self,
+        call: &Call,
+        tool: Option<&str>,
+        codec: &'static dyn Codec,
+    ) -> Result<bool, ClientError> {
+        if call.opts.delete_on_done && !self.deletes() {
+            let mut error = self.no_delete();
+            error.message = ["deleteOnDone: ", &error.message].concat();
+            return Err(error);
+        }
+        let support: Option<Support> = tool.map(|n| self.tools.support(n));
+        let offers_tasks = self.session.offers_tasks();
+        if !offers_tasks && tools::needs_task(support, call.opts.augment) {
+            return Err(ClientError::new(
+                ErrorKind::Unsupported,
+                "this call needs a task and the server offers no tasks",
+            ));
+        }
+        let caps = tools::effective_caps(self.session.server_caps(), names_tasks(codec));
+        tools::decide(
+            &caps,
+            self.session.protocol_version(),
+            support,
+            call.opts.augment,
+            self.session.augments() && offers_tasks,
         )
     }
 
-    /// Whether the session's dialect can delete tasks (the session is ready).
-    pub(super) fn deletes(&self) -> bool {
-        DRAFT
-            && self
-                .session
-                .ready_codec()
-                .is_some_and(|c| c.build_delete(&self.session.info(), "").is_some())
-    }
-
-    /// A finished task's subscribers got their `end`: delete it when a caller asked to and the
-    /// server knows it (a task the server never confirmed is not there to delete).
-    pub(crate) fn delete_when_delivered(&mut self, now: Millis, task_id: &str, end: &End) {
-        let deletes = self.deletes();
-        let Some(entry) = self.tasks.get_mut(task_id) else {
+    pub(crate) fn on_call_reply(&mut self, now: Millis, c: CallId, n: ReqId, res: Answer) {
+        let Some(call) = self.calls.get(&c) else {
             return;
         };
-        let delivered = matches!(end, End::Finished { .. });
-        if !(deletes && entry.delete_on_done && entry.phase.confirmed() && delivered) {
+        if call.req != Some(n) {
             return;
         }
-        entry.delete_on_done = false;
-        let task_id = task_id.to_owned();
-        self.dispatch(now, Purpose::Delete { op: None, task_id });
+        let became = DRAFT && call.became.is_some();
+        let Some(codec) = self.session.codec_any() else {
+            return;
+        };
+        match res {
+            Ok(v) => match codec.parse_call_reply(v) {
+                Ok(CallReply::Task(task)) => self.call_became_task(now, c, task, Some(n)),
+                Ok(CallReply::Complete(result)) => {
+                    self.call_complete(now, c, Outcome::Result { result })
+                }
+                Ok(CallReply::InputRequired {
+                    requests,
+                    request_state,
+                }) => self.call_needs_input(now, c, requests, request_state),
+                Err(e) => self.call_failed(c, e.into()),
+            },
+            Err(f) => match *f {
+                Failure::Rpc(error) | Failure::Rejected { error, .. } => {
+                    self.call_complete(now, c, Outcome::Error { error })
+                }
+                // The task exists (draft), or may (not confirmed yet): polling carries on without
+                // the original response, and asks soon.
+                _ if became => {
+                    let task = self.remove_call(c).and_then(|call| call.became);
+                    if let Some(t) = task {
+                        self.settle(now, &t);
+                        self.poll_soon(now, &t);
+                    }
+                }
+                f => self.call_failed(c, f.client_error()),
+            },
+        }
     }
 
-    pub(crate) fn on_delete(&mut self, now: Millis, op: Option<OpId>, task_id: &str, res: Answer) {
-        match (res, op) {
-            (Ok(v), op) => {
-                // Gone on the server: a terminal task nobody follows is forgotten here too.
-                let idle = self
-                    .tasks
-                    .get(task_id)
-                    .is_some_and(|e| e.subs.is_empty() && e.is_terminal());
-                if idle {
-                    self.on_gc(now, task_id);
-                }
-                if let Some(op) = op {
-                    self.reply(op, Ok(v));
-                }
+    /// The call ended without a task: the caller gets the outcome.
+    fn call_complete(&mut self, now: Millis, c: CallId, outcome: Outcome) {
+        let Some(call) = self.remove_call(c) else {
+            return;
+        };
+        match (call.became.filter(|_| DRAFT), call.sub) {
+            (Some(t), _) => self.task_outcome(now, &t, outcome),
+            (None, Some(sub)) => self.done(
+                sub,
+                None,
+                End::Finished {
+                    task: None,
+                    outcome: Some(outcome),
+                },
+            ),
+            (None, None) => {}
+        }
+    }
+
+    /// The call could not be made or tracked.
+    pub(crate) fn call_failed(&mut self, c: CallId, error: ClientError) {
+        let Some(call) = self.remove_call(c) else {
+            return;
+        };
+        if let (None, Some(sub)) = (call.became, call.sub) {
+            self.done(sub, None, End::Failed { error });
+        }
+    }
+
+    /// The server made a task of the call: the caller now follows the task.
+    fn call_became_task(&mut self, now: Millis, c: CallId, task: Task, origin: Option<ReqId>) {
+        let Some(call) = self.remove_call(c) else {
+            return;
+        };
+        let id = task.task_id.clone();
+        let delete = call.opts.delete_on_done || self.cfg.delete_on_done;
+        if let Some(entry) = self.task_entry(&id) {
+            entry.origin = origin;
+            entry.delete_on_done |= delete;
+        }
+        self.attach(&id, call.sub);
+        self.apply_snapshot(now, &id, task, Source::Create);
+        self.apply_early_push(now, &id);
+        self.after_membership_change(now, &id);
+    }
+
+    /// Moves a call's subscription onto a task.
+    fn attach(&mut self, task_id: &str, sub: Option<SubId>) {
+        let Some(sub) = sub else { return };
+        let Some(id) = self.tasks.id(task_id) else {
+            return;
+        };
+        if let Some(entry) = self.tasks.get_mut(task_id) {
+            entry.subs.insert(sub);
+            self.subs.insert(sub, Target::Task(id));
+        }
+    }
+
+    /// Draft `notifications/tasks/created`: the id is one we generated for a call in flight.
+    fn on_created(&mut self, now: Millis, task_id: &str) {
+        let found = self
+            .calls
+            .iter()
+            .find(|(_, call)| call.augmented && call.task_id == task_id)
+            .map(|(c, call)| (*c, call.became.is_some()));
+        match found {
+            Some((c, false)) => self.call_named_task(now, c, true),
+            Some((_, true)) => self.confirm_task(task_id),
+            None => {}
+        }
+    }
+
+    /// The call follows the task it named from now on; `confirmed` when the server said it
+    /// exists (else the first status answer, or the original response, will tell).
+    fn call_named_task(&mut self, now: Millis, c: CallId, confirmed: bool) {
+        let Some(call) = self.calls.get_mut(&c) else {
+            return;
+        };
+        let task_id = call.task_id.clone();
+        call.became = Some(task_id.clone());
+        let sub = call.sub.take();
+        let origin = call.req;
+        let delete = call.opts.delete_on_done || self.cfg.delete_on_done;
+        let Some(entry) = self.task_entry(&task_id) else {
+            return;
+        };
+        entry.origin = origin;
+        entry.delete_on_done |= delete;
+        let fresh = entry.snapshot.is_none();
+        self.attach(&task_id, sub);
+        let src = if confirmed {
+            Source::Create
+        } else {
+            Source::Named
+        };
+        if fresh {
+            let task = Task::new(task_id.as_str(), TaskStatus::Submitted);
+            self.apply_snapshot(now, &task_id, task, src);
+            self.apply_early_push(now, &task_id);
+        } else if confirmed {
+            self.confirm_task(&task_id);
+        }
+        self.after_membership_change(now, &task_id);
+    }
+
+    /// A task is dropped: a call that became it stops waiting for its original response.
+    pub(crate) fn forget_calls_of(&mut self, task_id: &str) {
+        let mut gone: Vec<CallId> = Vec::new();
+        for (k, c) in self.calls.iter() {
+            if DRAFT && c.became.as_deref() == Some(task_id) {
+                gone.push(*k);
             }
-            (Err(f), Some(op)) => self.reply(op, Err(f.client_error())),
-            (Err(f), None) => self.warn(Some(task_id.to_owned()), f.client_error()),
+        }
+        for c in gone {
+            if let Some(n) = self.remove_call(c).and_then(|call| call.req) {
+                self.take_pending(n);
+            }
+        }
+    }
+
+    /// Modern MRTR: surface the input requests; re-send once all are answered.
+    fn call_needs_input(
+        &mut self,
+        now: Millis,
+        c: CallId,
+        requests: Vec<InputRequest>,
+        state: Option<Value>,
+    ) {
+        let Some(call) = self.calls.get_mut(&c) else {
+            return;
+        };
+        if let Some(n) = call.req.take() {
+            self.reqs.no_timeout(n);
+        }
+        if call.sub.is_none() {
+            self.remove_call(c);
+            return;
+        }
+        if call.await_inputs(&requests, state) {
+            return self.dispatch(now, Purpose::Call(c));
+        }
+        for request in requests {
+            self.surface_input(now, None, request, Origin::Mrtr(c));
+        }
+    }
+
+    /// One MRTR answer; `None` = the host declined (the key is left out of `inputResponses`).
+    fn mrtr_answer(&mut self, now: Millis, c: CallId, key: &str, value: Option<Value>) {
+        let Some(call) = self.calls.get_mut(&c) else {
+            return;
+        };
+        if call.sub.is_none() {
+            self.remove_call(c);
+            return;
+        }
+        if call.input_answered(key, value) {
+            self.dispatch(now, Purpose::Call(c));
         }
     }
 }

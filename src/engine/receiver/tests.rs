@@ -7,11 +7,11 @@ use crate::json::{json, Value};
 use proptest::prelude::*;
 
 use crate::engine::api::{Config, DialectChoice, Event, InputId, Millis, INPUT_WITHDRAWN};
-use crate::engine::testkit::script::{accept_initialize, drain, feed, modern_engine};
-use crate::engine::testkit::T0;
 use crate::engine::Engine;
 use crate::protocol::dialect::legacy::{RELATED_TASK, STATUS_NOTIFICATION};
 use crate::protocol::jsonrpc::RpcError;
+use crate::testkit::script::{accept_initialize, drain, feed, modern_engine};
+use crate::testkit::T0;
 
 use super::{EXPIRED_KEPT, MAX_TASKS, PAGE};
 

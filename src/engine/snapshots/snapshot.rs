@@ -188,7 +188,7 @@ mod tests {
 
     use super::*;
     use crate::engine::api::{Config, DialectChoice, End, Event, Output};
-    use crate::engine::testkit::{Harness, T0};
+    use crate::testkit::{Harness, T0};
 
     fn finished_status(end: &End) -> Option<TaskStatus> {
         match end {
@@ -337,7 +337,7 @@ mod tests {
 
     #[test]
     fn import_respects_the_last_poll_and_a_finished_task_settles_at_once() {
-        let mut e = crate::engine::testkit::modern_engine(Config::default(), 5);
+        let mut e = crate::testkit::modern_engine(Config::default(), 5);
         let mut done = Task::new("t-done", TaskStatus::Completed);
         done.outcome = Some(crate::protocol::model::Outcome::Result {
             result: json!({ "ok": true }),
@@ -388,7 +388,7 @@ mod tests {
 
     #[test]
     fn imports_wait_one_interval_and_spread_over_one_gap() {
-        let mut e = crate::engine::testkit::modern_engine(Config::default(), 8);
+        let mut e = crate::testkit::modern_engine(Config::default(), 8);
         for i in 0..20 {
             let mut t = Task::new(format!("t{i}"), TaskStatus::Working);
             t.poll_interval_ms = Some(2_000);

@@ -1,6 +1,6 @@
 //! Engine tests (native): flows per dialect against the fake server, session details scripted
 //! by hand, properties over random interleavings, fuzzing of inputs, replays of real servers'
-//! transcripts, and a simulated hour of 1,000 tasks. Scaffolding: `engine::testkit`.
+//! transcripts, and a simulated hour of 1,000 tasks. Scaffolding: `crate::testkit`.
 
 mod connect;
 mod scale;
@@ -10,4 +10,4 @@ mod transport;
 use scale::faults;
 use transport::{push, pushed};
 
-pub(crate) use super::testkit::cases;
+pub(crate) use crate::testkit::cases;

@@ -4,8 +4,8 @@
 use crate::json::json;
 
 use crate::engine::api::{DialectChoice, End, ErrorKind, Event};
-use crate::engine::testkit::Harness;
 use crate::protocol::model::{Dialect, TaskStatus};
+use crate::testkit::Harness;
 
 fn harness(dialect: Dialect, missing: &'static str, seed: u64) -> Harness {
     let choice = match dialect {

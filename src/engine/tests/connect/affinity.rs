@@ -8,10 +8,10 @@ use crate::json::{json, Value};
 use crate::engine::api::{
     Config, DialectChoice, End, ErrorKind, Event, Input, Link, Millis, SendKey,
 };
-use crate::engine::testkit::balancer::Balancer;
-use crate::engine::testkit::{accept_initialize, drain, feed, head, Harness, T0};
 use crate::engine::Engine;
 use crate::protocol::model::{Dialect, TaskStatus};
+use crate::testkit::balancer::Balancer;
+use crate::testkit::{accept_initialize, drain, feed, head, Harness, T0};
 
 const DIAGNOSIS: &str = "balancer without affinity";
 

@@ -9,12 +9,12 @@ use crate::engine::api::{
     SendKey, Transmit, TransportError,
 };
 use crate::engine::requests::PROBE_TIMEOUT_MS;
-use crate::engine::testkit::{
+use crate::engine::Engine;
+use crate::protocol::model::Dialect;
+use crate::testkit::{
     accept_initialize, answer, discover_result, drain, feed, head, modern_engine, read_resource,
     warnings, T0,
 };
-use crate::engine::Engine;
-use crate::protocol::model::Dialect;
 
 /// What a Spring-style server answers an unknown protocol version with: JSON, not JSON-RPC.
 fn framework_error() -> Value {

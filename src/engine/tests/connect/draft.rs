@@ -8,9 +8,9 @@ use crate::json::{json, Value};
 use crate::engine::api::{
     Augment, CallOptions, ClientError, Config, DialectChoice, End, ErrorKind, Event, SubId,
 };
-use crate::engine::testkit::{answer, drain, head, Harness, T0};
 use crate::engine::Engine;
 use crate::protocol::model::{Dialect, Outcome, TaskStatus};
+use crate::testkit::{answer, drain, head, Harness, T0};
 
 /// A draft harness; `announce: false` is a JSON-only server (no `created`, one answer at the end).
 fn draft(announce: bool, seed: u64) -> Harness {

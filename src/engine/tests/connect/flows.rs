@@ -3,8 +3,8 @@
 use crate::json::json;
 
 use crate::engine::api::{Augment, CallOptions, DialectChoice, End, ErrorKind, Event, Input};
-use crate::engine::testkit::{answer, drain, Harness, T0};
 use crate::protocol::model::{Dialect, Outcome, TaskList, TaskStatus};
+use crate::testkit::{answer, drain, Harness, T0};
 
 const ALL: &[(DialectChoice, Dialect)] = &[
     (DialectChoice::Auto, Dialect::Modern),
@@ -495,7 +495,7 @@ fn close_ends_everything_once() {
 fn a_passed_deadline_gets_one_last_poll_that_may_find_the_real_end() {
     use crate::engine::api::Config;
     for ends in ["completed", "working"] {
-        let mut e = crate::engine::testkit::modern_engine(Config::default(), 1);
+        let mut e = crate::testkit::modern_engine(Config::default(), 1);
         let sub = e.call_tool(T0, "job", json!({}), CallOptions::default());
         let (sent, _) = drain(&mut e, T0);
         assert_eq!(sent[0].1["method"], json!("tools/list"));

@@ -6,8 +6,8 @@ use crate::json::{json, Value};
 
 use crate::engine::api::{CallOptions, Config, DialectChoice, Link, Millis, Output, SendKey};
 use crate::engine::session::initialized::INITIALIZED_WAIT_MS;
-use crate::engine::testkit::{accept_initialize, drain, head, outputs, T0};
 use crate::engine::Engine;
+use crate::testkit::{accept_initialize, drain, head, outputs, T0};
 
 /// What the engine hands out at `now`: each transmission's method (`GET` for the listening
 /// stream) and key.

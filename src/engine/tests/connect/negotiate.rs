@@ -7,11 +7,11 @@ use crate::engine::api::{
     Augment, CallOptions, Config, DialectChoice, End, ErrorKind, Event, Input, Output, SendKey,
     SubId, TransportError,
 };
-use crate::engine::testkit::{
-    accept_initialize, answer, discover_result, drain, feed, head, read_resource, warnings, T0,
-};
 use crate::engine::Engine;
 use crate::protocol::model::Dialect;
+use crate::testkit::{
+    accept_initialize, answer, discover_result, drain, feed, head, read_resource, warnings, T0,
+};
 
 type Sent = Vec<(SendKey, Value)>;
 

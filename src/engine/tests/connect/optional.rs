@@ -8,10 +8,10 @@ mod without_receiver {
     use crate::json::{json, Value};
 
     use crate::engine::api::{Config, DialectChoice, Event, Millis};
-    use crate::engine::testkit::script::{accept_initialize, drain, feed};
-    use crate::engine::testkit::T0;
     use crate::engine::Engine;
     use crate::protocol::dialect::legacy::RELATED_TASK;
+    use crate::testkit::script::{accept_initialize, drain, feed};
+    use crate::testkit::T0;
 
     /// The answer (result or error) to the server's request `id` among `sent`.
     fn answer_to(sent: &[Value], id: i64) -> Option<&Value> {
@@ -138,10 +138,10 @@ mod without_draft {
     use crate::engine::api::{
         CallOptions, ClientError, Config, DialectChoice, End, ErrorKind, Event, Input,
     };
-    use crate::engine::testkit::script::{answer, drain, head};
-    use crate::engine::testkit::T0;
     use crate::engine::Engine;
     use crate::protocol::model::Dialect;
+    use crate::testkit::script::{answer, drain, head};
+    use crate::testkit::T0;
 
     fn warnings(events: &[Event]) -> Vec<&ClientError> {
         events

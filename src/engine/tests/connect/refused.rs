@@ -6,8 +6,8 @@
 //! an `initialize`).
 
 use crate::engine::api::{Config, DialectChoice, ErrorKind, Event, Input, Output, SendKey};
-use crate::engine::testkit::T0;
 use crate::engine::Engine;
+use crate::testkit::T0;
 
 const CHOICES: [DialectChoice; 3] = [
     DialectChoice::Auto,

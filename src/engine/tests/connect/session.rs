@@ -4,9 +4,9 @@
 use crate::json::{json, Value};
 
 use crate::engine::api::{Config, DialectChoice, Event, SendKey};
-use crate::engine::testkit::{accept_initialize, drain, feed, head, read_resource, T0};
 use crate::engine::Engine;
 use crate::protocol::model::Dialect;
+use crate::testkit::{accept_initialize, drain, feed, head, read_resource, T0};
 
 fn engine(dialect: DialectChoice) -> Engine {
     Engine::new(

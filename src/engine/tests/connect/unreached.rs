@@ -8,11 +8,9 @@ use crate::engine::api::{
     CallOptions, ClientError, Config, DialectChoice, End, Event, Input, Link, SendKey, SubId,
     TransportError,
 };
-use crate::engine::testkit::{
-    accept_initialize, answer, discover_result, drain, head, warnings, T0,
-};
 use crate::engine::Engine;
 use crate::protocol::model::Dialect;
+use crate::testkit::{accept_initialize, answer, discover_result, drain, head, warnings, T0};
 
 const URL: &str = "http://127.0.0.1:9/mcp";
 

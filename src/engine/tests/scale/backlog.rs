@@ -8,9 +8,9 @@ use crate::json::json;
 
 use crate::engine::api::{Config, End, Event, Input, Millis, Output, SendKey, SubId};
 use crate::engine::requests::pool::HANDED_CAP;
-use crate::engine::testkit::{modern_engine, T0};
 use crate::engine::tests::faults::{ended_completed, legacy};
 use crate::engine::Engine;
+use crate::testkit::{modern_engine, T0};
 
 const CALLS: usize = 10_000;
 

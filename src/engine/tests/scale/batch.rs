@@ -4,8 +4,8 @@
 use crate::json::json;
 
 use crate::engine::api::SubId;
-use crate::engine::testkit::Harness;
 use crate::engine::tests::faults::{completed, legacy};
+use crate::testkit::Harness;
 
 /// The matrix's large batch: 30 tasks of 2.5 s started at once.
 fn thirty_jobs(h: &mut Harness) -> Vec<SubId> {

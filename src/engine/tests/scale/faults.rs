@@ -9,12 +9,12 @@ use crate::engine::api::{
     CallOptions, Config, DialectChoice, End, ErrorKind, Event, Input, InputId, Millis, SendKey,
     SubId,
 };
-use crate::engine::testkit::{
+use crate::engine::Engine;
+use crate::protocol::model::{Dialect, Outcome, TaskStatus};
+use crate::testkit::{
     accept_initialize, answer, discover_result, drain, feed, head, modern_engine, read_resource,
     Harness, T0,
 };
-use crate::engine::Engine;
-use crate::protocol::model::{Dialect, Outcome, TaskStatus};
 
 pub(in crate::engine::tests) fn config(dialect: DialectChoice, timeout: Millis) -> Config {
     Config {

@@ -7,10 +7,10 @@
 use crate::json::json;
 
 use crate::engine::api::DialectChoice;
-use crate::engine::testkit::heap::{held_by, peak_above, peak_from_here};
-use crate::engine::testkit::Harness;
 use crate::engine::{Config, Engine};
 use crate::protocol::model::Dialect;
+use crate::testkit::heap::{held_by, peak_above, peak_from_here};
+use crate::testkit::Harness;
 
 const TASKS: usize = 2_000;
 

@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 use crate::json::json;
 
 use crate::engine::api::{DialectChoice, End};
-use crate::engine::testkit::Harness;
 use crate::protocol::model::{Dialect, TaskStatus};
+use crate::testkit::Harness;
 
 const TASKS: u64 = 1_000;
 const HOUR_MS: u64 = 3_600_000;

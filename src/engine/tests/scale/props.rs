@@ -11,11 +11,11 @@ use crate::engine::api::{
     Augment, CallOptions, Config, DialectChoice, Event, Input, InputId, Link, SendKey, SubId,
     TransportError,
 };
-use crate::engine::testkit::Harness;
 use crate::engine::tests::cases;
 use crate::engine::Engine;
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::Dialect;
+use crate::testkit::Harness;
 
 #[derive(Debug, Clone)]
 enum Op {

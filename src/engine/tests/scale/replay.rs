@@ -16,9 +16,9 @@ use crate::engine::api::{
     Augment, CallOptions, Config, DialectChoice, End, ErrorKind, Event, Input, Millis, SendKey,
     SubId, Transmit,
 };
-use crate::engine::testkit::server::Replies;
-use crate::engine::testkit::{Harness, World};
 use crate::protocol::model::TaskStatus;
+use crate::testkit::server::Replies;
+use crate::testkit::{Harness, World};
 
 /// One recorded request and what came back.
 #[derive(Debug, Clone, Default)]
@@ -394,7 +394,7 @@ fn word(s: TaskStatus) -> &'static str {
 }
 
 /// Runs until the engine has reported task `task` (at most a minute): when it did.
-fn learn<S: crate::engine::testkit::World>(h: &mut Harness<S>, task: &str) -> Millis {
+fn learn<S: crate::testkit::World>(h: &mut Harness<S>, task: &str) -> Millis {
     let knows = |h: &Harness<S>| {
         h.events.iter().any(|e| match e {
             Event::Status { task: t, .. } => t.task_id == task,
@@ -436,9 +436,9 @@ fn replay(path: &Path) -> Vec<String> {
         };
         if let Some((task, k)) = learned.filter(|(_, k)| *k <= t) {
             let known_at = learn(&mut h, task);
-            lag = lag.max(known_at.saturating_sub(crate::engine::testkit::T0 + k));
+            lag = lag.max(known_at.saturating_sub(crate::testkit::T0 + k));
         }
-        h.run_until(crate::engine::testkit::T0 + t + lag);
+        h.run_until(crate::testkit::T0 + t + lag);
         let now = h.now;
         match &op {
             Op::Call {

@@ -10,9 +10,9 @@ use crate::engine::api::{Cadence, Config, DialectChoice, Input, Millis};
 use crate::engine::scheduler::cadence::{
     floor, poll_gap, with_first_spread_bound, with_jitter_bound, FIRST_SPREAD_MS,
 };
-use crate::engine::testkit::Harness;
 use crate::engine::tests::cases;
 use crate::protocol::model::Dialect;
+use crate::testkit::Harness;
 
 /// One task the test creates: how long it works, and the interval its server asks for.
 #[derive(Debug, Clone)]

@@ -7,10 +7,10 @@ use crate::json::json;
 
 use crate::engine::api::{DialectChoice, End, ErrorKind, Link, Millis};
 use crate::engine::calls::no_input::NO_INPUT_MS;
-use crate::engine::testkit::server::RunningResults;
-use crate::engine::testkit::Harness;
 use crate::engine::tests::push::legacy_on;
 use crate::protocol::model::Dialect;
+use crate::testkit::server::RunningResults;
+use crate::testkit::Harness;
 
 /// Runs `h` in 50 ms steps for up to `limit` ms: when its first input request reached the host.
 fn first_input_at(h: &mut Harness, limit: Millis) -> Option<Millis> {

@@ -6,9 +6,9 @@ use crate::json::{json, Value};
 
 use crate::engine::api::{Config, End, Event, Input, Millis, SendKey, SubId, TransportError};
 use crate::engine::snapshot::TaskSnapshot;
-use crate::engine::testkit::{answer, drain, feed, modern_engine, T0};
 use crate::engine::Engine;
 use crate::protocol::model::{Outcome, Task, TaskStatus};
+use crate::testkit::{answer, drain, feed, modern_engine, T0};
 
 const DEADLINE: Millis = T0 + 5_000;
 
@@ -127,8 +127,8 @@ fn a_confirmed_import_unknown_after_its_deadline_expires() {
 #[test]
 fn an_unconfirmed_task_unknown_after_its_deadline_is_a_wrong_id() {
     use crate::engine::api::{DialectChoice, ErrorKind};
-    use crate::engine::testkit::Harness;
     use crate::protocol::model::Dialect;
+    use crate::testkit::Harness;
 
     let mut h = Harness::new(DialectChoice::Draft, Dialect::Draft, 35);
     let mut task = Task::new("t-named", TaskStatus::Working);

@@ -4,10 +4,10 @@
 use crate::json::json;
 
 use crate::engine::api::{DialectChoice, End, ErrorKind};
-use crate::engine::testkit::Harness;
 use crate::engine::tests::faults::legacy;
 use crate::engine::verdict::settles;
 use crate::protocol::model::Dialect;
+use crate::testkit::Harness;
 
 const DIALECTS: &[(DialectChoice, Dialect)] = &[
     (DialectChoice::Auto, Dialect::Modern),

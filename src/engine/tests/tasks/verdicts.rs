@@ -6,10 +6,10 @@
 use crate::json::json;
 
 use crate::engine::api::{End, Event, Link};
-use crate::engine::testkit::{answer, drain, head, T0};
 use crate::engine::tests::push::{answer_working, legacy_on, method_of, results_of, watching};
 use crate::engine::verdict::{verdict, Failure};
 use crate::protocol::model::{Outcome, TaskStatus};
+use crate::testkit::{answer, drain, head, T0};
 
 /// How a subscription ended: the task's last status, the outcome's kind, and what the caller's
 /// `result()` does with it.

@@ -9,8 +9,8 @@ use crate::engine::api::{
     ClientError, Config, DialectChoice, End, ErrorKind, Event, Input, Link, Millis, Output,
     SendKey, SubId, TransportError,
 };
-use crate::engine::testkit::{accept_initialize, answer, events_of, feed, head, outputs, T0};
 use crate::engine::Engine;
+use crate::testkit::{accept_initialize, answer, events_of, feed, head, outputs, T0};
 
 fn listens(out: &[Output]) -> Vec<SendKey> {
     out.iter()

@@ -5,8 +5,8 @@
 use crate::json::json;
 
 use crate::engine::api::{ErrorKind, Event, Link, Millis};
-use crate::engine::testkit::Harness;
 use crate::engine::tests::push::{completed, completed_at, legacy_on, results_of};
+use crate::testkit::Harness;
 
 /// The warnings about `task_id` with an HTTP status.
 fn http_warnings(h: &Harness, task_id: &str) -> Vec<Option<u16>> {

@@ -5,8 +5,8 @@ use crate::json::json;
 
 use crate::engine::api::{DialectChoice, Millis, SendKey};
 use crate::engine::scheduler::cadence::{poll_gap, with_jitter_bound};
-use crate::engine::testkit::{Harness, T0};
 use crate::protocol::model::Dialect;
+use crate::testkit::{Harness, T0};
 
 #[test]
 fn modern_listen_covers_tasks_created_together_within_a_second() {

@@ -10,9 +10,9 @@ use crate::engine::api::{Cadence, Config, DialectChoice, Link, Millis, SubId};
 use crate::engine::requests::multiplex::{KEPT_ON_HTTP1, STALL_MS};
 use crate::engine::requests::pool::DRAIN_MS;
 use crate::engine::scheduler::cadence::with_jitter_bound;
-use crate::engine::testkit::{Harness, Sent, T0};
 use crate::engine::tests::push::completed;
 use crate::protocol::model::Dialect;
+use crate::testkit::{Harness, Sent, T0};
 
 /// A legacy session whose link is assumed HTTP/1.1 (`unseen`) or known to be.
 fn assumed_http1(unseen: bool, seed: u64) -> Harness {

@@ -7,10 +7,10 @@ use crate::json::{json, Value};
 
 use crate::engine::api::{Config, DialectChoice, End, Event, Input, Link, Millis, SendKey, SubId};
 use crate::engine::scheduler::cadence::CAP_VISIBLE_MS;
-use crate::engine::testkit::server::RunningResults;
-use crate::engine::testkit::{accept_initialize, answer, drain, feed, head, Harness, T0};
 use crate::engine::Engine;
 use crate::protocol::model::{Dialect, Outcome, TaskStatus};
+use crate::testkit::server::RunningResults;
+use crate::testkit::{accept_initialize, answer, drain, feed, head, Harness, T0};
 
 pub(in crate::engine::tests) fn legacy_on(link: Link, seed: u64) -> Harness {
     let cfg = Config {

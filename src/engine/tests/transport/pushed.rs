@@ -7,9 +7,9 @@
 use crate::json::{json, Value};
 
 use crate::engine::api::{Cadence, CallOptions, End, Event, Input, Link, Millis, SendKey, SubId};
-use crate::engine::testkit::{answer, drain, feed, head, Harness, T0};
 use crate::engine::Engine;
 use crate::protocol::model::Outcome;
+use crate::testkit::{answer, drain, feed, head, Harness, T0};
 
 use crate::engine::tests::push::{
     answer_working_now, completed_at, legacy_on, method_of, results_of, watching,

@@ -5,9 +5,9 @@ use crate::json::json;
 
 use crate::engine::api::{Link, Millis, SendKey, SubId};
 use crate::engine::session::quirks::Quirk;
-use crate::engine::testkit::Harness;
 use crate::engine::tests::push::{completed, legacy_on, results_of};
 use crate::engine::tests::pushed::shows_input_pushes;
+use crate::testkit::Harness;
 
 /// Four tasks at once on a pushing server whose held results take `lag` to notice an end; each
 /// task's subscription, id and end.

@@ -5,9 +5,9 @@
 use crate::json::json;
 
 use crate::engine::api::{Config, DialectChoice, Link};
-use crate::engine::testkit::Harness;
 use crate::engine::tests::push::{completed, legacy_on, results_of};
 use crate::protocol::model::Dialect;
+use crate::testkit::Harness;
 
 #[test]
 fn the_held_result_is_closed_in_the_step_the_last_subscriber_leaves() {

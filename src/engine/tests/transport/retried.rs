@@ -6,10 +6,10 @@
 use crate::json::json;
 
 use crate::engine::api::{Config, DialectChoice};
-use crate::engine::testkit::Harness;
 use crate::engine::tests::faults::{completed, config};
 use crate::engine::tests::push::results_of;
 use crate::protocol::model::Dialect;
+use crate::testkit::Harness;
 
 /// A legacy server on a budget of one blocking result: running tasks are polled, and each
 /// finished task's result is asked for once it ended.

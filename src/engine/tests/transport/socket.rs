@@ -2,8 +2,8 @@
 //! keep failing and starts over once one opens.
 
 use crate::engine::api::{Config, DialectChoice, Input, Link, Millis};
-use crate::engine::testkit::Harness;
 use crate::protocol::model::Dialect;
+use crate::testkit::Harness;
 
 /// Fails `n` sockets in a row, each as soon as it is asked for: the delays before each request.
 fn fail_in_a_row(h: &mut Harness, n: usize) -> Vec<Millis> {

@@ -6,8 +6,8 @@ use crate::json::json;
 use crate::engine::api::{
     Config, DialectChoice, Event, Input, Link, Millis, SendKey, TransportError,
 };
-use crate::engine::testkit::Harness;
 use crate::protocol::model::Dialect;
+use crate::testkit::Harness;
 
 /// A legacy session over HTTP, its listening stream just opened: (harness, the stream's key).
 fn listening(link: Link) -> (Harness, SendKey) {

@@ -10,10 +10,10 @@ use crate::engine::api::{
     SubId,
 };
 use crate::engine::requests::resume::MAX_RESUMES;
-use crate::engine::testkit::{
+use crate::engine::Engine;
+use crate::testkit::{
     accept_initialize, answer, drain, events_of, feed, head, outputs, read_resource, T0,
 };
-use crate::engine::Engine;
 
 fn wake(e: &mut Engine, now: Millis) -> Millis {
     match e.poll_output(now) {

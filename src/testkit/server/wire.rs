@@ -10,7 +10,7 @@ use crate::protocol::jsonrpc::{Id, Message, RpcError};
 use crate::protocol::model::Dialect;
 
 pub(super) fn iso(ms: Millis) -> String {
-    crate::engine::registry::iso8601::format_millis(ms)
+    crate::engine::format_millis(ms)
 }
 
 pub(super) fn related_key(d: Dialect) -> &'static str {
@@ -220,7 +220,7 @@ impl FakeServer {
 #[cfg(test)]
 mod tests {
     use super::iso;
-    use crate::engine::registry::iso8601::parse_millis;
+    use crate::engine::parse_millis;
 
     #[test]
     fn iso_round_trips() {

@@ -20,14 +20,13 @@ use crate::json::{json, Value};
 
 use crate::protocol::model::{Dialect, TaskStatus};
 
-use super::api::{
+use crate::collections::hash::IdHash;
+use crate::engine::api::{
     CallOptions, Config, DialectChoice, End, Event, Input, Millis, OpId, Output, SendKey, SubId,
     Transmit,
 };
-use super::requests::Purpose;
-use super::scheduler::rng::Rng;
-use super::Engine;
-use crate::collections::hash::IdHash;
+use crate::engine::Engine;
+use crate::engine::Rng;
 use delivery::Delivery;
 pub(crate) use script::{
     accept_initialize, answer, discover_result, drain, events_of, feed, head, modern_engine,
@@ -363,14 +362,13 @@ impl<S: World> Harness<S> {
 
     /// Whether the engine knows task `task`'s interval now.
     fn knows_interval(&self, task: &str) -> bool {
-        (self.engine.tasks.get(task)).is_some_and(|e| e.server_interval().is_some())
+        self.engine.knows_interval(task)
     }
 
     /// The engine hands out transmission `key`: when it is a status request, note whether the
     /// engine knew the task's interval as it decided to send it.
     fn note_get_sent(&mut self, key: SendKey) {
-        let n = self.engine.reqs.id_of(key);
-        if let Some(Purpose::Get(task)) = n.and_then(|n| self.engine.reqs.purpose(n)) {
+        if let Some(task) = self.engine.status_asked_by(key) {
             let knew = self.knows_interval(task);
             self.knew_at_send.insert(key, knew);
         }
@@ -534,7 +532,7 @@ impl<S: World> Harness<S> {
             .collect()
     }
 
-    pub(crate) fn reply(&self, op: OpId) -> Option<Result<Value, super::api::ClientError>> {
+    pub(crate) fn reply(&self, op: OpId) -> Option<Result<Value, crate::engine::api::ClientError>> {
         self.events.iter().find_map(|e| match e {
             Event::Reply { op: o, result } if *o == op => Some(result.clone()),
             _ => None,
@@ -577,9 +575,6 @@ impl<S: World> Harness<S> {
 
     /// Nothing is left in the engine's memory for tasks, calls, inputs or subscriptions.
     pub(crate) fn engine_is_empty(&self) -> bool {
-        self.engine.tasks.is_empty()
-            && self.engine.calls.is_empty()
-            && self.engine.subs.is_empty()
-            && self.engine.inputs.len() == 0
+        self.engine.holds_nothing()
     }
 }

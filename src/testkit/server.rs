@@ -8,7 +8,7 @@ use crate::json::{json, Value};
 
 use crate::collections::hash::IdHash;
 use crate::engine::api::{Input, Millis, SendKey, Transmit, TransportError};
-use crate::engine::scheduler::rng::Rng;
+use crate::engine::Rng;
 use crate::protocol::jsonrpc::{Id, Message, RpcError};
 use crate::protocol::model::Dialect;
 

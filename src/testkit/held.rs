@@ -7,9 +7,7 @@ use crate::engine::api::SendKey;
 impl<S: World> Harness<S> {
     /// A `tasks/result` about `task_id` reached the server on stream `key`.
     pub(super) fn result_opened(&mut self, key: SendKey, task_id: Option<String>) {
-        let tasks = &self.engine.tasks;
-        let ended =
-            (task_id.as_deref().and_then(|t| tasks.get(t))).is_some_and(|e| e.is_terminal());
+        let ended = (task_id.as_deref()).is_some_and(|t| self.engine.task_ended(t));
         let open = (self.results_open.values())
             .filter(|t| **t == task_id)
             .count();
