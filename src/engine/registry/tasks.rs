@@ -1,5 +1,6 @@
 //! Task tracking: subscribing and leaving, applying snapshots (polls, pushes, create results),
-//! the poll loop (one status request in flight per task), result fetching, expiry, and GC.
+//! the poll loop (one status request in flight per task), result fetching, expiry, and GC; a
+//! task's export and import.
 
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::model::{Outcome, Task, TaskStatus};
@@ -15,6 +16,7 @@ use crate::engine::requests::{Answer, Failure, Purpose};
 use crate::engine::scheduler::cadence::{self, CATCH_UP_THROTTLE_MS};
 use crate::engine::scheduler::{TaskTimer, Timer};
 use crate::engine::session::quirks::TaskMethod;
+use crate::engine::snapshots::snapshot::TaskSnapshot;
 use crate::engine::Engine;
 
 /// Tries of the final poll that fetches a terminal task's inline outcome.
@@ -626,5 +628,70 @@ impl Engine {
         if let Some(task) = self.early.take(task_id, now, max_age) {
             self.apply_snapshot(now, task_id, task, Source::Push);
         }
+    }
+
+    /// A tracked task's state, for persisting (`None` until the server said anything about it).
+    pub fn export_task(&self, task_id: &str) -> Option<TaskSnapshot> {
+        let e = self.tasks.get(task_id)?;
+        let mut task = e.snapshot.as_ref()?.task(task_id);
+        if task.outcome.is_none() {
+            task.outcome = e.outcome.as_deref().cloned();
+        }
+        let input_keys: Vec<String> = e.input_keys.iter().cloned().collect();
+        Some(TaskSnapshot {
+            task,
+            known: e.phase.confirmed(),
+            last_polled_at: e.poll.last_sent.get(),
+            status_since: e.poll.since.get(),
+            next_poll_at: self.timers.get(&Timer::Task(TaskTimer::Poll, e.slot)),
+            deadline: e.deadline.get(),
+            input_keys,
+        })
+    }
+
+    /// Seeds a task this engine does not know yet (before `watch`), so polling continues where
+    /// the exporting engine left off: its cadence keeps the task's age, and since that engine may
+    /// have polled until just now, the first poll waits one interval plus a random part of the
+    /// task's gap (imports spread instead of polling in one tick). An unknown id later means
+    /// `expired`; answered input keys stay answered. A persisted `input_required` is imported as
+    /// `working`, so the next poll surfaces the input again.
+    /// Returns `false` (and changes nothing) when the engine already has a snapshot of the task.
+    pub fn import_task(&mut self, now: Millis, snap: TaskSnapshot) -> bool {
+        if self.closed {
+            return false;
+        }
+        let id = snap.task.task_id.clone();
+        let interval = snap.task.poll_interval_ms;
+        // Without a time from the exporting engine the task counts as young (polled at its
+        // interval): the server's `createdAt` is on another clock.
+        let since = snap.status_since.map_or(now, |t| t.min(now));
+        let gap = cadence::gap(self.cfg.cadence, interval, now - since, self.visible);
+        let spread = self.rng.between(0, gap);
+        let Some(entry) = self.task_entry(&id) else {
+            return false;
+        };
+        if entry.snapshot.is_some() {
+            return false;
+        }
+        let mut task = snap.task;
+        if task.status == TaskStatus::InputRequired {
+            task.status = TaskStatus::Working;
+        }
+        task.input_requests.clear();
+        registry::apply(entry, task);
+        if entry.deadline.get().is_none() {
+            entry.deadline = snap.deadline.into();
+        }
+        if snap.known {
+            entry.phase.confirm();
+        }
+        entry.poll.since = since.into();
+        // Counted as sent at a random point of the coming gap: the first poll comes an interval
+        // after that.
+        entry.poll.last_sent = now.saturating_add(spread).into();
+        entry.input_keys.extend(snap.input_keys);
+        // No subscriber yet: collected after the GC delay unless someone watches it.
+        self.after_membership_change(now, &id);
+        true
     }
 }

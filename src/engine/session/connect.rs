@@ -1,20 +1,27 @@
 //! The session's routing: connecting and negotiating (the session decides each step, the
 //! requests carry it), re-initialization, holds and refusals, each applied to the sub-machines
-//! it concerns (the requests, the tasks, the timers, the host's events).
+//! it concerns (the requests, the tasks, the timers, the host's events); resuming, adopting and
+//! detaching a session another engine established.
 
 use crate::json::Value;
 use crate::protocol::dialect::{Codec, LEGACY, MODERN};
 
 use super::deviations::Deviation;
+use super::negotiate::has_tasks_extension;
 use super::negotiate::{server_info_of, UNANSWERED};
 use super::unauthorized;
 use super::{keep_waiting, negotiate::offers_tasks, Step, NO_AFFINITY, NO_AFFINITY_LIVES};
 use crate::engine::api::{ClientError, ErrorKind, Link, Millis, Output, SendKey};
+use crate::engine::api::{Config, DialectChoice};
 use crate::engine::ids::ReqId;
 use crate::engine::requests::pending::Resent;
 use crate::engine::requests::{Answer, Failure, Purpose};
+use crate::engine::scheduler::rng::Rng;
 use crate::engine::scheduler::{cadence, Timer};
+use crate::engine::snapshots::snapshot::SessionSnapshot;
 use crate::engine::Engine;
+use crate::protocol::dialect::codec;
+use crate::protocol::model::Dialect;
 
 impl Engine {
     /// Starts (or restarts) establishing the session.
@@ -486,5 +493,73 @@ impl Engine {
             other => self.dispatch(now, other),
         }
         self.reqs.set_resending(Resent::default());
+    }
+
+    /// An engine continuing the established session `s` instead of opening a new one (a new
+    /// leader tab, a reloaded page): ready at once in the snapshot's dialect, with its session id
+    /// and capabilities; nothing is sent to open it. `None` when the snapshot does not fit
+    /// `config`'s dialect choice. A session that died meanwhile is noticed on the first request
+    /// (404) and re-initialized as usual.
+    pub fn resume(config: Config, seed: u64, now: Millis, s: &SessionSnapshot) -> Option<Engine> {
+        Engine::resumed(config, Rng::new(seed), now, s)
+    }
+
+    fn resumed(config: Config, rng: Rng, now: Millis, s: &SessionSnapshot) -> Option<Engine> {
+        let fits = match config.dialect {
+            DialectChoice::Auto => true,
+            DialectChoice::Modern => s.dialect == Dialect::Modern,
+            DialectChoice::Legacy => s.dialect == Dialect::Legacy,
+            DialectChoice::Draft => s.dialect == Dialect::Draft,
+        };
+        if !fits {
+            return None;
+        }
+        let mut engine = Engine::idle(config, rng);
+        let tasks = match s.dialect {
+            Dialect::Modern => Some(has_tasks_extension(&s.capabilities)),
+            Dialect::Legacy | Dialect::Draft => {
+                let session_id = s.session_id.as_deref();
+                engine
+                    .session
+                    .continue_handshake(&s.protocol_version, session_id);
+                None
+            }
+        };
+        let (caps, info) = (s.capabilities.clone(), s.server_info.clone());
+        engine.become_ready(now, codec(s.dialect)?, caps, info, tasks);
+        Some(engine)
+    }
+
+    /// The established session, once ready (`server_info` comes from the `Connected` event).
+    pub fn session_snapshot(&self, server_info: Value) -> Option<SessionSnapshot> {
+        if !self.session.is_ready() {
+            return None;
+        }
+        Some(SessionSnapshot {
+            dialect: self.dialect()?,
+            protocol_version: self.session.protocol_version().to_owned(),
+            session_id: self.session.session_id().map(str::to_owned),
+            capabilities: self.session.server_caps().clone(),
+            server_info,
+        })
+    }
+
+    /// Replaces this engine, fresh from [`Engine::new`], with one that continues `s` (see
+    /// [`Engine::resume`]; the same configuration and generator). Returns `false`, leaving the
+    /// engine as it was, when the snapshot does not fit the dialect choice.
+    pub fn adopt_session(&mut self, now: Millis, s: &SessionSnapshot) -> bool {
+        match Engine::resumed(self.cfg.clone(), self.rng.clone(), now, s) {
+            Some(resumed) => {
+                *self = resumed;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Ends this engine like [`Engine::close`] but leaves the server session open (no `DELETE`):
+    /// another engine adopts it. Live subscriptions still get `Done{Failed: Closed}`.
+    pub fn detach(&mut self, _now: Millis) {
+        self.shut(false);
     }
 }

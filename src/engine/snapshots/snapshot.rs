@@ -1,20 +1,13 @@
-//! Hooks for persistence and tab coordination (all pure): a session snapshot and an engine that
-//! resumes it, export/import of one task's tracked state, and detaching without ending the
-//! session. A resumed engine keeps the legacy session its tasks are scoped to.
+//! What persistence and tab coordination carry between engines: a session snapshot (resumed by
+//! the session's router) and one task's tracked state (exported and imported by the registry's).
+//! A resumed engine keeps the legacy session its tasks are scoped to.
 
 use crate::json::Value;
 use serde::{Deserialize, Serialize};
 
-use crate::protocol::dialect::codec;
-use crate::protocol::model::{Dialect, Task, TaskStatus};
+use crate::protocol::model::{Dialect, Task};
 
-use crate::engine::api::{Config, DialectChoice, Millis};
-use crate::engine::registry;
-use crate::engine::scheduler::cadence;
-use crate::engine::scheduler::rng::Rng;
-use crate::engine::scheduler::{TaskTimer, Timer};
-use crate::engine::session::negotiate::has_tasks_extension;
-use crate::engine::Engine;
+use crate::engine::api::Millis;
 
 /// What a later engine needs to continue an established session.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -47,147 +40,14 @@ pub struct TaskSnapshot {
     pub input_keys: Vec<String>,
 }
 
-impl Engine {
-    /// An engine continuing the established session `s` instead of opening a new one (a new
-    /// leader tab, a reloaded page): ready at once in the snapshot's dialect, with its session id
-    /// and capabilities; nothing is sent to open it. `None` when the snapshot does not fit
-    /// `config`'s dialect choice. A session that died meanwhile is noticed on the first request
-    /// (404) and re-initialized as usual.
-    pub fn resume(config: Config, seed: u64, now: Millis, s: &SessionSnapshot) -> Option<Engine> {
-        Engine::resumed(config, Rng::new(seed), now, s)
-    }
-
-    fn resumed(config: Config, rng: Rng, now: Millis, s: &SessionSnapshot) -> Option<Engine> {
-        let fits = match config.dialect {
-            DialectChoice::Auto => true,
-            DialectChoice::Modern => s.dialect == Dialect::Modern,
-            DialectChoice::Legacy => s.dialect == Dialect::Legacy,
-            DialectChoice::Draft => s.dialect == Dialect::Draft,
-        };
-        if !fits {
-            return None;
-        }
-        let mut engine = Engine::idle(config, rng);
-        let tasks = match s.dialect {
-            Dialect::Modern => Some(has_tasks_extension(&s.capabilities)),
-            Dialect::Legacy | Dialect::Draft => {
-                let session_id = s.session_id.as_deref();
-                engine
-                    .session
-                    .continue_handshake(&s.protocol_version, session_id);
-                None
-            }
-        };
-        let (caps, info) = (s.capabilities.clone(), s.server_info.clone());
-        engine.become_ready(now, codec(s.dialect)?, caps, info, tasks);
-        Some(engine)
-    }
-
-    /// The established session, once ready (`server_info` comes from the `Connected` event).
-    pub fn session_snapshot(&self, server_info: Value) -> Option<SessionSnapshot> {
-        if !self.session.is_ready() {
-            return None;
-        }
-        Some(SessionSnapshot {
-            dialect: self.dialect()?,
-            protocol_version: self.session.protocol_version().to_owned(),
-            session_id: self.session.session_id().map(str::to_owned),
-            capabilities: self.session.server_caps().clone(),
-            server_info,
-        })
-    }
-
-    /// Replaces this engine, fresh from [`Engine::new`], with one that continues `s` (see
-    /// [`Engine::resume`]; the same configuration and generator). Returns `false`, leaving the
-    /// engine as it was, when the snapshot does not fit the dialect choice.
-    pub fn adopt_session(&mut self, now: Millis, s: &SessionSnapshot) -> bool {
-        match Engine::resumed(self.cfg.clone(), self.rng.clone(), now, s) {
-            Some(resumed) => {
-                *self = resumed;
-                true
-            }
-            None => false,
-        }
-    }
-
-    /// A tracked task's state, for persisting (`None` until the server said anything about it).
-    pub fn export_task(&self, task_id: &str) -> Option<TaskSnapshot> {
-        let e = self.tasks.get(task_id)?;
-        let mut task = e.snapshot.as_ref()?.task(task_id);
-        if task.outcome.is_none() {
-            task.outcome = e.outcome.as_deref().cloned();
-        }
-        let input_keys: Vec<String> = e.input_keys.iter().cloned().collect();
-        Some(TaskSnapshot {
-            task,
-            known: e.phase.confirmed(),
-            last_polled_at: e.poll.last_sent.get(),
-            status_since: e.poll.since.get(),
-            next_poll_at: self.timers.get(&Timer::Task(TaskTimer::Poll, e.slot)),
-            deadline: e.deadline.get(),
-            input_keys,
-        })
-    }
-
-    /// Seeds a task this engine does not know yet (before `watch`), so polling continues where
-    /// the exporting engine left off: its cadence keeps the task's age, and since that engine may
-    /// have polled until just now, the first poll waits one interval plus a random part of the
-    /// task's gap (imports spread instead of polling in one tick). An unknown id later means
-    /// `expired`; answered input keys stay answered. A persisted `input_required` is imported as
-    /// `working`, so the next poll surfaces the input again.
-    /// Returns `false` (and changes nothing) when the engine already has a snapshot of the task.
-    pub fn import_task(&mut self, now: Millis, snap: TaskSnapshot) -> bool {
-        if self.closed {
-            return false;
-        }
-        let id = snap.task.task_id.clone();
-        let interval = snap.task.poll_interval_ms;
-        // Without a time from the exporting engine the task counts as young (polled at its
-        // interval): the server's `createdAt` is on another clock.
-        let since = snap.status_since.map_or(now, |t| t.min(now));
-        let gap = cadence::gap(self.cfg.cadence, interval, now - since, self.visible);
-        let spread = self.rng.between(0, gap);
-        let Some(entry) = self.task_entry(&id) else {
-            return false;
-        };
-        if entry.snapshot.is_some() {
-            return false;
-        }
-        let mut task = snap.task;
-        if task.status == TaskStatus::InputRequired {
-            task.status = TaskStatus::Working;
-        }
-        task.input_requests.clear();
-        registry::apply(entry, task);
-        if entry.deadline.get().is_none() {
-            entry.deadline = snap.deadline.into();
-        }
-        if snap.known {
-            entry.phase.confirm();
-        }
-        entry.poll.since = since.into();
-        // Counted as sent at a random point of the coming gap: the first poll comes an interval
-        // after that.
-        entry.poll.last_sent = now.saturating_add(spread).into();
-        entry.input_keys.extend(snap.input_keys);
-        // No subscriber yet: collected after the GC delay unless someone watches it.
-        self.after_membership_change(now, &id);
-        true
-    }
-
-    /// Ends this engine like [`Engine::close`] but leaves the server session open (no `DELETE`):
-    /// another engine adopts it. Live subscriptions still get `Done{Failed: Closed}`.
-    pub fn detach(&mut self, _now: Millis) {
-        self.shut(false);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use crate::json::json;
 
     use super::*;
     use crate::engine::api::{Config, DialectChoice, End, Event, Output};
+    use crate::engine::Engine;
+    use crate::protocol::model::TaskStatus;
     use crate::testkit::{Harness, T0};
 
     fn finished_status(end: &End) -> Option<TaskStatus> {
