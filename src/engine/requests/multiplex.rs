@@ -37,11 +37,11 @@ pub(crate) const KEPT_ON_HTTP1: usize = 2;
 pub(crate) struct Probe {
     /// Held results made and not yet over: each holds a connection, or waits ahead of any
     /// request made after it.
-    pub(super) witnesses: Vec<SendKey>,
+    witnesses: Vec<SendKey>,
     /// Status requests made behind six witnesses (since one last ended), and when.
-    pub(super) armed: Vec<(SendKey, Millis)>,
+    armed: Vec<(SendKey, Millis)>,
     /// When the first armed request's head has stood long enough.
-    pub(super) proof: Option<Millis>,
+    proof: Option<Millis>,
     /// When the probe started: running tasks hold their results from then on.
     started: Option<Millis>,
     /// What the link was found to be, until the driver takes it.
@@ -49,6 +49,42 @@ pub(crate) struct Probe {
 }
 
 impl Probe {
+    /// A held result went to the browser: a witness while it holds its connection.
+    pub(super) fn witness(&mut self, key: SendKey) {
+        self.witnesses.push(key);
+    }
+
+    /// A status request went to the browser at `now`: armed when the witnesses and the flowing
+    /// listening stream (`listening`) hold all `connections`.
+    pub(super) fn made(&mut self, now: Millis, key: SendKey, listening: bool, connections: usize) {
+        if self.witnesses.len() + usize::from(listening) >= connections {
+            self.armed.push((key, now));
+        }
+    }
+
+    /// When the probe next decides something: a proof standing, an armed request stalling, or
+    /// the probe's deadline.
+    pub(super) fn due(&self) -> Option<Millis> {
+        let stall = (self.armed.iter())
+            .map(|(_, at)| at.saturating_add(STALL_MS))
+            .min();
+        [self.proof, stall, self.deadline()]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    /// What the link was found to be by `now`: `Http2` once a proof stood, `Http1` once an armed
+    /// request stalled or the probe ran out of time; `None` while undecided.
+    pub(super) fn verdict(&self, now: Millis) -> Option<Link> {
+        if self.proof.is_some_and(|at| at <= now) {
+            return Some(Link::Http2);
+        }
+        let stalled = (self.armed.iter()).any(|(_, at)| at.saturating_add(STALL_MS) <= now);
+        let expired = self.deadline().is_some_and(|at| at <= now);
+        (stalled || expired).then_some(Link::Http1)
+    }
+
     /// `key`'s head came: an armed request's proof starts to stand.
     pub(super) fn headed(&mut self, now: Millis, key: SendKey) {
         if let Some(i) = self.armed.iter().position(|(k, _)| *k == key) {

@@ -2,7 +2,7 @@
 //! handed to the driver as the browser's connections allow (`pool.rs`, `backlog.rs`),
 //! the link's HTTP version learnt (`multiplex.rs`), the legacy GET stream (`standalone.rs`), and when a status request may go from its task's poll state (`cadence.rs`).
 
-use super::multiplex::{Probe, KEPT_ON_HTTP1, STALL_MS};
+use super::multiplex::{Probe, KEPT_ON_HTTP1};
 use super::pool::HANDED_CAP;
 use super::standalone::Want;
 use super::PROBE_TIMEOUT_MS;
@@ -541,12 +541,10 @@ impl Engine {
         };
         let n = self.reqs.id_of(key);
         match n.and_then(|n| self.reqs.purpose(n)) {
-            Some(Purpose::Result(_)) => self.probe.witnesses.push(key),
+            Some(Purpose::Result(_)) => self.probe.witness(key),
             Some(Purpose::Get(_)) => {
-                let open = self.probe.witnesses.len() + usize::from(self.standalone.is_flowing());
-                if open >= connections {
-                    self.probe.armed.push((key, now));
-                }
+                let listening = self.standalone.is_flowing();
+                self.probe.made(now, key, listening, connections);
             }
             _ => {}
         }
@@ -557,13 +555,7 @@ impl Engine {
         if !self.cfg.link_unseen {
             return None;
         }
-        let stall = (self.probe.armed.iter())
-            .map(|(_, at)| at.saturating_add(STALL_MS))
-            .min();
-        [self.probe.proof, stall, self.probe.deadline()]
-            .into_iter()
-            .flatten()
-            .min()
+        self.probe.due()
     }
 
     /// A proof that stood: the link multiplexes, or it is HTTP/1.1.
@@ -571,12 +563,10 @@ impl Engine {
         if !self.cfg.link_unseen {
             return;
         }
-        let stalled = (self.probe.armed.iter()).any(|(_, at)| at.saturating_add(STALL_MS) <= now);
-        let expired = self.probe.deadline().is_some_and(|at| at <= now);
-        if self.probe.proof.is_some_and(|at| at <= now) {
-            self.link_multiplexes(now);
-        } else if stalled || expired {
-            self.link_is_http1(now);
+        match self.probe.verdict(now) {
+            Some(Link::Http2) => self.link_multiplexes(now),
+            Some(_) => self.link_is_http1(now),
+            None => {}
         }
     }
 
