@@ -41,11 +41,11 @@ mod registry;
 mod requests;
 mod scheduler;
 mod session;
-mod snapshots;
+pub mod snapshot;
+pub mod verdict;
 #[cfg(target_arch = "wasm32")]
 pub(crate) use registry::known;
 pub use scheduler::socket::{first_socket_failed, FirstSocket};
-pub use snapshots::{snapshot, verdict};
 
 #[cfg(test)]
 mod tests;

@@ -16,7 +16,7 @@ use crate::engine::requests::{Answer, Failure, Purpose};
 use crate::engine::scheduler::cadence::{self, CATCH_UP_THROTTLE_MS};
 use crate::engine::scheduler::{TaskTimer, Timer};
 use crate::engine::session::quirks::TaskMethod;
-use crate::engine::snapshots::snapshot::TaskSnapshot;
+use crate::engine::snapshot::TaskSnapshot;
 use crate::engine::Engine;
 
 /// Tries of the final poll that fetches a terminal task's inline outcome.

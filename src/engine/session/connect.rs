@@ -18,7 +18,7 @@ use crate::engine::requests::pending::Resent;
 use crate::engine::requests::{Answer, Failure, Purpose};
 use crate::engine::scheduler::rng::Rng;
 use crate::engine::scheduler::{cadence, Timer};
-use crate::engine::snapshots::snapshot::SessionSnapshot;
+use crate::engine::snapshot::SessionSnapshot;
 use crate::engine::Engine;
 use crate::protocol::dialect::codec;
 use crate::protocol::model::Dialect;
