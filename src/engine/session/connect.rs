@@ -218,7 +218,7 @@ impl Engine {
         }
     }
 
-    fn modern_ready(&mut self, now: Millis, d: Option<super::negotiate::Discovered>) {
+    fn modern_ready(&mut self, now: Millis, d: Option<Box<super::negotiate::Discovered>>) {
         let modern = MODERN;
         match d {
             Some(d) => self.become_ready(now, modern, d.capabilities, d.server_info, Some(d.tasks)),

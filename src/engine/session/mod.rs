@@ -48,7 +48,7 @@ pub(crate) struct Session {
     /// The era an earlier negotiation settled on (`Auto` only; dropped once it failed).
     hint: Option<Dialect>,
     /// A well-formed modern discover answer without tasks, kept while `initialize` is tried.
-    discovered: Option<Discovered>,
+    discovered: Option<Box<Discovered>>,
     /// The negotiated era offers tasks (modern: the extension, or unknown; legacy: `tasks`).
     tasks: bool,
     /// What the server was seen to lack or do differently (the calls and the registry learn
@@ -281,7 +281,7 @@ impl Session {
 /// A step of the negotiation, for the engine to take.
 enum Step {
     /// Ready in the modern era (with the discover answer, when there was a well-formed one).
-    Modern(Option<Discovered>),
+    Modern(Option<Box<Discovered>>),
     /// `initialize` in this dialect.
     Open(&'static dyn Codec),
     /// `server/discover` went unanswered (a deviation): `initialize` in the legacy dialect.

@@ -59,7 +59,7 @@ pub(super) struct Discovered {
 
 impl Discovered {
     /// Reads a discover result; `None` unless it lists 2026-07-28 and has a capabilities object.
-    pub(super) fn parse(v: &Value) -> Option<Discovered> {
+    pub(super) fn parse(v: &Value) -> Option<Box<Discovered>> {
         let versions = v.get("supportedVersions")?.as_array()?;
         let speaks_modern = versions.iter().any(|s| s.as_str() == Some(MODERN_VERSION));
         let capabilities = v.get("capabilities").filter(|c| c.is_object())?;
@@ -67,12 +67,12 @@ impl Discovered {
             return None;
         }
         let tasks = has_tasks_extension(capabilities);
-        Some(Discovered {
+        Some(Box::new(Discovered {
             capabilities: capabilities.clone(),
             server_info: server_info_of(v),
             tasks,
             other_eras: versions.len() > 1,
-        })
+        }))
     }
 }
 
@@ -265,7 +265,7 @@ impl Session {
         v: &Value,
         sid: Option<String>,
         tasks: bool,
-    ) -> Option<Discovered> {
+    ) -> Option<Box<Discovered>> {
         self.session_id = sid.filter(|s| !s.is_empty());
         self.protocol_version = v
             .get("protocolVersion")
