@@ -22,7 +22,10 @@ export async function pageTasks(chrome, { staticUrl, stack, dialect, push, url, 
     await page.evaluate(([u, d, p, o]) => window.bench.connect(u, d, { push: p, ...o }), [url, dialect, push, extra]);
     await arrive();
     const res = await page.evaluate((o) => window.bench.tasks(o), run);
-    const m = measureTasks(await getStats(statsUrl), res, { P });
+    const st = await getStats(statsUrl);
+    // BENCH_TRACE=<prefix>: the server's request log and the page's outcome times, one JSON file per run.
+    if (process.env.BENCH_TRACE) (await import("node:fs")).writeFileSync(`${process.env.BENCH_TRACE}-${stack}-${dialect}-${push ? "on" : "off"}-${run.minMs}.json`, JSON.stringify({ st, res }));
+    const m = measureTasks(st, res, { P });
     await settle(page.evaluate(() => window.bench.close()), 3000);
     return { ...m, outcomes: res.outcomes };
   } finally {

@@ -99,11 +99,12 @@ impl PollState {
     /// task's lag so far. The grid moves later (never sooner; a fiftieth of the interval per
     /// poll at most, to half an interval) while answers take longer than the task's lag so far:
     /// a server that answers late under load also ends its tasks late, and a poll on time would
-    /// just miss the end. One slow answer (a request that waited for a connection) moves it
-    /// little.
+    /// just miss the end. The way there and back counts from when the request got its
+    /// connection (every status request records it, at once or when the pool admits it): time
+    /// spent waiting for one in the browser's queue says nothing of the server.
     pub(crate) fn next_on_grid(&mut self, now: Millis, floor: Millis) -> Millis {
         let step = floor / JITTER_DIVISOR;
-        let sent = self.last_sent.get().unwrap_or(now);
+        let sent = (self.reached.get().or(self.last_sent.get())).unwrap_or(now);
         let lag = self.lag.max(step);
         let took = (now.saturating_sub(sent))
             .min(lag.saturating_add(step))

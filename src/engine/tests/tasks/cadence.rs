@@ -373,3 +373,52 @@ fn latency_cadence_polls_on_the_creation_s_grid_for_the_task_s_whole_life() {
         }
     }
 }
+
+/// Twenty tasks of exactly three intervals on a page that learns its link (HTTP/1.1, six
+/// connections): the learning probe holds six results, so the first polls wait for a connection.
+/// That wait is the browser's queue, not a slow server: the grid does not move for it, and the
+/// poll that sees a polled task's end typically reaches the server a fiftieth of the interval
+/// after the end (plus the ways there and back), not a step of the grid later.
+#[test]
+fn a_poll_that_waited_for_a_connection_does_not_move_its_task_s_grid() {
+    let latency = 3;
+    let offset = with_jitter_bound(1_000) - 1_000 + 3 * latency;
+    for seed in 0..6 {
+        let cfg = Config {
+            dialect: DialectChoice::Legacy,
+            cadence: Cadence::Latency,
+            subscribe: false,
+            link_unseen: true,
+            ..Config::default()
+        };
+        let mut h = Harness::with_config(cfg, Dialect::Legacy, 900 + seed);
+        h.latency = (1, latency);
+        h.pool = Some(6);
+        let jobs = vec![
+            Job {
+                ms: 3_000,
+                interval: Some(1_000),
+                after: 0,
+            };
+            20
+        ];
+        let tasks = create(&mut h, &jobs);
+        h.run_for(6_000);
+        assert!(h.violations.is_empty(), "seed {seed}: {:?}", h.violations);
+        let mut late: Vec<Millis> = (tasks.iter())
+            .filter_map(|(id, j)| {
+                let end = h.server.tasks.get(id).map_or(0, |t| t.created) + j.ms;
+                let seen = h.get_times(id).into_iter().find(|&t| t >= end)?;
+                Some(seen - end)
+            })
+            .collect();
+        late.sort_unstable();
+        assert!(late.len() >= 10, "seed {seed}: {late:?}");
+        let median = late.get(late.len() / 2).copied().unwrap_or(Millis::MAX);
+        assert!(median <= offset, "seed {seed}: ends seen {late:?} ms late");
+        assert!(
+            late.iter().all(|&l| l <= 1_000 + offset),
+            "seed {seed}: {late:?}"
+        );
+    }
+}
