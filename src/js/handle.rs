@@ -148,10 +148,6 @@ pub(super) fn finish(
     end: End,
     last: Option<model::Task>,
 ) -> TaskDone {
-    let last = match &end {
-        End::Finished { task: Some(t), .. } => Some(t.clone()),
-        _ => last,
-    };
     let resolves_first = verdict::resolves_first(&end, last.as_ref());
     let done = TaskDone::from_end(task_id, end, last);
     handle.done(&to_js(&done), resolves_first);
