@@ -22,10 +22,16 @@ use std::borrow::Cow;
 use crate::json::{Map, Value};
 
 /// A JSON object of these members, in this order (a later repeated key replaces the value). The
-/// values are taken out of the array in place (the array's by-value iterator is far more code).
+/// values are taken out of the array in place (the array's by-value iterator is far more code), by
+/// one function for every length.
+#[inline]
 pub fn object<const N: usize>(mut members: [(&str, Value); N]) -> Value {
+    object_of(&mut members)
+}
+
+fn object_of(members: &mut [(&str, Value)]) -> Value {
     let mut obj = Map::new();
-    for (key, value) in &mut members {
+    for (key, value) in members {
         obj.insert((*key).to_owned(), value.take());
     }
     Value::Object(obj)
