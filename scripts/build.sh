@@ -58,19 +58,16 @@ build "$RAW_CORE" --no-default-features
 
 # esbuild's whitespace and syntax minification of an ES module, in place; a first line
 # `/* @ts-self-types=… */` (the glue's pointer to its .d.ts) is kept. With `local`, local names are
-# shortened too (`--minify-identifiers`; what a module exports keeps its name): the glue and the
-# snippets, whose classes and functions no caller sees by name; with `named`, shortened keeping each
-# function's and class's `name` (`--keep-names`): the client and handle modules, whose classes a
-# caller sees. Both: −1,019 B gz initial, −1,153 full, −1,024 core (JS only). The other hand-written
-# modules stay as they are: the `name` keeper costs them more than the short names save.
-minify() { # <file.js> [local|named]
+# shortened too (`--minify-identifiers`; what a module exports keeps its name): the glue, the
+# snippets, and the client and handle modules, whose public classes set their `name` themselves.
+# −1,019 B gz initial, −1,153 full, −1,024 core (JS only) with esbuild's `name` keeper
+# (`--keep-names`) on the client and handle modules, then −266 more without it. The other
+# hand-written modules stay as they are: small, they gain less than the renaming costs.
+minify() { # <file.js> [local]
   local head names=()
   head=$(head -n 1 "$1")
   [[ $head == "/* @ts-self-types="* ]] || head=""
-  case ${2:-} in
-    local) names=(--minify-identifiers) ;;
-    named) names=(--minify-identifiers --keep-names) ;;
-  esac
+  [ "${2:-}" != local ] || names=(--minify-identifiers)
   "$ESBUILD" "$1" --minify-whitespace --minify-syntax "${names[@]}" --format=esm --target=es2022 --log-level=warning --outfile="$1.min"
   { [ -z "$head" ] || echo "$head"; cat "$1.min"; } > "$1"
   rm "$1.min"
@@ -145,7 +142,7 @@ package() {
   # The hand-written modules ship minified too (their .d.ts files carry the documentation).
   local js
   for js in index.js node.js extras.js redis.js react.js auth.js auth-node.js core/index.js core/node.js; do minify "$PKG/$js"; done
-  for js in client.js handle.js; do minify "$PKG/$js" named; done
+  for js in client.js handle.js; do minify "$PKG/$js" local; done
   typings "$PKG"
   typings "$PKG/core"
   sed -i "$shared" "$PKG/core/index.d.ts"

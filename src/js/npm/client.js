@@ -174,6 +174,8 @@ export function needsFull(o) {
  *  entry's; elsewhere `persist` must be a boolean). */
 export function clientClass(load, coordinate) {
   class McpTaskClient {
+    /** The class's name, kept through minification (local names are shortened). */
+    static name = "McpTaskClient";
     /** The WebAssembly side. */
     #core;
     /** What the session negotiated. */

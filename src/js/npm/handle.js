@@ -35,6 +35,8 @@ const same = (a, b) => a !== undefined && JSON.stringify(a) === JSON.stringify(b
 
 /** The async iterator `TaskHandle.updates()` returns. */
 export class TaskUpdates {
+  /** The class's name, kept through minification (local names are shortened). */
+  static name = "TaskUpdates";
   #q;
 
   constructor(q) {
@@ -68,6 +70,8 @@ export class TaskUpdates {
 
 /** One subscription to one task (or plain request); created by the client. */
 export class TaskHandle {
+  /** The class's name, kept through minification (local names are shortened). */
+  static name = "TaskHandle";
   /** The client's side of its handles. */
   #port;
   /** The subscription's id (`undefined` for a handle that ended before it had one). */
