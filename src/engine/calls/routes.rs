@@ -55,11 +55,7 @@ impl Engine {
             ),
             Ok(Page::Done(all)) => self.tools_settled(now, Ok(all), true),
             Err(error) => {
-                let f = Failure::Transport {
-                    error,
-                    status: None,
-                    retry_after: None,
-                };
+                let f = Failure::transport(error, None, None);
                 self.tools_error(now, &f);
             }
         }
@@ -188,7 +184,7 @@ impl Engine {
     fn resume_polls(&mut self, now: Millis, tasks: SortedSet<String>) {
         for t in tasks.iter() {
             if !self.listen.pushes(t) {
-                self.poll_spread(now, t);
+                (self.tasks).poll_spread(now, t, self.pace(), (&mut self.rng, &mut self.timers));
             }
         }
     }
@@ -479,7 +475,7 @@ impl Engine {
                 subscription,
                 task_ids,
             }) => {
-                let n = (subscription.and_then(|id| self.route(&id)))
+                let n = (subscription.and_then(|id| self.reqs.route(&id)))
                     .or_else(|| via.and_then(|k| self.reqs.id_of(k)));
                 self.on_listen_ack(now, n, task_ids);
             }
