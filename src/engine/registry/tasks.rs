@@ -429,6 +429,7 @@ impl Engine {
         {
             return;
         }
+        self.poll_unpushed(now, &task_id);
         let Some(entry) = self.tasks.get_mut(&task_id) else {
             return;
         };

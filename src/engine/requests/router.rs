@@ -353,6 +353,12 @@ impl Engine {
         if self.probe.started() || self.tasks.len() <= connections {
             return;
         }
+        // Until the server showed it does not push (see `pushed.rs`), nothing is held: the
+        // connections held results took would be those a pushed end's `tasks/result` needs,
+        // and pushes standing in for polls leave no status request to learn from.
+        if self.defers_hold() || self.relies_on_pushes() {
+            return;
+        }
         self.probe.start(now);
         if !self.holds_running() {
             // Nothing to hold (not a legacy session, or its server refused): nothing to learn from.
