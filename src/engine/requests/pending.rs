@@ -179,6 +179,14 @@ impl Requests {
         }
     }
 
+    /// The task whose `tasks/result` transmission `key` carries.
+    pub(crate) fn result_task(&self, key: SendKey) -> Option<&String> {
+        match self.purpose(self.id_of(key)?)? {
+            Purpose::Result(t) => Some(t),
+            _ => None,
+        }
+    }
+
     /// What request `n` is for, while it is pending.
     pub(crate) fn purpose(&self, n: ReqId) -> Option<&Purpose> {
         self.pending.get(&n).map(|p| &p.purpose)
