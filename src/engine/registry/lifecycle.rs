@@ -678,7 +678,7 @@ impl Engine {
     }
 
     /// Whether running tasks rely on this session's status pushes instead of held results.
-    pub(super) fn relies_on_pushes(&self) -> bool {
+    pub(crate) fn relies_on_pushes(&self) -> bool {
         let legacy = self.session.dialect() == Some(Dialect::Legacy);
         (self.blocking.pushes).relied_on(self.session.epoch(), legacy)
     }
@@ -693,7 +693,7 @@ impl Engine {
 
     /// Whether a task that starts running waits one interval before holding its result: the
     /// session has not shown yet whether its server pushes.
-    pub(super) fn defers_hold(&self) -> bool {
+    pub(crate) fn defers_hold(&self) -> bool {
         self.blocking.pushes.undecided(self.session.epoch())
     }
 
@@ -756,6 +756,20 @@ impl Engine {
         }
         self.schedule_poll(now, task_id, Source::Poll);
         true
+    }
+
+    /// A poll of `task_id` is due a whole interval after its status last changed, and the
+    /// session has not shown yet whether its server pushes: it is silent, and the link's probe
+    /// may start.
+    pub(super) fn poll_unpushed(&mut self, now: Millis, task_id: &str) {
+        let quiet = self.tasks.get(task_id).is_some_and(|e| {
+            let interval = cadence::floor(e.server_interval());
+            (e.poll.since.get()).is_some_and(|at| now.saturating_sub(at) >= interval)
+        });
+        if quiet && self.defers_hold() {
+            self.blocking.pushes.silent(self.session.epoch());
+            self.probe_start(now);
+        }
     }
 
     /// A poll saw `task_id` end while its end was left to a push: the session's pushes are not

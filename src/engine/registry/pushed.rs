@@ -15,6 +15,11 @@
 //! a push shows otherwise. A poll that finds an end no push told ends the reliance for the
 //! session: running tasks hold their results again.
 //!
+//! On a link only assumed HTTP/1.1 (see `multiplex.rs`) nothing is held until the session has
+//! shown it is silent (a task's poll due a whole interval after its last change, no push seen):
+//! the probe's held results would take the few connections a pushed end's `tasks/result` needs,
+//! and with pushes standing in for polls no status request would tell the link's version.
+//!
 //! Only a push on the session's own stream (the listening stream, the WebSocket, a request's
 //! stream other than a `tasks/result`) is evidence: one on a held result's stream would not come
 //! without the hold. The evidence belongs to one session: a new one starts without it.

@@ -329,7 +329,8 @@ impl Engine {
             Source::Push if steady => cadence::with_jitter_bound(cadence::floor(interval)),
             Source::Poll | Source::Push => {
                 let age = now.saturating_sub(entry.poll.since.get().unwrap_or(now));
-                let at = self.next_poll_at(now, task_id, age);
+                let pace = self.pace();
+                let at = (self.tasks).next_poll_at(now, task_id, age, pace, &mut self.rng);
                 at.saturating_sub(now)
             }
             Source::Other => return,
@@ -393,6 +394,12 @@ impl Engine {
             .set_earlier(Timer::Task(TaskTimer::Poll, e.slot), at);
     }
 
+    /// A catch-up poll, spread over the task's next interval (see `Registry::poll_spread`).
+    pub(crate) fn poll_spread(&mut self, now: Millis, task_id: &str) {
+        let pace = self.pace();
+        (self.tasks).poll_spread(now, task_id, pace, (&mut self.rng, &mut self.timers));
+    }
+
     /// One catch-up poll for every followed task (visible again, online again), spread over one
     /// interval: at most every 5 s.
     pub(crate) fn catch_up(&mut self, now: Millis) {
@@ -428,6 +435,7 @@ impl Engine {
         {
             return;
         }
+        self.poll_unpushed(now, &task_id);
         let Some(entry) = self.tasks.get_mut(&task_id) else {
             return;
         };
@@ -449,11 +457,7 @@ impl Engine {
             Ok(v) => match self.session.codec_any().map(|c| c.parse_get(v)) {
                 Some(Ok(task)) => task,
                 Some(Err(e)) => {
-                    let f = Failure::Transport {
-                        error: e.into(),
-                        status: None,
-                        retry_after: None,
-                    };
+                    let f = Failure::transport(e.into(), None, None);
                     return self.poll_failed(now, task_id, &f);
                 }
                 None => return,

@@ -6,13 +6,16 @@
 
 use crate::json::{json, Value};
 
-use crate::engine::api::{Cadence, CallOptions, End, Event, Input, Link, Millis, SendKey, SubId};
+use crate::engine::api::{
+    Cadence, CallOptions, Config, DialectChoice, End, Event, Input, Link, Millis, SendKey, SubId,
+};
+use crate::engine::requests::pool::DRAIN_MS;
 use crate::engine::Engine;
-use crate::protocol::model::Outcome;
+use crate::protocol::model::{Dialect, Outcome};
 use crate::testkit::{answer, drain, feed, head, Harness, T0};
 
 use crate::engine::tests::push::{
-    answer_working_now, completed_at, legacy_on, method_of, results_of, watching,
+    answer_working_now, completed, completed_at, legacy_on, method_of, results_of, watching,
 };
 
 /// The task of `sub`: its id, when the server created it and when it ends there.
@@ -313,6 +316,78 @@ fn on_the_latency_cadence_a_push_counts_as_the_poll_it_makes_needless() {
                 gets.iter().all(|at| *at >= ends),
                 "{id}: polled at {gets:?}, ends {ends}"
             );
+        }
+        assert!(h.violations.is_empty(), "{:?}", h.violations);
+    }
+}
+
+/// A legacy session on a link the browser did not name (assumed HTTP/1.1: six connections, the
+/// listening stream holding one) whose server pushes each running task's status every interval.
+fn hidden_link_pushing(seed: u64) -> Harness {
+    let cfg = Config {
+        dialect: DialectChoice::Legacy,
+        link: Link::Http1,
+        link_unseen: true,
+        cadence: Cadence::Latency,
+        request_timeout_ms: 5_000,
+        ..Config::default()
+    };
+    let mut h = Harness::with_config(cfg, Dialect::Legacy, seed);
+    h.latency = (2, 20);
+    h.pool = Some(6);
+    h.drain_ms = DRAIN_MS;
+    h.server.push = true;
+    h
+}
+
+/// Runs `h` for `ms`, its server pushing every interval a status of each task of `subs` (of
+/// `lens`) still running: when each subscription was done.
+fn run_pushing(h: &mut Harness, subs: &[SubId], lens: &[Millis], ms: Millis) -> Vec<Millis> {
+    let (start, mut step) = (h.now, 0);
+    let mut done = vec![Millis::MAX; subs.len()];
+    while h.now < start + ms {
+        h.run_for(2);
+        if h.now >= start + 1_000 * (step + 1) {
+            step += 1;
+            for (sub, ms) in subs.iter().zip(lens) {
+                let (id, _, ends) = task(h, *sub, *ms);
+                if h.now < ends {
+                    h.input(progress(&id, step as u32));
+                }
+            }
+        }
+        for (at, sub) in done.iter_mut().zip(subs) {
+            if *at == Millis::MAX && !h.dones(*sub).is_empty() {
+                *at = h.now;
+            }
+        }
+    }
+    done
+}
+
+#[test]
+fn on_a_hidden_link_a_pushing_server_s_ends_find_a_connection_for_their_results() {
+    for seed in 0..4 {
+        let mut h = hidden_link_pushing(700 + seed);
+        h.engine.list_tasks(h.now, None);
+        h.run_for(1_000);
+        // 20 tasks of 2–4 s created at once: more than the connections, so the link could be
+        // learnt; but held results would take the connections the pushed ends' results need.
+        let lens: Vec<Millis> = (0..20)
+            .map(|i| 2_000 + (i * 7_919 + seed * 131) % 2_000)
+            .collect();
+        let subs: Vec<SubId> = (lens.iter())
+            .map(|ms| h.call("job", json!({ "ms": ms })))
+            .collect();
+        let done = run_pushing(&mut h, &subs, &lens, 8_000);
+        for ((sub, ms), at) in subs.iter().zip(&lens).zip(&done) {
+            let (id, _, ends) = task(&h, *sub, *ms);
+            assert!(completed(&h, *sub), "seed {seed}: {id}");
+            assert!(
+                *at <= ends + 100,
+                "seed {seed}: {id} ends {ends}, done {at}"
+            );
+            assert_fetched_after_the_push(&h, &id, ends);
         }
         assert!(h.violations.is_empty(), "{:?}", h.violations);
     }
