@@ -146,7 +146,7 @@ pub enum Link {
 
 impl Link {
     /// Requests from a page: subject to CORS.
-    pub(crate) fn in_page(self) -> bool {
+    pub(super) fn in_page(self) -> bool {
         matches!(self, Link::Http1 | Link::Http2)
     }
 

@@ -9,10 +9,10 @@ macro_rules! counted_id {
 
         impl $name {
             /// The first id handed out.
-            pub(crate) const FIRST: $name = $name(1);
+            pub(super) const FIRST: $name = $name(1);
 
             /// Hands out this id and moves `self` on to the next one.
-            pub(crate) fn take_next(&mut self) -> $name {
+            pub(super) fn take_next(&mut self) -> $name {
                 let id = *self;
                 self.0 = self.0.wrapping_add(1);
                 id

@@ -74,7 +74,7 @@ impl Call {
     }
 
     /// The call became this task and its original request is still open.
-    pub(crate) fn became_task(&self, task_id: &str) -> bool {
+    pub(super) fn became_task(&self, task_id: &str) -> bool {
         DRAFT && self.became.as_deref() == Some(task_id) && self.req.is_some()
     }
 

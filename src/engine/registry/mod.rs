@@ -33,7 +33,7 @@ use phase::Phase;
 
 /// One tracked task.
 #[derive(Debug, Default)]
-pub(crate) struct TaskEntry {
+pub(super) struct TaskEntry {
     /// The entry's number (its timers are keyed by it).
     pub(crate) slot: Slot,
     /// Latest snapshot (`None` until the server said anything about it), shared with the
@@ -73,14 +73,14 @@ impl TaskEntry {
     }
 
     #[inline(never)]
-    pub(crate) fn server_interval(&self) -> Option<Millis> {
+    pub(super) fn server_interval(&self) -> Option<Millis> {
         self.snapshot.as_ref().and_then(|t| t.poll_interval_ms())
     }
 }
 
 /// What applying a snapshot changed.
 #[derive(Debug, Default)]
-pub(crate) struct Applied {
+pub(super) struct Applied {
     /// `Some((from, to))` when the status changed.
     transition: Option<(Option<TaskStatus>, TaskStatus)>,
     /// Anything a subscriber would see changed (status, message, ttl, interval, outcome, inputs).
@@ -128,7 +128,7 @@ fn deadline(t: &Known) -> Option<Millis> {
 /// by. A slot names exactly one tracked task, and is freed with it. A task's id is allocated once,
 /// shared by both maps (and by the subscriptions that follow the task).
 #[derive(Debug)]
-pub(crate) struct Registry {
+pub(super) struct Registry {
     /// In id order; boxed entries: the room a growth leaves free then costs a pointer each, not a
     /// whole entry.
     entries: SortedMap<Rc<str>, Box<TaskEntry>>,
@@ -175,7 +175,7 @@ impl Registry {
     }
 
     /// The slot the next new task gets (slots count up).
-    pub(crate) fn next_slot(&self) -> Slot {
+    pub(super) fn next_slot(&self) -> Slot {
         self.next_slot
     }
 
@@ -194,12 +194,12 @@ impl Registry {
     }
 
     /// The id of the task in `slot`.
-    pub(crate) fn id_at(&self, slot: Slot) -> Option<&str> {
+    pub(super) fn id_at(&self, slot: Slot) -> Option<&str> {
         self.slots.get(&slot).map(|id| &**id)
     }
 
     /// The entry of the task in `slot`.
-    pub(crate) fn at_mut(&mut self, slot: Slot) -> Option<&mut TaskEntry> {
+    fn at_mut(&mut self, slot: Slot) -> Option<&mut TaskEntry> {
         let id = self.slots.get(&slot)?;
         self.entries.get_mut(&**id).map(Box::as_mut)
     }

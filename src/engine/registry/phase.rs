@@ -41,7 +41,7 @@ impl Phase {
     }
 
     /// The server confirmed the task; `true` when this is news.
-    pub(crate) fn confirm(&mut self) -> bool {
+    pub(super) fn confirm(&mut self) -> bool {
         match self {
             Phase::Unconfirmed => *self = Phase::Running,
             Phase::LastPoll { confirmed } if !*confirmed => *confirmed = true,

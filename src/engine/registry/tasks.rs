@@ -46,7 +46,7 @@ pub(crate) enum Source {
 
 impl Engine {
     /// The entry of a task, created (with a fresh slot) when new: always `Some`.
-    pub(crate) fn task_entry(&mut self, task_id: &str) -> Option<&mut TaskEntry> {
+    pub(in crate::engine) fn task_entry(&mut self, task_id: &str) -> Option<&mut TaskEntry> {
         self.tasks.entry(task_id)
     }
 

@@ -13,7 +13,7 @@ use crate::collections::minheap::MinHeap;
 
 /// The timers every task has (keyed by the task's slot number, not its id: cheap to order).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum TaskTimer {
+pub(super) enum TaskTimer {
     /// Next status poll (or result fetch).
     Poll,
     /// The task's createdAt + ttl.
@@ -134,7 +134,7 @@ impl Key {
 /// time pop in no particular order (a task's poll before its deadline). Streams' resumptions
 /// (few, and keyed by a request id too wide for a key) wait in a list beside it.
 #[derive(Debug, Default)]
-pub(crate) struct Timers {
+pub(super) struct Timers {
     queue: MinHeap<(Millis, Key)>,
     due: IdMap<Key, Due>,
     resumes: Vec<(ReqId, Millis)>,
@@ -152,7 +152,7 @@ impl Timers {
     }
 
     /// Sets the timer unless it is already due earlier.
-    pub(crate) fn set_earlier(&mut self, timer: Timer, at: Millis) {
+    pub(super) fn set_earlier(&mut self, timer: Timer, at: Millis) {
         match self.get(&timer) {
             Some(old) if old <= at => {}
             _ => self.set(timer, at),
@@ -220,7 +220,7 @@ impl Timers {
 
     /// Removes and returns one timer due at or before `now` (at the same time, a resumption
     /// comes last).
-    pub(crate) fn pop_due(&mut self, now: Millis) -> Option<Timer> {
+    pub(super) fn pop_due(&mut self, now: Millis) -> Option<Timer> {
         match (self.queue.peek(), self.first_resume()) {
             (Some((at, key)), resume) if at <= now && resume.is_none_or(|(r, _)| at <= r) => {
                 // The key's first time when that is the one due, else its second.
@@ -238,7 +238,7 @@ impl Timers {
     }
 
     /// The timers due before `before`: the tasks' polls (and deadlines) first, by slot.
-    pub(crate) fn due_before(&self, before: Millis) -> Vec<Timer> {
+    pub(super) fn due_before(&self, before: Millis) -> Vec<Timer> {
         let mut due: Vec<Timer> = Vec::new();
         for (key, times) in self.due.iter() {
             for (which, at) in times.iter().enumerate() {
@@ -255,7 +255,7 @@ impl Timers {
         due
     }
 
-    pub(crate) fn clear_all(&mut self) {
+    pub(super) fn clear_all(&mut self) {
         *self = Timers::default();
     }
 
@@ -291,7 +291,7 @@ impl Timers {
 /// alignment): `Millis::MAX`, an instant no clock reaches, stands for none. Every tracked task
 /// keeps a few.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) struct MaybeAt(Millis);
+pub(super) struct MaybeAt(Millis);
 
 impl MaybeAt {
     const NONE: MaybeAt = MaybeAt(Millis::MAX);

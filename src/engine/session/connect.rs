@@ -66,7 +66,7 @@ impl Engine {
 
     /// The session is open in `c`'s dialect (see [`super::Session::ready`]): the host hears of
     /// it, the legacy GET stream opens, and what waited for the session goes.
-    pub(crate) fn become_ready(
+    pub(super) fn become_ready(
         &mut self,
         now: Millis,
         c: &'static dyn Codec,

@@ -40,7 +40,7 @@ impl Session {
     }
 
     /// The `initialized` notification awaits its answer.
-    pub(crate) fn awaits_initialized(&self) -> bool {
+    pub(super) fn awaits_initialized(&self) -> bool {
         self.initialized_pending.is_some()
     }
 }

@@ -53,7 +53,7 @@ pub(crate) struct Session {
     tasks: bool,
     /// What the server was seen to lack or do differently (the calls and the registry learn
     /// some of it too).
-    pub(crate) quirks: Quirks,
+    pub(super) quirks: Quirks,
     /// The server's `serverInfo` (modern: also from any response's `_meta`).
     server_info: Value,
     /// Connecting was refused for good (a forced dialect the server or the build does not
@@ -165,12 +165,12 @@ impl Session {
     }
 
     /// Whether the server offers tasks in this session.
-    pub(crate) fn offers_tasks(&self) -> bool {
+    pub(super) fn offers_tasks(&self) -> bool {
         self.tasks
     }
 
     /// The server's declared capabilities.
-    pub(crate) fn server_caps(&self) -> &Value {
+    pub(super) fn server_caps(&self) -> &Value {
         &self.server_caps
     }
 
@@ -185,12 +185,12 @@ impl Session {
     }
 
     /// Asking for a task changes the request in this dialect.
-    pub(crate) fn augments(&self) -> bool {
+    pub(super) fn augments(&self) -> bool {
         self.augments
     }
 
     /// The dialect fetches outcomes with `tasks/result` (modern carries them inline).
-    pub(crate) fn fetches_results(&self) -> bool {
+    pub(super) fn fetches_results(&self) -> bool {
         self.fetches_results
     }
 
@@ -205,17 +205,17 @@ impl Session {
     }
 
     /// The (WebSocket) link is down.
-    pub(crate) fn link_down(&self) -> bool {
+    pub(super) fn link_down(&self) -> bool {
         self.link_down
     }
 
     /// The (WebSocket) link went down.
-    pub(crate) fn link_lost(&mut self) {
+    fn link_lost(&mut self) {
         self.link_down = true;
     }
 
     /// The (WebSocket) link is up: whether it had been down.
-    pub(crate) fn link_back(&mut self) -> bool {
+    fn link_back(&mut self) -> bool {
         std::mem::take(&mut self.link_down)
     }
 
@@ -230,21 +230,21 @@ impl Session {
     }
 
     /// Drops the waiting requests `gone` says are no longer wanted.
-    pub(crate) fn drop_waiting(&mut self, gone: impl Fn(&Purpose) -> bool) {
+    pub(super) fn drop_waiting(&mut self, gone: impl Fn(&Purpose) -> bool) {
         keep_waiting(&mut self.queue, &mut |p| !gone(p));
     }
 
-    pub(crate) fn is_ready(&self) -> bool {
+    pub(super) fn is_ready(&self) -> bool {
         self.phase == Phase::Ready
     }
 
     /// The codec, when requests can go out now.
-    pub(crate) fn ready_codec(&self) -> Option<&'static dyn Codec> {
+    pub(super) fn ready_codec(&self) -> Option<&'static dyn Codec> {
         self.codec.filter(|_| self.is_ready())
     }
 
     /// The codec in use, also while re-initializing (to read late answers).
-    pub(crate) fn codec_any(&self) -> Option<&'static dyn Codec> {
+    pub(super) fn codec_any(&self) -> Option<&'static dyn Codec> {
         self.codec
     }
 
@@ -267,13 +267,13 @@ impl Session {
     /// Headers for the `DELETE` that ends a legacy HTTP session, if there is one.
     /// Continues a session another engine opened with `initialize`: its protocol version and
     /// session id (the server knows this client already: no handshake is sent).
-    pub(crate) fn continue_handshake(&mut self, protocol_version: &str, session_id: Option<&str>) {
+    fn continue_handshake(&mut self, protocol_version: &str, session_id: Option<&str>) {
         self.handshake = true;
         self.protocol_version = protocol_version.to_owned();
         self.session_id = session_id.filter(|s| !s.is_empty()).map(str::to_owned);
     }
 
-    pub(crate) fn end_session_headers(&self) -> Option<Vec<(String, String)>> {
+    pub(super) fn end_session_headers(&self) -> Option<Vec<(String, String)>> {
         (self.handshake && self.session_id.is_some()).then(|| self.session_headers())
     }
 }
@@ -321,17 +321,17 @@ impl Session {
     }
 
     /// A request carrying `Mcp-Method` got an HTTP response: no CORS allow-list refuses it.
-    pub(crate) fn method_header_passed(&mut self) {
+    pub(super) fn method_header_passed(&mut self) {
         self.method_header_passes = true;
     }
 
     /// Requests carrying the 2026-07-28 headers got no HTTP response while others did.
-    pub(crate) fn modern_headers_refused(&self) -> bool {
+    pub(super) fn modern_headers_refused(&self) -> bool {
         self.reached && !self.method_header_passes
     }
 
     /// The probe got no response in a page while requests without `Mcp-Method` got one.
-    pub(crate) fn probe_refused(&self) -> bool {
+    pub(super) fn probe_refused(&self) -> bool {
         self.probe_unreached && !self.method_header_passes
     }
 
@@ -480,7 +480,7 @@ impl Session {
     }
 
     /// Forgets every waiting request.
-    pub(crate) fn clear_waiting(&mut self) {
+    pub(super) fn clear_waiting(&mut self) {
         self.queue.clear();
     }
 }

@@ -83,7 +83,7 @@ pub(super) fn offers_tasks(caps: &Value) -> bool {
     caps.get("tasks").is_some_and(Value::is_object)
 }
 
-pub(crate) fn has_tasks_extension(caps: &Value) -> bool {
+pub(super) fn has_tasks_extension(caps: &Value) -> bool {
     caps.get("extensions")
         .and_then(|e| e.get(TASKS_EXTENSION))
         .is_some()
