@@ -7,16 +7,24 @@
 //!
 //! A browser gives an origin's HTTP/1.1 connections to requests in the order they were made. So
 //! a status request made after six streams that still hold theirs (held results, made before it;
-//! the listening stream once its head came) can only be answered over a seventh: if its head
+//! the listening stream, asked for before it) can only be answered over a seventh: if its head
 //! comes and none of the six ends within [`REPORT_LAG_MS`] after (an end the page reports late
 //! happened before the head), the link multiplexes. It becomes `Link::Http2`: no connection
 //! model, the HTTP/2 budget, every running task holds its result. If instead such a request has
 //! no head for [`STALL_MS`] while the six stay open (over HTTP/2 a status request is answered in
-//! milliseconds), it waits in the browser's queue: the link is HTTP/1.1 for good, and the held
-//! results beyond [`KEPT_ON_HTTP1`] close (tasks waiting for input keep theirs), their tasks
-//! polled: a connection frees at once, and the results kept are not asked twice. A late report
-//! or a slow server never proves HTTP/2; at worst they prove HTTP/1.1, the assumption the client
-//! had.
+//! milliseconds), it waits in the browser's queue: the link is HTTP/1.1 for good, with its tight
+//! budget. A late report or a slow server never proves HTTP/2; at worst they prove HTTP/1.1, the
+//! assumption the client had.
+//!
+//! Found HTTP/1.1 (or out of time), the probe closes nothing: each held result the browser was
+//! given may have reached the server, a server may consume a task when it answers its result,
+//! and closing the stream does not always stop that answer (a proxy on the way keeps its own
+//! request to the server open): a closed result could be lost for good. Nor is any held result
+//! safe to close by its task's state: a task still running is answered once it ends, and one
+//! that ended is answered at once. So the held results stay open and bring their tasks' ends;
+//! no running task holds a new one, and results queued for a slot do not go out (their tasks
+//! keep the polls on their creation grid they never left). The cost is bounded and paid once
+//! per server: until the held tasks end, their connections are not free for polls.
 
 use crate::engine::api::{Link, Millis, SendKey};
 
@@ -25,13 +33,10 @@ use crate::engine::api::{Link, Millis, SendKey};
 pub(super) const REPORT_LAG_MS: Millis = 500;
 /// A status request made behind six open streams and unanswered this long waits in the browser
 /// (a loaded page or server answers an HTTP/2 request in hundreds of ms; concluding HTTP/1.1
-/// from one is safe, but loses the held results for the server's life in the page).
+/// from one is safe, but gives up held results for the server's life in the page).
 pub(crate) const STALL_MS: Millis = 500;
 /// A probe undecided this long after it started ends as HTTP/1.1 (the assumption).
 pub(crate) const PROBE_MS: Millis = 10_000;
-/// Held results of running tasks a link found HTTP/1.1 keeps: below its budget of 3, a slot stays
-/// free for a task waiting for input.
-pub(crate) const KEPT_ON_HTTP1: usize = 2;
 
 #[derive(Debug, Default)]
 pub(crate) struct Probe {
@@ -54,8 +59,8 @@ impl Probe {
         self.witnesses.push(key);
     }
 
-    /// A status request went to the browser at `now`: armed when the witnesses and the flowing
-    /// listening stream (`listening`) hold all `connections`.
+    /// A status request went to the browser at `now`: armed when the witnesses and the listening
+    /// stream (`listening`) hold all `connections`.
     pub(super) fn made(&mut self, now: Millis, key: SendKey, listening: bool, connections: usize) {
         if self.witnesses.len() + usize::from(listening) >= connections {
             self.armed.push((key, now));

@@ -2,7 +2,7 @@
 //! handed to the driver as the browser's connections allow (`pool.rs`, `backlog.rs`),
 //! the link's HTTP version learnt (`multiplex.rs`), the legacy GET stream (`standalone.rs`), and when a status request may go from its task's poll state (`cadence.rs`).
 
-use super::multiplex::{Probe, KEPT_ON_HTTP1};
+use super::multiplex::Probe;
 use super::pool::HANDED_CAP;
 use super::standalone::Want;
 use super::PROBE_TIMEOUT_MS;
@@ -505,16 +505,20 @@ impl Engine {
     }
 
     /// The budget of held results on this link: while it is only assumed HTTP/1.1, the probe's
-    /// once it started, the tight HTTP/1.1 budget before.
+    /// once it started (the connections the listening stream leaves: none waits in the
+    /// browser's queue, to hold a connection later), the tight HTTP/1.1 budget before.
     pub(crate) fn link_budget(&self) -> usize {
         match self.cfg.link.connections() {
-            Some(connections) if self.cfg.link_unseen && self.probe.started() => connections,
+            Some(connections) if self.cfg.link_unseen && self.probe.started() => {
+                connections - usize::from(self.pool.listens())
+            }
             _ => self.cfg.link.result_budget(),
         }
     }
 
     /// A task was tracked: with more tasks than connections on a link only assumed HTTP/1.1 and
-    /// results to hold, the probe starts (once), and the running tasks followed hold theirs.
+    /// results to hold, the probe starts (once), and the running tasks followed hold theirs, the
+    /// oldest first (likely the first to end, and to give back a connection the probe holds).
     pub(crate) fn probe_start(&mut self, now: Millis) {
         let Some(connections) = self.cfg.link.connections().filter(|_| self.cfg.link_unseen) else {
             return;
@@ -528,7 +532,9 @@ impl Engine {
             self.probe.unstart();
             return;
         }
-        for task_id in self.tasks.followed() {
+        let mut followed = self.tasks.followed();
+        followed.sort_by_key(|t| self.tasks.get(t).and_then(|e| e.poll.since.get()));
+        for task_id in followed {
             self.hold_again(now, &task_id);
         }
     }
@@ -543,8 +549,7 @@ impl Engine {
         match n.and_then(|n| self.reqs.purpose(n)) {
             Some(Purpose::Result(_)) => self.probe.witness(key),
             Some(Purpose::Get(_)) => {
-                let listening = self.standalone.is_flowing();
-                self.probe.made(now, key, listening, connections);
+                self.probe.made(now, key, self.pool.listens(), connections);
             }
             _ => {}
         }
@@ -565,7 +570,8 @@ impl Engine {
         }
         match self.probe.verdict(now) {
             Some(Link::Http2) => self.link_multiplexes(now),
-            Some(_) => self.link_is_http1(now),
+            // HTTP/1.1 for good: see `multiplex.rs` for why the held results stay open.
+            Some(_) => self.link_seen(),
             None => {}
         }
     }
@@ -579,29 +585,6 @@ impl Engine {
         self.fill_result_slots(now);
         for task_id in self.tasks.followed() {
             self.hold_again(now, &task_id);
-        }
-    }
-
-    /// HTTP/1.1 for good: held results beyond [`KEPT_ON_HTTP1`] close (tasks waiting for input
-    /// keep theirs), and their tasks are polled.
-    fn link_is_http1(&mut self, now: Millis) {
-        self.link_seen();
-        if self.holds_running() {
-            return;
-        }
-        let mut kept = 0;
-        for task_id in self.tasks.followed() {
-            if self.may_hold(&task_id) {
-                continue;
-            }
-            let held = (self.tasks.get(&task_id)).is_some_and(|e| e.result.req().is_some());
-            if held && kept < KEPT_ON_HTTP1 {
-                kept += 1;
-            } else if held {
-                self.close_held_result(&task_id);
-                self.drop_result(&task_id);
-                self.poll_soon(now, &task_id);
-            }
         }
     }
 
