@@ -145,6 +145,11 @@ pub enum Link {
 }
 
 impl Link {
+    /// Requests from a page: subject to CORS.
+    pub(crate) fn in_page(self) -> bool {
+        matches!(self, Link::Http1 | Link::Http2)
+    }
+
     /// Connections a browser opens to one origin when every open request holds one (`None`:
     /// requests share a connection or a socket, no limit worth modelling).
     pub fn connections(self) -> Option<usize> {

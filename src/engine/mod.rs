@@ -533,7 +533,7 @@ impl Engine {
         for op in self.open_ops() {
             self.reply(op, Err(closed_error()));
         }
-        self.stop_standalone();
+        (self.standalone).stop(&mut self.pool, &mut self.timers, &mut self.out);
         if let Some(headers) = self.session.end_session_headers().filter(|_| end_session) {
             self.out.push_back(Output::EndSession { headers });
         }
@@ -553,6 +553,14 @@ impl Engine {
     }
 
     // ----- shared helpers -----
+
+    /// How polls are paced now.
+    fn pace(&self) -> registry::pace::Pace {
+        registry::pace::Pace {
+            cadence: self.cfg.cadence,
+            visible: self.visible,
+        }
+    }
 
     fn emit(&mut self, event: Event) {
         self.out.push_back(Output::Event(event));
@@ -637,7 +645,7 @@ impl Engine {
         while let Some(n) = self.reqs.pop_timeout(now) {
             self.on_timeout(now, n);
         }
-        self.respace_after_leap(now);
+        (self.tasks).respace_after_leap(now, self.visible, (&mut self.rng, &mut self.timers));
         #[cfg(feature = "receiver")]
         self.with_hosted(|hosted, fx| hosted.expire_due(now, fx));
         while let Some(timer) = self.timers.pop_due(now) {

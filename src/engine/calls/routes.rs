@@ -10,10 +10,9 @@ use crate::json::json;
 use crate::protocol::dialect::{CallReply, Codec, Outgoing, TaskNotice};
 use crate::protocol::jsonrpc::{codes, Id, Message, RpcError};
 use crate::protocol::model::{InputRequest, Outcome, Task, TaskStatus};
-use crate::protocol::tool_headers::tool_param_headers;
 
 use super::inputs::{Answered, Origin, HOST_METHODS};
-use super::tools::{self, Attempt, Page, Support};
+use super::tools::{self, Attempt, Page};
 use super::{names_tasks, Call};
 use crate::engine::api::{
     Augment, CallOptions, ClientError, End, ErrorKind, Event, InputId, Millis, Output, SendKey,
@@ -55,11 +54,7 @@ impl Engine {
             ),
             Ok(Page::Done(all)) => self.tools_settled(now, Ok(all), true),
             Err(error) => {
-                let f = Failure::Transport {
-                    error,
-                    status: None,
-                    retry_after: None,
-                };
+                let f = Failure::transport(error, None, None);
                 self.tools_error(now, &f);
             }
         }
@@ -188,7 +183,7 @@ impl Engine {
     fn resume_polls(&mut self, now: Millis, tasks: SortedSet<String>) {
         for t in tasks.iter() {
             if !self.listen.pushes(t) {
-                self.poll_spread(now, t);
+                (self.tasks).poll_spread(now, t, self.pace(), (&mut self.rng, &mut self.timers));
             }
         }
     }
@@ -312,13 +307,7 @@ impl Engine {
             .codec_any()
             .and_then(|c| c.related_task(&params));
         // Without related-task `_meta`, the stream it came on may tell (a `tasks/result` stream).
-        let by_stream = via
-            .and_then(|k| self.reqs.id_of(k))
-            .and_then(|n| self.reqs.purpose(n))
-            .and_then(|p| match p {
-                Purpose::Result(t) => Some(t.clone()),
-                _ => None,
-            });
+        let by_stream = via.and_then(|k| self.reqs.result_task(k)).cloned();
         let request = InputRequest {
             key: id.text(),
             method: method.to_owned(),
@@ -479,7 +468,7 @@ impl Engine {
                 subscription,
                 task_ids,
             }) => {
-                let n = (subscription.and_then(|id| self.route(&id)))
+                let n = (subscription.and_then(|id| self.reqs.route(&id)))
                     .or_else(|| via.and_then(|k| self.reqs.id_of(k)));
                 self.on_listen_ack(now, n, task_ids);
             }
@@ -551,14 +540,10 @@ impl Engine {
                 ClientError::new(ErrorKind::Protocol, "the dialect cannot retry this request"),
             );
         };
-        if let Some(schema) = tool.as_deref().and_then(|n| self.tools.input_schema(n)) {
-            let args = call.params.get("arguments").unwrap_or(&Value::Null);
-            match tool_param_headers(schema, args) {
+        if let Some(tool) = tool.as_deref() {
+            match self.tools.param_headers(tool, &call.params) {
                 Ok(h) => out.headers.extend(h),
-                Err(e) => {
-                    return self
-                        .call_failed(c, ClientError::new(ErrorKind::InvalidInput, e.message()))
-                }
+                Err(e) => return self.call_failed(c, e),
             }
         }
         let names = augment
@@ -586,22 +571,8 @@ impl Engine {
             error.message = ["deleteOnDone: ", &error.message].concat();
             return Err(error);
         }
-        let support: Option<Support> = tool.map(|n| self.tools.support(n));
-        let offers_tasks = self.session.offers_tasks();
-        if !offers_tasks && tools::needs_task(support, call.opts.augment) {
-            return Err(ClientError::new(
-                ErrorKind::Unsupported,
-                "this call needs a task and the server offers no tasks",
-            ));
-        }
-        let caps = tools::effective_caps(self.session.server_caps(), names_tasks(codec));
-        tools::decide(
-            &caps,
-            self.session.protocol_version(),
-            support,
-            call.opts.augment,
-            self.session.augments() && offers_tasks,
-        )
+        let names = names_tasks(codec);
+        (self.tools).augment(tool, call.opts.augment, &self.session, names)
     }
 
     pub(crate) fn on_call_reply(&mut self, now: Millis, c: CallId, n: ReqId, res: Answer) {

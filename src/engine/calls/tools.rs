@@ -25,6 +25,8 @@ use crate::engine::api::{Augment, ClientError, ErrorKind, Millis, OpId};
 use crate::engine::requests::Failure;
 use crate::engine::scheduler::cadence;
 use crate::engine::scheduler::rng::Rng;
+use crate::engine::session::Session;
+use crate::protocol::tool_headers::tool_param_headers;
 
 /// The protocol version from which tools declare `execution.taskSupport`.
 const TOOL_LEVEL_SUPPORT_SINCE: &str = "2025-11-25";
@@ -78,8 +80,42 @@ impl Tools {
         }
     }
 
-    pub(super) fn input_schema(&self, name: &str) -> Option<&Value> {
-        self.by_name.get(name)?.get("inputSchema")
+    /// The request headers that carry tool `name`'s arguments (of the call's `params`) its
+    /// input schema marks for them (none for a tool not listed).
+    pub(super) fn param_headers(
+        &self,
+        name: &str,
+        params: &Value,
+    ) -> Result<Vec<(String, String)>, ClientError> {
+        let Some(schema) = self.by_name.get(name).and_then(|t| t.get("inputSchema")) else {
+            return Ok(Vec::new());
+        };
+        let args = params.get("arguments").unwrap_or(&Value::Null);
+        tool_param_headers(schema, args)
+            .map_err(|e| ClientError::new(ErrorKind::InvalidInput, e.message()))
+    }
+
+    /// Whether a call (of `tool`, for `tools/call`) with the caller's `choice` goes out
+    /// task-augmented in `session` (`names`: its dialect names tasks); an error when it cannot
+    /// go out at all (it needs what the server does not offer).
+    pub(super) fn augment(
+        &self,
+        tool: Option<&str>,
+        choice: Augment,
+        session: &Session,
+        names: bool,
+    ) -> Result<bool, ClientError> {
+        let support = tool.map(|n| self.support(n));
+        let offers_tasks = session.offers_tasks();
+        if !offers_tasks && needs_task(support, choice) {
+            return Err(ClientError::new(
+                ErrorKind::Unsupported,
+                "this call needs a task and the server offers no tasks",
+            ));
+        }
+        let caps = effective_caps(session.server_caps(), names);
+        let augments = session.augments() && offers_tasks;
+        decide(&caps, session.protocol_version(), support, choice, augments)
     }
 
     /// The tools list changed on the server: fetch again before the next call.
@@ -112,7 +148,7 @@ pub(super) fn augmentable(method: &str) -> bool {
 /// The capabilities `decide` reads. Where the requestor names tasks (draft), a server that
 /// declares no `tasks` at all is taken to accept task-augmented `tools/call`: the draft's first
 /// revision had no declaration, and a receiver without task support ignores the name and answers.
-pub(super) fn effective_caps(server_caps: &Value, names_tasks: bool) -> Cow<'_, Value> {
+fn effective_caps(server_caps: &Value, names_tasks: bool) -> Cow<'_, Value> {
     let undeclared = server_caps.get("tasks").is_none_or(Value::is_null);
     if !(names_tasks && undeclared) {
         return Cow::Borrowed(server_caps);
@@ -134,12 +170,12 @@ fn refused(msg: &str) -> ClientError {
 }
 
 /// The caller or the tool insists on a task.
-pub(super) fn needs_task(support: Option<Support>, choice: Augment) -> bool {
+fn needs_task(support: Option<Support>, choice: Augment) -> bool {
     choice == Augment::Always || (support == Some(Support::Required) && choice != Augment::Never)
 }
 
 /// Whether to ask for a task; `support` is `None` for requests other than `tools/call`.
-pub(super) fn decide(
+fn decide(
     server_caps: &Value,
     protocol_version: &str,
     support: Option<Support>,

@@ -8,6 +8,7 @@ mod fetch;
 pub(super) mod iso8601;
 pub(crate) mod known;
 pub(super) mod lifecycle;
+pub(super) mod pace;
 pub(super) mod phase;
 pub(super) mod pushed;
 mod race;

@@ -329,7 +329,8 @@ impl Engine {
             Source::Push if steady => cadence::with_jitter_bound(cadence::floor(interval)),
             Source::Poll | Source::Push => {
                 let age = now.saturating_sub(entry.poll.since.get().unwrap_or(now));
-                let at = self.next_poll_at(now, task_id, age);
+                let pace = self.pace();
+                let at = (self.tasks).next_poll_at(now, task_id, age, pace, &mut self.rng);
                 at.saturating_sub(now)
             }
             Source::Other => return,
@@ -407,7 +408,7 @@ impl Engine {
         }
         self.last_catch_up = Some(now);
         for t in self.tasks.followed() {
-            self.poll_spread(now, &t);
+            (self.tasks).poll_spread(now, &t, self.pace(), (&mut self.rng, &mut self.timers));
         }
     }
 
@@ -449,11 +450,7 @@ impl Engine {
             Ok(v) => match self.session.codec_any().map(|c| c.parse_get(v)) {
                 Some(Ok(task)) => task,
                 Some(Err(e)) => {
-                    let f = Failure::Transport {
-                        error: e.into(),
-                        status: None,
-                        retry_after: None,
-                    };
+                    let f = Failure::transport(e.into(), None, None);
                     return self.poll_failed(now, task_id, &f);
                 }
                 None => return,

@@ -5,19 +5,20 @@ pub(super) mod accepted;
 pub(super) mod backlog;
 pub(super) mod encoded;
 pub(super) mod multiplex;
-pub(super) mod outgoing;
 pub(super) mod pending;
 pub(super) mod pool;
 pub(super) mod resume;
-pub(super) mod routing;
+pub(super) mod router;
 pub(super) mod standalone;
 pub(super) mod unreached;
 pub(super) mod unreadable;
 
 use super::ids::CallId;
-use crate::protocol::jsonrpc::RpcError;
+use crate::json::digits::decimal;
+use crate::protocol::dialect::{cursor_params, Codec, Outgoing, SessionInfo};
+use crate::protocol::jsonrpc::{Id, RpcError};
 
-use super::api::{ClientError, ErrorKind, InputId, Millis, OpId};
+use super::api::{ClientError, ErrorKind, InputId, Millis, OpId, TransportError};
 
 /// Why a request was sent; decides where its answer goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,8 +64,16 @@ impl Purpose {
         }
     }
 
-    fn times_out(&self) -> bool {
-        !matches!(self, Purpose::Result(_) | Purpose::Listen)
+    /// When a request for it sent `now` times out (`after`: the request timeout; `over`: a
+    /// result's task is over, so it answers at once and times out like any request).
+    fn timeout_at(&self, now: Millis, after: Millis, over: bool) -> Option<Millis> {
+        let (times_out, timeout) = match self {
+            Purpose::Result(_) => (over, after),
+            Purpose::Listen => (false, after),
+            Purpose::Probe => (true, PROBE_TIMEOUT_MS.min(after)),
+            _ => (true, after),
+        };
+        times_out.then(|| now.saturating_add(timeout))
     }
 
     /// Its response stream may be resumed after a break (a listening stream is re-opened instead).
@@ -78,6 +87,23 @@ impl Purpose {
             self,
             Purpose::Probe | Purpose::Get(_) | Purpose::List { .. } | Purpose::Tools { .. }
         )
+    }
+
+    /// This request in dialect `codec` for session `si` (`origin`: the request that created the
+    /// task a cancel names): `None` when the dialect has no such request. For the requests the
+    /// dialect builds from the purpose alone (not calls, answers, polls, the handshake, `listen`).
+    fn build(&self, codec: &dyn Codec, si: &SessionInfo, origin: Option<&Id>) -> Option<Outgoing> {
+        match self {
+            Purpose::Result(t) => codec.build_result(si, t),
+            Purpose::List { cursor, .. } => codec.build_list(si, cursor.as_deref()),
+            Purpose::Tools { cursor } => {
+                let params = cursor_params(cursor.as_deref());
+                Some(codec.build_request(si, "tools/list", params, None))
+            }
+            Purpose::Cancel { task_id, .. } => Some(codec.build_cancel(si, task_id, origin)),
+            Purpose::Delete { task_id, .. } => codec.build_delete(si, task_id),
+            _ => None,
+        }
     }
 }
 
@@ -106,6 +132,49 @@ pub(crate) enum Failure {
 }
 
 impl Failure {
+    /// A transport failure: `error`, with the HTTP status and `Retry-After` it came with.
+    pub(crate) fn transport(
+        error: ClientError,
+        status: Option<u16>,
+        retry_after: Option<Millis>,
+    ) -> Failure {
+        Failure::Transport {
+            error,
+            status,
+            retry_after,
+        }
+    }
+
+    /// A response stream that ended without its answer: `error` says how it failed (`None`: it
+    /// ended cleanly), `status` is the HTTP status it had, `retry_after` its head's;
+    /// `unreached` says what the runtime's word means when no response came at all.
+    fn stream_ended(
+        error: Option<&TransportError>,
+        status: Option<u16>,
+        retry_after: Option<Millis>,
+        unreached: impl FnOnce(&str) -> String,
+    ) -> Failure {
+        let message = match (error, status) {
+            (Some(e), None) if e.unreached => unreached(&e.message),
+            (Some(e), _) => e.message.clone(),
+            (None, Some(s)) => {
+                ["HTTP ", &decimal(s.into()), " without a JSON-RPC response"].concat()
+            }
+            (None, None) => "the response stream ended without a response".to_owned(),
+        };
+        #[cfg(feature = "oauth")]
+        let kind = match error.is_some_and(|e| e.unauthorized) {
+            true => ErrorKind::Unauthorized,
+            false => ErrorKind::Transport,
+        };
+        #[cfg(not(feature = "oauth"))]
+        let kind = ErrorKind::Transport;
+        let mut client = ClientError::new(kind, message);
+        client.http_status = status;
+        let retry_after = error.and_then(|e| e.retry_after_ms).or(retry_after);
+        Failure::transport(client, status, retry_after)
+    }
+
     pub(crate) fn client_error(&self) -> ClientError {
         match self {
             Failure::Rpc(e) | Failure::Rejected { error: e, .. } => e.clone().into(),

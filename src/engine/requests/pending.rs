@@ -4,11 +4,14 @@
 use super::resume::{resume_delay, StreamPos, MAX_RESUMES};
 use crate::collections::fifo::Fifo;
 use crate::collections::idmap::IdMap;
-use crate::engine::api::{Millis, SendKey};
+use crate::engine::api::{Millis, Output, SendKey};
 use crate::engine::ids::ReqId;
 use crate::engine::requests::Purpose;
 use crate::engine::scheduler::rng::Rng;
 use crate::engine::scheduler::{Timer, Timers};
+use crate::engine::session::absent::METHOD_NOT_FOUND;
+use crate::protocol::find;
+use crate::protocol::jsonrpc::{Id, RpcError};
 
 /// A request awaiting its answer.
 #[derive(Debug)]
@@ -54,6 +57,32 @@ impl Pending {
             accepted: false,
         }
     }
+
+    /// An `error` answering it means its session is gone: HTTP 404 on a request that carried a
+    /// session id, unless the error says the method is missing.
+    pub(super) fn session_gone(&self, error: &RpcError) -> bool {
+        self.sessioned && self.http_status == Some(404) && error.code != METHOD_NOT_FOUND
+    }
+
+    /// An id-less `error` on its stream means its session is gone: on a request that carried a
+    /// session id, a 404, or a 400 saying the session is unknown (unless the error says the
+    /// method is missing).
+    pub(super) fn refused_for_session(&self, error: &RpcError) -> bool {
+        self.sessioned
+            && error.code != METHOD_NOT_FOUND
+            && match self.http_status {
+                Some(404) => true,
+                Some(400) => names_dead_session(&error.message),
+                _ => false,
+            }
+    }
+}
+
+/// An error message saying the request's session is unknown (servers answer a dead session with
+/// 400 as well as 404: "No valid session ID provided", "Server not initialized"…).
+fn names_dead_session(message: &str) -> bool {
+    let m = message.to_ascii_lowercase();
+    find(&m, "session").is_some() || find(&m, "not initialized").is_some()
 }
 
 /// Why a request is a resend: after an HTTP 401 (a second one fails it), after a DPoP nonce
@@ -126,6 +155,38 @@ impl Requests {
         self.pending.contains_key(&n)
     }
 
+    /// The pending request a response's JSON-RPC `id` answers.
+    pub(crate) fn route(&self, id: &Id) -> Option<ReqId> {
+        let n = ReqId(
+            u64::try_from(match id {
+                Id::Number(n) => *n,
+                Id::String(s) => crate::json::parse_i64(s)?,
+            })
+            .ok()?,
+        );
+        self.is_pending(n).then_some(n)
+    }
+
+    /// A message other than the answer arrived on transmission `key`'s stream: a finished task's
+    /// `tasks/result` that still talks is not stalled (its timeout runs `after` from `now`).
+    pub(super) fn talks(&mut self, key: SendKey, now: Millis, after: Millis) {
+        let Some(n) = self.id_of(key) else {
+            return;
+        };
+        let result = matches!(self.purpose(n), Some(Purpose::Result(_)));
+        if result && self.has_timeout(n) {
+            self.arm_timeout(n, now.saturating_add(after));
+        }
+    }
+
+    /// The task whose `tasks/result` transmission `key` carries.
+    pub(crate) fn result_task(&self, key: SendKey) -> Option<&String> {
+        match self.purpose(self.id_of(key)?)? {
+            Purpose::Result(t) => Some(t),
+            _ => None,
+        }
+    }
+
     /// What request `n` is for, while it is pending.
     pub(crate) fn purpose(&self, n: ReqId) -> Option<&Purpose> {
         self.pending.get(&n).map(|p| &p.purpose)
@@ -145,7 +206,7 @@ impl Requests {
     }
 
     /// The pending request ids, in allocation order.
-    pub(super) fn ids(&self) -> Vec<ReqId> {
+    pub(crate) fn ids(&self) -> Vec<ReqId> {
         let mut ids = Vec::with_capacity(self.pending.len());
         ids.extend(self.pending.keys());
         ids
@@ -166,13 +227,21 @@ impl Requests {
         Some(n)
     }
 
-    /// Request `n` goes on in transmission `key`, a `GET` resuming its stream.
-    pub(super) fn resumed_on(&mut self, n: ReqId, key: SendKey) {
-        if let Some(p) = self.pending.get_mut(&n) {
-            p.key = key;
-            p.stream.resumed = true;
-            self.keys.insert(key, Carried::Request(n));
-        }
+    /// Request `n` goes on in a new transmission, a `GET` resuming its stream from the last
+    /// event id (with the session's `headers`): its output. `None` when the request is over or
+    /// its stream had no event id.
+    pub(crate) fn resume(&mut self, n: ReqId, headers: Vec<(String, String)>) -> Option<Output> {
+        let key = self.key();
+        let p = self.pending.get_mut(&n)?;
+        let last_event_id = p.stream.last_event_id.clone()?;
+        p.key = key;
+        p.stream.resumed = true;
+        self.keys.insert(key, Carried::Request(n));
+        Some(Output::Resume {
+            key,
+            headers,
+            last_event_id,
+        })
     }
 
     /// A one-way input answer about `task_id` went out on `key`; its delivery is unconfirmed.

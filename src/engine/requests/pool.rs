@@ -11,9 +11,12 @@
 //! a transmission the model still queues proves it got through.
 
 use super::backlog::{Backlog, Kept};
+use super::pending::Requests;
+use super::Purpose;
 use crate::collections::fifo::Fifo;
 use crate::collections::idmap::IdSet;
-use crate::engine::api::{Millis, SendKey};
+use crate::engine::api::{Millis, SendKey, Transmit};
+use crate::engine::ids::ReqId;
 
 /// How long a browser drains an aborted response before it frees the connection (Chromium: 5 s).
 pub(crate) const DRAIN_MS: Millis = 5_000;
@@ -73,6 +76,45 @@ impl Pool {
         self.cap.is_some() && (!self.backlog.is_empty() || self.handed() >= HANDED_CAP)
     }
 
+    /// Whether a status poll falling due now waits in the engine: the browser holds
+    /// [`HANDED_CAP`] with the `queued` outputs on their way to it, or others wait already.
+    pub(super) fn keeps_poll(&self, queued: usize) -> bool {
+        self.keeps() || (self.cap.is_some() && self.handed() + queued >= HANDED_CAP)
+    }
+
+    /// Keeps transmission `t` in the engine until the browser has room; its request's timeout
+    /// waits with it.
+    pub(super) fn keep(&mut self, t: Transmit, reqs: &mut Requests) {
+        let request = reqs.id_of(t.key);
+        if let Some(n) = request {
+            reqs.wait_for_connection(n);
+        }
+        let poll = request
+            .and_then(|n| reqs.get(n))
+            .is_some_and(|p| matches!(p.purpose, Purpose::Get(_)));
+        self.backlog.push(t, poll);
+    }
+
+    /// Transmission `key` goes to the browser: it takes a connection, or waits for one (its
+    /// request's timeout with it). The request that got one at once: its timeout starts now,
+    /// `after` long.
+    pub(super) fn hand(
+        &mut self,
+        now: Millis,
+        key: SendKey,
+        reqs: &mut Requests,
+        after: Millis,
+    ) -> Option<ReqId> {
+        let waits = !self.transmitted(key);
+        let n = reqs.id_of(key)?;
+        if waits {
+            reqs.wait_for_connection(n);
+            return None;
+        }
+        reqs.connected(n, now, after);
+        Some(n)
+    }
+
     /// The next kept transmission, once the browser has room for it.
     pub(super) fn release(&mut self) -> Option<Kept> {
         if self.handed() < HANDED_CAP {
@@ -83,7 +125,7 @@ impl Pool {
     }
 
     /// A transmission was handed to the browser; `false`: it waits for a connection.
-    pub(super) fn transmitted(&mut self, key: SendKey) -> bool {
+    fn transmitted(&mut self, key: SendKey) -> bool {
         if self.cap.is_none() {
             return true;
         }

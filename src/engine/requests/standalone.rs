@@ -8,6 +8,10 @@
 //! so no push is lost in a pause; a few such cuts in a row are named to the host once. Only
 //! streams that fail, or end as soon as they open, back off.
 
+use std::collections::VecDeque;
+
+use super::pending::Requests;
+use super::pool::Pool;
 use crate::engine::api::{ClientError, ErrorKind, Millis, Output, SendKey, TransportError};
 use crate::engine::scheduler::cadence::backoff_delay;
 use crate::engine::scheduler::rng::Rng;
@@ -55,8 +59,12 @@ pub(crate) struct Standalone {
     named: bool,
 }
 
+/// Where an opened stream goes: its key from the requests' counter, its output onto the engine's
+/// queue.
+pub(crate) type Outlet<'a> = (&'a mut Requests, &'a mut VecDeque<Output>);
+
 /// What wanting the stream for a session's headers asks of the engine.
-pub(super) enum Want {
+enum Want {
     /// The same session: open it now when `open`.
     Same { open: bool },
     /// A new session: abort the old stream, if one was open; clear a pending reopening; open
@@ -72,7 +80,7 @@ impl Standalone {
 
     /// Wants the stream open for the session with these headers (a new session: from the
     /// start); `reopening`: a reopening is already due.
-    pub(super) fn want(&mut self, headers: Vec<(String, String)>, reopening: bool) -> Want {
+    fn want(&mut self, headers: Vec<(String, String)>, reopening: bool) -> Want {
         if self.headers.as_ref() == Some(&headers) {
             let open = self.key.is_none() && !self.refused && !reopening;
             return Want::Same { open };
@@ -85,35 +93,77 @@ impl Standalone {
         Want::New { abort }
     }
 
-    /// The session has the stream (it wants it, and the server did not refuse it).
-    pub(super) fn wanted(&self) -> bool {
-        self.headers.is_some() && !self.refused
+    /// Wants the stream open for the session with these headers (a new session: from the
+    /// start). `opens`: a GET may go now.
+    pub(crate) fn listen(
+        &mut self,
+        headers: Vec<(String, String)>,
+        opens: bool,
+        timers: &mut Timers,
+        (reqs, out): Outlet,
+    ) {
+        let reopening = timers.get(&Timer::Standalone).is_some();
+        match self.want(headers, reopening) {
+            Want::Same { open } => {
+                if open {
+                    self.open(opens, (reqs, out));
+                }
+            }
+            Want::New { abort } => {
+                if let Some(key) = abort {
+                    out.push_back(Output::Abort { key });
+                }
+                timers.clear(&Timer::Standalone);
+                self.open(opens, (reqs, out));
+            }
+        }
     }
 
-    /// No stream is open.
-    pub(super) fn is_closed(&self) -> bool {
-        self.key.is_none()
+    /// The stream's reopening time came, or a response is awaited on it: opens it if it is
+    /// closed (when `opens`: a GET may go now). Returns whether the session has it (not when the
+    /// server refused it).
+    pub(crate) fn reopen(&mut self, opens: bool, to: Outlet) -> bool {
+        if self.headers.is_none() || self.refused {
+            return false;
+        }
+        if self.key.is_none() {
+            self.open(opens, to);
+        }
+        true
     }
 
-    /// Opens the stream as transmission `key()` (asked only when it is wanted): the output.
-    pub(super) fn open(&mut self, key: impl FnOnce() -> SendKey) -> Option<Output> {
-        let headers = self.headers.clone()?;
-        let key = key();
+    /// Opens the stream when it is wanted and `opens` (a server may refuse a GET that overtakes
+    /// the `initialized` notification).
+    fn open(&mut self, opens: bool, (reqs, out): Outlet) {
+        let Some(headers) = self.headers.clone().filter(|_| opens) else {
+            return;
+        };
+        let key = reqs.key();
         self.key = Some(key);
         self.head = None;
         self.opened_at = None;
-        Some(Output::Listen {
+        out.push_back(Output::Listen {
             key,
             headers,
             last_event_id: self.last_event_id.clone(),
-        })
+        });
     }
 
-    /// Stops the stream for good (the session ends): the open stream to abort.
-    pub(super) fn stop(&mut self) -> Option<SendKey> {
+    /// Stops the stream for good (the session ends): the open stream is aborted, and its
+    /// connection goes nowhere (what waits for it goes nowhere either).
+    pub(crate) fn stop(
+        &mut self,
+        pool: &mut Pool,
+        timers: &mut Timers,
+        out: &mut VecDeque<Output>,
+    ) {
         let key = self.key.take();
         *self = Standalone::default();
-        key
+        if let Some(key) = key {
+            out.push_back(Output::Abort { key });
+            let _ = pool.unlisten();
+        }
+        timers.clear(&Timer::Standalone);
     }
 
     /// A head for `key`: `true` when `key` is the stream's.

@@ -4,7 +4,7 @@
 //! probe falls back to `initialize` on any answer that is not JSON-RPC, whatever its status.
 //! Anywhere else JSON that is not JSON-RPC is a protocol warning, once (other text is ignored) (kept until the session is ready);
 //! a message over the size limit is warned as it comes.
-//! What it says is here; the engine reads such answers in `routing.rs`.
+//! What it says is here; the engine reads such answers in `router.rs`.
 
 /// At most this many bytes of what the server said are quoted.
 const QUOTE_MAX: usize = 200;

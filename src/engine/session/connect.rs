@@ -1,6 +1,7 @@
 //! The session's routing: connecting and negotiating (the session decides each step, the
-//! requests carry it), re-initialization, holds and refusals, each applied to the sub-machines
-//! it concerns (the requests, the tasks, the timers, the host's events); resuming, adopting and
+//! requests carry it), re-initialization, holds and refusals, the WebSocket link lost and back,
+//! each applied to the sub-machines it concerns (the requests, the tasks, the timers, the host's
+//! events); the session's legacy GET stream and resumed response streams; resuming, adopting and
 //! detaching a session another engine established.
 
 use crate::json::Value;
@@ -15,6 +16,7 @@ use crate::engine::api::{ClientError, ErrorKind, Link, Millis, Output, SendKey};
 use crate::engine::api::{Config, DialectChoice};
 use crate::engine::ids::ReqId;
 use crate::engine::requests::pending::Resent;
+use crate::engine::requests::unreached::modern_refused;
 use crate::engine::requests::{Answer, Failure, Purpose};
 use crate::engine::scheduler::rng::Rng;
 use crate::engine::scheduler::{cadence, Timer};
@@ -80,7 +82,9 @@ impl Engine {
         }
         if self.session.handshake() && self.cfg.link != Link::WebSocket {
             let headers = self.session.session_headers();
-            self.listen_standalone(headers);
+            let opens = !self.session.awaits_initialized();
+            let to = (&mut self.reqs, &mut self.out);
+            (self.standalone).listen(headers, opens, &mut self.timers, to);
         }
         for p in self.session.take_waiting() {
             self.dispatch(now, p);
@@ -157,6 +161,23 @@ impl Engine {
         self.catch_up(now);
     }
 
+    /// The (WebSocket) connection went down or came back.
+    pub(crate) fn on_connection(&mut self, now: Millis, up: bool) {
+        if !up {
+            self.socket.down(now, &mut self.rng, &mut self.timers);
+            self.session.link_lost();
+            for n in self.reqs.ids() {
+                let error = ClientError::new(ErrorKind::Transport, "the connection was lost");
+                self.fail(now, n, Failure::transport(error, None, None));
+            }
+            return;
+        }
+        self.socket.up(&mut self.timers);
+        if self.session.link_back() {
+            self.reconnected(now);
+        }
+    }
+
     /// Establishing the session failed; `fatal` = the server refused (queued calls fail now).
     /// An overloaded server (429/5xx) is asked again a few times before the host hears of it.
     fn connect_failed(&mut self, now: Millis, failure: &Failure, fatal: bool) {
@@ -227,7 +248,7 @@ impl Engine {
     }
 
     pub(crate) fn on_probe(&mut self, now: Millis, res: Answer) {
-        let in_page = self.in_page();
+        let in_page = self.cfg.link.in_page();
         let step = self.session.read_probe(res, in_page);
         self.take_step(now, step);
     }
@@ -255,7 +276,10 @@ impl Engine {
             }
             return self.modern_ready(now, Some(d));
         }
-        self.note_modern_refused();
+        // `initialize` answered after the probe got no response in a page: said once.
+        if self.session.probe_refused() {
+            self.deviated(Deviation::ModernRefused, modern_refused());
+        }
         let info = server_info_of(&v);
         let (c, hint) = self.session.auto_draft(c, &caps);
         if let Some(out) = c.build_initialized(&self.session.info()) {
@@ -287,6 +311,21 @@ impl Engine {
     pub(crate) fn initialized_answered(&mut self, key: Option<SendKey>) {
         if self.session.initialized_answered(key, &mut self.timers) {
             self.reopen_standalone();
+        }
+    }
+
+    /// Opens the legacy GET stream if it is closed (see `Standalone::reopen`); whether the
+    /// session has it.
+    pub(crate) fn reopen_standalone(&mut self) -> bool {
+        let opens = !self.session.awaits_initialized();
+        (self.standalone).reopen(opens, (&mut self.reqs, &mut self.out))
+    }
+
+    /// The resumption delay of request `n` is over: `GET` its stream in the session.
+    pub(crate) fn resume_stream(&mut self, n: ReqId) {
+        let headers = self.session.session_headers();
+        if let Some(resume) = self.reqs.resume(n, headers) {
+            self.out.push_back(resume);
         }
     }
 
