@@ -363,9 +363,14 @@ impl Engine {
             self.probe.unstart();
             return;
         }
-        let mut followed = self.tasks.followed();
-        followed.sort_by_key(|t| self.tasks.get(t).and_then(|e| e.poll.since.get()));
-        for task_id in followed {
+        // Each inserted after those no younger (once per engine: no sort in the binary).
+        let mut oldest: Vec<(Option<Millis>, String)> = Vec::new();
+        for task_id in self.tasks.followed() {
+            let since = self.tasks.get(&task_id).and_then(|e| e.poll.since.get());
+            let at = (oldest.iter().position(|(s, _)| *s > since)).unwrap_or(oldest.len());
+            oldest.insert(at, (since, task_id));
+        }
+        for (_, task_id) in oldest {
             self.hold_again(now, &task_id);
         }
     }
