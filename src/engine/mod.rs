@@ -556,10 +556,7 @@ impl Engine {
 
     /// How polls are paced now.
     fn pace(&self) -> registry::pace::Pace {
-        registry::pace::Pace {
-            cadence: self.cfg.cadence,
-            visible: self.visible,
-        }
+        registry::pace::Pace::new(self.cfg.cadence, self.visible)
     }
 
     fn emit(&mut self, event: Event) {

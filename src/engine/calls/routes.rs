@@ -183,7 +183,7 @@ impl Engine {
     fn resume_polls(&mut self, now: Millis, tasks: SortedSet<String>) {
         for t in tasks.iter() {
             if !self.listen.pushes(t) {
-                (self.tasks).poll_spread(now, t, self.pace(), (&mut self.rng, &mut self.timers));
+                self.poll_spread(now, t);
             }
         }
     }

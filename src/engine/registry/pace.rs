@@ -10,11 +10,15 @@ use crate::engine::scheduler::{TaskTimer, Timer, Timers};
 /// How the engine paces polls: its cadence, and whether the page is seen.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Pace {
-    pub(crate) cadence: Cadence,
-    pub(crate) visible: bool,
+    cadence: Cadence,
+    visible: bool,
 }
 
 impl Pace {
+    pub(crate) fn new(cadence: Cadence, visible: bool) -> Pace {
+        Pace { cadence, visible }
+    }
+
     fn steady(self) -> bool {
         steady(self.cadence, self.visible)
     }
@@ -54,7 +58,7 @@ impl Registry {
 
     /// When the next poll after a good answer at `now` is due: [`poll_delay`] after it, or while
     /// [`steady`], on the task's grid (`PollState::next_on_grid`).
-    pub(crate) fn next_poll_at(
+    pub(super) fn next_poll_at(
         &mut self,
         now: Millis,
         task_id: &str,
@@ -75,7 +79,7 @@ impl Registry {
 
     /// A catch-up poll: as soon as the task's interval allows, at a random point of the next
     /// interval (unless its poll is due sooner anyway).
-    pub(crate) fn poll_spread(
+    pub(super) fn poll_spread(
         &self,
         now: Millis,
         task_id: &str,

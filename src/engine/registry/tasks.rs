@@ -394,6 +394,12 @@ impl Engine {
             .set_earlier(Timer::Task(TaskTimer::Poll, e.slot), at);
     }
 
+    /// A catch-up poll, spread over the task's next interval (see `Registry::poll_spread`).
+    pub(crate) fn poll_spread(&mut self, now: Millis, task_id: &str) {
+        let pace = self.pace();
+        (self.tasks).poll_spread(now, task_id, pace, (&mut self.rng, &mut self.timers));
+    }
+
     /// One catch-up poll for every followed task (visible again, online again), spread over one
     /// interval: at most every 5 s.
     pub(crate) fn catch_up(&mut self, now: Millis) {
@@ -408,7 +414,7 @@ impl Engine {
         }
         self.last_catch_up = Some(now);
         for t in self.tasks.followed() {
-            (self.tasks).poll_spread(now, &t, self.pace(), (&mut self.rng, &mut self.timers));
+            self.poll_spread(now, &t);
         }
     }
 

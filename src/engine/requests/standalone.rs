@@ -61,7 +61,7 @@ pub(crate) struct Standalone {
 
 /// Where an opened stream goes: its key from the requests' counter, its output onto the engine's
 /// queue.
-pub(crate) type Outlet<'a> = (&'a mut Requests, &'a mut VecDeque<Output>);
+type Outlet<'a> = (&'a mut Requests, &'a mut VecDeque<Output>);
 
 /// What wanting the stream for a session's headers asks of the engine.
 enum Want {
