@@ -16,15 +16,14 @@
 //! budget. A late report or a slow server never proves HTTP/2; at worst they prove HTTP/1.1, the
 //! assumption the client had.
 //!
-//! Found HTTP/1.1 (or out of time), the probe closes nothing: each held result the browser was
-//! given may have reached the server, a server may consume a task when it answers its result,
-//! and closing the stream does not always stop that answer (a proxy on the way keeps its own
-//! request to the server open): a closed result could be lost for good. Nor is any held result
-//! safe to close by its task's state: a task still running is answered once it ends, and one
-//! that ended is answered at once. So the held results stay open and bring their tasks' ends;
-//! no running task holds a new one, and results queued for a slot do not go out (their tasks
-//! keep the polls on their creation grid they never left). The cost is bounded and paid once
-//! per server: until the held tasks end, their connections are not free for polls.
+//! Found HTTP/1.1 (or out of time), the held results beyond [`KEPT_ON_HTTP1`] close (tasks
+//! waiting for input keep theirs), their tasks polled: connections free at once. That is only
+//! safe on a server that keeps a task's result after answering it: each held result the browser
+//! was given may have reached the server, and closing its stream does not always stop the answer
+//! (a proxy on the way keeps its own request to the server open), so a server that consumes a
+//! task when it answers could lose it. Hence the probe only starts once the server was seen to
+//! keep results: a fetched result asked again is answered ([`Probe::kept`]). A server that
+//! consumes them (or does not answer) is never probed: its link stays assumed HTTP/1.1.
 
 use crate::engine::api::{Link, Millis, SendKey};
 
@@ -37,6 +36,9 @@ pub(super) const REPORT_LAG_MS: Millis = 500;
 pub(crate) const STALL_MS: Millis = 500;
 /// A probe undecided this long after it started ends as HTTP/1.1 (the assumption).
 pub(crate) const PROBE_MS: Millis = 10_000;
+/// Held results of running tasks a link found HTTP/1.1 keeps: below its budget of 3, a slot stays
+/// free for a task waiting for input.
+pub(crate) const KEPT_ON_HTTP1: usize = 2;
 
 #[derive(Debug, Default)]
 pub(crate) struct Probe {
@@ -51,6 +53,11 @@ pub(crate) struct Probe {
     started: Option<Millis>,
     /// What the link was found to be, until the driver takes it.
     learnt: Option<Link>,
+    /// Whether the server keeps a task's result after answering it (a fetched result asked again
+    /// was answered), once known.
+    keeps: Option<bool>,
+    /// A task whose result was fetched, to ask again; emptied once asked.
+    fetched: Option<String>,
 }
 
 impl Probe {
@@ -131,6 +138,33 @@ impl Probe {
     /// When the probe, undecided, ends as HTTP/1.1: [`PROBE_MS`] after it started.
     pub(super) fn deadline(&self) -> Option<Millis> {
         self.started.map(|at| at.saturating_add(PROBE_MS))
+    }
+
+    /// The result of `task_id` was fetched: `true` while whether the server keeps results is to
+    /// be learnt (the first result fetched is asked again).
+    pub(super) fn fetched(&mut self, task_id: &str) -> bool {
+        if self.keeps.is_some() {
+            return false;
+        }
+        self.fetched.get_or_insert_with(|| task_id.to_owned());
+        true
+    }
+
+    /// The fetched result to ask again, once: from then on the answer is awaited.
+    pub(super) fn ask(&mut self) -> Option<String> {
+        let task_id = self.fetched.take()?;
+        self.keeps.get_or_insert(false);
+        Some(task_id)
+    }
+
+    /// A fetched result asked again was answered (`true`) or not.
+    pub(super) fn kept(&mut self, kept: bool) {
+        self.keeps = Some(kept);
+    }
+
+    /// Whether the server was seen to keep results: closing a held result loses nothing.
+    pub(super) fn keeps(&self) -> bool {
+        self.keeps == Some(true)
     }
 
     /// The probe is over: the link was found to be `link`, kept until [`Probe::take_learnt`].

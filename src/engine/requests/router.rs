@@ -5,13 +5,12 @@
 //! ends, timeouts, dead sessions and lost connections.
 
 use super::accepted::WARNING;
-use super::multiplex::Probe;
 use super::pending::Pending;
 use super::standalone::cuts_named;
 use super::unreached::unreached;
 use super::unreadable::{quote, PROBE_FELL_BACK};
 use crate::engine::api::{
-    ClientError, ErrorKind, Link, Millis, Output, SendKey, Transmit, TransportError,
+    ClientError, ErrorKind, Millis, Output, SendKey, Transmit, TransportError,
 };
 use crate::engine::ids::{ReqId, Slot};
 use crate::engine::requests::backlog::Kept;
@@ -335,105 +334,6 @@ impl Engine {
         }
     }
 
-    /// The budget of held results on this link: while it is only assumed HTTP/1.1, the probe's
-    /// once it started (the connections the listening stream leaves: none waits in the
-    /// browser's queue, to hold a connection later), the tight HTTP/1.1 budget before.
-    pub(crate) fn link_budget(&self) -> usize {
-        match self.cfg.link.connections() {
-            Some(connections) if self.cfg.link_unseen && self.probe.started() => {
-                connections - usize::from(self.pool.listens())
-            }
-            _ => self.cfg.link.result_budget(),
-        }
-    }
-
-    /// A task was tracked: with more tasks than connections on a link only assumed HTTP/1.1 and
-    /// results to hold, the probe starts (once), and the running tasks followed hold theirs, the
-    /// oldest first (likely the first to end, and to give back a connection the probe holds).
-    pub(crate) fn probe_start(&mut self, now: Millis) {
-        let Some(connections) = self.cfg.link.connections().filter(|_| self.cfg.link_unseen) else {
-            return;
-        };
-        if self.probe.started() || self.tasks.len() <= connections {
-            return;
-        }
-        self.probe.start(now);
-        if !self.holds_running() {
-            // Nothing to hold (not a legacy session, or its server refused): nothing to learn from.
-            self.probe.unstart();
-            return;
-        }
-        // Each inserted after those no younger (once per engine: no sort in the binary).
-        let mut oldest: Vec<(Option<Millis>, String)> = Vec::new();
-        for task_id in self.tasks.followed() {
-            let since = self.tasks.get(&task_id).and_then(|e| e.poll.since.get());
-            let at = (oldest.iter().position(|(s, _)| *s > since)).unwrap_or(oldest.len());
-            oldest.insert(at, (since, task_id));
-        }
-        for (_, task_id) in oldest {
-            self.hold_again(now, &task_id);
-        }
-    }
-
-    /// A transmission goes to the browser: a held result becomes a witness, a status request
-    /// made behind six is armed.
-    pub(super) fn probe_handed(&mut self, now: Millis, key: SendKey) {
-        let Some(connections) = self.cfg.link.connections().filter(|_| self.cfg.link_unseen) else {
-            return;
-        };
-        let n = self.reqs.id_of(key);
-        match n.and_then(|n| self.reqs.purpose(n)) {
-            Some(Purpose::Result(_)) => self.probe.witness(key),
-            Some(Purpose::Get(_)) => {
-                self.probe.made(now, key, self.pool.listens(), connections);
-            }
-            _ => {}
-        }
-    }
-
-    /// When the probe next decides something.
-    pub(crate) fn probe_due(&self) -> Option<Millis> {
-        if !self.cfg.link_unseen {
-            return None;
-        }
-        self.probe.due()
-    }
-
-    /// A proof that stood: the link multiplexes, or it is HTTP/1.1.
-    pub(crate) fn probe_tick(&mut self, now: Millis) {
-        if !self.cfg.link_unseen {
-            return;
-        }
-        match self.probe.verdict(now) {
-            Some(Link::Http2) => self.link_multiplexes(now),
-            // HTTP/1.1 for good: see `multiplex.rs` for why the held results stay open.
-            Some(_) => self.link_seen(),
-            None => {}
-        }
-    }
-
-    fn link_multiplexes(&mut self, now: Millis) {
-        self.cfg.link = Link::Http2;
-        self.link_seen();
-        let admitted = self.pool.unlimit();
-        self.admitted(now, admitted);
-        // Results queued for a slot go out, then the running tasks not queued hold theirs.
-        self.fill_result_slots(now);
-        for task_id in self.tasks.followed() {
-            self.hold_again(now, &task_id);
-        }
-    }
-
-    fn link_seen(&mut self) {
-        self.cfg.link_unseen = false;
-        self.probe = Probe::decided(self.cfg.link);
-    }
-
-    /// The link this engine found, once: for the driver to remember for the server's URL.
-    pub fn take_learnt_link(&mut self) -> Option<Link> {
-        self.probe.take_learnt()
-    }
-
     pub(crate) fn on_message(&mut self, now: Millis, via: Option<SendKey>, body: &str) {
         if via.is_none() {
             self.standalone.heard();
@@ -669,6 +569,7 @@ impl Engine {
             Purpose::Call(c) => self.on_call_reply(now, *c, n, res),
             Purpose::Get(t) => self.on_get(now, t, res),
             Purpose::Result(t) => self.on_result(now, t, n, res),
+            Purpose::Kept(_) => self.on_kept(now, res),
             Purpose::List { op, .. } => self.on_list(*op, res),
             Purpose::Tools { .. } => self.on_tools_page(now, res),
             Purpose::Cancel { op, task_id } => self.on_cancel(now, *op, task_id, res),
