@@ -259,7 +259,10 @@ fn a_link_found_http1_closes_held_results_beyond_two_on_a_server_that_keeps_them
                 on_grid += 1;
             }
         }
-        assert!(on_grid >= 6 * 6, "seed {seed}: {on_grid} polls on their grid");
+        assert!(
+            on_grid >= 6 * 6,
+            "seed {seed}: {on_grid} polls on their grid"
+        );
         for sub in subs {
             assert!(completed(&h, sub), "seed {seed} {sub:?}: lost");
         }
