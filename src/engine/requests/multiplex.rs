@@ -150,7 +150,7 @@ impl Probe {
         true
     }
 
-    /// The fetched result to ask again, once: from then on the answer is awaited.
+    /// The fetched result to ask again, once: until answered, results count as not kept.
     pub(super) fn ask(&mut self) -> Option<String> {
         let task_id = self.fetched.take()?;
         self.keeps.get_or_insert(false);

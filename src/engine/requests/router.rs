@@ -1,6 +1,6 @@
 //! The engine's request routing. Out: a request for the ready session (its body built once), the
 //! transmissions handed to the driver as the browser's connections allow (`pool.rs`,
-//! `backlog.rs`), the link's HTTP version learnt from them (`multiplex.rs`). In: every answer
+//! `backlog.rs`), the link's HTTP version learnt from them (`learning.rs`). In: every answer
 //! routed to its request (by JSON-RPC id; by stream for id-less errors), HTTP heads and stream
 //! ends, timeouts, dead sessions and lost connections.
 
