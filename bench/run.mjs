@@ -323,10 +323,10 @@ try {
     if (!nginx) R.notes.push("No /usr/sbin/nginx (Debian package `nginx`): the page rows over HTTP/2 are n/a.");
     const P = 1000;
     // BENCH_PAGE_LINKS=h1:legacy,h2:legacy and BENCH_PAGE_ROUNDS=fixed,long narrow a run; BENCH_OURS_OPTIONS
-    // (JSON) sets ours' extra connect options (default {"link":"learn"}: the page learns the HTTP version).
+    // (JSON) sets ours' extra connect options (default none: the page learns the HTTP version by default).
     const pick = (env, all, key) => (process.env[env] ? all.filter((x) => process.env[env].split(",").includes(key(x))) : all);
     const links = pick("BENCH_PAGE_LINKS", [["h1", "legacy"], ["h2", "legacy"], ["h1", "modern"]], (l) => l.join(":"));
-    const oursOptions = JSON.parse(process.env.BENCH_OURS_OPTIONS ?? '{"link":"learn"}');
+    const oursOptions = JSON.parse(process.env.BENCH_OURS_OPTIONS ?? "{}");
     const rounds = pick("BENCH_PAGE_ROUNDS", quick
       ? [{ name: "random", n: 10, minMs: 2000, maxMs: 4000, seeds: [42], W: 1 }]
       : [

@@ -16,8 +16,8 @@ export async function pageTasks(chrome, { staticUrl, stack, dialect, push, url, 
   let page;
   try {
     ({ page } = await chrome.page(staticUrl, stack));
-    // `oursOptions` (BENCH_OURS_OPTIONS, by default `link: "learn"`: ours learns the HTTP version the page cannot
-    // see, a server on another origin without Timing-Allow-Origin) adds ours' connect options.
+    // `oursOptions` (BENCH_OURS_OPTIONS, by default none: ours learns the HTTP version the page cannot see, a
+    // server on another origin without Timing-Allow-Origin, by default) adds ours' connect options.
     const extra = stack === "ours" ? oursOptions : {};
     await page.evaluate(([u, d, p, o]) => window.bench.connect(u, d, { push: p, ...o }), [url, dialect, push, extra]);
     await arrive();

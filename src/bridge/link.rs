@@ -4,8 +4,10 @@
 //! browser negotiated with the server's origin (`nextHopProtocol` of a resource already loaded
 //! from it: the page itself, or any earlier request the server let it time). Nothing told means
 //! HTTP/1.1, the tight budget, as an assumption the engine may revise (`Config::link_unseen`).
-//! What an engine learnt is kept per server URL for the page's life: the next client of that
-//! server starts from it.
+//! What an engine learnt is kept per server URL for the page's life, and in the tab's session
+//! storage where it works: the next client of that server starts from it, after a reload too.
+//! What storage gives back is read strictly: anything but a link written there is ignored, and
+//! the link is learnt again.
 
 use crate::engine::api::Link;
 use std::cell::Cell;
@@ -54,8 +56,36 @@ pub fn detect(
     }
 }
 
+/// The link learnt for the server at `url`: earlier in this page (the latest), else what the
+/// tab's session storage kept (`stored`, asked only then).
+pub fn learnt(url: &str, stored: impl FnOnce() -> Option<String>) -> Option<Link> {
+    learnt_in_page(url).or_else(|| stored().as_deref().and_then(parse_stored))
+}
+
+/// The session storage key of the link learnt for the server at `url`.
+pub fn storage_key(url: &str) -> String {
+    ["mcp-task-client link ", url].concat()
+}
+
+/// The text session storage keeps of a learnt link.
+pub fn stored_text(link: Link) -> &'static str {
+    match link {
+        Link::Http2 => "http2",
+        _ => "http1",
+    }
+}
+
+/// The link a stored text names; `None` for anything [`stored_text`] does not write.
+fn parse_stored(text: &str) -> Option<Link> {
+    match text {
+        "http2" => Some(Link::Http2),
+        "http1" => Some(Link::Http1),
+        _ => None,
+    }
+}
+
 /// The link an engine learnt earlier in this page for the server at `url` (the latest).
-pub fn learnt(url: &str) -> Option<Link> {
+fn learnt_in_page(url: &str) -> Option<Link> {
     LEARNT.with(|l| {
         let all = l.take();
         let link = (all.iter().rev()).find_map(|(u, link)| (u == url).then_some(*link));
@@ -105,19 +135,65 @@ mod tests {
     #[test]
     fn a_link_learnt_for_the_url_stands_where_the_browser_tells_nothing() {
         let url = "https://a.example/mcp";
+        let nothing = || None;
         remember("https://b.example/mcp", Link::Http1);
-        assert_eq!(learnt(url), None);
+        assert_eq!(learnt(url, nothing), None);
         remember(url, Link::Http1);
         remember(url, Link::Http2);
-        assert_eq!(learnt(url), Some(Link::Http2));
-        let detect_told =
-            |told| detect(TransportKind::Http, || Seen::Browser(told), || learnt(url));
+        assert_eq!(learnt(url, nothing), Some(Link::Http2));
+        let stale = || Some("http1".to_owned());
+        assert_eq!(
+            learnt(url, stale),
+            Some(Link::Http2),
+            "the page's memory first"
+        );
+        let detect_told = |told| {
+            detect(
+                TransportKind::Http,
+                || Seen::Browser(told),
+                || learnt(url, nothing),
+            )
+        };
         assert_eq!(detect_told(0), (Link::Http2, false));
         // What the browser tells wins over what was learnt.
         assert_eq!(detect_told(1), (Link::Http1, false));
         assert_eq!(
-            detect(TransportKind::Http, || Seen::Node, || learnt(url)),
+            detect(TransportKind::Http, || Seen::Node, || learnt(url, nothing)),
             (Link::Node, false)
         );
+    }
+
+    #[test]
+    fn a_link_stored_by_an_earlier_page_of_the_tab_stands_and_garbage_is_learnt_again() {
+        let url = "https://c.example/mcp";
+        for link in [Link::Http1, Link::Http2] {
+            let text = stored_text(link);
+            assert_eq!(learnt(url, || Some(text.to_owned())), Some(link));
+            let detected = detect(
+                TransportKind::Http,
+                || Seen::Browser(0),
+                || learnt(url, || Some(text.to_owned())),
+            );
+            assert_eq!(detected, (link, false), "{text}");
+        }
+        for garbled in [
+            "",
+            "HTTP2",
+            "h2",
+            "http2 ",
+            "node",
+            "{\"link\":\"http2\"}",
+            "\u{0}",
+        ] {
+            let stored = || Some(garbled.to_owned());
+            assert_eq!(learnt(url, stored), None, "{garbled:?}");
+            let detected = detect(
+                TransportKind::Http,
+                || Seen::Browser(0),
+                || learnt(url, stored),
+            );
+            assert_eq!(detected, (Link::Http1, true), "{garbled:?}: learnt again");
+        }
+        assert_ne!(storage_key(url), storage_key("https://a.example/mcp"));
     }
 }

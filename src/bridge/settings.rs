@@ -48,9 +48,14 @@ pub fn flag(s: &Value, key: &str) -> Option<bool> {
 }
 
 /// Reads the settings `s` (the URL among them); `seen` tells what the environment shows of the
-/// link to a URL's origin, asked only when the link is detected.
+/// link to a URL's origin, asked only when the link is detected, and `stored` what the tab's
+/// session storage kept of the link learnt for a URL, asked only where nothing was shown.
 #[inline]
-pub fn read(s: &Value, seen: impl FnOnce(&str) -> Seen) -> Result<Settings, String> {
+pub fn read(
+    s: &Value,
+    seen: impl FnOnce(&str) -> Seen,
+    stored: impl FnOnce(&str) -> Option<String>,
+) -> Result<Settings, String> {
     let url = string(s, "url").unwrap_or_default();
     let transport = transport(string(s, "transport"), url);
     let answers_input = flag(s, "onInput").unwrap_or(false);
@@ -73,7 +78,7 @@ pub fn read(s: &Value, seen: impl FnOnce(&str) -> Seen) -> Result<Settings, Stri
     if let Some(g) = millis(s, "resultGcMs") {
         config.result_gc_ms = g;
     }
-    let learnt = || link::learnt(url);
+    let learnt = || link::learnt(url, || stored(url));
     (config.link, config.link_unseen) = link(string(s, "link"), transport, || seen(url), learnt);
     config.cadence = match string(s, "cadence") {
         Some("requests") => Cadence::Requests,
@@ -125,10 +130,10 @@ fn dialect(d: Option<&str>) -> Result<DialectChoice, String> {
     })
 }
 
-/// The `link` option (`"http1"`, `"http2"`, `"node"`, `"websocket"` or `"learn"`); by default
-/// detected from the transport and the URL (a link learnt earlier in the page for the URL
-/// included), HTTP/1.1 where the browser tells nothing; `"learn"` lets the engine revise that
-/// assumption from its requests (`true`).
+/// The `link` option (`"http1"`, `"http2"`, `"node"`, `"websocket"` or `"learn"`, the default):
+/// detected from the transport and the URL (a link learnt earlier for the URL included); where
+/// the browser tells nothing, HTTP/1.1 that the engine may revise from its requests (`true`).
+/// `"http1"` opts out of learning.
 #[inline]
 fn link(
     l: Option<&str>,
@@ -137,10 +142,7 @@ fn link(
     learnt: impl FnOnce() -> Option<Link>,
 ) -> (Link, bool) {
     let named = match l {
-        None | Some("learn") => {
-            let (link, assumed) = link::detect(transport, seen, learnt);
-            return (link, assumed && l.is_some());
-        }
+        None | Some("learn") => return link::detect(transport, seen, learnt),
         Some("http2") => Link::Http2,
         Some("node") => Link::Node,
         Some("websocket") => Link::WebSocket,

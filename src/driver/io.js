@@ -325,6 +325,22 @@ export function remember(key, value) {
   } catch {}
 }
 
+/** `key`'s text in this tab's `sessionStorage` (it survives reloads), where storage works. */
+export function sessionItem(key) {
+  try {
+    const v = globalThis.sessionStorage?.getItem(key);
+    return typeof v === "string" ? v : undefined;
+  } catch {}
+}
+
+/** Keeps `value` under `key` in this tab's `sessionStorage` where storage works (full or blocked:
+ * nothing is kept). */
+export function setSessionItem(key, value) {
+  try {
+    globalThis.sessionStorage?.setItem(key, value);
+  } catch {}
+}
+
 /** Node or Electron's main process: a `process.versions.node` and no `document`. */
 export function inNode() {
   return typeof globalThis.process?.versions?.node === "string" && globalThis.document === undefined;

@@ -76,6 +76,12 @@ extern "C" {
     pub fn recall(key: &str) -> Option<String>;
     /// Stores `value` under `key` in this page's memory and, where storage works, `localStorage`.
     pub fn remember(key: &str, value: &str);
+    /// `key`'s text in this tab's `sessionStorage` (it survives reloads), where storage works.
+    #[wasm_bindgen(js_name = sessionItem)]
+    pub fn session_item(key: &str) -> Option<String>;
+    /// Keeps `value` under `key` in this tab's `sessionStorage`, where storage works.
+    #[wasm_bindgen(js_name = setSessionItem)]
+    pub fn set_session_item(key: &str, value: &str);
     /// Node or Electron's main process: a `process.versions.node` and no `document`.
     #[wasm_bindgen(js_name = inNode)]
     pub fn in_node() -> bool;

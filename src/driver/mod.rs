@@ -271,7 +271,7 @@ impl Driver {
                 Output::Wake(at) => {
                     let idle = self.with(|st| {
                         if let Some(link) = st.engine.take_learnt_link() {
-                            crate::bridge::link::remember(&st.url, link);
+                            crate::driver::link::remember(&st.url, link);
                         }
                         st.engine_wake = at;
                         st.inputs.is_empty()

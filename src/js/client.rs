@@ -14,8 +14,8 @@ use super::types::{ErrorInfo, ErrorKind};
 use super::{auth_option, codes, from_js, invalid, to_js, ClientInner, Run};
 use crate::bridge::era::EraKey;
 use crate::bridge::settings;
-use crate::driver::era;
 use crate::driver::tabs::{Link, Requestor, SharedOptions};
+use crate::driver::{era, link};
 use crate::driver::{DriverOptions, HeaderSource, Host};
 use crate::engine::api::{DialectChoice, End, InputId, OpId};
 
@@ -43,7 +43,7 @@ impl ClientCore {
         emit: super::Emit,
     ) -> Result<ClientCore, JsValue> {
         let settings = from_js(&settings).unwrap_or_default();
-        let mut s = settings::read(&settings, crate::driver::link::seen).map_err(invalid)?;
+        let mut s = settings::read(&settings, link::seen, link::stored).map_err(invalid)?;
         let url = std::mem::take(&mut s.url);
         let headers = HeaderSource::from_js(&headers).map_err(invalid)?;
         let headers =

@@ -117,17 +117,16 @@ export interface ConnectOptions {
   resultGcMs?: number;
   /**
    * What carries the requests, which bounds how many blocking `tasks/result` stay open while legacy tasks run
-   * (each delivers its task's outcome the moment it ends; polls then only back it up). Default: detected —
+   * (each delivers its task's outcome the moment it ends; polls then only back it up). Default `"learn"`: detected —
    * `"websocket"` for the WebSocket transport, `"node"` in Node or Electron's main process (no per-origin
    * connection limit), `"http2"` in a browser that already reached the server's origin over HTTP/2 or HTTP/3
    * (`nextHopProtocol`; another origin shows it only if it sends `Timing-Allow-Origin`), `"http1"` where it saw
-   * HTTP/1.x (6 connections per origin: results are held only for input), and `"http1"` where the browser told
-   * nothing (or what `"learn"` found for the URL earlier in the page). `"learn"`: where the browser tells nothing,
-   * HTTP/1.1 (tasks polled) until the requests prove otherwise: once more tasks run than the browser has connections, six
-   * results are held for a moment; a status request answered behind them proves HTTP/2 (every running task then
-   * holds its result), one stuck behind them HTTP/1.1 (two stay held, the others are closed and polled; a server that
-   * consumes a task with its result, behind a proxy that does not pass the close on, may then lose those results).
-   * What was learnt holds for the server for the page's life.
+   * HTTP/1.x (6 connections per origin: results are held only for input). Where the browser tells nothing: what was
+   * learnt for the URL earlier in the tab (`sessionStorage`, reloads included), else HTTP/1.1 (tasks polled) until the
+   * requests prove otherwise: once more tasks run than the browser has connections, the oldest tasks hold their
+   * results for a moment; a status request answered behind them proves HTTP/2 (every running task then holds its
+   * result), one stuck behind them HTTP/1.1 (no result is closed: those held answer when their tasks end, and no new
+   * one is held). `"http1"` opts out of learning.
    */
   link?: "http1" | "http2" | "node" | "websocket" | "learn";
   /**

@@ -85,6 +85,10 @@ pub(crate) struct Faults {
     pub(crate) held_result_lag: Millis,
     /// A result delivered on a `tasks/result` stream consumes the task (a later get: -32002).
     pub(crate) consume_results: bool,
+    /// A stream the engine closes stays open at the server (a proxy on the way keeps its own
+    /// request to it): a held `tasks/result` is still answered, and consumes with
+    /// `consume_results`.
+    pub(crate) deaf_to_aborts: bool,
     /// `tools/list` failing with HTTP 503.
     pub(crate) tools_503: u32,
     /// `tasks/get` answered HTTP 400 with an id-less -32600 "Bad Request: invalid request".

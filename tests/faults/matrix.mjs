@@ -46,7 +46,9 @@ const PKG = path.resolve(opt("--pkg", path.join(ROOT, "pkg")));
 const OUT = path.join(ROOT, "docs", "fault-matrix.md");
 const ARTIFACTS = path.resolve(ROOT, opt("--artifacts", "artifacts/fault-matrix")); // per-case records (git-ignored)
 const SECRET = `s3cr3t-${Math.random().toString(36).slice(2)}-${Date.now().toString(36)}`;
-const CLIENT_OPTIONS = { requestTimeoutMs: TIMEOUT_MS, maxMessageBytes: 1024 * 1024, resultGcMs: 500 };
+// FAULT_CLIENT_OPTIONS (JSON) adds connect options, e.g. '{"link":"http1"}' to run without learning the link.
+const CLIENT_OPTIONS = { requestTimeoutMs: TIMEOUT_MS, maxMessageBytes: 1024 * 1024, resultGcMs: 500,
+  ...JSON.parse(process.env.FAULT_CLIENT_OPTIONS ?? "{}") };
 /** `--case-options 'id:timeoutMs=2500,n=15;…'`: per case, the client request timeout and the batch size. */
 const CASE_OPTIONS = Object.fromEntries((opt("--case-options", "") || "").split(";").filter(Boolean).map((spec) => {
   const [id, list = ""] = spec.split(":");

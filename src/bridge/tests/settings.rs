@@ -7,7 +7,7 @@ use crate::json::{json, Value};
 
 /// Settings read where the environment shows `seen`.
 fn read_seeing(s: Value, seen: Seen) -> Result<Settings, String> {
-    read(&s, |_| seen)
+    read(&s, |_| seen, |_| None)
 }
 
 fn read_ok(s: Value) -> Settings {
@@ -27,17 +27,30 @@ fn the_transport_follows_the_url_unless_named() {
 }
 
 #[test]
-fn the_link_is_detected_assumed_only_when_learning() {
+fn an_untold_link_is_learnt_by_default_and_http1_opts_out() {
     let url = json!({ "url": "https://a/mcp" });
-    let c = read_seeing(url.clone(), Seen::Browser(0)).unwrap().config;
-    assert_eq!((c.link, c.link_unseen), (Link::Http1, false));
     let learn = json!({ "url": "https://a/mcp", "link": "learn" });
-    let c = read_seeing(learn.clone(), Seen::Browser(0)).unwrap().config;
-    assert_eq!((c.link, c.link_unseen), (Link::Http1, true));
-    let c = read_seeing(learn, Seen::Browser(2)).unwrap().config;
-    assert_eq!((c.link, c.link_unseen), (Link::Http2, false));
-    let c = read_seeing(url, Seen::Node).unwrap().config;
-    assert_eq!(c.link, Link::Node);
+    for s in [&url, &learn] {
+        let c = read_seeing(s.clone(), Seen::Browser(0)).unwrap().config;
+        assert_eq!((c.link, c.link_unseen), (Link::Http1, true), "{s:?}");
+        let c = read_seeing(s.clone(), Seen::Browser(2)).unwrap().config;
+        assert_eq!((c.link, c.link_unseen), (Link::Http2, false), "{s:?}");
+        let c = read_seeing(s.clone(), Seen::Browser(1)).unwrap().config;
+        assert_eq!((c.link, c.link_unseen), (Link::Http1, false), "{s:?}");
+    }
+    let c = read_seeing(url.clone(), Seen::Node).unwrap().config;
+    assert_eq!((c.link, c.link_unseen), (Link::Node, false));
+    let http1 = json!({ "url": "https://a/mcp", "link": "http1" });
+    let c = read_seeing(http1, Seen::Browser(0)).unwrap().config;
+    assert_eq!((c.link, c.link_unseen), (Link::Http1, false));
+    // What the tab's session storage kept stands; anything else is learnt again.
+    let stored = |text: &'static str| {
+        let c = read(&url, |_| Seen::Browser(0), |_| Some(text.to_owned())).unwrap();
+        (c.config.link, c.config.link_unseen)
+    };
+    assert_eq!(stored("http2"), (Link::Http2, false));
+    assert_eq!(stored("http1"), (Link::Http1, false));
+    assert_eq!(stored("h2"), (Link::Http1, true));
 }
 
 #[test]
@@ -50,7 +63,9 @@ fn a_named_link_asks_nothing_of_the_environment() {
     ] {
         let s = json!({ "url": "https://a/mcp", "link": name });
         let unasked = |_: &str| -> Seen { panic!("{name} needs no look") };
-        let c = read(&s, unasked).unwrap().config;
+        let c = read(&s, unasked, |_| panic!("{name} needs no memory"))
+            .unwrap()
+            .config;
         assert_eq!((c.link, c.link_unseen), (link, false), "{name}");
     }
 }

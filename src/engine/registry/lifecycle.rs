@@ -42,6 +42,7 @@ impl Engine {
             Ok(result) => {
                 entry.result.succeeded();
                 self.task_outcome(now, task_id, Outcome::Result { result });
+                self.result_fetched(now, task_id);
             }
             Err(f) => match *f {
                 // Completed (or ended before a session it outlived), yet "no such task": the

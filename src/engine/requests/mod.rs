@@ -4,6 +4,7 @@
 pub(super) mod accepted;
 pub(super) mod backlog;
 pub(super) mod encoded;
+pub(super) mod learning;
 pub(super) mod multiplex;
 pub(super) mod pending;
 pub(super) mod pool;
@@ -32,6 +33,9 @@ pub(crate) enum Purpose {
     Get(String),
     /// `tasks/result` (may block until the task ends: no timeout while the task runs).
     Result(String),
+    /// `tasks/result` of a task whose result was fetched, asked again: whether the server keeps
+    /// results after answering them (`learning.rs`).
+    Kept(String),
     List {
         op: OpId,
         cursor: Option<String>,
@@ -94,7 +98,7 @@ impl Purpose {
     /// dialect builds from the purpose alone (not calls, answers, polls, the handshake, `listen`).
     fn build(&self, codec: &dyn Codec, si: &SessionInfo, origin: Option<&Id>) -> Option<Outgoing> {
         match self {
-            Purpose::Result(t) => codec.build_result(si, t),
+            Purpose::Result(t) | Purpose::Kept(t) => codec.build_result(si, t),
             Purpose::List { cursor, .. } => codec.build_list(si, cursor.as_deref()),
             Purpose::Tools { cursor } => {
                 let params = cursor_params(cursor.as_deref());

@@ -7,16 +7,23 @@
 //!
 //! A browser gives an origin's HTTP/1.1 connections to requests in the order they were made. So
 //! a status request made after six streams that still hold theirs (held results, made before it;
-//! the listening stream once its head came) can only be answered over a seventh: if its head
+//! the listening stream, asked for before it) can only be answered over a seventh: if its head
 //! comes and none of the six ends within [`REPORT_LAG_MS`] after (an end the page reports late
 //! happened before the head), the link multiplexes. It becomes `Link::Http2`: no connection
 //! model, the HTTP/2 budget, every running task holds its result. If instead such a request has
 //! no head for [`STALL_MS`] while the six stay open (over HTTP/2 a status request is answered in
-//! milliseconds), it waits in the browser's queue: the link is HTTP/1.1 for good, and the held
-//! results beyond [`KEPT_ON_HTTP1`] close (tasks waiting for input keep theirs), their tasks
-//! polled: a connection frees at once, and the results kept are not asked twice. A late report
-//! or a slow server never proves HTTP/2; at worst they prove HTTP/1.1, the assumption the client
-//! had.
+//! milliseconds), it waits in the browser's queue: the link is HTTP/1.1 for good, with its tight
+//! budget. A late report or a slow server never proves HTTP/2; at worst they prove HTTP/1.1, the
+//! assumption the client had.
+//!
+//! Found HTTP/1.1 (or out of time), the held results beyond [`KEPT_ON_HTTP1`] close (tasks
+//! waiting for input keep theirs), their tasks polled: connections free at once. That is only
+//! safe on a server that keeps a task's result after answering it: each held result the browser
+//! was given may have reached the server, and closing its stream does not always stop the answer
+//! (a proxy on the way keeps its own request to the server open), so a server that consumes a
+//! task when it answers could lose it. Hence the probe only starts once the server was seen to
+//! keep results: a fetched result asked again is answered ([`Probe::kept`]). A server that
+//! consumes them (or does not answer) is never probed: its link stays assumed HTTP/1.1.
 
 use crate::engine::api::{Link, Millis, SendKey};
 
@@ -25,7 +32,7 @@ use crate::engine::api::{Link, Millis, SendKey};
 pub(super) const REPORT_LAG_MS: Millis = 500;
 /// A status request made behind six open streams and unanswered this long waits in the browser
 /// (a loaded page or server answers an HTTP/2 request in hundreds of ms; concluding HTTP/1.1
-/// from one is safe, but loses the held results for the server's life in the page).
+/// from one is safe, but gives up held results for the server's life in the page).
 pub(crate) const STALL_MS: Millis = 500;
 /// A probe undecided this long after it started ends as HTTP/1.1 (the assumption).
 pub(crate) const PROBE_MS: Millis = 10_000;
@@ -46,6 +53,11 @@ pub(crate) struct Probe {
     started: Option<Millis>,
     /// What the link was found to be, until the driver takes it.
     learnt: Option<Link>,
+    /// Whether the server keeps a task's result after answering it (a fetched result asked again
+    /// was answered), once known.
+    keeps: Option<bool>,
+    /// A task whose result was fetched, to ask again; emptied once asked.
+    fetched: Option<String>,
 }
 
 impl Probe {
@@ -54,8 +66,8 @@ impl Probe {
         self.witnesses.push(key);
     }
 
-    /// A status request went to the browser at `now`: armed when the witnesses and the flowing
-    /// listening stream (`listening`) hold all `connections`.
+    /// A status request went to the browser at `now`: armed when the witnesses and the listening
+    /// stream (`listening`) hold all `connections`.
     pub(super) fn made(&mut self, now: Millis, key: SendKey, listening: bool, connections: usize) {
         if self.witnesses.len() + usize::from(listening) >= connections {
             self.armed.push((key, now));
@@ -126,6 +138,33 @@ impl Probe {
     /// When the probe, undecided, ends as HTTP/1.1: [`PROBE_MS`] after it started.
     pub(super) fn deadline(&self) -> Option<Millis> {
         self.started.map(|at| at.saturating_add(PROBE_MS))
+    }
+
+    /// The result of `task_id` was fetched: `true` while whether the server keeps results is to
+    /// be learnt (the first result fetched is asked again).
+    pub(super) fn fetched(&mut self, task_id: &str) -> bool {
+        if self.keeps.is_some() {
+            return false;
+        }
+        self.fetched.get_or_insert_with(|| task_id.to_owned());
+        true
+    }
+
+    /// The fetched result to ask again, once: until answered, results count as not kept.
+    pub(super) fn ask(&mut self) -> Option<String> {
+        let task_id = self.fetched.take()?;
+        self.keeps.get_or_insert(false);
+        Some(task_id)
+    }
+
+    /// A fetched result asked again was answered (`true`) or not.
+    pub(super) fn kept(&mut self, kept: bool) {
+        self.keeps = Some(kept);
+    }
+
+    /// Whether the server was seen to keep results: closing a held result loses nothing.
+    pub(super) fn keeps(&self) -> bool {
+        self.keeps == Some(true)
     }
 
     /// The probe is over: the link was found to be `link`, kept until [`Probe::take_learnt`].

@@ -143,6 +143,12 @@ impl Pool {
         self.listening = self.cap.is_some();
     }
 
+    /// Whether the GET listening stream was asked for and holds a connection (or waits ahead of
+    /// what comes after it).
+    pub(super) fn listens(&self) -> bool {
+        self.listening
+    }
+
     /// The GET listening stream closed: its connection goes to the next in line (returned).
     pub(super) fn unlisten(&mut self) -> Vec<SendKey> {
         self.listening = false;

@@ -1,17 +1,16 @@
 //! The engine's request routing. Out: a request for the ready session (its body built once), the
 //! transmissions handed to the driver as the browser's connections allow (`pool.rs`,
-//! `backlog.rs`), the link's HTTP version learnt from them (`multiplex.rs`). In: every answer
+//! `backlog.rs`), the link's HTTP version learnt from them (`learning.rs`). In: every answer
 //! routed to its request (by JSON-RPC id; by stream for id-less errors), HTTP heads and stream
 //! ends, timeouts, dead sessions and lost connections.
 
 use super::accepted::WARNING;
-use super::multiplex::{Probe, KEPT_ON_HTTP1};
 use super::pending::Pending;
 use super::standalone::cuts_named;
 use super::unreached::unreached;
 use super::unreadable::{quote, PROBE_FELL_BACK};
 use crate::engine::api::{
-    ClientError, ErrorKind, Link, Millis, Output, SendKey, Transmit, TransportError,
+    ClientError, ErrorKind, Millis, Output, SendKey, Transmit, TransportError,
 };
 use crate::engine::ids::{ReqId, Slot};
 use crate::engine::requests::backlog::Kept;
@@ -335,123 +334,6 @@ impl Engine {
         }
     }
 
-    /// The budget of held results on this link: while it is only assumed HTTP/1.1, the probe's
-    /// once it started, the tight HTTP/1.1 budget before.
-    pub(crate) fn link_budget(&self) -> usize {
-        match self.cfg.link.connections() {
-            Some(connections) if self.cfg.link_unseen && self.probe.started() => connections,
-            _ => self.cfg.link.result_budget(),
-        }
-    }
-
-    /// A task was tracked: with more tasks than connections on a link only assumed HTTP/1.1 and
-    /// results to hold, the probe starts (once), and the running tasks followed hold theirs.
-    pub(crate) fn probe_start(&mut self, now: Millis) {
-        let Some(connections) = self.cfg.link.connections().filter(|_| self.cfg.link_unseen) else {
-            return;
-        };
-        if self.probe.started() || self.tasks.len() <= connections {
-            return;
-        }
-        // Until the server showed it does not push (see `pushed.rs`), nothing is held: the
-        // connections held results took would be those a pushed end's `tasks/result` needs,
-        // and pushes standing in for polls leave no status request to learn from.
-        if self.defers_hold() || self.relies_on_pushes() {
-            return;
-        }
-        self.probe.start(now);
-        if !self.holds_running() {
-            // Nothing to hold (not a legacy session, or its server refused): nothing to learn from.
-            self.probe.unstart();
-            return;
-        }
-        for task_id in self.tasks.followed() {
-            self.hold_again(now, &task_id);
-        }
-    }
-
-    /// A transmission goes to the browser: a held result becomes a witness, a status request
-    /// made behind six is armed.
-    pub(super) fn probe_handed(&mut self, now: Millis, key: SendKey) {
-        let Some(connections) = self.cfg.link.connections().filter(|_| self.cfg.link_unseen) else {
-            return;
-        };
-        let n = self.reqs.id_of(key);
-        match n.and_then(|n| self.reqs.purpose(n)) {
-            Some(Purpose::Result(_)) => self.probe.witness(key),
-            Some(Purpose::Get(_)) => {
-                let listening = self.standalone.is_flowing();
-                self.probe.made(now, key, listening, connections);
-            }
-            _ => {}
-        }
-    }
-
-    /// When the probe next decides something.
-    pub(crate) fn probe_due(&self) -> Option<Millis> {
-        if !self.cfg.link_unseen {
-            return None;
-        }
-        self.probe.due()
-    }
-
-    /// A proof that stood: the link multiplexes, or it is HTTP/1.1.
-    pub(crate) fn probe_tick(&mut self, now: Millis) {
-        if !self.cfg.link_unseen {
-            return;
-        }
-        match self.probe.verdict(now) {
-            Some(Link::Http2) => self.link_multiplexes(now),
-            Some(_) => self.link_is_http1(now),
-            None => {}
-        }
-    }
-
-    fn link_multiplexes(&mut self, now: Millis) {
-        self.cfg.link = Link::Http2;
-        self.link_seen();
-        let admitted = self.pool.unlimit();
-        self.admitted(now, admitted);
-        // Results queued for a slot go out, then the running tasks not queued hold theirs.
-        self.fill_result_slots(now);
-        for task_id in self.tasks.followed() {
-            self.hold_again(now, &task_id);
-        }
-    }
-
-    /// HTTP/1.1 for good: held results beyond [`KEPT_ON_HTTP1`] close (tasks waiting for input
-    /// keep theirs), and their tasks are polled.
-    fn link_is_http1(&mut self, now: Millis) {
-        self.link_seen();
-        if self.holds_running() {
-            return;
-        }
-        let mut kept = 0;
-        for task_id in self.tasks.followed() {
-            if self.may_hold(&task_id) {
-                continue;
-            }
-            let held = (self.tasks.get(&task_id)).is_some_and(|e| e.result.req().is_some());
-            if held && kept < KEPT_ON_HTTP1 {
-                kept += 1;
-            } else if held {
-                self.close_held_result(&task_id);
-                self.drop_result(&task_id);
-                self.poll_soon(now, &task_id);
-            }
-        }
-    }
-
-    fn link_seen(&mut self) {
-        self.cfg.link_unseen = false;
-        self.probe = Probe::decided(self.cfg.link);
-    }
-
-    /// The link this engine found, once: for the driver to remember for the server's URL.
-    pub fn take_learnt_link(&mut self) -> Option<Link> {
-        self.probe.take_learnt()
-    }
-
     pub(crate) fn on_message(&mut self, now: Millis, via: Option<SendKey>, body: &str) {
         if via.is_none() {
             self.standalone.heard();
@@ -687,6 +569,7 @@ impl Engine {
             Purpose::Call(c) => self.on_call_reply(now, *c, n, res),
             Purpose::Get(t) => self.on_get(now, t, res),
             Purpose::Result(t) => self.on_result(now, t, n, res),
+            Purpose::Kept(_) => self.on_kept(now, res),
             Purpose::List { op, .. } => self.on_list(*op, res),
             Purpose::Tools { .. } => self.on_tools_page(now, res),
             Purpose::Cancel { op, task_id } => self.on_cancel(now, *op, task_id, res),

@@ -73,11 +73,6 @@ enum Want {
 }
 
 impl Standalone {
-    /// Whether the stream is open and its 2xx head came: it holds a connection.
-    pub(super) fn is_flowing(&self) -> bool {
-        self.key.is_some() && self.opened_at.is_some()
-    }
-
     /// Whether `key` is the open stream's.
     pub(super) fn is(&self, key: SendKey) -> bool {
         self.key == Some(key)

@@ -229,6 +229,9 @@ impl FakeServer {
 
     /// The engine closed a stream: a blocked result stops.
     pub(crate) fn abort(&mut self, key: SendKey) {
+        if self.faults.deaf_to_aborts {
+            return;
+        }
         for b in self.blocked.values_mut() {
             b.retain(|(k, _)| *k != key);
         }

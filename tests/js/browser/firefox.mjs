@@ -11,7 +11,8 @@ import WebSocket from "ws";
 export const FIREFOX = process.env.FIREFOX ?? "/usr/bin/firefox-esr";
 export const firefoxAvailable = () => existsSync(FIREFOX);
 
-/** Starts Firefox; `{ evaluate(url, fn, arg), close() }`. `fn` is run in a new tab at `url`, its result JSON. */
+/** Starts Firefox; `{ evaluate(url, fn, arg), visits(url, runs), close() }`. `fn` is run in a new tab at `url`, its
+ * result JSON. */
 export async function openFirefox() {
   const profile = await mkdtemp(join(tmpdir(), "mcp-firefox-"));
   const child = spawn(FIREFOX, ["--headless", "--no-remote", "--profile", profile, "--remote-debugging-port", "0"],
@@ -47,13 +48,22 @@ export async function openFirefox() {
 
   return {
     async evaluate(url, fn, arg) {
+      return (await this.visits(url, [[fn, arg]]))[0];
+    },
+    /** Runs each `[fn, arg]` of `runs` in one new tab, loading `url` afresh before each (a reload:
+     * the tab's sessionStorage stays); their results. */
+    async visits(url, runs) {
       const { context } = await send("browsingContext.create", { type: "tab" });
+      const out = [];
       try {
-        await send("browsingContext.navigate", { context, url, wait: "complete" });
-        const expression = `(async () => JSON.stringify(await (${fn})(${JSON.stringify(arg)})))()`;
-        const r = await send("script.evaluate", { expression, target: { context }, awaitPromise: true, resultOwnership: "none" });
-        if (r.type === "exception") throw new Error(`in the page: ${r.exceptionDetails?.text ?? JSON.stringify(r.exceptionDetails)}`);
-        return JSON.parse(r.result.value);
+        for (const [fn, arg] of runs) {
+          await send("browsingContext.navigate", { context, url, wait: "complete" });
+          const expression = `(async () => JSON.stringify(await (${fn})(${JSON.stringify(arg)})))()`;
+          const r = await send("script.evaluate", { expression, target: { context }, awaitPromise: true, resultOwnership: "none" });
+          if (r.type === "exception") throw new Error(`in the page: ${r.exceptionDetails?.text ?? JSON.stringify(r.exceptionDetails)}`);
+          out.push(JSON.parse(r.result.value));
+        }
+        return out;
       } finally {
         await send("browsingContext.close", { context }).catch(() => {});
       }
