@@ -13,6 +13,7 @@
 
 mod election;
 mod follower;
+mod forms;
 mod leader;
 mod requestor;
 pub mod wire;
