@@ -4,7 +4,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use futures::channel::oneshot;
+use crate::driver::oneshot;
 use js_sys::{Array, Function, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
@@ -110,7 +110,7 @@ fn callback(tx: &Shared, ok: bool) -> Closure<dyn FnMut(JsValue)> {
     let tx = tx.clone();
     Closure::new(move |ev: JsValue| {
         if let Some(t) = tx.borrow_mut().take() {
-            let _ = t.send(if ok { Ok(()) } else { Err(event_error(&ev)) });
+            t.send(if ok { Ok(()) } else { Err(event_error(&ev)) });
         }
     })
 }

@@ -6,7 +6,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use futures::channel::oneshot;
+use crate::driver::oneshot;
 
 use super::web;
 use crate::bridge::records::TaskRecord;
@@ -71,7 +71,7 @@ impl Ledger {
         );
         if let Some(Claim::Pending(waiters)) = prev {
             for w in waiters {
-                let _ = w.send(won);
+                w.send(won);
             }
         }
         won

@@ -8,7 +8,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use futures::channel::oneshot;
+use crate::driver::oneshot;
 use js_sys::{Array, Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
@@ -150,7 +150,7 @@ pub async fn with_lock<T: 'static>(
     let (tx, rx) = oneshot::channel();
     let cb = Closure::once_into_js(move |_lock: JsValue| -> JsValue {
         future_to_promise(async move {
-            let _ = tx.send(work.await);
+            tx.send(work.await);
             Ok(JsValue::UNDEFINED)
         })
         .into()
