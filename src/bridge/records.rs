@@ -154,7 +154,10 @@ impl ToJson for TaskRecord {
             .with("dialect", &self.dialect)
             .with("snapshot", &self.snapshot)
             .with("status", &self.status)
-            .with("answeredInputs", &self.answered_inputs)
+            .with(
+                "answeredInputs",
+                &self.answered_inputs.iter().collect::<Vec<_>>(),
+            )
             .with("fired", &self.fired)
             .with("firedAt", &self.fired_at)
             .with("createdAt", &self.created_at)

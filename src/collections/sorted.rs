@@ -225,13 +225,6 @@ impl<T: Ord + Serialize> Serialize for SortedSet<T> {
     }
 }
 
-/// A JSON array, in order.
-impl<T: Ord + crate::json::ToJson> crate::json::ToJson for SortedSet<T> {
-    fn push_json(&self, out: &mut String) {
-        crate::json::push_items(out, self.iter());
-    }
-}
-
 impl<T> IntoIterator for SortedSet<T> {
     type Item = T;
     type IntoIter = std::iter::Map<std::vec::IntoIter<(T, ())>, fn((T, ())) -> T>;

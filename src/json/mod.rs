@@ -18,7 +18,7 @@ mod write;
 pub use literal::json;
 pub(crate) use names::wire_names;
 pub use parse::parse;
-pub use to_json::{json_text, push_items, Object, ToJson};
+pub use to_json::{json_text, Object, ToJson};
 pub use value::{Entry, Map, Number, Value};
 pub use write::{push_quoted, push_value, text};
 

@@ -65,21 +65,16 @@ impl<T: ToJson> ToJson for Option<T> {
     }
 }
 
-/// Appends a JSON array of `items`.
-pub fn push_items<'a, T: ToJson + 'a>(out: &mut String, items: impl IntoIterator<Item = &'a T>) {
-    out.push('[');
-    for (i, item) in items.into_iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        item.push_json(out);
-    }
-    out.push(']');
-}
-
 impl<T: ToJson> ToJson for Vec<T> {
     fn push_json(&self, out: &mut String) {
-        push_items(out, self);
+        out.push('[');
+        for (i, item) in self.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            item.push_json(out);
+        }
+        out.push(']');
     }
 
     fn to_json(&self) -> Value {
