@@ -13,6 +13,7 @@
 
 mod election;
 mod follower;
+#[cfg(feature = "tabs")]
 mod forms;
 mod leader;
 mod requestor;

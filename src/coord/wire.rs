@@ -4,10 +4,8 @@
 //! them to its engine's ids. A follower re-sends its live operations to every new leader (the
 //! leader ignores what it already has), so a failover loses nothing that can be safely repeated.
 
-use crate::json::{json_text, Object, ToJson, Value};
+use crate::json::Value;
 use serde::Serialize;
-
-use super::forms::Tagged;
 
 use crate::engine::api::{CallOptions, Event, InputId, SubId};
 use crate::protocol::jsonrpc::RpcError;
@@ -172,99 +170,10 @@ pub enum Msg {
     Bye { from: TabId },
 }
 
+#[cfg(feature = "tabs")]
 impl Msg {
     /// The message's JSON text (as its `Serialize` derive writes it).
     pub fn encode(&self) -> String {
-        json_text(self)
-    }
-}
-
-impl ToJson for Msg {
-    fn push_json(&self, out: &mut String) {
-        let o = Object::new(out);
-        match self {
-            Msg::Hello { from, visible } => {
-                (o.with("t", &"hello").with("from", from)).with("visible", visible)
-            }
-            Msg::Leader {
-                from,
-                epoch,
-                hidden_ms,
-                session,
-                session_id,
-            } => (o.with("t", &"leader").with("from", from))
-                .with("epoch", epoch)
-                .with("hiddenMs", hidden_ms)
-                .with("session", session)
-                .with("sessionId", session_id),
-            Msg::Op {
-                from,
-                epoch,
-                id,
-                op,
-            } => (o.with("t", &"op").with("from", from))
-                .with("epoch", epoch)
-                .with("id", id)
-                .with("op", op),
-            Msg::Ack { to, epoch, id } => (o.with("t", &"ack").with("to", to))
-                .with("epoch", epoch)
-                .with("id", id),
-            Msg::Ev { to, epoch, event } => (o.with("t", &"ev").with("to", to))
-                .with("epoch", epoch)
-                .with("event", event),
-            Msg::Vis { from, visible } => {
-                (o.with("t", &"vis").with("from", from)).with("visible", visible)
-            }
-            Msg::Online { from } => o.with("t", &"online").with("from", from),
-            Msg::Got { from, epoch, id } => (o.with("t", &"got").with("from", from))
-                .with("epoch", epoch)
-                .with("id", id),
-            Msg::Bye { from } => o.with("t", &"bye").with("from", from),
-        }
-        .end();
-    }
-}
-
-impl ToJson for Op {
-    fn push_json(&self, out: &mut String) {
-        let o = Object::new(out);
-        match self {
-            Op::CallTool {
-                name,
-                arguments,
-                opts,
-            } => (o.with("op", &"callTool").with("name", name))
-                .with("arguments", arguments)
-                .with("opts", opts),
-            Op::Request {
-                method,
-                params,
-                opts,
-            } => (o.with("op", &"request").with("method", method))
-                .with("params", params)
-                .with("opts", opts),
-            Op::Watch { task_id } => o.with("op", &"watch").with("taskId", task_id),
-            Op::Unsubscribe { sub } => o.with("op", &"unsubscribe").with("sub", sub),
-            Op::Cancel { task_id } => o.with("op", &"cancel").with("taskId", task_id),
-            Op::DeleteTask { task_id } => o.with("op", &"deleteTask").with("taskId", task_id),
-            Op::AnswerInput { id, answer } => {
-                let answer = Tagged(answer.as_ref().map_err(|e| e as &dyn ToJson));
-                (o.with("op", &"answerInput").with("id", id)).with("answer", &answer)
-            }
-            Op::ListTasks { cursor } => o.with("op", &"listTasks").with("cursor", cursor),
-            Op::ListTools => o.with("op", &"listTools"),
-            Op::Forget { task_id } => o.with("op", &"forget").with("taskId", task_id),
-        }
-        .end();
-    }
-}
-
-impl ToJson for SessionWire {
-    fn push_json(&self, out: &mut String) {
-        (Object::new(out).with("dialect", &self.dialect))
-            .with("protocolVersion", &self.protocol_version)
-            .with("serverInfo", &self.server_info)
-            .with("capabilities", &self.capabilities)
-            .end();
+        crate::json::json_text(self)
     }
 }
