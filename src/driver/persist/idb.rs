@@ -1,4 +1,4 @@
-//! A tiny key/value layer over IndexedDB (its requests and transactions in `idb.js`): one
+//! A tiny key/value layer over IndexedDB (its requests and transactions in `full.js`): one
 //! database, one object store of `{k, v}` rows (`v` is JSON text), atomic read-modify-write
 //! inside one `readwrite` transaction.
 
@@ -10,7 +10,7 @@ use wasm_bindgen_futures::JsFuture;
 /// compiled once rather than once per caller's closure; `FnMut`, as a host store may retry it.
 pub(super) type Edit = Box<dyn FnMut(Option<String>) -> Option<String>>;
 
-#[wasm_bindgen(module = "/src/driver/persist/idb.js")]
+#[wasm_bindgen(module = "/src/driver/full.js")]
 extern "C" {
     #[wasm_bindgen(js_name = idbOpen)]
     fn idb_open(name: &str, version: u32) -> Promise;
