@@ -166,7 +166,7 @@ else
 fi
 
 gz() { gzip -9 -c "$@" | wc -c; }
-# The snippets (src/driver/io.js, webcrypto.js, which wasm-bindgen copies into snippets/) the glue
+# The snippets (src/driver/io.js, full.js, which wasm-bindgen copies into snippets/) the glue
 # <dir>/<name>.js imports.
 snippets() { # <dir> <name>
   grep -oE '"\./snippets/[^"]+\.js"' "$1/$2.js" | tr -d '"' | sort -u | sed "s#^\./#$1/#"

@@ -8,7 +8,7 @@
 //! The outcome is kept only when the caller opted in (`persistResults`); input request payloads
 //! never are.
 
-use crate::json::Value;
+use crate::json::{json_text, Object, ToJson, Value};
 use serde::Serialize;
 
 use super::json::{self, Fields};
@@ -79,10 +79,9 @@ impl TaskRecord {
         })
     }
 
-    /// The JSON text stored for it.
-    #[inline]
-    pub fn text(&self) -> Option<String> {
-        serde_json::to_string(self).ok()
+    /// The JSON text stored for it (as its `Serialize` derive writes it).
+    pub fn text(&self) -> String {
+        json_text(self)
     }
 
     /// The completion ledger's check-and-set: whether this claim is the first (then the record
@@ -141,10 +140,37 @@ impl SessionRecord {
         })
     }
 
-    /// The JSON text stored for it.
-    #[inline]
-    pub fn text(&self) -> Option<String> {
-        serde_json::to_string(self).ok()
+    /// The JSON text stored for it (as its `Serialize` derive writes it).
+    pub fn text(&self) -> String {
+        json_text(self)
+    }
+}
+
+impl ToJson for TaskRecord {
+    fn push_json(&self, out: &mut String) {
+        (Object::new(out).with("url", &self.url))
+            .with("identity", &self.identity)
+            .with("taskId", &self.task_id)
+            .with("dialect", &self.dialect)
+            .with("snapshot", &self.snapshot)
+            .with("status", &self.status)
+            .with(
+                "answeredInputs",
+                &self.answered_inputs.iter().collect::<Vec<_>>(),
+            )
+            .with("fired", &self.fired)
+            .with("firedAt", &self.fired_at)
+            .with("createdAt", &self.created_at)
+            .with("updatedAt", &self.updated_at)
+            .end();
+    }
+}
+
+impl ToJson for SessionRecord {
+    fn push_json(&self, out: &mut String) {
+        (Object::new(out).with("session", &self.session))
+            .with("savedAt", &self.saved_at)
+            .end();
     }
 }
 
@@ -156,7 +182,7 @@ pub type RecordEdit = Box<dyn FnMut(Option<TaskRecord>) -> Option<TaskRecord>>;
 #[inline]
 pub fn edit_text(old: Option<String>, edit: &mut RecordEdit) -> Option<String> {
     let old = old.and_then(|t| TaskRecord::read(&t));
-    edit(old).and_then(|r| r.text())
+    edit(old).map(|r| r.text())
 }
 
 /// The scope's task records among the stored texts `rows`, oldest first (ties by task id);

@@ -1,7 +1,6 @@
-//! The hasher of every hash map in the client (keyed by task ids and other strings): small and
-//! deterministic.
-//! std's SipHash would not guard against keys a server chooses (task ids) here either: on wasm32
-//! it has no random keys, and with known keys colliding inputs are as easy to find for any hash.
+//! The hasher of the tests' hash maps (keyed by task ids and other strings): small and
+//! deterministic. The shipped code keeps no hash map: by string key it keeps a sorted `Vec`
+//! ([`SortedMap`](super::sorted::SortedMap)), which brings no hash table code into the wasm.
 
 /// Multiplicative mixing, in the spirit of FxHash.
 #[derive(Debug, Default, Clone, Copy)]

@@ -13,6 +13,8 @@
 
 mod election;
 mod follower;
+#[cfg(feature = "tabs")]
+mod forms;
 mod leader;
 mod requestor;
 pub mod wire;
@@ -20,8 +22,7 @@ pub mod wire;
 #[cfg(test)]
 mod tests;
 
-use crate::collections::hash::IdHash;
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 use crate::json::Value;
 
@@ -145,7 +146,7 @@ pub struct Coord {
     subs: SortedMap<u64, MySub>,
     ops: SortedMap<u64, Op>,
     /// The latest snapshot this tab saw of each task it follows.
-    tasks: HashMap<String, Task, IdHash>,
+    tasks: SortedMap<String, Task>,
     session: Option<SessionWire>,
     /// The session's legacy `Mcp-Session-Id`: a follower hears it from the leader, a leader
     /// reads it from its engine.
@@ -174,7 +175,7 @@ impl Coord {
             next_local: 1,
             subs: SortedMap::default(),
             ops: SortedMap::default(),
-            tasks: HashMap::default(),
+            tasks: SortedMap::default(),
             session: None,
             session_id: None,
             delivered_session: None,

@@ -170,8 +170,10 @@ pub enum Msg {
     Bye { from: TabId },
 }
 
+#[cfg(feature = "tabs")]
 impl Msg {
+    /// The message's JSON text (as its `Serialize` derive writes it).
     pub fn encode(&self) -> String {
-        serde_json::to_string(self).unwrap_or_default()
+        crate::json::json_text(self)
     }
 }

@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use std::future::Future;
 
-use futures::channel::oneshot;
+use super::oneshot;
 use js_sys::{Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
@@ -402,7 +402,7 @@ struct Release<'a>(&'a AuthShell);
 impl Drop for Release<'_> {
     fn drop(&mut self) {
         for waiter in self.0.with(|s| s.renewal.take()).unwrap_or_default() {
-            let _ = waiter.send(());
+            waiter.send(());
         }
     }
 }

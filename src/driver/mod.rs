@@ -16,6 +16,8 @@ pub mod headers;
 mod http;
 pub mod io;
 pub mod link;
+#[cfg(any(feature = "tabs", feature = "oauth"))]
+pub mod oneshot;
 pub mod timer;
 #[cfg(feature = "oauth")]
 mod webcrypto;

@@ -1,4 +1,4 @@
-//! The Web Crypto operations OAuth needs, in `webcrypto.js`: SHA-256 for PKCE, and ES256
+//! The Web Crypto operations OAuth needs, in `full.js`: SHA-256 for PKCE, and ES256
 //! signatures for the JWTs the client signs.
 
 use js_sys::{Array, Promise, Uint8Array};
@@ -8,7 +8,7 @@ use wasm_bindgen_futures::JsFuture;
 use super::global::describe;
 use crate::auth::jwt::PublicJwk;
 
-#[wasm_bindgen(module = "/src/driver/webcrypto.js")]
+#[wasm_bindgen(module = "/src/driver/full.js")]
 extern "C" {
     #[wasm_bindgen(js_name = sha256)]
     fn digest(data: &[u8]) -> Promise;

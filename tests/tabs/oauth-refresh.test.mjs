@@ -53,9 +53,9 @@ test("two tabs whose tokens expire together: one refresh reaches the rotating se
 
 test("a persisted DPoP key is one key for the origin's tabs, non-extractable, one per name", { timeout: 60_000 }, async () => {
   const snippets = join(PKG_DIR, "snippets");
-  const dir = readdirSync(snippets).find((d) => existsSync(join(snippets, d, "src/driver/webcrypto.js")));
-  assert.ok(dir, "the package carries webcrypto.js");
-  const module = `/pkg/snippets/${dir}/src/driver/webcrypto.js`;
+  const dir = readdirSync(snippets).find((d) => existsSync(join(snippets, d, "src/driver/full.js")));
+  assert.ok(dir, "the package carries full.js (Web Crypto)");
+  const module = `/pkg/snippets/${dir}/src/driver/full.js`;
   const b = await browser();
   try {
     const [one, two] = [await b.page("/oauth.html"), await b.page("/oauth.html")];

@@ -26,6 +26,24 @@ fn every_channel_message_reads_back_equal() {
     }
 }
 
+/// The hand-written writers of the channel's messages and the records write what the derives
+/// write: the same members in the same order, the numbers spelled as the crate's writer spells
+/// them (`5e28`, where serde_json writes `5e+28`).
+#[test]
+fn messages_and_records_are_written_as_the_derives_write_them() {
+    fn derived<T: serde::Serialize>(t: &T) -> String {
+        crate::json::text(&crate::json::parse(&serde_json::to_string(t).unwrap()).unwrap())
+    }
+    for m in msgs() {
+        assert_eq!(m.encode(), derived(&m));
+    }
+    for r in records() {
+        assert_eq!(r.text(), derived(&r));
+    }
+    let s = session_record();
+    assert_eq!(s.text(), derived(&s));
+}
+
 #[test]
 fn event_reader_agrees_with_the_derived_deserialize() {
     for e in events() {
@@ -74,8 +92,7 @@ fn snapshots_read_like_the_derives() {
     assert_eq!(from_value::<SessionSnapshot>(v).ok(), Some(s));
 }
 
-#[test]
-fn stored_records_read_back_equal() {
+fn records() -> [TaskRecord; 2] {
     let scope = Scope::new("https://example.test/mcp", Some("user"));
     let minimal = TaskRecord::new(&scope, "t-9", 42);
     let mut full = TaskRecord::new(&scope, "t-1", 1);
@@ -94,17 +111,11 @@ fn stored_records_read_back_equal() {
     full.fired = true;
     full.fired_at = Some(2);
     full.updated_at = 3;
-    for r in [minimal, full] {
-        let text = serde_json::to_string(&r).unwrap();
-        assert_eq!(TaskRecord::read(&text).as_ref(), Some(&r), "{text}");
-    }
-    // What an older writer left: no `answeredInputs` / `fired` (serde defaults), nulls for `None`.
-    let old = r#"{"url":"u","identity":null,"taskId":"x","dialect":"legacy","snapshot":null,
-        "status":"working","firedAt":null,"createdAt":1,"updatedAt":2}"#;
-    let r = TaskRecord::read(old).unwrap();
-    assert!(!r.fired && r.answered_inputs.is_empty() && r.status == Some(TaskStatus::Working));
+    [minimal, full]
+}
 
-    let s = SessionRecord {
+fn session_record() -> SessionRecord {
+    SessionRecord {
         session: SessionSnapshot {
             dialect: Dialect::Legacy,
             protocol_version: "2025-11-25".into(),
@@ -113,9 +124,23 @@ fn stored_records_read_back_equal() {
             server_info: json!({ "name": "n" }),
         },
         saved_at: 9,
-    };
-    let text = serde_json::to_string(&s).unwrap();
-    assert_eq!(SessionRecord::read(&text), Some(s));
+    }
+}
+
+#[test]
+fn stored_records_read_back_equal() {
+    for r in records() {
+        let text = r.text();
+        assert_eq!(TaskRecord::read(&text).as_ref(), Some(&r), "{text}");
+    }
+    // What an older writer left: no `answeredInputs` / `fired` (serde defaults), nulls for `None`.
+    let old = r#"{"url":"u","identity":null,"taskId":"x","dialect":"legacy","snapshot":null,
+        "status":"working","firedAt":null,"createdAt":1,"updatedAt":2}"#;
+    let r = TaskRecord::read(old).unwrap();
+    assert!(!r.fired && r.answered_inputs.is_empty() && r.status == Some(TaskStatus::Working));
+
+    let s = session_record();
+    assert_eq!(SessionRecord::read(&s.text()), Some(s));
 }
 
 #[test]

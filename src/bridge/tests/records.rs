@@ -78,11 +78,11 @@ fn an_edit_reads_the_stored_text_and_writes_its_result() {
 fn a_listing_holds_the_scopes_readable_records_oldest_first() {
     let other = Scope::new("https://a/mcp", None);
     let texts = [
-        record("b", 2, None).text().unwrap(),
-        record("c", 1, None).text().unwrap(),
+        record("b", 2, None).text(),
+        record("c", 1, None).text(),
         "{\"url\":1}".to_owned(),
-        TaskRecord::new(&other, "z", 0).text().unwrap(),
-        record("a", 2, None).text().unwrap(),
+        TaskRecord::new(&other, "z", 0).text(),
+        record("a", 2, None).text(),
     ];
     let ids: Vec<String> = listing(&texts, &scope())
         .into_iter()
@@ -103,7 +103,7 @@ fn session_records_read_back_what_they_wrote() {
         },
         saved_at: 12,
     };
-    assert_eq!(SessionRecord::read(&rec.text().unwrap()), Some(rec));
+    assert_eq!(SessionRecord::read(&rec.text()), Some(rec));
 }
 
 #[test]

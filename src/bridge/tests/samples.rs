@@ -182,6 +182,10 @@ pub fn ops() -> Vec<Op> {
             id: InputId(6),
             answer: Err(rpc_error()),
         },
+        Op::AnswerInput {
+            id: InputId(7),
+            answer: Err(RpcError::new(-32601, "no data")),
+        },
         Op::ListTasks { cursor: None },
         Op::ListTasks {
             cursor: Some("c2".into()),

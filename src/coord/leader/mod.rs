@@ -7,15 +7,14 @@ mod events;
 mod ops;
 mod peers;
 
-use crate::collections::hash::IdHash;
 use crate::collections::idmap::{IdMap, IdSet};
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 use crate::json::Value;
 
 use super::wire::{Msg, Op, TabId};
 use super::{Coord, Output, Role, Stored};
-use crate::collections::sorted::SortedSet;
+use crate::collections::sorted::{SortedMap, SortedSet};
 use crate::engine::api::{ClientError, Event, InputId, Millis, OpId, SubId};
 use crate::engine::snapshot::{SessionSnapshot, TaskSnapshot};
 use crate::engine::Engine;
@@ -52,7 +51,7 @@ struct Router {
     /// Input requests handed to tabs and not answered yet, by the id the tabs know.
     inputs: IdMap<u64, Pending>,
     sub_tasks: IdMap<SubId, String>,
-    internal: HashMap<String, SubId, IdHash>,
+    internal: SortedMap<String, SubId>,
     /// Subscriptions their tab stopped on purpose: the leader lets go of the task when they end.
     stopped: IdSet<SubId>,
     peers: IdMap<TabId, Peer>,
@@ -104,8 +103,8 @@ pub(super) struct Leading {
     inbox: Vec<(TabId, u64, Op)>,
     work: VecDeque<Work>,
     router: Router,
-    stored: HashMap<String, Stored, IdHash>,
-    answered: HashMap<String, SortedSet<String>, IdHash>,
+    stored: SortedMap<String, Stored>,
+    answered: SortedMap<String, SortedSet<String>>,
     any_visible: bool,
     server_info: Value,
 }
@@ -121,8 +120,8 @@ impl Leading {
             inbox: Vec::new(),
             work: VecDeque::new(),
             router: Router::default(),
-            stored: HashMap::default(),
-            answered: HashMap::default(),
+            stored: SortedMap::default(),
+            answered: SortedMap::default(),
             // What the engine assumes at first: told otherwise once ready.
             any_visible: true,
             server_info: Value::Null,

@@ -4,6 +4,7 @@
 use crate::json::Value;
 
 use super::{Dest, Work};
+use crate::collections::sorted::SortedSet;
 use crate::coord::wire::{Msg, Op, TabId};
 use crate::coord::Coord;
 use crate::engine::api::{End, Event, InputId, Millis, SubId};
@@ -128,10 +129,12 @@ impl Coord {
         };
         e.answer_input(now, p.input, answer);
         if let Some(t) = p.task_id {
-            l.answered
-                .entry(t.clone())
-                .or_default()
-                .insert(p.request.key);
+            if let Some(keys) = l
+                .answered
+                .get_or_insert_with(t.as_str(), || (t.clone(), SortedSet::default()))
+            {
+                keys.insert(p.request.key);
+            }
             self.emit(crate::coord::Output::Persist(t));
         }
     }

@@ -6,7 +6,7 @@ use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-use super::idb::{texts, Edit};
+use super::idb::{edit_with, texts, Edit};
 
 #[wasm_bindgen]
 extern "C" {
@@ -46,12 +46,9 @@ impl HostStore {
 
     /// Replaces the value under `key` with `f(old)` (`None`: delete); returns the new one, or
     /// `Err` when the host could not store it.
-    pub async fn edit(&self, key: &str, mut f: Edit) -> Result<Option<String>, JsValue> {
-        let edit = Closure::<dyn FnMut(JsValue) -> JsValue>::new(move |old: JsValue| {
-            f(old.as_string()).map_or(JsValue::NULL, |v| JsValue::from_str(&v))
-        });
-        let stored = JsFuture::from(self.update(key, edit.as_ref())?).await?;
-        drop(edit);
-        Ok(stored.as_string())
+    pub async fn edit(&self, key: &str, f: Edit) -> Result<Option<String>, JsValue> {
+        let start =
+            |edit: &JsValue| (self.update(key, edit)).unwrap_or_else(|e| Promise::reject(&e));
+        edit_with(f, &start).await
     }
 }

@@ -147,12 +147,11 @@ impl Store {
     }
 
     pub async fn put_session(&self, rec: &SessionRecord) {
-        if let Some(text) = rec.text() {
-            self.update(
-                &self.scope.session_key(),
-                Box::new(move |_| Some(text.clone())),
-            )
-            .await;
-        }
+        let text = rec.text();
+        self.update(
+            &self.scope.session_key(),
+            Box::new(move |_| Some(text.clone())),
+        )
+        .await;
     }
 }

@@ -3,15 +3,14 @@
 //! IndexedDB, inside one `readwrite` transaction). Within the page that won, every handle's
 //! `onDone` fires; every other page (and every later load) skips them.
 
-use crate::collections::hash::IdHash;
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 
-use futures::channel::oneshot;
+use crate::driver::oneshot;
 
 use super::web;
 use crate::bridge::records::TaskRecord;
+use crate::collections::sorted::SortedMap;
 use crate::driver::persist::Store;
 use crate::driver::{global, spawn};
 
@@ -30,7 +29,7 @@ struct Inner {
     /// Held around each claim where the store's read-modify-write is not atomic across pages.
     locks: Option<web::LockManager>,
     lock_name: String,
-    claims: RefCell<HashMap<String, Claim, IdHash>>,
+    claims: RefCell<SortedMap<String, Claim>>,
 }
 
 impl Ledger {
@@ -39,7 +38,7 @@ impl Ledger {
             store,
             locks,
             lock_name,
-            claims: RefCell::new(HashMap::default()),
+            claims: RefCell::new(SortedMap::default()),
         }))
     }
 
@@ -72,7 +71,7 @@ impl Ledger {
         );
         if let Some(Claim::Pending(waiters)) = prev {
             for w in waiters {
-                let _ = w.send(won);
+                w.send(won);
             }
         }
         won

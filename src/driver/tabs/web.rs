@@ -8,10 +8,11 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use futures::channel::oneshot;
 use js_sys::{Array, Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::{future_to_promise, JsFuture};
+use wasm_bindgen_futures::JsFuture;
+
+use crate::driver::{oneshot, spawn};
 
 #[wasm_bindgen]
 extern "C" {
@@ -79,6 +80,13 @@ impl Drop for Held {
     }
 }
 
+/// What a lock callback answers: a promise the lock is held until, and its release.
+fn hold() -> (Promise, Held) {
+    let mut release = None;
+    let hold = Promise::new(&mut |resolve, _| release = Some(resolve));
+    (hold, Held { release })
+}
+
 /// A lock request in the queue; dropping it (or calling [`Pending::abort`]) leaves the queue.
 pub struct Pending {
     controller: Option<web_sys::AbortController>,
@@ -118,9 +126,8 @@ pub fn acquire(
     let g = granted.clone();
     let cb = Closure::once_into_js(move |_lock: JsValue| -> JsValue {
         *g.borrow_mut() = true;
-        let mut slot: Option<Function> = None;
-        let hold = Promise::new(&mut |resolve, _| slot = Some(resolve));
-        on_granted(Held { release: slot });
+        let (hold, held) = hold();
+        on_granted(held);
         hold.into()
     });
     let p = locks.request_with(name, &options, cb.unchecked_ref())?;
@@ -149,11 +156,12 @@ pub async fn with_lock<T: 'static>(
 ) -> Result<T, JsValue> {
     let (tx, rx) = oneshot::channel();
     let cb = Closure::once_into_js(move |_lock: JsValue| -> JsValue {
-        future_to_promise(async move {
-            let _ = tx.send(work.await);
-            Ok(JsValue::UNDEFINED)
-        })
-        .into()
+        let (hold, held) = hold();
+        spawn(async move {
+            tx.send(work.await);
+            drop(held);
+        });
+        hold.into()
     });
     let p = locks.request_with(name, &Object::new(), cb.unchecked_ref())?;
     JsFuture::from(p).await?;
