@@ -28,6 +28,8 @@ pub struct TaskSnapshot {
     pub task: Task,
     /// The server confirmed the task (an unknown id later means `expired`).
     pub known: bool,
+    /// When the exporting engine last sent a status request (on import: the task's phase, kept
+    /// when its next poll is at least one interval away).
     pub last_polled_at: Option<Millis>,
     /// Since when the task has had its status (the poll cadence's age counts from here).
     #[serde(default)]
@@ -244,6 +246,44 @@ mod tests {
         let first = sent_at.first().copied().unwrap_or(0);
         assert!((T0 + 3_000..=T0 + 6_000).contains(&first), "{}", first - T0);
         e.unsubscribe(now, run);
+    }
+
+    #[test]
+    fn an_import_polled_lately_keeps_the_exporter_s_phase() {
+        let mut e = crate::testkit::modern_engine(Config::default(), 8);
+        // A minute old: a 6 s gap at a 2 s interval. Polled by the exporter at the hand-over or
+        // up to 4 s before it, each task is polled next 6 s after that poll; 4.5 s before it, its
+        // next poll would come sooner than one interval after the import: it is spread.
+        for i in 0..10u64 {
+            let mut t = Task::new(format!("t{i}"), TaskStatus::Working);
+            t.poll_interval_ms = Some(2_000);
+            let snap = TaskSnapshot {
+                task: t,
+                known: true,
+                last_polled_at: Some(T0 - 500 * i),
+                status_since: Some(T0 - 60_000),
+                next_poll_at: None,
+                deadline: None,
+                input_keys: Vec::new(),
+            };
+            assert!(e.import_task(T0, snap));
+            e.watch(T0, &format!("t{i}"));
+        }
+        let mut sent_at = Vec::new();
+        let mut now = T0;
+        while now <= T0 + 9_000 {
+            match e.poll_output(now) {
+                Output::Wake(at) => now = at.max(now + 1),
+                Output::Transmit(t) if t.body.contains("tasks/get") => sent_at.push(now - T0),
+                _ => {}
+            }
+        }
+        sent_at.sort_unstable();
+        assert_eq!(sent_at.len(), 10, "{sent_at:?}");
+        for i in 0..9 {
+            assert!(sent_at.contains(&(6_000 - 500 * i)), "{i}: {sent_at:?}");
+        }
+        assert!(sent_at.iter().all(|&t| t >= 2_000), "{sent_at:?}");
     }
 
     #[test]

@@ -655,8 +655,11 @@ impl Engine {
 
     /// Seeds a task this engine does not know yet (before `watch`), so polling continues where
     /// the exporting engine left off: its cadence keeps the task's age, and since that engine may
-    /// have polled until just now, the first poll waits one interval plus a random part of the
-    /// task's gap (imports spread instead of polling in one tick). An unknown id later means
+    /// have polled until just now, the first poll waits at least one interval. It comes when the
+    /// exporter's next poll would have (its last poll plus the task's gap), if that is no sooner
+    /// (a live hand-over keeps each task's phase, and a poll the exporter sent just now is
+    /// followed a gap later, not two); else one interval plus a random part of the task's gap
+    /// (overdue imports spread instead of polling in one tick). An unknown id later means
     /// `expired`; answered input keys stay answered. A persisted `input_required` is imported as
     /// `working`, so the next poll surfaces the input again.
     /// Returns `false` (and changes nothing) when the engine already has a snapshot of the task.
@@ -670,7 +673,13 @@ impl Engine {
         // interval): the server's `createdAt` is on another clock.
         let since = snap.status_since.map_or(now, |t| t.min(now));
         let gap = cadence::gap(self.cfg.cadence, interval, now - since, self.visible);
+        let floor = cadence::floor(interval);
         let spread = self.rng.between(0, gap);
+        // Counted as sent one interval before the first poll.
+        let phase = (snap.last_polled_at.filter(|&last| last <= now))
+            .map(|last| last.saturating_add(gap))
+            .filter(|&due| due >= now.saturating_add(floor));
+        let sent = phase.map_or(now.saturating_add(spread), |due| due - floor);
         let Some(entry) = self.task_entry(&id) else {
             return false;
         };
@@ -690,9 +699,7 @@ impl Engine {
             entry.phase.confirm();
         }
         entry.poll.since = since.into();
-        // Counted as sent at a random point of the coming gap: the first poll comes an interval
-        // after that.
-        entry.poll.last_sent = now.saturating_add(spread).into();
+        entry.poll.last_sent = sent.into();
         entry.input_keys.extend(snap.input_keys);
         // No subscriber yet: collected after the GC delay unless someone watches it.
         self.after_membership_change(now, &id);
