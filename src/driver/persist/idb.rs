@@ -65,7 +65,7 @@ impl Idb {
     /// Opens (creating on first use) the database; `None` where IndexedDB is missing or refused.
     pub async fn open() -> Option<Idb> {
         let db = JsFuture::from(idb_open(DB_NAME, DB_VERSION)).await.ok()?;
-        (!db.is_null()).then_some(Idb { db })
+        (!db.is_null()).then(|| Idb { db })
     }
 
     /// Every value whose key starts with `prefix`.
