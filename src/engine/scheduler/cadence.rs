@@ -101,14 +101,25 @@ impl PollState {
     /// a server that answers late under load also ends its tasks late, and a poll on time would
     /// just miss the end. The way there and back counts from when the request got its
     /// connection (every status request records it, at once or when the pool admits it): time
-    /// spent waiting for one in the browser's queue says nothing of the server.
+    /// spent waiting for one in the browser's queue says nothing of the server. The first answer
+    /// sets the lag and leaves the grid: the grid's anchor (the creation's answer) already came a
+    /// way there and back after the server's creation, as long a way as this one.
     pub(crate) fn next_on_grid(&mut self, now: Millis, floor: Millis) -> Millis {
         let step = floor / JITTER_DIVISOR;
         let sent = (self.reached.get().or(self.last_sent.get())).unwrap_or(now);
+        let first = self.lag == 0;
         let lag = self.lag.max(step);
         let took = (now.saturating_sub(sent))
-            .min(lag.saturating_add(step))
+            .min(if first {
+                floor
+            } else {
+                lag.saturating_add(step)
+            })
             .min(floor / 2);
+        if first {
+            self.lag = lag.max(took);
+            return self.earliest_next(now, floor, true);
+        }
         self.lag = lag.max(took);
         let next = self.earliest_next(now, floor, true);
         next.saturating_add(took.saturating_sub(lag))

@@ -422,3 +422,45 @@ fn a_poll_that_waited_for_a_connection_does_not_move_its_task_s_grid() {
         );
     }
 }
+
+/// Every answer as slow as the creation's (a busy page, a loaded link): the grid stays where the
+/// creation's answer set it, one interval between polls; the poll that sees a task of exactly
+/// three intervals end reaches the server a fiftieth of the interval after it, plus the
+/// creation's ways there and back, not a fiftieth more for each poll before.
+#[test]
+fn answers_as_slow_as_the_creation_s_leave_the_grid_where_it_was() {
+    let iv = 1_000;
+    for (seed, modern) in [(11, false), (12, true)] {
+        let mut h = polling(modern, seed, 1, Cadence::Latency);
+        h.latency = (45, 45);
+        h.run_for(1_000);
+        let jobs = vec![
+            Job {
+                ms: 3 * iv,
+                interval: Some(iv),
+                after: 0,
+            };
+            3
+        ];
+        let tasks = create(&mut h, &jobs);
+        h.run_for(5_000);
+        assert!(h.violations.is_empty(), "{:?}", h.violations);
+        assert_eq!(tasks.len(), 3, "seed {seed}");
+        for (id, j) in &tasks {
+            let created = h.server.tasks.get(id).map_or(0, |t| t.created);
+            let end = created + j.ms;
+            let gets = h.get_times(id);
+            let before: Vec<Millis> = gets.iter().copied().filter(|&t| t < end).collect();
+            assert_eq!(before.len(), 2, "seed {seed} {id}: {gets:?}");
+            assert!(
+                before.windows(2).all(|w| w[1] - w[0] == iv),
+                "seed {seed} {id}: polls {before:?}, interval {iv}"
+            );
+            let seen = gets.iter().copied().find(|&t| t >= end);
+            assert!(
+                seen.is_some_and(|t| t - end <= with_jitter_bound(iv) - iv + 2 * 45),
+                "seed {seed} {id}: end at {end} seen by the poll at {seen:?}"
+            );
+        }
+    }
+}
