@@ -4,7 +4,6 @@
 pub(super) mod accepted;
 pub(super) mod backlog;
 pub(super) mod encoded;
-pub(super) mod learning;
 pub(super) mod multiplex;
 pub(super) mod pending;
 pub(super) mod pool;
@@ -34,7 +33,7 @@ pub(crate) enum Purpose {
     /// `tasks/result` (may block until the task ends: no timeout while the task runs).
     Result(String),
     /// `tasks/result` of a task whose result was fetched, asked again: whether the server keeps
-    /// results after answering them (`learning.rs`).
+    /// results after answering them (`router.rs`).
     Kept(String),
     List {
         op: OpId,
