@@ -36,6 +36,9 @@ pub struct TaskRecord {
     #[serde(default)]
     pub fired: bool,
     pub fired_at: Option<Millis>,
+    /// Which ledger fired it (a random token per page or process): its own write, seen again
+    /// when the store retried, is still its win.
+    pub fired_by: Option<u64>,
     pub created_at: Millis,
     pub updated_at: Millis,
 }
@@ -52,6 +55,7 @@ impl TaskRecord {
             answered_inputs: SortedSet::default(),
             fired: false,
             fired_at: None,
+            fired_by: None,
             created_at: now,
             updated_at: now,
         }
@@ -74,6 +78,7 @@ impl TaskRecord {
             answered_inputs: f.or_default("answeredInputs", json::strings)?,
             fired: f.or_default("fired", json::bool)?,
             fired_at: f.opt("firedAt", json::u64)?,
+            fired_by: f.opt("firedBy", json::u64)?,
             created_at: f.get("createdAt", json::u64)?,
             updated_at: f.get("updatedAt", json::u64)?,
         })
@@ -84,15 +89,17 @@ impl TaskRecord {
         json_text(self)
     }
 
-    /// The completion ledger's check-and-set: whether this claim is the first (then the record
-    /// says it fired, at `now`).
+    /// The completion ledger's check-and-set for the ledger `me`: whether this claim is the first
+    /// (then the record says `me` fired it, at `now`). A record `me` already marked is still its
+    /// win: a store that retries after a lost answer reads back the write that did land.
     #[inline]
-    pub fn claim(&mut self, now: Millis) -> bool {
+    pub fn claim(&mut self, now: Millis, me: u64) -> bool {
         if self.fired {
-            return false;
+            return self.fired_by == Some(me);
         }
         self.fired = true;
         self.fired_at = Some(now);
+        self.fired_by = Some(me);
         true
     }
 
@@ -107,6 +114,7 @@ impl TaskRecord {
         self.created_at = old.created_at.min(self.created_at);
         self.fired |= old.fired;
         self.fired_at = old.fired_at.or(self.fired_at);
+        self.fired_by = old.fired_by.or(self.fired_by);
         let old_terminal = old.is_terminal();
         self.answered_inputs.extend(old.answered_inputs);
         if old_terminal && !self.is_terminal() {
@@ -160,6 +168,7 @@ impl ToJson for TaskRecord {
             )
             .with("fired", &self.fired)
             .with("firedAt", &self.fired_at)
+            .with("firedBy", &self.fired_by)
             .with("createdAt", &self.created_at)
             .with("updatedAt", &self.updated_at)
             .end();

@@ -50,17 +50,35 @@ fn a_stored_end_is_never_replaced_by_an_older_status() {
 #[test]
 fn only_the_first_claim_wins_the_ledger() {
     let mut r = record("t", 1, None);
-    assert!(r.claim(50));
+    assert!(r.claim(50, 1));
     assert_eq!((r.fired, r.fired_at), (true, Some(50)));
-    assert!(!r.claim(60));
+    assert!(!r.claim(60, 2));
     assert_eq!(r.fired_at, Some(50), "the first firing stays");
+}
+
+/// A store whose write landed but whose answer was lost runs the edit again on what it wrote:
+/// the claim is still the writer's (else nobody fires), never another ledger's.
+#[test]
+fn a_retried_claim_reading_back_its_own_write_still_wins() {
+    let mut landed = record("t", 1, None);
+    assert!(landed.claim(50, 7));
+    let mut reread = TaskRecord::read(&landed.text()).unwrap();
+    assert!(reread.claim(51, 7), "its own write, read back");
+    assert_eq!((reread.fired_at, reread.fired_by), (Some(50), Some(7)));
+    assert!(!reread.claim(52, 8), "another ledger loses");
+    let merged = record("t", 1, None).merged_over(Some(reread));
+    assert_eq!(
+        (merged.fired, merged.fired_by),
+        (true, Some(7)),
+        "a leader's merge keeps who fired"
+    );
 }
 
 #[test]
 fn an_edit_reads_the_stored_text_and_writes_its_result() {
     let mut claim: RecordEdit = Box::new(|old| {
         let mut r = old.unwrap_or_else(|| record("t", 3, None));
-        r.claim(4);
+        r.claim(4, 1);
         Some(r)
     });
     let text = edit_text(None, &mut claim).unwrap();

@@ -30,6 +30,8 @@ struct Inner {
     locks: Option<web::LockManager>,
     lock_name: String,
     claims: RefCell<SortedMap<String, Claim>>,
+    /// This ledger's token in the records it marks fired.
+    me: u64,
 }
 
 impl Ledger {
@@ -39,6 +41,7 @@ impl Ledger {
             locks,
             lock_name,
             claims: RefCell::new(SortedMap::default()),
+            me: global::random_seed(),
         }))
     }
 
@@ -80,6 +83,7 @@ impl Ledger {
     async fn check_and_set(&self, task_id: &str) -> bool {
         let store = self.0.store.clone();
         let id = task_id.to_owned();
+        let me = self.0.me;
         let work = async move {
             let won = Rc::new(RefCell::new(false));
             let w = won.clone();
@@ -90,7 +94,7 @@ impl Ledger {
                     // Run again when a concurrent write made the store retry: the last run counts.
                     let mut rec =
                         old.unwrap_or_else(|| TaskRecord::new(&scope, &id, global::now()));
-                    *w.borrow_mut() = rec.claim(global::now());
+                    *w.borrow_mut() = rec.claim(global::now(), me);
                     Some(rec)
                 })
                 .await;
