@@ -52,6 +52,20 @@ mod tests {
     use crate::protocol::model::TaskStatus;
     use crate::testkit::{Harness, T0};
 
+    /// When each `tasks/get` went out, running the engine from `T0` to `until`.
+    fn status_requests_until(e: &mut Engine, until: Millis) -> Vec<Millis> {
+        let mut sent_at = Vec::new();
+        let mut now = T0;
+        while now <= until {
+            match e.poll_output(now) {
+                Output::Wake(at) => now = at.max(now + 1),
+                Output::Transmit(t) if t.body.contains("tasks/get") => sent_at.push(now),
+                _ => {}
+            }
+        }
+        sent_at
+    }
+
     fn finished_status(end: &End) -> Option<TaskStatus> {
         match end {
             End::Finished { task: Some(t), .. } => Some(t.status),
@@ -269,15 +283,10 @@ mod tests {
             assert!(e.import_task(T0, snap));
             e.watch(T0, &format!("t{i}"));
         }
-        let mut sent_at = Vec::new();
-        let mut now = T0;
-        while now <= T0 + 9_000 {
-            match e.poll_output(now) {
-                Output::Wake(at) => now = at.max(now + 1),
-                Output::Transmit(t) if t.body.contains("tasks/get") => sent_at.push(now - T0),
-                _ => {}
-            }
-        }
+        let mut sent_at: Vec<_> = status_requests_until(&mut e, T0 + 9_000)
+            .iter()
+            .map(|t| t - T0)
+            .collect();
         sent_at.sort_unstable();
         assert_eq!(sent_at.len(), 10, "{sent_at:?}");
         for i in 0..9 {
@@ -304,15 +313,7 @@ mod tests {
             assert!(e.import_task(T0, snap));
             e.watch(T0, &format!("t{i}"));
         }
-        let mut sent_at = Vec::new();
-        let mut now = T0;
-        while now <= T0 + 4_000 {
-            match e.poll_output(now) {
-                Output::Wake(at) => now = at.max(now + 1),
-                Output::Transmit(t) if t.body.contains("tasks/get") => sent_at.push(now),
-                _ => {}
-            }
-        }
+        let sent_at = status_requests_until(&mut e, T0 + 4_000);
         assert_eq!(sent_at.len(), 20, "every task polled once: {sent_at:?}");
         assert!(sent_at.iter().all(|t| *t >= T0 + 2_000), "{sent_at:?}");
         let distinct: std::collections::BTreeSet<_> = sent_at.iter().collect();
