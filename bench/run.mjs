@@ -323,7 +323,8 @@ try {
     if (!nginx) R.notes.push("No /usr/sbin/nginx (Debian package `nginx`): the page rows over HTTP/2 are n/a.");
     const P = 1000;
     // BENCH_PAGE_LINKS=h1:legacy,h2:legacy and BENCH_PAGE_ROUNDS=fixed,long narrow a run; BENCH_OURS_OPTIONS
-    // (JSON) sets ours' extra connect options (default none: the page learns the HTTP version by default).
+    // (JSON) sets ours' extra connect options (default none: the page learns the HTTP version by default);
+    // BENCH_PAGE_PUSH=on (or off) runs only the rounds with the server's pushes on (or off).
     const pick = (env, all, key) => (process.env[env] ? all.filter((x) => process.env[env].split(",").includes(key(x))) : all);
     const links = pick("BENCH_PAGE_LINKS", [["h1", "legacy"], ["h2", "legacy"], ["h1", "modern"]], (l) => l.join(":"));
     const oursOptions = JSON.parse(process.env.BENCH_OURS_OPTIONS ?? "{}");
@@ -340,7 +341,7 @@ try {
         const { pageTasks } = await import("./browser/page-tasks.mjs");
         for (const [link, dialect] of links) {
           if (link === "h2" && !nginx) continue;
-          for (const push of [false, true]) {
+          for (const push of [false, true].filter((x) => !process.env.BENCH_PAGE_PUSH || x === (process.env.BENCH_PAGE_PUSH === "on"))) {
             for (const r of rounds.filter((x) => !(push && x.pushOff))) {
               const stacks = stacksNow.filter((s) => s.dialect === dialect);
               const pooled = new Map(stacks.map((s) => [s.stack, { lat: [], req: [], per: [], error: null }]));

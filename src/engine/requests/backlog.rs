@@ -79,6 +79,11 @@ impl Backlog {
         found
     }
 
+    /// The caller's next kept transmission (the polls wait).
+    pub(super) fn pop_urgent(&mut self) -> Option<Kept> {
+        self.urgent.pop_front().map(Kept::Transmit)
+    }
+
     /// The next transmission to let out.
     pub(super) fn pop(&mut self) -> Option<Kept> {
         let polls_waiting = !self.polls.is_empty() || !self.due.is_empty();

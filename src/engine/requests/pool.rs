@@ -77,21 +77,28 @@ impl Pool {
     }
 
     /// Whether a status poll falling due now waits in the engine: the browser holds
-    /// [`HANDED_CAP`] with the `queued` outputs on their way to it, or others wait already.
-    pub(super) fn keeps_poll(&self, queued: usize) -> bool {
-        self.keeps() || (self.cap.is_some() && self.handed() + queued >= HANDED_CAP)
+    /// [`HANDED_CAP`] with the `queued` outputs on their way to it, or others wait already; or,
+    /// when polls `yield` (the server's pushes bring the ends), every connection is taken: a
+    /// poll in the browser's queue would go before the `tasks/result` a pushed end asks next.
+    pub(super) fn keeps_poll(&self, queued: usize, yields: bool) -> bool {
+        self.keeps()
+            || (self.cap.is_some() && self.handed() + queued >= HANDED_CAP)
+            || (yields && !self.has_room())
+    }
+
+    /// Whether transmission `t` waits in the engine: the browser holds enough (see
+    /// [`keeps`](Self::keeps)), or it is a status poll that `yields` and every connection is taken.
+    pub(super) fn keeps_out(&self, t: &Transmit, reqs: &Requests, yields: bool) -> bool {
+        self.keeps() || (yields && !self.has_room() && is_poll(t, reqs))
     }
 
     /// Keeps transmission `t` in the engine until the browser has room; its request's timeout
     /// waits with it.
     pub(super) fn keep(&mut self, t: Transmit, reqs: &mut Requests) {
-        let request = reqs.id_of(t.key);
-        if let Some(n) = request {
+        if let Some(n) = reqs.id_of(t.key) {
             reqs.wait_for_connection(n);
         }
-        let poll = request
-            .and_then(|n| reqs.get(n))
-            .is_some_and(|p| matches!(p.purpose, Purpose::Get(_)));
+        let poll = is_poll(&t, reqs);
         self.backlog.push(t, poll);
     }
 
@@ -115,12 +122,15 @@ impl Pool {
         Some(n)
     }
 
-    /// The next kept transmission, once the browser has room for it.
-    pub(super) fn release(&mut self) -> Option<Kept> {
-        if self.handed() < HANDED_CAP {
-            self.backlog.pop()
-        } else {
-            None
+    /// The next kept transmission, once the browser has room for it; while polls `yield`, a
+    /// status poll only once a connection is free.
+    pub(super) fn release(&mut self, yields: bool) -> Option<Kept> {
+        if self.handed() >= HANDED_CAP {
+            return None;
+        }
+        match yields && !self.has_room() {
+            true => self.backlog.pop_urgent(),
+            false => self.backlog.pop(),
         }
     }
 
@@ -208,9 +218,10 @@ impl Pool {
         self.admit()
     }
 
-    /// When the next drain ends, while a transmission waits for it.
+    /// When the next drain ends, while a transmission waits for it (in the browser's queue, or
+    /// kept in the engine).
     pub(crate) fn next_expiry(&self) -> Option<Millis> {
-        if self.waiting.is_empty() {
+        if self.waiting.is_empty() && self.backlog.is_empty() {
             return None;
         }
         self.draining.iter().map(|(at, _)| *at).min()
@@ -257,6 +268,12 @@ impl Pool {
         }
         admitted
     }
+}
+
+/// Whether `t` is a status poll's.
+fn is_poll(t: &Transmit, reqs: &Requests) -> bool {
+    (reqs.id_of(t.key).and_then(|n| reqs.get(n)))
+        .is_some_and(|p| matches!(p.purpose, Purpose::Get(_)))
 }
 
 #[cfg(test)]

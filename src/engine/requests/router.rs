@@ -63,7 +63,7 @@ impl Engine {
         };
         entry.poll.last_sent = now.into();
         let slot = entry.slot;
-        if self.pool.keeps_poll(self.out.len()) {
+        if self.pool.keeps_poll(self.out.len(), self.polls_yield()) {
             return self.pool.backlog.push_due(slot);
         }
         let tx = self.open_get(now, t);
@@ -220,7 +220,8 @@ impl Engine {
     /// next queued output that need not wait. A kept transmission's timeout waits with it, and its
     /// abort drops it. (A stream's resumption `GET` is rare and never kept.)
     pub(crate) fn next_out(&mut self, now: Millis) -> Option<Output> {
-        while let Some(kept) = self.pool.release() {
+        let yields = self.polls_yield();
+        while let Some(kept) = self.pool.release(yields) {
             let t = match kept {
                 Kept::Transmit(t) => Some(t),
                 Kept::Poll(slot) => self.due_poll(now, slot),
@@ -232,7 +233,9 @@ impl Engine {
         while let Some(out) = self.out.pop_front() {
             match out {
                 Output::Abort { key } if self.pool.backlog.cancel(key) => {}
-                Output::Transmit(t) if self.pool.keeps() => self.pool.keep(t, &mut self.reqs),
+                Output::Transmit(t) if self.pool.keeps_out(&t, &self.reqs, yields) => {
+                    self.pool.keep(t, &mut self.reqs)
+                }
                 Output::Transmit(t) => {
                     if let Some(out) = self.hand_out(now, t) {
                         return Some(out);
@@ -245,6 +248,12 @@ impl Engine {
             }
         }
         None
+    }
+
+    /// Whether status polls yield their turn for a connection: the session's pushes bring the
+    /// ends, and each asks for its result at once.
+    fn polls_yield(&self) -> bool {
+        self.relies_on_pushes()
     }
 
     /// A kept due poll's turn: it becomes a request now (or waits for the session, when it is

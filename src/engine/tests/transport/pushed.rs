@@ -392,3 +392,47 @@ fn on_a_hidden_link_a_pushing_server_s_ends_find_a_connection_for_their_results(
         assert!(h.violations.is_empty(), "{:?}", h.violations);
     }
 }
+
+#[test]
+fn on_a_hidden_link_pushed_ends_get_their_connections_before_polls() {
+    for seed in [0, 3] {
+        let mut h = hidden_link_pushing(710 + seed);
+        h.engine.list_tasks(h.now, None);
+        h.run_for(1_000);
+        // 20 tasks of exactly 3 s created at once; the server's progress pushes come an interval
+        // and 30 ms before their ends, the next one late (a busy server): each task's poll falls
+        // due just before its end.
+        let subs: Vec<SubId> = (0..20)
+            .map(|_| h.call("job", json!({ "ms": 3_000 })))
+            .collect();
+        h.run_for(100);
+        let ids: Vec<String> = subs.iter().filter_map(|s| h.task_of(*s)).collect();
+        let first_end = (ids.iter())
+            .filter_map(|id| h.server.tasks.get(id).map(|t| t.created + 3_000))
+            .min()
+            .unwrap_or(0);
+        for (step, at) in [(1, 2_030), (2, 1_030)] {
+            h.run_until(first_end - at);
+            for id in &ids {
+                h.input(progress(id, step));
+            }
+        }
+        h.run_for(3_000);
+        // Each task's result reached the server soon after its end: no poll made since took the
+        // connection it needed.
+        let waits: Vec<Millis> = (subs.iter())
+            .map(|sub| {
+                let (id, _, ends) = task(&h, *sub, 3_000);
+                let first = results_of(&h, &id).into_iter().min().unwrap_or(Millis::MAX);
+                first.saturating_sub(ends)
+            })
+            .collect();
+        let mean = waits.iter().sum::<Millis>() / 20;
+        assert!(mean <= 25, "seed {seed}: mean {mean} ms, {waits:?}");
+        for sub in &subs {
+            let (_, _, ends) = task(&h, *sub, 3_000);
+            assert_prompt(&h, *sub, ends);
+        }
+        assert!(h.violations.is_empty(), "{:?}", h.violations);
+    }
+}
