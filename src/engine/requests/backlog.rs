@@ -1,5 +1,6 @@
-//! Transmissions kept in the engine while the browser already holds as many as it should: they
-//! wait here as encoded outputs (cheap) rather than as pending fetches in the page (costly).
+//! Transmissions kept in the engine while the browser already holds as many as it should (and
+//! status polls yielding to pushed ends' results, see `pool.rs`): they wait here as encoded
+//! outputs (cheap) rather than as pending fetches in the page (costly).
 //! Requests a caller waits on (calls, results, input answers, cancels) go before background status
 //! polls, but polls still get at least one of every [`URGENT_RUN`] + 1 turns: neither starves.
 //! Each kind goes first come, first served. A status poll that falls due while others wait is

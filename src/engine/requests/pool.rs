@@ -9,6 +9,10 @@
 //! (a `tasks/result` that consumes its task). Where the model is wrong, it errs towards a
 //! connection still being taken: a timeout then starts later, never earlier; a head arriving for
 //! a transmission the model still queues proves it got through.
+//!
+//! Once a session's server pushes the ends (see `registry/pushed.rs`), a status poll does not
+//! join that queue: it waits in the engine until a connection is free, so the `tasks/result` a
+//! pushed end asks for goes first.
 
 use super::backlog::{Backlog, Kept};
 use super::pending::Requests;
