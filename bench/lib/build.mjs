@@ -13,12 +13,17 @@ export const repoPkgDir = path.resolve(benchDir, "../pkg");
 export const pkgPath = () => process.env.BENCH_PKG_DIR ?? repoPkgDir;
 export const oursAvailable = (dir = pkgPath()) => existsSync(path.join(dir, "mcp_task_client_bg.wasm")) && existsSync(path.join(dir, "index.js")) && existsSync(path.join(dir, "node.js"));
 
-/** Copies pkg/ to bench/.out/pkg so a rebuild during the run cannot pull it away; returns the copy's path. */
+/**
+ * Copies pkg/ (or the package BENCH_PKG_DIR names, e.g. another build to compare) to bench/.out/pkg so a
+ * rebuild during the run cannot pull it away; returns the copy's path.
+ */
 export function snapshotPkg() {
-  if (!oursAvailable(repoPkgDir)) return null;
+  const src = pkgPath();
+  if (!oursAvailable(src)) return null;
   const dest = path.join(outDir, "pkg");
+  if (path.resolve(src) === path.resolve(dest)) return dest;
   rmSync(dest, { recursive: true, force: true });
-  cpSync(repoPkgDir, dest, { recursive: true, preserveTimestamps: true });
+  cpSync(src, dest, { recursive: true, preserveTimestamps: true });
   return oursAvailable(dest) ? dest : null;
 }
 
