@@ -14,15 +14,44 @@ export async function pageTasks(chrome, { staticUrl, stack, dialect, push, url, 
   let arrived = false;
   const arrive = () => { if (!arrived) { arrived = true; return gate.arrive(); } };
   let page;
+  let cdp;
   try {
-    ({ page } = await chrome.page(staticUrl, stack));
+    ({ page, cdp } = await chrome.page(staticUrl, stack));
     // `oursOptions` (BENCH_OURS_OPTIONS, by default none: ours learns the HTTP version the page cannot see, a
     // server on another origin without Timing-Allow-Origin, by default) adds ours' connect options.
     const extra = stack === "ours" ? oursOptions : {};
+    if (process.env.BENCH_FETCH_TRACE) {
+      await page.evaluate(() => {
+        const log = (window.__fetchLog = []);
+        const orig = window.fetch;
+        window.fetch = function (url, init = {}) {
+          const at = performance.timeOrigin + performance.now();
+          let what = init.method ?? "GET";
+          try { const b = JSON.parse(init.body); what = `${b.method} ${b.params?.taskId ?? ""}`; } catch { /* not JSON */ }
+          const e = { what, at };
+          log.push(e);
+          const p = orig.call(this, url, init);
+          p.then(() => { e.head = performance.timeOrigin + performance.now(); }, () => {});
+          return p;
+        };
+      });
+    }
     await page.evaluate(([u, d, p, o]) => window.bench.connect(u, d, { push: p, ...o }), [url, dialect, push, extra]);
     await arrive();
+    // BENCH_CPUPROFILE=<dir>: the page's CPU profile over the whole run (DevTools' .cpuprofile; bench/profile-top.mjs sums it).
+    const profiling = process.env.BENCH_CPUPROFILE ? cdp : null;
+    if (profiling) {
+      await profiling.send("Profiler.enable");
+      await profiling.send("Profiler.setSamplingInterval", { interval: 100 });
+      await profiling.send("Profiler.start");
+    }
     const res = await page.evaluate((o) => window.bench.tasks(o), run);
+    if (profiling) {
+      const { profile } = await profiling.send("Profiler.stop");
+      (await import("node:fs")).writeFileSync(`${process.env.BENCH_CPUPROFILE}/page-${stack}-${dialect}-${push ? "on" : "off"}-${run.minMs}.cpuprofile`, JSON.stringify(profile));
+    }
     const st = await getStats(statsUrl);
+    if (process.env.BENCH_FETCH_TRACE) st.fetchLog = await page.evaluate(() => window.__fetchLog);
     // BENCH_TRACE=<prefix>: the server's request log and the page's outcome times, one JSON file per run.
     if (process.env.BENCH_TRACE) (await import("node:fs")).writeFileSync(`${process.env.BENCH_TRACE}-${stack}-${dialect}-${push ? "on" : "off"}-${run.minMs}.json`, JSON.stringify({ st, res }));
     const m = measureTasks(st, res, { P });
