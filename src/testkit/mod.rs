@@ -44,6 +44,8 @@ pub(crate) struct Sent {
     pub(crate) key: SendKey,
     pub(crate) method: String,
     pub(crate) task_id: Option<String>,
+    /// Sent as a background request (`Transmit::background`).
+    pub(crate) background: bool,
 }
 
 impl Sent {
@@ -257,6 +259,7 @@ impl<S: World> Harness<S> {
                 key: t.key,
                 method,
                 task_id,
+                background: t.background,
             });
         }
         self.schedule(replies);
