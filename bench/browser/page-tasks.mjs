@@ -45,7 +45,10 @@ export async function pageTasks(chrome, { staticUrl, stack, dialect, push, url, 
       await profiling.send("Profiler.setSamplingInterval", { interval: 100 });
       await profiling.send("Profiler.start");
     }
+    const cpu = async () => Object.fromEntries((await cdp.send("Performance.getMetrics")).metrics.map((x) => [x.name, x.value]));
+    const before = process.env.BENCH_TRACE ? await cpu() : null;
     const res = await page.evaluate((o) => window.bench.tasks(o), run);
+    const after = before ? await cpu() : null;
     if (profiling) {
       const { profile } = await profiling.send("Profiler.stop");
       (await import("node:fs")).writeFileSync(`${process.env.BENCH_CPUPROFILE}/page-${stack}-${dialect}-${push ? "on" : "off"}-${run.minMs}.cpuprofile`, JSON.stringify(profile));
@@ -53,7 +56,7 @@ export async function pageTasks(chrome, { staticUrl, stack, dialect, push, url, 
     const st = await getStats(statsUrl);
     if (process.env.BENCH_FETCH_TRACE) st.fetchLog = await page.evaluate(() => window.__fetchLog);
     // BENCH_TRACE=<prefix>: the server's request log and the page's outcome times, one JSON file per run.
-    if (process.env.BENCH_TRACE) (await import("node:fs")).writeFileSync(`${process.env.BENCH_TRACE}-${stack}-${dialect}-${push ? "on" : "off"}-${run.minMs}.json`, JSON.stringify({ st, res }));
+    if (process.env.BENCH_TRACE) (await import("node:fs")).writeFileSync(`${process.env.BENCH_TRACE}-${stack}-${dialect}-${push ? "on" : "off"}-${run.minMs}.json`, JSON.stringify({ st, res, cpuMs: after && ["ThreadTime", "ScriptDuration", "TaskDuration"].map((k) => (after[k] - before[k]) * 1000) }));
     const m = measureTasks(st, res, { P });
     await settle(page.evaluate(() => window.bench.close()), 3000);
     return { ...m, outcomes: res.outcomes };
