@@ -20,6 +20,7 @@ export async function pageTasks(chrome, { staticUrl, stack, dialect, push, url, 
     // `oursOptions` (BENCH_OURS_OPTIONS, by default none: ours learns the HTTP version the page cannot see, a
     // server on another origin without Timing-Allow-Origin, by default) adds ours' connect options.
     const extra = stack === "ours" ? oursOptions : {};
+    // BENCH_FETCH_TRACE=1 (with BENCH_TRACE): when the page called each fetch and when its head came, in the trace.
     if (process.env.BENCH_FETCH_TRACE) {
       await page.evaluate(() => {
         const log = (window.__fetchLog = []);
@@ -39,18 +40,19 @@ export async function pageTasks(chrome, { staticUrl, stack, dialect, push, url, 
     await page.evaluate(([u, d, p, o]) => window.bench.connect(u, d, { push: p, ...o }), [url, dialect, push, extra]);
     await arrive();
     // BENCH_CPUPROFILE=<dir>: the page's CPU profile over the whole run (DevTools' .cpuprofile; bench/profile-top.mjs sums it).
-    const profiling = process.env.BENCH_CPUPROFILE ? cdp : null;
+    const profiling = Boolean(process.env.BENCH_CPUPROFILE);
     if (profiling) {
-      await profiling.send("Profiler.enable");
-      await profiling.send("Profiler.setSamplingInterval", { interval: 100 });
-      await profiling.send("Profiler.start");
+      await cdp.send("Profiler.enable");
+      await cdp.send("Profiler.setSamplingInterval", { interval: 100 });
+      await cdp.send("Profiler.start");
     }
+    // The page's main-thread CPU, script and task time over the run (ms), kept in the trace.
     const cpu = async () => Object.fromEntries((await cdp.send("Performance.getMetrics")).metrics.map((x) => [x.name, x.value]));
     const before = process.env.BENCH_TRACE ? await cpu() : null;
     const res = await page.evaluate((o) => window.bench.tasks(o), run);
     const after = before ? await cpu() : null;
     if (profiling) {
-      const { profile } = await profiling.send("Profiler.stop");
+      const { profile } = await cdp.send("Profiler.stop");
       (await import("node:fs")).writeFileSync(`${process.env.BENCH_CPUPROFILE}/page-${stack}-${dialect}-${push ? "on" : "off"}-${run.minMs}.cpuprofile`, JSON.stringify(profile));
     }
     const st = await getStats(statsUrl);
