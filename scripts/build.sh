@@ -108,7 +108,10 @@ bindgen() { # <raw wasm> <dir> [name]
   # Then the custom sections no engine reads go (the toolchain's `producers`, the `target_features`
   # wasm-opt has read): −0.2 KB gz.
   log "wasm-opt --flatten --rereloop -Os --converge"
-  "$WASM_OPT" --flatten --rereloop -Os --converge --strip-producers --strip-target-features "$2/${NAME}_bg.wasm" -o "$2/${NAME}_bg.opt.wasm"
+  # BUILD_NAMES=1 keeps the function names (`-g`) for a profiler to show: not the shipped module.
+  local keep=()
+  [ -z "${BUILD_NAMES:-}" ] || keep=(-g)
+  "$WASM_OPT" --flatten --rereloop -Os --converge "${keep[@]}" --strip-producers --strip-target-features "$2/${NAME}_bg.wasm" -o "$2/${NAME}_bg.opt.wasm"
   mv "$2/${NAME}_bg.opt.wasm" "$2/${NAME}_bg.wasm"
 }
 
@@ -154,7 +157,7 @@ package() {
 # pkg/ is rebuilt only when cargo's output, the tools or what else goes into the package changed (a
 # warm rerun of the test command then skips wasm-bindgen and the ~40 s of wasm-opt).
 STAMP=$TARGET_DIR/pkg.stamp
-INPUTS=$({ cat "$RAW_FULL" "$RAW_BASE" "$RAW_CORE" scripts/build.sh scripts/wasm-module.mjs scripts/unused-shims.mjs scripts/short-names.mjs src/js/npm/*.* src/js/npm/core/* LICENSE-MIT LICENSE-APACHE Cargo.toml; wasm-bindgen --version; "$WASM_OPT" --version; "$ESBUILD" --version; } | sha256sum | cut -d' ' -f1)
+INPUTS=$({ cat "$RAW_FULL" "$RAW_BASE" "$RAW_CORE" scripts/build.sh scripts/wasm-module.mjs scripts/unused-shims.mjs scripts/short-names.mjs src/js/npm/*.* src/js/npm/core/* LICENSE-MIT LICENSE-APACHE Cargo.toml; wasm-bindgen --version; "$WASM_OPT" --version; "$ESBUILD" --version; echo "names ${BUILD_NAMES:-}"; } | sha256sum | cut -d' ' -f1)
 WASMS=("$PKG/${NAME}_bg.wasm" "$PKG/${NAME}_base_bg.wasm" "$PKG/core/${NAME}_bg.wasm")
 built() { ls "${WASMS[@]}" >/dev/null 2>&1 && echo "$INPUTS $(cat "${WASMS[@]}" | sha256sum | cut -d' ' -f1)"; }
 if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$(built)" ]; then

@@ -14,8 +14,8 @@ export async function pageTasks(chrome, { staticUrl, stack, dialect, push, url, 
   let arrived = false;
   const arrive = () => { if (!arrived) { arrived = true; return gate.arrive(); } };
   let page;
+  let cdp;
   try {
-    let cdp;
     ({ page, cdp } = await chrome.page(staticUrl, stack));
     // BENCH_TRACE with BENCH_TRACE_NET=1: the page's network events too (when each request left, each body chunk came).
     const net = [];
@@ -28,22 +28,45 @@ export async function pageTasks(chrome, { staticUrl, stack, dialect, push, url, 
     // `oursOptions` (BENCH_OURS_OPTIONS, by default none: ours learns the HTTP version the page cannot see, a
     // server on another origin without Timing-Allow-Origin, by default) adds ours' connect options.
     const extra = stack === "ours" ? oursOptions : {};
+    // BENCH_FETCH_TRACE=1 (with BENCH_TRACE): when the page called each fetch and when its head came, in the trace.
+    if (process.env.BENCH_FETCH_TRACE) {
+      await page.evaluate(() => {
+        const log = (window.__fetchLog = []);
+        const orig = window.fetch;
+        window.fetch = function (url, init = {}) {
+          const at = performance.timeOrigin + performance.now();
+          let what = init.method ?? "GET";
+          try { const b = JSON.parse(init.body); what = `${b.method} ${b.params?.taskId ?? ""}`; } catch { /* not JSON */ }
+          const e = { what, at };
+          log.push(e);
+          const p = orig.call(this, url, init);
+          p.then(() => { e.head = performance.timeOrigin + performance.now(); }, () => {});
+          return p;
+        };
+      });
+    }
     await page.evaluate(([u, d, p, o]) => window.bench.connect(u, d, { push: p, ...o }), [url, dialect, push, extra]);
     await arrive();
-    // BENCH_PROFILE=<prefix>: a CPU profile of the page while its tasks run (<prefix>-<stack>.cpuprofile).
-    if (process.env.BENCH_PROFILE) {
+    // BENCH_CPUPROFILE=<dir>: the page's CPU profile over the whole run (DevTools' .cpuprofile; bench/profile-top.mjs sums it).
+    const profiling = Boolean(process.env.BENCH_CPUPROFILE);
+    if (profiling) {
       await cdp.send("Profiler.enable");
       await cdp.send("Profiler.setSamplingInterval", { interval: 100 });
       await cdp.send("Profiler.start");
     }
+    // The page's main-thread CPU, script and task time over the run (ms), kept in the trace.
+    const cpu = async () => Object.fromEntries((await cdp.send("Performance.getMetrics")).metrics.map((x) => [x.name, x.value]));
+    const before = process.env.BENCH_TRACE ? await cpu() : null;
     const res = await page.evaluate((o) => window.bench.tasks(o), run);
-    if (process.env.BENCH_PROFILE) {
+    const after = before ? await cpu() : null;
+    if (profiling) {
       const { profile } = await cdp.send("Profiler.stop");
-      (await import("node:fs")).writeFileSync(`${process.env.BENCH_PROFILE}-${stack}.cpuprofile`, JSON.stringify(profile));
+      (await import("node:fs")).writeFileSync(`${process.env.BENCH_CPUPROFILE}/page-${stack}-${dialect}-${push ? "on" : "off"}-${run.minMs}.cpuprofile`, JSON.stringify(profile));
     }
     const st = await getStats(statsUrl);
+    if (process.env.BENCH_FETCH_TRACE) st.fetchLog = await page.evaluate(() => window.__fetchLog);
     // BENCH_TRACE=<prefix>: the server's request log and the page's outcome times, one JSON file per run.
-    if (process.env.BENCH_TRACE) (await import("node:fs")).writeFileSync(`${process.env.BENCH_TRACE}-${stack}-${dialect}-${push ? "on" : "off"}-${run.minMs}.json`, JSON.stringify({ st, res, net }));
+    if (process.env.BENCH_TRACE) (await import("node:fs")).writeFileSync(`${process.env.BENCH_TRACE}-${stack}-${dialect}-${push ? "on" : "off"}-${run.minMs}.json`, JSON.stringify({ st, res, net, cpuMs: after && ["ThreadTime", "ScriptDuration", "TaskDuration"].map((k) => (after[k] - before[k]) * 1000) }));
     const m = measureTasks(st, res, { P });
     await settle(page.evaluate(() => window.bench.close()), 3000);
     return { ...m, outcomes: res.outcomes };

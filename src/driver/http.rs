@@ -150,11 +150,12 @@ fn send(d: &Driver, key: SendKey, req: Request, pairs: Array) {
     let own = add_pairs(&pairs, parts.headers, parts.fixed());
     let body = parts.body.map_or(JsValue::UNDEFINED, JsValue::from_str);
     let method = req.method();
+    let background = matches!(&req, Request::Post(t) if t.background);
     drop(req);
     let refused = d.with(|st| {
         // The session `DELETE` goes even once its grace is over.
         let live = key == DELETE || st.http.live(key);
-        live.then(|| st.io.fetch(js_key(key), &st.url, method, &pairs, &body))
+        live.then(|| (st.io).fetch(js_key(key), &st.url, method, &pairs, &body, background))
     });
     drop(body);
     // Started, or aborted (the client closed) while the headers were resolved.

@@ -34,11 +34,12 @@ export class Io {
     if (this.s) this.s(kind, key, v);
   }
 
-  // Starts a request; headers are [name, value, ...], set in order. Returns nothing once started,
+  // Starts a request; headers are [name, value, ...], set in order; `low`: a background request
+  // (a browser gives a free connection to its other requests first). Returns nothing once started,
   // else [index of the refused header pair or -1 without a global `fetch`, the error]. `fetch`
   // itself runs in a microtask, from a shallow stack: a browser whose DevTools record each
   // request's initiator walks the whole stack inside `fetch`, the driver's wasm frames included.
-  fetch(key, url, method, pairs, body) {
+  fetch(key, url, method, pairs, body, low) {
     const headers = new Headers();
     for (let i = 0; i < pairs.length; i += 2) {
       try {
@@ -57,7 +58,7 @@ export class Io {
     const live = () => this.r.get(key) === c;
     this.r.set(key, c);
     Promise.resolve()
-      .then(() => live() && go(url, { method, headers, body, signal: c.signal }))
+      .then(() => live() && go(url, { method, headers, body, signal: c.signal, priority: low ? "low" : "auto" }))
       .then(
         (res) => {
           if (res && live()) {

@@ -15,8 +15,9 @@ extern "C" {
     pub type Io;
     #[wasm_bindgen(constructor)]
     pub fn new(sink: &Function) -> Io;
-    /// Starts a request (`pairs`: name, value, …): `undefined` once started, else `[index of the
-    /// refused pair, or -1 without a global fetch; the error]`.
+    /// Starts a request (`pairs`: name, value, …; `low`: at the browser's low priority):
+    /// `undefined` once started, else `[index of the refused pair, or -1 without a global fetch;
+    /// the error]`.
     #[wasm_bindgen(method)]
     pub fn fetch(
         this: &Io,
@@ -25,6 +26,7 @@ extern "C" {
         method: &str,
         pairs: &Array,
         body: &JsValue,
+        low: bool,
     ) -> JsValue;
     /// Reads the body of a request whose head was reported.
     #[wasm_bindgen(method)]

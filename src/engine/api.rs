@@ -280,6 +280,9 @@ pub struct Transmit {
     pub headers: Vec<(String, String)>,
     /// A notification or a response: the server answers 202 with no body.
     pub one_way: bool,
+    /// A status poll: where connections are few, a request made after it (a `tasks/result`)
+    /// may take the next free one first.
+    pub background: bool,
 }
 
 /// What the engine asks of the driver, and what it tells the host.

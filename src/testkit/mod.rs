@@ -44,6 +44,8 @@ pub(crate) struct Sent {
     pub(crate) key: SendKey,
     pub(crate) method: String,
     pub(crate) task_id: Option<String>,
+    /// Sent as a background request (`Transmit::background`).
+    pub(crate) background: bool,
 }
 
 impl Sent {
@@ -144,7 +146,8 @@ pub(crate) struct Harness<S: World = FakeServer> {
     polls: Vec<PollLog>,
     pub(crate) violations: Vec<String>,
     /// A browser's HTTP/1.1 pool: at most this many streams open at once (the legacy GET
-    /// listening stream holds one while open); transmissions beyond it wait their turn.
+    /// listening stream holds one while open); transmissions beyond it wait their turn, background
+    /// ones after every other.
     pub(crate) pool: Option<usize>,
     open: HashSet<SendKey, IdHash>,
     waiting: VecDeque<Transmit>,
@@ -257,6 +260,7 @@ impl<S: World> Harness<S> {
                 key: t.key,
                 method,
                 task_id,
+                background: t.background,
             });
         }
         self.schedule(replies);
@@ -278,7 +282,10 @@ impl<S: World> Harness<S> {
         }
         self.waiting.retain(|t| t.key != key);
         if self.open.remove(&key) || listened {
-            if let Some(next) = self.waiting.pop_front() {
+            // As Chromium's pool: the first in line at the default priority, else the first
+            // background one (status polls go at the low priority).
+            let first = self.waiting.iter().position(|t| !t.background).unwrap_or(0);
+            if let Some(next) = self.waiting.remove(first) {
                 self.transmit(next);
             }
         }

@@ -14,6 +14,7 @@ fn post() -> Request {
         body: "{\"jsonrpc\":\"2.0\"}".into(),
         headers: vec![("mcp-protocol-version".into(), "2025-11-25".into())],
         one_way: false,
+        background: false,
     })
 }
 

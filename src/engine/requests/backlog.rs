@@ -121,6 +121,7 @@ mod tests {
             body: String::new(),
             headers: Vec::new(),
             one_way: false,
+            background: false,
         }
     }
 

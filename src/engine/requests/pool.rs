@@ -1,7 +1,9 @@
 //! The browser's HTTP/1.1 connection pool as the engine sees it: a few connections per origin,
 //! each open transmission holds one (the legacy GET listening stream one while it is open), an aborted
 //! response whose head had come keeps its connection while the browser drains it, and the
-//! transmissions beyond them wait in the browser's queue, first come first served.
+//! transmissions beyond them wait in the browser's queue, first come first served. (A browser
+//! that serves status polls, sent at its low priority, after the others gives a `tasks/result`
+//! its connection sooner than modelled: its timeout then starts later, never earlier.)
 //!
 //! A request's timeout counts from when it gets a connection, never while it waits in that queue:
 //! a request given up in the queue never reached the server, but one

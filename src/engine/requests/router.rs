@@ -129,6 +129,7 @@ impl Engine {
         let over =
             matches!(&p, Purpose::Result(t) if self.tasks.get(t).is_some_and(|e| e.is_terminal()));
         let timeout_at = p.timeout_at(now, self.cfg.request_timeout_ms, over);
+        let background = matches!(p, Purpose::Get(_));
         self.on_sent(&p, id, now);
         let (epoch, sessioned) = (self.session.epoch(), self.session.session_id().is_some());
         self.reqs.open(id, p, key, (epoch, sessioned), timeout_at);
@@ -137,6 +138,7 @@ impl Engine {
             body,
             headers,
             one_way: false,
+            background,
         }
     }
 
@@ -163,6 +165,7 @@ impl Engine {
             body,
             headers,
             one_way: true,
+            background: false,
         }));
         key
     }

@@ -65,7 +65,7 @@ impl PollState {
     /// reached the server late, and the server must still see the spacing it asked for. While
     /// `steady`, `floor` after the last one was sent (the polls keep the grid their task's
     /// creation set, whatever the answers' way back took); a task never polled waits for the
-    /// grid's first point (one interval and a fiftieth after its creation), no longer: a poll
+    /// grid's first point (one interval and a hundredth after its creation), no longer: a poll
     /// held back (a `Retry-After`, a probe) goes out as soon as it may.
     pub(crate) fn earliest_next(&self, now: Millis, floor: Millis, steady: bool) -> Millis {
         if !steady {
@@ -84,7 +84,7 @@ impl PollState {
                 let skipped = clear.saturating_sub(next).div_ceil(floor);
                 now.max(next.saturating_add(skipped.saturating_mul(floor)))
             }
-            (None, Some(since)) => now.max(since.saturating_add(with_jitter_bound(floor))),
+            (None, Some(since)) => now.max(since.saturating_add(with_grid_margin(floor))),
             (None, None) => now,
         }
     }
@@ -174,6 +174,17 @@ pub(crate) fn with_jitter_bound(gap: Millis) -> Millis {
     gap.saturating_add(gap / JITTER_DIVISOR)
 }
 
+/// How far after its creation's interval points a task's grid lies, as a fraction of the
+/// interval (1/100): enough for a server whose timer ends a whole-interval task a little late,
+/// while the creation's answer and the poll's way there add their own time on top. Every ms of it
+/// is latency added to every polled end.
+pub(super) const GRID_MARGIN_DIVISOR: Millis = 100;
+
+/// A steady task's grid point: `gap` after the point before, plus the grid's margin.
+pub(crate) fn with_grid_margin(gap: Millis) -> Millis {
+    gap.saturating_add(gap / GRID_MARGIN_DIVISOR)
+}
+
 /// Delay before the next poll: [`poll_gap`] plus up to 2 % jitter on top (so polls of tasks
 /// created together drift apart, and never come sooner than the gap); while [`steady`], the
 /// interval exactly (the answers' own spread keeps tasks created together apart).
@@ -198,7 +209,7 @@ pub(crate) fn poll_delay(
 pub(crate) const FIRST_SPREAD_MS: Millis = 20;
 
 /// Delay before a task's first poll (just created, or just named): its gap plus up to
-/// [`FIRST_SPREAD_MS`]; while [`steady`], its gap and a fiftieth of it, which sets the task's grid:
+/// [`FIRST_SPREAD_MS`]; while [`steady`], its gap and a hundredth of it, which sets the task's grid:
 /// a task that works a whole number of intervals ends just before one of its polls reaches the
 /// server (the server's own timer may run a little late), not just after.
 pub(crate) fn first_poll_delay(
@@ -209,7 +220,7 @@ pub(crate) fn first_poll_delay(
 ) -> Millis {
     let gap = poll_gap(server_interval, 0, visible);
     if steady(cadence, visible) {
-        return with_jitter_bound(gap);
+        return with_grid_margin(gap);
     }
     rng.between(gap, with_first_spread_bound(gap))
 }

@@ -77,6 +77,27 @@ fn ten_thousand_calls_keep_the_browser_queue_short_and_all_complete() {
     assert_eq!(h.engine.pool.backlog.len(), 0);
 }
 
+#[test]
+fn status_polls_go_in_the_background_so_results_take_free_connections_first() {
+    let mut h = legacy(15);
+    h.pool = Some(6);
+    h.latency = (1, 4);
+    let subs: Vec<SubId> = (0..20)
+        .map(|_| h.call("job", json!({ "ms": 3_000, "interval": 1_000 })))
+        .collect();
+    h.run_for(6_000);
+    assert!(subs.iter().all(|s| ended_completed(&h.done(*s))));
+    let (polls, others): (Vec<_>, Vec<_>) = h.sent.iter().partition(|s| s.method == "tasks/get");
+    assert!(polls.len() >= 40 && polls.iter().all(|s| s.background));
+    let results = others.iter().filter(|s| s.method == "tasks/result").count();
+    assert_eq!(results, 20);
+    assert!(
+        others.iter().all(|s| !s.background),
+        "{:?}",
+        others.iter().find(|s| s.background).map(|s| s.line())
+    );
+}
+
 /// Transmissions the engine made at `now` (keys), and the streams it aborted.
 fn outputs(e: &mut Engine, now: Millis) -> (Vec<SendKey>, Vec<SendKey>) {
     let (mut sent, mut aborted) = (Vec::new(), Vec::new());

@@ -8,7 +8,7 @@ use proptest::prelude::*;
 
 use crate::engine::api::{Cadence, Config, DialectChoice, Input, Millis};
 use crate::engine::scheduler::cadence::{
-    floor, poll_gap, with_first_spread_bound, with_jitter_bound, FIRST_SPREAD_MS,
+    floor, poll_gap, with_first_spread_bound, with_grid_margin, with_jitter_bound, FIRST_SPREAD_MS,
 };
 use crate::engine::tests::cases;
 use crate::protocol::model::Dialect;
@@ -307,7 +307,7 @@ fn a_batch_spreads_its_first_polls_over_milliseconds_not_a_tenth_of_the_interval
 }
 
 /// `Cadence::Latency`: a polled task is asked about on a grid its creation set, every interval
-/// for its whole life (the first poll one interval and a fiftieth after it is known), never sooner,
+/// for its whole life (the first poll one interval and a hundredth after it is known), never sooner,
 /// later only by the longest way there and back, not by every answer's; its end is seen within one interval and a
 /// round trip, however long it ran.
 #[test]
@@ -345,7 +345,7 @@ fn latency_cadence_polls_on_the_creation_s_grid_for_the_task_s_whole_life() {
                 .map(|s| s.at)
                 .collect();
             let first = sent.first().copied().unwrap_or(0);
-            let lag = with_jitter_bound(iv);
+            let lag = with_grid_margin(iv);
             assert!(
                 (created + lag..=created + lag + 2 * latency).contains(&first),
                 "seed {seed} {id}: first poll {} ms after the creation",
@@ -377,12 +377,12 @@ fn latency_cadence_polls_on_the_creation_s_grid_for_the_task_s_whole_life() {
 /// Twenty tasks of exactly three intervals on a page that learns its link (HTTP/1.1, six
 /// connections): the learning probe holds six results, so the first polls wait for a connection.
 /// That wait is the browser's queue, not a slow server: the grid does not move for it, and the
-/// poll that sees a polled task's end typically reaches the server a fiftieth of the interval
+/// poll that sees a polled task's end typically reaches the server a hundredth of the interval
 /// after the end (plus the ways there and back), not a step of the grid later.
 #[test]
 fn a_poll_that_waited_for_a_connection_does_not_move_its_task_s_grid() {
     let latency = 3;
-    let offset = with_jitter_bound(1_000) - 1_000 + 3 * latency;
+    let offset = with_grid_margin(1_000) - 1_000 + 3 * latency;
     for seed in 0..6 {
         let cfg = Config {
             dialect: DialectChoice::Legacy,
@@ -425,7 +425,7 @@ fn a_poll_that_waited_for_a_connection_does_not_move_its_task_s_grid() {
 
 /// Every answer as slow as the creation's (a busy page, a loaded link): the grid stays where the
 /// creation's answer set it, one interval between polls; the poll that sees a task of exactly
-/// three intervals end reaches the server a fiftieth of the interval after it, plus the
+/// three intervals end reaches the server a hundredth of the interval after it, plus the
 /// creation's ways there and back, not a fiftieth more for each poll before.
 #[test]
 fn answers_as_slow_as_the_creation_s_leave_the_grid_where_it_was() {
@@ -458,7 +458,38 @@ fn answers_as_slow_as_the_creation_s_leave_the_grid_where_it_was() {
             );
             let seen = gets.iter().copied().find(|&t| t >= end);
             assert!(
-                seen.is_some_and(|t| t - end <= with_jitter_bound(iv) - iv + 2 * 45),
+                seen.is_some_and(|t| t - end <= with_grid_margin(iv) - iv + 2 * 45),
+                "seed {seed} {id}: end at {end} seen by the poll at {seen:?}"
+            );
+        }
+    }
+}
+
+/// A task of exactly three intervals on a fast link (1 ms each way): the poll that sees its end
+/// reaches the server within 15 ms of it (at a 1 s interval, the grid's margin of 10 ms and the
+/// creation's and the poll's ways there and back), never before it.
+#[test]
+fn a_whole_interval_task_s_end_is_seen_within_fifteen_ms_on_a_fast_link() {
+    let iv = 1_000;
+    for (seed, modern) in [(21, false), (22, true)] {
+        let mut h = polling(modern, seed, 1, Cadence::Latency);
+        let jobs = vec![
+            Job {
+                ms: 3 * iv,
+                interval: Some(iv),
+                after: 0,
+            };
+            3
+        ];
+        let tasks = create(&mut h, &jobs);
+        h.run_for(5_000);
+        assert!(h.violations.is_empty(), "{:?}", h.violations);
+        assert_eq!(tasks.len(), 3, "seed {seed}");
+        for (id, j) in &tasks {
+            let end = h.server.tasks.get(id).map_or(0, |t| t.created) + j.ms;
+            let seen = h.get_times(id).into_iter().find(|&t| t >= end);
+            assert!(
+                seen.is_some_and(|t| t - end <= 15),
                 "seed {seed} {id}: end at {end} seen by the poll at {seen:?}"
             );
         }

@@ -9,7 +9,7 @@
 use crate::json::json;
 
 use crate::engine::api::{Cadence, Config, DialectChoice, Link, Millis, SendKey, SubId};
-use crate::engine::scheduler::cadence::with_jitter_bound;
+use crate::engine::scheduler::cadence::with_grid_margin;
 use crate::engine::tests::push::completed;
 use crate::protocol::model::Dialect;
 use crate::testkit::{Harness, Sent, T0};
@@ -254,7 +254,7 @@ fn a_link_found_http1_closes_held_results_beyond_two_on_a_server_that_keeps_them
                 .map(|s| s.at)
                 .filter(|at| !*held && *at > T0 + decided + 1_000)
             {
-                let off = (at - created - with_jitter_bound(1_000)) % 1_000;
+                let off = (at - created - with_grid_margin(1_000)) % 1_000;
                 assert!(off <= 200, "seed {seed} {id}: a poll {off} ms off its grid");
                 on_grid += 1;
             }
