@@ -8,7 +8,7 @@ use proptest::prelude::*;
 
 use crate::engine::api::{Cadence, Config, DialectChoice, Input, Millis};
 use crate::engine::scheduler::cadence::{
-    floor, poll_gap, with_first_spread_bound, with_jitter_bound, FIRST_SPREAD_MS,
+    floor, poll_gap, with_first_spread_bound, with_jitter_bound, FIRST_SPREAD_MS, JITTER_DIVISOR,
 };
 use crate::engine::tests::cases;
 use crate::protocol::model::Dialect;
@@ -461,6 +461,46 @@ fn answers_as_slow_as_the_creation_s_leave_the_grid_where_it_was() {
                 seen.is_some_and(|t| t - end <= with_jitter_bound(iv) - iv + 2 * 45),
                 "seed {seed} {id}: end at {end} seen by the poll at {seen:?}"
             );
+        }
+    }
+}
+
+/// Twenty tasks on their grids, then one second in which every request takes 250–300 ms more
+/// on its way to the server (its event loop or the browser busy: seen under load in a page): the
+/// server sees those polls late, and each task's next poll still comes no sooner than an
+/// interval after it, as the server sees it (less the task's lag, a fiftieth of the interval
+/// here), not back on the grid a few hundred ms after it.
+#[test]
+fn a_poll_that_reached_the_server_late_moves_the_next_one_after_it() {
+    let iv = 1_000;
+    for (seed, modern) in [(31, false), (32, true), (33, false), (34, true)] {
+        let mut h = polling(modern, seed, 3, Cadence::Latency);
+        let jobs = vec![
+            Job {
+                ms: 12_000,
+                interval: Some(iv),
+                after: 0,
+            };
+            20
+        ];
+        let tasks = create(&mut h, &jobs);
+        h.run_for(4_000);
+        h.request_delay = (250, 300);
+        h.run_for(1_000);
+        h.request_delay = (0, 0);
+        h.run_for(10_000);
+        assert!(h.violations.is_empty(), "{:?}", h.violations);
+        for (id, _) in &tasks {
+            let gets = h.get_times(id);
+            assert!(gets.len() >= 8, "seed {seed} {id}: {gets:?}");
+            for w in gets.windows(2) {
+                assert!(
+                    w[1] - w[0] >= iv - iv / JITTER_DIVISOR,
+                    "seed {seed} {id}: polls {} ms apart at {}",
+                    w[1] - w[0],
+                    w[1] - gets[0]
+                );
+            }
         }
     }
 }
