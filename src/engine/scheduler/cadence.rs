@@ -101,8 +101,8 @@ impl PollState {
     /// load also ends its tasks late, and a poll on time would just miss the end. An answer
     /// later than the lag moves the grid by all of it: its request may have reached the server
     /// that late (a busy server or browser holds a request on its way there as often as an
-    /// answer on its way back), and the next poll must not reach it sooner than an interval
-    /// after. The way there and back counts from when the request got its connection (every
+    /// answer on its way back), and the next poll goes no sooner than an interval after that
+    /// (also when the request waited for a connection). The way there and back counts from when the request got its connection (every
     /// status request records it, at once or when the pool admits it): time spent waiting for
     /// one in the browser's queue says nothing of the server. The first answer sets the lag and
     /// leaves the grid: the grid's anchor (the creation's answer) already came a way there and
@@ -125,7 +125,8 @@ impl PollState {
         if first {
             return next;
         }
-        next.saturating_add(way.saturating_sub(lag))
+        // Reached the server as late as the answer came, less the usual way (the lag).
+        next.max(now.saturating_add(floor).saturating_sub(lag))
     }
 }
 

@@ -470,11 +470,18 @@ fn answers_as_slow_as_the_creation_s_leave_the_grid_where_it_was() {
 /// server sees those polls late, and each task's next poll still comes no sooner than an
 /// interval after it, as the server sees it (less the task's lag, a fiftieth of the interval
 /// here), not back on the grid a few hundred ms after it.
+/// On a browser's HTTP/1.1 (six connections) too, where some of those polls also wait for one.
 #[test]
 fn a_poll_that_reached_the_server_late_moves_the_next_one_after_it() {
     let iv = 1_000;
-    for (seed, modern) in [(31, false), (32, true), (33, false), (34, true)] {
+    for (seed, modern, pool) in [
+        (31, false, None),
+        (32, true, None),
+        (33, false, Some(6)),
+        (34, true, Some(6)),
+    ] {
         let mut h = polling(modern, seed, 3, Cadence::Latency);
+        h.pool = pool;
         let jobs = vec![
             Job {
                 ms: 12_000,
