@@ -102,11 +102,12 @@ impl PollState {
     /// later than the lag moves the grid by all of it: its request may have reached the server
     /// that late (a busy server or browser holds a request on its way there as often as an
     /// answer on its way back), and the next poll goes no sooner than an interval after that
-    /// (also when the request waited for a connection). The way there and back counts from when the request got its connection (every
-    /// status request records it, at once or when the pool admits it): time spent waiting for
-    /// one in the browser's queue says nothing of the server. The first answer sets the lag and
-    /// leaves the grid: the grid's anchor (the creation's answer) already came a way there and
-    /// back after the server's creation, as long a way as this one.
+    /// (also when the request waited for a connection). The way there and back counts from
+    /// when the request got its connection (every status request records it, at once or when
+    /// the pool admits it): time spent waiting for one in the browser's queue says nothing of
+    /// the server. The first answer sets the lag and leaves the grid: the grid's anchor (the
+    /// creation's answer) already came a way there and back after the server's creation, as
+    /// long a way as this one.
     pub(crate) fn next_on_grid(&mut self, now: Millis, floor: Millis) -> Millis {
         let step = floor / JITTER_DIVISOR;
         let sent = (self.reached.get().or(self.last_sent.get())).unwrap_or(now);
@@ -127,6 +128,13 @@ impl PollState {
         }
         // Reached the server as late as the answer came, less the usual way (the lag).
         next.max(now.saturating_add(floor).saturating_sub(lag))
+    }
+
+    /// The task's polls continue another engine's (a new leader, a reload): the ways there and
+    /// back its grid was set with are not known here, so its first answer is not the usual way
+    /// either: it moves the grid by what it took beyond a fiftieth of the interval.
+    pub(crate) fn continued(&mut self, floor: Millis) {
+        self.lag = (floor / JITTER_DIVISOR).max(1);
     }
 }
 

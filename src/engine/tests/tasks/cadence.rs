@@ -511,3 +511,63 @@ fn a_poll_that_reached_the_server_late_moves_the_next_one_after_it() {
         }
     }
 }
+
+/// Twenty tasks handed to a fresh engine (a new leader tab) whose first polls reach the server
+/// 250–300 ms late (the new leader starting up under load): the fresh engine does not know the
+/// ways there and back the tasks' grids were set with, so those first answers move the grids
+/// too, and the second polls come no sooner than an interval after the first as the server
+/// sees them (less a fiftieth of it).
+#[test]
+fn a_new_leader_s_first_polls_that_reached_the_server_late_move_the_next_ones() {
+    let iv = 1_000;
+    for (seed, modern) in [(41, false), (42, true)] {
+        let mut h = polling(modern, seed, 3, Cadence::Latency);
+        let jobs = vec![
+            Job {
+                ms: 12_000,
+                interval: Some(iv),
+                after: 0,
+            };
+            20
+        ];
+        let tasks = create(&mut h, &jobs);
+        h.run_for(3_000);
+        let ids: Vec<String> = tasks.iter().map(|(id, _)| id.clone()).collect();
+        let (dialect, server) = if modern {
+            (DialectChoice::Modern, Dialect::Modern)
+        } else {
+            (DialectChoice::Legacy, Dialect::Legacy)
+        };
+        let cfg = Config {
+            dialect,
+            cadence: Cadence::Latency,
+            subscribe: false,
+            ..Config::default()
+        };
+        assert!(
+            h.hand_over_to(cfg, &ids, seed ^ 1),
+            "seed {seed}: {server:?}"
+        );
+        for id in &ids {
+            h.watch(id);
+        }
+        let resumed = h.now;
+        h.request_delay = (250, 300);
+        h.run_for(2_100);
+        h.request_delay = (0, 0);
+        h.run_for(6_000);
+        assert!(h.violations.is_empty(), "{:?}", h.violations);
+        for id in &ids {
+            let gets = h.get_times(id);
+            assert!(gets.len() >= 6, "seed {seed} {id}: {gets:?}");
+            for w in gets.windows(2) {
+                assert!(
+                    w[1] - w[0] >= iv - iv / JITTER_DIVISOR,
+                    "seed {seed} {id}: polls {} ms apart at {} ms after the hand-over",
+                    w[1] - w[0],
+                    w[1] - resumed
+                );
+            }
+        }
+    }
+}
