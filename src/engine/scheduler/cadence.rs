@@ -101,13 +101,14 @@ impl PollState {
     /// load also ends its tasks late, and a poll on time would just miss the end. An answer
     /// later than the lag moves the grid by all of it: its request may have reached the server
     /// that late (a busy server or browser holds a request on its way there as often as an
-    /// answer on its way back), and the next poll goes no sooner than an interval after that
-    /// (also when the request waited for a connection). The way there and back counts from
+    /// answer on its way back), and the next poll goes no sooner than an interval after that,
+    /// less the lag (at most a tenth of the interval; also when the request waited for a
+    /// connection). The way there and back counts from
     /// when the request got its connection (every status request records it, at once or when
     /// the pool admits it): time spent waiting for one in the browser's queue says nothing of
     /// the server. The first answer sets the lag and leaves the grid: the grid's anchor (the
     /// creation's answer) already came a way there and back after the server's creation, as
-    /// long a way as this one.
+    /// long a way as this one; unless it took more than a tenth of the interval.
     pub(crate) fn next_on_grid(&mut self, now: Millis, floor: Millis) -> Millis {
         let step = floor / JITTER_DIVISOR;
         let sent = (self.reached.get().or(self.last_sent.get())).unwrap_or(now);
@@ -122,12 +123,11 @@ impl PollState {
             })
             .min(floor / 2);
         self.lag = lag.max(took);
+        // Reached the server as late as the answer came, less the usual way (the lag; for the
+        // first answer its own), at most a tenth of the interval.
+        let usual = if first { self.lag } else { lag }.min(floor / 10);
         let next = self.earliest_next(now, floor, true);
-        if first {
-            return next;
-        }
-        // Reached the server as late as the answer came, less the usual way (the lag).
-        next.max(now.saturating_add(floor).saturating_sub(lag))
+        next.max(now.saturating_add(floor).saturating_sub(usual))
     }
 
     /// The task's polls continue another engine's (a new leader, a reload): the ways there and

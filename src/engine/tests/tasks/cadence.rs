@@ -571,3 +571,40 @@ fn a_new_leader_s_first_polls_that_reached_the_server_late_move_the_next_ones() 
         }
     }
 }
+
+/// Every request taking 0–600 ms on its way to the server for twenty seconds: the lag grows
+/// with the answers, and the polls still reach the server at least nine tenths of the interval
+/// apart.
+#[test]
+fn polls_delayed_on_their_way_for_long_stay_nine_tenths_of_the_interval_apart() {
+    let iv = 1_000;
+    for (seed, modern) in [(51, false), (52, true)] {
+        let mut h = polling(modern, seed, 3, Cadence::Latency);
+        let jobs = vec![
+            Job {
+                ms: 30_000,
+                interval: Some(iv),
+                after: 0,
+            };
+            5
+        ];
+        let tasks = create(&mut h, &jobs);
+        h.request_delay = (0, 600);
+        h.run_for(20_000);
+        h.request_delay = (0, 0);
+        h.run_for(12_000);
+        assert!(h.violations.is_empty(), "{:?}", h.violations);
+        for (id, _) in &tasks {
+            let gets = h.get_times(id);
+            assert!(gets.len() >= 15, "seed {seed} {id}: {gets:?}");
+            for w in gets.windows(2) {
+                assert!(
+                    w[1] - w[0] >= iv - iv / 10,
+                    "seed {seed} {id}: polls {} ms apart: {:?}",
+                    w[1] - w[0],
+                    gets.iter().map(|t| t - gets[0]).collect::<Vec<_>>()
+                );
+            }
+        }
+    }
+}
