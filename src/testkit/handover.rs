@@ -18,6 +18,15 @@ impl<S: World> Harness<S> {
         ids: &[String],
         seed: u64,
     ) -> bool {
+        let cfg = Config {
+            dialect: choice,
+            ..Config::default()
+        };
+        self.hand_over_to(cfg, ids, seed)
+    }
+
+    /// As [`Self::hand_over_with`], the fresh engine made with `cfg`.
+    pub(crate) fn hand_over_to(&mut self, cfg: Config, ids: &[String], seed: u64) -> bool {
         let info = json!({ "name": "fake" });
         let Some(s) = self.engine.session_snapshot(info) else {
             return false;
@@ -30,10 +39,6 @@ impl<S: World> Harness<S> {
         self.pump();
         // The fresh engine numbers its subscriptions from 1 again.
         self.events.clear();
-        let cfg = Config {
-            dialect: choice,
-            ..Config::default()
-        };
         let resumed = Engine::resume(cfg.clone(), seed, self.now, &s);
         let adopted = resumed.is_some();
         let mut fresh = resumed.unwrap_or_else(|| Engine::new(cfg, seed, self.now));

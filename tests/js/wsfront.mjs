@@ -8,6 +8,9 @@
 //   the JSON-RPC requests clients send and the task statuses the server sends, in the fault proxy's
 //   stats shape (tests/faults/proxy.mjs: `startedAt`, `timeline`, `tasks[id].{reqs, gets, statuses}`),
 //   for servers that count nothing themselves.
+//
+// WS_TRACE=1 in the environment prints every connection's opening, frames and close on stderr, with the
+// time (ms, modulo 100 s) and the connection's number: the wire of a matrix cell, to tell who sent what when.
 import { WebSocket, WebSocketServer } from "ws";
 import { tasksIn } from "../faults/proxy.mjs";
 
@@ -18,18 +21,25 @@ import { tasksIn } from "../faults/proxy.mjs";
 async function startFront(upstream, { protocol, onClient = () => {}, onServer = () => {} } = {}) {
   const asked = [];
   const front = new WebSocketServer({ host: "127.0.0.1", port: 0, handleProtocols: () => false });
+  let conns = 0;
+  const trace = process.env.WS_TRACE ? (c, dir, text) => console.error(`[ws ${Date.now() % 100_000} c${c} ${dir}] ${text.slice(0, 400)}`) : () => {};
   front.on("connection", (sock, req) => {
+    const c = ++conns;
+    trace(c, "open", "");
+    sock.on("close", (code) => trace(c, "close", String(code)));
     asked.push(req.headers["sec-websocket-protocol"] ?? null);
     const up = protocol === undefined ? new WebSocket(upstream) : new WebSocket(upstream, protocol);
     const early = [];
     up.on("open", () => early.splice(0).forEach((m) => up.send(m.data, { binary: m.binary })));
     sock.on("message", (data, binary) => {
       if (!binary) onClient(data.toString("utf8"));
+      if (!binary) trace(c, "->", data.toString("utf8"));
       if (up.readyState === WebSocket.OPEN) up.send(data, { binary });
       else early.push({ data, binary });
     });
     up.on("message", (data, binary) => {
       if (!binary) onServer(data.toString("utf8"));
+      if (!binary) trace(c, "<-", data.toString("utf8"));
       sock.send(data, { binary });
     });
     sock.on("close", () => up.close());

@@ -44,10 +44,15 @@ test("closing the leader tab: another tab polls within 5 s, no task dropped, onD
     // The new leader continued the same session (no second handshake, tasks are session-scoped).
     assert.equal(after.byMethod.initialize, before.byMethod.initialize);
     // ... and each task's schedule: no poll sooner than the server's interval after the old leader's last one.
-    for (const id of ids) {
+    const gaps = ids.flatMap((id) => {
       const ts = after.requests.filter((r) => r.method === "tasks/get" && r.taskId === id).map((r) => r.t);
-      for (let i = 1; i < ts.length; i++) assert.ok(ts[i] - ts[i - 1] >= 900, `${id}: polls ${ts[i] - ts[i - 1]} ms apart at ${ts[i] - closedAt} ms after the close`);
-    }
+      return ts.slice(1).map((t, i) => ({ id, gap: t - ts[i], at: t - closedAt }));
+    });
+    const shortest = gaps.reduce((a, b) => (b.gap < a.gap ? b : a), { gap: Infinity });
+    console.log(`failover: shortest gap between two polls of a task ${shortest.gap} ms, ${shortest.at} ms after the close`);
+    if (process.env.FAILOVER_TRACE && shortest.id) console.log(JSON.stringify(after.requests.filter((r) => r.taskId === shortest.id || r.method === "initialize").map((r) => [r.method, r.t - closedAt, r.session?.slice(0, 6), r.via])));
+    if (process.env.FAILOVER_TRACE) console.log(JSON.stringify(after.requests.filter((r) => r.method === "tasks/get" && r.t > closedAt && r.t < closedAt + 4000).map((r) => [r.taskId.slice(0, 4), r.t - closedAt])));
+    for (const { id, gap, at } of gaps) assert.ok(gap >= 900, `${id}: polls ${gap} ms apart at ${at} ms after the close`);
     for (const id of ids) {
       const d = dones(b.events, id);
       assert.equal(d.length, 1, `onTaskDoneOnce fired ${d.length} times for ${id}`);

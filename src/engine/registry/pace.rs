@@ -3,6 +3,7 @@
 
 use super::Registry;
 use crate::engine::api::{Cadence, Millis};
+use crate::engine::calls::no_input;
 use crate::engine::scheduler::cadence::{floor, poll_delay, steady, LEAP_MS};
 use crate::engine::scheduler::rng::Rng;
 use crate::engine::scheduler::{TaskTimer, Timer, Timers};
@@ -26,19 +27,23 @@ impl Pace {
 
 impl Registry {
     /// The last word on a status request about to go out: sooner than the task's interval after
-    /// the one before (a retry after a failed poll, a request sent again in a new session), it
-    /// waits for its time on the task's poll timer instead. Whether it was put off.
+    /// the one before (a retry after a failed poll, a request sent again in a new session), or
+    /// just before a poll can decide that a task's input request did not come
+    /// (`no_input::poll_due`; `fetches_results`: the session asks for them with `tasks/result`),
+    /// it waits for its time on the task's poll timer instead. Whether it was put off.
     pub(crate) fn poll_too_soon(
         &mut self,
         now: Millis,
         task_id: &str,
-        pace: Pace,
+        (pace, fetches_results): (Pace, bool),
         timers: &mut Timers,
     ) -> bool {
         let Some(e) = self.get_mut(task_id) else {
             return false;
         };
-        let at = (e.poll).earliest_next(now, floor(e.server_interval()), pace.steady());
+        let floor = floor(e.server_interval());
+        let at = (e.poll).earliest_next(now, floor, pace.steady());
+        let at = no_input::poll_due(e, now, at, floor, fetches_results);
         if at <= now {
             return false;
         }

@@ -700,6 +700,7 @@ impl Engine {
         }
         entry.poll.since = since.into();
         entry.poll.last_sent = sent.into();
+        entry.poll.continued(floor);
         entry.input_keys.extend(snap.input_keys);
         // No subscriber yet: collected after the GC delay unless someone watches it.
         self.after_membership_change(now, &id);

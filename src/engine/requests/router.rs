@@ -55,7 +55,8 @@ impl Engine {
     /// A status poll. While others wait for the browser it waits as its task's slot (see
     /// `backlog.rs`); it is encoded only once handed to the driver ([`Engine::encode_poll`]).
     fn send_get(&mut self, now: Millis, t: String) {
-        if (self.tasks).poll_too_soon(now, &t, self.pace(), &mut self.timers) {
+        let pace = (self.pace(), self.session.fetches_results());
+        if (self.tasks).poll_too_soon(now, &t, pace, &mut self.timers) {
             return;
         }
         let Some(entry) = self.tasks.get_mut(&t) else {

@@ -22,7 +22,7 @@ pub(super) const AGE_DIVISOR: Millis = 10;
 /// Jitter added on top of a gap: up to this fraction of it (1/50 = 2 %), never subtracted. Enough
 /// to let the polls of tasks created together drift apart; small enough (1 % on average) that a
 /// young task's end is seen as soon as by a client that waits the interval after each answer.
-pub(super) const JITTER_DIVISOR: Millis = 50;
+pub(crate) const JITTER_DIVISOR: Millis = 50;
 /// Gap ceiling while the page is visible.
 pub(crate) const CAP_VISIBLE_MS: Millis = 20_000;
 /// Gap ceiling while the page is hidden.
@@ -96,33 +96,45 @@ impl PollState {
 
     /// When the next poll after a good answer at `now` is due on the steady cadence: `floor`
     /// after the last one went out, later by what the way there and back took beyond the
-    /// task's lag so far. The grid moves later (never sooner; a fiftieth of the interval per
-    /// poll at most, to half an interval) while answers take longer than the task's lag so far:
-    /// a server that answers late under load also ends its tasks late, and a poll on time would
-    /// just miss the end. The way there and back counts from when the request got its
-    /// connection (every status request records it, at once or when the pool admits it): time
-    /// spent waiting for one in the browser's queue says nothing of the server. The first answer
-    /// sets the lag and leaves the grid: the grid's anchor (the creation's answer) already came a
-    /// way there and back after the server's creation, as long a way as this one.
+    /// task's lag so far. The lag grows slowly (a fiftieth of the interval per poll at most, to
+    /// half an interval) while answers take longer than it: a server that answers late under
+    /// load also ends its tasks late, and a poll on time would just miss the end. An answer
+    /// later than the lag moves the grid by all of it: its request may have reached the server
+    /// that late (a busy server or browser holds a request on its way there as often as an
+    /// answer on its way back), and the next poll goes no sooner than an interval after that,
+    /// less the lag (at most a tenth of the interval; also when the request waited for a
+    /// connection). The way there and back counts from
+    /// when the request got its connection (every status request records it, at once or when
+    /// the pool admits it): time spent waiting for one in the browser's queue says nothing of
+    /// the server. The first answer sets the lag and leaves the grid: the grid's anchor (the
+    /// creation's answer) already came a way there and back after the server's creation, as
+    /// long a way as this one; unless it took more than a tenth of the interval.
     pub(crate) fn next_on_grid(&mut self, now: Millis, floor: Millis) -> Millis {
         let step = floor / JITTER_DIVISOR;
         let sent = (self.reached.get().or(self.last_sent.get())).unwrap_or(now);
+        let way = now.saturating_sub(sent);
         let first = self.lag == 0;
         let lag = self.lag.max(step);
-        let took = (now.saturating_sub(sent))
+        let took = way
             .min(if first {
                 floor
             } else {
                 lag.saturating_add(step)
             })
             .min(floor / 2);
-        if first {
-            self.lag = lag.max(took);
-            return self.earliest_next(now, floor, true);
-        }
         self.lag = lag.max(took);
+        // Reached the server as late as the answer came, less the usual way (the lag; for the
+        // first answer its own), at most a tenth of the interval.
+        let usual = if first { self.lag } else { lag }.min(floor / 10);
         let next = self.earliest_next(now, floor, true);
-        next.saturating_add(took.saturating_sub(lag))
+        next.max(now.saturating_add(floor).saturating_sub(usual))
+    }
+
+    /// The task's polls continue another engine's (a new leader, a reload): the ways there and
+    /// back its grid was set with are not known here, so its first answer is not the usual way
+    /// either: it moves the grid by what it took beyond a fiftieth of the interval.
+    pub(crate) fn continued(&mut self, floor: Millis) {
+        self.lag = (floor / JITTER_DIVISOR).max(1);
     }
 }
 

@@ -8,6 +8,10 @@ import { mcpAuthRouter } from '@modelcontextprotocol/sdk/server/auth/router.js';
 import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
 import { InvalidGrantError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 
+/** OAUTH_TRACE=1: each token issued, refresh asked and access token rejected on stderr, with the time (ms,
+ *  modulo 100 s) and the tokens' first characters (with MCP_TEST_SERVER_LOG=1 a test shows it). */
+const trace = process.env.OAUTH_TRACE ? (what) => console.error(`oauth ${Date.now() % 100_000} ${what}`) : () => {};
+
 /** The demo provider, with access tokens living `ttlS` seconds and refresh tokens. */
 class ShortLivedProvider extends DemoInMemoryAuthProvider {
     constructor(ttlS, counts) {
@@ -22,6 +26,7 @@ class ShortLivedProvider extends DemoInMemoryAuthProvider {
         const token = randomUUID();
         this.tokens.set(token, { ...grant, token, expiresAt: Date.now() + this.ttlS * 1000, type: 'access' });
         const refresh = randomUUID();
+        trace(`issued access ${token.slice(0, 6)} refresh ${refresh.slice(0, 6)}`);
         this.refreshTokens.set(refresh, grant);
         return { access_token: token, token_type: 'bearer', expires_in: this.ttlS, refresh_token: refresh, scope: grant.scopes.join(' ') };
     }
@@ -36,6 +41,7 @@ class ShortLivedProvider extends DemoInMemoryAuthProvider {
 
     async exchangeRefreshToken(client, refreshToken) {
         const grant = this.refreshTokens.get(refreshToken);
+        trace(`refresh ${String(refreshToken).slice(0, 6)} ${grant ? "live" : "unknown"}`);
         if (!grant || grant.clientId !== client.client_id) {
             this.counts.refusedRefreshes++; // e.g. a refresh token another refresh already consumed
             throw new InvalidGrantError('unknown refresh token');
@@ -49,6 +55,7 @@ class ShortLivedProvider extends DemoInMemoryAuthProvider {
         try {
             return await super.verifyAccessToken(token);
         } catch (e) {
+            trace(`rejected access ${String(token).slice(0, 6)}`);
             this.counts.rejected++;
             throw e;
         }

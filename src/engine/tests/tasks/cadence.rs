@@ -9,6 +9,7 @@ use proptest::prelude::*;
 use crate::engine::api::{Cadence, Config, DialectChoice, Input, Millis};
 use crate::engine::scheduler::cadence::{
     floor, poll_gap, with_first_spread_bound, with_grid_margin, with_jitter_bound, FIRST_SPREAD_MS,
+    JITTER_DIVISOR,
 };
 use crate::engine::tests::cases;
 use crate::protocol::model::Dialect;
@@ -492,6 +493,150 @@ fn a_whole_interval_task_s_end_is_seen_within_fifteen_ms_on_a_fast_link() {
                 seen.is_some_and(|t| t - end <= 15),
                 "seed {seed} {id}: end at {end} seen by the poll at {seen:?}"
             );
+        }
+    }
+}
+
+/// Twenty tasks on their grids, then one second in which every request takes 250–300 ms more
+/// on its way to the server (its event loop or the browser busy: seen under load in a page): the
+/// server sees those polls late, and each task's next poll still comes no sooner than an
+/// interval after it, as the server sees it (less the task's lag, a fiftieth of the interval
+/// here), not back on the grid a few hundred ms after it.
+/// On a browser's HTTP/1.1 (six connections) too, where some of those polls also wait for one.
+#[test]
+fn a_poll_that_reached_the_server_late_moves_the_next_one_after_it() {
+    let iv = 1_000;
+    for (seed, modern, pool) in [
+        (31, false, None),
+        (32, true, None),
+        (33, false, Some(6)),
+        (34, true, Some(6)),
+    ] {
+        let mut h = polling(modern, seed, 3, Cadence::Latency);
+        h.pool = pool;
+        let jobs = vec![
+            Job {
+                ms: 12_000,
+                interval: Some(iv),
+                after: 0,
+            };
+            20
+        ];
+        let tasks = create(&mut h, &jobs);
+        h.run_for(4_000);
+        h.request_delay = (250, 300);
+        h.run_for(1_000);
+        h.request_delay = (0, 0);
+        h.run_for(10_000);
+        assert!(h.violations.is_empty(), "{:?}", h.violations);
+        for (id, _) in &tasks {
+            let gets = h.get_times(id);
+            assert!(gets.len() >= 8, "seed {seed} {id}: {gets:?}");
+            for w in gets.windows(2) {
+                assert!(
+                    w[1] - w[0] >= iv - iv / JITTER_DIVISOR,
+                    "seed {seed} {id}: polls {} ms apart at {}",
+                    w[1] - w[0],
+                    w[1] - gets[0]
+                );
+            }
+        }
+    }
+}
+
+/// Twenty tasks handed to a fresh engine (a new leader tab) whose first polls reach the server
+/// 250–300 ms late (the new leader starting up under load): the fresh engine does not know the
+/// ways there and back the tasks' grids were set with, so those first answers move the grids
+/// too, and the second polls come no sooner than an interval after the first as the server
+/// sees them (less a fiftieth of it).
+#[test]
+fn a_new_leader_s_first_polls_that_reached_the_server_late_move_the_next_ones() {
+    let iv = 1_000;
+    for (seed, modern) in [(41, false), (42, true)] {
+        let mut h = polling(modern, seed, 3, Cadence::Latency);
+        let jobs = vec![
+            Job {
+                ms: 12_000,
+                interval: Some(iv),
+                after: 0,
+            };
+            20
+        ];
+        let tasks = create(&mut h, &jobs);
+        h.run_for(3_000);
+        let ids: Vec<String> = tasks.iter().map(|(id, _)| id.clone()).collect();
+        let (dialect, server) = if modern {
+            (DialectChoice::Modern, Dialect::Modern)
+        } else {
+            (DialectChoice::Legacy, Dialect::Legacy)
+        };
+        let cfg = Config {
+            dialect,
+            cadence: Cadence::Latency,
+            subscribe: false,
+            ..Config::default()
+        };
+        assert!(
+            h.hand_over_to(cfg, &ids, seed ^ 1),
+            "seed {seed}: {server:?}"
+        );
+        for id in &ids {
+            h.watch(id);
+        }
+        let resumed = h.now;
+        h.request_delay = (250, 300);
+        h.run_for(2_100);
+        h.request_delay = (0, 0);
+        h.run_for(6_000);
+        assert!(h.violations.is_empty(), "{:?}", h.violations);
+        for id in &ids {
+            let gets = h.get_times(id);
+            assert!(gets.len() >= 6, "seed {seed} {id}: {gets:?}");
+            for w in gets.windows(2) {
+                assert!(
+                    w[1] - w[0] >= iv - iv / JITTER_DIVISOR,
+                    "seed {seed} {id}: polls {} ms apart at {} ms after the hand-over",
+                    w[1] - w[0],
+                    w[1] - resumed
+                );
+            }
+        }
+    }
+}
+
+/// Every request taking 0–600 ms on its way to the server for twenty seconds: the lag grows
+/// with the answers, and the polls still reach the server at least nine tenths of the interval
+/// apart.
+#[test]
+fn polls_delayed_on_their_way_for_long_stay_nine_tenths_of_the_interval_apart() {
+    let iv = 1_000;
+    for (seed, modern) in [(51, false), (52, true)] {
+        let mut h = polling(modern, seed, 3, Cadence::Latency);
+        let jobs = vec![
+            Job {
+                ms: 30_000,
+                interval: Some(iv),
+                after: 0,
+            };
+            5
+        ];
+        let tasks = create(&mut h, &jobs);
+        h.request_delay = (0, 600);
+        h.run_for(20_000);
+        h.request_delay = (0, 0);
+        h.run_for(12_000);
+        assert!(h.violations.is_empty(), "{:?}", h.violations);
+        for (id, _) in &tasks {
+            let gets = h.get_times(id);
+            assert!(gets.len() >= 15, "seed {seed} {id}: {gets:?}");
+            for w in gets.windows(2) {
+                assert!(
+                    w[1] - w[0] >= iv - iv / 10,
+                    "seed {seed} {id}: polls {} ms apart: {:?}",
+                    w[1] - w[0],
+                    gets.iter().map(|t| t - gets[0]).collect::<Vec<_>>()
+                );
+            }
         }
     }
 }

@@ -5,7 +5,7 @@
 
 use crate::json::json;
 
-use crate::engine::api::{DialectChoice, End, ErrorKind, Link, Millis};
+use crate::engine::api::{Cadence, Config, DialectChoice, End, ErrorKind, Link, Millis};
 use crate::engine::calls::no_input::NO_INPUT_MS;
 use crate::engine::tests::push::legacy_on;
 use crate::protocol::model::Dialect;
@@ -134,4 +134,43 @@ fn a_slow_answer_to_an_input_request_fails_nothing() {
     h.run_for(60_000);
     assert_eq!(h.inputs_seen(), 1);
     assert!(h.dones(sub).is_empty(), "{:?}", h.dones(sub));
+}
+
+/// pmcp's shape over a WebSocket, with the JS default cadence: a 5 s interval, a deferred held
+/// result refused at once (twice: before and after the task is seen waiting), no input request
+/// ever. The poll on the task's grid due a few ms before the 5 s since the last `tasks/result`
+/// waits for them: the call fails at that poll, not one interval later, whatever the latencies.
+#[test]
+fn a_poll_due_just_before_the_no_input_deadline_waits_for_it() {
+    for seed in 0..40 {
+        let cfg = Config {
+            dialect: DialectChoice::Legacy,
+            link: Link::WebSocket,
+            cadence: Cadence::Latency,
+            ..Config::default()
+        };
+        let mut h = Harness::with_config(cfg, Dialect::Legacy, 110 + seed);
+        h.latency = (1, 40);
+        h.server.faults.mute_inputs = true;
+        h.server.faults.running_results = RunningResults::Refuse;
+        let sub = h.call(
+            "job",
+            json!({ "ms": 600_000, "input": true, "input_after": 10, "interval": 5_000 }),
+        );
+        let ended = h.run_until_done(30_000, |h| !h.dones(sub).is_empty());
+        assert!(
+            matches!(h.done(sub), End::Failed { .. }),
+            "{:?}",
+            h.done(sub)
+        );
+        let asked = (h.sent.iter().rev())
+            .find(|s| s.method == "tasks/result")
+            .map_or(0, |s| s.at);
+        let took = ended - asked;
+        assert!(
+            (NO_INPUT_MS..NO_INPUT_MS + 100).contains(&took),
+            "seed {seed}: failed {took} ms after the last tasks/result"
+        );
+        assert!(h.violations.is_empty(), "{:?}", h.violations);
+    }
 }
