@@ -332,7 +332,7 @@ try {
       ? [{ name: "random", n: 10, minMs: 2000, maxMs: 4000, seeds: [42], W: 1 }]
       : [
         { name: "random", n: 20, minMs: 2000, maxMs: 4000, seeds: [42, 43], W: 1 },
-        { name: "fixed", n: 20, minMs: 3000, maxMs: 3000, seeds: [42], W: 1 },
+        { name: "fixed", n: 20, minMs: 3000, maxMs: 3000, seeds: [42, 43, 44], W: 1 },
         { name: "w10", n: 20, minMs: 2000, maxMs: 4000, seeds: [44], W: 10, pushOff: true },
         { name: "long", n: 5, minMs: 30_000, maxMs: 30_000, seeds: [7], W: 1, pushOff: true },
       ], (r) => r.name);

@@ -98,7 +98,7 @@ export function renderMarkdown(R) {
     L.push("their tasks together once every page has connected; server interval P = 1 s. The page is on another origin than the server,");
     L.push("which sends no `Timing-Allow-Origin`. Links: **h1** = the bench server itself (HTTP/1.1, 6 connections per origin);");
     L.push("**h2** = the same server behind a local nginx TLS + HTTP/2 proxy (`bench/lib/nginx.mjs`, one listening port per stack).");
-    L.push("Rounds: **random** = 2 × 20 tasks of 2–4 s; **fixed** = 20 tasks of exactly 3 s; **W = 10** = 20 tasks of 2–4 s with 9 more");
+    L.push("Rounds: **random** = 2 × 20 tasks of 2–4 s; **fixed** = 3 × 20 tasks of exactly 3 s; **W = 10** = 20 tasks of 2–4 s with 9 more");
     L.push("watchers each; **long** = 5 tasks of 30 s (the Node section has 120 s). Requests per task: those naming the task over its life");
     L.push("plus task-less ones after the calls shared over the tasks; per interval: that ÷ (task length ÷ P).", "");
     L.push(...head(["dialect", "link", "push", "round", "statistic"]));
