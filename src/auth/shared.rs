@@ -74,16 +74,29 @@ pub fn rotated<'a>(old: &'a Grant, new: &Grant) -> Option<&'a str> {
 /// `ledger` (digests separated by spaces, anything else read as digests too) with `digest` added
 /// last, the oldest dropped beyond [`LEDGER_LEN`].
 pub fn spend(ledger: Option<&str>, digest: &str) -> String {
-    let old = ledger.unwrap_or_default().split_whitespace();
-    let all: Vec<&str> = old.filter(|d| *d != digest).chain([digest]).collect();
-    let dropped = all.len().saturating_sub(LEDGER_LEN);
-    all.into_iter().skip(dropped).collect::<Vec<_>>().join(" ")
+    let kept = || digests(ledger).filter(|d| *d != digest);
+    let dropped = (kept().count() + 1).saturating_sub(LEDGER_LEN);
+    let mut out = String::new();
+    for d in kept().skip(dropped).chain([digest]) {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(d);
+    }
+    out
 }
 
 /// Whether the refresh token whose digest is `digest` was spent under the lock: the store read
 /// after the lock was granted is older than the grant that spent it.
 pub fn is_spent(ledger: Option<&str>, digest: &str) -> bool {
-    ledger.is_some_and(|l| l.split_whitespace().any(|d| d == digest))
+    digests(ledger).any(|d| d == digest)
+}
+
+fn digests(ledger: Option<&str>) -> impl Iterator<Item = &str> {
+    ledger
+        .unwrap_or_default()
+        .split(' ')
+        .filter(|d| !d.is_empty())
 }
 
 #[cfg(test)]
@@ -216,7 +229,7 @@ mod tests {
         assert!(is_spent(Some(&ledger), "d2"));
         assert_eq!(ledger.split(' ').count(), LEDGER_LEN);
         assert_eq!(
-            spend(Some("  junk\n"), "d1"),
+            spend(Some("  junk "), "d1"),
             "junk d1",
             "whatever storage holds never panics"
         );

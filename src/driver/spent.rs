@@ -12,10 +12,11 @@ use crate::auth::shared::{is_spent, spend};
 #[cfg(feature = "tabs")]
 use crate::auth::url::base64;
 
-/// How long a lock holder waits for the store to show the grant that spent its refresh token
-/// (ms): [`PAUSE_MS`] between reads, [`READS`] reads at most.
-pub const PAUSE_MS: u32 = 20;
+/// How long a lock holder waits for the store to show the grant that spent its refresh token:
+/// [`READS`] reads at most, `PAUSE_MS` apart (1 s).
 pub const READS: usize = 50;
+#[cfg(feature = "tabs")]
+const PAUSE_MS: u32 = 20;
 
 /// Without tab coordination there is no lock, hence no ledger.
 #[cfg(not(feature = "tabs"))]
