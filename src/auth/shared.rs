@@ -1,7 +1,10 @@
 //! A grant shared through a store by several clients (the tabs of an origin): one refreshes at a
 //! time, under a lock named for the authorization server and the client, and one that gets the
 //! lock after another refreshed takes the grant that one stored instead of refreshing with a
-//! refresh token a rotating server has already consumed (RFC 9700 §4.14.2).
+//! refresh token a rotating server has already consumed (RFC 9700 §4.14.2). A store's write may
+//! reach the next lock holder late (Web Storage across tabs): the refresh tokens spent under the
+//! lock are also kept in a ledger of their digests, in storage read in order, so that the next
+//! holder waits for the store rather than spend one again.
 
 use super::token::Grant;
 use super::Millis;
@@ -56,6 +59,44 @@ pub fn after_failed_refresh(held: &Grant, stored: Option<Grant>, now: Millis) ->
         Turn::Adopt(g) => Some(g),
         Turn::Refresh(_) => None,
     }
+}
+
+/// How many spent refresh tokens the ledger remembers.
+const LEDGER_LEN: usize = 8;
+
+/// The refresh token a refresh from `old` to `new` spent, when the server rotated it (one that
+/// keeps its refresh token lets it be used again: nothing to record).
+pub fn rotated<'a>(old: &'a Grant, new: &Grant) -> Option<&'a str> {
+    let spent = old.refresh_token.as_deref()?;
+    (new.refresh_token.as_deref() != Some(spent)).then_some(spent)
+}
+
+/// `ledger` (digests separated by spaces, anything else read as digests too) with `digest` added
+/// last, the oldest dropped beyond [`LEDGER_LEN`].
+pub fn spend(ledger: Option<&str>, digest: &str) -> String {
+    let kept = || digests(ledger).filter(|d| *d != digest);
+    let dropped = (kept().count() + 1).saturating_sub(LEDGER_LEN);
+    let mut out = String::new();
+    for d in kept().skip(dropped).chain([digest]) {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(d);
+    }
+    out
+}
+
+/// Whether the refresh token whose digest is `digest` was spent under the lock: the store read
+/// after the lock was granted is older than the grant that spent it.
+pub fn is_spent(ledger: Option<&str>, digest: &str) -> bool {
+    digests(ledger).any(|d| d == digest)
+}
+
+fn digests(ledger: Option<&str>) -> impl Iterator<Item = &str> {
+    ledger
+        .unwrap_or_default()
+        .split(' ')
+        .filter(|d| !d.is_empty())
 }
 
 #[cfg(test)]
@@ -149,6 +190,49 @@ mod tests {
             ..grant("a2", "r2", 900)
         };
         assert_eq!(on_lock(&held, Some(dead), 1_000), Turn::Refresh(held));
+    }
+
+    #[test]
+    fn only_a_rotated_refresh_token_is_recorded_as_spent() {
+        let old = grant("a1", "r1", 1_000);
+        assert_eq!(rotated(&old, &grant("a2", "r2", 5_000)), Some("r1"));
+        let kept = Grant {
+            refresh_token: None,
+            ..grant("a2", "r1", 5_000)
+        };
+        assert_eq!(
+            rotated(&old, &kept),
+            Some("r1"),
+            "an answer without one drops it"
+        );
+        assert_eq!(rotated(&old, &grant("a2", "r1", 5_000)), None);
+        let none = Grant {
+            refresh_token: None,
+            ..old
+        };
+        assert_eq!(rotated(&none, &grant("a2", "r2", 5_000)), None);
+    }
+
+    #[test]
+    fn the_ledger_remembers_the_last_spent_refresh_tokens() {
+        assert!(!is_spent(None, "d1"));
+        let one = spend(None, "d1");
+        assert!(is_spent(Some(&one), "d1"));
+        assert!(!is_spent(Some(&one), "d2"));
+        assert!(!is_spent(Some(&one), "d"), "whole digests only");
+        assert_eq!(spend(Some(&one), "d1"), "d1", "recorded once");
+        let mut ledger = one;
+        for i in 2..=LEDGER_LEN + 1 {
+            ledger = spend(Some(&ledger), &format!("d{i}"));
+        }
+        assert!(!is_spent(Some(&ledger), "d1"), "the oldest is dropped");
+        assert!(is_spent(Some(&ledger), "d2"));
+        assert_eq!(ledger.split(' ').count(), LEDGER_LEN);
+        assert_eq!(
+            spend(Some("  junk "), "d1"),
+            "junk d1",
+            "whatever storage holds never panics"
+        );
     }
 
     #[test]

@@ -16,10 +16,11 @@ use wasm_bindgen_futures::JsFuture;
 use super::dpop::Dpop;
 use super::global::{self, describe};
 use super::io;
+use super::spent::{self, Spent};
 use super::webcrypto::{sha256, sign_es256};
 use crate::auth::dpop::{key_name, resource_nonce, token_nonce};
 use crate::auth::renewal::{renewal, Held, Renewal};
-use crate::auth::shared::{after_failed_refresh, lock_name, on_lock, Turn};
+use crate::auth::shared::{after_failed_refresh, lock_name, on_lock, rotated, Turn};
 use crate::auth::url::base64;
 use crate::auth::{AuthConfig, Flow, Grant, HttpRequest, HttpResponse, Secrets, Step};
 use crate::protocol::auth::AuthChallenge;
@@ -229,20 +230,24 @@ impl AuthShell {
             .as_ref()
             .and_then(|_| super::tabs::web::lock_manager(None))
         {
-            let (me, mine) = (self.clone(), held.clone());
-            let work = async move { me.refresh_held(mine).await };
+            let (me, mine, name) = (self.clone(), held.clone(), lock_name(&held));
+            let work = async move {
+                let spent = Spent::open(name).await;
+                me.refresh_held(mine, spent.as_ref()).await
+            };
             // A refused lock (an opaque origin) never ran `work`: refresh as if alone.
             if let Ok(out) = super::tabs::web::with_lock(&locks, &lock_name(&held), work).await {
                 return out;
             }
         }
-        self.refresh_held(held).await
+        self.refresh_held(held, None).await
     }
 
     /// Refreshes `held` unless the store holds a newer grant; a refresh refused because another
-    /// client refreshed first takes that client's grant.
-    async fn refresh_held(&self, held: Grant) -> Result<(), String> {
-        let g = match on_lock(&held, self.read_store().await, global::now()) {
+    /// client refreshed first takes that client's grant. Under the lock, a rotated refresh token
+    /// is recorded as `spent` once the new grant is stored.
+    async fn refresh_held(&self, held: Grant, spent: Option<&Spent>) -> Result<(), String> {
+        let g = match self.turn(&held, spent).await? {
             Turn::Adopt(g) => {
                 self.take(g);
                 return Ok(());
@@ -252,8 +257,11 @@ impl AuthShell {
         let req = g.refresh_request().ok_or("no refresh token")?;
         let resp = self.send(&req).await;
         match g.refreshed(&resp, global::now(), self.dpop.is_some()) {
-            Ok(g) => {
-                self.adopt(g).await;
+            Ok(new) => {
+                self.adopt(new.clone()).await;
+                if let (Some(s), Some(t)) = (spent, rotated(&g, &new)) {
+                    s.record(t).await;
+                }
                 Ok(())
             }
             Err(e) => {
@@ -267,6 +275,23 @@ impl AuthShell {
                 }
             }
         }
+    }
+
+    /// [`on_lock`]'s turn with what the store holds; while the refresh token it would spend is in
+    /// the `spent` ledger, the store has not shown its successor yet: read again, a bounded time.
+    async fn turn(&self, held: &Grant, spent: Option<&Spent>) -> Result<Turn, String> {
+        for _ in 0..spent::READS {
+            let turn = on_lock(held, self.read_store().await, global::now());
+            let spending = match &turn {
+                Turn::Refresh(g) => g.refresh_token.as_deref(),
+                Turn::Adopt(_) => None,
+            };
+            match (spent, spending) {
+                (Some(s), Some(t)) if s.has(t).await => s.pause().await,
+                _ => return Ok(turn),
+            }
+        }
+        Err("the stored grant still holds a refresh token already spent".into())
     }
 
     /// Runs one authorization flow to its end.

@@ -26,6 +26,8 @@ mod ws;
 // Tab coordination (one poller per task across tabs) and persistence (IndexedDB / localStorage).
 #[cfg(feature = "tabs")]
 pub mod persist;
+#[cfg(feature = "oauth")]
+mod spent;
 pub mod tabs;
 
 use std::cell::{Cell, RefCell};

@@ -1,8 +1,9 @@
 // One OAuth refresh across tabs: two tabs of an origin share a grant through localStorage, the
 // authorization server rotates refresh tokens (each works once; a reused one is refused with
 // invalid_grant), and the shared access token expires for both at once. Exactly one refresh reaches
-// the server (the tabs take turns under a Web Lock; the second takes the grant the first stored),
-// and both tabs keep working. Headless Chromium + the ts-sdk test server's OAuth mode. And the DPoP
+// the server and no refresh token is spent twice (the tabs take turns under a Web Lock; the second
+// takes the grant the first stored, waiting for it when the store shows it late), and both tabs
+// keep working. Headless Chromium + the ts-sdk test server's OAuth mode. And the DPoP
 // key a persisted grant is bound to is one key for the origin's tabs (IndexedDB).
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -26,7 +27,7 @@ test("two tabs whose tokens expire together: one refresh reaches the rotating se
     await two.evaluate((u) => window.connect(u), server.url);
     const first = await one.evaluate(() => window.grant());
     assert.ok(first?.refreshToken && first.expiresAt, "the first tab authorized and stored the grant");
-    assert.deepEqual(await oauthStats(server), { codes: 1, refreshes: 0, refusedRefreshes: 0, rejected: 0 }, "the second tab took the stored grant");
+    assert.deepEqual(await oauthStats(server), { codes: 1, refreshes: 0, refusedRefreshes: 0, spentAgain: 0, rejected: 0 }, "the second tab took the stored grant");
 
     // Both tabs hold the same access token: once it has expired, both need a refresh at once.
     await until(() => Date.now() > first.expiresAt + 100, 10_000);
@@ -34,6 +35,7 @@ test("two tabs whose tokens expire together: one refresh reaches the rotating se
     for (const r of answers) assert.ok(r.ok, r.error);
     const stats = await oauthStats(server);
     assert.equal(stats.refreshes, 1, `one refresh for both tabs: ${JSON.stringify(stats)}`);
+    assert.equal(stats.spentAgain, 0, `each refresh token spent at most once: ${JSON.stringify(stats)}`);
     assert.equal(stats.refusedRefreshes, 0, "no tab refreshed with the consumed refresh token");
     assert.equal(stats.codes, 1, "no tab lost its session to a new authorization");
     const second = await two.evaluate(() => window.grant());

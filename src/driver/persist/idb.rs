@@ -28,6 +28,8 @@ extern "C" {
 
 const DB_NAME: &str = "mcp-task-client";
 const DB_VERSION: u32 = 1;
+/// How long opening the database may take before it is taken as unavailable.
+const OPEN_TIMEOUT_MS: u32 = 3_000;
 
 /// An open database (closed on drop).
 pub struct Idb {
@@ -62,9 +64,16 @@ pub(super) async fn edit_with(
 }
 
 impl Idb {
-    /// Opens (creating on first use) the database; `None` where IndexedDB is missing or refused.
+    /// Opens (creating on first use) the database; `None` where IndexedDB is missing or refused,
+    /// or when the open has not settled within [`OPEN_TIMEOUT_MS`] (a browser bug, a blocked
+    /// upgrade: no caller may hang on it).
     pub async fn open() -> Option<Idb> {
-        let db = JsFuture::from(idb_open(DB_NAME, DB_VERSION)).await.ok()?;
+        let opening = JsFuture::from(idb_open(DB_NAME, DB_VERSION));
+        let timeout = gloo_timers::future::TimeoutFuture::new(OPEN_TIMEOUT_MS);
+        let db = match futures::future::select(opening, timeout).await {
+            futures::future::Either::Left((db, _)) => db.ok()?,
+            futures::future::Either::Right(_) => return None,
+        };
         (!db.is_null()).then(|| Idb { db })
     }
 

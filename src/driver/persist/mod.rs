@@ -6,4 +6,5 @@ mod idb;
 pub(crate) mod local;
 mod store;
 
+pub(crate) use idb::Idb;
 pub use store::*;

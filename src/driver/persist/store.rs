@@ -13,9 +13,6 @@ use crate::bridge::records::{edit_text, listing, MemoryRecords, RecordEdit};
 use crate::bridge::records::{SessionRecord, TaskRecord};
 use crate::bridge::scope::Scope;
 
-/// How long opening IndexedDB may take before `localStorage` is used instead.
-const IDB_OPEN_TIMEOUT_MS: u32 = 3_000;
-
 #[derive(Clone)]
 enum Backend {
     Host(HostStore),
@@ -38,14 +35,8 @@ impl Store {
             let backend = Backend::Host(s);
             return Store { scope, backend };
         }
-        // An open that never settles (a browser bug, a blocked upgrade) must not hang `connect`.
-        let opening = Box::pin(idb::Idb::open());
-        let timeout = gloo_timers::future::TimeoutFuture::new(IDB_OPEN_TIMEOUT_MS);
-        let db = match futures::future::select(opening, timeout).await {
-            futures::future::Either::Left((db, _)) => db,
-            futures::future::Either::Right(_) => None,
-        };
-        let backend = match db {
+        // An open that fails or never settles falls back to `localStorage`.
+        let backend = match idb::Idb::open().await {
             Some(db) => Backend::Idb(Rc::new(db)),
             None => match local::open() {
                 Some(s) => Backend::Local(s),

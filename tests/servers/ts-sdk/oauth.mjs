@@ -19,6 +19,7 @@ class ShortLivedProvider extends DemoInMemoryAuthProvider {
         this.ttlS = ttlS;
         this.counts = counts;
         this.refreshTokens = new Map();
+        this.spent = new Set(); // the refresh tokens refreshes consumed
     }
 
     /** A new access token (and refresh token) for what `grant` describes. */
@@ -44,9 +45,11 @@ class ShortLivedProvider extends DemoInMemoryAuthProvider {
         trace(`refresh ${String(refreshToken).slice(0, 6)} ${grant ? "live" : "unknown"}`);
         if (!grant || grant.clientId !== client.client_id) {
             this.counts.refusedRefreshes++; // e.g. a refresh token another refresh already consumed
+            if (this.spent.has(refreshToken)) this.counts.spentAgain++; // a server with reuse detection revokes the grant here
             throw new InvalidGrantError('unknown refresh token');
         }
         this.refreshTokens.delete(refreshToken); // rotation: each refresh token works once
+        this.spent.add(refreshToken);
         this.counts.refreshes++;
         return this.issue(grant);
     }
@@ -64,7 +67,7 @@ class ShortLivedProvider extends DemoInMemoryAuthProvider {
 
 /** Mounts OAuth on `app` (before the /mcp routes); call `listening(base)` once the port is known. */
 export function installOAuth(app, { ttlS }) {
-    const counts = { codes: 0, refreshes: 0, refusedRefreshes: 0, rejected: 0 };
+    const counts = { codes: 0, refreshes: 0, refusedRefreshes: 0, spentAgain: 0, rejected: 0 };
     let router = null;
     let bearer = null;
     app.get('/oauth-stats', (_req, res) => res.json(counts));
