@@ -49,8 +49,8 @@ fn harness(modern: bool, seed: u64, latency: Millis, delay: Millis) -> Harness {
     h
 }
 
-/// A session polling under `cadence` (no pushes, HTTP/1.1: nothing but polls brings the end).
-fn polling(modern: bool, seed: u64, latency: Millis, cadence: Cadence) -> Harness {
+/// The configuration of a session polling under `cadence` (no pushes), and its server's dialect.
+fn polling_config(modern: bool, cadence: Cadence) -> (Config, Dialect) {
     let (dialect, server) = if modern {
         (DialectChoice::Modern, Dialect::Modern)
     } else {
@@ -62,9 +62,39 @@ fn polling(modern: bool, seed: u64, latency: Millis, cadence: Cadence) -> Harnes
         subscribe: false,
         ..Config::default()
     };
+    (cfg, server)
+}
+
+/// A session polling under `cadence` (no pushes, HTTP/1.1: nothing but polls brings the end).
+fn polling(modern: bool, seed: u64, latency: Millis, cadence: Cadence) -> Harness {
+    let (cfg, server) = polling_config(modern, cadence);
     let mut h = Harness::with_config(cfg, server, seed);
     h.latency = (1, latency);
     h
+}
+
+/// `n` jobs of `ms` each at the server interval `interval`, created together.
+fn same_jobs(n: usize, ms: Millis, interval: Millis) -> Vec<Job> {
+    let job = Job {
+        ms,
+        interval: Some(interval),
+        after: 0,
+    };
+    vec![job; n]
+}
+
+/// Asserts that the server saw the polls of `id` at least `apart` ms apart.
+fn assert_polls_apart(h: &Harness, seed: u64, id: &str, apart: Millis, min_polls: usize) {
+    let gets = h.get_times(id);
+    assert!(gets.len() >= min_polls, "seed {seed} {id}: {gets:?}");
+    for w in gets.windows(2) {
+        assert!(
+            w[1] - w[0] >= apart,
+            "seed {seed} {id}: polls {} ms apart: {:?}",
+            w[1] - w[0],
+            gets.iter().map(|t| t - gets[0]).collect::<Vec<_>>()
+        );
+    }
 }
 
 /// Creates the jobs; returns (task id, job) for each.
@@ -280,14 +310,7 @@ fn a_poll_sent_again_in_a_new_session_keeps_the_interval() {
 fn a_batch_spreads_its_first_polls_over_milliseconds_not_a_tenth_of_the_interval() {
     for (seed, modern) in [(0, true), (1, false), (2, true), (3, false)] {
         let mut h = harness(modern, 700 + seed, 2, 0);
-        let jobs = vec![
-            Job {
-                ms: 3_000,
-                interval: Some(1_000),
-                after: 0,
-            };
-            20
-        ];
+        let jobs = same_jobs(20, 3_000, 1_000);
         let tasks = create(&mut h, &jobs);
         h.run_for(5_000);
         let mut firsts = Vec::new();
@@ -395,14 +418,7 @@ fn a_poll_that_waited_for_a_connection_does_not_move_its_task_s_grid() {
         let mut h = Harness::with_config(cfg, Dialect::Legacy, 900 + seed);
         h.latency = (1, latency);
         h.pool = Some(6);
-        let jobs = vec![
-            Job {
-                ms: 3_000,
-                interval: Some(1_000),
-                after: 0,
-            };
-            20
-        ];
+        let jobs = same_jobs(20, 3_000, 1_000);
         let tasks = create(&mut h, &jobs);
         h.run_for(6_000);
         assert!(h.violations.is_empty(), "seed {seed}: {:?}", h.violations);
@@ -435,14 +451,7 @@ fn answers_as_slow_as_the_creation_s_leave_the_grid_where_it_was() {
         let mut h = polling(modern, seed, 1, Cadence::Latency);
         h.latency = (45, 45);
         h.run_for(1_000);
-        let jobs = vec![
-            Job {
-                ms: 3 * iv,
-                interval: Some(iv),
-                after: 0,
-            };
-            3
-        ];
+        let jobs = same_jobs(3, 3 * iv, iv);
         let tasks = create(&mut h, &jobs);
         h.run_for(5_000);
         assert!(h.violations.is_empty(), "{:?}", h.violations);
@@ -474,14 +483,7 @@ fn a_whole_interval_task_s_end_is_seen_within_fifteen_ms_on_a_fast_link() {
     let iv = 1_000;
     for (seed, modern) in [(21, false), (22, true)] {
         let mut h = polling(modern, seed, 1, Cadence::Latency);
-        let jobs = vec![
-            Job {
-                ms: 3 * iv,
-                interval: Some(iv),
-                after: 0,
-            };
-            3
-        ];
+        let jobs = same_jobs(3, 3 * iv, iv);
         let tasks = create(&mut h, &jobs);
         h.run_for(5_000);
         assert!(h.violations.is_empty(), "{:?}", h.violations);
@@ -514,14 +516,7 @@ fn a_poll_that_reached_the_server_late_moves_the_next_one_after_it() {
     ] {
         let mut h = polling(modern, seed, 3, Cadence::Latency);
         h.pool = pool;
-        let jobs = vec![
-            Job {
-                ms: 12_000,
-                interval: Some(iv),
-                after: 0,
-            };
-            20
-        ];
+        let jobs = same_jobs(20, 12_000, iv);
         let tasks = create(&mut h, &jobs);
         h.run_for(4_000);
         h.request_delay = (250, 300);
@@ -530,16 +525,7 @@ fn a_poll_that_reached_the_server_late_moves_the_next_one_after_it() {
         h.run_for(10_000);
         assert!(h.violations.is_empty(), "{:?}", h.violations);
         for (id, _) in &tasks {
-            let gets = h.get_times(id);
-            assert!(gets.len() >= 8, "seed {seed} {id}: {gets:?}");
-            for w in gets.windows(2) {
-                assert!(
-                    w[1] - w[0] >= iv - iv / JITTER_DIVISOR,
-                    "seed {seed} {id}: polls {} ms apart at {}",
-                    w[1] - w[0],
-                    w[1] - gets[0]
-                );
-            }
+            assert_polls_apart(&h, seed, id, iv - iv / JITTER_DIVISOR, 8);
         }
     }
 }
@@ -554,28 +540,11 @@ fn a_new_leader_s_first_polls_that_reached_the_server_late_move_the_next_ones() 
     let iv = 1_000;
     for (seed, modern) in [(41, false), (42, true)] {
         let mut h = polling(modern, seed, 3, Cadence::Latency);
-        let jobs = vec![
-            Job {
-                ms: 12_000,
-                interval: Some(iv),
-                after: 0,
-            };
-            20
-        ];
+        let jobs = same_jobs(20, 12_000, iv);
         let tasks = create(&mut h, &jobs);
         h.run_for(3_000);
         let ids: Vec<String> = tasks.iter().map(|(id, _)| id.clone()).collect();
-        let (dialect, server) = if modern {
-            (DialectChoice::Modern, Dialect::Modern)
-        } else {
-            (DialectChoice::Legacy, Dialect::Legacy)
-        };
-        let cfg = Config {
-            dialect,
-            cadence: Cadence::Latency,
-            subscribe: false,
-            ..Config::default()
-        };
+        let (cfg, server) = polling_config(modern, Cadence::Latency);
         assert!(
             h.hand_over_to(cfg, &ids, seed ^ 1),
             "seed {seed}: {server:?}"
@@ -583,23 +552,13 @@ fn a_new_leader_s_first_polls_that_reached_the_server_late_move_the_next_ones() 
         for id in &ids {
             h.watch(id);
         }
-        let resumed = h.now;
         h.request_delay = (250, 300);
         h.run_for(2_100);
         h.request_delay = (0, 0);
         h.run_for(6_000);
         assert!(h.violations.is_empty(), "{:?}", h.violations);
         for id in &ids {
-            let gets = h.get_times(id);
-            assert!(gets.len() >= 6, "seed {seed} {id}: {gets:?}");
-            for w in gets.windows(2) {
-                assert!(
-                    w[1] - w[0] >= iv - iv / JITTER_DIVISOR,
-                    "seed {seed} {id}: polls {} ms apart at {} ms after the hand-over",
-                    w[1] - w[0],
-                    w[1] - resumed
-                );
-            }
+            assert_polls_apart(&h, seed, id, iv - iv / JITTER_DIVISOR, 6);
         }
     }
 }
@@ -612,14 +571,7 @@ fn polls_delayed_on_their_way_for_long_stay_nine_tenths_of_the_interval_apart() 
     let iv = 1_000;
     for (seed, modern) in [(51, false), (52, true)] {
         let mut h = polling(modern, seed, 3, Cadence::Latency);
-        let jobs = vec![
-            Job {
-                ms: 30_000,
-                interval: Some(iv),
-                after: 0,
-            };
-            5
-        ];
+        let jobs = same_jobs(5, 30_000, iv);
         let tasks = create(&mut h, &jobs);
         h.request_delay = (0, 600);
         h.run_for(20_000);
@@ -627,16 +579,7 @@ fn polls_delayed_on_their_way_for_long_stay_nine_tenths_of_the_interval_apart() 
         h.run_for(12_000);
         assert!(h.violations.is_empty(), "{:?}", h.violations);
         for (id, _) in &tasks {
-            let gets = h.get_times(id);
-            assert!(gets.len() >= 15, "seed {seed} {id}: {gets:?}");
-            for w in gets.windows(2) {
-                assert!(
-                    w[1] - w[0] >= iv - iv / 10,
-                    "seed {seed} {id}: polls {} ms apart: {:?}",
-                    w[1] - w[0],
-                    gets.iter().map(|t| t - gets[0]).collect::<Vec<_>>()
-                );
-            }
+            assert_polls_apart(&h, seed, id, iv - iv / 10, 15);
         }
     }
 }
