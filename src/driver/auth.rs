@@ -230,13 +230,14 @@ impl AuthShell {
             .as_ref()
             .and_then(|_| super::tabs::web::lock_manager(None))
         {
-            let (me, mine, name) = (self.clone(), held.clone(), lock_name(&held));
+            let name = lock_name(&held);
+            let (me, mine, ledger) = (self.clone(), held.clone(), name.clone());
             let work = async move {
-                let spent = Spent::open(name).await;
+                let spent = Spent::open(ledger).await;
                 me.refresh_held(mine, spent.as_ref()).await
             };
             // A refused lock (an opaque origin) never ran `work`: refresh as if alone.
-            if let Ok(out) = super::tabs::web::with_lock(&locks, &lock_name(&held), work).await {
+            if let Ok(out) = super::tabs::web::with_lock(&locks, &name, work).await {
                 return out;
             }
         }
