@@ -18,7 +18,6 @@
 
 use super::backlog::{Backlog, Kept};
 use super::pending::Requests;
-use super::Purpose;
 use crate::collections::fifo::Fifo;
 use crate::collections::idmap::IdSet;
 use crate::engine::api::{Millis, SendKey, Transmit};
@@ -94,8 +93,8 @@ impl Pool {
 
     /// Whether transmission `t` waits in the engine: the browser holds enough (see
     /// [`keeps`](Self::keeps)), or it is a status poll that `yields` and every connection is taken.
-    pub(super) fn keeps_out(&self, t: &Transmit, reqs: &Requests, yields: bool) -> bool {
-        self.keeps() || (yields && !self.has_room() && is_poll(t, reqs))
+    pub(super) fn keeps_out(&self, t: &Transmit, yields: bool) -> bool {
+        self.keeps() || (yields && !self.has_room() && t.background)
     }
 
     /// Keeps transmission `t` in the engine until the browser has room; its request's timeout
@@ -104,7 +103,7 @@ impl Pool {
         if let Some(n) = reqs.id_of(t.key) {
             reqs.wait_for_connection(n);
         }
-        let poll = is_poll(&t, reqs);
+        let poll = t.background;
         self.backlog.push(t, poll);
     }
 
@@ -274,12 +273,6 @@ impl Pool {
         }
         admitted
     }
-}
-
-/// Whether `t` is a status poll's.
-fn is_poll(t: &Transmit, reqs: &Requests) -> bool {
-    (reqs.id_of(t.key).and_then(|n| reqs.get(n)))
-        .is_some_and(|p| matches!(p.purpose, Purpose::Get(_)))
 }
 
 #[cfg(test)]

@@ -237,7 +237,7 @@ impl Engine {
         while let Some(out) = self.out.pop_front() {
             match out {
                 Output::Abort { key } if self.pool.backlog.cancel(key) => {}
-                Output::Transmit(t) if self.pool.keeps_out(&t, &self.reqs, yields) => {
+                Output::Transmit(t) if self.pool.keeps_out(&t, yields) => {
                     self.pool.keep(t, &mut self.reqs)
                 }
                 Output::Transmit(t) => {
