@@ -309,7 +309,7 @@ impl Engine {
             && !entry.is_terminal();
         // Pushes bring the ends but maybe not the input requests: they postpone no poll, but
         // on a steady cadence a push is as fresh as a poll's answer: the task's next poll comes
-        // an interval (and a hundredth: the next push, one interval later, comes first) after it.
+        // an interval (and a tenth: the next push, one interval later, comes first) after it.
         let partly = relied && !held;
         let steady = cadence::steady(self.cfg.cadence, self.visible);
         let delay = match src {
@@ -326,7 +326,7 @@ impl Engine {
                 cadence::first_poll_delay(&mut self.rng, interval, self.visible, self.cfg.cadence)
             }
             Source::Push if !partly => cadence::safety_delay(interval, self.visible),
-            Source::Push if steady => cadence::with_grid_margin(cadence::floor(interval)),
+            Source::Push if steady => cadence::after_push(interval),
             Source::Poll | Source::Push => {
                 let age = now.saturating_sub(entry.poll.since.get().unwrap_or(now));
                 let pace = self.pace();

@@ -197,6 +197,19 @@ pub(crate) fn with_grid_margin(gap: Millis) -> Millis {
     gap.saturating_add(gap / GRID_MARGIN_DIVISOR)
 }
 
+/// How late, as a fraction of the interval (1/10), a push may come after the one before it
+/// without a poll falling due between them. A server's timer or a busy page easily moves a push
+/// by tens of ms, and a batch of tasks pushed together would then all be polled at once.
+const PUSH_MARGIN_DIVISOR: Millis = 10;
+
+/// The gap after a push on the steady cadence, when pushes bring the ends but maybe not the input
+/// requests: the push counts as the poll it makes needless, and the next push, an interval later
+/// and maybe a little late, comes before the next poll.
+pub(crate) fn after_push(server_interval: Option<Millis>) -> Millis {
+    let gap = floor(server_interval);
+    gap.saturating_add(gap / PUSH_MARGIN_DIVISOR)
+}
+
 /// Delay before the next poll: [`poll_gap`] plus up to 2 % jitter on top (so polls of tasks
 /// created together drift apart, and never come sooner than the gap); while [`steady`], the
 /// interval exactly (the answers' own spread keeps tasks created together apart).

@@ -321,6 +321,39 @@ fn on_the_latency_cadence_a_push_counts_as_the_poll_it_makes_needless() {
     }
 }
 
+#[test]
+fn on_the_latency_cadence_pushes_a_little_late_still_postpone_every_poll() {
+    for seed in [65, 66] {
+        // As above, but the server's pushes come up to 60 ms late (a busy server or page): none
+        // of them lets a poll of every task fall due before the next push.
+        let mut h = legacy_on(Link::Http1, seed);
+        h.engine.cfg.cadence = Cadence::Latency;
+        h.server.push = true;
+        let subs: Vec<SubId> = (0..3)
+            .map(|i| h.call("job", json!({ "ms": 8_000 + 500 * i })))
+            .collect();
+        h.run_for(600);
+        let ids: Vec<String> = subs.iter().filter_map(|s| h.task_of(*s)).collect();
+        for step in 1..12 {
+            for id in &ids {
+                h.input(progress(id, step));
+            }
+            h.run_for(if step % 2 == 1 { 1_060 } else { 940 });
+        }
+        h.run_for(5_000);
+        for (i, sub) in (0..).zip(&subs) {
+            let (id, _, ends) = task(&h, *sub, 8_000 + 500 * i);
+            assert_prompt(&h, *sub, ends);
+            let gets = h.get_times(&id);
+            assert!(
+                gets.iter().all(|at| *at >= ends),
+                "{id}: polled at {gets:?}, ends {ends}"
+            );
+        }
+        assert!(h.violations.is_empty(), "{:?}", h.violations);
+    }
+}
+
 /// A legacy session on a link the browser did not name (assumed HTTP/1.1: six connections, the
 /// listening stream holding one) whose server pushes each running task's status every interval.
 fn hidden_link_pushing(seed: u64) -> Harness {
