@@ -433,7 +433,7 @@ fn on_a_hidden_link_pushed_ends_get_their_connections_before_polls() {
         h.engine.list_tasks(h.now, None);
         h.run_for(1_000);
         // 20 tasks of exactly 3 s created at once; the server's progress pushes come an interval
-        // and 30 ms before their ends, the next one late (a busy server): each task's poll falls
+        // and 130 ms before their ends, the next one late (a busy server): each task's poll falls
         // due just before its end.
         let subs: Vec<SubId> = (0..20)
             .map(|_| h.call("job", json!({ "ms": 3_000 })))
@@ -444,7 +444,7 @@ fn on_a_hidden_link_pushed_ends_get_their_connections_before_polls() {
             .filter_map(|id| h.server.tasks.get(id).map(|t| t.created + 3_000))
             .min()
             .unwrap_or(0);
-        for (step, at) in [(1, 2_030), (2, 1_030)] {
+        for (step, at) in [(1, 2_130), (2, 1_130)] {
             h.run_until(first_end - at);
             for id in &ids {
                 h.input(progress(id, step));
@@ -462,6 +462,13 @@ fn on_a_hidden_link_pushed_ends_get_their_connections_before_polls() {
             .collect();
         let mean = waits.iter().sum::<Millis>() / 20;
         assert!(mean <= 25, "seed {seed}: mean {mean} ms, {waits:?}");
+        let polled = (subs.iter())
+            .filter(|sub| {
+                let (id, _, ends) = task(&h, **sub, 3_000);
+                h.get_times(&id).iter().any(|at| *at + 100 >= ends)
+            })
+            .count();
+        assert!(polled > 0, "seed {seed}: no poll fell due near the ends");
         for sub in &subs {
             let (_, _, ends) = task(&h, *sub, 3_000);
             assert_prompt(&h, *sub, ends);
