@@ -49,6 +49,8 @@ export async function pageTasks(chrome, { staticUrl, stack, dialect, push, url, 
     await arrive();
     // BENCH_CPUPROFILE=<dir>: the page's CPU profile over the whole run (DevTools' .cpuprofile; bench/profile-top.mjs sums it).
     const profiling = Boolean(process.env.BENCH_CPUPROFILE);
+    // Trace and profile files name the round's seed and link: the rounds of one run do not overwrite each other's.
+    const tag = `${run.seed}-${url.startsWith("https:") ? "h2" : "h1"}`;
     if (profiling) {
       await cdp.send("Profiler.enable");
       await cdp.send("Profiler.setSamplingInterval", { interval: 100 });
@@ -61,12 +63,12 @@ export async function pageTasks(chrome, { staticUrl, stack, dialect, push, url, 
     const after = before ? await cpu() : null;
     if (profiling) {
       const { profile } = await cdp.send("Profiler.stop");
-      (await import("node:fs")).writeFileSync(`${process.env.BENCH_CPUPROFILE}/page-${stack}-${dialect}-${push ? "on" : "off"}-${run.minMs}.cpuprofile`, JSON.stringify(profile));
+      (await import("node:fs")).writeFileSync(`${process.env.BENCH_CPUPROFILE}/page-${stack}-${dialect}-${push ? "on" : "off"}-${run.minMs}-${tag}.cpuprofile`, JSON.stringify(profile));
     }
     const st = await getStats(statsUrl);
     if (process.env.BENCH_FETCH_TRACE) st.fetchLog = await page.evaluate(() => window.__fetchLog);
     // BENCH_TRACE=<prefix>: the server's request log and the page's outcome times, one JSON file per run.
-    if (process.env.BENCH_TRACE) (await import("node:fs")).writeFileSync(`${process.env.BENCH_TRACE}-${stack}-${dialect}-${push ? "on" : "off"}-${run.minMs}.json`, JSON.stringify({ st, res, net, cpuMs: after && ["ThreadTime", "ScriptDuration", "TaskDuration"].map((k) => (after[k] - before[k]) * 1000) }));
+    if (process.env.BENCH_TRACE) (await import("node:fs")).writeFileSync(`${process.env.BENCH_TRACE}-${stack}-${dialect}-${push ? "on" : "off"}-${run.minMs}-${tag}.json`, JSON.stringify({ st, res, net, cpuMs: after && ["ThreadTime", "ScriptDuration", "TaskDuration"].map((k) => (after[k] - before[k]) * 1000) }));
     const m = measureTasks(st, res, { P });
     await settle(page.evaluate(() => window.bench.close()), 3000);
     return { ...m, outcomes: res.outcomes };
