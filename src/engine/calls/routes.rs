@@ -456,7 +456,7 @@ impl Engine {
         match codec.parse_notification(method, params) {
             Some(TaskNotice::Status(task)) => {
                 let id = task.task_id.clone();
-                self.note_status_push(via, &id, task.status);
+                self.note_status_push(now, via, &id, task.status);
                 if self.tasks.contains_key(&id) {
                     self.apply_snapshot(now, &id, task, Source::Push);
                 } else {

@@ -699,9 +699,12 @@ impl Engine {
     }
 
     /// A status push about `task_id` (now `status`) arrived on `via`: evidence, unless it came
-    /// on a `tasks/result` stream. The task's deferred hold is decided: pushes.
+    /// on a `tasks/result` stream. The task's deferred hold is decided: pushes. A running task
+    /// whose server is not known to push its input requests holds its result now where the
+    /// link allows, as the tasks made from now on do.
     pub(crate) fn note_status_push(
         &mut self,
+        now: Millis,
         via: Option<SendKey>,
         task_id: &str,
         status: TaskStatus,
@@ -713,8 +716,10 @@ impl Engine {
         }
         let relied = self.leaves_all_to_pushes();
         self.blocking.pushes.seen(self.session.epoch(), status);
-        if let Some(e) = self.tasks.get_mut(task_id) {
-            e.result.hold_deferred = false;
+        let deferred = (self.tasks.get_mut(task_id))
+            .is_some_and(|e| std::mem::take(&mut e.result.hold_deferred));
+        if deferred && status == TaskStatus::Working && self.holds_running() {
+            self.hold_again(now, task_id);
         }
         if !relied {
             self.release_lagging_holds(task_id);

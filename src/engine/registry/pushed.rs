@@ -10,9 +10,10 @@
 //!
 //! Until the server has shown either way (the first tasks of a session), a task's held result
 //! waits one poll interval (without jitter), in place of its first poll: a push that comes first
-//! decides. A
-//! session whose task saw no push in that interval holds its tasks' results from the start, until
-//! a push shows otherwise. A poll that finds an end no push told ends the reliance for the
+//! decides (a `working` push from a server not seen pushing `input_required` has the task hold
+//! its result at once where the link allows, as the session's later tasks do from their start).
+//! A session whose task saw no push in that interval holds its tasks' results from the start,
+//! until a push shows otherwise. A poll that finds an end no push told ends the reliance for the
 //! session: running tasks hold their results again.
 //!
 //! On a link only assumed HTTP/1.1 (see `multiplex.rs`) nothing is held until the session has

@@ -476,3 +476,39 @@ fn on_a_hidden_link_pushed_ends_get_their_connections_before_polls() {
         assert!(h.violations.is_empty(), "{:?}", h.violations);
     }
 }
+
+#[test]
+fn on_a_roomy_link_tasks_pushed_before_the_server_showed_its_kind_still_hold_their_results() {
+    for seed in [5, 6] {
+        // HTTP/2: running tasks hold their results where the server's pushes may not bring the
+        // input requests. The first batch's holds wait for the session's first interval; the
+        // server's first progress push comes before it (and no `input_required` push ever).
+        let mut h = legacy_on(Link::Http2, seed);
+        h.engine.cfg.cadence = Cadence::Latency;
+        h.server.push = true;
+        let subs: Vec<SubId> = (0..3)
+            .map(|_| h.call("job", json!({ "ms": 3_000 })))
+            .collect();
+        h.run_for(300);
+        let ids: Vec<String> = subs.iter().filter_map(|s| h.task_of(*s)).collect();
+        for step in 1..3 {
+            for id in &ids {
+                h.input(progress(id, step));
+            }
+            h.run_for(1_000);
+        }
+        h.run_for(3_000);
+        for sub in &subs {
+            let (id, _, ends) = task(&h, *sub, 3_000);
+            assert_prompt(&h, *sub, ends);
+            // Held from its first push (a fresh request may race it at the pushed end, see
+            // `race.rs`).
+            let results = results_of(&h, &id);
+            assert!(
+                results.len() <= 2 && results.iter().any(|at| *at < ends - 2_000),
+                "seed {seed}: {id} held from its first push: {results:?}, ends {ends}"
+            );
+        }
+        assert!(h.violations.is_empty(), "{:?}", h.violations);
+    }
+}
