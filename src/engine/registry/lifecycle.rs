@@ -701,7 +701,8 @@ impl Engine {
     /// A status push about `task_id` (now `status`) arrived on `via`: evidence, unless it came
     /// on a `tasks/result` stream. The task's deferred hold is decided: pushes. A running task
     /// whose server is not known to push its input requests holds its result now where the
-    /// link allows, as the tasks made from now on do.
+    /// link allows, as the tasks made from now on do; but not on a link with few connections,
+    /// where the pushed ends' results need every one.
     pub(crate) fn note_status_push(
         &mut self,
         now: Millis,
@@ -718,7 +719,8 @@ impl Engine {
         self.blocking.pushes.seen(self.session.epoch(), status);
         let deferred = (self.tasks.get_mut(task_id))
             .is_some_and(|e| std::mem::take(&mut e.result.hold_deferred));
-        if deferred && status == TaskStatus::Working && self.holds_running() {
+        let roomy = self.cfg.link.connections().is_none();
+        if deferred && roomy && status == TaskStatus::Working && self.holds_running() {
             self.hold_again(now, task_id);
         }
         if !relied {

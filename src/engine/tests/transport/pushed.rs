@@ -512,3 +512,35 @@ fn on_a_roomy_link_tasks_pushed_before_the_server_showed_its_kind_still_hold_the
         assert!(h.violations.is_empty(), "{:?}", h.violations);
     }
 }
+
+#[test]
+fn on_a_link_with_few_connections_tasks_pushed_before_the_server_showed_its_kind_hold_nothing() {
+    // As above on HTTP/1.1 with results held where the budget allows: the first batch leaves
+    // its ends to the pushes, whose results need every free connection.
+    let mut h = legacy_on(Link::Http1, 7);
+    h.engine.cfg.cadence = Cadence::Latency;
+    h.engine.cfg.max_blocking_results = Some(4);
+    h.server.push = true;
+    let subs: Vec<SubId> = (0..3)
+        .map(|_| h.call("job", json!({ "ms": 3_000 })))
+        .collect();
+    h.run_for(300);
+    let ids: Vec<String> = subs.iter().filter_map(|s| h.task_of(*s)).collect();
+    for step in 1..3 {
+        for id in &ids {
+            h.input(progress(id, step));
+        }
+        h.run_for(1_000);
+    }
+    h.run_for(3_000);
+    for sub in &subs {
+        let (id, _, ends) = task(&h, *sub, 3_000);
+        assert_prompt(&h, *sub, ends);
+        let results = results_of(&h, &id);
+        assert!(
+            results.len() == 1 && results.iter().all(|at| *at >= ends),
+            "{id}: {results:?}, ends {ends}"
+        );
+    }
+    assert!(h.violations.is_empty(), "{:?}", h.violations);
+}
