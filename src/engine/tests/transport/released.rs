@@ -61,17 +61,16 @@ fn the_freed_slot_goes_to_a_waiting_task_at_once() {
         ..Config::default()
     };
     let mut h = Harness::with_config(cfg, Dialect::Legacy, 203);
-    // Four slots: three for running tasks, one kept for a task waiting for input.
-    let subs: Vec<_> = (0..4)
+    let subs: Vec<_> = (0..5)
         .map(|_| h.call("job", json!({ "ms": 600_000, "ttl": null })))
         .collect();
     h.run_for(3_000);
     let ids: Vec<String> = (subs.iter()).filter_map(|&s| h.task_of(s)).collect();
-    assert_eq!(ids.len(), 4);
+    assert_eq!(ids.len(), 5);
     let waiting: Vec<&String> = (ids.iter())
         .filter(|t| h.results_held(t).is_empty())
         .collect();
-    assert_eq!(waiting.len(), 1, "three slots for four running tasks");
+    assert_eq!(waiting.len(), 1, "four slots for five tasks");
     let waiting = waiting[0].clone();
     let Some(leaving) = (subs.iter().zip(&ids)).find(|(_, t)| **t != waiting) else {
         panic!("no holding task")
@@ -95,8 +94,7 @@ fn a_task_waiting_for_a_slot_leaves_the_line_with_its_last_subscriber() {
         ..Config::default()
     };
     let mut h = Harness::with_config(cfg, Dialect::Legacy, 204);
-    // Four slots: three for running tasks, one kept for a task waiting for input.
-    let subs: Vec<_> = (0..4)
+    let subs: Vec<_> = (0..5)
         .map(|_| h.call("job", json!({ "ms": 600_000, "ttl": null })))
         .collect();
     h.run_for(3_000);
@@ -105,7 +103,7 @@ fn a_task_waiting_for_a_slot_leaves_the_line_with_its_last_subscriber() {
         .collect();
     let Some((waiting_sub, waiting)) = (tasks.iter()).find(|(_, t)| h.results_held(t).is_empty())
     else {
-        panic!("three slots for four running tasks")
+        panic!("four slots for five tasks")
     };
     let Some((holding_sub, _)) = (tasks.iter()).find(|(_, t)| t != waiting) else {
         panic!("no holding task")
