@@ -94,7 +94,9 @@ test("a Vite-built page bundles the tarball (both builds' wasm as assets) and ru
   `);
   execFileSync(process.execPath, [VITE, "build", "--logLevel", "warn"], { cwd: app, timeout: 90_000 });
   const dist = join(app, "dist");
-  const assets = (await readdir(join(dist, "assets"))).filter((f) => f.endsWith(".wasm")).map((f) => f.replace(/-[\w-]{8}\.wasm$/, "")); // Vite's 8-character hash may hold a "-"
+  // Vite's 8-character content hash may hold a "-".
+  const unhashed = (name) => name.replace(/-[\w-]{8}\.wasm$/, "");
+  const assets = (await readdir(join(dist, "assets"))).filter((f) => f.endsWith(".wasm")).map(unhashed);
   assert.deepEqual(assets.sort(), ["mcp_task_client_base_bg", "mcp_task_client_bg"]);
   const site = await serveStatic(dist);
   const profile = await mkdtemp(join(tmpdir(), "mcp-pack-profile-"));
@@ -106,7 +108,7 @@ test("a Vite-built page bundles the tarball (both builds' wasm as assets) and ru
     const errors = [];
     page.on("pageerror", (e) => errors.push(String(e)));
     const wasm = [];
-    page.on("request", (r) => r.url().endsWith(".wasm") && wasm.push(new URL(r.url()).pathname.replace(/-[^-.]+\.wasm$/, "")));
+    page.on("request", (r) => r.url().endsWith(".wasm") && wasm.push(unhashed(new URL(r.url()).pathname)));
     await page.goto(`${site.origin}/index.html?server=${encodeURIComponent(server.url)}`);
     await page.waitForFunction(() => document.getElementById("out").textContent !== "pending", null, { timeout: 60_000 });
     const text = await page.textContent("#out");
