@@ -520,15 +520,13 @@ impl Engine {
     /// Slots a running task not waiting for input may hold: all but one, kept for a task that
     /// comes to wait for input (its requests only come on a held result: it must not wait for a
     /// long task's end); all of them while the link's probe makes its witnesses. Once made, a
-    /// running task holds again only below the assumed HTTP/1.1 budget's running slots: a
-    /// witness that ends proves nothing, and holding its connection again would make every
-    /// poll made after it wait in the browser for the next task's end.
+    /// witness that ends proves nothing: holding every connection again would make each poll
+    /// made after it wait in the browser for the next task's end.
     pub(crate) fn running_cap(&self) -> usize {
         let cap = self.result_cap();
-        match (self.probe_fills(), self.probing()) {
-            (true, _) => cap,
-            (false, true) => cap.min(self.cfg.link.result_budget()).saturating_sub(1),
-            (false, false) => cap - 1,
+        match self.probe_fills() {
+            true => cap,
+            false => cap - 1,
         }
     }
 

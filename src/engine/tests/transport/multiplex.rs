@@ -325,9 +325,9 @@ fn a_link_found_http1_closes_held_results_beyond_two_on_a_server_that_keeps_them
 
 /// A batch of twenty tasks of 2–4 s on a page that learns its link (six connections, the
 /// listening stream in one): the probe's witnesses end one after another, so it decides nothing
-/// for the batch's life. A witness that ends is not held again: the status requests made after
-/// it find a free connection (they waited behind re-held results for the next task's end, an
-/// interval's end seen half an interval later), and every end is seen within an interval.
+/// for the batch's life. Once one ended, the held results leave a connection free: the status
+/// requests made after it find one (they waited behind re-held results for the next task's end,
+/// an end seen half an interval later), and every end is seen within an interval.
 #[test]
 fn a_probe_whose_witnesses_end_leaves_their_connections_to_the_polls() {
     const IV: Millis = 1_000;
