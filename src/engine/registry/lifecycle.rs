@@ -519,10 +519,12 @@ impl Engine {
 
     /// Slots a running task not waiting for input may hold: all but one, kept for a task that
     /// comes to wait for input (its requests only come on a held result: it must not wait for a
-    /// long task's end); all of them while the link's probe needs every connection held.
+    /// long task's end); all of them while the link's probe makes its witnesses. Once made, a
+    /// witness that ends proves nothing: holding every connection again would make each poll
+    /// made after it wait in the browser for the next task's end.
     pub(crate) fn running_cap(&self) -> usize {
         let cap = self.result_cap();
-        match self.probing() {
+        match self.probe_fills() {
             true => cap,
             false => cap - 1,
         }

@@ -3,7 +3,10 @@
 //! starts as HTTP/1.1 with its budget of three: two running tasks hold their results, the others
 //! are polled. Once more tasks are tracked than the browser has connections per origin (so a seventh request
 //! will come), one probe starts: running tasks hold their `tasks/result`, as many as the six
-//! connections. It is bounded: it decides within [`PROBE_MS`] or ends as HTTP/1.1.
+//! connections. It is bounded: it decides within [`PROBE_MS`] or ends as HTTP/1.1. Its witnesses
+//! are made once: one that ends (its task's outcome came) proves nothing, and from then on the
+//! held results leave a connection free, so the polls made after it find one instead of waiting
+//! in the browser for the next task's end.
 //!
 //! A browser gives an origin's HTTP/1.1 connections to requests in the order they were made. So
 //! a status request made after six streams that still hold theirs (held results, made before it;
@@ -52,6 +55,8 @@ pub(crate) struct Probe {
     proof: Option<Millis>,
     /// When the probe started: running tasks hold their results from then on.
     started: Option<Millis>,
+    /// Every connection was held once: from then on held results leave one free.
+    filled: bool,
     /// What the link was found to be, until the driver takes it.
     learnt: Option<Link>,
     /// Whether the server keeps a task's result after answering it (a fetched result asked again
@@ -134,6 +139,16 @@ impl Probe {
     /// Whether the probe started.
     pub(super) fn started(&self) -> bool {
         self.started.is_some()
+    }
+
+    /// The witnesses were made: from now on held results leave a connection free.
+    pub(super) fn fill(&mut self) {
+        self.filled = true;
+    }
+
+    /// Whether the probe started and still holds every connection it can.
+    pub(super) fn fills(&self) -> bool {
+        self.started() && !self.filled
     }
 
     /// When the probe, undecided, ends as HTTP/1.1: [`PROBE_MS`] after it started.

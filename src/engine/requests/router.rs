@@ -724,6 +724,11 @@ impl Engine {
         self.cfg.link_unseen && self.probe.started()
     }
 
+    /// Whether the probe is making its witnesses: running tasks may hold every connection.
+    pub(crate) fn probe_fills(&self) -> bool {
+        self.cfg.link_unseen && self.probe.fills()
+    }
+
     /// A task was tracked (or a result fetched, or the server seen to keep results): with more
     /// tasks than connections on a link only assumed HTTP/1.1 and results to hold, the probe
     /// starts (once) if the server keeps results, and the running tasks followed hold theirs, the
@@ -767,6 +772,7 @@ impl Engine {
         for (_, task_id) in oldest {
             self.hold_again(now, &task_id);
         }
+        self.probe.fill();
     }
 
     /// A transmission goes to the browser: a held result becomes a witness, a status request

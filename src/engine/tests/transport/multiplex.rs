@@ -10,7 +10,7 @@ use crate::json::json;
 
 use crate::engine::api::{Cadence, Config, DialectChoice, Link, Millis, SendKey, SubId};
 use crate::engine::scheduler::cadence::with_grid_margin;
-use crate::engine::tests::push::completed;
+use crate::engine::tests::push::{completed, completed_at};
 use crate::protocol::model::Dialect;
 use crate::testkit::{Harness, Sent, T0};
 
@@ -321,4 +321,62 @@ fn a_link_found_http1_closes_held_results_beyond_two_on_a_server_that_keeps_them
         }
         assert!(h.violations.is_empty(), "{:?}", h.violations);
     }
+}
+
+/// A batch of twenty tasks of 2–4 s on a page that learns its link (six connections, the
+/// listening stream in one): the probe's witnesses end one after another, so it decides nothing
+/// for the batch's life. Once one ended, the held results leave a connection free: the status
+/// requests made after it find one (they waited behind re-held results for the next task's end,
+/// an end seen half an interval later), and every end is seen within an interval.
+#[test]
+fn a_probe_whose_witnesses_end_leaves_their_connections_to_the_polls() {
+    const IV: Millis = 1_000;
+    let mut undecided = 0;
+    for seed in 0..6 {
+        let mut h = assumed_http1(true, 110 + seed);
+        h.pool = Some(6);
+        h.latency = (5, 30);
+        let lengths: Vec<Millis> = (0..20)
+            .map(|i| 2_000 + (i * 7_919 + seed * 131) % 2_000)
+            .collect();
+        let subs: Vec<SubId> = (lengths.iter())
+            .map(|ms| h.call("job", json!({ "ms": ms, "interval": IV })))
+            .collect();
+        h.run_for(300);
+        let ids: Vec<String> = subs.iter().filter_map(|s| h.task_of(*s)).collect();
+        let held = |h: &Harness| ids.iter().map(|t| h.results_held(t).len()).sum::<usize>();
+        // When the probe's first witness ended: fewer results held than the most since it started.
+        let (mut most, mut ended) = (0, None);
+        for _ in 0..1_200 {
+            h.run_for(10);
+            let now = held(&h);
+            if h.engine.probing() && now < most {
+                ended.get_or_insert(h.now);
+            }
+            most = if h.engine.probing() { most.max(now) } else { 0 };
+        }
+        // The polls made after it: how long the longest waited in the browser.
+        let waited = (h.sent.iter())
+            .filter(|s| s.method == "tasks/get")
+            .map(|s| (s, h.waited.iter().find(|w| w.0 == s.key).map_or(0, |w| w.1)))
+            .filter(|(s, waited)| ended.is_some_and(|at| s.at - waited > at))
+            .map(|(_, waited)| waited)
+            .max();
+        undecided += usize::from(ended.is_some());
+        assert!(
+            waited.is_none_or(|w| w <= 250),
+            "seed {seed}: a poll waited {waited:?} ms"
+        );
+        for ((sub, id), ms) in subs.iter().zip(&ids).zip(&lengths) {
+            let created = h.server.tasks.get(id).map_or(0, |t| t.created);
+            let seen = completed_at(&h, id).map(|at| at - (created + ms));
+            assert!(
+                seen.is_some_and(|s| s <= IV + 120),
+                "seed {seed} {id}: seen {seen:?} ms after its end"
+            );
+            assert!(completed(&h, *sub), "seed {seed} {id}");
+        }
+        assert!(h.violations.is_empty(), "{:?}", h.violations);
+    }
+    assert!(undecided >= 3, "{undecided} batches saw a witness end");
 }
