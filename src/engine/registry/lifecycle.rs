@@ -644,6 +644,23 @@ impl Engine {
         true
     }
 
+    /// A status poll of `task_id` waited (a server's `Retry-After`) beside its held result, and
+    /// the result just went out (`now`, released with it): the result brings the task's news, so
+    /// the poll goes back to the task's cadence rather than reaching the server right behind it.
+    /// Whether it did.
+    pub(crate) fn poll_moot_beside_result(&mut self, now: Millis, task_id: &str) -> bool {
+        let Some(e) = self.tasks.get_mut(task_id) else {
+            return false;
+        };
+        let just_sent = e.result.req().is_some() && e.result.sent_at() == Some(now);
+        if e.is_terminal() || e.asks() || !just_sent {
+            return false;
+        }
+        e.poll.in_flight = false;
+        self.schedule_poll(now, task_id, Source::Poll);
+        true
+    }
+
     /// Whether the `tasks/result` of `task_id` may go out now; queues it when every slot is taken.
     pub(crate) fn result_slot(&mut self, task_id: &str) -> bool {
         let Some(e) = self.tasks.get(task_id).filter(|e| !e.is_terminal()) else {

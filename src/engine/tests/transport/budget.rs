@@ -274,3 +274,40 @@ fn a_page_whose_server_pushes_the_ends_holds_results_only_for_input() {
         assert!(h.violations.is_empty(), "{:?}", h.violations);
     }
 }
+
+/// While the server's `Retry-After` holds the session (a poll was refused), a slot frees: a task
+/// waiting in line for it has its result sent when the hold passes, and its poll, due meanwhile,
+/// waited too. The poll must not follow its result at once (a server still refusing would see
+/// the task's poll right after refusing its result): a running task whose result is on its way
+/// is polled an interval after it went out at the soonest.
+#[test]
+fn a_poll_that_waited_beside_its_task_s_result_keeps_an_interval_after_it() {
+    let mut paired = Vec::new();
+    for seed in 0..24 {
+        let mut h = page(90 + seed);
+        h.request_delay = (0, 150);
+        h.server.faults.throttled_gets = 1 + (seed % 3) as u32;
+        h.server.faults.throttle_ms = 2_000;
+        // Two hold (the first ends soon, freeing its slot), three wait in line and are polled.
+        let subs: Vec<SubId> = [1_200, 60_000, 60_000, 60_000, 60_000]
+            .into_iter()
+            .map(|ms| h.call("job", json!({ "ms": ms, "interval": IV })))
+            .collect();
+        h.run_for(10_000);
+        for sub in &subs[1..] {
+            let id = h.task_of(*sub).unwrap_or_default();
+            let gets = h.get_times(&id);
+            for r in results_of(&h, &id) {
+                if let Some(g) = gets.iter().find(|g| **g > r && **g <= r + 300) {
+                    paired.push(format!("seed {seed} {id}: result at {r}, poll at {g}"));
+                }
+            }
+        }
+        assert!(h.violations.is_empty(), "seed {seed}: {:?}", h.violations);
+        assert!(completed(&h, subs[0]), "seed {seed}");
+    }
+    assert!(
+        paired.is_empty(),
+        "a poll right after its task's result: {paired:#?}"
+    );
+}
