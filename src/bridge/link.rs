@@ -3,7 +3,7 @@
 //! Electron's main process) has no per-origin limit; a page or worker reads the HTTP version its
 //! browser negotiated with the server's origin (`nextHopProtocol` of a resource already loaded
 //! from it: the page itself, or any earlier request the server let it time). Nothing told means
-//! HTTP/1.1, the tight budget, as an assumption the engine may revise (`Config::link_unseen`).
+//! HTTP/1.1 (a budget of three held results), as an assumption the engine may revise (`Config::link_unseen`).
 //! What an engine learnt is kept per server URL for the page's life, and in the tab's session
 //! storage where it works: the next client of that server starts from it, after a reload too.
 //! What storage gives back is read strictly: anything but a link written there is ignored, and

@@ -37,6 +37,8 @@ impl<S: World> Harness<S> {
             .collect();
         self.engine.detach(self.now);
         self.pump();
+        // The driver closes the detached engine's streams.
+        self.drop_open_requests();
         // The fresh engine numbers its subscriptions from 1 again.
         self.events.clear();
         let resumed = Engine::resume(cfg.clone(), seed, self.now, &s);

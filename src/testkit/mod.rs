@@ -151,6 +151,10 @@ pub(crate) struct Harness<S: World = FakeServer> {
     pub(crate) pool: Option<usize>,
     open: HashSet<SendKey, IdHash>,
     waiting: VecDeque<Transmit>,
+    /// When each transmission in `waiting` began to wait.
+    queued_at: HashMap<SendKey, Millis, IdHash>,
+    /// Transmissions that waited for a pool slot, and how long.
+    pub(crate) waited: Vec<(SendKey, Millis)>,
     /// How long an aborted stream whose head came keeps its pool slot (Chromium drains ≤ 5 s).
     pub(crate) drain_ms: Millis,
     headed: HashSet<SendKey, IdHash>,
@@ -212,6 +216,8 @@ impl<S: World> Harness<S> {
             pool: None,
             open: HashSet::default(),
             waiting: VecDeque::new(),
+            queued_at: HashMap::default(),
+            waited: Vec::new(),
             drain_ms: 0,
             headed: HashSet::default(),
             draining: Vec::new(),
@@ -232,10 +238,14 @@ impl<S: World> Harness<S> {
             let handed = self.open.len() + self.waiting.len() + 1;
             self.max_handed = self.max_handed.max(handed);
             if self.pool_used() >= cap {
+                self.queued_at.entry(t.key).or_insert(self.now);
                 self.waiting.push_back(t);
                 return;
             }
             self.open.insert(t.key);
+            if let Some(at) = self.queued_at.remove(&t.key) {
+                self.waited.push((t.key, self.now - at));
+            }
         }
         if self.request_delay.1 > 0 {
             let at = self.now + self.rng.between(self.request_delay.0, self.request_delay.1);
@@ -281,6 +291,7 @@ impl<S: World> Harness<S> {
             return;
         }
         self.waiting.retain(|t| t.key != key);
+        self.queued_at.remove(&key);
         if self.open.remove(&key) || listened {
             // As Chromium's pool: the first in line at the default priority, else the first
             // background one (status polls go at the low priority).

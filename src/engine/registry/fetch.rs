@@ -6,10 +6,13 @@ use crate::engine::api::Millis;
 use crate::engine::ids::ReqId;
 use crate::protocol::jsonrpc::RpcError;
 
-/// One task's result fetch. Most tracked tasks run with no fetch at all: its state is boxed,
-/// allocated by the first fetch and given back once it holds nothing any more.
+/// One task's result fetch. Most tracked tasks run with no fetch at all, or only wait for a slot:
+/// its state is boxed, allocated by the first request and given back once it holds nothing any
+/// more.
 #[derive(Debug, Default)]
 pub(crate) struct ResultFetch {
+    /// Queued or in flight.
+    busy: bool,
     state: Option<Box<Fetch>>,
     /// Its held `tasks/result` waits for its first poll's time: a push before it means the
     /// session's pushes bring the end (see `pushed.rs`).
@@ -18,8 +21,6 @@ pub(crate) struct ResultFetch {
 
 #[derive(Debug, Default, PartialEq)]
 struct Fetch {
-    /// Queued or in flight.
-    busy: bool,
     /// JSON-RPC id of the `tasks/result` in flight (the latest one sent).
     req: Option<ReqId>,
     /// The held `tasks/result` a fresh one races after a pushed end.
@@ -40,7 +41,6 @@ struct Fetch {
 
 /// What an idle fetch with no history holds.
 static IDLE: Fetch = Fetch {
-    busy: false,
     req: None,
     race: None,
     sent: None,
@@ -67,18 +67,18 @@ impl ResultFetch {
     }
 
     pub(super) fn is_idle(&self) -> bool {
-        !self.get().busy
+        !self.busy
     }
 
     /// Starts a fetch: `true` when it was idle.
     pub(crate) fn start(&mut self) -> bool {
-        !std::mem::replace(&mut self.get_mut().busy, true)
+        !std::mem::replace(&mut self.busy, true)
     }
 
     /// The fetch is over (answered, closed, not wanted): no request, no race, no grace.
     pub(super) fn stop(&mut self) {
+        self.busy = false;
         if let Some(f) = self.state.as_deref_mut() {
-            f.busy = false;
             f.req = None;
             f.race = None;
             f.grace = false;
@@ -88,8 +88,8 @@ impl ResultFetch {
 
     /// Request `id` went out at `now`.
     pub(crate) fn sent(&mut self, id: ReqId, now: Millis) {
+        self.busy = true;
         let f = self.get_mut();
-        f.busy = true;
         f.req = Some(id);
         f.sent = Some(now);
     }

@@ -11,6 +11,7 @@ use super::phase::Phase;
 use super::race::RESULT_GRACE_MS;
 use super::results::{REFUSAL_WINDOW_MS, TIGHT_BUDGET};
 use super::tasks::Source;
+use super::TaskEntry;
 use crate::collections::sorted::SortedSet;
 use crate::engine::api::{ClientError, End, ErrorKind, Millis, Output, SendKey, SubId};
 use crate::engine::ids::ReqId;
@@ -470,6 +471,14 @@ impl Engine {
         }
     }
 
+    /// The running task `task_id` holds its result no more: the request closes, its slot frees,
+    /// and its polls go on the grid its creation set (it may never have been polled).
+    pub(crate) fn unhold(&mut self, now: Millis, task_id: &str) {
+        self.close_held_result(task_id);
+        self.drop_result(task_id);
+        self.schedule_poll(now, task_id, Source::Poll);
+    }
+
     /// The held `tasks/result` of running task `task_id` failed with `f`. A cut on the way is
     /// held again (at once, or after the backoff when quick): `true`. Anything else: `false`,
     /// for the caller to weigh.
@@ -498,9 +507,7 @@ impl Engine {
     /// Whether a running task's result may be held: running tasks hold theirs, or it waits
     /// for input (its requests come on that stream).
     pub(crate) fn may_hold(&self, task_id: &str) -> bool {
-        self.holds_running()
-            || (self.tasks.get(task_id))
-                .is_some_and(|e| e.status() == Some(TaskStatus::InputRequired))
+        self.holds_running() || (self.tasks.get(task_id)).is_some_and(TaskEntry::asks)
     }
 
     fn result_cap(&self) -> usize {
@@ -510,14 +517,31 @@ impl Engine {
             .max(1)
     }
 
+    /// Slots a running task not waiting for input may hold: all but one, kept for a task that
+    /// comes to wait for input (its requests only come on a held result: it must not wait for a
+    /// long task's end); all of them while the link's probe makes its witnesses. Once made, a
+    /// witness that ends proves nothing: holding every connection again would make each poll
+    /// made after it wait in the browser for the next task's end.
+    pub(crate) fn running_cap(&self) -> usize {
+        let cap = self.result_cap();
+        match self.probe_fills() {
+            true => cap,
+            false => cap - 1,
+        }
+    }
+
     /// Whether running tasks hold a blocking `tasks/result`: a legacy server that has not
     /// refused and whose pushes do not bring both the end and the input requests, on a link
-    /// whose budget is not tight.
+    /// whose budget is not tight (a browser's HTTP/1.1 budget is not: two running tasks hold
+    /// theirs, a third slot stays for input). On a browser's HTTP/1.1 link, not in a session
+    /// whose pushes bring the ends: a held result would only take a connection a pushed end's
+    /// `tasks/result` needs (the polls that keep their cadence tell a task waiting for input).
     pub(crate) fn holds_running(&self) -> bool {
         self.session.dialect() == Some(Dialect::Legacy)
             && !self.session.quirks.has(Quirk::NoHeldResult)
             && self.result_cap() > TIGHT_BUDGET
             && !self.leaves_all_to_pushes()
+            && (self.cfg.link.connections().is_none() || !self.relies_on_pushes())
     }
 
     /// A `tasks/result` of `task_id` ended without the outcome while the task still ran. Soon
@@ -620,10 +644,33 @@ impl Engine {
         true
     }
 
+    /// A status poll of `task_id` waited (a server's `Retry-After`) beside its held result, and
+    /// the result just went out (`now`, released with it): the result brings the task's news, so
+    /// the poll goes back to the task's cadence rather than reaching the server right behind it.
+    /// Whether it did.
+    pub(crate) fn poll_moot_beside_result(&mut self, now: Millis, task_id: &str) -> bool {
+        let Some(e) = self.tasks.get_mut(task_id) else {
+            return false;
+        };
+        let just_sent = e.result.req().is_some() && e.result.sent_at() == Some(now);
+        if e.is_terminal() || e.asks() || !just_sent {
+            return false;
+        }
+        e.poll.in_flight = false;
+        self.schedule_poll(now, task_id, Source::Poll);
+        true
+    }
+
     /// Whether the `tasks/result` of `task_id` may go out now; queues it when every slot is taken.
     pub(crate) fn result_slot(&mut self, task_id: &str) -> bool {
-        let running = self.tasks.get(task_id).is_some_and(|e| !e.is_terminal());
-        !running || self.blocking.take_slot(task_id, self.result_cap())
+        let Some(e) = self.tasks.get(task_id).filter(|e| !e.is_terminal()) else {
+            return true;
+        };
+        let cap = match e.asks() {
+            true => self.result_cap(),
+            false => self.running_cap(),
+        };
+        self.blocking.take_slot(task_id, cap)
     }
 
     /// The `tasks/result` request `n` of a task is over (answered, failed, closed). The task's
@@ -652,13 +699,11 @@ impl Engine {
         self.blocking.refilling();
         let hold_running = self.holds_running();
         loop {
-            let cap = self.result_cap();
+            let (cap, running) = (self.result_cap(), self.running_cap());
             let tasks = &self.tasks;
-            let asking = |t: &String| {
-                (tasks.get(t)).is_some_and(|e| e.status() == Some(TaskStatus::InputRequired))
-            };
+            let asking = |t: &String| (tasks.get(t)).is_some_and(TaskEntry::asks);
             // One waiting for input jumps the line.
-            let Some(t) = self.blocking.next_waiting(cap, asking) else {
+            let Some(t) = self.blocking.next_waiting(cap, running, asking) else {
                 return;
             };
             let Some(e) = self.tasks.get_mut(&t) else {
@@ -667,9 +712,7 @@ impl Engine {
             if e.result.is_idle() {
                 continue;
             }
-            let wanted = e.is_terminal()
-                || (!e.subs.is_empty()
-                    && (hold_running || e.status() == Some(TaskStatus::InputRequired)));
+            let wanted = e.is_terminal() || (!e.subs.is_empty() && (hold_running || e.asks()));
             if wanted {
                 self.dispatch(now, Purpose::Result(t));
             } else {
@@ -750,20 +793,29 @@ impl Engine {
 
     /// A deferred hold's interval passed (in place of the task's first poll): with pushes seen,
     /// the next poll is the safety net; without, the session holds results from now on and this
-    /// task's goes out. `false`: nothing was decided, the poll goes out as usual.
+    /// task's goes out. `false`: no result went out (not held, or it waits for a slot), the poll
+    /// goes out as usual: a task waiting for a slot keeps the server's interval.
     pub(super) fn deferred_hold_due(&mut self, now: Millis, task_id: &str) -> bool {
         if self.leaves_all_to_pushes() {
             self.schedule_poll(now, task_id, Source::Push);
             return true;
         }
         if !self.relies_on_pushes() {
+            // Silent: the link's probe may start (it may hold this task's result).
             self.blocking.pushes.silent(self.session.epoch());
+            self.probe_start(now);
         }
-        if !self.hold_again(now, task_id) {
+        self.hold_again(now, task_id);
+        if !self.result_held(task_id) {
             return false;
         }
         self.schedule_poll(now, task_id, Source::Poll);
         true
+    }
+
+    /// Whether the task's `tasks/result` is on its way (not waiting for a slot or the session).
+    fn result_held(&self, task_id: &str) -> bool {
+        (self.tasks.get(task_id)).is_some_and(|e| e.result.req().is_some())
     }
 
     /// A poll of `task_id` is due a whole interval after its status last changed, and the
@@ -783,11 +835,7 @@ impl Engine {
     /// A poll saw `task_id` end while its end was left to a push: the session's pushes are not
     /// relied on any more, and every running task holds its result again.
     pub(super) fn end_not_pushed(&mut self, now: Millis, task_id: &str) {
-        let held = self
-            .tasks
-            .get(task_id)
-            .is_some_and(|e| e.result.req().is_some());
-        if held || !self.relies_on_pushes() {
+        if self.result_held(task_id) || !self.relies_on_pushes() {
             return;
         }
         self.blocking.pushes.missed(self.session.epoch());

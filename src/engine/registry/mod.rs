@@ -78,6 +78,13 @@ impl TaskEntry {
     }
 }
 
+impl TaskEntry {
+    /// Whether the task waits for input (legacy: its requests come on its held result).
+    pub(crate) fn asks(&self) -> bool {
+        self.status() == Some(TaskStatus::InputRequired)
+    }
+}
+
 /// What applying a snapshot changed.
 #[derive(Debug, Default)]
 pub(super) struct Applied {

@@ -4,12 +4,17 @@
 //! `Config::max_blocking_results`) bounds how many are open at once; the rest wait, tasks still in
 //! `input_required` first, so polls and input answers always find a connection.
 //!
-//! Where the budget is roomy (not a browser's HTTP/1.1), every running legacy task holds its
-//! `tasks/result`: the outcome arrives the moment the task ends, and polls drop to the safety
-//! interval meanwhile; unless the session's server pushes task statuses (see `pushed.rs`). A
-//! server that answers it at once with an error, or closes it without a result, while the task
-//! runs is remembered: from then on its tasks are polled (no retry loop). On a tight budget only
-//! tasks waiting for input hold one.
+//! Where the budget is above [`TIGHT_BUDGET`] (every link, a browser's HTTP/1.1 included), running
+//! legacy tasks hold their `tasks/result` from their first interval on: the outcome arrives the
+//! moment the task ends, and their polls drop to the safety interval meanwhile; unless the
+//! session's server pushes task statuses (see `pushed.rs`; on a browser's HTTP/1.1 link, pushed
+//! ends are enough to hold none). Running tasks not waiting for input
+//! take all but one slot: the last stays for a task that comes to wait for input (its requests
+//! only come on that stream), except while the link's probe holds every connection it can. A task
+//! waiting for a slot holds nothing: it is polled at the server's interval. A server that answers
+//! it at once with an error, or closes it without a result, while the task runs is remembered:
+//! from then on its tasks are polled (no retry loop). On a tight budget only tasks waiting for
+//! input hold one.
 //!
 //! A finished task's result answers at once and takes no slot; once a task is known to be over,
 //! its result stream must make progress within the request timeout or it is closed and asked
@@ -36,8 +41,9 @@ pub(crate) struct Blocking {
 /// A `tasks/result` ending this soon after it went out, while its task runs, is a refusal.
 pub(super) const REFUSAL_WINDOW_MS: Millis = 5_000;
 
-/// A budget at or below this is tight: only tasks waiting for input hold a result.
-pub(super) const TIGHT_BUDGET: usize = 3;
+/// A budget at or below this is tight: only tasks waiting for input hold a result. Above it (a
+/// browser's HTTP/1.1 budget of 3 included), running tasks hold theirs in all but one slot.
+pub(crate) const TIGHT_BUDGET: usize = 2;
 
 impl Blocking {
     /// The free slots are being filled.
@@ -45,13 +51,20 @@ impl Blocking {
         self.freed = false;
     }
 
+    /// A task came to wait for input: if it waits for a slot, the line is looked at again (the
+    /// slot kept for input may be free).
+    pub(super) fn asked(&mut self, task_id: &str) {
+        self.freed |= self.queue.iter().any(|t| t == task_id);
+    }
+
     /// Whether a slot was freed since the last fill.
     pub(crate) fn freed(&self) -> bool {
         self.freed
     }
 
-    /// Whether a running task's `tasks/result` may go out now, with `cap` slots in all; queues
-    /// it when every slot is taken.
+    /// Whether a running task's `tasks/result` may go out now, with `cap` slots open for it (all
+    /// of them for a task waiting for input, one fewer for the others); queues it when they are
+    /// taken.
     pub(super) fn take_slot(&mut self, task_id: &str, cap: usize) -> bool {
         if self.open.contains(task_id) {
             return true;
@@ -82,17 +95,20 @@ impl Blocking {
         true
     }
 
-    /// The next task to leave the line while fewer than `cap` slots are taken: the first that
-    /// `asks` (waits for input), else the first.
+    /// The next task to leave the line: the first that `asks` (waits for input) while fewer than
+    /// `cap` slots are taken, else the first while fewer than `running` are.
     pub(super) fn next_waiting(
         &mut self,
         cap: usize,
+        running: usize,
         asks: impl Fn(&String) -> bool,
     ) -> Option<String> {
-        if self.open.len() >= cap {
-            return None;
-        }
-        let at = self.queue.iter().position(asks).unwrap_or(0);
+        let taken = self.open.len();
+        let at = match self.queue.iter().position(asks) {
+            Some(at) if taken < cap => at,
+            _ if taken < running => 0,
+            _ => return None,
+        };
         // `at < len` checked: `remove` cannot fail.
         (at < self.queue.len()).then(|| self.queue.remove(at))
     }

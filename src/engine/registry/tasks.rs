@@ -221,6 +221,9 @@ impl Engine {
         if let Some((from, to)) = applied.transition {
             entry.poll.since = now.into();
             let asks = to == TaskStatus::InputRequired;
+            if asks {
+                self.blocking.asked(task_id);
+            }
             fetch = (asks || (hold_running && !to.is_terminal()))
                 && self.session.fetches_results()
                 && entry.result.is_idle()

@@ -1,9 +1,12 @@
 //! Learning the HTTP version of a page's link when the browser did not tell (the server is on
 //! another origin that sends no `Timing-Allow-Origin`, so Resource Timing hides it). The link
-//! starts as HTTP/1.1 with its tight budget: tasks are polled, no running task holds its result.
-//! Once more tasks are tracked than the browser has connections per origin (so a seventh request
+//! starts as HTTP/1.1 with its budget of three: two running tasks hold their results, the others
+//! are polled. Once more tasks are tracked than the browser has connections per origin (so a seventh request
 //! will come), one probe starts: running tasks hold their `tasks/result`, as many as the six
-//! connections. It is bounded: it decides within [`PROBE_MS`] or ends as HTTP/1.1.
+//! connections. It is bounded: it decides within [`PROBE_MS`] or ends as HTTP/1.1. Its witnesses
+//! are made once: one that ends (its task's outcome came) proves nothing, and from then on the
+//! held results leave a connection free, so the polls made after it find one instead of waiting
+//! in the browser for the next task's end.
 //!
 //! A browser gives an origin's HTTP/1.1 connections to requests in the order they were made. So
 //! a status request made after six streams that still hold theirs (held results, made before it;
@@ -12,12 +15,13 @@
 //! happened before the head), the link multiplexes. It becomes `Link::Http2`: no connection
 //! model, the HTTP/2 budget, every running task holds its result. If instead such a request has
 //! no head for [`STALL_MS`] while the six stay open (over HTTP/2 a status request is answered in
-//! milliseconds), it waits in the browser's queue: the link is HTTP/1.1 for good, with its tight
+//! milliseconds), it waits in the browser's queue: the link is HTTP/1.1 for good, with its
 //! budget. A late report or a slow server never proves HTTP/2; at worst they prove HTTP/1.1, the
 //! assumption the client had.
 //!
-//! Found HTTP/1.1 (or out of time), the held results beyond [`KEPT_ON_HTTP1`] close (tasks
-//! waiting for input keep theirs), their tasks polled: connections free at once. That is only
+//! Found HTTP/1.1 (or out of time), the held results beyond the two its budget lets running
+//! tasks hold close (tasks waiting for input keep theirs), their tasks polled: connections free
+//! at once. That is only
 //! safe on a server that keeps a task's result after answering it: each held result the browser
 //! was given may have reached the server, and closing its stream does not always stop the answer
 //! (a proxy on the way keeps its own request to the server open), so a server that consumes a
@@ -36,8 +40,8 @@ pub(super) const REPORT_LAG_MS: Millis = 500;
 pub(crate) const STALL_MS: Millis = 500;
 /// A probe undecided this long after it started ends as HTTP/1.1 (the assumption).
 pub(crate) const PROBE_MS: Millis = 10_000;
-/// Held results of running tasks a link found HTTP/1.1 keeps: below its budget of 3, a slot stays
-/// free for a task waiting for input.
+/// Held results of running tasks a link found HTTP/1.1 keeps where running tasks hold none (its
+/// pushes bring the ends): below its budget of 3, a slot stays free for a task waiting for input.
 pub(crate) const KEPT_ON_HTTP1: usize = 2;
 
 #[derive(Debug, Default)]
@@ -51,6 +55,8 @@ pub(crate) struct Probe {
     proof: Option<Millis>,
     /// When the probe started: running tasks hold their results from then on.
     started: Option<Millis>,
+    /// Every connection was held once: from then on held results leave one free.
+    filled: bool,
     /// What the link was found to be, until the driver takes it.
     learnt: Option<Link>,
     /// Whether the server keeps a task's result after answering it (a fetched result asked again
@@ -133,6 +139,16 @@ impl Probe {
     /// Whether the probe started.
     pub(super) fn started(&self) -> bool {
         self.started.is_some()
+    }
+
+    /// The witnesses were made: from now on held results leave a connection free.
+    pub(super) fn fill(&mut self) {
+        self.filled = true;
+    }
+
+    /// Whether the probe started and still holds every connection it can.
+    pub(super) fn fills(&self) -> bool {
+        self.started() && !self.filled
     }
 
     /// When the probe, undecided, ends as HTTP/1.1: [`PROBE_MS`] after it started.

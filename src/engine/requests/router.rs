@@ -14,6 +14,7 @@ use crate::engine::api::{
     ClientError, ErrorKind, Link, Millis, Output, SendKey, Transmit, TransportError,
 };
 use crate::engine::ids::{ReqId, Slot};
+use crate::engine::registry::TaskEntry;
 use crate::engine::requests::backlog::Kept;
 use crate::engine::requests::encoded::Encoded;
 use crate::engine::requests::{Answer, Failure, Purpose};
@@ -710,14 +711,22 @@ impl Engine {
 impl Engine {
     /// The budget of held results on this link: while it is only assumed HTTP/1.1, the probe's
     /// once it started (the connections the listening stream leaves: none waits in the
-    /// browser's queue, to hold a connection later), the tight HTTP/1.1 budget before.
+    /// browser's queue, to hold a connection later), the HTTP/1.1 budget before.
     pub(crate) fn link_budget(&self) -> usize {
         match self.cfg.link.connections() {
-            Some(connections) if self.cfg.link_unseen && self.probe.started() => {
-                connections - usize::from(self.pool.listens())
-            }
+            Some(connections) if self.probing() => connections - usize::from(self.pool.listens()),
             _ => self.cfg.link.result_budget(),
         }
+    }
+
+    /// Whether the probe runs on a link only assumed HTTP/1.1.
+    pub(crate) fn probing(&self) -> bool {
+        self.cfg.link_unseen && self.probe.started()
+    }
+
+    /// Whether the probe is making its witnesses: running tasks may hold every connection.
+    pub(crate) fn probe_fills(&self) -> bool {
+        self.cfg.link_unseen && self.probe.fills()
     }
 
     /// A task was tracked (or a result fetched, or the server seen to keep results): with more
@@ -751,7 +760,9 @@ impl Engine {
             }
             return;
         }
-        // Each inserted after those no younger (once per engine: no sort in the binary).
+        // The line waiting for a slot goes first (the probe's budget is the connections'), then
+        // each inserted after those no younger (once per engine: no sort in the binary).
+        self.fill_result_slots(now);
         let mut oldest: Vec<(Option<Millis>, String)> = Vec::new();
         for task_id in self.tasks.followed() {
             let since = self.tasks.get(&task_id).and_then(|e| e.poll.since.get());
@@ -761,6 +772,7 @@ impl Engine {
         for (_, task_id) in oldest {
             self.hold_again(now, &task_id);
         }
+        self.probe.fill();
     }
 
     /// A transmission goes to the browser: a held result becomes a witness, a status request
@@ -811,26 +823,25 @@ impl Engine {
         }
     }
 
-    /// HTTP/1.1 for good: held results beyond [`KEPT_ON_HTTP1`] close (tasks waiting for input
-    /// keep theirs; the server keeps results, so their tasks' polls fetch them again), and their
-    /// tasks are polled.
+    /// HTTP/1.1 for good: held results of running tasks beyond what the budget lets them hold
+    /// ([`KEPT_ON_HTTP1`] where they hold none) close (tasks waiting for input keep theirs; the
+    /// server keeps results, so their tasks' polls fetch them again), and their tasks are polled.
     fn link_is_http1(&mut self, now: Millis) {
         self.link_seen();
-        if self.holds_running() {
-            return;
-        }
+        let keep = match self.holds_running() {
+            true => self.running_cap(),
+            false => KEPT_ON_HTTP1,
+        };
         let mut kept = 0;
         for task_id in self.tasks.followed() {
-            if self.may_hold(&task_id) {
+            if (self.tasks.get(&task_id)).is_some_and(TaskEntry::asks) {
                 continue;
             }
             let held = (self.tasks.get(&task_id)).is_some_and(|e| e.result.req().is_some());
-            if held && kept < KEPT_ON_HTTP1 {
+            if held && kept < keep {
                 kept += 1;
             } else if held {
-                self.close_held_result(&task_id);
-                self.drop_result(&task_id);
-                self.poll_soon(now, &task_id);
+                self.unhold(now, &task_id);
             }
         }
     }

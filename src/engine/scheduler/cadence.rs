@@ -109,7 +109,14 @@ impl PollState {
     /// the server. The first answer sets the lag and leaves the grid: the grid's anchor (the
     /// creation's answer) already came a way there and back after the server's creation, as
     /// long a way as this one; unless it took more than a tenth of the interval.
+    /// A task never polled (its result was held) is polled at the next point of the grid its
+    /// creation set.
     pub(crate) fn next_on_grid(&mut self, now: Millis, floor: Millis) -> Millis {
+        if let (None, Some(since)) = (self.last_sent.get(), self.since.get()) {
+            let first = since.saturating_add(with_grid_margin(floor));
+            let points = now.saturating_sub(first).div_ceil(floor.max(1));
+            return first.saturating_add(points.saturating_mul(floor));
+        }
         let step = floor / JITTER_DIVISOR;
         let sent = (self.reached.get().or(self.last_sent.get())).unwrap_or(now);
         let way = now.saturating_sub(sent);

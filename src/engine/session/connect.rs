@@ -400,7 +400,11 @@ impl Engine {
         }
         self.timers.clear(&Timer::Hold);
         for p in self.waiting_requests() {
-            self.dispatch(now, p);
+            // A poll that waited beside its task's held result is moot once the result went.
+            match &p {
+                Purpose::Get(t) if self.poll_moot_beside_result(now, t) => {}
+                _ => self.dispatch(now, p),
+            }
         }
         self.listen_changed(now);
     }

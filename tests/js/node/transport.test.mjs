@@ -50,16 +50,17 @@ test("a 429 with Retry-After delays the next tasks/get by at least that long", a
     body: JSON.stringify({ rules: [{ fault: "retry-after", method: "tasks/get", count: 1, seconds: 3 }] }),
   });
   try {
-    // A browser's HTTP/1.1 link: the task is polled (in Node it holds its tasks/result instead, below).
+    // A browser's HTTP/1.1 link: two tasks hold their tasks/result, the third is polled (in Node each
+    // holds its tasks/result instead, below).
     const client = await McpTaskClient.connect(proxy.url, { link: "http1" });
-    const h = await client.callTool("slow_job", { ms: 9000 });
-    const id = h.id;
+    const handles = await Promise.all([0, 1, 2].map(() => client.callTool("slow_job", { ms: 9000 })));
     await new Promise((r) => setTimeout(r, 6500));
     const s = await proxyStats();
-    await h.cancel();
+    await Promise.all(handles.map((h) => h.cancel()));
     await client.close();
-    const hit = s.retryAfter.find((r) => r.taskId === id);
-    assert.ok(hit, `a tasks/get of ${id} got the 429: ${JSON.stringify(s.retryAfter)}`);
+    const hit = s.retryAfter.find((r) => handles.some((h) => h.id === r.taskId));
+    assert.ok(hit, `a tasks/get of a polled task got the 429: ${JSON.stringify(s.retryAfter)}`);
+    const id = hit.taskId;
     const later = s.tasks[id].gets.map((g) => g.t).filter((t) => t > hit.at);
     assert.ok(later.length >= 1, "polling went on after the 429");
     assert.ok(later[0] - hit.at >= 2900, `next tasks/get ${later[0] - hit.at} ms after the 429 (Retry-After: 3)`);

@@ -47,7 +47,8 @@ fn create_work_complete_in_every_dialect() {
         let tr = h.transitions(&task);
         assert_eq!(tr.first().map(|t| t.0), Some(None), "{tr:?}");
         assert_eq!(tr.last().map(|t| t.1), Some(TaskStatus::Completed));
-        assert!(h.count("tasks/get") >= 1);
+        // The end came to a poll, or to the legacy result held while the task ran.
+        assert!(h.count("tasks/get") + h.count("tasks/result") >= 1);
         assert!(h.violations.is_empty(), "{:?}", h.violations);
         let connected = h
             .events
@@ -220,7 +221,7 @@ fn unknown_id_after_known_task_is_expired_and_unknown_watch_fails() {
     h.run_for(5_000);
     let task = h.task_of(sub).unwrap_or_default();
     h.server.forget(&task);
-    h.run_for(60_000);
+    h.run_for(120_000);
     assert_eq!(finished(&h.done(sub)).0, Some(TaskStatus::Expired));
 
     let w = h.watch("no-such-task");
@@ -268,10 +269,11 @@ fn task_list_pages() {
 #[test]
 fn dead_session_is_reinitialized_and_tasks_keep_being_tracked() {
     let mut h = Harness::new(DialectChoice::Legacy, Dialect::Legacy, 11);
-    let sub = h.call("job", json!({ "ms": 20_000 }));
+    // Longer than the first safety poll (its result is held): that poll finds the session dead.
+    let sub = h.call("job", json!({ "ms": 40_000 }));
     h.run_for(5_000);
     h.server.kill_session();
-    h.run_for(60_000);
+    h.run_for(80_000);
     assert_eq!(h.count("initialize"), 2);
     assert_eq!(finished(&h.done(sub)).0, Some(TaskStatus::Completed));
     assert_eq!(

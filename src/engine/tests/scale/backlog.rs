@@ -8,7 +8,7 @@ use crate::json::json;
 
 use crate::engine::api::{Config, End, Event, Input, Millis, Output, SendKey, SubId};
 use crate::engine::requests::pool::HANDED_CAP;
-use crate::engine::tests::faults::{ended_completed, legacy};
+use crate::engine::tests::faults::{ended_completed, legacy, polled_legacy};
 use crate::engine::Engine;
 use crate::testkit::{modern_engine, T0};
 
@@ -79,7 +79,7 @@ fn ten_thousand_calls_keep_the_browser_queue_short_and_all_complete() {
 
 #[test]
 fn status_polls_go_in_the_background_so_results_take_free_connections_first() {
-    let mut h = legacy(15);
+    let mut h = polled_legacy(15);
     h.pool = Some(6);
     h.latency = (1, 4);
     let subs: Vec<SubId> = (0..20)

@@ -4,7 +4,7 @@
 use crate::json::json;
 
 use crate::engine::api::SubId;
-use crate::engine::tests::faults::{completed, legacy};
+use crate::engine::tests::faults::{completed, legacy, polled_legacy};
 use crate::testkit::Harness;
 
 /// The matrix's large batch: 30 tasks of 2.5 s started at once.
@@ -98,7 +98,7 @@ fn a_result_queued_behind_draining_polls_is_not_lost_on_a_consuming_server() {
 /// had left the engine before the 503 reached it).
 #[test]
 fn a_push_during_a_hold_does_not_send_the_result_early() {
-    let mut h = legacy(52);
+    let mut h = polled_legacy(52);
     h.server.push = true;
     h.latency = (10, 10);
     h.server.faults.throttled_gets = 1;

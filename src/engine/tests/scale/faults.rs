@@ -9,6 +9,7 @@ use crate::engine::api::{
     CallOptions, Config, DialectChoice, End, ErrorKind, Event, Input, InputId, Millis, SendKey,
     SubId,
 };
+use crate::engine::registry::results::TIGHT_BUDGET;
 use crate::engine::Engine;
 use crate::protocol::model::{Dialect, Outcome, TaskStatus};
 use crate::testkit::{
@@ -26,6 +27,16 @@ pub(in crate::engine::tests) fn config(dialect: DialectChoice, timeout: Millis) 
 
 pub(in crate::engine::tests) fn legacy(seed: u64) -> Harness {
     Harness::with_config(config(DialectChoice::Legacy, 5_000), Dialect::Legacy, seed)
+}
+
+/// A legacy session whose running tasks are polled: a tight budget, only tasks waiting for input
+/// hold their result.
+pub(in crate::engine::tests) fn polled_legacy(seed: u64) -> Harness {
+    let cfg = Config {
+        max_blocking_results: Some(TIGHT_BUDGET),
+        ..config(DialectChoice::Legacy, 5_000)
+    };
+    Harness::with_config(cfg, Dialect::Legacy, seed)
 }
 
 pub(in crate::engine::tests) fn modern(seed: u64) -> Harness {
@@ -295,7 +306,7 @@ fn a_tools_list_that_keeps_failing_is_not_remembered() {
 
 #[test]
 fn a_plain_400_on_a_legacy_poll_is_a_failed_poll_not_a_dead_session() {
-    let mut h = legacy(38);
+    let mut h = polled_legacy(38);
     h.server.faults.bad_gets = 1;
     let sub = h.call("job", json!({ "ms": 5_000 }));
     h.run_for(60_000);
@@ -415,7 +426,7 @@ fn after_a_hold_one_request_goes_first_and_meets_the_next_hold_alone() {
 
 #[test]
 fn a_result_gone_after_completed_is_an_explicit_error_not_an_outcome() {
-    let mut h = legacy(41);
+    let mut h = polled_legacy(41);
     h.server.faults.gone_results = 1;
     let sub = h.call("job", json!({ "ms": 2_000 }));
     h.run_for(30_000);

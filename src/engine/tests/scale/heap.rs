@@ -72,7 +72,8 @@ fn create_ten_thousand(dialect: Dialect, pace: u64, then: u64) -> (usize, usize)
 }
 
 /// Created quickly (in 23 s): the engine's heap at its peak is what it holds at the end, give or
-/// take a little (today both are about 480 B per task). Encoded polls or requests waiting by the
+/// take a little (today both are about 520 B per task, a browser's line of tasks waiting for a held
+/// result's slot included). Encoded polls or requests waiting by the
 /// thousand would show as a peak far above it.
 #[test]
 fn creating_ten_thousand_tasks_peaks_at_what_they_keep() {

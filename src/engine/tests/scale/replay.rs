@@ -16,6 +16,7 @@ use crate::engine::api::{
     Augment, CallOptions, Config, DialectChoice, End, ErrorKind, Event, Input, Millis, SendKey,
     SubId, Transmit,
 };
+use crate::engine::registry::results::TIGHT_BUDGET;
 use crate::protocol::model::TaskStatus;
 use crate::testkit::server::Replies;
 use crate::testkit::{Harness, World};
@@ -419,8 +420,11 @@ fn replay(path: &Path) -> Vec<String> {
     } else {
         DialectChoice::Modern
     };
+    // A running task's held result would be answered at once with its recorded (final) answer:
+    // a tight budget holds none, as the recording client did.
     let cfg = Config {
         dialect,
+        max_blocking_results: Some(TIGHT_BUDGET),
         ..Config::default()
     };
     let mut h = Harness::with_world(cfg, tr.replay, 5);

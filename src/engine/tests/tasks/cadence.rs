@@ -7,11 +7,13 @@ use crate::json::json;
 use proptest::prelude::*;
 
 use crate::engine::api::{Cadence, Config, DialectChoice, Input, Millis};
+use crate::engine::registry::results::TIGHT_BUDGET;
 use crate::engine::scheduler::cadence::{
     floor, poll_gap, with_first_spread_bound, with_grid_margin, with_jitter_bound, FIRST_SPREAD_MS,
     JITTER_DIVISOR,
 };
 use crate::engine::tests::cases;
+use crate::engine::tests::push::completed_at;
 use crate::protocol::model::Dialect;
 use crate::testkit::Harness;
 
@@ -43,13 +45,23 @@ fn harness(modern: bool, seed: u64, latency: Millis, delay: Millis) -> Harness {
     } else {
         (DialectChoice::Legacy, Dialect::Legacy)
     };
-    let mut h = Harness::new(choice, server, seed);
+    let mut h = Harness::with_config(tight(choice), server, seed);
     h.latency = (1, latency);
     h.request_delay = (0, delay);
     h
 }
 
-/// The configuration of a session polling under `cadence` (no pushes), and its server's dialect.
+/// A session in `dialect` whose tight budget holds no running task's result: polls bring the end.
+fn tight(dialect: DialectChoice) -> Config {
+    Config {
+        dialect,
+        max_blocking_results: Some(TIGHT_BUDGET),
+        ..Config::default()
+    }
+}
+
+/// The configuration of a session polling under `cadence` (no pushes, a tight budget: no running
+/// task holds its result), and its server's dialect.
 fn polling_config(modern: bool, cadence: Cadence) -> (Config, Dialect) {
     let (dialect, server) = if modern {
         (DialectChoice::Modern, Dialect::Modern)
@@ -57,15 +69,14 @@ fn polling_config(modern: bool, cadence: Cadence) -> (Config, Dialect) {
         (DialectChoice::Legacy, Dialect::Legacy)
     };
     let cfg = Config {
-        dialect,
         cadence,
         subscribe: false,
-        ..Config::default()
+        ..tight(dialect)
     };
     (cfg, server)
 }
 
-/// A session polling under `cadence` (no pushes, HTTP/1.1: nothing but polls brings the end).
+/// A session polling under `cadence` (no pushes, a tight budget: nothing but polls brings the end).
 fn polling(modern: bool, seed: u64, latency: Millis, cadence: Cadence) -> Harness {
     let (cfg, server) = polling_config(modern, cadence);
     let mut h = Harness::with_config(cfg, server, seed);
@@ -206,7 +217,7 @@ proptest! {
         let ids: Vec<String> = tasks.iter().map(|(id, _)| id.clone()).collect();
         if event == 0 {
             let choice = if modern { DialectChoice::Modern } else { DialectChoice::Legacy };
-            prop_assert!(h.hand_over_with(choice, &ids, seed ^ 1));
+            prop_assert!(h.hand_over_to(tight(choice), &ids, seed ^ 1));
             for id in &ids {
                 h.watch(id);
             }
@@ -399,10 +410,11 @@ fn latency_cadence_polls_on_the_creation_s_grid_for_the_task_s_whole_life() {
 }
 
 /// Twenty tasks of exactly three intervals on a page that learns its link (HTTP/1.1, six
-/// connections): the learning probe holds six results, so the first polls wait for a connection.
-/// That wait is the browser's queue, not a slow server: the grid does not move for it, and the
-/// poll that sees a polled task's end typically reaches the server a hundredth of the interval
-/// after the end (plus the ways there and back), not a step of the grid later.
+/// connections): held results and the listening stream take connections, so the first polls wait
+/// for one. That wait is the browser's queue, not a slow server: the grid does not move for it,
+/// and a task's end is typically seen a hundredth of the interval after it (plus the ways there
+/// and back: by a poll, or by a result held, or waiting for a slot, as it ends), not a step of the
+/// grid later.
 #[test]
 fn a_poll_that_waited_for_a_connection_does_not_move_its_task_s_grid() {
     let latency = 3;
@@ -425,8 +437,7 @@ fn a_poll_that_waited_for_a_connection_does_not_move_its_task_s_grid() {
         let mut late: Vec<Millis> = (tasks.iter())
             .filter_map(|(id, j)| {
                 let end = h.server.tasks.get(id).map_or(0, |t| t.created) + j.ms;
-                let seen = h.get_times(id).into_iter().find(|&t| t >= end)?;
-                Some(seen - end)
+                Some(completed_at(&h, id)?.saturating_sub(end))
             })
             .collect();
         late.sort_unstable();

@@ -38,7 +38,7 @@ fn a_known_task_the_server_forgot_is_settled() {
         h.run_for(3_000);
         let task = h.task_of(sub).unwrap_or_default();
         h.server.forget(&task);
-        h.run_for(60_000);
+        h.run_for(120_000);
         let end = h.done(sub);
         assert!(settles(&end), "{server:?}: {end:?}");
     }

@@ -1,11 +1,12 @@
 //! One verdict per task whatever the link: a task's terminal status comes from its status (a
-//! poll or a push), never assumed from its result. A held `tasks/result` (Node: running tasks
-//! hold theirs) and polling (a browser's HTTP/1.1) end the same task of the same server the same
-//! way: the same status, the same outcome, the same error kind.
+//! poll or a push), never assumed from its result. A held `tasks/result` (running tasks hold
+//! theirs: Node, a browser's HTTP/1.1) and polling (a tight budget) end the same task of the same
+//! server the same way: the same status, the same outcome, the same error kind.
 
 use crate::json::json;
 
 use crate::engine::api::{End, Event, Link};
+use crate::engine::registry::results::TIGHT_BUDGET;
 use crate::engine::tests::push::{answer_working, legacy_on, method_of, results_of, watching};
 use crate::engine::verdict::{verdict, Failure};
 use crate::protocol::model::{Outcome, TaskStatus};
@@ -33,11 +34,12 @@ fn ending(end: &End) -> Ending {
     (status, outcome, result)
 }
 
-/// A task of 5 s that ends `end` on a legacy server over `link`, the server forgetting a task
-/// once its result was answered (`consume`, as rmcp does): how it ended, and whether its result
-/// was held while it ran.
-fn run(link: Link, end: &str, consume: bool, seed: u64) -> (Ending, bool) {
+/// A task of 5 s that ends `end` on a legacy server over `link` (`budget`: held results at
+/// most), the server forgetting a task once its result was answered (`consume`, as rmcp does):
+/// how it ended, and whether its result was held while it ran.
+fn run(link: Link, budget: Option<usize>, end: &str, consume: bool, seed: u64) -> (Ending, bool) {
     let mut h = legacy_on(link, seed);
+    h.engine.cfg.max_blocking_results = budget;
     h.server.faults.consume_results = consume;
     let sub = h.call("job", json!({ "ms": 5_000, "end": end }));
     h.run_for(60_000);
@@ -66,22 +68,24 @@ fn a_held_result_and_polling_reach_the_same_verdict() {
             &[false, true]
         };
         for &consume in consumes {
-            let (held, was_held) = run(Link::Node, end, consume, 80 + i);
-            let (polled, polls_held) = run(Link::Http1, end, consume, 80 + i);
+            let (held, was_held) = run(Link::Node, None, end, consume, 80 + i);
+            let (in_page, page_held) = run(Link::Http1, None, end, consume, 80 + i);
+            let (polled, polls_held) = run(Link::Http1, Some(TIGHT_BUDGET), end, consume, 80 + i);
             assert!(
-                was_held && !polls_held,
-                "{end}: held {was_held}, polls held {polls_held}"
+                was_held && page_held && !polls_held,
+                "{end}: held {was_held}, in a page {page_held}, polls held {polls_held}"
             );
             assert_eq!(held, polled, "{end}, consume {consume}");
+            assert_eq!(in_page, polled, "{end}, consume {consume}");
         }
     }
-    let (failed, _) = run(Link::Node, "failed", false, 90);
+    let (failed, _) = run(Link::Node, None, "failed", false, 90);
     assert_eq!(
         failed,
         (Some(TaskStatus::Failed), "result", "TaskFailed".into())
     );
     // A failed task whose result carries nothing but `_meta` (Python `mcp` for a raising tool).
-    let (empty, _) = run(Link::Node, "empty", false, 91);
+    let (empty, _) = run(Link::Node, None, "empty", false, 91);
     assert_eq!(
         empty,
         (Some(TaskStatus::Failed), "result", "TaskFailed".into())

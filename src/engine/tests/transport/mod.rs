@@ -2,6 +2,7 @@
 //! streams, the WebSocket link, held `tasks/result` and the pushes that race or replace them.
 
 mod accepted;
+mod budget;
 mod cut;
 mod listen;
 mod multiplex;

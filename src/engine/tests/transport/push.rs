@@ -1,11 +1,12 @@
-//! Completion at push speed on legacy servers: where the link's connection budget allows, every
-//! running task holds one blocking `tasks/result` (its outcome arrives the moment the task ends)
-//! and polls drop to the safety interval; a tight budget keeps results for input; servers that
-//! refuse to hold are remembered and polled.
+//! Completion at push speed on legacy servers: within the link's connection budget (all but one
+//! slot, kept for a task waiting for input), each running task holds one blocking `tasks/result`
+//! (its outcome arrives the moment the task ends) and polls drop to the safety interval; a tight
+//! budget keeps results for input; servers that refuse to hold are remembered and polled.
 
 use crate::json::{json, Value};
 
 use crate::engine::api::{Config, DialectChoice, End, Event, Input, Link, Millis, SendKey, SubId};
+use crate::engine::registry::results::TIGHT_BUDGET;
 use crate::engine::scheduler::cadence::CAP_VISIBLE_MS;
 use crate::engine::Engine;
 use crate::protocol::model::{Dialect, Outcome, TaskStatus};
@@ -54,10 +55,11 @@ pub(in crate::engine::tests) fn results_of(h: &Harness, task_id: &str) -> Vec<Mi
 
 #[test]
 fn each_link_holds_as_many_results_as_its_budget_allows() {
+    // Every slot but one: it stays for a task waiting for input.
     for (link, tasks, held) in [
-        (Link::Http1, 8, 0),
-        (Link::Http2, 95, 90),
-        (Link::Node, 260, 256),
+        (Link::Http1, 8, 2),
+        (Link::Http2, 95, 89),
+        (Link::Node, 260, 255),
         (Link::WebSocket, 300, 300),
     ] {
         let mut h = legacy_on(link, 41);
@@ -78,6 +80,7 @@ fn each_link_holds_as_many_results_as_its_budget_allows() {
 #[test]
 fn a_tight_budget_holds_results_only_for_input() {
     let mut h = legacy_on(Link::Http1, 42);
+    h.engine.cfg.max_blocking_results = Some(TIGHT_BUDGET);
     let sub = h.call("job", json!({ "ms": 6_000, "input": true }));
     let plain = h.call("job", json!({ "ms": 6_000 }));
     h.run_for(30_000);
