@@ -477,6 +477,27 @@ fn on_a_hidden_link_pushed_ends_get_their_connections_before_polls() {
     }
 }
 
+/// A session's first batch on the latency cadence against a pushing server: three tasks of 3 s,
+/// each pushed `working` twice an interval apart from 300 ms on (before the session's first
+/// interval, no `input_required` push ever), run past their ends.
+fn pushed_first_batch(h: &mut Harness) -> Vec<SubId> {
+    h.engine.cfg.cadence = Cadence::Latency;
+    h.server.push = true;
+    let subs: Vec<SubId> = (0..3)
+        .map(|_| h.call("job", json!({ "ms": 3_000 })))
+        .collect();
+    h.run_for(300);
+    let ids: Vec<String> = subs.iter().filter_map(|s| h.task_of(*s)).collect();
+    for step in 1..3 {
+        for id in &ids {
+            h.input(progress(id, step));
+        }
+        h.run_for(1_000);
+    }
+    h.run_for(3_000);
+    subs
+}
+
 #[test]
 fn on_a_roomy_link_tasks_pushed_before_the_server_showed_its_kind_still_hold_their_results() {
     for seed in [5, 6] {
@@ -484,20 +505,7 @@ fn on_a_roomy_link_tasks_pushed_before_the_server_showed_its_kind_still_hold_the
         // input requests. The first batch's holds wait for the session's first interval; the
         // server's first progress push comes before it (and no `input_required` push ever).
         let mut h = legacy_on(Link::Http2, seed);
-        h.engine.cfg.cadence = Cadence::Latency;
-        h.server.push = true;
-        let subs: Vec<SubId> = (0..3)
-            .map(|_| h.call("job", json!({ "ms": 3_000 })))
-            .collect();
-        h.run_for(300);
-        let ids: Vec<String> = subs.iter().filter_map(|s| h.task_of(*s)).collect();
-        for step in 1..3 {
-            for id in &ids {
-                h.input(progress(id, step));
-            }
-            h.run_for(1_000);
-        }
-        h.run_for(3_000);
+        let subs = pushed_first_batch(&mut h);
         for sub in &subs {
             let (id, _, ends) = task(&h, *sub, 3_000);
             assert_prompt(&h, *sub, ends);
@@ -518,21 +526,8 @@ fn on_a_link_with_few_connections_tasks_pushed_before_the_server_showed_its_kind
     // As above on HTTP/1.1 with results held where the budget allows: the first batch leaves
     // its ends to the pushes, whose results need every free connection.
     let mut h = legacy_on(Link::Http1, 7);
-    h.engine.cfg.cadence = Cadence::Latency;
     h.engine.cfg.max_blocking_results = Some(4);
-    h.server.push = true;
-    let subs: Vec<SubId> = (0..3)
-        .map(|_| h.call("job", json!({ "ms": 3_000 })))
-        .collect();
-    h.run_for(300);
-    let ids: Vec<String> = subs.iter().filter_map(|s| h.task_of(*s)).collect();
-    for step in 1..3 {
-        for id in &ids {
-            h.input(progress(id, step));
-        }
-        h.run_for(1_000);
-    }
-    h.run_for(3_000);
+    let subs = pushed_first_batch(&mut h);
     for sub in &subs {
         let (id, _, ends) = task(&h, *sub, 3_000);
         assert_prompt(&h, *sub, ends);
